@@ -1,0 +1,22 @@
+// The JSON boundary shared by the CLI, the wasm module and the page: text in, text out.
+// Every function returns a JSON document; failures are {"error": {"code", "path", "message"}}.
+#pragma once
+#include <string>
+
+#include "willitfit/catalog.hpp"
+
+namespace wif {
+
+/// Estimate for one request document (see estimate.hpp for its fields).
+std::string api_estimate(const Catalog& cat, const std::string& request_json);
+
+/// Catalog listings: what = "models" | "hardware" | "quants" | "clouds".
+std::string api_list(const Catalog& cat, const std::string& what);
+
+/// Problems found while loading the catalog (empty list when clean).
+std::string api_catalog_errors(const Catalog& cat);
+
+/// Wrap an error as the error document.
+std::string error_json(const Error& e);
+
+}  // namespace wif

@@ -1,0 +1,112 @@
+// What a model *is*, layer by layer, independent of any file format.
+// Built from a catalog entry / Hugging Face config.json (hf_config.hpp) or from a GGUF header
+// (gguf.hpp); everything downstream (tensors, KV cache, speed) takes an Architecture.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wif {
+
+/// How a layer attends, which decides what it keeps per token (see kv_cache.hpp).
+enum class AttnKind {
+  Full,      // standard (MHA / GQA / MQA) attention over the whole context
+  Sliding,   // sliding window of `window` tokens (Gemma, gpt-oss, Cohere2 …)
+  Chunked,   // chunked local attention (Llama 4): behaves like a window of `window`
+  MLA,       // multi-head latent attention (DeepSeek V2/V3, Kimi K2): caches a compressed latent
+  Linear,    // recurrent / linear attention / SSM: fixed-size state, no per-token cache
+  None,      // no token mixing that keeps state (e.g. Nemotron-H MLP-only blocks)
+};
+
+enum class FfnKind { Dense, MoE, None };
+
+/// Recurrent state shape (for AttnKind::Linear layers), in llama.cpp's terms
+/// (n_embd_r = conv state per sequence, n_embd_s = SSM / delta-rule state per sequence).
+struct RecurrentSpec {
+  std::string kind;            // "mamba2", "gated_delta_net", "shortconv", "mamba"
+  std::int64_t d_conv = 0;     // conv kernel size
+  std::int64_t d_inner = 0;    // inner size (value heads x value head dim for delta nets)
+  std::int64_t d_state = 0;    // state size (key head dim for delta nets)
+  std::int64_t n_group = 0;    // groups (key heads for delta nets)
+  std::int64_t n_v_heads = 0;  // delta-net value heads
+  std::int64_t n_k_heads = 0;  // delta-net key heads
+  std::int64_t k_head_dim = 0;
+  std::int64_t v_head_dim = 0;
+  std::int64_t l_cache = 0;    // short-conv cache length (LFM2)
+};
+
+struct LayerSpec {
+  AttnKind attn = AttnKind::Full;
+  std::int64_t n_head = 0;     // query heads
+  std::int64_t n_head_kv = 0;  // key/value heads (0 for Linear/None layers)
+  std::int64_t head_dim_k = 0;
+  std::int64_t head_dim_v = 0;
+  std::int64_t window = 0;     // tokens, for Sliding / Chunked
+  bool has_kv = true;          // false for layers that reuse another layer's cache (Gemma 3n)
+  FfnKind ffn = FfnKind::Dense;
+  std::int64_t n_ff = 0;       // dense intermediate size (Dense layers)
+  bool is_mtp = false;         // extra next-token-prediction layer (not used for normal decode)
+};
+
+struct MoeSpec {
+  std::int64_t n_expert = 0;
+  std::int64_t n_expert_used = 0;
+  std::int64_t n_ff_exp = 0;       // per-expert intermediate size
+  std::int64_t n_shared = 0;       // shared experts (always active)
+  std::int64_t n_ff_shexp = 0;     // intermediate size of one shared expert
+  bool has_router_bias = false;    // exp_probs_b (DeepSeek V3 / GLM-4.5 style)
+  bool expert_bias = false;        // biases on expert projections (gpt-oss)
+};
+
+struct MlaSpec {
+  std::int64_t q_lora_rank = 0;    // 0 = queries are not compressed (DeepSeek V2 Lite)
+  std::int64_t kv_lora_rank = 0;   // latent width cached per token
+  std::int64_t qk_rope_dim = 0;    // shared RoPE key width cached per token
+  std::int64_t qk_nope_dim = 0;
+  std::int64_t v_head_dim = 0;
+};
+
+struct Architecture {
+  std::string model_type;    // HF model_type, e.g. "glm4_moe"
+  std::string gguf_arch;     // llama.cpp arch name, e.g. "glm4moe"
+  std::int64_t n_embd = 0;
+  std::int64_t n_vocab = 0;
+  std::int64_t n_ctx_train = 0;
+  bool tied_embeddings = false;
+  std::vector<LayerSpec> layers;   // main layers first, then MTP layers (is_mtp)
+  MoeSpec moe;
+  MlaSpec mla;
+  RecurrentSpec recurrent;
+  // Tensor-shape details that change sizes or quantization rules.
+  bool qkv_bias = false;        // biases on q/k/v (Qwen2, GLM-4.5)
+  bool out_bias = false;        // bias on attn_output (gpt-oss)
+  bool qk_norm = false;         // per-head q/k RMSNorm weights (Qwen3, GLM-4.5 when enabled)
+  bool fused_qkv = false;       // one attn_qkv tensor (Phi-3)
+  bool attn_sinks = false;      // per-head sink logits (gpt-oss)
+  bool attn_out_gate = false;   // queries carry an output gate: attn_q is twice as wide (Qwen3-Next/3.5)
+  std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
+  std::int64_t indexer_head_dim = 0;
+  bool post_norms = false;      // extra post-attention / post-FFN norms (Gemma 2/3)
+  std::string native_dtype = "bf16";
+
+  std::int64_t n_layer_main() const;   // layers without the MTP ones
+  std::int64_t n_layer_all() const { return static_cast<std::int64_t>(layers.size()); }
+  bool is_moe() const { return moe.n_expert > 1; }
+  bool is_mla() const { return mla.kv_lora_rank > 0; }
+  /// Short human summary: "MoE 128x8 + GQA", "dense + sliding window" …
+  std::string topology() const;
+};
+
+/// Build an Architecture from a Hugging Face config.json document. `path` prefixes error paths
+/// (e.g. "model.config"). Throws InputError (code "unsupported_model_type", "missing_field",
+/// "bad_value") with the offending key; never guesses an unknown model_type.
+Architecture architecture_from_hf_config(const nlohmann::json& config, const std::string& path);
+
+/// model_type values the importer understands.
+std::vector<std::string> supported_model_types();
+
+const char* attn_kind_name(AttnKind k);
+
+}  // namespace wif

@@ -1,0 +1,23 @@
+// llama.cpp's compute buffer: the allocator's high-water mark over the reserve graphs, about one
+// layer's intermediates plus the logits, all F32 (engine-facts §5.1). Checked against
+// calibration/llamacpp_buffers.jsonl: e.g. Llama-3-8B at ubatch 512 without flash attention
+// logs 258.5 MiB = 128256 x 512 x 4 (logits) + 4096 x 512 x 4 (hidden state).
+#pragma once
+#include <cstdint>
+
+#include "willitfit/architecture.hpp"
+#include "willitfit/kv_cache.hpp"
+
+namespace wif {
+
+struct ComputeBuffer {
+  std::uint64_t logits_bytes = 0;     // vocab x ubatch x 4 + hidden x ubatch x 4
+  std::uint64_t attention_bytes = 0;  // KQ scores without flash attention
+  std::uint64_t ffn_bytes = 0;        // widest feed-forward intermediates
+  std::uint64_t total_bytes = 0;      // max(logits, attention + ffn)
+};
+
+ComputeBuffer llamacpp_compute_buffer(const Architecture& arch, const KvCache& kv,
+                                      std::int64_t n_ubatch, bool flash_attn, std::int64_t n_seq);
+
+}  // namespace wif

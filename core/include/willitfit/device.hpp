@@ -1,0 +1,55 @@
+// Devices and how much of their memory a model may use.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wif {
+
+enum class DeviceKind { Gpu, Apple, Unified, Cpu };
+
+struct Device {
+  std::string id;
+  std::string name;
+  std::string vendor;
+  DeviceKind kind = DeviceKind::Gpu;
+  double memory_gib = 0;          // physical capacity
+  bool memory_assumed = false;    // CPU entries without a RAM size (64 GiB until the user says)
+  double bandwidth_gbs = 0;       // peak, GB/s
+  double fp16_tflops = 0;         // dense
+  double tdp_w = 0;
+  std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
+  std::vector<std::string> backends;
+  double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
+  double gpu_share_max = 0;
+  int pcie_gen = 0;
+  double price_usd = 0;           // street price if known, else launch price (0 = unknown)
+  double used_price_usd = 0;
+  nlohmann::json facts;           // the catalog entry as loaded (for display)
+};
+
+struct UsableMemory {
+  std::uint64_t physical_bytes = 0;
+  std::uint64_t usable_bytes = 0;
+  std::string rule;               // how usable was derived, in words
+};
+
+/// Options a person can set about their machine.
+struct MemoryOverrides {
+  std::optional<double> wired_limit_mib;   // macOS iogpu.wired_limit_mb
+  std::optional<double> gpu_share;         // unified PCs: BIOS/driver GPU share (0..1)
+  bool display_attached = false;           // a desktop on the GPU keeps ~0.5 GiB more
+};
+
+/// What a model may use on the device (engine-facts §7 for Apple).
+UsableMemory usable_memory(const Device& d, const MemoryOverrides& o = {});
+
+/// Parse a device object (catalog entry or user JSON). `path` prefixes error paths.
+Device device_from_json(const nlohmann::json& j, const std::string& path);
+
+const char* device_kind_name(DeviceKind k);
+
+}  // namespace wif

@@ -1,0 +1,66 @@
+// One estimate: a model, a quantization, a device (or several) and the engine settings in;
+// memory by term, the verdict and its margin out. The request and result are JSON documents so
+// the CLI, the wasm module and the page share one contract (see README "CLI contract").
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/architecture.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/compute.hpp"
+#include "willitfit/device.hpp"
+#include "willitfit/kv_cache.hpp"
+#include "willitfit/quantize.hpp"
+
+namespace wif {
+
+struct ResolvedModel {
+  std::string id, name, org, license, source;
+  double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
+  Architecture arch;
+  std::optional<TensorPlan> plan;                   // set when read from a GGUF header
+};
+
+struct EstimateRequest {
+  ResolvedModel model;
+  std::string quant = "Q4_K_M";
+  Device device;
+  int count = 1;
+  std::string engine = "llama.cpp";
+  KvOptions kv;
+  QuantOptions qopt;
+  double ram_gib = 0;                // system RAM available for offload (0 = not considered)
+  MemoryOverrides overrides;
+};
+
+struct Estimate {
+  TensorPlan plan;
+  KvCache kv;
+  ComputeBuffer compute;
+  std::uint64_t weights_bytes = 0;      // weights resident on the accelerator(s)
+  std::uint64_t host_weights_bytes = 0; // weights llama.cpp keeps in system RAM (token_embd)
+  std::uint64_t overhead_bytes = 0;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t total_high_bytes = 0;   // upper end of the estimate's uncertainty
+  UsableMemory usable;                  // summed over `count` devices
+  std::string verdict;                  // fits | tight | offload | no_fit
+  ParamCounts params;
+};
+
+/// Resolve a request document against the catalog. Throws InputError with the field's path.
+EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& req);
+
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r);
+
+/// The result document (contract: memory.*_bytes integers, verdict, model, hardware …).
+nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
+
+/// Resolve a model reference: a catalog id, or an object holding an HF `config`.
+ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+
+}  // namespace wif

@@ -1,0 +1,75 @@
+#include "willitfit/api.hpp"
+
+#include "willitfit/estimate.hpp"
+#include "willitfit/json_util.hpp"
+#include "willitfit/quantize.hpp"
+
+namespace wif {
+namespace {
+
+template <class F>
+std::string guarded(F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    return error_json(e.error());
+  } catch (const std::exception& e) {
+    return error_json({"internal_error", "", e.what()});
+  }
+}
+
+}  // namespace
+
+std::string error_json(const Error& e) {
+  return nlohmann::json{{"error", {{"code", e.code}, {"path", e.path}, {"message", e.message}}}}.dump();
+}
+
+std::string api_estimate(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    const EstimateRequest r = parse_request(cat, q);
+    return estimate_to_json(r, run_estimate(cat, r)).dump();
+  });
+}
+
+std::string api_list(const Catalog& cat, const std::string& what) {
+  return guarded([&] {
+    json items = json::array();
+    if (what == "models") {
+      for (const auto& m : cat.models())
+        items.push_back({{"id", m.id}, {"name", m.name}, {"org", m.org}, {"family", m.family},
+                         {"params_total_b", m.params_total_b}, {"params_active_b", m.params_active_b},
+                         {"topology", m.arch.topology()}, {"max_context", m.arch.n_ctx_train},
+                         {"release", m.release}, {"license", m.license}});
+    } else if (what == "hardware") {
+      for (const auto& d : cat.devices())
+        items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
+                         {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+                         {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
+                         {"backend", d.backend}, {"price_usd", d.price_usd}});
+    } else if (what == "quants") {
+      for (const auto& q : quant_formats()) {
+        json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};
+        for (const auto& e : cat.quants())
+          if (e.value("id", "") == q.id) {
+            for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank"})
+              if (e.contains(k)) it[k] = e[k];
+          }
+        items.push_back(it);
+      }
+    } else if (what == "clouds") {
+      for (const auto& c : cat.clouds()) items.push_back(c);
+    } else {
+      throw InputError("bad_value", "what", "list models, hardware, quants or clouds");
+    }
+    return json{{what, items}}.dump();
+  });
+}
+
+std::string api_catalog_errors(const Catalog& cat) {
+  json errs = json::array();
+  for (const auto& e : cat.errors()) errs.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+  return json{{"errors", errs}}.dump();
+}
+
+}  // namespace wif

@@ -1,0 +1,213 @@
+#include "willitfit/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/error.hpp"
+#include "willitfit/json_util.hpp"
+
+namespace wif {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+GgmlType kv_type(const std::string& s, const std::string& path) {
+  auto t = ggml_type_from_name(s);
+  if (!t || !is_kv_cache_type(*t))
+    throw InputError("bad_value", path,
+                     "cache type '" + s + "' is not one of f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+  return *t;
+}
+
+std::string backend_key(const Device& d) {
+  std::string b = d.backend;
+  if (b == "cuda" && d.facts.is_object()) {
+    const std::string name = d.facts.value("name", "");
+    // Blackwell cards measured a larger runtime footprint (backends.json "cuda-blackwell").
+    if (name.find("RTX 50") != std::string::npos || name.find("Blackwell") != std::string::npos ||
+        name.find("B200") != std::string::npos || name.find("B300") != std::string::npos ||
+        name.find("GB10") != std::string::npos)
+      b = "cuda-blackwell";
+  }
+  return b;
+}
+
+}  // namespace
+
+ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
+  ResolvedModel m;
+  if (ref.is_string()) {
+    const ModelEntry* e = cat.find_model(ref.get<std::string>());
+    if (!e)
+      throw InputError("unknown_model", path,
+                       "no model '" + ref.get<std::string>() + "' in the catalog; pass a catalog id or a config.json");
+    m.id = e->id;
+    m.name = e->name;
+    m.org = e->org;
+    m.license = e->license;
+    m.source = e->source;
+    m.params_total_b = e->params_total_b;
+    m.params_active_b = e->params_active_b;
+    m.arch = e->arch;
+    return m;
+  }
+  if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
+  if (ref.contains("config")) {
+    m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"));
+  } else if (ref.contains("model_type") || ref.contains("text_config")) {
+    m.arch = architecture_from_hf_config(ref, path);  // a bare config.json
+  } else {
+    throw InputError("missing_field", join_path(path, "config"),
+                     "a custom model needs its config.json under 'config'");
+  }
+  m.id = opt_str(ref, "id", path).value_or("custom/" + m.arch.model_type);
+  m.name = opt_str(ref, "name", path).value_or(m.id);
+  return m;
+}
+
+Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
+  if (ref.is_string()) {
+    const Device* d = cat.find_device(ref.get<std::string>());
+    if (!d)
+      throw InputError("unknown_hardware", path,
+                       "no device '" + ref.get<std::string>() + "' in the catalog; see 'willitfit list hardware'");
+    return *d;
+  }
+  return device_from_json(ref, path);
+}
+
+EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
+  if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  EstimateRequest r;
+  if (!q.contains("model")) throw InputError("missing_field", "model", "'model' is required");
+  r.model = resolve_model(cat, q["model"], "model");
+  if (auto s = opt_str(q, "quant", "")) r.quant = *s;
+  if (!find_quant(r.quant))
+    throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
+  if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
+  r.device = resolve_device(cat, q["hardware"], "hardware");
+  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
+  r.engine = opt_str(q, "engine", "").value_or("llama.cpp");
+  if (r.engine != "llama.cpp" && r.engine != "vllm")
+    throw InputError("bad_value", "engine", "engine must be llama.cpp or vllm");
+  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(8192);
+  if (r.kv.n_ctx == 0 && r.model.arch.n_ctx_train <= 0)
+    throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
+  r.kv.n_seq = opt_int(q, "parallel", "", 1, 4096).value_or(1);
+  r.kv.unified = opt_bool(q, "kv_unified", "").value_or(true);
+  r.kv.n_ubatch = opt_int(q, "ubatch", "", 1, 65536).value_or(512);
+  r.kv.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
+  r.kv.swa_full = opt_bool(q, "swa_full", "").value_or(false);
+  const std::string kvt = opt_str(q, "kv_type", "").value_or("f16");
+  r.kv.type_k = kv_type(opt_str(q, "kv_type_k", "").value_or(kvt), q.contains("kv_type_k") ? "kv_type_k" : "kv_type");
+  r.kv.type_v = kv_type(opt_str(q, "kv_type_v", "").value_or(kvt), q.contains("kv_type_v") ? "kv_type_v" : "kv_type");
+  const std::string rules = opt_str(q, "rules", "").value_or("2025-12");
+  if (rules == "2026") r.qopt.rules = QuantRules::Y2026;
+  else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026");
+  r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(true);
+  r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(true);
+  r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(0);
+  if (r.device.kind == DeviceKind::Cpu && r.ram_gib > 0) r.device.memory_gib = r.ram_gib;
+  if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
+  if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
+  r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  return r;
+}
+
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
+  Estimate e;
+  const Architecture& a = r.model.arch;
+  e.plan = r.model.plan ? *r.model.plan : plan_quantization(a, r.quant, r.qopt);
+  e.params = count_params(a);
+  e.kv = llamacpp_kv_cache(a, r.kv);
+  e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
+
+  // Weights that are loaded: MTP/NextN layers are skipped by llama.cpp (TENSOR_SKIP), and the
+  // token embedding stays in system RAM on discrete GPUs (engine-facts §5.3).
+  const bool discrete = r.device.kind == DeviceKind::Gpu;
+  for (const auto& t : e.plan.tensors) {
+    if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
+        a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
+      continue;
+    if (discrete && t.role == TensorRole::TokenEmbd) {
+      e.host_weights_bytes += t.bytes;
+      if (a.tied_embeddings) e.weights_bytes += t.bytes;  // the output copy lives on the GPU
+      continue;
+    }
+    e.weights_bytes += t.bytes;
+  }
+  const BackendInfo* be = cat.find_backend(backend_key(r.device));
+  if (!be) be = cat.find_backend(r.device.backend);
+  const double overhead_mib = be ? be->overhead_mib : 512.0;
+  e.overhead_bytes = static_cast<std::uint64_t>(overhead_mib * 1024 * 1024) * static_cast<std::uint64_t>(r.count);
+  e.total_bytes = e.weights_bytes + e.kv.total_bytes + e.compute.total_bytes + e.overhead_bytes;
+  // Compute buffers and runtime overhead are the uncertain terms: allow 2% of the total plus
+  // 256 MiB per device (the spread seen in calibration/llamacpp_buffers.jsonl).
+  e.total_high_bytes = e.total_bytes + static_cast<std::uint64_t>(0.02 * static_cast<double>(e.total_bytes)) +
+                       static_cast<std::uint64_t>(r.count) * 256ull * 1024 * 1024;
+
+  e.usable = usable_memory(r.device, r.overrides);
+  e.usable.physical_bytes *= static_cast<std::uint64_t>(r.count);
+  e.usable.usable_bytes *= static_cast<std::uint64_t>(r.count);
+  const double U = static_cast<double>(e.usable.usable_bytes);
+  const double T = static_cast<double>(e.total_bytes), Th = static_cast<double>(e.total_high_bytes);
+  if (Th <= U * 0.95) {
+    e.verdict = "fits";
+  } else if (T <= U) {
+    e.verdict = "tight";  // fits by the estimate, but the margin is inside its uncertainty
+  } else {
+    // What does not fit on the device could sit in system RAM (llama.cpp offload), slowly.
+    const double ram_usable = std::max(0.0, r.ram_gib * kGiB - std::max(4.0 * kGiB, 0.1 * r.ram_gib * kGiB));
+    const bool has_ram = r.device.kind == DeviceKind::Gpu && r.ram_gib > 0;
+    e.verdict = has_ram && (Th - U) <= ram_usable ? "offload" : "no_fit";
+  }
+  return e;
+}
+
+nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
+  json kv_groups = json::array();
+  for (const auto& g : e.kv.groups)
+    kv_groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"cells", g.cells},
+                         {"bytes_per_token", g.bytes_per_token}, {"bytes", g.bytes}});
+  const double U = static_cast<double>(e.usable.usable_bytes);
+  json out = {
+      {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
+                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()},
+                 {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
+                 {"params_active", e.params.active},
+                 {"params_total_published_b", r.model.params_total_b},
+                 {"params_active_published_b", r.model.params_active_b},
+                 {"max_context", r.model.arch.n_ctx_train}}},
+      {"quant", {{"id", e.plan.quant}, {"bits_per_weight", e.plan.bits_per_weight()}}},
+      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
+                    {"count", r.count}, {"memory_gib", r.device.memory_gib},
+                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend}}},
+      {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
+                    {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
+                    {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},
+                    {"ram_gib", r.ram_gib}}},
+      {"memory", {{"weights_bytes", e.weights_bytes},
+                  {"host_weights_bytes", e.host_weights_bytes},
+                  {"kv_cache_bytes", e.kv.total_bytes},
+                  {"compute_bytes", e.compute.total_bytes},
+                  {"overhead_bytes", e.overhead_bytes},
+                  {"total_bytes", e.total_bytes},
+                  {"total_high_bytes", e.total_high_bytes},
+                  {"usable_bytes", e.usable.usable_bytes},
+                  {"physical_bytes", e.usable.physical_bytes},
+                  {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
+                  {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
+                  {"usable_rule", e.usable.rule},
+                  {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full}}},
+                  {"compute", {{"logits_bytes", e.compute.logits_bytes},
+                               {"attention_bytes", e.compute.attention_bytes},
+                               {"ffn_bytes", e.compute.ffn_bytes}}}}},
+      {"verdict", e.verdict},
+  };
+  if (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf) out["gguf_file_bytes"] = e.plan.file_bytes;
+  else out["checkpoint_bytes"] = e.plan.file_bytes;
+  return out;
+}
+
+}  // namespace wif

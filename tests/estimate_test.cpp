@@ -1,0 +1,93 @@
+#include <catch2/catch.hpp>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+
+using namespace wif;
+using nlohmann::json;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+json glm_air() { return {{"config", wif_test::golden_config("glm-4.5-air")}, {"name", "GLM-4.5-Air"}}; }
+const json kM3Ultra512 = {{"name", "Mac Studio M3 Ultra 512GB"}, {"kind", "apple"}, {"memory_gib", 512},
+                          {"bandwidth_gbs", 819}, {"backend", "metal"}};
+const json kRtx4090 = {{"name", "RTX 4090"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 1008},
+                       {"backend", "cuda"}};
+}  // namespace
+
+TEST_CASE("GLM-4.5-Air Q4_K_M at 8K fits a 512 GB Mac Studio with about 70 GiB", "[estimate]") {
+  const json r = estimate({{"model", glm_air()}, {"quant", "Q4_K_M"}, {"hardware", kM3Ultra512}, {"context", 8192}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["verdict"] == "fits");
+  CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 188416ull * 8192);
+  const double total = r["memory"]["total_bytes"].get<double>() / wif_test::kGiB;
+  CHECK(total > 64);
+  CHECK(total < 76);
+  CHECK(r["memory"]["usable_bytes"].get<double>() / wif_test::kGiB == Approx(384));
+  const auto& m = r["memory"];
+  CHECK(m["total_bytes"].get<std::uint64_t>() ==
+        m["weights_bytes"].get<std::uint64_t>() + m["kv_cache_bytes"].get<std::uint64_t>() +
+            m["compute_bytes"].get<std::uint64_t>() + m["overhead_bytes"].get<std::uint64_t>());
+}
+
+TEST_CASE("GLM-4.5-Air on one RTX 4090 needs offload with 64 GB RAM and cannot run without it", "[estimate]") {
+  json req = {{"model", glm_air()}, {"quant", "Q4_K_M"}, {"hardware", kRtx4090}, {"context", 8192}, {"ram_gib", 64}};
+  CHECK(estimate(req)["verdict"] == "offload");
+  req["ram_gib"] = 0;
+  CHECK(estimate(req)["verdict"] == "no_fit");
+  req["ram_gib"] = 16;
+  CHECK(estimate(req)["verdict"] == "no_fit");
+}
+
+TEST_CASE("bad requests come back as error documents with code and path", "[estimate]") {
+  auto err = [](const std::string& text) { return json::parse(api_estimate(cat(), text))["error"]; };
+  CHECK(err("{")["code"] == "bad_json");
+  CHECK(err(R"({"model":"nobody/nothing","hardware":"x"})")["code"] == "unknown_model");
+  CHECK(err(R"({"model":"nobody/nothing","hardware":"x"})")["path"] == "model");
+  const json base = {{"model", glm_air()}, {"hardware", kRtx4090}};
+  auto with = [&](const char* k, json v) { json q = base; q[k] = v; return json::parse(api_estimate(cat(), q.dump()))["error"]; };
+  CHECK(with("context", -1)["path"] == "context");
+  CHECK(with("context", "lots")["code"] == "bad_type");
+  CHECK(with("quant", "Q9_X")["code"] == "unknown_quant");
+  CHECK(with("kv_type", "q3_k")["path"] == "kv_type");
+  CHECK(with("hardware", "no-such-gpu")["code"] == "unknown_hardware");
+  CHECK(with("parallel", 0)["path"] == "parallel");
+  CHECK(with("engine", "magic")["path"] == "engine");
+  json q = base;
+  q.erase("hardware");
+  CHECK(json::parse(api_estimate(cat(), q.dump()))["error"]["code"] == "missing_field");
+}
+
+TEST_CASE("more context, more bits or more sequences never need less memory", "[estimate]") {
+  std::uint64_t prev = 0;
+  for (int ctx : {1024, 4096, 8192, 32768, 131072}) {
+    const json r = estimate({{"model", glm_air()}, {"quant", "Q4_K_M"}, {"hardware", kM3Ultra512}, {"context", ctx}});
+    const auto t = r["memory"]["total_bytes"].get<std::uint64_t>();
+    CHECK(t > prev);
+    prev = t;
+  }
+  prev = 0;
+  for (const char* q : {"IQ2_XXS", "Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "BF16"}) {
+    CAPTURE(q);
+    const json r = estimate({{"model", glm_air()}, {"quant", q}, {"hardware", kM3Ultra512}});
+    const auto t = r["memory"]["weights_bytes"].get<std::uint64_t>();
+    CHECK(t > prev);
+    prev = t;
+  }
+}
+
+TEST_CASE("catalog listings carry ids, names and device memory", "[estimate]") {
+  const json h = json::parse(api_list(cat(), "hardware"));
+  REQUIRE(h["hardware"].size() > 0);
+  CHECK(h["hardware"][0].contains("memory_gib"));
+  CHECK(h["hardware"][0].contains("bandwidth_gbs"));
+  const json m = json::parse(api_list(cat(), "models"));
+  REQUIRE(m["models"].size() > 0);
+  CHECK(m["models"][0].contains("id"));
+  CHECK(json::parse(api_list(cat(), "bogus"))["error"]["code"] == "bad_value");
+}

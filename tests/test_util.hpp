@@ -1,0 +1,42 @@
+// Helpers shared by the core tests: reading fixture files (tests may do I/O; the core may not).
+#pragma once
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/architecture.hpp"
+
+namespace wif_test {
+
+inline std::string read_text(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  if (!f) throw std::runtime_error("cannot read " + path);
+  std::ostringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+inline nlohmann::json golden_config(const std::string& name) {
+  return nlohmann::json::parse(read_text(std::string(WIF_SOURCE_DIR) + "/tests/golden/configs/" + name + ".json"));
+}
+
+inline wif::Architecture golden_arch(const std::string& name) {
+  return wif::architecture_from_hf_config(golden_config(name), "config");
+}
+
+inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
+  std::vector<nlohmann::json> rows;
+  std::istringstream in(read_text(path));
+  std::string line;
+  while (std::getline(in, line))
+    if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
+  return rows;
+}
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace wif_test
