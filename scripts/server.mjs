@@ -1,0 +1,37 @@
+// The static server for dist/ (npm start and the browser tests): serve-handler on node's http,
+// with a strict Content-Security-Policy on every response.
+import http from 'node:http';
+import path from 'node:path';
+import handler from 'serve-handler';
+
+export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
+  "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors *";
+
+/** @param {{root?: string, port?: number, host?: string, csp?: boolean}} opts */
+export function startServer(opts = {}) {
+  const root = opts.root ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'dist');
+  const server = http.createServer((req, res) => {
+    if (opts.csp !== false) res.setHeader('Content-Security-Policy', CSP);
+    res.setHeader('X-Content-Type-Options', 'nosniff');
+    return handler(req, res, {
+      public: root, directoryListing: false,
+      headers: [{ source: '**/*.wasm', headers: [{ key: 'Content-Type', value: 'application/wasm' }] }],
+    });
+  });
+  return new Promise((resolve, reject) => {
+    let port = opts.port ?? 0;
+    const tryListen = () => {
+      server.once('error', (e) => {
+        if (/** @type {any} */ (e).code === 'EADDRINUSE' && opts.port && port < opts.port + 20) {
+          port += 1;
+          tryListen();
+        } else reject(e);
+      });
+      server.listen(port, opts.host ?? '127.0.0.1', () => {
+        const a = /** @type {import('node:net').AddressInfo} */ (server.address());
+        resolve({ server, url: `http://${opts.host ?? '127.0.0.1'}:${a.port}/` });
+      });
+    };
+    tryListen();
+  });
+}

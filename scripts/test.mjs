@@ -1,0 +1,53 @@
+// npm test, after setup and build: runs the three levels of tests and ends with one line
+// "N passed, N failed". Exits non-zero if anything failed or if a level ran no test.
+//  1. Catch2 on the core, through CTest (one CTest test per TEST_CASE)
+//  2. node --test on the built wasm module and the CLI  (tests/js)
+//  3. node --test driving the real page in Chromium     (tests/web)
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+const levels = [];
+
+function run(name, cmd, args, parse, env = {}) {
+  console.log(`\n=== ${name}: ${cmd} ${args.join(' ')}`);
+  const r = spawnSync(cmd, args, { encoding: 'utf8', env: { ...process.env, ...env }, maxBuffer: 1 << 28 });
+  const out = (r.stdout || '') + (r.stderr || '');
+  process.stdout.write(out);
+  const { passed, failed } = parse(out);
+  const bad = r.status !== 0 && failed === 0 ? 1 : 0;  // a crash counts as a failure
+  levels.push({ name, passed, failed: failed + bad, ran: passed + failed > 0 });
+}
+
+function ctestCounts(out) {
+  const m = out.match(/(\d+)% tests passed, (\d+) tests failed out of (\d+)/);
+  if (!m) return { passed: 0, failed: 0 };
+  const total = Number(m[3]);
+  const failed = Number(m[2]);
+  return { passed: total - failed, failed };
+}
+
+function nodeCounts(out) {
+  const pass = [...out.matchAll(/^# pass (\d+)/gm)].map((x) => Number(x[1]));
+  const fail = [...out.matchAll(/^# fail (\d+)/gm)].map((x) => Number(x[1]));
+  return { passed: pass.reduce((a, b) => a + b, 0), failed: fail.reduce((a, b) => a + b, 0) };
+}
+
+const files = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
+
+run('core (Catch2 via CTest)', 'ctest', ['--test-dir', 'build', '--output-on-failure', '-j2'], ctestCounts);
+run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
+run('page in Chromium (Playwright)', process.execPath,
+  ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
+
+console.log('\n=== summary');
+let passed = 0, failed = 0;
+for (const l of levels) {
+  console.log(`${l.name}: ${l.passed} passed, ${l.failed} failed${l.ran ? '' : ' (ran no test)'}`);
+  passed += l.passed;
+  failed += l.failed + (l.ran ? 0 : 1);
+}
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);

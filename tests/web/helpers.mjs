@@ -1,0 +1,39 @@
+// Browser test harness: the real dist/ served with its CSP, and Debian's Chromium driven by
+// playwright-core (no browser download). One browser per test file.
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+
+import { startServer } from '../../scripts/server.mjs';
+
+export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+export async function setup() {
+  const { server, url } = await startServer({ port: 0 });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  return {
+    url, browser,
+    /** A fresh page that records console errors and CSP violations. */
+    async page(opts = {}) {
+      const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
+      const page = await ctx.newPage();
+      page.problems = [];
+      page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
+      page.on('pageerror', (e) => page.problems.push(String(e)));
+      return page;
+    },
+    async close() {
+      await browser.close();
+      await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** Open a view and wait until the page has rendered its first answer. */
+export async function open(page, url) {
+  await page.goto(url);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+}

@@ -1,0 +1,29 @@
+// The wasm module's surface: JSON text in, JSON text out, over the same API as the CLI.
+// No logic here; errors come back as {"error": {...}} documents, never as traps.
+#include <emscripten/bind.h>
+
+#include <string>
+
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+
+namespace {
+
+const wif::Catalog& catalog() {
+  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
+  return c;
+}
+
+std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
+std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
+std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
+std::string version() { return "{\"version\":\"0.1.0\"}"; }
+
+}  // namespace
+
+EMSCRIPTEN_BINDINGS(willitfit) {
+  emscripten::function("estimate", &estimate);
+  emscripten::function("list", &list);
+  emscripten::function("catalogErrors", &catalog_errors);
+  emscripten::function("version", &version);
+}
