@@ -2,6 +2,7 @@
 
 #include "test_util.hpp"
 #include "willitfit/error.hpp"
+#include "willitfit/catalog.hpp"
 #include "willitfit/kv_cache.hpp"
 
 using namespace wif;
@@ -61,4 +62,74 @@ TEST_CASE("cache grows monotonically with context", "[kv_cache]") {
     CHECK(b > prev);
     prev = b;
   }
+}
+
+namespace {
+const Architecture& catalog_arch(const std::string& id) {
+  static const Catalog cat = Catalog::load(embedded_catalog());
+  const ModelEntry* m = cat.find_model(id);
+  if (!m) throw std::runtime_error("catalog lacks " + id);
+  return m->arch;
+}
+const KvGroup& group(const KvCache& kv, const std::string& kind) {
+  for (const auto& g : kv.groups)
+    if (g.kind == kind) return g;
+  throw std::runtime_error("no group " + kind);
+}
+}  // namespace
+
+TEST_CASE("gpt-oss-20b keeps 128-token windows on half its layers", "[kv_cache]") {
+  // 24 layers alternate sliding (window 128) and full; 8 KV heads x 64 = 2 KiB per token per layer.
+  KvOptions o;
+  o.n_ctx = 131072;
+  const KvCache kv = llamacpp_kv_cache(catalog_arch("openai/gpt-oss-20b"), o);
+  CHECK(group(kv, "full").layers == 12);
+  CHECK(group(kv, "full").bytes == 131072ull * 12 * 2048);      // 3 GiB
+  CHECK(group(kv, "sliding").layers == 12);
+  CHECK(group(kv, "sliding").cells == 768);                       // PAD(128 + 512, 256)
+  CHECK(group(kv, "sliding").bytes == 768ull * 12 * 2048);        // 18 MiB
+}
+
+TEST_CASE("Gemma 3 27B has 10 global and 52 sliding layers", "[kv_cache]") {
+  // engine-facts §4.3: at 32768 tokens the base cache is 2.5 GiB and the SWA cache 624 MiB.
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(catalog_arch("google/gemma-3-27b-it"), o);
+  CHECK(group(kv, "full").layers == 10);
+  CHECK(group(kv, "full").bytes == 32768ull * 10 * 8192);
+  CHECK(group(kv, "sliding").layers == 52);
+  CHECK(group(kv, "sliding").cells == 1536);
+  CHECK(group(kv, "sliding").bytes == 624ull * 1024 * 1024);
+}
+
+TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1 and Kimi K2", "[kv_cache]") {
+  for (const char* id : {"deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct"}) {
+    CAPTURE(id);
+    KvOptions o;
+    o.n_ctx = 4096;
+    const KvCache v_less = llamacpp_kv_cache(catalog_arch(id), o);   // llama.cpp from PR #19067
+    CHECK(v_less.bytes_per_token_full == 61u * 576 * 2);             // 68.6 KiB per token
+    o.mla_v_less = false;                                             // earlier builds also kept V
+    CHECK(llamacpp_kv_cache(catalog_arch(id), o).bytes_per_token_full == 61u * (576 + 512) * 2);
+    o.mla_v_less = true;
+    o.type_k = GgmlType::Q8_0;
+    CHECK(llamacpp_kv_cache(catalog_arch(id), o).bytes_per_token_full == 61u * 612);
+  }
+}
+
+TEST_CASE("Qwen3-Next keeps a fixed recurrent state on 36 layers and a cache on 12", "[kv_cache]") {
+  const Architecture& a = catalog_arch("Qwen/Qwen3-Next-80B-A3B-Instruct");
+  KvOptions o;
+  o.n_ctx = 65536;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 12);
+  CHECK(kv.bytes_per_token_full == 12u * 2 * 2 * 256 * 2);            // 24 KiB per token
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 36);
+  // conv (4-1) x (4096 + 2 x 16 x 128) + state 128 x 4096, in f32, per layer and sequence.
+  CHECK(rec.bytes == 36ull * 4 * (3 * (4096 + 4096) + 128 * 4096));
+  o.n_ctx = 262144;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == rec.bytes);  // independent of context
+  o.n_seq = 4;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == 4 * rec.bytes);
 }
