@@ -13,8 +13,11 @@ export function startServer(opts = {}) {
   const server = http.createServer((req, res) => {
     if (opts.csp !== false) res.setHeader('Content-Security-Policy', CSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');
+    // The widget and its module may be loaded by pages on other origins.
+    res.setHeader('Access-Control-Allow-Origin', '*');
     return handler(req, res, {
-      public: root, directoryListing: false,
+      public: root, directoryListing: false, cleanUrls: false,
+      rewrites: [{ source: '/', destination: '/index.html' }],
       headers: [{ source: '**/*.wasm', headers: [{ key: 'Content-Type', value: 'application/wasm' }] }],
     });
   });

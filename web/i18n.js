@@ -19,6 +19,7 @@ export const STRINGS = {
     why_compute: 'Largest of the logits ({logits}) and one layer’s attention and FFN scratch ({layer}).',
     why_overhead: 'Runtime context on each device ({backend}).', unknown_model: 'Unknown model',
     error: 'Cannot estimate', free_suffix: 'free', over_suffix: 'short',
+    widget_details: 'Full details',
   },
   es: {
     tagline: '¿Correrá este modelo en este hardware? Memoria exacta a partir de las formas de los tensores.',
@@ -36,6 +37,7 @@ export const STRINGS = {
     why_compute: 'El mayor entre los logits ({logits}) y el espacio de atención y FFN de una capa ({layer}).',
     why_overhead: 'Contexto de ejecución en cada dispositivo ({backend}).', unknown_model: 'Modelo desconocido',
     error: 'No se puede estimar', free_suffix: 'libres', over_suffix: 'faltan',
+    widget_details: 'Ver detalles',
   },
   fr: {
     tagline: 'Ce modèle tourne-t-il sur ce matériel ? Mémoire exacte à partir des formes des tenseurs.',
@@ -53,6 +55,7 @@ export const STRINGS = {
     why_compute: 'Le plus grand des logits ({logits}) et de l’espace attention + FFN d’une couche ({layer}).',
     why_overhead: 'Contexte d’exécution sur chaque appareil ({backend}).', unknown_model: 'Modèle inconnu',
     error: 'Estimation impossible', free_suffix: 'libres', over_suffix: 'manquants',
+    widget_details: 'Tous les détails',
   },
   zh: {
     tagline: '这个模型能在这台硬件上运行吗?根据张量形状精确计算内存,而非经验公式。',
@@ -70,6 +73,7 @@ export const STRINGS = {
     why_compute: 'logits({logits})与单层注意力和 FFN 临时空间({layer})中的较大者。',
     why_overhead: '每个设备上的运行时上下文({backend})。', unknown_model: '未知模型',
     error: '无法估算', free_suffix: '剩余', over_suffix: '不足',
+    widget_details: '查看详情',
   },
 };
 

@@ -1,0 +1,25 @@
+// @ts-check
+// The iframe embed: embed.html?model=…&hw=…&quant=…&ctx=…&lang=… renders one card and tells its
+// parent how tall it is, so the host's embed-host.js can size the iframe. URL values only ever
+// become attributes (text), never markup.
+import './widget.js';
+
+const p = new URLSearchParams(location.search);
+const card = /** @type {HTMLElement} */ (document.getElementById('card'));
+const map = { model: 'model', hw: 'hardware', quant: 'quant', ctx: 'context', lang: 'lang', ram: 'ram', kv: 'kv-type', count: 'count' };
+for (const [param, attr] of Object.entries(map)) {
+  const v = p.get(param);
+  if (v !== null) card.setAttribute(attr, v.slice(0, 200));
+}
+
+let last = 0;
+const report = () => {
+  const h = Math.ceil(document.documentElement.getBoundingClientRect().height);
+  if (h !== last && window.parent !== window) {
+    last = h;
+    // The height is not a secret; the host checks our origin before acting on it.
+    window.parent.postMessage({ type: 'willitfit:height', height: h }, '*');
+  }
+};
+new ResizeObserver(report).observe(document.documentElement);
+report();

@@ -1,0 +1,134 @@
+// @ts-check
+// <will-it-fit>: the embeddable card. A custom element with its own shadow DOM (styles cannot
+// leak in or out), themable through CSS custom properties (--wif-*) and ::part(). It computes
+// through the same wasm core as the app; every widget on a page shares one module instance.
+// Attribute changes are batched into one render per microtask.
+import { estimate, WillitfitError } from './api.js';
+import { gib, num, pct, tokens } from './format.js';
+import { t } from './i18n.js';
+
+const CSS = `
+:host { display: block; max-width: 460px; margin: 10px 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
+  --wif-bg: #ffffff; --wif-fg: #1c1d1f; --wif-muted: #5c6066; --wif-line: #dfe1e4; --wif-accent: #2457c5;
+  --wif-fits: #1f7a3d; --wif-tight: #9a6700; --wif-offload: #b4541a; --wif-nofit: #b3261e;
+  --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; }
+.card { background: var(--wif-bg); color: var(--wif-fg); border: 1px solid var(--wif-line); border-radius: 10px; padding: 12px 14px; }
+.title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }
+.verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }
+.verdict[data-v="fits"] { background: var(--wif-fits); } .verdict[data-v="tight"] { background: var(--wif-tight); }
+.verdict[data-v="offload"] { background: var(--wif-offload); } .verdict[data-v="no_fit"], .verdict[data-v="error"] { background: var(--wif-nofit); }
+.line { color: var(--wif-muted); margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
+.bar { position: relative; display: flex; height: 12px; border-radius: 4px; background: var(--wif-line); overflow: hidden; }
+.seg { height: 100%; } .w { background: var(--wif-weights); } .k { background: var(--wif-kv); } .o { background: var(--wif-other); }
+.limit { position: absolute; top: 0; bottom: 0; border-left: 2px solid var(--wif-fg); }
+a { color: var(--wif-accent); }
+.foot { margin-top: 8px; font-size: 12px; display: flex; justify-content: space-between; gap: 8px; }
+`;
+
+/** @type {CSSStyleSheet | null} */
+let sheet = null;
+
+export class WillItFitElement extends HTMLElement {
+  static get observedAttributes() {
+    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count'];
+  }
+
+  constructor() {
+    super();
+    const root = this.attachShadow({ mode: 'open' });
+    if (!sheet) {
+      sheet = new CSSStyleSheet();
+      sheet.replaceSync(CSS);
+    }
+    root.adoptedStyleSheets = [sheet];
+    const card = el('div', 'card');
+    card.setAttribute('part', 'card');
+    this.$title = el('p', 'title');
+    this.$title.setAttribute('part', 'title');
+    this.$verdict = el('span', 'verdict');
+    this.$verdict.setAttribute('part', 'verdict');
+    this.$line = el('p', 'line');
+    this.$bar = el('div', 'bar');
+    this.$bar.setAttribute('part', 'bar');
+    this.$segs = [el('div', 'seg w'), el('div', 'seg k'), el('div', 'seg o')];
+    this.$limit = el('div', 'limit');
+    this.$bar.append(...this.$segs, this.$limit);
+    const foot = el('div', 'foot');
+    this.$link = /** @type {HTMLAnchorElement} */ (el('a', ''));
+    this.$link.target = '_blank';
+    this.$link.rel = 'noopener';
+    this.$speed = el('span', '');
+    foot.append(this.$speed, this.$link);
+    card.append(this.$title, this.$verdict, this.$line, this.$bar, foot);
+    root.append(card);
+    this.pending = false;
+    this.seq = 0;
+  }
+
+  connectedCallback() { this.schedule(); }
+  attributeChangedCallback() { this.schedule(); }
+
+  schedule() {
+    if (this.pending) return;
+    this.pending = true;
+    queueMicrotask(() => { this.pending = false; this.render(); });
+  }
+
+  /** The request this element's attributes describe. */
+  request() {
+    const a = (/** @type {string} */ k) => this.getAttribute(k);
+    /** @type {Record<string, unknown>} */
+    const req = { model: a('model') || '', hardware: a('hardware') || '', quant: a('quant') || 'Q4_K_M' };
+    const n = (/** @type {string | null} */ v) => (v === null || v === '' ? undefined : Number(v));
+    if (a('context') !== null) req.context = n(a('context'));
+    if (a('ram') !== null) req.ram_gib = n(a('ram'));
+    if (a('count') !== null) req.count = n(a('count'));
+    if (a('kv-type')) req.kv_type = a('kv-type');
+    return req;
+  }
+
+  async render() {
+    const lang = this.getAttribute('lang') || 'en';
+    const req = this.request();
+    const mine = ++this.seq;
+    const page = new URL('./index.html', import.meta.url);
+    page.searchParams.set('model', String(req.model));
+    page.searchParams.set('hw', String(req.hardware));
+    page.searchParams.set('quant', String(req.quant));
+    if (req.context) page.searchParams.set('ctx', String(req.context));
+    page.searchParams.set('lang', lang);
+    this.$link.href = page.href;
+    this.$link.textContent = t(lang, 'widget_details');
+    try {
+      const r = await estimate(req);
+      if (mine !== this.seq) return;
+      const m = r.memory;
+      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${r.hardware.name}`;
+      this.$verdict.dataset.v = r.verdict;
+      this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
+      this.$line.textContent = `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)} (${pct(m.utilization, lang)}) · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
+      const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
+      const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes + m.overhead_bytes];
+      parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
+      this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
+      this.$speed.textContent = r.speed && Number.isFinite(r.speed.decode_tps)
+        ? `~${num(r.speed.decode_tps, lang, 1)} tok/s` : '';
+      this.dataset.verdict = r.verdict;
+    } catch (e) {
+      if (mine !== this.seq) return;
+      this.$title.textContent = t(lang, 'error');
+      this.$verdict.dataset.v = 'error';
+      this.$verdict.textContent = e instanceof WillitfitError ? e.code : 'error';
+      this.$line.textContent = e instanceof Error ? e.message : String(e);
+      this.$speed.textContent = '';
+      this.dataset.verdict = 'error';
+    }
+  }
+}
+
+/** @param {string} tag @param {string} cls */
+function el(tag, cls) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  return e;
+}
