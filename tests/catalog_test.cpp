@@ -1,6 +1,9 @@
 #include <catch2/catch.hpp>
 #include <cmath>
 #include <cstdio>
+#include <set>
+#include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "willitfit/catalog.hpp"
@@ -77,4 +80,94 @@ TEST_CASE("every catalog model's parameter count from its architecture matches t
     CHECK(std::fabs(err) <= tol);
   }
   std::printf("  params: %zu models, %d outside 2%%\n", c.models().size(), bad);
+}
+
+namespace {
+
+// A source is a public URL or a pinned repository file ("owner/repo path@commit"), per data/SCHEMA.md.
+bool is_source(const nlohmann::json& v) {
+  if (!v.is_string()) return false;
+  const std::string s = v.get<std::string>();
+  if (s.rfind("https://", 0) == 0 || s.rfind("http://", 0) == 0) return s.size() > 12;
+  const auto slash = s.find('/'), space = s.find(' '), at = s.rfind('@');
+  return slash != std::string::npos && space != std::string::npos && at != std::string::npos &&
+         slash < space && space < at && s.size() - at > 7;
+}
+
+bool is_date(const nlohmann::json& v) {
+  if (!v.is_string()) return false;
+  const std::string s = v.get<std::string>();
+  return (s.size() == 7 || s.size() == 10) && s[4] == '-' && s.substr(0, 2) == "20";
+}
+
+// Records each catalog fact lacking its provenance as "<file>#<id>.<field>".
+struct ProvenanceAudit {
+  std::vector<std::string> gaps;
+  void entry(const nlohmann::json& e, const std::string& where) {
+    if (!is_source(e.value("source", nlohmann::json()))) gaps.push_back(where + ".source");
+    if (!is_date(e.value("checked", nlohmann::json()))) gaps.push_back(where + ".checked");
+  }
+  // Prices carry their own date and source because they age faster than specs.
+  void price(const nlohmann::json& e, const char* key, const std::string& where) {
+    if (!e.contains(key)) return;
+    const auto& p = e[key];
+    if (!p.is_object() || !is_source(p.value("source", nlohmann::json())) || !is_date(p.value("date", nlohmann::json())) ||
+        !p.contains("usd") || !p["usd"].is_number() || p["usd"].get<double>() <= 0)
+      gaps.push_back(where + "." + key);
+  }
+};
+
+std::string id_of(const nlohmann::json& e, std::size_t i) {
+  return e.contains("id") && e["id"].is_string() ? e["id"].get<std::string>() : std::to_string(i);
+}
+
+}  // namespace
+
+TEST_CASE("every catalog entry, nested GGUF size and price names a public source and the day it was checked", "[catalog]") {
+  ProvenanceAudit audit;
+  std::size_t entries = 0;
+  for (const auto& f : embedded_catalog()) {
+    if (f.path.size() < 5 || f.path.compare(f.path.size() - 5, 5, ".json") != 0) continue;
+    const auto doc = nlohmann::json::parse(f.text);
+    if (f.path.rfind("models/", 0) == 0) {
+      const std::string w = f.path + "#" + doc.value("id", "?");
+      audit.entry(doc, w);
+      ++entries;
+      if (!is_source(doc.value("params_source", nlohmann::json()))) audit.gaps.push_back(w + ".params_source");
+      for (const auto& g : doc.value("gguf", nlohmann::json::array())) {
+        audit.entry(g, w + ".gguf[" + g.value("quant", "?") + "]");
+        if (!g.contains("bytes") || !g["bytes"].is_number() || g["bytes"].get<double>() <= 0)
+          audit.gaps.push_back(w + ".gguf[" + g.value("quant", "?") + "].bytes");
+      }
+      continue;
+    }
+    for (const char* key : {"devices", "offers", "quants", "backends"}) {
+      if (!doc.is_object() || !doc.contains(key)) continue;
+      for (std::size_t i = 0; i < doc[key].size(); ++i) {
+        const auto& e = doc[key][i];
+        const std::string w = f.path + "#" + id_of(e, i);
+        audit.entry(e, w);
+        audit.price(e, "street_price", w);
+        audit.price(e, "used_price", w);
+        ++entries;
+      }
+    }
+  }
+  for (const auto& g : audit.gaps) std::printf("  no provenance: %s\n", g.c_str());
+  CHECK(entries > 200);
+  CHECK(audit.gaps.empty());
+}
+
+TEST_CASE("the catalog meets the issue's counts: 70 models, 90 devices and the nine named cloud providers", "[catalog]") {
+  const Catalog c = Catalog::load(embedded_catalog());
+  CHECK(c.models().size() >= 70);
+  CHECK(c.devices().size() >= 90);
+  std::set<std::string> providers;
+  for (const auto& o : c.clouds()) providers.insert(o.value("provider", ""));
+  for (const char* p : {"RunPod", "Vast.ai", "Lambda", "Vultr", "DigitalOcean", "CoreWeave", "AWS", "GCP", "Azure"}) {
+    CAPTURE(p);
+    CHECK(providers.count(p) == 1);
+  }
+  std::printf("  catalog: %zu models, %zu devices, %zu cloud offers from %zu providers\n", c.models().size(),
+              c.devices().size(), c.clouds().size(), providers.size());
 }
