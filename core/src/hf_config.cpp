@@ -215,6 +215,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
               mt == "gemma3_text" || mt == "minimax_m2" || opt_bool(c, "use_qk_norm", path).value_or(false);
   a.post_norms = mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text" || mt == "glm4";
   a.fused_qkv = mt == "phi3";
+  a.ffn_gated = mt != "nemotron_h";
   if (mt == "gpt_oss") {
     a.qkv_bias = true;
     a.out_bias = true;
@@ -236,7 +237,8 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     if (mt.rfind("llama4", 0) == 0) a.moe.n_ff_exp = n_ff;  // Llama 4: intermediate_size is the expert width
     a.moe.n_shared = opt_int_any(c, {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"},
                                  path, 0, 64).value_or(0);
-    if (auto sh = opt_int(c, "shared_expert_intermediate_size", path, 0, kBig); sh && *sh > 0) {
+    if (auto sh = opt_int_any(c, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}, path, 0, kBig);
+        sh && *sh > 0) {
       a.moe.n_shared = std::max<std::int64_t>(a.moe.n_shared, 1);
       a.moe.n_ff_shexp = *sh;
     }

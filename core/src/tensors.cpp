@@ -122,7 +122,7 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
     if (a.fused_qkv) {  // Phi-3 fuses gate and up as well
       b.add(blk(il, "ffn_up.weight"), {E, 2 * L.n_ff}, il, TensorRole::FfnUp);
     } else {
-      if (a.model_type != "nemotron_h")  // Nemotron-H MLP is up/down with squared ReLU
+      if (a.ffn_gated)  // Nemotron-H MLP is up/down with squared ReLU
         b.add(blk(il, "ffn_gate.weight"), {E, L.n_ff}, il, TensorRole::FfnGate);
       b.add(blk(il, "ffn_up.weight"), {E, L.n_ff}, il, TensorRole::FfnUp);
     }
@@ -134,7 +134,7 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
   if (m.expert_bias) b.add(blk(il, "ffn_gate_inp.bias"), {m.n_expert}, il, TensorRole::Bias);
   if (m.has_router_bias) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
-  b.add(blk(il, "ffn_gate_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
+  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
   b.add(blk(il, "ffn_up_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
   b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, E, m.n_expert}, il, TensorRole::ExpDown);
   if (m.expert_bias) {
@@ -144,7 +144,7 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   }
   if (m.n_shared > 0) {
     const std::int64_t sh = m.n_ff_shexp * m.n_shared;
-    b.add(blk(il, "ffn_gate_shexp.weight"), {E, sh}, il, TensorRole::FfnGate);
+    if (a.ffn_gated) b.add(blk(il, "ffn_gate_shexp.weight"), {E, sh}, il, TensorRole::FfnGate);
     b.add(blk(il, "ffn_up_shexp.weight"), {E, sh}, il, TensorRole::FfnUp);
     b.add(blk(il, "ffn_down_shexp.weight"), {sh, E}, il, TensorRole::FfnDown);
     if (a.model_type == "qwen2_moe" || a.model_type == "qwen3_next" || a.model_type.rfind("qwen3_5", 0) == 0)

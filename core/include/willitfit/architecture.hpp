@@ -85,6 +85,7 @@ struct Architecture {
   bool qk_norm = false;         // per-head q/k RMSNorm weights (Qwen3, GLM-4.5 when enabled)
   bool fused_qkv = false;       // one attn_qkv tensor (Phi-3)
   bool attn_sinks = false;      // per-head sink logits (gpt-oss)
+  bool ffn_gated = true;        // SwiGLU-style gate projection (false: Nemotron-H squared-ReLU MLPs)
   bool attn_out_gate = false;   // queries carry an output gate: attn_q is twice as wide (Qwen3-Next/3.5)
   std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
   std::int64_t indexer_head_dim = 0;
