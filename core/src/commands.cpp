@@ -14,10 +14,10 @@ std::string lower(std::string s) {
   return s;
 }
 
-// Short decimal for split shares and fractions: at most 3 decimals, no trailing zeros.
-std::string num(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", x);
+// Short decimal: at most `digits` decimals, no trailing zeros.
+std::string num(double x, int digits = 3) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%.*f", digits, x);
   std::string s = buf;
   while (!s.empty() && s.back() == '0') s.pop_back();
   if (!s.empty() && s.back() == '.') s.pop_back();
@@ -54,7 +54,10 @@ std::string llama_server(const LaunchInput& in) {
   if (in.placement && in.placement->n_cpu_moe > 0) c << " --n-cpu-moe " << in.placement->n_cpu_moe;
   if (in.placement && in.placement->split.size() > 1) {
     c << " -ts ";
-    for (std::size_t i = 0; i < in.placement->split.size(); ++i) c << (i ? "," : "") << num(in.placement->split[i]);
+    // The shares as the placement used them (layer counts for an automatic split), so llama.cpp
+    // draws the same layer boundaries.
+    const auto& sh = in.placement->split_shares;
+    for (std::size_t i = 0; i < sh.size(); ++i) c << (i ? "," : "") << num(sh[i], 4);
   }
   c << " -np " << in.kv.n_seq;
   if (in.kv.unified && in.kv.n_seq > 1) c << " -kvu";

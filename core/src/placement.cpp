@@ -87,6 +87,49 @@ Placement place_unified(const Architecture& a, const TensorPlan& plan, const KvC
   return p;
 }
 
+// Split shares that fill the GPUs in order, layer by layer, each up to its room after overhead,
+// compute buffer and (main GPU, partial offload) the op-offload copy: shares are layer counts,
+// so -ts reproduces exactly this assignment. Empty when the GPU layers do not fit.
+std::vector<double> greedy_split(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                                 const ComputeBuffer& cb, const std::vector<PlacementDevice>& gpus,
+                                 int ngl, int n_cpu_moe) {
+  const int n_layer = static_cast<int>(a.n_layer_main());
+  const int i_gpu_start = std::max(n_layer - ngl, 0);
+  std::vector<std::uint64_t> layer_bytes(static_cast<std::size_t>(n_layer + 1), 0);  // [n_layer] = output
+  std::uint64_t largest_cpu = 0;
+  for (const auto& t : plan.tensors) {
+    if (is_mtp_layer(a, t.layer) || t.role == TensorRole::TokenEmbd) continue;
+    const int il = t.layer < 0 ? n_layer : t.layer;
+    const bool on_cpu = il < i_gpu_start || (il == n_layer && ngl <= n_layer) ||
+                        (t.is_expert() && t.layer < n_cpu_moe);
+    if (on_cpu) largest_cpu = std::max(largest_cpu, t.bytes);
+    else layer_bytes[static_cast<std::size_t>(il)] += t.bytes;
+  }
+  for (int il = 0; il < n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il)
+    layer_bytes[static_cast<std::size_t>(il)] += kv.per_layer[static_cast<std::size_t>(il)];
+  const int last = ngl > n_layer ? n_layer : n_layer - 1;
+  std::vector<double> counts(gpus.size(), 0.0);
+  std::size_t d = 0;
+  std::uint64_t used = 0;
+  auto room = [&](std::size_t k) -> std::int64_t {
+    std::int64_t r = static_cast<std::int64_t>(gpus[k].usable_bytes) - static_cast<std::int64_t>(gpus[k].overhead_bytes) -
+                     static_cast<std::int64_t>(device_compute_bytes(cb, true, true));
+    if (k == 0) r -= static_cast<std::int64_t>(largest_cpu);
+    return r;
+  };
+  for (int il = i_gpu_start; il <= last; ++il) {
+    const std::uint64_t b = layer_bytes[static_cast<std::size_t>(il)];
+    while (d < gpus.size() && static_cast<std::int64_t>(used + b) > room(d)) {
+      ++d;
+      used = 0;
+    }
+    if (d >= gpus.size()) return {};
+    used += b;
+    counts[d] += 1;
+  }
+  return counts;
+}
+
 }  // namespace
 
 std::uint64_t host_ram_usable(double ram_gib) {
@@ -136,8 +179,9 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
                                                         std::to_string(n_dev) + ")");
     split = s.tensor_split;
   } else {
-    for (int d = 0; d < n_dev; ++d) split[static_cast<std::size_t>(d)] = static_cast<double>(gpus[static_cast<std::size_t>(d)].usable_bytes);
+    for (int d = 0; d < n_dev; ++d) split[static_cast<std::size_t>(d)] = static_cast<double>(gpus[static_cast<std::size_t>(d)].usable_bytes) / kGiB;
   }
+  p.split_shares = split;
   double sum = 0;
   for (double x : split) {
     if (!(x >= 0) || !std::isfinite(x)) throw InputError("bad_value", "tensor_split", "shares must be non-negative numbers");
@@ -279,8 +323,14 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
                                        static_cast<double>(L.overhead_bytes + L.compute_bytes)));
     splits.push_back(room);
   }
+  const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
   auto try_all_splits = [&](int ngl, int n_cpu_moe, Placement& out) {
-    for (const auto& sp : splits) {
+    std::vector<std::vector<double>> cands = splits;
+    if (gpus.size() > 1) {
+      auto g = greedy_split(a, plan, kv, cb, gpus, ngl < 0 ? best.n_layer + 1 : ngl, n_cpu_moe);
+      if (!g.empty()) cands.push_back(g);
+    }
+    for (const auto& sp : cands) {
       PlacementSettings t = s;
       t.ngl = ngl;
       t.n_cpu_moe = n_cpu_moe;

@@ -76,6 +76,7 @@ struct Placement {
   int n_cpu_moe = 0;
   int n_layer = 0;
   std::vector<double> split;          // -ts actually used (normalised, one per device)
+  std::vector<double> split_shares;   // the same as given: -ts values, or usable GiB by default
   std::vector<int> layer_device;      // per main layer: device index, -1 = CPU
   bool unified = false;               // one memory pool (Apple / unified / CPU-only)
   std::uint64_t ram_no_mmap_bytes = 0;  // host RAM with --no-mmap (all host buffers anonymous)
