@@ -110,7 +110,9 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
                                           a.moe.n_expert_used * a.n_embd + 3 * a.n_embd);
   }
   const double tokens_part = static_cast<double>(b.max_num_batched_tokens) * act_dt * static_cast<double>(ff);
-  const double sampler_part = kSamplerBuffers * static_cast<double>(b.max_num_seqs) * static_cast<double>(a.n_vocab) * 4.0;
+  // V0's profile run had no dummy sampler pass (vllm-0001/0002: the peak above the weights is
+  // the token term alone).
+  const double sampler_part = o.v0_profile ? 0.0 : kSamplerBuffers * static_cast<double>(b.max_num_seqs) * static_cast<double>(a.n_vocab) * 4.0;
   b.activation_bytes = static_cast<std::uint64_t>(tokens_part + sampler_part);
   b.non_torch_bytes = static_cast<std::uint64_t>(o.non_torch_gib * kGiB);
   b.cuda_context_bytes = static_cast<std::uint64_t>(o.cuda_context_gib * kGiB);

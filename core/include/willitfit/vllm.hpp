@@ -14,8 +14,9 @@
 // max_num_batched_tokens tokens (per token: about 3 x the FFN intermediate width on this rank
 // plus 3 x hidden, in the model dtype) plus a dummy sampler pass over max_num_seqs rows of
 // float32 logits, which keeps about 9 vocab-sized float32 buffers alive (logits, softmax,
-// sort keys/indices …). Both constants were fitted to calibration rows vllm-0001/0002 (slope from
-// two max_model_len values on the same GPU) and agree with vllm-0012 and vllm-0020/0021.
+// sort keys/indices …). The token term was fitted to calibration rows vllm-0001/0002 (V0: two
+// max_model_len values on one GPU; their peak has no sampler part, and "took 14.9888 GB" is GiB),
+// the sampler term to vllm-0012 (V1); vllm-0020/0021 (V0, A100) agree within 1%.
 #pragma once
 #include <cstdint>
 #include <string>
