@@ -23,6 +23,11 @@ const char* kUsage =
     "  willitfit estimate --model <id|config.json> --quant <Q4_K_M…> --hardware <id|device.json>\n"
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
     "                     [--ubatch N] [--engine llama.cpp|vllm] [--count N] [--ram-gib N] [--json]\n"
+    "                     [--hardware <id> again, for several GPUs] [--ngl N] [--n-cpu-moe N]\n"
+    "                     [--tensor-split a,b] [--no-mmap on] [--gpu-memory-utilization F]\n"
+    "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
+    "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
+    "  willitfit serve --engine vllm ...   vLLM's per-GPU budget, KV capacity and commands\n"
     "  willitfit list models|hardware|quants|clouds [--json]\n"
     "  willitfit catalog-check\n";
 
@@ -97,7 +102,7 @@ int main(int argc, char** argv) {
     print(doc, true);
     return json::parse(doc)["errors"].empty() ? 0 : 2;
   }
-  if (cmd != "estimate") {
+  if (cmd != "estimate" && cmd != "plan" && cmd != "serve") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -112,7 +117,14 @@ int main(int argc, char** argv) {
       {"--count", {"count", 'i'}},         {"--ram-gib", {"ram_gib", 'n'}},
       {"--flash-attn", {"flash_attn", 'b'}}, {"--rules", {"rules", 's'}},
       {"--wired-limit-mib", {"wired_limit_mib", 'n'}}, {"--gpu-share", {"gpu_share", 'n'}},
+      {"--ngl", {"ngl", 'i'}},             {"--n-cpu-moe", {"n_cpu_moe", 'i'}},
+      {"--tensor-parallel", {"tensor_parallel", 'i'}}, {"--max-num-seqs", {"max_num_seqs", 'i'}},
+      {"--max-num-batched-tokens", {"max_num_batched_tokens", 'i'}},
+      {"--gpu-memory-utilization", {"gpu_memory_utilization", 'n'}},
+      {"--kv-cache-dtype", {"kv_cache_dtype", 's'}},
   };
+  if (cmd == "serve") req["engine"] = "vllm";
+  json hardware = json::array();
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") continue;
@@ -126,7 +138,23 @@ int main(int argc, char** argv) {
     } else if (a == "--hardware") {
       json h;
       if (!id_or_file(a, v, nullptr, h, rc)) return rc;
-      req["hardware"] = h;
+      hardware.push_back(h);  // repeated --hardware: several (possibly different) GPUs
+    } else if (a == "--tensor-split") {
+      json ts = json::array();
+      std::stringstream in(v);
+      for (std::string part; std::getline(in, part, ',');) {
+        try {
+          std::size_t used = 0;
+          ts.push_back(std::stod(part, &used));
+          if (used != part.size()) throw std::invalid_argument(part);
+        } catch (const std::exception&) {
+          return fail("bad_value", "tensor_split", "--tensor-split takes numbers like 3,1");
+        }
+      }
+      req["tensor_split"] = ts;
+    } else if (a == "--no-mmap") {
+      if (v != "on" && v != "off") return fail("bad_value", "mmap", "--no-mmap takes on or off");
+      req["mmap"] = v == "off";
     } else if (auto it = flags.find(a); it != flags.end()) {
       const auto& [key, kind] = it->second;
       try {
@@ -151,7 +179,24 @@ int main(int argc, char** argv) {
       return fail("unknown_flag", a, "unknown flag " + a);
     }
   }
+  if (hardware.size() == 1) req["hardware"] = hardware[0];
+  else if (hardware.size() > 1) req["hardware"] = hardware;
   const std::string doc = wif::api_estimate(cat, req.dump());
+  if (pretty && cmd != "estimate" && !json::parse(doc).contains("error")) {
+    // plan / serve: the part of the result that answers the question.
+    const json d = json::parse(doc);
+    json view = {{"verdict", d["verdict"]}, {"commands", d["commands"]}};
+    if (cmd == "plan") {
+      view["placement"] = d["placement"];
+      view["devices"] = d["memory"]["devices"];
+      view["host"] = d["memory"]["host"];
+    } else {
+      view["vllm"] = d["vllm"];
+      view["devices"] = d["memory"]["devices"];
+    }
+    std::cout << view.dump(2) << "\n";
+    return 0;
+  }
   print(doc, pretty);
   return json::parse(doc).contains("error") ? 2 : 0;
 }

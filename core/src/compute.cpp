@@ -33,4 +33,9 @@ ComputeBuffer llamacpp_compute_buffer(const Architecture& a, const KvCache& kv,
   return c;
 }
 
+std::uint64_t device_compute_bytes(const ComputeBuffer& c, bool has_layers, bool has_output) {
+  const std::uint64_t layer = has_layers ? c.attention_bytes + c.ffn_bytes : 0;
+  return std::max(layer, has_output ? c.logits_bytes : 0);
+}
+
 }  // namespace wif

@@ -5,6 +5,7 @@
 
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/serving.hpp"
 
 namespace wif {
 namespace {
@@ -17,19 +18,6 @@ GgmlType kv_type(const std::string& s, const std::string& path) {
     throw InputError("bad_value", path,
                      "cache type '" + s + "' is not one of f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
   return *t;
-}
-
-std::string backend_key(const Device& d) {
-  std::string b = d.backend;
-  if (b == "cuda" && d.facts.is_object()) {
-    const std::string name = d.facts.value("name", "");
-    // Blackwell cards measured a larger runtime footprint (backends.json "cuda-blackwell").
-    if (name.find("RTX 50") != std::string::npos || name.find("Blackwell") != std::string::npos ||
-        name.find("B200") != std::string::npos || name.find("B300") != std::string::npos ||
-        name.find("GB10") != std::string::npos)
-      b = "cuda-blackwell";
-  }
-  return b;
 }
 
 }  // namespace
@@ -85,7 +73,8 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!find_quant(r.quant))
     throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
   if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
-  r.device = resolve_device(cat, q["hardware"], "hardware");
+  const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
+  r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
   r.engine = opt_str(q, "engine", "").value_or("llama.cpp");
   if (r.engine != "llama.cpp" && r.engine != "vllm")
@@ -111,6 +100,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  parse_serving(cat, q, r);
   return r;
 }
 
@@ -122,45 +112,9 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
-  // Weights that are loaded: MTP/NextN layers are skipped by llama.cpp (TENSOR_SKIP), and the
-  // token embedding stays in system RAM on discrete GPUs (engine-facts §5.3).
-  const bool discrete = r.device.kind == DeviceKind::Gpu;
-  for (const auto& t : e.plan.tensors) {
-    if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
-        a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
-      continue;
-    if (discrete && t.role == TensorRole::TokenEmbd) {
-      e.host_weights_bytes += t.bytes;
-      if (a.tied_embeddings) e.weights_bytes += t.bytes;  // the output copy lives on the GPU
-      continue;
-    }
-    e.weights_bytes += t.bytes;
-  }
-  const BackendInfo* be = cat.find_backend(backend_key(r.device));
-  if (!be) be = cat.find_backend(r.device.backend);
-  const double overhead_mib = be ? be->overhead_mib : 512.0;
-  e.overhead_bytes = static_cast<std::uint64_t>(overhead_mib * 1024 * 1024) * static_cast<std::uint64_t>(r.count);
-  e.total_bytes = e.weights_bytes + e.kv.total_bytes + e.compute.total_bytes + e.overhead_bytes;
-  // Compute buffers and runtime overhead are the uncertain terms: allow 2% of the total plus
-  // 256 MiB per device (the spread seen in calibration/llamacpp_buffers.jsonl).
-  e.total_high_bytes = e.total_bytes + static_cast<std::uint64_t>(0.02 * static_cast<double>(e.total_bytes)) +
-                       static_cast<std::uint64_t>(r.count) * 256ull * 1024 * 1024;
-
-  e.usable = usable_memory(r.device, r.overrides);
-  e.usable.physical_bytes *= static_cast<std::uint64_t>(r.count);
-  e.usable.usable_bytes *= static_cast<std::uint64_t>(r.count);
-  const double U = static_cast<double>(e.usable.usable_bytes);
-  const double T = static_cast<double>(e.total_bytes), Th = static_cast<double>(e.total_high_bytes);
-  if (Th <= U * 0.95) {
-    e.verdict = "fits";
-  } else if (T <= U) {
-    e.verdict = "tight";  // fits by the estimate, but the margin is inside its uncertainty
-  } else {
-    // What does not fit on the device could sit in system RAM (llama.cpp offload), slowly.
-    const double ram_usable = std::max(0.0, r.ram_gib * kGiB - std::max(4.0 * kGiB, 0.1 * r.ram_gib * kGiB));
-    const bool has_ram = r.device.kind == DeviceKind::Gpu && r.ram_gib > 0;
-    e.verdict = has_ram && (Th - U) <= ram_usable ? "offload" : "no_fit";
-  }
+  // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
+  // several (serving.cpp).
+  place_estimate(cat, r, e);
   return e;
 }
 
@@ -207,6 +161,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   };
   if (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf) out["gguf_file_bytes"] = e.plan.file_bytes;
   else out["checkpoint_bytes"] = e.plan.file_bytes;
+  serving_to_json(r, e, out);
   return out;
 }
 

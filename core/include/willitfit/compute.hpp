@@ -20,4 +20,10 @@ struct ComputeBuffer {
 ComputeBuffer llamacpp_compute_buffer(const Architecture& arch, const KvCache& kv,
                                       std::int64_t n_ubatch, bool flash_attn, std::int64_t n_seq);
 
+/// The compute buffer of one device in a split placement: every device that runs layers keeps
+/// one layer's intermediates (attention + FFN); the device that runs the output matmul also
+/// needs the logits, so it keeps the larger of the two (the allocator reuses memory between
+/// them). A device with neither gets nothing.
+std::uint64_t device_compute_bytes(const ComputeBuffer& c, bool has_layers, bool has_output);
+
 }  // namespace wif

@@ -13,8 +13,11 @@
 #include "willitfit/catalog.hpp"
 #include "willitfit/compute.hpp"
 #include "willitfit/device.hpp"
+#include "willitfit/commands.hpp"
 #include "willitfit/kv_cache.hpp"
+#include "willitfit/placement.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/vllm.hpp"
 
 namespace wif {
 
@@ -23,6 +26,7 @@ struct ResolvedModel {
   double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
   Architecture arch;
   std::optional<TensorPlan> plan;                   // set when read from a GGUF header
+  std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
 };
 
 struct EstimateRequest {
@@ -35,6 +39,12 @@ struct EstimateRequest {
   QuantOptions qopt;
   double ram_gib = 0;                // system RAM available for offload (0 = not considered)
   MemoryOverrides overrides;
+  // Placement and serving (serving.hpp): every accelerator (the device `count` times, or the
+  // list given as `hardware: [...]`), llama.cpp flags the person fixed, and vLLM's settings.
+  std::vector<Device> devices;
+  PlacementSettings placement;
+  bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
+  VllmOptions vllm;
 };
 
 struct Estimate {
@@ -49,6 +59,10 @@ struct Estimate {
   UsableMemory usable;                  // summed over `count` devices
   std::string verdict;                  // fits | tight | offload | no_fit
   ParamCounts params;
+  Placement placement;                  // the chosen llama.cpp placement (memory.devices[])
+  Placement full;                       // everything on the accelerators (memory.*_bytes)
+  std::optional<VllmBudget> vllm;       // engine "vllm", as requested
+  std::optional<VllmBudget> vllm_fit;   // a shorter max_model_len that fits, when the request does not
 };
 
 /// Resolve a request document against the catalog. Throws InputError with the field's path.

@@ -1,0 +1,185 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <cstdio>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/placement.hpp"
+
+using namespace wif;
+using nlohmann::json;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+double gib(const json& v) { return v.get<double>() / wif_test::kGiB; }
+
+struct Fixture {
+  Architecture a;
+  TensorPlan plan;
+  KvOptions kvo;
+  KvCache kv;
+  std::vector<PlacementDevice> gpus;
+  Fixture(const char* model, const char* quant, const char* gpu, int n) {
+    a = cat().find_model(model)->arch;
+    plan = plan_quantization(a, quant);
+    kv = llamacpp_kv_cache(a, kvo);
+    const Device* d = cat().find_device(gpu);
+    for (int i = 0; i < n; ++i) gpus.push_back({*d, usable_memory(*d).usable_bytes, backend_overhead_bytes(cat(), *d)});
+  }
+  std::uint64_t loaded_weights() const {
+    std::uint64_t w = 0;
+    for (const auto& t : plan.tensors)
+      if (t.layer < 0 || !a.layers[static_cast<std::size_t>(t.layer)].is_mtp) w += t.bytes;
+    return w;
+  }
+};
+}  // namespace
+
+TEST_CASE("GLM-4.5-Air Q4_K_M on one 24 GB GPU with 64 GB RAM moves early experts to the CPU", "[placement]") {
+  const json r = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                           {"context", 8192}, {"ram_gib", 64}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["verdict"] == "offload");
+  const auto& p = r["placement"];
+  const int n_layer = p["n_layer"].get<int>();
+  CHECK(p["ngl"] == n_layer + 1);  // every layer stays on the GPU
+  const int ncm = p["n_cpu_moe"].get<int>();
+  CHECK(ncm > 0);
+  CHECK(ncm < n_layer);
+  const auto& gpu = r["memory"]["devices"][0];
+  const auto& host = r["memory"]["host"];
+  CHECK(gpu["fits"] == true);
+  CHECK(gpu["total_bytes"].get<std::uint64_t>() <= gpu["usable_bytes"].get<std::uint64_t>());
+  CHECK(gpu["op_offload_bytes"].get<std::uint64_t>() > 0);
+  CHECK(host["ram_fits"] == true);
+  CHECK(gib(host["expert_weights_bytes"]) > 30);
+  // KV stays beside its layers: all of it on the GPU.
+  CHECK(gpu["kv_bytes"] == r["memory"]["kv_cache_bytes"]);
+  // The automatic plan is minimal: one layer fewer on the CPU would not fit.
+  const json fewer = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                               {"context", 8192}, {"ram_gib", 64}, {"n_cpu_moe", ncm - 1}});
+  CHECK(fewer["memory"]["devices"][0]["fits"] == false);
+  CHECK(r["commands"]["llama_server"].get<std::string>().find("--n-cpu-moe " + std::to_string(ncm)) != std::string::npos);
+  std::printf("  GLM-4.5-Air Q4_K_M, RTX 4090 + 64 GB: --n-cpu-moe %d, GPU %.2f of %.2f GiB (weights %.2f, KV %.2f, "
+              "compute %.2f incl. op-offload %.2f), RAM %.2f GiB (page cache %.2f)\n",
+              ncm, gib(gpu["total_bytes"]), gib(gpu["usable_bytes"]), gib(gpu["weights_bytes"]), gib(gpu["kv_bytes"]),
+              gib(gpu["compute_bytes"]), gib(gpu["op_offload_bytes"]), gib(host["ram_no_mmap_bytes"]),
+              gib(host["page_cache_bytes"]));
+}
+
+TEST_CASE("a 70B model over two 24 GB GPUs splits its layers between them", "[placement]") {
+  const json r = estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"quant", "Q4_K_M"},
+                           {"hardware", {"nvidia-rtx-4090", "nvidia-rtx-4090"}}, {"context", 8192}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["verdict"] != "no_fit");
+  CHECK(r["placement"]["full_offload"] == true);
+  const auto& d = r["memory"]["devices"];
+  REQUIRE(d.size() == 2);
+  CHECK(d[0]["n_layers"].get<int>() + d[1]["n_layers"].get<int>() == 80);
+  CHECK(d[0]["n_layers"].get<int>() >= 30);
+  CHECK(d[1]["n_layers"].get<int>() >= 30);
+  CHECK(d[1]["first_layer"] == d[0]["n_layers"]);
+  CHECK(d[1]["has_output"] == true);  // the output layer is layer n_layer: the last device
+  CHECK(d[0]["fits"] == true);
+  CHECK(d[1]["fits"] == true);
+  // The single-device contract still adds up, summed over devices.
+  const auto& m = r["memory"];
+  CHECK(m["total_bytes"].get<std::uint64_t>() == m["weights_bytes"].get<std::uint64_t>() + m["kv_cache_bytes"].get<std::uint64_t>() +
+                                                      m["compute_bytes"].get<std::uint64_t>() + m["overhead_bytes"].get<std::uint64_t>());
+  std::printf("  Llama-3.3-70B Q4_K_M on 2x RTX 4090: layers %d + %d, %.2f + %.2f GiB\n", d[0]["n_layers"].get<int>(),
+              d[1]["n_layers"].get<int>(), gib(d[0]["total_bytes"]), gib(d[1]["total_bytes"]));
+  // One 24 GB GPU alone cannot hold it.
+  CHECK(estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"quant", "Q4_K_M"},
+                  {"hardware", "nvidia-rtx-4090"}})["verdict"] == "no_fit");
+}
+
+TEST_CASE("layers go to the first device whose cumulative split exceeds their position", "[placement]") {
+  Fixture f("meta-llama/Llama-3.1-8B-Instruct", "Q4_K_M", "nvidia-rtx-4090", 3);
+  PlacementSettings s;
+  s.tensor_split = {1, 2, 1};
+  const Placement p = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 0, s);
+  const int n = 32, act = 33;
+  const double cum[] = {0.25, 0.75, 1.0};
+  for (int il = 0; il < n; ++il) {
+    CAPTURE(il);
+    const double x = static_cast<double>(il) / act;
+    const int want = static_cast<int>(std::upper_bound(std::begin(cum), std::end(cum), x) - std::begin(cum));
+    CHECK(p.layer_device[static_cast<std::size_t>(il)] == want);
+  }
+  CHECK(p.devices[2].has_output);
+}
+
+TEST_CASE("llama.cpp's fixed rules: embeddings on the CPU, output on the GPU only past n_layer", "[placement]") {
+  Fixture f("meta-llama/Llama-3.1-8B-Instruct", "Q4_K_M", "nvidia-rtx-4090", 1);
+  std::uint64_t embd = 0, output = 0;
+  for (const auto& t : f.plan.tensors) {
+    if (t.role == TensorRole::TokenEmbd) embd = t.bytes;
+    if (t.role == TensorRole::Output) output = t.bytes;
+  }
+  PlacementSettings s;
+  const Placement all = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK(all.full_offload);
+  CHECK(all.host.weights_bytes == embd);
+  CHECK(all.devices[0].weights_bytes + all.host.weights_bytes == f.loaded_weights());
+  CHECK(all.devices[0].op_offload_bytes == 0);
+
+  s.ngl = 32;  // = n_layer: the output stays on the CPU
+  const Placement no_out = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK_FALSE(no_out.devices[0].has_output);
+  CHECK(no_out.host.weights_bytes == embd + output + 4 * 4096);  // + output_norm (f32)
+  CHECK(no_out.devices[0].op_offload_bytes == output);  // the largest CPU weight, copied for prompts
+
+  s.ngl = 20;  // layers 0..11 stay on the CPU with their KV
+  const Placement part = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK(part.layer_device[11] == -1);
+  CHECK(part.layer_device[12] == 0);
+  CHECK(part.host.kv_bytes == 12 * f.kv.per_layer[0]);
+  CHECK(part.devices[0].kv_bytes == 20 * f.kv.per_layer[0]);
+  CHECK(part.devices[0].weights_bytes + part.host.weights_bytes == f.loaded_weights());
+  CHECK(part.ram_no_mmap_bytes == part.ram_mmap_bytes + part.page_cache_bytes);
+}
+
+TEST_CASE("expert offload keeps only the first N layers' experts on the CPU", "[placement]") {
+  Fixture f("zai-org/GLM-4.5-Air", "Q4_K_M", "nvidia-rtx-4090", 1);
+  PlacementSettings s;
+  s.n_cpu_moe = 10;
+  const Placement p = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  std::uint64_t early_experts = 0;
+  for (const auto& t : f.plan.tensors)
+    if (t.is_expert() && t.layer < 10) early_experts += t.bytes;
+  CHECK(p.host.expert_weights_bytes == early_experts);
+  CHECK(p.devices[0].expert_weights_bytes > 0);
+  CHECK(p.devices[0].weights_bytes + p.host.weights_bytes == f.loaded_weights());
+  // Speed hook: routed experts are read in proportion n_expert_used / n_expert.
+  const double used = static_cast<double>(f.a.moe.n_expert_used) / f.a.moe.n_expert;
+  CHECK(p.host.read_per_token_bytes < p.host.weights_bytes * (used + 0.05));
+  CHECK(p.devices[0].n_layers == static_cast<int>(f.a.n_layer_main()));
+}
+
+TEST_CASE("a Mac keeps the whole model in one pool and the single-device numbers are unchanged", "[placement]") {
+  const json m = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"},
+                           {"hardware", {{"name", "Mac"}, {"kind", "apple"}, {"memory_gib", 128}, {"bandwidth_gbs", 546}}}});
+  REQUIRE_FALSE(m.contains("error"));
+  REQUIRE(m["memory"]["devices"].size() == 1);
+  CHECK(m["memory"]["devices"][0]["weights_bytes"] == m["memory"]["weights_bytes"]);
+  CHECK(m["memory"]["host_weights_bytes"] == 0);
+  CHECK(m["memory"]["devices"][0]["total_bytes"] == m["memory"]["total_bytes"]);
+}
+
+TEST_CASE("bad placement flags come back as errors with their path", "[placement]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", {"nvidia-rtx-4090", "nvidia-rtx-3090"}}};
+  auto err = [&](const char* k, json v) { json q = base; q[k] = v; return estimate(q)["error"]; };
+  CHECK(err("tensor_split", json::array({1}))["path"] == "tensor_split");
+  CHECK(err("tensor_split", "3,1")["code"] == "bad_type");
+  CHECK(err("ngl", -5)["path"] == "ngl");
+  CHECK(err("count", 2)["path"] == "count");
+  json mixed = base;
+  mixed["hardware"] = {"nvidia-rtx-4090", {{"name", "Mac"}, {"kind", "apple"}, {"memory_gib", 64}, {"bandwidth_gbs", 400}}};
+  CHECK(estimate(mixed)["error"]["path"] == "hardware[1]");
+}

@@ -1,0 +1,154 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/vllm.hpp"
+
+using namespace wif;
+using nlohmann::json;
+using Catch::Matchers::WithinRel;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+const Architecture& arch(const char* id) { return cat().find_model(id)->arch; }
+}  // namespace
+
+TEST_CASE("DeepSeek V3 on 8x H200 under vLLM reports per-GPU weights and concurrency", "[vllm]") {
+  const json r = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                           {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["verdict"] == "fits");
+  CHECK(r["quant"]["id"] == "FP8");  // the checkpoint's own format
+  const auto& v = r["vllm"];
+  CHECK(v["settings"]["tensor_parallel"] == 8);
+  CHECK(v["settings"]["max_model_len"] == 163840);
+  const double w = v["per_gpu"]["weights_bytes"].get<double>() / wif_test::kGiB;
+  // 671B main-model parameters at ~1 byte (FP8 + block scales, BF16 embeddings) over 8 ranks.
+  CHECK(w > 75);
+  CHECK(w < 85);
+  // MLA: one 576-wide latent per token per layer in bf16, not split by TP: 61 x 1152 B.
+  CHECK(v["kv_bytes_per_token"] == 61 * 1152);
+  CHECK(v["max_concurrency"].get<double>() > 2.0);
+  CHECK(v["max_concurrency"].get<double>() < 8.0);
+  CHECK(r["memory"]["devices"].size() == 8);
+  std::printf("  DeepSeek-V3 8xH200: weights/GPU %.2f GiB, activation %.2f GiB, KV %.2f GiB, %lld tokens, "
+              "concurrency %.2fx at %lld\n", w, v["per_gpu"]["activation_bytes"].get<double>() / wif_test::kGiB,
+              v["per_gpu"]["kv_available_bytes"].get<double>() / wif_test::kGiB, v["kv_tokens"].get<long long>(),
+              v["max_concurrency"].get<double>(), v["settings"]["max_model_len"].get<long long>());
+}
+
+TEST_CASE("the MLA latent is the same on every rank while GQA heads split across ranks", "[vllm]") {
+  const Architecture& ds = arch("deepseek-ai/DeepSeek-V3-0324");
+  const TensorPlan fp8 = plan_quantization(ds, "FP8");
+  VllmOptions o;
+  o.max_model_len = 32768;
+  o.tensor_parallel = 4;
+  const auto b4 = vllm_budget(ds, fp8, 140, o);
+  o.tensor_parallel = 8;
+  const auto b8 = vllm_budget(ds, fp8, 140, o);
+  CHECK(b4.kv_bytes_per_token == b8.kv_bytes_per_token);
+  CHECK(b8.weights_bytes < b4.weights_bytes);
+
+  const Architecture& ll = arch("meta-llama/Llama-3.1-8B-Instruct");
+  const TensorPlan bf16 = plan_quantization(ll, "SAFETENSORS-BF16");
+  o = VllmOptions{};
+  o.max_model_len = 8192;
+  const auto t1 = vllm_budget(ll, bf16, 23.65, o);
+  o.tensor_parallel = 2;
+  const auto t2 = vllm_budget(ll, bf16, 23.65, o);
+  CHECK(t1.kv_bytes_per_token == 32u * 2 * 8 * 128 * 2);  // 128 KiB per token
+  CHECK(t2.kv_bytes_per_token * 2 == t1.kv_bytes_per_token);
+  o.kv_cache_dtype = "fp8";
+  CHECK(vllm_budget(ll, bf16, 23.65, o).kv_bytes_per_token * 2 == t2.kv_bytes_per_token);
+  o.tensor_parallel = 3;  // 32 heads are not divisible by 3
+  CHECK_THROWS_AS(vllm_budget(ll, bf16, 23.65, o), InputError);
+}
+
+TEST_CASE("a max_model_len that does not fit comes back with the longest one that does", "[vllm]") {
+  const json r = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"},
+                           {"hardware", "nvidia-rtx-3090"}, {"context", 131072}, {"gpu_memory_utilization", 0.9}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["verdict"] == "no_fit");
+  const auto& v = r["vllm"];
+  CHECK(v["max_concurrency"].get<double>() < 1.0);
+  REQUIRE(v.contains("fit"));
+  const auto fit_len = v["fit"]["settings"]["max_model_len"].get<std::int64_t>();
+  CHECK(fit_len <= v["max_model_len_fit"].get<std::int64_t>());
+  CHECK(v["fit"]["max_concurrency"].get<double>() >= 1.0);
+  // The command carries the length that fits.
+  CHECK(r["commands"]["vllm"].get<std::string>().find("--max-model-len " + std::to_string(fit_len)) != std::string::npos);
+}
+
+// Calibration: rows of calibration/vllm_memory.jsonl that name a catalog model and a GPU (or
+// state the KV bytes directly). Each row's error is printed; all must be within 10%.
+TEST_CASE("vLLM KV capacity is within 10% of the mappable calibration rows", "[vllm][calibration]") {
+  const auto rows = wif_test::read_jsonl(std::string(WIF_CALIBRATION_DIR) + "/vllm_memory.jsonl");
+  auto row = [&](const char* id) {
+    for (const auto& r : rows)
+      if (r["row_id"] == id) return r;
+    FAIL("row " << id << " missing");
+    return json{};
+  };
+  struct Case { const char* row; const char* model; const char* gpu; double util; std::int64_t len; bool v0; const char* field; };
+  const Case cases[] = {
+      {"vllm-0001", "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-3090", 0.9, 20000, true, "gpu_blocks"},
+      {"vllm-0002", "meta-llama/Llama-3.1-8B-Instruct", "nvidia-rtx-3090", 0.9, 29000, true, "gpu_blocks"},
+      {"vllm-0012", "Qwen/Qwen3-8B", "nvidia-rtx-5090", 0.92, 32768, false, "kv_cache_tokens"},
+      {"vllm-0020", "meta-llama/Llama-2-7b-hf", "nvidia-a100-80gb-sxm", 0.9, 4096, true, "gpu_blocks"},
+      {"vllm-0021", "meta-llama/Llama-2-7b-hf", "nvidia-a100-80gb-sxm", 0.9, 4096, true, "gpu_blocks"},
+  };
+  double worst = 0;
+  for (const auto& c : cases) {
+    CAPTURE(c.row);
+    const json r = row(c.row);
+    const Architecture& a = arch(c.model);
+    const TensorPlan plan = plan_quantization(a, a.native_dtype == "fp16" ? "SAFETENSORS-FP16" : "SAFETENSORS-BF16");
+    VllmOptions o;
+    o.gpu_memory_utilization = c.util;
+    o.max_model_len = c.len;
+    o.v0_profile = c.v0;
+    const Device* d = cat().find_device(c.gpu);
+    REQUIRE(d);
+    const auto b = vllm_budget(a, plan, usable_memory(*d).usable_bytes / wif_test::kGiB, o);
+    const double measured = r[c.field].get<double>();
+    const double predicted = std::string(c.field) == "gpu_blocks" ? static_cast<double>(b.num_blocks) : static_cast<double>(b.kv_tokens);
+    const double err = (predicted - measured) / measured;
+    std::printf("  %s %-34s %-22s measured %9.0f %-15s predicted %9.0f  error %+6.2f%%\n", c.row, c.model, c.gpu,
+                measured, c.field, predicted, 100 * err);
+    worst = std::max(worst, std::abs(err));
+    CHECK(std::abs(err) < 0.10);
+  }
+  // Rows that only state KV bytes and tokens: the page arithmetic itself.
+  {
+    const json r = row("vllm-0004");  // Qwen3-14B: 6.51 GiB hold 42656 tokens
+    VllmOptions o;
+    o.max_model_len = 32768;
+    const auto b = vllm_budget(arch("Qwen/Qwen3-14B"), plan_quantization(arch("Qwen/Qwen3-14B"), "SAFETENSORS-BF16"), 80, o);
+    const double predicted = r["available_kv_cache_gib"].get<double>() * wif_test::kGiB / static_cast<double>(b.kv_bytes_per_token);
+    const double err = (predicted - r["kv_cache_tokens"].get<double>()) / r["kv_cache_tokens"].get<double>();
+    std::printf("  vllm-0004 Qwen3-14B tokens in 6.51 GiB: measured %.0f predicted %.0f error %+.2f%%\n",
+                r["kv_cache_tokens"].get<double>(), predicted, 100 * err);
+    worst = std::max(worst, std::abs(err));
+    CHECK(std::abs(err) < 0.01);
+  }
+  {
+    const json r = row("vllm-0015");  // SGLang Qwen3-30B-A3B: K pool 76.44 (GiB) for 1669816 tokens
+    VllmOptions o;
+    o.max_model_len = 32768;
+    const auto b = vllm_budget(arch("Qwen/Qwen3-30B-A3B"), plan_quantization(arch("Qwen/Qwen3-30B-A3B"), "SAFETENSORS-BF16"), 280, o);
+    const double predicted_k = static_cast<double>(b.kv_bytes_per_token) / 2 * r["kv_cache_tokens"].get<double>() / wif_test::kGiB;
+    const double err = (predicted_k - r["k_size_gb"].get<double>()) / r["k_size_gb"].get<double>();
+    std::printf("  vllm-0015 Qwen3-30B-A3B K pool: measured %.2f predicted %.2f GiB error %+.2f%%\n",
+                r["k_size_gb"].get<double>(), predicted_k, 100 * err);
+    worst = std::max(worst, std::abs(err));
+    CHECK(std::abs(err) < 0.01);
+  }
+  std::printf("  vLLM rows: worst KV capacity error %.2f%%\n", 100 * worst);
+}
