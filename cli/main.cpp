@@ -23,7 +23,16 @@ const char* kUsage =
     "  willitfit estimate --model <id|config.json> --quant <Q4_K_M…> --hardware <id|device.json>\n"
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
     "                     [--ubatch N] [--engine llama.cpp|vllm] [--count N] [--ram-gib N] [--json]\n"
-    "  willitfit list models|hardware|quants|clouds [--json]\n"
+    "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
+    "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"
+    "                  [--batch N] [--seq N] [--checkpointing on|off] [--gpus N --zero 0-3]\n"
+    "                  [--offload none|optimizer|params] [--lora-rank N] [--lora-targets q,k,v,o,gate,up,down]\n"
+    "                  [--loss standard|chunked|fused] [--precision mixed|fp32] [--json]\n"
+    "  willitfit cost --hardware <id> --decode-tps N [--batched-tps N --concurrency N] [--count N]\n"
+    "                 [--market US|EU|UK|CN] [--price-kwh USD] [--power-w W] [--purchase-usd USD]\n"
+    "                 [--hours-per-day H] [--amortization-months M] [--months M]\n"
+    "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
+    "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -72,6 +81,53 @@ void print(const std::string& doc, bool pretty) {
   std::cout << json::parse(doc).dump(2) << "\n";
 }
 
+double gib(const json& v) { return v.get<double>() / (1024.0 * 1024.0 * 1024.0); }
+
+// Human-readable training summary: per-GPU memory by term and the verdict.
+void print_train(const json& r) {
+  const auto& s = r["settings"];
+  std::printf("%s, %s, %s on %d x %s (ZeRO %d)\n", r["model"]["name"].get<std::string>().c_str(),
+              s["method"].get<std::string>().c_str(), s["optimizer"].get<std::string>().c_str(),
+              s["gpus"].get<int>(), r["hardware"]["name"].get<std::string>().c_str(), s["zero"].get<int>());
+  std::printf("trainable %.3f B of %.3f B parameters\n", r["params"]["trainable"].get<double>() / 1e9,
+              r["params"]["total"].get<double>() / 1e9);
+  const auto& m = r["memory"]["per_gpu"];
+  for (const char* k : {"weights", "gradients", "master", "optimizer", "activations", "logits", "workspace", "runtime", "total"})
+    std::printf("  %-12s %9.2f GiB\n", k, gib(m[std::string(k) + "_bytes"]));
+  if (r["memory"]["cpu_bytes"].get<double>() > 0) std::printf("  %-12s %9.2f GiB\n", "cpu RAM", gib(r["memory"]["cpu_bytes"]));
+  std::printf("usable %.2f GiB per GPU -> %s\n", gib(r["memory"]["usable_bytes"]), r["verdict"].get<std::string>().c_str());
+  if (!r["min_count"].is_null()) std::printf("fits on %d of this device\n", r["min_count"].get<int>());
+  if (!r["cheapest"].is_null())
+    std::printf("cheapest that fits: %d x %s ($%.0f)\n", r["cheapest"]["count"].get<int>(),
+                r["cheapest"]["name"].get<std::string>().c_str(), r["cheapest"]["total_price_usd"].get<double>());
+}
+
+// Human-readable cost summary: owned cost per million tokens, cloud offers, break-even.
+void print_cost(const json& r) {
+  const auto& o = r["owned"];
+  std::printf("electricity %s: $%.3f/kWh; owned %.0f W, $%.0f purchase\n", r["electricity"]["market"].get<std::string>().c_str(),
+              r["electricity"]["price_kwh_usd"].get<double>(), o["power_w"].get<double>(), o["purchase_usd"].get<double>());
+  std::printf("owned: $%.2f per hour, $%.3f per million tokens (one stream)", o["per_hour_usd"]["total"].get<double>(),
+              o["per_million_tokens_usd"]["single"].get<double>());
+  if (o["per_million_tokens_usd"].contains("batched"))
+    std::printf(", $%.3f batched", o["per_million_tokens_usd"]["batched"].get<double>());
+  std::printf("\nelectricity per month: $%.2f\n", o["electricity_per_month_usd"].get<double>());
+  std::printf("cloud offers that fit (%zu):\n", r["clouds"].size());
+  int shown = 0;
+  for (const auto& c : r["clouds"]) {
+    if (++shown > 10) break;
+    std::printf("  %-12s %-40s %6.0f GB  $%7.2f/h  $%9.2f/month  %s\n", c["provider"].get<std::string>().c_str(),
+                c["instance"].get<std::string>().c_str(), c["vram_gb"].get<double>(), c["price_hour_usd"].get<double>(),
+                c["monthly_usd"].get<double>(), c["billing"].get<std::string>().c_str());
+  }
+  const auto& b = r["rent_vs_buy"];
+  if (!b.is_null()) {
+    if (b["break_even_months"].is_null()) std::printf("rent vs buy (%s): buying never breaks even\n", b["offer"].get<std::string>().c_str());
+    else std::printf("rent vs buy (%s): buying breaks even after %.1f months\n", b["offer"].get<std::string>().c_str(),
+                     b["break_even_months"].get<double>());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -97,7 +153,7 @@ int main(int argc, char** argv) {
     print(doc, true);
     return json::parse(doc)["errors"].empty() ? 0 : 2;
   }
-  if (cmd != "estimate") {
+  if (cmd != "estimate" && cmd != "train" && cmd != "cost") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -112,6 +168,21 @@ int main(int argc, char** argv) {
       {"--count", {"count", 'i'}},         {"--ram-gib", {"ram_gib", 'n'}},
       {"--flash-attn", {"flash_attn", 'b'}}, {"--rules", {"rules", 's'}},
       {"--wired-limit-mib", {"wired_limit_mib", 'n'}}, {"--gpu-share", {"gpu_share", 'n'}},
+      // train
+      {"--method", {"method", 's'}},       {"--optimizer", {"optimizer", 's'}},
+      {"--batch", {"batch", 'i'}},         {"--seq", {"seq", 'i'}},
+      {"--checkpointing", {"checkpointing", 'b'}}, {"--gpus", {"gpus", 'i'}},
+      {"--zero", {"zero", 'i'}},           {"--offload", {"offload", 's'}},
+      {"--offload-activations", {"offload_activations", 'b'}}, {"--lora-rank", {"lora_rank", 'i'}},
+      {"--lora-targets", {"lora_targets", 'l'}}, {"--loss", {"loss", 's'}},
+      {"--precision", {"precision", 's'}}, {"--double-quant", {"double_quant", 'b'}},
+      // cost
+      {"--decode-tps", {"decode_tps", 'n'}}, {"--batched-tps", {"batched_tps", 'n'}},
+      {"--concurrency", {"concurrency", 'i'}}, {"--market", {"market", 's'}},
+      {"--price-kwh", {"price_kwh_usd", 'n'}}, {"--power-w", {"power_w", 'n'}},
+      {"--purchase-usd", {"purchase_usd", 'n'}}, {"--hours-per-day", {"hours_per_day", 'n'}},
+      {"--amortization-months", {"amortization_months", 'n'}}, {"--months", {"months", 'i'}},
+      {"--memory-gib", {"memory_gib", 'n'}}, {"--offer", {"offer", 's'}},
   };
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -132,7 +203,13 @@ int main(int argc, char** argv) {
       try {
         std::size_t used = 0;
         if (kind == 's') req[key] = v;
-        else if (kind == 'b') {
+        else if (kind == 'l') {  // comma-separated list
+          json list = json::array();
+          std::stringstream ss(v);
+          for (std::string item; std::getline(ss, item, ',');)
+            if (!item.empty()) list.push_back(item);
+          req[key] = list;
+        } else if (kind == 'b') {
           if (v != "on" && v != "off") return fail("bad_value", key, a + " takes on or off");
           req[key] = v == "on";
         } else if (kind == 'i') {
@@ -151,7 +228,11 @@ int main(int argc, char** argv) {
       return fail("unknown_flag", a, "unknown flag " + a);
     }
   }
-  const std::string doc = wif::api_estimate(cat, req.dump());
-  print(doc, pretty);
+  const std::string doc = cmd == "train" ? wif::api_train(cat, req.dump())
+                          : cmd == "cost"  ? wif::api_cost(cat, req.dump())
+                                           : wif::api_estimate(cat, req.dump());
+  if (pretty && cmd == "train" && !json::parse(doc).contains("error")) print_train(json::parse(doc));
+  else if (pretty && cmd == "cost" && !json::parse(doc).contains("error")) print_cost(json::parse(doc));
+  else print(doc, pretty);
   return json::parse(doc).contains("error") ? 2 : 0;
 }
