@@ -69,6 +69,8 @@ TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
   o.offload_activations = opt_bool(q, "offload_activations", "").value_or(false);
   o.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
   o.double_quant = opt_bool(q, "double_quant", "").value_or(true);
+  o.adapters_fp32 = pick<bool>(q, "adapter_precision", {{"fp32", true}, {"bf16", false}}, true);
+  o.kbit_prep_fp32 = opt_bool(q, "kbit_prep_fp32", "").value_or(true);
   o.lora_rank = static_cast<int>(opt_int(q, "lora_rank", "", 1, 65536).value_or(16));
   if (q.contains("lora_targets")) {
     const auto& t = q["lora_targets"];
@@ -128,8 +130,15 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                    {"loss", o.loss == LossKind::Standard ? "standard" : o.loss == LossKind::Chunked ? "chunked" : "fused"},
                    {"gpus", o.gpus}, {"zero", o.zero},
                    {"offload", o.offload == Offload::None ? "none" : o.offload == Offload::Optimizer ? "optimizer" : "params"}};
-  if (o.method != TrainMethod::Full) { settings["lora_rank"] = o.lora_rank; settings["lora_targets"] = targets; }
-  if (o.method == TrainMethod::Qlora) settings["double_quant"] = o.double_quant;
+  if (o.method != TrainMethod::Full) {
+    settings["lora_rank"] = o.lora_rank;
+    settings["lora_targets"] = targets;
+    settings["adapter_precision"] = o.adapters_fp32 ? "fp32" : "bf16";
+  }
+  if (o.method == TrainMethod::Qlora) {
+    settings["double_quant"] = o.double_quant;
+    settings["kbit_prep_fp32"] = o.kbit_prep_fp32;
+  }
   return {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
                  {"topology", a.topology()}, {"layers", a.n_layer_main()}}},

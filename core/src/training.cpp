@@ -137,7 +137,8 @@ Plan plan_states(const Architecture& a, const TrainOptions& o) {
       p.params.quantized += t.n_elements();
       p.frozen_w += nf4_bytes_per_param(o.double_quant) * n;
     } else {
-      p.frozen_w += (o.mixed_precision ? 2.0 : 4.0) * n;
+      const bool upcast = o.method == TrainMethod::Qlora && o.kbit_prep_fp32;
+      p.frozen_w += (o.mixed_precision && !upcast ? 2.0 : 4.0) * n;
     }
     const std::string tgt = lora_target(t.role);
     const bool hit = tgt == "qkv" ? (targeted(o, "q") || targeted(o, "k") || targeted(o, "v"))
@@ -150,8 +151,9 @@ Plan plan_states(const Architecture& a, const TrainOptions& o) {
     const double np = r * static_cast<double>(in + out) * static_cast<double>(mats);
     p.params.trainable += static_cast<std::int64_t>(np);
     // PEFT keeps adapter weights in fp32 under bf16 autocast, so there is no separate master copy.
-    p.trainable_w += 4.0 * np;
-    p.grads += 4.0 * np;
+    const double ab = o.adapters_fp32 || !o.mixed_precision ? 4.0 : 2.0;
+    p.trainable_w += ab * np;
+    p.grads += ab * np;
     p.optim += o.optimizer == Optimizer::Adafactor
                    ? adafactor_bytes(in, o.lora_rank, mats) + adafactor_bytes(o.lora_rank, out, mats)
                    : opt_pp * np;
@@ -227,11 +229,13 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
   } else {
     act = tokens * (h2 * static_cast<double>(n_layers) + per_layer_max);
   }
-  // Logits: bf16 logits (2 B), their fp32 copy and its gradient (4 + 4) for the standard loss.
+  // Logits: bf16 logits (2 B), their fp32 copy and its gradient (4 + 4) for the standard loss; an
+  // fp32 output head (QLoRA after PEFT's k-bit preparation) yields fp32 logits (4 + 4 + 4).
   const double V = static_cast<double>(a.n_vocab);
+  const bool fp32_head = !o.mixed_precision || (o.method == TrainMethod::Qlora && o.kbit_prep_fp32);
   double logits = 0;
   switch (o.loss) {
-    case LossKind::Standard: logits = tokens * V * 10.0; break;
+    case LossKind::Standard: logits = tokens * V * (fp32_head ? 12.0 : 10.0); break;
     case LossKind::Chunked: logits = tokens * V * 3.0; break;  // bf16 logits + one fp32 chunk of 8
     case LossKind::Fused: logits = std::min(tokens, 4096.0) * V * 4.0; break;
   }

@@ -47,6 +47,10 @@ struct TrainOptions {
   int lora_rank = 16;
   std::vector<std::string> lora_targets{"q", "k", "v", "o", "gate", "up", "down"};
   bool double_quant = true;        // QLoRA: quantize the NF4 block scales again
+  bool adapters_fp32 = true;       // PEFT keeps adapters in fp32 under bf16 autocast; torchtune and
+                                   // Unsloth keep them in bf16 (with bf16 grads and fp32 Adam states)
+  bool kbit_prep_fp32 = true;      // QLoRA through PEFT's prepare_model_for_kbit_training casts the
+                                   // weights left unquantized (embeddings, head, norms) to fp32
   std::int64_t batch = 1;          // micro-batch per GPU
   std::int64_t seq = 2048;
   bool checkpointing = true;
