@@ -110,6 +110,9 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     const TrainMemory mn = training_memory(a, with_gpus(o, n));
     for (const auto& d : cat.devices()) {
       if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
+      // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
+      if (o.method == TrainMethod::Qlora &&
+          std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
       if (!fits(mn, usable_memory(d))) continue;
       const double price = d.price_usd * n;
       if (cheapest.is_null() || price < best) {
