@@ -28,7 +28,16 @@ const char* kUsage =
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
     "  willitfit serve --engine vllm ...   vLLM's per-GPU budget, KV capacity and commands\n"
-    "  willitfit list models|hardware|quants|clouds [--json]\n"
+    "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
+    "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"
+    "                  [--batch N] [--seq N] [--checkpointing on|off] [--gpus N --zero 0-3]\n"
+    "                  [--offload none|optimizer|params] [--lora-rank N] [--lora-targets q,k,v,o,gate,up,down]\n"
+    "                  [--loss standard|chunked|fused] [--precision mixed|fp32] [--json]\n"
+    "  willitfit cost --hardware <id> --decode-tps N [--batched-tps N --concurrency N] [--count N]\n"
+    "                 [--market US|EU|UK|CN] [--price-kwh USD] [--power-w W] [--purchase-usd USD]\n"
+    "                 [--hours-per-day H] [--amortization-months M] [--months M]\n"
+    "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
+    "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -77,6 +86,53 @@ void print(const std::string& doc, bool pretty) {
   std::cout << json::parse(doc).dump(2) << "\n";
 }
 
+double gib(const json& v) { return v.get<double>() / (1024.0 * 1024.0 * 1024.0); }
+
+// Human-readable training summary: per-GPU memory by term and the verdict.
+void print_train(const json& r) {
+  const auto& s = r["settings"];
+  std::printf("%s, %s, %s on %d x %s (ZeRO %d)\n", r["model"]["name"].get<std::string>().c_str(),
+              s["method"].get<std::string>().c_str(), s["optimizer"].get<std::string>().c_str(),
+              s["gpus"].get<int>(), r["hardware"]["name"].get<std::string>().c_str(), s["zero"].get<int>());
+  std::printf("trainable %.3f B of %.3f B parameters\n", r["params"]["trainable"].get<double>() / 1e9,
+              r["params"]["total"].get<double>() / 1e9);
+  const auto& m = r["memory"]["per_gpu"];
+  for (const char* k : {"weights", "gradients", "master", "optimizer", "activations", "logits", "workspace", "runtime", "total"})
+    std::printf("  %-12s %9.2f GiB\n", k, gib(m[std::string(k) + "_bytes"]));
+  if (r["memory"]["cpu_bytes"].get<double>() > 0) std::printf("  %-12s %9.2f GiB\n", "cpu RAM", gib(r["memory"]["cpu_bytes"]));
+  std::printf("usable %.2f GiB per GPU -> %s\n", gib(r["memory"]["usable_bytes"]), r["verdict"].get<std::string>().c_str());
+  if (!r["min_count"].is_null()) std::printf("fits on %d of this device\n", r["min_count"].get<int>());
+  if (!r["cheapest"].is_null())
+    std::printf("cheapest that fits: %d x %s ($%.0f)\n", r["cheapest"]["count"].get<int>(),
+                r["cheapest"]["name"].get<std::string>().c_str(), r["cheapest"]["total_price_usd"].get<double>());
+}
+
+// Human-readable cost summary: owned cost per million tokens, cloud offers, break-even.
+void print_cost(const json& r) {
+  const auto& o = r["owned"];
+  std::printf("electricity %s: $%.3f/kWh; owned %.0f W, $%.0f purchase\n", r["electricity"]["market"].get<std::string>().c_str(),
+              r["electricity"]["price_kwh_usd"].get<double>(), o["power_w"].get<double>(), o["purchase_usd"].get<double>());
+  std::printf("owned: $%.2f per hour, $%.3f per million tokens (one stream)", o["per_hour_usd"]["total"].get<double>(),
+              o["per_million_tokens_usd"]["single"].get<double>());
+  if (o["per_million_tokens_usd"].contains("batched"))
+    std::printf(", $%.3f batched", o["per_million_tokens_usd"]["batched"].get<double>());
+  std::printf("\nelectricity per month: $%.2f\n", o["electricity_per_month_usd"].get<double>());
+  std::printf("cloud offers that fit (%zu):\n", r["clouds"].size());
+  int shown = 0;
+  for (const auto& c : r["clouds"]) {
+    if (++shown > 10) break;
+    std::printf("  %-12s %-40s %6.0f GB  $%7.2f/h  $%9.2f/month  %s\n", c["provider"].get<std::string>().c_str(),
+                c["instance"].get<std::string>().c_str(), c["vram_gb"].get<double>(), c["price_hour_usd"].get<double>(),
+                c["monthly_usd"].get<double>(), c["billing"].get<std::string>().c_str());
+  }
+  const auto& b = r["rent_vs_buy"];
+  if (!b.is_null()) {
+    if (b["break_even_months"].is_null()) std::printf("rent vs buy (%s): buying never breaks even\n", b["offer"].get<std::string>().c_str());
+    else std::printf("rent vs buy (%s): buying breaks even after %.1f months\n", b["offer"].get<std::string>().c_str(),
+                     b["break_even_months"].get<double>());
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -102,7 +158,7 @@ int main(int argc, char** argv) {
     print(doc, true);
     return json::parse(doc)["errors"].empty() ? 0 : 2;
   }
-  if (cmd != "estimate" && cmd != "plan" && cmd != "serve") {
+  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -122,6 +178,21 @@ int main(int argc, char** argv) {
       {"--max-num-batched-tokens", {"max_num_batched_tokens", 'i'}},
       {"--gpu-memory-utilization", {"gpu_memory_utilization", 'n'}},
       {"--kv-cache-dtype", {"kv_cache_dtype", 's'}},
+      // train
+      {"--method", {"method", 's'}},       {"--optimizer", {"optimizer", 's'}},
+      {"--batch", {"batch", 'i'}},         {"--seq", {"seq", 'i'}},
+      {"--checkpointing", {"checkpointing", 'b'}}, {"--gpus", {"gpus", 'i'}},
+      {"--zero", {"zero", 'i'}},           {"--offload", {"offload", 's'}},
+      {"--offload-activations", {"offload_activations", 'b'}}, {"--lora-rank", {"lora_rank", 'i'}},
+      {"--lora-targets", {"lora_targets", 'l'}}, {"--loss", {"loss", 's'}},
+      {"--precision", {"precision", 's'}}, {"--double-quant", {"double_quant", 'b'}},
+      // cost
+      {"--decode-tps", {"decode_tps", 'n'}}, {"--batched-tps", {"batched_tps", 'n'}},
+      {"--concurrency", {"concurrency", 'i'}}, {"--market", {"market", 's'}},
+      {"--price-kwh", {"price_kwh_usd", 'n'}}, {"--power-w", {"power_w", 'n'}},
+      {"--purchase-usd", {"purchase_usd", 'n'}}, {"--hours-per-day", {"hours_per_day", 'n'}},
+      {"--amortization-months", {"amortization_months", 'n'}}, {"--months", {"months", 'i'}},
+      {"--memory-gib", {"memory_gib", 'n'}}, {"--offer", {"offer", 's'}},
   };
   if (cmd == "serve") req["engine"] = "vllm";
   json hardware = json::array();
@@ -160,7 +231,13 @@ int main(int argc, char** argv) {
       try {
         std::size_t used = 0;
         if (kind == 's') req[key] = v;
-        else if (kind == 'b') {
+        else if (kind == 'l') {  // comma-separated list
+          json list = json::array();
+          std::stringstream ss(v);
+          for (std::string item; std::getline(ss, item, ',');)
+            if (!item.empty()) list.push_back(item);
+          req[key] = list;
+        } else if (kind == 'b') {
           if (v != "on" && v != "off") return fail("bad_value", key, a + " takes on or off");
           req[key] = v == "on";
         } else if (kind == 'i') {
@@ -181,6 +258,17 @@ int main(int argc, char** argv) {
   }
   if (hardware.size() == 1) req["hardware"] = hardware[0];
   else if (hardware.size() > 1) req["hardware"] = hardware;
+  if (cmd == "train" || cmd == "cost") {
+    const std::string d = cmd == "train" ? wif::api_train(cat, req.dump()) : wif::api_cost(cat, req.dump());
+    const bool err = json::parse(d).contains("error");
+    if (pretty && !err) {
+      if (cmd == "train") print_train(json::parse(d));
+      else print_cost(json::parse(d));
+    } else {
+      print(d, pretty);
+    }
+    return err ? 2 : 0;
+  }
   const std::string doc = wif::api_estimate(cat, req.dump());
   if (pretty && cmd != "estimate" && !json::parse(doc).contains("error")) {
     // plan / serve: the part of the result that answers the question.

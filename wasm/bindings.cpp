@@ -15,6 +15,8 @@ const wif::Catalog& catalog() {
 }
 
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
+std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
+std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
@@ -23,6 +25,8 @@ std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
 EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
+  emscripten::function("train", &train);
+  emscripten::function("cost", &cost);
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
   emscripten::function("version", &version);

@@ -52,7 +52,19 @@ export async function estimate(request) {
   return unwrap(core.estimate(JSON.stringify(request)));
 }
 
-/** @param {'models'|'hardware'|'quants'|'clouds'} what */
+/** Training memory per GPU (see core/include/willitfit/training.hpp). @param {object} request */
+export async function train(request) {
+  const core = await loadCore();
+  return unwrap(core.train(JSON.stringify(request)));
+}
+
+/** Cost per million tokens, cloud offers, rent vs buy (core/include/willitfit/cost.hpp). @param {object} request */
+export async function cost(request) {
+  const core = await loadCore();
+  return unwrap(core.cost(JSON.stringify(request)));
+}
+
+/** @param {'models'|'hardware'|'quants'|'clouds'|'markets'} what */
 export async function list(what) {
   const core = await loadCore();
   return unwrap(core.list(what))[what];

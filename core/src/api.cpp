@@ -1,8 +1,10 @@
 #include "willitfit/api.hpp"
 
+#include "willitfit/cost.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/training.hpp"
 
 namespace wif {
 namespace {
@@ -29,6 +31,20 @@ std::string api_estimate(const Catalog& cat, const std::string& request_json) {
     const json q = parse_json(request_json, "");
     const EstimateRequest r = parse_request(cat, q);
     return estimate_to_json(r, run_estimate(cat, r)).dump();
+  });
+}
+
+std::string api_train(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    return train_to_json(cat, parse_train_request(cat, q)).dump();
+  });
+}
+
+std::string api_cost(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    return cost_to_json(cat, parse_cost_request(cat, q)).dump();
   });
 }
 
@@ -59,8 +75,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
       }
     } else if (what == "clouds") {
       for (const auto& c : cat.clouds()) items.push_back(c);
+    } else if (what == "markets") {
+      for (const auto& m : cat.markets()) items.push_back(m);
     } else {
-      throw InputError("bad_value", "what", "list models, hardware, quants or clouds");
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets");
     }
     return json{{what, items}}.dump();
   });

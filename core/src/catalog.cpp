@@ -163,8 +163,10 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
           }
         });
       }
-    } else if (f.path == "quants.json" || f.path == "clouds.json" || f.path == "backends.json") {
-      const char* key = f.path == "quants.json" ? "quants" : f.path == "clouds.json" ? "offers" : "backends";
+    } else if (f.path == "quants.json" || f.path == "clouds.json" || f.path == "backends.json" ||
+               f.path == "markets.json") {
+      const char* key = f.path == "quants.json" ? "quants" : f.path == "clouds.json" ? "offers"
+                        : f.path == "markets.json" ? "markets" : "backends";
       if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
         c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
         continue;
@@ -186,6 +188,11 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
             c.clouds_.push_back(e);
           } else if (f.path == "quants.json") {
             c.quants_.push_back(e);
+          } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
+            req_num(e, "price_kwh_local", p, 0.0001, 100);
+            req_num(e, "usd_per_unit", p, 0.000001, 1e6);
+            req_str(e, "currency", p);
+            c.markets_.push_back(e);
           } else {
             BackendInfo b;
             b.id = id;

@@ -10,7 +10,13 @@ namespace wif {
 /// Estimate for one request document (see estimate.hpp for its fields).
 std::string api_estimate(const Catalog& cat, const std::string& request_json);
 
-/// Catalog listings: what = "models" | "hardware" | "quants" | "clouds".
+/// Training memory for one request document (see training.hpp for its fields).
+std::string api_train(const Catalog& cat, const std::string& request_json);
+
+/// Cost per million tokens, cloud offers that fit and rent vs buy (see cost.hpp).
+std::string api_cost(const Catalog& cat, const std::string& request_json);
+
+/// Catalog listings: what = "models" | "hardware" | "quants" | "clouds" | "markets".
 std::string api_list(const Catalog& cat, const std::string& what);
 
 /// Problems found while loading the catalog (empty list when clean).

@@ -44,6 +44,8 @@ class Catalog {
   const std::vector<nlohmann::json>& quants() const { return quants_; }
   const std::vector<nlohmann::json>& clouds() const { return clouds_; }
   const std::vector<nlohmann::json>& measurements() const { return measurements_; }
+  /// Electricity prices per market (markets.json): id, currency, price_kwh_local, usd_per_unit.
+  const std::vector<nlohmann::json>& markets() const { return markets_; }
   const std::vector<Error>& errors() const { return errors_; }
 
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
@@ -53,7 +55,7 @@ class Catalog {
  private:
   std::vector<ModelEntry> models_;
   std::vector<Device> devices_;
-  std::vector<nlohmann::json> quants_, clouds_, measurements_;
+  std::vector<nlohmann::json> quants_, clouds_, measurements_, markets_;
   std::map<std::string, BackendInfo> backends_;
   std::vector<Error> errors_;
 };

@@ -1,0 +1,145 @@
+#include <catch2/catch.hpp>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/cost.hpp"
+
+using namespace wif;
+using nlohmann::json;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+json cost(const json& req) { return json::parse(api_cost(cat(), req.dump())); }
+const json kBase = {{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 100}, {"price_kwh_usd", 0.20},
+                    {"power_w", 500}, {"purchase_usd", 2000}, {"hours_per_day", 10}, {"amortization_months", 24}};
+}  // namespace
+
+TEST_CASE("owned cost per million tokens is electricity plus amortised purchase over tokens", "[cost]") {
+  const json r = cost(kBase);
+  REQUIRE_FALSE(r.contains("error"));
+  // 0.5 kW x $0.20 = $0.10/h; $2000 / 24 months / (10 h x 30.4375 days) = $0.27379/h.
+  const double amort = 2000.0 / 24.0 / (10.0 * 30.4375);
+  CHECK(r["owned"]["per_hour_usd"]["electricity"].get<double>() == Approx(0.10));
+  CHECK(r["owned"]["per_hour_usd"]["total"].get<double>() == Approx(0.10 + amort));
+  CHECK(r["owned"]["per_million_tokens_usd"]["single"].get<double>() == Approx((0.10 + amort) / 0.36));
+  CHECK(r["owned"]["electricity_per_month_usd"].get<double>() == Approx(0.5 * 10 * 30.4375 * 0.20));
+  CHECK(usd_per_million_tokens(3.6, 1000) == Approx(1.0));
+}
+
+TEST_CASE("batching at a concurrency lowers the cost per token in proportion to throughput", "[cost]") {
+  json q = kBase;
+  q["concurrency"] = 16;
+  q["batched_tps"] = 800;
+  const json r = cost(q);
+  const auto& p = r["owned"]["per_million_tokens_usd"];
+  CHECK(p["batched"].get<double>() == Approx(p["single"].get<double>() / 8.0));
+  CHECK(p["concurrency"] == 16);
+}
+
+TEST_CASE("cloud offers listed are those whose VRAM holds the need, with monthly cost by billing", "[cost]") {
+  json q = kBase;
+  q["memory_gib"] = 100;
+  const json r = cost(q);
+  REQUIRE(r["clouds"].size() > 0);
+  double prev = 0;
+  for (const auto& o : r["clouds"]) {
+    CHECK(o["vram_gb"].get<double>() >= 100);
+    CHECK(o["monthly_usd"].get<double>() >= prev);
+    prev = o["monthly_usd"].get<double>();
+    CHECK(o["url"].get<std::string>().rfind("http", 0) == 0);
+  }
+  json all = kBase;
+  CHECK(cost(all)["clouds"].size() > r["clouds"].size());
+  CHECK(billed_hours_per_month("per-second", 2.5) == Approx(2.5 * 30.4375));
+  CHECK(billed_hours_per_month("per-hour", 2.5) == Approx(3 * 30.4375));
+  CHECK(billed_hours_per_month("monthly", 1) == Approx(24 * 30.4375));
+}
+
+TEST_CASE("rent vs buy breaks even where cumulative costs cross, and the series is columnar", "[cost]") {
+  json q = kBase;
+  q["memory_gib"] = 20;
+  q["months"] = 24;
+  const json r = cost(q);
+  const auto& b = r["rent_vs_buy"];
+  REQUIRE(b.is_object());
+  const double cloud = b["cloud_monthly_usd"].get<double>(), elec = b["owned_electricity_monthly_usd"].get<double>();
+  REQUIRE(cloud > elec);
+  const double be = b["break_even_months"].get<double>();
+  CHECK(be == Approx(2000.0 / (cloud - elec)));
+  const auto& s = b["series"];
+  REQUIRE(s["months"].size() == 25);
+  REQUIRE(s["owned_usd"].size() == 25);
+  REQUIRE(s["cloud_usd"].size() == 25);
+  CHECK(s["owned_usd"][0].get<double>() == Approx(2000));
+  CHECK(s["cloud_usd"][0].get<double>() == 0);
+  for (std::size_t m = 1; m < 25; ++m) {
+    CHECK(s["cloud_usd"][m].get<double>() > s["cloud_usd"][m - 1].get<double>());
+    const double c = s["cloud_usd"][m].get<double>(), o = s["owned_usd"][m].get<double>();
+    if (static_cast<double>(m) < be - 0.05) CHECK(c < o);
+    if (static_cast<double>(m) > be + 0.05) CHECK(c > o);
+  }
+  // More hours a day make renting dearer, so buying breaks even sooner.
+  q["hours_per_day"] = 20;
+  CHECK(cost(q)["rent_vs_buy"]["break_even_months"].get<double>() < be);
+}
+
+TEST_CASE("electricity prices come from the market data with a source", "[cost]") {
+  REQUIRE(cat().markets().size() >= 4);
+  for (const char* m : {"US", "EU", "UK", "CN"}) {
+    json q = kBase;
+    q.erase("price_kwh_usd");
+    q["market"] = m;
+    const json r = cost(q);
+    CAPTURE(m);
+    REQUIRE_FALSE(r.contains("error"));
+    CHECK(r["electricity"]["price_kwh_usd"].get<double>() > 0.03);
+    CHECK(r["electricity"]["price_kwh_usd"].get<double>() < 0.6);
+    CHECK(r["electricity"]["source"].get<std::string>().rfind("http", 0) == 0);
+  }
+  json q = kBase;
+  q.erase("price_kwh_usd");
+  q["market"] = "Mars";
+  CHECK(cost(q)["error"]["path"] == "market");
+}
+
+TEST_CASE("the memory need can come from an estimate of the model, and bad input names the field", "[cost]") {
+  json q = kBase;
+  q["model"] = "meta-llama/Llama-3.1-8B";
+  q["quant"] = "Q4_K_M";
+  q["context"] = 8192;
+  const json r = cost(q);
+  REQUIRE_FALSE(r.contains("error"));
+  const double need = r["memory_need_bytes"].get<double>() / wif_test::kGiB;
+  CHECK(need > 4);
+  CHECK(need < 8);
+  json bad = kBase;
+  bad.erase("decode_tps");
+  CHECK(cost(bad)["error"]["path"] == "decode_tps");
+  bad = kBase;
+  bad["hours_per_day"] = 30;
+  CHECK(cost(bad)["error"]["path"] == "hours_per_day");
+  bad = kBase;
+  bad["speeds"] = {{"nvidia-h100-sxm", {{"batched_tps", 5}}}};
+  CHECK(cost(bad)["error"]["path"] == "speeds.nvidia-h100-sxm.decode_tps");
+}
+
+TEST_CASE("cloud cost per token uses the speed given for that offer's device", "[cost]") {
+  json q = kBase;
+  q["speeds"] = {{"nvidia-h100-sxm", {{"decode_tps", 150}}}};
+  const json r = cost(q);
+  bool saw = false;
+  for (const auto& o : r["clouds"]) {
+    if (o["device"] == "nvidia-h100-sxm") {
+      saw = true;
+      CHECK(o["per_million_tokens_usd"]["single"].get<double>() ==
+            Approx(o["price_hour_usd"].get<double>() / (150 * 3600.0) * 1e6));
+    } else {
+      CHECK_FALSE(o.contains("per_million_tokens_usd"));
+    }
+  }
+  CHECK(saw);
+}
