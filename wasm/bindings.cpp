@@ -16,6 +16,7 @@ const wif::Catalog& catalog() {
 
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
+std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
@@ -25,5 +26,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
+  emscripten::function("accuracyReport", &accuracy_report);
   emscripten::function("version", &version);
 }

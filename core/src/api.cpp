@@ -1,5 +1,6 @@
 #include "willitfit/api.hpp"
 
+#include "willitfit/bench.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
@@ -64,6 +65,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     }
     return json{{what, items}}.dump();
   });
+}
+
+std::string api_accuracy(const Catalog& cat) {
+  return guarded([&] { return accuracy_report(cat).dump(); });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {

@@ -45,6 +45,9 @@ class Catalog {
   const std::vector<nlohmann::json>& clouds() const { return clouds_; }
   const std::vector<nlohmann::json>& measurements() const { return measurements_; }
   const std::vector<Error>& errors() const { return errors_; }
+  /// Other documents kept whole (speed.json, measurements/*.json), by path under data/;
+  /// nullptr when absent.
+  const nlohmann::json* document(const std::string& path) const;
 
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
   const Device* find_device(const std::string& id) const;
@@ -55,6 +58,7 @@ class Catalog {
   std::vector<Device> devices_;
   std::vector<nlohmann::json> quants_, clouds_, measurements_;
   std::map<std::string, BackendInfo> backends_;
+  std::map<std::string, nlohmann::json> documents_;
   std::vector<Error> errors_;
 };
 

@@ -15,6 +15,7 @@
 #include "willitfit/device.hpp"
 #include "willitfit/kv_cache.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/speed.hpp"
 
 namespace wif {
 
@@ -35,6 +36,7 @@ struct EstimateRequest {
   QuantOptions qopt;
   double ram_gib = 0;                // system RAM available for offload (0 = not considered)
   MemoryOverrides overrides;
+  SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
 };
 
 struct Estimate {
@@ -49,6 +51,7 @@ struct Estimate {
   UsableMemory usable;                  // summed over `count` devices
   std::string verdict;                  // fits | tight | offload | no_fit
   ParamCounts params;
+  SpeedResult speed;                    // single device (see speed.hpp)
 };
 
 /// Resolve a request document against the catalog. Throws InputError with the field's path.
