@@ -18,6 +18,7 @@ std::string estimate(const std::string& request) { return wif::api_estimate(cata
 std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
+std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
@@ -29,5 +30,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("cost", &cost);
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
+  emscripten::function("accuracyReport", &accuracy_report);
   emscripten::function("version", &version);
 }

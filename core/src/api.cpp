@@ -1,6 +1,7 @@
 #include "willitfit/api.hpp"
 
 #include "willitfit/cost.hpp"
+#include "willitfit/bench.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
@@ -82,6 +83,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     }
     return json{{what, items}}.dump();
   });
+}
+
+std::string api_accuracy(const Catalog& cat) {
+  return guarded([&] { return accuracy_report(cat).dump(); });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {

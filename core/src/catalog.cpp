@@ -85,7 +85,9 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     guard(f.path, [&] { doc = parse_json(f.text, f.path); });
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
-    if (starts_with(f.path, "models/")) {
+    if (f.path == "speed.json" || starts_with(f.path, "measurements/")) {
+      c.documents_[f.path] = doc;  // read by their own modules (speed.cpp, bench.cpp)
+    } else if (starts_with(f.path, "models/")) {
       guard(entry_path(f.path, doc, 0), [&] {
         const std::string p = entry_path(f.path, doc, 0);
         if (!doc.is_object()) throw InputError("bad_type", p, "a model file holds one JSON object");
@@ -231,6 +233,11 @@ const Device* Catalog::find_device(const std::string& id) const {
   for (const auto& d : devices_)
     if (d.id == l) return &d;
   return nullptr;
+}
+
+const nlohmann::json* Catalog::document(const std::string& path) const {
+  auto it = documents_.find(path);
+  return it == documents_.end() ? nullptr : &it->second;
 }
 
 const BackendInfo* Catalog::find_backend(const std::string& id) const {

@@ -20,6 +20,11 @@ GgmlType kv_type(const std::string& s, const std::string& path) {
   return *t;
 }
 
+// The decode curve runs to the requested context (or the model's own when 0).
+std::int64_t e_ctx_for_curve(const EstimateRequest& r) {
+  return r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
+}
+
 }  // namespace
 
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
@@ -101,6 +106,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
   parse_serving(cat, q, r);
+  r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(512);
+  r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(128);
+  r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(0);
+  r.speed.n_ubatch = r.kv.n_ubatch;
+  r.speed.backend = opt_str(q, "backend", "").value_or("");
+  r.speed.curve_max_depth = e_ctx_for_curve(r);
   return r;
 }
 
@@ -115,6 +126,8 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
   // several (serving.cpp).
   place_estimate(cat, r, e);
+  if (r.device.bandwidth_gbs > 0)
+    e.speed = estimate_speed(a, e.plan, r.device, r.kv, r.speed, speed_coefficients(cat));
   return e;
 }
 
@@ -159,6 +172,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},
       {"verdict", e.verdict},
   };
+  if (e.speed.decode_tps > 0) out["speed"] = speed_to_json(e.speed, r.speed);
   if (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf) out["gguf_file_bytes"] = e.plan.file_bytes;
   else out["checkpoint_bytes"] = e.plan.file_bytes;
   serving_to_json(r, e, out);

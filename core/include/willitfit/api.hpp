@@ -22,6 +22,9 @@ std::string api_list(const Catalog& cat, const std::string& what);
 /// Problems found while loading the catalog (empty list when clean).
 std::string api_catalog_errors(const Catalog& cat);
 
+/// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
+std::string api_accuracy(const Catalog& cat);
+
 /// Wrap an error as the error document.
 std::string error_json(const Error& e);
 

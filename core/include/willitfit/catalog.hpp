@@ -47,6 +47,9 @@ class Catalog {
   /// Electricity prices per market (markets.json): id, currency, price_kwh_local, usd_per_unit.
   const std::vector<nlohmann::json>& markets() const { return markets_; }
   const std::vector<Error>& errors() const { return errors_; }
+  /// Other documents kept whole (speed.json, measurements/*.json), by path under data/;
+  /// nullptr when absent.
+  const nlohmann::json* document(const std::string& path) const;
 
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
   const Device* find_device(const std::string& id) const;
@@ -57,6 +60,7 @@ class Catalog {
   std::vector<Device> devices_;
   std::vector<nlohmann::json> quants_, clouds_, measurements_, markets_;
   std::map<std::string, BackendInfo> backends_;
+  std::map<std::string, nlohmann::json> documents_;
   std::vector<Error> errors_;
 };
 

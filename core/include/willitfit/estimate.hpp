@@ -18,6 +18,7 @@
 #include "willitfit/placement.hpp"
 #include "willitfit/quantize.hpp"
 #include "willitfit/vllm.hpp"
+#include "willitfit/speed.hpp"
 
 namespace wif {
 
@@ -45,6 +46,7 @@ struct EstimateRequest {
   PlacementSettings placement;
   bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
   VllmOptions vllm;
+  SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
 };
 
 struct Estimate {
@@ -63,6 +65,7 @@ struct Estimate {
   Placement full;                       // everything on the accelerators (memory.*_bytes)
   std::optional<VllmBudget> vllm;       // engine "vllm", as requested
   std::optional<VllmBudget> vllm_fit;   // a shorter max_model_len that fits, when the request does not
+  SpeedResult speed;                    // single device (see speed.hpp)
 };
 
 /// Resolve a request document against the catalog. Throws InputError with the field's path.

@@ -1,0 +1,27 @@
+// npm run accuracy: prints the speed accuracy report (predicted against published llama-bench rows)
+// as a table, from the native CLI (`willitfit accuracy --json`; build it with `npm run build`).
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+
+const cli = new URL('../build/cli/willitfit', import.meta.url).pathname;
+if (!existsSync(cli)) {
+  console.error(`no CLI at ${cli}; run "npm run build" first`);
+  process.exit(1);
+}
+const doc = JSON.parse(execFileSync(cli, ['accuracy', '--json'], { encoding: 'utf8', maxBuffer: 64 << 20 }));
+if (doc.error) {
+  console.error(`${doc.error.code}: ${doc.error.message}`);
+  process.exit(2);
+}
+const a = doc.accuracy;
+const pct = (x) => `${x.toFixed(1)}%`.padStart(7);
+const cell = (s) => `${pct(s.median_ape_pct)} ${pct(s.within_25_pct)}`;
+console.log(`Speed accuracy: ${a.rows_used} of ${a.rows_total} llama-bench rows predicted (${a.note}).`);
+console.log('Columns: median absolute error, share of rows within 25%.\n');
+console.log(`${'test'.padEnd(5)}${'device'.padEnd(8)}${'rows'.padStart(5)}   ${'ours'.padEnd(16)} ${'bw / size'.padEnd(16)} ${'bw / size x const'}`);
+const order = { tg: 0, pp: 1 };
+for (const t of [...a.table].sort((x, y) => order[x.kind] - order[y.kind] || (x.device_class === 'all' ? -1 : y.device_class === 'all' ? 1 : x.device_class.localeCompare(y.device_class)))) {
+  console.log(`${(t.kind === 'tg' ? 'tg' : 'pp').padEnd(5)}${t.device_class.padEnd(8)}${String(t.rows).padStart(5)}   ${cell(t.ours)}  ${cell(t.bandwidth_over_size)}  ${cell(t.bandwidth_over_size_scaled)}`);
+}
+console.log('\nLeft out:');
+for (const [why, n] of Object.entries(a.excluded)) console.log(`  ${String(n).padStart(4)}  ${why}`);

@@ -1,0 +1,173 @@
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/speed.hpp"
+
+using namespace wif;
+using Catch::Matchers::WithinRel;
+using nlohmann::json;
+
+namespace {
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+const Architecture& arch(const char* id) {
+  const ModelEntry* m = cat().find_model(id);
+  REQUIRE(m != nullptr);
+  return m->arch;
+}
+// An ideal 1 TB/s, 100 TFLOPS GPU: full bandwidth, no launch cost, no quant penalty.
+Device ideal_gpu(double gbs = 1000) {
+  Device d;
+  d.id = "ideal";
+  d.kind = DeviceKind::Gpu;
+  d.bandwidth_gbs = gbs;
+  d.fp16_tflops = 100;
+  d.backend = "cuda";
+  return d;
+}
+SpeedCoefficients ideal_coeffs() {
+  SpeedCoefficients c;
+  c.backends["cuda"] = BackendSpeed{1.0, 0.0, 1.0, true};
+  return c;
+}
+}  // namespace
+
+TEST_CASE("a dense 8B Q4_0 model on a 1 TB/s GPU decodes at bandwidth over the bytes it reads", "[speed]") {
+  const Architecture& a = arch("meta-llama/Meta-Llama-3-8B");
+  const TensorPlan p = plan_quantization(a, "Q4_0");
+  // By hand: every tensor once, except the embedding table, of which one row is looked up.
+  double bytes = 0;
+  for (const auto& t : p.tensors)
+    bytes += t.role == TensorRole::TokenEmbd ? static_cast<double>(t.bytes) / 128256.0 : static_cast<double>(t.bytes);
+  const ModelWork w = model_work(a, p);
+  CHECK_THAT(w.decode_weight_bytes, WithinRel(bytes, 1e-9));
+  // Q4_0 (4.5 bits) body with a Q6_K output head: about 4.3 GB, so about 230 tokens/s.
+  CHECK(bytes > 4.0e9);
+  CHECK(bytes < 4.6e9);
+  const SpeedResult s = estimate_speed(a, p, ideal_gpu(), KvOptions{}, SpeedOptions{}, ideal_coeffs());
+  CHECK_THAT(s.decode_tps, WithinRel(1e12 / bytes, 1e-9));
+  CHECK(w.layers == 32);
+  // Prefill: 2 x (params without embedding and output head) per token; ~7B -> ~14 GFLOP per token.
+  CHECK(w.matmul_flops > 13.0e9);
+  CHECK(w.matmul_flops < 14.5e9);
+}
+
+TEST_CASE("Llama 3 8B reads 128 KiB of f16 KV cache per token of context", "[speed]") {
+  const Architecture& a = arch("meta-llama/Meta-Llama-3-8B");
+  // 32 layers x 8 KV heads x 128 dims x (K + V) x 2 bytes.
+  CHECK(kv_read_bytes(a, KvOptions{}, 4096) == Approx(32.0 * 8 * 128 * 2 * 2 * 4096));
+  CHECK(kv_read_bytes(a, KvOptions{}, 0) == 0);
+  // Only the layers a device holds: half the layers, half the bytes.
+  const double half = kv_read_bytes(a, KvOptions{}, 4096, [](std::int64_t l) { return l < 16; });
+  CHECK_THAT(half, WithinRel(kv_read_bytes(a, KvOptions{}, 4096) / 2, 1e-12));
+}
+
+TEST_CASE("causal attention FLOPs over a prompt follow the triangle sum", "[speed]") {
+  const Architecture& a = arch("meta-llama/Meta-Llama-3-8B");
+  // 32 layers x 2 FLOP x 32 heads x (128 + 128) x sum_{p=1..512} p.
+  CHECK_THAT(attention_flops(a, 512, 0), WithinRel(32.0 * 2 * 32 * 256 * (512.0 * 513 / 2), 1e-12));
+  CHECK(attention_flops(a, 512, 4096) > attention_flops(a, 512, 0));
+}
+
+TEST_CASE("an MoE model's decode reads only the experts it routes to", "[speed]") {
+  const Architecture& a = arch("Qwen/Qwen3-30B-A3B");
+  const TensorPlan p = plan_quantization(a, "Q8_0");
+  double experts = 0, rest = 0, embd_row = 0;
+  for (const auto& t : p.tensors) {
+    if (t.role == TensorRole::TokenEmbd) embd_row = static_cast<double>(t.bytes) / static_cast<double>(t.ne[1]);
+    else if (t.is_expert()) experts += static_cast<double>(t.bytes);
+    else rest += static_cast<double>(t.bytes);
+  }
+  const ModelWork w = model_work(a, p);
+  CHECK_THAT(w.decode_weight_bytes, WithinRel(rest + embd_row + experts * 8.0 / 128.0, 1e-9));
+  CHECK(w.decode_weight_bytes < 0.15 * static_cast<double>(p.weights_bytes));
+  // A prefill micro-batch touches every expert.
+  CHECK(w.pass_weight_bytes > 0.95 * (rest + experts));
+}
+
+TEST_CASE("sliding-window layers read at most their window however deep the context", "[speed]") {
+  const Architecture& a = arch("openai/gpt-oss-20b");
+  const double full_per_tok = (kv_read_bytes(a, KvOptions{}, 200000) - kv_read_bytes(a, KvOptions{}, 100000)) / 100000;
+  // gpt-oss-20b: 12 of its 24 layers attend fully (8 KV heads x 64 dims x K,V x 2 bytes).
+  CHECK_THAT(full_per_tok, WithinRel(12.0 * 8 * 64 * 2 * 2, 1e-9));
+}
+
+TEST_CASE("more bandwidth is never slower", "[speed]") {
+  const Architecture& a = arch("zai-org/GLM-4.5-Air");
+  const TensorPlan p = plan_quantization(a, "Q4_K_M");
+  const SpeedCoefficients c = speed_coefficients(cat());
+  double last_dec = 0, last_pre = 0;
+  for (double gbs : {100.0, 200.0, 400.0, 800.0, 1600.0, 3200.0}) {
+    CAPTURE(gbs);
+    const SpeedResult s = estimate_speed(a, p, ideal_gpu(gbs), KvOptions{}, SpeedOptions{}, c);
+    CHECK(s.decode_tps > last_dec);
+    CHECK(s.prefill_tps >= last_pre);
+    last_dec = s.decode_tps;
+    last_pre = s.prefill_tps;
+  }
+}
+
+TEST_CASE("a deeper context never decodes faster", "[speed]") {
+  for (const char* id : {"meta-llama/Meta-Llama-3-8B", "openai/gpt-oss-20b", "Qwen/Qwen3-Next-80B-A3B-Instruct",
+                         "deepseek-ai/DeepSeek-V3-0324"}) {
+    CAPTURE(id);
+    const Architecture& a = arch(id);
+    const SpeedResult s = estimate_speed(a, plan_quantization(a, "Q4_K_M"), ideal_gpu(), KvOptions{},
+                                         SpeedOptions{}, speed_coefficients(cat()));
+    REQUIRE(s.curve_tps.size() == s.curve_depth.size());
+    for (std::size_t i = 1; i < s.curve_tps.size(); ++i) CHECK(s.curve_tps[i] <= s.curve_tps[i - 1]);
+  }
+}
+
+TEST_CASE("time to first token is the prompt over the prefill rate", "[speed]") {
+  const Architecture& a = arch("meta-llama/Meta-Llama-3-8B");
+  SpeedOptions o;
+  o.prompt = 4096;
+  o.gen = 256;
+  const SpeedResult s = estimate_speed(a, plan_quantization(a, "Q4_K_M"), ideal_gpu(), KvOptions{}, o,
+                                       speed_coefficients(cat()));
+  REQUIRE(s.prefill_available);
+  CHECK_THAT(s.ttft_ms, WithinRel(4096.0 / s.prefill_tps * 1000.0, 1e-9));
+  CHECK(s.total_ms > s.ttft_ms + 256.0 / s.decode_tps * 1000.0 * 0.99);
+  CHECK(s.decode_tps_low < s.decode_tps);
+  CHECK(s.decode_tps_high > s.decode_tps);
+}
+
+TEST_CASE("the estimate document carries speed for prompt, gen and depth", "[speed]") {
+  const json r = json::parse(api_estimate(cat(), json{{"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_0"},
+                                                      {"hardware", "nvidia-rtx-4090"}, {"prompt", 1024},
+                                                      {"gen", 64}, {"depth", 2048}}.dump()));
+  REQUIRE_FALSE(r.contains("error"));
+  const json& s = r["speed"];
+  CHECK(s["depth"] == 2048);
+  for (const char* k : {"decode_tps", "decode_tps_low", "decode_tps_high", "prefill_tps", "prefill_tps_low",
+                        "prefill_tps_high", "ttft_ms"}) {
+    CAPTURE(k);
+    REQUIRE(s.contains(k));
+    CHECK(std::isfinite(s[k].get<double>()));
+    CHECK(s[k].get<double>() > 0);
+  }
+  // RTX 4090 (1008 GB/s), Llama 3 8B Q4_0: published llama-bench tg128 runs are 150-190 t/s.
+  CHECK(s["decode_tps"].get<double>() > 120);
+  CHECK(s["decode_tps"].get<double>() < 220);
+  const json bad = json::parse(api_estimate(cat(), json{{"model", "meta-llama/Meta-Llama-3-8B"},
+                                                        {"hardware", "nvidia-rtx-4090"}, {"prompt", 0}}.dump()));
+  CHECK(bad["error"]["path"] == "prompt");
+}
+
+TEST_CASE("speed.json loads with a coefficient set for every backend class", "[speed]") {
+  const SpeedCoefficients c = speed_coefficients(cat());
+  for (const char* b : {"cuda", "metal", "rocm", "vulkan", "cpu"}) {
+    CAPTURE(b);
+    CHECK(c.backends.count(b) == 1);
+  }
+  CHECK(c.decode_low < 1.0);
+  CHECK(c.decode_high > 1.0);
+  CHECK_THROWS_AS(speed_coefficients_from_json(json{{"backends", json::array({{{"id", "cuda"}}})}}, "speed.json"),
+                  InputError);
+}
