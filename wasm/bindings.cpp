@@ -6,6 +6,7 @@
 
 #include "willitfit/api.hpp"
 #include "willitfit/catalog.hpp"
+#include "willitfit/saved.hpp"
 
 namespace {
 
@@ -17,6 +18,7 @@ const wif::Catalog& catalog() {
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
+std::string check_saved(const std::string& text) { return wif::api_check_saved(catalog(), text); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
 }  // namespace
@@ -25,5 +27,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
+  emscripten::function("checkSaved", &check_saved);
   emscripten::function("version", &version);
 }

@@ -5,6 +5,7 @@
 
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/limits.hpp"
 
 namespace wif {
 namespace {
@@ -101,6 +102,9 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   const std::string kvt = opt_str(q, "kv_type", "").value_or("f16");
   r.kv.type_k = kv_type(opt_str(q, "kv_type_k", "").value_or(kvt), q.contains("kv_type_k") ? "kv_type_k" : "kv_type");
   r.kv.type_v = kv_type(opt_str(q, "kv_type_v", "").value_or(kvt), q.contains("kv_type_v") ? "kv_type_v" : "kv_type");
+  if (!r.kv.flash_attn && !(r.kv.type_v == GgmlType::F16 || r.kv.type_v == GgmlType::F32 || r.kv.type_v == GgmlType::BF16))
+    throw InputError("bad_value", q.contains("kv_type_v") ? "kv_type_v" : "kv_type",
+                     "llama.cpp needs flash attention for a quantized V cache (-fa on)");
   const std::string rules = opt_str(q, "rules", "").value_or("2025-12");
   if (rules == "2026") r.qopt.rules = QuantRules::Y2026;
   else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026");
@@ -111,6 +115,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (limits.hpp)
   return r;
 }
 
