@@ -80,12 +80,12 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   EstimateRequest r;
-  if (!q.contains("model")) throw InputError("missing_field", "model", "'model' is required");
+  if (!q.contains("model") || q["model"].is_null()) throw InputError("missing_field", "model", "'model' is required");
   r.model = resolve_model(cat, q["model"], "model");
   if (auto s = opt_str(q, "quant", "")) r.quant = *s;
   if (!find_quant(r.quant))
     throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
-  if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
+  if (!q.contains("hardware") || q["hardware"].is_null()) throw InputError("missing_field", "hardware", "'hardware' is required");
   r.device = resolve_device(cat, q["hardware"], "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
   r.engine = opt_str(q, "engine", "").value_or("llama.cpp");

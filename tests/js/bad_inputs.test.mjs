@@ -42,7 +42,8 @@ for (const c of table.cases) {
     test(`CLI refuses ${c.id} with ${expected(c)}`, () => {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bad-'));
       for (const [name, body] of Object.entries(route.files)) fs.writeFileSync(path.join(dir, name), body);
-      const r = cli(...route.args.map((a) => a.replace('{dir}', dir)), '--json');
+      const [cmd, ...rest] = route.args.map((a) => a.replace('{dir}', dir));
+      const r = cli(cmd, '--json', ...rest);  // --json first, so a flag left without value stays so
       fs.rmSync(dir, { recursive: true, force: true });
       assert.equal(r.code, 2, `exit ${r.code}: ${r.stdout}${r.stderr}`);
       assert.ok(r.json && r.json.error, r.stdout);
