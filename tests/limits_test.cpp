@@ -66,7 +66,7 @@ TEST_CASE("the largest accepted request still gives finite, consistent figures",
   CHECK(m["total_bytes"].get<std::uint64_t>() ==
         m["weights_bytes"].get<std::uint64_t>() + m["kv_cache_bytes"].get<std::uint64_t>() +
             m["compute_bytes"].get<std::uint64_t>() + m["overhead_bytes"].get<std::uint64_t>());
-  CHECK(r["verdict"] == "no_fit");
+  CHECK(r["verdict"] == "offload");  // 10^6 GiB of system RAM takes what the GPUs cannot
 }
 
 TEST_CASE("heads that do not divide are refused instead of rounded", "[limits]") {

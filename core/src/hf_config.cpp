@@ -200,7 +200,9 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
       opt_int_any(c, {"num_key_value_heads", "num_kv_heads"}, path, 1, kBig).value_or(n_head);
   // Without head_dim the width is hidden_size / heads, which must divide; grouped-query
   // attention shares each K/V head among a whole number of query heads (llama.cpp asserts both).
-  if (n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && a.n_embd % n_head != 0)
+  // MLA configs (kv_lora_rank) take their head widths from the qk/v head dims instead.
+  if (n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && !opt_int(c, "kv_lora_rank", path, 1, kBig) &&
+      a.n_embd % n_head != 0)
     throw InputError("bad_value", join_path(path, "num_attention_heads"),
                      "num_attention_heads (" + std::to_string(n_head) + ") does not divide hidden_size (" +
                          std::to_string(a.n_embd) + ") and no head_dim is given");
