@@ -2,7 +2,7 @@
 //   node scripts/fuzz.mjs                 short run: 25 s per target (part of npm test)
 //   node scripts/fuzz.mjs --seconds 1200  long run (npm run fuzz:long: 3 targets x 20 min)
 //   node scripts/fuzz.mjs --save          afterwards, minimise the corpus into tests/fuzz/corpus/
-//   node scripts/fuzz.mjs --only api_estimate
+//   node scripts/fuzz.mjs --only api_estimate     (--no-build: reuse the built fuzzers)
 // Seeds are written fresh each run into build-fuzz/seeds/<target>/ from the test data: the
 // golden configs, every catalog model's config, the bad-input table and the data files. New
 // inputs found go to build-fuzz/corpus/<target>/; crashes to build-fuzz/crashes/ (copy them to
@@ -12,6 +12,8 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { requestOf, table, textOf } from '../tests/js/bad_inputs.mjs';
+
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
 const argv = process.argv.slice(2);
@@ -19,6 +21,7 @@ const opt = (k, d) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] :
 const seconds = Number(opt('--seconds', '25'));
 const only = opt('--only', '');
 const save = argv.includes('--save');
+const noBuild = argv.includes('--no-build');  // reuse the fuzzers already in build-fuzz/
 const B = 'build-fuzz';
 
 function sh(cmd, args, env = {}) {
@@ -26,9 +29,9 @@ function sh(cmd, args, env = {}) {
   if (r.status !== 0) { console.log(`not ok fuzz-build ${cmd} ${args.join(' ')}`); process.exit(1); }
 }
 
-if (!fs.existsSync(path.join(B, 'CMakeCache.txt')))
+if (!noBuild && !fs.existsSync(path.join(B, 'CMakeCache.txt')))
   sh('cmake', ['-S', '.', '-B', B, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DWIF_FUZZ=ON'], { CC: 'clang', CXX: 'clang++' });
-sh('cmake', ['--build', B, '-j2', '--target', 'wif_fuzzers']);
+if (!noBuild) sh('cmake', ['--build', B, '-j2', '--target', 'wif_fuzzers']);
 
 // ---- seeds from the tests' own data ----
 const walk = (d) => fs.readdirSync(d, { withFileTypes: true })
@@ -36,17 +39,19 @@ const walk = (d) => fs.readdirSync(d, { withFileTypes: true })
 const seedDir = (t) => { const d = path.join(B, 'seeds', t); fs.rmSync(d, { recursive: true, force: true }); fs.mkdirSync(d, { recursive: true }); return d; };
 const write = (d, name, data) => fs.writeFileSync(path.join(d, name.replace(/[^\w.-]/g, '_')), data);
 
-const badCases = JSON.parse(fs.readFileSync('tests/golden/bad_inputs.json', 'utf8')).cases;
+const badCases = table.cases;
 const modelFiles = walk('data/models').filter((f) => f.endsWith('.json'));
 const seeds = {
   hf_config(d) {
     for (const f of walk('tests/golden/configs')) write(d, path.basename(f), fs.readFileSync(f));
     for (const f of modelFiles) write(d, path.basename(f), JSON.stringify(JSON.parse(fs.readFileSync(f, 'utf8')).config));
-    for (const c of badCases) if (c.request && typeof c.request.model === 'object' && c.request.model?.config)
-      write(d, `bad-${c.id}`, JSON.stringify(c.request.model.config));
+    for (const c of badCases) {
+      const r = requestOf(c);
+      if (r && r.model && typeof r.model === 'object' && r.model.config) write(d, `bad-${c.id}`, JSON.stringify(r.model.config));
+    }
   },
   api_estimate(d) {
-    for (const c of badCases) write(d, `bad-${c.id}`, c.text ?? JSON.stringify(c.request));
+    for (const c of badCases) if (textOf(c) !== null) write(d, `bad-${c.id}`, textOf(c));
     for (const f of modelFiles.slice(0, 40)) {
       const m = JSON.parse(fs.readFileSync(f, 'utf8'));
       write(d, path.basename(f), JSON.stringify({ model: m.id, quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 32768 }));
@@ -82,7 +87,7 @@ for (const t of targets) {
       `-artifact_prefix=${crashes}/${t}-`, ...dirs],
     { encoding: 'utf8', maxBuffer: 1 << 28 });
   const out = (r.stdout || '') + (r.stderr || '');
-  const execs = Number((out.match(/stat::number_of_executed_runs:\s*(\d+)/) || [])[1] || 0);
+  const execs = Number((out.match(/stat::number_of_executed_(?:runs|units):\s*(\d+)/) || [])[1] || 0);
   const secs = ((Date.now() - t0) / 1000).toFixed(0);
   if (r.status === 0 && execs > 0) {
     console.log(`ok ${t} ${execs} execs in ${secs} s`);
