@@ -1,6 +1,7 @@
 // willitfit: the command-line face of the core. Builds one request document from flags, calls
 // the same JSON API the wasm module exposes, and prints the result. Exit 0 on success, 2 on bad
 // input (the error document is printed to stdout as JSON), 1 on internal failures.
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -269,7 +270,8 @@ int main(int argc, char** argv) {
           req[key] = x;
         } else {
           const double x = std::stod(v, &used);
-          if (used != v.size()) throw std::invalid_argument(v);
+          // NaN and Infinity have no JSON form (they would be written as null, i.e. "absent").
+          if (used != v.size() || !std::isfinite(x)) throw std::invalid_argument(v);
           req[key] = x;
         }
       } catch (const std::exception&) {

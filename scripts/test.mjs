@@ -3,6 +3,8 @@
 //  1. Catch2 on the core, through CTest (one CTest test per TEST_CASE)
 //  2. node --test on the built wasm module and the CLI  (tests/js)
 //  3. node --test driving the real page in Chromium     (tests/web)
+//  4. the core's Catch2 tests and fuzz-corpus replays again under ASan+UBSan (build-asan/, clang)
+//  5. a short libFuzzer run of each target in tests/fuzz (build-fuzz/; scripts/fuzz.mjs)
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -41,6 +43,27 @@ run('core (Catch2 via CTest)', 'ctest', ['--test-dir', 'build', '--output-on-fai
 run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
 run('page in Chromium (Playwright)', process.execPath,
   ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
+
+// Sanitizers: only the test binary and the corpus replays, to keep the added time to minutes.
+const t0 = Date.now();
+const cxx = spawnSync('clang++', ['--version']).status === 0 ? { CC: 'clang', CXX: 'clang++' } : {};
+const asanCfg = spawnSync('cmake', ['-S', '.', '-B', 'build-asan', '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_CXX_FLAGS_RELEASE=-O1', '-DWIF_SANITIZE=ON'],
+  { stdio: 'inherit', env: { ...process.env, ...cxx } });
+const replays = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f)).map((f) => `replay_${f.slice(5, -4)}`);
+const asanBuild = asanCfg.status === 0 && spawnSync('cmake', ['--build', 'build-asan', '-j2', '--target', 'willitfit_tests', ...replays],
+  { stdio: 'inherit' }).status === 0;
+if (asanBuild) {
+  run('core under ASan+UBSan (CTest in build-asan)', 'ctest', ['--test-dir', 'build-asan', '--output-on-failure', '-j2'], ctestCounts,
+    { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' });
+} else {
+  levels.push({ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true });
+}
+console.log(`(sanitizer level took ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
+
+function fuzzCounts(out) {
+  return { passed: (out.match(/^ok \w+ \d+ execs/gm) || []).length, failed: (out.match(/^not ok /gm) || []).length };
+}
+run('short fuzzing (libFuzzer, ASan+UBSan)', process.execPath, ['scripts/fuzz.mjs', '--seconds', process.env.WIF_FUZZ_SECONDS || '25'], fuzzCounts);
 
 console.log('\n=== summary');
 let passed = 0, failed = 0;

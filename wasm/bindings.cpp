@@ -6,6 +6,7 @@
 
 #include "willitfit/api.hpp"
 #include "willitfit/catalog.hpp"
+#include "willitfit/saved.hpp"
 
 namespace {
 
@@ -20,6 +21,7 @@ std::string cost(const std::string& request) { return wif::api_cost(catalog(), r
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
+std::string check_saved(const std::string& text) { return wif::api_check_saved(catalog(), text); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
 }  // namespace
@@ -31,5 +33,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
   emscripten::function("accuracyReport", &accuracy_report);
+  emscripten::function("checkSaved", &check_saved);
   emscripten::function("version", &version);
 }

@@ -6,6 +6,7 @@
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/serving.hpp"
+#include "willitfit/limits.hpp"
 
 namespace wif {
 namespace {
@@ -72,12 +73,12 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   EstimateRequest r;
-  if (!q.contains("model")) throw InputError("missing_field", "model", "'model' is required");
+  if (!q.contains("model") || q["model"].is_null()) throw InputError("missing_field", "model", "'model' is required");
   r.model = resolve_model(cat, q["model"], "model");
   if (auto s = opt_str(q, "quant", "")) r.quant = *s;
   if (!find_quant(r.quant))
     throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
-  if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
+  if (!q.contains("hardware") || q["hardware"].is_null()) throw InputError("missing_field", "hardware", "'hardware' is required");
   const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
   r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
@@ -95,6 +96,9 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   const std::string kvt = opt_str(q, "kv_type", "").value_or("f16");
   r.kv.type_k = kv_type(opt_str(q, "kv_type_k", "").value_or(kvt), q.contains("kv_type_k") ? "kv_type_k" : "kv_type");
   r.kv.type_v = kv_type(opt_str(q, "kv_type_v", "").value_or(kvt), q.contains("kv_type_v") ? "kv_type_v" : "kv_type");
+  if (!r.kv.flash_attn && !(r.kv.type_v == GgmlType::F16 || r.kv.type_v == GgmlType::F32 || r.kv.type_v == GgmlType::BF16))
+    throw InputError("bad_value", q.contains("kv_type_v") ? "kv_type_v" : "kv_type",
+                     "llama.cpp needs flash attention for a quantized V cache (-fa on)");
   const std::string rules = opt_str(q, "rules", "").value_or("2025-12");
   if (rules == "2026") r.qopt.rules = QuantRules::Y2026;
   else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026");
@@ -112,6 +116,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.speed.n_ubatch = r.kv.n_ubatch;
   r.speed.backend = opt_str(q, "backend", "").value_or("");
   r.speed.curve_max_depth = e_ctx_for_curve(r);
+  check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (limits.hpp)
   return r;
 }
 

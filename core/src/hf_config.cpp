@@ -7,6 +7,7 @@
 #include "willitfit/architecture.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/limits.hpp"
 
 namespace wif {
 namespace {
@@ -175,11 +176,14 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   a.model_type = mt;
   a.gguf_arch = fam->gguf_arch;
   const std::int64_t kBig = 1 << 30;
-  a.n_embd = req_int(c, "hidden_size", path, 1, kBig);
-  const std::int64_t n_layer = req_int(c, "num_hidden_layers", path, 1, 100000);
+  // Ranges far beyond published models (hidden 16384, 126 layers), tight enough that a hostile
+  // value is refused before anything is allocated; limits.hpp then bounds their products.
+  constexpr std::int64_t kMaxTokens = std::int64_t{1} << 40;
+  a.n_embd = req_int(c, "hidden_size", path, 1, 1 << 20);
+  const std::int64_t n_layer = req_int(c, "num_hidden_layers", path, 1, 8192);
   a.n_vocab = req_int(c, "vocab_size", path, 1, kBig);
   a.n_ctx_train = opt_int_any(c, {"max_position_embeddings", "seq_length", "max_sequence_length"},
-                              path, 1, INT64_MAX / 4)
+                              path, 1, kMaxTokens)
                       .value_or(0);
   a.tied_embeddings = opt_bool(c, "tie_word_embeddings", path)
                           .value_or(opt_bool(config, "tie_word_embeddings", path0)
@@ -194,6 +198,18 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
                      "'" + join_path(path, "num_attention_heads") + "' is required");
   const std::int64_t n_head_kv =
       opt_int_any(c, {"num_key_value_heads", "num_kv_heads"}, path, 1, kBig).value_or(n_head);
+  // Without head_dim the width is hidden_size / heads, which must divide; grouped-query
+  // attention shares each K/V head among a whole number of query heads (llama.cpp asserts both).
+  // MLA configs (kv_lora_rank) take their head widths from the qk/v head dims instead.
+  if (n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && !opt_int(c, "kv_lora_rank", path, 1, kBig) &&
+      a.n_embd % n_head != 0)
+    throw InputError("bad_value", join_path(path, "num_attention_heads"),
+                     "num_attention_heads (" + std::to_string(n_head) + ") does not divide hidden_size (" +
+                         std::to_string(a.n_embd) + ") and no head_dim is given");
+  if (n_head > 0 && (n_head_kv > n_head || n_head % n_head_kv != 0))
+    throw InputError("bad_value", join_path(path, c.contains("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads"),
+                     "the key/value heads (" + std::to_string(n_head_kv) + ") must divide the attention heads (" +
+                         std::to_string(n_head) + ")");
   const std::int64_t head_dim =
       opt_int(c, "head_dim", path, 1, kBig).value_or(n_head ? a.n_embd / n_head : 0);
   std::int64_t n_ff = opt_int_any(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"},
@@ -297,7 +313,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     throw InputError("bad_value", join_path(path, "layer_types"),
                      "layer_types has " + std::to_string(layer_types.size()) + " entries for " +
                          std::to_string(n_layer) + " layers");
-  const std::int64_t window = opt_int(c, "sliding_window", path, 0, INT64_MAX / 4).value_or(0);
+  const std::int64_t window = opt_int(c, "sliding_window", path, 0, kMaxTokens).value_or(0);
   std::int64_t swa_pattern = opt_int(c, "sliding_window_pattern", path, 0, n_layer + 1).value_or(0);
   if (swa_pattern == 0 && mt == "gemma2") swa_pattern = 2;
   if (swa_pattern == 0 && (mt == "gemma3" || mt == "gemma3_text")) swa_pattern = 6;
@@ -367,7 +383,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
         L.attn = AttnKind::Linear;
     } else if (mt.rfind("llama4", 0) == 0) {
       const std::int64_t step = opt_int(c, "no_rope_layer_interval", path, 1, n_layer).value_or(4);
-      if (auto chunk = opt_int(c, "attention_chunk_size", path, 1, INT64_MAX / 4);
+      if (auto chunk = opt_int(c, "attention_chunk_size", path, 1, kMaxTokens);
           chunk && (li + 1) % step != 0) {
         L.attn = AttnKind::Chunked;
         L.window = *chunk;
@@ -405,6 +421,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     }
     a.layers.push_back(L);
   }
+  check_architecture_scale(a, path);
   return a;
 }
 

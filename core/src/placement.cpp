@@ -328,7 +328,9 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
     std::vector<std::vector<double>> cands = splits;
     if (gpus.size() > 1) {
       auto g = greedy_split(a, plan, kv, cb, gpus, ngl < 0 ? best.n_layer + 1 : ngl, n_cpu_moe);
-      if (!g.empty()) cands.push_back(g);
+      double total = 0;
+      for (double x : g) total += x;
+      if (total > 0) cands.push_back(g);  // no layer fits anywhere: nothing to try
     }
     for (const auto& sp : cands) {
       PlacementSettings t = s;

@@ -24,15 +24,17 @@ std::string native_checkpoint(const Architecture& a) {
 }
 
 nlohmann::json load_json(const DeviceLoad& d) {
-  return {{"id", d.id}, {"name", d.name}, {"backend", d.backend},
+  nlohmann::json j = {{"id", d.id}, {"name", d.name}, {"backend", d.backend},
           {"weights_bytes", d.weights_bytes}, {"kv_bytes", d.kv_bytes},
           {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
           {"overhead_bytes", d.overhead_bytes}, {"total_bytes", d.total_bytes},
           {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
-          {"first_layer", d.first_layer}, {"n_layers", d.n_layers}, {"has_output", d.has_output},
+          {"n_layers", d.n_layers}, {"has_output", d.has_output},
           {"split", d.split}, {"dense_weights_bytes", d.dense_weights_bytes},
           {"expert_weights_bytes", d.expert_weights_bytes},
           {"read_per_token_bytes", d.read_per_token_bytes}};
+  if (d.first_layer >= 0) j["first_layer"] = d.first_layer;  // absent when it holds no layer
+  return j;
 }
 
 nlohmann::json vllm_json(const VllmBudget& b, double util) {

@@ -1,0 +1,111 @@
+// Builds the libFuzzer targets (build-fuzz/, clang, ASan+UBSan) and runs each one.
+//   node scripts/fuzz.mjs                 short run: 25 s per target (part of npm test)
+//   node scripts/fuzz.mjs --seconds 1200  long run (npm run fuzz:long: 3 targets x 20 min)
+//   node scripts/fuzz.mjs --save          afterwards, minimise the corpus into tests/fuzz/corpus/
+//   node scripts/fuzz.mjs --only api_estimate     (--no-build: reuse the built fuzzers)
+// Seeds are written fresh each run into build-fuzz/seeds/<target>/ from the test data: the
+// golden configs, every catalog model's config, the bad-input table and the data files. New
+// inputs found go to build-fuzz/corpus/<target>/; crashes to build-fuzz/crashes/ (copy them to
+// tests/fuzz/regressions/<target>/ so CTest replays them). Prints one TAP-like line per target:
+//   "ok <target> <execs> execs" or "not ok <target> ..." and exits non-zero on any finding.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { requestOf, table, textOf } from '../tests/js/bad_inputs.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+const argv = process.argv.slice(2);
+const opt = (k, d) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] : d; };
+const seconds = Number(opt('--seconds', '25'));
+const only = opt('--only', '');
+const save = argv.includes('--save');
+const noBuild = argv.includes('--no-build');  // reuse the fuzzers already in build-fuzz/
+const B = 'build-fuzz';
+
+function sh(cmd, args, env = {}) {
+  const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });
+  if (r.status !== 0) { console.log(`not ok fuzz-build ${cmd} ${args.join(' ')}`); process.exit(1); }
+}
+
+if (!noBuild && !fs.existsSync(path.join(B, 'CMakeCache.txt')))
+  sh('cmake', ['-S', '.', '-B', B, '-DCMAKE_BUILD_TYPE=RelWithDebInfo', '-DWIF_FUZZ=ON'], { CC: 'clang', CXX: 'clang++' });
+if (!noBuild) sh('cmake', ['--build', B, '-j2', '--target', 'wif_fuzzers']);
+
+// ---- seeds from the tests' own data ----
+const walk = (d) => fs.readdirSync(d, { withFileTypes: true })
+  .flatMap((e) => e.isDirectory() ? walk(path.join(d, e.name)) : [path.join(d, e.name)]);
+const seedDir = (t) => { const d = path.join(B, 'seeds', t); fs.rmSync(d, { recursive: true, force: true }); fs.mkdirSync(d, { recursive: true }); return d; };
+const write = (d, name, data) => fs.writeFileSync(path.join(d, name.replace(/[^\w.-]/g, '_')), data);
+
+const badCases = table.cases;
+const modelFiles = walk('data/models').filter((f) => f.endsWith('.json'));
+const seeds = {
+  hf_config(d) {
+    for (const f of walk('tests/golden/configs')) write(d, path.basename(f), fs.readFileSync(f));
+    for (const f of modelFiles) write(d, path.basename(f), JSON.stringify(JSON.parse(fs.readFileSync(f, 'utf8')).config));
+    for (const c of badCases) {
+      const r = requestOf(c);
+      if (r && r.model && typeof r.model === 'object' && r.model.config) write(d, `bad-${c.id}`, JSON.stringify(r.model.config));
+    }
+  },
+  api_estimate(d) {
+    for (const c of badCases) if (textOf(c) !== null) write(d, `bad-${c.id}`, textOf(c));
+    for (const f of modelFiles.slice(0, 40)) {
+      const m = JSON.parse(fs.readFileSync(f, 'utf8'));
+      write(d, path.basename(f), JSON.stringify({ model: m.id, quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 32768 }));
+    }
+  },
+  catalog(d) {
+    const kinds = [['models/', 0], ['hardware/', 1], ['quants.json', 2], ['clouds.json', 3], ['backends.json', 4], ['measurements/', 5]];
+    for (const f of walk('data')) {
+      const rel = path.relative('data', f);
+      const k = kinds.find(([p]) => rel.startsWith(p));
+      if (!k || !/\.jsonl?$/.test(rel)) continue;
+      const text = fs.readFileSync(f);
+      if (text.length > 64 * 1024) continue;
+      write(d, rel, Buffer.concat([Buffer.from([k[1]]), text]));
+    }
+  },
+};
+
+const targets = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f))
+  .map((f) => f.slice(5, -4)).filter((t) => !only || t === only);
+let bad = 0;
+for (const t of targets) {
+  const sd = seedDir(t);
+  if (seeds[t]) seeds[t](sd);
+  const corpus = path.join(B, 'corpus', t);
+  const crashes = path.join(B, 'crashes');
+  fs.mkdirSync(corpus, { recursive: true });
+  fs.mkdirSync(crashes, { recursive: true });
+  const dirs = [corpus, path.join('tests/fuzz/corpus', t), path.join('tests/fuzz/regressions', t), sd].filter((x) => fs.existsSync(x));
+  const t0 = Date.now();
+  const r = spawnSync(path.join(B, 'tests/fuzz', `fuzz_${t}`),
+    [`-max_total_time=${seconds}`, '-timeout=10', '-rss_limit_mb=2048', '-max_len=65536', '-print_final_stats=1',
+      `-artifact_prefix=${crashes}/${t}-`, ...dirs],
+    { encoding: 'utf8', maxBuffer: 1 << 28 });
+  const out = (r.stdout || '') + (r.stderr || '');
+  const execs = Number((out.match(/stat::number_of_executed_(?:runs|units):\s*(\d+)/) || [])[1] || 0);
+  const secs = ((Date.now() - t0) / 1000).toFixed(0);
+  if (r.status === 0 && execs > 0) {
+    console.log(`ok ${t} ${execs} execs in ${secs} s`);
+  } else {
+    bad++;
+    console.log(out.split('\n').filter((l) => !/^#\d+/.test(l)).slice(-60).join('\n'));
+    console.log(`not ok ${t} exit ${r.status} after ${execs} execs in ${secs} s (artifacts in ${crashes})`);
+  }
+  if (save && r.status === 0) {
+    const keep = path.join('tests/fuzz/corpus', t);
+    const tmp = path.join(B, 'merged', t);
+    fs.rmSync(tmp, { recursive: true, force: true });
+    fs.mkdirSync(tmp, { recursive: true });
+    spawnSync(path.join(B, 'tests/fuzz', `fuzz_${t}`), ['-merge=1', '-max_len=4096', tmp, keep, corpus], { stdio: 'ignore' });
+    fs.rmSync(keep, { recursive: true, force: true });
+    fs.cpSync(tmp, keep, { recursive: true });
+    console.log(`saved ${fs.readdirSync(keep).length} inputs to ${keep}`);
+  }
+}
+console.log(`fuzz: ${targets.length - bad} passed, ${bad} failed`);
+process.exit(bad ? 1 : 0);

@@ -1,0 +1,73 @@
+// The shared bad-input table (tests/golden/bad_inputs.json) through the core's JSON API: each
+// case gives the structured error with its code and path. The same table runs through the CLI
+// and the wasm module (tests/js) and the page (tests/web); running it here too puts it under
+// the ASan+UBSan build.
+#include <catch2/catch.hpp>
+
+#include "result_checks.hpp"
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+// "@nested:N" stands for N nested arrays (kept short in the table, deep in the request).
+json expand(const json& v) {
+  if (v.is_string() && v.get<std::string>().rfind("@nested:", 0) == 0) {
+    const int depth = std::stoi(v.get<std::string>().substr(8));
+    json x = json::array();
+    for (int i = 1; i < depth; ++i) x = json::array({x});
+    return x;
+  }
+  if (v.is_array()) {
+    json out = json::array();
+    for (const auto& x : v) out.push_back(expand(x));
+    return out;
+  }
+  if (v.is_object()) {
+    json out = json::object();
+    for (const auto& [k, x] : v.items()) out[k] = expand(x);
+    return out;
+  }
+  return v;
+}
+
+// The request text of a case, or "" when the case is CLI-only.
+std::string request_text(const json& table, const json& c) {
+  if (c.contains("text")) return c["text"].get<std::string>();
+  if (c.contains("request")) return expand(c["request"]).dump();
+  if (!c.contains("patch") && !c.contains("config_patch")) return "";
+  json r = table["base"];
+  if (c.contains("patch")) r.update(c["patch"]);
+  if (c.contains("config_patch")) {
+    json cfg = table["base_config"];
+    for (const auto& [k, v] : c["config_patch"].items()) {
+      if (v.is_null()) cfg.erase(k);
+      else cfg[k] = v;
+    }
+    r["model"] = json{{"config", cfg}};
+  }
+  return expand(r).dump();
+}
+
+}  // namespace
+
+TEST_CASE("every request in the bad-input table gives its structured error with the right code and path", "[bad_inputs]") {
+  static const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
+  const json table = json::parse(wif_test::read_text(std::string(WIF_SOURCE_DIR) + "/tests/golden/bad_inputs.json"));
+  REQUIRE(table["cases"].size() >= 50);
+  std::size_t ran = 0;
+  for (const auto& c : table["cases"]) {
+    const std::string text = request_text(table, c);
+    if (text.empty() && !c.contains("text")) continue;
+    CAPTURE(c["id"].get<std::string>());
+    const json doc = json::parse(wif::api_estimate(cat, text));
+    INFO(doc.dump().substr(0, 400));
+    REQUIRE(wif_test::bad_error_doc(doc).empty());
+    CHECK(doc["error"]["code"] == c["code"]);
+    CHECK(doc["error"]["path"] == c["path"]);
+    ++ran;
+  }
+  CHECK(ran >= 60);
+}

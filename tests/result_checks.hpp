@@ -1,0 +1,55 @@
+// Checks every result document must pass, shared by the fuzz targets, the invariants test and
+// the hardening tests: numbers a person can use (finite, never negative except a margin), no
+// null where a figure belongs, and errors that carry a code a caller can branch on.
+#pragma once
+#include <cmath>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wif_test {
+
+/// Figures that may legitimately be negative: a deficit is a negative margin, and a quality
+/// delta (quants.json "ppl_delta_pct") can be below zero. Found by the catalog fuzz target.
+inline bool may_be_negative(const std::string& key) {
+  return key == "margin_bytes" || key.find("delta") != std::string::npos;
+}
+
+/// Empty when `doc` is sane; otherwise the JSON path of the first bad value and why.
+/// nlohmann writes NaN and Infinity as null, so a null anywhere counts as a lost number.
+inline std::string first_bad_value(const nlohmann::json& doc, const std::string& path = "",
+                                   const std::string& key = "") {
+  if (doc.is_null()) return path + ": null (a NaN or Infinity was written)";
+  if (doc.is_number_float()) {
+    const double d = doc.get<double>();
+    if (!std::isfinite(d)) return path + ": not finite";
+    if (d < 0 && !may_be_negative(key)) return path + ": negative";
+  }
+  if (doc.is_number_integer() && !doc.is_number_unsigned() && doc.get<std::int64_t>() < 0 &&
+      !may_be_negative(key))
+    return path + ": negative";
+  if (doc.is_object())
+    for (const auto& [k, v] : doc.items())
+      if (auto bad = first_bad_value(v, path.empty() ? k : path + "." + k, k); !bad.empty()) return bad;
+  if (doc.is_array())
+    for (std::size_t i = 0; i < doc.size(); ++i)
+      if (auto bad = first_bad_value(doc[i], path + "[" + std::to_string(i) + "]", key); !bad.empty())
+        return bad;
+  return "";
+}
+
+/// Empty when `doc` is a well-formed error document with a caller-facing code.
+/// "internal_error" means the core threw something that is not an InputError: always a bug.
+inline std::string bad_error_doc(const nlohmann::json& doc) {
+  if (!doc.is_object() || !doc.contains("error")) return "not an error document";
+  const auto& e = doc["error"];
+  if (!e.is_object() || !e.contains("code") || !e["code"].is_string() || !e.contains("path") ||
+      !e["path"].is_string() || !e.contains("message") || !e["message"].is_string())
+    return "error without string code, path and message";
+  const std::string code = e["code"].get<std::string>();
+  if (code.empty()) return "empty error code";
+  if (code == "internal_error") return "internal_error: " + e["message"].get<std::string>();
+  return "";
+}
+
+}  // namespace wif_test
