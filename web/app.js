@@ -4,7 +4,7 @@
 // own. Links marked data-nav are followed in place with history.pushState, so back/forward and
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
-import { estimate, WillitfitError } from './client.js';
+import { estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h } from './dom.js';
 import { num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
@@ -214,6 +214,7 @@ async function init() {
   refreshSaved();
   showStoreProblems();
   await update(false);
+  document.body.dataset.engine = await where();
   document.body.dataset.ready = 'true';
 }
 

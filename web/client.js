@@ -8,7 +8,7 @@ import * as direct from './api.js';
 
 export const WillitfitError = direct.WillitfitError;
 
-/** @typedef {{ call: (fn: string, args: any[]) => Promise<any> }} Port */
+/** @typedef {{ call: (fn: string, args: any[]) => Promise<any>, where: 'worker' | 'main' }} Port */
 /** @type {Promise<Port> | null} */
 let portPromise = null;
 
@@ -36,6 +36,7 @@ function startWorker() {
     w.addEventListener('error', (e) => { e.preventDefault(); reject(new Error('worker failed')); });
     /** @type {Port} */
     const P = {
+      where: 'worker',
       call(fn, args) {
         return new Promise((res, rej) => {
           const id = next++;
@@ -53,6 +54,7 @@ function startWorker() {
 function mainThreadPort() {
   const api = /** @type {any} */ (direct);
   return {
+    where: 'main',
     async call(fn, args) {
       if (fn === 'functions') return Object.keys(api).filter((k) => typeof api[k] === 'function');
       if (fn === 'many') {
@@ -101,4 +103,9 @@ export async function has(fn) {
 /** Call an API function by name. @param {string} fn @param {...any} args */
 export async function call(fn, ...args) {
   return (await port()).call(fn, args);
+}
+
+/** Where estimates run: 'worker', or 'main' when no Worker could start. */
+export async function where() {
+  return (await port()).where;
 }

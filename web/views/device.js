@@ -38,7 +38,7 @@ export async function renderDevice(alive) {
     [T('fp16'), d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—'],
     [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
   ];
-  fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => [h('dt', null, k), h('dd', null, v)])));
+  fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))));
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
     h('p', null, probe.memory.usable_rule || ''),
@@ -50,17 +50,19 @@ export async function renderDevice(alive) {
   const rows = ms.map((m, i) => ({ m, b: best[i] }));
   const rank = (/** @type {any} */ e) => (e.b ? LADDER.indexOf(e.b.quant) : 99);
   rows.sort((a, b) => rank(a) - rank(b) || b.m.params_total_b - a.m.params_total_b);
-  const head = [T('model'), T('params'), T('best_quant'), T('required'), T('verdict'), T('decode')];
+  const hasSpeed = rows.some((e) => e.b && speedOf(e.b.r)?.decode);
+  const head = [T('model'), T('params'), T('best_quant'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const mk = (/** @type {any} */ e) => {
     const sp = e.b && speedOf(e.b.r);
-    return [
+    const cells = [
       link(urlFor({ view: 'main', model: e.m.id, quant: e.b ? e.b.quant : 'Q4_K_M', hw: state.hw, ctx: 8192, count: 1 }), e.m.name),
       `${num(e.m.params_total_b, L, e.m.params_total_b < 10 ? 1 : 0)}B${e.m.params_active_b && e.m.params_active_b < e.m.params_total_b ? ` (${num(e.m.params_active_b, L)}B ${T('active')})` : ''}`,
       e.b ? e.b.quant : '—',
       e.b ? gib(e.b.r.memory.total_bytes, L, 1) : '—',
       e.b ? h('span', { class: `tag ${e.b.r.verdict}` }, T(`short_${e.b.r.verdict}`)) : h('span', { class: 'tag no_fit' }, T('short_no_fit')),
-      sp && sp.decode ? spreadText(sp.decode, L) : '',
     ];
+    if (hasSpeed) cells.push(sp && sp.decode ? spreadText(sp.decode, L) : '—');
+    return cells;
   };
   const runs = rows.filter((e) => e.b);
   const not = rows.filter((e) => !e.b);

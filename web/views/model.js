@@ -55,7 +55,7 @@ export async function renderModel(alive) {
     ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
   ];
   const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
-  fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => [h('dt', null, k), h('dd', null, v)]), h('dt', null, T('repo')), h('dd', null, repo)),
+  fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', null, h('dt', null, T('repo')), h('dd', null, repo))),
     h('p', { class: 'note' }, T('spec_note')),
     link(urlFor({ view: 'main', quant: 'Q4_K_M', ctx: 8192 }), T('open_compare', { 0: m.name }), 'button-link'));
 
@@ -82,24 +82,26 @@ export async function renderModel(alive) {
   const macs = hardware.filter((d) => d.kind === 'apple').sort((a, b) => b.memory_gib - a.memory_gib || b.bandwidth_gbs - a.bandwidth_gbs);
   const [gt, mt] = await Promise.all([tiers({ ...base, quant: 'Q4_K_M' }, gpus), tiers({ ...base, quant: 'Q4_K_M' }, macs)]);
   if (!alive()) return;
+  const hasSpeed = [...gt, ...mt].some((e) => speedOf(e.r)?.decode);
   const row = (/** @type {any} */ e) => {
     const sp = speedOf(e.r);
-    return [
+    const cells = [
       link(urlFor({ view: 'main', hw: e.d.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram }), e.d.name),
       `${num(e.d.memory_gib, L)} GB`,
       e.r && !e.r.error ? gib(e.r.memory.total_bytes, L, 1) : '—',
       e.tier === 'offload' ? T('with_ram', { 0: num(e.ram, L) }) : T(`tier_${e.tier}`),
-      sp && sp.decode ? spreadText(sp.decode, L) : '',
     ];
+    if (hasSpeed) cells.push(sp && sp.decode ? spreadText(sp.decode, L) : '—');
+    return cells;
   };
-  const head = [T('hardware'), T('memory'), T('required'), T('verdict'), T('decode')];
+  const head = [T('hardware'), T('memory'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
   fill('mp-gpus',
     table(T('tier_title_fits'), head, group(gt, 'fits', 40).map(row)),
     table(T('tier_title_offload'), head, group(gt, 'offload', 40).map(row)),
-    details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))));
+    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))) : null);
   fill('mp-macs', table(T('macs_caption'), head, mt.filter((e) => e.tier !== 'no_fit').map(row)),
-    details(T('macs_no_fit', { 0: String(mt.filter((e) => e.tier === 'no_fit').length) }), table(T('macs_caption'), head, mt.filter((e) => e.tier === 'no_fit').map(row))));
+    !mt.some((e) => e.tier === 'no_fit') ? null : details(T('macs_no_fit', { 0: String(mt.filter((e) => e.tier === 'no_fit').length) }), table(T('macs_caption'), head, mt.filter((e) => e.tier === 'no_fit').map(row))));
 
   // Limits and FAQ.
   const [k32, q8, small] = await many([request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);

@@ -152,7 +152,7 @@ export function factList(obj, lang) {
   if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return null;
   const rows = Object.entries(obj).filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object');
   if (!rows.length) return null;
-  return h('dl', { class: 'facts' }, rows.map(([k, v]) => [h('dt', null, k.replace(/_/g, ' ')), h('dd', null, byKey(k, v, lang))]));
+  return h('dl', { class: 'facts' }, rows.map(([k, v]) => h('div', null, h('dt', null, k.replace(/_/g, ' ')), h('dd', null, byKey(k, v, lang)))));
 }
 
 /**
