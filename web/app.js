@@ -170,7 +170,8 @@ function onNav(e) {
 function setTheme(/** @type {string | null} */ theme) {
   const root = document.documentElement;
   if (theme) root.dataset.theme = theme; else delete root.dataset.theme;
-  byId('theme').setAttribute('aria-pressed', String(root.dataset.theme === 'dark'));
+  const dark = root.dataset.theme === 'dark' || (!root.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
+  byId('theme').setAttribute('aria-pressed', String(dark));
 }
 
 async function init() {

@@ -30,7 +30,7 @@ export async function lineChart(el, spec) {
     width: width(), height: 260,
     scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2 }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
     axes: [
-      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map(spec.xFmt) },
+      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => t.map((v) => (v == null ? '' : spec.xFmt(v))) },
       { ...axis, label: spec.yLabel, size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map(spec.yFmt) },
     ],
     legend: { live: true },

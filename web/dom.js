@@ -63,11 +63,14 @@ export function text(id, text) {
  * @param {Record<string, any>} [props]
  */
 export function table(caption, head, rows, props) {
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+  // The caption is repeated as a visible title outside the scrolling box, so on a phone it wraps
+  // instead of running off with the table; the <caption> stays for screen readers.
+  return h('div', { class: 'table-block' }, caption ? h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption) : null,
+    h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
     h('table', props || { class: 'data' },
-      caption ? h('caption', null, caption) : null,
+      caption ? h('caption', { class: 'sr' }, caption) : null,
       h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c))))))));
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c)))))))));
 }
 
 /** A link inside the app (router intercepts it). @param {string} href @param {string} label */
