@@ -4,7 +4,7 @@
 // own. Links marked data-nav are followed in place with history.pushState, so back/forward and
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
-import { estimate, where, WillitfitError } from './client.js';
+import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h } from './dom.js';
 import { num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
@@ -101,6 +101,7 @@ export async function update(push = false) {
   updateTabs();
   const mine = ++seq;
   const alive = () => mine === seq;
+  cancel();
   for (const v of ['main', 'model', 'device', 'accuracy']) byId(`view-${v}`).hidden = v !== state.view;
   document.title = T(`title_${state.view}`);
   try {
@@ -123,7 +124,7 @@ let extrasTimer;
 /** The many-estimate sections wait until input settles, so dragging the slider stays smooth. @param {any} r @param {() => boolean} alive */
 function scheduleExtras(r, alive) {
   clearTimeout(extrasTimer);
-  extrasTimer = setTimeout(() => { renderExtras(r, alive).catch(showError); }, 150);
+  extrasTimer = setTimeout(() => { renderExtras(r, alive).catch((e) => { if (alive()) showError(e); }); }, 150);
 }
 
 /** @param {unknown} e */

@@ -8,6 +8,11 @@ import * as direct from './api.js';
 
 export const WillitfitError = direct.WillitfitError;
 
+/** Thrown by `many` when its batch was cancelled because the view changed. */
+export class CancelledError extends Error {
+  constructor() { super('cancelled'); this.name = 'CancelledError'; }
+}
+
 /** @typedef {{ call: (fn: string, args: any[]) => Promise<any>, where: 'worker' | 'main' }} Port */
 /** @type {Promise<Port> | null} */
 let portPromise = null;
@@ -56,6 +61,7 @@ function mainThreadPort() {
   return {
     where: 'main',
     async call(fn, args) {
+      if (fn === 'cancel') return undefined;
       if (fn === 'functions') return Object.keys(api).filter((k) => typeof api[k] === 'function');
       if (fn === 'many') {
         const out = [];
@@ -89,6 +95,8 @@ export async function list(what) {
  */
 export async function many(requests) {
   const out = await (await port()).call('many', [requests]);
+  // A cancelled batch belongs to a view that is gone: stop its caller instead of feeding it.
+  if (out.some((/** @type {any} */ r) => !r.ok && r.error && r.error.code === 'cancelled')) throw new CancelledError();
   return out.map((/** @type {any} */ r) => (r.ok ? r.value : { error: r.error }));
 }
 
@@ -108,4 +116,9 @@ export async function call(fn, ...args) {
 /** Where estimates run: 'worker', or 'main' when no Worker could start. */
 export async function where() {
   return (await port()).where;
+}
+
+/** Abandon batches already queued (the view they were for has changed). */
+export function cancel() {
+  if (portPromise) portPromise.then((p) => p.call('cancel', [])).catch(() => {});
 }

@@ -31,16 +31,28 @@ function describe(e) {
   return { name: e && e.name, code: e && e.code, path: e && e.path, message: String(e && e.message || e) };
 }
 
+// Batches belong to an epoch; `cancel` starts a new one, so a view that was left stops asking.
+let epoch = 0;
+
 /** @type {Record<string, (...a: any[]) => Promise<any>>} */
 const local = {
+  async cancel() {
+    epoch++;
+  },
   /** Which functions api.js offers (the page shows optional sections only when present). */
   async functions() {
     return Object.keys(api).filter((k) => typeof (/** @type {any} */ (api))[k] === 'function');
   },
   /** @param {object[]} reqs */
   async many(reqs) {
+    const mine = epoch;
     const out = [];
-    for (const r of reqs) out.push(await estimateOnce(r));
+    for (let i = 0; i < reqs.length; i++) {
+      if (epoch !== mine) { out.push({ ok: false, error: { code: 'cancelled', message: 'cancelled' } }); continue; }
+      out.push(await estimateOnce(reqs[i]));
+      // Yield now and then so a single estimate for what the person just typed can go first.
+      if (i % 4 === 3) await new Promise((r) => setTimeout(r, 0));
+    }
     return out;
   },
   /** @param {object} req */
