@@ -37,6 +37,7 @@ test('the model page shows the spec card, the quantization table, GPU tiers and 
   assert.match(await page.textContent('#mp-macs'), /M3 Ultra/);
   await page.waitForSelector('#mp-faq details');
   assert.match(await page.textContent('#mp-limits'), /mixture of experts/);
+  assert.doesNotMatch(await page.textContent('#view-model'), /undefined|NaN|Infinity/);
   await page.screenshot({ path: path.join(shots, 'model-desktop.png'), fullPage: true });
   // Following a GPU link opens the main view for that pair; back returns to the model page.
   await page.click('#mp-gpus tbody tr:first-child a');
@@ -58,6 +59,7 @@ test('the device page explains usable memory and lists what runs on it, best fir
   assert.match(first, /Q8_0/);
   const rows = await page.$$eval('#dp-runs table:first-of-type tbody tr', (r) => r.length);
   assert.ok(rows > 10, `${rows} models run on a 4090`);
+  assert.doesNotMatch(await page.textContent('#view-device'), /undefined|NaN|Infinity/);
   await page.screenshot({ path: path.join(shots, 'device-desktop.png'), fullPage: true });
   await page.selectOption('#dp-device', 'apple-m3-ultra-80c-gpu-512gb');
   await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#dp-title').textContent));
@@ -122,8 +124,20 @@ test('a custom device is saved, used, exported, and a corrupted saved entry is r
   assert.match(await page.textContent('#c-usable'), /GiB/);
   await page.click('#saved summary');
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#saved-export')]);
-  const doc = JSON.parse(fs.readFileSync(await download.path(), 'utf8'));
+  const exported = fs.readFileSync(await download.path(), 'utf8');
+  const doc = JSON.parse(exported);
   assert.equal(Object.values(doc.devices)[0].name, 'Lab card');
+
+  // A fresh browser (nothing saved) gets the device back from the exported file.
+  await page.evaluate(() => localStorage.clear());
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.doesNotMatch(await page.textContent('#hardware'), /Lab card/);
+  await page.click('#saved summary');
+  await page.setInputFiles('#saved-file', { name: 'willitfit-custom.json', mimeType: 'application/json', buffer: Buffer.from(exported) });
+  await page.waitForFunction(() => /Imported 1/.test(document.querySelector('#saved-msg').textContent));
+  assert.match(await page.textContent('#hardware'), /Lab card/);
+  assert.match(await page.textContent('#saved-list'), /Lab card/);
 
   // Break the saved data by hand: one bad device beside the good one.
   await page.evaluate(() => {
