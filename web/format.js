@@ -48,7 +48,7 @@ export function usd(x, lang, digits = 0) {
 
 /** @param {number} x @param {string} lang  tokens per second */
 export function tps(x, lang) {
-  return ok(x) ? `${num(x, lang, x < 10 ? 1 : 0)} tok/s` : '—';
+  return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)} tok/s` : '—';
 }
 
 /** @param {number} x @param {string} lang  milliseconds */

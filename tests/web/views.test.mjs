@@ -233,3 +233,27 @@ for (const [name, url, ready] of [
     await phone.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage: true });
   });
 }
+
+test('speed, launch commands and per-device memory appear when the result carries them, and copy works', async () => {
+  // Stand in for the parts of the core other work adds: the Worker is served with its results
+  // extended by fixed speed, commands and per-device figures.
+  const page = await env.page({ permissions: ['clipboard-read', 'clipboard-write'] });
+  await page.route('**/worker.js', async (route) => {
+    const res = await route.fetch();
+    const body = (await res.text()).replace('out = { ok: true, value: await api.estimate(req) };',
+      `out = { ok: true, value: { ...(await api.estimate(req)), speed: { decode: { value: 42.5, low: 30, high: 50 }, prefill_tps: 900, ttft_ms: 4200 },
+        commands: { 'llama.cpp': 'llama-server -hf x:Q4_K_M -c 8192' } } };
+      out.value.memory = { ...out.value.memory, devices: [{ name: 'GPU 0', weights_bytes: 2 ** 33, total_bytes: 2 ** 34 }] };`);
+    await route.fulfill({ response: res, body });
+  });
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#plug-speed:not([hidden])');
+  assert.match(await page.textContent('#speed-cards'), /42\.5 tok\/s \(30\.0–50\.0\)/);
+  assert.match(await page.textContent('#speed-cards'), /4,200 ms/);
+  assert.match(await page.textContent('#commands'), /llama-server -hf x:Q4_K_M -c 8192/);
+  assert.match(await page.textContent('#devices-table'), /GPU 0/);
+  await page.click('#commands button');
+  assert.equal(await page.evaluate(() => navigator.clipboard.readText()), 'llama-server -hf x:Q4_K_M -c 8192');
+  await page.waitForFunction(() => document.querySelectorAll('#matrix thead th').length === 10);   // decode column joins
+  assert.doesNotMatch(await page.textContent('main'), /undefined|NaN/);
+});

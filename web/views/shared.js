@@ -7,7 +7,7 @@
 import { many } from '../client.js';
 import { accelerators, request, LADDER } from '../catalog.js';
 import { h } from '../dom.js';
-import { byKey, tps, ms } from '../format.js';
+import { byKey, ms, num, tps } from '../format.js';
 
 const GiB = 1024 ** 3;
 /** @param {any} r */
@@ -123,7 +123,8 @@ export function speedOf(r) {
 export function spreadText(x, lang, unit = 'tps') {
   if (!x) return '';
   const f = unit === 'ms' ? ms : tps;
-  const range = Number.isFinite(x.lo) && Number.isFinite(x.hi) ? ` (${f(x.lo, lang)} – ${f(x.hi, lang)})` : '';
+  const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
+  const range = Number.isFinite(x.lo) && Number.isFinite(x.hi) ? ` (${num(x.lo, lang, d)}–${num(x.hi, lang, d)})` : '';
   return `~${f(x.v, lang)}${range}`;
 }
 
