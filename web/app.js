@@ -1,221 +1,235 @@
 // @ts-check
-// The page: builds a request from the form, asks the wasm core, renders the answer. It holds no
-// formula of its own. State lives in the URL (?model=…&quant=…&hw=…&ctx=…), so a shared link or
-// back/forward restores the exact view. Everything user-supplied is written with textContent.
-import { estimate, list, WillitfitError } from './api.js';
-import { gib, gb, num, pct, tokens } from './format.js';
+// The page shell: reads the view and its settings from the URL, routes between the four views,
+// wires the form, and asks the core (in a Worker) for every number. It holds no formula of its
+// own. Links marked data-nav are followed in place with history.pushState, so back/forward and
+// shared links restore the exact view. Everything user-supplied is written with textContent.
+import * as catalog from './catalog.js';
+import { cancel, estimate, where, WillitfitError } from './client.js';
+import { byId, fill, h } from './dom.js';
+import { num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
+import { initInputs, refreshSaved } from './inputs.js';
+import { attachSearch } from './search.js';
+import { readUrl, state, urlFor, writeUrl } from './state.js';
+import * as store from './store.js';
+import { renderAccuracy } from './views/accuracy.js';
+import { renderDevice } from './views/device.js';
+import { renderExtras, renderMain } from './views/main.js';
+import { renderModel } from './views/model.js';
 
 const CONTEXTS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576];
-const $ = (/** @type {string} */ id) => /** @type {any} */ (document.getElementById(id));
-
-const state = {
-  lang: 'en',
-  model: 'zai-org/GLM-4.5-Air',
-  quant: 'Q4_K_M',
-  hw: 'nvidia-rtx-4090',
-  ctx: 8192,
-  kv: 'f16',
-  count: 1,
-  ram: 0,
-};
-
-/** @type {any[]} */ let models = [];
-/** @type {any[]} */ let hardware = [];
-
-function readUrl() {
-  const p = new URLSearchParams(location.search);
-  const s = (/** @type {string} */ k) => p.get(k) ?? undefined;
-  state.lang = ['en', 'es', 'fr', 'zh'].includes(s('lang') || '') ? /** @type {string} */ (s('lang')) : guessLang();
-  if (s('model')) state.model = /** @type {string} */ (s('model'));
-  if (s('quant')) state.quant = /** @type {string} */ (s('quant'));
-  if (s('hw')) state.hw = /** @type {string} */ (s('hw'));
-  if (s('kv')) state.kv = /** @type {string} */ (s('kv'));
-  const ctx = Number(s('ctx'));
-  if (Number.isInteger(ctx) && ctx > 0) state.ctx = ctx;
-  const count = Number(s('count'));
-  if (Number.isInteger(count) && count >= 1 && count <= 16) state.count = count;
-  const ram = Number(s('ram'));
-  if (Number.isFinite(ram) && ram >= 0) state.ram = ram;
-}
-
-function guessLang() {
-  const l = (navigator.language || 'en').slice(0, 2);
-  return ['en', 'es', 'fr', 'zh'].includes(l) ? l : 'en';
-}
-
-function writeUrl(push = false) {
-  const p = new URLSearchParams({
-    model: state.model, quant: state.quant, hw: state.hw, ctx: String(state.ctx),
-    kv: state.kv, count: String(state.count), ram: String(state.ram), lang: state.lang,
-  });
-  const url = `${location.pathname}?${p}`;
-  if (url === location.pathname + location.search) return;
-  if (push) history.pushState(null, '', url);
-  else history.replaceState(null, '', url);
-}
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 /** @param {HTMLSelectElement} sel @param {{value: string, label: string, group?: string}[]} items */
 function fillSelect(sel, items) {
+  const keep = sel.value;
   sel.replaceChildren();
   /** @type {Map<string, HTMLElement>} */
   const groups = new Map();
   for (const it of items) {
-    const opt = document.createElement('option');
-    opt.value = it.value;
-    opt.textContent = it.label;
-    if (it.group) {
-      let g = groups.get(it.group);
-      if (!g) {
-        g = document.createElement('optgroup');
-        /** @type {HTMLOptGroupElement} */ (g).label = it.group;
-        groups.set(it.group, g);
-        sel.append(g);
-      }
-      g.append(opt);
-    } else {
-      sel.append(opt);
-    }
+    const opt = h('option', { value: it.value }, it.label);
+    if (!it.group) { sel.append(opt); continue; }
+    let g = groups.get(it.group);
+    if (!g) { g = h('optgroup', { label: it.group }); groups.set(it.group, g); sel.append(g); }
+    g.append(opt);
+  }
+  if (keep) sel.value = keep;
+}
+
+function fillHardware() {
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: T('saved_group') }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
+  fillSelect(byId('hardware'), [...custom, ...cat]);
+  fillSelect(byId('dp-device'), cat);
+}
+
+function fillPresets() {
+  const presets = byId('context-presets');
+  presets.querySelectorAll('button').forEach((/** @type {Element} */ b) => b.remove());
+  for (const [i, c] of CONTEXTS.entries()) {
+    if (![4096, 8192, 32768, 131072].includes(c)) continue;
+    presets.append(h('button', { type: 'button', on: { click: () => { byId('context').value = String(i); readForm(); update(true); } } }, tokens(c, state.lang)));
   }
 }
 
 function syncForm() {
-  $('model').value = state.model;
-  $('quant').value = state.quant;
-  $('hardware').value = state.hw;
-  $('kv').value = state.kv;
-  $('count').value = String(state.count);
-  $('ram').value = String(state.ram);
-  $('lang').value = state.lang;
+  const mi = catalog.modelInfo(state.model);
+  byId('model').value = mi && mi.custom ? mi.name : state.model;
+  byId('quant').value = state.quant;
+  byId('hardware').value = state.hw;
+  byId('kv').value = state.kv;
+  byId('count').value = String(state.count);
+  byId('par').value = String(state.par);
+  byId('engine').value = state.engine;
+  byId('ram').value = String(state.ram);
+  byId('lang').value = state.lang;
+  byId('dp-device').value = state.hw;
+  byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
   const i = CONTEXTS.indexOf(state.ctx);
-  $('context').value = String(i >= 0 ? i : 3);
-  $('context-out').textContent = tokens(state.ctx, state.lang);
+  byId('context').value = String(i >= 0 ? i : CONTEXTS.findIndex((c) => c >= state.ctx) >= 0 ? CONTEXTS.findIndex((c) => c >= state.ctx) : 3);
+  byId('context-out').textContent = tokens(state.ctx, state.lang);
+  byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }
 
 function readForm() {
-  state.model = $('model').value.trim();
-  state.quant = $('quant').value;
-  state.hw = $('hardware').value;
-  state.kv = $('kv').value;
-  state.count = Math.min(16, Math.max(1, Math.round(Number($('count').value)) || 1));
-  state.ram = Number($('ram').value) || 0;
-  state.ctx = CONTEXTS[Number($('context').value)] ?? 8192;
-  $('context-out').textContent = tokens(state.ctx, state.lang);
+  const typed = byId('model').value.trim();
+  const mi = catalog.modelInfo(state.model);
+  if (!(mi && mi.custom && typed === mi.name)) state.model = resolveTyped(typed);
+  state.quant = byId('quant').value;
+  state.hw = byId('hardware').value;
+  state.kv = byId('kv').value;
+  state.engine = byId('engine').value;
+  state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || 1));
+  state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || 1));
+  state.ram = Number(byId('ram').value) || 0;
+  state.ctx = CONTEXTS[Number(byId('context').value)] ?? 8192;
+  byId('context-out').textContent = tokens(state.ctx, state.lang);
+  byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
+}
+
+/** A typed name or id to a model id (exact id, else exact name, else as typed). @param {string} s */
+function resolveTyped(s) {
+  const items = catalog.searchItems();
+  const hit = items.find((m) => m.id === s) || items.find((m) => m.name.toLowerCase() === s.toLowerCase());
+  return hit ? hit.id : s;
 }
 
 let seq = 0;
-async function update(push = false) {
+/** Render the current view; `push` records a history entry. */
+export async function update(push = false) {
   writeUrl(push);
+  updateTabs();
   const mine = ++seq;
-  const req = {
-    model: state.model, quant: state.quant, hardware: state.hw, context: state.ctx,
-    kv_type: state.kv, count: state.count, ram_gib: state.ram,
-  };
+  const alive = () => mine === seq;
+  cancel();
+  for (const v of ['main', 'model', 'device', 'accuracy']) byId(`view-${v}`).hidden = v !== state.view;
+  document.title = T(`title_${state.view}`);
   try {
-    const r = await estimate(req);
-    if (mine === seq) render(r);
+    if (state.view === 'model') { byId('mp-search').value = catalog.modelInfo(state.model)?.name || state.model; await renderModel(alive); }
+    else if (state.view === 'device') await renderDevice(alive);
+    else if (state.view === 'accuracy') await renderAccuracy(alive);
+    else {
+      const r = await estimate(catalog.request());
+      if (!alive()) return;
+      renderMain(r);
+      scheduleExtras(r, alive);
+    }
   } catch (e) {
-    if (mine === seq) showError(e);
+    if (alive()) showError(e);
   }
+}
+
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let extrasTimer;
+/** The many-estimate sections wait until input settles, so dragging the slider stays smooth. @param {any} r @param {() => boolean} alive */
+function scheduleExtras(r, alive) {
+  clearTimeout(extrasTimer);
+  extrasTimer = setTimeout(() => { renderExtras(r, alive).catch((e) => { if (alive()) showError(e); }); }, 150);
 }
 
 /** @param {unknown} e */
 function showError(e) {
-  const box = $('error');
+  const box = byId('error');
   box.hidden = false;
-  const msg = e instanceof WillitfitError ? `${t(state.lang, 'error')}: ${e.message} [${e.code}${e.path ? ` @ ${e.path}` : ''}]` : String(e);
-  box.textContent = msg;
-  $('verdict').dataset.verdict = 'error';
-  $('verdict-text').textContent = t(state.lang, 'error');
+  const err = /** @type {any} */ (e);
+  box.textContent = err instanceof WillitfitError || (err && err.code)
+    ? `${T('error')}: ${err.message} [${err.code}${err.path ? ` @ ${err.path}` : ''}]` : String(err && err.message || err);
+  byId('verdict').dataset.verdict = 'error';
+  byId('verdict-text').textContent = T('error');
 }
 
-/** @param {any} r */
-function render(r) {
-  const L = state.lang;
-  const m = r.memory;
-  $('error').hidden = true;
-  $('verdict').dataset.verdict = r.verdict;
-  $('verdict-text').textContent = t(L, `verdict_${r.verdict}`);
-  $('summary').textContent = t(L, 'summary', {
-    model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L),
-    total: gib(m.total_bytes, L), hw: r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name,
-    usable: gib(m.usable_bytes, L),
-  });
-  $('c-total').textContent = gib(m.total_bytes, L);
-  $('c-total-gb').textContent = gb(m.total_bytes, L);
-  $('c-usable').textContent = gib(m.usable_bytes, L);
-  $('c-physical').textContent = t(L, 'physical', { 0: gib(m.physical_bytes, L, 0) });
-  const margin = m.margin_bytes;
-  $('c-margin').textContent = (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L);
-  $('c-util').textContent = t(L, 'utilization', { 0: pct(m.utilization, L) });
-  $('c-kvtok').textContent = `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`;
-  $('c-topology').textContent = r.model.topology;
+function updateTabs() {
+  for (const v of ['main', 'model', 'device', 'accuracy']) {
+    const a = byId(`tab-${v}`);
+    a.href = urlFor({ view: v });
+    if (v === state.view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
+  }
+  byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? `${T('tab_model')}: ${catalog.modelInfo(state.model)?.name}` : T('tab_model');
+  byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? `${T('tab_device')}: ${catalog.deviceInfo(state.hw)?.name}` : T('tab_device');
+}
 
-  const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
-  const seg = (/** @type {string} */ id, /** @type {number} */ b) => { $(id).style.width = `${(100 * b) / scale}%`; };
-  seg('seg-weights', m.weights_bytes);
-  seg('seg-kv', m.kv_cache_bytes);
-  seg('seg-compute', m.compute_bytes);
-  seg('seg-overhead', m.overhead_bytes);
-  $('bar-limit').style.left = `${(100 * m.usable_bytes) / scale}%`;
-  $('bar').setAttribute('aria-label', `${t(L, 'required')} ${gib(m.total_bytes, L)} / ${t(L, 'usable')} ${gib(m.usable_bytes, L)}`);
+function applyLang() {
+  applyStrings(state.lang);
+  fillPresets();
+  fillHardware();
+  syncForm();
+}
 
-  $('t-weights').textContent = gib(m.weights_bytes, L);
-  $('t-kv').textContent = gib(m.kv_cache_bytes, L);
-  $('t-compute').textContent = gib(m.compute_bytes, L);
-  $('t-overhead').textContent = gib(m.overhead_bytes, L);
-  const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
-  $('w-weights').textContent = t(L, 'why_weights', {
-    n: num(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
-  }).replace(num(r.model.params_total, L), `${num(r.model.params_total / 1e9, L, 2)}B`);
-  const g = m.kv.groups.map((/** @type {any} */ x) => t(L, 'why_kv', {
-    layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} KiB`, cells: num(x.cells, L),
-  })).join(' + ');
-  $('w-kv').textContent = g || '—';
-  $('w-compute').textContent = t(L, 'why_compute', {
-    logits: gib(m.compute.logits_bytes, L), layer: gib(m.compute.attention_bytes + m.compute.ffn_bytes, L),
-  });
-  $('w-overhead').textContent = t(L, 'why_overhead', { backend: r.hardware.backend });
+/** Follow an in-app link without reloading. @param {MouseEvent} e */
+function onNav(e) {
+  const a = /** @type {HTMLElement} */ (e.target).closest?.('a[data-nav]');
+  if (!a || e.defaultPrevented || e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+  e.preventDefault();
+  history.pushState(null, '', /** @type {HTMLAnchorElement} */ (a).href);
+  readUrl();
+  applyLang();
+  window.scrollTo(0, 0);
+  update(false);
+  byId('content').focus?.();
+}
+
+function setTheme(/** @type {string | null} */ theme) {
+  const root = document.documentElement;
+  if (theme) root.dataset.theme = theme; else delete root.dataset.theme;
+  const dark = root.dataset.theme === 'dark' || (!root.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
+  byId('theme').setAttribute('aria-pressed', String(dark));
 }
 
 async function init() {
   readUrl();
   applyStrings(state.lang);
-  [models, hardware] = await Promise.all([list('models'), list('hardware')]);
-  const quants = await list('quants');
-  const dl = $('model-list');
-  for (const m of models) {
-    const o = document.createElement('option');
-    o.value = m.id;
-    o.label = `${m.name} · ${m.params_total_b}B`;
-    dl.append(o);
-  }
-  fillSelect($('quant'), quants.map((/** @type {any} */ q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
-  fillSelect($('hardware'), hardware.map((/** @type {any} */ d) => ({
-    value: d.id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: `${d.vendor} (${d.kind})`,
-  })));
-  const presets = $('context-presets');
-  for (const [i, c] of CONTEXTS.entries()) {
-    if (![4096, 8192, 32768, 131072].includes(c)) continue;
-    const b = document.createElement('button');
-    b.type = 'button';
-    b.textContent = tokens(c, state.lang);
-    b.addEventListener('click', () => { $('context').value = String(i); readForm(); update(true); });
-    presets.append(b);
-  }
-  syncForm();
-  const form = $('form');
-  form.addEventListener('change', () => { readForm(); update(true); });
-  $('context').addEventListener('input', () => { readForm(); update(false); });
-  form.addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
-  $('lang').addEventListener('change', () => { state.lang = $('lang').value; applyStrings(state.lang); update(true); });
-  $('theme').addEventListener('click', () => {
-    const root = document.documentElement;
-    root.dataset.theme = root.dataset.theme === 'dark' ? 'light' : 'dark';
+  try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
+  store.load();
+  await catalog.load();
+  fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
+  applyLang();
+  const go = () => { readForm(); update(true); };
+  attachSearch(byId('model'), catalog.searchItems, (id) => { state.model = resolveTyped(id); syncForm(); update(true); });
+  attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });
+  const form = byId('form');
+  form.addEventListener('change', (/** @type {Event} */ e) => {
+    const el = /** @type {HTMLElement} */ (e.target);
+    if (el.closest('#custom-device, #import, #saved') || el.id === 'context') return;
+    go();
   });
-  window.addEventListener('popstate', () => { readUrl(); applyStrings(state.lang); syncForm(); update(false); });
+  byId('context').addEventListener('input', () => { readForm(); update(false); });
+  byId('context').addEventListener('change', () => { readForm(); update(true); });
+  form.addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
+  byId('lang').addEventListener('change', () => { state.lang = byId('lang').value; applyLang(); update(true); });
+  byId('dp-device').addEventListener('change', () => { state.hw = byId('dp-device').value; update(true); });
+  byId('dp-ram').addEventListener('change', () => { state.ram = Number(byId('dp-ram').value) || 0; update(true); });
+  byId('theme').addEventListener('click', () => {
+    const dark = document.documentElement.dataset.theme === 'dark' ||
+      (!document.documentElement.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
+    const next = dark ? 'light' : 'dark';
+    setTheme(next);
+    try { localStorage.setItem('willitfit.theme', next); } catch { /* storage off */ }
+    if (state.view === 'main') update(false);   // charts take their colours from the theme
+  });
+  document.addEventListener('click', onNav);
+  window.addEventListener('popstate', () => { readUrl(); applyLang(); update(false); });
+  initInputs({
+    useModel: (id) => { state.model = id; syncForm(); update(true); },
+    useDevice: (id) => { fillHardware(); state.hw = id; syncForm(); update(true); },
+    refresh: () => { fillHardware(); syncForm(); },
+  });
+  refreshSaved();
+  showStoreProblems();
   await update(false);
+  document.body.dataset.engine = await where();
   document.body.dataset.ready = 'true';
+}
+
+/** Saved entries that could not be read are reported, never dropped silently. */
+function showStoreProblems() {
+  const p = store.problems;
+  const box = byId('store-notice');
+  box.hidden = p.length === 0;
+  if (!p.length) return;
+  fill('store-notice', h('span', null, T('store_problem', { 0: String(p.length) })), ' ',
+    h('span', { class: 'mono' }, p.map((x) => `${x.kind} ${x.key}: ${x.reason}`).join('; ')), ' ',
+    h('button', { type: 'button', class: 'small', on: { click: () => store.download({ set_aside: store.setAsideEntries() }, 'willitfit-set-aside.json') } }, T('download_aside')), ' ',
+    h('button', { type: 'button', class: 'small', on: { click: () => { store.clearAside(); box.hidden = true; } } }, T('dismiss')));
 }
 
 init().catch(showError);

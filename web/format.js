@@ -40,3 +40,44 @@ export function tokens(n, lang) {
   if (n >= 1024 && n % 1024 === 0) return `${num(n / 1024, lang)}K`;
   return num(n, lang);
 }
+
+/** @param {number} x @param {string} lang  US dollars, as catalog prices are */
+export function usd(x, lang, digits = 0) {
+  return ok(x) ? new Intl.NumberFormat(lang, { style: 'currency', currency: 'USD', maximumFractionDigits: digits, minimumFractionDigits: digits }).format(x) : '—';
+}
+
+/** @param {number} x @param {string} lang  tokens per second */
+export function tps(x, lang) {
+  return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)} tok/s` : '—';
+}
+
+/** @param {number} x @param {string} lang  milliseconds */
+export function ms(x, lang) {
+  return ok(x) ? `${num(x, lang)} ms` : '—';
+}
+
+/** A month and year from "2025-07". @param {string} ym @param {string} lang */
+export function monthYear(ym, lang) {
+  const m = /^(\d{4})-(\d{2})/.exec(ym || '');
+  if (!m) return ym || '—';
+  return new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', timeZone: 'UTC' })
+    .format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)));
+}
+
+/**
+ * A value from a result field whose name says its unit (…_bytes, …_usd, …_tps, …_ms); anything
+ * else as a number or text. Used for sections whose fields other parts of the core add.
+ * @param {string} key @param {any} v @param {string} lang
+ */
+export function byKey(key, v, lang) {
+  if (typeof v === 'string') return v;
+  if (typeof v === 'boolean') return v ? '✓' : '✗';
+  if (!ok(v)) return '—';
+  if (/bytes$/.test(key)) return gib(v, lang);
+  if (/usd/.test(key)) return usd(v, lang, v < 10 ? 2 : 0);
+  if (/tps$|tokens_per_s/.test(key)) return tps(v, lang);
+  if (/_ms$/.test(key)) return ms(v, lang);
+  if (/gib$/.test(key)) return `${num(v, lang, 1)} GiB`;
+  if (/(ratio|share|utilization)$/.test(key)) return pct(v, lang);
+  return num(v, lang, Number.isInteger(v) ? 0 : 2);
+}

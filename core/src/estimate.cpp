@@ -143,6 +143,15 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     kv_groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"cells", g.cells},
                          {"bytes_per_token", g.bytes_per_token}, {"bytes", g.bytes}});
   const double U = static_cast<double>(e.usable.usable_bytes);
+  // Shape facts for the page's spec card, from the first attention layer that has heads.
+  const Architecture& a = r.model.arch;
+  LayerSpec first;
+  for (const auto& l : a.layers)
+    if (l.n_head > 0) { first = l; break; }
+  json shape = {{"hidden_size", a.n_embd}, {"vocab_size", a.n_vocab}, {"n_head", first.n_head},
+                {"n_head_kv", first.n_head_kv}, {"head_dim", first.head_dim_k},
+                {"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
+                {"mla_kv_lora_rank", a.mla.kv_lora_rank}};
   json out = {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
                  {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()},
@@ -150,7 +159,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"params_active", e.params.active},
                  {"params_total_published_b", r.model.params_total_b},
                  {"params_active_published_b", r.model.params_active_b},
-                 {"max_context", r.model.arch.n_ctx_train}}},
+                 {"max_context", r.model.arch.n_ctx_train}, {"license", r.model.license},
+                 {"shape", shape}}},
       {"quant", {{"id", e.plan.quant}, {"bits_per_weight", e.plan.bits_per_weight()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},

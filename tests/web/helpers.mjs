@@ -20,6 +20,8 @@ export async function setup() {
     async page(opts = {}) {
       const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 }, ...opts });
       const page = await ctx.newPage();
+      // Listing views run hundreds of estimates; on a loaded machine that takes a while.
+      page.setDefaultTimeout(180000);
       page.problems = [];
       page.on('console', (m) => { if (m.type() === 'error') page.problems.push(m.text()); });
       page.on('pageerror', (e) => page.problems.push(String(e)));
@@ -35,5 +37,21 @@ export async function setup() {
 /** Open a view and wait until the page has rendered its first answer. */
 export async function open(page, url) {
   await page.goto(url);
-  await page.waitForSelector('body[data-ready="true"]', { timeout: 30000 });
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
+}
+
+/** Inject axe-core and return the serious and critical violations on the page as it is. */
+export async function axeProblems(page) {
+  await page.addScriptTag({ path: path.join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+  const res = await page.evaluate(async () => {
+    // eslint-disable-next-line no-undef
+    const r = await axe.run(document, { resultTypes: ['violations'] });
+    return r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) }));
+  });
+  return res.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** True when the page scrolls sideways at its current viewport width. */
+export async function scrollsSideways(page) {
+  return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
 }

@@ -1,0 +1,64 @@
+// @ts-check
+// The catalog as the page sees it: the core's listings (loaded once) plus the person's saved
+// custom models and devices, and the request document for a state. No numbers are derived here.
+import { list } from './client.js';
+import { state } from './state.js';
+import * as store from './store.js';
+
+/** @type {any[]} */ export let models = [];
+/** @type {any[]} */ export let hardware = [];
+/** @type {any[]} */ export let quants = [];
+
+export async function load() {
+  [models, hardware, quants] = await Promise.all([list('models'), list('hardware'), list('quants')]);
+}
+
+/** GGUF formats in quality order (best first), as the core ranks them. */
+export function ggufQuants() {
+  return quants.filter((q) => q.gguf).sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
+}
+
+/** The ladder used when looking for the best format that fits (common published files). */
+export const LADDER = ['Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'IQ2_XXS', 'IQ1_S'];
+
+/** @param {string} id */
+export function modelInfo(id) {
+  const c = store.models()[id];
+  if (c) return { id, name: c.name, org: '', custom: true };
+  return models.find((m) => m.id === id) || null;
+}
+
+/** @param {string} id */
+export function deviceInfo(id) {
+  const c = store.devices()[id];
+  if (c) return { id, vendor: '', custom: true, ...c };
+  return hardware.find((d) => d.id === id) || null;
+}
+
+/** All models for search: catalog + saved custom ones. */
+export function searchItems() {
+  const custom = Object.entries(store.models()).map(([id, m]) => ({ id, name: m.name, org: '', hint: 'config.json' }));
+  return [...custom, ...models.map((m) => ({ id: m.id, name: m.name, org: m.org, hint: `${m.params_total_b}B` }))];
+}
+
+/**
+ * The request document for the current state with some fields replaced.
+ * @param {Record<string, any>} [over]
+ */
+export function request(over = {}) {
+  const v = { ...state, ...over };
+  /** @type {Record<string, any>} */
+  const r = {
+    model: store.modelRef(v.model), quant: v.quant, hardware: store.deviceRef(v.hw), context: v.ctx,
+    kv_type: v.kv, count: v.count, ram_gib: v.ram,
+  };
+  if (v.par !== 1) r.parallel = v.par;
+  if (v.engine !== 'llama.cpp') r.engine = v.engine;
+  return r;
+}
+
+/** Devices a person would run a model on (not bare CPUs), smallest memory first. */
+export function accelerators() {
+  // Unknown prices sort last: a device one can look up and buy is the more useful answer.
+  return hardware.filter((d) => d.kind !== 'cpu').sort((a, b) => a.memory_gib - b.memory_gib || (a.price_usd || 1e12) - (b.price_usd || 1e12));
+}

@@ -1,0 +1,124 @@
+// @ts-check
+// The page's door to the core: the same interface as api.js (estimate, list, WillitfitError),
+// served by one Worker created on first use behind a memoised promise, so many estimates never
+// block typing. If a Worker cannot start (old browser, file://), calls fall back to api.js on
+// the main thread. Extra: `many` (a batch in one message) and `call`/`has` for API functions
+// that may or may not exist yet (accuracyReport …).
+import * as direct from './api.js';
+
+export const WillitfitError = direct.WillitfitError;
+
+/** Thrown by `many` when its batch was cancelled because the view changed. */
+export class CancelledError extends Error {
+  constructor() { super('cancelled'); this.name = 'CancelledError'; }
+}
+
+/** @typedef {{ call: (fn: string, args: any[]) => Promise<any>, where: 'worker' | 'main' }} Port */
+/** @type {Promise<Port> | null} */
+let portPromise = null;
+
+/** @returns {Promise<Port>} */
+function port() {
+  if (!portPromise) portPromise = startWorker().catch(() => mainThreadPort());
+  return portPromise;
+}
+
+/** @returns {Promise<Port>} */
+function startWorker() {
+  return new Promise((resolve, reject) => {
+    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module', name: 'willitfit' });
+    let next = 1;
+    /** @type {Map<number, {resolve: (v: any) => void, reject: (e: any) => void}>} */
+    const waiting = new Map();
+    w.addEventListener('message', (ev) => {
+      const { id, ok, value, error } = ev.data;
+      const p = waiting.get(id);
+      if (!p) return;
+      waiting.delete(id);
+      if (ok) p.resolve(value);
+      else p.reject(error && error.code ? new WillitfitError(error) : new Error(error && error.message));
+    });
+    w.addEventListener('error', (e) => { e.preventDefault(); reject(new Error('worker failed')); });
+    /** @type {Port} */
+    const P = {
+      where: 'worker',
+      call(fn, args) {
+        return new Promise((res, rej) => {
+          const id = next++;
+          waiting.set(id, { resolve: res, reject: rej });
+          w.postMessage({ id, fn, args });
+        });
+      },
+    };
+    // The first answer proves the module loaded inside the worker.
+    P.call('functions', []).then(() => resolve(P), reject);
+  });
+}
+
+/** @returns {Port} */
+function mainThreadPort() {
+  const api = /** @type {any} */ (direct);
+  return {
+    where: 'main',
+    async call(fn, args) {
+      if (fn === 'cancel') return undefined;
+      if (fn === 'functions') return Object.keys(api).filter((k) => typeof api[k] === 'function');
+      if (fn === 'many') {
+        const out = [];
+        for (const r of args[0]) {
+          try { out.push({ ok: true, value: await api.estimate(r) }); }
+          catch (e) { out.push({ ok: false, error: { code: /** @type {any} */ (e).code, message: String(/** @type {any} */ (e).message) } }); }
+        }
+        return out;
+      }
+      if (typeof api[fn] !== 'function') throw new Error(`api has no ${fn}`);
+      return api[fn](...args);
+    },
+  };
+}
+
+/** @param {object} request */
+export async function estimate(request) {
+  return (await port()).call('estimate', [request]);
+}
+
+/** @param {string} what */
+export async function list(what) {
+  return (await port()).call('list', [what]);
+}
+
+/**
+ * Many estimates in one round trip. Each entry is the result, or {error} for a failed request,
+ * so one unknown combination never hides the others.
+ * @param {object[]} requests
+ * @returns {Promise<any[]>}
+ */
+export async function many(requests) {
+  const out = await (await port()).call('many', [requests]);
+  // A cancelled batch belongs to a view that is gone: stop its caller instead of feeding it.
+  if (out.some((/** @type {any} */ r) => !r.ok && r.error && r.error.code === 'cancelled')) throw new CancelledError();
+  return out.map((/** @type {any} */ r) => (r.ok ? r.value : { error: r.error }));
+}
+
+/** @type {Promise<string[]> | null} */
+let fnsPromise = null;
+/** Does the core offer this function? (optional features show only when it does) @param {string} fn */
+export async function has(fn) {
+  if (!fnsPromise) fnsPromise = port().then((p) => p.call('functions', [])).catch(() => []);
+  return (await fnsPromise).includes(fn);
+}
+
+/** Call an API function by name. @param {string} fn @param {...any} args */
+export async function call(fn, ...args) {
+  return (await port()).call(fn, args);
+}
+
+/** Where estimates run: 'worker', or 'main' when no Worker could start. */
+export async function where() {
+  return (await port()).where;
+}
+
+/** Abandon batches already queued (the view they were for has changed). */
+export function cancel() {
+  if (portPromise) portPromise.then((p) => p.call('cancel', [])).catch(() => {});
+}

@@ -1,0 +1,79 @@
+// @ts-check
+// Small DOM helpers. Text always goes in with textContent (never innerHTML), so nothing a user,
+// a URL or an imported file supplies can become markup.
+
+/**
+ * Create an element. `props` sets attributes (class, href, …), `dataset` and event handlers
+ * (on: {click: fn}); children are nodes or strings (strings become text nodes).
+ * @param {string} tag
+ * @param {Record<string, any> | null} [props]
+ * @param {...(Node | string | number | null | undefined | false | (Node|string)[])} children
+ * @returns {HTMLElement}
+ */
+export function h(tag, props, ...children) {
+  const el = document.createElement(tag);
+  if (props) {
+    for (const [k, v] of Object.entries(props)) {
+      if (v === undefined || v === null || v === false) continue;
+      if (k === 'on') for (const [ev, fn] of Object.entries(v)) el.addEventListener(ev, fn);
+      else if (k === 'dataset') Object.assign(el.dataset, v);
+      else if (k === 'text') el.textContent = String(v);
+      else el.setAttribute(k, v === true ? '' : String(v));
+    }
+  }
+  append(el, children);
+  return el;
+}
+
+/** @param {Element} el @param {any[]} children */
+function append(el, children) {
+  for (const c of children) {
+    if (c === null || c === undefined || c === false) continue;
+    if (Array.isArray(c)) append(el, c);
+    else el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+  }
+}
+
+/** Replace the children of the element with this id. @param {string} id @param {...any} children */
+export function fill(id, ...children) {
+  const el = byId(id);
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+/** @param {string} id */
+export function byId(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`#${id} missing`);
+  return /** @type {any} */ (el);
+}
+
+/** Set text of an element by id ('' hides nothing: layout stays). @param {string} id @param {string} text */
+export function text(id, text) {
+  byId(id).textContent = text;
+}
+
+/**
+ * A table with a caption, header cells and rows of cells (strings or nodes). The first cell of
+ * each row is a row header for screen readers.
+ * @param {string} caption
+ * @param {string[]} head
+ * @param {any[][]} rows
+ * @param {Record<string, any>} [props]
+ */
+export function table(caption, head, rows, props) {
+  // The caption is repeated as a visible title outside the scrolling box, so on a phone it wraps
+  // instead of running off with the table; the <caption> stays for screen readers.
+  return h('div', { class: 'table-block' }, caption ? h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption) : null,
+    h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+    h('table', props || { class: 'data' },
+      caption ? h('caption', { class: 'sr' }, caption) : null,
+      h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c)))))))));
+}
+
+/** A link inside the app (router intercepts it). @param {string} href @param {string} label */
+export function link(href, label, cls = '') {
+  return h('a', { href, class: cls || null, dataset: { nav: '1' } }, label);
+}

@@ -1,0 +1,125 @@
+// @ts-check
+// The less common inputs: a custom device form, importing a Hugging Face config.json (paste,
+// drop or choose a file; estimated through the core's `model: {config}`; nothing is uploaded),
+// the saved list with export/import as a file, and "detect my hardware". Names and file
+// contents are only ever shown with textContent.
+import * as catalog from './catalog.js';
+import { estimate } from './client.js';
+import { propose, readClues } from './detect.js';
+import { byId, fill, h } from './dom.js';
+import { num } from './format.js';
+import { t } from './i18n.js';
+import { state } from './state.js';
+import * as store from './store.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/** @typedef {{useModel: (id: string) => void, useDevice: (id: string) => void, refresh: () => void}} Hooks */
+/** @type {Hooks} */
+let hooks;
+
+/** @param {Hooks} hk */
+export function initInputs(hk) {
+  hooks = hk;
+  byId('cd-add').addEventListener('click', addDevice);
+  byId('cfg-go').addEventListener('click', () => importConfig(byId('cfg-text').value, ''));
+  const drop = byId('cfg-drop');
+  const file = byId('cfg-file');
+  drop.addEventListener('click', () => file.click());
+  drop.addEventListener('keydown', (/** @type {KeyboardEvent} */ e) => { if (e.key === 'Enter' || e.key === ' ') { e.preventDefault(); file.click(); } });
+  drop.addEventListener('dragover', (/** @type {DragEvent} */ e) => { e.preventDefault(); drop.classList.add('over'); });
+  drop.addEventListener('dragleave', () => drop.classList.remove('over'));
+  drop.addEventListener('drop', async (/** @type {DragEvent} */ e) => {
+    e.preventDefault();
+    drop.classList.remove('over');
+    const f = e.dataTransfer?.files?.[0];
+    if (f) await readConfigFile(f);
+  });
+  file.addEventListener('change', async () => { if (file.files[0]) await readConfigFile(file.files[0]); file.value = ''; });
+  byId('saved-export').addEventListener('click', () => store.download(store.exportDoc(), 'willitfit-custom.json'));
+  const sf = byId('saved-file');
+  byId('saved-import').addEventListener('click', () => sf.click());
+  sf.addEventListener('change', async () => {
+    const f = sf.files[0];
+    sf.value = '';
+    if (!f) return;
+    const before = store.problems.length;
+    let n = 0;
+    try { n = store.merge(JSON.parse(await f.text())); store.save(); }
+    catch { byId('saved-msg').textContent = T('import_bad_file'); return; }
+    const bad = store.problems.length - before;
+    byId('saved-msg').textContent = T('import_done', { 0: String(n) }) + (bad ? ` ${T('import_aside', { 0: String(bad) })}` : '');
+    refreshSaved();
+    hooks.refresh();
+  });
+  byId('detect').addEventListener('click', detect);
+}
+
+/** @param {File} f */
+async function readConfigFile(f) {
+  if (f.size > 5e6) { byId('cfg-msg').textContent = T('cfg_too_big'); return; }
+  const txt = await f.text();
+  byId('cfg-text').value = txt;
+  await importConfig(txt, f.name.replace(/\.json$/i, ''));
+}
+
+/** Check the config with the core first; save and use it only if the core accepts it. @param {string} txt @param {string} fileName */
+export async function importConfig(txt, fileName) {
+  const msg = byId('cfg-msg');
+  /** @type {any} */
+  let config;
+  try { config = JSON.parse(txt); } catch (e) { msg.textContent = `${T('cfg_not_json')} ${String(/** @type {any} */ (e).message)}`; return; }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) { msg.textContent = T('cfg_not_object'); return; }
+  const name = byId('cfg-name').value.trim() || (typeof config._name_or_path === 'string' && config._name_or_path) || fileName ||
+    `${config.model_type || 'custom'} ${config.hidden_size || ''}`.trim();
+  try {
+    await estimate({ ...catalog.request(), model: { name, config } });
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    msg.textContent = `${T('error')}: ${err.message}${err.path ? ` (${err.path})` : ''}`;
+    return;
+  }
+  const key = store.addModel({ name, config });
+  msg.textContent = T('cfg_saved', { 0: name });
+  refreshSaved();
+  hooks.useModel(key);
+}
+
+function addDevice() {
+  const msg = byId('cd-msg');
+  const d = {
+    name: byId('cd-name').value.trim(), kind: byId('cd-kind').value, backend: byId('cd-backend').value,
+    memory_gib: Number(byId('cd-mem').value), bandwidth_gbs: Number(byId('cd-bw').value),
+  };
+  const why = store.validDevice(d);
+  if (why) { msg.textContent = `${T('cd_invalid')} (${why})`; return; }
+  const key = store.addDevice(d);
+  msg.textContent = T('cd_saved', { 0: d.name });
+  refreshSaved();
+  hooks.useDevice(key);
+}
+
+/** The saved list with "use" and "remove" buttons. */
+export function refreshSaved() {
+  const ms = Object.entries(store.models());
+  const ds = Object.entries(store.devices());
+  const item = (/** @type {'models'|'devices'} */ what, /** @type {string} */ key, /** @type {string} */ label) => h('li', null,
+    h('span', { class: 'saved-name' }, label), ' ',
+    h('button', { type: 'button', class: 'small', on: { click: () => (what === 'models' ? hooks.useModel(key) : hooks.useDevice(key)) } }, T('use')), ' ',
+    h('button', { type: 'button', class: 'small', 'aria-label': `${T('remove')} ${label}`, on: { click: () => { store.remove(what, key); refreshSaved(); hooks.refresh(); } } }, T('remove')));
+  fill('saved-list', ms.length + ds.length === 0 ? h('li', { class: 'note' }, T('saved_none')) : null,
+    ms.map(([k, m]) => item('models', k, `${T('model')}: ${m.name}`)),
+    ds.map(([k, d]) => item('devices', k, `${T('hardware')}: ${d.name} (${num(d.memory_gib, state.lang)} GB)`)));
+}
+
+async function detect() {
+  const out = byId('detect-out');
+  out.textContent = T('detecting');
+  const c = await readClues();
+  const best = propose(c, catalog.hardware);
+  const seen = [c.webgpu && `WebGPU: ${c.webgpu}`, c.webgl && `WebGL: ${c.webgl}`,
+    c.deviceMemoryGb !== null && `${T('device_memory')}: ≥ ${num(c.deviceMemoryGb, state.lang)} GB`].filter(Boolean).join(' · ');
+  fill('detect-out', h('p', { class: 'note mono' }, seen || T('detect_nothing')),
+    best ? h('p', null, T('detect_propose', { 0: best.name }), ' ',
+      h('button', { type: 'button', class: 'small', on: { click: () => hooks.useDevice(best.id) } }, T('use'))) : h('p', null, T('detect_none')));
+}

@@ -1,0 +1,79 @@
+// @ts-check
+// The view state and the URL that carries it. Every view is addressable:
+//   ?model=…&quant=…&hw=…&ctx=…&kv=…&count=…&ram=…&par=…&engine=…&lang=…   the model × device view
+//   ?view=model&model=…   ?view=device&hw=…   ?view=accuracy
+// so a shared link, a reload, back and forward all restore the exact view. Values from the URL
+// are only ever compared, sent to the core as JSON, or shown as text.
+
+export const LANGS = ['en', 'es', 'fr', 'zh'];
+export const VIEWS = ['main', 'model', 'device', 'accuracy'];
+export const ENGINES = ['llama.cpp', 'vllm'];
+
+export const state = {
+  view: 'main',
+  lang: 'en',
+  model: 'zai-org/GLM-4.5-Air',
+  quant: 'Q4_K_M',
+  hw: 'nvidia-rtx-4090',
+  ctx: 8192,
+  kv: 'f16',
+  count: 1,
+  ram: 0,
+  par: 1,
+  engine: 'llama.cpp',
+};
+
+const DEFAULTS = { ...state };
+
+export function guessLang() {
+  const l = (navigator.language || 'en').slice(0, 2);
+  return LANGS.includes(l) ? l : 'en';
+}
+
+/** Read the state from the current URL (missing keys take their defaults). */
+export function readUrl() {
+  const p = new URLSearchParams(location.search);
+  const s = (/** @type {string} */ k) => p.get(k) ?? '';
+  Object.assign(state, DEFAULTS);
+  state.view = VIEWS.includes(s('view')) ? s('view') : 'main';
+  state.lang = LANGS.includes(s('lang')) ? s('lang') : guessLang();
+  if (s('model')) state.model = s('model');
+  if (s('quant')) state.quant = s('quant');
+  if (s('hw')) state.hw = s('hw');
+  if (s('kv')) state.kv = s('kv');
+  if (ENGINES.includes(s('engine'))) state.engine = s('engine');
+  const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
+    const n = Number(s(k));
+    return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
+  };
+  state.ctx = int('ctx', 1, 1e8) ?? state.ctx;
+  state.count = int('count', 1, 64) ?? state.count;
+  state.par = int('par', 1, 256) ?? state.par;
+  const ram = Number(s('ram'));
+  if (s('ram') !== '' && Number.isFinite(ram) && ram >= 0 && ram <= 1e5) state.ram = ram;
+}
+
+/** The URL for a state (only the keys that view needs). @param {Partial<typeof state>} [over] */
+export function urlFor(over = {}) {
+  const v = { ...state, ...over };
+  /** @type {Record<string, string>} */
+  let q;
+  if (v.view === 'model') q = { view: 'model', model: v.model };
+  else if (v.view === 'device') q = { view: 'device', hw: v.hw, ram: String(v.ram) };
+  else if (v.view === 'accuracy') q = { view: 'accuracy' };
+  else {
+    q = { model: v.model, quant: v.quant, hw: v.hw, ctx: String(v.ctx), kv: v.kv, count: String(v.count), ram: String(v.ram) };
+    if (v.par !== 1) q.par = String(v.par);
+    if (v.engine !== 'llama.cpp') q.engine = v.engine;
+  }
+  q.lang = v.lang;
+  return `${location.pathname}?${new URLSearchParams(q)}`;
+}
+
+/** Put the state in the address bar; push a history entry for a deliberate change. */
+export function writeUrl(push = false) {
+  const url = urlFor();
+  if (url === location.pathname + location.search) return;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}

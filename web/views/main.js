@@ -1,0 +1,274 @@
+// @ts-check
+// The model × device view: verdict, memory cards, the stacked bar and the breakdown (from one
+// estimate), then the sections that need many estimates (memory over context, the quantization
+// matrix, diagnostics and "make it fit", FAQ, links), filled a moment later from the Worker.
+// Sections for fields other parts of the core add (speed, commands, per-device memory, cost,
+// fine-tuning) stay hidden until the result carries them.
+import { many } from '../client.js';
+import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request } from '../catalog.js';
+import { lineChart } from '../chart.js';
+import { byId, fill, h, link, table, text } from '../dom.js';
+import { gb, gib, num, pct, tokens } from '../format.js';
+import { t } from '../i18n.js';
+import { state, urlFor } from '../state.js';
+import { commandsOf, factList, fitsVerdict, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/** @param {any} r */
+export function hwName(r) {
+  return r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name;
+}
+
+/** The part drawn from the one estimate. @param {any} r */
+export function renderMain(r) {
+  const L = state.lang;
+  const m = r.memory;
+  byId('error').hidden = true;
+  byId('verdict').dataset.verdict = r.verdict;
+  text('verdict-text', T(`verdict_${r.verdict}`));
+  text('summary', T('summary', {
+    model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L),
+    total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
+  }));
+  text('c-total', gib(m.total_bytes, L));
+  text('c-total-gb', `${gb(m.total_bytes, L)} · ${T('upper', { 0: gib(m.total_high_bytes, L) })}`);
+  text('c-usable', gib(m.usable_bytes, L));
+  text('c-physical', T('physical', { 0: gib(m.physical_bytes, L, 0) }));
+  const margin = m.margin_bytes;
+  text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
+  text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
+  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`);
+  text('c-topology', r.model.topology);
+  text('usable-rule', m.usable_rule ? `${T('usable')}: ${m.usable_rule}` : '');
+
+  const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
+  const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
+  seg('seg-weights', m.weights_bytes);
+  seg('seg-kv', m.kv_cache_bytes);
+  seg('seg-compute', m.compute_bytes);
+  seg('seg-overhead', m.overhead_bytes);
+  byId('bar-limit').style.left = `${(100 * m.usable_bytes) / scale}%`;
+  byId('bar').setAttribute('aria-label', `${T('required')} ${gib(m.total_bytes, L)} / ${T('usable')} ${gib(m.usable_bytes, L)}`);
+
+  text('t-weights', gib(m.weights_bytes, L));
+  text('t-kv', gib(m.kv_cache_bytes, L));
+  text('t-compute', gib(m.compute_bytes, L));
+  text('t-overhead', gib(m.overhead_bytes, L));
+  const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
+  let why = T('why_weights', {
+    n: `${num(r.model.params_total / 1e9, L, 2)}B`, bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
+  });
+  if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
+  text('w-weights', why);
+  const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
+    layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} KiB`, cells: num(x.cells, L),
+  })).join(' + ');
+  text('w-kv', g || T('why_kv_none'));
+  text('w-compute', T('why_compute', {
+    logits: gib(m.compute.logits_bytes, L), layer: gib(m.compute.attention_bytes + m.compute.ffn_bytes, L),
+  }));
+  text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
+  renderPlugins(r);
+}
+
+/** Sections for result fields other helpers add; hidden while absent. @param {any} r */
+function renderPlugins(r) {
+  const L = state.lang;
+  const sp = speedOf(r);
+  const speed = byId('plug-speed');
+  speed.hidden = !sp;
+  if (sp) {
+    fill('speed-cards',
+      sp.decode ? card(T('decode'), spreadText(sp.decode, L), T('decode_note')) : null,
+      sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), '') : null,
+      sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), T('ttft_note')) : null);
+  }
+  const cmds = commandsOf(r);
+  byId('plug-commands').hidden = cmds.length === 0;
+  if (cmds.length) {
+    fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
+      h('div', { class: 'cmd-head' }, h('strong', null, c.label),
+        h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
+      h('pre', null, h('code', null, c.command)))));
+  }
+  const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
+  byId('plug-devices').hidden = !devs || !devs.length;
+  if (devs && devs.length) fill('devices-table', objectTable(devs, L, T('per_device')));
+  const cost = factList(r.cost, L);
+  byId('plug-cost').hidden = !cost;
+  if (cost) fill('cost-body', cost);
+  const ft = r.finetune ?? r.training;
+  const ftTable = Array.isArray(ft) ? objectTable(ft, L, T('finetune')) : factList(ft, L);
+  byId('plug-finetune').hidden = !ftTable;
+  if (ftTable) fill('finetune-body', ftTable);
+}
+
+/** @param {string} k @param {string} v @param {string} s */
+function card(k, v, s) {
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v), h('div', { class: 's' }, s));
+}
+
+/** @param {string} textToCopy @param {HTMLElement} btn */
+async function copy(textToCopy, btn) {
+  try {
+    await navigator.clipboard.writeText(textToCopy);
+    btn.textContent = T('copied');
+  } catch {
+    btn.textContent = T('copy_failed');
+  }
+  setTimeout(() => { btn.textContent = T('copy'); }, 1500);
+}
+
+/** The contexts of the chart: 4K, 8K, … doubling up to the model's maximum (and the maximum). @param {number} max */
+export function contextSteps(max) {
+  const top = max > 0 ? Math.min(max, 1 << 21) : 131072;
+  const out = [];
+  for (let c = 4096; c < top; c *= 2) out.push(c);
+  out.push(top);
+  return out;
+}
+
+/**
+ * The sections built from many estimates. `alive()` turns false when a newer render started,
+ * so a stale batch never paints over a fresh one.
+ * @param {any} r @param {() => boolean} alive
+ */
+export async function renderExtras(r, alive) {
+  const L = state.lang;
+  // Memory over context.
+  const steps = contextSteps(r.model.max_context);
+  const sweep = await many(steps.map((c) => request({ ctx: c })));
+  if (!alive()) return;
+  const okSteps = steps.filter((_, i) => !sweep[i].error);
+  const okRes = sweep.filter((x) => !x.error);
+  const G = 1024 ** 3;
+  const series = [
+    { label: T('weights'), values: okRes.map((x) => x.memory.weights_bytes / G), color: '--weights' },
+    { label: T('kv_cache'), values: okRes.map((x) => x.memory.kv_cache_bytes / G), color: '--kv' },
+    { label: T('required'), values: okRes.map((x) => x.memory.total_bytes / G), color: '--fg' },
+    { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
+  ];
+  text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, max: tokens(steps[steps.length - 1], L) }));
+  lineChart(byId('chart'), {
+    x: okSteps, series, xLabel: T('context'), yLabel: 'GiB', logX: true,
+    xFmt: (v) => tokens(v, L), yFmt: (v) => num(v, L, v < 10 ? 1 : 0),
+  }).catch(() => { byId('chart').textContent = T('chart_failed'); });
+  fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
+    okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));
+
+  // Diagnostics: KV growth 8K -> 32K and what a q8_0 cache saves at 32K.
+  const [k8, k32, q32] = await many([request({ ctx: 8192 }), request({ ctx: 32768 }), request({ ctx: 32768, kv: 'q8_0' })]);
+  if (!alive()) return;
+  const diag = [];
+  if (!k8.error && !k32.error) {
+    diag.push(T('diag_kv', { model: r.model.name, topo: r.model.topology, a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
+    if (!q32.error && state.kv !== 'q8_0')
+      diag.push(T('diag_q8', { save: gib(k32.memory.kv_cache_bytes - q32.memory.kv_cache_bytes, L), total: gib(q32.memory.total_bytes, L) }));
+  }
+  fill('diag-list', diag.map((d) => h('li', null, d)));
+  faq(r, k32);
+  links(r);
+  await makeItFit(r, alive);
+  if (!alive()) return;
+  await quantMatrix(r, alive);
+}
+
+/** What would make it fit: a smaller format, a q8_0 cache, a shorter context, more devices. @param {any} r @param {() => boolean} alive */
+async function makeItFit(r, alive) {
+  const L = state.lang;
+  const box = byId('fit-list');
+  if (fitsVerdict(r)) { fill('fit-list', h('li', null, T('fit_already'))); return; }
+  const ladder = ['Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'IQ2_XXS', 'IQ1_S'];
+  const ctxs = [65536, 32768, 16384, 8192, 4096, 2048].filter((c) => c < state.ctx);
+  const counts = [2, 4, 8];
+  const reqs = [...ladder.map((q) => request({ quant: q })), request({ kv: 'q8_0' }), request({ kv: 'q4_0' }),
+    ...ctxs.map((c) => request({ ctx: c })), ...counts.map((n) => request({ count: n }))];
+  const rs = await many(reqs);
+  if (!alive()) return;
+  const items = [];
+  const qi = rs.slice(0, ladder.length).findIndex(fitsVerdict);
+  if (qi >= 0) items.push(T('fit_quant', { q: ladder[qi], total: gib(rs[qi].memory.total_bytes, L) }));
+  const o = ladder.length;
+  if (fitsVerdict(rs[o])) items.push(T('fit_kv', { t: 'q8_0', total: gib(rs[o].memory.total_bytes, L) }));
+  else if (fitsVerdict(rs[o + 1])) items.push(T('fit_kv', { t: 'q4_0', total: gib(rs[o + 1].memory.total_bytes, L) }));
+  const ci = rs.slice(o + 2, o + 2 + ctxs.length).findIndex(fitsVerdict);
+  if (ci >= 0) items.push(T('fit_ctx', { ctx: tokens(ctxs[ci], L), total: gib(rs[o + 2 + ci].memory.total_bytes, L) }));
+  const ni = rs.slice(o + 2 + ctxs.length).findIndex(fitsVerdict);
+  if (ni >= 0) items.push(T('fit_count', { n: String(counts[ni]) }));
+  if (!items.length) items.push(T('fit_none'));
+  box.replaceChildren(...items.map((x) => h('li', null, x)));
+}
+
+/** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
+async function quantMatrix(r, alive) {
+  const L = state.lang;
+  const qs = ggufQuants();
+  const rs = await many(qs.map((q) => request({ quant: q.id })));
+  if (!alive()) return;
+  const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
+  const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device', { 0: hwName(r) }), T('smallest_device'), T('size_source'), T('quality')];
+  // The smallest-device column fills in a moment later (it needs more estimates).
+  const cells = ok.map(() => h('span', { class: 'note' }, '…'));
+  const rows = ok.map((e, i) => {
+    const x = e.x;
+    const sp = speedOf(x);
+    const published = x.gguf_file_published_bytes ?? x.published_file_bytes;
+    return [
+      link(urlFor({ quant: e.q.id }), e.q.id),
+      num(x.quant.bits_per_weight, L, 2),
+      gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
+      `${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`,
+      ...(hasSpeed ? [sp && sp.decode ? spreadText(sp.decode, L) : '—'] : []),
+      h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
+      cells[i],
+      typeof published === 'number' ? T('size_published') : T('size_computed'),
+      qualityText(e.q, L),
+    ];
+  });
+  fill('matrix', table(T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) }), head, rows));
+  const skipped = qs.length - ok.length;
+  text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
+  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),
+    ok.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
+  if (!alive()) return;
+  smallest.forEach((d, i) => {
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), `${d.name} (${num(d.memory_gib, L)} GB)`) : '—');
+    cells[i].className = '';
+  });
+}
+
+/** @param {any} q @param {string} L */
+export function qualityText(q, L) {
+  const d = q.ppl_delta_pct;
+  if (typeof d !== 'number') return T('quality_unknown');
+  const word = d <= 0.1 ? 'q_lossless' : d <= 1 ? 'q_near' : d <= 3.5 ? 'q_good' : d <= 12 ? 'q_noticeable' : 'q_heavy';
+  return `${T(word)} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)`;
+}
+
+/** @param {any} r @param {any} k32 */
+function faq(r, k32) {
+  const L = state.lang;
+  const qa = [
+    [T('faq_run_q', { hw: hwName(r), model: r.model.name }),
+      `${T(`verdict_${r.verdict}`)}. ${T('faq_run_a', { quant: r.quant.id, ctx: tokens(state.ctx, L), total: gib(r.memory.total_bytes, L), w: gib(r.memory.weights_bytes, L), kv: gib(r.memory.kv_cache_bytes, L), usable: gib(r.memory.usable_bytes, L) })}`],
+  ];
+  if (k32 && !k32.error) qa.push([T('faq_32k_q', { model: r.model.name }), T('faq_32k_a', { kv: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L), gb: gb(k32.memory.total_bytes, L) })]);
+  fill('faq-main', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
+}
+
+/** @param {any} r */
+function links(r) {
+  const L = state.lang;
+  fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32)).slice(-48).reverse()
+    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), `${d.name} (${num(d.memory_gib, L)} GB)`))));
+  fill('links-models', models.filter((m) => m.id !== state.model)
+    .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
+  text('links-devices-title', T('links_devices', { model: r.model.name }));
+  text('links-models-title', T('links_models', { hw: r.hardware.name }));
+  const mi = modelInfo(state.model);
+  const di = deviceInfo(state.hw);
+  fill('crumbs', mi && !mi.custom ? link(urlFor({ view: 'model' }), T('open_model_page', { 0: r.model.name })) : null,
+    di && !di.custom ? link(urlFor({ view: 'device' }), T('open_device_page', { 0: r.hardware.name })) : null);
+}

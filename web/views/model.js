@@ -1,0 +1,133 @@
+// @ts-check
+// The model page: spec card, the quantization table at 8K, how to choose a format, the GPUs that
+// run it with 32/64/128 GB of system RAM (tiered), the Macs that run it, its limits in plain
+// words and a FAQ, every number from core estimates.
+import { estimate, many } from '../client.js';
+import { hardware, modelInfo, quants, request } from '../catalog.js';
+import { fill, h, link, table, text } from '../dom.js';
+import { gb, gib, monthYear, num, tokens } from '../format.js';
+import { t } from '../i18n.js';
+import { state, urlFor } from '../state.js';
+import { qualityText } from './main.js';
+import { smallestDevices, speedOf, spreadText, tiers } from './shared.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+/** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
+export const REF_GPU = 'nvidia-rtx-4090';
+const TABLE_QUANTS = ['BF16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'Q2_K'];
+
+/** @param {() => boolean} alive */
+export async function renderModel(alive) {
+  const L = state.lang;
+  const info = modelInfo(state.model);
+  const base = { model: state.model, ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1, ram: 0 };
+  let r, r1k;
+  try {
+    [r, r1k] = await Promise.all([estimate(request({ ...base, quant: 'Q4_K_M', hw: REF_GPU })), estimate(request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 1024 }))]);
+  } catch (e) {
+    if (!alive()) return;
+    text('mp-title', T('unknown_model'));
+    fill('mp-lead', String(/** @type {any} */ (e).message || e));
+    for (const id of ['mp-spec', 'mp-quants', 'mp-gpus', 'mp-macs', 'mp-limits', 'mp-faq']) fill(id);
+    return;
+  }
+  if (!alive()) return;
+  const m = r.model;
+  const s = m.shape || {};
+  text('mp-title', T('mp_title', { 0: m.name }));
+  text('mp-lead', T('mp_lead', { model: m.name, total: gib(r.memory.total_bytes, L) }));
+  const dash = (/** @type {any} */ v) => (typeof v === 'number' && v > 0 ? num(v, L) : '—');
+  const spec = [
+    [T('org'), m.org || info?.org || '—'],
+    [T('architecture'), `${m.model_type} · ${m.topology}`],
+    [T('release'), info && info.release ? monthYear(info.release, L) : '—'],
+    [T('layers'), dash(m.layers)],
+    [T('hidden'), dash(s.hidden_size)],
+    [T('heads'), dash(s.n_head)],
+    [T('kv_heads'), s.mla_kv_lora_rank > 0 ? `MLA (${T('latent')} ${num(s.mla_kv_lora_rank, L)})` : dash(s.n_head_kv)],
+    [T('head_dim'), dash(s.head_dim)],
+    [T('vocab'), dash(s.vocab_size)],
+    [T('kv_per_1k'), `${gib(r1k.memory.kv_cache_bytes, L)} (f16)`],
+    [T('max_context'), m.max_context > 0 ? `${tokens(m.max_context, L)} (${num(m.max_context, L)})` : '—'],
+    [T('license'), m.license || info?.license || '—'],
+    [T('params_total'), `${num(m.params_total / 1e9, L, 1)}B${m.params_total_published_b ? ` (${T('published')} ${num(m.params_total_published_b, L)}B)` : ''}`],
+    [T('params_active'), `${num(m.params_active / 1e9, L, 1)}B${m.params_active_published_b ? ` (${T('published')} ${num(m.params_active_published_b, L)}B)` : ''}`],
+    ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
+  ];
+  const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
+  fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', null, h('dt', null, T('repo')), h('dd', null, repo))),
+    h('p', { class: 'note' }, T('spec_note')),
+    link(urlFor({ view: 'main', quant: 'Q4_K_M', ctx: 8192 }), T('open_compare', { 0: m.name }), 'button-link'));
+
+  // Quantization table at 8K on the reference GPU.
+  const qs = TABLE_QUANTS.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
+  const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: REF_GPU })));
+  if (!alive()) return;
+  const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
+  const smallest = await smallestDevices(okq.map((e) => ({ ...base, quant: e.q.id })), okq.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
+  if (!alive()) return;
+  fill('mp-quants', table(T('mp_quants_caption', { 0: deviceName(REF_GPU) }),
+    [T('format'), T('file_size'), T('mem_8k'), T('smallest_device'), T('quality')],
+    okq.map((e, i) => [
+      e.q.id === 'Q4_K_M' ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
+      gb(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
+      gib(e.x.memory.total_bytes, L, 1),
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), `${smallest[i].name} (${num(smallest[i].memory_gib, L)} GB)`) : '—',
+      qualityText(e.q, L),
+    ])),
+  h('p', { class: 'note' }, T('mp_quants_note')));
+
+  // GPUs with 0/32/64/128 GB RAM, tiered, and Macs.
+  const gpus = hardware.filter((d) => d.kind === 'gpu').sort((a, b) => b.memory_gib - a.memory_gib || (b.price_usd || 0) - (a.price_usd || 0));
+  const macs = hardware.filter((d) => d.kind === 'apple').sort((a, b) => b.memory_gib - a.memory_gib || b.bandwidth_gbs - a.bandwidth_gbs);
+  const [gt, mt] = await Promise.all([tiers({ ...base, quant: 'Q4_K_M' }, gpus), tiers({ ...base, quant: 'Q4_K_M' }, macs)]);
+  if (!alive()) return;
+  const hasSpeed = [...gt, ...mt].some((e) => speedOf(e.r)?.decode);
+  const row = (/** @type {any} */ e) => {
+    const sp = speedOf(e.r);
+    const cells = [
+      link(urlFor({ view: 'main', hw: e.d.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram }), e.d.name),
+      `${num(e.d.memory_gib, L)} GB`,
+      e.r && !e.r.error ? gib(e.r.memory.total_bytes, L, 1) : '—',
+      e.tier === 'offload' ? T('with_ram', { 0: num(e.ram, L) }) : T(`tier_${e.tier}`),
+    ];
+    if (hasSpeed) cells.push(sp && sp.decode ? spreadText(sp.decode, L) : '—');
+    return cells;
+  };
+  const head = [T('hardware'), T('memory'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
+  const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
+  fill('mp-gpus',
+    table(T('tier_title_fits'), head, group(gt, 'fits', 40).map(row)),
+    table(T('tier_title_offload'), head, group(gt, 'offload', 40).map(row)),
+    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))) : null);
+  fill('mp-macs', table(T('macs_caption'), head, mt.filter((e) => e.tier !== 'no_fit').map(row)),
+    !mt.some((e) => e.tier === 'no_fit') ? null : details(T('macs_no_fit', { 0: String(mt.filter((e) => e.tier === 'no_fit').length) }), table(T('macs_caption'), head, mt.filter((e) => e.tier === 'no_fit').map(row))));
+
+  // Limits and FAQ.
+  const [k32, q8, small] = await many([request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);
+  if (!alive()) return;
+  const limits = [];
+  if (m.params_active > 0 && m.params_active < m.params_total * 0.8)
+    limits.push(T('limit_moe', { model: m.name, total: `${num(m.params_total / 1e9, L, 0)}B`, active: `${num(m.params_active / 1e9, L, 1)}B` }));
+  if (!k32.error) limits.push(T('limit_ctx', { kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
+  if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
+  fill('mp-limits', limits.map((x) => h('li', null, x)));
+  const firstMac = [...mt].reverse().find((e) => e.tier === 'fits');
+  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.d.name, total: gib(firstMac.r.memory.total_bytes, L) }) : T('faq_mac_no')]];
+  const firstGpu = [...gt].reverse().find((e) => e.tier === 'fits');
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.d.name, mem: num(firstGpu.d.memory_gib, L) }) : T('faq_gpu_no')]);
+  fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
+}
+
+/** @param {string} summary @param {Node} body */
+function details(summary, body) {
+  return h('details', { class: 'more' }, h('summary', null, summary), body);
+}
+
+/** @param {string} id */
+function deviceName(id) {
+  return hardware.find((d) => d.id === id)?.name || id;
+}
+
+

@@ -1,0 +1,171 @@
+// @ts-check
+// Searches the views share, each a loop over core estimates (the page adds no formula):
+// the smallest device a request fits on, the best quantization that fits, and a device's tier
+// with 0/32/64/128 GB of system RAM. Plus renderers for result sections other helpers add to
+// the core (speed, commands, per-device memory, costs): each shows nothing while its field is
+// absent.
+import { many } from '../client.js';
+import { accelerators, request, LADDER } from '../catalog.js';
+import { h } from '../dom.js';
+import { byKey, ms, num, tps } from '../format.js';
+
+const GiB = 1024 ** 3;
+/** @param {any} r */
+export const fitsVerdict = (r) => r && (r.verdict === 'fits' || r.verdict === 'tight');
+
+/**
+ * For each request, the smallest catalog device (by memory, then price) on which it fits.
+ * Devices that share kind, memory and backend answer alike, so one of each is asked; candidates
+ * below `lowerBytes` (what the weights and cache alone need) are skipped before asking the core.
+ * Every answer is an estimate that said "fits".
+ * @param {Record<string, any>[]} overs  request overrides, one per question
+ * @param {number[]} lowerBytes  lower bound on memory for each question (0 = none)
+ * @returns {Promise<(any|null)[]>} the device entry or null
+ */
+export async function smallestDevices(overs, lowerBytes) {
+  const seen = new Set();
+  const devs = accelerators().filter((d) => {
+    const k = `${d.kind}|${d.memory_gib}|${d.backend}`;
+    if (seen.has(k)) return false;
+    seen.add(k);
+    return true;
+  });
+  const answer = overs.map(() => /** @type {any} */ (undefined));
+  const next = overs.map((_, i) => devs.findIndex((d) => d.memory_gib * GiB >= (lowerBytes[i] || 0)));
+  for (let round = 0; round < 60 && answer.some((a) => a === undefined); round++) {
+    /** @type {{i: number, d: any}[]} */
+    const asks = [];
+    overs.forEach((o, i) => {
+      if (answer[i] !== undefined) return;
+      if (next[i] < 0 || next[i] >= devs.length) { answer[i] = null; return; }
+      for (let k = 0; k < 2 && next[i] < devs.length; k++) asks.push({ i, d: devs[next[i]++] });
+    });
+    if (!asks.length) break;
+    const rs = await many(asks.map((a) => request({ ...overs[a.i], hw: a.d.id, count: 1, ram: 0 })));
+    asks.forEach((a, k) => { if (answer[a.i] === undefined && fitsVerdict(rs[k])) answer[a.i] = a.d; });
+  }
+  return answer.map((a) => a ?? null);
+}
+
+/**
+ * The best format on the ladder that fits each (model, device), or null. The ladder runs from
+ * large to small files, so a binary search over it asks the core about four times per model.
+ * @param {Record<string, any>[]} overs
+ * @returns {Promise<({quant: string, r: any} | null)[]>}
+ */
+export async function bestQuants(overs) {
+  const lo = overs.map(() => 0);
+  const hi = overs.map(() => LADDER.length);
+  /** @type {any[][]} */
+  const seen = overs.map(() => []);
+  for (let round = 0; round < 8; round++) {
+    const asks = overs.map((_, i) => i).filter((i) => lo[i] < hi[i]);
+    if (!asks.length) break;
+    const mids = asks.map((i) => (lo[i] + hi[i]) >> 1);
+    const rs = await many(asks.map((i, k) => request({ ...overs[i], quant: LADDER[mids[k]] })));
+    asks.forEach((i, k) => {
+      seen[i][mids[k]] = rs[k];
+      if (fitsVerdict(rs[k])) hi[i] = mids[k]; else lo[i] = mids[k] + 1;
+    });
+  }
+  return overs.map((_, i) => (lo[i] < LADDER.length && seen[i][lo[i]] ? { quant: LADDER[lo[i]], r: seen[i][lo[i]] } : null));
+}
+
+/**
+ * Tier of each device for one model: 'fits' in device memory, 'offload' with the smallest of
+ * 32/64/128 GB RAM that works (ram), or 'no_fit'. Asks with 128 GB first; only devices that can
+ * run at all are asked again without RAM, and only offloading ones with 32 and 64 GB.
+ * @param {Record<string, any>} over @param {any[]} devices
+ */
+export async function tiers(over, devices) {
+  const ask = (/** @type {any[]} */ ds, /** @type {number} */ ram) => many(ds.map((d) => request({ ...over, hw: d.id, count: 1, ram })));
+  const with128 = await ask(devices, 128);
+  /** @type {Map<any, {d: any, tier: string, ram: number, r: any}>} */
+  const out = new Map();
+  const some = devices.filter((d, i) => {
+    if (with128[i].error || with128[i].verdict === 'no_fit') { out.set(d, { d, tier: 'no_fit', ram: 0, r: with128[i] }); return false; }
+    return true;
+  });
+  const alone = await ask(some, 0);
+  const off = some.filter((d, i) => {
+    if (fitsVerdict(alone[i])) { out.set(d, { d, tier: 'fits', ram: 0, r: alone[i] }); return false; }
+    out.set(d, { d, tier: 'offload', ram: 128, r: with128[devices.indexOf(d)] });
+    return true;
+  });
+  const [r32, r64] = await Promise.all([ask(off, 32), ask(off, 64)]);
+  off.forEach((d, i) => {
+    if (r32[i].verdict === 'offload') out.set(d, { d, tier: 'offload', ram: 32, r: r32[i] });
+    else if (r64[i].verdict === 'offload') out.set(d, { d, tier: 'offload', ram: 64, r: r64[i] });
+  });
+  return devices.map((d) => /** @type {{d: any, tier: string, ram: number, r: any}} */ (out.get(d)));
+}
+
+/** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */
+export function spread(x) {
+  if (typeof x === 'number') return { v: x, lo: NaN, hi: NaN };
+  if (!x || typeof x !== 'object') return null;
+  const v = x.value ?? x.mid ?? x.tps ?? x.tokens_per_s ?? x.ms ?? x.estimate;
+  if (typeof v !== 'number') return null;
+  return { v, lo: x.low ?? x.lo ?? x.min ?? NaN, hi: x.high ?? x.hi ?? x.max ?? NaN };
+}
+
+/** Decode / prefill / TTFT from `result.speed` when the core provides it. @param {any} r */
+export function speedOf(r) {
+  const s = r && r.speed;
+  if (!s || typeof s !== 'object') return null;
+  const decode = spread(s.decode ?? s.decode_tps ?? s.decode_tokens_per_s);
+  const prefill = spread(s.prefill ?? s.prefill_tps ?? s.prefill_tokens_per_s);
+  const ttft = spread(s.ttft ?? s.ttft_ms ?? s.ttft_4k_ms);
+  return decode || prefill || ttft ? { decode, prefill, ttft } : null;
+}
+
+/** "~49.9 tok/s (34–53)" @param {{v:number, lo:number, hi:number}|null} x @param {string} lang @param {'tps'|'ms'} unit */
+export function spreadText(x, lang, unit = 'tps') {
+  if (!x) return '';
+  const f = unit === 'ms' ? ms : tps;
+  const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
+  const range = Number.isFinite(x.lo) && Number.isFinite(x.hi) ? ` (${num(x.lo, lang, d)}–${num(x.hi, lang, d)})` : '';
+  return `~${f(x.v, lang)}${range}`;
+}
+
+/**
+ * Launch commands from `result.commands`, whatever the shape: an array of {engine|label,
+ * command|text}, or an object engine -> string | {command}.
+ * @param {any} r @returns {{label: string, command: string}[]}
+ */
+export function commandsOf(r) {
+  const c = r && r.commands;
+  if (!c) return [];
+  const one = (/** @type {string} */ label, /** @type {any} */ v) => {
+    const command = typeof v === 'string' ? v : v && (v.command ?? v.text ?? v.cmd ?? (Array.isArray(v.argv) ? v.argv.join(' ') : ''));
+    return typeof command === 'string' && command ? { label: (v && (v.label || v.engine)) || label, command } : null;
+  };
+  const out = Array.isArray(c) ? c.map((v, i) => one(String(i + 1), v)) : Object.entries(c).map(([k, v]) => one(k, v));
+  return /** @type {{label: string, command: string}[]} */ (out.filter(Boolean));
+}
+
+/**
+ * A generic key/value list for a result object whose fields say their units, skipping nested
+ * objects and missing values; null when there is nothing to show.
+ * @param {any} obj @param {string} lang
+ */
+export function factList(obj, lang) {
+  if (!obj || typeof obj !== 'object' || Array.isArray(obj)) return null;
+  const rows = Object.entries(obj).filter(([, v]) => v !== null && v !== undefined && typeof v !== 'object');
+  if (!rows.length) return null;
+  return h('dl', { class: 'facts' }, rows.map(([k, v]) => h('div', null, h('dt', null, k.replace(/_/g, ' ')), h('dd', null, byKey(k, v, lang)))));
+}
+
+/**
+ * Rows of objects as a table (columns are the union of scalar keys), or null when empty.
+ * @param {any} rows @param {string} lang @param {string} caption
+ */
+export function objectTable(rows, lang, caption) {
+  if (!Array.isArray(rows) || !rows.length) return null;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r || {}).filter((k) => r[k] !== null && typeof r[k] !== 'object')))];
+  if (!keys.length) return null;
+  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+    h('table', { class: 'data' }, h('caption', null, caption),
+      h('thead', null, h('tr', null, keys.map((k) => h('th', { scope: 'col' }, k.replace(/_/g, ' '))))),
+      h('tbody', null, rows.map((r) => h('tr', null, keys.map((k) => h('td', null, byKey(k, r[k], lang))))))));
+}

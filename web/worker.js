@@ -1,0 +1,76 @@
+// @ts-check
+// The Worker that owns the wasm module: the page posts {id, fn, args} and gets {id, ok, value}
+// or {id, ok: false, error}. It loads api.js (which loads the module once) and calls whatever
+// that module exports, so functions other helpers add to api.js (accuracyReport …) work here
+// without a change. `many` runs a batch of estimates in one round trip; results are memoised by
+// request text because the listing views ask the same questions again and again.
+import * as api from './api.js';
+
+/** @type {Map<string, any>} */
+const memo = new Map();
+const MEMO_MAX = 20000;
+
+/** @param {object} req */
+async function estimateOnce(req) {
+  const key = JSON.stringify(req);
+  const hit = memo.get(key);
+  if (hit) return hit;
+  let out;
+  try {
+    out = { ok: true, value: await api.estimate(req) };
+  } catch (e) {
+    out = { ok: false, error: describe(e) };
+  }
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, out);
+  return out;
+}
+
+/** @param {any} e */
+function describe(e) {
+  return { name: e && e.name, code: e && e.code, path: e && e.path, message: String(e && e.message || e) };
+}
+
+// Batches belong to an epoch; `cancel` starts a new one, so a view that was left stops asking.
+let epoch = 0;
+
+/** @type {Record<string, (...a: any[]) => Promise<any>>} */
+const local = {
+  async cancel() {
+    epoch++;
+  },
+  /** Which functions api.js offers (the page shows optional sections only when present). */
+  async functions() {
+    return Object.keys(api).filter((k) => typeof (/** @type {any} */ (api))[k] === 'function');
+  },
+  /** @param {object[]} reqs */
+  async many(reqs) {
+    const mine = epoch;
+    const out = [];
+    for (let i = 0; i < reqs.length; i++) {
+      if (epoch !== mine) { out.push({ ok: false, error: { code: 'cancelled', message: 'cancelled' } }); continue; }
+      out.push(await estimateOnce(reqs[i]));
+      // Yield now and then so a single estimate for what the person just typed can go first.
+      if (i % 4 === 3) await new Promise((r) => setTimeout(r, 0));
+    }
+    return out;
+  },
+  /** @param {object} req */
+  async estimate(req) {
+    const r = await estimateOnce(req);
+    if (!r.ok) throw r.error;
+    return r.value;
+  },
+};
+
+self.addEventListener('message', async (ev) => {
+  const { id, fn, args } = ev.data || {};
+  try {
+    const f = local[fn] || (/** @type {any} */ (api))[fn];
+    if (typeof f !== 'function') throw { name: 'Error', code: 'no_such_function', message: `api has no ${fn}` };
+    const value = await f(...(args || []));
+    self.postMessage({ id, ok: true, value });
+  } catch (e) {
+    self.postMessage({ id, ok: false, error: e && e.message !== undefined && !(e instanceof Error) ? e : describe(e) });
+  }
+});
