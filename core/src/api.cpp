@@ -1,6 +1,7 @@
 #include "willitfit/api.hpp"
 
 #include "willitfit/estimate.hpp"
+#include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
 
@@ -63,6 +64,13 @@ std::string api_list(const Catalog& cat, const std::string& what) {
       throw InputError("bad_value", "what", "list models, hardware, quants or clouds");
     }
     return json{{what, items}}.dump();
+  });
+}
+
+std::string api_gguf_summary(const std::string& bytes_or_base64) {
+  return guarded([&] {
+    const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
+    return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
   });
 }
 
