@@ -16,6 +16,8 @@ const wif::Catalog& catalog() {
 
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
+// Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
+std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
@@ -25,5 +27,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
+  emscripten::function("ggufSummary", &gguf_summary);
   emscripten::function("version", &version);
 }
