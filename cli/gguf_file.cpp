@@ -1,6 +1,7 @@
 #include "gguf_file.hpp"
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 
 #include "willitfit/api.hpp"
@@ -52,7 +53,7 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
   }
 }
 
-std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out) {
+std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full) {
   try {
     const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
     const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
@@ -62,9 +63,13 @@ std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant
     const auto bytes = wif::write_gguf_header(wif::gguf_metadata_for(m.arch, m.name, plan.quant), plan.tensors);
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.close();
     if (!f) throw wif::InputError("file_not_written", "out", "cannot write '" + out + "'");
     std::uint64_t data = 0;
     for (const auto& t : plan.tensors) data += (t.bytes + 31) / 32 * 32;
+    std::error_code ec;
+    if (full) std::filesystem::resize_file(out, bytes.size() + data, ec);
+    if (ec) throw wif::InputError("file_not_written", "out", "cannot extend '" + out + "': " + ec.message());
     return nlohmann::json{{"path", out}, {"header_bytes", bytes.size()}, {"tensors", plan.tensors.size()},
                           {"weights_bytes", plan.weights_bytes}, {"file_bytes", bytes.size() + data}}.dump();
   } catch (const wif::InputError& e) {

@@ -26,8 +26,9 @@ const char* kUsage =
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
     "                     [--ubatch N] [--engine llama.cpp|vllm] [--count N] [--ram-gib N] [--json]\n"
     "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
-    "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf>\n"
-    "                     (writes the header such a file would have, without tensor data; for tests)\n"
+    "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full]\n"
+    "                     (writes the header such a file would have; --full pads it to full size\n"
+    "                     with zero (sparse) tensor data; for tests)\n"
     "  willitfit list models|hardware|quants|clouds [--json]\n"
     "  willitfit catalog-check\n";
 
@@ -121,14 +122,18 @@ int main(int argc, char** argv) {
   if (cmd == "gguf-synth") {
     json model;
     std::string quant = "Q4_K_M", out;
-    for (std::size_t i = 1; i + 1 < args.size(); i += 2) {
+    bool full = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--full") full = true;
+      if (args[i] == "--full" || args[i] == "--json" || i + 1 >= args.size()) continue;
       int rc = 0;
       if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
       if (args[i] == "--quant") quant = args[i + 1];
       if (args[i] == "--out") out = args[i + 1];
+      ++i;
     }
     if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
-    const std::string doc = wif_cli::synth_gguf(model, quant, out);
+    const std::string doc = wif_cli::synth_gguf(model, quant, out, full);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
   }
