@@ -268,3 +268,31 @@ TEST_CASE("the summary names the model, counts tensors by type and gives the KV 
   const json t = json::parse(api_gguf_summary(std::string(b.begin(), b.begin() + 100)));
   CHECK(t["error"]["code"] == "gguf_truncated");
 }
+
+TEST_CASE("random byte corruption of a header gives a result or an InputError, never a crash", "[gguf]") {
+  const Bytes ok = tiny();
+  std::uint64_t seed = 0x9E3779B97F4A7C15ull;   // fixed: the same 5000 corruptions every run
+  auto next = [&] {
+    seed ^= seed << 13;
+    seed ^= seed >> 7;
+    seed ^= seed << 17;
+    return seed;
+  };
+  int parsed = 0, rejected = 0;
+  for (int i = 0; i < 5000; ++i) {
+    Bytes b = ok;
+    const int flips = 1 + static_cast<int>(next() % 4);
+    for (int k = 0; k < flips; ++k) b[next() % b.size()] = static_cast<std::uint8_t>(next());
+    if (next() % 3 == 0) b.resize(next() % b.size());
+    try {
+      const GgufHeader h = parse_gguf_header(b);
+      (void)gguf_summary(h).dump(-1, ' ', false, json::error_handler_t::strict);   // valid UTF-8 too
+      ++parsed;
+    } catch (const InputError&) {
+      ++rejected;
+    }
+  }
+  CHECK(parsed + rejected == 5000);
+  CHECK(rejected > 0);
+  CHECK(parsed > 0);
+}
