@@ -14,7 +14,9 @@
 
 #include "willitfit/api.hpp"
 #include "willitfit/bench.hpp"
+#include "willitfit/base64.hpp"
 #include "willitfit/catalog.hpp"
+#include "gguf_file.hpp"
 
 namespace {
 
@@ -22,7 +24,7 @@ using nlohmann::json;
 
 const char* kUsage =
     "usage:\n"
-    "  willitfit estimate --model <id|config.json> --quant <Q4_K_M…> --hardware <id|device.json>\n"
+    "  willitfit estimate --model <id|config.json|model.gguf> --quant <Q4_K_M…> --hardware <id|device.json>\n"
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
     "                     [--ubatch N] [--engine llama.cpp|vllm] [--count N] [--ram-gib N] [--json]\n"
     "                     [--hardware <id> again, for several GPUs] [--ngl N] [--n-cpu-moe N]\n"
@@ -43,6 +45,10 @@ const char* kUsage =
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
+    "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
+    "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full]\n"
+    "                     (writes the header such a file would have; --full pads it to full size\n"
+    "                     with zero (sparse) tensor data; for tests)\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -57,6 +63,10 @@ bool read_file(const std::string& p, std::string& out) {
   s << f.rdbuf();
   out = s.str();
   return true;
+}
+
+bool is_gguf_path(const std::string& s) {
+  return s.size() > 5 && (s.compare(s.size() - 5, 5, ".gguf") == 0 || s.compare(s.size() - 5, 5, ".GGUF") == 0);
 }
 
 bool looks_like_path(const std::string& s) {
@@ -163,6 +173,36 @@ int main(int argc, char** argv) {
     print(doc, true);
     return json::parse(doc)["errors"].empty() ? 0 : 2;
   }
+  if (cmd == "gguf") {
+    if (args.size() < 2 || args[1] == "--json") return fail("missing_field", "file", "gguf needs a file path");
+    std::vector<std::uint8_t> bytes;
+    std::string err;
+    if (!wif_cli::read_gguf_header(args[1], bytes, err)) {
+      print(err, pretty);
+      return 2;
+    }
+    const std::string doc = wif::api_gguf_summary(std::string(bytes.begin(), bytes.end()));
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "gguf-synth") {
+    json model;
+    std::string quant = "Q4_K_M", out;
+    bool full = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--full") full = true;
+      if (args[i] == "--full" || args[i] == "--json" || i + 1 >= args.size()) continue;
+      int rc = 0;
+      if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
+      if (args[i] == "--quant") quant = args[i + 1];
+      if (args[i] == "--out") out = args[i + 1];
+      ++i;
+    }
+    if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
+    const std::string doc = wif_cli::synth_gguf(model, quant, out, full);
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
   if (cmd == "accuracy") {
     const std::string doc = wif::api_accuracy(cat);
     print(doc, pretty);
@@ -226,7 +266,15 @@ int main(int argc, char** argv) {
     if (i + 1 >= args.size()) return fail("missing_value", a, "flag " + a + " needs a value");
     const std::string v = args[++i];
     int rc = 0;
-    if (a == "--model") {
+    if (a == "--model" && is_gguf_path(v)) {
+      std::vector<std::uint8_t> bytes;
+      std::string err;
+      if (!wif_cli::read_gguf_header(v, bytes, err)) {
+        print(err, pretty);
+        return 2;
+      }
+      req["model"] = {{"gguf_header_base64", wif::base64_encode(bytes)}};
+    } else if (a == "--model") {
       json m;
       if (!id_or_file(a, v, "config", m, rc)) return rc;
       req["model"] = m;

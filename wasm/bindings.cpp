@@ -20,6 +20,8 @@ std::string train(const std::string& request) { return wif::api_train(catalog(),
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
+// Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
+std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string check_saved(const std::string& text) { return wif::api_check_saved(catalog(), text); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
@@ -34,5 +36,6 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("catalogErrors", &catalog_errors);
   emscripten::function("accuracyReport", &accuracy_report);
   emscripten::function("checkSaved", &check_saved);
+  emscripten::function("ggufSummary", &gguf_summary);
   emscripten::function("version", &version);
 }

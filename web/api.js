@@ -69,3 +69,41 @@ export async function list(what) {
   const core = await loadCore();
   return unwrap(core.list(what))[what];
 }
+
+/**
+ * Summary of a GGUF header (name, architecture, tensor types with bytes, hyperparameters).
+ * @param {Uint8Array|string} bytesOrBase64 the first bytes of a .gguf file, or their base64
+ */
+export async function ggufSummary(bytesOrBase64) {
+  const core = await loadCore();
+  return unwrap(core.ggufSummary(bytesOrBase64));
+}
+
+/** @param {Uint8Array} bytes */
+export function bytesToBase64(bytes) {
+  let s = '';
+  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  return btoa(s);
+}
+
+/**
+ * Read just the header of a local .gguf (a File or Blob): start with 64 KiB and grow the read
+ * to what the core says it needs (gguf_truncated, "needs N bytes") or twice the last read.
+ * Resolves to the header bytes and their summary; an estimate request can then carry
+ * {model: {gguf_header_base64: bytesToBase64(bytes)}}.
+ * @param {Blob} blob
+ */
+export async function readGgufHeader(blob) {
+  let want = 1 << 16;
+  for (;;) {
+    const bytes = new Uint8Array(await blob.slice(0, Math.min(want, blob.size)).arrayBuffer());
+    try {
+      return { bytes, summary: await ggufSummary(bytes) };
+    } catch (e) {
+      if (!(e instanceof WillitfitError) || e.code !== 'gguf_truncated' || bytes.length >= blob.size) throw e;
+      const m = /needs (\d+) bytes/.exec(e.message);
+      want = Math.max(m ? Number(m[1]) : 0, 2 * bytes.length);
+      if (want > 2 ** 30) throw e;
+    }
+  }
+}

@@ -3,6 +3,7 @@
 #include "willitfit/cost.hpp"
 #include "willitfit/bench.hpp"
 #include "willitfit/estimate.hpp"
+#include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
 #include "willitfit/training.hpp"
@@ -87,6 +88,13 @@ std::string api_list(const Catalog& cat, const std::string& what) {
 
 std::string api_accuracy(const Catalog& cat) {
   return guarded([&] { return accuracy_report(cat).dump(); });
+}
+
+std::string api_gguf_summary(const std::string& bytes_or_base64) {
+  return guarded([&] {
+    const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
+    return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
+  });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {

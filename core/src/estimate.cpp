@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "willitfit/error.hpp"
+#include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/serving.hpp"
 #include "willitfit/limits.hpp"
@@ -46,6 +47,16 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     return m;
   }
   if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
+  if (ref.contains("gguf_header_base64")) {  // the first bytes of a local .gguf (gguf.hpp)
+    const std::string p = join_path(path, "gguf_header_base64");
+    const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
+    GgufModel g = load_gguf_model(bytes.data(), bytes.size(), p);
+    m.arch = std::move(g.arch);
+    m.plan = std::move(g.plan);
+    m.name = opt_str(ref, "name", path).value_or(g.name);
+    m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
+    return m;
+  }
   if (ref.contains("config")) {
     m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"));
   } else if (ref.contains("model_type") || ref.contains("text_config")) {
@@ -125,6 +136,10 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   const Architecture& a = r.model.arch;
   e.plan = r.model.plan ? *r.model.plan : plan_quantization(a, r.quant, r.qopt);
   e.params = count_params(a);
+  if (e.plan.from_file) {  // a real file: count what it holds
+    e.params.total = 0;
+    for (const auto& t : e.plan.tensors) e.params.total += t.n_elements();
+  }
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
@@ -188,7 +203,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"verdict", e.verdict},
   };
   if (e.speed.decode_tps > 0) out["speed"] = speed_to_json(e.speed, r.speed);
-  if (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf) out["gguf_file_bytes"] = e.plan.file_bytes;
+  if (e.plan.from_file || (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf)) out["gguf_file_bytes"] = e.plan.file_bytes;
   else out["checkpoint_bytes"] = e.plan.file_bytes;
   serving_to_json(r, e, out);
   return out;

@@ -24,6 +24,10 @@ std::string api_catalog_errors(const Catalog& cat);
 
 /// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
 std::string api_accuracy(const Catalog& cat);
+/// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
+/// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
+/// message says how many bytes are needed.
+std::string api_gguf_summary(const std::string& bytes_or_base64);
 
 /// Wrap an error as the error document.
 std::string error_json(const Error& e);

@@ -1,0 +1,80 @@
+#include "gguf_file.hpp"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "willitfit/api.hpp"
+#include "willitfit/estimate.hpp"
+#include "willitfit/gguf.hpp"
+
+namespace wif_cli {
+
+bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes, std::string& error_json) {
+  std::ifstream f(path, std::ios::binary | std::ios::ate);
+  if (!f) {
+    error_json = wif::error_json({"file_not_found", "gguf", "cannot read '" + path + "'"});
+    return false;
+  }
+  const std::uint64_t size = static_cast<std::uint64_t>(f.tellg());
+  std::uint64_t want = 1u << 16;   // most headers without a big tokenizer fit in 64 KiB
+  bytes.clear();
+  for (;;) {
+    const std::uint64_t n = std::min(want, size);
+    if (n > bytes.size()) {   // read only the part not read yet
+      const std::size_t old = bytes.size();
+      bytes.resize(static_cast<std::size_t>(n));
+      f.seekg(static_cast<std::streamoff>(old));
+      f.read(reinterpret_cast<char*>(bytes.data() + old), static_cast<std::streamsize>(n - old));
+      if (!f) {
+        error_json = wif::error_json({"file_not_found", "gguf", "could not read '" + path + "'"});
+        return false;
+      }
+    }
+    try {
+      wif::parse_gguf_header(bytes);
+      return true;
+    } catch (const wif::GgufTruncated& e) {
+      if (n >= size) {   // the whole file is shorter than its header claims
+        error_json = wif::error_json({e.error().code, e.error().path,
+                                      "'" + path + "' ends at " + std::to_string(size) + " bytes, inside its header (" +
+                                          e.error().message + ")"});
+        return false;
+      }
+      want = std::max(e.needed_bytes(), 2 * n);
+      if (want > (std::uint64_t{1} << 30)) {   // no real header is near 1 GiB; a forged count is
+        error_json = wif::error_json({"gguf_too_large", "gguf", "'" + path + "' claims a header over 1 GiB"});
+        return false;
+      }
+    } catch (const wif::InputError& e) {
+      error_json = wif::error_json(e.error());
+      return false;
+    }
+  }
+}
+
+std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full) {
+  try {
+    const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
+    const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
+    const wif::TensorPlan plan = wif::plan_quantization(m.arch, quant);
+    if (!wif::find_quant(plan.quant)->gguf)
+      throw wif::InputError("bad_value", "quant", "'" + quant + "' is not a GGUF file type");
+    const auto bytes = wif::write_gguf_header(wif::gguf_metadata_for(m.arch, m.name, plan.quant), plan.tensors);
+    std::ofstream f(out, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) throw wif::InputError("file_not_written", "out", "cannot write '" + out + "'");
+    std::uint64_t data = 0;
+    for (const auto& t : plan.tensors) data += (t.bytes + 31) / 32 * 32;
+    std::error_code ec;
+    if (full) std::filesystem::resize_file(out, bytes.size() + data, ec);
+    if (ec) throw wif::InputError("file_not_written", "out", "cannot extend '" + out + "': " + ec.message());
+    return nlohmann::json{{"path", out}, {"header_bytes", bytes.size()}, {"tensors", plan.tensors.size()},
+                          {"weights_bytes", plan.weights_bytes}, {"file_bytes", bytes.size() + data}}.dump();
+  } catch (const wif::InputError& e) {
+    return wif::error_json(e.error());
+  }
+}
+
+}  // namespace wif_cli

@@ -1,0 +1,22 @@
+// Reading a GGUF header from disk for the CLI: only as many bytes as the header needs.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace wif_cli {
+
+/// Read the prefix of `path` that holds the whole GGUF header: start small and grow the read to
+/// max(what the parser asks for, twice the last read) until it parses. On failure returns false
+/// and sets `error_json` to the error document (file_not_found, or the parser's error).
+bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes, std::string& error_json);
+
+/// Write the header a llama.cpp quantization of `model_ref` (catalog id or {"config": …}) would
+/// have, with placeholder tokenizer strings and no tensor data, to `out`. Returns the result or
+/// error document; for tests and for checking other GGUF tools against ours. With `full`, the
+/// file is extended (sparse, zero data) to the size the real file would have.
+std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full);
+
+}  // namespace wif_cli

@@ -1,0 +1,237 @@
+#include <catch2/catch.hpp>
+#include <cstdio>
+#include <set>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/base64.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/gguf.hpp"
+#include "willitfit/kv_cache.hpp"
+
+using namespace wif;
+using nlohmann::json;
+
+namespace {
+
+std::uint64_t pad32(std::uint64_t x) { return (x + 31) / 32 * 32; }
+
+const Catalog& cat() {
+  static const Catalog c = Catalog::load(embedded_catalog());
+  return c;
+}
+
+std::uint64_t kv_bytes(const Architecture& a, std::int64_t ctx) {
+  KvOptions o;
+  o.n_ctx = ctx;
+  return llamacpp_kv_cache(a, o).total_bytes;
+}
+
+struct RoundTrip {
+  TensorPlan computed, read;
+  Architecture arch_read;
+  std::vector<std::uint8_t> header;
+};
+RoundTrip round_trip(const Architecture& a, const std::string& quant, const std::string& name) {
+  RoundTrip r;
+  r.computed = plan_quantization(a, quant);
+  r.header = write_gguf_header(gguf_metadata_for(a, name, quant), r.computed.tensors);
+  const GgufHeader h = parse_gguf_header(r.header);
+  r.read = gguf_tensor_plan(h);
+  r.arch_read = gguf_architecture(h);
+  return r;
+}
+
+// Metadata for hand-written headers: general.architecture plus {arch}.<key> = value pairs.
+GgufHeader header_of(const std::string& arch, const json& keys, std::int64_t n_vocab = 1000) {
+  std::vector<GgufKv> kv = {gguf_kv("general.architecture", GgufType::String, arch)};
+  for (const auto& [k, v] : keys.items()) {
+    if (v.is_array()) kv.push_back(gguf_kv_array(arch + "." + k, GgufType::I32, v));
+    else kv.push_back(gguf_kv(arch + "." + k, GgufType::U32, v));
+  }
+  kv.push_back(gguf_kv(arch + ".vocab_size", GgufType::U32, n_vocab));
+  return parse_gguf_header(write_gguf_header(kv, {}));
+}
+
+std::map<std::string, int> kinds(const Architecture& a) {
+  std::map<std::string, int> m;
+  for (const auto& L : a.layers)
+    if (!L.is_mtp) ++m[attn_kind_name(L.attn)];
+  return m;
+}
+
+}  // namespace
+
+TEST_CASE("the size computed from a config equals the size read back from a GGUF written from its plan", "[gguf]") {
+  const std::string model = GENERATE(as<std::string>{}, "llama-3.1-8b", "glm-4.5-air");
+  CAPTURE(model);
+  const Architecture a = wif_test::golden_arch(model);
+  const RoundTrip r = round_trip(a, "Q4_K_M", model);
+  REQUIRE(r.read.tensors.size() == r.computed.tensors.size());
+  std::uint64_t padded = 0;
+  for (std::size_t i = 0; i < r.read.tensors.size(); ++i) {
+    const Tensor& x = r.computed.tensors[i];
+    const Tensor& y = r.read.tensors[i];
+    CAPTURE(x.name);
+    CHECK(y.name == x.name);
+    CHECK(y.type == x.type);
+    CHECK(y.bytes == x.bytes);
+    CHECK(y.ne == x.ne);
+    CHECK(y.role == x.role);
+    CHECK(y.layer == x.layer);
+    padded += pad32(x.bytes);
+  }
+  CHECK(r.read.quant == "Q4_K_M");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.read.file_bytes == r.header.size() + padded);
+  CHECK(r.read.header_bytes <= r.header.size());
+  // The architecture read back sizes the same KV cache at every context.
+  for (std::int64_t ctx : {4096, 32768, 131072}) CHECK(kv_bytes(r.arch_read, ctx) == kv_bytes(a, ctx));
+  CHECK(r.arch_read.n_layer_main() == a.n_layer_main());
+  CHECK(r.arch_read.n_vocab == a.n_vocab);
+  std::printf("  round trip %-13s Q4_K_M: weights %llu B, file read back %llu B (header %zu B), "
+              "computed file %llu B (header estimate %llu B), difference %+lld B\n",
+              model.c_str(), static_cast<unsigned long long>(r.read.weights_bytes),
+              static_cast<unsigned long long>(r.read.file_bytes), r.header.size(),
+              static_cast<unsigned long long>(r.computed.file_bytes),
+              static_cast<unsigned long long>(r.computed.header_bytes),
+              static_cast<long long>(r.computed.file_bytes) - static_cast<long long>(r.read.file_bytes));
+}
+
+TEST_CASE("catalog models survive the GGUF round trip with the same weights and KV cache", "[gguf]") {
+  const std::set<std::string> required = {"llama", "qwen2", "qwen3", "qwen3moe", "glm4moe", "deepseek2",
+                                          "gpt-oss", "gemma3", "phi3", "qwen3next"};
+  std::set<std::string> seen;
+  int same = 0, total = 0;
+  for (const auto& m : cat().models()) {
+    if (m.arch.layers.empty()) continue;
+    ++total;
+    const RoundTrip r = round_trip(m.arch, "Q4_K_M", m.name);
+    const bool w = r.read.weights_bytes == r.computed.weights_bytes;
+    const bool k = kv_bytes(r.arch_read, 32768) == kv_bytes(m.arch, 32768);
+    if (w && k) {
+      ++same;
+      seen.insert(m.arch.gguf_arch);
+    } else {
+      std::printf("  round trip differs: %s (%s) weights %s, KV %llu vs %llu\n", m.id.c_str(), m.arch.gguf_arch.c_str(),
+                  w ? "same" : "differ", static_cast<unsigned long long>(kv_bytes(r.arch_read, 32768)),
+                  static_cast<unsigned long long>(kv_bytes(m.arch, 32768)));
+    }
+    CAPTURE(m.id);
+    CHECK(w);
+    if (required.count(m.arch.gguf_arch)) CHECK(k);
+  }
+  std::printf("  catalog round trip: %d of %d models identical in weights and KV\n", same, total);
+  for (const auto& a : required) {
+    CAPTURE(a);
+    CHECK(seen.count(a) == 1);
+  }
+}
+
+TEST_CASE("sliding-window layers follow each architecture's pattern", "[gguf]") {
+  // Gemma 3 27B: 62 layers, 5 sliding : 1 global (engine-facts §4.3) -> 52 + 10.
+  const Architecture g = gguf_architecture(header_of("gemma3", {{"block_count", 62}, {"embedding_length", 5376},
+      {"feed_forward_length", 21504}, {"attention.head_count", 32}, {"attention.head_count_kv", 16},
+      {"attention.key_length", 128}, {"attention.value_length", 128}, {"attention.sliding_window", 1024}}));
+  CHECK(kinds(g) == std::map<std::string, int>{{"full", 10}, {"sliding", 52}});
+  CHECK(g.layers[0].window == 1024);
+  CHECK(g.layers[5].attn == AttnKind::Full);
+  // gpt-oss: even layers sliding (window 128).
+  const Architecture o = gguf_architecture(header_of("gpt-oss", {{"block_count", 36}, {"embedding_length", 2880},
+      {"attention.head_count", 64}, {"attention.head_count_kv", 8}, {"attention.key_length", 64},
+      {"attention.value_length", 64}, {"attention.sliding_window", 128}, {"expert_count", 128},
+      {"expert_used_count", 4}, {"expert_feed_forward_length", 2880}}));
+  CHECK(kinds(o) == std::map<std::string, int>{{"full", 18}, {"sliding", 18}});
+  CHECK(o.layers[0].attn == AttnKind::Sliding);
+  CHECK(o.is_moe());
+  // Phi-3 writes a window but llama.cpp disables SWA for it.
+  const Architecture p = gguf_architecture(header_of("phi3", {{"block_count", 32}, {"embedding_length", 3072},
+      {"feed_forward_length", 8192}, {"attention.head_count", 32}, {"attention.head_count_kv", 32},
+      {"attention.sliding_window", 2047}}));
+  CHECK(kinds(p) == std::map<std::string, int>{{"full", 32}});
+  CHECK(p.layers[0].head_dim_k == 96);   // n_embd / n_head when key_length is absent
+}
+
+TEST_CASE("MLA, hybrid and per-layer metadata give the right cache shapes", "[gguf]") {
+  // DeepSeek V3 as the converter writes it: latent 512 + rope 64, one KV head.
+  const Architecture d = gguf_architecture(header_of("deepseek2", {{"block_count", 61}, {"embedding_length", 7168},
+      {"feed_forward_length", 18432}, {"attention.head_count", 128}, {"attention.head_count_kv", 1},
+      {"attention.key_length", 576}, {"attention.value_length", 512}, {"attention.key_length_mla", 192},
+      {"attention.value_length_mla", 128}, {"attention.kv_lora_rank", 512}, {"attention.q_lora_rank", 1536},
+      {"rope.dimension_count", 64}, {"expert_count", 256}, {"expert_used_count", 8},
+      {"expert_feed_forward_length", 2048}, {"expert_shared_count", 1}, {"leading_dense_block_count", 3}}, 129280));
+  CHECK(d.is_mla());
+  CHECK(d.mla.qk_nope_dim == 128);
+  KvOptions o;
+  o.n_ctx = 1024;
+  CHECK(llamacpp_kv_cache(d, o).bytes_per_token_full == 61u * 1152);   // f16, V-less (PR #19067)
+  CHECK(d.layers[2].ffn == FfnKind::Dense);   // no tensors: leading dense layers from the key
+  CHECK(d.layers[3].ffn == FfnKind::MoE);
+  // Qwen3-Next: 3 linear-attention layers to 1 full; recurrent state from the ssm.* keys.
+  const Architecture q = gguf_architecture(header_of("qwen3next", {{"block_count", 48}, {"embedding_length", 2048},
+      {"attention.head_count", 16}, {"attention.head_count_kv", 2}, {"attention.key_length", 256},
+      {"attention.value_length", 256}, {"expert_count", 512}, {"expert_used_count", 10},
+      {"expert_feed_forward_length", 512}, {"ssm.conv_kernel", 4}, {"ssm.state_size", 128},
+      {"ssm.group_count", 16}, {"ssm.time_step_rank", 32}, {"ssm.inner_size", 4096}}));
+  CHECK(kinds(q) == std::map<std::string, int>{{"full", 12}, {"linear", 36}});
+  o.n_seq = 1;
+  const KvCache kq = llamacpp_kv_cache(q, o);
+  CHECK(kq.bytes_per_token_full == 12u * 2 * 2 * 256 * 2);
+  // (3 x (4096 + 2 x 16 x 128) + 128 x 4096) x 4 bytes per recurrent layer (engine-facts §4.5).
+  CHECK(kq.total_bytes - kq.bytes_per_token_full * 1024 == 36u * 4 * (3 * (4096 + 2 * 16 * 128) + 128 * 4096));
+  // Per-layer arrays: head_count_kv 0 marks recurrent layers of a hybrid.
+  const Architecture h = gguf_architecture(header_of("lfm2", {{"block_count", 4}, {"embedding_length", 1024},
+      {"feed_forward_length", 4096}, {"attention.head_count", 16}, {"attention.head_count_kv", json{0, 8, 0, 8}},
+      {"shortconv.l_cache", 3}}));
+  CHECK(kinds(h) == std::map<std::string, int>{{"full", 2}, {"linear", 2}});
+  CHECK(h.layers[1].n_head_kv == 8);
+}
+
+TEST_CASE("unknown architectures work when they give head counts and fail clearly when not", "[gguf]") {
+  const Architecture u = gguf_architecture(header_of("futurenet", {{"block_count", 10}, {"embedding_length", 2048},
+      {"feed_forward_length", 8192}, {"attention.head_count", 16}, {"attention.head_count_kv", 4}}));
+  CHECK(kv_bytes(u, 256) == 10u * 256 * 2 * 4 * 128 * 2);
+  try {
+    gguf_architecture(header_of("futurenet", {{"block_count", 10}, {"embedding_length", 2048}}));
+    FAIL("expected gguf_missing_key");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "gguf_missing_key");
+    CHECK(e.error().path == "gguf.futurenet.attention.head_count");
+  }
+  try {
+    gguf_architecture(header_of("llama", {{"block_count", 4}, {"embedding_length", 64},
+        {"attention.head_count", json{4, 4, 4}}}));
+    FAIL("expected gguf_bad_value");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "gguf_bad_value");
+  }
+}
+
+TEST_CASE("an estimate from a GGUF header matches the estimate from the same model's config", "[gguf]") {
+  const Architecture a = wif_test::golden_arch("llama-3.1-8b");
+  const TensorPlan p = plan_quantization(a, "Q4_K_M");
+  const auto header = write_gguf_header(gguf_metadata_for(a, "Llama 3.1 8B", "Q4_K_M"), p.tensors);
+  const json hw = {{"name", "RTX 4090"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 1008}, {"backend", "cuda"}};
+  const json from_file = json::parse(api_estimate(cat(), json{{"model", {{"gguf_header_base64", base64_encode(header)}}},
+                                                              {"hardware", hw}, {"context", 16384}}.dump()));
+  const json from_cfg = json::parse(api_estimate(cat(), json{{"model", {{"config", wif_test::golden_config("llama-3.1-8b")}}},
+                                                             {"quant", "Q4_K_M"}, {"hardware", hw}, {"context", 16384}}.dump()));
+  REQUIRE_FALSE(from_file.contains("error"));
+  CHECK(from_file["model"]["name"] == "Llama 3.1 8B");
+  CHECK(from_file["quant"]["id"] == "Q4_K_M");
+  for (const char* k : {"weights_bytes", "host_weights_bytes", "kv_cache_bytes", "compute_bytes", "total_bytes"}) {
+    CAPTURE(k);
+    CHECK(from_file["memory"][k] == from_cfg["memory"][k]);
+  }
+  CHECK(from_file["model"]["params_total"] == from_cfg["model"]["params_total"]);
+  CHECK(from_file["gguf_file_bytes"].get<std::uint64_t>() ==
+        header.size() + (from_cfg["gguf_file_bytes"].get<std::uint64_t>() - pad32(p.header_bytes)));
+  // A cut-short header reports how much to read, under the request's path.
+  const std::vector<std::uint8_t> cut(header.begin(), header.begin() + 5000);
+  const json t = json::parse(api_estimate(cat(), json{{"model", {{"gguf_header_base64", base64_encode(cut)}}},
+                                                      {"hardware", hw}}.dump()));
+  CHECK(t["error"]["code"] == "gguf_truncated");
+  CHECK(t["error"]["path"] == "model.gguf_header_base64");
+  const json b = json::parse(api_estimate(cat(), json{{"model", {{"gguf_header_base64", "@@@"}}}, {"hardware", hw}}.dump()));
+  CHECK(b["error"]["code"] == "bad_base64");
+}
