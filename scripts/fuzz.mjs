@@ -10,6 +10,7 @@
 //   "ok <target> <execs> execs" or "not ok <target> ..." and exits non-zero on any finding.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 import { requestOf, table, textOf } from '../tests/js/bad_inputs.mjs';
@@ -56,6 +57,26 @@ const seeds = {
       const m = JSON.parse(fs.readFileSync(f, 'utf8'));
       write(d, path.basename(f), JSON.stringify({ model: m.id, quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 32768 }));
     }
+  },
+  gguf(d) {
+    // Small valid headers written by our own writer (gguf-synth) from tiny configs.
+    const cli = path.join('build', 'cli', 'willitfit');
+    if (!fs.existsSync(cli)) return;
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-gguf-'));
+    const tiny = [
+      { model_type: 'llama', hidden_size: 64, intermediate_size: 128, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2, vocab_size: 32 },
+      { model_type: 'qwen3_moe', hidden_size: 64, intermediate_size: 128, moe_intermediate_size: 32, num_experts: 4, num_experts_per_tok: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, num_hidden_layers: 2, vocab_size: 32 },
+      { model_type: 'gpt_oss', hidden_size: 64, intermediate_size: 64, num_local_experts: 4, experts_per_token: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, num_hidden_layers: 2, vocab_size: 32, sliding_window: 8, layer_types: ['sliding_attention', 'full_attention'] },
+    ];
+    tiny.forEach((cfg, i) => {
+      const c = path.join(tmp, `c${i}.json`);
+      fs.writeFileSync(c, JSON.stringify(cfg));
+      for (const q of ['Q4_K_M', 'Q8_0', 'F16']) {
+        const out = path.join(d, `tiny${i}-${q}.gguf`);
+        spawnSync(cli, ['gguf-synth', '--model', c, '--quant', q, '--out', out], { stdio: 'ignore' });
+      }
+    });
+    fs.rmSync(tmp, { recursive: true, force: true });
   },
   catalog(d) {
     const kinds = [['models/', 0], ['hardware/', 1], ['quants.json', 2], ['clouds.json', 3], ['backends.json', 4], ['measurements/', 5]];

@@ -1,0 +1,25 @@
+// Fuzz target: the GGUF header reader. Any bytes must give a parsed header or an InputError with
+// a code; a header that parses must also yield a plan, a summary that serialises, and (when its
+// architecture imports) an estimate that passes the same sanity checks as every other answer.
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "fuzz_check.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/gguf.hpp"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
+  const std::string text(reinterpret_cast<const char*>(data), size);
+  try {
+    const wif::GgufHeader h = wif::parse_gguf_header(data, size);
+    (void)wif::gguf_tensor_plan(h);
+    (void)wif::gguf_summary(h).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  } catch (const wif::InputError& e) {
+    if (e.error().code.empty()) wif_fuzz::fail("InputError without a code", text);
+    return 0;
+  }
+  wif_fuzz::check_answer(wif::api_gguf_summary(text));
+  return 0;
+}
