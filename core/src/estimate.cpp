@@ -8,6 +8,7 @@
 #include "willitfit/json_util.hpp"
 #include "willitfit/serving.hpp"
 #include "willitfit/limits.hpp"
+#include "willitfit/placed_speed.hpp"
 
 namespace wif {
 namespace {
@@ -126,6 +127,8 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(0);
   r.speed.n_ubatch = r.kv.n_ubatch;
   r.speed.backend = opt_str(q, "backend", "").value_or("");
+  r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(60);
+  r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(0);
   r.speed.curve_max_depth = e_ctx_for_curve(r);
   check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (limits.hpp)
   return r;
@@ -146,8 +149,9 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
   // several (serving.cpp).
   place_estimate(cat, r, e);
-  if (r.device.bandwidth_gbs > 0)
-    e.speed = estimate_speed(a, e.plan, r.device, r.kv, r.speed, speed_coefficients(cat));
+  // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
+  if (r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
+    e.speed = placed_speed(a, e.plan, e.placement, r.devices, r.kv, r.speed, speed_coefficients(cat), r.host_link);
   return e;
 }
 

@@ -18,6 +18,7 @@
 #include "willitfit/placement.hpp"
 #include "willitfit/quantize.hpp"
 #include "willitfit/vllm.hpp"
+#include "willitfit/placed_speed.hpp"
 #include "willitfit/speed.hpp"
 
 namespace wif {
@@ -46,6 +47,7 @@ struct EstimateRequest {
   PlacementSettings placement;
   bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
   VllmOptions vllm;
+  HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
 };
 

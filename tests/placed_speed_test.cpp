@@ -1,0 +1,55 @@
+#include <catch2/catch.hpp>
+
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+
+using nlohmann::json;
+
+namespace {
+const wif::Catalog& cat() {
+  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
+  return c;
+}
+json est(json q) { return json::parse(wif::api_estimate(cat(), q.dump())); }
+}  // namespace
+
+TEST_CASE("moving more experts to system RAM never decodes faster", "[placed_speed]") {
+  double prev = 1e9;
+  for (int n : {10, 20, 30, 40, 46}) {
+    const json r = est({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-pro-6000-blackwell"},
+                        {"ram_gib", 128}, {"n_cpu_moe", n}, {"context", 8192}});
+    REQUIRE(r.contains("speed"));
+    const double tps = r["speed"]["decode_tps"].get<double>();
+    CAPTURE(n, tps);
+    CHECK(tps < prev);
+    prev = tps;
+  }
+}
+
+TEST_CASE("an offloaded MoE sits between its all-GPU speed and a RAM-bound bound", "[placed_speed]") {
+  // GLM-4.5-Air Q4_K_M on an RTX 4090 + 64 GB: most expert bytes read per token come from RAM.
+  const json off = est({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                        {"ram_gib", 64}, {"context", 8192}});
+  REQUIRE(off["verdict"] == "offload");
+  const double tps = off["speed"]["decode_tps"].get<double>();
+  // Same model fully on a GPU with the 4090's bandwidth but enough memory (an idealised card).
+  const json ideal = est({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"context", 8192},
+                          {"hardware", {{"name", "4090 with 96 GB"}, {"kind", "gpu"}, {"memory_gib", 96}, {"bandwidth_gbs", 1008},
+                                        {"fp16_tflops", 165}, {"backend", "cuda"}}}});
+  CHECK(tps < ideal["speed"]["decode_tps"].get<double>() / 2);
+  // Every active byte read from RAM at 60 GB/s would be slower still.
+  const double active_bytes = 12e9 * 4.8 / 8;
+  CHECK(tps > 60e9 / active_bytes);
+  CHECK(off["speed"]["decode_tps_low"].get<double>() < tps);
+  CHECK(off["speed"]["decode_tps_high"].get<double>() > tps);
+  // Faster RAM helps.
+  json fast = {{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+               {"ram_gib", 64}, {"context", 8192}, {"ram_bandwidth_gbs", 120}};
+  CHECK(est(fast)["speed"]["decode_tps"].get<double>() > tps);
+}
+
+TEST_CASE("a model that does not fit has no speed figure", "[placed_speed]") {
+  const json r = est({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 8192}});
+  CHECK(r["verdict"] == "no_fit");
+  CHECK_FALSE(r.contains("speed"));
+}
