@@ -4,6 +4,7 @@
 // the saved list with export/import as a file, and "detect my hardware". Names and file
 // contents are only ever shown with textContent.
 import * as catalog from './catalog.js';
+import { bytesToBase64, readGgufHeader } from './api.js';
 import { estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
@@ -57,6 +58,7 @@ export function initInputs(hk) {
 
 /** @param {File} f */
 async function readConfigFile(f) {
+  if (/\.gguf$/i.test(f.name)) { await importGguf(f); return; }
   if (f.size > 5e6) { byId('cfg-msg').textContent = T('cfg_too_big'); return; }
   const txt = await f.text();
   byId('cfg-text').value = txt;
@@ -83,6 +85,24 @@ export async function importConfig(txt, fileName) {
   msg.textContent = T('cfg_saved', { 0: name });
   refreshSaved();
   hooks.useModel(key);
+}
+
+/** Read only the header of a local .gguf (File.slice; nothing leaves the browser). @param {File} f */
+async function importGguf(f) {
+  const msg = byId('cfg-msg');
+  msg.textContent = T('gguf_reading');
+  try {
+    const { bytes, summary } = await readGgufHeader(f);
+    const name = byId('cfg-name').value.trim() || (typeof summary.name === 'string' && summary.name) || f.name.replace(/\.gguf$/i, '');
+    const model = { name, gguf_header_base64: bytesToBase64(bytes) };
+    await estimate({ ...catalog.request(), model });
+    const key = store.addSessionModel(model);
+    msg.textContent = T('gguf_loaded', { 0: name, 1: num(Array.isArray(summary.tensors) ? summary.tensors.length : 0, state.lang) });
+    hooks.useModel(key);
+  } catch (e) {
+    const err = /** @type {any} */ (e);
+    msg.textContent = `${T('error')}: ${err.message}${err.code ? ` [${err.code}]` : ''}`;
+  }
 }
 
 function addDevice() {

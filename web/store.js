@@ -106,6 +106,18 @@ function keyFor(name, taken) {
   return k;
 }
 
+// Models read from a local .gguf header live only for this visit: headers run to megabytes
+// (the tokenizer), too large for localStorage.
+/** @type {Record<string, {name: string, gguf_header_base64: string}>} */
+const session = {};
+
+/** @param {{name: string, gguf_header_base64: string}} m @returns {string} the key ("gguf:…") */
+export function addSessionModel(m) {
+  const k = keyFor(m.name, { ...data.models, ...session }).replace(/^custom:/, 'gguf:');
+  session[k] = m;
+  return k;
+}
+
 /** @param {CustomModel} m @returns {string} the key */
 export function addModel(m) {
   const existing = Object.entries(data.models).find(([, x]) => x.name === m.name && JSON.stringify(x.config) === JSON.stringify(m.config));
@@ -155,6 +167,8 @@ export function download(doc, filename) {
 
 /** What the request's `model` field is for a state value: a catalog id or {config,…}. @param {string} id */
 export function modelRef(id) {
+  const g = session[id];
+  if (g) return { id, name: g.name, gguf_header_base64: g.gguf_header_base64 };
   const m = data.models[id];
   return m ? { id, name: m.name, config: m.config } : id;
 }
