@@ -46,11 +46,13 @@ export function readUrl() {
     const n = Number(s(k));
     return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
   };
-  state.ctx = int('ctx', 1, 1e8) ?? state.ctx;
-  state.count = int('count', 1, 64) ?? state.count;
-  state.par = int('par', 1, 256) ?? state.par;
+  // Numbers from a URL go to the core as given (whole numbers, finite): out-of-range values come
+  // back as its structured error instead of being silently replaced by a default.
+  state.ctx = int('ctx', -Infinity, Infinity) ?? state.ctx;
+  state.count = int('count', -Infinity, Infinity) ?? state.count;
+  state.par = int('par', -Infinity, Infinity) ?? state.par;
   const ram = Number(s('ram'));
-  if (s('ram') !== '' && Number.isFinite(ram) && ram >= 0 && ram <= 1e5) state.ram = ram;
+  if (s('ram') !== '' && Number.isFinite(ram)) state.ram = ram;
 }
 
 /** The URL for a state (only the keys that view needs). @param {Partial<typeof state>} [over] */

@@ -82,13 +82,13 @@ export function cliOf(c) {
 export function urlOf(c) {
   const r = requestOf(c);
   if (!r || c.cli || typeof r.model !== 'string' || typeof r.hardware !== 'string') return null;
-  const map = { model: 'model', quant: 'quant', hardware: 'hw', kv_type: 'kv', context: 'ctx', ram_gib: 'ram' };
+  const map = { model: 'model', quant: 'quant', hardware: 'hw', kv_type: 'kv', context: 'ctx', ram_gib: 'ram', count: 'count', parallel: 'par' };
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(r)) {
     if (!map[k]) return null;
     if (['model', 'quant', 'hardware', 'kv_type'].includes(k) && typeof v !== 'string') return null;
-    if (k === 'context' && !(Number.isInteger(v) && v > 0)) return null;
-    if (k === 'ram_gib' && !(Number.isFinite(v) && v >= 0)) return null;
+    if (['context', 'count', 'parallel'].includes(k) && !Number.isInteger(v)) return null;
+    if (k === 'ram_gib' && !Number.isFinite(v)) return null;
     p.set(map[k], String(v));
   }
   return `?${p}`;

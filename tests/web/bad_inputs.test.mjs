@@ -7,7 +7,7 @@ import { table, urlOf } from '../js/bad_inputs.mjs';
 import { open, setup } from './helpers.mjs';
 
 let env, page;
-before(async () => { env = await setup(); page = await env.page(); });
+before(async () => { env = await setup(); page = await env.page(); page.setDefaultTimeout(20000); });
 after(async () => { await env.close(); });
 
 const routed = table.cases.map((c) => [c, urlOf(c)]).filter(([, u]) => u);
