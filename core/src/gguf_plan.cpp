@@ -156,11 +156,11 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
       meta[k.key] = {{"array", gguf_type_name(k.elem_type)}, {"count", k.count}};
     }
   }
-  const std::int64_t ftype = file_type_of(h);
+  const std::int64_t ftype = file_type_of(h);  // -1 when absent or out of range
   json out = {
       {"name", str_of(h, "general.name")},
       {"architecture", str_of(h, "general.architecture")},
-      {"file_type", {{"id", ftype}, {"name", plan.quant}}},
+      {"file_type", {{"name", plan.quant}}},
       {"gguf", {{"version", h.version}, {"big_endian", h.big_endian}, {"alignment", h.alignment},
                 {"n_tensors", h.tensors.size()}, {"n_kv", h.kv.size()}, {"header_bytes", h.header_bytes},
                 {"data_offset", h.data_offset}, {"file_bytes", h.file_bytes()}}},
@@ -213,6 +213,7 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
   } catch (const InputError& e) {
     out["architecture_error"] = {{"code", e.error().code}, {"path", e.error().path}, {"message", e.error().message}};
   }
+  if (ftype >= 0) out["file_type"]["id"] = ftype;
   return out;
 }
 
