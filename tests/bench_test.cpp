@@ -10,10 +10,7 @@ using namespace wif;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 const json& report() {
   static const json r = json::parse(api_accuracy(cat()))["accuracy"];
   return r;

@@ -14,7 +14,7 @@ using namespace wif;
 
 namespace {
 const Architecture& arch(const std::string& id) {
-  static const Catalog cat = Catalog::load(embedded_catalog());
+  const Catalog& cat = wif_test::catalog();
   const ModelEntry* m = cat.find_model(id);
   if (!m) throw std::runtime_error("catalog lacks " + id);
   return m->arch;

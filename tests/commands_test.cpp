@@ -13,10 +13,7 @@ using namespace wif;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
 
 // Shell words of one simple command line (no quoting is ever needed in what we print: a quote

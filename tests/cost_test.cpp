@@ -9,10 +9,7 @@ using namespace wif;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 json cost(const json& req) { return json::parse(api_cost(cat(), req.dump())); }
 const json kBase = {{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 100}, {"price_kwh_usd", 0.20},
                     {"power_w", 500}, {"purchase_usd", 2000}, {"hours_per_day", 10}, {"amortization_months", 24}};

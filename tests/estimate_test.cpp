@@ -8,10 +8,7 @@ using namespace wif;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
 json glm_air() { return {{"config", wif_test::golden_config("glm-4.5-air")}, {"name", "GLM-4.5-Air"}}; }
 const json kM3Ultra512 = {{"name", "Mac Studio M3 Ultra 512GB"}, {"kind", "apple"}, {"memory_gib", 512},

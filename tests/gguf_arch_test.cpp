@@ -16,10 +16,7 @@ namespace {
 
 std::uint64_t pad32(std::uint64_t x) { return (x + 31) / 32 * 32; }
 
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 
 std::uint64_t kv_bytes(const Architecture& a, std::int64_t ctx) {
   KvOptions o;

@@ -5,6 +5,8 @@
 // same request always gives the same document.
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include <cstdio>
 #include <map>
 #include <set>
@@ -17,10 +19,7 @@ using namespace wif;
 
 namespace {
 
-const Catalog& catalog() {
-  static const Catalog cat = Catalog::load(embedded_catalog());
-  return cat;
-}
+const Catalog& catalog() { return wif_test::catalog(); }
 
 // One device per (kind, vendor): the sample keeps the run short but covers every usable-memory
 // rule (discrete VRAM, Apple wired limit, unified shares, CPU RAM).

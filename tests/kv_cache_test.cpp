@@ -66,7 +66,7 @@ TEST_CASE("cache grows monotonically with context", "[kv_cache]") {
 
 namespace {
 const Architecture& catalog_arch(const std::string& id) {
-  static const Catalog cat = Catalog::load(embedded_catalog());
+  const Catalog& cat = wif_test::catalog();
   const ModelEntry* m = cat.find_model(id);
   if (!m) throw std::runtime_error("catalog lacks " + id);
   return m->arch;

@@ -3,6 +3,8 @@
 // and by tests/fuzz), now refused with a path before any figure is computed.
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include "result_checks.hpp"
 #include "willitfit/api.hpp"
 #include "willitfit/limits.hpp"
@@ -10,10 +12,7 @@
 using nlohmann::json;
 
 namespace {
-const wif::Catalog& cat() {
-  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
-  return c;
-}
+const wif::Catalog& cat() { return wif_test::catalog(); }
 json estimate(const json& req) { return json::parse(wif::api_estimate(cat(), req.dump())); }
 json cfg(json patch) {
   json c = {{"model_type", "llama"}, {"hidden_size", 4096}, {"intermediate_size", 14336},

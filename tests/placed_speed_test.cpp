@@ -1,15 +1,14 @@
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include "willitfit/api.hpp"
 #include "willitfit/catalog.hpp"
 
 using nlohmann::json;
 
 namespace {
-const wif::Catalog& cat() {
-  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
-  return c;
-}
+const wif::Catalog& cat() { return wif_test::catalog(); }
 json est(json q) { return json::parse(wif::api_estimate(cat(), q.dump())); }
 }  // namespace
 

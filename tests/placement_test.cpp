@@ -12,10 +12,7 @@ using namespace wif;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
 double gib(const json& v) { return v.get<double>() / wif_test::kGiB; }
 

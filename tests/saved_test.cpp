@@ -1,14 +1,13 @@
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include "willitfit/saved.hpp"
 
 using nlohmann::json;
 
 namespace {
-const wif::Catalog& cat() {
-  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
-  return c;
-}
+const wif::Catalog& cat() { return wif_test::catalog(); }
 json check(const json& doc) { return json::parse(wif::api_check_saved(cat(), doc.dump())); }
 const json kConfig = {{"model_type", "qwen3"}, {"hidden_size", 1024}, {"intermediate_size", 3072},
                       {"num_attention_heads", 16}, {"num_key_value_heads", 8}, {"head_dim", 128},

@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include "test_util.hpp"
+
 #include <cmath>
 
 #include "willitfit/api.hpp"
@@ -11,10 +13,7 @@ using Catch::Matchers::WithinRel;
 using nlohmann::json;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 const Architecture& arch(const char* id) {
   const ModelEntry* m = cat().find_model(id);
   REQUIRE(m != nullptr);

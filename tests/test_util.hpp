@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "willitfit/architecture.hpp"
+#include "willitfit/catalog.hpp"
 
 namespace wif_test {
 
@@ -34,6 +35,12 @@ inline std::vector<nlohmann::json> read_jsonl(const std::string& path) {
   while (std::getline(in, line))
     if (!line.empty()) rows.push_back(nlohmann::json::parse(line));
   return rows;
+}
+
+/// The shipped catalog, loaded once for the whole test binary.
+inline const wif::Catalog& catalog() {
+  static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
+  return c;
 }
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;

@@ -12,10 +12,7 @@ using nlohmann::json;
 using Catch::Matchers::WithinRel;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 const Architecture& arch(const std::string& id) {
   const ModelEntry* m = cat().find_model(id);
   if (!m) throw std::runtime_error("no catalog model " + id);

@@ -12,10 +12,7 @@ using nlohmann::json;
 using Catch::Matchers::WithinRel;
 
 namespace {
-const Catalog& cat() {
-  static const Catalog c = Catalog::load(embedded_catalog());
-  return c;
-}
+const Catalog& cat() { return wif_test::catalog(); }
 json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
 const Architecture& arch(const char* id) { return cat().find_model(id)->arch; }
 }  // namespace
