@@ -7,6 +7,7 @@
 
 #include "test_util.hpp"
 #include "willitfit/catalog.hpp"
+#include "willitfit/quantize.hpp"
 #include "willitfit/tensors.hpp"
 
 using namespace wif;
@@ -80,6 +81,37 @@ TEST_CASE("every catalog model's parameter count from its architecture matches t
     CHECK(std::fabs(err) <= tol);
   }
   std::printf("  params: %zu models, %d outside 2%%\n", c.models().size(), bad);
+}
+
+TEST_CASE("every published GGUF size in the catalog is within 3% of the computed file, unless the entry says why not", "[catalog]") {
+  // Hugging Face prints sizes to 3 significant figures (at most 0.5% off); 3% leaves room for
+  // metadata and imatrix-era recipe drift, and still catches a wrong model or an unusual recipe.
+  const Catalog c = Catalog::load(embedded_catalog());
+  int checked = 0, skipped = 0, flagged = 0;
+  for (const auto& m : c.models()) {
+    if (!m.raw.contains("gguf")) continue;
+    for (const auto& g : m.raw["gguf"]) {
+      const std::string q = g.value("quant", "");
+      const auto fmt = find_quant(q);
+      if (!fmt || !fmt->gguf) { ++skipped; continue; }  // publisher-specific recipes (UD-IQ1_S …)
+      const double published = g.value("bytes", 0.0);
+      const double computed = static_cast<double>(plan_quantization(m.arch, q).file_bytes);
+      const double err = (computed - published) / published;
+      CAPTURE(m.id, g.value("repo", ""), q, published, computed, err);
+      if (g.contains("size_differs")) {
+        // A stated difference must be a real one, or the flag has gone stale.
+        ++flagged;
+        CHECK(g["size_differs"].is_string());
+        CHECK(std::fabs(err) > 0.03);
+      } else {
+        ++checked;
+        CHECK(std::fabs(err) <= 0.03);
+      }
+    }
+  }
+  std::printf("  gguf sizes: %d within 3%% checked, %d flagged as differing, %d publisher recipes skipped\n",
+              checked, flagged, skipped);
+  CHECK(checked >= 100);
 }
 
 namespace {
