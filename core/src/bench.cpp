@@ -77,6 +77,17 @@ RowFlags row_flags(const json& row) {
   return f;
 }
 
+// Flash attention of a run: as the row states it; otherwise llama-bench's default for its build.
+// The default was off until it became "auto" (on for GPU backends) in 2025; the rows here that
+// state a build from b6700 on ran with auto, rows with an older or no build with it off.
+bool row_flash_attn(const json& row) {
+  if (row.contains("flash_attn") && row["flash_attn"].is_number()) return row["flash_attn"].get<int>() != 0;
+  static const std::regex build_re(R"((?:^b|\()(\d{3,5})\)?)");
+  std::smatch m;
+  const std::string build = row.contains("build") && row["build"].is_string() ? row["build"].get<std::string>() : "";
+  return std::regex_search(build, m, build_re) && std::stoi(m[1]) >= 6700;
+}
+
 }  // namespace
 
 bool held_out_device(const std::string& device_id) {
@@ -146,7 +157,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       json q = {{"model", c.model_id}, {"quant", c.quant}, {"hardware", dev->id}, {"count", gpu_count},
                 {"context", c.depth + c.n}, {"ubatch", c.n_ubatch}, {"depth", c.depth},
                 {"prompt", c.kind == "pp" ? c.n : 1}, {"gen", c.kind == "tg" ? c.n : 1},
-                {"flash_attn", row.value("flash_attn", 0) == 1}, {"backend", c.backend}};
+                {"flash_attn", row_flash_attn(row)}, {"backend", c.backend}};
       std::string settings;
       if (flags.ngl >= 0) { q["ngl"] = flags.ngl; settings += "-ngl " + std::to_string(flags.ngl); }
       const int cpu_moe = flags.all_experts_cpu ? static_cast<int>(model->arch.n_layer_main()) : flags.n_cpu_moe;
@@ -188,6 +199,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       c.family = quant_family(it->second.first);
       KvOptions kv;  // llama-bench defaults: f16 cache
       kv.n_ubatch = c.n_ubatch;
+      kv.flash_attn = row_flash_attn(row);
       if (c.kind == "tg") {
         for (int i = 0; i <= 8; ++i) c.kv_samples.push_back(kv_read_bytes(model->arch, kv, c.depth + (c.n - 1) * i / 8));
       } else {
