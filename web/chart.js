@@ -99,6 +99,7 @@ export async function scatterChart(el, spec) {
   // Reference lines are drawn through every x (they are straight on log-log axes).
   const data = [xs, xs.map((x) => x), xs.map((x) => x * (1 + spec.band)), xs.map((x) => x * (1 - spec.band)), ...cols];
   const plot = new uPlot(opts, data, el);
+  el.dataset.points = String(all.length);  // what the plot shows, for tests and assistive tech alike
   const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   ro.observe(el);
   live.set(el, { plot, ro });
