@@ -23,5 +23,11 @@ const order = { tg: 0, pp: 1 };
 for (const t of [...a.table].sort((x, y) => order[x.kind] - order[y.kind] || (x.device_class === 'all' ? -1 : y.device_class === 'all' ? 1 : x.device_class.localeCompare(y.device_class)))) {
   console.log(`${(t.kind === 'tg' ? 'tg' : 'pp').padEnd(5)}${t.device_class.padEnd(8)}${String(t.rows).padStart(5)}   ${cell(t.ours)}  ${cell(t.bandwidth_over_size)}  ${cell(t.bandwidth_over_size_scaled)}`);
 }
+console.log(`\nBy group (held-out: ${a.held_out_rule}):`);
+const splitName = { in_sample: 'in-sample', held_out: 'held-out', multi_gpu: 'multi-GPU', offloaded: 'offloaded' };
+for (const g of a.groups) {
+  const figures = g.rows ? cell(g) : '     —       —';
+  console.log(`${g.kind.padEnd(5)}${splitName[g.split].padEnd(12)}${String(g.rows).padStart(5)}   ${figures}`);
+}
 console.log('\nLeft out:');
 for (const [why, n] of Object.entries(a.excluded)) console.log(`  ${String(n).padStart(4)}  ${why}`);

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <map>
+#include <set>
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
@@ -31,10 +33,116 @@ TEST_CASE("every llama-bench row is either predicted or counted under a reason",
   int excluded = 0;
   for (const auto& [why, n] : set.excluded) excluded += n;
   CHECK(excluded + static_cast<int>(set.cases.size()) == set.rows_total);
-  int multi = 0;
-  for (const auto& r : rows) multi += r.value("gpu_count", 1) > 1 ? 1 : 0;
-  CHECK(set.excluded.at("split over several GPUs (placement)") == multi);
   CHECK(set.cases.size() > 250);
+}
+
+TEST_CASE("every multi-GPU row whose hardware maps is predicted through the placement as its own group", "[bench]") {
+  const auto rows = wif_test::read_jsonl(std::string(WIF_CALIBRATION_DIR) + "/llamacpp_bench.jsonl");
+  const BenchSet set = map_bench_rows(cat());
+  int multi_rows = 0;
+  for (const auto& r : rows) multi_rows += r.value("gpu_count", 1) > 1 ? 1 : 0;
+  int multi_cases = 0;
+  for (const auto& c : set.cases) {
+    if (c.group != "multi_gpu") continue;
+    ++multi_cases;
+    CAPTURE(c.row_id);
+    CHECK(c.gpu_count > 1);
+    CHECK(c.placed != nullptr);
+    const double p = predict_case(c, speed_coefficients(cat()));
+    CHECK(std::isfinite(p));
+    CHECK(p > 0);
+  }
+  CHECK(multi_cases > 0);
+  CHECK(multi_cases <= multi_rows);
+  CHECK(set.excluded.count("split over several GPUs (placement)") == 0);
+}
+
+TEST_CASE("the report lists decode and prefill for every split, with rows equal to the mapped cases", "[bench]") {
+  const BenchSet set = map_bench_rows(cat());
+  std::map<std::string, std::size_t> want;
+  for (const auto& c : set.cases) {
+    if (c.group == "single") {
+      ++want[c.kind + "/in_sample"];
+      if (c.held_out) ++want[c.kind + "/held_out"];
+    } else {
+      ++want[c.kind + "/" + c.group];
+    }
+  }
+  const json& groups = report()["groups"];
+  REQUIRE(groups.size() == 8);
+  std::set<std::string> seen;
+  for (const auto& g : groups) {
+    const std::string key = g["kind"].get<std::string>() + "/" + g["split"].get<std::string>();
+    CAPTURE(key);
+    seen.insert(key);
+    CHECK(g["rows"].get<std::size_t>() == want[key]);
+    for (const char* f : {"median_ape_pct", "within_25_pct"}) {
+      CHECK(std::isfinite(g[f].get<double>()));
+      CHECK(g[f].get<double>() >= 0);
+    }
+    CHECK(g["within_25_pct"].get<double>() <= 100.0);
+  }
+  for (const char* kind : {"tg", "pp"})
+    for (const char* split : {"in_sample", "held_out", "multi_gpu", "offloaded"})
+      CHECK(seen.count(std::string(kind) + "/" + split) == 1);
+  CHECK(want["tg/held_out"] > 10);
+  CHECK(want["tg/multi_gpu"] > 0);
+}
+
+TEST_CASE("held-out decode stays within the issue's bar on devices the fit never saw", "[bench]") {
+  for (const auto& g : report()["groups"])
+    if (g["kind"] == "tg" && g["split"] == "held_out") {
+      CAPTURE(g.dump());
+      CHECK(g["median_ape_pct"].get<double>() <= 12.0);
+      CHECK(g["within_25_pct"].get<double>() >= 80.0);
+    }
+}
+
+TEST_CASE("the held-out split is a fixed rule on the device id, not a draw", "[bench]") {
+  const BenchSet a = map_bench_rows(cat());
+  const BenchSet b = map_bench_rows(cat());
+  REQUIRE(a.cases.size() == b.cases.size());
+  std::set<std::string> held, all;
+  for (std::size_t i = 0; i < a.cases.size(); ++i) {
+    CHECK(a.cases[i].held_out == b.cases[i].held_out);
+    CHECK(a.cases[i].held_out == held_out_device(a.cases[i].device_id));
+    all.insert(a.cases[i].device_id);
+    if (a.cases[i].held_out) held.insert(a.cases[i].device_id);
+  }
+  // About one device in four, and every held-out device has only held-out rows.
+  CHECK(held.size() * 10 >= all.size() * 1);
+  CHECK(held.size() * 10 <= all.size() * 4);
+  CHECK(held_out_device("nvidia-rtx-5080") == held_out_device(std::string("nvidia-rtx-") + "5080"));
+  // Refitting without the held-out devices is deterministic too.
+  const SpeedCoefficients k1 = fit_speed(a, speed_coefficients(cat()), true);
+  const SpeedCoefficients k2 = fit_speed(b, speed_coefficients(cat()), true);
+  CHECK(k1.backends.at("cuda").bw_eff == k2.backends.at("cuda").bw_eff);
+}
+
+TEST_CASE("an offloaded row (-ngl below the layer count, experts on the CPU) is its own group", "[bench]") {
+  // The shipped rows hold no offloaded run: add one to a copy of the catalog.
+  std::vector<CatalogFile> files = embedded_catalog();
+  const json row = {{"row_id", "test-offload-1"}, {"model", "GLM-4.5-Air"}, {"quant", "Q4_K_M"},
+                    {"backend", "CUDA"}, {"hardware", "NVIDIA GeForce RTX 3090"}, {"gpu_count", 1},
+                    {"test", "tg128"}, {"tps", 10.0}, {"source", "test"}, {"flags", "-ngl 99 --n-cpu-moe 40"},
+                    {"ram_gib", 128}, {"ram_bandwidth_gbs", 80}};
+  files.push_back({"measurements/test_offload.jsonl", row.dump() + "\n"});
+  const Catalog c = Catalog::load(files);
+  const BenchSet set = map_bench_rows(c);
+  const BenchCase* found = nullptr;
+  for (const auto& bc : set.cases)
+    if (bc.row_id == "test-offload-1") found = &bc;
+  REQUIRE(found != nullptr);
+  CHECK(found->group == "offloaded");
+  CHECK(found->settings.find("--n-cpu-moe 40") != std::string::npos);
+  const double p = predict_case(*found, speed_coefficients(c));
+  CHECK(std::isfinite(p));
+  CHECK(p > 0);
+  // 40 of 46 layers' experts stream from 80 GB/s RAM: far slower than on the GPU alone would be.
+  CHECK(p < 40.0);
+  const json rep = accuracy_report(c)["accuracy"];
+  for (const auto& g : rep["groups"])
+    if (g["kind"] == "tg" && g["split"] == "offloaded") CHECK(g["rows"] == 1);
 }
 
 TEST_CASE("decode predictions meet the issue's bar and beat both naive baselines", "[bench]") {

@@ -7,6 +7,7 @@
 
 #include "test_util.hpp"
 
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <set>
@@ -14,6 +15,7 @@
 #include "result_checks.hpp"
 #include "willitfit/catalog.hpp"
 #include "willitfit/estimate.hpp"
+#include "willitfit/speed.hpp"
 
 using namespace wif;
 
@@ -149,4 +151,46 @@ TEST_CASE("the same request gives the same document every time", "[invariants]")
     ++n;
   }
   CHECK(n == catalog().models().size());
+}
+
+TEST_CASE("over the whole catalog, decode never speeds up as the context fills, and prefill and TTFT are usable", "[invariants][speed]") {
+  const SpeedCoefficients k = speed_coefficients(catalog());
+  std::vector<const Device*> devices;
+  for (const char* id : {"nvidia-rtx-4090", "apple-m3-max-40c-gpu-48gb", "amd-ryzen-ai-max-plus-395-128gb"})
+    if (const Device* d = catalog().find_device(id)) devices.push_back(d);
+  REQUIRE(devices.size() == 3);
+  std::size_t checked = 0;
+  for (const auto& m : catalog().models()) {
+    CAPTURE(m.id);
+    for (const char* quant : {"Q4_K_M", "Q8_0", "BF16"}) {
+      CAPTURE(quant);
+      const TensorPlan plan = plan_quantization(m.arch, quant);
+      for (const Device* d : devices)
+        for (bool fa : {true, false}) {
+          CAPTURE(d->id, fa);
+          KvOptions kv;
+          kv.flash_attn = fa;
+          double last = 0;
+          for (std::int64_t depth : {0, 4096, 16384, 65536}) {
+            if (depth > 0 && m.arch.n_ctx_train > 0 && depth > m.arch.n_ctx_train) continue;
+            CAPTURE(depth);
+            SpeedOptions o;
+            o.depth = depth;
+            const SpeedResult s = estimate_speed(m.arch, plan, *d, kv, o, k);
+            REQUIRE(std::isfinite(s.decode_tps));
+            CHECK(s.decode_tps > 0);
+            if (depth > 0) CHECK(s.decode_tps <= last);
+            last = s.decode_tps;
+            REQUIRE(s.prefill_available);
+            CHECK(std::isfinite(s.prefill_tps));
+            CHECK(s.prefill_tps > 0);
+            CHECK(std::isfinite(s.ttft_ms));
+            CHECK(s.ttft_ms > 0);
+            ++checked;
+          }
+        }
+    }
+  }
+  std::printf("invariants: %zu model x quant x device x depth speed checks\n", checked);
+  CHECK(checked >= catalog().models().size() * 3 * 3 * 2);
 }

@@ -107,3 +107,9 @@ export async function readGgufHeader(blob) {
     }
   }
 }
+
+/** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
+export async function accuracyReport() {
+  const core = await loadCore();
+  return unwrap(core.accuracyReport());
+}

@@ -49,3 +49,59 @@ export async function lineChart(el, spec) {
   ro.observe(el);
   live.set(el, { plot, ro });
 }
+
+/**
+ * A log-log scatter of predicted against measured values with the y = x line and a ±`band`
+ * share band (dashed). Points come in groups (one legend entry each); every point is one row of
+ * the caller's table. uPlot needs one sorted x array, so points are merged by x and each group
+ * is a points-only series with gaps where other groups sit.
+ * @param {HTMLElement} el
+ * @param {{groups: {label: string, color: string, points: [number, number][]}[], band: number,
+ *   xLabel: string, yLabel: string, fmt: (v: number) => string, lineLabel: string, bandLabel: string}} spec
+ */
+export async function scatterChart(el, spec) {
+  const uPlot = await loadUplot();
+  const old = live.get(el);
+  if (old) { old.ro.disconnect(); old.plot.destroy(); }
+  el.replaceChildren();
+  const all = spec.groups.flatMap((g, gi) => g.points.map((p) => ({ gi, x: p[0], y: p[1] }))).sort((a, b) => a.x - b.x);
+  const xs = all.map((p) => p.x);
+  const vals = [...xs, ...all.map((p) => p.y)].filter((v) => v > 0);
+  const lo = Math.min(...vals) / 1.5, hi = Math.max(...vals) * 1.5;
+  const cols = spec.groups.map((_, gi) => all.map((p) => (p.gi === gi ? p.y : null)));
+  const width = () => Math.max(260, el.clientWidth);
+  const height = () => Math.min(420, Math.max(260, width() * 0.6));
+  const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--line'), width: 1 }, ticks: { stroke: cssVar('--line') } };
+  const line = (/** @type {string} */ label, /** @type {number[] | undefined} */ dash) => ({
+    label, stroke: cssVar('--muted'), width: 1, dash, points: { show: false }, value: () => '',
+  });
+  const noPath = () => null;
+  const opts = {
+    width: width(), height: height(),
+    scales: { x: { time: false, distr: 3, range: () => [lo, hi] }, y: { distr: 3, range: () => [lo, hi] } },
+    axes: [
+      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
+      { ...axis, label: spec.yLabel, size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
+    ],
+    legend: { live: false },
+    cursor: { drag: { x: false, y: false } },
+    series: [
+      { label: spec.xLabel },
+      line(spec.lineLabel),
+      line(spec.bandLabel, [4, 4]),
+      line('', [4, 4]),
+      ...spec.groups.map((g) => ({
+        label: g.label, stroke: cssVar(g.color), fill: cssVar(g.color), width: 0, paths: noPath,
+        points: { show: true, size: 6, width: 1, stroke: cssVar(g.color), fill: cssVar(g.color) },
+      })),
+    ],
+  };
+  // Reference lines are drawn through every x (they are straight on log-log axes).
+  const data = [xs, xs.map((x) => x), xs.map((x) => x * (1 + spec.band)), xs.map((x) => x * (1 - spec.band)), ...cols];
+  const plot = new uPlot(opts, data, el);
+  el.dataset.points = String(all.length);  // what the plot shows, for tests and assistive tech alike
+  const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
+  ro.observe(el);
+  live.set(el, { plot, ro });
+  return plot;
+}

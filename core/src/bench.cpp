@@ -5,9 +5,16 @@
 #include <regex>
 
 #include "willitfit/error.hpp"
+#include "willitfit/estimate.hpp"
 #include "willitfit/quantize.hpp"
 
 namespace wif {
+
+struct PlacedBench {
+  EstimateRequest req;
+  Estimate est;
+};
+
 namespace {
 
 using nlohmann::json;
@@ -28,9 +35,69 @@ double quantile(std::vector<double> v, double q) {
   return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
 }
 
-double naive_tps(const BenchCase& c) { return c.device->bandwidth_gbs * 1e9 / c.file_bytes; }
+// Placement flags of a row: its own fields, else what its `flags` / `notes` text states.
+struct RowFlags {
+  int ngl = -1, n_cpu_moe = 0;
+  bool all_experts_cpu = false;     // -ot exps=CPU (every routed expert in RAM)
+  bool other_override = false;      // an -ot pattern we do not model
+  std::vector<double> tensor_split;
+};
+
+RowFlags row_flags(const json& row) {
+  RowFlags f;
+  std::string text;
+  for (const char* k : {"flags", "notes"})
+    if (row.contains(k) && row[k].is_string()) text += " " + row[k].get<std::string>();
+  static const std::regex ngl_re(R"((?:^|\s)(?:-ngl|--n-gpu-layers)[ =](\d+))");
+  static const std::regex moe_re(R"((?:^|\s)(?:--n-cpu-moe|-ncmoe)[ =](\d+))");
+  static const std::regex ts_re(R"((?:^|\s)(?:-ts|--tensor-split)[ =]([0-9.,/]+))");
+  static const std::regex ot_re(R"((?:^|\s)(?:-ot|--override-tensor)[ =](\S+))");
+  std::smatch m;
+  if (row.contains("ngl") && row["ngl"].is_number_integer()) f.ngl = row["ngl"].get<int>();
+  else if (std::regex_search(text, m, ngl_re)) f.ngl = std::stoi(m[1]);
+  if (row.contains("n_cpu_moe") && row["n_cpu_moe"].is_number_integer()) f.n_cpu_moe = row["n_cpu_moe"].get<int>();
+  else if (std::regex_search(text, m, moe_re)) f.n_cpu_moe = std::stoi(m[1]);
+  if (std::regex_search(text, m, ts_re)) {
+    std::string v = m[1];
+    for (auto& ch : v) if (ch == '/') ch = ',';
+    std::size_t pos = 0;
+    while (pos < v.size()) {
+      const std::size_t e = v.find(',', pos);
+      const std::string part = v.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+      if (!part.empty()) f.tensor_split.push_back(std::atof(part.c_str()));
+      if (e == std::string::npos) break;
+      pos = e + 1;
+    }
+  }
+  if (std::regex_search(text, m, ot_re)) {
+    const std::string pat = m[1];
+    if (pat.find("exps") != std::string::npos && pat.find("=CPU") != std::string::npos) f.all_experts_cpu = true;
+    else f.other_override = true;
+  }
+  return f;
+}
+
+// Flash attention of a run: as the row states it; otherwise llama-bench's default for its build.
+// The default was off until it became "auto" (on for GPU backends) in 2025; the rows here that
+// state a build from b6700 on ran with auto, rows with an older or no build with it off.
+bool row_flash_attn(const json& row) {
+  if (row.contains("flash_attn") && row["flash_attn"].is_number()) return row["flash_attn"].get<int>() != 0;
+  static const std::regex build_re(R"((?:^b|\()(\d{3,5})\)?)");
+  std::smatch m;
+  const std::string build = row.contains("build") && row["build"].is_string() ? row["build"].get<std::string>() : "";
+  return std::regex_search(build, m, build_re) && std::stoi(m[1]) >= 6700;
+}
 
 }  // namespace
+
+bool held_out_device(const std::string& device_id) {
+  std::uint32_t h = 2166136261u;  // FNV-1a, 32 bit
+  for (unsigned char ch : device_id) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  return h % 4 == 1;
+}
 
 BenchSet map_bench_rows(const Catalog& cat) {
   BenchSet set;
@@ -45,7 +112,6 @@ BenchSet map_bench_rows(const Catalog& cat) {
     if (!row.contains("test") || !row.contains("tps") || !row.contains("hardware")) continue;  // other files
     ++set.rows_total;
     auto skip = [&](const std::string& why) { ++set.excluded[why]; };
-    if (row.value("gpu_count", 1) > 1) { skip("split over several GPUs (placement)"); continue; }
     std::smatch t;
     const std::string test = row.value("test", "");
     if (!std::regex_match(test, t, test_re)) { skip("test length not stated"); continue; }
@@ -53,13 +119,15 @@ BenchSet map_bench_rows(const Catalog& cat) {
     if (!mm) { skip("model not in the catalog"); continue; }
     const ModelEntry* model = cat.find_model(mm->value("id", ""));
     if (!model) { skip("model not in the catalog"); continue; }
-    if (row.contains("ngl") && row["ngl"].is_number() &&
-        row["ngl"].get<std::int64_t>() <= model->arch.n_layer_main()) { skip("partly offloaded (placement)"); continue; }
+    const RowFlags flags = row_flags(row);
+    if (flags.other_override) { skip("tensor override not modelled"); continue; }
     const std::string hw = row.value("hardware", "");
     if (const json* x = find_match(m, "hardware_excluded", hw)) { skip(x->value("reason", "hardware excluded")); continue; }
     const json* hm = find_match(m, "hardware", hw);
     const Device* dev = hm ? cat.find_device(hm->value("id", "")) : nullptr;
     if (!dev) { skip("hardware not in the catalog"); continue; }
+    const int gpu_count = hm->value("count", 1);
+    if (row.value("gpu_count", 1) != gpu_count) { skip("GPU count differs from the hardware mapping"); continue; }
     const json* qm = find_match(m, "quants", row.value("quant", ""));
     if (!qm) { skip("quant not stated or mixed"); continue; }
     const json* bm = find_match(m, "backends", row.value("backend", ""));
@@ -75,9 +143,49 @@ BenchSet map_bench_rows(const Catalog& cat) {
     c.device_id = dev->id;
     c.device = dev;
     c.quant = qm->value("id", "");
+    c.gpu_count = gpu_count;
+    c.source = row.value("source", "");
+    c.held_out = held_out_device(dev->id);
+    const bool offloaded = (flags.ngl >= 0 && flags.ngl <= model->arch.n_layer_main()) || flags.n_cpu_moe > 0 ||
+                           flags.all_experts_cpu;
+    c.group = offloaded ? "offloaded" : gpu_count > 1 ? "multi_gpu" : "single";
     c.measured_tps = row["tps"].is_number() ? row["tps"].get<double>() : 0;
     if (c.measured_tps <= 0) { skip("no speed value"); continue; }
     if (row.contains("n_ubatch") && row["n_ubatch"].is_number()) c.n_ubatch = row["n_ubatch"].get<std::int64_t>();
+    if (c.group != "single") {
+      // Through the estimate path: the same request a person would make for this run.
+      json q = {{"model", c.model_id}, {"quant", c.quant}, {"hardware", dev->id}, {"count", gpu_count},
+                {"context", c.depth + c.n}, {"ubatch", c.n_ubatch}, {"depth", c.depth},
+                {"prompt", c.kind == "pp" ? c.n : 1}, {"gen", c.kind == "tg" ? c.n : 1},
+                {"flash_attn", row_flash_attn(row)}, {"backend", c.backend}};
+      std::string settings;
+      if (flags.ngl >= 0) { q["ngl"] = flags.ngl; settings += "-ngl " + std::to_string(flags.ngl); }
+      const int cpu_moe = flags.all_experts_cpu ? static_cast<int>(model->arch.n_layer_main()) : flags.n_cpu_moe;
+      if (cpu_moe > 0) { q["n_cpu_moe"] = cpu_moe; settings += " --n-cpu-moe " + std::to_string(cpu_moe); }
+      if (!flags.tensor_split.empty()) q["tensor_split"] = flags.tensor_split;
+      if (gpu_count > 1) settings += " (" + std::to_string(gpu_count) + " GPUs, layer split)";
+      if (offloaded) {
+        // The run fitted its RAM; without a stated size assume plenty. RAM bandwidth as stated.
+        q["ram_gib"] = row.contains("ram_gib") && row["ram_gib"].is_number() ? row["ram_gib"].get<double>() : 1024.0;
+        if (row.contains("ram_bandwidth_gbs") && row["ram_bandwidth_gbs"].is_number())
+          q["ram_bandwidth_gbs"] = row["ram_bandwidth_gbs"];
+      }
+      c.settings = settings.empty() ? settings : settings.substr(settings[0] == ' ' ? 1 : 0);
+      try {
+        auto pb = std::make_shared<PlacedBench>();
+        pb->req = parse_request(cat, q);
+        pb->est = run_estimate(cat, pb->req);
+        c.work = model_work(model->arch, pb->est.plan);
+        c.file_bytes = static_cast<double>(pb->est.plan.file_bytes);
+        c.family = quant_family(pb->est.plan);
+        c.placed = pb;
+      } catch (const std::exception&) {
+        skip("cannot place this run");
+        continue;
+      }
+      set.cases.push_back(std::move(c));
+      continue;
+    }
     try {
       const std::string key = c.model_id + "|" + c.quant;
       auto it = plans.find(key);
@@ -91,6 +199,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       c.family = quant_family(it->second.first);
       KvOptions kv;  // llama-bench defaults: f16 cache
       kv.n_ubatch = c.n_ubatch;
+      kv.flash_attn = row_flash_attn(row);
       if (c.kind == "tg") {
         for (int i = 0; i <= 8; ++i) c.kv_samples.push_back(kv_read_bytes(model->arch, kv, c.depth + (c.n - 1) * i / 8));
       } else {
@@ -110,6 +219,12 @@ BenchSet map_bench_rows(const Catalog& cat) {
 }
 
 double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
+  if (c.placed) {
+    const PlacedBench& p = *c.placed;
+    const SpeedResult s = placed_speed(p.req.model.arch, p.est.plan, p.est.placement, p.req.devices, p.req.kv,
+                                       p.req.speed, k, p.req.host_link);
+    return c.kind == "tg" ? s.gen_avg_tps : (s.prefill_available ? s.prefill_tps : 0);
+  }
   const DeviceRates r = device_rates(*c.device, c.backend, c.family, k);
   if (c.kind == "tg") {
     double sum = 0;
@@ -123,54 +238,16 @@ double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
   return p.available ? static_cast<double>(c.n) / p.total_s : 0;
 }
 
-json accuracy_report(const Catalog& cat) {
-  const BenchSet set = map_bench_rows(cat);
-  const SpeedCoefficients k = speed_coefficients(cat);
-  // Baseline 2: baseline 1 times one constant per test kind, fitted on the same rows (median ratio).
-  std::map<std::string, double> scale;
-  for (const char* kind : {"tg", "pp"}) {
-    std::vector<double> ratios;
-    for (const auto& c : set.cases)
-      if (c.kind == kind) ratios.push_back(c.measured_tps / naive_tps(c));
-    scale[kind] = ratios.empty() ? 1.0 : quantile(ratios, 0.5);
-  }
-  struct Acc { std::vector<double> ours, naive, scaled; };
-  std::map<std::pair<std::string, std::string>, Acc> groups;
-  json points = json::array();
-  for (const auto& c : set.cases) {
-    const double pred = predict_case(c, k);
-    if (!(pred > 0) || !std::isfinite(pred)) continue;
-    const double nv = naive_tps(c), sc = nv * scale[c.kind];
-    auto ape = [&](double p) { return std::fabs(p - c.measured_tps) / c.measured_tps * 100.0; };
-    for (const std::string& g : {c.backend, std::string("all")}) {
-      Acc& a = groups[{c.kind, g}];
-      a.ours.push_back(ape(pred));
-      a.naive.push_back(ape(nv));
-      a.scaled.push_back(ape(sc));
-    }
-    points.push_back({{"row_id", c.row_id}, {"kind", c.kind}, {"test", c.test}, {"device_class", c.backend},
-                      {"model", c.model_id}, {"hardware", c.device_id}, {"quant", c.quant},
-                      {"measured_tps", c.measured_tps}, {"predicted_tps", pred}});
-  }
-  auto stats = [](const std::vector<double>& e) {
-    const double within = static_cast<double>(std::count_if(e.begin(), e.end(), [](double x) { return x <= 25.0; }));
-    return json{{"median_ape_pct", quantile(e, 0.5)}, {"within_25_pct", e.empty() ? 0.0 : 100.0 * within / static_cast<double>(e.size())}};
-  };
-  json table = json::array();
-  for (const auto& [key, a] : groups)
-    table.push_back({{"kind", key.first}, {"device_class", key.second}, {"rows", a.ours.size()},
-                     {"ours", stats(a.ours)}, {"bandwidth_over_size", stats(a.naive)},
-                     {"bandwidth_over_size_scaled", stats(a.scaled)}});
-  json excluded = json::object();
-  for (const auto& [why, n] : set.excluded) excluded[why] = n;
-  return {{"accuracy", {{"rows_total", set.rows_total}, {"rows_used", points.size()}, {"excluded", excluded},
-                        {"baseline_scale", scale}, {"coefficients_source", k.source},
-                        {"note", "in-sample: the coefficients were fitted on these same rows"},
-                        {"table", table}, {"points", points}}}};
-}
-
-SpeedCoefficients fit_speed(const BenchSet& set, const SpeedCoefficients& start) {
+SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start, bool training_only) {
+  // Only single-device rows are fitted (placed rows validate the placement path); with
+  // `training_only`, not the held-out devices' either, and no coefficient starts from a value
+  // that was fitted on them.
+  BenchSet set;
+  for (const auto& c : all.cases)
+    if (c.group == "single" && !(training_only && c.held_out)) set.cases.push_back(c);
   SpeedCoefficients k = start;
+  if (training_only)
+    for (auto& [id, b] : k.backends) b = BackendSpeed{};
   std::map<std::string, int> seen;
   for (const auto& c : set.cases) seen[c.backend + "/" + c.kind]++;
   auto loss = [&](const std::string& kind) {

@@ -131,7 +131,12 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
   for (std::size_t il = 0; il < a.layers.size(); ++il) {
     const LayerSpec& L = a.layers[il];
     if (L.is_mtp || (on_device && !on_device(static_cast<std::int64_t>(il)))) continue;
-    const double layer_bytes = static_cast<double>(c.per_layer[il]);
+    double layer_bytes = static_cast<double>(c.per_layer[il]);
+    // Without flash attention the KQ and KQV matmuls broadcast each KV head over its group of
+    // query heads (ggml mul_mat broadcasting over dim 2), so K and V stream once per query head
+    // of the group rather than once; the fused flash-attention kernel reads them once.
+    if (!kv.flash_attn && L.attn != AttnKind::MLA && L.attn != AttnKind::Linear && L.n_head_kv > 0)
+      layer_bytes *= static_cast<double>(L.n_head) / static_cast<double>(L.n_head_kv);
     switch (L.attn) {
       case AttnKind::Linear: total += layer_bytes; break;  // fixed state, read once per step
       case AttnKind::Sliding: case AttnKind::Chunked:

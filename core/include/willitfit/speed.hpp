@@ -83,6 +83,8 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
 
 /// KV cache (and recurrent state) bytes read by one decode step at `depth` tokens of context,
 /// for the layers `on_device` selects. Sliding / chunked layers read at most their window.
+/// Without flash attention (kv.flash_attn false) K and V are read once per query head of each
+/// GQA group (the broadcast KQ / KQV matmuls), with it once.
 double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t depth,
                      const LayerFilter& on_device = nullptr);
 

@@ -1,0 +1,73 @@
+// The accuracy page ("How accurate is this?") in Chromium: it renders the core's accuracyReport
+// as it is: the per-group summary equals the module's figures, the log-log plot has one point per
+// table row, every row links its source, the page passes axe, and it reads in all four languages.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
+
+let env;
+let report;
+before(async () => {
+  env = await setup();
+  const api = await import(path.join(root, 'dist', 'api.js'));
+  report = (await api.accuracyReport()).accuracy;
+});
+after(async () => { await env.close(); });
+
+const shots = path.join(root, 'test-results');
+fs.mkdirSync(shots, { recursive: true });
+const number = (s) => Number(String(s).replace(/[^\d.]/g, ''));
+
+test('the accuracy page shows the summary, a plot with one point per row, and the full table', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=accuracy&lang=en`);
+  await page.waitForSelector('#acc-rows tbody tr');
+  await page.waitForSelector('#acc-chart canvas');
+  const rows = await page.$$eval('#acc-rows tbody tr', (r) => r.length);
+  assert.equal(rows, report.points.length);
+  assert.equal(Number(await page.getAttribute('#acc-chart', 'data-points')), rows, 'one plot point per table row');
+  // Summary: every group of the module, with its figures as printed (one decimal).
+  for (const g of report.groups) {
+    const sel = `#acc-summary tr[data-group="${g.kind}-${g.split}"]`;
+    assert.equal(number(await page.textContent(`${sel} td[data-field="rows"]`)), g.rows, sel);
+    if (!g.rows) continue;
+    assert.equal(number(await page.textContent(`${sel} td[data-field="median_ape_pct"]`)), Math.round(g.median_ape_pct * 10) / 10, sel);
+    assert.equal(number(await page.textContent(`${sel} td[data-field="within_25_pct"]`)), Math.round(g.within_25_pct * 10) / 10, sel);
+  }
+  // Rows: measured and predicted as the module has them; sources are links.
+  const first = report.points[0];
+  const text = await page.textContent(`#acc-rows tr[data-row="${first.row_id}"]`);
+  assert.match(text, new RegExp(first.model.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+  assert.ok(await page.$('#acc-rows a[href^="https://"]'));
+  const multi = await page.$$eval('#acc-rows tr[data-group="multi_gpu"]', (r) => r.length);
+  assert.equal(multi, report.points.filter((p) => p.group === 'multi_gpu').length);
+  assert.doesNotMatch(await page.textContent('#view-accuracy'), /undefined|NaN|Infinity/);
+  await page.screenshot({ path: path.join(shots, 'accuracy-desktop.png'), fullPage: true });
+  assert.deepEqual(page.problems, []);
+});
+
+test('the rendered accuracy page, plot and table included, has no serious accessibility violation', async () => {
+  for (const theme of ['light', 'dark']) {
+    const page = await env.page({ bypassCSP: true, colorScheme: theme });  // axe is injected inline
+    await open(page, `${env.url}?view=accuracy&lang=en`);
+    await page.waitForSelector('#acc-chart canvas');
+    const v = await axeProblems(page);
+    assert.deepEqual(v, [], `${theme}: ${JSON.stringify(v, null, 1)}`);
+  }
+});
+
+test('the accuracy page reads in every language and fits a phone screen', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 } });
+  const captions = { en: 'Error per group', fr: 'Erreur par groupe', es: 'Error por grupo', zh: '各组误差' };
+  for (const [lang, caption] of Object.entries(captions)) {
+    await open(page, `${env.url}?view=accuracy&lang=${lang}`);
+    await page.waitForSelector('#acc-chart canvas');
+    assert.equal((await page.textContent('#acc-summary caption')).trim(), caption, lang);
+  }
+  assert.equal(await scrollsSideways(page), false);
+  await page.screenshot({ path: path.join(shots, 'accuracy-phone.png'), fullPage: true });
+  assert.deepEqual(page.problems, []);
+});
