@@ -100,7 +100,7 @@ TEST_CASE("tensor parallelism splits the weight reads and a large MoE batch read
 
 TEST_CASE("a requested concurrency is honoured and flagged when the cache cannot hold it", "[serving_speed]") {
   const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"},
-                     {"hardware", "nvidia-rtx-4090"}, {"context", 32768}};
+                     {"hardware", "nvidia-rtx-4090"}, {"context", 8192}};
   json q = base;
   q["concurrency"] = 2;
   const json r = estimate(q);
