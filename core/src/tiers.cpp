@@ -7,6 +7,7 @@
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/placement.hpp"
 
 namespace wif {
 namespace {
@@ -118,15 +119,20 @@ json tier_lists(const Catalog& cat, const json& q) {
         (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(d, &alone, "no_fit", 0, request));
         continue;
       }
-      // Largest RAM first: a device that cannot run even then is done after one more estimate.
+      // Ask with the most RAM first: its plan says how much host RAM the CPU part takes (the GPU
+      // part does not depend on the RAM), so the smallest tier that holds it is asked next, and
+      // larger ones only if that answer disagrees. At most three estimates per GPU, not four.
       json req_max;
       Estimate most = ask(d, kTierRamGib[2], req_max);
       if (most.verdict != "offload") {
         gpus.push_back(make_entry(d, &most, "no_fit", kTierRamGib[2], req_max));
         continue;
       }
+      std::size_t first = 2;
+      for (std::size_t i = 0; i < 2 && first == 2; ++i)
+        if (host_ram_usable(kTierRamGib[i]) >= most.placement.ram_no_mmap_bytes) first = i;
       bool placed = false;
-      for (int i = 0; i < 2 && !placed; ++i) {
+      for (std::size_t i = first; i < 2 && !placed; ++i) {
         json req_i;
         Estimate e = ask(d, kTierRamGib[i], req_i);
         if (e.verdict == "offload") {

@@ -5,7 +5,8 @@
 // which the tiering chooses itself; engine must be llama.cpp (the placement planner is
 // llama.cpp's). Defaults as for an estimate (quant Q4_K_M, context 8192).
 //
-// Every catalog device of kind gpu is asked alone, then with 32, 64 and 128 GiB of system RAM:
+// Every catalog device of kind gpu is asked alone, then with 128 GiB of system RAM, then with the
+// smallest of 32 and 64 GiB that holds what that plan keeps in RAM:
 //   fits     the automatic plan holds every layer on the GPU (estimate verdict fits or tight);
 //   offload  it runs with layers or MoE experts in system RAM ("possible but slow"); ram_gib is
 //            the smallest of 32/64/128 GiB with which it does, flags ngl / n_cpu_moe are the
