@@ -31,7 +31,10 @@ const char* kUsage =
     "                     [--tensor-split a,b] [--no-mmap on] [--gpu-memory-utilization F]\n"
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
-    "  willitfit serve --engine vllm ...   vLLM's per-GPU budget, KV capacity and commands\n"
+    "  willitfit serve --engine vllm|sglang ... [--concurrency N] [--mem-fraction-static F]\n"
+    "                       the server's per-GPU budget, KV capacity, throughput and commands\n"
+    "  willitfit tiers --model <id> [--quant Q4_K_M] [--context N] [--json]\n"
+    "                       every GPU alone / with 32, 64, 128 GB RAM, every Mac and unified PC\n"
     "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
     "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"
     "                  [--batch N] [--seq N] [--checkpointing on|off] [--gpus N --zero 0-3]\n"
@@ -148,6 +151,29 @@ void print_cost(const json& r) {
   }
 }
 
+// Human-readable tier lists: one line per device, grouped by tier.
+void print_tiers(const json& r) {
+  std::printf("%s %s at %lld tokens of context\n", r["model"]["name"].get<std::string>().c_str(),
+              r["quant"].get<std::string>().c_str(), r["context"].get<long long>());
+  auto line = [](const json& e) {
+    std::string what = e["tier"] == "fits" ? "runs fully on it"
+                       : e["tier"] == "offload" ? "possible but slow with " + std::to_string(e["ram_gib"].get<int>()) + " GB RAM"
+                                                : "does not run";
+    std::printf("  %-46s %6.0f GB  %-34s", e["device"]["name"].get<std::string>().c_str(),
+                e["device"]["memory_gib"].get<double>(), what.c_str());
+    if (e.contains("speed"))
+      std::printf(" %6.1f tok/s (%.1f-%.1f)", e["speed"]["decode_tps"].get<double>(),
+                  e["speed"]["decode_tps_low"].get<double>(), e["speed"]["decode_tps_high"].get<double>());
+    if (e["tier"] == "offload" && e.contains("placement"))
+      std::printf("  -ngl %d --n-cpu-moe %d", e["placement"]["ngl"].get<int>(), e["placement"]["n_cpu_moe"].get<int>());
+    std::printf("\n");
+  };
+  for (const char* group : {"gpus", "macs", "unified"}) {
+    std::printf("%s:\n", group);
+    for (const auto& e : r[group]) line(e);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -221,7 +247,7 @@ int main(int argc, char** argv) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost") {
+  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" && cmd != "tiers") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -241,6 +267,7 @@ int main(int argc, char** argv) {
       {"--max-num-batched-tokens", {"max_num_batched_tokens", 'i'}},
       {"--gpu-memory-utilization", {"gpu_memory_utilization", 'n'}},
       {"--kv-cache-dtype", {"kv_cache_dtype", 's'}},
+      {"--mem-fraction-static", {"mem_fraction_static", 'n'}},
       // train
       {"--method", {"method", 's'}},       {"--optimizer", {"optimizer", 's'}},
       {"--batch", {"batch", 'i'}},         {"--seq", {"seq", 'i'}},
@@ -259,7 +286,7 @@ int main(int argc, char** argv) {
       {"--prompt", {"prompt", 'i'}},       {"--gen", {"gen", 'i'}},
       {"--depth", {"depth", 'i'}},         {"--backend", {"backend", 's'}},
   };
-  if (cmd == "serve") req["engine"] = "vllm";
+  if (cmd == "serve") req["engine"] = "vllm";  // --engine sglang, given later, replaces it
   json hardware = json::array();
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -332,6 +359,13 @@ int main(int argc, char** argv) {
   }
   if (hardware.size() == 1) req["hardware"] = hardware[0];
   else if (hardware.size() > 1) req["hardware"] = hardware;
+  if (cmd == "tiers") {
+    const std::string d = wif::api_tiers(cat, req.dump());
+    const bool err = json::parse(d).contains("error");
+    if (pretty && !err) print_tiers(json::parse(d));
+    else print(d, pretty);
+    return err ? 2 : 0;
+  }
   if (cmd == "train" || cmd == "cost") {
     const std::string d = cmd == "train" ? wif::api_train(cat, req.dump()) : wif::api_cost(cat, req.dump());
     const bool err = json::parse(d).contains("error");

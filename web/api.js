@@ -52,6 +52,29 @@ export async function estimate(request) {
   return unwrap(core.estimate(JSON.stringify(request)));
 }
 
+/**
+ * Many estimates in one call into the module. Each entry is the result, or {error} for a failed
+ * request, in the order given (core/include/willitfit/api.hpp api_estimate_many).
+ * @param {object[]} requests
+ * @returns {Promise<any[]>}
+ */
+export async function estimateMany(requests) {
+  const core = await loadCore();
+  const doc = JSON.parse(core.estimateMany(JSON.stringify(requests)));
+  if (doc && !Array.isArray(doc) && doc.error) throw new WillitfitError(doc.error);
+  return doc;
+}
+
+/**
+ * Tier lists for a model, quant and context: every GPU alone and with 32/64/128 GB of RAM,
+ * every Mac and unified-memory PC (core/include/willitfit/tiers.hpp).
+ * @param {object} request estimate fields without hardware, count or ram_gib
+ */
+export async function tiers(request) {
+  const core = await loadCore();
+  return unwrap(core.tiers(JSON.stringify(request)));
+}
+
 /** Training memory per GPU (see core/include/willitfit/training.hpp). @param {object} request */
 export async function train(request) {
   const core = await loadCore();

@@ -2,7 +2,8 @@
 // The page's door to the core: the same interface as api.js (estimate, list, WillitfitError),
 // served by one Worker created on first use behind a memoised promise, so many estimates never
 // block typing. If a Worker cannot start (old browser, file://), calls fall back to api.js on
-// the main thread. Extra: `many` (a batch in one message) and `call`/`has` for API functions
+// the main thread. Extra: `many` (a batch in one message, one estimateMany call per chunk in the
+// worker), `tiers`, and `call`/`has` for API functions
 // that may or may not exist yet (accuracyReport …).
 import * as direct from './api.js';
 
@@ -64,12 +65,9 @@ function mainThreadPort() {
       if (fn === 'cancel') return undefined;
       if (fn === 'functions') return Object.keys(api).filter((k) => typeof api[k] === 'function');
       if (fn === 'many') {
-        const out = [];
-        for (const r of args[0]) {
-          try { out.push({ ok: true, value: await api.estimate(r) }); }
-          catch (e) { out.push({ ok: false, error: { code: /** @type {any} */ (e).code, message: String(/** @type {any} */ (e).message) } }); }
-        }
-        return out;
+        // One call into the module for the whole batch (api_estimate_many); errors per entry.
+        const rs = await api.estimateMany(args[0]);
+        return rs.map((/** @type {any} */ r) => (r && r.error ? { ok: false, error: { name: 'WillitfitError', ...r.error } } : { ok: true, value: r }));
       }
       if (typeof api[fn] !== 'function') throw new Error(`api has no ${fn}`);
       return api[fn](...args);
@@ -80,6 +78,15 @@ function mainThreadPort() {
 /** @param {object} request */
 export async function estimate(request) {
   return (await port()).call('estimate', [request]);
+}
+
+/**
+ * Tier lists for a model (every GPU alone / with 32, 64, 128 GB of RAM, every Mac and unified
+ * PC), computed and sorted by the core in one call.
+ * @param {object} request estimate fields without hardware, count or ram_gib
+ */
+export async function tiers(request) {
+  return (await port()).call('tiers', [request]);
 }
 
 /** @param {string} what */

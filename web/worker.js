@@ -2,13 +2,16 @@
 // The Worker that owns the wasm module: the page posts {id, fn, args} and gets {id, ok, value}
 // or {id, ok: false, error}. It loads api.js (which loads the module once) and calls whatever
 // that module exports, so functions other helpers add to api.js (accuracyReport …) work here
-// without a change. `many` runs a batch of estimates in one round trip; results are memoised by
+// without a change. `many` runs a batch of estimates in one round trip (estimateMany calls into
+// the module, a chunk at a time); results are memoised by
 // request text because the listing views ask the same questions again and again.
 import * as api from './api.js';
 
 /** @type {Map<string, any>} */
 const memo = new Map();
 const MEMO_MAX = 20000;
+/** Requests per estimateMany call: big enough to save crossings, small enough to stay responsive. */
+const CHUNK = 16;
 
 /** @param {object} req */
 async function estimateOnce(req) {
@@ -21,9 +24,14 @@ async function estimateOnce(req) {
   } catch (e) {
     out = { ok: false, error: describe(e) };
   }
-  if (memo.size >= MEMO_MAX) memo.clear();
-  memo.set(key, out);
+  remember(key, out);
   return out;
+}
+
+/** @param {string} key @param {any} value */
+function remember(key, value) {
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, value);
 }
 
 /** @param {any} e */
@@ -43,15 +51,38 @@ const local = {
   async functions() {
     return Object.keys(api).filter((k) => typeof (/** @type {any} */ (api))[k] === 'function');
   },
-  /** @param {object[]} reqs */
+  /**
+   * Requests not in the memo go to the module in chunks, one estimateMany call each; between
+   * chunks the worker yields so a single estimate for what the person just typed can go first,
+   * and a cancelled batch stops.
+   * @param {object[]} reqs
+   */
   async many(reqs) {
     const mine = epoch;
-    const out = [];
-    for (let i = 0; i < reqs.length; i++) {
-      if (epoch !== mine) { out.push({ ok: false, error: { code: 'cancelled', message: 'cancelled' } }); continue; }
-      out.push(await estimateOnce(reqs[i]));
-      // Yield now and then so a single estimate for what the person just typed can go first.
-      if (i % 4 === 3) await new Promise((r) => setTimeout(r, 0));
+    const keys = reqs.map((r) => JSON.stringify(r));
+    /** @type {any[]} */
+    const out = keys.map((k) => memo.get(k));
+    const todo = out.map((v, i) => (v ? -1 : i)).filter((i) => i >= 0);
+    for (let s = 0; s < todo.length; s += CHUNK) {
+      const part = todo.slice(s, s + CHUNK);
+      if (epoch !== mine) {
+        for (const i of part) out[i] = { ok: false, error: { code: 'cancelled', message: 'cancelled' } };
+        continue;
+      }
+      /** @type {any[]} */
+      let rs;
+      try {
+        rs = await api.estimateMany(part.map((i) => reqs[i]));
+      } catch (e) {
+        rs = part.map(() => ({ error: describe(e) }));
+      }
+      part.forEach((i, k) => {
+        const r = rs[k];
+        const v = r && r.error ? { ok: false, error: { name: 'WillitfitError', ...r.error } } : { ok: true, value: r };
+        remember(keys[i], v);
+        out[i] = v;
+      });
+      if (s + CHUNK < todo.length) await new Promise((r) => setTimeout(r, 0));
     }
     return out;
   },

@@ -36,6 +36,22 @@ std::string api_estimate(const Catalog& cat, const std::string& request_json) {
   });
 }
 
+std::string api_estimate_many(const Catalog& cat, const std::string& requests_json) {
+  return guarded([&] {
+    const json qs = parse_json(requests_json, "");
+    if (!qs.is_array()) throw InputError("bad_type", "", "estimateMany takes a JSON array of requests");
+    std::string out = "[";
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      if (i) out += ",";
+      out += guarded([&] {
+        const EstimateRequest r = parse_request(cat, qs[i]);
+        return estimate_to_json(r, run_estimate(cat, r)).dump();
+      });
+    }
+    return out + "]";
+  });
+}
+
 std::string api_train(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");

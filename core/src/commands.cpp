@@ -94,12 +94,13 @@ nlohmann::json launch_commands(const LaunchInput& in) {
       << " --kv-cache-dtype " << v.kv_cache_dtype << " --max-num-seqs " << v.max_num_seqs
       << " --max-num-batched-tokens " << v.max_num_batched_tokens;
     if (!q.empty()) c << " --quantization " << q;
-    out["vllm"] = c.str();
+    if (in.engine != "sglang") out["vllm"] = c.str();
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
     s << "python3 -m sglang.launch_server --model-path " << in.model_id << " --tp " << v.tensor_parallel
       << " --context-length " << v.max_model_len << " --mem-fraction-static " << num(in.gpu_memory_utilization)
       << " --kv-cache-dtype " << skv << " --max-running-requests " << v.max_num_seqs;
+    if (in.engine == "sglang") s << " --chunked-prefill-size " << v.max_num_batched_tokens;
     if (!q.empty() && q != "bitsandbytes") s << " --quantization " << q;
     out["sglang"] = s.str();
   }

@@ -95,8 +95,8 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
   r.engine = opt_str(q, "engine", "").value_or("llama.cpp");
-  if (r.engine != "llama.cpp" && r.engine != "vllm")
-    throw InputError("bad_value", "engine", "engine must be llama.cpp or vllm");
+  if (r.engine != "llama.cpp" && r.engine != "vllm" && r.engine != "sglang")
+    throw InputError("bad_value", "engine", "engine must be llama.cpp, vllm or sglang");
   r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(8192);
   if (r.kv.n_ctx == 0 && r.model.arch.n_ctx_train <= 0)
     throw InputError("bad_value", "context", "this model does not state its maximum context; give one");

@@ -4,6 +4,7 @@
 
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/sglang.hpp"
 
 namespace wif {
 namespace {
@@ -36,6 +37,9 @@ nlohmann::json load_json(const DeviceLoad& d) {
   if (d.first_layer >= 0) j["first_layer"] = d.first_layer;  // absent when it holds no layer
   return j;
 }
+
+// vLLM and SGLang serve safetensors checkpoints on discrete GPUs with tensor parallelism.
+bool server_engine(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
 
 nlohmann::json vllm_json(const VllmBudget& b, double util) {
   nlohmann::json groups = nlohmann::json::array();
@@ -101,7 +105,9 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
 
   VllmOptions& v = r.vllm;
   v.tensor_parallel = static_cast<int>(opt_int(q, "tensor_parallel", "", 1, 1024).value_or(r.count));
-  if (r.engine == "vllm" && v.tensor_parallel > r.count)
+  v.concurrency = opt_int(q, "concurrency", "", 1, 1000000).value_or(0);
+  v.mem_fraction_static = opt_num(q, "mem_fraction_static", "", 0.01, 1.0).value_or(0);
+  if (server_engine(r.engine) && v.tensor_parallel > r.count)
     throw InputError("bad_value", "tensor_parallel", "tensor parallel size exceeds the number of GPUs (" + std::to_string(r.count) + ")");
   v.gpu_memory_utilization = opt_num(q, "gpu_memory_utilization", "", 0.01, 1.0).value_or(0.92);
   v.max_num_seqs = opt_int(q, "max_num_seqs", "", 1, 1000000).value_or(0);
@@ -110,10 +116,11 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
   v.block_size = static_cast<int>(opt_int(q, "block_size", "", 1, 4096).value_or(0));
   v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(false);
   v.max_model_len = q.contains("context") ? r.kv.n_ctx : 0;
-  if (r.engine == "vllm") {
+  if (server_engine(r.engine)) {
     if (!q.contains("quant")) r.quant = native_checkpoint(r.model.arch);
     if (find_quant(r.quant)->gguf)
-      throw InputError("bad_value", "quant", "vLLM serves safetensors checkpoints: choose BF16, FP8, AWQ-4bit, GPTQ-4bit …, not '" + r.quant + "'");
+      throw InputError("bad_value", "quant", std::string(r.engine == "vllm" ? "vLLM" : "SGLang") +
+                       " serves safetensors checkpoints: choose BF16, FP8, AWQ-4bit, GPTQ-4bit …, not '" + r.quant + "'");
   }
 }
 
@@ -154,7 +161,27 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   else e.verdict = "no_fit";
   if (p.fits && p.full_offload && !all_fit) e.verdict = "tight";  // a forced split that fits
 
-  if (r.engine == "vllm") {
+  if (r.engine == "sglang") {
+    // SGLang (sglang.hpp): its own static fraction, chunked prefill and running-request limit.
+    double total_gib = 1e300, phys_gib = 1e300;
+    for (const auto& g : gpus) {
+      total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
+      phys_gib = std::min(phys_gib, g.device.memory_gib);
+    }
+    SglangOptions o;
+    o.tensor_parallel = r.vllm.tensor_parallel;
+    o.mem_fraction_static = r.vllm.mem_fraction_static;
+    o.context_length = r.vllm.max_model_len;
+    o.chunked_prefill_size = r.vllm.max_num_batched_tokens;
+    o.max_running_requests = r.vllm.max_num_seqs;
+    o.kv_cache_dtype = r.vllm.kv_cache_dtype;
+    e.vllm = sglang_budget(a, e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
+    if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {
+      o.context_length = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
+      e.vllm_fit = sglang_budget(a, e.plan, total_gib, phys_gib, o);
+    }
+    e.verdict = e.vllm->fits ? "fits" : "no_fit";
+  } else if (r.engine == "vllm") {
     double total_gib = 1e300;
     for (const auto& g : gpus) total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
     e.vllm = vllm_budget(a, e.plan, total_gib, r.vllm);
@@ -165,6 +192,15 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
       e.vllm_fit = vllm_budget(a, e.plan, total_gib, o);
     }
     e.verdict = e.vllm->fits ? "fits" : "no_fit";
+  }
+  if (e.vllm) {
+    // Aggregate decode at the requested concurrency for the settings the commands carry; each
+    // request holds depth + prompt + half its generation (the mean over its decode).
+    const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
+    if (b.fits && r.devices.front().bandwidth_gbs > 0) {
+      const std::int64_t depth = std::min<std::int64_t>(b.max_model_len, r.speed.depth + r.speed.prompt + r.speed.gen / 2);
+      e.throughput = serving_throughput(a, e.plan, r.devices.front(), b, r.vllm.concurrency, depth, speed_coefficients(cat));
+    }
   }
 }
 
@@ -218,8 +254,15 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     m["usable_bytes"] = b.total_bytes * tp;
     m["margin_bytes"] = static_cast<std::int64_t>(b.total_bytes * tp) - m["total_bytes"].get<std::int64_t>();
     m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
-    out["vllm"] = vllm_json(b, r.vllm.gpu_memory_utilization);
-    if (e.vllm_fit) out["vllm"]["fit"] = vllm_json(*e.vllm_fit, r.vllm.gpu_memory_utilization);
+    const double util = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
+    out["vllm"] = vllm_json(b, util);
+    out["vllm"]["engine"] = r.engine;
+    if (r.engine == "sglang") out["vllm"]["settings"]["mem_fraction_static"] = util;
+    if (e.vllm_fit) {
+      out["vllm"]["fit"] = vllm_json(*e.vllm_fit, util);
+      if (r.engine == "sglang") out["vllm"]["fit"]["settings"]["mem_fraction_static"] = util;
+    }
+    if (e.throughput) out["vllm"]["throughput"] = serving_throughput_json(*e.throughput);
     out["settings"]["context"] = b.max_model_len;
   }
   out["memory"]["devices"] = devs;
@@ -236,7 +279,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.placement = &p;
   in.mmap = r.placement.mmap;
   if (e.vllm) in.vllm = e.vllm_fit ? &*e.vllm_fit : &*e.vllm;
-  in.gpu_memory_utilization = r.vllm.gpu_memory_utilization;
+  in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
+  in.engine = r.engine;
   out["commands"] = launch_commands(in);
 }
 

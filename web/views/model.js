@@ -2,14 +2,14 @@
 // The model page: spec card, the quantization table at 8K, how to choose a format, the GPUs that
 // run it with 32/64/128 GB of system RAM (tiered), the Macs that run it, its limits in plain
 // words and a FAQ, every number from core estimates.
-import { estimate, many } from '../client.js';
+import { estimate, many, tiers } from '../client.js';
 import { hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, table, text } from '../dom.js';
 import { gb, gib, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { smallestDevices, speedOf, spreadText, tiers } from './shared.js';
+import { smallestDevices, spreadText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -77,30 +77,39 @@ export async function renderModel(alive) {
     ])),
   h('p', { class: 'note' }, T('mp_quants_note')));
 
-  // GPUs with 0/32/64/128 GB RAM, tiered, and Macs.
-  const gpus = hardware.filter((d) => d.kind === 'gpu').sort((a, b) => b.memory_gib - a.memory_gib || (b.price_usd || 0) - (a.price_usd || 0));
-  const macs = hardware.filter((d) => d.kind === 'apple').sort((a, b) => b.memory_gib - a.memory_gib || b.bandwidth_gbs - a.bandwidth_gbs);
-  const [gt, mt] = await Promise.all([tiers({ ...base, quant: 'Q4_K_M' }, gpus), tiers({ ...base, quant: 'Q4_K_M' }, macs)]);
+  // GPUs alone and with 32/64/128 GB RAM, tiered, and Macs: one call, the core tiers and sorts.
+  const tq = /** @type {Record<string, any>} */ (request({ ...base, quant: 'Q4_K_M' }));
+  for (const k of ['hardware', 'count', 'ram_gib', 'engine']) delete tq[k];
+  let tl;
+  try {
+    tl = await tiers(tq);
+  } catch (e) {
+    if (!alive()) return;
+    fill('mp-gpus', String(/** @type {any} */ (e).message || e));
+    fill('mp-macs');
+    tl = null;
+  }
   if (!alive()) return;
-  const hasSpeed = [...gt, ...mt].some((e) => speedOf(e.r)?.decode);
+  const gt = tl ? tl.gpus : [];
+  const mt = tl ? tl.macs : [];
+  const hasSpeed = [...gt, ...mt].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
-    const sp = speedOf(e.r);
     const cells = [
-      link(urlFor({ view: 'main', hw: e.d.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram }), e.d.name),
-      `${num(e.d.memory_gib, L)} GB`,
-      e.r && !e.r.error ? gib(e.r.memory.total_bytes, L, 1) : '—',
-      e.tier === 'offload' ? T('with_ram', { 0: num(e.ram, L) }) : T(`tier_${e.tier}`),
+      link(urlFor({ view: 'main', hw: e.device.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram_gib }), e.device.name),
+      `${num(e.device.memory_gib, L)} GB`,
+      e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
+      e.tier === 'offload' ? T('with_ram', { 0: num(e.ram_gib, L) }) : T(`tier_${e.tier}`),
     ];
-    if (hasSpeed) cells.push(sp && sp.decode ? spreadText(sp.decode, L) : '—');
+    if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
   };
   const head = [T('hardware'), T('memory'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
-  fill('mp-gpus',
+  if (tl) fill('mp-gpus',
     table(T('tier_title_fits'), head, group(gt, 'fits', 40).map(row)),
     table(T('tier_title_offload'), head, group(gt, 'offload', 40).map(row)),
     group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))) : null);
-  fill('mp-macs', table(T('macs_caption'), head, mt.filter((e) => e.tier !== 'no_fit').map(row)),
+  if (tl) fill('mp-macs', table(T('macs_caption'), head, mt.filter((e) => e.tier !== 'no_fit').map(row)),
     !mt.some((e) => e.tier === 'no_fit') ? null : details(T('macs_no_fit', { 0: String(mt.filter((e) => e.tier === 'no_fit').length) }), table(T('macs_caption'), head, mt.filter((e) => e.tier === 'no_fit').map(row))));
 
   // Limits and FAQ.
@@ -112,11 +121,14 @@ export async function renderModel(alive) {
   if (!k32.error) limits.push(T('limit_ctx', { kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
   if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
-  const firstMac = [...mt].reverse().find((e) => e.tier === 'fits');
+  // The smallest device that runs it fully (least memory, then the cheapest).
+  const smallestFit = (/** @type {any[]} */ list) => list.filter((e) => e.tier === 'fits')
+    .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
+  const firstMac = smallestFit(mt);
   const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.d.name, total: gib(firstMac.r.memory.total_bytes, L) }) : T('faq_mac_no')]];
-  const firstGpu = [...gt].reverse().find((e) => e.tier === 'fits');
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.d.name, mem: num(firstGpu.d.memory_gib, L) }) : T('faq_gpu_no')]);
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L) }) : T('faq_mac_no')]];
+  const firstGpu = smallestFit(gt);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: num(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 

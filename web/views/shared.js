@@ -1,7 +1,7 @@
 // @ts-check
 // Searches the views share, each a loop over core estimates (the page adds no formula):
-// the smallest device a request fits on, the best quantization that fits, and a device's tier
-// with 0/32/64/128 GB of system RAM. Plus renderers for result sections other helpers add to
+// the smallest device a request fits on and the best quantization that fits (the tier lists
+// come from the core's `tiers`). Plus renderers for result sections other helpers add to
 // the core (speed, commands, per-device memory, costs): each shows nothing while its field is
 // absent.
 import { many } from '../client.js';
@@ -69,35 +69,6 @@ export async function bestQuants(overs) {
     });
   }
   return overs.map((_, i) => (lo[i] < LADDER.length && seen[i][lo[i]] ? { quant: LADDER[lo[i]], r: seen[i][lo[i]] } : null));
-}
-
-/**
- * Tier of each device for one model: 'fits' in device memory, 'offload' with the smallest of
- * 32/64/128 GB RAM that works (ram), or 'no_fit'. Asks with 128 GB first; only devices that can
- * run at all are asked again without RAM, and only offloading ones with 32 and 64 GB.
- * @param {Record<string, any>} over @param {any[]} devices
- */
-export async function tiers(over, devices) {
-  const ask = (/** @type {any[]} */ ds, /** @type {number} */ ram) => many(ds.map((d) => request({ ...over, hw: d.id, count: 1, ram })));
-  const with128 = await ask(devices, 128);
-  /** @type {Map<any, {d: any, tier: string, ram: number, r: any}>} */
-  const out = new Map();
-  const some = devices.filter((d, i) => {
-    if (with128[i].error || with128[i].verdict === 'no_fit') { out.set(d, { d, tier: 'no_fit', ram: 0, r: with128[i] }); return false; }
-    return true;
-  });
-  const alone = await ask(some, 0);
-  const off = some.filter((d, i) => {
-    if (fitsVerdict(alone[i])) { out.set(d, { d, tier: 'fits', ram: 0, r: alone[i] }); return false; }
-    out.set(d, { d, tier: 'offload', ram: 128, r: with128[devices.indexOf(d)] });
-    return true;
-  });
-  const [r32, r64] = await Promise.all([ask(off, 32), ask(off, 64)]);
-  off.forEach((d, i) => {
-    if (r32[i].verdict === 'offload') out.set(d, { d, tier: 'offload', ram: 32, r: r32[i] });
-    else if (r64[i].verdict === 'offload') out.set(d, { d, tier: 'offload', ram: 64, r: r64[i] });
-  });
-  return devices.map((d) => /** @type {{d: any, tier: string, ram: number, r: any}} */ (out.get(d)));
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */

@@ -10,6 +10,15 @@ namespace wif {
 /// Estimate for one request document (see estimate.hpp for its fields).
 std::string api_estimate(const Catalog& cat, const std::string& request_json);
 
+/// Many estimates in one call: a JSON array of request documents in, a JSON array of results out,
+/// one per request in order; a failed request gives its error document in its place, so one bad
+/// combination never hides the others. Input that is not an array is an error document.
+std::string api_estimate_many(const Catalog& cat, const std::string& requests_json);
+
+/// Tier lists for a model, quant and context over every GPU (alone and with 32/64/128 GiB of
+/// system RAM), Mac and unified-memory PC (tiers.hpp for the request and result).
+std::string api_tiers(const Catalog& cat, const std::string& request_json);
+
 /// Training memory for one request document (see training.hpp for its fields).
 std::string api_train(const Catalog& cat, const std::string& request_json);
 

@@ -8,7 +8,8 @@
 //  * ollama / ollama_modelfile: a Modelfile with `PARAMETER num_ctx` and `num_gpu` (layers), and
 //    the create/run command (Ollama has no expert-offload flag: it is left out when needed).
 //  * vllm / sglang: `vllm serve` and `python3 -m sglang.launch_server` with the vLLM budget's
-//    settings (SGLang's own budget is not modelled; its flags carry the same numbers).
+//    settings; with engine "sglang" only the SGLang command, from SGLang's own budget (sglang.hpp:
+//    --mem-fraction-static, --chunked-prefill-size, --max-running-requests).
 //  * mlx: mlx_lm.server (after mlx_lm.convert for a quantized MLX model) on Apple devices.
 // Commands only appear where they apply (GGUF quant for llama.cpp/Ollama, safetensors for
 // vLLM/SGLang on discrete GPUs, Apple for MLX).
@@ -41,7 +42,8 @@ struct LaunchInput {
   const Placement* placement = nullptr;
   bool mmap = true;
   const VllmBudget* vllm = nullptr;   // settings for vllm / sglang
-  double gpu_memory_utilization = 0.92;
+  double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
+  std::string engine = "llama.cpp";    // "sglang": only the SGLang command, with its own budget
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).

@@ -19,6 +19,7 @@
 #include "willitfit/quantize.hpp"
 #include "willitfit/vllm.hpp"
 #include "willitfit/placed_speed.hpp"
+#include "willitfit/serving_speed.hpp"
 #include "willitfit/speed.hpp"
 
 namespace wif {
@@ -67,6 +68,8 @@ struct Estimate {
   Placement full;                       // everything on the accelerators (memory.*_bytes)
   std::optional<VllmBudget> vllm;       // engine "vllm", as requested
   std::optional<VllmBudget> vllm_fit;   // a shorter max_model_len that fits, when the request does not
+  double sglang_fraction = 0;           // engine "sglang": the --mem-fraction-static used
+  std::optional<ServingThroughput> throughput;  // vLLM / SGLang: aggregate decode at a concurrency
   SpeedResult speed;                    // single device (see speed.hpp)
 };
 

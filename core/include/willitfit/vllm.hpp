@@ -37,6 +37,9 @@ struct VllmOptions {
   int block_size = 0;                    // 0 = 16, or 64 for MLA (FlashMLA kernels)
   bool enforce_eager = false;            // no CUDA graphs
   bool v0_profile = false;               // V0 engine: batched tokens default max(max_model_len, 2048)
+  // Serving-speed and SGLang request fields (serving_speed.hpp, sglang.hpp):
+  std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
+  double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default
   // Constants, with where they come from (overridable for calibration):
   double non_torch_gib = 0.35;           // NCCL/cuBLAS outside torch; vllm-0001 logs 0.35 GiB
   double cuda_context_gib = 0.45;        // created before the snapshot; ~0.3-0.5 GiB (§6.1)

@@ -1,0 +1,165 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/tiers.hpp"
+
+using namespace wif;
+using nlohmann::json;
+using Catch::Matchers::WithinRel;
+
+namespace {
+const Catalog& cat() { return wif_test::catalog(); }
+
+const json& glm_tiers() {
+  static const json t = [] {
+    const auto t0 = std::chrono::steady_clock::now();
+    json r = json::parse(api_tiers(cat(), json{{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"context", 8192}}.dump()));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("  tiers GLM-4.5-Air Q4_K_M 8K: %.0f ms natively\n", ms);
+    return r;
+  }();
+  return t;
+}
+
+const json* find(const json& list, const std::string& id) {
+  for (const auto& e : list)
+    if (e["device"]["id"] == id) return &e;
+  return nullptr;
+}
+}  // namespace
+
+TEST_CASE("GLM-4.5-Air Q4_K_M runs on an RTX 4090 with 64 GB of RAM by offloading, at a finite speed", "[tiers]") {
+  const json& t = glm_tiers();
+  REQUIRE_FALSE(t.contains("error"));
+  const json* e = find(t["gpus"], "nvidia-rtx-4090");
+  REQUIRE(e);
+  CHECK((*e)["tier"] == "offload");
+  CHECK((*e)["ram_gib"].get<double>() <= 64);
+  CHECK((*e)["placement"]["n_cpu_moe"].get<int>() > 0);  // experts on the CPU, not fewer layers
+  const double tps = (*e)["speed"]["decode_tps"].get<double>();
+  CHECK(tps > 1);
+  CHECK(tps < 100);
+  CHECK((*e)["speed"]["decode_tps_low"].get<double>() < tps);
+  CHECK((*e)["speed"]["decode_tps_high"].get<double>() > tps);
+  const json* r5090 = find(t["gpus"], "nvidia-rtx-5090");
+  REQUIRE(r5090);
+  std::printf("  RTX 5090: %s with %.0f GB RAM, %.1f tok/s (%.1f-%.1f), -ngl %d --n-cpu-moe %d\n",
+              (*r5090)["tier"].get<std::string>().c_str(), (*r5090)["ram_gib"].get<double>(),
+              (*r5090)["speed"]["decode_tps"].get<double>(), (*r5090)["speed"]["decode_tps_low"].get<double>(),
+              (*r5090)["speed"]["decode_tps_high"].get<double>(), (*r5090)["placement"]["ngl"].get<int>(),
+              (*r5090)["placement"]["n_cpu_moe"].get<int>());
+}
+
+TEST_CASE("GLM-4.5-Air Q4_K_M fits a Mac Studio M3 Ultra with 512 GB and not an 8 GB Mac", "[tiers]") {
+  const json& t = glm_tiers();
+  const json* big = find(t["macs"], "apple-m3-ultra-80c-gpu-512gb");
+  REQUIRE(big);
+  CHECK((*big)["tier"] == "fits");
+  CHECK((*big)["speed"]["decode_tps"].get<double>() > 0);
+  CHECK_FALSE(big->contains("placement"));
+  const json* small = find(t["macs"], "apple-m1-8c-gpu-8gb");
+  REQUIRE(small);
+  CHECK((*small)["tier"] == "no_fit");
+  for (const auto& e : t["macs"]) CHECK(e["tier"] != "offload");
+  for (const auto& e : t["unified"]) CHECK(e["tier"] != "offload");
+}
+
+TEST_CASE("every tier entry agrees with a direct estimate of the same request", "[tiers]") {
+  const json& t = glm_tiers();
+  int checked = 0;
+  for (const char* group : {"gpus", "macs", "unified"})
+    for (const auto& e : t[group]) {
+      CAPTURE(e["device"]["id"]);
+      const json r = json::parse(api_estimate(cat(), e["request"].dump()));
+      if (!e.contains("memory")) {  // only a device the core cannot estimate on has no figures
+        CHECK(e["tier"] == "no_fit");
+        CHECK(r.contains("error"));
+        continue;
+      }
+      REQUIRE_FALSE(r.contains("error"));
+      CHECK(r["verdict"] == e["verdict"]);
+      CHECK(r["memory"]["total_bytes"] == e["memory"]["total_bytes"]);
+      if (e.contains("speed")) {
+        CHECK_THAT(r["speed"]["decode_tps"].get<double>(), WithinRel(e["speed"]["decode_tps"].get<double>(), 1e-9));
+        CHECK_THAT(r["speed"]["decode_tps_high"].get<double>(), WithinRel(e["speed"]["decode_tps_high"].get<double>(), 1e-9));
+      }
+      if (e.contains("placement")) {
+        CHECK(r["placement"]["ngl"] == e["placement"]["ngl"]);
+        CHECK(r["placement"]["n_cpu_moe"] == e["placement"]["n_cpu_moe"]);
+      }
+      // The tier follows from the verdicts: fits alone, offload with the smallest RAM that works.
+      if (e["tier"] == "fits") CHECK((r["verdict"] == "fits" || r["verdict"] == "tight"));
+      if (e["tier"] == "offload") {
+        CHECK(r["verdict"] == "offload");
+        for (double ram : kTierRamGib)
+          if (ram < e["ram_gib"].get<double>()) {
+            json q = e["request"];
+            q["ram_gib"] = ram;
+            CHECK(json::parse(api_estimate(cat(), q.dump()))["verdict"] != "offload");
+          }
+      }
+      ++checked;
+    }
+  CHECK(checked == static_cast<int>(t["gpus"].size() + t["macs"].size() + t["unified"].size()));
+}
+
+TEST_CASE("tier lists cover every accelerator and are sorted fits, offload, no_fit", "[tiers]") {
+  const json& t = glm_tiers();
+  std::size_t gpus = 0, macs = 0, unified = 0;
+  for (const auto& d : cat().devices()) {
+    gpus += d.kind == DeviceKind::Gpu;
+    macs += d.kind == DeviceKind::Apple;
+    unified += d.kind == DeviceKind::Unified;
+  }
+  CHECK(t["gpus"].size() == gpus);
+  CHECK(t["macs"].size() == macs);
+  CHECK(t["unified"].size() == unified);
+  for (const char* group : {"gpus", "macs", "unified"}) {
+    const json& l = t[group];
+    auto rank = [](const json& e) { return e["tier"] == "fits" ? 0 : e["tier"] == "offload" ? 1 : 2; };
+    for (std::size_t i = 1; i < l.size(); ++i) {
+      CAPTURE(group, i);
+      REQUIRE(rank(l[i - 1]) <= rank(l[i]));
+      auto tps = [](const json& e) { return e.contains("speed") ? e["speed"]["decode_tps"].get<double>() : 0.0; };
+      if (rank(l[i - 1]) == rank(l[i]) && rank(l[i]) < 2) CHECK(tps(l[i - 1]) >= tps(l[i]));
+      if (rank(l[i - 1]) == 2 && rank(l[i]) == 2)
+        CHECK(l[i - 1]["device"]["memory_gib"].get<double>() >= l[i]["device"]["memory_gib"].get<double>());
+    }
+  }
+  CHECK(t["counts"]["gpus"]["offload"].get<int>() > 0);
+  CHECK(t["counts"]["gpus"]["fits"].get<int>() > 0);
+}
+
+TEST_CASE("tier lists refuse hardware, RAM and a server engine in the request", "[tiers]") {
+  for (const json& q : {json{{"model", "zai-org/GLM-4.5-Air"}, {"hardware", "nvidia-rtx-4090"}},
+                        json{{"model", "zai-org/GLM-4.5-Air"}, {"ram_gib", 64}},
+                        json{{"model", "zai-org/GLM-4.5-Air"}, {"engine", "vllm"}}}) {
+    const json r = json::parse(api_tiers(cat(), q.dump()));
+    REQUIRE(r.contains("error"));
+    CHECK(r["error"]["code"] == "bad_value");
+  }
+  const json r = json::parse(api_tiers(cat(), R"({"model": "no/such-model"})"));
+  CHECK(r["error"]["code"] == "unknown_model");
+  CHECK(json::parse(api_tiers(cat(), "[1]"))["error"]["code"] == "bad_type");
+}
+
+TEST_CASE("estimate_many answers each request in order with its result or its error", "[tiers]") {
+  const json qs = json::array({json{{"model", "Qwen/Qwen3-8B"}, {"hardware", "nvidia-rtx-4090"}},
+                               json{{"model", "no/such"}, {"hardware", "nvidia-rtx-4090"}},
+                               json{{"model", "Qwen/Qwen3-8B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-3090"}}});
+  const json r = json::parse(api_estimate_many(cat(), qs.dump()));
+  REQUIRE(r.is_array());
+  REQUIRE(r.size() == 3);
+  for (std::size_t i = 0; i < 3; ++i) {
+    CAPTURE(i);
+    CHECK(r[i] == json::parse(api_estimate(cat(), qs[i].dump())));
+  }
+  CHECK(r[1]["error"]["code"] == "unknown_model");
+  CHECK(json::parse(api_estimate_many(cat(), "{}"))["error"]["code"] == "bad_type");
+  CHECK(json::parse(api_estimate_many(cat(), "[]")).empty());
+}
