@@ -32,6 +32,8 @@ const char* kUsage =
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
     "  willitfit serve --engine vllm ...   vLLM's per-GPU budget, KV capacity and commands\n"
+    "  willitfit solve --kind max_context|best_quant|make_it_fit|cheapest|picks ...  (estimate flags, and\n"
+    "                  [--min-context N] [--allow-offload on|off] [--min-decode-tps N] [--max-count N])\n"
     "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
     "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"
     "                  [--batch N] [--seq N] [--checkpointing on|off] [--gpus N --zero 0-3]\n"
@@ -220,7 +222,8 @@ int main(int argc, char** argv) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost") {
+  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" &&
+      cmd != "solve") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -257,6 +260,10 @@ int main(int argc, char** argv) {
       {"--memory-gib", {"memory_gib", 'n'}}, {"--offer", {"offer", 's'}},
       {"--prompt", {"prompt", 'i'}},       {"--gen", {"gen", 'i'}},
       {"--depth", {"depth", 'i'}},         {"--backend", {"backend", 's'}},
+      // solve
+      {"--kind", {"solve", 's'}},          {"--min-context", {"min_context", 'i'}},
+      {"--allow-offload", {"allow_offload", 'b'}}, {"--min-decode-tps", {"min_decode_tps", 'n'}},
+      {"--max-count", {"max_count", 'i'}},
   };
   if (cmd == "serve") req["engine"] = "vllm";
   json hardware = json::array();
@@ -341,6 +348,11 @@ int main(int argc, char** argv) {
       print(d, pretty);
     }
     return err ? 2 : 0;
+  }
+  if (cmd == "solve") {
+    const std::string d = wif::api_solve(cat, req.dump());
+    print(d, pretty);
+    return json::parse(d).contains("error") ? 2 : 0;
   }
   const std::string doc = wif::api_estimate(cat, req.dump());
   if (pretty && cmd != "estimate" && !json::parse(doc).contains("error")) {

@@ -16,6 +16,7 @@ const wif::Catalog& catalog() {
 }
 
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
+std::string solve(const std::string& request) { return wif::api_solve(catalog(), request); }
 std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
@@ -30,6 +31,7 @@ std::string version() { return "{\"version\":\"0.1.0\"}"; }
 
 EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
+  emscripten::function("solve", &solve);
   emscripten::function("train", &train);
   emscripten::function("cost", &cost);
   emscripten::function("list", &list);

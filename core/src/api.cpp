@@ -6,6 +6,7 @@
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/solve.hpp"
 #include "willitfit/training.hpp"
 
 namespace wif {
@@ -34,6 +35,10 @@ std::string api_estimate(const Catalog& cat, const std::string& request_json) {
     const EstimateRequest r = parse_request(cat, q);
     return estimate_to_json(r, run_estimate(cat, r)).dump();
   });
+}
+
+std::string api_solve(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return run_solve(cat, parse_json(request_json, "")).dump(); });
 }
 
 std::string api_train(const Catalog& cat, const std::string& request_json) {
