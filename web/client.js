@@ -82,6 +82,11 @@ export async function estimate(request) {
   return (await port()).call('estimate', [request]);
 }
 
+/** A solver over the estimate (make_it_fit, picks …; see api.js). @param {object} request */
+export async function solve(request) {
+  return (await port()).call('solve', [request]);
+}
+
 /** @param {string} what */
 export async function list(what) {
   return (await port()).call('list', [what]);

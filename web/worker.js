@@ -10,14 +10,14 @@ import * as api from './api.js';
 const memo = new Map();
 const MEMO_MAX = 20000;
 
-/** @param {object} req */
-async function estimateOnce(req) {
-  const key = JSON.stringify(req);
+/** @param {object} req @param {'estimate' | 'solve'} [fn] */
+async function estimateOnce(req, fn = 'estimate') {
+  const key = fn === 'estimate' ? JSON.stringify(req) : `${fn}:${JSON.stringify(req)}`;
   const hit = memo.get(key);
   if (hit) return hit;
   let out;
   try {
-    out = { ok: true, value: await api.estimate(req) };
+    out = { ok: true, value: await api[fn](req) };
   } catch (e) {
     out = { ok: false, error: describe(e) };
   }
@@ -54,6 +54,12 @@ const local = {
       if (i % 4 === 3) await new Promise((r) => setTimeout(r, 0));
     }
     return out;
+  },
+  /** A solver (memoised like estimates: the picks sweep the catalog). @param {object} req */
+  async solve(req) {
+    const r = await estimateOnce(req, 'solve');
+    if (!r.ok) throw r.error;
+    return r.value;
   },
   /** @param {object} req */
   async estimate(req) {
