@@ -1,6 +1,7 @@
 #include "willitfit/solve.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -222,7 +223,8 @@ json make_it_fit_json(Solver& s, const json& q) {
     const bool wider = t == GgmlType::Q8_0 ? (is_float(base.kv.type_k) || is_float(base.kv.type_v))
                                            : (base.kv.type_k != GgmlType::Q4_0 || base.kv.type_v != GgmlType::Q4_0);
     if (!wider) continue;
-    const std::string name = ggml_type_name(t);
+    std::string name = ggml_type_name(t);  // -ctk / kv_type spell it in lower case
+    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
     Candidate c{"kv_type", name, {{"kv_type", name}, {"kv_type_k", name}, {"kv_type_v", name}, {"flash_attn", true}}, base};
     c.r.kv.type_k = c.r.kv.type_v = t;
     c.r.kv.flash_attn = true;  // llama.cpp needs -fa for a quantized V cache

@@ -54,6 +54,15 @@ std::string price_kind(const Device& d, const std::map<std::string, double>& bas
 std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& tiers, double min_tps) {
   const EstimateRequest& base = s.base();
   const auto base_mem = chip_base_memory(s.catalog());
+  // The weights the accelerators hold when everything is on them (token_embd stays on the CPU
+  // beside discrete GPUs): no fewer GPUs than these bytes need can fit, so those counts are
+  // skipped without an estimate (a no-fit estimate runs the whole automatic placement).
+  std::uint64_t gpu_weights = 0;
+  if (base.device.kind == DeviceKind::Gpu) {
+    EstimateRequest r = base;
+    r.ram_gib = 0;
+    gpu_weights = s.run(r, false).weights_bytes;
+  }
   std::vector<Option> out;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
@@ -62,6 +71,9 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
       int n_min = 1;
+      const double usable = static_cast<double>(usable_memory(d, base.overrides).usable_bytes);
+      if (ram <= 0 && d.kind == DeviceKind::Gpu && gpu_weights > 0 && usable > 0)
+        n_min = std::max(1, static_cast<int>(std::ceil(static_cast<double>(gpu_weights) / usable)));
       double last_tps = -1;
       for (int n = 1; n <= top; ++n) {
         if (n < n_min) continue;
