@@ -1,9 +1,11 @@
 // The main view's solver sections in Chromium: "Make it fit" from the core's make_it_fit and the
 // four hardware picks, for Llama 3.3 70B on one RTX 4090 (which does not fit).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { open, setup } from './helpers.mjs';
+import { open, root, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -32,4 +34,7 @@ test('make it fit lists the core\'s changes and the hardware picks show four car
   assert.doesNotMatch(await page.textContent('#diag-section'), /undefined|NaN|Infinity/);
   assert.doesNotMatch(await page.textContent('#picks-section'), /undefined|NaN|Infinity/);
   assert.deepEqual(page.problems, []);
+  fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
+  await page.locator('#diag-section').screenshot({ path: path.join(root, 'test-results', 'make-it-fit.png') });
+  await page.locator('#picks-section').screenshot({ path: path.join(root, 'test-results', 'picks.png') });
 });

@@ -66,8 +66,9 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
-  if (res && res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
-  const items = res ? res.items : [];
+  if (!res) { fill('fit-list'); return; }
+  if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
+  const items = res.items;
   if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
