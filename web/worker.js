@@ -10,14 +10,30 @@ import * as api from './api.js';
 const memo = new Map();
 const MEMO_MAX = 20000;
 
-/** @param {object} req @param {'estimate' | 'solve'} [fn] */
-async function estimateOnce(req, fn = 'estimate') {
-  const key = fn === 'estimate' ? JSON.stringify(req) : `${fn}:${JSON.stringify(req)}`;
+/** @param {object} req */
+async function estimateOnce(req) {
+  const key = JSON.stringify(req);
   const hit = memo.get(key);
   if (hit) return hit;
   let out;
   try {
-    out = { ok: true, value: await api[fn](req) };
+    out = { ok: true, value: await api.estimate(req) };
+  } catch (e) {
+    out = { ok: false, error: describe(e) };
+  }
+  if (memo.size >= MEMO_MAX) memo.clear();
+  memo.set(key, out);
+  return out;
+}
+
+/** A solver result, memoised like estimates (the picks sweep the whole catalog). @param {object} req */
+async function solveOnce(req) {
+  const key = `solve:${JSON.stringify(req)}`;
+  const hit = memo.get(key);
+  if (hit) return hit;
+  let out;
+  try {
+    out = { ok: true, value: await api.solve(req) };
   } catch (e) {
     out = { ok: false, error: describe(e) };
   }
@@ -57,7 +73,7 @@ const local = {
   },
   /** A solver (memoised like estimates: the picks sweep the catalog). @param {object} req */
   async solve(req) {
-    const r = await estimateOnce(req, 'solve');
+    const r = await solveOnce(req);
     if (!r.ok) throw r.error;
     return r.value;
   },
