@@ -33,8 +33,7 @@ TEST_CASE("picks on GLM-4.5-Air give four cards whose hardware each runs the mod
   int shown = 0;
   for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
     CAPTURE(card);
-    REQUIRE(r.contains(card));
-    if (r[card].is_null()) continue;  // nothing of that kind holds it
+    if (!r.contains(card)) continue;  // nothing of that kind holds it
     ++shown;
     const json& p = r[card];
     CHECK(p["why"]["code"].is_string());
@@ -47,14 +46,14 @@ TEST_CASE("picks on GLM-4.5-Air give four cards whose hardware each runs the mod
   }
   // 68 GiB of weights: the 128 GB unified machines, four used 24 GB cards and an 80 GB cloud GPU hold it.
   CHECK(shown >= 3);
-  REQUIRE(r["unified_memory"].is_object());
+  REQUIRE(r.contains("unified_memory"));
   CHECK(r["unified_memory"]["memory_gib"].get<double>() >= 96);
-  REQUIRE(r["best_value"].is_object());
+  REQUIRE(r.contains("best_value"));
 }
 
 TEST_CASE("picks on a small model name a single consumer GPU that is the fastest of those that fit", "[solve_hardware]") {
   const json r = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
-  REQUIRE(r["best_single_gpu"].is_object());
+  REQUIRE(r.contains("best_single_gpu"));
   const json& g = r["best_single_gpu"];
   CHECK(g["count"] == 1);
   CHECK(cat().find_device(g["id"].get<std::string>())->facts.contains("launch_price_usd"));
@@ -82,7 +81,7 @@ TEST_CASE("cheapest lists configurations by price that each run and reach the wa
            o["price_kind"] == "used"));
     CHECK(runs(estimate(request_for(kAir, o["id"], o["count"]))));
   }
-  REQUIRE(r["cloud"].is_object());
+  REQUIRE(r.contains("cloud"));
   CHECK(r["cloud"]["decode_tps"].get<double>() >= 30);
 }
 

@@ -162,15 +162,19 @@ json best_quant_json(Solver& s, const json& q) {
     r.quant = qr.id;
     const Estimate e = s.run(r, true);
     const bool ok = runs(e.verdict, allow);
-    json row = {{"id", qr.id}, {"rank", qr.rank}, {"ppl_delta_pct", qr.ppl ? json(*qr.ppl) : json(nullptr)},
+    json row = {{"id", qr.id}, {"rank", qr.rank},
                 {"bits_per_weight", finite(e.plan.bits_per_weight())}, {"total_bytes", e.total_bytes},
                 {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict}, {"fits", ok},
                 {"decode_tps", finite(e.speed.decode_tps)}};
+    if (qr.ppl) row["ppl_delta_pct"] = *qr.ppl;  // absent when quants.json has no figure
     if (ok && best.is_null()) best = row;
     list.push_back(row);
   }
-  return {{"solve", "best_quant"}, {"best", best}, {"quants", list}, {"context", context_of(base)},
-          {"allow_offload", allow}, {"evaluations", s.evaluations()}};
+  // No null in a result (a null reads as a lost number): `best` is absent when nothing runs.
+  json out = {{"solve", "best_quant"}, {"quants", list}, {"context", context_of(base)}, {"fits_any", !best.is_null()},
+              {"allow_offload", allow}, {"evaluations", s.evaluations()}};
+  if (!best.is_null()) out["best"] = best;
+  return out;
 }
 
 // Bytes a placement keeps on the accelerators.
@@ -312,12 +316,14 @@ json make_it_fit_json(Solver& s, const json& q) {
     const double harm = speed_loss + 10.0 * std::max(0.0, c.ppl.value_or(0.0)) + c.extra_harm +
                         (e.verdict == "offload" ? 100.0 : 0.0);
     const std::uint64_t acc = accelerator_bytes(e);
-    items.push_back({{"change", {{"field", c.field}, {"value", c.value}}}, {"request", c.patch},
-                     {"saved_bytes", static_cast<std::int64_t>(b.total_bytes) - static_cast<std::int64_t>(acc)},
-                     {"total_bytes", acc}, {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict},
-                     {"decode_tps_before", before}, {"decode_tps_after", after},
-                     {"ppl_delta_pct", c.ppl ? json(finite(*c.ppl)) : json(nullptr)},
-                     {"extra_price_usd", finite(c.extra_price)}, {"harm", finite(harm)}});
+    // saved_bytes is 0 when the change adds memory (more GPUs hold more in all).
+    json it = {{"change", {{"field", c.field}, {"value", c.value}}}, {"request", c.patch},
+               {"saved_bytes", b.total_bytes > acc ? b.total_bytes - acc : 0},
+               {"total_bytes", acc}, {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict},
+               {"decode_tps_before", before}, {"decode_tps_after", after},
+               {"extra_price_usd", finite(c.extra_price)}, {"harm", finite(harm)}};
+    if (c.ppl) it["ppl_delta_pct"] = finite(*c.ppl);  // absent: no quality figure for this change
+    items.push_back(it);
   }
   std::stable_sort(items.begin(), items.end(),
                    [](const json& x, const json& y) { return x["harm"].get<double>() < y["harm"].get<double>(); });

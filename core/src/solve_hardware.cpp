@@ -197,10 +197,14 @@ json cheapest_json(Solver& s, const json& q) {
   });
   json list = json::array();
   for (std::size_t i = 0; i < opts.size() && i < 10; ++i) list.push_back(option_json(opts[i]));
-  return {{"solve", "cheapest"}, {"options", list}, {"found", opts.size()},
-          {"cloud", cheapest_cloud(s, min_tps)}, {"min_decode_tps", min_tps}, {"max_count", max_count},
-          {"ram_tiers_gib", tiers}, {"context", context_of(s.base())}, {"quant", s.base().quant},
-          {"ram_priced", false}, {"evaluations", s.evaluations()}};
+  json out = {{"solve", "cheapest"}, {"options", list}, {"found", opts.size()},
+              {"min_decode_tps", min_tps}, {"max_count", max_count},
+              {"ram_tiers_gib", tiers}, {"context", context_of(s.base())}, {"quant", s.base().quant},
+              {"ram_priced", false}};
+  json cloud = cheapest_cloud(s, min_tps);
+  if (!cloud.is_null()) out["cloud"] = cloud;  // absent when no offer runs it (no null in results)
+  out["evaluations"] = s.evaluations();
+  return out;
 }
 
 json picks_json(Solver& s, const json&) {
@@ -228,24 +232,23 @@ json picks_json(Solver& s, const json&) {
       unified = &o;
   }
   json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant}};
-  out["best_single_gpu"] = fastest ? pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}}) : json(nullptr);
+  // A card that nothing qualifies for is absent (no null in results).
+  if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
   if (value) {
     json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite(value_per_tps)}});
     v["price_usd"] = finite(value_price);
     v["price_kind"] = value_kind;
     out["best_value"] = v;
-  } else {
-    out["best_value"] = nullptr;
   }
-  out["unified_memory"] = unified ? pick(*unified, "cheapest_unified", {{"memory_gib", unified->d->memory_gib}}) : json(nullptr);
+  if (unified) out["unified_memory"] = pick(*unified, "cheapest_unified", {{"memory_gib", unified->d->memory_gib}});
   json cloud = cheapest_cloud(s, 0);
   if (!cloud.is_null()) {
     cloud["price_usd"] = cloud["price_hour_usd"];
     cloud["price_kind"] = "per_hour";
     cloud["count"] = cloud["gpu_count"];
     cloud["why"] = {{"code", "cheapest_cloud_offer"}, {"provider", cloud["provider"]}};
+    out["cheapest_cloud"] = cloud;
   }
-  out["cheapest_cloud"] = cloud;
   out["evaluations"] = s.evaluations();
   return out;
 }
