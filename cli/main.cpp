@@ -35,6 +35,8 @@ const char* kUsage =
     "                       the server's per-GPU budget, KV capacity, throughput and commands\n"
     "  willitfit tiers --model <id> [--quant Q4_K_M] [--context N] [--json]\n"
     "                       every GPU alone / with 32, 64, 128 GB RAM, every Mac and unified PC\n"
+    "  willitfit solve --kind max_context|best_quant|make_it_fit|cheapest|picks ...  (estimate flags, and\n"
+    "                  [--min-context N] [--allow-offload on|off] [--min-decode-tps N] [--max-count N])\n"
     "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
     "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"
     "                  [--batch N] [--seq N] [--checkpointing on|off] [--gpus N --zero 0-3]\n"
@@ -247,7 +249,8 @@ int main(int argc, char** argv) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" && cmd != "tiers") {
+  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" &&
+      cmd != "tiers" && cmd != "solve") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -285,6 +288,10 @@ int main(int argc, char** argv) {
       {"--memory-gib", {"memory_gib", 'n'}}, {"--offer", {"offer", 's'}},
       {"--prompt", {"prompt", 'i'}},       {"--gen", {"gen", 'i'}},
       {"--depth", {"depth", 'i'}},         {"--backend", {"backend", 's'}},
+      // solve
+      {"--kind", {"solve", 's'}},          {"--min-context", {"min_context", 'i'}},
+      {"--allow-offload", {"allow_offload", 'b'}}, {"--min-decode-tps", {"min_decode_tps", 'n'}},
+      {"--max-count", {"max_count", 'i'}},
   };
   if (cmd == "serve") req["engine"] = "vllm";  // --engine sglang, given later, replaces it
   json hardware = json::array();
@@ -376,6 +383,11 @@ int main(int argc, char** argv) {
       print(d, pretty);
     }
     return err ? 2 : 0;
+  }
+  if (cmd == "solve") {
+    const std::string d = wif::api_solve(cat, req.dump());
+    print(d, pretty);
+    return json::parse(d).contains("error") ? 2 : 0;
   }
   const std::string doc = wif::api_estimate(cat, req.dump());
   if (pretty && cmd != "estimate" && !json::parse(doc).contains("error")) {

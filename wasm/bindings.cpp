@@ -18,6 +18,7 @@ const wif::Catalog& catalog() {
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
 std::string estimate_many(const std::string& requests) { return wif::api_estimate_many(catalog(), requests); }
 std::string tiers(const std::string& request) { return wif::api_tiers(catalog(), request); }
+std::string solve(const std::string& request) { return wif::api_solve(catalog(), request); }
 std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
@@ -34,6 +35,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
   emscripten::function("estimateMany", &estimate_many);
   emscripten::function("tiers", &tiers);
+  emscripten::function("solve", &solve);
   emscripten::function("train", &train);
   emscripten::function("cost", &cost);
   emscripten::function("list", &list);

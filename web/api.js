@@ -75,6 +75,16 @@ export async function tiers(request) {
   return unwrap(core.tiers(JSON.stringify(request)));
 }
 
+/**
+ * A solver over the estimate (core/include/willitfit/solve.hpp): an estimate request plus
+ * `solve`: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks'.
+ * @param {object} request
+ */
+export async function solve(request) {
+  const core = await loadCore();
+  return unwrap(core.solve(JSON.stringify(request)));
+}
+
 /** Training memory per GPU (see core/include/willitfit/training.hpp). @param {object} request */
 export async function train(request) {
   const core = await loadCore();

@@ -89,6 +89,11 @@ export async function tiers(request) {
   return (await port()).call('tiers', [request]);
 }
 
+/** A solver over the estimate (make_it_fit, picks …; see api.js). @param {object} request */
+export async function solve(request) {
+  return (await port()).call('solve', [request]);
+}
+
 /** @param {string} what */
 export async function list(what) {
   return (await port()).call('list', [what]);

@@ -6,6 +6,7 @@
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/solve.hpp"
 #include "willitfit/training.hpp"
 
 namespace wif {
@@ -50,6 +51,10 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
     }
     return out + "]";
   });
+}
+
+std::string api_solve(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return run_solve(cat, parse_json(request_json, "")).dump(); });
 }
 
 std::string api_train(const Catalog& cat, const std::string& request_json) {

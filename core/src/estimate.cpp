@@ -135,6 +135,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
 }
 
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
+  return run_estimate(cat, r, EstimateContext{});
+}
+
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx) {
   Estimate e;
   const Architecture& a = r.model.arch;
   e.plan = r.model.plan ? *r.model.plan : plan_quantization(a, r.quant, r.qopt);
@@ -150,8 +154,9 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   // several (serving.cpp).
   place_estimate(cat, r, e);
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
-  if (r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
-    e.speed = placed_speed(a, e.plan, e.placement, r.devices, r.kv, r.speed, speed_coefficients(cat), r.host_link);
+  if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
+    e.speed = placed_speed(a, e.plan, e.placement, r.devices, r.kv, r.speed,
+                           ctx.coefficients ? *ctx.coefficients : speed_coefficients(cat), r.host_link);
   return e;
 }
 

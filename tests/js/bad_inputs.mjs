@@ -50,6 +50,7 @@ const looksLikePath = (s) => s.includes('.json') || s.startsWith('./') || s.star
 /** {args, files} for the CLI, or null when flags cannot express the case. */
 export function cliOf(c) {
   if (c.cli) return { args: c.cli.args, files: c.cli.files || {} };
+  if (c.api) return null;  // solver cases name their CLI arguments (`cli`) when they have them
   const r = requestOf(c);
   if (!r) return null;
   const args = ['estimate'];
@@ -81,7 +82,7 @@ export function cliOf(c) {
  * keeps its own defaults for what the URL leaves out and ignores a context or RAM it cannot use. */
 export function urlOf(c) {
   const r = requestOf(c);
-  if (!r || c.cli || typeof r.model !== 'string' || typeof r.hardware !== 'string') return null;
+  if (!r || c.cli || c.api || typeof r.model !== 'string' || typeof r.hardware !== 'string') return null;
   const map = { model: 'model', quant: 'quant', hardware: 'hw', kv_type: 'kv', context: 'ctx', ram_gib: 'ram', count: 'count', parallel: 'par' };
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(r)) {

@@ -11,6 +11,7 @@ import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
+import { renderMakeItFit, renderPicks } from './picks.js';
 import { commandsOf, factList, fitsVerdict, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -169,35 +170,11 @@ export async function renderExtras(r, alive) {
   fill('diag-list', diag.map((d) => h('li', null, d)));
   faq(r, k32);
   links(r);
-  await makeItFit(r, alive);
+  await renderMakeItFit(r, alive);  // the core's make_it_fit solver (picks.js)
   if (!alive()) return;
   await quantMatrix(r, alive);
-}
-
-/** What would make it fit: a smaller format, a q8_0 cache, a shorter context, more devices. @param {any} r @param {() => boolean} alive */
-async function makeItFit(r, alive) {
-  const L = state.lang;
-  const box = byId('fit-list');
-  if (fitsVerdict(r)) { fill('fit-list', h('li', null, T('fit_already'))); return; }
-  const ladder = ['Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'IQ2_XXS', 'IQ1_S'];
-  const ctxs = [65536, 32768, 16384, 8192, 4096, 2048].filter((c) => c < state.ctx);
-  const counts = [2, 4, 8];
-  const reqs = [...ladder.map((q) => request({ quant: q })), request({ kv: 'q8_0' }), request({ kv: 'q4_0' }),
-    ...ctxs.map((c) => request({ ctx: c })), ...counts.map((n) => request({ count: n }))];
-  const rs = await many(reqs);
   if (!alive()) return;
-  const items = [];
-  const qi = rs.slice(0, ladder.length).findIndex(fitsVerdict);
-  if (qi >= 0) items.push(T('fit_quant', { q: ladder[qi], total: gib(rs[qi].memory.total_bytes, L) }));
-  const o = ladder.length;
-  if (fitsVerdict(rs[o])) items.push(T('fit_kv', { t: 'q8_0', total: gib(rs[o].memory.total_bytes, L) }));
-  else if (fitsVerdict(rs[o + 1])) items.push(T('fit_kv', { t: 'q4_0', total: gib(rs[o + 1].memory.total_bytes, L) }));
-  const ci = rs.slice(o + 2, o + 2 + ctxs.length).findIndex(fitsVerdict);
-  if (ci >= 0) items.push(T('fit_ctx', { ctx: tokens(ctxs[ci], L), total: gib(rs[o + 2 + ci].memory.total_bytes, L) }));
-  const ni = rs.slice(o + 2 + ctxs.length).findIndex(fitsVerdict);
-  if (ni >= 0) items.push(T('fit_count', { n: String(counts[ni]) }));
-  if (!items.length) items.push(T('fit_none'));
-  box.replaceChildren(...items.map((x) => h('li', null, x)));
+  await renderPicks(r, alive);
 }
 
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */

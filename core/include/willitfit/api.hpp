@@ -19,6 +19,10 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
 /// system RAM), Mac and unified-memory PC (tiers.hpp for the request and result).
 std::string api_tiers(const Catalog& cat, const std::string& request_json);
 
+/// A solver over the estimate: request["solve"] = max_context | best_quant | make_it_fit |
+/// cheapest | picks, with an estimate request's fields (see solve.hpp).
+std::string api_solve(const Catalog& cat, const std::string& request_json);
+
 /// Training memory for one request document (see training.hpp for its fields).
 std::string api_train(const Catalog& cat, const std::string& request_json);
 

@@ -78,6 +78,15 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& req);
 
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r);
 
+/// What many estimates of one request can share (the solvers in solve.hpp loop over this):
+/// the speed coefficients parsed once, and whether to run the speed model at all (a search over
+/// context only needs memory and the verdict). Same result as run_estimate otherwise.
+struct EstimateContext {
+  const SpeedCoefficients* coefficients = nullptr;  // nullptr = read data/speed.json
+  bool speed = true;
+};
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx);
+
 /// The result document (contract: memory.*_bytes integers, verdict, model, hardware …).
 nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
 

@@ -1,0 +1,187 @@
+// The context, quantization and make-it-fit solvers (core/src/solve.cpp), checked against the
+// estimate itself: whatever a solver claims runs must run when estimated directly, and the step
+// beyond it must not.
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "result_checks.hpp"
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+
+using nlohmann::json;
+
+namespace {
+const wif::Catalog& cat() { return wif_test::catalog(); }
+json estimate(const json& req) { return json::parse(wif::api_estimate(cat(), req.dump())); }
+json solve(const json& req) { return json::parse(wif::api_solve(cat(), req.dump())); }
+bool runs(const json& e, bool offload) {
+  const std::string v = e["verdict"];
+  return v == "fits" || v == "tight" || (offload && v == "offload");
+}
+const json kAir = {{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}};
+const json kLlama70 = {{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}};
+
+// Every number in a document is finite (NaN and Infinity have no JSON form; dump writes null).
+void all_finite(const json& j) {
+  if (j.is_number_float()) CHECK(std::isfinite(j.get<double>()));
+  if (j.is_structured())
+    for (const auto& x : j) all_finite(x);
+}
+
+json with(json base, const json& patch) {
+  base.update(patch);
+  return base;
+}
+}  // namespace
+
+TEST_CASE("max_context for GLM-4.5-Air Q4_K_M on a 24 GB GPU with 64 GiB RAM runs there and not 256 tokens further", "[solve]") {
+  const json q = with(kAir, {{"ram_gib", 64}, {"solve", "max_context"}});
+  const json r = solve(q);
+  INFO(r.dump());
+  REQUIRE_FALSE(r.contains("error"));
+  const std::int64_t best = r["max_context"];
+  CHECK(r["fits_at_min"] == true);
+  CHECK(r["allow_offload"] == true);  // RAM given: experts on the CPU count as running
+  CHECK(best % 256 == 0);
+  CHECK(best >= 4096);
+  CHECK(best < r["model_max_context"].get<std::int64_t>());
+  CHECK(r["capped"] == false);
+  json at = kAir;
+  at["ram_gib"] = 64;
+  at["context"] = best;
+  CHECK(runs(estimate(at), true));
+  at["context"] = best + 256;
+  CHECK_FALSE(runs(estimate(at), true));
+  CHECK(r["evaluations"].get<int>() <= 24);  // a binary search, not a scan
+  all_finite(r);
+}
+
+TEST_CASE("max_context without RAM says GLM-4.5-Air Q4_K_M does not fit a 24 GB GPU even at the minimum", "[solve]") {
+  const json r = solve(with(kAir, {{"solve", "max_context"}}));
+  CHECK(r["fits_at_min"] == false);
+  CHECK(r["max_context"] == 0);
+  CHECK(r["verdict"] == "no_fit");
+}
+
+TEST_CASE("max_context returns the model's own maximum when memory is not the limit", "[solve]") {
+  const json r = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"},
+                        {"hardware", "nvidia-h100-sxm"}, {"solve", "max_context"}});
+  CHECK(r["capped"] == true);
+  CHECK(r["max_context"] == r["model_max_context"]);
+}
+
+TEST_CASE("best_quant picks the highest-ranked GGUF type that fits and every type above it does not", "[solve]") {
+  const json q = with(kLlama70, {{"context", 8192}, {"solve", "best_quant"}});
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 2000));
+  REQUIRE(r.contains("best"));
+  CHECK(r["fits_any"] == true);
+  const std::string best = r["best"]["id"];
+  bool above = true;
+  int last_rank = 0;
+  for (const auto& row : r["quants"]) {
+    CHECK(row["rank"].get<int>() >= last_rank);  // quality order
+    last_rank = row["rank"];
+    if (row["id"] == best) above = false;
+    else if (above) CHECK(row["fits"] == false);
+    CHECK(row["id"] != "F32");
+    // Each row agrees with a direct estimate of that quant.
+    if (row["id"] == best || row["id"] == "Q4_K_M") {
+      const json e = estimate(with(kLlama70, {{"context", 8192}, {"quant", row["id"]}}));
+      CHECK(e["memory"]["total_bytes"] == row["total_bytes"]);
+      CHECK(runs(e, false) == row["fits"].get<bool>());
+    }
+  }
+  CHECK(best != "Q4_K_M");  // 70B at 4.8 bits is ~40 GiB: not on a 24 GB card
+  all_finite(r);
+}
+
+TEST_CASE("make_it_fit on Llama 3.3 70B Q4_K_M on one RTX 4090 lists extra GPUs and, at 8K, a lower quant", "[solve]") {
+  // At 32K the f16 cache alone is 10 GiB: no GGUF type of a 70B model fits beside it on 24 GB
+  // (best_quant says so), so the lower-quant change appears at 8K; extra GPUs work at both.
+  const json at32 = solve(with(kLlama70, {{"context", 32768}, {"solve", "make_it_fit"}}));
+  INFO(at32.dump().substr(0, 3000));
+  CHECK(at32["already_fits"] == false);
+  const json none = solve(with(kLlama70, {{"context", 32768}, {"solve", "best_quant"}}));
+  CHECK_FALSE(none.contains("best"));
+  CHECK(none["fits_any"] == false);
+  bool gpus = false;
+  for (const auto& it : at32["items"])
+    if (it["change"]["field"] == "count") {
+      gpus = true;
+      CHECK(it["change"]["value"].get<int>() >= 2);
+      CHECK(runs(estimate(with(with(kLlama70, {{"context", 32768}}), it["request"])), false));
+      CHECK(it["extra_price_usd"].get<double>() > 0);
+    }
+  CHECK(gpus);
+
+  const json at8 = solve(with(kLlama70, {{"context", 8192}, {"solve", "make_it_fit"}}));
+  INFO(at8.dump().substr(0, 3000));
+  bool quant = false;
+  double last_harm = -1;
+  for (const auto& it : at8["items"]) {
+    CHECK(it["harm"].get<double>() >= last_harm);  // sorted by least harm
+    last_harm = it["harm"];
+    // Every item's patch, merged into the request, gives the verdict it promises.
+    const json e = estimate(with(with(kLlama70, {{"context", 8192}}), it["request"]));
+    CHECK(e["verdict"] == it["verdict"]);
+    if (it["change"]["field"] == "quant") {
+      quant = true;
+      CHECK(it["ppl_delta_pct"].get<double>() > 0);  // a lower quant costs quality
+      CHECK(it["saved_bytes"].get<std::int64_t>() > 0);
+    }
+  }
+  CHECK(quant);
+  all_finite(at8);
+}
+
+TEST_CASE("make_it_fit offers a shorter context and a quantized KV cache when the cache is what overflows", "[solve]") {
+  const json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"},
+                  {"context", 131072}, {"solve", "make_it_fit"}};
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE(r["already_fits"] == false);
+  std::map<std::string, json> by;
+  for (const auto& it : r["items"]) by.emplace(it["change"]["field"], it);  // the least harmful of each field
+  REQUIRE(by.count("context"));
+  REQUIRE(by.count("kv_type"));
+  CHECK(by["context"]["change"]["value"].get<std::int64_t>() < 131072);
+  CHECK(by["kv_type"]["saved_bytes"].get<std::int64_t>() > 0);
+  CHECK(by["kv_type"]["request"]["kv_type"] == "q8_0");
+}
+
+TEST_CASE("make_it_fit returns an empty list when the request already fits", "[solve]") {
+  const json r = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"},
+                        {"hardware", "nvidia-rtx-4090"}, {"solve", "make_it_fit"}});
+  CHECK(r["already_fits"] == true);
+  CHECK(r["items"].empty());
+}
+
+TEST_CASE("solve refuses an unknown kind, a missing kind and kind fields out of range with their paths", "[solve]") {
+  auto err = [](const json& q) { return solve(q)["error"]; };
+  CHECK(err(with(kAir, {{"solve", "fastest"}}))["path"] == "solve");
+  CHECK(err(with(kAir, {{"solve", "fastest"}}))["code"] == "bad_value");
+  CHECK(err(kAir)["code"] == "missing_field");
+  CHECK(err(with(kAir, {{"solve", 3}}))["code"] == "bad_type");
+  CHECK(err(with(kAir, {{"solve", "max_context"}, {"min_context", 10}}))["path"] == "min_context");
+  CHECK(err(with(kAir, {{"solve", "make_it_fit"}, {"max_count", 0}}))["path"] == "max_count");
+  CHECK(err(with(kAir, {{"solve", "best_quant"}, {"engine", "vllm"}, {"quant", "FP8"}}))["path"] == "engine");
+  CHECK(err(with(kAir, {{"solve", "max_context"}, {"model", "no-such-model"}}))["path"] == "model");
+}
+
+TEST_CASE("each solver kind on GLM-4.5-Air Q4_K_M answers quickly natively with no null, NaN or negative figure", "[solve][timing]") {
+  for (const char* kind : {"max_context", "best_quant", "make_it_fit", "cheapest", "picks"}) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const json r = solve(with(kAir, {{"solve", kind}, {"context", 32768}, {"ram_gib", 64}}));
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    CAPTURE(kind, ms);
+    REQUIRE_FALSE(r.contains("error"));
+    CHECK(wif_test::first_bad_value(r).empty());
+    std::printf("solve %-12s %7.1f ms, %d estimates\n", kind, ms, r["evaluations"].get<int>());
+    CHECK(ms < 5000);  // generous for a loaded machine; the page calls these in wasm
+  }
+}

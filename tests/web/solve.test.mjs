@@ -1,0 +1,40 @@
+// The main view's solver sections in Chromium: "Make it fit" from the core's make_it_fit and the
+// four hardware picks, for Llama 3.3 70B on one RTX 4090 (which does not fit).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { open, root, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+test('make it fit lists the core\'s changes and the hardware picks show four cards for Llama 3.3 70B on an RTX 4090', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#fit-list li.fix');
+  const fixes = await page.$$eval('#fit-list li.fix', (els) => els.map((e) => ({ field: e.dataset.field, text: e.textContent })));
+  const fields = fixes.map((f) => f.field);
+  assert.ok(fields.includes('count'), fields.join());
+  assert.ok(fields.includes('quant'), fields.join());
+  const gpus = fixes.find((f) => f.field === 'count');
+  assert.match(gpus.text, /Use \d+ of these devices/);
+  assert.match(gpus.text, /GiB/);
+  assert.match(gpus.text, /tok\/s → [\d.,]+ tok\/s/);
+  assert.match(fixes.find((f) => f.field === 'quant').text, /% perplexity/);
+
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  const cards = await page.$$eval('#picks-cards .card.pick', (els) => els.map((e) => ({ key: e.dataset.pick, id: e.dataset.id || '', text: e.textContent })));
+  assert.deepEqual(cards.map((c) => c.key), ['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud']);
+  assert.ok(cards.filter((c) => c.id).length >= 3, JSON.stringify(cards));
+  for (const c of cards.filter((x) => x.id)) assert.match(c.text, /tok\/s/);
+  assert.match(await page.textContent('#picks-title'), /Llama 3\.3 70B/);
+  assert.doesNotMatch(await page.textContent('#diag-section'), /undefined|NaN|Infinity/);
+  assert.doesNotMatch(await page.textContent('#picks-section'), /undefined|NaN|Infinity/);
+  assert.deepEqual(page.problems, []);
+  fs.mkdirSync(path.join(root, 'test-results'), { recursive: true });
+  await page.locator('#diag-section').screenshot({ path: path.join(root, 'test-results', 'make-it-fit.png') });
+  await page.locator('#picks-section').screenshot({ path: path.join(root, 'test-results', 'picks.png') });
+});

@@ -1,0 +1,112 @@
+// @ts-check
+// The main view's sections that come from the core's solvers (core/include/willitfit/solve.hpp):
+// "Make it fit" (one make_it_fit call: each single change with memory saved, new total, speed
+// before → after and quality cost) and "Hardware picks" (one picks call: four cards). The page
+// only renders; every figure and the ranking come from the core.
+import { solve } from '../client.js';
+import { request } from '../catalog.js';
+import { byId, fill, h, link } from '../dom.js';
+import { gib, num, tokens, tps, usd } from '../format.js';
+import { t } from '../i18n.js';
+import { state, urlFor } from '../state.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/** The page state a change maps to (for a link that applies it), or null. @param {any} it */
+function stateOf(it) {
+  const v = it.change.value;
+  switch (it.change.field) {
+    case 'context': return { ctx: v };
+    case 'kv_type': return { kv: v };
+    case 'quant': return { quant: v };
+    case 'count': return { count: v };
+    case 'parallel': return { par: v };
+    case 'n_cpu_moe': case 'ngl': return { ram: it.request.ram_gib };
+    default: return null;
+  }
+}
+
+/** One change in words. @param {any} it @param {string} L */
+function changeText(it, L) {
+  const v = it.change.value;
+  switch (it.change.field) {
+    case 'context': return T('fix_context', { ctx: tokens(v, L) });
+    case 'kv_type': return T('fix_kv', { t: String(v) });
+    case 'flash_attn': return T('fix_fa');
+    case 'quant': return T('fix_quant', { q: String(v) });
+    case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: num(it.request.ram_gib, L) });
+    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: num(it.request.ram_gib, L) });
+    case 'parallel': return T('fix_parallel', { n: num(v, L) });
+    case 'count': return it.extra_price_usd > 0 ? T('fix_count_price', { n: num(v, L), price: usd(it.extra_price_usd, L) }) : T('fix_count', { n: num(v, L) });
+    default: return `${it.change.field} = ${v}`;
+  }
+}
+
+/** The figures of one change: saved, new total, verdict, speed, quality. @param {any} it @param {string} L */
+function detailText(it, L) {
+  const parts = [];
+  if (it.saved_bytes > 0) parts.push(T('fix_saved', { 0: gib(it.saved_bytes, L) }));
+  parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
+  parts.push(T(`short_${it.verdict}`));
+  if (it.decode_tps_before > 0 && it.decode_tps_after > 0) parts.push(`${tps(it.decode_tps_before, L)} → ${tps(it.decode_tps_after, L)}`);
+  if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
+  return parts.join(' · ');
+}
+
+/**
+ * "Make it fit": the core's ranked list of single changes for the current request.
+ * @param {any} r the current estimate @param {() => boolean} alive
+ */
+export async function renderMakeItFit(r, alive) {
+  const L = state.lang;
+  let res;
+  try {
+    res = await solve({ ...request(), solve: 'make_it_fit' });
+  } catch {
+    res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
+  }
+  if (!alive()) return;
+  if (!res) { fill('fit-list'); return; }
+  if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
+  const items = res.items;
+  if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }
+  fill('fit-list', ...items.map((/** @type {any} */ it) => {
+    const s = stateOf(it);
+    const label = changeText(it, L);
+    return h('li', { class: 'fix', 'data-field': it.change.field },
+      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, L)));
+  }));
+}
+
+/** One card of the picks. @param {string} key @param {any} p @param {string} L */
+function card(key, p, L) {
+  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's' }, T('pick_none')));
+  const cloud = key === 'cheapest_cloud';
+  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${p.name}` : `${p.count > 1 ? `${p.count}× ` : ''}${p.name}`;
+  const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
+  const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
+    : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })
+    : p.why.code === 'cheapest_cloud_offer' ? T('why_cloud') : T('why_fastest');
+  return h('div', { class: 'card pick', 'data-pick': key, 'data-id': cloud ? p.device : p.id },
+    h('div', { class: 'k' }, T(`pick_${key}`)),
+    h('div', { class: 'v' }, cloud ? name : link(urlFor({ hw: p.id, count: p.count, ram: 0 }), name)),
+    h('div', { class: 's' }, `${price} · ${tps(p.decode_tps, L)} · ${T(`short_${p.verdict}`)}`),
+    h('div', { class: 's note' }, why));
+}
+
+/**
+ * "Hardware picks": four cards from the core's picks solver for the current model, quant and
+ * context (the chosen hardware does not matter, so it is left out and the answer is reused).
+ * @param {any} r @param {() => boolean} alive
+ */
+export async function renderPicks(r, alive) {
+  const L = state.lang;
+  const q = /** @type {Record<string, any>} */ ({ ...request(), solve: 'picks' });
+  delete q.hardware; delete q.count; delete q.ram_gib;
+  let res = null;
+  try { res = await solve(q); } catch { res = null; }
+  if (!alive()) return;
+  byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
+  if (!res) { fill('picks-cards', h('p', { class: 'note' }, T('pick_none'))); return; }
+  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L)));
+}
