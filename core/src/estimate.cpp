@@ -209,13 +209,6 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   if (e.speed.decode_tps > 0) out["speed"] = speed_to_json(e.speed, r.speed);
   if (e.plan.from_file || (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf)) out["gguf_file_bytes"] = e.plan.file_bytes;
   else out["checkpoint_bytes"] = e.plan.file_bytes;
-  // A published file of this format (catalog `gguf`), so the page can show it beside ours.
-  for (const auto& g : r.model.gguf)
-    if (g.quant == e.plan.quant && g.bytes > 0 && !e.plan.from_file) {
-      out["gguf_file_published_bytes"] = g.bytes;
-      out["gguf_file_published_repo"] = g.repo;
-      break;
-    }
   serving_to_json(r, e, out);
   return out;
 }

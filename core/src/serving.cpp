@@ -82,8 +82,7 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
       if (m->raw.contains("gguf") && m->raw["gguf"].is_array())
         for (const auto& g : m->raw["gguf"])
           if (g.is_object() && g.contains("repo") && g.contains("quant") && g["repo"].is_string() && g["quant"].is_string())
-            r.model.gguf.push_back({g["repo"].get<std::string>(), g["quant"].get<std::string>(),
-                                    g.contains("bytes") && g["bytes"].is_number_unsigned() ? g["bytes"].get<std::uint64_t>() : 0});
+            r.model.gguf.push_back({g["repo"].get<std::string>(), g["quant"].get<std::string>()});
 
   if (auto v = opt_int(q, "ngl", "", -1, 100000)) { r.placement.ngl = static_cast<int>(*v); r.placement_given = true; }
   if (auto v = opt_int(q, "n_cpu_moe", "", 0, 100000)) { r.placement.n_cpu_moe = static_cast<int>(*v); r.placement_given = true; }

@@ -15,6 +15,9 @@ const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}
 let sortKey = 'price';
 /** @type {{r: any, c: any, mk: any} | null} */
 let last = null;
+/** The table shows the first FEW offers until the person asks for all of them. */
+const FEW = 12;
+let showAll = false;
 
 /** @param {any} o */
 const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.single : Infinity);
@@ -43,12 +46,13 @@ export function renderCloud(r, c, mk) {
     on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk); } },
   }, label);
   const head = [T('col_provider'), T('col_instance'), T('col_gpus'), T('col_price_hour'), T('col_monthly'), T('col_billing'), T('col_tps'), T('col_per_mtok'), T('col_offer')];
-  const rows = sortOffers(offers).map((o) => {
+  const sorted = sortOffers(offers);
+  const rows = (showAll ? sorted : sorted.slice(0, FEW)).map((o) => {
     const pm = o.per_million_tokens_usd;
     const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
-      h('td', null, o.instance),
+      h('td', { class: 'wrap' }, o.instance),
       h('td', null, `${num(o.gpu_count, L)} × ${num(o.vram_per_gpu_gb, L)} GB`),
       h('td', { dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', null, m(o.monthly_usd, 0)),
@@ -66,10 +70,14 @@ export function renderCloud(r, c, mk) {
       sortBtn('price', T('sort_price')), sortBtn('mtok', T('sort_mtok'))),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-        h('table', { class: 'data', id: 'cloud-table' }, h('caption', { class: 'sr' }, caption),
+        h('table', { class: 'data wrap-head', id: 'cloud-table' }, h('caption', { class: 'sr' }, caption),
           h('thead', null, h('tr', null, head.map((x, i) => h('th', {
             scope: 'col', 'aria-sort': (i === 3 && sortKey === 'price') || (i === 7 && sortKey === 'mtok') ? 'ascending' : null,
           }, x)))),
           h('tbody', null, rows)))),
+    sorted.length > FEW ? h('button', {
+      type: 'button', class: 'small more-rows', id: 'cloud-all', 'aria-expanded': String(showAll),
+      on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk); } },
+    }, showAll ? T('cloud_fewer', { 0: num(FEW, L) }) : T('cloud_all', { 0: num(sorted.length, L) })) : null,
     h('p', { class: 'note' }, T('cloud_note', { date: dates.join(', '), cur: mk ? mk.currency : 'USD' })));
 }

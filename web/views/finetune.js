@@ -76,7 +76,7 @@ async function run(r, alive) {
     h('p', { class: 'note' }, T('ft_intro', { model: r.model.name })),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-        h('table', { class: 'data', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
+        h('table', { class: 'data wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
           h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', null, rows)))));
 }
@@ -93,11 +93,12 @@ function ensureInputs() {
       if (Number.isFinite(v) && v >= 1 && v <= 256) { ftInputs.batch = v; if (lastR) renderFinetune(lastR); }
     });
     const ck = h('input', { id: 'ft-ckpt', type: 'checkbox', checked: ftInputs.checkpointing });
+    // The checkbox sits inside its label, so the whole line toggles it.
     ck.addEventListener('change', () => { ftInputs.checkpointing = /** @type {HTMLInputElement} */ (ck).checked; if (lastR) renderFinetune(lastR); });
     box.append(
       h('div', { class: 'field' }, h('label', { for: 'ft-seq', id: 'ft-seq-label' }, T('ft_seq')), seqSel),
       h('div', { class: 'field' }, h('label', { for: 'ft-batch', id: 'ft-batch-label' }, T('ft_batch')), batch),
-      h('div', { class: 'field check' }, h('label', { for: 'ft-ckpt', id: 'ft-ckpt-label' }, T('ft_ckpt')), ck));
+      h('div', { class: 'field check' }, h('label', { for: 'ft-ckpt' }, ck, h('span', { id: 'ft-ckpt-label' }, T('ft_ckpt')))));
   }
   byId('ft-seq-label').textContent = T('ft_seq');
   byId('ft-batch-label').textContent = T('ft_batch');

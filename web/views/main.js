@@ -248,7 +248,7 @@ function publishedCell(x, published, L) {
   if (typeof published !== 'number' || !(published > 0)) return T('size_computed');
   const ours = x.gguf_file_bytes;
   const diff = typeof ours === 'number' ? (ours - published) / published : NaN;
-  return h('span', { dataset: { published: String(published), ours: String(ours) } }, h('strong', null, T('size_published')), ' ',
+  return h('span', { class: 'pubsize', dataset: { published: String(published), ours: String(ours) } }, h('strong', null, T('size_published')), ' ',
     h('span', { class: 'note' }, T('size_vs', {
       pub: gb(published, L), repo: String(x.gguf_file_published_repo || ''),
       diff: `${gb(ours, L)} (${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)})`,

@@ -29,7 +29,6 @@ namespace wif {
 struct GgufRepo {
   std::string repo;    // "unsloth/GLM-4.5-Air-GGUF"
   std::string quant;   // "Q4_K_M"
-  std::uint64_t bytes = 0;  // the published file size (catalog `gguf[].bytes`; 0 = not given)
 };
 
 struct LaunchInput {
