@@ -178,6 +178,8 @@ test('the new sections are translated, have no serious accessibility problem, an
   await phone.waitForSelector('#ft-table tbody tr[data-method="full"]');
   await phone.waitForSelector('#rvb-chart canvas');
   assert.equal(await scrollsSideways(phone), false);
+  // A phone widens its layout viewport to fit content that sticks out: it must stay at 390 px.
+  assert.equal(await phone.evaluate(() => window.innerWidth), 390);
   await phone.screenshot({ path: path.join(shots, 'money-phone.png'), fullPage: true });
   assert.deepEqual(page.problems, []);
   assert.deepEqual(phone.problems, []);
