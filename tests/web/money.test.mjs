@@ -149,6 +149,12 @@ test('where to buy follows the market, which is kept in the URL', async () => {
   await page.reload();
   await page.waitForSelector('body[data-ready="true"]');
   assert.equal(await page.inputValue('#market'), 'UK');
+  // The device page has the same store searches, for the market in its URL.
+  await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&market=EU&lang=en`);
+  await page.waitForSelector('#dp-buy a');
+  hrefs = await page.$$eval('#dp-buy a', (as) => as.map((a) => a.href));
+  assert.ok(hrefs.some((h) => h.startsWith('https://www.amazon.de/') && h.includes('RTX%204090')), hrefs.join(' '));
+  assert.match(await page.textContent('#dp-buy-title'), /GeForce RTX 4090/);
 });
 
 test('the quantization matrix shows a published GGUF size next to ours with the difference', async () => {

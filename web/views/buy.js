@@ -23,16 +23,24 @@ export function storeLinks(mk, name) {
     .map((/** @type {any} */ s) => ({ store: String(s.name), href: s.search_url.split('{q}').join(encodeURIComponent(name)) }));
 }
 
-/** @param {any} r the estimate @param {any} mk the market entry */
-export function renderBuy(r, mk) {
-  const sec = byId('plug-buy');
+/** On the model × device view. @param {any} _r the estimate @param {any} mk the market entry */
+export function renderBuy(_r, mk) {
+  renderBuyInto({ sec: 'plug-buy', title: 'buy-title', out: 'buy-out' }, mk);
+}
+
+/**
+ * Fill a "where to buy" section (the main view's or the device page's) for the chosen device.
+ * @param {{sec: string, title: string, out: string}} ids @param {any} mk the market entry
+ */
+export function renderBuyInto(ids, mk) {
+  const sec = byId(ids.sec);
   const d = deviceInfo(state.hw);
   // Cloud-only accelerators (no retail price) and saved custom devices get no store links.
   if (!d || d.custom || !(d.price_usd > 0)) { sec.hidden = true; return; }
   sec.hidden = false;
-  text('buy-title', T('buy_title', { 0: d.name }));
+  text(ids.title, T('buy_title', { 0: d.name }));
   const links = storeLinks(mk, d.name);
-  fill('buy-out',
+  fill(ids.out,
     h('p', { class: 'note' }, T('buy_intro', { market: mk ? mk.name : state.market, price: money(d.price_usd, mk, state.lang, 0) })),
     links.length
       ? h('ul', { class: 'linklist stores' }, links.map((l) => h('li', null,
