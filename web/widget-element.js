@@ -2,7 +2,9 @@
 // <will-it-fit>: the embeddable card. A custom element with its own shadow DOM (styles cannot
 // leak in or out), themable through CSS custom properties (--wif-*) and ::part(). It computes
 // through the same wasm core as the app; every widget on a page shares one module instance.
-// Attribute changes are batched into one render per microtask.
+// Attribute changes are batched into one render per microtask. Attributes: model, hardware, quant,
+// context, ram, kv-type, count, lang; show="cost" adds the cost per million tokens on that
+// hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN".
 import { cost, estimate, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
 import { t } from './i18n.js';
