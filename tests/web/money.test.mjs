@@ -161,11 +161,14 @@ test('the quantization matrix shows a published GGUF size next to ours with the 
   const page = await env.page();
   await open(page, `${env.url}${PAGE}&lang=en`);
   await page.waitForSelector('#matrix [data-published]');
-  const cell = await page.$eval('#matrix [data-published]', (el) => ({ pub: Number(el.dataset.published), ours: Number(el.dataset.ours), text: el.textContent }));
+  const cell = await page.$eval('#matrix [data-published]', (el) => ({ pub: Number(el.dataset.published), ours: Number(el.dataset.ours), text: el.textContent, repo: el.title }));
   assert.ok(cell.pub > 0 && cell.ours > 0);
   assert.match(cell.text, /published/);
   assert.match(cell.text, /%/);
-  assert.match(cell.text, /GLM-4\.5-Air-GGUF/);
+  assert.match(cell.repo, /GLM-4\.5-Air-GGUF/);
+  // The difference shown is ours against the published size.
+  const shown = Number(cell.text.match(/([+−])([\d.]+)\s*%/).slice(2)[0]) * (cell.text.includes('−') ? -1 : 1);
+  assert.ok(Math.abs(shown - (100 * (cell.ours - cell.pub)) / cell.pub) < 0.06, cell.text);
 });
 
 test('the new sections are translated, have no serious accessibility problem, and fit a phone screen', async () => {

@@ -248,11 +248,9 @@ function publishedCell(x, published, L) {
   if (typeof published !== 'number' || !(published > 0)) return T('size_computed');
   const ours = x.gguf_file_bytes;
   const diff = typeof ours === 'number' ? (ours - published) / published : NaN;
-  return h('span', { class: 'pubsize', dataset: { published: String(published), ours: String(ours) } }, h('strong', null, T('size_published')), ' ',
-    h('span', { class: 'note' }, T('size_vs', {
-      pub: gb(published, L), repo: String(x.gguf_file_published_repo || ''),
-      diff: `${gb(ours, L)} (${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)})`,
-    })));
+  // One short line (the table is wide already); the repo it was read from is in the tooltip.
+  return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
+    `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: `${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)}` }));
 }
 
 /** @param {any} q @param {string} L */

@@ -49,5 +49,5 @@ export default {
   buy_title: 'Where to buy {0}',
   buy_intro: 'Store searches for {market}. Prices move daily; the catalog price is {price}.',
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
-  size_vs: '{pub} published ({repo}); ours {diff}',
+  size_vs: '{pub}; ours {diff}',
 };

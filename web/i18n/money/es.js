@@ -49,5 +49,5 @@ export default {
   buy_title: 'Dónde comprar {0}',
   buy_intro: 'Búsquedas en tiendas de {market}. Los precios cambian a diario; el del catálogo es {price}.',
   buy_search: 'Buscar en {0}', buy_none: 'No hay tiendas para este mercado.',
-  size_vs: '{pub} publicado ({repo}); el nuestro {diff}',
+  size_vs: '{pub}; el nuestro {diff}',
 };

@@ -49,5 +49,5 @@ export default {
   buy_title: 'Où acheter {0}',
   buy_intro: 'Recherches en boutique pour {market}. Les prix bougent chaque jour ; le prix du catalogue est {price}.',
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
-  size_vs: '{pub} publié ({repo}) ; le nôtre {diff}',
+  size_vs: '{pub} ; le nôtre {diff}',
 };

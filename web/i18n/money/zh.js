@@ -49,5 +49,5 @@ export default {
   buy_title: '在哪里买 {0}',
   buy_intro: '{market} 的商店搜索。价格每天变动;目录价格为 {price}。',
   buy_search: '在 {0} 搜索', buy_none: '此市场没有列出商店。',
-  size_vs: '已公布 {pub}({repo});我们的 {diff}',
+  size_vs: '{pub};我们的 {diff}',
 };
