@@ -162,6 +162,11 @@ function paintCard(r, c, mk) {
   const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
   const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
     .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
+  // A saved custom device has neither: a cost of zero would read as "free".
+  if (!(o.power_w > 0) && !(o.purchase_usd > 0)) {
+    fill('cost-out', h('p', { class: 'note' }, T('cost_no_hw')));
+    return;
+  }
   const cards = h('div', { class: 'cards' },
     card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
       { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) }),

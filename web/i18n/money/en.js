@@ -37,6 +37,7 @@ export default {
   cost_inputs: 'From {tps} (our decode estimate), {power} W under load, electricity at {price} per kWh ({market}, {period}), and the purchase price {purchase} spread over {months} months of {hours} hours a day.',
   cost_source: 'Electricity price source', cost_given: 'your price',
   cost_cloud_note: '{offer} at {price} per hour and {tps}.',
+  cost_no_hw: 'This device has no power draw or price in the catalog, so there is no owned cost to show.',
   cost_no_speed: 'No speed estimate, so no cost per token.',
   ft_intro: 'Memory per GPU to fine-tune {model}: AdamW, bf16 mixed precision, LoRA rank 16 on every linear layer (experts included), flash attention.',
   ft_seq: 'Sequence length', ft_batch: 'Micro-batch', ft_ckpt: 'Gradient checkpointing', ft_on: 'on', ft_off: 'off',

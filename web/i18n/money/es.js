@@ -37,6 +37,7 @@ export default {
   cost_inputs: 'A partir de {tps} (nuestra estimación de generación), {power} W en carga, electricidad a {price} por kWh ({market}, {period}) y el precio de compra {purchase} repartido en {months} meses de {hours} horas al día.',
   cost_source: 'Fuente del precio de la electricidad', cost_given: 'su precio',
   cost_cloud_note: '{offer} a {price} por hora y {tps}.',
+  cost_no_hw: 'Este dispositivo no tiene consumo ni precio en el catálogo; no hay coste propio que mostrar.',
   cost_no_speed: 'Sin estimación de velocidad no hay coste por token.',
   ft_intro: 'Memoria por GPU para ajustar {model}: AdamW, precisión mixta bf16, LoRA de rango 16 en todas las capas lineales (expertos incluidos), flash attention.',
   ft_seq: 'Longitud de secuencia', ft_batch: 'Micro-lote', ft_ckpt: 'Checkpointing de gradientes', ft_on: 'sí', ft_off: 'no',

@@ -37,6 +37,7 @@ export default {
   cost_inputs: '依据 {tps}(我们的生成速度估算)、满载 {power} W、电价每度 {price}({market},{period}),以及购买价 {purchase} 按每天 {hours} 小时摊销 {months} 个月。',
   cost_source: '电价来源', cost_given: '您的电价',
   cost_cloud_note: '{offer},每小时 {price},{tps}。',
+  cost_no_hw: '目录中没有此设备的功耗和价格,无法计算自有硬件成本。',
   cost_no_speed: '没有速度估算,无法计算每 token 成本。',
   ft_intro: '微调 {model} 时每块 GPU 的内存:AdamW、bf16 混合精度、所有线性层(含专家)上秩 16 的 LoRA、flash attention。',
   ft_seq: '序列长度', ft_batch: '微批大小', ft_ckpt: '梯度检查点', ft_on: '开', ft_off: '关',
