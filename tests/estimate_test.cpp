@@ -88,3 +88,21 @@ TEST_CASE("catalog listings carry ids, names and device memory", "[estimate]") {
   CHECK(m["models"][0].contains("id"));
   CHECK(json::parse(api_list(cat(), "bogus"))["error"]["code"] == "bad_value");
 }
+
+TEST_CASE("a catalog model's published GGUF of the estimated format is named beside the computed size", "[estimate]") {
+  const ModelEntry* m = cat().find_model("zai-org/GLM-4.5-Air");
+  REQUIRE(m != nullptr);
+  json pub;
+  for (const auto& g : m->raw["gguf"])
+    if (g.value("quant", "") == "Q8_0") pub = g;
+  REQUIRE(pub.is_object());
+  const json r = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(r["gguf_file_published_bytes"] == pub["bytes"]);
+  CHECK(r["gguf_file_published_repo"] == pub["repo"]);
+  // Same tensors, same format: our computed file is within 3 % of the published one.
+  const double ours = r["gguf_file_bytes"].get<double>(), theirs = pub["bytes"].get<double>();
+  CHECK(std::abs(ours - theirs) / theirs < 0.03);
+  // A model given by its config has no published file; nor does a format nobody published.
+  CHECK_FALSE(estimate({{"model", glm_air()}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
+  CHECK_FALSE(estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "IQ1_S"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
+}

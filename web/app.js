@@ -16,6 +16,7 @@ import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
 import { renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
+import { resetElectricity } from './views/cost.js';
 
 const CONTEXTS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576];
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -63,6 +64,7 @@ function syncForm() {
   byId('engine').value = state.engine;
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
+  byId('market').value = state.market;
   byId('dp-device').value = state.hw;
   byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
   const i = CONTEXTS.indexOf(state.ctx);
@@ -196,6 +198,7 @@ async function init() {
   byId('context').addEventListener('change', () => { readForm(); update(true); });
   form.addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
   byId('lang').addEventListener('change', () => { state.lang = byId('lang').value; applyLang(); update(true); });
+  byId('market').addEventListener('change', () => { state.market = byId('market').value; resetElectricity(); update(true); });
   byId('dp-device').addEventListener('change', () => { state.hw = byId('dp-device').value; update(true); });
   byId('dp-ram').addEventListener('change', () => { state.ram = Number(byId('dp-ram').value) || 0; update(true); });
   byId('theme').addEventListener('click', () => {

@@ -81,3 +81,19 @@ export function byKey(key, v, lang) {
   if (/(ratio|share|utilization)$/.test(key)) return pct(v, lang);
   return num(v, lang, Number.isInteger(v) ? 0 : 2);
 }
+
+/**
+ * An amount the core gives in US dollars, shown in a market's currency (data/markets.json:
+ * `currency`, and `usd_per_unit` dollars per unit of it). Small amounts keep more digits so a
+ * cost per million tokens of $0.042 does not print as $0.
+ * @param {number} x_usd @param {{currency?: string, usd_per_unit?: number} | null | undefined} market @param {string} lang
+ * @param {number} [digits]
+ */
+export function money(x_usd, market, lang, digits) {
+  const cur = market && market.currency ? market.currency : 'USD';
+  const rate = market && market.usd_per_unit > 0 ? market.usd_per_unit : 1;
+  if (!ok(x_usd)) return '—';
+  const x = cur === 'USD' ? x_usd : x_usd / rate;
+  const d = digits ?? (Math.abs(x) < 1 && x !== 0 ? 3 : Math.abs(x) < 100 ? 2 : 0);
+  return new Intl.NumberFormat(lang, { style: 'currency', currency: cur, minimumFractionDigits: d, maximumFractionDigits: d }).format(x);
+}

@@ -5,9 +5,15 @@ import en from './i18n/en.js';
 import es from './i18n/es.js';
 import fr from './i18n/fr.js';
 import zh from './i18n/zh.js';
+import moneyEn from './i18n/money/en.js';
+import moneyEs from './i18n/money/es.js';
+import moneyFr from './i18n/money/fr.js';
+import moneyZh from './i18n/money/zh.js';
 
 /** @type {Record<string, Record<string, string>>} */
-export const STRINGS = { en, es, fr, zh };
+// The money / simulator / fine-tuning strings live in their own files (i18n/money/) so that
+// sections can grow without every change touching the main tables.
+export const STRINGS = { en: { ...en, ...moneyEn }, es: { ...es, ...moneyEs }, fr: { ...fr, ...moneyFr }, zh: { ...zh, ...moneyZh } };
 
 /** @param {string} lang @param {string} key @param {Record<string, string>} [vars] */
 export function t(lang, key, vars) {

@@ -1,6 +1,6 @@
 // @ts-check
 // The view state and the URL that carries it. Every view is addressable:
-//   ?model=…&quant=…&hw=…&ctx=…&kv=…&count=…&ram=…&par=…&engine=…&lang=…   the model × device view
+//   ?model=…&quant=…&hw=…&ctx=…&kv=…&count=…&ram=…&par=…&engine=…&market=…&lang=…   the model × device view
 //   ?view=model&model=…   ?view=device&hw=…   ?view=accuracy
 // so a shared link, a reload, back and forward all restore the exact view. Values from the URL
 // are only ever compared, sent to the core as JSON, or shown as text.
@@ -8,6 +8,8 @@
 export const LANGS = ['en', 'es', 'fr', 'zh'];
 export const VIEWS = ['main', 'model', 'device', 'accuracy'];
 export const ENGINES = ['llama.cpp', 'vllm'];
+/** Markets for prices, electricity and store links (data/markets.json ids). */
+export const MARKETS = ['US', 'EU', 'UK', 'CN'];
 
 export const state = {
   view: 'main',
@@ -21,6 +23,7 @@ export const state = {
   ram: 0,
   par: 1,
   engine: 'llama.cpp',
+  market: 'US',
 };
 
 const DEFAULTS = { ...state };
@@ -42,6 +45,7 @@ export function readUrl() {
   if (s('hw')) state.hw = s('hw');
   if (s('kv')) state.kv = s('kv');
   if (ENGINES.includes(s('engine'))) state.engine = s('engine');
+  if (MARKETS.includes(s('market'))) state.market = s('market');
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
     const n = Number(s(k));
     return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
@@ -68,6 +72,7 @@ export function urlFor(over = {}) {
     if (v.par !== 1) q.par = String(v.par);
     if (v.engine !== 'llama.cpp') q.engine = v.engine;
   }
+  if (v.market !== 'US' && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;
   return `${location.pathname}?${new URLSearchParams(q)}`;
 }

@@ -2,9 +2,11 @@
 // <will-it-fit>: the embeddable card. A custom element with its own shadow DOM (styles cannot
 // leak in or out), themable through CSS custom properties (--wif-*) and ::part(). It computes
 // through the same wasm core as the app; every widget on a page shares one module instance.
-// Attribute changes are batched into one render per microtask.
-import { estimate, WillitfitError } from './api.js';
-import { gib, num, pct, tokens } from './format.js';
+// Attribute changes are batched into one render per microtask. Attributes: model, hardware, quant,
+// context, ram, kv-type, count, lang; show="cost" adds the cost per million tokens on that
+// hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN".
+import { cost, estimate, list, WillitfitError } from './api.js';
+import { gib, money, num, pct, tokens } from './format.js';
 import { t } from './i18n.js';
 
 const CSS = `
@@ -30,7 +32,7 @@ let sheet = null;
 
 export class WillItFitElement extends HTMLElement {
   static get observedAttributes() {
-    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count'];
+    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market'];
   }
 
   constructor() {
@@ -59,7 +61,10 @@ export class WillItFitElement extends HTMLElement {
     this.$link.rel = 'noopener';
     this.$speed = el('span', '');
     foot.append(this.$speed, this.$link);
-    card.append(this.$title, this.$verdict, this.$line, this.$bar, foot);
+    this.$cost = el('p', 'line');
+    this.$cost.setAttribute('part', 'cost');
+    this.$cost.hidden = true;
+    card.append(this.$title, this.$verdict, this.$line, this.$bar, this.$cost, foot);
     root.append(card);
     this.pending = false;
     this.seq = 0;
@@ -113,6 +118,7 @@ export class WillItFitElement extends HTMLElement {
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
       this.$speed.textContent = r.speed && Number.isFinite(r.speed.decode_tps)
         ? `~${num(r.speed.decode_tps, lang, 1)} tok/s` : '';
+      await this.renderCost(r, req, lang, mine);
       this.dataset.verdict = r.verdict;
     } catch (e) {
       if (mine !== this.seq) return;
@@ -121,8 +127,32 @@ export class WillItFitElement extends HTMLElement {
       this.$verdict.textContent = e instanceof WillitfitError ? e.code : 'error';
       this.$line.textContent = e instanceof Error ? e.message : String(e);
       this.$speed.textContent = '';
+      this.$cost.hidden = true;
       this.dataset.verdict = 'error';
     }
+  }
+
+  /**
+   * With show="cost": the cost per million tokens on this hardware, from the core's `cost` with
+   * the estimate's decode speed: the same request the page and `willitfit cost` make (8 hours a
+   * day, 36 months' amortisation, the market's electricity price).
+   * @param {any} r @param {Record<string, unknown>} req @param {string} lang @param {number} mine
+   */
+  async renderCost(r, req, lang, mine) {
+    const want = (this.getAttribute('show') || '').split(/[\s,]+/).includes('cost');
+    const tps = r.speed && r.speed.decode_tps;
+    if (!want || !(tps > 0)) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
+    const marketId = this.getAttribute('market') || 'US';
+    const [c, markets] = await Promise.all([
+      cost({ ...req, decode_tps: tps, market: marketId, hours_per_day: 8, amortization_months: 36 }),
+      list('markets'),
+    ]);
+    if (mine !== this.seq) return;
+    const mk = markets.find((/** @type {any} */ m) => m.id === marketId) || null;
+    const usd = c.owned.per_million_tokens_usd.single;
+    this.$cost.textContent = `${money(usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
+    this.$cost.hidden = false;
+    this.dataset.costUsd = String(usd);
   }
 }
 

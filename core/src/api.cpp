@@ -23,6 +23,23 @@ std::string guarded(F&& f) {
   }
 }
 
+// A published file of the estimated format (catalog model's `gguf` list, data/SCHEMA.md), so the
+// page can show it beside the computed size. Only for catalog models named by id: a model read
+// from a GGUF header is its own file.
+void add_published_size(const Catalog& cat, const json& q, json& out) {
+  if (!q.contains("model") || !q["model"].is_string()) return;
+  const ModelEntry* m = cat.find_model(q["model"].get<std::string>());
+  if (!m || !m->raw.contains("gguf") || !m->raw["gguf"].is_array()) return;
+  const std::string quant = out["quant"].value("id", "");
+  for (const auto& g : m->raw["gguf"])
+    if (g.is_object() && g.value("quant", "") == quant && g.contains("bytes") && g["bytes"].is_number_unsigned() &&
+        g["bytes"].get<std::uint64_t>() > 0) {
+      out["gguf_file_published_bytes"] = g["bytes"];
+      out["gguf_file_published_repo"] = g.value("repo", "");
+      return;
+    }
+}
+
 }  // namespace
 
 std::string error_json(const Error& e) {
@@ -33,7 +50,9 @@ std::string api_estimate(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
     const EstimateRequest r = parse_request(cat, q);
-    return estimate_to_json(r, run_estimate(cat, r)).dump();
+    json out = estimate_to_json(r, run_estimate(cat, r));
+    add_published_size(cat, q, out);
+    return out.dump();
   });
 }
 

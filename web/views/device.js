@@ -10,6 +10,8 @@ import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { bestQuants, speedOf, spreadText } from './shared.js';
 import { LADDER } from '../catalog.js';
+import { renderBuyInto } from './buy.js';
+import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -39,6 +41,7 @@ export async function renderDevice(alive) {
     [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
   ];
   fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))));
+  market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
     h('p', null, probe.memory.usable_rule || ''),

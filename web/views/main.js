@@ -11,8 +11,11 @@ import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
+import { renderCost } from './cost.js';
+import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, factList, fitsVerdict, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
+import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -96,13 +99,11 @@ function renderPlugins(r) {
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
   if (devs && devs.length) fill('devices-table', objectTable(devs, L, T('per_device')));
-  const cost = factList(r.cost, L);
-  byId('plug-cost').hidden = !cost;
-  if (cost) fill('cost-body', cost);
-  const ft = r.finetune ?? r.training;
-  const ftTable = Array.isArray(ft) ? objectTable(ft, L, T('finetune')) : factList(ft, L);
-  byId('plug-finetune').hidden = !ftTable;
-  if (ftTable) fill('finetune-body', ftTable);
+  // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
+  // with a prompt length); each module keeps its own inputs and drops stale answers.
+  renderSimulator(r);
+  renderCost(r);
+  renderFinetune(r);
 }
 
 /** @param {string} k @param {string} v @param {string} s */
@@ -200,7 +201,7 @@ async function quantMatrix(r, alive) {
       ...(hasSpeed ? [sp && sp.decode ? spreadText(sp.decode, L) : '—'] : []),
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
-      typeof published === 'number' ? T('size_published') : T('size_computed'),
+      publishedCell(x, published, L),
       qualityText(e.q, L),
     ];
   });
@@ -214,6 +215,19 @@ async function quantMatrix(r, alive) {
     cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), `${d.name} (${num(d.memory_gib, L)} GB)`) : '—');
     cells[i].className = '';
   });
+}
+
+/**
+ * "published" or "computed", and beside a published file its size and how far ours is from it.
+ * @param {any} x @param {any} published @param {string} L
+ */
+function publishedCell(x, published, L) {
+  if (typeof published !== 'number' || !(published > 0)) return T('size_computed');
+  const ours = x.gguf_file_bytes;
+  const diff = typeof ours === 'number' ? (ours - published) / published : NaN;
+  // One short line (the table is wide already); the repo it was read from is in the tooltip.
+  return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
+    `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: `${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)}` }));
 }
 
 /** @param {any} q @param {string} L */

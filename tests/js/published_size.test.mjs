@@ -1,0 +1,45 @@
+// The estimate names a published GGUF file of the same format when the catalog lists one
+// (data/models/*.json `gguf`), so the page can show it beside the computed size; and the markets
+// carry store searches the page can fill with a device name.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+
+import { api, cli, root } from './helpers.mjs';
+
+const glm = JSON.parse(fs.readFileSync(path.join(root, 'data', 'models', 'zai-org', 'glm-4.5-air.json'), 'utf8'));
+
+test('a published GGUF of the estimated format comes back with its size and repo, close to ours', async () => {
+  const pub = glm.gguf.find((g) => g.quant === 'Q8_0');
+  assert.ok(pub, 'the catalog lists a Q8_0 file for GLM-4.5-Air');
+  const r = await api.estimate({ model: 'zai-org/GLM-4.5-Air', quant: 'Q8_0', hardware: 'nvidia-rtx-4090' });
+  assert.equal(r.gguf_file_published_bytes, pub.bytes);
+  assert.equal(r.gguf_file_published_repo, pub.repo);
+  // Our computed file and the published one describe the same tensors: within 3 %.
+  assert.ok(Math.abs(r.gguf_file_bytes - pub.bytes) / pub.bytes < 0.03, `${r.gguf_file_bytes} vs ${pub.bytes}`);
+  const c = cli('estimate', '--model', 'zai-org/GLM-4.5-Air', '--quant', 'Q8_0', '--hardware', 'nvidia-rtx-4090', '--json');
+  assert.equal(c.json.gguf_file_published_bytes, pub.bytes);
+});
+
+test('a format with no published file, or a model given by its own config, has no published size', async () => {
+  const listed = new Set(glm.gguf.map((g) => g.quant));
+  const q = ['IQ1_S', 'Q2_K', 'Q3_K_S'].find((x) => !listed.has(x));
+  const r = await api.estimate({ model: 'zai-org/GLM-4.5-Air', quant: q, hardware: 'nvidia-rtx-4090' });
+  assert.equal(r.gguf_file_published_bytes, undefined);
+  const own = await api.estimate({ model: { config: glm.config, name: 'mine' }, quant: 'Q8_0', hardware: 'nvidia-rtx-4090' });
+  assert.equal(own.gguf_file_published_bytes, undefined);
+});
+
+test('every market lists https store searches with a {q} slot', async () => {
+  const markets = await api.list('markets');
+  for (const id of ['US', 'EU', 'UK', 'CN']) {
+    const m = markets.find((x) => x.id === id);
+    assert.ok(m && Array.isArray(m.stores) && m.stores.length >= 2, id);
+    for (const s of m.stores) {
+      assert.match(s.search_url, /^https:\/\/[^\s"<>]+$/);
+      assert.ok(s.search_url.includes('{q}'), s.search_url);
+      assert.ok(typeof s.name === 'string' && s.name.length > 0);
+    }
+  }
+});

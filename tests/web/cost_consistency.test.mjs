@@ -1,0 +1,89 @@
+// Costs agree across views (issue 9): for the same inputs, the page's cost per million tokens and
+// break-even, the <will-it-fit show="cost"> widget's cost line and `willitfit cost --json` give
+// the same numbers. The decode speed they all use is the CLI estimate's own.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import http from 'node:http';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { open, root, setup } from './helpers.mjs';
+
+const { money } = await import(path.join(root, 'dist', 'format.js'));
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+/** @param {...string} args */
+function cli(...args) {
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), [...args, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+const SETUP = ['--model', 'zai-org/GLM-4.5-Air', '--quant', 'Q4_K_M', '--context', '8192', '--kv-type', 'f16',
+  '--hardware', 'nvidia-rtx-4090', '--count', '1', '--ram-gib', '64'];
+const PAGE = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&kv=f16&count=1&ram=64&lang=en';
+
+/** The CLI's cost document for a market, with the CLI estimate's decode speed. @param {string} market */
+function cliCost(market) {
+  const tps = cli('estimate', ...SETUP).speed.decode_tps;
+  assert.ok(tps > 0);
+  return cli('cost', ...SETUP, '--decode-tps', String(tps), '--market', market, '--hours-per-day', '8', '--amortization-months', '36');
+}
+
+/** Relative closeness for numbers that went through JSON on both sides. */
+function same(a, b, what) {
+  assert.ok(Number.isFinite(a) && Number.isFinite(b), `${what}: ${a} vs ${b}`);
+  assert.ok(Math.abs(a - b) <= 1e-9 * Math.max(1, Math.abs(b)), `${what}: page/widget ${a} vs CLI ${b}`);
+}
+
+test('the page and the CLI give the same cost per million tokens and break-even, in US dollars and in euros', async () => {
+  const page = await env.page();
+  await open(page, env.url + PAGE);
+  for (const market of ['US', 'EU']) {
+    const c = cliCost(market);
+    const mk = cli('list', 'markets').markets.find((m) => m.id === market);
+    if (market !== 'US') await page.selectOption('#market', market);
+    const want = String(c.owned.per_million_tokens_usd.single);
+    // Wait until the page shows the figures for this market (its cost request re-runs on a change).
+    await page.waitForFunction(([w, cur]) => {
+      const el = document.querySelector('#cost-owned-mtok');
+      return el && el.dataset.usd && el.textContent.includes(cur === 'EUR' ? '€' : '$') && Math.abs(Number(el.dataset.usd) - Number(w)) < 1e-6 * Number(w);
+    }, [want, mk.currency]);
+    const got = await page.evaluate(() => ({
+      mtok: Number(document.querySelector('#cost-owned-mtok').dataset.usd),
+      mtokText: document.querySelector('#cost-owned-mtok').textContent,
+      elec: Number(document.querySelector('#cost-elec-mtok').dataset.usd),
+      months: document.querySelector('#rvb-break-even').dataset.months,
+      elecMonth: Number(document.querySelector('#rvb-elec').dataset.usd),
+    }));
+    same(got.mtok, c.owned.per_million_tokens_usd.single, `${market} owned $/Mtok`);
+    same(got.elec, c.owned.electricity_only_per_million_tokens_usd.single, `${market} electricity-only $/Mtok`);
+    same(got.elecMonth, c.owned.electricity_per_month_usd, `${market} electricity per month`);
+    assert.notEqual(c.rent_vs_buy.break_even_months, null);
+    same(Number(got.months), c.rent_vs_buy.break_even_months, `${market} break-even months`);
+    // What a person reads is the CLI's number in the market's currency.
+    assert.equal(got.mtokText, money(c.owned.per_million_tokens_usd.single, mk, 'en'));
+  }
+  assert.deepEqual(page.problems, []);
+});
+
+test('the widget with show="cost" gives the CLI\'s cost per million tokens', async (t) => {
+  const c = cliCost('US');
+  // A blog page on another origin embeds the widget, as a person would.
+  const html = `<!doctype html><html><body>
+    <will-it-fit id="w" model="zai-org/GLM-4.5-Air" hardware="nvidia-rtx-4090" quant="Q4_K_M" context="8192" kv-type="f16" count="1" ram="64" show="cost">GLM-4.5-Air on an RTX 4090</will-it-fit>
+    <script type="module" src="${env.url}widget.js"></script></body></html>`;
+  const host = http.createServer((req, res) => { res.writeHead(200, { 'Content-Type': 'text/html; charset=utf-8' }); res.end(html); });
+  await new Promise((r) => host.listen(0, '127.0.0.1', r));
+  t.after(() => new Promise((r) => host.close(r)));
+  const page = await env.page();
+  await page.goto(`http://localhost:${host.address().port}/post.html`);
+  await page.waitForFunction(() => document.querySelector('#w')?.dataset.costUsd);
+  const usd = Number(await page.getAttribute('#w', 'data-cost-usd'));
+  same(usd, c.owned.per_million_tokens_usd.single, 'widget owned $/Mtok');
+  const line = await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[part="cost"]').textContent);
+  assert.ok(line.startsWith(money(c.owned.per_million_tokens_usd.single, { currency: 'USD', usd_per_unit: 1 }, 'en')), line);
+});

@@ -1,0 +1,195 @@
+// The simulator, the cloud table, rent vs buy, the fine-tuning table, where to buy and the
+// published GGUF sizes, driven in Chromium for GLM-4.5-Air Q4_K_M at 8K on an RTX 4090 with
+// 64 GB of system RAM (the offload case of issue 7).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+const shots = path.join(root, 'test-results');
+fs.mkdirSync(shots, { recursive: true });
+const PAGE = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&kv=f16&count=1&ram=64';
+
+/** Read the simulator's counters with the page's own clock. */
+const sample = (page) => page.evaluate(() => ({ now: performance.now(), tokens: Number(document.querySelector('#sim-body').dataset.tokens || 0), text: document.querySelector('#sim-out').textContent.length }));
+
+test('the simulator waits about the time to first token, then streams at the estimated rate', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#sim-start:not([disabled])');
+  assert.equal(await page.inputValue('#sim-prompt'), '4096');
+  const ttft = Number(await page.getAttribute('#sim-target', 'data-ttft'));
+  const rate = Number(await page.getAttribute('#sim-target', 'data-tps'));
+  assert.ok(ttft > 0 && rate > 0, `ttft ${ttft} ms, ${rate} tok/s`);
+  const t0 = await page.evaluate(() => { document.querySelector('#sim-start').click(); return performance.now(); });
+  // Nothing before the first token is due.
+  await page.waitForTimeout(Math.min(1000, ttft * 0.5));
+  assert.equal((await sample(page)).text, 0);
+  await page.waitForFunction(() => document.querySelector('#sim-out').textContent.length > 0, null, { timeout: ttft * 2 + 10000, polling: 20 });
+  const first = (await sample(page)).now - t0;
+  assert.ok(Math.abs(first - ttft) <= 0.15 * ttft + 300, `first token after ${first} ms, estimate ${ttft} ms`);
+  // Over about two seconds the tokens arrive at the estimated rate (within 20 %).
+  const a = await sample(page);
+  await page.waitForTimeout(2200);
+  const b = await sample(page);
+  const measured = ((b.tokens - a.tokens) * 1000) / (b.now - a.now);
+  assert.ok(Math.abs(measured - rate) <= 0.2 * rate, `measured ${measured} tok/s, estimate ${rate} tok/s`);
+  assert.match(await page.textContent('#sim-rate'), /tok\/s/);
+  // Stop freezes the count; restart begins again from zero.
+  await page.click('#sim-stop');
+  const stopped = (await sample(page)).tokens;
+  await page.waitForTimeout(400);
+  assert.equal((await sample(page)).tokens, stopped);
+  await page.click('#sim-start');
+  assert.ok((await sample(page)).tokens < stopped);
+  assert.deepEqual(page.problems, []);
+});
+
+test('with reduced motion the simulator still counts but does not stream text', async () => {
+  const page = await env.page({ reducedMotion: 'reduce' });
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#sim-start:not([disabled])');
+  await page.selectOption('#sim-prompt', '1024');
+  await page.waitForFunction(() => document.querySelector('#sim-target')?.textContent.includes('tok/s') && !document.querySelector('#sim-start').disabled);
+  const ttft = Number(await page.getAttribute('#sim-target', 'data-ttft'));
+  await page.click('#sim-start');
+  await page.waitForFunction(() => Number(document.querySelector('#sim-body').dataset.tokens) > 3, null, { timeout: ttft * 2 + 15000 });
+  assert.equal((await sample(page)).text, 0);
+  assert.match(await page.textContent('#sim-intro'), /Reduced motion/);
+});
+
+test('the cloud table lists offers that hold the model, sorts by price and by cost per million tokens, and links safely', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#cloud-table tbody tr');
+  const rows = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.dataset.offer, cells: [...tr.children].map((c) => c.textContent),
+    price: Number(tr.children[3].dataset.usd), mtok: tr.children[7].dataset.usd ? Number(tr.children[7].dataset.usd) : null,
+    href: tr.querySelector('a')?.getAttribute('href'), rel: tr.querySelector('a')?.getAttribute('rel'),
+  })));
+  assert.ok(rows.length >= 5, `${rows.length} offers`);
+  // The model needs about 67 GiB: every offer has at least 72 GB of GPU memory.
+  for (const r of rows) {
+    const [n, gb] = r.cells[2].split('×').map((x) => Number(x.replace(/[^\d.]/g, '')));
+    assert.ok(n * gb >= 72, `${r.id}: ${r.cells[2]}`);
+    assert.match(r.href, /^https:\/\//);
+    assert.match(r.rel, /noopener/);
+  }
+  for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].price <= rows[i].price, 'sorted by price per hour');
+  assert.ok(rows.some((r) => r.mtok !== null), 'some offers have a cost per million tokens');
+  await page.click('[data-sort="mtok"]');
+  const mtok = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => tr.children[7].dataset.usd ? Number(tr.children[7].dataset.usd) : Infinity));
+  for (let i = 1; i < mtok.length; i++) assert.ok(mtok[i - 1] <= mtok[i], 'sorted by cost per million tokens');
+  assert.equal(await page.getAttribute('[data-sort="mtok"]', 'aria-pressed'), 'true');
+  // Fewer hours a day lower the monthly cost of per-second offers.
+  const monthly = async () => page.$eval('#cloud-table tbody tr td:nth-child(5)', (td) => Number(td.textContent.replace(/[^\d.]/g, '')));
+  const before8 = await monthly();
+  await page.fill('#cost-hours', '4');
+  await page.dispatchEvent('#cost-hours', 'change');
+  await page.waitForFunction((b) => Number(document.querySelector('#cloud-table tbody tr td:nth-child(5)').textContent.replace(/[^\d.]/g, '')) < b, before8);
+});
+
+test('rent vs buy shows the break-even, electricity per month, a chart and the same data as a table', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#rvb-break-even[data-months]');
+  const months = Number(await page.getAttribute('#rvb-break-even', 'data-months'));
+  assert.ok(months > 0 && months < 240, `break-even ${months}`);
+  assert.match(await page.textContent('#rvb-break-even'), /months/);
+  await page.waitForSelector('#rvb-chart canvas');
+  const n = await page.$$eval('#rvb-out table tbody tr', (trs) => trs.length);
+  assert.ok(n >= 25, `${n} rows`);
+  // A higher electricity price costs more per month and pays off later.
+  const elec = Number(await page.getAttribute('#rvb-elec', 'data-usd'));
+  await page.fill('#cost-kwh', '0.60');
+  await page.dispatchEvent('#cost-kwh', 'change');
+  await page.waitForFunction((e) => Number(document.querySelector('#rvb-elec')?.dataset.usd) > e * 2, elec);
+  assert.ok(Number(await page.getAttribute('#rvb-break-even', 'data-months')) > months);
+  assert.match(await page.textContent('#cost-inputs-used'), /0\.600/);
+});
+
+test('the fine-tuning table gives QLoRA < LoRA < full per GPU, none on one RTX 4090, and follows the sequence length', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]');
+  const read = () => page.$$eval('#ft-table tbody tr', (trs) => trs.map((tr) => ({
+    m: tr.dataset.method, v: tr.dataset.verdict, total: Number(tr.querySelector('[data-bytes]').dataset.bytes),
+    count: tr.querySelector('[data-count]').dataset.count,
+  })));
+  const rows = await read();
+  assert.deepEqual(rows.map((r) => r.m), ['qlora', 'lora', 'full']);
+  assert.ok(rows[0].total < rows[1].total && rows[1].total < rows[2].total, JSON.stringify(rows));
+  for (const r of rows) assert.equal(r.v, 'no_fit');
+  assert.ok(Number(rows[0].count) >= 2);
+  // GLM-4.5-Air has about 106.9B parameters: full fine-tuning needs over 16 bytes each in total.
+  assert.ok(rows[2].total >= 16 * 106e9, `full: ${rows[2].total} bytes on one GPU`);
+  await page.selectOption('#ft-seq', '8192');
+  await page.waitForFunction((q) => Number(document.querySelector('#ft-table tr[data-method="qlora"] [data-bytes]')?.dataset.bytes) > q, rows[0].total);
+  assert.match(await page.textContent('#ft-table caption'), /8K/);
+});
+
+test('where to buy follows the market, which is kept in the URL', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#buy-out a');
+  let hrefs = await page.$$eval('#buy-out a', (as) => as.map((a) => a.href));
+  assert.ok(hrefs.some((h) => h.startsWith('https://www.amazon.com/') && h.includes('RTX%204090')), hrefs.join(' '));
+  await page.selectOption('#market', 'UK');
+  await page.waitForFunction(() => [...document.querySelectorAll('#buy-out a')].some((a) => a.href.includes('amazon.co.uk')));
+  assert.match(page.url(), /market=UK/);
+  hrefs = await page.$$eval('#buy-out a', (as) => as.map((a) => a.getAttribute('rel')));
+  for (const rel of hrefs) assert.match(rel, /noopener/);
+  await page.waitForFunction(() => document.querySelector('#cost-owned-mtok')?.textContent.includes('£'));
+  await page.reload();
+  await page.waitForSelector('body[data-ready="true"]');
+  assert.equal(await page.inputValue('#market'), 'UK');
+  // The device page has the same store searches, for the market in its URL.
+  await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&market=EU&lang=en`);
+  await page.waitForSelector('#dp-buy a');
+  hrefs = await page.$$eval('#dp-buy a', (as) => as.map((a) => a.href));
+  assert.ok(hrefs.some((h) => h.startsWith('https://www.amazon.de/') && h.includes('RTX%204090')), hrefs.join(' '));
+  assert.match(await page.textContent('#dp-buy-title'), /GeForce RTX 4090/);
+});
+
+test('the quantization matrix shows a published GGUF size next to ours with the difference', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  await page.waitForSelector('#matrix [data-published]');
+  const cell = await page.$eval('#matrix [data-published]', (el) => ({ pub: Number(el.dataset.published), ours: Number(el.dataset.ours), text: el.textContent, repo: el.title }));
+  assert.ok(cell.pub > 0 && cell.ours > 0);
+  assert.match(cell.text, /published/);
+  assert.match(cell.text, /%/);
+  assert.match(cell.repo, /GLM-4\.5-Air-GGUF/);
+  // The difference shown is ours against the published size.
+  const shown = Number(cell.text.match(/([+−])([\d.]+)\s*%/).slice(2)[0]) * (cell.text.includes('−') ? -1 : 1);
+  assert.ok(Math.abs(shown - (100 * (cell.ours - cell.pub)) / cell.pub) < 0.06, cell.text);
+});
+
+test('the new sections are translated, have no serious accessibility problem, and fit a phone screen', async () => {
+  // axe-core is injected as an inline script, which the page's CSP would (rightly) refuse.
+  const page = await env.page({ bypassCSP: true });
+  await open(page, `${env.url}${PAGE}&lang=es`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]');
+  await page.waitForSelector('#rvb-chart canvas');
+  assert.equal((await page.textContent('#plug-rvb h2')).trim(), 'Alquilar o comprar');
+  assert.match(await page.textContent('#plug-finetune'), /Estados del optimizador/);
+  assert.match(await page.textContent('#sim-start'), /Iniciar/);
+  assert.deepEqual(await axeProblems(page), []);
+  await page.screenshot({ path: path.join(shots, 'money-desktop.png'), fullPage: true });
+  const phone = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await open(phone, `${env.url}${PAGE}&lang=en`);
+  await phone.waitForSelector('#ft-table tbody tr[data-method="full"]');
+  await phone.waitForSelector('#rvb-chart canvas');
+  assert.equal(await scrollsSideways(phone), false);
+  // A phone widens its layout viewport to fit content that sticks out: it must stay at 390 px.
+  assert.equal(await phone.evaluate(() => window.innerWidth), 390);
+  await phone.screenshot({ path: path.join(shots, 'money-phone.png'), fullPage: true });
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(phone.problems, []);
+});

@@ -1,0 +1,83 @@
+// @ts-check
+// The cloud comparison table: every catalog offer with enough GPU memory for the model at the
+// current settings (the core's `cost` answer), with its hourly price, the month at the chosen
+// hours per day as the provider bills it, our tokens/s on that instance and the cost per million
+// tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
+// data/clouds.json only (https URLs), never from anything a person typed.
+import { byId, fill, h } from '../dom.js';
+import { gib, money, num, tokens, tps } from '../format.js';
+import { t } from '../i18n.js';
+import { state } from '../state.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/** @type {'price' | 'mtok'} */
+let sortKey = 'price';
+/** @type {{r: any, c: any, mk: any} | null} */
+let last = null;
+/** The table shows the first FEW offers until the person asks for all of them. */
+const FEW = 12;
+let showAll = false;
+
+/** @param {any} o */
+const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.single : Infinity);
+
+/** Offers in the chosen order (unknown $/Mtok last, then by price). @param {any[]} offers */
+export function sortOffers(offers, key = sortKey) {
+  return [...offers].sort((a, b) => (key === 'mtok' ? perM(a) - perM(b) || a.price_hour_usd - b.price_hour_usd
+    : a.price_hour_usd - b.price_hour_usd || perM(a) - perM(b)));
+}
+
+/** @param {any} r the estimate @param {any} c the cost answer @param {any} mk the market */
+export function renderCloud(r, c, mk) {
+  last = { r, c, mk };
+  const L = state.lang;
+  const sec = byId('plug-cloud');
+  sec.hidden = false;
+  const need = gib(c.memory_need_bytes, L);
+  const offers = c.clouds;
+  if (!offers.length) {
+    fill('cloud-out', h('p', { class: 'note' }, T('cloud_none', { total: need })));
+    return;
+  }
+  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const sortBtn = (/** @type {'price' | 'mtok'} */ key, /** @type {string} */ label) => h('button', {
+    type: 'button', class: 'small', 'aria-pressed': String(sortKey === key), dataset: { sort: key },
+    on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk); } },
+  }, label);
+  const head = [T('col_provider'), T('col_instance'), T('col_gpus'), T('col_price_hour'), T('col_monthly'), T('col_billing'), T('col_tps'), T('col_per_mtok'), T('col_offer')];
+  const sorted = sortOffers(offers);
+  const rows = (showAll ? sorted : sorted.slice(0, FEW)).map((o) => {
+    const pm = o.per_million_tokens_usd;
+    const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
+    return h('tr', { dataset: { offer: o.id } },
+      h('th', { scope: 'row' }, o.provider),
+      h('td', { class: 'wrap' }, o.instance),
+      h('td', null, `${num(o.gpu_count, L)} × ${num(o.vram_per_gpu_gb, L)} GB`),
+      h('td', { dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
+      h('td', null, m(o.monthly_usd, 0)),
+      h('td', null, T(`billing_${o.billing}`)),
+      h('td', null, pm ? tps(pm.decode_tps, L) : '—'),
+      h('td', pm ? { dataset: { usd: String(pm.single) } } : null, pm ? m(pm.single) : '—'),
+      h('td', null, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
+        T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
+  });
+  const caption = T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
+  const dates = [...new Set(offers.map((/** @type {any} */ o) => o.checked).filter(Boolean))].sort();
+  fill('cloud-out',
+    h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: num(c.usage.hours_per_day, L, 1) })),
+    h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, `${T('sort_by')}:`),
+      sortBtn('price', T('sort_price')), sortBtn('mtok', T('sort_mtok'))),
+    h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
+      h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+        h('table', { class: 'data wrap-head', id: 'cloud-table' }, h('caption', { class: 'sr' }, caption),
+          h('thead', null, h('tr', null, head.map((x, i) => h('th', {
+            scope: 'col', 'aria-sort': (i === 3 && sortKey === 'price') || (i === 7 && sortKey === 'mtok') ? 'ascending' : null,
+          }, x)))),
+          h('tbody', null, rows)))),
+    sorted.length > FEW ? h('button', {
+      type: 'button', class: 'small more-rows', id: 'cloud-all', 'aria-expanded': String(showAll),
+      on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk); } },
+    }, showAll ? T('cloud_fewer', { 0: num(FEW, L) }) : T('cloud_all', { 0: num(sorted.length, L) })) : null,
+    h('p', { class: 'note' }, T('cloud_note', { date: dates.join(', '), cur: mk ? mk.currency : 'USD' })));
+}

@@ -1,0 +1,226 @@
+// @ts-check
+// Money on the model × device view, all from the core's `cost` function (core/cost.hpp): the cost
+// per million tokens on the person's own hardware (with every input it used, each traceable to
+// its source), the cloud offers that hold the model (cloud.js draws that table) and rent versus
+// buy with its chart. The page adds no formula: throughput comes from the estimate's speed, the
+// cloud offers' throughput from estimates on those devices, and every figure from `cost`.
+// Amounts come in US dollars and are shown in the chosen market's currency (format.js money).
+import { call, many } from '../client.js';
+import { request } from '../catalog.js';
+import { lineChart } from '../chart.js';
+import { byId, fill, h, table, text } from '../dom.js';
+import { money, num, tps } from '../format.js';
+import { t } from '../i18n.js';
+import { state } from '../state.js';
+import { renderCloud } from './cloud.js';
+import { renderBuy } from './buy.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/** Usage inputs kept for the visit (not in the URL: they describe the person, not the view). */
+export const usage = {
+  hours: 8,
+  amort: 36,
+  /** Electricity price per kWh in the market's currency; null = the market's published price. */
+  kwhLocal: /** @type {number | null} */ (null),
+};
+
+/** @type {Promise<any[]> | null} */
+let marketsPromise = null;
+/** The markets of data/markets.json (currency, electricity price, stores), loaded once. */
+export function markets() {
+  marketsPromise ??= call('list', 'markets').catch(() => []);
+  return marketsPromise;
+}
+
+/** The entry for the chosen market. */
+export async function market() {
+  const ms = await markets();
+  return ms.find((m) => m.id === state.market) || ms.find((m) => m.id === 'US') || null;
+}
+
+/**
+ * The cost request for an estimate result: the estimate's own request plus its decode speed and
+ * the usage inputs. The same document the CLI builds from `willitfit cost --model … --decode-tps …`.
+ * @param {any} r @param {any} mk
+ */
+export function costRequest(r, mk) {
+  /** @type {Record<string, any>} */
+  const q = { ...request(), decode_tps: r.speed.decode_tps, market: state.market, hours_per_day: usage.hours, amortization_months: usage.amort };
+  if (usage.kwhLocal !== null && mk) q.price_kwh_usd = usage.kwhLocal * mk.usd_per_unit;
+  return q;
+}
+
+/**
+ * Decode speed on each cloud device, for the smallest instance of it among the offers (the
+ * core's `speeds` map is per device). Each one is an estimate like the page's own.
+ * @param {any[]} offers
+ */
+async function cloudSpeeds(offers) {
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const o of offers) counts.set(o.device, Math.min(counts.get(o.device) ?? Infinity, o.gpu_count));
+  const ids = [...counts.keys()];
+  const rs = await many(ids.map((id) => request({ hw: id, count: counts.get(id), ram: 0 })));
+  /** @type {Record<string, {decode_tps: number}>} */
+  const speeds = {};
+  ids.forEach((id, i) => {
+    const d = rs[i] && !rs[i].error && rs[i].speed && rs[i].speed.decode_tps;
+    if (typeof d === 'number' && d > 0) speeds[id] = { decode_tps: d };
+  });
+  return speeds;
+}
+
+let seq = 0;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let timer;
+/** @type {any} */
+let lastResult = null;
+
+/** Render the money sections for an estimate (debounced; a newer call wins). @param {any} r */
+export function renderCost(r) {
+  lastResult = r;
+  clearTimeout(timer);
+  const mine = ++seq;
+  timer = setTimeout(() => {
+    run(r, () => mine === seq).catch((e) => {
+      if (mine !== seq) return;
+      byId('plug-cost').hidden = false;
+      fill('cost-out', h('p', { class: 'error' }, String(e && e.message || e)));
+    });
+  }, 120);
+}
+
+/** Run again with the last result (an input changed). */
+function rerun() { if (lastResult) renderCost(lastResult); }
+
+/** @param {any} r @param {() => boolean} alive */
+async function run(r, alive) {
+  const mk = await market();
+  renderBuy(r, mk);
+  ensureInputs(mk);
+  const hasSpeed = r.speed && typeof r.speed.decode_tps === 'number' && r.speed.decode_tps > 0;
+  byId('plug-cost').hidden = false;
+  if (!hasSpeed) {
+    fill('cost-out', h('p', { class: 'note' }, T('cost_no_speed')));
+    byId('plug-cloud').hidden = true;
+    byId('plug-rvb').hidden = true;
+    return;
+  }
+  const base = costRequest(r, mk);
+  const first = await call('cost', base);
+  if (!alive()) return;
+  const speeds = await cloudSpeeds(first.clouds);
+  const be = first.rent_vs_buy && first.rent_vs_buy.break_even_months;
+  // Show the chart a little past the break-even point, between two and twenty years.
+  const months = Math.min(240, Math.max(24, typeof be === 'number' ? Math.ceil(be * 1.5) : 36));
+  const c = await call('cost', { ...base, speeds, months });
+  if (!alive()) return;
+  paintCard(r, c, mk);
+  renderCloud(r, c, mk);
+  paintRentVsBuy(r, c, mk);
+}
+
+/** The usage inputs, made once so typing in them never loses focus. @param {any} mk */
+function ensureInputs(mk) {
+  const box = byId('cost-inputs');
+  const unit = mk ? mk.currency : 'USD';
+  if (!box.firstChild) {
+    const field = (/** @type {string} */ id, /** @type {string} */ key, /** @type {Record<string, any>} */ attrs, /** @type {(v: number) => void} */ set) => {
+      const input = h('input', { id, type: 'number', inputmode: 'decimal', ...attrs });
+      input.addEventListener('change', () => {
+        const v = Number(/** @type {HTMLInputElement} */ (input).value);
+        if (Number.isFinite(v) && v >= Number(attrs.min) && v <= Number(attrs.max)) { set(v); rerun(); }
+      });
+      return h('div', { class: 'field' }, h('label', { for: id, id: `${id}-label` }, T(key, { 0: unit })), input);
+    };
+    box.append(
+      field('cost-hours', 'hours_day', { min: '0.5', max: '24', step: '0.5', value: String(usage.hours) }, (v) => { usage.hours = v; }),
+      field('cost-kwh', 'elec_price', { min: '0', max: '10', step: '0.01' }, (v) => { usage.kwhLocal = v; }),
+      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort) }, (v) => { usage.amort = Math.round(v); }));
+  }
+  // Labels follow the language and the market; the price follows the market until one is typed.
+  text('cost-hours-label', T('hours_day'));
+  text('cost-kwh-label', T('elec_price', { 0: unit }));
+  text('cost-amort-label', T('amort_months'));
+  const kwh = /** @type {HTMLInputElement} */ (byId('cost-kwh'));
+  if (usage.kwhLocal === null && mk && document.activeElement !== kwh) kwh.value = String(mk.price_kwh_local);
+}
+
+/** Forget a typed electricity price (the market changed). */
+export function resetElectricity() { usage.kwhLocal = null; }
+
+/** @param {string} k @param {string} v @param {string} s @param {Record<string, string>} [data] */
+function card(k, v, s, data) {
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, v), h('div', { class: 's' }, s));
+}
+
+/** Cost per million tokens on owned hardware, with what it was computed from. @param {any} r @param {any} c @param {any} mk */
+function paintCard(r, c, mk) {
+  const L = state.lang;
+  const o = c.owned;
+  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
+    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
+  // A saved custom device has neither: a cost of zero would read as "free".
+  if (!(o.power_w > 0) && !(o.purchase_usd > 0)) {
+    fill('cost-out', h('p', { class: 'note' }, T('cost_no_hw')));
+    return;
+  }
+  const cards = h('div', { class: 'cards' },
+    card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
+      { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) }),
+    card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
+      { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }),
+    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
+      offer: `${best.provider} ${best.instance}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+    }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
+  const e = c.electricity;
+  const given = e.source === 'given';
+  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, T('cost_inputs', {
+    tps: tps(o.per_million_tokens_usd.decode_tps, L), power: num(o.power_w, L),
+    price: money(e.price_kwh_usd, mk, L, 3),
+    market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
+    purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1),
+  }));
+  const src = !given && /^https:\/\//.test(e.source || '')
+    ? h('p', { class: 'note' }, `${T('cost_source')}: `, h('a', { href: e.source, rel: 'noopener noreferrer', target: '_blank' }, e.source)) : null;
+  fill('cost-out', cards, inputs, src);
+}
+
+/** Months to break even, electricity per month, and cumulative cost (chart and table). @param {any} r @param {any} c @param {any} mk */
+function paintRentVsBuy(r, c, mk) {
+  const L = state.lang;
+  const b = c.rent_vs_buy;
+  const sec = byId('plug-rvb');
+  sec.hidden = false;
+  if (!b) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_offer'))); return; }
+  if (!(c.owned.purchase_usd > 0)) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_price'))); return; }
+  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
+  const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
+  const be = b.break_even_months;
+  const cards = h('div', { class: 'cards' },
+    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, 1) }) : T('never'), typeof be === 'number' ? '' : T('never_note'),
+      { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
+    card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
+    card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
+  const s = b.series;
+  const chart = h('div', { class: 'chart', id: 'rvb-chart' });
+  const rows = s.months.map((/** @type {number} */ mo, /** @type {number} */ i) => [num(mo, L), m(s.owned_usd[i], 0), m(s.cloud_usd[i], 0)]);
+  fill('rvb-out',
+    h('p', { class: 'note' }, T('rvb_intro', { hw: r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name, price: m(b.purchase_usd, 0), offer: offerName })),
+    cards, h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
+    h('details', { class: 'more' }, h('summary', null, T('as_table')),
+      table(T('rvb_chart', { 0: num(s.months.length - 1, L) }), [T('month'), T('buy_series'), T('rent_series')], rows)));
+  const rate = mk && mk.currency !== 'USD' && mk.usd_per_unit > 0 ? mk.usd_per_unit : 1;
+  lineChart(chart, {
+    x: s.months,
+    series: [
+      { label: T('buy_series'), values: s.owned_usd.map((/** @type {number} */ v) => v / rate), color: '--weights' },
+      { label: T('rent_series'), values: s.cloud_usd.map((/** @type {number} */ v) => v / rate), color: '--offload' },
+    ],
+    xLabel: T('month'), yLabel: mk ? mk.currency : 'USD',
+    xFmt: (v) => num(v, L), yFmt: (v) => money(v * rate, mk, L, 0),
+  }).catch(() => { chart.textContent = T('chart_failed'); });
+}

@@ -1,0 +1,106 @@
+// @ts-check
+// The fine-tuning table: QLoRA (NF4 base), LoRA (bf16 base) and full fine-tuning (AdamW, mixed
+// precision) of the current model, each from the core's `train` function (core/training.hpp):
+// memory per GPU by term, the total, the verdict on one of the chosen device, how many of them
+// it takes (ZeRO-3 beyond one) and the cheapest catalog set that fits. Inputs: sequence length,
+// micro-batch and gradient checkpointing (kept for the visit).
+import { call } from '../client.js';
+import { deviceInfo } from '../catalog.js';
+import { byId, fill, h } from '../dom.js';
+import { gib, num, tokens } from '../format.js';
+import { t } from '../i18n.js';
+import { state } from '../state.js';
+import * as store from '../store.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+export const METHODS = /** @type {const} */ (['qlora', 'lora', 'full']);
+export const ftInputs = { seq: 2048, batch: 1, checkpointing: true };
+
+/** The train request for a method at the current view. @param {string} method */
+export function trainRequest(method) {
+  return {
+    model: store.modelRef(state.model), hardware: store.deviceRef(state.hw), method, optimizer: 'adamw',
+    precision: 'mixed', seq: ftInputs.seq, batch: ftInputs.batch, checkpointing: ftInputs.checkpointing,
+  };
+}
+
+let seq = 0;
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let timer;
+/** @type {any} */
+let lastR = null;
+
+/** @param {any} r the estimate (for names) */
+export function renderFinetune(r) {
+  lastR = r;
+  clearTimeout(timer);
+  const mine = ++seq;
+  timer = setTimeout(() => {
+    run(r, () => mine === seq).catch((e) => {
+      if (mine !== seq) return;
+      fill('finetune-out', h('p', { class: 'error' }, String(e && e.message || e)));
+    });
+  }, 160);
+}
+
+/** @param {any} r @param {() => boolean} alive */
+async function run(r, alive) {
+  byId('plug-finetune').hidden = false;
+  ensureInputs();
+  const rs = await Promise.all(METHODS.map((m) => call('train', trainRequest(m)).catch((e) => ({ error: e }))));
+  if (!alive()) return;
+  const L = state.lang;
+  const hw = deviceInfo(state.hw)?.name || r.hardware.name;
+  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_cheapest')];
+  const rows = METHODS.map((m, i) => {
+    const x = rs[i];
+    if (x.error) return h('tr', { dataset: { method: m } }, h('th', { scope: 'row' }, T(`ft_${m}`)), h('td', { colspan: String(head.length - 1), class: 'note' }, String(x.error.message || x.error)));
+    const p = x.memory.per_gpu;
+    const n = x.min_count;
+    const ch = x.cheapest;
+    return h('tr', { dataset: { method: m, verdict: x.verdict } },
+      h('th', { scope: 'row' }, T(`ft_${m}`), h('div', { class: 'note' }, T('ft_trainable', { 0: `${num(x.params.trainable / 1e9, L, 2)}B` }))),
+      h('td', null, gib(p.weights_bytes, L)),
+      h('td', null, gib(p.gradients_bytes, L)),
+      h('td', null, gib(p.master_bytes + p.optimizer_bytes, L)),
+      h('td', null, gib(p.activations_bytes + p.logits_bytes, L)),
+      h('td', null, gib(p.workspace_bytes + p.runtime_bytes, L)),
+      h('td', { dataset: { bytes: String(p.total_bytes) } }, h('strong', null, gib(p.total_bytes, L))),
+      h('td', null, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
+      h('td', { dataset: { count: n == null ? '' : String(n) } }, typeof n === 'number' ? (n > 1 ? T('ft_count', { 0: num(n, L) }) : num(n, L)) : T('ft_too_many')),
+      h('td', null, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
+  });
+  const caption = T('ft_table', { model: r.model.name, seq: tokens(ftInputs.seq, L), batch: num(ftInputs.batch, L) });
+  fill('finetune-out',
+    h('p', { class: 'note' }, T('ft_intro', { model: r.model.name })),
+    h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
+      h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
+        h('table', { class: 'data wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
+          h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
+          h('tbody', null, rows)))));
+}
+
+function ensureInputs() {
+  const box = byId('finetune-inputs');
+  if (!box.firstChild) {
+    const seqSel = h('select', { id: 'ft-seq' }, [512, 1024, 2048, 4096, 8192, 16384, 32768].map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
+    /** @type {HTMLSelectElement} */ (seqSel).value = String(ftInputs.seq);
+    seqSel.addEventListener('change', () => { ftInputs.seq = Number(/** @type {HTMLSelectElement} */ (seqSel).value); if (lastR) renderFinetune(lastR); });
+    const batch = h('input', { id: 'ft-batch', type: 'number', min: '1', max: '256', step: '1', value: String(ftInputs.batch), inputmode: 'numeric' });
+    batch.addEventListener('change', () => {
+      const v = Math.round(Number(/** @type {HTMLInputElement} */ (batch).value));
+      if (Number.isFinite(v) && v >= 1 && v <= 256) { ftInputs.batch = v; if (lastR) renderFinetune(lastR); }
+    });
+    const ck = h('input', { id: 'ft-ckpt', type: 'checkbox', checked: ftInputs.checkpointing });
+    // The checkbox sits inside its label, so the whole line toggles it.
+    ck.addEventListener('change', () => { ftInputs.checkpointing = /** @type {HTMLInputElement} */ (ck).checked; if (lastR) renderFinetune(lastR); });
+    box.append(
+      h('div', { class: 'field' }, h('label', { for: 'ft-seq', id: 'ft-seq-label' }, T('ft_seq')), seqSel),
+      h('div', { class: 'field' }, h('label', { for: 'ft-batch', id: 'ft-batch-label' }, T('ft_batch')), batch),
+      h('div', { class: 'field check' }, h('label', { for: 'ft-ckpt' }, ck, h('span', { id: 'ft-ckpt-label' }, T('ft_ckpt')))));
+  }
+  byId('ft-seq-label').textContent = T('ft_seq');
+  byId('ft-batch-label').textContent = T('ft_batch');
+  byId('ft-ckpt-label').textContent = T('ft_ckpt');
+}
