@@ -92,4 +92,8 @@ export default {
   acc_pending: 'The accuracy report will appear here once the core publishes it.', acc_rows: 'Estimates against measurements', acc_empty: 'The report has no cases yet.',
   measured: 'Measured', estimated: 'Estimated', choose: 'Choose',
   short_fits: 'fits', short_tight: 'tight', short_offload: 'offload', short_no_fit: 'no fit',
+  offline_download: 'Download for offline use', offline_hint: 'One HTML file with everything inside; open it without a network.',
+  embed_this: 'Embed this', embed_title: 'Embed this estimate', embed_intro: 'Paste one of these into your page. Both show the current model, hardware, quantization and context.',
+  embed_widget: 'Widget (a script and an element)', embed_iframe: 'Iframe (resizes itself to its content)',
+  copy: 'Copy', copied: 'Copied.', copy_failed: 'Could not copy; select the text and copy it.', close: 'Close',
 };

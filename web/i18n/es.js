@@ -92,4 +92,8 @@ export default {
   acc_pending: 'El informe de precisión aparecerá aquí cuando el núcleo lo publique.', acc_rows: 'Estimaciones frente a mediciones', acc_empty: 'El informe aún no tiene casos.',
   measured: 'Medido', estimated: 'Estimado', choose: 'Elegir',
   short_fits: 'cabe', short_tight: 'justo', short_offload: 'descarga', short_no_fit: 'no cabe',
+  offline_download: 'Descargar para usar sin conexión', offline_hint: 'Un archivo HTML con todo dentro; se abre sin red.',
+  embed_this: 'Insertar', embed_title: 'Insertar esta estimación', embed_intro: 'Pega uno de estos fragmentos en tu página. Ambos muestran el modelo, el hardware, la cuantización y el contexto actuales.',
+  embed_widget: 'Widget (un script y un elemento)', embed_iframe: 'Iframe (ajusta su altura al contenido)',
+  copy: 'Copiar', copied: 'Copiado.', copy_failed: 'No se pudo copiar; selecciona el texto y cópialo.', close: 'Cerrar',
 };

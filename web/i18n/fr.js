@@ -92,4 +92,8 @@ export default {
   acc_pending: 'Le rapport de précision apparaîtra ici dès que le moteur le publiera.', acc_rows: 'Estimations et mesures', acc_empty: 'Le rapport ne contient encore aucun cas.',
   measured: 'Mesuré', estimated: 'Estimé', choose: 'Choisir',
   short_fits: 'tient', short_tight: 'juste', short_offload: 'déchargement', short_no_fit: 'ne tient pas',
+  offline_download: 'Télécharger pour un usage hors ligne', offline_hint: 'Un seul fichier HTML qui contient tout ; il s’ouvre sans réseau.',
+  embed_this: 'Intégrer', embed_title: 'Intégrer cette estimation', embed_intro: 'Collez l’un de ces extraits dans votre page. Les deux montrent le modèle, le matériel, la quantification et le contexte actuels.',
+  embed_widget: 'Widget (un script et un élément)', embed_iframe: 'Iframe (s’ajuste à son contenu)',
+  copy: 'Copier', copied: 'Copié.', copy_failed: 'Copie impossible ; sélectionnez le texte et copiez-le.', close: 'Fermer',
 };

@@ -92,4 +92,8 @@ export default {
   acc_pending: '核心发布准确度报告后会显示在这里。', acc_rows: '估算与测量对比', acc_empty: '报告中还没有案例。',
   measured: '测量值', estimated: '估算值', choose: '选择',
   short_fits: '放得下', short_tight: '很紧张', short_offload: '需卸载', short_no_fit: '放不下',
+  offline_download: '下载离线版', offline_hint: '一个包含全部内容的 HTML 文件，无需网络即可打开。',
+  embed_this: '嵌入', embed_title: '嵌入此估算', embed_intro: '将以下任一代码粘贴到你的网页中。两者都显示当前的模型、硬件、量化和上下文。',
+  embed_widget: '小组件（一个脚本和一个元素）', embed_iframe: 'Iframe（自动调整为内容高度）',
+  copy: '复制', copied: '已复制。', copy_failed: '无法复制；请选中文本后手动复制。', close: '关闭',
 };
