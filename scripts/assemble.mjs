@@ -1,6 +1,12 @@
-// Assembles dist/: the static site served by `npm start`, from web/ and the built module.
+// Assembles dist/: the static site served by `npm start`, from web/ and the built module, then
+// the app icons, the one-file offline page (scripts/offline.mjs) and the service worker's
+// version and precache list (a hash of every assembled file, so each build is a new cache).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
+
+import { pngIcon } from './icon.mjs';
+import { buildOffline } from './offline.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = path.join(root, 'dist');
@@ -14,4 +20,34 @@ if (fs.existsSync(uplot)) {
   fs.copyFileSync(path.join(uplot, 'uPlot.esm.js'), path.join(dist, 'vendor', 'uPlot.esm.js'));
   fs.copyFileSync(path.join(uplot, 'uPlot.min.css'), path.join(dist, 'vendor', 'uPlot.min.css'));
 }
-console.log(`assembled ${path.relative(process.cwd(), dist) || dist}/`);
+const svg = fs.readFileSync(path.join(dist, 'favicon.svg'), 'utf8');
+for (const size of [192, 512]) fs.writeFileSync(path.join(dist, `icon-${size}.png`), pngIcon(svg, size));
+
+const offline = buildOffline(dist);
+
+/** Every file under dist/, as paths relative to it with forward slashes, sorted. @param {string} dir */
+function files(dir, rel = '') {
+  /** @type {string[]} */
+  const out = [];
+  for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+    const r = rel ? `${rel}/${e.name}` : e.name;
+    if (e.isDirectory()) out.push(...files(path.join(dir, e.name), r));
+    else out.push(r);
+  }
+  return out.sort();
+}
+// Precache what the hosted app loads; not the offline page or the single-file glue (the hosted
+// app never loads them, and together they are most of the bytes).
+const all = files(dist).filter((f) => f !== 'sw.js');
+const hash = crypto.createHash('sha256');
+for (const f of all) hash.update(f).update('\0').update(fs.readFileSync(path.join(dist, f))).update('\0');
+const version = hash.digest('hex').slice(0, 16);
+const precache = ['./', ...all.filter((f) => !['willitfit-offline.html', 'willitfit-single.js'].includes(f))];
+const swFile = path.join(dist, 'sw.js');
+let sw = fs.readFileSync(swFile, 'utf8');
+if (!sw.includes("'__WIF_VERSION__'") || !sw.includes("const FILES = ['./'];")) throw new Error('assemble: sw.js placeholders not found');
+sw = sw.replace("'__WIF_VERSION__'", JSON.stringify(version)).replace("const FILES = ['./'];", `const FILES = ${JSON.stringify(precache)};`);
+fs.writeFileSync(swFile, sw);
+
+console.log(`assembled ${path.relative(process.cwd(), dist) || dist}/ (service worker version ${version}; ` +
+  `willitfit-offline.html ${(offline.bytes / 1024).toFixed(0)} KiB)`);

@@ -10,6 +10,8 @@ import { num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
+import { registerServiceWorker } from './pwa.js';
+import { initShare } from './share.js';
 import { readUrl, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
@@ -218,9 +220,11 @@ async function init() {
   });
   refreshSaved();
   showStoreProblems();
+  initShare();
   await update(false);
   document.body.dataset.engine = await where();
   document.body.dataset.ready = 'true';
+  registerServiceWorker();
 }
 
 /** Saved entries that could not be read are reported, never dropped silently. */

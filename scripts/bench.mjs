@@ -1,0 +1,186 @@
+// npm run bench: the budgets of issue 8, printed as figures (a benchmark, not a test).
+//  (a) bytes: every file the app loads, compressed with gzip and brotli (node:zlib, maximum
+//      levels, as a static host would precompress), and the one-file offline page raw and gzipped,
+//      against the 500 KB budget;
+//  (b) cold start: navigation to the first verdict in headless Chromium vs the same browser
+//      loading a blank page from the same server (fresh context each run, median of 5);
+//  (c) throughput through the JS API in node (dist/api.js over dist/willitfit.js): estimates per
+//      second, and one pass over every model × device × GGUF quant at one context;
+//  (d) GGUF header parsing: our reader (wasm ggufSummary) vs @huggingface/gguf on the same
+//      in-memory header written by `willitfit gguf-synth` for DeepSeek V3.
+// Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import zlib from 'node:zlib';
+
+import { startServer } from './server.mjs';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+const dist = path.join(root, 'dist');
+const BUDGET = 500 * 1000;
+const RUNS = 5;
+const GRID_SECONDS = Number(process.env.WIF_BENCH_GRID_SECONDS) || 20;
+const APP_QUERY = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en';
+
+const kb = (/** @type {number} */ b) => `${(b / 1000).toFixed(1)} KB`;
+const ms = (/** @type {number} */ t) => `${t.toFixed(0)} ms`;
+const gcd = (/** @type {number} */ a, /** @type {number} */ b) => (b ? gcd(b, a % b) : a);
+const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+const gz = (/** @type {Buffer} */ b) => zlib.gzipSync(b, { level: 9 }).length;
+const br = (/** @type {Buffer} */ b) => zlib.brotliCompressSync(b, {
+  params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
+
+if (!fs.existsSync(path.join(dist, 'willitfit-offline.html'))) {
+  console.error('bench: dist/ is not built (run bash scripts/build.sh)');
+  process.exit(1);
+}
+
+// ---------------------------------------------------------------- (a) and (b): in the browser
+async function browserFigures() {
+  const { chromium } = await import('playwright-core');
+  const { server, url } = await startServer({ port: 0 });
+  const blankDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bench-'));
+  fs.writeFileSync(path.join(blankDir, 'blank.html'), '<!doctype html><html><head><meta charset="utf-8"><title>blank</title></head><body></body></html>');
+  const blank = await startServer({ port: 0, root: blankDir });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  /** @type {Set<string>} */
+  const loaded = new Set();
+  const appTimes = [];
+  const blankTimes = [];
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      // Fresh context: empty HTTP cache, no service worker (it would serve the second run).
+      const ctx = await browser.newContext({ serviceWorkers: 'block' });
+      const page = await ctx.newPage();
+      page.on('request', (r) => { if (r.url().startsWith(url)) loaded.add(new URL(r.url()).pathname); });
+      const t0 = performance.now();
+      await page.goto(url + APP_QUERY);
+      await page.waitForFunction(() => {
+        const v = document.querySelector('#verdict')?.getAttribute('data-verdict');
+        return v && v !== 'pending';
+      }, null, { timeout: 120000, polling: 5 });
+      appTimes.push(performance.now() - t0);
+      if (i === 0) await page.waitForLoadState('networkidle');   // lazily loaded parts count as loaded
+      await ctx.close();
+
+      const bctx = await browser.newContext();
+      const bpage = await bctx.newPage();
+      const b0 = performance.now();
+      await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'load' });
+      blankTimes.push(performance.now() - b0);
+      await bctx.close();
+    }
+  } finally {
+    await browser.close();
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => blank.server.close(r));
+    fs.rmSync(blankDir, { recursive: true, force: true });
+  }
+  return { loaded, appTimes, blankTimes };
+}
+
+function bytesFigures(/** @type {Set<string>} */ loaded) {
+  console.log('\n(a) Bytes the app loads (gzip -9 / brotli q11, via node:zlib)');
+  let raw = 0, g = 0, b = 0;
+  const rows = [];
+  for (const p of [...loaded].sort()) {
+    const file = path.join(dist, p === '/' ? 'index.html' : decodeURIComponent(p.slice(1)));
+    if (!fs.existsSync(file) || fs.statSync(file).isDirectory()) continue;
+    const buf = fs.readFileSync(file);
+    const row = { file: path.relative(dist, file), raw: buf.length, gzip: gz(buf), brotli: br(buf) };
+    raw += row.raw; g += row.gzip; b += row.brotli;
+    rows.push(row);
+  }
+  rows.sort((x, y) => y.brotli - x.brotli);
+  for (const r of rows) console.log(`  ${r.file.padEnd(26)} ${kb(r.raw).padStart(10)} raw ${kb(r.gzip).padStart(10)} gzip ${kb(r.brotli).padStart(10)} brotli`);
+  console.log(`  ${`total, ${rows.length} files`.padEnd(26)} ${kb(raw).padStart(10)} raw ${kb(g).padStart(10)} gzip ${kb(b).padStart(10)} brotli`);
+  console.log(`  budget ${kb(BUDGET)} compressed: gzip ${(100 * g / BUDGET).toFixed(0)} %, brotli ${(100 * b / BUDGET).toFixed(0)} % of it`);
+  const one = fs.readFileSync(path.join(dist, 'willitfit-offline.html'));
+  console.log(`  willitfit-offline.html    ${kb(one.length).padStart(10)} raw ${kb(gz(one)).padStart(10)} gzip ${kb(br(one)).padStart(10)} brotli` +
+    ` (${(100 * gz(one) / BUDGET).toFixed(0)} % of the budget gzipped)`);
+}
+
+// ---------------------------------------------------------------- (c) throughput in node
+async function throughput() {
+  const api = await import(path.join(dist, 'api.js'));
+  const req = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 };
+  await api.estimate(req);   // load and warm up the module
+  let n = 0;
+  const t0 = performance.now();
+  while (performance.now() - t0 < 2000) { await api.estimate(req); n++; }
+  const rate = n / ((performance.now() - t0) / 1000);
+  const [models, hardware, quants] = await Promise.all([api.list('models'), api.list('hardware'), api.list('quants')]);
+  const gguf = quants.filter((/** @type {any} */ q) => q.gguf);
+  // The whole grid takes hours at the rates seen so far, so a fixed share of it is run, spread
+  // evenly (a stride through the grid, coprime with its size), and the full time extrapolated.
+  const combos = [];
+  for (const m of models) for (const d of hardware) for (const q of gguf) combos.push([m.id, d.id, q.id]);
+  const N = combos.length;
+  let stride = 7919;
+  while (gcd(stride, N) !== 1) stride += 2;
+  let ok = 0, failed = 0, i = 0;
+  const t1 = performance.now();
+  for (; i < N && performance.now() - t1 < GRID_SECONDS * 1000; i++) {
+    const [model, hw, quant] = combos[(i * stride) % N];
+    try { await api.estimate({ model, hardware: hw, quant, context: 8192 }); ok++; } catch { failed++; }
+  }
+  const spent = performance.now() - t1;
+  const full = (spent / i) * N;
+  console.log('\n(c) Throughput through the JS API in node (dist/api.js, wasm)');
+  console.log(`  ${rate.toFixed(1)} estimates/s (one request repeated for 2 s)`);
+  console.log(`  every model × device × GGUF quant at 8K: ${models.length} × ${hardware.length} × ${gguf.length} = ${N} estimates`);
+  console.log(`  ran ${i} of them spread over the grid (${failed} answered with an error) in ${ms(spent)}: ` +
+    `${(i / (spent / 1000)).toFixed(1)}/s, so the whole grid ${i === N ? 'took' : 'would take'} ${(full / 1000).toFixed(0)} s (${(full / 3.6e6).toFixed(1)} h)`);
+  return api;
+}
+
+// ---------------------------------------------------------------- (d) GGUF header parsing
+async function ggufParsing(/** @type {any} */ api) {
+  const { gguf } = await import('@huggingface/gguf');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bench-'));
+  const file = path.join(dir, 'deepseek-v3.gguf');
+  const model = 'deepseek-ai/DeepSeek-V3-0324';
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--model', model, '--quant', 'Q4_K_M', '--out', file, '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`gguf-synth failed: ${r.stdout}${r.stderr}`);
+  const bytes = new Uint8Array(fs.readFileSync(file));
+  fs.rmSync(dir, { recursive: true, force: true });
+  // The package reads through fetch with Range requests: serve them from the same bytes.
+  /** @type {typeof fetch} */
+  const memFetch = async (_u, init) => {
+    const range = /bytes=(\d+)-(\d+)/.exec(String(new Headers(init?.headers).get('Range') || ''));
+    const [a, b] = range ? [Number(range[1]), Math.min(Number(range[2]) + 1, bytes.length)] : [0, bytes.length];
+    return new Response(bytes.slice(a, b), { status: range ? 206 : 200, headers: { 'Content-Length': String(b - a) } });
+  };
+  const ours = await api.ggufSummary(bytes);
+  const theirs = await gguf('https://bench.invalid/deepseek-v3.gguf', { fetch: memFetch });
+  if (ours.tensors.length !== theirs.tensorInfos.length) throw new Error('the two readers disagree on the tensor count');
+  const time = async (/** @type {() => Promise<any>} */ f) => {
+    const xs = [];
+    for (let i = 0; i < 7; i++) { const t = performance.now(); await f(); xs.push(performance.now() - t); }
+    return median(xs);
+  };
+  const tOurs = await time(() => api.ggufSummary(bytes));
+  const tTheirs = await time(() => gguf('https://bench.invalid/deepseek-v3.gguf', { fetch: memFetch }));
+  console.log('\n(d) GGUF header parsing (median of 7, header in memory)');
+  console.log(`  header: ${model} Q4_K_M from gguf-synth, ${kb(bytes.length)}, ${ours.tensors.length} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
+  console.log(`  ours (wasm ggufSummary, with per-type bytes and hyperparameters): ${ms(tOurs)}`);
+  console.log(`  @huggingface/gguf (gguf(), metadata and tensor infos):           ${ms(tTheirs)}`);
+  console.log(`  ratio ours / theirs: ${(tOurs / tTheirs).toFixed(2)}`);
+}
+
+console.log(`willitfit bench (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; figures, not pass/fail)`);
+const { loaded, appTimes, blankTimes } = await browserFigures();
+bytesFigures(loaded);
+console.log(`\n(b) Cold start in headless Chromium (fresh context, median of ${RUNS})`);
+console.log(`  navigation to first verdict: ${ms(median(appTimes))} (runs: ${appTimes.map((t) => t.toFixed(0)).join(', ')})`);
+console.log(`  blank page load:             ${ms(median(blankTimes))} (runs: ${blankTimes.map((t) => t.toFixed(0)).join(', ')})`);
+console.log(`  ratio: ${(median(appTimes) / median(blankTimes)).toFixed(1)}×`);
+const api = await throughput();
+await ggufParsing(api);
