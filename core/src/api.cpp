@@ -40,6 +40,14 @@ void add_published_size(const Catalog& cat, const json& q, json& out) {
     }
 }
 
+// One estimate document, the same for api_estimate and each entry of api_estimate_many.
+std::string estimate_one(const Catalog& cat, const json& q) {
+  const EstimateRequest r = parse_request(cat, q);
+  json out = estimate_to_json(r, run_estimate(cat, r));
+  add_published_size(cat, q, out);
+  return out.dump();
+}
+
 }  // namespace
 
 std::string error_json(const Error& e) {
@@ -48,11 +56,7 @@ std::string error_json(const Error& e) {
 
 std::string api_estimate(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
-    const json q = parse_json(request_json, "");
-    const EstimateRequest r = parse_request(cat, q);
-    json out = estimate_to_json(r, run_estimate(cat, r));
-    add_published_size(cat, q, out);
-    return out.dump();
+    return estimate_one(cat, parse_json(request_json, ""));
   });
 }
 
@@ -63,10 +67,7 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
     std::string out = "[";
     for (std::size_t i = 0; i < qs.size(); ++i) {
       if (i) out += ",";
-      out += guarded([&] {
-        const EstimateRequest r = parse_request(cat, qs[i]);
-        return estimate_to_json(r, run_estimate(cat, r)).dump();
-      });
+      out += guarded([&] { return estimate_one(cat, qs[i]); });
     }
     return out + "]";
   });
