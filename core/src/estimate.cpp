@@ -13,7 +13,6 @@
 namespace wif {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 
 GgmlType kv_type(const std::string& s, const std::string& path) {
   auto t = ggml_type_from_name(s);

@@ -8,7 +8,6 @@
 namespace wif {
 namespace {
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr double kMiB = 1024.0 * 1024.0;
 }  // namespace
 
 SglangDefaults sglang_defaults(double gpu_mib, int tp) {
