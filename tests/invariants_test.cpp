@@ -116,8 +116,8 @@ TEST_CASE("every catalog model under every quantization gives usable numbers, an
       const auto r = request(m, *gpu, q.id, 4096);
       const auto e = run_estimate(catalog(), r);
       check_document(r, e, checked);
-      CHECK(e.plan.weights_bytes > 0);
-      weights[q.id] = e.plan.weights_bytes;
+      CHECK(e.plan->weights_bytes > 0);
+      weights[q.id] = e.plan->weights_bytes;
     }
     quants = weights.size();
     for (const auto& ladder : ladders)

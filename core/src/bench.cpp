@@ -175,9 +175,9 @@ BenchSet map_bench_rows(const Catalog& cat) {
         auto pb = std::make_shared<PlacedBench>();
         pb->req = parse_request(cat, q);
         pb->est = run_estimate(cat, pb->req);
-        c.work = model_work(model->arch, pb->est.plan);
-        c.file_bytes = static_cast<double>(pb->est.plan.file_bytes);
-        c.family = quant_family(pb->est.plan);
+        c.work = model_work(model->arch, *pb->est.plan);
+        c.file_bytes = static_cast<double>(pb->est.plan->file_bytes);
+        c.family = quant_family(*pb->est.plan);
         c.placed = pb;
       } catch (const std::exception&) {
         skip("cannot place this run");
@@ -221,7 +221,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
 double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
   if (c.placed) {
     const PlacedBench& p = *c.placed;
-    const SpeedResult s = placed_speed(p.req.model.arch, p.est.plan, p.est.placement, p.req.devices, p.req.kv,
+    const SpeedResult s = placed_speed(p.req.model.arch, *p.est.plan, p.est.placement, p.req.devices, p.req.kv,
                                        p.req.speed, k, p.req.host_link);
     return c.kind == "tg" ? s.gen_avg_tps : (s.prefill_available ? s.prefill_tps : 0);
   }

@@ -218,14 +218,13 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     good.push_back(std::move(o));
   }
   c.clouds_ = std::move(good);
+  for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }
 
 const ModelEntry* Catalog::find_model(const std::string& id) const {
-  const std::string l = lower(id);
-  for (const auto& m : models_)
-    if (lower(m.id) == l) return &m;
-  return nullptr;
+  auto it = model_index_.find(lower(id));
+  return it == model_index_.end() ? nullptr : &models_[it->second];
 }
 
 const Device* Catalog::find_device(const std::string& id) const {

@@ -114,14 +114,28 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   double chosen_month = 0;
   for (const auto& o : cat.clouds()) {
     const double vram = o.value("vram_gb", 0.0);  // total over the instance's GPUs (clouds.json)
-    if (r.need_bytes > 0 && vram * kGiB < static_cast<double>(r.need_bytes)) continue;
+    // What the instance holds is what its GPUs leave usable (device.hpp: the CUDA/ROCm context
+    // and driver reserve), the same rule the owned estimate's verdict uses, applied to the
+    // smaller of the catalog device's memory and the offer's stated memory per GPU (providers
+    // quote what nvidia-smi shows, some B200 offers 179 of 180). An offer whose device is not in
+    // the catalog is judged on its stated GB (10^9 bytes), the stricter reading.
+    const int gpus = std::max(1, o.value("gpu_count", 1));
+    const Device* dev = cat.find_device(o.value("device", ""));
+    double usable = vram * 1e9;
+    if (dev) {
+      Device per_gpu = *dev;
+      if (vram > 0) per_gpu.memory_gib = std::min(per_gpu.memory_gib, vram / gpus);
+      usable = static_cast<double>(usable_memory(per_gpu).usable_bytes) * gpus;
+    }
+    if (r.need_bytes > 0 && usable < static_cast<double>(r.need_bytes)) continue;
     const double price = o["price_hour_usd"].get<double>();
     const std::string billing = o.value("billing", "per-second");
     const double month = price * billed_hours_per_month(billing, r.hours_per_day);
     json row = {{"id", o.value("id", "")}, {"provider", o.value("provider", "")},
                 {"instance", o.value("instance", "")}, {"device", o.value("device", "")},
                 {"gpu_count", o.value("gpu_count", 1)}, {"vram_gb", vram},
-                {"vram_per_gpu_gb", vram / std::max(1, o.value("gpu_count", 1))},
+                {"vram_per_gpu_gb", vram / gpus},
+                {"usable_bytes", static_cast<std::uint64_t>(usable)},
                 {"price_hour_usd", price}, {"billing", billing}, {"market", o.value("market", "")},
                 {"monthly_usd", month}, {"url", o.value("url", "")}, {"checked", o.value("checked", "")}};
     auto sp = r.speeds.find(o.value("device", ""));

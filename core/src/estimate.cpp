@@ -8,6 +8,7 @@
 #include "willitfit/json_util.hpp"
 #include "willitfit/serving.hpp"
 #include "willitfit/limits.hpp"
+#include "willitfit/memo.hpp"
 #include "willitfit/placed_speed.hpp"
 
 namespace wif {
@@ -44,6 +45,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     m.params_total_b = e->params_total_b;
     m.params_active_b = e->params_active_b;
     m.arch = e->arch;
+    m.entry = e;
     return m;
   }
   if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
@@ -52,7 +54,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
     GgufModel g = load_gguf_model(bytes.data(), bytes.size(), p);
     m.arch = std::move(g.arch);
-    m.plan = std::move(g.plan);
+    m.plan = std::make_shared<const TensorPlan>(std::move(g.plan));
     m.name = opt_str(ref, "name", path).value_or(g.name);
     m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
     return m;
@@ -140,11 +142,14 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx) {
   Estimate e;
   const Architecture& a = r.model.arch;
-  e.plan = r.model.plan ? *r.model.plan : plan_quantization(a, r.quant, r.qopt);
-  e.params = count_params(a);
-  if (e.plan.from_file) {  // a real file: count what it holds
+  // A catalog model's plan and parameter count depend on model x quant only: made once (memo.hpp).
+  if (r.model.plan) e.plan = r.model.plan;
+  else if (r.model.entry) e.plan = memo_plan(cat, *r.model.entry, r.quant, r.qopt);
+  else e.plan = std::make_shared<const TensorPlan>(plan_quantization(a, r.quant, r.qopt));
+  e.params = r.model.entry ? memo_params(cat, *r.model.entry) : count_params(a);
+  if (e.plan->from_file) {  // a real file: count what it holds
     e.params.total = 0;
-    for (const auto& t : e.plan.tensors) e.params.total += t.n_elements();
+    for (const auto& t : e.plan->tensors) e.params.total += t.n_elements();
   }
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
@@ -154,8 +159,8 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   place_estimate(cat, r, e);
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
   if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
-    e.speed = placed_speed(a, e.plan, e.placement, r.devices, r.kv, r.speed,
-                           ctx.coefficients ? *ctx.coefficients : speed_coefficients(cat), r.host_link);
+    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, r.speed,
+                           ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat), r.host_link);
   return e;
 }
 
@@ -184,7 +189,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"params_active_published_b", r.model.params_active_b},
                  {"max_context", r.model.arch.n_ctx_train}, {"license", r.model.license},
                  {"shape", shape}}},
-      {"quant", {{"id", e.plan.quant}, {"bits_per_weight", e.plan.bits_per_weight()}}},
+      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},
                     {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend}}},
@@ -211,8 +216,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"verdict", e.verdict},
   };
   if (e.speed.decode_tps > 0) out["speed"] = speed_to_json(e.speed, r.speed);
-  if (e.plan.from_file || (find_quant(e.plan.quant) && find_quant(e.plan.quant)->gguf)) out["gguf_file_bytes"] = e.plan.file_bytes;
-  else out["checkpoint_bytes"] = e.plan.file_bytes;
+  if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
+  else out["checkpoint_bytes"] = e.plan->file_bytes;
   serving_to_json(r, e, out);
   return out;
 }

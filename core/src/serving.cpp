@@ -4,6 +4,7 @@
 
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/memo.hpp"
 #include "willitfit/sglang.hpp"
 
 namespace wif {
@@ -131,10 +132,10 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
     gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
   PlacementSettings all;
   all.mmap = r.placement.mmap;
-  e.full = place_llamacpp(a, e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
-  if (r.placement_given) e.placement = place_llamacpp(a, e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement);
+  e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
+  if (r.placement_given) e.placement = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement);
   else if (e.full.fits) e.placement = e.full;
-  else e.placement = auto_place(a, e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
+  else e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
 
   // memory.*_bytes: everything on the accelerators (the single-device contract), summed.
   e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;
@@ -175,21 +176,21 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
     o.chunked_prefill_size = r.vllm.max_num_batched_tokens;
     o.max_running_requests = r.vllm.max_num_seqs;
     o.kv_cache_dtype = r.vllm.kv_cache_dtype;
-    e.vllm = sglang_budget(a, e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
+    e.vllm = sglang_budget(a, *e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
     if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {
       o.context_length = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
-      e.vllm_fit = sglang_budget(a, e.plan, total_gib, phys_gib, o);
+      e.vllm_fit = sglang_budget(a, *e.plan, total_gib, phys_gib, o);
     }
     e.verdict = e.vllm->fits ? "fits" : "no_fit";
   } else if (r.engine == "vllm") {
     double total_gib = 1e300;
     for (const auto& g : gpus) total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
-    e.vllm = vllm_budget(a, e.plan, total_gib, r.vllm);
+    e.vllm = vllm_budget(a, *e.plan, total_gib, r.vllm);
     if (!e.vllm->fits && e.vllm->kv_available_bytes > 0 && e.vllm->max_model_len_fit >= 256 &&
         e.vllm->graphs_fit_headroom) {
       VllmOptions o = r.vllm;
       o.max_model_len = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
-      e.vllm_fit = vllm_budget(a, e.plan, total_gib, o);
+      e.vllm_fit = vllm_budget(a, *e.plan, total_gib, o);
     }
     e.verdict = e.vllm->fits ? "fits" : "no_fit";
   }
@@ -199,7 +200,7 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
     const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
     if (b.fits && r.devices.front().bandwidth_gbs > 0) {
       const std::int64_t depth = std::min<std::int64_t>(b.max_model_len, r.speed.depth + r.speed.prompt + r.speed.gen / 2);
-      e.throughput = serving_throughput(a, e.plan, r.devices.front(), b, r.vllm.concurrency, depth, speed_coefficients(cat));
+      e.throughput = serving_throughput(a, *e.plan, r.devices.front(), b, r.vllm.concurrency, depth, memo_speed_coefficients(cat));
     }
   }
 }
@@ -269,8 +270,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
 
   LaunchInput in;
   in.model_id = r.model.id;
-  in.quant = e.plan.quant;
-  const auto fq = find_quant(e.plan.quant);
+  in.quant = e.plan->quant;
+  const auto fq = find_quant(e.plan->quant);
   in.gguf_quant = fq && fq->gguf && !e.vllm;
   in.gguf = r.model.gguf;
   in.kind = r.device.kind;

@@ -9,6 +9,7 @@
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/memo.hpp"
 #include "willitfit/placed_speed.hpp"
 #include "solve_detail.hpp"
 
@@ -47,11 +48,12 @@ std::vector<QuantRank> gguf_quality_order(const Catalog& cat) {
 
 Solver::Solver(const Catalog& cat, EstimateRequest base)
     : cat_(cat), base_(std::move(base)), coef_(speed_coefficients(cat)),
-      file_plan_(base_.model.plan.has_value()) {}
+      file_plan_(base_.model.plan != nullptr) {}
 
-const TensorPlan& Solver::plan(const std::string& quant) {
+std::shared_ptr<const TensorPlan> Solver::plan(const std::string& quant) {
+  if (base_.model.entry) return memo_plan(cat_, *base_.model.entry, quant, base_.qopt);
   auto it = plans_.find(quant);
-  if (it == plans_.end()) it = plans_.emplace(quant, plan_quantization(base_.model.arch, quant, base_.qopt)).first;
+  if (it == plans_.end()) it = plans_.emplace(quant, std::make_shared<const TensorPlan>(plan_quantization(base_.model.arch, quant, base_.qopt))).first;
   return it->second;
 }
 
@@ -63,7 +65,7 @@ Estimate Solver::run(EstimateRequest r, bool speed) {
 
 double Solver::full_speed(const EstimateRequest& r, const Estimate& e) const {
   if (r.device.bandwidth_gbs <= 0) return 0;
-  return finite(placed_speed(r.model.arch, e.plan, e.full, r.devices, r.kv, r.speed, coef_, r.host_link).decode_tps);
+  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, r.speed, coef_, r.host_link).decode_tps);
 }
 
 void set_context(EstimateRequest& r, std::int64_t ctx) {
@@ -163,7 +165,7 @@ json best_quant_json(Solver& s, const json& q) {
     const Estimate e = s.run(r, true);
     const bool ok = runs(e.verdict, allow);
     json row = {{"id", qr.id}, {"rank", qr.rank},
-                {"bits_per_weight", finite(e.plan.bits_per_weight())}, {"total_bytes", e.total_bytes},
+                {"bits_per_weight", finite(e.plan->bits_per_weight())}, {"total_bytes", e.total_bytes},
                 {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict}, {"fits", ok},
                 {"decode_tps", finite(e.speed.decode_tps)}};
     if (qr.ppl) row["ppl_delta_pct"] = *qr.ppl;  // absent when quants.json has no figure

@@ -57,13 +57,13 @@ class Solver {
   ContextFit max_context(const EstimateRequest& base, std::int64_t min_ctx, bool allow_offload);
 
  private:
-  const TensorPlan& plan(const std::string& quant);
+  std::shared_ptr<const TensorPlan> plan(const std::string& quant);
   const Catalog& cat_;
   EstimateRequest base_;
   SpeedCoefficients coef_;
   bool file_plan_ = false;
   int evaluations_ = 0;
-  std::map<std::string, TensorPlan> plans_;
+  std::map<std::string, std::shared_ptr<const TensorPlan>> plans_;
 };
 
 nlohmann::json cheapest_json(Solver& s, const nlohmann::json& q);

@@ -3,6 +3,7 @@
 // validated entry by entry. A bad entry is reported and left out; the rest stays usable.
 #pragma once
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -13,6 +14,9 @@
 #include "willitfit/error.hpp"
 
 namespace wif {
+
+struct Memo;                          // memo.hpp: derived data kept per catalog
+std::shared_ptr<Memo> new_memo();
 
 struct CatalogFile {
   std::string path;   // relative to data/, e.g. "models/zai-org/glm-4.5-air.json"
@@ -55,6 +59,10 @@ class Catalog {
   const Device* find_device(const std::string& id) const;
   const BackendInfo* find_backend(const std::string& id) const;
 
+  /// The store memo.hpp keeps derived data in (shared by copies of this catalog, which hold
+  /// the same entries).
+  Memo& memo() const { return *memo_; }
+
  private:
   std::vector<ModelEntry> models_;
   std::vector<Device> devices_;
@@ -62,6 +70,8 @@ class Catalog {
   std::map<std::string, BackendInfo> backends_;
   std::map<std::string, nlohmann::json> documents_;
   std::vector<Error> errors_;
+  std::map<std::string, std::size_t> model_index_;   // lower-case id -> models_ position
+  std::shared_ptr<Memo> memo_ = new_memo();
 };
 
 }  // namespace wif

@@ -3,6 +3,7 @@
 // the CLI, the wasm module and the page share one contract (see README "CLI contract").
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -28,7 +29,9 @@ struct ResolvedModel {
   std::string id, name, org, license, source;
   double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
   Architecture arch;
-  std::optional<TensorPlan> plan;                   // set when read from a GGUF header
+  std::shared_ptr<const TensorPlan> plan;           // set when read from a GGUF header, or by a
+                                                    // caller that plans once for many estimates
+  const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (memo.hpp)
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
 };
 
@@ -53,7 +56,7 @@ struct EstimateRequest {
 };
 
 struct Estimate {
-  TensorPlan plan;
+  std::shared_ptr<const TensorPlan> plan;   // never null after run_estimate; shared, not copied
   KvCache kv;
   ComputeBuffer compute;
   std::uint64_t weights_bytes = 0;      // weights resident on the accelerator(s)
