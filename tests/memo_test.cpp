@@ -1,0 +1,62 @@
+// The memo (memo.hpp): derived data is made once per catalog and never changes an answer.
+#include <catch2/catch.hpp>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/memo.hpp"
+
+using nlohmann::json;
+
+namespace {
+
+const wif::Catalog& cat() { return wif_test::catalog(); }
+
+}  // namespace
+
+TEST_CASE("a catalog model's plan is made once per quant and options, and equals a fresh plan", "[memo]") {
+  const wif::ModelEntry* m = cat().find_model("zai-org/GLM-4.5-Air");
+  REQUIRE(m);
+  const auto a = wif::memo_plan(cat(), *m, "Q4_K_M", {});
+  const auto b = wif::memo_plan(cat(), *m, "Q4_K_M", {});
+  CHECK(a.get() == b.get());
+  CHECK(wif::memo_plan(cat(), *m, "Q8_0", {}).get() != a.get());
+  wif::QuantOptions no_imatrix;
+  no_imatrix.imatrix = false;
+  CHECK(wif::memo_plan(cat(), *m, "Q4_K_M", no_imatrix).get() != a.get());
+  const wif::TensorPlan fresh = wif::plan_quantization(m->arch, "Q4_K_M");
+  CHECK(a->file_bytes == fresh.file_bytes);
+  CHECK(a->weights_bytes == fresh.weights_bytes);
+  REQUIRE(a->tensors.size() == fresh.tensors.size());
+  CHECK(wif::memo_params(cat(), *m).total == wif::count_params(m->arch).total);
+}
+
+TEST_CASE("an unknown quant through the memo is the planner's error, and nothing is cached", "[memo]") {
+  const wif::ModelEntry* m = cat().find_model("zai-org/GLM-4.5-Air");
+  REQUIRE(m);
+  CHECK_THROWS_AS(wif::memo_plan(cat(), *m, "Q4_K_Z", {}), wif::InputError);
+  CHECK_THROWS_AS(wif::memo_plan(cat(), *m, "Q4_K_Z", {}), wif::InputError);
+}
+
+TEST_CASE("repeated and interleaved estimates give byte-identical documents", "[memo]") {
+  const std::string glm = R"({"model":"zai-org/GLM-4.5-Air","quant":"Q4_K_M","hardware":"nvidia-rtx-4090","ram_gib":64})";
+  const std::string llama = R"({"model":"meta-llama/Llama-3.1-8B-Instruct","quant":"Q4_K_M","hardware":"apple-m4-max-40c-gpu-128gb"})";
+  // A fresh catalog: the first answer is computed, the later ones come from its memo.
+  const wif::Catalog fresh = wif::Catalog::load(wif::embedded_catalog());
+  const std::string g1 = wif::api_estimate(fresh, glm), l1 = wif::api_estimate(fresh, llama);
+  CHECK(wif::api_estimate(fresh, glm) == g1);
+  CHECK(wif::api_estimate(fresh, llama) == l1);
+  CHECK(wif::api_estimate(cat(), glm) == g1);  // another catalog's memo agrees
+  CHECK(json::parse(g1).contains("memory"));
+}
+
+TEST_CASE("a custom model that borrows a catalog id is planned from its own config", "[memo]") {
+  // Warm the memo for the catalog entry, then ask with a config of a different shape under the
+  // same id: the answer must be the custom model's, not the cached catalog plan.
+  const std::string id = "zai-org/GLM-4.5-Air";
+  const json cat_doc = json::parse(wif::api_estimate(cat(), R"({"model":")" + id + R"(","hardware":"nvidia-rtx-4090"})"));
+  json cfg = wif_test::golden_config("llama-3.1-8b");
+  json q = {{"model", {{"id", id}, {"config", cfg}}}, {"hardware", "nvidia-rtx-4090"}};
+  const json custom = json::parse(wif::api_estimate(cat(), q.dump()));
+  REQUIRE(custom.contains("memory"));
+  CHECK(custom["memory"]["weights_bytes"].get<double>() < cat_doc["memory"]["weights_bytes"].get<double>() / 4);
+}
