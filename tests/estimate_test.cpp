@@ -106,3 +106,31 @@ TEST_CASE("a catalog model's published GGUF of the estimated format is named bes
   CHECK_FALSE(estimate({{"model", glm_air()}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
   CHECK_FALSE(estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "IQ1_S"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
 }
+
+TEST_CASE("a summary estimate has the full estimate's figures without commands, loads, terms or curve", "[estimate]") {
+  for (const json& base : {json{{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 64}},
+                           json{{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}}}) {
+    json q = base;
+    const json full = estimate(q);
+    q["detail"] = "summary";
+    const json sum = estimate(q);
+    REQUIRE(full.contains("memory"));
+    REQUIRE(sum.contains("memory"));
+    CHECK(sum["detail"] == "summary");
+    for (const char* k : {"weights_bytes", "kv_cache_bytes", "compute_bytes", "overhead_bytes", "total_bytes", "usable_bytes"})
+      CHECK(sum["memory"][k] == full["memory"][k]);
+    CHECK(sum["verdict"] == full["verdict"]);
+    CHECK(sum.value("gguf_file_bytes", json()) == full.value("gguf_file_bytes", json()));
+    CHECK(sum.value("checkpoint_bytes", json()) == full.value("checkpoint_bytes", json()));
+    REQUIRE(full.contains("speed"));
+    CHECK(sum["speed"]["decode_tps"] == full["speed"]["decode_tps"]);
+    CHECK(sum["speed"]["decode_tps_low"] == full["speed"]["decode_tps_low"]);
+    CHECK(full["speed"].contains("curve"));
+    CHECK_FALSE(sum["speed"].contains("curve"));
+    CHECK_FALSE(sum["speed"].contains("terms"));
+    CHECK(full.contains("commands"));
+    CHECK_FALSE(sum.contains("commands"));
+    CHECK_FALSE(sum["memory"].contains("devices"));
+    CHECK(sum.dump().size() * 4 < full.dump().size() * 3);
+  }
+}

@@ -60,3 +60,24 @@ TEST_CASE("a custom model that borrows a catalog id is planned from its own conf
   REQUIRE(custom.contains("memory"));
   CHECK(custom["memory"]["weights_bytes"].get<double>() < cat_doc["memory"]["weights_bytes"].get<double>() / 4);
 }
+
+TEST_CASE("the plan store keeps the recent plans only, and an evicted plan stays valid for its holder", "[memo]") {
+  const wif::Catalog fresh = wif::Catalog::load(wif::embedded_catalog());
+  const wif::ModelEntry& first = fresh.models().front();
+  const auto held = wif::memo_plan(fresh, first, "Q4_K_M", {});
+  const std::uint64_t bytes = held->file_bytes;
+  int made = 0;
+  for (const auto& m : fresh.models()) {
+    if (&m == &first) continue;
+    for (const char* q : {"Q4_K_M", "Q8_0"}) {
+      wif::memo_plan(fresh, m, q, {});
+      ++made;
+    }
+    if (made > 60) break;
+  }
+  REQUIRE(made > 48);
+  CHECK(held->file_bytes == bytes);  // still ours to read
+  const auto again = wif::memo_plan(fresh, first, "Q4_K_M", {});
+  CHECK(again.get() != held.get());  // evicted, so made anew
+  CHECK(again->file_bytes == bytes);
+}

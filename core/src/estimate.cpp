@@ -131,6 +131,14 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(60);
   r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(0);
   r.speed.curve_max_depth = e_ctx_for_curve(r);
+  // A listing (every quant, every device) needs memory, verdict and speed, not the launch
+  // commands, per-device loads, layer map, speed terms or decode curve: about a third of the
+  // work and a fifth of the bytes of a full document.
+  const std::string detail = opt_str(q, "detail", "").value_or("full");
+  if (detail != "full" && detail != "summary")
+    throw InputError("bad_value", "detail", "detail must be full or summary");
+  r.summary = detail == "summary";
+  r.speed.curve = !r.summary;
   check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (limits.hpp)
   return r;
 }
@@ -215,7 +223,14 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},
       {"verdict", e.verdict},
   };
-  if (e.speed.decode_tps > 0) out["speed"] = speed_to_json(e.speed, r.speed);
+  if (e.speed.decode_tps > 0) {
+    out["speed"] = speed_to_json(e.speed, r.speed);
+    if (r.summary) {
+      out["speed"].erase("terms");
+      out["speed"].erase("curve");
+    }
+  }
+  if (r.summary) out["detail"] = "summary";
   if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
   else out["checkpoint_bytes"] = e.plan->file_bytes;
   serving_to_json(r, e, out);

@@ -1,5 +1,6 @@
 #include "willitfit/memo.hpp"
 
+#include <deque>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -11,19 +12,27 @@ namespace wif {
 // std::map nodes, which never move once inserted. The lock guards insertion for a catalog
 // shared across threads (the CLI, the tests and the wasm module are single-threaded, but the
 // core does not assume it).
+// A plan holds every tensor by name (a few hundred to a few thousand), about 50-300 KB; the
+// catalog has ~80 models x ~30 quants, so keeping them all would cost hundreds of MB of wasm
+// memory over a full grid. The newest kPlans stay; a listing loops devices for one model x
+// quant, so the working set is small. An evicted plan lives on in the estimates that hold it.
+constexpr std::size_t kPlans = 48;
+using PlanKey = std::tuple<std::string, std::string, bool, int>;
+
 struct Memo {
   std::mutex lock;
-  std::map<std::tuple<std::string, std::string, bool, int>, std::shared_ptr<const TensorPlan>> plans;
+  std::map<PlanKey, std::shared_ptr<const TensorPlan>> plans;
+  std::deque<PlanKey> plan_order;   // insertion order, oldest first
   std::map<std::string, ParamCounts> params;
   std::optional<SpeedCoefficients> coefficients;
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
 
-std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m, const std::string& quant,
-                            const QuantOptions& opt) {
+std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m,
+                                            const std::string& quant, const QuantOptions& opt) {
   Memo& mm = cat.memo();
-  const auto key = std::make_tuple(m.id, quant, opt.imatrix, static_cast<int>(opt.rules));
+  const PlanKey key = std::make_tuple(m.id, quant, opt.imatrix, static_cast<int>(opt.rules));
   {
     std::lock_guard<std::mutex> g(mm.lock);
     auto it = mm.plans.find(key);
@@ -31,7 +40,15 @@ std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry
   }
   auto p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, opt));  // may throw
   std::lock_guard<std::mutex> g(mm.lock);
-  return mm.plans.emplace(key, std::move(p)).first->second;
+  auto it = mm.plans.find(key);
+  if (it != mm.plans.end()) return it->second;  // made meanwhile by another thread
+  mm.plans.emplace(key, p);
+  mm.plan_order.push_back(key);
+  while (mm.plan_order.size() > kPlans) {
+    mm.plans.erase(mm.plan_order.front());
+    mm.plan_order.pop_front();
+  }
+  return p;
 }
 
 const ParamCounts& memo_params(const Catalog& cat, const ModelEntry& m) {

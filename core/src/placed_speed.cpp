@@ -116,7 +116,7 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   s.kv_bytes_at_depth = kv_read_bytes(a, kv, o.depth);
   std::int64_t max_d = o.curve_max_depth > 0 ? o.curve_max_depth : (a.n_ctx_train > 0 ? a.n_ctx_train : 32768);
   max_d = std::min<std::int64_t>(max_d, 131072);
-  for (int i = 0; i <= 16; ++i) {
+  for (int i = 0; o.curve && i <= 16; ++i) {
     const std::int64_t dd = max_d * i / 16;
     s.curve_depth.push_back(static_cast<double>(dd));
     s.curve_tps.push_back(decode_at(dd, nullptr));

@@ -210,7 +210,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   const Placement& p = e.placement;
   json devs = json::array();
   if (!e.vllm) {
-    for (const auto& d : p.devices) devs.push_back(load_json(d));
+    if (!r.summary)
+      for (const auto& d : p.devices) devs.push_back(load_json(d));
     json host = load_json(p.host);
     host["ram_no_mmap_bytes"] = p.ram_no_mmap_bytes;
     host["ram_mmap_bytes"] = p.ram_mmap_bytes;
@@ -220,7 +221,7 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     out["memory"]["host"] = host;
     json layers = json::array();
     int run_start = 0;
-    for (int il = 1; il <= p.n_layer; ++il)
+    for (int il = 1; !r.summary && il <= p.n_layer; ++il)
       if (il == p.n_layer || p.layer_device[static_cast<std::size_t>(il)] != p.layer_device[static_cast<std::size_t>(run_start)]) {
         const int dev = p.layer_device.empty() ? 0 : p.layer_device[static_cast<std::size_t>(run_start)];
         layers.push_back({{"device", dev < 0 ? "cpu" : p.devices[static_cast<std::size_t>(dev)].id},
@@ -230,7 +231,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     out["placement"] = {{"engine", "llama.cpp"}, {"ngl", p.ngl}, {"n_cpu_moe", p.n_cpu_moe},
                         {"tensor_split", p.split}, {"mmap", r.placement.mmap},
                         {"full_offload", p.full_offload}, {"fits", p.fits}, {"automatic", !r.placement_given},
-                        {"n_layer", p.n_layer}, {"layers", layers}};
+                        {"n_layer", p.n_layer}};
+    if (!r.summary) out["placement"]["layers"] = layers;
   } else {
     const VllmBudget& b = *e.vllm;
     const std::uint64_t tp = static_cast<std::uint64_t>(b.tensor_parallel);
@@ -266,6 +268,7 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     if (e.throughput) out["vllm"]["throughput"] = serving_throughput_json(*e.throughput);
     out["settings"]["context"] = b.max_model_len;
   }
+  if (r.summary) return;  // no per-device loads, no commands
   out["memory"]["devices"] = devs;
 
   LaunchInput in;

@@ -255,7 +255,7 @@ SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const 
   s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(o.gen) / s.gen_avg_tps : 0);
   std::int64_t max_d = o.curve_max_depth > 0 ? o.curve_max_depth : (a.n_ctx_train > 0 ? a.n_ctx_train : 32768);
   max_d = std::min<std::int64_t>(max_d, 131072);
-  for (int i = 0; i <= 16; ++i) {
+  for (int i = 0; o.curve && i <= 16; ++i) {
     const std::int64_t dd = max_d * i / 16;
     s.curve_depth.push_back(static_cast<double>(dd));
     s.curve_tps.push_back(1.0 / decode_step(s.work, kv_read_bytes(a, kv, dd), s.rates).total_s);

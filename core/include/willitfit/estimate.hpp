@@ -53,6 +53,7 @@ struct EstimateRequest {
   VllmOptions vllm;
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
+  bool summary = false;              // "detail": "summary": the figures a listing shows, no more
 };
 
 struct Estimate {

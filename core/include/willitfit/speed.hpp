@@ -123,6 +123,7 @@ struct SpeedOptions {
   std::int64_t n_ubatch = 512;
   std::string backend;          // backend id/class; empty = the device's primary backend
   std::int64_t curve_max_depth = 0;  // decode curve up to this depth (0 = the model's context, max 131072)
+  bool curve = true;            // false: leave the decode curve out (summary estimates)
 };
 
 /// One device, whole model: every figure and named term, with low/high ranges.
