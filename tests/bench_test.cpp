@@ -120,7 +120,13 @@ TEST_CASE("the held-out split is a fixed rule on the device id, not a draw", "[b
 }
 
 TEST_CASE("an offloaded row (-ngl below the layer count, experts on the CPU) is its own group", "[bench]") {
-  // The shipped rows hold no offloaded run: add one to a copy of the catalog.
+  // Add one more offloaded run to a copy of the catalog: it must land in the offloaded group.
+  auto offloaded_tg_rows = [](const json& rep) {
+    for (const auto& g : rep["groups"])
+      if (g["kind"] == "tg" && g["split"] == "offloaded") return g["rows"].get<int>();
+    return -1;
+  };
+  const int shipped = offloaded_tg_rows(report());
   std::vector<CatalogFile> files = embedded_catalog();
   const json row = {{"row_id", "test-offload-1"}, {"model", "GLM-4.5-Air"}, {"quant", "Q4_K_M"},
                     {"backend", "CUDA"}, {"hardware", "NVIDIA GeForce RTX 3090"}, {"gpu_count", 1},
@@ -140,9 +146,24 @@ TEST_CASE("an offloaded row (-ngl below the layer count, experts on the CPU) is 
   CHECK(p > 0);
   // 40 of 46 layers' experts stream from 80 GB/s RAM: far slower than on the GPU alone would be.
   CHECK(p < 40.0);
-  const json rep = accuracy_report(c)["accuracy"];
-  for (const auto& g : rep["groups"])
-    if (g["kind"] == "tg" && g["split"] == "offloaded") CHECK(g["rows"] == 1);
+  CHECK(offloaded_tg_rows(accuracy_report(c)["accuracy"]) == shipped + 1);
+}
+
+TEST_CASE("the shipped offloaded rows are all predicted through the placement path", "[bench]") {
+  // Rows with -ngl below the layer count, --n-cpu-moe or every expert on the CPU (data/measurements).
+  const BenchSet set = map_bench_rows(cat());
+  int offloaded = 0;
+  for (const auto& c : set.cases) {
+    if (c.group != "offloaded") continue;
+    ++offloaded;
+    CAPTURE(c.row_id);
+    CHECK(c.placed != nullptr);
+    CHECK(!c.settings.empty());
+    const double p = predict_case(c, speed_coefficients(cat()));
+    CHECK(std::isfinite(p));
+    CHECK(p > 0);
+  }
+  CHECK(offloaded >= 20);
 }
 
 TEST_CASE("decode predictions meet the issue's bar and beat both naive baselines", "[bench]") {
