@@ -53,13 +53,15 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
   }
 }
 
-std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full) {
+std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full,
+                       bool split_experts) {
   try {
     const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
     const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
-    const wif::TensorPlan plan = wif::plan_quantization(m.arch, quant);
+    wif::TensorPlan plan = wif::plan_quantization(m.arch, quant);
     if (!wif::find_quant(plan.quant)->gguf)
       throw wif::InputError("bad_value", "quant", "'" + quant + "' is not a GGUF file type");
+    if (split_experts) plan.tensors = wif::gguf_split_experts(plan.tensors);
     const auto bytes = wif::write_gguf_header(wif::gguf_metadata_for(m.arch, m.name, plan.quant), plan.tensors);
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

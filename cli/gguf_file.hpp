@@ -16,7 +16,9 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
 /// Write the header a llama.cpp quantization of `model_ref` (catalog id or {"config": …}) would
 /// have, with placeholder tokenizer strings and no tensor data, to `out`. Returns the result or
 /// error document; for tests and for checking other GGUF tools against ours. With `full`, the
-/// file is extended (sparse, zero data) to the size the real file would have.
-std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full);
+/// file is extended (sparse, zero data) to the size the real file would have. With
+/// `split_experts`, routed experts are written one tensor each (wif::gguf_split_experts).
+std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full,
+                       bool split_experts = false);
 
 }  // namespace wif_cli

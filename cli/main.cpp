@@ -51,9 +51,10 @@ const char* kUsage =
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
     "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
-    "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full]\n"
+    "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full] [--split-experts]\n"
     "                     (writes the header such a file would have; --full pads it to full size\n"
-    "                     with zero (sparse) tensor data; for tests)\n"
+    "                     with zero (sparse) tensor data; --split-experts writes one tensor per\n"
+    "                     routed expert, the older llama.cpp layout; for tests)\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -216,10 +217,11 @@ int main(int argc, char** argv) {
   if (cmd == "gguf-synth") {
     json model;
     std::string quant = "Q4_K_M", out;
-    bool full = false;
+    bool full = false, split = false;
     for (std::size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--full") full = true;
-      if (args[i] == "--full" || args[i] == "--json" || i + 1 >= args.size()) continue;
+      if (args[i] == "--split-experts") split = true;   // one tensor per routed expert (old layout)
+      if (args[i] == "--full" || args[i] == "--split-experts" || args[i] == "--json" || i + 1 >= args.size()) continue;
       int rc = 0;
       if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
       if (args[i] == "--quant") quant = args[i + 1];
@@ -227,7 +229,7 @@ int main(int argc, char** argv) {
       ++i;
     }
     if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
-    const std::string doc = wif_cli::synth_gguf(model, quant, out, full);
+    const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
   }

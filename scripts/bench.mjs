@@ -7,7 +7,8 @@
 //  (c) throughput through the JS API in node (dist/api.js over dist/willitfit.js): estimates per
 //      second, and one pass over every model × device × GGUF quant at one context;
 //  (d) GGUF header parsing: our reader (wasm ggufSummary) vs @huggingface/gguf on the same
-//      in-memory header written by `willitfit gguf-synth` for DeepSeek V3.
+//      in-memory headers written by `willitfit gguf-synth` for DeepSeek V3: expert stacks (about
+//      1,100 tensors) and one tensor per expert (--split-experts, about 45,000).
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -147,37 +148,47 @@ async function throughput() {
 }
 
 // ---------------------------------------------------------------- (d) GGUF header parsing
-async function ggufParsing(/** @type {any} */ api) {
-  const { gguf } = await import('@huggingface/gguf');
+/** Write a DeepSeek V3 Q4_K_M header with gguf-synth (extra flags: e.g. --split-experts). @param {string[]} flags */
+function synthHeader(/** @type {string} */ model, flags) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bench-'));
-  const file = path.join(dir, 'deepseek-v3.gguf');
-  const model = 'deepseek-ai/DeepSeek-V3-0324';
-  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--model', model, '--quant', 'Q4_K_M', '--out', file, '--json'], { encoding: 'utf8' });
+  const file = path.join(dir, 'model.gguf');
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--model', model, '--quant', 'Q4_K_M', '--out', file, '--json', ...flags], { encoding: 'utf8' });
   if (r.status !== 0) throw new Error(`gguf-synth failed: ${r.stdout}${r.stderr}`);
   const bytes = new Uint8Array(fs.readFileSync(file));
   fs.rmSync(dir, { recursive: true, force: true });
-  // The package reads through fetch with Range requests: serve them from the same bytes.
-  /** @type {typeof fetch} */
-  const memFetch = async (_u, init) => {
-    const range = /bytes=(\d+)-(\d+)/.exec(String(new Headers(init?.headers).get('Range') || ''));
-    const [a, b] = range ? [Number(range[1]), Math.min(Number(range[2]) + 1, bytes.length)] : [0, bytes.length];
-    return new Response(bytes.slice(a, b), { status: range ? 206 : 200, headers: { 'Content-Length': String(b - a) } });
-  };
-  const ours = await api.ggufSummary(bytes);
-  const theirs = await gguf('https://bench.invalid/deepseek-v3.gguf', { fetch: memFetch });
-  if (ours.tensors.length !== theirs.tensorInfos.length) throw new Error('the two readers disagree on the tensor count');
-  const time = async (/** @type {() => Promise<any>} */ f) => {
-    const xs = [];
-    for (let i = 0; i < 7; i++) { const t = performance.now(); await f(); xs.push(performance.now() - t); }
-    return median(xs);
-  };
-  const tOurs = await time(() => api.ggufSummary(bytes));
-  const tTheirs = await time(() => gguf('https://bench.invalid/deepseek-v3.gguf', { fetch: memFetch }));
+  return bytes;
+}
+
+async function ggufParsing(/** @type {any} */ api) {
+  const { gguf } = await import('@huggingface/gguf');
+  const model = 'deepseek-ai/DeepSeek-V3-0324';
   console.log('\n(d) GGUF header parsing (median of 7, header in memory)');
-  console.log(`  header: ${model} Q4_K_M from gguf-synth, ${kb(bytes.length)}, ${ours.tensors.length} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
-  console.log(`  ours (wasm ggufSummary, with per-type bytes and hyperparameters): ${ms(tOurs)}`);
-  console.log(`  @huggingface/gguf (gguf(), metadata and tensor infos):           ${ms(tTheirs)}`);
-  console.log(`  ratio ours / theirs: ${(tOurs / tTheirs).toFixed(2)}`);
+  // The merged layout (one 3-D tensor per expert stack, today's files) and the older one with a
+  // tensor per routed expert (early Mixtral GGUFs; --split-experts), tens of thousands of them.
+  for (const [layout, flags] of [['expert stacks', []], ['one tensor per expert', ['--split-experts']]]) {
+    const bytes = synthHeader(model, /** @type {string[]} */ (flags));
+    // The package reads through fetch with Range requests: serve them from the same bytes.
+    /** @type {typeof fetch} */
+    const memFetch = async (_u, init) => {
+      const range = /bytes=(\d+)-(\d+)/.exec(String(new Headers(init?.headers).get('Range') || ''));
+      const [a, b] = range ? [Number(range[1]), Math.min(Number(range[2]) + 1, bytes.length)] : [0, bytes.length];
+      return new Response(bytes.slice(a, b), { status: range ? 206 : 200, headers: { 'Content-Length': String(b - a) } });
+    };
+    const ours = await api.ggufSummary(bytes);
+    const theirs = await gguf('https://bench.invalid/model.gguf', { fetch: memFetch });
+    if (ours.tensors.length !== theirs.tensorInfos.length) throw new Error('the two readers disagree on the tensor count');
+    const time = async (/** @type {() => Promise<any>} */ f) => {
+      const xs = [];
+      for (let i = 0; i < 7; i++) { const t = performance.now(); await f(); xs.push(performance.now() - t); }
+      return median(xs);
+    };
+    const tOurs = await time(() => api.ggufSummary(bytes));
+    const tTheirs = await time(() => gguf('https://bench.invalid/model.gguf', { fetch: memFetch }));
+    console.log(`  ${model} Q4_K_M from gguf-synth, ${layout}: ${kb(bytes.length)}, ${ours.tensors.length} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
+    console.log(`    ours (wasm ggufSummary, with per-type bytes and hyperparameters): ${ms(tOurs)}`);
+    console.log(`    @huggingface/gguf (gguf(), metadata and tensor infos):           ${ms(tTheirs)}`);
+    console.log(`    ratio ours / theirs: ${(tOurs / tTheirs).toFixed(2)}`);
+  }
 }
 
 console.log(`willitfit bench (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; figures, not pass/fail)`);

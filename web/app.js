@@ -12,6 +12,7 @@ import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
 import { registerServiceWorker } from './pwa.js';
 import { initShare } from './share.js';
+import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
 import { readUrl, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
@@ -118,6 +119,7 @@ export async function update(push = false) {
       renderMain(r);
       scheduleExtras(r, alive);
     }
+    if (alive()) writeSnapshot();
   } catch (e) {
     if (alive()) showError(e);
   }
@@ -180,6 +182,7 @@ function setTheme(/** @type {string | null} */ theme) {
 }
 
 async function init() {
+  defineSnapshot();
   readUrl();
   applyStrings(state.lang);
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
@@ -239,4 +242,5 @@ function showStoreProblems() {
     h('button', { type: 'button', class: 'small', on: { click: () => { store.clearAside(); box.hidden = true; } } }, T('dismiss')));
 }
 
-init().catch(showError);
+// A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js).
+if (!isSavedCopy()) init().catch(showError);

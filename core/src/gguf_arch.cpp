@@ -257,7 +257,8 @@ Architecture gguf_architecture(const GgufHeader& h) {
     if (a.is_moe()) {
       moe_layer = h.tensors.empty() ? il >= leading_dense && (il + 1) % moe_step == 0
                                     : m.tensor(static_cast<int>(il), "ffn_gate_inp.weight") ||
-                                          m.tensor(static_cast<int>(il), "ffn_up_exps.weight");
+                                          m.tensor(static_cast<int>(il), "ffn_up_exps.weight") ||
+                                          m.tensor(static_cast<int>(il), "ffn_up.0.weight");   // one tensor per expert
     }
     if (moe_layer) {
       L.ffn = FfnKind::MoE;

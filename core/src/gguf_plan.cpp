@@ -25,6 +25,18 @@ int layer_of(const std::string& name) {
   return i > 4 && i < name.size() && name[i] == '.' ? static_cast<int>(v) : -1;
 }
 
+// "ffn_gate.7.weight" -> "ffn_gate": a routed expert stored as its own tensor (the older layout
+// of llama.cpp's converter, LLM_TENSOR_FFN_*_EXP "blk.%d.ffn_gate.%d"); "" for anything else.
+std::string per_expert_base(const std::string& n) {
+  const std::size_t dot = n.find('.');
+  if (dot == std::string::npos || n.rfind("ffn_", 0) != 0) return "";
+  std::size_t i = dot + 1;
+  while (i < n.size() && n[i] >= '0' && n[i] <= '9') ++i;
+  if (i == dot + 1 || i >= n.size() || n[i] != '.') return "";
+  const std::string rest = n.substr(i);
+  return rest == ".weight" || rest == ".bias" ? n.substr(0, dot) : "";
+}
+
 TensorRole role_of(const std::string& full) {
   const int il = layer_of(full);
   const std::string n = il >= 0 ? full.substr(full.find('.', 4) + 1) : full;
@@ -44,6 +56,10 @@ TensorRole role_of(const std::string& full) {
     if (n.rfind("ffn_gate_exps", 0) == 0) return TensorRole::ExpGate;
     return TensorRole::ExpUp;   // ffn_up_exps and fused ffn_gate_up_exps
   }
+  const std::string split = per_expert_base(n);
+  if (split == "ffn_down") return TensorRole::ExpDown;
+  if (split == "ffn_gate") return TensorRole::ExpGate;
+  if (split == "ffn_up" || split == "ffn_gate_up") return TensorRole::ExpUp;
   if (n.rfind("ffn_gate", 0) == 0) return TensorRole::FfnGate;
   if (n.rfind("ffn_up", 0) == 0) return TensorRole::FfnUp;
   if (n.rfind("ffn_down", 0) == 0) return TensorRole::FfnDown;
@@ -126,21 +142,36 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
   using nlohmann::json;
   const TensorPlan plan = gguf_tensor_plan(h);
   std::int64_t params = 0;
-  std::map<std::string, json> hist;
+  struct Bin {
+    std::int64_t tensors = 0, params = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::map<std::string, Bin> bins;
+  // Built element by element into a reserved array and moved into the result: headers with one
+  // tensor per expert have tens of thousands of entries, where copies and re-lookups dominate.
   json tensors = json::array();
-  for (const auto& t : plan.tensors) {
+  auto& list = tensors.get_ref<json::array_t&>();
+  list.reserve(plan.tensors.size());
+  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
+    const Tensor& t = plan.tensors[i];
     params += t.n_elements();
     const std::string tn = ggml_type_name(t.type);
-    json& e = hist[tn];
-    if (e.is_null()) e = {{"type", tn}, {"tensors", 0}, {"bytes", 0}, {"params", 0}};
-    e["tensors"] = e["tensors"].get<std::int64_t>() + 1;
-    e["bytes"] = e["bytes"].get<std::uint64_t>() + t.bytes;
-    e["params"] = e["params"].get<std::int64_t>() + t.n_elements();
-    json shape = json::array();
-    for (int d = 0; d < t.n_dims; ++d) shape.push_back(t.ne[d]);
-    tensors.push_back({{"name", t.name}, {"type", tn}, {"shape", shape}, {"bytes", t.bytes}});
+    Bin& bin = bins[tn];
+    ++bin.tensors;
+    bin.bytes += t.bytes;
+    bin.params += t.n_elements();
+    json::array_t shape(t.ne.begin(), t.ne.begin() + t.n_dims);
+    json::object_t e;
+    e.emplace("name", t.name);
+    e.emplace("type", tn);
+    e.emplace("shape", std::move(shape));
+    e.emplace("bytes", t.bytes);
+    e.emplace("offset", h.tensors[i].offset);
+    list.emplace_back(std::move(e));
   }
-  for (std::size_t i = 0; i < h.tensors.size(); ++i) tensors[i]["offset"] = h.tensors[i].offset;
+  std::map<std::string, json> hist;
+  for (const auto& [tn, bin] : bins)
+    hist[tn] = {{"type", tn}, {"tensors", bin.tensors}, {"bytes", bin.bytes}, {"params", bin.params}};
   json types = json::array();
   for (auto& kv : hist) types.push_back(kv.second);
   std::sort(types.begin(), types.end(), [](const json& a, const json& b) {
@@ -168,9 +199,9 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
       {"params", params},
       {"bits_per_weight", plan.bits_per_weight()},
       {"types", types},
-      {"metadata", meta},
-      {"tensors", tensors},
   };
+  out["metadata"] = std::move(meta);
+  out["tensors"] = std::move(tensors);
   try {
     const Architecture a = gguf_architecture(h);
     json layers_by_kind = json::object();
@@ -223,6 +254,47 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
 
 namespace wif {
 
+namespace {
+
+// A file with one tensor per routed expert is loaded by llama.cpp as the merged stack: the
+// experts become views of one 3-D ffn_*_exps tensor (llama-model.cpp, LLM_ARCH_LLAMA, "merge
+// split expert into a single tensor"). So the plan the estimator sees has the stacks, and what
+// depends on tensor sizes (op offload, compute buffers) is the same as for a merged file.
+// Experts of one stack with different types are left as they are.
+void merge_split_experts(TensorPlan& plan) {
+  std::map<std::string, std::size_t> stack_at;   // "blk.N.ffn_up_exps.weight" -> index in out
+  std::map<std::string, bool> mixed;
+  std::vector<Tensor> out;
+  out.reserve(plan.tensors.size());
+  for (const Tensor& t : plan.tensors) {
+    const int il = t.layer;
+    const std::string n = il >= 0 ? t.name.substr(t.name.find('.', 4) + 1) : t.name;
+    const std::string base = t.is_expert() && t.n_dims == 2 ? per_expert_base(n) : "";
+    if (base.empty()) {
+      out.push_back(t);
+      continue;
+    }
+    const std::string key = "blk." + std::to_string(il) + "." + base + "_exps" + n.substr(n.rfind('.'));
+    const auto it = stack_at.find(key);
+    if (it == stack_at.end()) {
+      stack_at[key] = out.size();
+      out.push_back(t);
+      out.back().name = key;
+      out.back().n_dims = 3;
+      continue;
+    }
+    Tensor& s = out[it->second];
+    if (s.type != t.type || s.ne[0] != t.ne[0] || s.ne[1] != t.ne[1]) mixed[key] = true;
+    s.ne[2] += 1;
+    s.bytes += t.bytes;
+  }
+  // A stack whose experts differ in type or shape cannot be one tensor: keep the file's tensors.
+  if (!mixed.empty()) return;
+  plan.tensors = std::move(out);
+}
+
+}  // namespace
+
 GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std::string& path) {
   auto reroot = [&](const InputError& e) {
     std::string p = e.error().path;
@@ -239,6 +311,7 @@ GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std:
     throw reroot(e);
   }
   m.plan = gguf_tensor_plan(m.header);
+  merge_split_experts(m.plan);
   const GgufKv* n = m.header.find("general.name");
   m.name = n && n->value.is_string() && !n->value.get<std::string>().empty() ? n->value.get<std::string>()
                                                                              : m.arch.gguf_arch + " (GGUF)";

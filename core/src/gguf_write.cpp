@@ -104,6 +104,28 @@ std::vector<std::uint8_t> write_gguf_header(const std::vector<GgufKv>& kv, const
   return std::move(o.b);
 }
 
+std::vector<Tensor> gguf_split_experts(const std::vector<Tensor>& tensors) {
+  std::vector<Tensor> out;
+  out.reserve(tensors.size());
+  for (const auto& t : tensors) {
+    const std::size_t at = t.name.find("_exps.");
+    if (!t.is_expert() || t.n_dims != 3 || at == std::string::npos) {
+      out.push_back(t);
+      continue;
+    }
+    const std::string head = t.name.substr(0, at), tail = t.name.substr(at + 5);   // "blk.N.ffn_up", ".weight"
+    for (std::int64_t e = 0; e < t.ne[2]; ++e) {
+      Tensor x = t;
+      x.name = head + "." + std::to_string(e) + tail;
+      x.ne = {t.ne[0], t.ne[1], 1, 1};
+      x.n_dims = 2;
+      x.bytes = ggml_row_bytes(t.type, static_cast<std::uint64_t>(t.ne[0])) * static_cast<std::uint64_t>(t.ne[1]);
+      out.push_back(std::move(x));
+    }
+  }
+  return out;
+}
+
 std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& name, const std::string& file_type) {
   using nlohmann::json;
   const std::string p = a.gguf_arch + ".";

@@ -127,6 +127,32 @@ test('a large header (Llama 3.1 8B, 128k-token vocabulary) parses the same in bo
   assert.equal(a.json.memory.kv_cache_bytes, b.json.memory.kv_cache_bytes);
 });
 
+test('gguf-synth --split-experts writes one tensor per routed expert; both readers agree and the estimate is the stacked one', async () => {
+  const stacked = path.join(dir, 'mixtral.gguf');
+  const split = path.join(dir, 'mixtral-split.gguf');
+  const model = 'mistralai/Mixtral-8x7B-Instruct-v0.1';
+  const a = cli('gguf-synth', '--model', model, '--quant', 'Q4_K_M', '--out', stacked, '--json');
+  const b = cli('gguf-synth', '--model', model, '--quant', 'Q4_K_M', '--out', split, '--split-experts', '--json');
+  assert.equal(b.code, 0, b.stdout);
+  assert.equal(b.json.tensors, a.json.tensors + 32 * 3 * 7);   // 32 layers, 3 stacks of 8 experts each
+  assert.equal(b.json.weights_bytes, a.json.weights_bytes);
+  const ref = await gguf(split, { allowLocalFile: true });
+  const names = ref.tensorInfos.map((t) => t.name);
+  assert.equal(names.length, b.json.tensors);
+  assert.ok(names.includes('blk.0.ffn_gate.0.weight') && names.includes('blk.31.ffn_down.7.weight'));
+  assert.ok(!names.some((n) => n.includes('_exps')));
+  const s = cli('gguf', split, '--json').json;
+  assert.deepEqual(s.tensors.map((t) => t.name), names);
+  assert.equal(s.hyperparameters.moe.n_expert, 8);
+  const est = (f) => cli('estimate', '--model', f, '--hardware', 'nvidia-rtx-4090', '--ram-gib', '64', '--context', '8192', '--json');
+  const ea = est(stacked), eb = est(split);
+  assert.equal(eb.code, 0, eb.stdout);
+  assert.ok(ea.json.speed && ea.json.placement.n_cpu_moe > 0, 'experts are offloaded, so their role matters');
+  assert.deepEqual(eb.json.memory, ea.json.memory);
+  assert.deepEqual(eb.json.placement, ea.json.placement);
+  assert.deepEqual(eb.json.speed, ea.json.speed);
+});
+
 test('the wasm module summarises bytes and base64 alike, and reads a Blob header by growing', async () => {
   const file = synth('tiny-qwen3moe', 'Q4_K_M');
   const bytes = new Uint8Array(fs.readFileSync(file));

@@ -107,4 +107,7 @@ export default {
   embed_this: 'Embed this', embed_title: 'Embed this estimate', embed_intro: 'Paste one of these into your page. Both show the current model, hardware, quantization and context.',
   embed_widget: 'Widget (a script and an element)', embed_iframe: 'Iframe (resizes itself to its content)',
   close: 'Close',
+  snapshot_title: 'Saved copy.', snapshot_text: 'This is a snapshot of one willitfit view, computed on {0}. The app cannot run from a saved page, so nothing here updates.',
+  snapshot_live: 'Open this view in the live app', snapshot_offline: 'Download the offline version (one HTML file)',
+  noscript: 'willitfit computes every number in your browser, so it needs JavaScript and WebAssembly, which are turned off here.',
 };

@@ -107,4 +107,7 @@ export default {
   embed_this: 'Insertar', embed_title: 'Insertar esta estimación', embed_intro: 'Pega uno de estos fragmentos en tu página. Ambos muestran el modelo, el hardware, la cuantización y el contexto actuales.',
   embed_widget: 'Widget (un script y un elemento)', embed_iframe: 'Iframe (ajusta su altura al contenido)',
   close: 'Cerrar',
+  snapshot_title: 'Copia guardada.', snapshot_text: 'Es una instantánea de una vista de willitfit, calculada el {0}. La aplicación no puede funcionar desde una página guardada, así que aquí nada se actualiza.',
+  snapshot_live: 'Abrir esta vista en la aplicación', snapshot_offline: 'Descargar la versión sin conexión (un solo archivo HTML)',
+  noscript: 'willitfit calcula cada número en tu navegador, así que necesita JavaScript y WebAssembly, que aquí están desactivados.',
 };

@@ -107,4 +107,7 @@ export default {
   embed_this: 'Intégrer', embed_title: 'Intégrer cette estimation', embed_intro: 'Collez l’un de ces extraits dans votre page. Les deux montrent le modèle, le matériel, la quantification et le contexte actuels.',
   embed_widget: 'Widget (un script et un élément)', embed_iframe: 'Iframe (s’ajuste à son contenu)',
   close: 'Fermer',
+  snapshot_title: 'Copie enregistrée.', snapshot_text: 'Ceci est un instantané d’une vue de willitfit, calculé le {0}. L’application ne peut pas fonctionner depuis une page enregistrée : rien ici ne se met à jour.',
+  snapshot_live: 'Ouvrir cette vue dans l’application', snapshot_offline: 'Télécharger la version hors ligne (un seul fichier HTML)',
+  noscript: 'willitfit calcule chaque nombre dans votre navigateur : il lui faut JavaScript et WebAssembly, qui sont désactivés ici.',
 };

@@ -107,4 +107,7 @@ export default {
   embed_this: '嵌入', embed_title: '嵌入此估算', embed_intro: '将以下任一代码粘贴到你的网页中。两者都显示当前的模型、硬件、量化和上下文。',
   embed_widget: '小组件（一个脚本和一个元素）', embed_iframe: 'Iframe（自动调整为内容高度）',
   close: '关闭',
+  snapshot_title: '已保存的副本。', snapshot_text: '这是 willitfit 一个视图的快照,计算于 {0}。应用无法在保存的页面中运行,因此这里的内容不会更新。',
+  snapshot_live: '在在线应用中打开此视图', snapshot_offline: '下载离线版(单个 HTML 文件)',
+  noscript: 'willitfit 在你的浏览器中计算所有数字,因此需要 JavaScript 和 WebAssembly,而它们在这里被关闭了。',
 };

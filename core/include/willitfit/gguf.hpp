@@ -118,7 +118,8 @@ std::string gguf_file_type_name(std::int64_t ftype);
 nlohmann::json gguf_summary(const GgufHeader& h);
 
 /// Everything the estimator takes from a header. Errors carry `path` in place of "gguf"
-/// (e.g. "model.gguf_header_base64" or "model.gguf_header_base64.llama.block_count").
+/// (e.g. "model.gguf_header_base64" or "model.gguf_header_base64.llama.block_count"). A file
+/// with one tensor per routed expert gets a plan with the merged stacks llama.cpp loads.
 struct GgufModel {
   GgufHeader header;
   Architecture arch;
@@ -143,6 +144,13 @@ std::vector<std::uint8_t> write_gguf_header(const std::vector<GgufKv>& kv,
 /// tokenizer.ggml.tokens array of n_vocab placeholder strings), the inverse of gguf_architecture.
 std::vector<GgufKv> gguf_metadata_for(const Architecture& arch, const std::string& name,
                                       const std::string& file_type);
+
+/// The routed expert stacks of `tensors` (3-D "blk.N.ffn_{gate,up,down}_exps.*", ne2 = experts)
+/// rewritten as one 2-D tensor per expert, "blk.N.ffn_gate.E.weight", in the older layout
+/// llama.cpp's converter wrote before merged stacks (early Mixtral GGUFs; llama-arch.cpp
+/// LLM_TENSOR_FFN_GATE_EXP "blk.%d.ffn_gate.%d"), same type and total bytes, each stack's
+/// experts in its place in the order. Other tensors are unchanged.
+std::vector<Tensor> gguf_split_experts(const std::vector<Tensor>& tensors);
 
 /// Helpers to build GgufKv values.
 GgufKv gguf_kv(const std::string& key, GgufType t, nlohmann::json value);
