@@ -120,9 +120,9 @@ async function throughput() {
   const [models, hardware, quants] = await Promise.all([api.list('models'), api.list('hardware'), api.list('quants')]);
   const gguf = quants.filter((/** @type {any} */ q) => q.gguf);
   // A listing page asks, for one model x quant, about every device: that is the unit timed here
-  // (one estimateMany over all devices). Blocks are taken spread evenly over the model x quant
-  // pairs (a stride coprime with their number) until the time is up; the full grid is the mean
-  // block time x the number of blocks.
+  // (one estimateMany of summary estimates over all devices, as the page's listings ask).
+  // Blocks are taken spread evenly over the model x quant pairs (a stride coprime with their
+  // number) until the time is up; the full grid is the mean block time x the number of blocks.
   const pairs = [];
   for (const m of models) for (const q of gguf) pairs.push([m.id, q.id]);
   const N = pairs.length * hardware.length;
@@ -132,7 +132,7 @@ async function throughput() {
   const t1 = performance.now();
   for (; blocks < pairs.length && performance.now() - t1 < GRID_SECONDS * 1000; blocks++) {
     const [model, quant] = pairs[(blocks * stride) % pairs.length];
-    const answers = await api.estimateMany(hardware.map((/** @type {any} */ d) => ({ model, hardware: d.id, quant, context: 8192 })));
+    const answers = await api.estimateMany(hardware.map((/** @type {any} */ d) => ({ model, hardware: d.id, quant, context: 8192, detail: 'summary' })));
     for (const a of answers) { if (a && a.error) failed++; else ok++; }
   }
   const spent = performance.now() - t1;

@@ -101,12 +101,15 @@ export async function list(what) {
 
 /**
  * Many estimates in one round trip. Each entry is the result, or {error} for a failed request,
- * so one unknown combination never hides the others.
+ * so one unknown combination never hides the others. Listings read memory, verdict and speed
+ * only, so the core is asked for summaries (no commands, loads, terms or curve: measured natively,
+ * a quarter fewer instructions and 35-40% fewer bytes) unless a request says `detail` itself.
  * @param {object[]} requests
  * @returns {Promise<any[]>}
  */
 export async function many(requests) {
-  const out = await (await port()).call('many', [requests]);
+  const asks = requests.map((q) => ('detail' in q ? q : { ...q, detail: 'summary' }));
+  const out = await (await port()).call('many', [asks]);
   // A cancelled batch belongs to a view that is gone: stop its caller instead of feeding it.
   if (out.some((/** @type {any} */ r) => !r.ok && r.error && r.error.code === 'cancelled')) throw new CancelledError();
   return out.map((/** @type {any} */ r) => (r.ok ? r.value : { error: r.error }));
