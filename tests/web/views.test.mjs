@@ -56,7 +56,8 @@ test('the device page explains usable memory and lists what runs on it, best fir
   assert.match(await page.textContent('#dp-usable'), /usable of 24 GiB physical/);
   await page.waitForSelector('#dp-runs table tbody tr');
   const first = await page.textContent('#dp-runs tbody tr:first-child');
-  assert.match(first, /Q8_0/);
+  assert.match(first, /Q\d_K|BF16/);
+  assert.match(first, /fits|tight/);
   const rows = await page.$$eval('#dp-runs table:first-of-type tbody tr', (r) => r.length);
   assert.ok(rows > 10, `${rows} models run on a 4090`);
   assert.doesNotMatch(await page.textContent('#view-device'), /undefined|NaN|Infinity/);

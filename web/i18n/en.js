@@ -97,7 +97,7 @@ export default {
   dp_usable_other: 'Unified-memory PCs and CPUs share memory with the system; the share the GPU may use is set by the driver or BIOS.',
   what_runs: 'What runs on it (8K context)', working: 'Working…', params: 'Parameters', active: 'active', best_quant: 'Best format that fits',
   dp_runs_caption: '{0} catalog models that run on it, best first', dp_not: 'Models that do not fit ({0})', dp_not_caption: 'Models that do not fit',
-  dp_runs_note: 'For each model, the highest-quality common GGUF format that fits at 8K with an f16 KV cache.',
+  dp_runs_note: 'For each model, the highest-quality GGUF format that runs at 8K with an f16 KV cache, as the core finds it. Order: entirely on the device first, then with part of the model in system RAM (only when you choose RAM above); within each, higher quality first (high: under 5 % perplexity loss, reduced: under 20 %), then larger models.',
   acc_title: 'How accurate are these estimates?', acc_intro: 'Speed estimates (decode and prefill, tokens/s) against published llama-bench measurements: each row is one measured run, predicted by the same model the other pages use.',
   acc_pending: 'The accuracy report will appear here once the core publishes it.', acc_rows: 'Estimates against measurements', acc_empty: 'The report has no cases yet.',
   measured: 'Measured', estimated: 'Estimated', choose: 'Choose',

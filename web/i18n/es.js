@@ -97,7 +97,7 @@ export default {
   dp_usable_other: 'Los PC de memoria unificada y las CPU comparten memoria con el sistema; el controlador o la BIOS fijan la parte de la GPU.',
   what_runs: 'Qué funciona en él (contexto 8K)', working: 'Calculando…', params: 'Parámetros', active: 'activos', best_quant: 'Mejor formato que cabe',
   dp_runs_caption: '{0} modelos del catálogo que funcionan en él, de mejor a peor', dp_not: 'Modelos que no caben ({0})', dp_not_caption: 'Modelos que no caben',
-  dp_runs_note: 'Para cada modelo, el formato GGUF habitual de mayor calidad que cabe a 8K con caché KV f16.',
+  dp_runs_note: 'Para cada modelo, el formato GGUF de mayor calidad que funciona a 8K con caché KV f16, según el núcleo. Orden: primero lo que cabe entero en el dispositivo, después lo que usa parte de la RAM del sistema (solo si eliges RAM arriba); dentro de cada grupo, primero la mayor calidad (alta: menos de un 5 % de pérdida de perplejidad, reducida: menos de un 20 %), después los modelos más grandes.',
   acc_title: '¿Qué precisión tienen estas estimaciones?', acc_intro: 'Velocidades estimadas (decodificación y prellenado, tokens/s) frente a mediciones publicadas de llama-bench: cada fila es una ejecución medida, predicha con el mismo modelo que usan las demás páginas.',
   acc_pending: 'El informe de precisión aparecerá aquí cuando el núcleo lo publique.', acc_rows: 'Estimaciones frente a mediciones', acc_empty: 'El informe aún no tiene casos.',
   measured: 'Medido', estimated: 'Estimado', choose: 'Elegir',

@@ -97,7 +97,7 @@ export default {
   dp_usable_other: 'Les PC à mémoire unifiée et les CPU partagent la mémoire avec le système ; le pilote ou le BIOS fixent la part du GPU.',
   what_runs: 'Ce qui tourne dessus (contexte 8K)', working: 'Calcul…', params: 'Paramètres', active: 'actifs', best_quant: 'Meilleur format qui tient',
   dp_runs_caption: '{0} modèles du catalogue qui tournent dessus, du meilleur au moins bon', dp_not: 'Modèles qui ne tiennent pas ({0})', dp_not_caption: 'Modèles qui ne tiennent pas',
-  dp_runs_note: 'Pour chaque modèle, le format GGUF courant de meilleure qualité qui tient à 8K avec un cache KV f16.',
+  dp_runs_note: 'Pour chaque modèle, le format GGUF de meilleure qualité qui tourne à 8K avec un cache KV f16, tel que le calcule le cœur. Ordre : d’abord ce qui tient entièrement sur l’appareil, puis ce qui utilise en partie la RAM système (seulement si vous choisissez de la RAM ci-dessus) ; dans chaque groupe, la meilleure qualité d’abord (haute : moins de 5 % de perte de perplexité, réduite : moins de 20 %), puis les plus grands modèles.',
   acc_title: 'Quelle est la précision de ces estimations ?', acc_intro: 'Les vitesses estimées (décodage et préremplissage, tokens/s) face aux mesures llama-bench publiées : chaque ligne est une exécution mesurée, prédite par le même modèle que les autres pages.',
   acc_pending: 'Le rapport de précision apparaîtra ici dès que le moteur le publiera.', acc_rows: 'Estimations et mesures', acc_empty: 'Le rapport ne contient encore aucun cas.',
   measured: 'Mesuré', estimated: 'Estimé', choose: 'Choisir',

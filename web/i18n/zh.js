@@ -97,7 +97,7 @@ export default {
   dp_usable_other: '统一内存 PC 和 CPU 与系统共享内存;GPU 可用的份额由驱动或 BIOS 决定。',
   what_runs: '能运行什么(8K 上下文)', working: '计算中…', params: '参数量', active: '激活', best_quant: '放得下的最佳格式',
   dp_runs_caption: '目录中有 {0} 个模型能在其上运行,按优劣排序', dp_not: '放不下的模型({0})', dp_not_caption: '放不下的模型',
-  dp_runs_note: '对每个模型,取在 8K、f16 KV 缓存下放得下的最高质量常用 GGUF 格式。',
+  dp_runs_note: '对每个模型,取核心算出的在 8K、f16 KV 缓存下能运行的最高质量 GGUF 格式。排序:先是完全放在设备上的,再是部分放在系统内存中的(仅当上方选择了内存时);每组内先按质量(高:困惑度损失低于 5%,降低:低于 20%),再按模型大小从大到小。',
   acc_title: '这些估算有多准确?', acc_intro: '速度估算（解码与预填充，tokens/s）对比公开的 llama-bench 实测：每一行是一次实测运行，用其他页面相同的模型预测。',
   acc_pending: '核心发布准确度报告后会显示在这里。', acc_rows: '估算与测量对比', acc_empty: '报告中还没有案例。',
   measured: '测量值', estimated: '估算值', choose: '选择',

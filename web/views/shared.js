@@ -1,11 +1,11 @@
 // @ts-check
 // Searches the views share, each a loop over core estimates (the page adds no formula):
-// the smallest device a request fits on and the best quantization that fits (the tier lists
-// come from the core's `tiers`). Plus renderers for result sections other helpers add to
+// the smallest device a request fits on (the tier lists and the device page's list come from
+// the core's `tiers` and `runsOn`). Plus renderers for result sections other helpers add to
 // the core (speed, commands, per-device memory, costs): each shows nothing while its field is
 // absent.
 import { many } from '../client.js';
-import { accelerators, request, LADDER } from '../catalog.js';
+import { accelerators, request } from '../catalog.js';
 import { h } from '../dom.js';
 import { byKey, ms, num, tps } from '../format.js';
 
@@ -45,30 +45,6 @@ export async function smallestDevices(overs, lowerBytes) {
     asks.forEach((a, k) => { if (answer[a.i] === undefined && fitsVerdict(rs[k])) answer[a.i] = a.d; });
   }
   return answer.map((a) => a ?? null);
-}
-
-/**
- * The best format on the ladder that fits each (model, device), or null. The ladder runs from
- * large to small files, so a binary search over it asks the core about four times per model.
- * @param {Record<string, any>[]} overs
- * @returns {Promise<({quant: string, r: any} | null)[]>}
- */
-export async function bestQuants(overs) {
-  const lo = overs.map(() => 0);
-  const hi = overs.map(() => LADDER.length);
-  /** @type {any[][]} */
-  const seen = overs.map(() => []);
-  for (let round = 0; round < 8; round++) {
-    const asks = overs.map((_, i) => i).filter((i) => lo[i] < hi[i]);
-    if (!asks.length) break;
-    const mids = asks.map((i) => (lo[i] + hi[i]) >> 1);
-    const rs = await many(asks.map((i, k) => request({ ...overs[i], quant: LADDER[mids[k]] })));
-    asks.forEach((i, k) => {
-      seen[i][mids[k]] = rs[k];
-      if (fitsVerdict(rs[k])) hi[i] = mids[k]; else lo[i] = mids[k] + 1;
-    });
-  }
-  return overs.map((_, i) => (lo[i] < LADDER.length && seen[i][lo[i]] ? { quant: LADDER[lo[i]], r: seen[i][lo[i]] } : null));
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */
