@@ -35,6 +35,13 @@ test('the model page shows the spec card, the quantization table, GPU tiers and 
   await page.waitForSelector('#mp-gpus table tbody tr');
   await page.waitForSelector('#mp-macs table tbody tr');
   assert.match(await page.textContent('#mp-macs'), /M3 Ultra/);
+  // Unified-memory PCs have their own heading and table, from the same core tiers.
+  await page.waitForSelector('#mp-unified table tbody tr');
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /DGX Spark/);
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 .*128 GB/);
+  assert.doesNotMatch(await page.textContent('#mp-macs'), /DGX Spark|Ryzen/);
+  assert.match(await page.textContent('section:has(#mp-unified) h2'), /Unified-memory PCs/);
+  assert.ok(await page.$('#mp-unified details summary'), 'the 32 and 64 GB machines folded under "too little memory"');
   await page.waitForSelector('#mp-faq details');
   assert.match(await page.textContent('#mp-limits'), /mixture of experts/);
   assert.doesNotMatch(await page.textContent('#view-model'), /undefined|NaN|Infinity/);

@@ -81,6 +81,7 @@ export default {
   tier_title_fits: 'Runs entirely in GPU memory', tier_title_offload: 'Runs with part of the model in system RAM',
   tier_title_no_fit: 'Does not run even with 128 GB of RAM ({0} GPUs)', tier_title_no_fit_short: 'Does not run',
   macs_run: 'Macs that run it (Q4_K_M, 8K)', macs_caption: 'Apple silicon', macs_no_fit: 'Macs with too little memory ({0})', memory: 'Memory',
+  unified_run: 'Unified-memory PCs that run it (Q4_K_M, 8K)', unified_caption: 'Unified-memory PCs', unified_no_fit: 'Unified-memory PCs with too little memory ({0})', unified_note: 'Machines whose CPU and GPU share one memory pool, such as AMD Ryzen AI Max (Strix Halo) and NVIDIA DGX Spark. The share the GPU may use is set by the BIOS or the driver.',
   limits: 'The limits in plain words',
   limit_moe: '{model} is a mixture of experts: all {total} parameters must sit in memory, but only about {active} are read for each token, so it generates much faster than a dense model of the same size.',
   limit_ctx: 'The KV cache grows with the context: {kv8} at 8K, {kv32} at 32K.',

@@ -81,6 +81,7 @@ export default {
   tier_title_fits: 'Funciona entero en la memoria de la GPU', tier_title_offload: 'Funciona con parte del modelo en la RAM del sistema',
   tier_title_no_fit: 'No funciona ni con 128 GB de RAM ({0} GPU)', tier_title_no_fit_short: 'No funciona',
   macs_run: 'Mac que lo ejecutan (Q4_K_M, 8K)', macs_caption: 'Apple silicon', macs_no_fit: 'Mac con poca memoria ({0})', memory: 'Memoria',
+  unified_run: 'PC de memoria unificada que lo ejecutan (Q4_K_M, 8K)', unified_caption: 'PC de memoria unificada', unified_no_fit: 'PC de memoria unificada con poca memoria ({0})', unified_note: 'Equipos cuya CPU y GPU comparten una sola memoria, como AMD Ryzen AI Max (Strix Halo) y NVIDIA DGX Spark. La parte que puede usar la GPU la fija la BIOS o el controlador.',
   limits: 'Los límites, en claro',
   limit_moe: '{model} es una mezcla de expertos: sus {total} parámetros deben estar en memoria, pero por cada token solo se leen unos {active}, así que genera mucho más rápido que un modelo denso del mismo tamaño.',
   limit_ctx: 'La caché KV crece con el contexto: {kv8} a 8K, {kv32} a 32K.',

@@ -81,6 +81,7 @@ export default {
   tier_title_fits: 'Tourne entièrement dans la mémoire du GPU', tier_title_offload: 'Tourne avec une partie du modèle en RAM système',
   tier_title_no_fit: 'Ne tourne pas, même avec 128 Go de RAM ({0} GPU)', tier_title_no_fit_short: 'Ne tourne pas',
   macs_run: 'Les Mac qui le font tourner (Q4_K_M, 8K)', macs_caption: 'Apple silicon', macs_no_fit: 'Mac avec trop peu de mémoire ({0})', memory: 'Mémoire',
+  unified_run: 'Les PC à mémoire unifiée qui le font tourner (Q4_K_M, 8K)', unified_caption: 'PC à mémoire unifiée', unified_no_fit: 'PC à mémoire unifiée avec trop peu de mémoire ({0})', unified_note: 'Des machines dont le CPU et le GPU partagent une seule mémoire, comme AMD Ryzen AI Max (Strix Halo) et NVIDIA DGX Spark. La part que le GPU peut utiliser est fixée par le BIOS ou le pilote.',
   limits: 'Les limites en clair',
   limit_moe: '{model} est un mélange d’experts : ses {total} paramètres doivent tous être en mémoire, mais seuls environ {active} sont lus par token ; il génère donc bien plus vite qu’un modèle dense de même taille.',
   limit_ctx: 'Le cache KV grandit avec le contexte : {kv8} à 8K, {kv32} à 32K.',

@@ -81,6 +81,7 @@ export default {
   tier_title_fits: '完全在显存中运行', tier_title_offload: '部分模型放在系统内存中运行',
   tier_title_no_fit: '即使有 128 GB 内存也无法运行({0} 块 GPU)', tier_title_no_fit_short: '无法运行',
   macs_run: '能运行它的 Mac(Q4_K_M,8K)', macs_caption: 'Apple 芯片', macs_no_fit: '内存不足的 Mac({0})', memory: '内存',
+  unified_run: '能运行它的统一内存 PC(Q4_K_M,8K)', unified_caption: '统一内存 PC', unified_no_fit: '内存不足的统一内存 PC({0})', unified_note: 'CPU 与 GPU 共用同一内存池的机器,如 AMD Ryzen AI Max(Strix Halo)和 NVIDIA DGX Spark。GPU 可用的份额由 BIOS 或驱动设定。',
   limits: '通俗说明限制',
   limit_moe: '{model} 是混合专家模型:全部 {total} 参数都必须放在内存中,但每个 token 只读取约 {active},因此生成速度远快于同等规模的稠密模型。',
   limit_ctx: 'KV 缓存随上下文增长:8K 时 {kv8},32K 时 {kv32}。',
