@@ -17,7 +17,7 @@ fs.mkdirSync(shots, { recursive: true });
 const qwen3 = JSON.parse(fs.readFileSync(path.join(root, 'data/models/qwen/qwen3-8b.json'), 'utf8')).config;
 const gib = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 
-test('the model page shows the spec card, the quantization table, GPU tiers and Macs, and links into the main view', async () => {
+test('the model page shows the spec card, the quantization table, GPU tiers, Macs and unified-memory PCs, and links into the main view', async () => {
   const page = await env.page();
   await open(page, `${env.url}?view=model&model=zai-org/GLM-4.5-Air&lang=en`);
   await page.waitForSelector('#mp-spec dl');
