@@ -51,7 +51,7 @@ export default {
   picks: 'Hardware picks', picks_title: 'Hardware picks for {model} {quant} at {ctx}',
   pick_best_single_gpu: 'Best single GPU', pick_best_value: 'Best value', pick_unified_memory: 'Unified memory', pick_cheapest_cloud: 'Cheapest cloud',
   pick_none: 'Nothing in the catalog qualifies.', pick_per_hour: '{0} per hour',
-  price_street: 'street price', price_launch: 'launch price', price_launch_base_config: 'launch price of the base model', price_used: 'used',
+  price_street: 'street price', price_launch: 'launch price', price_launch_option: 'launch price of this memory option', price_launch_base_config: 'launch price of the base model', price_used: 'used',
   why_fastest: 'The fastest single consumer or workstation GPU that holds it all.', why_value: 'The lowest price per token/s: {0} per token/s.',
   why_unified: 'The cheapest unified-memory machine that holds it ({0} GB).', why_cloud: 'The cheapest offer per hour whose GPUs hold it.',
   chart: 'Memory over context', chart_title: 'Memory over context, {model} {quant}, 4K to {max}', chart_failed: 'The chart could not be drawn; the table below has the same data.',

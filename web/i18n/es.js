@@ -51,7 +51,7 @@ export default {
   picks: 'Hardware recomendado', picks_title: 'Hardware recomendado para {model} {quant} con {ctx}',
   pick_best_single_gpu: 'Mejor GPU única', pick_best_value: 'Mejor relación calidad-precio', pick_unified_memory: 'Memoria unificada', pick_cheapest_cloud: 'Nube más barata',
   pick_none: 'Nada en el catálogo cumple.', pick_per_hour: '{0} por hora',
-  price_street: 'precio de calle', price_launch: 'precio de lanzamiento', price_launch_base_config: 'precio de lanzamiento del modelo base', price_used: 'usado',
+  price_street: 'precio de calle', price_launch: 'precio de lanzamiento', price_launch_option: 'precio de lanzamiento con esta memoria', price_launch_base_config: 'precio de lanzamiento del modelo base', price_used: 'usado',
   why_fastest: 'La GPU de consumo o de estación de trabajo más rápida que lo aloja entero.', why_value: 'El menor precio por token/s: {0} por token/s.',
   why_unified: 'La máquina de memoria unificada más barata que lo aloja ({0} GB).', why_cloud: 'La oferta más barata por hora cuyas GPU lo alojan.',
   chart: 'Memoria según el contexto', chart_title: 'Memoria según el contexto, {model} {quant}, de 4K a {max}', chart_failed: 'No se pudo dibujar el gráfico; la tabla de abajo tiene los mismos datos.',

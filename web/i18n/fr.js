@@ -51,7 +51,7 @@ export default {
   picks: 'Matériel conseillé', picks_title: 'Matériel conseillé pour {model} {quant} à {ctx}',
   pick_best_single_gpu: 'Meilleur GPU seul', pick_best_value: 'Meilleur rapport qualité-prix', pick_unified_memory: 'Mémoire unifiée', pick_cheapest_cloud: 'Cloud le moins cher',
   pick_none: 'Rien dans le catalogue ne convient.', pick_per_hour: '{0} par heure',
-  price_street: 'prix du marché', price_launch: 'prix de lancement', price_launch_base_config: 'prix de lancement du modèle de base', price_used: 'occasion',
+  price_street: 'prix du marché', price_launch: 'prix de lancement', price_launch_option: 'prix de lancement avec cette mémoire', price_launch_base_config: 'prix de lancement du modèle de base', price_used: 'occasion',
   why_fastest: 'Le GPU grand public ou station de travail le plus rapide qui le contient entièrement.', why_value: 'Le prix le plus bas par token/s : {0} par token/s.',
   why_unified: 'La machine à mémoire unifiée la moins chère qui le contient ({0} Go).', why_cloud: "L'offre la moins chère à l'heure dont les GPU le contiennent.",
   chart: 'Mémoire selon le contexte', chart_title: 'Mémoire selon le contexte, {model} {quant}, de 4K à {max}', chart_failed: 'Le graphique n’a pas pu être tracé ; le tableau ci-dessous a les mêmes données.',

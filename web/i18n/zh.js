@@ -51,7 +51,7 @@ export default {
   picks: '硬件推荐', picks_title: '{model} {quant}({ctx} 上下文)的硬件推荐',
   pick_best_single_gpu: '最佳单卡', pick_best_value: '最高性价比', pick_unified_memory: '统一内存', pick_cheapest_cloud: '最便宜的云',
   pick_none: '目录中没有符合条件的。', pick_per_hour: '每小时 {0}',
-  price_street: '市场价', price_launch: '首发价', price_launch_base_config: '基础款首发价', price_used: '二手',
+  price_street: '市场价', price_launch: '首发价', price_launch_option: '该内存配置的首发价', price_launch_base_config: '基础款首发价', price_used: '二手',
   why_fastest: '能完整装下它的最快的消费级或工作站单卡。', why_value: '每 token/s 价格最低:每 token/s {0}。',
   why_unified: '能装下它的最便宜的统一内存机器({0} GB)。', why_cloud: '能装下它的每小时最便宜的云方案。',
   chart: '内存随上下文变化', chart_title: '内存随上下文变化:{model} {quant},4K 至 {max}', chart_failed: '图表无法绘制;下方表格包含相同数据。',
