@@ -38,7 +38,7 @@ export default {
   use: 'Use', remove: 'Remove', store_problem: '{0} saved entries could not be read; they were set aside, not deleted:',
   download_aside: 'Download them', dismiss: 'Dismiss',
   speed: 'Speed', decode: 'Decode', prefill: 'Prefill', ttft: 'Time to first token', decode_note: 'Generating, one user', ttft_note: 'For a 4K-token prompt',
-  commands: 'Launch commands', copy: 'Copy', copied: 'Copied', copy_failed: 'Copy failed', per_device: 'Memory per device',
+  commands: 'Launch commands', copy: 'Copy', copied: 'Copied', copy_failed: 'Copy failed', per_device: 'Memory per device', per_device_caption: 'Layers and memory on each accelerator',
   cost: 'Cost', finetune: 'Fine-tuning memory', diagnostics: 'Diagnostics', make_it_fit: 'Make it fit',
   diag_kv: '{model} ({topo}): from 8K to 32K tokens the KV cache grows from {a} to {b}; the total at 32K is {total}.',
   diag_q8: 'A q8_0 KV cache saves {save} at 32K (total {total}), with a very small quality cost.',

@@ -38,7 +38,7 @@ export default {
   use: 'Utiliser', remove: 'Retirer', store_problem: '{0} entrées enregistrées sont illisibles ; elles ont été mises de côté, pas supprimées :',
   download_aside: 'Les télécharger', dismiss: 'Fermer',
   speed: 'Vitesse', decode: 'Génération', prefill: 'Prefill', ttft: 'Délai du premier token', decode_note: 'Génération, un utilisateur', ttft_note: 'Pour un prompt de 4K tokens',
-  commands: 'Commandes de lancement', copy: 'Copier', copied: 'Copié', copy_failed: 'Copie impossible', per_device: 'Mémoire par appareil',
+  commands: 'Commandes de lancement', copy: 'Copier', copied: 'Copié', copy_failed: 'Copie impossible', per_device: 'Mémoire par appareil', per_device_caption: 'Couches et mémoire sur chaque accélérateur',
   cost: 'Coût', finetune: 'Mémoire pour l’affinage', diagnostics: 'Diagnostic', make_it_fit: 'Pour que ça tienne',
   diag_kv: '{model} ({topo}) : de 8K à 32K tokens, le cache KV passe de {a} à {b} ; le total à 32K est de {total}.',
   diag_q8: 'Un cache KV q8_0 économise {save} à 32K (total {total}), pour une perte de qualité très faible.',

@@ -36,7 +36,7 @@ export async function renderDevice(alive) {
   if (!alive()) return;
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
-    [T('memory'), `${num(d.memory_gib, L)} GB`], [T('bandwidth'), `${num(d.bandwidth_gbs, L)} GB/s`],
+    [T('memory'), `${num(d.memory_gib, L)} GiB`], [T('bandwidth'), `${num(d.bandwidth_gbs, L)} GB/s`],
     [T('fp16'), d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—'],
     [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
   ];
@@ -70,7 +70,8 @@ export async function renderDevice(alive) {
       e.quant,
       q ? qualityText(q, L) : T('quality_unknown'),
       gib(e.memory.total_bytes, L, 1),
-      h('span', { class: `tag ${e.tier}` }, e.tier === 'offload' ? T('with_ram', { 0: num(list.ram_gib, L) }) : T(`short_${e.tier}`)),
+      // fits or tight as the estimate says; offload with the RAM it needs
+      e.tier === 'offload' ? h('span', { class: 'tag offload' }, T('with_ram', { 0: num(list.ram_gib, L) })) : h('span', { class: `tag ${e.verdict}` }, T(`short_${e.verdict}`)),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, smallestDevices, speedOf, spreadText } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -92,18 +92,39 @@ function renderPlugins(r) {
   byId('plug-commands').hidden = cmds.length === 0;
   if (cmds.length) {
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
-      h('div', { class: 'cmd-head' }, h('strong', null, c.label),
+      h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
         h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, c.command)))));
   }
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
-  if (devs && devs.length) fill('devices-table', objectTable(devs, L, T('per_device')));
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, L));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
   renderCost(r);
   renderFinetune(r);
+}
+
+/** Launch command keys (core commands.hpp) as their tools spell themselves. */
+const CMD_LABELS = /** @type {Record<string, string>} */ ({
+  llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
+  ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',
+});
+
+/**
+ * The placement per accelerator (result.memory.devices): which layers it holds and its memory by
+ * term against what it may use. Fields absent from a device show a dash.
+ * @param {any[]} devs @param {string} L
+ */
+function devicesTable(devs, L) {
+  const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
+    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
+  return table(T('per_device_caption'),
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')],
+    devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
+      gib(d.overhead_bytes, L), gib(d.total_bytes, L), gib(d.usable_bytes, L),
+      typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']));
 }
 
 /** @param {string} k @param {string} v @param {string} s */

@@ -102,17 +102,3 @@ export function factList(obj, lang) {
   if (!rows.length) return null;
   return h('dl', { class: 'facts' }, rows.map(([k, v]) => h('div', null, h('dt', null, k.replace(/_/g, ' ')), h('dd', null, byKey(k, v, lang)))));
 }
-
-/**
- * Rows of objects as a table (columns are the union of scalar keys), or null when empty.
- * @param {any} rows @param {string} lang @param {string} caption
- */
-export function objectTable(rows, lang, caption) {
-  if (!Array.isArray(rows) || !rows.length) return null;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r || {}).filter((k) => r[k] !== null && typeof r[k] !== 'object')))];
-  if (!keys.length) return null;
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-    h('table', { class: 'data' }, h('caption', null, caption),
-      h('thead', null, h('tr', null, keys.map((k) => h('th', { scope: 'col' }, k.replace(/_/g, ' '))))),
-      h('tbody', null, rows.map((r) => h('tr', null, keys.map((k) => h('td', null, byKey(k, r[k], lang))))))));
-}
