@@ -108,4 +108,6 @@ export default {
   embed_this: 'Embed this', embed_title: 'Embed this estimate', embed_intro: 'Paste one of these into your page. Both show the current model, hardware, quantization and context.',
   embed_widget: 'Widget (a script and an element)', embed_iframe: 'Iframe (resizes itself to its content)',
   close: 'Close',
+  rule_gpu_desktop: 'VRAM less 0.85 GiB (driver reserve and a desktop)', rule_gpu: 'VRAM less 0.35 GiB the driver keeps', rule_wired: 'iogpu.wired_limit_mb override', rule_metal_small: 'Metal working-set cap: 2/3 of unified memory (36 GB or less)', rule_metal_large: 'Metal working-set cap: 3/4 of unified memory (more than 36 GB)', rule_unified: 'GPU share of unified memory, leaving at least 4 GiB to the OS', rule_cpu: 'RAM less what the OS keeps (10%, at least 2 GiB)',
+  cost_power_unknown: 'no power figure in the catalog for this device; electricity left out',
 };

@@ -108,4 +108,6 @@ export default {
   embed_this: 'Insertar', embed_title: 'Insertar esta estimación', embed_intro: 'Pega uno de estos fragmentos en tu página. Ambos muestran el modelo, el hardware, la cuantización y el contexto actuales.',
   embed_widget: 'Widget (un script y un elemento)', embed_iframe: 'Iframe (ajusta su altura al contenido)',
   close: 'Cerrar',
+  rule_gpu_desktop: 'VRAM menos 0,85 GiB (reserva del controlador y un escritorio)', rule_gpu: 'VRAM menos los 0,35 GiB que reserva el controlador', rule_wired: 'valor fijado con iogpu.wired_limit_mb', rule_metal_small: 'límite de Metal: 2/3 de la memoria unificada (36 GB o menos)', rule_metal_large: 'límite de Metal: 3/4 de la memoria unificada (más de 36 GB)', rule_unified: 'parte de la memoria unificada asignada a la GPU, dejando al menos 4 GiB al sistema', rule_cpu: 'RAM menos lo que reserva el sistema (10 %, al menos 2 GiB)',
+  cost_power_unknown: 'el catálogo no tiene el consumo de este equipo; la electricidad no se cuenta',
 };

@@ -108,4 +108,6 @@ export default {
   embed_this: 'Intégrer', embed_title: 'Intégrer cette estimation', embed_intro: 'Collez l’un de ces extraits dans votre page. Les deux montrent le modèle, le matériel, la quantification et le contexte actuels.',
   embed_widget: 'Widget (un script et un élément)', embed_iframe: 'Iframe (s’ajuste à son contenu)',
   close: 'Fermer',
+  rule_gpu_desktop: 'VRAM moins 0,85 GiB (réserve du pilote et un bureau)', rule_gpu: 'VRAM moins les 0,35 GiB que garde le pilote', rule_wired: 'valeur fixée par iogpu.wired_limit_mb', rule_metal_small: 'limite de Metal : 2/3 de la mémoire unifiée (36 GB ou moins)', rule_metal_large: 'limite de Metal : 3/4 de la mémoire unifiée (plus de 36 GB)', rule_unified: 'part de la mémoire unifiée attribuée au GPU, en laissant au moins 4 GiB au système', rule_cpu: 'RAM moins ce que garde le système (10 %, au moins 2 GiB)',
+  cost_power_unknown: 'le catalogue n’a pas la consommation de cet appareil ; l’électricité n’est pas comptée',
 };

@@ -108,4 +108,6 @@ export default {
   embed_this: '嵌入', embed_title: '嵌入此估算', embed_intro: '将以下任一代码粘贴到你的网页中。两者都显示当前的模型、硬件、量化和上下文。',
   embed_widget: '小组件（一个脚本和一个元素）', embed_iframe: 'Iframe（自动调整为内容高度）',
   close: '关闭',
+  rule_gpu_desktop: '显存减去 0.85 GiB(驱动保留和桌面)', rule_gpu: '显存减去驱动保留的 0.35 GiB', rule_wired: '由 iogpu.wired_limit_mb 设定', rule_metal_small: 'Metal 工作集上限:统一内存的 2/3(36 GB 及以下)', rule_metal_large: 'Metal 工作集上限:统一内存的 3/4(超过 36 GB)', rule_unified: '分给 GPU 的统一内存份额,至少给系统留 4 GiB', rule_cpu: '内存减去系统保留部分(10%,至少 2 GiB)',
+  cost_power_unknown: '目录中没有该设备的功耗数据;未计入电费',
 };

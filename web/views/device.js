@@ -6,7 +6,7 @@ import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, table, text } from '../dom.js';
 import { gib, num, usd } from '../format.js';
-import { t } from '../i18n.js';
+import { ruleText, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { spreadText } from './shared.js';
 import { qualityText } from './main.js';
@@ -44,7 +44,7 @@ export async function renderDevice(alive) {
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
-    h('p', null, probe.memory.usable_rule || ''),
+    h('p', null, ruleText(L, probe.memory.usable_rule || '')),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note' }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
@@ -71,7 +71,7 @@ export async function renderDevice(alive) {
       q ? qualityText(q, L) : T('quality_unknown'),
       gib(e.memory.total_bytes, L, 1),
       // fits or tight as the estimate says; offload with the RAM it needs
-      e.tier === 'offload' ? h('span', { class: 'tag offload' }, T('with_ram', { 0: num(list.ram_gib, L) })) : h('span', { class: `tag ${e.verdict}` }, T(`short_${e.verdict}`)),
+      e.tier === 'offload' ? h('span', { class: 'tag offload', title: T('with_ram', { 0: num(list.ram_gib, L) }) }, `${T('short_offload')} · ${num(list.ram_gib, L)} GB RAM`) : h('span', { class: `tag ${e.verdict}` }, T(`short_${e.verdict}`)),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;

@@ -9,7 +9,7 @@ import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request } from
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, tokens } from '../format.js';
-import { t } from '../i18n.js';
+import { ruleText, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -44,7 +44,7 @@ export function renderMain(r) {
   text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`);
   text('c-topology', r.model.topology);
-  text('usable-rule', m.usable_rule ? `${T('usable')}: ${m.usable_rule}` : '');
+  text('usable-rule', m.usable_rule ? `${T('usable')}: ${ruleText(state.lang, m.usable_rule)}` : '');
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
