@@ -57,7 +57,7 @@ export default {
   chart: 'Memory over context', chart_title: 'Memory over context, {model} {quant}, 4K to {max}', chart_failed: 'The chart could not be drawn; the table below has the same data.',
   chart_table: 'Memory at each context length', as_table: 'The same data as a table', verdict: 'Verdict',
   matrix: 'Every quantization', matrix_title: 'Every GGUF format for {model} at {ctx}', format: 'Format', bpw: 'Bits/weight',
-  on_device: 'On {0}', smallest_device: 'Smallest device it fits', size_source: 'File size', size_published: 'published', size_computed: 'computed',
+  on_device: 'On {0}', on_device_short: 'On this device', smallest_device: 'Smallest device it fits', size_source: 'File size', size_published: 'published', size_computed: 'computed',
   quality: 'Quality', quality_unknown: 'not measured', q_lossless: 'lossless', q_near: 'near lossless', q_good: 'good', q_noticeable: 'noticeable loss', q_heavy: 'heavy loss',
   matrix_skipped: '{0} formats do not apply to this model (for example ternary formats) and are left out.',
   faq: 'Questions', faq_run_q: 'Can {hw} run {model}?', faq_run_a: 'At {quant} with a {ctx} context it needs {total} ({w} weights + {kv} KV cache + buffers) against {usable} usable.',

@@ -57,7 +57,7 @@ export default {
   chart: 'Memoria según el contexto', chart_title: 'Memoria según el contexto, {model} {quant}, de 4K a {max}', chart_failed: 'No se pudo dibujar el gráfico; la tabla de abajo tiene los mismos datos.',
   chart_table: 'Memoria para cada longitud de contexto', as_table: 'Los mismos datos en una tabla', verdict: 'Veredicto',
   matrix: 'Todas las cuantizaciones', matrix_title: 'Todos los formatos GGUF de {model} a {ctx}', format: 'Formato', bpw: 'Bits/peso',
-  on_device: 'En {0}', smallest_device: 'Equipo más pequeño en que cabe', size_source: 'Tamaño de archivo', size_published: 'publicado', size_computed: 'calculado',
+  on_device: 'En {0}', on_device_short: 'En este equipo', smallest_device: 'Equipo más pequeño en que cabe', size_source: 'Tamaño de archivo', size_published: 'publicado', size_computed: 'calculado',
   quality: 'Calidad', quality_unknown: 'sin medir', q_lossless: 'sin pérdida', q_near: 'casi sin pérdida', q_good: 'buena', q_noticeable: 'pérdida apreciable', q_heavy: 'pérdida fuerte',
   matrix_skipped: '{0} formatos no se aplican a este modelo (por ejemplo los ternarios) y se omiten.',
   faq: 'Preguntas', faq_run_q: '¿Puede {hw} ejecutar {model}?', faq_run_a: 'En {quant} con un contexto de {ctx} necesita {total} ({w} de pesos + {kv} de caché KV + búferes) frente a {usable} utilizables.',

@@ -57,7 +57,7 @@ export default {
   chart: 'Mémoire selon le contexte', chart_title: 'Mémoire selon le contexte, {model} {quant}, de 4K à {max}', chart_failed: 'Le graphique n’a pas pu être tracé ; le tableau ci-dessous a les mêmes données.',
   chart_table: 'Mémoire pour chaque longueur de contexte', as_table: 'Les mêmes données en tableau', verdict: 'Verdict',
   matrix: 'Toutes les quantifications', matrix_title: 'Tous les formats GGUF de {model} à {ctx}', format: 'Format', bpw: 'Bits/poids',
-  on_device: 'Sur {0}', smallest_device: 'Plus petit appareil qui suffit', size_source: 'Taille du fichier', size_published: 'publiée', size_computed: 'calculée',
+  on_device: 'Sur {0}', on_device_short: 'Sur cet appareil', smallest_device: 'Plus petit appareil qui suffit', size_source: 'Taille du fichier', size_published: 'publiée', size_computed: 'calculée',
   quality: 'Qualité', quality_unknown: 'non mesurée', q_lossless: 'sans perte', q_near: 'quasi sans perte', q_good: 'bonne', q_noticeable: 'perte perceptible', q_heavy: 'perte importante',
   matrix_skipped: '{0} formats ne s’appliquent pas à ce modèle (par exemple les formats ternaires) et sont omis.',
   faq: 'Questions', faq_run_q: '{hw} peut-il faire tourner {model} ?', faq_run_a: 'En {quant} avec un contexte de {ctx}, il faut {total} ({w} de poids + {kv} de cache KV + tampons) pour {usable} utilisables.',

@@ -57,7 +57,7 @@ export default {
   chart: '内存随上下文变化', chart_title: '内存随上下文变化:{model} {quant},4K 至 {max}', chart_failed: '图表无法绘制;下方表格包含相同数据。',
   chart_table: '各上下文长度下的内存', as_table: '以表格查看相同数据', verdict: '结论',
   matrix: '所有量化格式', matrix_title: '{model} 在 {ctx} 下的所有 GGUF 格式', format: '格式', bpw: '位/权重',
-  on_device: '在 {0} 上', smallest_device: '放得下的最小设备', size_source: '文件大小', size_published: '已公布', size_computed: '计算值',
+  on_device: '在 {0} 上', on_device_short: '在此设备上', smallest_device: '放得下的最小设备', size_source: '文件大小', size_published: '已公布', size_computed: '计算值',
   quality: '质量', quality_unknown: '未测量', q_lossless: '无损', q_near: '几乎无损', q_good: '良好', q_noticeable: '有明显损失', q_heavy: '损失严重',
   matrix_skipped: '{0} 种格式不适用于此模型(例如三值格式),已略去。',
   faq: '常见问题', faq_run_q: '{hw} 能运行 {model} 吗?', faq_run_a: '在 {quant}、{ctx} 上下文下需要 {total}({w} 权重 + {kv} KV 缓存 + 缓冲区),可用内存为 {usable}。',

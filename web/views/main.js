@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, nameWithMemory, smallestDevices, speedOf, spreadText } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -207,7 +207,7 @@ async function quantMatrix(r, alive) {
   if (!alive()) return;
   const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device', { 0: hwName(r) }), T('smallest_device'), T('size_source'), T('quality')];
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality')];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -226,14 +226,14 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) }), head, rows));
+  fill('matrix', table(`${T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),
     ok.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), `${d.name} (${num(d.memory_gib, L)} GB)`) : '—');
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');
     cells[i].className = '';
   });
 }
@@ -274,7 +274,7 @@ function faq(r, k32) {
 function links(r) {
   const L = state.lang;
   fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32)).slice(-48).reverse()
-    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), `${d.name} (${num(d.memory_gib, L)} GB)`))));
+    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), nameWithMemory(d, L)))));
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));

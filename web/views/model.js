@@ -9,7 +9,7 @@ import { gb, gib, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { smallestDevices, spreadText } from './shared.js';
+import { nameWithMemory, smallestDevices, spreadText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -72,7 +72,7 @@ export async function renderModel(alive) {
       e.q.id === 'Q4_K_M' ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gb(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), `${smallest[i].name} (${num(smallest[i].memory_gib, L)} GB)`) : '—',
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), nameWithMemory(smallest[i], L)) : '—',
       qualityText(e.q, L),
     ])),
   h('p', { class: 'note' }, T('mp_quants_note')));

@@ -102,3 +102,11 @@ export function factList(obj, lang) {
   if (!rows.length) return null;
   return h('dl', { class: 'facts' }, rows.map(([k, v]) => h('div', null, h('dt', null, k.replace(/_/g, ' ')), h('dd', null, byKey(k, v, lang)))));
 }
+
+/**
+ * "RTX 4090 (24 GB)", or the name alone when it already states its memory ("… 128 GB").
+ * @param {{name: string, memory_gib: number}} d @param {string} lang
+ */
+export function nameWithMemory(d, lang) {
+  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${num(d.memory_gib, lang)} GB)`;
+}
