@@ -35,6 +35,8 @@ const char* kUsage =
     "                       the server's per-GPU budget, KV capacity, throughput and commands\n"
     "  willitfit tiers --model <id> [--quant Q4_K_M] [--context N] [--json]\n"
     "                       every GPU alone / with 32, 64, 128 GB RAM, every Mac and unified PC\n"
+    "  willitfit runs-on --hardware <id|device.json> [--count N] [--ram-gib N] [--context N] [--json]\n"
+    "                       every catalog model at its best quantization on that device, best first\n"
     "  willitfit solve --kind max_context|best_quant|make_it_fit|cheapest|picks ...  (estimate flags, and\n"
     "                  [--min-context N] [--allow-offload on|off] [--min-decode-tps N] [--max-count N])\n"
     "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
@@ -177,6 +179,21 @@ void print_tiers(const json& r) {
   }
 }
 
+// Human-readable "what runs on it": one line per model, best first.
+void print_runs_on(const json& r) {
+  std::printf("%s x%d, %.0f GB RAM, %lld tokens of context: %.1f GiB usable\n", r["device"]["name"].get<std::string>().c_str(),
+              r["count"].get<int>(), r["ram_gib"].get<double>(), r["context"].get<long long>(),
+              r["usable"]["usable_bytes"].get<double>() / 1073741824.0);
+  for (const auto& e : r["models"]) {
+    std::printf("  %-8s %-40s %-8s %7.1f GiB", e["tier"].get<std::string>().c_str(), e["model"]["name"].get<std::string>().c_str(),
+                e["quant"].get<std::string>().c_str(), e["memory"]["total_bytes"].get<double>() / 1073741824.0);
+    if (e.contains("speed"))
+      std::printf(" %6.1f tok/s (%.1f-%.1f)", e["speed"]["decode_tps"].get<double>(),
+                  e["speed"]["decode_tps_low"].get<double>(), e["speed"]["decode_tps_high"].get<double>());
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -252,7 +269,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" &&
-      cmd != "tiers" && cmd != "solve") {
+      cmd != "tiers" && cmd != "solve" && cmd != "runs-on") {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd + "'");
   }
@@ -372,6 +389,13 @@ int main(int argc, char** argv) {
     const std::string d = wif::api_tiers(cat, req.dump());
     const bool err = json::parse(d).contains("error");
     if (pretty && !err) print_tiers(json::parse(d));
+    else print(d, pretty);
+    return err ? 2 : 0;
+  }
+  if (cmd == "runs-on") {
+    const std::string d = wif::api_runs_on(cat, req.dump());
+    const bool err = json::parse(d).contains("error");
+    if (pretty && !err) print_runs_on(json::parse(d));
     else print(d, pretty);
     return err ? 2 : 0;
   }

@@ -62,8 +62,12 @@ TEST_CASE("every request in the bad-input table gives its structured error with 
     const std::string text = request_text(table, c);
     if (text.empty() && !c.contains("text")) continue;
     CAPTURE(c["id"].get<std::string>());
-    // "api": "solve" routes a case to the solvers (solve.hpp); the rest are estimates.
-    const json doc = json::parse(c.value("api", "") == "solve" ? wif::api_solve(cat, text) : wif::api_estimate(cat, text));
+    // "api": "solve" routes a case to the solvers (solve.hpp), "runsOn" to the device list
+    // (runs_on.hpp); the rest are estimates.
+    const std::string route = c.value("api", "");
+    const json doc = json::parse(route == "solve"    ? wif::api_solve(cat, text)
+                                 : route == "runsOn" ? wif::api_runs_on(cat, text)
+                                                     : wif::api_estimate(cat, text));
     INFO(doc.dump().substr(0, 400));
     REQUIRE(wif_test::bad_error_doc(doc).empty());
     CHECK(doc["error"]["code"] == c["code"]);

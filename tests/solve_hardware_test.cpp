@@ -6,6 +6,8 @@
 
 #include "test_util.hpp"
 #include "willitfit/api.hpp"
+#include "willitfit/device.hpp"
+#include "willitfit/error.hpp"
 
 using nlohmann::json;
 
@@ -77,7 +79,7 @@ TEST_CASE("cheapest lists configurations by price that each run and reach the wa
     last = o["price_usd"];
     CHECK(o["decode_tps"].get<double>() >= 30);
     CHECK(o["count"].get<int>() <= 8);
-    CHECK((o["price_kind"] == "street" || o["price_kind"] == "launch" || o["price_kind"] == "launch_base_config" ||
+    CHECK((o["price_kind"] == "street" || o["price_kind"] == "launch" || o["price_kind"] == "launch_option" || o["price_kind"] == "launch_base_config" ||
            o["price_kind"] == "used"));
     CHECK(runs(estimate(request_for(kAir, o["id"], o["count"]))));
   }
@@ -101,4 +103,59 @@ TEST_CASE("cheapest with RAM tiers adds offloaded configurations and checks the 
   CHECK(solve(q)["error"]["path"] == "ram_tiers_gib[1]");
   q["ram_tiers_gib"] = 64;
   CHECK(solve(q)["error"]["path"] == "ram_tiers_gib");
+}
+
+TEST_CASE("an Apple memory option with its own sourced launch price is priced at it, not at the chip's base configuration", "[solve_hardware]") {
+  // data/hardware/apple.json: the M4 Pro (16-core GPU) chip launched at $1,399 with 24 GB; its
+  // 64 GB option has its own configured price in option_prices_usd.
+  const json file = json::parse(wif_test::read_text(std::string(WIF_SOURCE_DIR) + "/data/hardware/apple.json"));
+  json chip;
+  for (const auto& e : file["devices"])
+    if (e["id"] == "apple-m4-pro-16c-gpu") chip = e;
+  REQUIRE(chip.contains("option_prices_usd"));
+  const double base = chip["launch_price_usd"].get<double>();
+  const double own = chip["option_prices_usd"]["64"]["usd"].get<double>();
+  REQUIRE(own > base);
+  const wif::Device* d = nullptr;
+  for (const auto& x : cat().devices())
+    if (x.id == "apple-m4-pro-16c-gpu-64gb") d = &x;
+  REQUIRE(d);
+  CHECK(d->price_usd == own);
+  // The tier lists carry it, and the unified-memory pick for a 70B model no longer offers this
+  // option at the base price (before: "M4 Pro 64 GB, $1,399, launch price of the base model").
+  const json t = json::parse(wif::api_tiers(cat(), json{{"model", "meta-llama/Llama-3.3-70B-Instruct"}}.dump()));
+  bool seen = false;
+  for (const auto& e : t["macs"])
+    if (e["device"]["id"] == "apple-m4-pro-16c-gpu-64gb") {
+      CHECK(e["device"]["price_usd"].get<double>() == own);
+      seen = true;
+    }
+  CHECK(seen);
+  const json p = solve({{"solve", "picks"}, {"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}});
+  REQUIRE(p.contains("unified_memory"));
+  const json& u = p["unified_memory"];
+  CAPTURE(u.dump());
+  CHECK_FALSE((u["id"] == "apple-m4-pro-16c-gpu-64gb" && u["price_usd"].get<double>() == base));
+  if (u["id"] == "apple-m4-pro-16c-gpu-64gb") CHECK(u["price_kind"] == "launch_option");
+  // The 48 GB option of the same chip, picked for a 32B model at Q8_0, says its price is its own.
+  const json p48 = solve({{"solve", "picks"}, {"model", "Qwen/Qwen3-32B"}, {"quant", "Q8_0"}, {"context", 8192}});
+  if (p48["unified_memory"]["id"] == "apple-m4-pro-16c-gpu-48gb") {
+    CHECK(p48["unified_memory"]["price_kind"] == "launch_option");
+    CHECK(p48["unified_memory"]["price_usd"].get<double>() == chip["option_prices_usd"]["48"]["usd"].get<double>());
+  }
+}
+
+TEST_CASE("an option price for a memory size the chip does not list is refused at its field", "[solve_hardware]") {
+  const json chip = {{"id", "x"}, {"memory_options_gib", {24, 48}},
+                     {"option_prices_usd", {{"64", {{"usd", 1999}, {"source", "https://example.org"}, {"date", "2024-10"}}}}}};
+  try {
+    wif::option_price(chip, 24, "apple.json#x");
+    FAIL("no error");
+  } catch (const wif::InputError& e) {
+    CHECK(e.error().path == "apple.json#x.option_prices_usd.64");
+  }
+  const json ok = {{"id", "x"}, {"memory_options_gib", {24, 48}},
+                   {"option_prices_usd", {{"48", {{"usd", 1799}, {"source", "https://example.org"}, {"date", "2024-10"}}}}}};
+  CHECK(wif::option_price(ok, 48, "p")["usd"] == 1799);
+  CHECK(wif::option_price(ok, 24, "p").is_null());
 }

@@ -18,6 +18,7 @@ const wif::Catalog& catalog() {
 std::string estimate(const std::string& request) { return wif::api_estimate(catalog(), request); }
 std::string estimate_many(const std::string& requests) { return wif::api_estimate_many(catalog(), requests); }
 std::string tiers(const std::string& request) { return wif::api_tiers(catalog(), request); }
+std::string runs_on(const std::string& request) { return wif::api_runs_on(catalog(), request); }
 std::string solve(const std::string& request) { return wif::api_solve(catalog(), request); }
 std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
@@ -35,6 +36,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("estimate", &estimate);
   emscripten::function("estimateMany", &estimate_many);
   emscripten::function("tiers", &tiers);
+  emscripten::function("runsOn", &runs_on);
   emscripten::function("solve", &solve);
   emscripten::function("train", &train);
   emscripten::function("cost", &cost);

@@ -76,6 +76,16 @@ export async function tiers(request) {
 }
 
 /**
+ * Every catalog model at its best quantization on one device, best first: fits, then offload
+ * (only with ram_gib), then no_fit (core/include/willitfit/runs_on.hpp).
+ * @param {object} request estimate fields without model or quant: hardware, count, ram_gib, context …
+ */
+export async function runsOn(request) {
+  const core = await loadCore();
+  return unwrap(core.runsOn(JSON.stringify(request)));
+}
+
+/**
  * A solver over the estimate (core/include/willitfit/solve.hpp): an estimate request plus
  * `solve`: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks'.
  * @param {object} request

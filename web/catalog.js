@@ -18,9 +18,6 @@ export function ggufQuants() {
   return quants.filter((q) => q.gguf).sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
 }
 
-/** The ladder used when looking for the best format that fits (common published files). */
-export const LADDER = ['Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'IQ3_XXS', 'Q2_K', 'IQ2_XXS', 'IQ1_S'];
-
 /** @param {string} id */
 export function modelInfo(id) {
   const c = store.models()[id];

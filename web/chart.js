@@ -99,6 +99,11 @@ export async function scatterChart(el, spec) {
   // Reference lines are drawn through every x (they are straight on log-log axes).
   const data = [xs, xs.map((x) => x), xs.map((x) => x * (1 + spec.band)), xs.map((x) => x * (1 - spec.band)), ...cols];
   const plot = new uPlot(opts, data, el);
+  // The band's lower edge shares the ±band legend entry: uPlot would list it as "Value".
+  // (Series 3; a legend that is not live leaves the x series out, one entry fewer.)
+  const items = plot.root.querySelectorAll('.u-legend .u-series');
+  const lower = /** @type {HTMLElement | undefined} */ (items[items.length === opts.series.length ? 3 : 2]);
+  if (lower) lower.hidden = true;
   el.dataset.points = String(all.length);  // what the plot shows, for tests and assistive tech alike
   const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   ro.observe(el);

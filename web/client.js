@@ -89,6 +89,11 @@ export async function tiers(request) {
   return (await port()).call('tiers', [request]);
 }
 
+/** Every catalog model at its best quantization on one device, best first (see api.js). @param {object} request */
+export async function runsOn(request) {
+  return (await port()).call('runsOn', [request]);
+}
+
 /** A solver over the estimate (make_it_fit, picks …; see api.js). @param {object} request */
 export async function solve(request) {
   return (await port()).call('solve', [request]);

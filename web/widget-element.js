@@ -4,7 +4,8 @@
 // through the same wasm core as the app; every widget on a page shares one module instance.
 // Attribute changes are batched into one render per microtask. Attributes: model, hardware, quant,
 // context, ram, kv-type, count, lang; show="cost" adds the cost per million tokens on that
-// hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN".
+// hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN";
+// theme="dark" (or "auto": follow the reader's system) switches the default colours (CSS only).
 import { cost, estimate, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
 import { t } from './i18n.js';
@@ -14,6 +15,10 @@ const CSS = `
   --wif-bg: #ffffff; --wif-fg: #1c1d1f; --wif-muted: #5c6066; --wif-line: #dfe1e4; --wif-accent: #2457c5;
   --wif-fits: #1f7a3d; --wif-tight: #9a6700; --wif-offload: #b4541a; --wif-nofit: #b3261e;
   --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; }
+:host([theme="dark"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
+@media (prefers-color-scheme: dark) {
+  :host([theme="auto"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
+}
 .card { background: var(--wif-bg); color: var(--wif-fg); border: 1px solid var(--wif-line); border-radius: 10px; padding: 12px 14px; }
 .title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }
 .verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }

@@ -152,6 +152,13 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
               v["id"] = id + "-" + g.str() + "gb";
               v["name"] = e.value("name", id) + " " + g.str() + "GB";
               v["chip_id"] = id;
+              // The option's own launch price when the entry states one (device.hpp option_price).
+              const nlohmann::json op = option_price(e, gib, p);
+              if (!op.is_null()) {
+                v["launch_price_usd"] = op["usd"];
+                v["option_price"] = op;
+              }
+              v.erase("option_prices_usd");
               variants.push_back(v);
             }
           } else {

@@ -121,4 +121,25 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   return d;
 }
 
+nlohmann::json option_price(const nlohmann::json& chip, double gib, const std::string& path) {
+  if (!chip.contains("option_prices_usd")) return nullptr;
+  const auto& m = chip["option_prices_usd"];
+  const std::string mp = join_path(path, "option_prices_usd");
+  if (!m.is_object()) throw InputError("bad_type", mp, "expected {\"<GiB>\": {\"usd\", \"source\", \"date\"}}");
+  nlohmann::json found = nullptr;
+  for (const auto& [key, v] : m.items()) {
+    const std::string kp = join_path(mp, key);
+    bool listed = false;
+    for (const auto& o : chip.value("memory_options_gib", nlohmann::json::array()))
+      if (o.is_number() && std::to_string(o.get<long long>()) == key) listed = true;
+    if (!listed) throw InputError("bad_value", kp, "'" + key + "' is not one of memory_options_gib");
+    if (!v.is_object()) throw InputError("bad_type", kp, "expected {\"usd\", \"source\", \"date\"}");
+    req_num(v, "usd", kp, 1, 1e7);
+    req_str(v, "source", kp);
+    req_str(v, "date", kp);
+    if (key == std::to_string(static_cast<long long>(gib))) found = v;
+  }
+  return found;
+}
+
 }  // namespace wif

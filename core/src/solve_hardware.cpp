@@ -19,15 +19,16 @@ struct Option {
   int count = 1;
   double ram_gib = 0;
   double price = 0;            // total over `count`: street, else launch, else used
-  std::string price_kind;      // street | launch | launch_base_config | used
+  std::string price_kind;      // street | launch | launch_option | launch_base_config | used
   double used_price = 0;       // total used price, 0 when the catalog has none
   std::string verdict;
   double tps = 0;
   std::uint64_t total_bytes = 0;
 };
 
-// Apple chips are listed once per memory option (catalog.cpp), all with the chip's launch price,
-// which is the price of its smallest memory: say so when a larger option is shown.
+// Apple chips are listed once per memory option (catalog.cpp). An option with its own sourced
+// launch price (`option_price`, data/SCHEMA.md) is priced as such; the others carry the chip's
+// launch price, which is the price of its smallest memory: say so when a larger option is shown.
 std::map<std::string, double> chip_base_memory(const Catalog& cat) {
   std::map<std::string, double> m;
   for (const auto& d : cat.devices())
@@ -42,6 +43,7 @@ std::map<std::string, double> chip_base_memory(const Catalog& cat) {
 std::string price_kind(const Device& d, const std::map<std::string, double>& base) {
   if (d.price_usd <= 0) return "used";
   if (d.facts.contains("street_price")) return "street";
+  if (d.facts.contains("option_price")) return "launch_option";
   if (d.facts.contains("chip_id") && d.facts["chip_id"].is_string()) {
     auto it = base.find(d.facts["chip_id"].get<std::string>());
     if (it != base.end() && d.memory_gib > it->second) return "launch_base_config";

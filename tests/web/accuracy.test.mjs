@@ -29,6 +29,9 @@ test('the accuracy page shows the summary, a plot with one point per row, and th
   const rows = await page.$$eval('#acc-rows tbody tr', (r) => r.length);
   assert.equal(rows, report.points.length);
   assert.equal(Number(await page.getAttribute('#acc-chart', 'data-points')), rows, 'one plot point per table row');
+  // Every visible legend entry is named (the band's lower edge has none and is not listed).
+  const legend = await page.$$eval('#acc-chart .u-legend .u-series:not([hidden])', (els) => els.map((e) => e.textContent.trim()));
+  assert.ok(legend.length >= 3 && !legend.some((x) => /^Value/.test(x) || x === ''), legend.join(' | '));
   // Summary: every group of the module, with its figures as printed (one decimal).
   for (const g of report.groups) {
     const sel = `#acc-summary tr[data-group="${g.kind}-${g.split}"]`;

@@ -17,7 +17,7 @@ fs.mkdirSync(shots, { recursive: true });
 const qwen3 = JSON.parse(fs.readFileSync(path.join(root, 'data/models/qwen/qwen3-8b.json'), 'utf8')).config;
 const gib = (s) => Number(String(s).replace(/[^\d.]/g, ''));
 
-test('the model page shows the spec card, the quantization table, GPU tiers and Macs, and links into the main view', async () => {
+test('the model page shows the spec card, the quantization table, GPU tiers, Macs and unified-memory PCs, and links into the main view', async () => {
   const page = await env.page();
   await open(page, `${env.url}?view=model&model=zai-org/GLM-4.5-Air&lang=en`);
   await page.waitForSelector('#mp-spec dl');
@@ -35,6 +35,13 @@ test('the model page shows the spec card, the quantization table, GPU tiers and 
   await page.waitForSelector('#mp-gpus table tbody tr');
   await page.waitForSelector('#mp-macs table tbody tr');
   assert.match(await page.textContent('#mp-macs'), /M3 Ultra/);
+  // Unified-memory PCs have their own heading and table, from the same core tiers.
+  await page.waitForSelector('#mp-unified table tbody tr');
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /DGX Spark/);
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 .*128 GB/);
+  assert.doesNotMatch(await page.textContent('#mp-macs'), /DGX Spark|Ryzen/);
+  assert.match(await page.textContent('section:has(#mp-unified) h2'), /Unified-memory PCs/);
+  assert.ok(await page.$('#mp-unified details summary'), 'the 32 and 64 GB machines folded under "too little memory"');
   await page.waitForSelector('#mp-faq details');
   assert.match(await page.textContent('#mp-limits'), /mixture of experts/);
   assert.doesNotMatch(await page.textContent('#view-model'), /undefined|NaN|Infinity/);
@@ -56,7 +63,8 @@ test('the device page explains usable memory and lists what runs on it, best fir
   assert.match(await page.textContent('#dp-usable'), /usable of 24 GiB physical/);
   await page.waitForSelector('#dp-runs table tbody tr');
   const first = await page.textContent('#dp-runs tbody tr:first-child');
-  assert.match(first, /Q8_0/);
+  assert.match(first, /Q\d_K|BF16/);
+  assert.match(first, /fits|tight/);
   const rows = await page.$$eval('#dp-runs table:first-of-type tbody tr', (r) => r.length);
   assert.ok(rows > 10, `${rows} models run on a 4090`);
   assert.doesNotMatch(await page.textContent('#view-device'), /undefined|NaN|Infinity/);

@@ -170,15 +170,17 @@ function paintCard(r, c, mk) {
   const cards = h('div', { class: 'cards' },
     card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
       { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) }),
-    card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
-      { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }),
+    // No power figure in the catalog (e.g. Apple machines): say so rather than show "$0.00".
+    o.power_w > 0 ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
+      { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) })
+      : card(T('cost_elec_only'), '—', T('cost_power_unknown'), { id: 'cost-elec-mtok' }),
     best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
       offer: `${best.provider} ${best.instance}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
   const e = c.electricity;
   const given = e.source === 'given';
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, T('cost_inputs', {
-    tps: tps(o.per_million_tokens_usd.decode_tps, L), power: num(o.power_w, L),
+    tps: tps(o.per_million_tokens_usd.decode_tps, L), power: o.power_w > 0 ? num(o.power_w, L) : '—',
     price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
     purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1),

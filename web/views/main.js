@@ -9,12 +9,12 @@ import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request } from
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, tokens } from '../format.js';
-import { t } from '../i18n.js';
+import { ruleText, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, objectTable, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, nameWithMemory, smallestDevices, speedOf, spreadText } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -44,7 +44,7 @@ export function renderMain(r) {
   text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`);
   text('c-topology', r.model.topology);
-  text('usable-rule', m.usable_rule ? `${T('usable')}: ${m.usable_rule}` : '');
+  text('usable-rule', m.usable_rule ? `${T('usable')}: ${ruleText(state.lang, m.usable_rule)}` : '');
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
@@ -92,18 +92,39 @@ function renderPlugins(r) {
   byId('plug-commands').hidden = cmds.length === 0;
   if (cmds.length) {
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
-      h('div', { class: 'cmd-head' }, h('strong', null, c.label),
+      h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
         h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, c.command)))));
   }
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
-  if (devs && devs.length) fill('devices-table', objectTable(devs, L, T('per_device')));
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, L));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
   renderCost(r);
   renderFinetune(r);
+}
+
+/** Launch command keys (core commands.hpp) as their tools spell themselves. */
+const CMD_LABELS = /** @type {Record<string, string>} */ ({
+  llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
+  ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',
+});
+
+/**
+ * The placement per accelerator (result.memory.devices): which layers it holds and its memory by
+ * term against what it may use. Fields absent from a device show a dash.
+ * @param {any[]} devs @param {string} L
+ */
+function devicesTable(devs, L) {
+  const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
+    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
+  return table(T('per_device_caption'),
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')],
+    devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
+      gib(d.overhead_bytes, L), gib(d.total_bytes, L), gib(d.usable_bytes, L),
+      typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']));
 }
 
 /** @param {string} k @param {string} v @param {string} s */
@@ -186,7 +207,7 @@ async function quantMatrix(r, alive) {
   if (!alive()) return;
   const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device', { 0: hwName(r) }), T('smallest_device'), T('size_source'), T('quality')];
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality')];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -205,14 +226,14 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) }), head, rows));
+  fill('matrix', table(`${T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),
     ok.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), `${d.name} (${num(d.memory_gib, L)} GB)`) : '—');
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');
     cells[i].className = '';
   });
 }
@@ -253,7 +274,7 @@ function faq(r, k32) {
 function links(r) {
   const L = state.lang;
   fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32)).slice(-48).reverse()
-    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), `${d.name} (${num(d.memory_gib, L)} GB)`))));
+    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), nameWithMemory(d, L)))));
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));

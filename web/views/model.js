@@ -1,7 +1,7 @@
 // @ts-check
 // The model page: spec card, the quantization table at 8K, how to choose a format, the GPUs that
-// run it with 32/64/128 GB of system RAM (tiered), the Macs that run it, its limits in plain
-// words and a FAQ, every number from core estimates.
+// run it with 32/64/128 GB of system RAM (tiered), the Macs and the unified-memory PCs that run
+// it, its limits in plain words and a FAQ, every number from core estimates.
 import { estimate, many, tiers } from '../client.js';
 import { hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, table, text } from '../dom.js';
@@ -9,7 +9,7 @@ import { gb, gib, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { smallestDevices, spreadText } from './shared.js';
+import { nameWithMemory, smallestDevices, spreadText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -28,7 +28,7 @@ export async function renderModel(alive) {
     if (!alive()) return;
     text('mp-title', T('unknown_model'));
     fill('mp-lead', String(/** @type {any} */ (e).message || e));
-    for (const id of ['mp-spec', 'mp-quants', 'mp-gpus', 'mp-macs', 'mp-limits', 'mp-faq']) fill(id);
+    for (const id of ['mp-spec', 'mp-quants', 'mp-gpus', 'mp-macs', 'mp-unified', 'mp-limits', 'mp-faq']) fill(id);
     return;
   }
   if (!alive()) return;
@@ -72,7 +72,7 @@ export async function renderModel(alive) {
       e.q.id === 'Q4_K_M' ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gb(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), `${smallest[i].name} (${num(smallest[i].memory_gib, L)} GB)`) : '—',
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), nameWithMemory(smallest[i], L)) : '—',
       qualityText(e.q, L),
     ])),
   h('p', { class: 'note' }, T('mp_quants_note')));
@@ -87,12 +87,14 @@ export async function renderModel(alive) {
     if (!alive()) return;
     fill('mp-gpus', String(/** @type {any} */ (e).message || e));
     fill('mp-macs');
+    fill('mp-unified');
     tl = null;
   }
   if (!alive()) return;
   const gt = tl ? tl.gpus : [];
   const mt = tl ? tl.macs : [];
-  const hasSpeed = [...gt, ...mt].some((e) => e.speed);
+  const ut = tl ? tl.unified : [];
+  const hasSpeed = [...gt, ...mt, ...ut].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
     const cells = [
       link(urlFor({ view: 'main', hw: e.device.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram_gib }), e.device.name),
@@ -109,8 +111,17 @@ export async function renderModel(alive) {
     table(T('tier_title_fits'), head, group(gt, 'fits', 40).map(row)),
     table(T('tier_title_offload'), head, group(gt, 'offload', 40).map(row)),
     group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))) : null);
-  if (tl) fill('mp-macs', table(T('macs_caption'), head, mt.filter((e) => e.tier !== 'no_fit').map(row)),
-    !mt.some((e) => e.tier === 'no_fit') ? null : details(T('macs_no_fit', { 0: String(mt.filter((e) => e.tier === 'no_fit').length) }), table(T('macs_caption'), head, mt.filter((e) => e.tier === 'no_fit').map(row))));
+  // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
+  const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
+    const runs = list.filter((e) => e.tier !== 'no_fit');
+    const not = list.filter((e) => e.tier === 'no_fit');
+    fill(id, runs.length ? table(T(caption), head, runs.map(row)) : h('p', { class: 'note' }, T('tier_title_no_fit_short')),
+      not.length ? details(T(noFit, { 0: String(not.length) }), table(T(caption), head, not.map(row))) : null);
+  };
+  if (tl) {
+    shared('mp-macs', mt, 'macs_caption', 'macs_no_fit');
+    shared('mp-unified', ut, 'unified_caption', 'unified_no_fit');
+  }
 
   // Limits and FAQ.
   const [k32, q8, small] = await many([request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);

@@ -1,11 +1,11 @@
 // @ts-check
 // Searches the views share, each a loop over core estimates (the page adds no formula):
-// the smallest device a request fits on and the best quantization that fits (the tier lists
-// come from the core's `tiers`). Plus renderers for result sections other helpers add to
+// the smallest device a request fits on (the tier lists and the device page's list come from
+// the core's `tiers` and `runsOn`). Plus renderers for result sections other helpers add to
 // the core (speed, commands, per-device memory, costs): each shows nothing while its field is
 // absent.
 import { many } from '../client.js';
-import { accelerators, request, LADDER } from '../catalog.js';
+import { accelerators, request } from '../catalog.js';
 import { h } from '../dom.js';
 import { byKey, ms, num, tps } from '../format.js';
 
@@ -45,30 +45,6 @@ export async function smallestDevices(overs, lowerBytes) {
     asks.forEach((a, k) => { if (answer[a.i] === undefined && fitsVerdict(rs[k])) answer[a.i] = a.d; });
   }
   return answer.map((a) => a ?? null);
-}
-
-/**
- * The best format on the ladder that fits each (model, device), or null. The ladder runs from
- * large to small files, so a binary search over it asks the core about four times per model.
- * @param {Record<string, any>[]} overs
- * @returns {Promise<({quant: string, r: any} | null)[]>}
- */
-export async function bestQuants(overs) {
-  const lo = overs.map(() => 0);
-  const hi = overs.map(() => LADDER.length);
-  /** @type {any[][]} */
-  const seen = overs.map(() => []);
-  for (let round = 0; round < 8; round++) {
-    const asks = overs.map((_, i) => i).filter((i) => lo[i] < hi[i]);
-    if (!asks.length) break;
-    const mids = asks.map((i) => (lo[i] + hi[i]) >> 1);
-    const rs = await many(asks.map((i, k) => request({ ...overs[i], quant: LADDER[mids[k]] })));
-    asks.forEach((i, k) => {
-      seen[i][mids[k]] = rs[k];
-      if (fitsVerdict(rs[k])) hi[i] = mids[k]; else lo[i] = mids[k] + 1;
-    });
-  }
-  return overs.map((_, i) => (lo[i] < LADDER.length && seen[i][lo[i]] ? { quant: LADDER[lo[i]], r: seen[i][lo[i]] } : null));
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */
@@ -128,15 +104,9 @@ export function factList(obj, lang) {
 }
 
 /**
- * Rows of objects as a table (columns are the union of scalar keys), or null when empty.
- * @param {any} rows @param {string} lang @param {string} caption
+ * "RTX 4090 (24 GB)", or the name alone when it already states its memory ("… 128 GB").
+ * @param {{name: string, memory_gib: number}} d @param {string} lang
  */
-export function objectTable(rows, lang, caption) {
-  if (!Array.isArray(rows) || !rows.length) return null;
-  const keys = [...new Set(rows.flatMap((r) => Object.keys(r || {}).filter((k) => r[k] !== null && typeof r[k] !== 'object')))];
-  if (!keys.length) return null;
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-    h('table', { class: 'data' }, h('caption', null, caption),
-      h('thead', null, h('tr', null, keys.map((k) => h('th', { scope: 'col' }, k.replace(/_/g, ' '))))),
-      h('tbody', null, rows.map((r) => h('tr', null, keys.map((k) => h('td', null, byKey(k, r[k], lang))))))));
+export function nameWithMemory(d, lang) {
+  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${num(d.memory_gib, lang)} GB)`;
 }

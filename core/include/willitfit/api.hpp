@@ -19,6 +19,9 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
 /// system RAM), Mac and unified-memory PC (tiers.hpp for the request and result).
 std::string api_tiers(const Catalog& cat, const std::string& request_json);
 
+/// Every catalog model at its best quantization on one device, best first (runs_on.hpp).
+std::string api_runs_on(const Catalog& cat, const std::string& request_json);
+
 /// A solver over the estimate: request["solve"] = max_context | best_quant | make_it_fit |
 /// cheapest | picks, with an estimate request's fields (see solve.hpp).
 std::string api_solve(const Catalog& cat, const std::string& request_json);

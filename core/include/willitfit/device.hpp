@@ -52,4 +52,11 @@ Device device_from_json(const nlohmann::json& j, const std::string& path);
 
 const char* device_kind_name(DeviceKind k);
 
+/// The launch price of one memory option of an Apple chip entry (data/SCHEMA.md
+/// `option_prices_usd`: {"<GiB>": {"usd", "config", "source", "date"}}), or null when the entry
+/// states none for `gib` (the chip's base-configuration `launch_price_usd` then stands, labelled
+/// as such). Checks the whole map: each key names one of `memory_options_gib`, each price is a
+/// positive number with its source and date. Throws InputError at the offending field.
+nlohmann::json option_price(const nlohmann::json& chip, double gib, const std::string& path);
+
 }  // namespace wif

@@ -39,7 +39,8 @@
 //      and unified machines alone; CPU entries are left out, their price is the processor only),
 //      the cheapest configuration of each device and RAM tier that runs and reaches
 //      min_decode_tps. Top 10 by price: id, name, count, ram_gib, price_usd, price_kind
-//      (street | launch | launch_base_config: an Apple chip's launch price is its base memory),
+//      (street | launch | launch_option: the Apple memory option's own launch price |
+//      launch_base_config: the chip's base-memory launch price shown for a larger option),
 //      verdict, decode_tps. RAM is not priced. Also `cloud`: the cheapest offer per hour in
 //      data/clouds.json whose GPUs run the model (estimated on the offer's device and count;
 //      absent when none does). Results never hold null: a missing answer is an absent key.

@@ -1,0 +1,142 @@
+#include <catch2/catch.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <map>
+
+#include "test_util.hpp"
+#include "willitfit/api.hpp"
+#include "willitfit/catalog.hpp"
+#include "willitfit/runs_on.hpp"
+
+using namespace wif;
+using nlohmann::json;
+
+namespace {
+const Catalog& cat() { return wif_test::catalog(); }
+
+json timed(const json& q, const char* label) {
+  const auto t0 = std::chrono::steady_clock::now();
+  json r = json::parse(api_runs_on(cat(), q.dump()));
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("  runs-on %s: %.0f ms natively, %d estimates over %zu models\n", label, ms,
+              r.value("evaluations", 0), r.contains("models") ? r["models"].size() : 0);
+  return r;
+}
+
+const json& mac512() {
+  static const json r = timed({{"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"context", 8192}}, "M3 Ultra 512 GB 8K");
+  return r;
+}
+
+const json& rtx4090_ram() {
+  static const json r = timed({{"hardware", "nvidia-rtx-4090"}, {"ram_gib", 64}, {"context", 8192}}, "RTX 4090 + 64 GB 8K");
+  return r;
+}
+
+const json* find(const json& list, const std::string& id) {
+  for (const auto& e : list)
+    if (e["model"]["id"] == id) return &e;
+  return nullptr;
+}
+
+int tier_rank(const json& e) { return e["tier"] == "fits" ? 0 : e["tier"] == "offload" ? 1 : 2; }
+}  // namespace
+
+TEST_CASE("every catalog model appears once in the list, and a 512 GB Mac runs GLM-4.5-Air at a high-quality quantization", "[runs_on]") {
+  const json& r = mac512();
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["models"].size() + r["counts"]["skipped"].get<std::size_t>() == cat().models().size());
+  std::map<std::string, int> seen;
+  for (const auto& e : r["models"]) ++seen[e["model"]["id"].get<std::string>()];
+  for (const auto& [id, n] : seen) {
+    CAPTURE(id);
+    CHECK(n == 1);
+  }
+  const json* glm = find(r["models"], "zai-org/GLM-4.5-Air");
+  REQUIRE(glm);
+  CHECK((*glm)["tier"] == "fits");
+  CHECK((*glm)["quality"] == "high");
+  CHECK((*glm)["speed"]["decode_tps"].get<double>() > 0);
+  CHECK(r["counts"]["offload"] == 0);  // no RAM given: nothing offloads
+  CHECK(r["usable"]["usable_bytes"].get<double>() < r["usable"]["physical_bytes"].get<double>());
+  CHECK_FALSE(r["usable"]["rule"].get<std::string>().empty());
+}
+
+TEST_CASE("each entry's quantization is the best in quality order that fits: the next better one does not", "[runs_on]") {
+  const json& r = mac512();
+  int checked = 0;
+  for (const auto& e : r["models"]) {
+    if (e["tier"] != "fits" || e["quant"] == "BF16" || checked >= 6) continue;
+    CAPTURE(e["model"]["id"], e["quant"]);
+    // The quant just above in the page's usual ladder must not fit (or be the same quant).
+    const json best = json::parse(api_solve(cat(), json{{"solve", "best_quant"}, {"model", e["model"]["id"]},
+                                                       {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"context", 8192}}.dump()));
+    REQUIRE(best.contains("best"));
+    CHECK(best["best"]["id"] == e["quant"]);
+    ++checked;
+  }
+  CHECK(checked > 0);
+}
+
+TEST_CASE("every entry's request reproduces its verdict, memory and speed through a plain estimate", "[runs_on]") {
+  for (const json* r : {&mac512(), &rtx4090_ram()}) {
+    std::size_t i = 0;
+    for (const auto& e : (*r)["models"]) {
+      if (i++ % 7) continue;  // a spread over the list, fits to no_fit
+      CAPTURE(e["model"]["id"], e["quant"]);
+      const json d = json::parse(api_estimate(cat(), e["request"].dump()));
+      REQUIRE_FALSE(d.contains("error"));
+      CHECK(d["verdict"] == e["verdict"]);
+      CHECK(d["memory"]["total_bytes"] == e["memory"]["total_bytes"]);
+      if (e.contains("speed")) CHECK(d["speed"]["decode_tps"] == e["speed"]["decode_tps"]);
+    }
+  }
+}
+
+TEST_CASE("the list is sorted: fits before offload before no_fit, and by quality band then model size within a tier", "[runs_on]") {
+  for (const json* r : {&mac512(), &rtx4090_ram()}) {
+    const json& ms = (*r)["models"];
+    const std::map<std::string, int> band = {{"high", 0}, {"reduced", 1}, {"low", 2}, {"unknown", 3}};
+    for (std::size_t i = 1; i < ms.size(); ++i) {
+      const json& a = ms[i - 1];
+      const json& b = ms[i];
+      CAPTURE(a["model"]["id"], b["model"]["id"]);
+      REQUIRE(tier_rank(a) <= tier_rank(b));
+      if (tier_rank(a) != tier_rank(b)) continue;
+      if (tier_rank(a) == 2) {
+        CHECK(a["memory"]["total_bytes"].get<double>() <= b["memory"]["total_bytes"].get<double>());
+        continue;
+      }
+      const int ba = band.at(a["quality"]), bb = band.at(b["quality"]);
+      CHECK(ba <= bb);
+      if (ba == bb) CHECK(a["model"]["params_total_b"].get<double>() >= b["model"]["params_total_b"].get<double>());
+    }
+  }
+}
+
+TEST_CASE("with 64 GB of RAM an RTX 4090 runs GLM-4.5-Air at Q4-class quality by offloading experts, not at 1 bit on the GPU", "[runs_on]") {
+  const json& r = rtx4090_ram();
+  const json* glm = find(r["models"], "zai-org/GLM-4.5-Air");
+  REQUIRE(glm);
+  CHECK((*glm)["tier"] == "offload");
+  CHECK((*glm)["verdict"] == "offload");
+  CHECK((*glm)["quality"] == "high");
+  CHECK((*glm)["memory"]["host_ram_bytes"].get<double>() > 0);
+  CHECK(r["counts"]["offload"].get<int>() > 0);
+  // Without RAM the same model either fits at a lower quality or does not run at all.
+  const json alone = json::parse(api_runs_on(cat(), json{{"hardware", "nvidia-rtx-4090"}}.dump()));
+  const json* g2 = find(alone["models"], "zai-org/GLM-4.5-Air");
+  REQUIRE(g2);
+  CHECK((*g2)["tier"] != "offload");
+  if ((*g2)["tier"] == "fits") CHECK((*g2)["quality"] != "high");
+}
+
+TEST_CASE("runs-on refuses a model, an unknown device and a negative context with the field's path", "[runs_on]") {
+  auto err = [](const json& q) { return json::parse(api_runs_on(cat(), q.dump()))["error"]; };
+  CHECK(err({{"hardware", "nvidia-rtx-4090"}, {"model", "zai-org/GLM-4.5-Air"}})["path"] == "model");
+  CHECK(err({{"hardware", "no-such-gpu"}})["path"] == "hardware");
+  CHECK(err({{"hardware", "nvidia-rtx-4090"}, {"context", -1}})["path"] == "context");
+  CHECK(err({{"hardware", "nvidia-rtx-4090"}, {"engine", "vllm"}})["path"] == "engine");
+  CHECK(err(json::object())["path"] == "hardware");
+}
