@@ -84,7 +84,8 @@ class ModelScan {
  private:
   Estimate run(EstimateRequest& r, const std::string& quant, bool speed) {
     r.quant = quant;
-    r.model.plan = plan_quantization(r.model.arch, quant, r.qopt);
+    // Catalog models: run_estimate takes the shared plan from the memo (memo.hpp).
+    r.model.plan = r.model.entry ? nullptr : std::make_shared<const TensorPlan>(plan_quantization(r.model.arch, quant, r.qopt));
     ++evaluations_;
     return run_estimate(cat_, r, EstimateContext{&coef_, speed});
   }
