@@ -385,17 +385,12 @@ int main(int argc, char** argv) {
   }
   if (hardware.size() == 1) req["hardware"] = hardware[0];
   else if (hardware.size() > 1) req["hardware"] = hardware;
-  if (cmd == "tiers") {
-    const std::string d = wif::api_tiers(cat, req.dump());
-    const bool err = json::parse(d).contains("error");
-    if (pretty && !err) print_tiers(json::parse(d));
-    else print(d, pretty);
-    return err ? 2 : 0;
-  }
-  if (cmd == "runs-on") {
-    const std::string d = wif::api_runs_on(cat, req.dump());
-    const bool err = json::parse(d).contains("error");
-    if (pretty && !err) print_runs_on(json::parse(d));
+  if (cmd == "tiers" || cmd == "runs-on") {  // lists: a table for people, the document for --json
+    const bool tiers = cmd == "tiers";
+    const std::string d = tiers ? wif::api_tiers(cat, req.dump()) : wif::api_runs_on(cat, req.dump());
+    const json doc = json::parse(d);
+    const bool err = doc.contains("error");
+    if (pretty && !err) tiers ? print_tiers(doc) : print_runs_on(doc);
     else print(d, pretty);
     return err ? 2 : 0;
   }

@@ -6,7 +6,9 @@
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
+#include "willitfit/runs_on.hpp"
 #include "willitfit/solve.hpp"
+#include "willitfit/tiers.hpp"
 #include "willitfit/training.hpp"
 
 namespace wif {
@@ -71,6 +73,14 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
     }
     return out + "]";
   });
+}
+
+std::string api_tiers(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return tier_lists(cat, parse_json(request_json, "")).dump(); });
+}
+
+std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return runs_on(cat, parse_json(request_json, "")).dump(); });
 }
 
 std::string api_solve(const Catalog& cat, const std::string& request_json) {

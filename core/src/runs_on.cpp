@@ -4,7 +4,6 @@
 #include <cmath>
 #include <optional>
 
-#include "willitfit/api.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
@@ -180,16 +179,6 @@ json runs_on(const Catalog& cat, const json& q) {
           {"counts", counts},
           {"models", models},
           {"evaluations", evaluations}};
-}
-
-std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
-  try {
-    return runs_on(cat, parse_json(request_json, "")).dump();
-  } catch (const InputError& e) {
-    return error_json(e.error());
-  } catch (const std::exception& e) {
-    return error_json({"internal_error", "", e.what()});
-  }
 }
 
 }  // namespace wif

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "willitfit/api.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
@@ -157,16 +156,6 @@ json tier_lists(const Catalog& cat, const json& q) {
               {"unified", sorted(std::move(unified))}};
   out["counts"] = {{"gpus", counts(out["gpus"])}, {"macs", counts(out["macs"])}, {"unified", counts(out["unified"])}};
   return out;
-}
-
-std::string api_tiers(const Catalog& cat, const std::string& request_json) {
-  try {
-    return tier_lists(cat, parse_json(request_json, "")).dump();
-  } catch (const InputError& e) {
-    return error_json(e.error());
-  } catch (const std::exception& e) {
-    return error_json({"internal_error", "", e.what()});
-  }
 }
 
 }  // namespace wif
