@@ -55,7 +55,9 @@ TEST_CASE("cloud offers listed are those whose usable VRAM holds the need, with 
   // An "80 GB" GPU does not hold 80 GiB: its stated size is not what a model can use.
   json full = kBase;
   full["memory_gib"] = 80;
-  for (const auto& o : cost(full)["clouds"]) CHECK(o["vram_gb"].get<double>() > 80);
+  const json held = cost(full);
+  REQUIRE(held["clouds"].size() > 0);
+  for (const auto& o : held["clouds"]) CHECK(o["vram_gb"].get<double>() > 80);
   CHECK(billed_hours_per_month("per-second", 2.5) == Approx(2.5 * 30.4375));
   CHECK(billed_hours_per_month("per-hour", 2.5) == Approx(3 * 30.4375));
   CHECK(billed_hours_per_month("monthly", 1) == Approx(24 * 30.4375));
