@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 
 #include "willitfit/error.hpp"
 
@@ -324,6 +325,11 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
     splits.push_back(room);
   }
   const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
+  // One setting over every split candidate: `fits` when some split fits the GPUs and the RAM,
+  // `gpus_ok` when some split fits the GPUs (the RAM may still be short).
+  struct Try {
+    bool fits = false, gpus_ok = false;
+  };
   auto try_all_splits = [&](int ngl, int n_cpu_moe, Placement& out) {
     std::vector<std::vector<double>> cands = splits;
     if (gpus.size() > 1) {
@@ -332,32 +338,52 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
       for (double x : g) total += x;
       if (total > 0) cands.push_back(g);  // no layer fits anywhere: nothing to try
     }
+    Try t;
     for (const auto& sp : cands) {
-      PlacementSettings t = s;
-      t.ngl = ngl;
-      t.n_cpu_moe = n_cpu_moe;
-      t.tensor_split = sp;
-      Placement p = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, t);
+      PlacementSettings st = s;
+      st.ngl = ngl;
+      st.n_cpu_moe = n_cpu_moe;
+      st.tensor_split = sp;
+      Placement p = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, st);
+      bool gpus_fit = true;
+      for (const auto& L : p.devices) gpus_fit = gpus_fit && L.fits;
+      t.gpus_ok = t.gpus_ok || gpus_fit;
       if (p.fits) {
         out = std::move(p);
-        return true;
+        t.fits = true;
+        return t;
       }
     }
-    return false;
+    return t;
+  };
+  // The first setting in `order` (a range of ints walked by index) whose GPUs fit, found by
+  // bisection: each step moves work off the GPUs, so what the GPUs hold only shrinks along the
+  // order and what the RAM holds only grows. The first setting whose GPUs fit is therefore the
+  // only candidate: if its RAM is short, every later one's is too. That is the answer a walk
+  // through every setting gives, in log2(n) placements instead of n (a 92-layer MoE offloaded:
+  // 7 instead of up to 92 per estimate).
+  auto first_fit = [&](int count, const std::function<Try(int, Placement&)>& at, Placement& out) {
+    int lo = 0, hi = count;  // answer in [lo, hi]; hi = none
+    Placement scratch;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (at(mid, scratch).gpus_ok) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < count && at(lo, out).fits;
   };
   const int n_layer = best.n_layer;
   Placement found;
-  if (try_all_splits(-1, 0, found)) return found;
+  if (try_all_splits(-1, 0, found).fits) return found;
   if (ram_gib <= 0) return best;  // nowhere to offload to
   // MoE: keep every layer on the GPUs and move the experts of the first N layers to the CPU.
-  if (a.is_moe())
-    for (int n = 1; n <= n_layer; ++n)
-      if (try_all_splits(-1, n, found)) return found;
+  if (a.is_moe() && first_fit(n_layer, [&](int i, Placement& o) { return try_all_splits(-1, i + 1, o); }, found))
+    return found;
   // Then whole layers, from the top of the stack down (-ngl), experts of GPU layers kept there
   // unless even that fails.
   for (int moe : a.is_moe() ? std::vector<int>{0, n_layer} : std::vector<int>{0})
-    for (int ngl = n_layer; ngl >= 0; --ngl)
-      if (try_all_splits(ngl, moe, found)) return found;
+    if (first_fit(n_layer + 1, [&](int i, Placement& o) { return try_all_splits(n_layer - i, moe, o); }, found))
+      return found;
   return best;
 }
 
