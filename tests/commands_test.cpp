@@ -14,7 +14,7 @@ using nlohmann::json;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+using wif_test::estimate;
 
 // Shell words of one simple command line (no quoting is ever needed in what we print: a quote
 // or other shell metacharacter would itself be a failure).

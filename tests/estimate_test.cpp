@@ -9,7 +9,7 @@ using nlohmann::json;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+using wif_test::estimate;
 json glm_air() { return {{"config", wif_test::golden_config("glm-4.5-air")}, {"name", "GLM-4.5-Air"}}; }
 const json kM3Ultra512 = {{"name", "Mac Studio M3 Ultra 512GB"}, {"kind", "apple"}, {"memory_gib", 512},
                           {"bandwidth_gbs", 819}, {"backend", "metal"}};

@@ -13,7 +13,7 @@ using nlohmann::json;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
+using wif_test::estimate;
 double gib(const json& v) { return v.get<double>() / wif_test::kGiB; }
 
 struct Fixture {

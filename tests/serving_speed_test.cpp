@@ -13,8 +13,8 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
-const Architecture& arch(const char* id) { return cat().find_model(id)->arch; }
+using wif_test::estimate;
+const Architecture& arch(const char* id) { return wif_test::catalog_arch(id); }
 }  // namespace
 
 TEST_CASE("aggregate throughput rises with concurrency while each user's speed falls", "[serving_speed]") {

@@ -19,8 +19,8 @@ using Catch::Matchers::WithinRel;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-json estimate(const json& req) { return json::parse(api_estimate(cat(), req.dump())); }
-const Architecture& arch(const char* id) { return cat().find_model(id)->arch; }
+using wif_test::estimate;
+const Architecture& arch(const char* id) { return wif_test::catalog_arch(id); }
 json row(const char* id) {
   for (const auto& r : wif_test::read_jsonl(std::string(WIF_CALIBRATION_DIR) + "/vllm_memory.jsonl"))
     if (r["row_id"] == id) return r;

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "willitfit/api.hpp"
 #include "willitfit/architecture.hpp"
 #include "willitfit/catalog.hpp"
 
@@ -42,6 +43,14 @@ inline const wif::Catalog& catalog() {
   static const wif::Catalog c = wif::Catalog::load(wif::embedded_catalog());
   return c;
 }
+
+/// api_estimate on the shipped catalog, request and answer as JSON documents.
+inline nlohmann::json estimate(const nlohmann::json& req) {
+  return nlohmann::json::parse(wif::api_estimate(catalog(), req.dump()));
+}
+
+/// The architecture of a shipped catalog model (the id must exist).
+inline const wif::Architecture& catalog_arch(const char* id) { return catalog().find_model(id)->arch; }
 
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;

@@ -2,30 +2,25 @@
 // widget snippet that works when pasted into a blank page on another origin. Also the whole
 // app, new pieces included (dialog, service worker, manifest), under the strict CSP.
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, test } from 'node:test';
 
-import { open, setup } from './helpers.mjs';
+import { open, otherOrigin, setup } from './helpers.mjs';
 
 let env;
 let host;   // a blog on another origin
 let hostUrl;
-const pages = new Map();
+/** @type {Map<string, string>} */
+let pages;
 
 before(async () => {
   env = await setup();
-  host = http.createServer((req, res) => {
-    const body = pages.get(new URL(req.url, 'http://x').pathname);
-    if (req.url === '/favicon.ico') { res.writeHead(204); res.end(); return; }
-    res.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(body || 'not found');
-  });
-  await new Promise((r) => host.listen(0, '127.0.0.1', r));
-  hostUrl = `http://localhost:${host.address().port}`;   // localhost vs 127.0.0.1: another origin
+  host = await otherOrigin();
+  hostUrl = host.url;
+  pages = host.pages;
 });
 after(async () => {
   await env.close();
-  await new Promise((r) => host.close(r));
+  await host.close();
 });
 
 /** A page that reports CSP violations into page.violations. */

@@ -1,5 +1,6 @@
 // Browser test harness: the real dist/ served with its CSP, and Debian's Chromium driven by
 // playwright-core (no browser download). One browser per test file.
+import http from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
 
@@ -54,4 +55,23 @@ export async function axeProblems(page) {
 /** True when the page scrolls sideways at its current viewport width. */
 export async function scrollsSideways(page) {
   return page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
+}
+
+/**
+ * A second server standing for a blog on another origin: it serves the HTML put in `pages`
+ * (path -> text), 404 otherwise. Its URL uses localhost while the app's uses 127.0.0.1, so the
+ * two are different origins.
+ * @returns {Promise<{url: string, pages: Map<string, string>, close: () => Promise<void>}>}
+ */
+export async function otherOrigin() {
+  const pages = new Map();
+  const server = http.createServer((req, res) => {
+    const body = pages.get(new URL(req.url || '/', 'http://x').pathname);
+    if (req.url === '/favicon.ico') { res.writeHead(204); res.end(); return; }
+    res.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
+    res.end(body || 'not found');
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', () => r(undefined)));
+  const addr = /** @type {import('node:net').AddressInfo} */ (server.address());
+  return { url: `http://localhost:${addr.port}`, pages, close: () => new Promise((r) => server.close(() => r(undefined))) };
 }

@@ -1,29 +1,24 @@
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { root, setup } from './helpers.mjs';
+import { otherOrigin, root, setup } from './helpers.mjs';
 
 let env;
 let host;   // a blog on another origin
 let hostUrl;
-const pages = new Map();
+/** @type {Map<string, string>} */
+let pages;
 
 before(async () => {
   env = await setup();
-  host = http.createServer((req, res) => {
-    const body = pages.get(new URL(req.url, 'http://x').pathname);
-    if (req.url === '/favicon.ico') { res.writeHead(204); res.end(); return; }
-    res.writeHead(body ? 200 : 404, { 'Content-Type': 'text/html; charset=utf-8' });
-    res.end(body || 'not found');
-  });
-  await new Promise((r) => host.listen(0, '127.0.0.1', r));
-  hostUrl = `http://localhost:${host.address().port}`;   // localhost vs 127.0.0.1: another origin
+  host = await otherOrigin();
+  hostUrl = host.url;
+  pages = host.pages;
 });
 after(async () => {
   await env.close();
-  await new Promise((r) => host.close(r));
+  await host.close();
 });
 
 test('a blog on another origin embeds two widgets that share one wasm instance and show verdicts', async () => {
