@@ -72,6 +72,13 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
   return m;
 }
 
+std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
+                                             const QuantOptions& opt) {
+  if (m.plan) return m.plan;
+  if (m.entry) return memo_plan(cat, *m.entry, quant, opt);
+  return std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, opt));
+}
+
 Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
   if (ref.is_string()) {
     const Device* d = cat.find_device(ref.get<std::string>());
@@ -151,9 +158,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   Estimate e;
   const Architecture& a = r.model.arch;
   // A catalog model's plan and parameter count depend on model x quant only: made once (memo.hpp).
-  if (r.model.plan) e.plan = r.model.plan;
-  else if (r.model.entry) e.plan = memo_plan(cat, *r.model.entry, r.quant, r.qopt);
-  else e.plan = std::make_shared<const TensorPlan>(plan_quantization(a, r.quant, r.qopt));
+  e.plan = model_plan(cat, r.model, r.quant, r.qopt);
   e.params = r.model.entry ? memo_params(cat, *r.model.entry) : count_params(a);
   if (e.plan->from_file) {  // a real file: count what it holds
     e.params.total = 0;

@@ -169,11 +169,9 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
     e.emplace("offset", h.tensors[i].offset);
     list.emplace_back(std::move(e));
   }
-  std::map<std::string, json> hist;
-  for (const auto& [tn, bin] : bins)
-    hist[tn] = {{"type", tn}, {"tensors", bin.tensors}, {"bytes", bin.bytes}, {"params", bin.params}};
   json types = json::array();
-  for (auto& kv : hist) types.push_back(kv.second);
+  for (const auto& [tn, bin] : bins)
+    types.push_back({{"type", tn}, {"tensors", bin.tensors}, {"bytes", bin.bytes}, {"params", bin.params}});
   std::sort(types.begin(), types.end(), [](const json& a, const json& b) {
     return a["bytes"].get<std::uint64_t>() > b["bytes"].get<std::uint64_t>();
   });

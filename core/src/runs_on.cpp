@@ -7,6 +7,7 @@
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/memo.hpp"
 #include "solve_detail.hpp"
 
 namespace wif {
@@ -83,8 +84,7 @@ class ModelScan {
  private:
   Estimate run(EstimateRequest& r, const std::string& quant, bool speed) {
     r.quant = quant;
-    // Catalog models: run_estimate takes the shared plan from the memo (memo.hpp).
-    r.model.plan = r.model.entry ? nullptr : std::make_shared<const TensorPlan>(plan_quantization(r.model.arch, quant, r.qopt));
+    r.model.plan.reset();  // run_estimate takes this quant's plan (model_plan: shared for catalog models)
     ++evaluations_;
     return run_estimate(cat_, r, EstimateContext{&coef_, speed});
   }
@@ -143,7 +143,7 @@ json runs_on(const Catalog& cat, const json& q) {
   const EstimateRequest base = parse_request(cat, probe);
   const Estimate first = run_estimate(cat, base, EstimateContext{nullptr, false});
 
-  const SpeedCoefficients coef = speed_coefficients(cat);
+  const SpeedCoefficients& coef = memo_speed_coefficients(cat);
   int evaluations = 1, skipped = 0;
   ModelScan scan(cat, q, coef, order, evaluations);
   std::vector<Row> rows;

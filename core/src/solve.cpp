@@ -47,7 +47,7 @@ std::vector<QuantRank> gguf_quality_order(const Catalog& cat) {
 }
 
 Solver::Solver(const Catalog& cat, EstimateRequest base)
-    : cat_(cat), base_(std::move(base)), coef_(speed_coefficients(cat)),
+    : cat_(cat), base_(std::move(base)), coef_(memo_speed_coefficients(cat)),
       file_plan_(base_.model.plan != nullptr) {}
 
 std::shared_ptr<const TensorPlan> Solver::plan(const std::string& quant) {

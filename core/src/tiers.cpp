@@ -88,7 +88,7 @@ json tier_lists(const Catalog& cat, const json& q) {
   base_q["hardware"] = probe->id;
   EstimateRequest r = parse_request(cat, base_q);
   // The tensor plan depends on the model and quant only: make it once for every device.
-  if (!r.model.plan) r.model.plan = std::make_shared<const TensorPlan>(plan_quantization(r.model.arch, r.quant, r.qopt));
+  r.model.plan = model_plan(cat, r.model, r.quant, r.qopt);
 
   // One estimate per (device, RAM): the same request api_estimate would parse.
   auto ask = [&](const Device& d, double ram, json& request) {

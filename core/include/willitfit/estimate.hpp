@@ -96,6 +96,11 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
 
 /// Resolve a model reference: a catalog id, or an object holding an HF `config`.
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+
+/// The tensor plan an estimate of `m` at `quant` uses: the model's own (a GGUF header, or one a
+/// caller set), the catalog's shared one (memo.hpp), or a fresh plan for a custom config.
+std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
+                                             const QuantOptions& opt);
 Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
 
 }  // namespace wif
