@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "willitfit/api.hpp"
-#include "willitfit/estimate.hpp"
-#include "willitfit/gguf.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/gguf/gguf.hpp"
 
 namespace wif_cli {
 

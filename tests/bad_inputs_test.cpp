@@ -6,7 +6,7 @@
 
 #include "result_checks.hpp"
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
+#include "willitfit/api/api.hpp"
 
 using nlohmann::json;
 

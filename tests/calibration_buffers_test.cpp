@@ -5,10 +5,10 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/compute.hpp"
-#include "willitfit/kv_cache.hpp"
-#include "willitfit/quantize.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/llamacpp/compute_buffer.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 

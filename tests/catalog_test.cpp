@@ -8,9 +8,9 @@
 #include <vector>
 
 #include "test_util.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/quantize.hpp"
-#include "willitfit/tensors.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/model/tensors.hpp"
 
 using namespace wif;
 

@@ -5,9 +5,9 @@
 #include <sstream>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/commands.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/launch_commands.hpp"
 
 using namespace wif;
 using nlohmann::json;

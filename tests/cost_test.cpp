@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/cost.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/money/cost.hpp"
 
 using namespace wif;
 using nlohmann::json;

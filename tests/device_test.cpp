@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/device.hpp"
-#include "willitfit/error.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/hardware/device.hpp"
 
 using namespace wif;
 

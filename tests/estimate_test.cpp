@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
 
 using namespace wif;
 using nlohmann::json;

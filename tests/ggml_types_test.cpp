@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "willitfit/ggml_types.hpp"
+#include "willitfit/model/ggml_types.hpp"
 
 using namespace wif;
 

@@ -3,11 +3,11 @@
 #include <set>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/base64.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/gguf.hpp"
-#include "willitfit/kv_cache.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/base/base64.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
 
 using namespace wif;
 using nlohmann::json;

@@ -5,10 +5,10 @@
 #include <set>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/base64.hpp"
-#include "willitfit/gguf.hpp"
-#include "willitfit/quantize.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/base/base64.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 using nlohmann::json;

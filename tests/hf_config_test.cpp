@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/architecture.hpp"
-#include "willitfit/error.hpp"
-#include "willitfit/tensors.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/tensors.hpp"
 
 using namespace wif;
 

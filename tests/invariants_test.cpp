@@ -13,9 +13,9 @@
 #include <set>
 
 #include "result_checks.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/estimate.hpp"
-#include "willitfit/speed.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/speed/speed.hpp"
 
 using namespace wif;
 

@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/error.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/kv_cache.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
 
 using namespace wif;
 

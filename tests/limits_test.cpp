@@ -6,8 +6,8 @@
 #include "test_util.hpp"
 
 #include "result_checks.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/limits.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/model/scale_limits.hpp"
 
 using nlohmann::json;
 

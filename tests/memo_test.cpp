@@ -2,8 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/memo.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
 
 using nlohmann::json;
 

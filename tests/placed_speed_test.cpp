@@ -2,8 +2,8 @@
 
 #include "test_util.hpp"
 
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
 
 using nlohmann::json;
 

@@ -4,9 +4,9 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/placement.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/llamacpp/placement.hpp"
 
 using namespace wif;
 using nlohmann::json;

@@ -4,8 +4,8 @@
 #include <map>
 
 #include "test_util.hpp"
-#include "willitfit/error.hpp"
-#include "willitfit/quantize.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 

@@ -5,9 +5,9 @@
 #include <map>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/runs_on.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/questions/runs_on.hpp"
 
 using namespace wif;
 using nlohmann::json;

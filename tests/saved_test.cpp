@@ -2,7 +2,7 @@
 
 #include "test_util.hpp"
 
-#include "willitfit/saved.hpp"
+#include "willitfit/api/saved.hpp"
 
 using nlohmann::json;
 

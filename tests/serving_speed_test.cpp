@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/serving_speed.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/speed/server_throughput.hpp"
 
 using namespace wif;
 using nlohmann::json;

@@ -7,10 +7,10 @@
 #include <sstream>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/device.hpp"
-#include "willitfit/sglang.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/hardware/device.hpp"
+#include "willitfit/servers/sglang.hpp"
 
 using namespace wif;
 using nlohmann::json;

@@ -1,13 +1,13 @@
-// The hardware solvers (core/src/solve_hardware.cpp): cheapest and the main page's picks. Every
+// The hardware solvers (core/src/questions/solve_hardware.cpp): cheapest and the main page's picks. Every
 // configuration they name must run when estimated directly.
 #include <catch2/catch.hpp>
 
 #include <cmath>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/device.hpp"
-#include "willitfit/error.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/hardware/device.hpp"
 
 using nlohmann::json;
 

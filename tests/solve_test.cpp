@@ -1,4 +1,4 @@
-// The context, quantization and make-it-fit solvers (core/src/solve.cpp), checked against the
+// The context, quantization and make-it-fit solvers (core/src/questions/solve.cpp), checked against the
 // estimate itself: whatever a solver claims runs must run when estimated directly, and the step
 // beyond it must not.
 #include <catch2/catch.hpp>
@@ -10,7 +10,7 @@
 
 #include "result_checks.hpp"
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
+#include "willitfit/api/api.hpp"
 
 using nlohmann::json;
 

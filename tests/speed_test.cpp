@@ -4,9 +4,9 @@
 
 #include <cmath>
 
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/speed.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/speed/speed.hpp"
 
 using namespace wif;
 using Catch::Matchers::WithinRel;

@@ -7,9 +7,9 @@
 
 #include <nlohmann/json.hpp>
 
-#include "willitfit/api.hpp"
-#include "willitfit/architecture.hpp"
-#include "willitfit/catalog.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/model/architecture.hpp"
 
 namespace wif_test {
 

@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/training.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/training/training.hpp"
 
 using namespace wif;
 using nlohmann::json;

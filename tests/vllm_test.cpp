@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "test_util.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/vllm.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/servers/vllm.hpp"
 
 using namespace wif;
 using nlohmann::json;

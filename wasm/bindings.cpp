@@ -4,9 +4,9 @@
 
 #include <string>
 
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
-#include "willitfit/saved.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/api/saved.hpp"
+#include "willitfit/catalog/catalog.hpp"
 
 namespace {
 

@@ -54,7 +54,7 @@ export async function estimate(request) {
 
 /**
  * Many estimates in one call into the module. Each entry is the result, or {error} for a failed
- * request, in the order given (core/include/willitfit/api.hpp api_estimate_many).
+ * request, in the order given (core/include/willitfit/api/api.hpp api_estimate_many).
  * @param {object[]} requests
  * @returns {Promise<any[]>}
  */
@@ -67,7 +67,7 @@ export async function estimateMany(requests) {
 
 /**
  * Tier lists for a model, quant and context: every GPU alone and with 32/64/128 GB of RAM,
- * every Mac and unified-memory PC (core/include/willitfit/tiers.hpp).
+ * every Mac and unified-memory PC (core/include/willitfit/questions/tiers.hpp).
  * @param {object} request estimate fields without hardware, count or ram_gib
  */
 export async function tiers(request) {
@@ -77,7 +77,7 @@ export async function tiers(request) {
 
 /**
  * Every catalog model at its best quantization on one device, best first: fits, then offload
- * (only with ram_gib), then no_fit (core/include/willitfit/runs_on.hpp).
+ * (only with ram_gib), then no_fit (core/include/willitfit/questions/runs_on.hpp).
  * @param {object} request estimate fields without model or quant: hardware, count, ram_gib, context …
  */
 export async function runsOn(request) {
@@ -86,7 +86,7 @@ export async function runsOn(request) {
 }
 
 /**
- * A solver over the estimate (core/include/willitfit/solve.hpp): an estimate request plus
+ * A solver over the estimate (core/include/willitfit/questions/solve.hpp): an estimate request plus
  * `solve`: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks'.
  * @param {object} request
  */
@@ -95,13 +95,13 @@ export async function solve(request) {
   return unwrap(core.solve(JSON.stringify(request)));
 }
 
-/** Training memory per GPU (see core/include/willitfit/training.hpp). @param {object} request */
+/** Training memory per GPU (see core/include/willitfit/training/training.hpp). @param {object} request */
 export async function train(request) {
   const core = await loadCore();
   return unwrap(core.train(JSON.stringify(request)));
 }
 
-/** Cost per million tokens, cloud offers, rent vs buy (core/include/willitfit/cost.hpp). @param {object} request */
+/** Cost per million tokens, cloud offers, rent vs buy (core/include/willitfit/money/cost.hpp). @param {object} request */
 export async function cost(request) {
   const core = await loadCore();
   return unwrap(core.cost(JSON.stringify(request)));

@@ -31,7 +31,7 @@ export function applyStrings(lang, root = document) {
   document.documentElement.lang = lang;
 }
 
-/** The core's usable-memory rules (core/src/device.cpp usable_memory) by their English text. */
+/** The core's usable-memory rules (core/src/hardware/device.cpp usable_memory) by their English text. */
 const RULES = /** @type {Record<string, string>} */ ({
   'VRAM less 0.85 GiB (driver reserve and a desktop)': 'rule_gpu_desktop',
   'VRAM less 0.35 GiB the driver keeps': 'rule_gpu',

@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "fuzz_check.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/catalog.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
 
 namespace {
 

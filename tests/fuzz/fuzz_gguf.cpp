@@ -6,8 +6,8 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/gguf.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/gguf/gguf.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());

@@ -6,9 +6,9 @@
 #include <string>
 
 #include "fuzz_check.hpp"
-#include "willitfit/api.hpp"
-#include "willitfit/architecture.hpp"
-#include "willitfit/catalog.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/model/architecture.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());

@@ -1,4 +1,4 @@
-// Every usable-memory rule the core states (core/src/device.cpp usable_memory) has a translation
+// Every usable-memory rule the core states (core/src/hardware/device.cpp usable_memory) has a translation
 // in the page's languages (web/i18n.js ruleText), so no English sentence shows on an es/fr/zh page.
 import assert from 'node:assert/strict';
 import path from 'node:path';

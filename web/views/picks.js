@@ -1,5 +1,5 @@
 // @ts-check
-// The main view's sections that come from the core's solvers (core/include/willitfit/solve.hpp):
+// The main view's sections that come from the core's solvers (core/include/willitfit/questions/solve.hpp):
 // "Make it fit" (one make_it_fit call: each single change with memory saved, new total, speed
 // before → after and quality cost) and "Hardware picks" (one picks call: four cards). The page
 // only renders; every figure and the ranking come from the core.

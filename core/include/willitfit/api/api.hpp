@@ -1,0 +1,51 @@
+// The JSON boundary shared by the CLI, the wasm module and the page: text in, text out.
+// Every function returns a JSON document; failures are {"error": {"code", "path", "message"}}.
+#pragma once
+#include <string>
+
+#include "willitfit/catalog/catalog.hpp"
+
+namespace wif {
+
+/// Estimate for one request document (see estimate.hpp for its fields).
+std::string api_estimate(const Catalog& cat, const std::string& request_json);
+
+/// Many estimates in one call: a JSON array of request documents in, a JSON array of results out,
+/// one per request in order; a failed request gives its error document in its place, so one bad
+/// combination never hides the others. Input that is not an array is an error document.
+std::string api_estimate_many(const Catalog& cat, const std::string& requests_json);
+
+/// Tier lists for a model, quant and context over every GPU (alone and with 32/64/128 GiB of
+/// system RAM), Mac and unified-memory PC (tiers.hpp for the request and result).
+std::string api_tiers(const Catalog& cat, const std::string& request_json);
+
+/// Every catalog model at its best quantization on one device, best first (runs_on.hpp).
+std::string api_runs_on(const Catalog& cat, const std::string& request_json);
+
+/// A solver over the estimate: request["solve"] = max_context | best_quant | make_it_fit |
+/// cheapest | picks, with an estimate request's fields (see solve.hpp).
+std::string api_solve(const Catalog& cat, const std::string& request_json);
+
+/// Training memory for one request document (see training.hpp for its fields).
+std::string api_train(const Catalog& cat, const std::string& request_json);
+
+/// Cost per million tokens, cloud offers that fit and rent vs buy (see cost.hpp).
+std::string api_cost(const Catalog& cat, const std::string& request_json);
+
+/// Catalog listings: what = "models" | "hardware" | "quants" | "clouds" | "markets".
+std::string api_list(const Catalog& cat, const std::string& what);
+
+/// Problems found while loading the catalog (empty list when clean).
+std::string api_catalog_errors(const Catalog& cat);
+
+/// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
+std::string api_accuracy(const Catalog& cat);
+/// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
+/// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
+/// message says how many bytes are needed.
+std::string api_gguf_summary(const std::string& bytes_or_base64);
+
+/// Wrap an error as the error document.
+std::string error_json(const Error& e);
+
+}  // namespace wif

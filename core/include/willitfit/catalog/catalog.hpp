@@ -1,0 +1,82 @@
+// The catalog: models, devices, quantization formats, cloud offers and engine constants, loaded
+// once from the JSON files in data/ (the caller supplies their text; the core does no I/O) and
+// validated entry by entry. A bad entry is reported and left out; the rest stays usable.
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/hardware/device.hpp"
+#include "willitfit/model/architecture.hpp"
+
+namespace wif {
+
+struct Memo;                          // memo.hpp: derived data kept per catalog
+std::shared_ptr<Memo> new_memo();
+
+struct CatalogFile {
+  std::string path;   // relative to data/, e.g. "models/zai-org/glm-4.5-air.json"
+  std::string text;
+};
+
+struct ModelEntry {
+  std::string id, name, org, family, license, release, native_dtype, source, checked;
+  double params_total_b = 0, params_active_b = 0;
+  Architecture arch;
+  nlohmann::json raw;   // the entry as loaded
+  std::string file;
+};
+
+struct BackendInfo {
+  std::string id;                 // cuda, metal, rocm, vulkan, sycl, cpu …
+  double overhead_mib = 0;        // runtime memory outside model/KV/compute per device
+  nlohmann::json raw;
+};
+
+class Catalog {
+ public:
+  /// Load and validate. Never throws for bad data: each problem becomes an Error with path
+  /// "<file>#<entry id>.<field>" in errors().
+  static Catalog load(const std::vector<CatalogFile>& files);
+
+  const std::vector<ModelEntry>& models() const { return models_; }
+  const std::vector<Device>& devices() const { return devices_; }
+  const std::vector<nlohmann::json>& quants() const { return quants_; }
+  const std::vector<nlohmann::json>& clouds() const { return clouds_; }
+  const std::vector<nlohmann::json>& measurements() const { return measurements_; }
+  /// Electricity prices per market (markets.json): id, currency, price_kwh_local, usd_per_unit.
+  const std::vector<nlohmann::json>& markets() const { return markets_; }
+  const std::vector<Error>& errors() const { return errors_; }
+  /// Other documents kept whole (speed.json, measurements/*.json), by path under data/;
+  /// nullptr when absent.
+  const nlohmann::json* document(const std::string& path) const;
+
+  const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
+  const Device* find_device(const std::string& id) const;
+  const BackendInfo* find_backend(const std::string& id) const;
+
+  /// The store memo.hpp keeps derived data in (shared by copies of this catalog, which hold
+  /// the same entries).
+  Memo& memo() const { return *memo_; }
+
+ private:
+  std::vector<ModelEntry> models_;
+  std::vector<Device> devices_;
+  std::vector<nlohmann::json> quants_, clouds_, measurements_, markets_;
+  std::map<std::string, BackendInfo> backends_;
+  std::map<std::string, nlohmann::json> documents_;
+  std::vector<Error> errors_;
+  std::map<std::string, std::size_t> model_index_;   // lower-case id -> models_ position
+  std::shared_ptr<Memo> memo_ = new_memo();
+};
+
+}  // namespace wif
+
+namespace wif {
+/// The catalog compiled into the binary (defined in the generated willitfit_data library).
+const std::vector<CatalogFile>& embedded_catalog();
+}  // namespace wif

@@ -1,0 +1,34 @@
+// Derived data that depends on the catalog alone, computed on first use and kept for the
+// catalog's lifetime: a catalog never changes after Catalog::load. A listing page asks for
+// every model x device x quant, and the tensor plan (hundreds of named tensors run through
+// llama-quantize's rules) and the parameter count depend only on model x quant, so they are
+// made once instead of once per device. The speed coefficients (data/speed.json) are parsed
+// once instead of per estimate.
+#pragma once
+#include <memory>
+#include <string>
+
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/model/tensors.hpp"
+#include "willitfit/speed/speed.hpp"
+
+namespace wif {
+
+struct Memo;
+/// A fresh, empty store (Catalog::load gives each catalog its own).
+std::shared_ptr<Memo> new_memo();
+
+/// plan_quantization for the catalog model `m`, made once per (model, quant, options) and
+/// shared by every estimate that uses it. The most recent 48 plans are kept (memo.cpp). Throws what plan_quantization throws (and caches
+/// nothing then).
+std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m, const std::string& quant,
+                            const QuantOptions& opt);
+
+/// count_params for the catalog model `m`, made once.
+const ParamCounts& memo_params(const Catalog& cat, const ModelEntry& m);
+
+/// speed_coefficients(cat), parsed once.
+const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat);
+
+}  // namespace wif

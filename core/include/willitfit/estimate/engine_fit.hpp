@@ -1,0 +1,27 @@
+// The glue between a request and the placement / vLLM / launch-command concerns, so estimate.cpp
+// stays a thin driver. Request fields read here (all optional):
+//   hardware: id | object | [id|object, ...]   several (possibly different) accelerators
+//   ngl, n_cpu_moe, tensor_split: [shares]    llama.cpp flags; any of them = no automatic plan
+//   mmap: bool                                 false = --no-mmap
+//   tensor_parallel, gpu_memory_utilization, max_num_seqs, max_num_batched_tokens,
+//   kv_cache_dtype, block_size, enforce_eager  vLLM (engine "vllm"); max_model_len = context
+// Result fields written: placement{...}, memory.devices[], memory.host{...}, vllm{...}, commands{...}.
+#pragma once
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
+
+namespace wif {
+
+/// Read the fields above into `r` (after the base request is parsed). Throws InputError.
+void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r);
+
+/// Place the model (llama.cpp) or budget it (vLLM) and fill the memory terms and verdict of `e`
+/// (plan, params, kv and compute must be set).
+void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
+
+/// Add placement, per-device memory, vLLM budget and commands to the result document.
+void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out);
+
+}  // namespace wif

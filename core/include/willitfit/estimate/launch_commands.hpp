@@ -1,0 +1,55 @@
+// Launch commands that realise exactly the estimate shown beside them: every number an engine
+// would otherwise choose for itself (context, layers on GPU, experts on CPU, split, cache types,
+// slots, micro-batch; vLLM's parallelism, length, utilization, sequences) is passed explicitly.
+//
+//  * llama_server: `llama-server -hf repo:QUANT` when a published GGUF repo holds the quant
+//    (catalog entry `gguf`), else `-m <file>.gguf`; -c, -ngl, -fa, -ctk/-ctv, --n-cpu-moe, -ts,
+//    -np (and -kvu for a shared cache), -ub, --no-mmap.
+//  * ollama / ollama_modelfile: a Modelfile with `PARAMETER num_ctx` and `num_gpu` (layers), and
+//    the create/run command (Ollama has no expert-offload flag: it is left out when needed).
+//  * vllm / sglang: `vllm serve` and `python3 -m sglang.launch_server` with the vLLM budget's
+//    settings; with engine "sglang" only the SGLang command, from SGLang's own budget (sglang.hpp:
+//    --mem-fraction-static, --chunked-prefill-size, --max-running-requests).
+//  * mlx: mlx_lm.server (after mlx_lm.convert for a quantized MLX model) on Apple devices.
+// Commands only appear where they apply (GGUF quant for llama.cpp/Ollama, safetensors for
+// vLLM/SGLang on discrete GPUs, Apple for MLX).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/hardware/device.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/servers/vllm.hpp"
+
+namespace wif {
+
+struct GgufRepo {
+  std::string repo;    // "unsloth/GLM-4.5-Air-GGUF"
+  std::string quant;   // "Q4_K_M"
+};
+
+struct LaunchInput {
+  std::string model_id;               // Hugging Face id, e.g. "zai-org/GLM-4.5-Air"
+  std::string quant;                  // "Q4_K_M", "FP8", "MLX-4bit" …
+  bool gguf_quant = true;
+  std::vector<GgufRepo> gguf;         // published GGUF repos (catalog)
+  DeviceKind kind = DeviceKind::Gpu;
+  KvOptions kv;                       // n_ctx here is the padded context the estimate used
+  const Placement* placement = nullptr;
+  bool mmap = true;
+  const VllmBudget* vllm = nullptr;   // settings for vllm / sglang
+  double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
+  std::string engine = "llama.cpp";    // "sglang": only the SGLang command, with its own budget
+};
+
+/// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).
+nlohmann::json launch_commands(const LaunchInput& in);
+
+/// Lower-case cache type name as -ctk/-ctv take it ("q8_0", "f16").
+std::string cache_type_flag(GgmlType t);
+
+}  // namespace wif

@@ -1,0 +1,54 @@
+// Context memory the way llama.cpp allocates it (engine-facts §4): padded context, unified or
+// per-sequence streams, per-layer kinds (full, sliding-window cells, MLA latent, recurrent state)
+// and the K/V cache types. And vLLM's paged blocks (§6.2).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/ggml_types.hpp"
+
+namespace wif {
+
+struct KvOptions {
+  std::int64_t n_ctx = 8192;     // requested context (0 = the model's training context)
+  std::int64_t n_seq = 1;        // parallel sequences (llama-server -np)
+  bool unified = true;           // one shared cache (-kvu / server default) or a stream per sequence
+  std::int64_t n_ubatch = 512;
+  GgmlType type_k = GgmlType::F16;
+  GgmlType type_v = GgmlType::F16;
+  bool flash_attn = true;
+  bool swa_full = false;         // --swa-full: sliding layers keep the whole context
+  bool mla_v_less = true;        // llama.cpp from PR #19067 (2026-01) keeps no V for MLA
+};
+
+/// Bytes for one group of layers that size their cache the same way.
+struct KvGroup {
+  std::string kind;              // "full", "sliding", "chunked", "mla", "recurrent"
+  std::int64_t layers = 0;
+  std::int64_t cells = 0;        // tokens kept per stream (0 for recurrent)
+  std::uint64_t bytes_per_token = 0;  // all layers of the group, K+V (0 for recurrent)
+  std::uint64_t bytes = 0;
+};
+
+struct KvCache {
+  std::int64_t n_ctx = 0;        // after padding
+  std::vector<KvGroup> groups;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t bytes_per_token_full = 0;  // what each token of context adds to full/MLA layers
+  std::vector<std::uint64_t> per_layer;    // bytes per layer index (for placement)
+};
+
+/// llama.cpp KV cache and recurrent state. Throws InputError for a quantized V cache without
+/// flash attention (llama.cpp refuses it) or a non-positive context.
+KvCache llamacpp_kv_cache(const Architecture& arch, const KvOptions& opt);
+
+/// Cache types accepted by -ctk/-ctv.
+bool is_kv_cache_type(GgmlType t);
+
+/// Throws InputError("bad_value", "context"/"parallel") when the KV cache or compute buffer for
+/// these settings would pass kMaxBytes (model/scale_limits.hpp). Call before llamacpp_kv_cache.
+void check_memory_scale(const Architecture& a, const KvOptions& o);
+
+}  // namespace wif

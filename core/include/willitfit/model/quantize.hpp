@@ -1,0 +1,53 @@
+// Quantization: which type llama-quantize gives each tensor for a file type (engine-facts §2),
+// and the bytes of non-GGUF formats (safetensors BF16/FP8, AWQ/GPTQ, NF4, MLX, NVFP4).
+// The result is a TensorPlan: every tensor with its stored type and bytes.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/tensors.hpp"
+
+namespace wif {
+
+enum class QuantRules {
+  Dec2025,  // llama_tensor_get_type up to the early-2026 builds (engine-facts §2.4, §2.5)
+  Y2026,    // after PR #19770: attn_qkv / attn_kv_b follow attn_v rules, new fallbacks (§2.6)
+};
+
+struct QuantOptions {
+  bool imatrix = true;      // published IQ/Q quants are usually made with an importance matrix
+  QuantRules rules = QuantRules::Dec2025;
+};
+
+/// A quantization people can ask for.
+struct QuantFormat {
+  std::string id;           // "Q4_K_M", "BF16", "FP8", "AWQ-4bit", "MLX-4bit" …
+  std::string container;    // "gguf" | "safetensors" | "mlx"
+  bool gguf = false;
+};
+
+/// Every quantization id the planner accepts, GGUF file types first.
+const std::vector<QuantFormat>& quant_formats();
+std::optional<QuantFormat> find_quant(const std::string& id);
+
+struct TensorPlan {
+  std::string quant;                 // the requested id
+  std::vector<Tensor> tensors;       // with type (GGUF) and bytes set
+  std::uint64_t weights_bytes = 0;   // sum of tensor bytes
+  std::uint64_t file_bytes = 0;      // exact GGUF file size (header estimated), or checkpoint size
+  std::uint64_t header_bytes = 0;    // GGUF metadata + tensor infos (estimated from vocab)
+  bool from_file = false;            // true when read from a real GGUF header
+  double bits_per_weight() const;
+};
+
+/// Plan the tensors of `arch` for quantization `quant`. Throws InputError("unknown_quant").
+TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
+                             const QuantOptions& opt = {});
+
+/// GGUF type llama-quantize's rules give one tensor (exposed for tests).
+GgmlType gguf_default_type(const std::string& ftype);
+
+}  // namespace wif

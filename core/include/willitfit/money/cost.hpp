@@ -1,0 +1,64 @@
+// Money: cost per million generated tokens on owned hardware and on cloud offers, the cloud offers
+// that hold a given memory need, and rent versus buy over months. Throughput is an input (decode
+// tokens/s for one stream, and optionally the aggregate tokens/s of a batched server at a given
+// concurrency), so the figures follow whatever speed model or measurement feeds them.
+//
+// Owned:  per hour = power (kW) x price per kWh + purchase / (amortisation months x hours used a month)
+// Cloud:  per hour = the offer's price per hour; a month bills hours/day x 30.4375 days, rounded up
+//         to whole hours a day for per-hour billing.
+// Per million tokens = per hour / (tokens/s x 3600) x 1e6.
+// Rent vs buy: owned cumulative = purchase + electricity x months; cloud cumulative = monthly x
+// months; they cross at purchase / (cloud monthly - electricity monthly) months (never if the
+// cloud is cheaper than the electricity alone).
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/hardware/device.hpp"
+
+namespace wif {
+
+constexpr double kDaysPerMonth = 365.25 / 12.0;
+
+struct Throughput {
+  double decode_tps = 0;          // one stream
+  int concurrency = 1;
+  double batched_tps = 0;         // aggregate over `concurrency` streams (0 = not given)
+};
+
+struct CostRequest {
+  Device device;                  // owned hardware
+  int count = 1;
+  Throughput owned;
+  std::map<std::string, Throughput> speeds;   // per catalog device id, for the cloud offers
+  std::string market = "US";
+  double price_kwh_usd = 0;       // resolved from the market unless given
+  std::string price_source;
+  double power_w = 0;             // total draw under load (default: TDP x count)
+  double purchase_usd = 0;        // default: catalog price x count
+  double amortization_months = 36;
+  double hours_per_day = 8;
+  int months = 36;                // horizon of the cumulative series
+  std::uint64_t need_bytes = 0;   // memory the model needs (total over GPUs); 0 = list every offer
+  std::string offer;              // offer for rent vs buy ("" = cheapest that fits)
+};
+
+/// Dollars per million tokens at `tps` for a cost of `usd_per_hour`; 0 when tps is 0.
+double usd_per_million_tokens(double usd_per_hour, double tps);
+
+/// Hours billed per month for an offer's billing granularity ("per-second", "per-minute",
+/// "per-hour", "monthly") at `hours_per_day`.
+double billed_hours_per_month(const std::string& billing, double hours_per_day);
+
+/// Parse a cost request. With "memory_gib" the need is given; with "model" the need is the
+/// estimate of the same request document (estimate.hpp) on the owned hardware.
+CostRequest parse_cost_request(const Catalog& cat, const nlohmann::json& q);
+
+nlohmann::json cost_to_json(const Catalog& cat, const CostRequest& r);
+
+}  // namespace wif

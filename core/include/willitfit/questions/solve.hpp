@@ -1,0 +1,70 @@
+// Solvers: questions answered by looping over the estimate (estimate.hpp), never by a formula of
+// their own. Each takes an ordinary estimate request plus "solve": "<kind>" and kind-specific
+// fields, and returns one JSON document. Every estimate of one solve shares the parsed speed
+// coefficients and one TensorPlan per quantization (EstimateContext, ResolvedModel::plan), so a
+// solve costs a few dozen to a few hundred estimates, not catalog re-reads.
+//
+// "Runs" below means the verdict is fits or tight (everything on the accelerators); with
+// "allow_offload": true an "offload" verdict (layers or experts in system RAM) counts as well
+// (max_context and best_quant; its default is true when the request gives ram_gib).
+//
+// Kinds and their extra request fields:
+//  * max_context   [min_context = 512, allow_offload]
+//      The longest context that runs, a multiple of 256 found by binary search over the estimate,
+//      capped at the model's maximum context (returned exactly when that runs). Result:
+//      max_context (0 when even min_context does not run), fits_at_min, min_context,
+//      model_max_context, capped (limited by the model, not memory), verdict / total_bytes /
+//      usable_bytes / decode_tps at max_context, evaluations.
+//  * best_quant    [allow_offload]   (engine llama.cpp)
+//      Every GGUF file type in quality order (catalog quants.json `rank`, then `ppl_delta_pct`;
+//      F32 and ternary TQ types left out) with fits / verdict / total_bytes / decode_tps /
+//      ppl_delta_pct, `best`: the first that runs (absent when none does) and fits_any.
+//  * make_it_fit   [max_count = 8]   (engine llama.cpp)
+//      When the request already runs fully on its accelerators: already_fits true, items [].
+//      Otherwise the single changes that make it run, each tried through the estimate:
+//      context (the max_context), kv_type q8_0 / q4_0, flash_attn on, quant (the first lower one
+//      in quality order that runs), n_cpu_moe / ngl (automatic offload with the request's
+//      ram_gib, or 64 / 128 GiB when none is given), parallel (the most slots that run), count
+//      (the fewest identical GPUs up to max_count). Each item: change {field, value}, request
+//      (the fields to merge into the request), saved_bytes (accelerator bytes saved against
+//      the request's all-on-GPU total; 0 when it adds), total_bytes / usable_bytes / verdict after, decode
+//      tokens/s before (the request as if it fit: its all-on-accelerator placement) and after,
+//      ppl_delta_pct (quality cost from quants.json; absent when not a quant change or unknown),
+//      extra_price_usd (count), and harm. Items are sorted by harm, an ordering aid and not a
+//      measurement: speed lost in %, + 10 x perplexity points lost, + half the context or
+//      slots lost in %, + 30 per extra GPU, + 2 / 10 for a q8_0 / q4_0 KV cache (no quality
+//      figure in the catalog), + 100 when the result is only an offload.
+//  * cheapest      [min_decode_tps, max_count = 8, ram_tiers_gib = [0], allow_offload]
+//      Over catalog devices with a price (discrete GPUs up to max_count identical cards, Apple
+//      and unified machines alone; CPU entries are left out, their price is the processor only),
+//      the cheapest configuration of each device and RAM tier that runs and reaches
+//      min_decode_tps. Top 10 by price: id, name, count, ram_gib, price_usd, price_kind
+//      (street | launch | launch_option: the Apple memory option's own launch price |
+//      launch_base_config: the chip's base-memory launch price shown for a larger option),
+//      verdict, decode_tps. RAM is not priced. Also `cloud`: the cheapest offer per hour in
+//      data/clouds.json whose GPUs run the model (estimated on the offer's device and count;
+//      absent when none does). Results never hold null: a missing answer is an absent key.
+//  * picks         (no hardware needed)
+//      Four cards: best_single_gpu (fastest single GPU with a launch price, i.e. consumer or
+//      workstation, that fits fully), best_value (lowest price per decode token/s among the
+//      configurations that fit, using the used price when the catalog has a lower one),
+//      unified_memory (cheapest Apple or unified-memory machine that fits), cheapest_cloud.
+//      Each: id, name, count, price_usd (per hour for clouds), price_kind, verdict, decode_tps,
+//      why {code, ...figures}; a card is absent when nothing qualifies.
+//
+// For cheapest and picks the request's hardware is optional (it is replaced per candidate).
+// Bad input throws InputError: unknown kind -> bad_value at "solve"; bad extra fields at their
+// own paths; make_it_fit / best_quant with engine vllm -> bad_value at "engine".
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+
+namespace wif {
+
+/// Run the solver named by request["solve"]. Throws InputError.
+nlohmann::json run_solve(const Catalog& cat, const nlohmann::json& request);
+
+}  // namespace wif

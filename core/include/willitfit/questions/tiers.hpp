@@ -1,0 +1,41 @@
+// Tier lists for one model, quantization and context: "which hardware runs it, and how fast?",
+// the lists the reference pages show ("RTX 5090 with 64 GB of RAM: possible but slow, 3.5-7 tok/s").
+//
+// Request: the fields of an estimate request (estimate.hpp) without hardware, count or ram_gib,
+// which the tiering chooses itself; engine must be llama.cpp (the placement planner is
+// llama.cpp's). Defaults as for an estimate (quant Q4_K_M, context 8192).
+//
+// Every catalog device of kind gpu is asked alone, then with 128 GiB of system RAM, then with the
+// smallest of 32 and 64 GiB that holds what that plan keeps in RAM:
+//   fits     the automatic plan holds every layer on the GPU (estimate verdict fits or tight);
+//   offload  it runs with layers or MoE experts in system RAM ("possible but slow"); ram_gib is
+//            the smallest of 32/64/128 GiB with which it does, flags ngl / n_cpu_moe are the
+//            placement planner's;
+//   no_fit   not even with 128 GiB of RAM.
+// Every Apple device (one entry per memory option) and unified-memory PC is fits or no_fit.
+// Lists are sorted: fits by decode speed (fastest first), then offload by speed, then no_fit by
+// device memory (largest first). Each entry carries `request`, the estimate request that
+// reproduces it exactly (api_estimate on it gives the same verdict, memory, speed and flags).
+//
+// Result: {model, quant, context, ram_tiers_gib, counts{gpus{fits,offload,no_fit},macs,unified},
+//          gpus[], macs[], unified[]}, each entry
+//   {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd}, tier, ram_gib, verdict,
+//    memory{total_bytes, usable_bytes, host_ram_bytes}, speed{decode_tps, decode_tps_low,
+//    decode_tps_high} (absent when it does not run or the device states no bandwidth),
+//    placement{ngl, n_cpu_moe, n_layer} (gpus), request}.
+#pragma once
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+
+namespace wif {
+
+/// System RAM sizes (GiB) the offload tier tries, smallest first.
+inline constexpr double kTierRamGib[] = {32, 64, 128};
+
+/// The tier lists for a request document (see above). Throws InputError.
+nlohmann::json tier_lists(const Catalog& cat, const nlohmann::json& request);
+
+}  // namespace wif

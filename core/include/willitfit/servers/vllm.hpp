@@ -1,0 +1,98 @@
+// vLLM's memory budget on each GPU of a tensor-parallel group (engine-facts §6), in the order the
+// engine works it out at startup:
+//   requested      = total GPU memory x gpu_memory_utilization          (per instance, per GPU)
+//   non-KV memory  = weights on this rank + activation peak of the profile run + non-torch memory
+//   KV memory      = requested - non-KV memory
+//   num_blocks     = KV memory / (page bytes x layers per KV group)
+//   KV tokens      = num_blocks x block_size
+//   concurrency    = num_blocks / blocks one request of max_model_len needs
+// CUDA graphs are captured after the KV cache is allocated and are not subtracted by default
+// (VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=0): they must fit into the (1 - utilization) headroom
+// beside the CUDA context.
+//
+// The activation peak is modelled from the profile run: one forward pass over
+// max_num_batched_tokens tokens (per token: about 3 x the FFN intermediate width on this rank
+// plus 3 x hidden, in the model dtype) plus a dummy sampler pass over max_num_seqs rows of
+// float32 logits, which keeps about 9 vocab-sized float32 buffers alive (logits, softmax,
+// sort keys/indices …). The token term was fitted to calibration rows vllm-0001/0002 (V0: two
+// max_model_len values on one GPU; their peak has no sampler part, and "took 14.9888 GB" is GiB),
+// the sampler term to vllm-0012 (V1); vllm-0020/0021 (V0, A100) agree within 1%.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/quantize.hpp"
+
+namespace wif {
+
+struct VllmOptions {
+  int tensor_parallel = 1;
+  double gpu_memory_utilization = 0.92;  // current vllm/config/cache.py default (0.9 before)
+  std::int64_t max_model_len = 0;        // 0 = the model's maximum context
+  std::int64_t max_num_seqs = 0;         // 0 = engine default (256; 1024 on >= 70 GiB GPUs)
+  std::int64_t max_num_batched_tokens = 0;  // 0 = engine default (2048 server; 8192 on >= 70 GiB)
+  std::string kv_cache_dtype = "auto";   // auto | fp8 | fp8_e4m3 | fp8_e5m2 | bfloat16 | float16
+  int block_size = 0;                    // 0 = 16, or 64 for MLA (FlashMLA kernels)
+  bool enforce_eager = false;            // no CUDA graphs
+  bool v0_profile = false;               // V0 engine: batched tokens default max(max_model_len, 2048)
+  // Serving-speed and SGLang request fields (serving_speed.hpp, sglang.hpp):
+  std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
+  double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default
+  // Constants, with where they come from (overridable for calibration):
+  double non_torch_gib = 0.35;           // NCCL/cuBLAS outside torch; vllm-0001 logs 0.35 GiB
+  double cuda_context_gib = 0.45;        // created before the snapshot; ~0.3-0.5 GiB (§6.1)
+  double cuda_graph_gib = 0.5;           // graph pool; grows with model size (rough, §9)
+};
+
+/// One group of layers sharing a page layout.
+struct VllmKvGroup {
+  std::string kind;                 // "full", "sliding", "chunked", "mla", "mamba"
+  std::int64_t layers = 0;
+  std::uint64_t page_bytes = 0;     // one block of one layer on this rank
+  std::int64_t blocks_per_request = 0;  // at max_model_len
+};
+
+struct VllmBudget {
+  int tensor_parallel = 1;
+  std::int64_t max_model_len = 0, max_num_seqs = 0, max_num_batched_tokens = 0;
+  int block_size = 16;
+  std::string kv_cache_dtype;
+  std::uint64_t total_bytes = 0;        // per GPU, as the driver reports it
+  std::uint64_t requested_bytes = 0;    // total x utilization
+  std::uint64_t weights_bytes = 0;      // on one rank
+  std::uint64_t activation_bytes = 0;   // profile-run torch peak above the weights
+  std::uint64_t non_torch_bytes = 0;
+  std::uint64_t cuda_graph_bytes = 0;
+  std::uint64_t cuda_context_bytes = 0;
+  std::int64_t kv_available_bytes = 0;  // may be negative: the weights alone do not fit
+  std::vector<VllmKvGroup> groups;
+  std::int64_t layers_per_group = 0;    // hybrid models: groups padded to this many layers
+  std::int64_t num_blocks = 0;
+  std::int64_t kv_tokens = 0;           // num_blocks x block_size
+  double max_concurrency = 0;           // requests of max_model_len that fit at once
+  std::uint64_t kv_bytes_per_token = 0; // all layers on one rank, full-attention view
+  std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold
+  bool graphs_fit_headroom = true;      // CUDA graphs + context fit in (1 - util) x total
+  bool fits = false;                    // weights fit and one request of max_model_len fits
+  std::uint64_t process_bytes = 0;      // what nvidia-smi would show: requested + context + graphs
+  std::string reason;                   // why not, in words (empty when it fits)
+};
+
+/// vLLM's budget on each rank. `plan` is the checkpoint (BF16, FP8, AWQ …), `total_gib` each
+/// GPU's memory as the driver reports it (usable_memory). Throws InputError for a tensor
+/// parallel size that does not divide the attention heads, or a bad kv_cache_dtype.
+VllmBudget vllm_budget(const Architecture& arch, const TensorPlan& plan, double total_gib,
+                       const VllmOptions& o);
+
+/// Weights on one rank under tensor parallelism: column/row-parallel matrices split 1/TP,
+/// norms and routers replicated, K/V projections replicated when TP exceeds the KV heads,
+/// MLA's low-rank down projections replicated.
+std::uint64_t vllm_weights_per_rank(const Architecture& arch, const TensorPlan& plan, int tp);
+
+/// vLLM's --quantization value for a checkpoint format ("" when the checkpoint says it itself
+/// or needs none).
+std::string vllm_quantization_flag(const std::string& quant);
+
+}  // namespace wif

@@ -1,0 +1,34 @@
+// Speed of a llama.cpp placement that spans devices: several GPUs, or GPUs plus system RAM
+// (layers below -ngl, experts moved by --n-cpu-moe, the output when ngl <= n_layer).
+//
+// Decode: the layers run one after another, so one token costs the sum over devices of
+// (weights that device holds and reads per token + its KV at depth) / its effective bandwidth,
+// plus its per-layer fixed costs. System RAM is a device with the RAM's bandwidth and the CPU
+// backend's efficiency.
+// Prefill: llama.cpp's op offload runs big batches on the GPU and copies CPU-resident weights
+// into the GPU compute buffer once per micro-batch, so the host part is bounded by the PCIe
+// link (engine-facts §5.1); GPU-resident parts run as on one device.
+// Ranges are wider than for one device: offloaded rows in the calibration set are few.
+#pragma once
+#include <vector>
+
+#include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/speed/speed.hpp"
+
+namespace wif {
+
+struct HostLink {
+  double ram_bandwidth_gbs = 60;   // effective-ish peak of the system RAM (dual-channel DDR5 ~ 77)
+  double pcie_gbs = 0;             // host <-> GPU link; 0 = from the first GPU's PCIe generation
+};
+
+/// Speed for placement `p` over `gpus` (in placement order). Falls back to estimate_speed when
+/// everything sits on one accelerator.
+SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Placement& p,
+                         const std::vector<Device>& gpus, const KvOptions& kv, const SpeedOptions& o,
+                         const SpeedCoefficients& c, const HostLink& link);
+
+/// PCIe x16 bandwidth in GB/s for a generation (at 80% of the line rate), 0 if unknown.
+double pcie_x16_gbs(int gen);
+
+}  // namespace wif

@@ -1,0 +1,157 @@
+#include "willitfit/api/api.hpp"
+
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/money/cost.hpp"
+#include "willitfit/questions/runs_on.hpp"
+#include "willitfit/questions/solve.hpp"
+#include "willitfit/questions/tiers.hpp"
+#include "willitfit/training/training.hpp"
+
+namespace wif {
+namespace {
+
+template <class F>
+std::string guarded(F&& f) {
+  try {
+    return f();
+  } catch (const InputError& e) {
+    return error_json(e.error());
+  } catch (const std::exception& e) {
+    return error_json({"internal_error", "", e.what()});
+  }
+}
+
+// A published file of the estimated format (catalog model's `gguf` list, data/SCHEMA.md), so the
+// page can show it beside the computed size. Only for catalog models named by id: a model read
+// from a GGUF header is its own file.
+void add_published_size(const Catalog& cat, const json& q, json& out) {
+  if (!q.contains("model") || !q["model"].is_string()) return;
+  const ModelEntry* m = cat.find_model(q["model"].get<std::string>());
+  if (!m || !m->raw.contains("gguf") || !m->raw["gguf"].is_array()) return;
+  const std::string quant = out["quant"].value("id", "");
+  for (const auto& g : m->raw["gguf"])
+    if (g.is_object() && g.value("quant", "") == quant && g.contains("bytes") && g["bytes"].is_number_unsigned() &&
+        g["bytes"].get<std::uint64_t>() > 0) {
+      out["gguf_file_published_bytes"] = g["bytes"];
+      out["gguf_file_published_repo"] = g.value("repo", "");
+      return;
+    }
+}
+
+// One estimate document, the same for api_estimate and each entry of api_estimate_many.
+std::string estimate_one(const Catalog& cat, const json& q) {
+  const EstimateRequest r = parse_request(cat, q);
+  json out = estimate_to_json(r, run_estimate(cat, r));
+  add_published_size(cat, q, out);
+  return out.dump();
+}
+
+}  // namespace
+
+std::string error_json(const Error& e) {
+  return nlohmann::json{{"error", {{"code", e.code}, {"path", e.path}, {"message", e.message}}}}.dump();
+}
+
+std::string api_estimate(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    return estimate_one(cat, parse_json(request_json, ""));
+  });
+}
+
+std::string api_estimate_many(const Catalog& cat, const std::string& requests_json) {
+  return guarded([&] {
+    const json qs = parse_json(requests_json, "");
+    if (!qs.is_array()) throw InputError("bad_type", "", "estimateMany takes a JSON array of requests");
+    std::string out = "[";
+    for (std::size_t i = 0; i < qs.size(); ++i) {
+      if (i) out += ",";
+      out += guarded([&] { return estimate_one(cat, qs[i]); });
+    }
+    return out + "]";
+  });
+}
+
+std::string api_tiers(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return tier_lists(cat, parse_json(request_json, "")).dump(); });
+}
+
+std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return runs_on(cat, parse_json(request_json, "")).dump(); });
+}
+
+std::string api_solve(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return run_solve(cat, parse_json(request_json, "")).dump(); });
+}
+
+std::string api_train(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    return train_to_json(cat, parse_train_request(cat, q)).dump();
+  });
+}
+
+std::string api_cost(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    return cost_to_json(cat, parse_cost_request(cat, q)).dump();
+  });
+}
+
+std::string api_list(const Catalog& cat, const std::string& what) {
+  return guarded([&] {
+    json items = json::array();
+    if (what == "models") {
+      for (const auto& m : cat.models())
+        items.push_back({{"id", m.id}, {"name", m.name}, {"org", m.org}, {"family", m.family},
+                         {"params_total_b", m.params_total_b}, {"params_active_b", m.params_active_b},
+                         {"topology", m.arch.topology()}, {"max_context", m.arch.n_ctx_train},
+                         {"release", m.release}, {"license", m.license}});
+    } else if (what == "hardware") {
+      for (const auto& d : cat.devices())
+        items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
+                         {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+                         {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
+                         {"backend", d.backend}, {"price_usd", d.price_usd}});
+    } else if (what == "quants") {
+      for (const auto& q : quant_formats()) {
+        json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};
+        for (const auto& e : cat.quants())
+          if (e.value("id", "") == q.id) {
+            for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank"})
+              if (e.contains(k)) it[k] = e[k];
+          }
+        items.push_back(it);
+      }
+    } else if (what == "clouds") {
+      for (const auto& c : cat.clouds()) items.push_back(c);
+    } else if (what == "markets") {
+      for (const auto& m : cat.markets()) items.push_back(m);
+    } else {
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets");
+    }
+    return json{{what, items}}.dump();
+  });
+}
+
+std::string api_accuracy(const Catalog& cat) {
+  return guarded([&] { return accuracy_report(cat).dump(); });
+}
+
+std::string api_gguf_summary(const std::string& bytes_or_base64) {
+  return guarded([&] {
+    const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
+    return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
+  });
+}
+
+std::string api_catalog_errors(const Catalog& cat) {
+  json errs = json::array();
+  for (const auto& e : cat.errors()) errs.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
+  return json{{"errors", errs}}.dump();
+}
+
+}  // namespace wif

@@ -1,0 +1,117 @@
+// The accuracy report (bench.hpp): the shipped coefficients against every mapped llama-bench row,
+// a held-out check (refit without the held-out devices), and the multi-GPU / offloaded rows
+// predicted through the placement path. Everything is computed from the catalog at call time, so
+// the page, the CLI and the tests always show the same figures for the same data.
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/calibration/llama_bench.hpp"
+
+namespace wif {
+namespace {
+
+using nlohmann::json;
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Baseline 1: bandwidth (summed over the GPUs the row used) over the file size.
+double naive_tps(const BenchCase& c) {
+  return c.device->bandwidth_gbs * 1e9 * static_cast<double>(c.gpu_count) / c.file_bytes;
+}
+
+json stats(const std::vector<double>& e) {
+  const double within = static_cast<double>(std::count_if(e.begin(), e.end(), [](double x) { return x <= 25.0; }));
+  return json{{"median_ape_pct", median(e)},
+              {"within_25_pct", e.empty() ? 0.0 : 100.0 * within / static_cast<double>(e.size())}};
+}
+
+double ape(double pred, double meas) { return std::fabs(pred - meas) / meas * 100.0; }
+
+bool usable(double p) { return p > 0 && std::isfinite(p); }
+
+}  // namespace
+
+json accuracy_report(const Catalog& cat) {
+  BenchSet set = map_bench_rows(cat);
+  const SpeedCoefficients k = speed_coefficients(cat);
+  const SpeedCoefficients held = fit_speed(set, k, true);  // without the held-out devices
+  // Predictions; rows without a finite positive prediction are counted as excluded.
+  std::vector<const BenchCase*> cases;
+  std::vector<double> pred, pred_held;
+  for (const auto& c : set.cases) {
+    const double p = predict_case(c, k);
+    if (!usable(p)) { ++set.excluded["no prediction for this row"]; continue; }
+    const double ph = c.held_out ? predict_case(c, held) : 0;
+    cases.push_back(&c);
+    pred.push_back(p);
+    pred_held.push_back(usable(ph) ? ph : 0);
+  }
+  // Baseline 2: baseline 1 times one constant per test kind (the median ratio on single rows).
+  std::map<std::string, double> scale;
+  for (const char* kind : {"tg", "pp"}) {
+    std::vector<double> ratios;
+    for (const BenchCase* c : cases)
+      if (c->kind == kind && c->group == "single") ratios.push_back(c->measured_tps / naive_tps(*c));
+    scale[kind] = ratios.empty() ? 1.0 : median(ratios);
+  }
+  struct Acc { std::vector<double> ours, naive, scaled; };
+  std::map<std::pair<std::string, std::string>, Acc> by_class;        // single rows, shipped fit
+  std::map<std::pair<std::string, std::string>, std::vector<double>> groups;  // (kind, split)
+  json points = json::array();
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const BenchCase& c = *cases[i];
+    const double e = ape(pred[i], c.measured_tps);
+    if (c.group == "single") {
+      const double nv = naive_tps(c);
+      for (const std::string& g : {c.backend, std::string("all")}) {
+        Acc& a = by_class[{c.kind, g}];
+        a.ours.push_back(e);
+        a.naive.push_back(ape(nv, c.measured_tps));
+        a.scaled.push_back(ape(nv * scale[c.kind], c.measured_tps));
+      }
+      groups[{c.kind, "in_sample"}].push_back(e);
+      if (c.held_out && pred_held[i] > 0) groups[{c.kind, "held_out"}].push_back(ape(pred_held[i], c.measured_tps));
+    } else {
+      groups[{c.kind, c.group}].push_back(e);
+    }
+    json pt = {{"row_id", c.row_id}, {"kind", c.kind}, {"test", c.test}, {"device_class", c.backend},
+               {"model", c.model_id}, {"hardware", c.device_id}, {"gpu_count", c.gpu_count}, {"quant", c.quant},
+               {"group", c.group}, {"held_out", c.held_out}, {"source", c.source},
+               {"measured_tps", c.measured_tps}, {"predicted_tps", pred[i]},
+               {"error_pct", (pred[i] - c.measured_tps) / c.measured_tps * 100.0}};
+    if (!c.settings.empty()) pt["settings"] = c.settings;
+    if (c.held_out && pred_held[i] > 0) pt["predicted_held_out_tps"] = pred_held[i];
+    points.push_back(pt);
+  }
+  json table = json::array();
+  for (const auto& [key, a] : by_class)
+    table.push_back({{"kind", key.first}, {"device_class", key.second}, {"rows", a.ours.size()},
+                     {"ours", stats(a.ours)}, {"bandwidth_over_size", stats(a.naive)},
+                     {"bandwidth_over_size_scaled", stats(a.scaled)}});
+  // Every group is listed, with 0 rows when the data holds none (the report says so, not hides it).
+  json group_list = json::array();
+  for (const char* kind : {"tg", "pp"})
+    for (const char* split : {"in_sample", "held_out", "multi_gpu", "offloaded"}) {
+      const auto it = groups.find({kind, split});
+      const std::vector<double> e = it == groups.end() ? std::vector<double>{} : it->second;
+      json g = {{"kind", kind}, {"split", split}, {"rows", e.size()}};
+      g.update(stats(e));
+      group_list.push_back(g);
+    }
+  json excluded = json::object();
+  for (const auto& [why, n] : set.excluded) excluded[why] = n;
+  return {{"accuracy",
+           {{"rows_total", set.rows_total}, {"rows_used", points.size()}, {"excluded", excluded},
+            {"baseline_scale", scale}, {"coefficients_source", k.source}, {"fitted_on", k.fitted_on},
+            {"held_out_rule", "devices whose catalog id hashes (FNV-1a, 32-bit) to 1 mod 4; refit without their rows"},
+            {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
+                     "devices; multi-GPU and offloaded rows are never fitted on"},
+            {"groups", group_list}, {"table", table}, {"points", points}}}};
+}
+
+}  // namespace wif

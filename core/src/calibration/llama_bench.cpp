@@ -1,0 +1,313 @@
+#include "willitfit/calibration/llama_bench.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <regex>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/model/quantize.hpp"
+
+namespace wif {
+
+struct PlacedBench {
+  EstimateRequest req;
+  Estimate est;
+};
+
+namespace {
+
+using nlohmann::json;
+
+const json* find_match(const json& doc, const char* key, const std::string& s) {
+  if (!doc.contains(key) || !doc[key].is_array()) return nullptr;
+  for (const auto& e : doc[key])
+    if (e.is_object() && e.value("match", "") == s) return &e;
+  return nullptr;
+}
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const double pos = q * static_cast<double>(v.size() - 1);
+  const auto i = static_cast<std::size_t>(pos);
+  const double f = pos - static_cast<double>(i);
+  return i + 1 < v.size() ? v[i] * (1 - f) + v[i + 1] * f : v[i];
+}
+
+// Placement flags of a row: its own fields, else what its `flags` / `notes` text states.
+struct RowFlags {
+  int ngl = -1, n_cpu_moe = 0;
+  bool all_experts_cpu = false;     // -ot exps=CPU (every routed expert in RAM)
+  bool other_override = false;      // an -ot pattern we do not model
+  std::vector<double> tensor_split;
+};
+
+RowFlags row_flags(const json& row) {
+  RowFlags f;
+  std::string text;
+  for (const char* k : {"flags", "notes"})
+    if (row.contains(k) && row[k].is_string()) text += " " + row[k].get<std::string>();
+  static const std::regex ngl_re(R"((?:^|\s)(?:-ngl|--n-gpu-layers)[ =](\d+))");
+  static const std::regex moe_re(R"((?:^|\s)(?:--n-cpu-moe|-ncmoe)[ =](\d+))");
+  static const std::regex ts_re(R"((?:^|\s)(?:-ts|--tensor-split)[ =]([0-9.,/]+))");
+  static const std::regex ot_re(R"((?:^|\s)(?:-ot|--override-tensor)[ =](\S+))");
+  std::smatch m;
+  if (row.contains("ngl") && row["ngl"].is_number_integer()) f.ngl = row["ngl"].get<int>();
+  else if (std::regex_search(text, m, ngl_re)) f.ngl = std::stoi(m[1]);
+  if (row.contains("n_cpu_moe") && row["n_cpu_moe"].is_number_integer()) f.n_cpu_moe = row["n_cpu_moe"].get<int>();
+  else if (std::regex_search(text, m, moe_re)) f.n_cpu_moe = std::stoi(m[1]);
+  if (std::regex_search(text, m, ts_re)) {
+    std::string v = m[1];
+    for (auto& ch : v) if (ch == '/') ch = ',';
+    std::size_t pos = 0;
+    while (pos < v.size()) {
+      const std::size_t e = v.find(',', pos);
+      const std::string part = v.substr(pos, e == std::string::npos ? std::string::npos : e - pos);
+      if (!part.empty()) f.tensor_split.push_back(std::atof(part.c_str()));
+      if (e == std::string::npos) break;
+      pos = e + 1;
+    }
+  }
+  if (std::regex_search(text, m, ot_re)) {
+    const std::string pat = m[1];
+    if (pat.find("exps") != std::string::npos && pat.find("=CPU") != std::string::npos) f.all_experts_cpu = true;
+    else f.other_override = true;
+  }
+  return f;
+}
+
+// Flash attention of a run: as the row states it; otherwise llama-bench's default for its build.
+// The default was off until it became "auto" (on for GPU backends) in 2025; the rows here that
+// state a build from b6700 on ran with auto, rows with an older or no build with it off.
+bool row_flash_attn(const json& row) {
+  if (row.contains("flash_attn") && row["flash_attn"].is_number()) return row["flash_attn"].get<int>() != 0;
+  static const std::regex build_re(R"((?:^b|\()(\d{3,5})\)?)");
+  std::smatch m;
+  const std::string build = row.contains("build") && row["build"].is_string() ? row["build"].get<std::string>() : "";
+  return std::regex_search(build, m, build_re) && std::stoi(m[1]) >= 6700;
+}
+
+}  // namespace
+
+bool held_out_device(const std::string& device_id) {
+  std::uint32_t h = 2166136261u;  // FNV-1a, 32 bit
+  for (unsigned char ch : device_id) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  return h % 4 == 1;
+}
+
+BenchSet map_bench_rows(const Catalog& cat) {
+  BenchSet set;
+  const json* map = cat.document("measurements/bench_mapping.json");
+  static const json empty = json::object();
+  const json& m = map ? *map : empty;
+  static const std::regex test_re(R"(^(pp|tg)(\d+)(?: @ d(\d+))?$)");
+  // The same model + quant is planned once.
+  std::map<std::string, std::pair<TensorPlan, ModelWork>> plans;
+  const SpeedCoefficients k0 = speed_coefficients(cat);
+  for (const auto& row : cat.measurements()) {
+    if (!row.contains("test") || !row.contains("tps") || !row.contains("hardware")) continue;  // other files
+    ++set.rows_total;
+    auto skip = [&](const std::string& why) { ++set.excluded[why]; };
+    std::smatch t;
+    const std::string test = row.value("test", "");
+    if (!std::regex_match(test, t, test_re)) { skip("test length not stated"); continue; }
+    const json* mm = find_match(m, "models", row.value("model", ""));
+    if (!mm) { skip("model not in the catalog"); continue; }
+    const ModelEntry* model = cat.find_model(mm->value("id", ""));
+    if (!model) { skip("model not in the catalog"); continue; }
+    const RowFlags flags = row_flags(row);
+    if (flags.other_override) { skip("tensor override not modelled"); continue; }
+    const std::string hw = row.value("hardware", "");
+    if (const json* x = find_match(m, "hardware_excluded", hw)) { skip(x->value("reason", "hardware excluded")); continue; }
+    const json* hm = find_match(m, "hardware", hw);
+    const Device* dev = hm ? cat.find_device(hm->value("id", "")) : nullptr;
+    if (!dev) { skip("hardware not in the catalog"); continue; }
+    const int gpu_count = hm->value("count", 1);
+    if (row.value("gpu_count", 1) != gpu_count) { skip("GPU count differs from the hardware mapping"); continue; }
+    const json* qm = find_match(m, "quants", row.value("quant", ""));
+    if (!qm) { skip("quant not stated or mixed"); continue; }
+    const json* bm = find_match(m, "backends", row.value("backend", ""));
+    if (!bm) { skip("backend not stated or not single-device"); continue; }
+    BenchCase c;
+    c.row_id = row.value("row_id", "");
+    c.kind = t[1];
+    c.n = std::stoll(t[2]);
+    c.depth = t[3].matched ? std::stoll(t[3]) : 0;
+    c.test = test;
+    c.backend = bm->value("class", "");
+    c.model_id = model->id;
+    c.device_id = dev->id;
+    c.device = dev;
+    c.quant = qm->value("id", "");
+    c.gpu_count = gpu_count;
+    c.source = row.value("source", "");
+    c.held_out = held_out_device(dev->id);
+    const bool offloaded = (flags.ngl >= 0 && flags.ngl <= model->arch.n_layer_main()) || flags.n_cpu_moe > 0 ||
+                           flags.all_experts_cpu;
+    c.group = offloaded ? "offloaded" : gpu_count > 1 ? "multi_gpu" : "single";
+    c.measured_tps = row["tps"].is_number() ? row["tps"].get<double>() : 0;
+    if (c.measured_tps <= 0) { skip("no speed value"); continue; }
+    if (row.contains("n_ubatch") && row["n_ubatch"].is_number()) c.n_ubatch = row["n_ubatch"].get<std::int64_t>();
+    if (c.group != "single") {
+      // Through the estimate path: the same request a person would make for this run.
+      json q = {{"model", c.model_id}, {"quant", c.quant}, {"hardware", dev->id}, {"count", gpu_count},
+                {"context", c.depth + c.n}, {"ubatch", c.n_ubatch}, {"depth", c.depth},
+                {"prompt", c.kind == "pp" ? c.n : 1}, {"gen", c.kind == "tg" ? c.n : 1},
+                {"flash_attn", row_flash_attn(row)}, {"backend", c.backend}};
+      std::string settings;
+      if (flags.ngl >= 0) { q["ngl"] = flags.ngl; settings += "-ngl " + std::to_string(flags.ngl); }
+      const int cpu_moe = flags.all_experts_cpu ? static_cast<int>(model->arch.n_layer_main()) : flags.n_cpu_moe;
+      if (cpu_moe > 0) { q["n_cpu_moe"] = cpu_moe; settings += " --n-cpu-moe " + std::to_string(cpu_moe); }
+      if (!flags.tensor_split.empty()) q["tensor_split"] = flags.tensor_split;
+      if (gpu_count > 1) settings += " (" + std::to_string(gpu_count) + " GPUs, layer split)";
+      if (offloaded) {
+        // The run fitted its RAM; without a stated size assume plenty. RAM bandwidth as stated.
+        q["ram_gib"] = row.contains("ram_gib") && row["ram_gib"].is_number() ? row["ram_gib"].get<double>() : 1024.0;
+        if (row.contains("ram_bandwidth_gbs") && row["ram_bandwidth_gbs"].is_number())
+          q["ram_bandwidth_gbs"] = row["ram_bandwidth_gbs"];
+      }
+      c.settings = settings.empty() ? settings : settings.substr(settings[0] == ' ' ? 1 : 0);
+      try {
+        auto pb = std::make_shared<PlacedBench>();
+        pb->req = parse_request(cat, q);
+        pb->est = run_estimate(cat, pb->req);
+        c.work = model_work(model->arch, *pb->est.plan);
+        c.file_bytes = static_cast<double>(pb->est.plan->file_bytes);
+        c.family = quant_family(*pb->est.plan);
+        c.placed = pb;
+      } catch (const std::exception&) {
+        skip("cannot place this run");
+        continue;
+      }
+      set.cases.push_back(std::move(c));
+      continue;
+    }
+    try {
+      const std::string key = c.model_id + "|" + c.quant;
+      auto it = plans.find(key);
+      if (it == plans.end()) {
+        TensorPlan p = plan_quantization(model->arch, c.quant);
+        ModelWork w = model_work(model->arch, p);
+        it = plans.emplace(key, std::make_pair(std::move(p), w)).first;
+      }
+      c.work = it->second.second;
+      c.file_bytes = static_cast<double>(it->second.first.file_bytes);
+      c.family = quant_family(it->second.first);
+      KvOptions kv;  // llama-bench defaults: f16 cache
+      kv.n_ubatch = c.n_ubatch;
+      kv.flash_attn = row_flash_attn(row);
+      if (c.kind == "tg") {
+        for (int i = 0; i <= 8; ++i) c.kv_samples.push_back(kv_read_bytes(model->arch, kv, c.depth + (c.n - 1) * i / 8));
+      } else {
+        c.attn_flops = attention_flops(model->arch, c.n, c.depth);
+        if (device_rates(*dev, c.backend, c.family, k0).peak_tflops <= 0) {
+          skip("device states no FLOP rate");
+          continue;
+        }
+      }
+    } catch (const std::exception&) {
+      skip("cannot plan this model and quant");
+      continue;
+    }
+    set.cases.push_back(std::move(c));
+  }
+  return set;
+}
+
+double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
+  if (c.placed) {
+    const PlacedBench& p = *c.placed;
+    const SpeedResult s = placed_speed(p.req.model.arch, *p.est.plan, p.est.placement, p.req.devices, p.req.kv,
+                                       p.req.speed, k, p.req.host_link);
+    return c.kind == "tg" ? s.gen_avg_tps : (s.prefill_available ? s.prefill_tps : 0);
+  }
+  const DeviceRates r = device_rates(*c.device, c.backend, c.family, k);
+  if (c.kind == "tg") {
+    double sum = 0;
+    for (std::size_t i = 0; i < c.kv_samples.size(); ++i) {
+      const double s = decode_step(c.work, c.kv_samples[i], r).total_s;
+      sum += (i == 0 || i + 1 == c.kv_samples.size()) ? s / 2 : s;
+    }
+    return sum > 0 ? static_cast<double>(c.kv_samples.size() - 1) / sum : 0;
+  }
+  const PrefillTerms p = prefill_time(c.work, c.attn_flops, c.n, c.n_ubatch, r);
+  return p.available ? static_cast<double>(c.n) / p.total_s : 0;
+}
+
+SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start, bool training_only) {
+  // Only single-device rows are fitted (placed rows validate the placement path); with
+  // `training_only`, not the held-out devices' either, and no coefficient starts from a value
+  // that was fitted on them.
+  BenchSet set;
+  for (const auto& c : all.cases)
+    if (c.group == "single" && !(training_only && c.held_out)) set.cases.push_back(c);
+  SpeedCoefficients k = start;
+  if (training_only)
+    for (auto& [id, b] : k.backends) b = BackendSpeed{};
+  std::map<std::string, int> seen;
+  for (const auto& c : set.cases) seen[c.backend + "/" + c.kind]++;
+  auto loss = [&](const std::string& kind) {
+    double s = 0;
+    for (const auto& c : set.cases)
+      if (c.kind == kind) {
+        const double p = predict_case(c, k);
+        s += p > 0 ? std::fabs(std::log(p / c.measured_tps)) : 50.0;
+      }
+    return s;
+  };
+  // A parameter: a pointer into k and its bounds; searched in log space by golden section.
+  struct Param { double* v; double lo, hi; const char* kind; };
+  std::vector<Param> params;
+  for (auto& [id, b] : k.backends) {
+    if (seen.count(id + "/tg")) {
+      params.push_back({&b.bw_eff, 0.15, 1.2, "tg"});
+      params.push_back({&b.layer_us, 0.5, 300, "tg"});
+      b.fitted = true;
+    }
+    if (seen.count(id + "/pp")) params.push_back({&b.flop_eff, 0.02, 1.2, "pp"});
+  }
+  for (const char* f : {"f16", "kquant", "mxfp4"}) params.push_back({&k.decode_quant[f], 0.3, 2.0, "tg"});
+  k.decode_quant["legacy"] = 1.0;
+  for (const char* f : {"legacy", "kquant", "mxfp4"}) params.push_back({&k.prefill_quant[f], 0.1, 3.0, "pp"});
+  k.prefill_quant["f16"] = 1.0;
+  params.push_back({&k.moe_prefill, 0.05, 2.0, "pp"});
+  for (const char* kind : {"tg", "pp"}) {
+    for (int sweep = 0; sweep < 6; ++sweep)
+      for (auto& p : params) {
+        if (std::string(p.kind) != kind) continue;
+        double a = std::log(p.lo), b = std::log(p.hi);
+        const double g = (std::sqrt(5.0) - 1) / 2;
+        for (int it = 0; it < 40; ++it) {
+          const double x1 = b - g * (b - a), x2 = a + g * (b - a);
+          *p.v = std::exp(x1);
+          const double f1 = loss(kind);
+          *p.v = std::exp(x2);
+          const double f2 = loss(kind);
+          if (f1 < f2) b = x2; else a = x1;
+        }
+        *p.v = std::exp((a + b) / 2);
+      }
+  }
+  k.decode_quant["iquant"] = k.decode_quant["kquant"];  // no IQ rows: assume K-quant kernels
+  k.prefill_quant["iquant"] = k.prefill_quant["kquant"];
+  // Ranges: where 80% of the calibration rows fall, as measured / predicted.
+  std::map<std::string, std::vector<double>> ratios;
+  for (const auto& c : set.cases) {
+    const double p = predict_case(c, k);
+    if (p > 0) ratios[c.kind].push_back(c.measured_tps / p);
+  }
+  k.decode_low = std::min(1.0, quantile(ratios["tg"], 0.1));
+  k.decode_high = std::max(1.0, quantile(ratios["tg"], 0.9));
+  k.prefill_low = std::min(1.0, quantile(ratios["pp"], 0.1));
+  k.prefill_high = std::max(1.0, quantile(ratios["pp"], 0.9));
+  int ntg = 0, npp = 0;
+  for (const auto& c : set.cases) (c.kind == "tg" ? ntg : npp)++;
+  k.fitted_on = std::to_string(ntg) + " tg rows and " + std::to_string(npp) + " pp rows of measurements/llamacpp_bench.jsonl";
+  return k;
+}
+
+}  // namespace wif

@@ -1,0 +1,254 @@
+#include "willitfit/catalog/catalog.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <regex>
+#include <set>
+#include <sstream>
+
+#include "willitfit/base/json_util.hpp"
+
+namespace wif {
+namespace {
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return s;
+}
+
+bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
+bool ends_with(const std::string& s, const char* p) {
+  const std::size_t n = std::char_traits<char>::length(p);
+  return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
+}
+
+bool valid_date(const std::string& d) {
+  static const std::regex re("^(19|20)[0-9]{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$");
+  return std::regex_match(d, re);
+}
+
+// Every entry names a public source and the day it was read.
+void require_provenance(const nlohmann::json& e, const std::string& path) {
+  const std::string src = req_str(e, "source", path);
+  if (src.size() < 8)
+    throw InputError("bad_value", join_path(path, "source"), "a source must be a URL or repository path");
+  const std::string checked = req_str(e, "checked", path);
+  if (!valid_date(checked))
+    throw InputError("bad_value", join_path(path, "checked"), "checked must be a date YYYY-MM-DD");
+}
+
+std::string entry_path(const std::string& file, const nlohmann::json& e, std::size_t index) {
+  if (e.is_object() && e.contains("id") && e["id"].is_string())
+    return file + "#" + e["id"].get<std::string>();
+  return file + "#" + std::to_string(index);
+}
+
+}  // namespace
+
+Catalog Catalog::load(const std::vector<CatalogFile>& files) {
+  Catalog c;
+  std::set<std::string> model_ids, device_ids;
+  auto guard = [&c](const std::string& path, auto&& fn) {
+    try {
+      fn();
+    } catch (const InputError& e) {
+      Error err = e.error();
+      if (err.path.empty()) err.path = path;
+      c.errors_.push_back(err);
+    } catch (const std::exception& e) {
+      c.errors_.push_back({"bad_entry", path, e.what()});
+    }
+  };
+  for (const auto& f : files) {
+    if (!ends_with(f.path, ".json") && !ends_with(f.path, ".jsonl")) continue;
+    if (ends_with(f.path, ".jsonl")) {  // measurements: one JSON object per line
+      std::istringstream in(f.text);
+      std::string line;
+      int n = 0;
+      while (std::getline(in, line)) {
+        ++n;
+        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+        guard(f.path + ":" + std::to_string(n), [&] {
+          auto row = parse_json(line, f.path + ":" + std::to_string(n));
+          const std::string p = f.path + "#" + (row.contains("row_id") && row["row_id"].is_string()
+                                                    ? row["row_id"].get<std::string>() : std::to_string(n));
+          req_str(row, "row_id", p);
+          req_str(row, "source", p);
+          c.measurements_.push_back(std::move(row));
+        });
+      }
+      continue;
+    }
+    nlohmann::json doc;
+    bool ok = true;
+    guard(f.path, [&] { doc = parse_json(f.text, f.path); });
+    if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
+    if (!ok) continue;
+    if (f.path == "speed.json" || starts_with(f.path, "measurements/")) {
+      c.documents_[f.path] = doc;  // read by their own modules (speed.cpp, bench.cpp)
+    } else if (starts_with(f.path, "models/")) {
+      guard(entry_path(f.path, doc, 0), [&] {
+        const std::string p = entry_path(f.path, doc, 0);
+        if (!doc.is_object()) throw InputError("bad_type", p, "a model file holds one JSON object");
+        ModelEntry m;
+        m.file = f.path;
+        m.id = req_str(doc, "id", p);
+        if (m.id.find('/') == std::string::npos)
+          throw InputError("bad_value", join_path(p, "id"), "a model id is a Hugging Face repo id (org/name)");
+        if (!model_ids.insert(lower(m.id)).second)
+          throw InputError("duplicate_id", join_path(p, "id"), "model id '" + m.id + "' appears twice");
+        m.name = req_str(doc, "name", p);
+        m.org = req_str(doc, "org", p);
+        m.family = opt_str(doc, "family", p).value_or("");
+        m.license = opt_str(doc, "license", p).value_or("");
+        m.release = opt_str(doc, "release", p).value_or("");
+        if (!m.release.empty() && !valid_date(m.release))
+          throw InputError("bad_value", join_path(p, "release"), "release must be YYYY-MM");
+        m.params_total_b = req_num(doc, "params_total_b", p, 0.001, 1e5);
+        m.params_active_b = opt_num(doc, "params_active_b", p, 0.001, 1e5).value_or(m.params_total_b);
+        if (m.params_active_b > m.params_total_b * 1.0001)
+          throw InputError("bad_value", join_path(p, "params_active_b"), "active parameters exceed the total");
+        require_provenance(doc, p);
+        if (!doc.contains("config") || !doc["config"].is_object())
+          throw InputError("missing_field", join_path(p, "config"), "a model needs its config.json facts");
+        m.arch = architecture_from_hf_config(doc["config"], join_path(p, "config"));
+        if (auto dt = opt_str(doc, "native_dtype", p)) m.arch.native_dtype = *dt;
+        m.native_dtype = m.arch.native_dtype;
+        m.source = doc["source"].get<std::string>();
+        m.checked = doc["checked"].get<std::string>();
+        m.raw = doc;
+        c.models_.push_back(std::move(m));
+      });
+    } else if (starts_with(f.path, "hardware/")) {
+      if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()) {
+        c.errors_.push_back({"bad_type", f.path + "#devices", "a hardware file holds {\"devices\": [...]}"});
+        continue;
+      }
+      const auto& arr = doc["devices"];
+      for (std::size_t i = 0; i < arr.size(); ++i) {
+        const std::string p = entry_path(f.path, arr[i], i);
+        guard(p, [&] {
+          const auto& e = arr[i];
+          if (!e.is_object()) throw InputError("bad_type", p, "a device entry must be an object");
+          const std::string id = req_str(e, "id", p);
+          static const std::regex id_re("^[a-z0-9][a-z0-9-]*$");
+          if (!std::regex_match(id, id_re))
+            throw InputError("bad_value", join_path(p, "id"), "device ids use a-z, 0-9 and '-'");
+          require_provenance(e, p);
+          std::vector<nlohmann::json> variants;
+          if (e.contains("memory_options_gib")) {
+            const auto& opts = e["memory_options_gib"];
+            if (!opts.is_array() || opts.empty())
+              throw InputError("bad_type", join_path(p, "memory_options_gib"), "expected a list of sizes");
+            for (std::size_t k = 0; k < opts.size(); ++k) {
+              const double gib = req_num(nlohmann::json{{"v", opts[k]}}, "v",
+                                         join_path(p, "memory_options_gib") + "[" + std::to_string(k) + "]", 1, 1e6);
+              nlohmann::json v = e;
+              v.erase("memory_options_gib");
+              v["memory_gib"] = gib;
+              std::ostringstream g;
+              g << gib;
+              v["id"] = id + "-" + g.str() + "gb";
+              v["name"] = e.value("name", id) + " " + g.str() + "GB";
+              v["chip_id"] = id;
+              // The option's own launch price when the entry states one (device.hpp option_price).
+              const nlohmann::json op = option_price(e, gib, p);
+              if (!op.is_null()) {
+                v["launch_price_usd"] = op["usd"];
+                v["option_price"] = op;
+              }
+              v.erase("option_prices_usd");
+              variants.push_back(v);
+            }
+          } else {
+            variants.push_back(e);
+          }
+          for (const auto& v : variants) {
+            Device d = device_from_json(v, p);
+            if (!device_ids.insert(d.id).second)
+              throw InputError("duplicate_id", join_path(p, "id"), "device id '" + d.id + "' appears twice");
+            c.devices_.push_back(std::move(d));
+          }
+        });
+      }
+    } else if (f.path == "quants.json" || f.path == "clouds.json" || f.path == "backends.json" ||
+               f.path == "markets.json") {
+      const char* key = f.path == "quants.json" ? "quants" : f.path == "clouds.json" ? "offers"
+                        : f.path == "markets.json" ? "markets" : "backends";
+      if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
+        c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
+        continue;
+      }
+      std::set<std::string> ids;
+      for (std::size_t i = 0; i < doc[key].size(); ++i) {
+        const auto& e = doc[key][i];
+        const std::string p = entry_path(f.path, e, i);
+        guard(p, [&] {
+          if (!e.is_object()) throw InputError("bad_type", p, "an entry must be an object");
+          const std::string id = req_str(e, "id", p);
+          if (!ids.insert(lower(id)).second)
+            throw InputError("duplicate_id", join_path(p, "id"), "id '" + id + "' appears twice");
+          require_provenance(e, p);
+          if (f.path == "clouds.json") {
+            req_str(e, "provider", p);
+            req_num(e, "price_hour_usd", p, 0.0001, 10000);
+            req_int(e, "gpu_count", p, 1, 1024);
+            c.clouds_.push_back(e);
+          } else if (f.path == "quants.json") {
+            c.quants_.push_back(e);
+          } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
+            req_num(e, "price_kwh_local", p, 0.0001, 100);
+            req_num(e, "usd_per_unit", p, 0.000001, 1e6);
+            req_str(e, "currency", p);
+            c.markets_.push_back(e);
+          } else {
+            BackendInfo b;
+            b.id = id;
+            b.overhead_mib = req_num(e, "overhead_mib", p, 0, 65536);
+            b.raw = e;
+            c.backends_[id] = b;
+          }
+        });
+      }
+    }
+  }
+  // Cloud offers must name a known device.
+  std::vector<nlohmann::json> good;
+  for (auto& o : c.clouds_) {
+    const std::string dev = o.value("device", "");
+    if (!dev.empty() && !c.find_device(dev)) {
+      c.errors_.push_back({"unknown_reference", "clouds.json#" + o.value("id", "?") + ".device",
+                           "device '" + dev + "' is not in the hardware catalog"});
+      continue;
+    }
+    good.push_back(std::move(o));
+  }
+  c.clouds_ = std::move(good);
+  for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
+  return c;
+}
+
+const ModelEntry* Catalog::find_model(const std::string& id) const {
+  auto it = model_index_.find(lower(id));
+  return it == model_index_.end() ? nullptr : &models_[it->second];
+}
+
+const Device* Catalog::find_device(const std::string& id) const {
+  const std::string l = lower(id);
+  for (const auto& d : devices_)
+    if (d.id == l) return &d;
+  return nullptr;
+}
+
+const nlohmann::json* Catalog::document(const std::string& path) const {
+  auto it = documents_.find(path);
+  return it == documents_.end() ? nullptr : &it->second;
+}
+
+const BackendInfo* Catalog::find_backend(const std::string& id) const {
+  auto it = backends_.find(id);
+  return it == backends_.end() ? nullptr : &it->second;
+}
+
+}  // namespace wif

@@ -1,0 +1,69 @@
+#include "willitfit/estimate/catalog_memo.hpp"
+
+#include <deque>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <tuple>
+
+namespace wif {
+
+// Plans are handed out as shared pointers to immutable plans; the other references point into
+// std::map nodes, which never move once inserted. The lock guards insertion for a catalog
+// shared across threads (the CLI, the tests and the wasm module are single-threaded, but the
+// core does not assume it).
+// A plan holds every tensor by name (a few hundred to a few thousand), about 50-300 KB; the
+// catalog has ~80 models x ~30 quants, so keeping them all would cost hundreds of MB of wasm
+// memory over a full grid. The newest kPlans stay; a listing loops devices for one model x
+// quant, so the working set is small. An evicted plan lives on in the estimates that hold it.
+constexpr std::size_t kPlans = 48;
+using PlanKey = std::tuple<std::string, std::string, bool, int>;
+
+struct Memo {
+  std::mutex lock;
+  std::map<PlanKey, std::shared_ptr<const TensorPlan>> plans;
+  std::deque<PlanKey> plan_order;   // insertion order, oldest first
+  std::map<std::string, ParamCounts> params;
+  std::optional<SpeedCoefficients> coefficients;
+};
+
+std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
+
+std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m,
+                                            const std::string& quant, const QuantOptions& opt) {
+  Memo& mm = cat.memo();
+  const PlanKey key = std::make_tuple(m.id, quant, opt.imatrix, static_cast<int>(opt.rules));
+  {
+    std::lock_guard<std::mutex> g(mm.lock);
+    auto it = mm.plans.find(key);
+    if (it != mm.plans.end()) return it->second;
+  }
+  auto p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, opt));  // may throw
+  std::lock_guard<std::mutex> g(mm.lock);
+  auto it = mm.plans.find(key);
+  if (it != mm.plans.end()) return it->second;  // made meanwhile by another thread
+  mm.plans.emplace(key, p);
+  mm.plan_order.push_back(key);
+  while (mm.plan_order.size() > kPlans) {
+    mm.plans.erase(mm.plan_order.front());
+    mm.plan_order.pop_front();
+  }
+  return p;
+}
+
+const ParamCounts& memo_params(const Catalog& cat, const ModelEntry& m) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  auto it = mm.params.find(m.id);
+  if (it == mm.params.end()) it = mm.params.emplace(m.id, count_params(m.arch)).first;
+  return it->second;
+}
+
+const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.coefficients) mm.coefficients = speed_coefficients(cat);
+  return *mm.coefficients;
+}
+
+}  // namespace wif

@@ -1,0 +1,245 @@
+#include "willitfit/estimate/estimate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
+#include "willitfit/estimate/engine_fit.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/speed/multi_device_speed.hpp"
+
+namespace wif {
+namespace {
+
+
+GgmlType kv_type(const std::string& s, const std::string& path) {
+  auto t = ggml_type_from_name(s);
+  if (!t || !is_kv_cache_type(*t))
+    throw InputError("bad_value", path,
+                     "cache type '" + s + "' is not one of f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+  return *t;
+}
+
+// The decode curve runs to the requested context (or the model's own when 0).
+std::int64_t e_ctx_for_curve(const EstimateRequest& r) {
+  return r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
+}
+
+}  // namespace
+
+ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
+  ResolvedModel m;
+  if (ref.is_string()) {
+    const ModelEntry* e = cat.find_model(ref.get<std::string>());
+    if (!e)
+      throw InputError("unknown_model", path,
+                       "no model '" + ref.get<std::string>() + "' in the catalog; pass a catalog id or a config.json");
+    m.id = e->id;
+    m.name = e->name;
+    m.org = e->org;
+    m.license = e->license;
+    m.source = e->source;
+    m.params_total_b = e->params_total_b;
+    m.params_active_b = e->params_active_b;
+    m.arch = e->arch;
+    m.entry = e;
+    return m;
+  }
+  if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
+  if (ref.contains("gguf_header_base64")) {  // the first bytes of a local .gguf (gguf.hpp)
+    const std::string p = join_path(path, "gguf_header_base64");
+    const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
+    GgufModel g = load_gguf_model(bytes.data(), bytes.size(), p);
+    m.arch = std::move(g.arch);
+    m.plan = std::make_shared<const TensorPlan>(std::move(g.plan));
+    m.name = opt_str(ref, "name", path).value_or(g.name);
+    m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
+    return m;
+  }
+  if (ref.contains("config")) {
+    m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"));
+  } else if (ref.contains("model_type") || ref.contains("text_config")) {
+    m.arch = architecture_from_hf_config(ref, path);  // a bare config.json
+  } else {
+    throw InputError("missing_field", join_path(path, "config"),
+                     "a custom model needs its config.json under 'config'");
+  }
+  m.id = opt_str(ref, "id", path).value_or("custom/" + m.arch.model_type);
+  m.name = opt_str(ref, "name", path).value_or(m.id);
+  return m;
+}
+
+std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
+                                             const QuantOptions& opt) {
+  if (m.plan) return m.plan;
+  if (m.entry) return memo_plan(cat, *m.entry, quant, opt);
+  return std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, opt));
+}
+
+Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
+  if (ref.is_string()) {
+    const Device* d = cat.find_device(ref.get<std::string>());
+    if (!d)
+      throw InputError("unknown_hardware", path,
+                       "no device '" + ref.get<std::string>() + "' in the catalog; see 'willitfit list hardware'");
+    return *d;
+  }
+  return device_from_json(ref, path);
+}
+
+EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
+  if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  EstimateRequest r;
+  if (!q.contains("model") || q["model"].is_null()) throw InputError("missing_field", "model", "'model' is required");
+  r.model = resolve_model(cat, q["model"], "model");
+  if (auto s = opt_str(q, "quant", "")) r.quant = *s;
+  if (!find_quant(r.quant))
+    throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
+  if (!q.contains("hardware") || q["hardware"].is_null()) throw InputError("missing_field", "hardware", "'hardware' is required");
+  const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
+  r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
+  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
+  r.engine = opt_str(q, "engine", "").value_or("llama.cpp");
+  if (r.engine != "llama.cpp" && r.engine != "vllm" && r.engine != "sglang")
+    throw InputError("bad_value", "engine", "engine must be llama.cpp, vllm or sglang");
+  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(8192);
+  if (r.kv.n_ctx == 0 && r.model.arch.n_ctx_train <= 0)
+    throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
+  r.kv.n_seq = opt_int(q, "parallel", "", 1, 4096).value_or(1);
+  r.kv.unified = opt_bool(q, "kv_unified", "").value_or(true);
+  r.kv.n_ubatch = opt_int(q, "ubatch", "", 1, 65536).value_or(512);
+  r.kv.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
+  r.kv.swa_full = opt_bool(q, "swa_full", "").value_or(false);
+  const std::string kvt = opt_str(q, "kv_type", "").value_or("f16");
+  r.kv.type_k = kv_type(opt_str(q, "kv_type_k", "").value_or(kvt), q.contains("kv_type_k") ? "kv_type_k" : "kv_type");
+  r.kv.type_v = kv_type(opt_str(q, "kv_type_v", "").value_or(kvt), q.contains("kv_type_v") ? "kv_type_v" : "kv_type");
+  if (!r.kv.flash_attn && !(r.kv.type_v == GgmlType::F16 || r.kv.type_v == GgmlType::F32 || r.kv.type_v == GgmlType::BF16))
+    throw InputError("bad_value", q.contains("kv_type_v") ? "kv_type_v" : "kv_type",
+                     "llama.cpp needs flash attention for a quantized V cache (-fa on)");
+  const std::string rules = opt_str(q, "rules", "").value_or("2025-12");
+  if (rules == "2026") r.qopt.rules = QuantRules::Y2026;
+  else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026");
+  r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(true);
+  r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(true);
+  r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(0);
+  if (r.device.kind == DeviceKind::Cpu && r.ram_gib > 0) r.device.memory_gib = r.ram_gib;
+  if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
+  if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
+  r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  parse_serving(cat, q, r);
+  r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(512);
+  r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(128);
+  r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(0);
+  r.speed.n_ubatch = r.kv.n_ubatch;
+  r.speed.backend = opt_str(q, "backend", "").value_or("");
+  r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(60);
+  r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(0);
+  r.speed.curve_max_depth = e_ctx_for_curve(r);
+  // A listing (every quant, every device) needs memory, verdict and speed, not the launch
+  // commands, per-device loads, layer map, speed terms or decode curve: about a third of the
+  // work and a fifth of the bytes of a full document.
+  const std::string detail = opt_str(q, "detail", "").value_or("full");
+  if (detail != "full" && detail != "summary")
+    throw InputError("bad_value", "detail", "detail must be full or summary");
+  r.summary = detail == "summary";
+  r.speed.curve = !r.summary;
+  check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (llamacpp/kv_cache.hpp)
+  return r;
+}
+
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
+  return run_estimate(cat, r, EstimateContext{});
+}
+
+Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx) {
+  Estimate e;
+  const Architecture& a = r.model.arch;
+  // A catalog model's plan and parameter count depend on model x quant only: made once (memo.hpp).
+  e.plan = model_plan(cat, r.model, r.quant, r.qopt);
+  e.params = r.model.entry ? memo_params(cat, *r.model.entry) : count_params(a);
+  if (e.plan->from_file) {  // a real file: count what it holds
+    e.params.total = 0;
+    for (const auto& t : e.plan->tensors) e.params.total += t.n_elements();
+  }
+  e.kv = llamacpp_kv_cache(a, r.kv);
+  e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
+
+  // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
+  // several (serving.cpp).
+  place_estimate(cat, r, e);
+  // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
+  if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
+    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, r.speed,
+                           ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat), r.host_link);
+  return e;
+}
+
+nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
+  json kv_groups = json::array();
+  for (const auto& g : e.kv.groups)
+    kv_groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"cells", g.cells},
+                         {"bytes_per_token", g.bytes_per_token}, {"bytes", g.bytes}});
+  const double U = static_cast<double>(e.usable.usable_bytes);
+  // Shape facts for the page's spec card, from the first attention layer that has heads.
+  const Architecture& a = r.model.arch;
+  LayerSpec first;
+  for (const auto& l : a.layers)
+    if (l.n_head > 0) { first = l; break; }
+  json shape = {{"hidden_size", a.n_embd}, {"vocab_size", a.n_vocab}, {"n_head", first.n_head},
+                {"n_head_kv", first.n_head_kv}, {"head_dim", first.head_dim_k},
+                {"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
+                {"mla_kv_lora_rank", a.mla.kv_lora_rank}};
+  json out = {
+      {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
+                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()},
+                 {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
+                 {"params_active", e.params.active},
+                 {"params_total_published_b", r.model.params_total_b},
+                 {"params_active_published_b", r.model.params_active_b},
+                 {"max_context", r.model.arch.n_ctx_train}, {"license", r.model.license},
+                 {"shape", shape}}},
+      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()}}},
+      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
+                    {"count", r.count}, {"memory_gib", r.device.memory_gib},
+                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend}}},
+      {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
+                    {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
+                    {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},
+                    {"ram_gib", r.ram_gib}}},
+      {"memory", {{"weights_bytes", e.weights_bytes},
+                  {"host_weights_bytes", e.host_weights_bytes},
+                  {"kv_cache_bytes", e.kv.total_bytes},
+                  {"compute_bytes", e.compute.total_bytes},
+                  {"overhead_bytes", e.overhead_bytes},
+                  {"total_bytes", e.total_bytes},
+                  {"total_high_bytes", e.total_high_bytes},
+                  {"usable_bytes", e.usable.usable_bytes},
+                  {"physical_bytes", e.usable.physical_bytes},
+                  {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
+                  {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
+                  {"usable_rule", e.usable.rule},
+                  {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full}}},
+                  {"compute", {{"logits_bytes", e.compute.logits_bytes},
+                               {"attention_bytes", e.compute.attention_bytes},
+                               {"ffn_bytes", e.compute.ffn_bytes}}}}},
+      {"verdict", e.verdict},
+  };
+  if (e.speed.decode_tps > 0) {
+    out["speed"] = speed_to_json(e.speed, r.speed);
+    if (r.summary) {
+      out["speed"].erase("terms");
+      out["speed"].erase("curve");
+    }
+  }
+  if (r.summary) out["detail"] = "summary";
+  if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
+  else out["checkpoint_bytes"] = e.plan->file_bytes;
+  serving_to_json(r, e, out);
+  return out;
+}
+
+}  // namespace wif

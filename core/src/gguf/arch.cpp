@@ -1,0 +1,279 @@
+// GGUF metadata -> Architecture. Key names from llama.cpp src/llama-arch.cpp (LLM_KV_NAMES),
+// defaults and per-arch rules from src/llama-model.cpp load_hparams (engine-facts §3.1, §4.3).
+// Facts the keys do not carry (biases, norms, MoE layers) are read from which tensors exist.
+#include <algorithm>
+#include <optional>
+#include <unordered_set>
+
+#include "willitfit/gguf/gguf.hpp"
+
+namespace wif {
+namespace {
+
+constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
+
+struct Meta {
+  const GgufHeader& h;
+  std::string arch;
+  std::unordered_set<std::string> names;
+
+  std::string key(const std::string& k) const { return arch + "." + k; }
+
+  [[noreturn]] void bad(const std::string& k, const std::string& msg) const {
+    throw InputError("gguf_bad_value", "gguf." + k, "metadata '" + k + "' " + msg);
+  }
+
+  static bool is_int(const nlohmann::json& v) { return v.is_number_integer() || v.is_boolean(); }
+
+  std::int64_t as_int(const nlohmann::json& v, const std::string& k) const {
+    if (!is_int(v)) bad(k, "must be an integer");
+    if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+    if (v.is_number_unsigned() && v.get<std::uint64_t>() > static_cast<std::uint64_t>(kMaxDim))
+      bad(k, "is implausibly large");
+    const std::int64_t x = v.get<std::int64_t>();
+    if (x < 0 || x > kMaxDim) bad(k, "is out of range");
+    return x;
+  }
+
+  /// {arch}.<k> as a non-negative integer scalar.
+  std::optional<std::int64_t> opt(const std::string& k) const {
+    const GgufKv* kv = h.find(key(k));
+    if (!kv) return std::nullopt;
+    if (kv->type == GgufType::Array) bad(key(k), "must be a single value, not an array");
+    return as_int(kv->value, key(k));
+  }
+  std::int64_t req(const std::string& k) const {
+    auto v = opt(k);
+    if (!v)
+      throw InputError("gguf_missing_key", "gguf." + key(k),
+                       "the GGUF has no '" + key(k) + "', which architecture '" + arch + "' needs");
+    return *v;
+  }
+  /// A value that may be one scalar or one entry per layer.
+  std::optional<std::vector<std::int64_t>> per_layer(const std::string& k, std::int64_t n_layer) const {
+    const GgufKv* kv = h.find(key(k));
+    if (!kv) return std::nullopt;
+    if (kv->type != GgufType::Array)
+      return std::vector<std::int64_t>(static_cast<std::size_t>(n_layer), as_int(kv->value, key(k)));
+    if (kv->value.is_null() || static_cast<std::int64_t>(kv->count) != n_layer)
+      bad(key(k), "has " + std::to_string(kv->count) + " entries for " + std::to_string(n_layer) + " layers");
+    std::vector<std::int64_t> v;
+    for (const auto& e : kv->value) v.push_back(as_int(e, key(k)));
+    return v;
+  }
+  bool tensor(int il, const char* what) const {
+    return names.count("blk." + std::to_string(il) + "." + what) > 0;
+  }
+};
+
+std::string model_type_for(const std::string& arch) {
+  static const std::pair<const char*, const char*> k[] = {
+      {"qwen3moe", "qwen3_moe"}, {"qwen2moe", "qwen2_moe"}, {"qwen3next", "qwen3_next"},
+      {"glm4moe", "glm4_moe"},   {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"},
+      {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
+      {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
+  };
+  for (const auto& p : k)
+    if (arch == p.first) return p.second;
+  return arch;
+}
+
+// Sliding-window pattern per arch (llama.cpp load_hparams, set_swa_pattern): period p, whether
+// the dense layer comes first, and the window when the file has no key.
+struct SwaRule {
+  const char* arch;
+  std::int64_t period;
+  bool dense_first;
+  std::int64_t default_window;
+  bool chunked;
+};
+constexpr SwaRule kSwa[] = {
+    {"gemma2", 2, false, 4096, false},  {"gemma3", 6, false, 0, false},   {"gemma3n", 5, false, 0, false},
+    {"cohere2", 4, false, 0, false},    {"gpt-oss", 2, false, 0, false},  {"llama4", 4, false, 8192, true},
+    {"olmo2", 4, false, 0, false},      {"olmo3", 4, false, 0, false},    {"afmoe", 4, false, 0, false},
+    {"exaone4", 4, false, 4096, false}, {"smallthinker", 4, true, 4096, false},
+};
+
+}  // namespace
+
+Architecture gguf_architecture(const GgufHeader& h) {
+  Meta m{h, "", {}};
+  const GgufKv* ak = h.find("general.architecture");
+  if (!ak || !ak->value.is_string() || ak->value.get<std::string>().empty())
+    throw InputError("gguf_missing_key", "gguf.general.architecture", "the GGUF does not name its architecture");
+  m.arch = ak->value.get<std::string>();
+  for (const auto& t : h.tensors) m.names.insert(t.name);
+  const std::string& arch = m.arch;
+
+  Architecture a;
+  a.gguf_arch = arch;
+  a.model_type = model_type_for(arch);
+  const std::int64_t n_layer = m.req("block_count");
+  if (n_layer < 1 || n_layer > 100000) m.bad(m.key("block_count"), "must be between 1 and 100000");
+  a.n_embd = m.req("embedding_length");
+  if (a.n_embd < 1) m.bad(m.key("embedding_length"), "must be positive");
+  a.n_ctx_train = m.opt("context_length").value_or(0);
+  if (auto v = m.opt("vocab_size")) {
+    a.n_vocab = *v;
+  } else if (const GgufKv* tok = h.find("tokenizer.ggml.tokens"); tok && tok->type == GgufType::Array) {
+    a.n_vocab = static_cast<std::int64_t>(tok->count);
+  } else {
+    for (const auto& t : h.tensors)
+      if (t.name == "token_embd.weight") a.n_vocab = t.ne[1];
+  }
+  a.tied_embeddings = h.tensors.empty() ? false : m.names.count("output.weight") == 0;
+  a.native_dtype = "bf16";
+
+  const auto n_head = m.per_layer("attention.head_count", n_layer).value_or(std::vector<std::int64_t>(n_layer, 0));
+  const auto n_head_kv = m.per_layer("attention.head_count_kv", n_layer).value_or(n_head);
+  const auto n_ff = m.per_layer("feed_forward_length", n_layer).value_or(std::vector<std::int64_t>(n_layer, 0));
+  const std::int64_t head0 = *std::max_element(n_head.begin(), n_head.end());
+  const bool has_ssm = h.find(m.key("ssm.state_size")) || h.find(m.key("shortconv.l_cache"));
+  if (head0 == 0 && !has_ssm)
+    throw InputError("gguf_missing_key", "gguf." + m.key("attention.head_count"),
+                     "architecture '" + arch + "' gives no attention head count, so its KV cache cannot be sized");
+  // llama.cpp: n_embd_head_k/v default to n_embd / n_head.
+  const std::int64_t dflt_head = head0 > 0 ? a.n_embd / head0 : 0;
+  const std::int64_t hd_k = m.opt("attention.key_length").value_or(dflt_head);
+  const std::int64_t hd_v = m.opt("attention.value_length").value_or(dflt_head);
+  const std::int64_t hd_k_swa = m.opt("attention.key_length_swa").value_or(hd_k);
+  const std::int64_t hd_v_swa = m.opt("attention.value_length_swa").value_or(hd_v);
+
+  // Tensor-shape facts, from the tensors present in layer 0 (or any layer).
+  a.qkv_bias = m.tensor(0, "attn_q.bias");
+  a.out_bias = m.tensor(0, "attn_output.bias");
+  a.qk_norm = m.tensor(0, "attn_q_norm.weight") || m.tensor(n_layer - 1, "attn_q_norm.weight");
+  a.attn_sinks = m.tensor(0, "attn_sinks.weight");
+  a.post_norms = m.tensor(0, "post_attention_norm.weight");
+  a.fused_qkv = arch == "phi3" || arch == "phi2";
+  a.attn_out_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+
+  // MoE.
+  a.moe.n_expert = m.opt("expert_count").value_or(0);
+  if (a.moe.n_expert > 1) {
+    a.moe.n_expert_used = m.opt("expert_used_count").value_or(0);
+    if (a.moe.n_expert_used < 1 || a.moe.n_expert_used > a.moe.n_expert)
+      m.bad(m.key("expert_used_count"), "must be between 1 and expert_count");
+    // Mixtral-style files (arch llama) give the expert width as feed_forward_length.
+    a.moe.n_ff_exp = m.opt("expert_feed_forward_length").value_or(n_ff[0]);
+    a.moe.n_shared = m.opt("expert_shared_count").value_or(0);
+    a.moe.n_ff_shexp = m.opt("expert_shared_feed_forward_length").value_or(a.moe.n_shared ? a.moe.n_ff_exp : 0);
+    if (a.moe.n_shared == 0 && a.moe.n_ff_shexp > 0) a.moe.n_shared = 1;   // Qwen2-MoE writes only the width
+    for (int il = 0; il < n_layer && !a.moe.has_router_bias; ++il) a.moe.has_router_bias = m.tensor(il, "exp_probs_b.bias");
+    for (int il = 0; il < n_layer && !a.moe.expert_bias; ++il) a.moe.expert_bias = m.tensor(il, "ffn_gate_exps.bias");
+  } else {
+    a.moe.n_expert = 0;
+  }
+  const std::int64_t leading_dense = m.opt("leading_dense_block_count").value_or(0);
+  const std::int64_t moe_step = std::max<std::int64_t>(1, m.opt("interleave_moe_layer_step").value_or(1));
+  const std::int64_t n_mtp = std::min(n_layer - 1, m.opt("nextn_predict_layers").value_or(0));
+
+  // MLA: the converter writes key/value_length for the cached latent and *_mla for the heads;
+  // llama.cpp treats the model as MLA only when both *_mla keys are non-zero (engine-facts §3.1).
+  const std::int64_t k_mla = m.opt("attention.key_length_mla").value_or(0);
+  const std::int64_t v_mla = m.opt("attention.value_length_mla").value_or(0);
+  const std::int64_t kv_lora = m.opt("attention.kv_lora_rank").value_or(0);
+  const bool mla = k_mla > 0 && v_mla > 0 && kv_lora > 0;
+  if (mla) {
+    a.mla.kv_lora_rank = kv_lora;
+    a.mla.q_lora_rank = m.opt("attention.q_lora_rank").value_or(0);
+    a.mla.qk_rope_dim = m.opt("rope.dimension_count").value_or(hd_k > kv_lora ? hd_k - kv_lora : 0);
+    if (a.mla.qk_rope_dim <= 0 || a.mla.qk_rope_dim > k_mla)
+      m.bad(m.key("rope.dimension_count"), "does not fit the MLA key length");
+    a.mla.qk_nope_dim = k_mla - a.mla.qk_rope_dim;
+    a.mla.v_head_dim = v_mla;
+  }
+
+  // Recurrent state (engine-facts §4.5).
+  auto& r = a.recurrent;
+  if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
+    // Converter: conv_kernel = linear_conv_kernel_dim, state_size = key head dim, group_count =
+    // key heads, time_step_rank = value heads, inner_size = value heads x value head dim.
+    r.kind = "gated_delta_net";
+    r.d_conv = m.req("ssm.conv_kernel");
+    r.d_state = m.req("ssm.state_size");
+    r.n_group = m.req("ssm.group_count");
+    r.n_v_heads = m.req("ssm.time_step_rank");
+    r.d_inner = m.req("ssm.inner_size");
+    if (r.n_v_heads < 1) m.bad(m.key("ssm.time_step_rank"), "must be positive");
+    r.n_k_heads = r.n_group;
+    r.k_head_dim = r.d_state;
+    r.v_head_dim = r.d_inner / r.n_v_heads;
+  } else if (auto lc = m.opt("shortconv.l_cache")) {
+    r.kind = "shortconv";
+    r.l_cache = *lc;
+  } else if (h.find(m.key("ssm.state_size"))) {
+    r.d_conv = m.opt("ssm.conv_kernel").value_or(4);
+    r.d_inner = m.opt("ssm.inner_size").value_or(2 * a.n_embd);
+    r.d_state = m.req("ssm.state_size");
+    r.n_group = m.opt("ssm.group_count").value_or(0);
+    r.n_v_heads = m.opt("ssm.time_step_rank").value_or(0);
+    r.kind = r.n_group > 0 ? "mamba2" : "mamba";
+  }
+
+  // Sliding windows.
+  const SwaRule* swa = nullptr;
+  for (const auto& s : kSwa)
+    if (arch == s.arch) swa = &s;
+  std::int64_t window = m.opt("attention.sliding_window").value_or(swa ? swa->default_window : 0);
+  std::vector<bool> swa_layer(static_cast<std::size_t>(n_layer), false);
+  if (swa && window > 0) {
+    std::int64_t p = swa->period;
+    if (auto pk = m.opt("attention.sliding_window_pattern"); pk && *pk > 0) p = *pk;
+    for (std::int64_t il = 0; il < n_layer; ++il)
+      swa_layer[il] = swa->dense_first ? il % p != 0 : il % p < p - 1;
+  }
+
+  const std::int64_t full_interval = std::max<std::int64_t>(1, m.opt("full_attention_interval").value_or(4));
+  const bool kv_array = h.find(m.key("attention.head_count_kv")) &&
+                        h.find(m.key("attention.head_count_kv"))->type == GgufType::Array;
+  for (std::int64_t il = 0; il < n_layer; ++il) {
+    LayerSpec L;
+    L.is_mtp = il >= n_layer - n_mtp;
+    L.n_head = n_head[il];
+    L.n_head_kv = n_head_kv[il];
+    L.head_dim_k = swa_layer[il] ? hd_k_swa : hd_k;
+    L.head_dim_v = swa_layer[il] ? hd_v_swa : hd_v;
+    if (mla) {
+      L.attn = AttnKind::MLA;
+      L.head_dim_k = k_mla;
+      L.head_dim_v = v_mla;
+    } else if (swa_layer[il]) {
+      L.attn = swa->chunked ? AttnKind::Chunked : AttnKind::Sliding;
+      L.window = window;
+    }
+    const bool linear = a.recurrent.kind == "gated_delta_net" && !kv_array ? (il + 1) % full_interval != 0
+                                                                           : L.n_head_kv == 0 || L.n_head == 0;
+    if (linear) {
+      // Nemotron-H: blocks with neither attention nor an FFN width are the Mamba blocks;
+      // those with an FFN and no heads are MLP-only (engine-facts §4.5).
+      const bool mamba = !a.recurrent.kind.empty() && !(arch.rfind("nemotron_h", 0) == 0 && n_ff[il] > 0);
+      L.attn = mamba ? AttnKind::Linear : AttnKind::None;
+      L.n_head_kv = 0;
+      L.has_kv = false;
+      L.window = 0;
+    }
+    bool moe_layer = false;
+    if (a.is_moe()) {
+      moe_layer = h.tensors.empty() ? il >= leading_dense && (il + 1) % moe_step == 0
+                                    : m.tensor(static_cast<int>(il), "ffn_gate_inp.weight") ||
+                                          m.tensor(static_cast<int>(il), "ffn_up_exps.weight") ||
+                                          m.tensor(static_cast<int>(il), "ffn_up.0.weight");   // one tensor per expert
+    }
+    if (moe_layer) {
+      L.ffn = FfnKind::MoE;
+    } else if (n_ff[il] > 0) {
+      L.ffn = FfnKind::Dense;
+      L.n_ff = n_ff[il];
+    } else {
+      L.ffn = FfnKind::None;
+    }
+    if ((L.attn == AttnKind::Full || L.attn == AttnKind::Sliding || L.attn == AttnKind::Chunked) &&
+        (L.head_dim_k <= 0 || L.head_dim_v <= 0))
+      m.bad(m.key("attention.key_length"), "gives no head size for layer " + std::to_string(il));
+    a.layers.push_back(L);
+  }
+  return a;
+}
+
+}  // namespace wif

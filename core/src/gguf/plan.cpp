@@ -1,0 +1,324 @@
+// A GGUF header as a TensorPlan (the file's real per-tensor types and bytes) and as a summary
+// document. Roles follow the names tensors.cpp gives (llama.cpp src/llama-arch.cpp names).
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+
+namespace wif {
+namespace {
+
+bool has(const std::string& s, const char* sub) { return s.find(sub) != std::string::npos; }
+bool ends_with(const std::string& s, const char* suf) {
+  const std::size_t n = std::char_traits<char>::length(suf);
+  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
+}
+
+// "blk.12.attn_q.weight" -> 12; -1 outside the repeating layers.
+int layer_of(const std::string& name) {
+  if (name.rfind("blk.", 0) != 0) return -1;
+  std::size_t i = 4;
+  long v = 0;
+  while (i < name.size() && name[i] >= '0' && name[i] <= '9' && i < 12) v = v * 10 + (name[i++] - '0');
+  return i > 4 && i < name.size() && name[i] == '.' ? static_cast<int>(v) : -1;
+}
+
+// "ffn_gate.7.weight" -> "ffn_gate": a routed expert stored as its own tensor (the older layout
+// of llama.cpp's converter, LLM_TENSOR_FFN_*_EXP "blk.%d.ffn_gate.%d"); "" for anything else.
+std::string per_expert_base(const std::string& n) {
+  const std::size_t dot = n.find('.');
+  if (dot == std::string::npos || n.rfind("ffn_", 0) != 0) return "";
+  std::size_t i = dot + 1;
+  while (i < n.size() && n[i] >= '0' && n[i] <= '9') ++i;
+  if (i == dot + 1 || i >= n.size() || n[i] != '.') return "";
+  const std::string rest = n.substr(i);
+  return rest == ".weight" || rest == ".bias" ? n.substr(0, dot) : "";
+}
+
+TensorRole role_of(const std::string& full) {
+  const int il = layer_of(full);
+  const std::string n = il >= 0 ? full.substr(full.find('.', 4) + 1) : full;
+  if (n == "token_embd.weight") return TensorRole::TokenEmbd;
+  if (n == "output.weight") return TensorRole::Output;
+  if (ends_with(n, ".bias") || has(n, "exp_probs_b")) return TensorRole::Bias;
+  if (has(n, "norm") || n == "attn_sinks.weight") return TensorRole::Norm;
+  if (has(n, "ffn_gate_inp") || n == "indexer.weights_proj.weight") return TensorRole::Router;
+  if (n == "attn_q.weight") return TensorRole::AttnQ;
+  if (n == "attn_k.weight") return TensorRole::AttnK;
+  if (n == "attn_v.weight") return TensorRole::AttnV;
+  if (n == "attn_qkv.weight") return TensorRole::AttnQKV;
+  if (n == "attn_output.weight") return TensorRole::AttnOut;
+  if (n.rfind("attn_", 0) == 0 || n.rfind("indexer.", 0) == 0) return TensorRole::AttnOther;
+  if (has(n, "_exps")) {
+    if (n.rfind("ffn_down", 0) == 0) return TensorRole::ExpDown;
+    if (n.rfind("ffn_gate_exps", 0) == 0) return TensorRole::ExpGate;
+    return TensorRole::ExpUp;   // ffn_up_exps and fused ffn_gate_up_exps
+  }
+  const std::string split = per_expert_base(n);
+  if (split == "ffn_down") return TensorRole::ExpDown;
+  if (split == "ffn_gate") return TensorRole::ExpGate;
+  if (split == "ffn_up" || split == "ffn_gate_up") return TensorRole::ExpUp;
+  if (n.rfind("ffn_gate", 0) == 0) return TensorRole::FfnGate;
+  if (n.rfind("ffn_up", 0) == 0) return TensorRole::FfnUp;
+  if (n.rfind("ffn_down", 0) == 0) return TensorRole::FfnDown;
+  if (n.rfind("ssm_", 0) == 0 || n.rfind("shortconv.", 0) == 0) return TensorRole::Ssm;
+  return TensorRole::Other;
+}
+
+// llama-quantize's eligibility test (engine-facts §2.1), for display of what a requant could change.
+bool quantizable(const Tensor& t) {
+  const std::string& n = t.name;
+  return t.n_dims >= 2 && ends_with(n, "weight") && !has(n, "_norm.weight") && !has(n, "ffn_gate_inp.weight") &&
+         !has(n, "position_embd") && !has(n, "ssm_conv1d") && !has(n, "shortconv.conv.weight");
+}
+
+struct FtypeName {
+  int id;
+  const char* name;
+};
+// llama_ftype (include/llama.h), engine-facts §1.
+constexpr FtypeName kFtypeNames[] = {
+    {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},     {7, "Q8_0"},     {8, "Q5_0"},
+    {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"},  {13, "Q3_K_L"},  {14, "Q4_K_S"},
+    {15, "Q4_K_M"}, {16, "Q5_K_S"}, {17, "Q5_K_M"}, {18, "Q6_K"},    {19, "IQ2_XXS"}, {20, "IQ2_XS"},
+    {21, "Q2_K_S"}, {22, "IQ3_XS"}, {23, "IQ3_XXS"}, {24, "IQ1_S"},  {25, "IQ4_NL"},  {26, "IQ3_S"},
+    {27, "IQ3_M"},  {28, "IQ2_S"},  {29, "IQ2_M"},  {30, "IQ4_XS"},  {31, "IQ1_M"},   {32, "BF16"},
+    {36, "TQ1_0"},  {37, "TQ2_0"},  {38, "MXFP4_MOE"}, {39, "NVFP4"}, {40, "Q1_0"},
+};
+
+const char* gguf_type_name(GgufType t) {
+  static const char* k[] = {"u8", "i8", "u16", "i16", "u32", "i32", "f32", "bool", "string", "array", "u64", "i64", "f64"};
+  const auto i = static_cast<std::uint32_t>(t);
+  return i < 13 ? k[i] : "?";
+}
+
+std::int64_t file_type_of(const GgufHeader& h) {
+  const GgufKv* ft = h.find("general.file_type");
+  if (!ft || !ft->value.is_number_integer()) return -1;
+  const std::int64_t v = ft->value.get<std::int64_t>();
+  return v >= 0 && v < (1 << 20) ? (v & ~1024) : -1;   // 1024 marks a guessed file type
+}
+
+std::string str_of(const GgufHeader& h, const char* key) {
+  const GgufKv* k = h.find(key);
+  return k && k->value.is_string() ? k->value.get<std::string>() : std::string();
+}
+
+}  // namespace
+
+std::string gguf_file_type_name(std::int64_t ftype) {
+  for (const auto& f : kFtypeNames)
+    if (f.id == ftype) return f.name;
+  return "";
+}
+
+TensorPlan gguf_tensor_plan(const GgufHeader& h) {
+  TensorPlan plan;
+  const std::string ft = gguf_file_type_name(file_type_of(h));
+  plan.quant = ft.empty() ? "GGUF" : ft;
+  plan.from_file = true;
+  plan.tensors.reserve(h.tensors.size());
+  for (const auto& gi : h.tensors) {
+    Tensor t;
+    t.name = gi.name;
+    t.ne = gi.ne;
+    t.n_dims = std::max(1, gi.n_dims);
+    t.layer = layer_of(gi.name);
+    t.role = role_of(gi.name);
+    t.type = gi.type;
+    t.bytes = gi.bytes;
+    t.quantizable = quantizable(t);
+    plan.weights_bytes += t.bytes;
+    plan.tensors.push_back(std::move(t));
+  }
+  plan.header_bytes = h.header_bytes;
+  plan.file_bytes = h.file_bytes();
+  return plan;
+}
+
+nlohmann::json gguf_summary(const GgufHeader& h) {
+  using nlohmann::json;
+  const TensorPlan plan = gguf_tensor_plan(h);
+  std::int64_t params = 0;
+  struct Bin {
+    std::int64_t tensors = 0, params = 0;
+    std::uint64_t bytes = 0;
+  };
+  std::map<std::string, Bin> bins;
+  // Built element by element into a reserved array and moved into the result: headers with one
+  // tensor per expert have tens of thousands of entries, where copies and re-lookups dominate.
+  json tensors = json::array();
+  auto& list = tensors.get_ref<json::array_t&>();
+  list.reserve(plan.tensors.size());
+  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
+    const Tensor& t = plan.tensors[i];
+    params += t.n_elements();
+    const std::string tn = ggml_type_name(t.type);
+    Bin& bin = bins[tn];
+    ++bin.tensors;
+    bin.bytes += t.bytes;
+    bin.params += t.n_elements();
+    json::array_t shape(t.ne.begin(), t.ne.begin() + t.n_dims);
+    json::object_t e;
+    e.emplace("name", t.name);
+    e.emplace("type", tn);
+    e.emplace("shape", std::move(shape));
+    e.emplace("bytes", t.bytes);
+    e.emplace("offset", h.tensors[i].offset);
+    list.emplace_back(std::move(e));
+  }
+  json types = json::array();
+  for (const auto& [tn, bin] : bins)
+    types.push_back({{"type", tn}, {"tensors", bin.tensors}, {"bytes", bin.bytes}, {"params", bin.params}});
+  std::sort(types.begin(), types.end(), [](const json& a, const json& b) {
+    return a["bytes"].get<std::uint64_t>() > b["bytes"].get<std::uint64_t>();
+  });
+  json meta = json::object();
+  for (const auto& k : h.kv) {
+    if (k.type != GgufType::Array) {
+      meta[k.key] = k.value;
+    } else if (!k.value.is_null()) {
+      meta[k.key] = k.value;
+    } else {
+      meta[k.key] = {{"array", gguf_type_name(k.elem_type)}, {"count", k.count}};
+    }
+  }
+  const std::int64_t ftype = file_type_of(h);  // -1 when absent or out of range
+  json out = {
+      {"name", str_of(h, "general.name")},
+      {"architecture", str_of(h, "general.architecture")},
+      {"file_type", {{"name", plan.quant}}},
+      {"gguf", {{"version", h.version}, {"big_endian", h.big_endian}, {"alignment", h.alignment},
+                {"n_tensors", h.tensors.size()}, {"n_kv", h.kv.size()}, {"header_bytes", h.header_bytes},
+                {"data_offset", h.data_offset}, {"file_bytes", h.file_bytes()}}},
+      {"weights_bytes", plan.weights_bytes},
+      {"params", params},
+      {"bits_per_weight", plan.bits_per_weight()},
+      {"types", types},
+  };
+  out["metadata"] = std::move(meta);
+  out["tensors"] = std::move(tensors);
+  try {
+    const Architecture a = gguf_architecture(h);
+    json layers_by_kind = json::object();
+    std::int64_t n_mtp = 0;
+    for (const auto& L : a.layers) {
+      if (L.is_mtp) { ++n_mtp; continue; }
+      const char* k = attn_kind_name(L.attn);
+      layers_by_kind[k] = layers_by_kind.value(k, 0) + 1;
+    }
+    const LayerSpec* first = nullptr;
+    for (const auto& L : a.layers)
+      if (!first && L.n_head > 0) first = &L;
+    std::int64_t n_ff = 0, window = 0;
+    for (const auto& L : a.layers) {
+      n_ff = std::max(n_ff, L.n_ff);
+      window = std::max(window, L.window);
+    }
+    KvOptions o;
+    o.n_ctx = 256;
+    const KvCache kv = llamacpp_kv_cache(a, o);
+    json hp = {
+        {"n_layer", a.n_layer_main()}, {"n_layer_mtp", n_mtp}, {"n_embd", a.n_embd}, {"n_vocab", a.n_vocab},
+        {"context_length", a.n_ctx_train}, {"n_head", first ? first->n_head : 0},
+        {"n_head_kv", first ? first->n_head_kv : 0}, {"head_dim_k", first ? first->head_dim_k : 0},
+        {"head_dim_v", first ? first->head_dim_v : 0}, {"n_ff", n_ff}, {"sliding_window", window},
+        {"layers_by_attention", layers_by_kind}, {"tied_embeddings", a.tied_embeddings},
+        {"topology", a.topology()}, {"kv_bytes_per_token_f16", kv.bytes_per_token_full},
+    };
+    if (a.is_moe())
+      hp["moe"] = {{"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
+                   {"n_ff_exp", a.moe.n_ff_exp}, {"n_shared", a.moe.n_shared}, {"n_ff_shexp", a.moe.n_ff_shexp}};
+    if (a.is_mla())
+      hp["mla"] = {{"kv_lora_rank", a.mla.kv_lora_rank}, {"q_lora_rank", a.mla.q_lora_rank},
+                   {"qk_rope_dim", a.mla.qk_rope_dim}, {"qk_nope_dim", a.mla.qk_nope_dim},
+                   {"v_head_dim", a.mla.v_head_dim}};
+    if (!a.recurrent.kind.empty())
+      hp["recurrent"] = {{"kind", a.recurrent.kind}, {"d_conv", a.recurrent.d_conv}, {"d_inner", a.recurrent.d_inner},
+                         {"d_state", a.recurrent.d_state}, {"n_group", a.recurrent.n_group}};
+    out["hyperparameters"] = hp;
+  } catch (const InputError& e) {
+    out["architecture_error"] = {{"code", e.error().code}, {"path", e.error().path}, {"message", e.error().message}};
+  }
+  if (ftype >= 0) out["file_type"]["id"] = ftype;
+  return out;
+}
+
+}  // namespace wif
+
+#include "willitfit/base/base64.hpp"
+
+namespace wif {
+
+namespace {
+
+// A file with one tensor per routed expert is loaded by llama.cpp as the merged stack: the
+// experts become views of one 3-D ffn_*_exps tensor (llama-model.cpp, LLM_ARCH_LLAMA, "merge
+// split expert into a single tensor"). So the plan the estimator sees has the stacks, and what
+// depends on tensor sizes (op offload, compute buffers) is the same as for a merged file.
+// Experts of one stack with different types are left as they are.
+void merge_split_experts(TensorPlan& plan) {
+  std::map<std::string, std::size_t> stack_at;   // "blk.N.ffn_up_exps.weight" -> index in out
+  std::map<std::string, bool> mixed;
+  std::vector<Tensor> out;
+  out.reserve(plan.tensors.size());
+  for (const Tensor& t : plan.tensors) {
+    const int il = t.layer;
+    const std::string n = il >= 0 ? t.name.substr(t.name.find('.', 4) + 1) : t.name;
+    const std::string base = t.is_expert() && t.n_dims == 2 ? per_expert_base(n) : "";
+    if (base.empty()) {
+      out.push_back(t);
+      continue;
+    }
+    const std::string key = "blk." + std::to_string(il) + "." + base + "_exps" + n.substr(n.rfind('.'));
+    const auto it = stack_at.find(key);
+    if (it == stack_at.end()) {
+      stack_at[key] = out.size();
+      out.push_back(t);
+      out.back().name = key;
+      out.back().n_dims = 3;
+      continue;
+    }
+    Tensor& s = out[it->second];
+    if (s.type != t.type || s.ne[0] != t.ne[0] || s.ne[1] != t.ne[1]) mixed[key] = true;
+    s.ne[2] += 1;
+    s.bytes += t.bytes;
+  }
+  // A stack whose experts differ in type or shape cannot be one tensor: keep the file's tensors.
+  if (!mixed.empty()) return;
+  plan.tensors = std::move(out);
+}
+
+}  // namespace
+
+GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std::string& path) {
+  auto reroot = [&](const InputError& e) {
+    std::string p = e.error().path;
+    if (p.rfind("gguf", 0) == 0) p = path + p.substr(4);
+    return InputError(e.error().code, p, e.error().message);
+  };
+  GgufModel m;
+  try {
+    m.header = parse_gguf_header(data, size);
+    m.arch = gguf_architecture(m.header);
+  } catch (const GgufTruncated& e) {
+    throw GgufTruncated(e.needed_bytes(), size, path);   // keep the type: callers read more and retry
+  } catch (const InputError& e) {
+    throw reroot(e);
+  }
+  m.plan = gguf_tensor_plan(m.header);
+  merge_split_experts(m.plan);
+  const GgufKv* n = m.header.find("general.name");
+  m.name = n && n->value.is_string() && !n->value.get<std::string>().empty() ? n->value.get<std::string>()
+                                                                             : m.arch.gguf_arch + " (GGUF)";
+  return m;
+}
+
+std::vector<std::uint8_t> gguf_bytes_or_base64(const std::string& in, const std::string& path) {
+  if (in.size() >= 4 && in.compare(0, 4, "GGUF") == 0) return std::vector<std::uint8_t>(in.begin(), in.end());
+  return base64_decode(in, path);
+}
+
+}  // namespace wif

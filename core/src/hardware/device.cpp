@@ -1,0 +1,145 @@
+#include "willitfit/hardware/device.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+
+namespace wif {
+namespace {
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+}
+
+const char* device_kind_name(DeviceKind k) {
+  switch (k) {
+    case DeviceKind::Gpu: return "gpu";
+    case DeviceKind::Apple: return "apple";
+    case DeviceKind::Unified: return "unified";
+    case DeviceKind::Cpu: return "cpu";
+  }
+  return "gpu";
+}
+
+UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
+  UsableMemory u;
+  const double phys = d.memory_gib * kGiB;
+  u.physical_bytes = static_cast<std::uint64_t>(phys);
+  double usable = phys;
+  switch (d.kind) {
+    case DeviceKind::Gpu: {
+      // The driver reserves part of VRAM before any process runs: nvidia-smi shows 24564 MiB on
+      // a "24 GB" RTX 4090 and ~23.6 GiB free on an idle headless card. A desktop takes more.
+      const double reserve = 0.35 * kGiB + (o.display_attached ? 0.5 * kGiB : 0.0);
+      usable = std::max(0.0, phys - reserve);
+      u.rule = o.display_attached ? "VRAM less 0.85 GiB (driver reserve and a desktop)"
+                                  : "VRAM less 0.35 GiB the driver keeps";
+      break;
+    }
+    case DeviceKind::Apple: {
+      // Metal's recommendedMaxWorkingSetSize (engine-facts §7): about 2/3 of RAM up to 36 GB,
+      // about 3/4 above; the iogpu.wired_limit_mb sysctl overrides it.
+      if (o.wired_limit_mib && *o.wired_limit_mib > 0) {
+        usable = std::min(phys, *o.wired_limit_mib * 1024.0 * 1024.0);
+        u.rule = "iogpu.wired_limit_mb override";
+      } else if (d.memory_gib <= 36.0) {
+        usable = phys * 2.0 / 3.0;
+        u.rule = "Metal working-set cap: 2/3 of unified memory (36 GB or less)";
+      } else {
+        usable = phys * 0.75;
+        u.rule = "Metal working-set cap: 3/4 of unified memory (more than 36 GB)";
+      }
+      break;
+    }
+    case DeviceKind::Unified: {
+      double share = o.gpu_share.value_or(d.gpu_share_max > 0 ? d.gpu_share_max
+                                          : d.gpu_share_default > 0 ? d.gpu_share_default : 0.75);
+      share = std::clamp(share, 0.05, 1.0);
+      usable = std::min(phys * share, std::max(0.0, phys - 4.0 * kGiB));
+      u.rule = "GPU share of unified memory, leaving at least 4 GiB to the OS";
+      break;
+    }
+    case DeviceKind::Cpu: {
+      usable = std::max(0.0, phys - std::max(2.0 * kGiB, phys * 0.1));
+      u.rule = "RAM less what the OS keeps (10%, at least 2 GiB)";
+      break;
+    }
+  }
+  u.usable_bytes = static_cast<std::uint64_t>(usable);
+  return u;
+}
+
+Device device_from_json(const nlohmann::json& j, const std::string& path) {
+  if (!j.is_object()) throw InputError("bad_type", path, "a device must be a JSON object");
+  Device d;
+  d.id = opt_str(j, "id", path).value_or("custom");
+  d.name = req_str(j, "name", path);
+  d.vendor = opt_str(j, "vendor", path).value_or("");
+  const std::string kind = req_str(j, "kind", path);
+  if (kind == "gpu") d.kind = DeviceKind::Gpu;
+  else if (kind == "apple") d.kind = DeviceKind::Apple;
+  else if (kind == "unified") d.kind = DeviceKind::Unified;
+  else if (kind == "cpu") d.kind = DeviceKind::Cpu;
+  else throw InputError("bad_value", join_path(path, "kind"),
+                        "kind must be gpu, apple, unified or cpu, not '" + kind + "'");
+  // A CPU's memory is whatever RAM the machine has: catalog CPUs may omit it (64 GiB assumed,
+  // and a request's ram_gib replaces it).
+  if (d.kind == DeviceKind::Cpu && !j.contains("memory_gib")) {
+    d.memory_gib = 64;
+    d.memory_assumed = true;
+  } else {
+    d.memory_gib = req_num(j, "memory_gib", path, 0.001, 1e7);
+  }
+  d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
+  d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);
+  d.tdp_w = opt_num(j, "tdp_w", path, 0.0, 1e6).value_or(0.0);
+  d.gpu_share_default = opt_num(j, "gpu_share_default", path, 0.0, 1.0).value_or(0.0);
+  d.gpu_share_max = opt_num(j, "gpu_share_max", path, 0.0, 1.0).value_or(0.0);
+  if (j.contains("backends") && j["backends"].is_array())
+    for (std::size_t i = 0; i < j["backends"].size(); ++i) {
+      const auto& b = j["backends"][i];
+      if (!b.is_string())
+        throw InputError("bad_type", join_path(path, "backends") + "[" + std::to_string(i) + "]",
+                         "a backend name must be a string");
+      d.backends.push_back(b.get<std::string>());
+    }
+  d.backend = opt_str(j, "backend", path).value_or(d.backends.empty() ? "" : d.backends.front());
+  if (d.backend.empty())
+    d.backend = d.kind == DeviceKind::Apple ? "metal" : d.kind == DeviceKind::Cpu ? "cpu" : "vulkan";
+  if (d.backends.empty()) d.backends.push_back(d.backend);
+  if (j.contains("interconnect") && j["interconnect"].is_object())
+    d.pcie_gen = static_cast<int>(opt_int(j["interconnect"], "pcie_gen", join_path(path, "interconnect"), 0, 10).value_or(0));
+  auto price = [&](const char* key) -> double {
+    if (j.contains(key) && j[key].is_object())
+      return opt_num(j[key], "usd", join_path(path, key), 0.0, 1e9).value_or(0.0);
+    return 0.0;
+  };
+  d.price_usd = price("street_price");
+  if (d.price_usd == 0) d.price_usd = opt_num(j, "launch_price_usd", path, 0.0, 1e9).value_or(0.0);
+  d.used_price_usd = price("used_price");
+  d.facts = j;
+  return d;
+}
+
+nlohmann::json option_price(const nlohmann::json& chip, double gib, const std::string& path) {
+  if (!chip.contains("option_prices_usd")) return nullptr;
+  const auto& m = chip["option_prices_usd"];
+  const std::string mp = join_path(path, "option_prices_usd");
+  if (!m.is_object()) throw InputError("bad_type", mp, "expected {\"<GiB>\": {\"usd\", \"source\", \"date\"}}");
+  nlohmann::json found = nullptr;
+  for (const auto& [key, v] : m.items()) {
+    const std::string kp = join_path(mp, key);
+    bool listed = false;
+    for (const auto& o : chip.value("memory_options_gib", nlohmann::json::array()))
+      if (o.is_number() && std::to_string(o.get<long long>()) == key) listed = true;
+    if (!listed) throw InputError("bad_value", kp, "'" + key + "' is not one of memory_options_gib");
+    if (!v.is_object()) throw InputError("bad_type", kp, "expected {\"usd\", \"source\", \"date\"}");
+    req_num(v, "usd", kp, 1, 1e7);
+    req_str(v, "source", kp);
+    req_str(v, "date", kp);
+    if (key == std::to_string(static_cast<long long>(gib))) found = v;
+  }
+  return found;
+}
+
+}  // namespace wif

@@ -1,0 +1,140 @@
+#include "willitfit/llamacpp/kv_cache.hpp"
+
+#include <algorithm>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/model/scale_limits.hpp"
+
+namespace wif {
+namespace {
+
+std::int64_t pad_to(std::int64_t x, std::int64_t a) { return (x + a - 1) / a * a; }
+
+std::uint64_t row(GgmlType t, std::int64_t n) {
+  // Cache rows are padded up to the block size only in the sense that n must divide; every head
+  // width we meet (64..576) is a multiple of 32.
+  const auto bs = ggml_info(t).block_size;
+  const std::int64_t n_pad = pad_to(n, bs);
+  return ggml_row_bytes(t, static_cast<std::uint64_t>(n_pad));
+}
+
+// Recurrent state per sequence per layer, in f32 (engine-facts §4.5).
+std::uint64_t recurrent_bytes(const Architecture& a) {
+  const auto& r = a.recurrent;
+  std::int64_t n_r = 0, n_s = 0;
+  if (r.kind == "mamba2" || r.kind == "gated_delta_net") {
+    n_r = (r.d_conv - 1) * (r.d_inner + 2 * r.n_group * r.d_state);
+    n_s = r.d_state * r.d_inner;
+    if (r.kind == "mamba2") n_s = r.d_state * r.d_inner;
+  } else if (r.kind == "shortconv") {
+    n_r = a.n_embd * (r.l_cache - 1);
+  }
+  return 4u * static_cast<std::uint64_t>(n_r + n_s);
+}
+
+}  // namespace
+
+bool is_kv_cache_type(GgmlType t) {
+  switch (t) {
+    case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: case GgmlType::Q8_0:
+    case GgmlType::Q4_0: case GgmlType::Q4_1: case GgmlType::IQ4_NL: case GgmlType::Q5_0:
+    case GgmlType::Q5_1:
+      return true;
+    default:
+      return false;
+  }
+}
+
+KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
+  std::int64_t n_ctx = o.n_ctx == 0 ? a.n_ctx_train : o.n_ctx;
+  if (n_ctx <= 0) throw InputError("bad_value", "context", "the context must be at least 1 token");
+  if (o.n_seq < 1) throw InputError("bad_value", "parallel", "parallel sequences must be at least 1");
+  const bool quant_v = o.type_v != GgmlType::F16 && o.type_v != GgmlType::F32 && o.type_v != GgmlType::BF16;
+  if (quant_v && !o.flash_attn)
+    throw InputError("bad_value", "kv_type",
+                     "llama.cpp needs flash attention for a quantized V cache (-fa on)");
+  // llama.cpp pads n_ctx to 256 (PR #17046); without a unified cache each stream gets its own
+  // padded share and n_ctx becomes n_ctx_seq * n_seq.
+  std::int64_t n_ctx_seq = pad_to(n_ctx, 256);
+  std::int64_t streams = 1;
+  if (!o.unified && o.n_seq > 1) {
+    n_ctx_seq = pad_to(n_ctx / o.n_seq, 256);
+    streams = o.n_seq;
+  }
+  KvCache kv;
+  kv.n_ctx = n_ctx_seq * streams;
+  kv.per_layer.assign(a.layers.size(), 0);
+
+  KvGroup full{"full"}, swa{"sliding"}, chunk{"chunked"}, mla{"mla"}, rec{"recurrent"};
+  const std::int64_t swa_unified = o.unified ? o.n_seq : 1;
+  const std::uint64_t rec_layer = recurrent_bytes(a) * static_cast<std::uint64_t>(std::max<std::int64_t>(1, o.n_seq));
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    if (L.is_mtp) continue;  // NextN layers get no cache (has_kv is false past n_layer_kv)
+    if (L.attn == AttnKind::Linear) {
+      rec.layers += 1;
+      rec.bytes += rec_layer;
+      kv.per_layer[il] = rec_layer;
+      continue;
+    }
+    if (L.attn == AttnKind::None || !L.has_kv) continue;
+    KvGroup* g = &full;
+    std::uint64_t per_tok = 0;
+    std::int64_t cells = n_ctx_seq;
+    if (L.attn == AttnKind::MLA) {
+      g = &mla;
+      const std::int64_t k = a.mla.kv_lora_rank + a.mla.qk_rope_dim;
+      per_tok = row(o.type_k, k) + (o.mla_v_less ? 0 : row(o.type_v, a.mla.kv_lora_rank));
+    } else {
+      per_tok = row(o.type_k, L.head_dim_k * L.n_head_kv) + row(o.type_v, L.head_dim_v * L.n_head_kv);
+      if ((L.attn == AttnKind::Sliding || L.attn == AttnKind::Chunked) && !o.swa_full) {
+        g = L.attn == AttnKind::Sliding ? &swa : &chunk;
+        cells = std::min(n_ctx_seq, pad_to(L.window * swa_unified + o.n_ubatch, 256));
+      }
+    }
+    g->layers += 1;
+    g->cells = cells;
+    g->bytes_per_token += per_tok;
+    const std::uint64_t b = per_tok * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
+    g->bytes += b;
+    kv.per_layer[il] = b;
+  }
+  for (KvGroup* g : {&full, &mla, &swa, &chunk, &rec})
+    if (g->layers > 0) {
+      kv.groups.push_back(*g);
+      kv.total_bytes += g->bytes;
+    }
+  kv.bytes_per_token_full = full.bytes_per_token + mla.bytes_per_token;
+  return kv;
+}
+
+namespace {
+using LD = long double;
+LD d(std::int64_t x) { return static_cast<LD>(x); }
+}  // namespace
+
+void check_memory_scale(const Architecture& a, const KvOptions& o) {
+  auto kv_bound = [&a](LD n_ctx, LD n_seq) {
+    const LD ctx = n_ctx + 256 * n_seq;  // llama.cpp pads each stream to 256 cells
+    LD kv = 0;
+    for (const auto& L : a.layers)  // f32 is the widest cache type: 4 bytes per element
+      kv += 4 * ctx * (d(L.n_head_kv) * d(L.head_dim_k + L.head_dim_v) + d(a.mla.kv_lora_rank + a.mla.qk_rope_dim)) +
+            4 * n_seq * recurrent_state_upper_bound(a);
+    return kv;
+  };
+  const LD n_ctx = d(o.n_ctx == 0 ? a.n_ctx_train : o.n_ctx);
+  if (kv_bound(n_ctx, d(o.n_seq)) > kMaxBytes)
+    throw InputError("bad_value", o.n_seq > 1 && kv_bound(n_ctx, 1) <= kMaxBytes ? "parallel" : "context",
+                     "the KV cache for this context would pass 1 EiB; ask for a smaller context");
+  const LD ctx = n_ctx + 256 * d(o.n_seq);
+  LD widest_head = 0;
+  for (const auto& L : a.layers) widest_head = std::max(widest_head, d(L.n_head));
+  const LD ffn = 2 * (d(a.moe.n_expert_used) * d(a.moe.n_ff_exp) + d(a.moe.n_shared) * d(a.moe.n_ff_shexp));
+  LD widest_ff = ffn;
+  for (const auto& L : a.layers) widest_ff = std::max(widest_ff, 2 * d(L.n_ff));
+  const LD compute = 4 * d(o.n_ubatch) * (d(a.n_vocab) + d(a.n_embd) + widest_ff + ctx * widest_head);
+  if (compute > kMaxBytes)
+    throw InputError("bad_value", "ubatch", "the compute buffer for this batch would pass 1 EiB; use a smaller ubatch");
+}
+
+}  // namespace wif

@@ -1,0 +1,390 @@
+#include "willitfit/llamacpp/placement.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+
+#include "willitfit/base/error.hpp"
+
+namespace wif {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr std::uint64_t kMiB = 1024ull * 1024ull;
+// ggml_backend_sched keeps this many copies of split inputs for pipeline parallelism (§5.1).
+constexpr std::uint64_t kSchedMaxCopies = 4;
+
+bool is_mtp_layer(const Architecture& a, int layer) {
+  return layer >= 0 && static_cast<std::size_t>(layer) < a.layers.size() &&
+         a.layers[static_cast<std::size_t>(layer)].is_mtp;
+}
+
+void finish(DeviceLoad& d) {
+  d.total_bytes = d.weights_bytes + d.kv_bytes + d.compute_bytes + d.overhead_bytes;
+  d.fits = d.usable_bytes == 0 ? d.total_bytes == 0 : d.total_bytes <= d.usable_bytes;
+}
+
+void add_weight(DeviceLoad& d, const Tensor& t, const Architecture& a) {
+  d.weights_bytes += t.bytes;
+  if (t.is_expert()) {
+    d.expert_weights_bytes += t.bytes;
+    const double used = a.moe.n_expert > 0 ? static_cast<double>(a.moe.n_expert_used) / a.moe.n_expert : 1.0;
+    d.read_per_token_bytes += static_cast<std::uint64_t>(static_cast<double>(t.bytes) * used);
+  } else if (t.role == TensorRole::TokenEmbd) {
+    d.dense_weights_bytes += t.bytes;  // a lookup: one row per token is read
+    d.read_per_token_bytes += a.n_vocab > 0 ? t.bytes / static_cast<std::uint64_t>(a.n_vocab) : 0;
+  } else {
+    d.dense_weights_bytes += t.bytes;
+    d.read_per_token_bytes += t.bytes;
+  }
+}
+
+void note_layer(DeviceLoad& d, int il) {
+  if (d.first_layer < 0) d.first_layer = il;
+  d.n_layers += 1;
+}
+
+// Everything in one pool: Apple / unified memory, a CPU-only machine, or no accelerator at all.
+Placement place_unified(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                        const ComputeBuffer& cb, const std::vector<PlacementDevice>& gpus,
+                        double ram_gib) {
+  Placement p;
+  p.unified = true;
+  p.n_layer = static_cast<int>(a.n_layer_main());
+  p.ngl = p.n_layer + 1;
+  p.full_offload = true;
+  DeviceLoad d;
+  if (gpus.empty()) {
+    d.host = true;
+    d.id = "cpu";
+    d.name = "CPU";
+    d.backend = "cpu";
+    d.usable_bytes = host_ram_usable(ram_gib);
+  } else {
+    for (const auto& g : gpus) {
+      d.usable_bytes += g.usable_bytes;
+      d.overhead_bytes += g.overhead_bytes;
+    }
+    d.id = gpus.front().device.id;
+    d.name = gpus.front().device.name;
+    d.backend = gpus.front().device.backend;
+    d.host = gpus.front().device.kind == DeviceKind::Cpu;
+  }
+  for (const auto& t : plan.tensors) {
+    if (is_mtp_layer(a, t.layer)) continue;
+    add_weight(d, t, a);
+  }
+  d.kv_bytes = kv.total_bytes;
+  d.compute_bytes = device_compute_bytes(cb, true, true);
+  d.first_layer = 0;
+  d.n_layers = p.n_layer;
+  d.has_output = true;
+  d.split = 1;
+  finish(d);
+  p.layer_device.assign(static_cast<std::size_t>(p.n_layer), 0);
+  p.split = {1.0};
+  p.devices.push_back(d);
+  p.fits = d.fits;
+  return p;
+}
+
+// Split shares that fill the GPUs in order, layer by layer, each up to its room after overhead,
+// compute buffer and (main GPU, partial offload) the op-offload copy: shares are layer counts,
+// so -ts reproduces exactly this assignment. Empty when the GPU layers do not fit.
+std::vector<double> greedy_split(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                                 const ComputeBuffer& cb, const std::vector<PlacementDevice>& gpus,
+                                 int ngl, int n_cpu_moe) {
+  const int n_layer = static_cast<int>(a.n_layer_main());
+  const int i_gpu_start = std::max(n_layer - ngl, 0);
+  std::vector<std::uint64_t> layer_bytes(static_cast<std::size_t>(n_layer + 1), 0);  // [n_layer] = output
+  std::uint64_t largest_cpu = 0;
+  for (const auto& t : plan.tensors) {
+    if (is_mtp_layer(a, t.layer) || t.role == TensorRole::TokenEmbd) continue;
+    const int il = t.layer < 0 ? n_layer : t.layer;
+    const bool on_cpu = il < i_gpu_start || (il == n_layer && ngl <= n_layer) ||
+                        (t.is_expert() && t.layer < n_cpu_moe);
+    if (on_cpu) largest_cpu = std::max(largest_cpu, t.bytes);
+    else layer_bytes[static_cast<std::size_t>(il)] += t.bytes;
+  }
+  for (int il = 0; il < n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il)
+    layer_bytes[static_cast<std::size_t>(il)] += kv.per_layer[static_cast<std::size_t>(il)];
+  const int last = ngl > n_layer ? n_layer : n_layer - 1;
+  std::vector<double> counts(gpus.size(), 0.0);
+  std::size_t d = 0;
+  std::uint64_t used = 0;
+  auto room = [&](std::size_t k) -> std::int64_t {
+    std::int64_t r = static_cast<std::int64_t>(gpus[k].usable_bytes) - static_cast<std::int64_t>(gpus[k].overhead_bytes) -
+                     static_cast<std::int64_t>(device_compute_bytes(cb, true, true));
+    if (k == 0) r -= static_cast<std::int64_t>(largest_cpu);
+    return r;
+  };
+  for (int il = i_gpu_start; il <= last; ++il) {
+    const std::uint64_t b = layer_bytes[static_cast<std::size_t>(il)];
+    while (d < gpus.size() && static_cast<std::int64_t>(used + b) > room(d)) {
+      ++d;
+      used = 0;
+    }
+    if (d >= gpus.size()) return {};
+    used += b;
+    counts[d] += 1;
+  }
+  return counts;
+}
+
+}  // namespace
+
+std::uint64_t host_ram_usable(double ram_gib) {
+  if (ram_gib <= 0) return 0;
+  const double b = ram_gib * kGiB;
+  return static_cast<std::uint64_t>(std::max(0.0, b - std::max(4.0 * kGiB, 0.1 * b)));
+}
+
+std::uint64_t backend_overhead_bytes(const Catalog& cat, const Device& d) {
+  std::string b = d.backend;
+  if (b == "cuda" && d.facts.is_object()) {
+    const std::string name = d.facts.value("name", "");
+    // Blackwell cards measured a larger runtime footprint (backends.json "cuda-blackwell").
+    if (name.find("RTX 50") != std::string::npos || name.find("Blackwell") != std::string::npos ||
+        name.find("B200") != std::string::npos || name.find("B300") != std::string::npos ||
+        name.find("GB10") != std::string::npos)
+      b = "cuda-blackwell";
+  }
+  const BackendInfo* be = cat.find_backend(b);
+  if (!be) be = cat.find_backend(d.backend);
+  const double mib = be ? be->overhead_mib : 512.0;
+  return static_cast<std::uint64_t>(mib * static_cast<double>(kMiB));
+}
+
+Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                         const KvOptions& kvo, const std::vector<PlacementDevice>& gpus,
+                         double ram_gib, const PlacementSettings& s) {
+  const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
+  const bool discrete = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [](const PlacementDevice& g) {
+    return g.device.kind == DeviceKind::Gpu;
+  });
+  if (!discrete) return place_unified(a, plan, kv, cb, gpus, ram_gib);
+
+  Placement p;
+  const int n_layer = static_cast<int>(a.n_layer_main());
+  const int n_dev = static_cast<int>(gpus.size());
+  p.n_layer = n_layer;
+  p.ngl = s.ngl < 0 ? n_layer + 1 : std::min(s.ngl, n_layer + 1);
+  p.n_cpu_moe = a.is_moe() ? std::clamp(s.n_cpu_moe, 0, n_layer) : 0;
+
+  // Split fractions: given (-ts) or proportional to each device's usable memory (llama.cpp uses
+  // free memory at load time, which is what usable memory stands for).
+  std::vector<double> split(static_cast<std::size_t>(n_dev), 0.0);
+  if (!s.tensor_split.empty()) {
+    if (static_cast<int>(s.tensor_split.size()) != n_dev)
+      throw InputError("bad_value", "tensor_split", "tensor_split needs one share per device (" +
+                                                        std::to_string(n_dev) + ")");
+    split = s.tensor_split;
+  } else {
+    for (int d = 0; d < n_dev; ++d) split[static_cast<std::size_t>(d)] = static_cast<double>(gpus[static_cast<std::size_t>(d)].usable_bytes) / kGiB;
+  }
+  p.split_shares = split;
+  double sum = 0;
+  for (double x : split) {
+    if (!(x >= 0) || !std::isfinite(x)) throw InputError("bad_value", "tensor_split", "shares must be non-negative numbers");
+    sum += x;
+  }
+  if (sum <= 0) throw InputError("bad_value", "tensor_split", "at least one share must be positive");
+  std::vector<double> cum(split.size());
+  double run = 0;
+  for (std::size_t d = 0; d < split.size(); ++d) {
+    split[d] /= sum;
+    run += split[d];
+    cum[d] = run;
+  }
+  p.split = split;
+
+  // Layer il -> device (llama_model::load_tensors): upper_bound over cumulative fractions.
+  const int i_gpu_start = std::max(n_layer - p.ngl, 0);
+  const int act_gpu_layers = std::min(p.ngl, n_layer + 1);
+  auto gpu_of = [&](int il) -> int {
+    if (il < i_gpu_start || act_gpu_layers <= 0) return -1;
+    const double x = static_cast<double>(il - i_gpu_start) / act_gpu_layers;
+    const auto it = std::upper_bound(cum.begin(), cum.end(), x);
+    return std::min(static_cast<int>(it - cum.begin()), n_dev - 1);
+  };
+  p.layer_device.resize(static_cast<std::size_t>(n_layer));
+  for (int il = 0; il < n_layer; ++il) p.layer_device[static_cast<std::size_t>(il)] = gpu_of(il);
+  const int out_dev = p.ngl > n_layer ? gpu_of(n_layer) : -1;
+
+  p.devices.resize(static_cast<std::size_t>(n_dev));
+  for (int d = 0; d < n_dev; ++d) {
+    DeviceLoad& L = p.devices[static_cast<std::size_t>(d)];
+    const auto& g = gpus[static_cast<std::size_t>(d)];
+    L.id = g.device.id;
+    L.name = g.device.name;
+    L.backend = g.device.backend;
+    L.usable_bytes = g.usable_bytes;
+    L.overhead_bytes = g.overhead_bytes;
+    L.split = split[static_cast<std::size_t>(d)];
+  }
+  DeviceLoad& H = p.host;
+  H.host = true;
+  H.id = "cpu";
+  H.name = "System RAM";
+  H.backend = "cpu";
+  auto at = [&](int dev) -> DeviceLoad& { return dev < 0 ? H : p.devices[static_cast<std::size_t>(dev)]; };
+
+  std::uint64_t largest_cpu_weight = 0;  // what op offload copies to the GPU for prompt batches
+  bool cpu_holds_layer_weights = false;
+  for (const auto& t : plan.tensors) {
+    if (is_mtp_layer(a, t.layer)) continue;  // NextN/MTP: TENSOR_SKIP, not loaded
+    int dev = -1;
+    if (t.role == TensorRole::TokenEmbd) {
+      dev = -1;  // the input layer always stays on the CPU
+      if (a.tied_embeddings && out_dev >= 0) add_weight(at(out_dev), t, a);  // duplicated output
+    } else if (t.layer < 0) {
+      dev = out_dev;  // output, output_norm: the output layer
+    } else {
+      dev = p.layer_device[static_cast<std::size_t>(t.layer)];
+      if (t.is_expert() && t.layer < p.n_cpu_moe) dev = -1;  // --n-cpu-moe
+    }
+    add_weight(at(dev), t, a);
+    if (dev < 0 && t.role != TensorRole::TokenEmbd) {
+      cpu_holds_layer_weights = true;
+      largest_cpu_weight = std::max(largest_cpu_weight, t.bytes);
+    }
+  }
+  if (a.tied_embeddings && out_dev < 0) {
+    // The output shares token_embd's CPU buffer: it is read in full for every token.
+    for (const auto& t : plan.tensors)
+      if (t.role == TensorRole::TokenEmbd) {
+        H.read_per_token_bytes += t.bytes;
+        cpu_holds_layer_weights = true;
+        largest_cpu_weight = std::max(largest_cpu_weight, t.bytes);
+      }
+  }
+  // KV cache beside its layer (offload_kqv, the default).
+  for (int il = 0; il < n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il) {
+    const int dev = p.layer_device[static_cast<std::size_t>(il)];
+    at(dev).kv_bytes += kv.per_layer[static_cast<std::size_t>(il)];
+    note_layer(at(dev), il);
+  }
+  if (out_dev >= 0) p.devices[static_cast<std::size_t>(out_dev)].has_output = true;
+  else H.has_output = true;
+
+  p.full_offload = !cpu_holds_layer_weights;
+  // Compute buffers: one layer's intermediates per device with layers; logits on the device of
+  // the output matmul. With partial offload the main GPU also runs the big CPU matmuls of prompt
+  // batches (op offload) and needs room for the copied weight and the logits.
+  const std::uint64_t ub = static_cast<std::uint64_t>(std::min<std::int64_t>(kvo.n_ubatch, kv.n_ctx));
+  for (int d = 0; d < n_dev; ++d) {
+    DeviceLoad& L = p.devices[static_cast<std::size_t>(d)];
+    const bool main_gpu = d == 0;
+    const bool logits_here = L.has_output || (main_gpu && out_dev < 0);
+    L.compute_bytes = device_compute_bytes(cb, L.n_layers > 0 || (main_gpu && !p.full_offload), logits_here);
+    if (main_gpu && !p.full_offload) {
+      L.op_offload_bytes = largest_cpu_weight;
+      L.compute_bytes += largest_cpu_weight;
+    }
+    if (n_dev > 1 && p.full_offload && p.n_cpu_moe == 0)  // pipeline parallelism: input copies
+      L.compute_bytes += (kSchedMaxCopies - 1) * 4 * ub * static_cast<std::uint64_t>(a.n_embd);
+    finish(L);
+  }
+  // Host: the embedding lookup's output, CPU layers' intermediates, logits if the output stays
+  // on the CPU, and the output buffer of n_vocab floats per sequence (§4.6).
+  H.compute_bytes = device_compute_bytes(cb, H.n_layers > 0, H.has_output) +
+                    4 * ub * static_cast<std::uint64_t>(a.n_embd);
+  H.compute_bytes += 4 * static_cast<std::uint64_t>(a.n_vocab) * static_cast<std::uint64_t>(std::max<std::int64_t>(1, kvo.n_seq));
+  H.usable_bytes = host_ram_usable(ram_gib);
+  finish(H);
+  if (ram_gib <= 0) H.fits = true;  // RAM not given: not a limit
+
+  p.ram_no_mmap_bytes = H.total_bytes;
+  p.page_cache_bytes = s.mmap ? H.weights_bytes : 0;
+  p.ram_mmap_bytes = H.total_bytes - H.weights_bytes;
+  p.ram_usable_bytes = H.usable_bytes;
+  // mmap only moves CPU weights to the page cache; to run at speed they must stay resident, so
+  // both ways need the same RAM (with mmap a machine short of RAM pages from disk instead).
+  p.ram_fits = H.fits;
+  p.fits = p.ram_fits;
+  for (const auto& L : p.devices) p.fits = p.fits && L.fits;
+  return p;
+}
+
+Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                     const KvOptions& kvo, const std::vector<PlacementDevice>& gpus, double ram_gib,
+                     bool mmap) {
+  PlacementSettings s;
+  s.mmap = mmap;
+  Placement best = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, s);
+  if (best.fits || best.unified) return best;
+
+  // Alternative split for several GPUs: proportional to what each has left for layers after
+  // its overhead and compute buffer (the default, by free memory, ignores those fixed costs).
+  std::vector<std::vector<double>> splits = {{}};
+  if (gpus.size() > 1) {
+    std::vector<double> room;
+    for (const auto& L : best.devices)
+      room.push_back(std::max(1.0, static_cast<double>(L.usable_bytes) -
+                                       static_cast<double>(L.overhead_bytes + L.compute_bytes)));
+    splits.push_back(room);
+  }
+  const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
+  // One setting over every split candidate: `fits` when some split fits the GPUs and the RAM,
+  // `gpus_ok` when some split fits the GPUs (the RAM may still be short).
+  struct Try {
+    bool fits = false, gpus_ok = false;
+  };
+  auto try_all_splits = [&](int ngl, int n_cpu_moe, Placement& out) {
+    std::vector<std::vector<double>> cands = splits;
+    if (gpus.size() > 1) {
+      auto g = greedy_split(a, plan, kv, cb, gpus, ngl < 0 ? best.n_layer + 1 : ngl, n_cpu_moe);
+      double total = 0;
+      for (double x : g) total += x;
+      if (total > 0) cands.push_back(g);  // no layer fits anywhere: nothing to try
+    }
+    Try t;
+    for (const auto& sp : cands) {
+      PlacementSettings st = s;
+      st.ngl = ngl;
+      st.n_cpu_moe = n_cpu_moe;
+      st.tensor_split = sp;
+      Placement p = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, st);
+      bool gpus_fit = true;
+      for (const auto& L : p.devices) gpus_fit = gpus_fit && L.fits;
+      t.gpus_ok = t.gpus_ok || gpus_fit;
+      if (p.fits) {
+        out = std::move(p);
+        t.fits = true;
+        return t;
+      }
+    }
+    return t;
+  };
+  // The first setting in `order` (a range of ints walked by index) whose GPUs fit, found by
+  // bisection: each step moves work off the GPUs, so what the GPUs hold only shrinks along the
+  // order and what the RAM holds only grows. The first setting whose GPUs fit is therefore the
+  // only candidate: if its RAM is short, every later one's is too. That is the answer a walk
+  // through every setting gives, in log2(n) placements instead of n (a 92-layer MoE offloaded:
+  // 7 instead of up to 92 per estimate).
+  auto first_fit = [&](int count, const std::function<Try(int, Placement&)>& at, Placement& out) {
+    int lo = 0, hi = count;  // answer in [lo, hi]; hi = none
+    Placement scratch;
+    while (lo < hi) {
+      const int mid = lo + (hi - lo) / 2;
+      if (at(mid, scratch).gpus_ok) hi = mid;
+      else lo = mid + 1;
+    }
+    return lo < count && at(lo, out).fits;
+  };
+  const int n_layer = best.n_layer;
+  Placement found;
+  if (try_all_splits(-1, 0, found).fits) return found;
+  if (ram_gib <= 0) return best;  // nowhere to offload to
+  // MoE: keep every layer on the GPUs and move the experts of the first N layers to the CPU.
+  if (a.is_moe() && first_fit(n_layer, [&](int i, Placement& o) { return try_all_splits(-1, i + 1, o); }, found))
+    return found;
+  // Then whole layers, from the top of the stack down (-ngl), experts of GPU layers kept there
+  // unless even that fails.
+  for (int moe : a.is_moe() ? std::vector<int>{0, n_layer} : std::vector<int>{0})
+    if (first_fit(n_layer + 1, [&](int i, Placement& o) { return try_all_splits(n_layer - i, moe, o); }, found))
+      return found;
+  return best;
+}
+
+}  // namespace wif

@@ -1,0 +1,429 @@
+// Hugging Face config.json -> Architecture. Each family names the same facts with different keys;
+// this file maps them, and refuses model types it does not know rather than guessing.
+#include <algorithm>
+#include <map>
+#include <sstream>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/scale_limits.hpp"
+
+namespace wif {
+namespace {
+
+struct Family {
+  const char* model_type;
+  const char* gguf_arch;
+  bool tied_default;  // the transformers config class default for tie_word_embeddings
+};
+
+// llama.cpp arch names (src/llama-arch.cpp) for each transformers model_type we import.
+constexpr Family kFamilies[] = {
+    {"llama", "llama", false},          {"mistral", "llama", false},
+    {"mixtral", "llama", false},        {"qwen2", "qwen2", false},
+    {"qwen2_moe", "qwen2moe", false},   {"qwen3", "qwen3", false},
+    {"qwen3_moe", "qwen3moe", false},   {"qwen3_next", "qwen3next", false},
+    {"glm4", "glm4", false},            {"glm4_moe", "glm4moe", false},
+    {"deepseek_v2", "deepseek2", false}, {"deepseek_v3", "deepseek2", false},
+    {"deepseek_v32", "deepseek2", false}, {"kimi_k2", "deepseek2", false},
+    {"gpt_oss", "gpt-oss", false},      {"gemma", "gemma", true},
+    {"gemma2", "gemma2", true},         {"gemma3", "gemma3", true},
+    {"gemma3_text", "gemma3", true},    {"phi3", "phi3", false},
+    {"cohere", "command-r", true},      {"cohere2", "cohere2", true},
+    {"llama4", "llama4", false},        {"llama4_text", "llama4", false},
+    {"minimax_m2", "minimax-m2", false}, {"ernie4_5", "ernie4_5", true},
+    {"ernie4_5_moe", "ernie4_5-moe", true}, {"hunyuan_v1_moe", "hunyuan-moe", false},
+    {"minicpm", "minicpm", false},      {"nemotron_h", "nemotron_h", false},
+    {"lfm2", "lfm2", true},             {"mistral3", "llama", false},
+    {"phi", "phi2", false},             {"starcoder2", "starcoder2", true},
+    {"ministral3", "mistral3", true},   {"glm4_moe_lite", "deepseek2", false},
+    {"glm_moe_dsa", "glm-dsa", false},  {"qwen3_5_text", "qwen35", true},
+    {"qwen3_5", "qwen35", true},        {"qwen3_5_moe_text", "qwen35moe", false},
+    {"qwen3_5_moe", "qwen35moe", false}, {"minimax_m3_vl", "minimax-m3", false},
+    {"minimax_m3", "minimax-m3", false}, {"lfm2_moe", "lfm2moe", true},
+    {"granite", "granite", true},       {"olmo2", "olmo2", false},
+};
+
+// Values the transformers config classes use when config.json omits the key (the file then
+// relies on the default). Gemma3TextConfig: vocab_size 262208, head_dim 256, sliding_window 4096,
+// max_position_embeddings 131072 (transformers models/gemma3/configuration_gemma3.py).
+json with_class_defaults(const std::string& mt, json c) {
+  auto def = [&c](const char* k, json v) {
+    if (!c.contains(k) || c[k].is_null()) c[k] = std::move(v);
+  };
+  if (mt == "gemma3_text" || mt == "gemma3") {
+    def("vocab_size", 262208);
+    def("head_dim", 256);
+    def("sliding_window", 4096);
+    def("max_position_embeddings", 131072);
+  }
+  return c;
+}
+
+const Family* find_family(const std::string& t) {
+  for (const auto& f : kFamilies)
+    if (t == f.model_type) return &f;
+  return nullptr;
+}
+
+// Multimodal configs keep the language model under text_config (Gemma 3, Llama 4, Mistral 3).
+const json& text_part(const json& cfg, std::string& path) {
+  if (cfg.contains("text_config") && cfg["text_config"].is_object() &&
+      !cfg.contains("num_hidden_layers")) {
+    path = join_path(path, "text_config");
+    return cfg["text_config"];
+  }
+  return cfg;
+}
+
+std::vector<std::string> string_list(const json& obj, const char* key, const std::string& path) {
+  std::vector<std::string> out;
+  if (!obj.contains(key) || obj[key].is_null()) return out;
+  const json& a = obj[key];
+  const std::string p = join_path(path, key);
+  if (!a.is_array()) throw InputError("bad_type", p, "expected a list at '" + p + "'");
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (!a[i].is_string())
+      throw InputError("bad_type", p + "[" + std::to_string(i) + "]", "expected a string");
+    out.push_back(a[i].get<std::string>());
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> supported_model_types() {
+  std::vector<std::string> v;
+  for (const auto& f : kFamilies) v.emplace_back(f.model_type);
+  return v;
+}
+
+const char* attn_kind_name(AttnKind k) {
+  switch (k) {
+    case AttnKind::Full: return "full";
+    case AttnKind::Sliding: return "sliding";
+    case AttnKind::Chunked: return "chunked";
+    case AttnKind::MLA: return "mla";
+    case AttnKind::Linear: return "linear";
+    case AttnKind::None: return "none";
+  }
+  return "full";
+}
+
+std::int64_t Architecture::n_layer_main() const {
+  return static_cast<std::int64_t>(
+      std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.is_mtp; }));
+}
+
+std::string Architecture::topology() const {
+  std::ostringstream s;
+  bool swa = false, lin = false, full = false;
+  for (const auto& l : layers) {
+    if (l.is_mtp) continue;
+    swa |= l.attn == AttnKind::Sliding || l.attn == AttnKind::Chunked;
+    lin |= l.attn == AttnKind::Linear;
+    full |= l.attn == AttnKind::Full;
+  }
+  if (is_moe())
+    s << "MoE " << moe.n_expert << "x" << moe.n_expert_used << " + ";
+  else
+    s << "dense + ";
+  if (is_mla())
+    s << "MLA";
+  else if (lin)
+    s << "hybrid linear/GQA";
+  else if (!layers.empty() && layers[0].n_head_kv == layers[0].n_head)
+    s << "MHA";
+  else if (!layers.empty() && layers[0].n_head_kv == 1)
+    s << "MQA";
+  else
+    s << "GQA";
+  if (swa) s << (full ? " + sliding window" : " (sliding window)");
+  return s.str();
+}
+
+namespace {
+Architecture build(const json& c, const json& config, const std::string& mt, const Family& fam,
+                   const std::string& path, const std::string& path0);
+}
+
+Architecture architecture_from_hf_config(const json& config, const std::string& path0) {
+  if (!config.is_object())
+    throw InputError("bad_type", path0, "a config.json must be a JSON object");
+  std::string path = path0;
+  const json& c = text_part(config, path);
+  std::string mt = opt_str(c, "model_type", path).value_or("");
+  if (mt.empty()) mt = opt_str(config, "model_type", path0).value_or("");
+  if (mt.empty())
+    throw InputError("missing_field", join_path(path, "model_type"),
+                     "config.json has no model_type, so its architecture is unknown");
+  const Family* fam = find_family(mt);
+  if (!fam)
+    throw InputError("unsupported_model_type", join_path(path, "model_type"),
+                     "model_type '" + mt + "' is not supported yet");
+
+  const json cfg_with_defaults = with_class_defaults(mt, c);
+  const json& c2 = cfg_with_defaults;
+  return build(c2, config, mt, *fam, path, path0);
+}
+
+namespace {
+Architecture build(const json& c, const json& config, const std::string& mt, const Family& famr,
+                   const std::string& path, const std::string& path0) {
+  const Family* fam = &famr;
+  Architecture a;
+  a.model_type = mt;
+  a.gguf_arch = fam->gguf_arch;
+  const std::int64_t kBig = 1 << 30;
+  // Ranges far beyond published models (hidden 16384, 126 layers), tight enough that a hostile
+  // value is refused before anything is allocated; limits.hpp then bounds their products.
+  constexpr std::int64_t kMaxTokens = std::int64_t{1} << 40;
+  a.n_embd = req_int(c, "hidden_size", path, 1, 1 << 20);
+  const std::int64_t n_layer = req_int(c, "num_hidden_layers", path, 1, 8192);
+  a.n_vocab = req_int(c, "vocab_size", path, 1, kBig);
+  a.n_ctx_train = opt_int_any(c, {"max_position_embeddings", "seq_length", "max_sequence_length"},
+                              path, 1, kMaxTokens)
+                      .value_or(0);
+  a.tied_embeddings = opt_bool(c, "tie_word_embeddings", path)
+                          .value_or(opt_bool(config, "tie_word_embeddings", path0)
+                                        .value_or(fam->tied_default));
+  if (auto dt = opt_str(c, "torch_dtype", path).value_or(opt_str(c, "dtype", path).value_or(""));
+      !dt.empty())
+    a.native_dtype = dt == "bfloat16" ? "bf16" : dt == "float16" ? "fp16" : dt == "float32" ? "fp32" : dt;
+
+  const std::int64_t n_head = opt_int(c, "num_attention_heads", path, 1, kBig).value_or(0);
+  if (n_head == 0 && mt != "lfm2")
+    throw InputError("missing_field", join_path(path, "num_attention_heads"),
+                     "'" + join_path(path, "num_attention_heads") + "' is required");
+  const std::int64_t n_head_kv =
+      opt_int_any(c, {"num_key_value_heads", "num_kv_heads"}, path, 1, kBig).value_or(n_head);
+  // Without head_dim the width is hidden_size / heads, which must divide; grouped-query
+  // attention shares each K/V head among a whole number of query heads (llama.cpp asserts both).
+  // MLA configs (kv_lora_rank) take their head widths from the qk/v head dims instead.
+  if (n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && !opt_int(c, "kv_lora_rank", path, 1, kBig) &&
+      a.n_embd % n_head != 0)
+    throw InputError("bad_value", join_path(path, "num_attention_heads"),
+                     "num_attention_heads (" + std::to_string(n_head) + ") does not divide hidden_size (" +
+                         std::to_string(a.n_embd) + ") and no head_dim is given");
+  if (n_head > 0 && (n_head_kv > n_head || n_head % n_head_kv != 0))
+    throw InputError("bad_value", join_path(path, c.contains("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads"),
+                     "the key/value heads (" + std::to_string(n_head_kv) + ") must divide the attention heads (" +
+                         std::to_string(n_head) + ")");
+  const std::int64_t head_dim =
+      opt_int(c, "head_dim", path, 1, kBig).value_or(n_head ? a.n_embd / n_head : 0);
+  std::int64_t n_ff = opt_int_any(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"},
+                                  path, 0, kBig)
+                          .value_or(0);
+  if (mt == "lfm2" && opt_bool(c, "block_auto_adjust_ff_dim", path).value_or(false)) {
+    // LFM2 shrinks the SwiGLU width to 2/3 and rounds up to block_multiple_of
+    // (transformers models/lfm2/modeling_lfm2.py, Lfm2MLP).
+    const std::int64_t mult = opt_int(c, "block_multiple_of", path, 1, kBig).value_or(256);
+    n_ff = (2 * n_ff / 3 + mult - 1) / mult * mult;
+  }
+
+  a.qkv_bias = opt_bool(c, "attention_bias", path).value_or(mt == "qwen2" || mt == "qwen2_moe");
+  const bool qwen_hybrid = mt == "qwen3_next" || mt.rfind("qwen3_5", 0) == 0;
+  a.attn_out_gate = qwen_hybrid || opt_bool(c, "attn_output_gate", path).value_or(false);
+  a.indexer_heads = opt_int(c, "index_n_heads", path, 0, 4096).value_or(0);
+  a.indexer_head_dim = opt_int(c, "index_head_dim", path, 0, 65536).value_or(0);
+  a.qk_norm = mt == "qwen3" || mt == "qwen3_moe" || qwen_hybrid || mt == "gemma3" ||
+              mt == "gemma3_text" || mt == "minimax_m2" || opt_bool(c, "use_qk_norm", path).value_or(false);
+  a.post_norms = mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text" || mt == "glm4";
+  a.fused_qkv = mt == "phi3";
+  a.ffn_gated = mt != "nemotron_h";
+  if (mt == "gpt_oss") {
+    a.qkv_bias = true;
+    a.out_bias = true;
+    a.attn_sinks = true;
+    a.moe.expert_bias = true;
+  }
+
+  // ---- MoE ----
+  a.moe.n_expert = opt_int_any(c, {"n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"},
+                               path, 0, 1 << 20).value_or(0);
+  a.moe.n_expert_used = opt_int_any(c, {"num_experts_per_tok", "experts_per_token", "moe_k", "moe_topk"},
+                                    path, 0, 1 << 20).value_or(0);
+  if (a.moe.n_expert > 1) {
+    if (a.moe.n_expert_used <= 0 || a.moe.n_expert_used > a.moe.n_expert)
+      throw InputError("bad_value", join_path(path, "num_experts_per_tok"),
+                       "an MoE config needs experts per token between 1 and the expert count");
+    a.moe.n_ff_exp = opt_int_any(c, {"moe_intermediate_size", "expert_ffn_hidden_size"}, path, 1, kBig)
+                         .value_or(n_ff);
+    if (mt.rfind("llama4", 0) == 0) a.moe.n_ff_exp = n_ff;  // Llama 4: intermediate_size is the expert width
+    a.moe.n_shared = opt_int_any(c, {"n_shared_experts", "num_shared_experts", "moe_num_shared_experts"},
+                                 path, 0, 64).value_or(0);
+    if (auto sh = opt_int_any(c, {"shared_expert_intermediate_size", "moe_shared_expert_intermediate_size"}, path, 0, kBig);
+        sh && *sh > 0) {
+      a.moe.n_shared = std::max<std::int64_t>(a.moe.n_shared, 1);
+      a.moe.n_ff_shexp = *sh;
+    }
+    if (mt.rfind("llama4", 0) == 0) a.moe.n_shared = 1;
+    if (a.moe.n_shared > 0 && a.moe.n_ff_shexp == 0) a.moe.n_ff_shexp = a.moe.n_ff_exp;
+    a.moe.has_router_bias = mt == "deepseek_v3" || mt == "deepseek_v32" || mt == "kimi_k2" ||
+                            mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
+                            mt == "glm_moe_dsa" || opt_bool(c, "use_routing_bias", path).value_or(false) ||
+                            opt_bool(c, "use_expert_bias", path).value_or(false) ||
+                            opt_str(c, "topk_method", path).value_or("") == "noaux_tc";
+  } else {
+    a.moe = MoeSpec{};
+  }
+  const std::int64_t first_dense = opt_int_any(c, {"first_k_dense_replace", "moe_layer_start_index", "num_dense_layers"},
+                                               path, 0, n_layer).value_or(0);
+  const std::int64_t sparse_step = opt_int_any(c, {"decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval"},
+                                               path, 1, n_layer).value_or(1);
+  std::vector<std::int64_t> mlp_only;
+  if (c.contains("mlp_only_layers") && c["mlp_only_layers"].is_array())
+    for (std::size_t i = 0; i < c["mlp_only_layers"].size(); ++i)
+      mlp_only.push_back(int_value(c["mlp_only_layers"][i], join_path(path, "mlp_only_layers") + "[" + std::to_string(i) + "]", 0, n_layer));
+  // Some MoE configs give the dense-layer width under its own key.
+  const std::int64_t dense_ff =
+      opt_int_any(c, {"intermediate_size_mlp", "dense_intermediate_size"}, path, 1, kBig).value_or(n_ff);
+  if (mt.rfind("minimax_m3", 0) == 0 && a.is_moe()) {
+    a.moe.n_ff_exp = n_ff;  // MiniMax M3: intermediate_size is the expert width
+    if (auto sh = opt_int(c, "shared_intermediate_size", path, 0, kBig)) a.moe.n_ff_shexp = *sh;
+  }
+  // A per-layer MoE mask (MiniMax M3 "moe_layer_freq": [0, 0, 0, 1, …]).
+  std::vector<bool> moe_mask;
+  if (c.contains("moe_layer_freq") && c["moe_layer_freq"].is_array()) {
+    const auto& f = c["moe_layer_freq"];
+    if (static_cast<std::int64_t>(f.size()) != n_layer)
+      throw InputError("bad_value", join_path(path, "moe_layer_freq"), "moe_layer_freq needs one entry per layer");
+    for (std::size_t i = 0; i < f.size(); ++i)
+      moe_mask.push_back(int_value(f[i], join_path(path, "moe_layer_freq") + "[" + std::to_string(i) + "]", 0, 1) == 1);
+  }
+  // LFM2 lists its attention layers by index.
+  std::vector<std::int64_t> full_attn_idxs;
+  if (c.contains("full_attn_idxs") && c["full_attn_idxs"].is_array())
+    for (std::size_t i = 0; i < c["full_attn_idxs"].size(); ++i)
+      full_attn_idxs.push_back(int_value(c["full_attn_idxs"][i], join_path(path, "full_attn_idxs") + "[" + std::to_string(i) + "]", 0, n_layer));
+
+  // ---- MLA ----
+  if (auto kvr = opt_int(c, "kv_lora_rank", path, 1, kBig)) {
+    a.mla.kv_lora_rank = *kvr;
+    a.mla.q_lora_rank = opt_int(c, "q_lora_rank", path, 0, kBig).value_or(0);
+    a.mla.qk_rope_dim = req_int(c, "qk_rope_head_dim", path, 1, kBig);
+    a.mla.qk_nope_dim = req_int(c, "qk_nope_head_dim", path, 0, kBig);
+    a.mla.v_head_dim = req_int(c, "v_head_dim", path, 1, kBig);
+  }
+
+  // ---- which layers attend how ----
+  std::vector<std::string> layer_types = string_list(c, "layer_types", path);
+  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != n_layer)
+    throw InputError("bad_value", join_path(path, "layer_types"),
+                     "layer_types has " + std::to_string(layer_types.size()) + " entries for " +
+                         std::to_string(n_layer) + " layers");
+  const std::int64_t window = opt_int(c, "sliding_window", path, 0, kMaxTokens).value_or(0);
+  std::int64_t swa_pattern = opt_int(c, "sliding_window_pattern", path, 0, n_layer + 1).value_or(0);
+  if (swa_pattern == 0 && mt == "gemma2") swa_pattern = 2;
+  if (swa_pattern == 0 && (mt == "gemma3" || mt == "gemma3_text")) swa_pattern = 6;
+  if (swa_pattern == 0 && mt == "cohere2") swa_pattern = 4;
+  const std::string hybrid = opt_str(c, "hybrid_override_pattern", path).value_or("");
+  if (!hybrid.empty() && static_cast<std::int64_t>(hybrid.size()) != n_layer)
+    throw InputError("bad_value", join_path(path, "hybrid_override_pattern"),
+                     "hybrid_override_pattern length differs from num_hidden_layers");
+  const std::int64_t full_interval = opt_int(c, "full_attention_interval", path, 1, n_layer).value_or(4);
+
+  // Recurrent state shapes.
+  if (qwen_hybrid) {
+    auto& r = a.recurrent;
+    r.kind = "gated_delta_net";
+    r.d_conv = req_int(c, "linear_conv_kernel_dim", path, 1, 64);
+    r.n_k_heads = req_int(c, "linear_num_key_heads", path, 1, kBig);
+    r.n_v_heads = req_int(c, "linear_num_value_heads", path, 1, kBig);
+    r.k_head_dim = req_int(c, "linear_key_head_dim", path, 1, kBig);
+    r.v_head_dim = req_int(c, "linear_value_head_dim", path, 1, kBig);
+    r.d_inner = r.n_v_heads * r.v_head_dim;
+    r.d_state = r.k_head_dim;
+    r.n_group = r.n_k_heads;
+  } else if (mt == "nemotron_h") {
+    auto& r = a.recurrent;
+    r.kind = "mamba2";
+    r.d_conv = opt_int(c, "conv_kernel", path, 1, 64).value_or(4);
+    const std::int64_t mh = req_int(c, "mamba_num_heads", path, 1, kBig);
+    const std::int64_t md = req_int(c, "mamba_head_dim", path, 1, kBig);
+    r.d_inner = mh * md;
+    r.n_v_heads = mh;
+    r.d_state = req_int(c, "ssm_state_size", path, 1, kBig);
+    r.n_group = opt_int(c, "n_groups", path, 1, kBig).value_or(1);
+  } else if (mt == "lfm2" || mt == "lfm2_moe") {
+    a.recurrent.kind = "shortconv";
+    a.recurrent.l_cache = req_int(c, "conv_L_cache", path, 1, 64);
+  }
+
+  const std::int64_t n_mtp = (mt == "glm4_moe")
+      ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
+  for (std::int64_t il = 0; il < n_layer + n_mtp; ++il) {
+    LayerSpec L;
+    L.is_mtp = il >= n_layer;
+    L.n_head = n_head;
+    L.n_head_kv = n_head_kv;
+    L.head_dim_k = head_dim;
+    L.head_dim_v = head_dim;
+    const std::int64_t li = L.is_mtp ? n_layer - 1 : il;  // MTP layers mirror the last layer
+    if (a.is_mla()) {
+      L.attn = AttnKind::MLA;
+      L.head_dim_k = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
+      L.head_dim_v = a.mla.v_head_dim;
+    }
+    if (!layer_types.empty()) {
+      const std::string& t = layer_types[li];
+      if (t == "sliding_attention" || t == "sliding") L.attn = AttnKind::Sliding;
+      else if (t == "chunked_attention") L.attn = AttnKind::Chunked;
+      else if (t == "linear_attention" || t == "conv" || t == "mamba") L.attn = AttnKind::Linear;
+      else if (t == "full_attention" || t == "attention") {}
+      else throw InputError("bad_value", join_path(path, "layer_types") + "[" + std::to_string(li) + "]",
+                            "unknown layer type '" + t + "'");
+    } else if (swa_pattern > 1 && window > 0) {
+      if (li % swa_pattern < swa_pattern - 1) L.attn = AttnKind::Sliding;
+    } else if (qwen_hybrid) {
+      if ((li + 1) % full_interval != 0) L.attn = AttnKind::Linear;
+    } else if (!full_attn_idxs.empty()) {
+      if (std::find(full_attn_idxs.begin(), full_attn_idxs.end(), li) == full_attn_idxs.end())
+        L.attn = AttnKind::Linear;
+    } else if (mt.rfind("llama4", 0) == 0) {
+      const std::int64_t step = opt_int(c, "no_rope_layer_interval", path, 1, n_layer).value_or(4);
+      if (auto chunk = opt_int(c, "attention_chunk_size", path, 1, kMaxTokens);
+          chunk && (li + 1) % step != 0) {
+        L.attn = AttnKind::Chunked;
+        L.window = *chunk;
+      }
+    } else if (mt == "mistral" && window > 0 && window < a.n_ctx_train) {
+      L.attn = AttnKind::Sliding;  // Mistral 7B v0.1 style window on every layer
+    }
+    if (L.attn == AttnKind::Sliding) L.window = window;
+    if (!hybrid.empty()) {
+      const char k = hybrid[li];
+      if (k == 'M') { L.attn = AttnKind::Linear; L.ffn = FfnKind::None; }
+      else if (k == '*') { L.ffn = FfnKind::None; }
+      else if (k == '-') { L.attn = AttnKind::None; L.ffn = FfnKind::Dense; }
+      else if (k == 'E') { L.attn = AttnKind::None; L.ffn = FfnKind::MoE; }
+      else throw InputError("bad_value", join_path(path, "hybrid_override_pattern"),
+                            std::string("unknown block letter '") + k + "'");
+    }
+    if (L.attn == AttnKind::Linear || L.attn == AttnKind::None) {
+      L.n_head_kv = 0;
+      L.has_kv = false;
+    }
+    // FFN kind unless the hybrid pattern fixed it.
+    if (hybrid.empty()) {
+      const bool moe_layer =
+          a.is_moe() && (moe_mask.empty() ? (li >= first_dense && ((li + 1) % sparse_step == 0 || sparse_step == 1))
+                                          : static_cast<bool>(moe_mask[static_cast<std::size_t>(li)])) &&
+          std::find(mlp_only.begin(), mlp_only.end(), li) == mlp_only.end();
+      L.ffn = moe_layer ? FfnKind::MoE : FfnKind::Dense;
+    }
+    if (L.ffn == FfnKind::Dense) {
+      L.n_ff = dense_ff;
+      if (L.n_ff <= 0)
+        throw InputError("missing_field", join_path(path, "intermediate_size"),
+                         "a dense feed-forward layer needs intermediate_size");
+    }
+    a.layers.push_back(L);
+  }
+  check_architecture_scale(a, path);
+  return a;
+}
+
+}  // namespace
+}  // namespace wif

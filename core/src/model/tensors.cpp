@@ -1,0 +1,209 @@
+// Tensor names and shapes follow llama.cpp's per-architecture loaders (src/llama-model.cpp,
+// load_tensors) and tensor name table (src/llama-arch.cpp). Only what affects bytes is modelled.
+#include "willitfit/model/tensors.hpp"
+
+namespace wif {
+namespace {
+
+struct Builder {
+  std::vector<Tensor>& out;
+  GgmlType ftype;
+
+  void add(const std::string& name, std::initializer_list<std::int64_t> shape, int layer,
+           TensorRole role) {
+    Tensor t;
+    t.name = name;
+    int i = 0;
+    for (std::int64_t d : shape) t.ne[i++] = d;
+    t.n_dims = static_cast<int>(shape.size());
+    while (t.n_dims > 1 && t.ne[t.n_dims - 1] == 1) --t.n_dims;
+    t.layer = layer;
+    t.role = role;
+    const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
+    // Converter (engine-facts §2.7): 1-D tensors, norms, non-".weight" tensors and routers are F32.
+    const bool f32 = t.n_dims <= 1 || !weight || role == TensorRole::Norm ||
+                     role == TensorRole::Router || role == TensorRole::Bias ||
+                     name.find("ssm_conv1d") != std::string::npos ||
+                     name.find("shortconv.conv") != std::string::npos;
+    t.quantizable = !f32;
+    t.type = f32 ? GgmlType::F32 : ftype;
+    t.bytes = static_cast<std::uint64_t>(t.n_elements()) * (f32 ? 4u : 2u);
+    out.push_back(std::move(t));
+  }
+};
+
+std::string blk(int il, const char* what) { return "blk." + std::to_string(il) + "." + what; }
+
+void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
+  const std::int64_t E = a.n_embd;
+  if (L.attn == AttnKind::MLA) {
+    const auto& m = a.mla;
+    const std::int64_t qk = m.qk_nope_dim + m.qk_rope_dim;
+    if (m.q_lora_rank > 0) {
+      b.add(blk(il, "attn_q_a.weight"), {E, m.q_lora_rank}, il, TensorRole::AttnOther);
+      b.add(blk(il, "attn_q_a_norm.weight"), {m.q_lora_rank}, il, TensorRole::Norm);
+      b.add(blk(il, "attn_q_b.weight"), {m.q_lora_rank, L.n_head * qk}, il, TensorRole::AttnOther);
+    } else {
+      b.add(blk(il, "attn_q.weight"), {E, L.n_head * qk}, il, TensorRole::AttnQ);
+    }
+    b.add(blk(il, "attn_kv_a_mqa.weight"), {E, m.kv_lora_rank + m.qk_rope_dim}, il, TensorRole::AttnOther);
+    b.add(blk(il, "attn_kv_a_norm.weight"), {m.kv_lora_rank}, il, TensorRole::Norm);
+    // Current converters split kv_b into per-head K and V absorption matrices.
+    b.add(blk(il, "attn_k_b.weight"), {m.qk_nope_dim, m.kv_lora_rank, L.n_head}, il, TensorRole::AttnOther);
+    b.add(blk(il, "attn_v_b.weight"), {m.kv_lora_rank, m.v_head_dim, L.n_head}, il, TensorRole::AttnOther);
+    b.add(blk(il, "attn_output.weight"), {L.n_head * m.v_head_dim, E}, il, TensorRole::AttnOut);
+    if (a.indexer_heads > 0) {  // DeepSeek sparse attention "lightning indexer"
+      const std::int64_t qin = m.q_lora_rank > 0 ? m.q_lora_rank : E;
+      b.add(blk(il, "indexer.q_proj.weight"), {qin, a.indexer_heads * a.indexer_head_dim}, il, TensorRole::AttnOther);
+      b.add(blk(il, "indexer.k_proj.weight"), {E, a.indexer_head_dim}, il, TensorRole::AttnOther);
+      b.add(blk(il, "indexer.k_norm.weight"), {a.indexer_head_dim}, il, TensorRole::Norm);
+      b.add(blk(il, "indexer.weights_proj.weight"), {E, a.indexer_heads}, il, TensorRole::Router);
+    }
+    return;
+  }
+  if (L.attn == AttnKind::Linear) {
+    const auto& r = a.recurrent;
+    if (r.kind == "gated_delta_net") {  // Qwen3-Next linear-attention layers
+      const std::int64_t key_dim = r.n_k_heads * r.k_head_dim, val_dim = r.n_v_heads * r.v_head_dim;
+      b.add(blk(il, "attn_qkv.weight"), {E, 2 * key_dim + val_dim}, il, TensorRole::AttnQKV);
+      b.add(blk(il, "attn_gate.weight"), {E, val_dim}, il, TensorRole::AttnOther);
+      b.add(blk(il, "ssm_conv1d.weight"), {r.d_conv, 2 * key_dim + val_dim}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_dt.bias"), {r.n_v_heads}, il, TensorRole::Bias);
+      b.add(blk(il, "ssm_a"), {r.n_v_heads}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_ba.weight"), {E, 2 * r.n_v_heads}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_norm.weight"), {r.v_head_dim}, il, TensorRole::Norm);
+      b.add(blk(il, "ssm_out.weight"), {val_dim, E}, il, TensorRole::Ssm);
+    } else if (r.kind == "mamba2") {
+      const std::int64_t gs = r.n_group * r.d_state;
+      b.add(blk(il, "ssm_in.weight"), {E, 2 * r.d_inner + 2 * gs + r.n_v_heads}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_conv1d.weight"), {r.d_conv, r.d_inner + 2 * gs}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_conv1d.bias"), {r.d_inner + 2 * gs}, il, TensorRole::Bias);
+      b.add(blk(il, "ssm_dt.bias"), {r.n_v_heads}, il, TensorRole::Bias);
+      b.add(blk(il, "ssm_a"), {1, r.n_v_heads}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_d"), {1, r.n_v_heads}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_norm.weight"), {r.d_inner / r.n_group, r.n_group}, il, TensorRole::Norm);
+      b.add(blk(il, "ssm_out.weight"), {r.d_inner, E}, il, TensorRole::Ssm);
+    } else if (r.kind == "shortconv") {  // LFM2 convolution blocks
+      b.add(blk(il, "shortconv.conv.weight"), {r.l_cache, E}, il, TensorRole::Ssm);
+      b.add(blk(il, "shortconv.in_proj.weight"), {E, 3 * E}, il, TensorRole::Ssm);
+      b.add(blk(il, "shortconv.out_proj.weight"), {E, E}, il, TensorRole::Ssm);
+    }
+    return;
+  }
+  if (L.attn == AttnKind::None) return;
+  const std::int64_t q = L.n_head * L.head_dim_k, k = L.n_head_kv * L.head_dim_k,
+                     v = L.n_head_kv * L.head_dim_v;
+  if (a.fused_qkv) {
+    b.add(blk(il, "attn_qkv.weight"), {E, q + k + v}, il, TensorRole::AttnQKV);
+  } else {
+    // Qwen3-Next full-attention layers project a gate together with the queries.
+    const std::int64_t qw = a.attn_out_gate ? 2 * q : q;
+    b.add(blk(il, "attn_q.weight"), {E, qw}, il, TensorRole::AttnQ);
+    b.add(blk(il, "attn_k.weight"), {E, k}, il, TensorRole::AttnK);
+    b.add(blk(il, "attn_v.weight"), {E, v}, il, TensorRole::AttnV);
+    if (a.qkv_bias) {
+      b.add(blk(il, "attn_q.bias"), {q}, il, TensorRole::Bias);
+      b.add(blk(il, "attn_k.bias"), {k}, il, TensorRole::Bias);
+      b.add(blk(il, "attn_v.bias"), {v}, il, TensorRole::Bias);
+    }
+  }
+  if (a.qk_norm) {
+    b.add(blk(il, "attn_q_norm.weight"), {L.head_dim_k}, il, TensorRole::Norm);
+    b.add(blk(il, "attn_k_norm.weight"), {L.head_dim_k}, il, TensorRole::Norm);
+  }
+  b.add(blk(il, "attn_output.weight"), {L.n_head * L.head_dim_v, E}, il, TensorRole::AttnOut);
+  if (a.out_bias) b.add(blk(il, "attn_output.bias"), {E}, il, TensorRole::Bias);
+  if (a.attn_sinks) b.add(blk(il, "attn_sinks.weight"), {L.n_head}, il, TensorRole::Norm);
+}
+
+void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
+  const std::int64_t E = a.n_embd;
+  if (L.ffn == FfnKind::Dense) {
+    if (a.fused_qkv) {  // Phi-3 fuses gate and up as well
+      b.add(blk(il, "ffn_up.weight"), {E, 2 * L.n_ff}, il, TensorRole::FfnUp);
+    } else {
+      if (a.ffn_gated)  // Nemotron-H MLP is up/down with squared ReLU
+        b.add(blk(il, "ffn_gate.weight"), {E, L.n_ff}, il, TensorRole::FfnGate);
+      b.add(blk(il, "ffn_up.weight"), {E, L.n_ff}, il, TensorRole::FfnUp);
+    }
+    b.add(blk(il, "ffn_down.weight"), {L.n_ff, E}, il, TensorRole::FfnDown);
+    return;
+  }
+  if (L.ffn != FfnKind::MoE) return;
+  const auto& m = a.moe;
+  b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
+  if (m.expert_bias) b.add(blk(il, "ffn_gate_inp.bias"), {m.n_expert}, il, TensorRole::Bias);
+  if (m.has_router_bias) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
+  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
+  b.add(blk(il, "ffn_up_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
+  b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, E, m.n_expert}, il, TensorRole::ExpDown);
+  if (m.expert_bias) {
+    b.add(blk(il, "ffn_gate_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);
+    b.add(blk(il, "ffn_up_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);
+    b.add(blk(il, "ffn_down_exps.bias"), {E, m.n_expert}, il, TensorRole::Bias);
+  }
+  if (m.n_shared > 0) {
+    const std::int64_t sh = m.n_ff_shexp * m.n_shared;
+    if (a.ffn_gated) b.add(blk(il, "ffn_gate_shexp.weight"), {E, sh}, il, TensorRole::FfnGate);
+    b.add(blk(il, "ffn_up_shexp.weight"), {E, sh}, il, TensorRole::FfnUp);
+    b.add(blk(il, "ffn_down_shexp.weight"), {sh, E}, il, TensorRole::FfnDown);
+    if (a.model_type == "qwen2_moe" || a.model_type == "qwen3_next" || a.model_type.rfind("qwen3_5", 0) == 0)
+      b.add(blk(il, "ffn_gate_inp_shexp.weight"), {E}, il, TensorRole::Router);
+  }
+}
+
+}  // namespace
+
+std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type) {
+  std::vector<Tensor> out;
+  Builder b{out, float_type};
+  const std::int64_t E = a.n_embd;
+  b.add("token_embd.weight", {E, a.n_vocab}, -1, TensorRole::TokenEmbd);
+  b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
+  if (!a.tied_embeddings) b.add("output.weight", {E, a.n_vocab}, -1, TensorRole::Output);
+  for (int il = 0; il < static_cast<int>(a.layers.size()); ++il) {
+    const LayerSpec& L = a.layers[il];
+    if (L.attn != AttnKind::None || a.model_type != "nemotron_h")
+      b.add(blk(il, "attn_norm.weight"), {E}, il, TensorRole::Norm);
+    attention(b, a, L, il);
+    if (a.post_norms) b.add(blk(il, "post_attention_norm.weight"), {E}, il, TensorRole::Norm);
+    if (L.ffn != FfnKind::None) {
+      if (a.model_type != "nemotron_h") b.add(blk(il, "ffn_norm.weight"), {E}, il, TensorRole::Norm);
+      feed_forward(b, a, L, il);
+      if (a.post_norms) b.add(blk(il, "post_ffw_norm.weight"), {E}, il, TensorRole::Norm);
+    }
+    if (L.is_mtp) {  // GLM-4.5 NextN block extras (embedding and head are shared, not stored)
+      b.add(blk(il, "nextn.eh_proj.weight"), {2 * E, E}, il, TensorRole::Other);
+      b.add(blk(il, "nextn.enorm.weight"), {E}, il, TensorRole::Norm);
+      b.add(blk(il, "nextn.hnorm.weight"), {E}, il, TensorRole::Norm);
+      b.add(blk(il, "nextn.shared_head_norm.weight"), {E}, il, TensorRole::Norm);
+    }
+  }
+  return out;
+}
+
+ParamCounts count_params(const Architecture& a) {
+  ParamCounts pc;
+  const double used_frac =
+      a.is_moe() ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
+  double active = 0;
+  for (const auto& t : enumerate_tensors(a)) {
+    const std::int64_t n = t.n_elements();
+    pc.total += n;
+    if (t.role == TensorRole::TokenEmbd) pc.embedding += n;
+    const bool mtp = t.layer >= 0 && a.layers[static_cast<std::size_t>(t.layer)].is_mtp;
+    if (mtp) pc.mtp += n;
+    if (t.is_expert()) {
+      pc.experts += n;
+      if (!mtp) active += static_cast<double>(n) * used_frac;
+    } else if (!mtp && t.role != TensorRole::TokenEmbd) {
+      active += static_cast<double>(n);
+    }
+  }
+  // The embedding lookup reads one row; tied models still read the full matrix as the output.
+  if (a.tied_embeddings) active += static_cast<double>(a.n_embd) * static_cast<double>(a.n_vocab);
+  pc.active = static_cast<std::int64_t>(active);
+  return pc;
+}
+
+}  // namespace wif

@@ -1,0 +1,174 @@
+#include "willitfit/money/cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/estimate.hpp"
+
+namespace wif {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+
+Throughput parse_speed(const json& q, const std::string& path) {
+  Throughput t;
+  t.decode_tps = req_num(q, "decode_tps", path, 0.000001, 1e9);
+  t.concurrency = static_cast<int>(opt_int(q, "concurrency", path, 1, 100000).value_or(1));
+  t.batched_tps = opt_num(q, "batched_tps", path, 0.000001, 1e12).value_or(0.0);
+  return t;
+}
+
+json per_million(double usd_hour, const Throughput& t) {
+  json j = {{"single", usd_per_million_tokens(usd_hour, t.decode_tps)}, {"decode_tps", t.decode_tps}};
+  if (t.batched_tps > 0) {
+    j["batched"] = usd_per_million_tokens(usd_hour, t.batched_tps);
+    j["batched_tps"] = t.batched_tps;
+    j["concurrency"] = t.concurrency;
+  }
+  return j;
+}
+
+double round_cents(double x) { return std::round(x * 100.0) / 100.0; }
+
+}  // namespace
+
+double usd_per_million_tokens(double usd_per_hour, double tps) {
+  if (tps <= 0) return 0.0;
+  return usd_per_hour / (tps * 3600.0) * 1e6;
+}
+
+double billed_hours_per_month(const std::string& billing, double hours_per_day) {
+  if (billing == "monthly") return 24.0 * kDaysPerMonth;
+  if (billing == "per-hour") return std::ceil(hours_per_day) * kDaysPerMonth;
+  return hours_per_day * kDaysPerMonth;  // per-second and per-minute: what is used
+}
+
+CostRequest parse_cost_request(const Catalog& cat, const json& q) {
+  if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  CostRequest r;
+  if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
+  r.device = resolve_device(cat, q["hardware"], "hardware");
+  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
+  r.owned = parse_speed(q, "");
+  if (q.contains("speeds")) {
+    if (!q["speeds"].is_object()) throw InputError("bad_type", "speeds", "speeds maps a device id to {decode_tps, batched_tps}");
+    for (const auto& [id, v] : q["speeds"].items()) {
+      if (!v.is_object()) throw InputError("bad_type", "speeds." + id, "expected {decode_tps, batched_tps}");
+      r.speeds[id] = parse_speed(v, "speeds." + id);
+    }
+  }
+  r.market = opt_str(q, "market", "").value_or("US");
+  const json* mk = nullptr;
+  for (const auto& m : cat.markets())
+    if (m.value("id", "") == r.market) mk = &m;
+  if (auto p = opt_num(q, "price_kwh_usd", "", 0, 100)) {
+    r.price_kwh_usd = *p;
+    r.price_source = "given";
+  } else {
+    if (!mk) {
+      std::string ids;
+      for (const auto& m : cat.markets()) ids += (ids.empty() ? "" : ", ") + m.value("id", "");
+      throw InputError("bad_value", "market", "unknown market '" + r.market + "'; known: " + ids);
+    }
+    r.price_kwh_usd = (*mk)["price_kwh_local"].get<double>() * (*mk)["usd_per_unit"].get<double>();
+    r.price_source = mk->value("source", "");
+  }
+  r.power_w = opt_num(q, "power_w", "", 0, 1e7).value_or(r.device.tdp_w * r.count);
+  r.purchase_usd = opt_num(q, "purchase_usd", "", 0, 1e9).value_or(r.device.price_usd * r.count);
+  r.amortization_months = opt_num(q, "amortization_months", "", 1, 600).value_or(36);
+  r.hours_per_day = opt_num(q, "hours_per_day", "", 0.01, 24).value_or(8);
+  r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(36));
+  r.offer = opt_str(q, "offer", "").value_or("");
+  if (auto g = opt_num(q, "memory_gib", "", 0, 1e7)) {
+    r.need_bytes = static_cast<std::uint64_t>(*g * kGiB);
+  } else if (q.contains("model")) {
+    json eq = q;  // the same document, read as an estimate request on the owned hardware
+    for (const char* k : {"decode_tps", "batched_tps", "concurrency", "speeds", "market", "price_kwh_usd",
+                          "power_w", "purchase_usd", "amortization_months", "hours_per_day", "months", "offer"})
+      eq.erase(k);
+    const EstimateRequest er = parse_request(cat, eq);
+    r.need_bytes = run_estimate(cat, er).total_bytes;
+  }
+  return r;
+}
+
+json cost_to_json(const Catalog& cat, const CostRequest& r) {
+  const double hours_month = r.hours_per_day * kDaysPerMonth;
+  const double elec_month = r.power_w / 1000.0 * hours_month * r.price_kwh_usd;
+  const double amort_month = r.purchase_usd / r.amortization_months;
+  const double elec_hour = r.power_w / 1000.0 * r.price_kwh_usd;
+  const double owned_hour = elec_hour + amort_month / hours_month;
+  json owned = {{"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"count", r.count}}},
+                {"power_w", r.power_w}, {"purchase_usd", r.purchase_usd},
+                {"amortization_months", r.amortization_months},
+                {"per_hour_usd", {{"electricity", elec_hour}, {"amortization", amort_month / hours_month},
+                                  {"total", owned_hour}}},
+                {"electricity_per_month_usd", elec_month},
+                {"per_million_tokens_usd", per_million(owned_hour, r.owned)},
+                {"electricity_only_per_million_tokens_usd", per_million(elec_hour, r.owned)}};
+
+  json offers = json::array();
+  const json* chosen = nullptr;
+  double chosen_month = 0;
+  for (const auto& o : cat.clouds()) {
+    const double vram = o.value("vram_gb", 0.0);  // total over the instance's GPUs (clouds.json)
+    // What the instance holds is what its GPUs leave usable (device.hpp: the CUDA/ROCm context
+    // and driver reserve), the same rule the owned estimate's verdict uses, applied to the
+    // smaller of the catalog device's memory and the offer's stated memory per GPU (providers
+    // quote what nvidia-smi shows, some B200 offers 179 of 180). An offer whose device is not in
+    // the catalog is judged on its stated GB (10^9 bytes), the stricter reading.
+    const int gpus = std::max(1, o.value("gpu_count", 1));
+    const Device* dev = cat.find_device(o.value("device", ""));
+    double usable = vram * 1e9;
+    if (dev) {
+      Device per_gpu = *dev;
+      if (vram > 0) per_gpu.memory_gib = std::min(per_gpu.memory_gib, vram / gpus);
+      usable = static_cast<double>(usable_memory(per_gpu).usable_bytes) * gpus;
+    }
+    if (r.need_bytes > 0 && usable < static_cast<double>(r.need_bytes)) continue;
+    const double price = o["price_hour_usd"].get<double>();
+    const std::string billing = o.value("billing", "per-second");
+    const double month = price * billed_hours_per_month(billing, r.hours_per_day);
+    json row = {{"id", o.value("id", "")}, {"provider", o.value("provider", "")},
+                {"instance", o.value("instance", "")}, {"device", o.value("device", "")},
+                {"gpu_count", o.value("gpu_count", 1)}, {"vram_gb", vram},
+                {"vram_per_gpu_gb", vram / gpus},
+                {"usable_bytes", static_cast<std::uint64_t>(usable)},
+                {"price_hour_usd", price}, {"billing", billing}, {"market", o.value("market", "")},
+                {"monthly_usd", month}, {"url", o.value("url", "")}, {"checked", o.value("checked", "")}};
+    auto sp = r.speeds.find(o.value("device", ""));
+    if (sp != r.speeds.end()) row["per_million_tokens_usd"] = per_million(price, sp->second);
+    offers.push_back(row);
+    const bool pick = r.offer.empty() ? (!chosen || month < chosen_month) : o.value("id", "") == r.offer;
+    if (pick) { chosen = &o; chosen_month = month; }
+  }
+  if (!r.offer.empty() && !chosen)
+    throw InputError("bad_value", "offer", "offer '" + r.offer + "' is not in the catalog or does not hold the model");
+  std::stable_sort(offers.begin(), offers.end(),
+                   [](const json& a, const json& b) { return a["monthly_usd"].get<double>() < b["monthly_usd"].get<double>(); });
+
+  json rvb = nullptr;
+  if (chosen) {
+    json months = json::array(), own = json::array(), cloud = json::array();
+    for (int m = 0; m <= r.months; ++m) {
+      months.push_back(m);
+      own.push_back(round_cents(r.purchase_usd + elec_month * m));
+      cloud.push_back(round_cents(chosen_month * m));
+    }
+    const double saving = chosen_month - elec_month;
+    rvb = {{"offer", chosen->value("id", "")}, {"cloud_monthly_usd", chosen_month},
+           {"owned_electricity_monthly_usd", elec_month}, {"purchase_usd", r.purchase_usd},
+           {"break_even_months", saving > 0 ? json(r.purchase_usd / saving) : json(nullptr)},
+           {"series", {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}}}};
+  }
+  return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
+          {"usage", {{"hours_per_day", r.hours_per_day}, {"hours_per_month", hours_month}}},
+          {"memory_need_bytes", r.need_bytes},
+          {"owned", owned},
+          {"clouds", offers},
+          {"rent_vs_buy", rvb}};
+}
+
+}  // namespace wif

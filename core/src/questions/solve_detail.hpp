@@ -1,0 +1,73 @@
+// Internals shared by solve.cpp (context, quant, make-it-fit) and solve_hardware.cpp (cheapest,
+// picks): one Solver per request holds the parsed speed coefficients and one TensorPlan per
+// quantization, and counts the estimates it ran.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
+
+namespace wif {
+namespace solve_detail {
+
+constexpr std::int64_t kStep = 256;            // llama.cpp pads n_ctx to 256 (engine-facts §4)
+constexpr std::int64_t kSearchLimit = 1 << 20; // context cap when the model states none
+
+/// fits / tight, or offload too when allowed.
+bool runs(const std::string& verdict, bool allow_offload);
+/// NaN / Infinity never reach the output.
+double finite(double x);
+
+/// A GGUF file type as quants.json ranks it (lower rank = higher quality).
+struct QuantRank {
+  std::string id;
+  int rank = 0;
+  std::optional<double> ppl;   // ppl_delta_pct
+};
+std::vector<QuantRank> gguf_quality_order(const Catalog& cat);
+
+struct ContextFit {
+  std::int64_t best = 0;       // 0 = not even the minimum runs
+  bool fits_at_min = false;
+  bool capped = false;         // the model's own maximum runs
+  std::int64_t cap = 0;
+};
+
+void set_context(EstimateRequest& r, std::int64_t ctx);
+void set_devices(EstimateRequest& r, const Device& d, int count);
+std::int64_t context_of(const EstimateRequest& r);
+
+class Solver {
+ public:
+  Solver(const Catalog& cat, EstimateRequest base);
+  const Catalog& catalog() const { return cat_; }
+  const EstimateRequest& base() const { return base_; }
+  bool file_plan() const { return file_plan_; }
+  int evaluations() const { return evaluations_; }
+  /// The estimate of `r` (its quant's plan cached); `speed` = false skips the speed model.
+  Estimate run(EstimateRequest r, bool speed);
+  /// Decode tokens/s of e's all-on-accelerator placement, whether or not it fits (0 if unknown).
+  double full_speed(const EstimateRequest& r, const Estimate& e) const;
+  ContextFit max_context(const EstimateRequest& base, std::int64_t min_ctx, bool allow_offload);
+
+ private:
+  std::shared_ptr<const TensorPlan> plan(const std::string& quant);
+  const Catalog& cat_;
+  EstimateRequest base_;
+  SpeedCoefficients coef_;
+  bool file_plan_ = false;
+  int evaluations_ = 0;
+  std::map<std::string, std::shared_ptr<const TensorPlan>> plans_;
+};
+
+nlohmann::json cheapest_json(Solver& s, const nlohmann::json& q);
+nlohmann::json picks_json(Solver& s, const nlohmann::json& q);
+
+}  // namespace solve_detail
+}  // namespace wif

@@ -1,0 +1,259 @@
+// The hardware solvers of solve.hpp: "what is the cheapest thing that runs this?" (cheapest) and
+// the four cards of the main page (picks). Both sweep the catalog's priced devices through the
+// estimate, one Solver (shared plan and speed coefficients) for the whole sweep.
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <optional>
+
+#include "solve_detail.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+
+namespace wif {
+namespace solve_detail {
+namespace {
+
+struct Option {
+  const Device* d = nullptr;
+  int count = 1;
+  double ram_gib = 0;
+  double price = 0;            // total over `count`: street, else launch, else used
+  std::string price_kind;      // street | launch | launch_option | launch_base_config | used
+  double used_price = 0;       // total used price, 0 when the catalog has none
+  std::string verdict;
+  double tps = 0;
+  std::uint64_t total_bytes = 0;
+};
+
+// Apple chips are listed once per memory option (catalog.cpp). An option with its own sourced
+// launch price (`option_price`, data/SCHEMA.md) is priced as such; the others carry the chip's
+// launch price, which is the price of its smallest memory: say so when a larger option is shown.
+std::map<std::string, double> chip_base_memory(const Catalog& cat) {
+  std::map<std::string, double> m;
+  for (const auto& d : cat.devices())
+    if (d.facts.contains("chip_id") && d.facts["chip_id"].is_string()) {
+      const std::string chip = d.facts["chip_id"].get<std::string>();
+      auto it = m.find(chip);
+      if (it == m.end() || d.memory_gib < it->second) m[chip] = d.memory_gib;
+    }
+  return m;
+}
+
+std::string price_kind(const Device& d, const std::map<std::string, double>& base) {
+  if (d.price_usd <= 0) return "used";
+  if (d.facts.contains("street_price")) return "street";
+  if (d.facts.contains("option_price")) return "launch_option";
+  if (d.facts.contains("chip_id") && d.facts["chip_id"].is_string()) {
+    auto it = base.find(d.facts["chip_id"].get<std::string>());
+    if (it != base.end() && d.memory_gib > it->second) return "launch_base_config";
+  }
+  return "launch";
+}
+
+// For every priced device (CPU entries left out: their price is the processor alone) and RAM
+// tier, the fewest identical devices that run the request and reach `min_tps`.
+std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& tiers, double min_tps) {
+  const EstimateRequest& base = s.base();
+  const auto base_mem = chip_base_memory(s.catalog());
+  // The weights the accelerators hold when everything is on them (token_embd stays on the CPU
+  // beside discrete GPUs): no fewer GPUs than these bytes need can fit, so those counts are
+  // skipped without an estimate (a no-fit estimate runs the whole automatic placement).
+  std::uint64_t gpu_weights = 0;
+  if (base.device.kind == DeviceKind::Gpu) {
+    EstimateRequest r = base;
+    r.ram_gib = 0;
+    gpu_weights = s.run(r, false).weights_bytes;
+  }
+  std::vector<Option> out;
+  for (const Device& d : s.catalog().devices()) {
+    if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
+    if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
+    const int top = d.kind == DeviceKind::Gpu ? max_count : 1;
+    for (double ram : tiers) {
+      if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
+      int n_min = 1;
+      const double usable = static_cast<double>(usable_memory(d, base.overrides).usable_bytes);
+      if (ram <= 0 && d.kind == DeviceKind::Gpu && gpu_weights > 0 && usable > 0)
+        n_min = std::max(1, static_cast<int>(std::ceil(static_cast<double>(gpu_weights) / usable)));
+      double last_tps = -1;
+      for (int n = 1; n <= top; ++n) {
+        if (n < n_min) continue;
+        EstimateRequest r = base;
+        set_devices(r, d, n);
+        r.ram_gib = ram;
+        r.placement_given = false;
+        const Estimate e = s.run(r, false);
+        if (ram > 0 && runs(e.verdict, false)) break;  // fits without RAM: the tier-0 row has it
+        if (!runs(e.verdict, ram > 0)) {
+          // The weights alone need this many devices: skip the counts below (no estimate).
+          if (ram <= 0 && n == 1 && e.usable.usable_bytes > 0)
+            n_min = static_cast<int>(std::ceil(static_cast<double>(e.weights_bytes) / static_cast<double>(e.usable.usable_bytes)));
+          continue;
+        }
+        const Estimate es = s.run(r, true);
+        const double tps = finite(es.speed.decode_tps);
+        if (tps + 1e-9 < min_tps) {
+          if (tps <= last_tps * 1.01) break;  // more cards of a layer split do not decode faster
+          last_tps = tps;
+          continue;
+        }
+        Option o;
+        o.d = &d;
+        o.count = n;
+        o.ram_gib = ram;
+        o.price = (d.price_usd > 0 ? d.price_usd : d.used_price_usd) * n;
+        o.price_kind = price_kind(d, base_mem);
+        o.used_price = d.used_price_usd * n;
+        o.verdict = es.verdict;
+        o.tps = tps;
+        o.total_bytes = es.total_bytes;
+        out.push_back(o);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+json option_json(const Option& o) {
+  return {{"id", o.d->id}, {"name", o.d->name}, {"kind", device_kind_name(o.d->kind)}, {"count", o.count},
+          {"memory_gib", o.d->memory_gib}, {"ram_gib", o.ram_gib}, {"price_usd", finite(o.price)},
+          {"price_kind", o.price_kind}, {"used_price_usd", finite(o.used_price)}, {"verdict", o.verdict},
+          {"decode_tps", finite(o.tps)}, {"total_bytes", o.total_bytes}};
+}
+
+// The cheapest cloud offer per hour whose GPUs run the request (estimated on the offer's device
+// and GPU count; offers whose device is not in the catalog are left out).
+json cheapest_cloud(Solver& s, double min_tps) {
+  std::vector<const json*> offers;
+  for (const auto& o : s.catalog().clouds()) offers.push_back(&o);
+  std::stable_sort(offers.begin(), offers.end(), [](const json* a, const json* b) {
+    return a->value("price_hour_usd", 0.0) < b->value("price_hour_usd", 0.0);
+  });
+  std::map<std::string, bool> tried;  // device x count that did not run
+  for (const json* o : offers) {
+    const Device* d = s.catalog().find_device(o->value("device", ""));
+    const int n = o->value("gpu_count", 1);
+    if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
+    const std::string key = d->id + "x" + std::to_string(n);
+    if (tried.count(key)) continue;
+    EstimateRequest r = s.base();
+    set_devices(r, *d, n);
+    r.ram_gib = 0;
+    r.placement_given = false;
+    const Estimate e = s.run(r, true);
+    const double tps = finite(e.speed.decode_tps);
+    if (!runs(e.verdict, false) || tps + 1e-9 < min_tps) {
+      tried[key] = false;
+      continue;
+    }
+    return {{"id", o->value("id", "")}, {"provider", o->value("provider", "")},
+            {"instance", o->value("instance", "")}, {"device", d->id}, {"name", d->name},
+            {"gpu_count", n}, {"price_hour_usd", finite(o->value("price_hour_usd", 0.0))},
+            {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
+            {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}};
+  }
+  return nullptr;
+}
+
+std::vector<double> ram_tiers(const json& q, double ram_gib) {
+  std::vector<double> tiers{0};
+  if (q.contains("ram_tiers_gib")) {
+    const auto& t = q["ram_tiers_gib"];
+    if (!t.is_array() || t.empty())
+      throw InputError("bad_type", "ram_tiers_gib", "ram_tiers_gib is a list of system RAM sizes in GiB, e.g. [0, 64, 128]");
+    tiers.clear();
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string p = "ram_tiers_gib[" + std::to_string(i) + "]";
+      if (!t[i].is_number()) throw InputError("bad_type", p, "a RAM size is a number of GiB");
+      const double v = t[i].get<double>();
+      if (!(v >= 0 && v <= 1e6)) throw InputError("bad_value", p, "a RAM size is from 0 to 1000000 GiB");
+      tiers.push_back(v);
+    }
+  } else if (ram_gib > 0) {
+    tiers.push_back(ram_gib);
+  }
+  std::sort(tiers.begin(), tiers.end());
+  tiers.erase(std::unique(tiers.begin(), tiers.end()), tiers.end());
+  return tiers;
+}
+
+json pick(const Option& o, const std::string& code, json figures) {
+  json j = option_json(o);
+  figures["code"] = code;
+  j["why"] = figures;
+  return j;
+}
+
+}  // namespace
+
+json cheapest_json(Solver& s, const json& q) {
+  const double min_tps = opt_num(q, "min_decode_tps", "", 0, 1e9).value_or(0);
+  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(8));
+  const std::vector<double> tiers = ram_tiers(q, s.base().ram_gib);
+  std::vector<Option> opts = sweep(s, max_count, tiers, min_tps);
+  std::stable_sort(opts.begin(), opts.end(), [](const Option& a, const Option& b) {
+    if (a.price != b.price) return a.price < b.price;
+    return a.tps > b.tps;
+  });
+  json list = json::array();
+  for (std::size_t i = 0; i < opts.size() && i < 10; ++i) list.push_back(option_json(opts[i]));
+  json out = {{"solve", "cheapest"}, {"options", list}, {"found", opts.size()},
+              {"min_decode_tps", min_tps}, {"max_count", max_count},
+              {"ram_tiers_gib", tiers}, {"context", context_of(s.base())}, {"quant", s.base().quant},
+              {"ram_priced", false}};
+  json cloud = cheapest_cloud(s, min_tps);
+  if (!cloud.is_null()) out["cloud"] = cloud;  // absent when no offer runs it (no null in results)
+  out["evaluations"] = s.evaluations();
+  return out;
+}
+
+json picks_json(Solver& s, const json&) {
+  const std::vector<Option> opts = sweep(s, 8, {0}, 0);
+  const Option *fastest = nullptr, *value = nullptr, *unified = nullptr;
+  double value_per_tps = 0, value_price = 0;
+  std::string value_kind;
+  for (const auto& o : opts) {
+    if (o.tps <= 0) continue;
+    // Consumer and workstation cards carry a launch price; data-centre parts have none or a
+    // street quote only (data/hardware/*.json).
+    if (o.d->kind == DeviceKind::Gpu && o.count == 1 && o.d->facts.contains("launch_price_usd") &&
+        (!fastest || o.tps > fastest->tps))
+      fastest = &o;
+    const bool used = o.used_price > 0 && o.used_price < o.price;
+    const double price = used ? o.used_price : o.price;
+    if (price > 0 && (!value || price / o.tps < value_per_tps)) {
+      value = &o;
+      value_per_tps = price / o.tps;
+      value_price = price;
+      value_kind = used ? "used" : o.price_kind;
+    }
+    if ((o.d->kind == DeviceKind::Apple || o.d->kind == DeviceKind::Unified) &&
+        (!unified || o.price < unified->price || (o.price == unified->price && o.tps > unified->tps)))
+      unified = &o;
+  }
+  json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant}};
+  // A card that nothing qualifies for is absent (no null in results).
+  if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
+  if (value) {
+    json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite(value_per_tps)}});
+    v["price_usd"] = finite(value_price);
+    v["price_kind"] = value_kind;
+    out["best_value"] = v;
+  }
+  if (unified) out["unified_memory"] = pick(*unified, "cheapest_unified", {{"memory_gib", unified->d->memory_gib}});
+  json cloud = cheapest_cloud(s, 0);
+  if (!cloud.is_null()) {
+    cloud["price_usd"] = cloud["price_hour_usd"];
+    cloud["price_kind"] = "per_hour";
+    cloud["count"] = cloud["gpu_count"];
+    cloud["why"] = {{"code", "cheapest_cloud_offer"}, {"provider", cloud["provider"]}};
+    out["cheapest_cloud"] = cloud;
+  }
+  out["evaluations"] = s.evaluations();
+  return out;
+}
+
+}  // namespace solve_detail
+}  // namespace wif

@@ -1,0 +1,161 @@
+#include "willitfit/questions/tiers.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/llamacpp/placement.hpp"
+
+namespace wif {
+namespace {
+
+using nlohmann::json;
+
+double finite(double x) { return std::isfinite(x) ? x : 0.0; }
+
+bool runs_on_device(const Estimate& e) { return e.verdict == "fits" || e.verdict == "tight"; }
+
+struct Entry {
+  json doc;
+  int rank = 0;          // 0 fits, 1 offload, 2 no_fit
+  double speed = 0;      // decode tokens/s (sort key)
+  double memory = 0;     // device memory GiB (sort key for no_fit)
+};
+
+json device_json(const Device& d) {
+  return {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+          {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}};
+}
+
+Entry make_entry(const Device& d, const Estimate* e, const std::string& tier, double ram, const json& request) {
+  Entry out;
+  out.rank = tier == "fits" ? 0 : tier == "offload" ? 1 : 2;
+  out.memory = d.memory_gib;
+  json j = {{"device", device_json(d)}, {"tier", tier}, {"ram_gib", ram}, {"request", request}};
+  if (e) {
+    j["verdict"] = e->verdict;
+    j["memory"] = {{"total_bytes", e->total_bytes}, {"usable_bytes", e->usable.usable_bytes},
+                   {"host_ram_bytes", e->placement.unified ? 0 : e->placement.ram_no_mmap_bytes}};
+    if (tier != "no_fit" && e->speed.decode_tps > 0 && std::isfinite(e->speed.decode_tps)) {
+      out.speed = e->speed.decode_tps;
+      j["speed"] = {{"decode_tps", finite(e->speed.decode_tps)}, {"decode_tps_low", finite(e->speed.decode_tps_low)},
+                    {"decode_tps_high", finite(e->speed.decode_tps_high)}};
+    }
+    if (d.kind == DeviceKind::Gpu)
+      j["placement"] = {{"ngl", e->placement.ngl}, {"n_cpu_moe", e->placement.n_cpu_moe},
+                        {"n_layer", e->placement.n_layer}};
+  } else {
+    j["verdict"] = "no_fit";
+  }
+  out.doc = std::move(j);
+  return out;
+}
+
+json sorted(std::vector<Entry> v) {
+  std::stable_sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) {
+    if (a.rank != b.rank) return a.rank < b.rank;
+    if (a.rank < 2) return a.speed > b.speed;
+    return a.memory > b.memory;
+  });
+  json out = json::array();
+  for (auto& e : v) out.push_back(std::move(e.doc));
+  return out;
+}
+
+json counts(const json& list) {
+  json c = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}};
+  for (const auto& e : list) c[e["tier"].get<std::string>()] = c[e["tier"].get<std::string>()].get<int>() + 1;
+  return c;
+}
+
+}  // namespace
+
+json tier_lists(const Catalog& cat, const json& q) {
+  if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  for (const char* k : {"hardware", "count", "ram_gib"})
+    if (q.contains(k))
+      throw InputError("bad_value", k, std::string("tier lists choose ") + k + " themselves; leave it out");
+  if (q.contains("engine") && q["engine"] != "llama.cpp")
+    throw InputError("bad_value", "engine", "tier lists use llama.cpp's placement; leave engine out or set llama.cpp");
+
+  const Device* probe = nullptr;
+  for (const auto& d : cat.devices())
+    if (d.kind == DeviceKind::Gpu) { probe = &d; break; }
+  if (!probe) throw InputError("internal_error", "hardware", "the catalog holds no GPU");
+  json base_q = q;
+  base_q["hardware"] = probe->id;
+  EstimateRequest r = parse_request(cat, base_q);
+  // The tensor plan depends on the model and quant only: make it once for every device.
+  r.model.plan = model_plan(cat, r.model, r.quant, r.qopt);
+
+  // One estimate per (device, RAM): the same request api_estimate would parse.
+  auto ask = [&](const Device& d, double ram, json& request) {
+    request = q;
+    request["hardware"] = d.id;
+    request["count"] = 1;
+    request["ram_gib"] = ram;
+    r.device = d;
+    r.devices.assign(1, d);
+    r.count = 1;
+    r.ram_gib = ram;
+    return run_estimate(cat, r);
+  };
+
+  std::vector<Entry> gpus, macs, unified;
+  for (const auto& d : cat.devices()) {
+    if (d.kind == DeviceKind::Cpu) continue;
+    json request;
+    try {
+      Estimate alone = ask(d, 0, request);
+      if (runs_on_device(alone)) {
+        (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
+            .push_back(make_entry(d, &alone, "fits", 0, request));
+        continue;
+      }
+      if (d.kind != DeviceKind::Gpu) {
+        (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(d, &alone, "no_fit", 0, request));
+        continue;
+      }
+      // Ask with the most RAM first: its plan says how much host RAM the CPU part takes (the GPU
+      // part does not depend on the RAM), so the smallest tier that holds it is asked next, and
+      // larger ones only if that answer disagrees. At most three estimates per GPU, not four.
+      json req_max;
+      Estimate most = ask(d, kTierRamGib[2], req_max);
+      if (most.verdict != "offload") {
+        gpus.push_back(make_entry(d, &most, "no_fit", kTierRamGib[2], req_max));
+        continue;
+      }
+      std::size_t first = 2;
+      for (std::size_t i = 0; i < 2 && first == 2; ++i)
+        if (host_ram_usable(kTierRamGib[i]) >= most.placement.ram_no_mmap_bytes) first = i;
+      bool placed = false;
+      for (std::size_t i = first; i < 2 && !placed; ++i) {
+        json req_i;
+        Estimate e = ask(d, kTierRamGib[i], req_i);
+        if (e.verdict == "offload") {
+          gpus.push_back(make_entry(d, &e, "offload", kTierRamGib[i], req_i));
+          placed = true;
+        }
+      }
+      if (!placed) gpus.push_back(make_entry(d, &most, "offload", kTierRamGib[2], req_max));
+    } catch (const InputError&) {
+      // A device the model cannot be estimated on (e.g. no bandwidth stated) does not run it.
+      (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
+          .push_back(make_entry(d, nullptr, "no_fit", 0, request));
+    }
+  }
+
+  json out = {{"model", {{"id", r.model.id}, {"name", r.model.name}}},
+              {"quant", r.model.plan->quant},
+              {"context", r.kv.n_ctx},
+              {"ram_tiers_gib", {kTierRamGib[0], kTierRamGib[1], kTierRamGib[2]}},
+              {"gpus", sorted(std::move(gpus))},
+              {"macs", sorted(std::move(macs))},
+              {"unified", sorted(std::move(unified))}};
+  out["counts"] = {{"gpus", counts(out["gpus"])}, {"macs", counts(out["macs"])}, {"unified", counts(out["unified"])}};
+  return out;
+}
+
+}  // namespace wif

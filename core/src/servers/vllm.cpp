@@ -1,0 +1,205 @@
+#include "willitfit/servers/vllm.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "willitfit/base/error.hpp"
+
+namespace wif {
+namespace {
+
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+// Vocab-sized float32 buffers alive at the sampler's peak (fitted, see vllm.hpp).
+constexpr double kSamplerBuffers = 8.6;
+
+std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+
+bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+
+int dtype_bytes(const std::string& kv, const Architecture& a) {
+  if (kv == "auto") return a.native_dtype == "fp32" ? 4 : 2;  // fp8 checkpoints compute in bf16
+  if (kv == "bfloat16" || kv == "float16" || kv == "half") return 2;
+  if (kv == "fp8" || kv == "fp8_e4m3" || kv == "fp8_e5m2") return 1;
+  throw InputError("bad_value", "kv_cache_dtype",
+                   "vLLM kv_cache_dtype must be auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2");
+}
+
+// Recurrent state of one layer in elements (conv + SSM), as llama.cpp sizes it (§4.5).
+std::int64_t recurrent_elems(const Architecture& a) {
+  const auto& r = a.recurrent;
+  if (r.kind == "mamba2" || r.kind == "gated_delta_net")
+    return (r.d_conv - 1) * (r.d_inner + 2 * r.n_group * r.d_state) + r.d_state * r.d_inner;
+  if (r.kind == "shortconv") return a.n_embd * (r.l_cache - 1);
+  return 0;
+}
+
+}  // namespace
+
+std::string vllm_quantization_flag(const std::string& q) {
+  // Pre-quantized checkpoints announce their method in config.json; the flag just states it.
+  if (q == "AWQ-4bit") return "awq";
+  if (q == "GPTQ-4bit" || q == "GPTQ-8bit") return "gptq";
+  if (q == "FP8") return "fp8";
+  if (q == "BNB-NF4" || q == "BNB-INT8") return "bitsandbytes";
+  return "";
+}
+
+std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& plan, int tp) {
+  const std::int64_t n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head_kv);
+  double sum = 0;
+  for (const auto& t : plan.tensors) {
+    if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
+        a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
+      continue;  // MTP layers load only with speculative decoding
+    double div = tp;
+    switch (t.role) {
+      case TensorRole::Norm: case TensorRole::Bias: case TensorRole::Router: div = 1; break;
+      case TensorRole::AttnK: case TensorRole::AttnV:
+        div = static_cast<double>(std::min<std::int64_t>(tp, n_kv));  // heads replicated past n_kv
+        break;
+      case TensorRole::AttnOther:
+        // MLA down projections (q_a, kv_a_mqa) and the sparse-attention indexer are replicated.
+        if (has(t.name, "_a.") || has(t.name, "_a_mqa") || has(t.name, "indexer")) div = 1;
+        break;
+      default: break;
+    }
+    sum += static_cast<double>(t.bytes) / div;
+  }
+  return static_cast<std::uint64_t>(sum);
+}
+
+VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double total_gib,
+                       const VllmOptions& o) {
+  VllmBudget b;
+  const int tp = o.tensor_parallel;
+  if (tp < 1) throw InputError("bad_value", "tensor_parallel", "tensor parallel size must be at least 1");
+  const std::int64_t n_head = a.layers.empty() ? 0 : a.layers.front().n_head;
+  if (n_head > 0 && n_head % tp != 0)
+    throw InputError("bad_value", "tensor_parallel",
+                     "vLLM needs the attention heads (" + std::to_string(n_head) +
+                         ") to be divisible by the tensor parallel size " + std::to_string(tp));
+  if (!(o.gpu_memory_utilization > 0 && o.gpu_memory_utilization <= 1))
+    throw InputError("bad_value", "gpu_memory_utilization", "gpu_memory_utilization must be in (0, 1]");
+  const bool large = total_gib >= 70.0;
+  b.tensor_parallel = tp;
+  b.kv_cache_dtype = o.kv_cache_dtype;
+  b.max_model_len = o.max_model_len > 0 ? o.max_model_len : a.n_ctx_train;
+  if (b.max_model_len <= 0)
+    throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
+  // Engine defaults (EngineArgs.get_batch_defaults, §6.1); V0 batched a whole prompt at once.
+  b.max_num_seqs = o.max_num_seqs > 0 ? o.max_num_seqs : (large ? 1024 : 256);
+  b.max_num_batched_tokens = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens
+                             : o.v0_profile ? std::max<std::int64_t>(b.max_model_len, 2048)
+                             : (large ? 8192 : 2048);
+  b.block_size = o.block_size > 0 ? o.block_size : (a.is_mla() ? 64 : 16);
+  const int dt = dtype_bytes(o.kv_cache_dtype, a);
+  const int act_dt = a.native_dtype == "fp32" ? 4 : 2;
+
+  b.total_bytes = static_cast<std::uint64_t>(total_gib * kGiB);
+  b.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(b.total_bytes) * o.gpu_memory_utilization));
+  b.weights_bytes = vllm_weights_per_rank(a, plan, tp);
+
+  // Activation peak of the profile run.
+  std::int64_t ff = 0;
+  for (const auto& L : a.layers) {
+    if (L.is_mtp) continue;
+    if (L.ffn == FfnKind::Dense) ff = std::max<std::int64_t>(ff, 3 * L.n_ff / tp + 3 * a.n_embd);
+    if (L.ffn == FfnKind::MoE)  // fused-MoE caches: [T, top_k, 2N], [T*top_k, N], [T, top_k, hidden]
+      ff = std::max<std::int64_t>(ff, 3 * (a.moe.n_expert_used * a.moe.n_ff_exp + a.moe.n_shared * a.moe.n_ff_shexp) / tp +
+                                          a.moe.n_expert_used * a.n_embd + 3 * a.n_embd);
+  }
+  const double tokens_part = static_cast<double>(b.max_num_batched_tokens) * act_dt * static_cast<double>(ff);
+  // V0's profile run had no dummy sampler pass (vllm-0001/0002: the peak above the weights is
+  // the token term alone).
+  const double sampler_part = o.v0_profile ? 0.0 : kSamplerBuffers * static_cast<double>(b.max_num_seqs) * static_cast<double>(a.n_vocab) * 4.0;
+  b.activation_bytes = static_cast<std::uint64_t>(tokens_part + sampler_part);
+  b.non_torch_bytes = static_cast<std::uint64_t>(o.non_torch_gib * kGiB);
+  b.cuda_context_bytes = static_cast<std::uint64_t>(o.cuda_context_gib * kGiB);
+  b.cuda_graph_bytes = o.enforce_eager ? 0 : static_cast<std::uint64_t>(o.cuda_graph_gib * kGiB);
+  b.kv_available_bytes = static_cast<std::int64_t>(b.requested_bytes) - static_cast<std::int64_t>(b.weights_bytes) -
+                         static_cast<std::int64_t>(b.activation_bytes) - static_cast<std::int64_t>(b.non_torch_bytes);
+
+  // KV cache groups (§6.2).
+  std::map<std::string, VllmKvGroup> kinds;
+  const std::int64_t L = b.max_model_len, B = b.block_size, T = b.max_num_batched_tokens;
+  for (const auto& ly : a.layers) {
+    if (ly.is_mtp || ly.attn == AttnKind::None || !ly.has_kv) continue;
+    std::string kind = "full";
+    std::uint64_t page = 0;
+    if (ly.attn == AttnKind::MLA) {
+      kind = "mla";  // one latent per token, not split by TP, no K/V pair
+      page = static_cast<std::uint64_t>(B * (a.mla.kv_lora_rank + a.mla.qk_rope_dim) * dt);
+    } else if (ly.attn == AttnKind::Linear) {
+      kind = "mamba";
+      page = static_cast<std::uint64_t>(recurrent_elems(a) * act_dt / tp);
+    } else {
+      const std::int64_t kvh = std::max<std::int64_t>(1, ly.n_head_kv / tp);
+      page = static_cast<std::uint64_t>(B * kvh * (ly.head_dim_k + ly.head_dim_v) * dt);
+      if (ly.attn == AttnKind::Sliding) kind = "sliding";
+      if (ly.attn == AttnKind::Chunked) kind = "chunked";
+    }
+    auto& g = kinds[kind];
+    g.kind = kind;
+    g.layers += 1;
+    g.page_bytes = std::max(g.page_bytes, page);
+    if (kind != "mamba") b.kv_bytes_per_token += page / static_cast<std::uint64_t>(B);
+  }
+  const std::uint64_t window = [&] {
+    for (const auto& ly : a.layers)
+      if (ly.attn == AttnKind::Sliding || ly.attn == AttnKind::Chunked) return static_cast<std::uint64_t>(ly.window);
+    return std::uint64_t{0};
+  }();
+  auto blocks_for = [&](const std::string& kind, std::int64_t len) -> std::int64_t {
+    if (kind == "mamba") return 1;
+    if (kind == "sliding") return cdiv(std::min<std::int64_t>(static_cast<std::int64_t>(window) - 1 + T, len), B) + 1;
+    if (kind == "chunked") return cdiv(std::min<std::int64_t>(static_cast<std::int64_t>(window) + T, len), B);
+    return cdiv(len, B);
+  };
+  std::int64_t gs = 0;
+  std::uint64_t page_max = 0;
+  for (const auto& [k, g] : kinds) {
+    gs = gs == 0 ? g.layers : std::min(gs, g.layers);
+    page_max = std::max(page_max, g.page_bytes);
+  }
+  b.layers_per_group = gs;
+  // Blocks one request of `len` tokens needs over all groups (each kind padded to groups of gs).
+  auto need = [&](std::int64_t len) {
+    std::int64_t n = 0;
+    for (const auto& [k, g] : kinds) n += cdiv(g.layers, gs) * blocks_for(k, len);
+    return n;
+  };
+  for (auto& [k, g] : kinds) {
+    g.blocks_per_request = blocks_for(k, L);
+    b.groups.push_back(g);
+  }
+  if (gs > 0 && b.kv_available_bytes > 0)
+    b.num_blocks = b.kv_available_bytes / static_cast<std::int64_t>(page_max * static_cast<std::uint64_t>(gs));
+  b.kv_tokens = b.num_blocks * B;
+  const std::int64_t per_req = gs > 0 ? need(L) : 0;
+  b.max_concurrency = per_req > 0 ? static_cast<double>(b.num_blocks) / static_cast<double>(per_req) : 0.0;
+  // Longest single request that fits: binary search on the (monotone) block need.
+  std::int64_t lo = 0, hi = std::max<std::int64_t>(L, b.kv_tokens) * 4 + B;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (gs > 0 && need(mid) <= b.num_blocks) lo = mid;
+    else hi = mid - 1;
+  }
+  b.max_model_len_fit = lo;
+
+  const double headroom = static_cast<double>(b.total_bytes) * (1.0 - o.gpu_memory_utilization);
+  b.graphs_fit_headroom = headroom >= static_cast<double>(b.cuda_graph_bytes + b.cuda_context_bytes);
+  b.process_bytes = b.requested_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
+  if (b.kv_available_bytes <= 0) {
+    b.reason = "the weights and activations on each GPU exceed gpu_memory_utilization x memory";
+  } else if (b.max_concurrency < 1.0) {
+    b.reason = "one request of max_model_len needs more KV cache than is left (longest that fits: " +
+               std::to_string(b.max_model_len_fit) + " tokens)";
+  } else if (!b.graphs_fit_headroom) {
+    b.reason = "CUDA graphs and the CUDA context do not fit in the memory gpu_memory_utilization leaves free";
+  }
+  b.fits = b.reason.empty();
+  return b;
+}
+
+}  // namespace wif

@@ -1,0 +1,127 @@
+#include "willitfit/speed/multi_device_speed.hpp"
+
+#include <algorithm>
+
+namespace wif {
+
+double pcie_x16_gbs(int gen) {
+  // Line rate per x16 link: gen3 15.75, gen4 31.5, gen5 63 GB/s; transfers reach about 80%.
+  switch (gen) {
+    case 3: return 0.8 * 15.75;
+    case 4: return 0.8 * 31.5;
+    case 5: return 0.8 * 63.0;
+    case 6: return 0.8 * 126.0;
+    default: return 0;
+  }
+}
+
+namespace {
+
+// -2 = not loaded (MTP), -1 = host, otherwise the GPU index.
+int device_of(const Architecture& a, const Placement& p, const Tensor& t) {
+  if (t.role == TensorRole::TokenEmbd) return -1;
+  if (t.layer < 0) {
+    for (std::size_t d = 0; d < p.devices.size(); ++d)
+      if (p.devices[d].has_output) return static_cast<int>(d);
+    return -1;
+  }
+  const auto il = static_cast<std::size_t>(t.layer);
+  if (il < a.layers.size() && a.layers[il].is_mtp) return -2;
+  if (t.is_expert() && t.layer < p.n_cpu_moe) return -1;
+  return il < p.layer_device.size() ? p.layer_device[il] : -1;
+}
+
+}  // namespace
+
+SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Placement& p,
+                         const std::vector<Device>& gpus, const KvOptions& kv, const SpeedOptions& o,
+                         const SpeedCoefficients& c, const HostLink& link) {
+  if (gpus.empty()) return SpeedResult{};
+  if (p.unified || (p.full_offload && gpus.size() == 1))
+    return estimate_speed(a, plan, gpus.front(), kv, o, c);
+
+  SpeedResult s;
+  s.family = quant_family(plan);
+  s.work = model_work(a, plan);
+  const int n_dev = static_cast<int>(gpus.size());
+  struct Part { ModelWork w; DeviceRates r; int dev; };
+  std::vector<Part> parts;
+  Device host;
+  host.id = "host-ram";
+  host.name = "system RAM";
+  host.kind = DeviceKind::Cpu;
+  host.backend = "cpu";
+  host.bandwidth_gbs = link.ram_bandwidth_gbs;
+  for (int d = -1; d < n_dev; ++d) {
+    auto on = [&](const Tensor& t) { return device_of(a, p, t) == d; };
+    Part part{model_work(a, plan, on), {}, d};
+    if (part.w.decode_weight_bytes <= 0 && part.w.layers == 0) continue;
+    part.r = device_rates(d < 0 ? host : gpus[static_cast<std::size_t>(d)], d < 0 ? "cpu" : o.backend, s.family, c);
+    parts.push_back(part);
+  }
+  s.rates = device_rates(gpus.front(), o.backend, s.family, c);
+  s.backend = s.rates.backend;
+  const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(gpus.front().pcie_gen > 0 ? gpus.front().pcie_gen : 4)) * 1e9;
+
+  auto decode_at = [&](std::int64_t depth, DecodeTerms* out) {
+    DecodeTerms sum;
+    for (const auto& part : parts) {
+      auto layer_on = [&](std::int64_t il) {
+        if (il < 0 || static_cast<std::size_t>(il) >= p.layer_device.size()) return false;
+        return p.layer_device[static_cast<std::size_t>(il)] == part.dev;
+      };
+      const DecodeTerms t = decode_step(part.w, kv_read_bytes(a, kv, depth, layer_on), part.r);
+      sum.weights_s += t.weights_s;
+      sum.kv_s += t.kv_s;
+      sum.overhead_s += t.overhead_s;
+      sum.total_s += t.total_s;
+    }
+    if (out) *out = sum;
+    return sum.total_s > 0 ? 1.0 / sum.total_s : 0.0;
+  };
+  s.decode_tps = decode_at(o.depth, &s.decode);
+  // Offloaded runs vary more (RAM speed, thread count, NUMA): widen the calibrated range.
+  s.decode_tps_low = s.decode_tps * c.decode_low * 0.75;
+  s.decode_tps_high = s.decode_tps * c.decode_high * 1.15;
+  const double mid = decode_at(o.depth + o.prompt + std::max<std::int64_t>(1, o.gen) / 2, nullptr);
+  s.gen_avg_tps = mid;
+
+  // Prefill: GPU parts on their own device; host parts computed on the first GPU with their
+  // weights streamed over PCIe once per micro-batch.
+  PrefillTerms total;
+  total.available = true;
+  for (const auto& part : parts) {
+    auto layer_on = [&](std::int64_t il) {
+      if (il < 0 || static_cast<std::size_t>(il) >= p.layer_device.size()) return false;
+      return p.layer_device[static_cast<std::size_t>(il)] == part.dev;
+    };
+    DeviceRates r = part.dev < 0 ? s.rates : part.r;
+    if (part.dev < 0) r.bw_bytes_s = std::min(r.bw_bytes_s, pcie);
+    const PrefillTerms t = prefill_time(part.w, attention_flops(a, o.prompt, o.depth, layer_on), o.prompt, o.n_ubatch, r);
+    if (!t.available) total.available = false;
+    total.matmul_s += t.matmul_s;
+    total.attention_s += t.attention_s;
+    total.weights_s += t.weights_s;
+    total.total_s += t.total_s;
+  }
+  s.prefill = total;
+  s.prefill_available = total.available && total.total_s > 0;
+  if (s.prefill_available) {
+    s.prefill_tps = static_cast<double>(o.prompt) / total.total_s;
+    s.prefill_tps_low = s.prefill_tps * c.prefill_low * 0.75;
+    s.prefill_tps_high = s.prefill_tps * c.prefill_high * 1.15;
+    s.ttft_ms = total.total_s * 1000.0;
+  }
+  s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(o.gen) / s.gen_avg_tps : 0);
+  s.kv_bytes_at_depth = kv_read_bytes(a, kv, o.depth);
+  std::int64_t max_d = o.curve_max_depth > 0 ? o.curve_max_depth : (a.n_ctx_train > 0 ? a.n_ctx_train : 32768);
+  max_d = std::min<std::int64_t>(max_d, 131072);
+  for (int i = 0; o.curve && i <= 16; ++i) {
+    const std::int64_t dd = max_d * i / 16;
+    s.curve_depth.push_back(static_cast<double>(dd));
+    s.curve_tps.push_back(decode_at(dd, nullptr));
+  }
+  return s;
+}
+
+}  // namespace wif

@@ -1,0 +1,87 @@
+#include "willitfit/speed/server_throughput.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace wif {
+namespace {
+
+double finite(double x) { return std::isfinite(x) ? x : 0.0; }
+
+}  // namespace
+
+ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,
+                          const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c) {
+  ServingPoint p;
+  p.concurrency = std::max<std::int64_t>(1, n);
+  const double N = static_cast<double>(p.concurrency);
+  const ModelWork all = model_work(a, plan);
+  const ModelWork experts = model_work(a, plan, [](const Tensor& t) { return t.is_expert(); });
+  double model_bytes = 0;
+  for (const auto& t : plan.tensors)
+    if (t.layer < 0 || static_cast<std::size_t>(t.layer) >= a.layers.size() || !a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
+      model_bytes += static_cast<double>(t.bytes);  // MTP layers are not loaded (as vllm_weights_per_rank)
+  // The share of the model one rank holds (1/TP plus what is replicated).
+  const double rank_share = model_bytes > 0 ? static_cast<double>(b.weights_bytes) / model_bytes : 1.0;
+
+  double step_bytes = all.decode_weight_bytes;
+  if (a.is_moe() && a.moe.n_expert > 0) {
+    const double k = static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert);
+    const double touched = 1.0 - std::pow(1.0 - k, N);
+    // Dense part as one token reads it, plus the experts the batch touches.
+    step_bytes = all.decode_weight_bytes - experts.pass_weight_bytes * k + experts.pass_weight_bytes * touched;
+  }
+  const DeviceRates r = device_rates(gpu, "", quant_family(plan), c);
+  const double tp = static_cast<double>(std::max(1, b.tensor_parallel));
+  p.weights_ms = r.bw_bytes_s > 0 ? step_bytes * rank_share / r.bw_bytes_s * 1e3 : 0;
+  p.kv_ms = r.kv_bw_bytes_s > 0
+                ? N * static_cast<double>(b.kv_bytes_per_token) * static_cast<double>(std::max<std::int64_t>(0, depth)) /
+                      r.kv_bw_bytes_s * 1e3
+                : 0;
+  p.overhead_ms = static_cast<double>(all.layers) * r.layer_s * 1e3;
+  p.compute_ms = r.flops_s > 0 ? all.decode_flops * N / tp / r.flops_s * 1e3 : 0;
+  const double memory_ms = p.weights_ms + p.kv_ms + p.overhead_ms;
+  p.compute_bound = p.compute_ms > memory_ms;
+  p.step_ms = std::max(memory_ms, p.compute_ms);
+  p.per_user_tps = p.step_ms > 0 ? 1e3 / p.step_ms : 0;
+  p.aggregate_tps = p.per_user_tps * N;
+  return p;
+}
+
+ServingThroughput serving_throughput(const Architecture& a, const TensorPlan& plan, const Device& gpu,
+                                     const VllmBudget& b, std::int64_t concurrency, std::int64_t depth,
+                                     const SpeedCoefficients& c) {
+  ServingThroughput t;
+  t.depth = depth;
+  t.max_concurrency = std::max<std::int64_t>(
+      1, std::min<std::int64_t>(static_cast<std::int64_t>(std::floor(b.max_concurrency)), b.max_num_seqs));
+  const std::int64_t n = concurrency > 0 ? concurrency : t.max_concurrency;
+  t.exceeds_capacity = n > t.max_concurrency;
+  t.at = serving_step(a, plan, gpu, b, n, depth, c);
+  for (std::int64_t k = 1;; k *= 2) {
+    const std::int64_t m = std::min(k, t.max_concurrency);
+    t.curve.push_back(serving_step(a, plan, gpu, b, m, depth, c));
+    if (m == t.max_concurrency) break;
+  }
+  return t;
+}
+
+nlohmann::json serving_throughput_json(const ServingThroughput& t) {
+  using nlohmann::json;
+  json cc = json::array(), agg = json::array(), user = json::array();
+  for (const auto& p : t.curve) {
+    cc.push_back(p.concurrency);
+    agg.push_back(finite(p.aggregate_tps));
+    user.push_back(finite(p.per_user_tps));
+  }
+  const ServingPoint& p = t.at;
+  return {{"depth", t.depth}, {"concurrency", p.concurrency}, {"max_concurrency", t.max_concurrency},
+          {"aggregate_tps", finite(p.aggregate_tps)}, {"per_user_tps", finite(p.per_user_tps)},
+          {"step_ms", finite(p.step_ms)},
+          {"terms", {{"weights_ms", finite(p.weights_ms)}, {"kv_ms", finite(p.kv_ms)},
+                     {"overhead_ms", finite(p.overhead_ms)}, {"compute_ms", finite(p.compute_ms)}}},
+          {"compute_bound", p.compute_bound}, {"exceeds_capacity", t.exceeds_capacity},
+          {"curve", {{"concurrency", cc}, {"aggregate_tps", agg}, {"per_user_tps", user}}}};
+}
+
+}  // namespace wif

@@ -1,0 +1,360 @@
+#include "willitfit/speed/speed.hpp"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/catalog/catalog.hpp"
+
+namespace wif {
+namespace {
+
+std::string lower(std::string s) {
+  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return s;
+}
+
+bool is_mtp_layer(const Architecture& a, int layer) {
+  return layer >= 0 && static_cast<std::size_t>(layer) < a.layers.size() &&
+         a.layers[static_cast<std::size_t>(layer)].is_mtp;
+}
+
+// Sum over query positions p = d+1 … d+n of the tokens each attends: min(p, w) (w <= 0: all).
+double attended_sum(double d, double n, double w) {
+  auto full = [](double lo, double hi) {  // sum of p for p in (lo, hi]
+    return (hi * (hi + 1) - lo * (lo + 1)) / 2;
+  };
+  if (w <= 0 || d + n <= w) return full(d, d + n);
+  if (d >= w) return n * w;
+  return full(d, w) + (d + n - w) * w;
+}
+
+double get_or(const std::map<std::string, double>& m, const std::string& k, double dflt) {
+  auto it = m.find(k);
+  return it == m.end() ? dflt : it->second;
+}
+
+}  // namespace
+
+std::string backend_class(const std::string& backend) {
+  std::string b = lower(backend);
+  if (b.rfind("cuda", 0) == 0) return "cuda";
+  if (b.rfind("metal", 0) == 0 || b == "mps" || b == "mlx") return "metal";
+  if (b.rfind("rocm", 0) == 0 || b.rfind("hip", 0) == 0) return "rocm";
+  if (b.rfind("vulkan", 0) == 0) return "vulkan";
+  if (b.rfind("sycl", 0) == 0) return "sycl";
+  if (b.rfind("cpu", 0) == 0) return "cpu";
+  return b;
+}
+
+std::string quant_family(const TensorPlan& plan) {
+  std::map<std::string, std::uint64_t> bytes;
+  for (const auto& t : plan.tensors) {
+    if (t.n_dims < 2) continue;
+    std::string f;
+    switch (t.type) {
+      case GgmlType::F32: case GgmlType::F16: case GgmlType::BF16: f = "f16"; break;
+      case GgmlType::Q4_0: case GgmlType::Q4_1: case GgmlType::Q5_0: case GgmlType::Q5_1:
+      case GgmlType::Q8_0: case GgmlType::IQ4_NL: f = "legacy"; break;
+      case GgmlType::Q2_K: case GgmlType::Q3_K: case GgmlType::Q4_K: case GgmlType::Q5_K:
+      case GgmlType::Q6_K: f = "kquant"; break;
+      case GgmlType::MXFP4: case GgmlType::NVFP4: f = "mxfp4"; break;
+      default: f = "iquant"; break;
+    }
+    bytes[f] += t.bytes;
+  }
+  std::string best = "f16";
+  std::uint64_t most = 0;
+  for (const auto& [f, b] : bytes)
+    if (b > most) { most = b; best = f; }
+  return best;
+}
+
+ModelWork model_work(const Architecture& a, const TensorPlan& plan, const TensorFilter& on_device) {
+  ModelWork w;
+  const double used_frac = a.is_moe() ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
+  std::set<int> layers;
+  for (const auto& t : plan.tensors) {
+    if (is_mtp_layer(a, t.layer)) continue;  // NextN layers are skipped at load (engine-facts §5.3)
+    if (on_device && !on_device(t)) continue;
+    if (t.layer >= 0) layers.insert(t.layer);
+    const double bytes = static_cast<double>(t.bytes);
+    const double n = static_cast<double>(t.n_elements());
+    if (t.role == TensorRole::TokenEmbd) {
+      // A lookup reads one row per token; with tied embeddings the same matrix is also the output head.
+      w.decode_weight_bytes += bytes / static_cast<double>(std::max<std::int64_t>(1, t.ne[1]));
+      if (a.tied_embeddings) {
+        w.decode_weight_bytes += bytes;
+        w.decode_flops += 2 * n;
+      }
+      continue;
+    }
+    if (t.role == TensorRole::Output) {
+      // Decode computes logits every step; llama-bench prefill only for the last prompt token.
+      w.decode_weight_bytes += bytes;
+      w.decode_flops += 2 * n;
+      continue;
+    }
+    const double flops = t.n_dims >= 2 ? 2 * n : 0;
+    if (t.is_expert()) {
+      // A decode step reads only the routed experts' slices (MUL_MAT_ID); a prefill micro-batch of
+      // hundreds of tokens touches every expert, so a pass reads them all.
+      w.decode_weight_bytes += bytes * used_frac;
+      w.pass_weight_bytes += bytes;
+      w.matmul_flops += flops * used_frac;
+      w.expert_matmul_flops += flops * used_frac;
+      w.decode_flops += flops * used_frac;
+      continue;
+    }
+    w.decode_weight_bytes += bytes;
+    w.pass_weight_bytes += bytes;
+    w.matmul_flops += flops;
+    w.decode_flops += flops;
+  }
+  w.layers = static_cast<std::int64_t>(layers.size());
+  return w;
+}
+
+double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t depth, const LayerFilter& on_device) {
+  // Per-token bytes of each layer, from the cache sized for 256 cells (one padded block, one stream).
+  KvOptions one = kv;
+  one.n_ctx = 256;
+  one.n_seq = 1;
+  one.unified = true;
+  one.swa_full = false;
+  const KvCache c = llamacpp_kv_cache(a, one);
+  const double d = static_cast<double>(std::max<std::int64_t>(0, depth));
+  double total = 0;
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    if (L.is_mtp || (on_device && !on_device(static_cast<std::int64_t>(il)))) continue;
+    double layer_bytes = static_cast<double>(c.per_layer[il]);
+    // Without flash attention the KQ and KQV matmuls broadcast each KV head over its group of
+    // query heads (ggml mul_mat broadcasting over dim 2), so K and V stream once per query head
+    // of the group rather than once; the fused flash-attention kernel reads them once.
+    if (!kv.flash_attn && L.attn != AttnKind::MLA && L.attn != AttnKind::Linear && L.n_head_kv > 0)
+      layer_bytes *= static_cast<double>(L.n_head) / static_cast<double>(L.n_head_kv);
+    switch (L.attn) {
+      case AttnKind::Linear: total += layer_bytes; break;  // fixed state, read once per step
+      case AttnKind::Sliding: case AttnKind::Chunked:
+        total += layer_bytes / 256.0 * std::min(d, static_cast<double>(L.window));
+        break;
+      case AttnKind::Full: case AttnKind::MLA: total += layer_bytes / 256.0 * d; break;
+      case AttnKind::None: break;
+    }
+  }
+  return total;
+}
+
+double attention_flops(const Architecture& a, std::int64_t n_tokens, std::int64_t depth, const LayerFilter& on_device) {
+  double total = 0;
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    if (L.is_mtp || (on_device && !on_device(static_cast<std::int64_t>(il)))) continue;
+    if (L.attn == AttnKind::Linear || L.attn == AttnKind::None) continue;
+    // QK^T and PV: 2 FLOPs per multiply-add, over the key and value widths of every query head.
+    // MLA runs absorbed in llama.cpp: keys are the latent + RoPE part, values the latent.
+    double width = static_cast<double>(L.head_dim_k + L.head_dim_v);
+    if (L.attn == AttnKind::MLA) width = static_cast<double>(2 * a.mla.kv_lora_rank + a.mla.qk_rope_dim);
+    const double w = (L.attn == AttnKind::Sliding || L.attn == AttnKind::Chunked) ? static_cast<double>(L.window) : 0;
+    total += 2.0 * static_cast<double>(L.n_head) * width *
+             attended_sum(static_cast<double>(depth), static_cast<double>(n_tokens), w);
+  }
+  return total;
+}
+
+DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
+                         const SpeedCoefficients& c) {
+  DeviceRates r;
+  r.backend = backend_class(backend.empty() ? d.backend : backend);
+  BackendSpeed bs;
+  if (auto it = c.backends.find(r.backend); it != c.backends.end()) bs = it->second;
+  const double bw = d.bandwidth_gbs * 1e9;
+  r.kv_bw_bytes_s = bw * bs.bw_eff;
+  r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, family, 1.0);
+  r.layer_s = bs.layer_us * 1e-6;
+  double peak = d.fp16_tflops;
+  if (peak <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") && d.facts["gpu_cores"].is_number()) {
+    // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
+    const std::string key = d.kind == DeviceKind::Apple ? "apple" : lower(d.vendor);
+    peak = d.facts["gpu_cores"].get<double>() * get_or(c.tflops_per_core, key, 0.0);
+  }
+  r.peak_tflops = peak;
+  if (peak > 0) {
+    r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, family, 1.0);
+    r.moe_flops_s = r.flops_s * c.moe_prefill;
+  }
+  return r;
+}
+
+DecodeTerms decode_step(const ModelWork& w, double kv_bytes, const DeviceRates& r) {
+  DecodeTerms t;
+  t.weights_s = r.bw_bytes_s > 0 ? w.decode_weight_bytes / r.bw_bytes_s : 0;
+  t.kv_s = r.kv_bw_bytes_s > 0 ? kv_bytes / r.kv_bw_bytes_s : 0;
+  t.overhead_s = static_cast<double>(w.layers) * r.layer_s;
+  t.total_s = t.weights_s + t.kv_s + t.overhead_s;
+  return t;
+}
+
+PrefillTerms prefill_time(const ModelWork& w, double attn_flops, std::int64_t n_tokens, std::int64_t n_ubatch,
+                          const DeviceRates& r) {
+  PrefillTerms t;
+  if (r.flops_s <= 0 || r.bw_bytes_s <= 0 || n_tokens <= 0) return t;
+  t.available = true;
+  const double n = static_cast<double>(n_tokens);
+  const double dense = w.matmul_flops - w.expert_matmul_flops;
+  t.matmul_s = n * (dense / r.flops_s + w.expert_matmul_flops / r.moe_flops_s);
+  t.attention_s = attn_flops / r.flops_s;
+  // Each micro-batch streams the weights once and pays the per-layer launch cost once.
+  const double passes = std::ceil(n / static_cast<double>(std::max<std::int64_t>(1, n_ubatch)));
+  t.weights_s = passes * (w.pass_weight_bytes / r.bw_bytes_s + static_cast<double>(w.layers) * r.layer_s);
+  t.total_s = t.matmul_s + t.attention_s + t.weights_s;
+  return t;
+}
+
+double average_decode_tps(const ModelWork& w, const Architecture& a, const KvOptions& kv, std::int64_t depth,
+                          std::int64_t n, const DeviceRates& r) {
+  // Step time is linear in depth (piecewise, for windows): a trapezoid over 8 spans is exact enough.
+  const int spans = n > 1 ? 8 : 1;
+  double sum = 0;
+  for (int i = 0; i <= spans; ++i) {
+    const std::int64_t d = depth + (n > 1 ? (n - 1) * i / spans : 0);
+    const double s = decode_step(w, kv_read_bytes(a, kv, d), r).total_s;
+    sum += (i == 0 || i == spans) ? s / 2 : s;
+  }
+  const double avg = sum / spans;
+  return avg > 0 ? 1.0 / avg : 0;
+}
+
+SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const Device& d, const KvOptions& kv,
+                           const SpeedOptions& o, const SpeedCoefficients& c) {
+  SpeedResult s;
+  s.family = quant_family(plan);
+  s.work = model_work(a, plan);
+  s.rates = device_rates(d, o.backend, s.family, c);
+  s.backend = s.rates.backend;
+  if (s.rates.bw_bytes_s <= 0)
+    throw InputError("bad_value", "hardware.bandwidth_gbs", "the device needs a memory bandwidth for a speed estimate");
+  s.kv_bytes_at_depth = kv_read_bytes(a, kv, o.depth);
+  s.decode = decode_step(s.work, s.kv_bytes_at_depth, s.rates);
+  s.decode_tps = 1.0 / s.decode.total_s;
+  s.decode_tps_low = s.decode_tps * c.decode_low;
+  s.decode_tps_high = s.decode_tps * c.decode_high;
+  s.gen_avg_tps = average_decode_tps(s.work, a, kv, o.depth + o.prompt, std::max<std::int64_t>(1, o.gen), s.rates);
+  s.prefill = prefill_time(s.work, attention_flops(a, o.prompt, o.depth), o.prompt, o.n_ubatch, s.rates);
+  s.prefill_available = s.prefill.available;
+  if (s.prefill.available) {
+    s.prefill_tps = static_cast<double>(o.prompt) / s.prefill.total_s;
+    s.prefill_tps_low = s.prefill_tps * c.prefill_low;
+    s.prefill_tps_high = s.prefill_tps * c.prefill_high;
+    s.ttft_ms = s.prefill.total_s * 1000.0;
+  }
+  s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(o.gen) / s.gen_avg_tps : 0);
+  std::int64_t max_d = o.curve_max_depth > 0 ? o.curve_max_depth : (a.n_ctx_train > 0 ? a.n_ctx_train : 32768);
+  max_d = std::min<std::int64_t>(max_d, 131072);
+  for (int i = 0; o.curve && i <= 16; ++i) {
+    const std::int64_t dd = max_d * i / 16;
+    s.curve_depth.push_back(static_cast<double>(dd));
+    s.curve_tps.push_back(1.0 / decode_step(s.work, kv_read_bytes(a, kv, dd), s.rates).total_s);
+  }
+  return s;
+}
+
+nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o) {
+  using nlohmann::json;
+  auto ms = [](double sec) { return sec * 1000.0; };
+  json j = {
+      {"backend", s.backend}, {"quant_family", s.family},
+      {"prompt", o.prompt}, {"gen", o.gen}, {"depth", o.depth},
+      {"decode_tps", s.decode_tps}, {"decode_tps_low", s.decode_tps_low}, {"decode_tps_high", s.decode_tps_high},
+      {"gen_avg_tps", s.gen_avg_tps},
+      {"prefill_available", s.prefill_available},
+      {"total_ms", s.total_ms},
+      {"terms", {{"decode_weights_ms", ms(s.decode.weights_s)}, {"decode_kv_ms", ms(s.decode.kv_s)},
+                 {"decode_overhead_ms", ms(s.decode.overhead_s)}, {"decode_step_ms", ms(s.decode.total_s)},
+                 {"prefill_matmul_ms", ms(s.prefill.matmul_s)}, {"prefill_attention_ms", ms(s.prefill.attention_s)},
+                 {"prefill_weights_ms", ms(s.prefill.weights_s)},
+                 {"weight_bytes_per_token", s.work.decode_weight_bytes}, {"kv_bytes_per_token", s.kv_bytes_at_depth},
+                 {"flops_per_prompt_token", s.work.matmul_flops}, {"layers", s.work.layers},
+                 {"effective_bandwidth_gbs", s.rates.bw_bytes_s / 1e9},
+                 {"effective_tflops", s.rates.flops_s / 1e12}, {"peak_tflops", s.rates.peak_tflops}}},
+      {"curve", {{"depth", s.curve_depth}, {"decode_tps", s.curve_tps}}},
+  };
+  if (s.prefill_available) {
+    j["prefill_tps"] = s.prefill_tps;
+    j["prefill_tps_low"] = s.prefill_tps_low;
+    j["prefill_tps_high"] = s.prefill_tps_high;
+    j["ttft_ms"] = s.ttft_ms;
+  }
+  return j;
+}
+
+// ---- coefficients ----------------------------------------------------------------------------
+
+SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const std::string& path) {
+  SpeedCoefficients c;
+  if (!doc.is_object()) throw InputError("bad_type", path, "speed.json holds one object");
+  c.source = opt_str(doc, "source", path).value_or("");
+  c.checked = opt_str(doc, "checked", path).value_or("");
+  c.fitted_on = opt_str(doc, "fitted_on", path).value_or("");
+  if (doc.contains("backends")) {
+    const auto& arr = doc["backends"];
+    if (!arr.is_array()) throw InputError("bad_type", join_path(path, "backends"), "expected a list");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string p = join_path(path, "backends") + "[" + std::to_string(i) + "]";
+      BackendSpeed b;
+      const std::string id = req_str(arr[i], "id", p);
+      b.bw_eff = req_num(arr[i], "bw_eff", p, 0.01, 1.5);
+      b.layer_us = req_num(arr[i], "layer_us", p, 0, 10000);
+      b.flop_eff = req_num(arr[i], "flop_eff", p, 0.001, 1.5);
+      b.fitted = opt_bool(arr[i], "fitted", p).value_or(false);
+      c.backends[id] = b;
+    }
+  }
+  auto table = [&](const char* key, std::map<std::string, double>& out) {
+    if (!doc.contains(key)) return;
+    if (!doc[key].is_object()) throw InputError("bad_type", join_path(path, key), "expected an object");
+    for (const auto& [k, v] : doc[key].items()) {
+      if (v.is_object()) out[k] = req_num(v, "value", join_path(join_path(path, key), k), 1e-6, 1e6);
+      else out[k] = req_num(doc[key], k, join_path(path, key), 1e-6, 1e6);
+    }
+  };
+  table("decode_quant", c.decode_quant);
+  table("prefill_quant", c.prefill_quant);
+  table("tflops_per_core", c.tflops_per_core);
+  c.moe_prefill = opt_num(doc, "moe_prefill", path, 0.01, 10).value_or(1.0);
+  if (doc.contains("range")) {
+    const auto& r = doc["range"];
+    const std::string p = join_path(path, "range");
+    c.decode_low = req_num(r, "decode_low", p, 0.01, 1);
+    c.decode_high = req_num(r, "decode_high", p, 1, 100);
+    c.prefill_low = req_num(r, "prefill_low", p, 0.01, 1);
+    c.prefill_high = req_num(r, "prefill_high", p, 1, 100);
+  }
+  return c;
+}
+
+nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
+  using nlohmann::json;
+  json backends = json::array();
+  for (const auto& [id, b] : c.backends)
+    backends.push_back({{"id", id}, {"bw_eff", b.bw_eff}, {"layer_us", b.layer_us}, {"flop_eff", b.flop_eff},
+                        {"fitted", b.fitted}});
+  return {{"backends", backends}, {"decode_quant", c.decode_quant}, {"prefill_quant", c.prefill_quant},
+          {"moe_prefill", c.moe_prefill},
+          {"range", {{"decode_low", c.decode_low}, {"decode_high", c.decode_high},
+                     {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}}},
+          {"tflops_per_core", c.tflops_per_core}};
+}
+
+SpeedCoefficients speed_coefficients(const Catalog& cat) {
+  if (const nlohmann::json* doc = cat.document("speed.json")) return speed_coefficients_from_json(*doc, "speed.json");
+  SpeedCoefficients c;  // priors only (no data file)
+  for (const char* b : {"cuda", "metal", "rocm", "vulkan", "sycl", "cpu"}) c.backends[b] = BackendSpeed{};
+  return c;
+}
+
+}  // namespace wif

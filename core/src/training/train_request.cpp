@@ -1,0 +1,171 @@
+// The training request and result documents (see training.hpp), and the searches for the least
+// count of the chosen device and the cheapest catalog GPU set that fits.
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+#include "willitfit/base/json_util.hpp"
+#include "willitfit/training/training.hpp"
+
+namespace wif {
+namespace {
+
+template <class E>
+E pick(const json& q, const char* key, std::initializer_list<std::pair<const char*, E>> opts, E dflt) {
+  const auto s = opt_str(q, key, "");
+  if (!s) return dflt;
+  std::string all;
+  for (const auto& [name, v] : opts) {
+    if (*s == name) return v;
+    all += all.empty() ? name : std::string(", ") + name;
+  }
+  throw InputError("bad_value", key, std::string(key) + " must be one of " + all + ", not '" + *s + "'");
+}
+
+bool fits(const TrainMemory& m, const UsableMemory& u) { return m.total_bytes <= u.usable_bytes; }
+
+// Verdict margin: the activation and runtime terms are the uncertain ones (about 15% against the
+// calibration rows), so a fit inside that band is "tight".
+std::string verdict(const TrainMemory& m, const UsableMemory& u) {
+  const double U = static_cast<double>(u.usable_bytes), T = static_cast<double>(m.total_bytes);
+  const double unsure = 0.15 * static_cast<double>(m.activations_bytes + m.logits_bytes + m.runtime_bytes);
+  if (T + unsure <= U) return "fits";
+  if (T <= U) return "tight";
+  return "no_fit";
+}
+
+TrainOptions with_gpus(TrainOptions o, int n) {
+  o.gpus = n;
+  if (n > 1 && o.zero < 3) o.zero = 3;  // more GPUs only help memory when the states are sharded
+  if (n == 1) { o.zero = 0; if (o.offload == Offload::Params) o.offload = Offload::Optimizer; }
+  return o;
+}
+
+}  // namespace
+
+TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
+  if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  TrainRequest r;
+  if (!q.contains("model")) throw InputError("missing_field", "model", "'model' is required");
+  r.model = resolve_model(cat, q["model"], "model");
+  if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
+  r.device = resolve_device(cat, q["hardware"], "hardware");
+  TrainOptions& o = r.opt;
+  o.method = pick<TrainMethod>(q, "method", {{"full", TrainMethod::Full}, {"lora", TrainMethod::Lora},
+                                             {"qlora", TrainMethod::Qlora}}, TrainMethod::Lora);
+  o.optimizer = pick<Optimizer>(q, "optimizer", {{"adamw", Optimizer::AdamW}, {"adamw_8bit", Optimizer::AdamW8bit},
+                                                 {"paged_adamw", Optimizer::PagedAdamW},
+                                                 {"paged_adamw_8bit", Optimizer::PagedAdamW8bit},
+                                                 {"adafactor", Optimizer::Adafactor}, {"sgd", Optimizer::SgdMomentum}},
+                                Optimizer::AdamW);
+  o.mixed_precision = pick<bool>(q, "precision", {{"mixed", true}, {"fp32", false}}, true);
+  o.loss = pick<LossKind>(q, "loss", {{"standard", LossKind::Standard}, {"chunked", LossKind::Chunked},
+                                      {"fused", LossKind::Fused}}, LossKind::Standard);
+  o.offload = pick<Offload>(q, "offload", {{"none", Offload::None}, {"optimizer", Offload::Optimizer},
+                                           {"params", Offload::Params}}, Offload::None);
+  o.batch = opt_int(q, "batch", "", 1, 65536).value_or(1);
+  o.seq = opt_int(q, "seq", "", 1, 10000000).value_or(2048);
+  o.checkpointing = opt_bool(q, "checkpointing", "").value_or(true);
+  o.offload_activations = opt_bool(q, "offload_activations", "").value_or(false);
+  o.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
+  o.double_quant = opt_bool(q, "double_quant", "").value_or(true);
+  o.adapters_fp32 = pick<bool>(q, "adapter_precision", {{"fp32", true}, {"bf16", false}}, true);
+  o.kbit_prep_fp32 = opt_bool(q, "kbit_prep_fp32", "").value_or(true);
+  o.lora_rank = static_cast<int>(opt_int(q, "lora_rank", "", 1, 65536).value_or(16));
+  if (q.contains("lora_targets")) {
+    const auto& t = q["lora_targets"];
+    if (!t.is_array() || t.empty()) throw InputError("bad_type", "lora_targets", "lora_targets is a non-empty list");
+    o.lora_targets.clear();
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string p = "lora_targets[" + std::to_string(i) + "]";
+      if (!t[i].is_string()) throw InputError("bad_type", p, "a LoRA target is a string");
+      const std::string s = t[i].get<std::string>();
+      static const char* known[] = {"q", "k", "v", "o", "gate", "up", "down"};
+      if (std::find(std::begin(known), std::end(known), s) == std::end(known))
+        throw InputError("bad_value", p, "LoRA targets are q, k, v, o, gate, up, down; not '" + s + "'");
+      o.lora_targets.push_back(s);
+    }
+  }
+  o.gpus = static_cast<int>(opt_int(q, "gpus", "", 1, 1024).value_or(1));
+  o.zero = static_cast<int>(opt_int(q, "zero", "", 0, 3).value_or(0));
+  r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  return r;
+}
+
+nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
+  const Architecture& a = r.model.arch;
+  const TrainOptions& o = r.opt;
+  const TrainMemory m = training_memory(a, o);
+  const UsableMemory u = usable_memory(r.device, r.overrides);
+
+  // The least count of the chosen device that fits (ZeRO-3 beyond one GPU), up to 64.
+  json min_count = nullptr;
+  for (int n : {1, 2, 4, 8, 16, 32, 64}) {
+    if (fits(training_memory(a, with_gpus(o, n)), u)) { min_count = n; break; }
+  }
+  // The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
+  json cheapest = nullptr;
+  double best = 0;
+  for (int n : {1, 2, 4, 8}) {
+    const TrainMemory mn = training_memory(a, with_gpus(o, n));
+    for (const auto& d : cat.devices()) {
+      if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
+      // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
+      if (o.method == TrainMethod::Qlora &&
+          std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
+      if (!fits(mn, usable_memory(d))) continue;
+      const double price = d.price_usd * n;
+      if (cheapest.is_null() || price < best) {
+        best = price;
+        cheapest = {{"id", d.id}, {"name", d.name}, {"count", n}, {"zero", n > 1 ? 3 : 0},
+                    {"memory_gib", d.memory_gib}, {"price_usd", d.price_usd}, {"total_price_usd", price},
+                    {"per_gpu_bytes", mn.total_bytes}};
+      }
+    }
+  }
+  const double U = static_cast<double>(u.usable_bytes);
+  json targets = json::array();
+  for (const auto& t : o.lora_targets) targets.push_back(t);
+  json settings = {{"method", train_method_name(o.method)}, {"optimizer", optimizer_name(o.optimizer)},
+                   {"precision", o.mixed_precision ? "mixed" : "fp32"}, {"batch", o.batch}, {"seq", o.seq},
+                   {"checkpointing", o.checkpointing}, {"offload_activations", o.offload_activations},
+                   {"flash_attn", o.flash_attn},
+                   {"loss", o.loss == LossKind::Standard ? "standard" : o.loss == LossKind::Chunked ? "chunked" : "fused"},
+                   {"gpus", o.gpus}, {"zero", o.zero},
+                   {"offload", o.offload == Offload::None ? "none" : o.offload == Offload::Optimizer ? "optimizer" : "params"}};
+  if (o.method != TrainMethod::Full) {
+    settings["lora_rank"] = o.lora_rank;
+    settings["lora_targets"] = targets;
+    settings["adapter_precision"] = o.adapters_fp32 ? "fp32" : "bf16";
+  }
+  if (o.method == TrainMethod::Qlora) {
+    settings["double_quant"] = o.double_quant;
+    settings["kbit_prep_fp32"] = o.kbit_prep_fp32;
+  }
+  return {
+      {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
+                 {"topology", a.topology()}, {"layers", a.n_layer_main()}}},
+      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
+                    {"count", o.gpus}, {"memory_gib", r.device.memory_gib}}},
+      {"settings", settings},
+      {"params", {{"total", m.params.total}, {"trainable", m.params.trainable}, {"frozen", m.params.frozen},
+                  {"quantized", m.params.quantized},
+                  {"trainable_pct", m.params.total > 0 ? 100.0 * static_cast<double>(m.params.trainable) /
+                                                             static_cast<double>(m.params.total) : 0.0}}},
+      {"memory", {{"per_gpu", {{"weights_bytes", m.weights_bytes}, {"gradients_bytes", m.gradients_bytes},
+                               {"master_bytes", m.master_bytes}, {"optimizer_bytes", m.optimizer_bytes},
+                               {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
+                               {"workspace_bytes", m.workspace_bytes}, {"runtime_bytes", m.runtime_bytes},
+                               {"tensors_bytes", m.tensors_bytes}, {"total_bytes", m.total_bytes}}},
+                  {"cpu_bytes", m.cpu_bytes},
+                  {"state_bytes_per_param", m.state_bytes_per_param},
+                  {"usable_bytes", u.usable_bytes}, {"usable_rule", u.rule},
+                  {"margin_bytes", static_cast<std::int64_t>(u.usable_bytes) - static_cast<std::int64_t>(m.total_bytes)},
+                  {"utilization", U > 0 ? static_cast<double>(m.total_bytes) / U : 0.0}}},
+      {"verdict", verdict(m, u)},
+      {"min_count", min_count},
+      {"cheapest", cheapest},
+  };
+}
+
+}  // namespace wif
