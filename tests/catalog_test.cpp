@@ -1,6 +1,8 @@
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -205,4 +207,113 @@ TEST_CASE("the catalog meets the issue's counts: 70 models, 90 devices and the n
   }
   std::printf("  catalog: %zu models, %zu devices, %zu cloud offers from %zu providers\n", c.models().size(),
               c.devices().size(), c.clouds().size(), providers.size());
+}
+
+// ---- Kinds of catalog mistakes found on review (issue 19). Each test covers every entry, so the
+// same slip in another entry fails it too.
+
+TEST_CASE("a dense model's active parameters equal its total", "[catalog]") {
+  // Phi-4 once said 14.0B active of 14.7B total: a card headline copied into the wrong field.
+  for (const auto& m : wif_test::catalog().models()) {
+    if (m.arch.is_moe()) continue;
+    CAPTURE(m.id, m.params_total_b, m.params_active_b);
+    CHECK(m.params_active_b == m.params_total_b);
+  }
+}
+
+TEST_CASE("models of one family and model_type share a vocabulary unless the entry says why", "[catalog]") {
+  // gemma-3-12b-it once had litgpt's padded 262144 where its siblings resolve to 262208.
+  std::map<std::string, std::set<std::int64_t>> vocab;
+  std::map<std::string, std::vector<std::string>> who;
+  for (const auto& m : wif_test::catalog().models()) {
+    if (m.raw.contains("vocab_differs")) {
+      CHECK(m.raw["vocab_differs"].is_string());
+      continue;
+    }
+    const std::string key = m.family + " / " + m.raw["config"].value("model_type", "");
+    vocab[key].insert(m.arch.n_vocab);
+    who[key].push_back(m.id + "=" + std::to_string(m.arch.n_vocab));
+  }
+  int groups = 0;
+  for (const auto& [key, sizes] : vocab) {
+    if (who[key].size() > 1) ++groups;
+    CAPTURE(key, who[key]);
+    CHECK(sizes.size() == 1);
+  }
+  CHECK(groups >= 10);
+}
+
+TEST_CASE("every GPU's tensor rate per core per clock matches the other cards of its architecture", "[catalog]") {
+  // The RTX 3060's figures were once computed from the 3060 Ti's boost clock: a card whose
+  // TFLOPS / (cores x clock) differs from its siblings' by more than rounding is that mistake.
+  std::map<std::string, std::vector<std::pair<std::string, double>>> per_arch;
+  for (const auto& d : wif_test::catalog().devices()) {
+    const auto& f = d.facts;
+    if (!f.contains("gpu_arch") || !f.contains("cuda_cores") || !f.contains("boost_mhz") || d.fp16_tflops <= 0) continue;
+    const double rate = d.fp16_tflops * 1e12 / (f["cuda_cores"].get<double>() * f["boost_mhz"].get<double>() * 1e6);
+    per_arch[f["gpu_arch"].get<std::string>()].push_back({d.id, rate});
+    // BF16, where listed, is the FP32-accumulate rate: never above FP16.
+    if (f.contains("bf16_tflops")) CHECK(f["bf16_tflops"].get<double>() <= d.fp16_tflops);
+  }
+  REQUIRE(per_arch.size() >= 3);
+  for (const auto& [arch, rates] : per_arch) {
+    std::vector<double> r;
+    for (const auto& e : rates) r.push_back(e.second);
+    std::sort(r.begin(), r.end());
+    const double median = r[r.size() / 2];
+    for (const auto& [id, rate] : rates) {
+      CAPTURE(arch, id, rate, median);
+      CHECK(std::fabs(rate / median - 1) <= 0.015);
+    }
+  }
+}
+
+TEST_CASE("a GPU's street price is not far above a same-vendor GPU that beats it on every figure", "[catalog]") {
+  // The H100 PCIe once carried $51,073 (an average of eBay listings in every condition), well
+  // above the H100 SXM that has more bandwidth and compute with the same memory.
+  struct P { const Device* d; double usd; };
+  std::vector<P> priced;
+  for (const auto& d : wif_test::catalog().devices())
+    if (d.kind == DeviceKind::Gpu && d.facts.contains("street_price"))
+      priced.push_back({&d, d.facts["street_price"]["usd"].get<double>()});
+  REQUIRE(priced.size() >= 5);
+  for (const auto& a : priced)
+    for (const auto& b : priced) {
+      if (a.d == b.d || a.d->vendor != b.d->vendor) continue;
+      const bool dominated = a.d->memory_gib <= b.d->memory_gib && a.d->bandwidth_gbs <= b.d->bandwidth_gbs &&
+                             a.d->fp16_tflops <= b.d->fp16_tflops;
+      if (!dominated) continue;
+      CAPTURE(a.d->id, a.usd, b.d->id, b.usd);
+      CHECK(a.usd <= 1.5 * b.usd);
+    }
+  // A street price is a market price for the same product: within 0.4-2.5x of its launch price.
+  for (const auto& d : wif_test::catalog().devices()) {
+    if (!d.facts.contains("street_price") || !d.facts.contains("launch_price_usd")) continue;
+    const double r = d.facts["street_price"]["usd"].get<double>() / d.facts["launch_price_usd"].get<double>();
+    CAPTURE(d.id, r);
+    CHECK(r >= 0.4);
+    CHECK(r <= 2.5);
+  }
+}
+
+TEST_CASE("a figure marked uncertain names a known reason and a range that holds the listed value", "[catalog]") {
+  int marked = 0;
+  for (const auto& d : wif_test::catalog().devices()) {
+    if (!d.facts.contains("uncertain")) continue;
+    const auto& u = d.facts["uncertain"];
+    REQUIRE(u.is_object());
+    for (const auto& [field, info] : u.items()) {
+      ++marked;
+      CAPTURE(d.id, field);
+      CHECK(d.facts.contains(field));
+      const std::string why = info.value("why", "");
+      CHECK((why == "derived" || why == "sources_disagree" || why == "unverified"));
+      if (info.contains("low") && info.contains("high") && d.facts.contains(field)) {
+        const double v = d.facts[field].get<double>();
+        CHECK(info["low"].get<double>() <= v);
+        CHECK(v <= info["high"].get<double>());
+      }
+    }
+  }
+  CHECK(marked >= 1);
 }

@@ -134,3 +134,83 @@ TEST_CASE("a summary estimate has the full estimate's figures without commands, 
     CHECK(sum.dump().size() * 4 < full.dump().size() * 3);
   }
 }
+
+TEST_CASE("listings and estimates print an unknown value as null, never as 0", "[estimate]") {
+  // Entries without max_position_embeddings (12 partial configs) once printed max_context 0.
+  const json m = json::parse(api_list(cat(), "models"));
+  int unknown_ctx = 0;
+  for (const auto& e : m["models"]) {
+    CAPTURE(e["id"]);
+    for (const char* k : {"max_context", "params_total_b", "params_active_b"}) {
+      CHECK((e[k].is_null() || e[k].get<double>() > 0));
+      if (std::string(k) == "max_context" && e[k].is_null()) ++unknown_ctx;
+    }
+  }
+  CHECK(unknown_ctx >= 1);
+  const json h = json::parse(api_list(cat(), "hardware"));
+  for (const auto& d : h["hardware"]) {
+    CAPTURE(d["id"]);
+    for (const char* k : {"memory_gib", "bandwidth_gbs", "fp16_tflops", "price_usd"})
+      CHECK((d[k].is_null() || d[k].get<double>() > 0));
+  }
+  // A hybrid's shape names the KV heads of its attention layers, not the 0 of its Mamba layers.
+  const json r = estimate({{"model", "nvidia/NVIDIA-Nemotron-Nano-9B-v2"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["model"]["shape"]["n_head_kv"].get<int>() > 0);
+  for (const char* id : {"Qwen/Qwen2.5-32B-Instruct", "nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16"}) {
+    const json e = estimate({{"model", id}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 4096}});
+    CAPTURE(id);
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK((e["model"]["max_context"].is_null() || e["model"]["max_context"].get<double>() > 0));
+    for (const auto& [k, v] : e["model"]["shape"].items()) {
+      CAPTURE(k);
+      CHECK((v.is_null() || v.get<double>() >= 0));
+    }
+  }
+}
+
+TEST_CASE("a config of an unknown model_type is estimated approximately and says so; catalog models are exact", "[estimate]") {
+  const json cfg = {{"model_type", "frobnicator"}, {"hidden_size", 2048}, {"num_hidden_layers", 16},
+                    {"num_attention_heads", 16}, {"num_key_value_heads", 4}, {"intermediate_size", 8192},
+                    {"vocab_size", 32000}, {"max_position_embeddings", 8192}};
+  const json r = estimate({{"model", {{"config", cfg}}}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["model"]["approximate"] == true);
+  CHECK(r["model"]["approximate_code"] == "unsupported_model_type");
+  CHECK(r["model"]["model_type"] == "frobnicator");
+  CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 16ull * 2 * 4 * 128 * 2 * 8192);
+  const json exact = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(exact["model"]["approximate"] == false);
+  CHECK_FALSE(exact["model"].contains("approximate_code"));
+  // Too little to go on: the coded error names the type.
+  const json bad = estimate({{"model", {{"config", {{"model_type", "frobnicator"}, {"hidden_size", 64}}}}},
+                             {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(bad["error"]["code"] == "unsupported_model_type");
+  CHECK(bad["error"]["message"].get<std::string>().find("frobnicator") != std::string::npos);
+}
+
+TEST_CASE("an uncertain hardware figure reaches the result for the page to show", "[estimate]") {
+  const json r = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "amd-radeon-ai-pro-r9700"}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["hardware"]["uncertain"]["bandwidth_gbs"]["why"] == "derived");
+  const json sure = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(sure["hardware"]["uncertain"].empty());
+}
+
+TEST_CASE("GLM-4.5-Air's NextN layer is in the file but not resident, and the result says how much", "[estimate]") {
+  const json r = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 128}});
+  REQUIRE_FALSE(r.contains("error"));
+  const json& mtp = r["mtp"];
+  CHECK(mtp["layers"] == 1);
+  CHECK(mtp["loaded"] == false);
+  CHECK(mtp["resident_bytes"] == 0);
+  const double f = mtp["file_bytes"].get<double>();
+  // The file minus what is resident is the NextN layer plus the header: most of the gap.
+  const double gap = r["gguf_file_bytes"].get<double>() - r["memory"]["weights_bytes"].get<double>();
+  CHECK(f > 0.8 * gap);
+  CHECK(f <= gap);
+  CHECK(mtp["params"].get<double>() == Approx(2.37e9).epsilon(0.02));
+  const json none = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(none["mtp"]["layers"] == 0);
+  CHECK(none["mtp"]["file_bytes"] == 0);
+}

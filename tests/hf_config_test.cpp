@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <set>
 
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
@@ -69,4 +70,116 @@ TEST_CASE("missing and malformed config fields name their path", "[hf_config]") 
   auto c4 = cfg; c4["vocab_size"] = 1.5;
   expect(c4, "bad_value", "config.vocab_size");
   expect(nlohmann::json::array(), "bad_type", "config");
+}
+
+namespace {
+const wif::Architecture& arch_of(const char* id) { return wif_test::catalog().find_model(id)->arch; }
+}  // namespace
+
+TEST_CASE("Gemma 4 31B: 50 sliding layers of 16 x 256 and 10 global layers of 4 x 512 without a V projection", "[hf_config]") {
+  const Architecture& a = arch_of("google/gemma-4-31B-it");
+  REQUIRE(a.layers.size() == 60);
+  CHECK(a.gguf_arch == "gemma4");
+  int sliding = 0, global = 0;
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    CAPTURE(il);
+    CHECK(L.n_head == 32);
+    if (L.attn == AttnKind::Sliding) {
+      ++sliding;
+      CHECK(L.window == 1024);
+      CHECK(L.n_head_kv == 16);
+      CHECK(L.head_dim_k == 256);
+      CHECK_FALSE(L.v_from_k);
+    } else {
+      ++global;
+      CHECK(il % 6 == 5);
+      CHECK(L.n_head_kv == 4);
+      CHECK(L.head_dim_k == 512);
+      CHECK(L.head_dim_v == 512);
+      CHECK(L.v_from_k);
+    }
+  }
+  CHECK(sliding == 50);
+  CHECK(global == 10);
+  // No attn_v on global layers; one shared rope_freqs table; a scalar per layer.
+  int v = 0, scale = 0, rope = 0;
+  for (const auto& t : enumerate_tensors(a)) {
+    v += t.name.find("attn_v.weight") != std::string::npos;
+    scale += t.name.find("layer_output_scale") != std::string::npos;
+    rope += t.name == "rope_freqs.weight";
+  }
+  CHECK(v == 50);
+  CHECK(scale == 60);
+  CHECK(rope == 1);
+  // By hand: tied 262144 x 5376 embedding, 50 x (q 8192 + k 4096 + v 4096 + o 8192) x 5376 and
+  // 10 x (q 16384 + k 2048 + o 16384) x 5376 attention, 60 x 3 x 5376 x 21504 feed-forward.
+  const double hand = 262144.0 * 5376 + 50.0 * (8192 + 4096 + 4096 + 8192) * 5376 +
+                      10.0 * (16384 + 2048 + 16384) * 5376 + 60.0 * 3 * 5376 * 21504;
+  CHECK(static_cast<double>(count_params(a).total) == Approx(hand).epsilon(0.001));
+}
+
+TEST_CASE("Hunyuan-A13B reads its per-layer lists: 32 MoE layers of 64 experts top-8 plus one shared", "[hf_config]") {
+  const Architecture& a = arch_of("tencent/Hunyuan-A13B-Instruct");
+  CHECK(a.moe.n_expert == 64);
+  CHECK(a.moe.n_expert_used == 8);
+  CHECK(a.moe.n_ff_exp == 3072);
+  CHECK(a.moe.n_shared == 1);
+  CHECK(a.moe.n_ff_shexp == 3072);
+  CHECK(a.qk_norm);
+  for (const auto& L : a.layers) CHECK(L.ffn == FfnKind::MoE);
+  // 525M tied embedding + 32 x (41.9M attention + 64 x 37.7M experts + 37.7M shared + router).
+  const double hand = 128167.0 * 4096 +
+                      32.0 * (2.0 * 4096 * 4096 + 2.0 * 4096 * 1024 + 65.0 * 3 * 4096 * 3072 + 4096.0 * 64);
+  CHECK(static_cast<double>(count_params(a).total) == Approx(hand).epsilon(0.001));
+  // A list whose entries differ is refused rather than averaged.
+  nlohmann::json c = wif_test::catalog().find_model("tencent/Hunyuan-A13B-Instruct")->raw["config"];
+  c["moe_topk"][3] = 4;
+  try {
+    architecture_from_hf_config(c, "config");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "unsupported_value");
+    CHECK(e.error().path == "config.moe_topk");
+  }
+}
+
+TEST_CASE("Kimi Linear: KDA on the layers its 1-based kda_layers list names, MLA on the other 7", "[hf_config]") {
+  const Architecture& a = arch_of("moonshotai/Kimi-Linear-48B-A3B-Instruct");
+  REQUIRE(a.layers.size() == 27);
+  CHECK(a.recurrent.kind == "kda");
+  const std::set<std::size_t> mla = {3, 7, 11, 15, 19, 23, 26};   // the checkpoint's kv_b_proj layers
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    CAPTURE(il);
+    CHECK((a.layers[il].attn == AttnKind::MLA) == (mla.count(il) == 1));
+    CHECK((a.layers[il].ffn == FfnKind::Dense) == (il == 0));
+  }
+  // The published weight listing sums to 49,122,681,728 parameters.
+  CHECK(count_params(a).total == Approx(49122681728.0).epsilon(0.0005));
+}
+
+TEST_CASE("an unknown model_type with the standard fields gives an approximate architecture, labelled", "[hf_config]") {
+  const nlohmann::json c = {{"model_type", "frobnicator"}, {"hidden_size", 2048}, {"num_hidden_layers", 16},
+                            {"num_attention_heads", 16}, {"num_key_value_heads", 4}, {"intermediate_size", 8192},
+                            {"vocab_size", 32000}};
+  // The catalog path stays exact: an error naming the type.
+  try {
+    architecture_from_hf_config(c, "config");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "unsupported_model_type");
+    CHECK(e.error().message.find("frobnicator") != std::string::npos);
+  }
+  const Architecture a = architecture_from_hf_config(c, "config", true);
+  CHECK(a.approximate == "unsupported_model_type");
+  CHECK(a.model_type == "frobnicator");
+  CHECK(a.layers.size() == 16);
+  CHECK(count_params(a).total == 2LL * 32000 * 2048 + 16LL * (2048 * (2048 + 512 + 512 + 2048) + 3LL * 2048 * 8192 + 2 * 2048) + 2048);
+  // Without the standard fields there is nothing to approximate: still the coded error.
+  try {
+    architecture_from_hf_config({{"model_type", "frobnicator"}, {"hidden_size", 64}}, "config", true);
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "unsupported_model_type");
+  }
 }

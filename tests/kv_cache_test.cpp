@@ -133,3 +133,43 @@ TEST_CASE("Qwen3-Next keeps a fixed recurrent state on 36 layers and a cache on 
   o.n_seq = 4;
   CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == 4 * rec.bytes);
 }
+
+TEST_CASE("Gemma 4 31B caches 10 global layers of 4 x 512 and 50 windowed layers of 16 x 256", "[kv_cache]") {
+  // Global layers share K and V projections but llama.cpp still caches both (src/models/gemma4.cpp:
+  // Vcur = Kcur when there is no attn_v); sliding layers keep window + ubatch cells.
+  const Architecture& a = catalog_arch("google/gemma-4-31B-it");
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 10);
+  CHECK(kv.bytes_per_token_full == 10u * 2 * 4 * 512 * 2);            // 80 KiB per token
+  CHECK(group(kv, "full").bytes == 10ull * 2 * 4 * 512 * 2 * 32768);   // 2.5 GiB
+  const KvGroup& swa = group(kv, "sliding");
+  CHECK(swa.layers == 50);
+  CHECK(swa.cells == 1536);                                           // 1024 + 512, padded to 256
+  CHECK(swa.bytes == 50ull * 2 * 16 * 256 * 2 * 1536);
+}
+
+TEST_CASE("Hunyuan-A13B caches 32 layers of 8 KV heads of 128", "[kv_cache]") {
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(catalog_arch("tencent/Hunyuan-A13B-Instruct"), o);
+  CHECK(kv.bytes_per_token_full == 32u * 2 * 8 * 128 * 2);            // 128 KiB per token
+  CHECK(kv.total_bytes == 4ull * 1024 * 1024 * 1024);                 // 4 GiB at 32k
+}
+
+TEST_CASE("Kimi Linear caches the MLA latent on 7 layers and a fixed delta-rule state on 20", "[kv_cache]") {
+  const Architecture& a = catalog_arch("moonshotai/Kimi-Linear-48B-A3B-Instruct");
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "mla").layers == 7);
+  CHECK(kv.bytes_per_token_full == 7u * (512 + 64) * 2);
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 20);
+  // llama_hparams::n_embd_r / n_embd_s for KDA: q, k and v short convolutions keep (4 - 1) x 4096
+  // each, the state is 128 x 128 per head for 32 heads; f32, per layer and sequence.
+  CHECK(rec.bytes == 20ull * 4 * (3 * 3 * 4096 + 128 * 128 * 32));
+  o.n_ctx = 1048576;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == rec.bytes);
+}

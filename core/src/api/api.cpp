@@ -104,18 +104,21 @@ std::string api_cost(const Catalog& cat, const std::string& request_json) {
 std::string api_list(const Catalog& cat, const std::string& what) {
   return guarded([&] {
     json items = json::array();
+    // A figure the catalog does not state is null, never 0 (a 0 reads as a value).
+    auto known = [](double v) { return v > 0 ? json(v) : json(nullptr); };
     if (what == "models") {
       for (const auto& m : cat.models())
         items.push_back({{"id", m.id}, {"name", m.name}, {"org", m.org}, {"family", m.family},
-                         {"params_total_b", m.params_total_b}, {"params_active_b", m.params_active_b},
-                         {"topology", m.arch.topology()}, {"max_context", m.arch.n_ctx_train},
+                         {"params_total_b", known(m.params_total_b)}, {"params_active_b", known(m.params_active_b)},
+                         {"topology", m.arch.topology()}, {"max_context", known(static_cast<double>(m.arch.n_ctx_train))},
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
       for (const auto& d : cat.devices())
         items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
-                         {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
-                         {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
-                         {"backend", d.backend}, {"price_usd", d.price_usd}});
+                         {"kind", device_kind_name(d.kind)}, {"memory_gib", known(d.memory_gib)},
+                         {"bandwidth_gbs", known(d.bandwidth_gbs)}, {"fp16_tflops", known(d.fp16_tflops)},
+                         {"backend", d.backend}, {"price_usd", known(d.price_usd)},
+                         {"uncertain", d.facts.is_object() && d.facts.contains("uncertain") ? d.facts["uncertain"] : json::object()}});
     } else if (what == "quants") {
       for (const auto& q : quant_formats()) {
         json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};

@@ -60,9 +60,11 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     return m;
   }
   if (ref.contains("config")) {
-    m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"));
+    // A person's own config may be of a type we do not model: estimate it as a llama-style
+    // decoder and say so (architecture.approximate), rather than answer nothing.
+    m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"), true);
   } else if (ref.contains("model_type") || ref.contains("text_config")) {
-    m.arch = architecture_from_hf_config(ref, path);  // a bare config.json
+    m.arch = architecture_from_hf_config(ref, path, true);  // a bare config.json
   } else {
     throw InputError("missing_field", join_path(path, "config"),
                      "a custom model needs its config.json under 'config'");
@@ -186,26 +188,51 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   const double U = static_cast<double>(e.usable.usable_bytes);
   // Shape facts for the page's spec card, from the first attention layer that has heads.
   const Architecture& a = r.model.arch;
-  LayerSpec first;
-  for (const auto& l : a.layers)
-    if (l.n_head > 0) { first = l; break; }
-  json shape = {{"hidden_size", a.n_embd}, {"vocab_size", a.n_vocab}, {"n_head", first.n_head},
-                {"n_head_kv", first.n_head_kv}, {"head_dim", first.head_dim_k},
+  // KV heads and head width come from the first layer that keeps a cache: a hybrid's Mamba or
+  // delta-net layers have none, and printing their 0 would read as a value. Unknown is null.
+  auto known = [](std::int64_t v) { return v > 0 ? json(v) : json(nullptr); };
+  LayerSpec first, cached;
+  bool have_first = false, have_cached = false;
+  for (const auto& l : a.layers) {
+    if (!have_first && l.n_head > 0) { first = l; have_first = true; }
+    if (!have_cached && l.has_kv && l.n_head_kv > 0 && l.attn != AttnKind::Linear && l.attn != AttnKind::None) {
+      cached = l;
+      have_cached = true;
+    }
+  }
+  json shape = {{"hidden_size", a.n_embd}, {"vocab_size", a.n_vocab}, {"n_head", known(first.n_head)},
+                {"n_head_kv", known(cached.n_head_kv)}, {"head_dim", known(have_cached ? cached.head_dim_k : first.head_dim_k)},
                 {"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
                 {"mla_kv_lora_rank", a.mla.kv_lora_rank}};
+  // NextN / MTP layers: stored in the file, skipped at load by llama.cpp (TENSOR_SKIP), so they
+  // explain most of the gap between the file and the resident weights.
+  std::uint64_t mtp_bytes = 0;
+  std::int64_t mtp_params = 0;
+  for (const auto& t : e.plan->tensors)
+    if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
+        a.layers[static_cast<std::size_t>(t.layer)].is_mtp) {
+      mtp_bytes += t.bytes;
+      mtp_params += t.n_elements();
+    }
+  const json& facts = r.device.facts;
+  const json uncertain = facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object()
+                             ? facts["uncertain"] : json::object();
   json out = {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
                  {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()},
                  {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
                  {"params_active", e.params.active},
-                 {"params_total_published_b", r.model.params_total_b},
-                 {"params_active_published_b", r.model.params_active_b},
-                 {"max_context", r.model.arch.n_ctx_train}, {"license", r.model.license},
-                 {"shape", shape}}},
+                 {"params_total_published_b", r.model.params_total_b > 0 ? json(r.model.params_total_b) : json(nullptr)},
+                 {"params_active_published_b", r.model.params_active_b > 0 ? json(r.model.params_active_b) : json(nullptr)},
+                 {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
+                 {"approximate", !a.approximate.empty()}, {"shape", shape}}},
+      {"mtp", {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
+               {"file_bytes", mtp_bytes}, {"resident_bytes", 0}, {"loaded", false}}},
       {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},
-                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend}}},
+                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
+                    {"uncertain", uncertain}}},
       {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
                     {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
                     {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},
@@ -235,6 +262,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       out["speed"].erase("curve");
     }
   }
+  if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
   if (r.summary) out["detail"] = "summary";
   if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
   else out["checkpoint_bytes"] = e.plan->file_bytes;

@@ -72,6 +72,7 @@ std::string model_type_for(const std::string& arch) {
       {"glm4moe", "glm4_moe"},   {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"},
       {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
+      {"gemma4", "gemma4_text"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
   };
   for (const auto& p : k)
     if (arch == p.first) return p.second;
@@ -199,6 +200,13 @@ Architecture gguf_architecture(const GgufHeader& h) {
     r.n_k_heads = r.n_group;
     r.k_head_dim = r.d_state;
     r.v_head_dim = r.d_inner / r.n_v_heads;
+  } else if (auto kda = m.opt("kda.head_dim")) {
+    // Kimi Linear: KDA layers (0 KV heads) keep q/k/v conv states and a head_dim^2 state per head.
+    r.kind = "kda";
+    r.d_conv = m.req("ssm.conv_kernel");
+    r.k_head_dim = r.v_head_dim = r.d_state = *kda;
+    r.n_v_heads = r.n_k_heads = head0;
+    r.d_inner = head0 * *kda;
   } else if (auto lc = m.opt("shortconv.l_cache")) {
     r.kind = "shortconv";
     r.l_cache = *lc;
@@ -217,7 +225,12 @@ Architecture gguf_architecture(const GgufHeader& h) {
     if (arch == s.arch) swa = &s;
   std::int64_t window = m.opt("attention.sliding_window").value_or(swa ? swa->default_window : 0);
   std::vector<bool> swa_layer(static_cast<std::size_t>(n_layer), false);
-  if (swa && window > 0) {
+  const GgufKv* pattern_kv = h.find(m.key("attention.sliding_window_pattern"));
+  if (pattern_kv && pattern_kv->type == GgufType::Array && window > 0) {
+    // Gemma 4 (llama.cpp get_key_or_arr): one flag per layer.
+    const auto flags = m.per_layer("attention.sliding_window_pattern", n_layer);
+    for (std::int64_t il = 0; il < n_layer; ++il) swa_layer[il] = (*flags)[static_cast<std::size_t>(il)] != 0;
+  } else if (swa && window > 0) {
     std::int64_t p = swa->period;
     if (auto pk = m.opt("attention.sliding_window_pattern"); pk && *pk > 0) p = *pk;
     for (std::int64_t il = 0; il < n_layer; ++il)
@@ -239,9 +252,12 @@ Architecture gguf_architecture(const GgufHeader& h) {
       L.head_dim_k = k_mla;
       L.head_dim_v = v_mla;
     } else if (swa_layer[il]) {
-      L.attn = swa->chunked ? AttnKind::Chunked : AttnKind::Sliding;
+      L.attn = swa && swa->chunked ? AttnKind::Chunked : AttnKind::Sliding;
       L.window = window;
     }
+    // A layer with attn_k and no attn_v reuses K as V (Gemma 4 global layers).
+    L.v_from_k = !h.tensors.empty() && !a.fused_qkv && m.tensor(static_cast<int>(il), "attn_k.weight") &&
+                 !m.tensor(static_cast<int>(il), "attn_v.weight");
     const bool linear = a.recurrent.kind == "gated_delta_net" && !kv_array ? (il + 1) % full_interval != 0
                                                                            : L.n_head_kv == 0 || L.n_head == 0;
     if (linear) {

@@ -169,7 +169,11 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     for (const auto& L : a.layers)
       if (!att && L.n_head > 0) att = &L;
   if (a.is_mla()) {
-    u32("attention.head_count_kv", 1);
+    // Kimi Linear marks its KDA (recurrent) layers with 0 KV heads among the MLA ones.
+    if (std::any_of(a.layers.begin(), a.layers.end(), [](const LayerSpec& L) { return L.attn == AttnKind::Linear; }))
+      per_layer("attention.head_count_kv", [](const LayerSpec& L) { return L.attn == AttnKind::MLA ? std::int64_t{1} : 0; }, true);
+    else
+      u32("attention.head_count_kv", 1);
     u32("attention.key_length", a.mla.kv_lora_rank + a.mla.qk_rope_dim);
     u32("attention.value_length", a.mla.kv_lora_rank);
     u32("attention.key_length_mla", a.mla.qk_nope_dim + a.mla.qk_rope_dim);
@@ -183,7 +187,20 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     if (att) {
       u32("attention.key_length", att->head_dim_k);
       u32("attention.value_length", att->head_dim_v);
+      // Gemma 4: sliding layers have their own head width (*_swa keys).
+      for (const auto& L : a.layers)
+        if (L.attn == AttnKind::Sliding && (L.head_dim_k != att->head_dim_k || L.head_dim_v != att->head_dim_v)) {
+          u32("attention.key_length_swa", L.head_dim_k);
+          u32("attention.value_length_swa", L.head_dim_v);
+          break;
+        }
     }
+  }
+  // Gemma 4 writes which layers slide as one bool per layer (convert_hf_to_gguf.py, Gemma4Model).
+  if (a.gguf_arch == "gemma4") {
+    json pattern = json::array();
+    for (const auto& L : a.layers) pattern.push_back(L.attn == AttnKind::Sliding);
+    kv.push_back(gguf_kv_array(p + "attention.sliding_window_pattern", GgufType::Bool, std::move(pattern)));
   }
   for (const auto& L : a.layers)
     if (L.attn == AttnKind::Sliding && L.window > 0) {
@@ -219,6 +236,9 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     if (r.n_v_heads > 0) u32("ssm.time_step_rank", r.n_v_heads);
   } else if (r.kind == "shortconv") {
     u32("shortconv.l_cache", r.l_cache);
+  } else if (r.kind == "kda") {
+    u32("ssm.conv_kernel", r.d_conv);
+    u32("kda.head_dim", r.k_head_dim);
   }
   kv.push_back(gguf_kv("tokenizer.ggml.model", GgufType::String, "gpt2"));
   json tokens = json::array();

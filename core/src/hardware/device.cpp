@@ -92,6 +92,7 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   }
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);
+  d.bf16_tflops = opt_num(j, "bf16_tflops", path, 0.0, 1e7).value_or(0.0);
   d.tdp_w = opt_num(j, "tdp_w", path, 0.0, 1e6).value_or(0.0);
   d.gpu_share_default = opt_num(j, "gpu_share_default", path, 0.0, 1.0).value_or(0.0);
   d.gpu_share_max = opt_num(j, "gpu_share_max", path, 0.0, 1.0).value_or(0.0);

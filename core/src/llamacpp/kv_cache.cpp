@@ -28,6 +28,12 @@ std::uint64_t recurrent_bytes(const Architecture& a) {
     if (r.kind == "mamba2") n_s = r.d_state * r.d_inner;
   } else if (r.kind == "shortconv") {
     n_r = a.n_embd * (r.l_cache - 1);
+  } else if (r.kind == "kda") {
+    // llama_hparams::n_embd_r / n_embd_s for Kimi KDA: the q, k and v short convolutions keep
+    // d_conv - 1 columns each; the delta-rule state is head_dim x head_dim per head.
+    const std::int64_t inner = r.n_v_heads * r.k_head_dim;
+    n_r = 3 * (r.d_conv - 1) * inner;
+    n_s = r.k_head_dim * r.v_head_dim * r.n_v_heads;
   }
   return 4u * static_cast<std::uint64_t>(n_r + n_s);
 }

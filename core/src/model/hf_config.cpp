@@ -43,6 +43,8 @@ constexpr Family kFamilies[] = {
     {"qwen3_5_moe", "qwen35moe", false}, {"minimax_m3_vl", "minimax-m3", false},
     {"minimax_m3", "minimax-m3", false}, {"lfm2_moe", "lfm2moe", true},
     {"granite", "granite", true},       {"olmo2", "olmo2", false},
+    {"gemma4", "gemma4", true},         {"gemma4_text", "gemma4", true},
+    {"kimi_linear", "kimi-linear", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -59,6 +61,88 @@ json with_class_defaults(const std::string& mt, json c) {
     def("max_position_embeddings", 131072);
   }
   return c;
+}
+
+// Per-family key spellings mapped onto the ones build() reads, before anything is sized.
+json normalized(const std::string& mt, json c, const std::string& path) {
+  if (mt == "hunyuan_v1_moe") {
+    // Hunyuan gives MoE widths per layer (moe_topk, moe_intermediate_size, num_shared_expert).
+    // Every published checkpoint lists one value for all layers; a list that varies would need
+    // per-layer expert shapes, so it is refused rather than averaged.
+    for (const char* k : {"moe_topk", "moe_intermediate_size", "num_shared_expert"}) {
+      if (!c.contains(k) || !c[k].is_array()) continue;
+      const json& v = c[k];
+      if (v.empty() || std::any_of(v.begin(), v.end(), [&](const json& x) { return x != v[0]; }))
+        throw InputError("unsupported_value", join_path(path, k),
+                         std::string("'") + k + "' differs between layers, which is not modelled");
+      c[k] = v[0];
+    }
+    if (c.contains("num_shared_expert")) c["num_shared_experts"] = c["num_shared_expert"];
+    // llama.cpp's hunyuan-moe loader always stores per-head q/k norms (src/models/hunyuan-moe.cpp).
+    if (!c.contains("use_qk_norm")) c["use_qk_norm"] = true;
+  }
+  if (mt == "gemma4" || mt == "gemma4_text") {
+    if (!c.contains("use_qk_norm")) c["use_qk_norm"] = true;   // q/k norms on every layer (gemma4.cpp)
+  }
+  if (mt == "kimi_linear" && c.contains("num_experts_per_token") && !c.contains("num_experts_per_tok"))
+    c["num_experts_per_tok"] = c["num_experts_per_token"];
+  return c;
+}
+
+// Layer facts build() has no key for, per family.
+void finish_family(Architecture& a, const json& c, const std::string& mt, const std::string& path) {
+  if (mt == "gemma4" || mt == "gemma4_text") {
+    // Gemma 4: global (full-attention) layers have their own wider heads and fewer KV heads, and
+    // with attention_k_eq_v no v_proj (llama.cpp src/models/gemma4.cpp uses K as V).
+    if (opt_bool(c, "enable_moe_block", path).value_or(false))
+      throw InputError("unsupported_value", join_path(path, "enable_moe_block"),
+                       "Gemma 4's MoE block (26B-A4B) is not modelled yet");
+    if (opt_int(c, "hidden_size_per_layer_input", path, 0, 1 << 20).value_or(0) > 0)
+      throw InputError("unsupported_value", join_path(path, "hidden_size_per_layer_input"),
+                       "Gemma 4's per-layer embeddings (E2B/E4B) are not modelled yet");
+    if (opt_int(c, "num_kv_shared_layers", path, 0, 1 << 20).value_or(0) > 0)
+      throw InputError("unsupported_value", join_path(path, "num_kv_shared_layers"),
+                       "Gemma 4 layers that share another layer's cache are not modelled yet");
+    const std::int64_t gh = opt_int(c, "global_head_dim", path, 1, 1 << 16).value_or(0);
+    const std::int64_t gkv = opt_int(c, "num_global_key_value_heads", path, 1, 1 << 16).value_or(0);
+    const bool k_eq_v = opt_bool(c, "attention_k_eq_v", path).value_or(false);
+    for (auto& L : a.layers) {
+      if (L.attn != AttnKind::Full) continue;
+      if (gh > 0) L.head_dim_k = L.head_dim_v = gh;
+      if (gkv > 0) L.n_head_kv = gkv;
+      if (L.n_head_kv > L.n_head || L.n_head % L.n_head_kv != 0)
+        throw InputError("bad_value", join_path(path, "num_global_key_value_heads"),
+                         "the global key/value heads must divide the attention heads");
+      L.v_from_k = k_eq_v;
+    }
+    a.post_norms = true;
+  }
+  if (mt == "kimi_linear") {
+    // Kimi Linear: linear_attn_config names its KDA layers and its MLA layers, counting from 1
+    // (the checkpoint's kv_b_proj sits on layers 3, 7, …, 26 for full_attn_layers 4, 8, …, 27).
+    const std::string lp = join_path(path, "linear_attn_config");
+    if (!c.contains("linear_attn_config") || !c["linear_attn_config"].is_object())
+      throw InputError("missing_field", lp, "a kimi_linear config needs linear_attn_config");
+    const json& la = c["linear_attn_config"];
+    const std::int64_t n_layer = static_cast<std::int64_t>(a.layers.size());
+    auto& r = a.recurrent;
+    r.kind = "kda";
+    r.d_conv = req_int(la, "short_conv_kernel_size", lp, 1, 64);
+    r.k_head_dim = r.v_head_dim = r.d_state = req_int(la, "head_dim", lp, 1, 1 << 16);
+    r.n_v_heads = r.n_k_heads = req_int(la, "num_heads", lp, 1, 1 << 16);
+    r.d_inner = r.n_v_heads * r.k_head_dim;
+    const std::string kp = join_path(lp, "kda_layers");
+    if (!la.contains("kda_layers") || !la["kda_layers"].is_array())
+      throw InputError("missing_field", kp, "linear_attn_config needs kda_layers");
+    for (std::size_t i = 0; i < la["kda_layers"].size(); ++i) {
+      const std::int64_t one_based = int_value(la["kda_layers"][i], kp + "[" + std::to_string(i) + "]", 1, n_layer);
+      LayerSpec& L = a.layers[static_cast<std::size_t>(one_based - 1)];
+      L.attn = AttnKind::Linear;
+      L.n_head_kv = 0;
+      L.has_kv = false;
+    }
+    a.moe.has_router_bias = a.is_moe();   // e_score_correction_bias -> exp_probs_b
+  }
 }
 
 const Family* find_family(const std::string& t) {
@@ -148,7 +232,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
                    const std::string& path, const std::string& path0);
 }
 
-Architecture architecture_from_hf_config(const json& config, const std::string& path0) {
+Architecture architecture_from_hf_config(const json& config, const std::string& path0, bool allow_approximate) {
   if (!config.is_object())
     throw InputError("bad_type", path0, "a config.json must be a JSON object");
   std::string path = path0;
@@ -159,13 +243,22 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
     throw InputError("missing_field", join_path(path, "model_type"),
                      "config.json has no model_type, so its architecture is unknown");
   const Family* fam = find_family(mt);
-  if (!fam)
+  // A type we do not know, with the keys every decoder config has: read it as a llama-style
+  // decoder (the keys build() understands still apply: heads, experts, windows) and label it.
+  static constexpr Family kGeneric{"", "llama", false};
+  const bool standard = c.contains("hidden_size") && c.contains("num_hidden_layers") &&
+                        c.contains("num_attention_heads") && c.contains("vocab_size") &&
+                        (c.contains("intermediate_size") || c.contains("moe_intermediate_size"));
+  if (!fam && !(allow_approximate && standard))
     throw InputError("unsupported_model_type", join_path(path, "model_type"),
                      "model_type '" + mt + "' is not supported yet");
 
-  const json cfg_with_defaults = with_class_defaults(mt, c);
-  const json& c2 = cfg_with_defaults;
-  return build(c2, config, mt, *fam, path, path0);
+  const json c2 = normalized(mt, with_class_defaults(mt, c), path);
+  Architecture a = build(c2, config, mt, fam ? *fam : kGeneric, path, path0);
+  finish_family(a, c2, mt, path);
+  check_architecture_scale(a, path);
+  if (!fam) a.approximate = "unsupported_model_type";
+  return a;
 }
 
 namespace {

@@ -83,6 +83,22 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
       b.add(blk(il, "ssm_d"), {1, r.n_v_heads}, il, TensorRole::Ssm);
       b.add(blk(il, "ssm_norm.weight"), {r.d_inner / r.n_group, r.n_group}, il, TensorRole::Norm);
       b.add(blk(il, "ssm_out.weight"), {r.d_inner, E}, il, TensorRole::Ssm);
+    } else if (r.kind == "kda") {  // Kimi Delta Attention (llama.cpp src/models/kimi-linear.cpp)
+      const std::int64_t hd = r.k_head_dim, nh = r.n_v_heads, inner = hd * nh;
+      b.add(blk(il, "attn_q.weight"), {E, inner}, il, TensorRole::AttnQ);
+      b.add(blk(il, "attn_k.weight"), {E, inner}, il, TensorRole::AttnK);
+      b.add(blk(il, "attn_v.weight"), {E, inner}, il, TensorRole::AttnV);
+      for (const char* c : {"ssm_conv1d_q.weight", "ssm_conv1d_k.weight", "ssm_conv1d_v.weight"})
+        b.add(blk(il, c), {r.d_conv, 1, inner}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_f_a.weight"), {E, hd}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_f_b.weight"), {hd, inner}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_beta.weight"), {E, nh}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_a"), {1, nh}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_dt.bias"), {inner}, il, TensorRole::Bias);
+      b.add(blk(il, "ssm_g_a.weight"), {E, hd}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_g_b.weight"), {hd, inner}, il, TensorRole::Ssm);
+      b.add(blk(il, "ssm_norm.weight"), {hd}, il, TensorRole::Norm);
+      b.add(blk(il, "attn_output.weight"), {inner, E}, il, TensorRole::AttnOut);
     } else if (r.kind == "shortconv") {  // LFM2 convolution blocks
       b.add(blk(il, "shortconv.conv.weight"), {r.l_cache, E}, il, TensorRole::Ssm);
       b.add(blk(il, "shortconv.in_proj.weight"), {E, 3 * E}, il, TensorRole::Ssm);
@@ -100,11 +116,12 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
     const std::int64_t qw = a.attn_out_gate ? 2 * q : q;
     b.add(blk(il, "attn_q.weight"), {E, qw}, il, TensorRole::AttnQ);
     b.add(blk(il, "attn_k.weight"), {E, k}, il, TensorRole::AttnK);
-    b.add(blk(il, "attn_v.weight"), {E, v}, il, TensorRole::AttnV);
+    // Gemma 4 global layers have no v_proj: llama.cpp uses the K projection as V (gemma4.cpp).
+    if (!L.v_from_k) b.add(blk(il, "attn_v.weight"), {E, v}, il, TensorRole::AttnV);
     if (a.qkv_bias) {
       b.add(blk(il, "attn_q.bias"), {q}, il, TensorRole::Bias);
       b.add(blk(il, "attn_k.bias"), {k}, il, TensorRole::Bias);
-      b.add(blk(il, "attn_v.bias"), {v}, il, TensorRole::Bias);
+      if (!L.v_from_k) b.add(blk(il, "attn_v.bias"), {v}, il, TensorRole::Bias);
     }
   }
   if (a.qk_norm) {
@@ -161,6 +178,14 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
   b.add("token_embd.weight", {E, a.n_vocab}, -1, TensorRole::TokenEmbd);
   b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
   if (!a.tied_embeddings) b.add("output.weight", {E, a.n_vocab}, -1, TensorRole::Output);
+  // Gemma 4: one proportional-RoPE frequency table for the global layers, created by the first
+  // global layer and shared by the others (TENSOR_DUPLICATED), half their head width.
+  if (a.gguf_arch == "gemma4")
+    for (const auto& L : a.layers)
+      if (L.attn == AttnKind::Full) {
+        b.add("rope_freqs.weight", {L.head_dim_k / 2}, -1, TensorRole::Norm);
+        break;
+      }
   for (int il = 0; il < static_cast<int>(a.layers.size()); ++il) {
     const LayerSpec& L = a.layers[il];
     if (L.attn != AttnKind::None || a.model_type != "nemotron_h")
@@ -172,6 +197,7 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       feed_forward(b, a, L, il);
       if (a.post_norms) b.add(blk(il, "post_ffw_norm.weight"), {E}, il, TensorRole::Norm);
     }
+    if (a.gguf_arch == "gemma4") b.add(blk(il, "layer_output_scale.weight"), {1}, il, TensorRole::Norm);
     if (L.is_mtp) {  // GLM-4.5 NextN block extras (embedding and head are shared, not stored)
       b.add(blk(il, "nextn.eh_proj.weight"), {2 * E, E}, il, TensorRole::Other);
       b.add(blk(il, "nextn.enorm.weight"), {E}, il, TensorRole::Norm);

@@ -31,6 +31,8 @@ std::int64_t recurrent_elems(const Architecture& a) {
   if (r.kind == "mamba2" || r.kind == "gated_delta_net")
     return (r.d_conv - 1) * (r.d_inner + 2 * r.n_group * r.d_state) + r.d_state * r.d_inner;
   if (r.kind == "shortconv") return a.n_embd * (r.l_cache - 1);
+  if (r.kind == "kda")  // q/k/v short convolutions plus a head_dim^2 state per head
+    return 3 * (r.d_conv - 1) * r.n_v_heads * r.k_head_dim + r.k_head_dim * r.v_head_dim * r.n_v_heads;
   return 0;
 }
 

@@ -56,10 +56,10 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
     auto on = [&](const Tensor& t) { return device_of(a, p, t) == d; };
     Part part{model_work(a, plan, on), {}, d};
     if (part.w.decode_weight_bytes <= 0 && part.w.layers == 0) continue;
-    part.r = device_rates(d < 0 ? host : gpus[static_cast<std::size_t>(d)], d < 0 ? "cpu" : o.backend, s.family, c);
+    part.r = device_rates(d < 0 ? host : gpus[static_cast<std::size_t>(d)], d < 0 ? "cpu" : o.backend, s.family, c, plan_is_bf16(plan));
     parts.push_back(part);
   }
-  s.rates = device_rates(gpus.front(), o.backend, s.family, c);
+  s.rates = device_rates(gpus.front(), o.backend, s.family, c, plan_is_bf16(plan));
   s.backend = s.rates.backend;
   const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(gpus.front().pcie_gen > 0 ? gpus.front().pcie_gen : 4)) * 1e9;
 

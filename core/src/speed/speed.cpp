@@ -166,8 +166,18 @@ double attention_flops(const Architecture& a, std::int64_t n_tokens, std::int64_
   return total;
 }
 
+bool plan_is_bf16(const TensorPlan& plan) {
+  std::uint64_t bf16 = 0, all = 0;
+  for (const auto& t : plan.tensors) {
+    if (t.n_dims < 2) continue;
+    all += t.bytes;
+    if (t.type == GgmlType::BF16) bf16 += t.bytes;
+  }
+  return all > 0 && 2 * bf16 > all;
+}
+
 DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
-                         const SpeedCoefficients& c) {
+                         const SpeedCoefficients& c, bool bf16) {
   DeviceRates r;
   r.backend = backend_class(backend.empty() ? d.backend : backend);
   BackendSpeed bs;
@@ -176,7 +186,9 @@ DeviceRates device_rates(const Device& d, const std::string& backend, const std:
   r.kv_bw_bytes_s = bw * bs.bw_eff;
   r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, family, 1.0);
   r.layer_s = bs.layer_us * 1e-6;
-  double peak = d.fp16_tflops;
+  // ggml-cuda (ggml_cuda_op_mul_mat_cublas) runs BF16 weights with CUBLAS_COMPUTE_32F; GeForce
+  // tensor cores do that at half their FP16-accumulate rate (NVIDIA Ampere/Ada/Blackwell whitepapers).
+  double peak = bf16 && d.bf16_tflops > 0 ? d.bf16_tflops : d.fp16_tflops;
   if (peak <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") && d.facts["gpu_cores"].is_number()) {
     // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
     const std::string key = d.kind == DeviceKind::Apple ? "apple" : lower(d.vendor);
@@ -234,7 +246,7 @@ SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const 
   SpeedResult s;
   s.family = quant_family(plan);
   s.work = model_work(a, plan);
-  s.rates = device_rates(d, o.backend, s.family, c);
+  s.rates = device_rates(d, o.backend, s.family, c, plan_is_bf16(plan));
   s.backend = s.rates.backend;
   if (s.rates.bw_bytes_s <= 0)
     throw InputError("bad_value", "hardware.bandwidth_gbs", "the device needs a memory bandwidth for a speed estimate");

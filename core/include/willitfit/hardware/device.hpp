@@ -20,6 +20,7 @@ struct Device {
   bool memory_assumed = false;    // CPU entries without a RAM size (64 GiB until the user says)
   double bandwidth_gbs = 0;       // peak, GB/s
   double fp16_tflops = 0;         // dense
+  double bf16_tflops = 0;         // dense BF16 where slower than FP16 (GeForce: FP32 accumulate); 0 = same
   double tdp_w = 0;
   std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
   std::vector<std::string> backends;

@@ -25,7 +25,7 @@ enum class FfnKind { Dense, MoE, None };
 /// Recurrent state shape (for AttnKind::Linear layers), in llama.cpp's terms
 /// (n_embd_r = conv state per sequence, n_embd_s = SSM / delta-rule state per sequence).
 struct RecurrentSpec {
-  std::string kind;            // "mamba2", "gated_delta_net", "shortconv", "mamba"
+  std::string kind;            // "mamba2", "gated_delta_net", "shortconv", "mamba", "kda" (Kimi Delta Attention)
   std::int64_t d_conv = 0;     // conv kernel size
   std::int64_t d_inner = 0;    // inner size (value heads x value head dim for delta nets)
   std::int64_t d_state = 0;    // state size (key head dim for delta nets)
@@ -45,6 +45,7 @@ struct LayerSpec {
   std::int64_t head_dim_v = 0;
   std::int64_t window = 0;     // tokens, for Sliding / Chunked
   bool has_kv = true;          // false for layers that reuse another layer's cache (Gemma 3n)
+  bool v_from_k = false;       // no V projection: the K projection is reused as V (Gemma 4 global layers)
   FfnKind ffn = FfnKind::Dense;
   std::int64_t n_ff = 0;       // dense intermediate size (Dense layers)
   bool is_mtp = false;         // extra next-token-prediction layer (not used for normal decode)
@@ -91,6 +92,10 @@ struct Architecture {
   std::int64_t indexer_head_dim = 0;
   bool post_norms = false;      // extra post-attention / post-FFN norms (Gemma 2/3)
   std::string native_dtype = "bf16";
+  /// Empty when the shapes are exact; otherwise the code of why they are an approximation
+  /// ("unsupported_model_type": a config of a type the importer does not know, read as a
+  /// llama-style decoder from its standard keys).
+  std::string approximate;
 
   std::int64_t n_layer_main() const;   // layers without the MTP ones
   std::int64_t n_layer_all() const { return static_cast<std::int64_t>(layers.size()); }
@@ -102,8 +107,13 @@ struct Architecture {
 
 /// Build an Architecture from a Hugging Face config.json document. `path` prefixes error paths
 /// (e.g. "model.config"). Throws InputError (code "unsupported_model_type", "missing_field",
-/// "bad_value") with the offending key; never guesses an unknown model_type.
-Architecture architecture_from_hf_config(const nlohmann::json& config, const std::string& path);
+/// "bad_value", "unsupported_value") with the offending key. An unknown model_type is an error
+/// naming it, unless `allow_approximate` is set and the config has the standard decoder keys
+/// (hidden_size, num_hidden_layers, num_attention_heads, vocab_size, intermediate_size): then the
+/// result is read as a llama-style decoder and marked `approximate = "unsupported_model_type"`.
+/// The catalog never allows it; a person's own config does.
+Architecture architecture_from_hf_config(const nlohmann::json& config, const std::string& path,
+                                         bool allow_approximate = false);
 
 /// model_type values the importer understands.
 std::vector<std::string> supported_model_types();

@@ -103,8 +103,13 @@ struct DeviceRates {
   std::string backend;          // class used
   double peak_tflops = 0;       // the peak the FLOP rate came from (0 = unknown)
 };
+/// `bf16`: the plan's float weights are BF16, which GeForce tensor cores run only with FP32
+/// accumulate (Device::bf16_tflops); llama.cpp's cuBLAS path computes BF16 GEMMs in FP32.
 DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
-                         const SpeedCoefficients& c);
+                         const SpeedCoefficients& c, bool bf16 = false);
+
+/// True when BF16 tensors hold most of the plan's matrix bytes.
+bool plan_is_bf16(const TensorPlan& plan);
 
 /// Seconds for one decode step at `depth` (terms filled when non-null).
 struct DecodeTerms { double weights_s = 0, kv_s = 0, overhead_s = 0, total_s = 0; };
