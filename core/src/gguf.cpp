@@ -92,8 +92,12 @@ struct Reader {
     need(len);
     return len;
   }
+  std::uint64_t kept = 0;   // bytes of strings kept so far (kGgufMaxKeptStrings)
   std::string str(std::uint64_t cap, const char* what) {
     const std::uint64_t len = str_len(cap, what);
+    kept += len;
+    if (kept > kGgufMaxKeptStrings)
+      fail("gguf_too_large", "the header's strings pass the limit of " + std::to_string(kGgufMaxKeptStrings) + " bytes in all");
     std::string s = utf8_clean(reinterpret_cast<const char*>(p + pos), static_cast<std::size_t>(len));
     pos += len;
     return s;
