@@ -256,13 +256,21 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
   return flags;
 }
 
+// The first argument after the command that is not --json ("" when there is none).
+std::string operand(const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] != "--json") return args[i];
+  return "";
+}
+
 // Commands that take no request: listings, the catalog check, the accuracy report, the refit.
 // Returns -1 when `cmd` is not one of them.
 int run_info_command(const wif::Catalog& cat, const std::vector<std::string>& args, bool pretty) {
   const std::string& cmd = args[0];
   if (cmd == "list") {
-    if (args.size() < 2 || args[1] == "--json") return fail("missing_field", "what", "list what? models, hardware, quants or clouds");
-    const std::string doc = wif::api_list(cat, args[1]);
+    const std::string what = operand(args);
+    if (what.empty()) return fail("missing_field", "what", "list what? models, hardware, quants or clouds");
+    const std::string doc = wif::api_list(cat, what);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
   }
@@ -296,10 +304,11 @@ int run_info_command(const wif::Catalog& cat, const std::vector<std::string>& ar
 int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
   const std::string& cmd = args[0];
   if (cmd == "gguf") {
-    if (args.size() < 2 || args[1] == "--json") return fail("missing_field", "file", "gguf needs a file path");
+    const std::string file = operand(args);
+    if (file.empty()) return fail("missing_field", "file", "gguf needs a file path");
     std::vector<std::uint8_t> bytes;
     std::string err;
-    if (!wif_cli::read_gguf_header(args[1], bytes, err)) {
+    if (!wif_cli::read_gguf_header(file, bytes, err)) {
       print(err, pretty);
       return 2;
     }

@@ -214,6 +214,7 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
   }
 
   std::unordered_set<std::string> names;
+  names.reserve(static_cast<std::size_t>(n_tensors));   // no rehash at 100,000 names
   h.tensors.reserve(static_cast<std::size_t>(n_tensors));
   for (std::int64_t i = 0; i < n_tensors; ++i) {
     GgufTensorInfo t;

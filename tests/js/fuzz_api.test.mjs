@@ -67,6 +67,9 @@ function mutate(r) {
   return q;
 }
 
+// CPU time of this process (the module runs on this thread), not wall time: test machines are shared.
+const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) / 1000; };
+
 const finiteOnly = (v) => {
   const stack = [v];
   while (stack.length) {
@@ -87,7 +90,7 @@ test('2,500 mutated requests: a finite document or a coded WillitfitError each, 
     const fn = r() < 0.05 ? 'runsOn' : r() < 0.05 ? 'solve' : 'estimate';
     if (fn === 'runsOn') { delete q.model; delete q.quant; }
     if (fn === 'solve') q.solve = ['max_context', 'best_quant', 'bogus'][Math.floor(r() * 3)];
-    const t = Date.now();
+    const t = cpuMs();
     try {
       finiteOnly(await api[fn](q));
       codes.set('ok', (codes.get('ok') || 0) + 1);
@@ -98,10 +101,10 @@ test('2,500 mutated requests: a finite document or a coded WillitfitError each, 
       assert.notEqual(e.code, 'internal_error', `iteration ${i}: ${e.message}`);
       codes.set(e.code, (codes.get(e.code) || 0) + 1);
     }
-    slowest = Math.max(slowest, Date.now() - t);
+    slowest = Math.max(slowest, cpuMs() - t);
     if (i % 100 === 99) assert.equal(JSON.stringify(await api.estimate(VALID)), reference, `after iteration ${i}`);
   }
   assert.ok(codes.size >= 8, `only ${[...codes.keys()]}`);
-  assert.ok(slowest < 2000, `slowest call ${slowest} ms`);
-  console.log(`fuzz_api: ${Date.now() - t0} ms, slowest ${slowest} ms, outcomes ${JSON.stringify(Object.fromEntries(codes))}`);
+  assert.ok(slowest < 1500, `slowest call took ${slowest} ms of CPU`);
+  console.log(`fuzz_api: ${Date.now() - t0} ms wall, slowest call ${slowest.toFixed(0)} ms of CPU, outcomes ${JSON.stringify(Object.fromEntries(codes))}`);
 });
