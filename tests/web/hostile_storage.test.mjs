@@ -32,7 +32,7 @@ const cases = [
   ['a huge entry', () => ({ [KEY]: JSON.stringify({ models: { 'custom:huge': { name: 'h', config: { ...CFG, pad: 'p'.repeat(400000) } } } }) }), /too large/],
   ['wrong field types', () => ({ [KEY]: JSON.stringify({ models: { 'custom:a': { name: 5, config: CFG } }, devices: { 'custom:d': { name: 'd', kind: 'tpu', memory_gib: 1, bandwidth_gbs: 1 } } }) }), /no name|bad kind/],
   ['an unreadable aside list', () => ({ [ASIDE]: '{not json', [KEY]: '{"models": 5}' }), /not an object of entries/],
-  ['a huge aside list', () => ({ [ASIDE]: JSON.stringify(new Array(3000).fill({ kind: 'file', key: 'k', reason: 'r', raw: 'r'.repeat(1000) })), [KEY]: '[' }), /not an object/],
+  ['a huge aside list', () => ({ [ASIDE]: JSON.stringify(new Array(3000).fill({ kind: 'file', key: 'k', reason: 'r', raw: 'r'.repeat(1000) })), [KEY]: '[' }), /not valid JSON/],
 ];
 
 for (const [what, fill, notice] of cases) {
@@ -108,12 +108,13 @@ test('a widget with lang="xx-INVALID!!" shows its estimate in English and says s
   await page.evaluate(async () => {
     await import('./widget.js');
     const w = document.createElement('will-it-fit');
+    w.id = 'hostile-lang';
     for (const [k, v] of Object.entries({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', quant: 'Q4_K_M', lang: 'xx-INVALID!!' })) w.setAttribute(k, v);
     document.body.append(w);
   });
-  await page.waitForFunction(() => document.querySelector('will-it-fit')?.dataset.verdict);
+  await page.waitForFunction(() => document.getElementById('hostile-lang')?.dataset.verdict);
   const got = await page.evaluate(() => {
-    const w = /** @type {any} */ (document.querySelector('will-it-fit'));
+    const w = /** @type {any} */ (document.getElementById('hostile-lang'));
     return { verdict: w.dataset.verdict, fallback: w.dataset.langFallback, notice: w.shadowRoot.querySelector('[part=notice]').textContent };
   });
   assert.equal(got.verdict, 'fits');
