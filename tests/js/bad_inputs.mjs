@@ -107,7 +107,8 @@ export function urlOf(c) {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(r)) {
     if (!map[k]) return null;
-    if (['model', 'quant', 'hardware', 'kv_type'].includes(k) && typeof v !== 'string') return null;
+    // An empty parameter is a parameter left out: the page keeps its default.
+    if (['model', 'quant', 'hardware', 'kv_type'].includes(k) && (typeof v !== 'string' || v === '')) return null;
     if (['context', 'count', 'parallel'].includes(k) && !Number.isInteger(v)) return null;
     if (k === 'ram_gib' && !Number.isFinite(v)) return null;
     p.set(map[k], String(v));
