@@ -87,14 +87,20 @@ function storage() {
   try { return window.localStorage; } catch { return null; }
 }
 
+let lastWriteFailed = false;
+/** Did the last write to storage fail (full, disabled)? The page then says the entry lives for this visit only. */
+export const storageFull = () => lastWriteFailed;
+
 /** Write one key; false (and a reported problem) when the storage refuses (full, disabled). @param {string} key @param {string} value */
 function write(key, value) {
   const ls = storage();
   if (!ls) return false;
   try {
     ls.setItem(key, value);
+    lastWriteFailed = false;
     return true;
   } catch (e) {
+    lastWriteFailed = true;
     const reason = `storage refused the write (${/** @type {any} */ (e)?.name || 'error'}); kept for this visit only`;
     if (!problems.some((p) => p.kind === 'storage' && p.key === key)) problems.push({ kind: 'storage', key, reason, raw: '' });
     return false;

@@ -87,6 +87,14 @@ test('with storage full, saving a custom model tells the person and the model st
   assert.equal(stored.has, true);
   assert.ok(stored.problems.some((p) => /storage: storage refused the write \(QuotaExceededError\)/.test(p)), JSON.stringify(stored.problems));
   assert.deepEqual(page.problems.filter((p) => /QuotaExceeded/.test(p)), []);
+  // Through the form, as a person does it: the pasted config is used and the message says why
+  // it will not be there next time.
+  await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+  await page.fill('#cfg-name', 'Pasted with storage full');
+  await page.fill('#cfg-text', JSON.stringify(CFG));
+  await page.click('#cfg-go');
+  await page.waitForFunction(() => /storage is full/.test(document.getElementById('cfg-msg').textContent));
+  assert.match(await page.textContent('#cfg-msg'), /Pasted with storage full/);
   await page.context().close();
 });
 
