@@ -200,10 +200,18 @@ export async function estimateMany(requests, opts = {}) {
         out[i] = { error: errorOf(e) };
       }
     }
-    if (texts.length) {
-      const doc = JSON.parse(await call('estimateMany', `[${texts.join(',')}]`));
-      if (doc && !Array.isArray(doc) && doc.error) throw new WillitfitError(doc.error);
-      where.forEach((i, k) => { out[i] = doc[k]; });
+    // One module call per run of requests whose text stays under the core's request bound
+    // (requests with GGUF headers are megabytes each); a single big one goes alone.
+    for (let a = 0; a < texts.length;) {
+      let b = a, size = 2;
+      while (b < texts.length && (b === a || size + texts[b].length + 1 <= LIMITS.MAX_REQUEST_BYTES / 2)) size += texts[b++].length + 1;
+      const doc = JSON.parse(await call('estimateMany', `[${texts.slice(a, b).join(',')}]`));
+      if (doc && !Array.isArray(doc) && doc.error) {
+        for (let k = a; k < b; k++) out[where[k]] = { error: doc.error };
+      } else {
+        for (let k = a; k < b; k++) out[where[k]] = doc[k - a];
+      }
+      a = b;
     }
     const done = Math.min(start + chunk, requests.length);
     if (opts.onProgress) opts.onProgress(done, requests.length);
