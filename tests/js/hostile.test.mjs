@@ -126,6 +126,11 @@ test('estimateMany: failed entries in place, chunks with progress, cancel betwee
   assert.ok(out[0].memory && out[39].memory);
   const ctl = new AbortController();
   await refuses(api.estimateMany(reqs, { chunk: 8, signal: ctl.signal, onProgress: () => ctl.abort() }), 'cancelled', '');
+  // Requests of megabytes each (GGUF headers) go to the module in runs under its request bound:
+  // each gets its own answer instead of the chunk failing as one json_too_large.
+  const big = { ...VALID, model: { gguf_header_base64: 'A'.repeat(10 * 1024 * 1024) } };
+  const mixed = await api.estimateMany([VALID, big, big, VALID]);
+  assert.deepEqual(mixed.map((x) => (x.error ? x.error.code : x.verdict)), ['fits', 'gguf_bad_magic', 'gguf_bad_magic', 'fits']);
   // Straight into the module: more than 1024 in one call is refused by the core itself.
   const doc = JSON.parse(core.estimateMany(JSON.stringify(new Array(1025).fill(VALID))));
   assert.equal(doc.error.code, 'too_many_requests');
