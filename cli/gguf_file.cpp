@@ -42,8 +42,9 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
         return false;
       }
       want = std::max(e.needed_bytes(), 2 * n);
-      if (want > (std::uint64_t{1} << 30)) {   // no real header is near 1 GiB; a forged count is
-        error_json = wif::error_json({"gguf_too_large", "gguf", "'" + path + "' claims a header over 1 GiB"});
+      if (want > wif::kGgufMaxHeaderBytes) {   // no real header is near 64 MiB; a forged count is
+        error_json = wif::error_json({"gguf_too_large", "gguf", "'" + path + "' claims a header over " +
+                                      std::to_string(wif::kGgufMaxHeaderBytes) + " bytes (the limit)"});
         return false;
       }
     } catch (const wif::InputError& e) {

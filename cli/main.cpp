@@ -13,9 +13,10 @@
 #include <nlohmann/json.hpp>
 
 #include "willitfit/api/api.hpp"
-#include "willitfit/base/base64.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/base/base64.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/base/json_util.hpp"
 #include "gguf_file.hpp"
 
 namespace {
@@ -30,6 +31,8 @@ const char* kUsage =
     "                     [--hardware <id> again, for several GPUs] [--ngl N] [--n-cpu-moe N]\n"
     "                     [--tensor-split a,b] [--no-mmap on] [--gpu-memory-utilization F]\n"
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
+    "  willitfit <estimate|plan|serve|tiers|runs-on|solve|train|cost> --request <request.json> [--json]\n"
+    "                       the request document as it is, unchanged, to the same API\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
     "  willitfit serve --engine vllm|sglang ... [--concurrency N] [--mem-fraction-static F]\n"
     "                       the server's per-GPU budget, KV capacity, throughput and commands\n"
@@ -64,13 +67,22 @@ int fail(const std::string& code, const std::string& path, const std::string& ms
   return 2;
 }
 
-bool read_file(const std::string& p, std::string& out) {
+// A device or config file is a few KB; anything past 4 MiB (a stream like /dev/zero, a wrong
+// file) is refused after reading at most that much, so no input can make the CLI read forever.
+constexpr std::size_t kMaxJsonFileBytes = std::size_t{4} << 20;
+
+enum class ReadResult { ok, missing, too_large };
+
+ReadResult read_file(const std::string& p, std::string& out, std::size_t limit = kMaxJsonFileBytes) {
   std::ifstream f(p, std::ios::binary);
-  if (!f) return false;
-  std::ostringstream s;
-  s << f.rdbuf();
-  out = s.str();
-  return true;
+  if (!f) return ReadResult::missing;
+  out.clear();
+  char buf[1 << 16];
+  while (f.read(buf, sizeof buf) || f.gcount() > 0) {
+    out.append(buf, static_cast<std::size_t>(f.gcount()));
+    if (out.size() > limit) return ReadResult::too_large;
+  }
+  return ReadResult::ok;
 }
 
 bool is_gguf_path(const std::string& s) {
@@ -88,13 +100,21 @@ bool id_or_file(const std::string& flag, const std::string& v, const char* wrap,
     return true;
   }
   std::string text;
-  if (!read_file(v, text)) {
+  const ReadResult got = read_file(v, text);
+  if (got == ReadResult::missing) {
     rc = fail("file_not_found", flag, "cannot read '" + v + "'");
     return false;
   }
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded()) {
-    rc = fail("bad_json", flag, "'" + v + "' is not valid JSON");
+  if (got == ReadResult::too_large) {
+    rc = fail("file_too_large", flag, "'" + v + "' is larger than the limit of " + std::to_string(kMaxJsonFileBytes) + " bytes");
+    return false;
+  }
+  json j;
+  try {  // depth and size checked before parsing (json_util.hpp), so no file can crash the CLI
+    j = wif::parse_json(text, flag, kMaxJsonFileBytes);
+  } catch (const wif::InputError& e) {
+    const bool bounds = e.error().code != "bad_json";
+    rc = fail(e.error().code, flag, bounds ? e.error().message : "'" + v + "' is not valid JSON");
     return false;
   }
   out = wrap ? json{{wrap, j}} : j;
@@ -194,89 +214,10 @@ void print_runs_on(const json& r) {
   }
 }
 
-}  // namespace
 
-int main(int argc, char** argv) {
-  std::vector<std::string> args(argv + 1, argv + argc);
-  if (args.empty() || args[0] == "--help" || args[0] == "-h") {
-    std::cout << kUsage;
-    return args.empty() ? 2 : 0;
-  }
-  const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
-  const std::string cmd = args[0];
-  bool pretty = true;
-  for (const auto& a : args)
-    if (a == "--json") pretty = false;
-
-  if (cmd == "list") {
-    if (args.size() < 2) return fail("missing_field", "what", "list what? models, hardware, quants or clouds");
-    const std::string doc = wif::api_list(cat, args[1]);
-    print(doc, pretty);
-    return json::parse(doc).contains("error") ? 2 : 0;
-  }
-  if (cmd == "catalog-check") {
-    const std::string doc = wif::api_catalog_errors(cat);
-    print(doc, true);
-    return json::parse(doc)["errors"].empty() ? 0 : 2;
-  }
-  if (cmd == "gguf") {
-    if (args.size() < 2 || args[1] == "--json") return fail("missing_field", "file", "gguf needs a file path");
-    std::vector<std::uint8_t> bytes;
-    std::string err;
-    if (!wif_cli::read_gguf_header(args[1], bytes, err)) {
-      print(err, pretty);
-      return 2;
-    }
-    const std::string doc = wif::api_gguf_summary(std::string(bytes.begin(), bytes.end()));
-    print(doc, pretty);
-    return json::parse(doc).contains("error") ? 2 : 0;
-  }
-  if (cmd == "gguf-synth") {
-    json model;
-    std::string quant = "Q4_K_M", out;
-    bool full = false, split = false;
-    for (std::size_t i = 1; i < args.size(); ++i) {
-      if (args[i] == "--full") full = true;
-      if (args[i] == "--split-experts") split = true;   // one tensor per routed expert (old layout)
-      if (args[i] == "--full" || args[i] == "--split-experts" || args[i] == "--json" || i + 1 >= args.size()) continue;
-      int rc = 0;
-      if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
-      if (args[i] == "--quant") quant = args[i + 1];
-      if (args[i] == "--out") out = args[i + 1];
-      ++i;
-    }
-    if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
-    const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split);
-    print(doc, pretty);
-    return json::parse(doc).contains("error") ? 2 : 0;
-  }
-  if (cmd == "accuracy") {
-    const std::string doc = wif::api_accuracy(cat);
-    print(doc, pretty);
-    return json::parse(doc).contains("error") ? 2 : 0;
-  }
-  if (cmd == "fit-speed") {
-    const wif::SpeedCoefficients k = wif::fit_speed(wif::map_bench_rows(cat), wif::speed_coefficients(cat));
-    json out = wif::speed_coefficients_to_json(k);
-    const json* old = cat.document("speed.json");
-    if (old && old->contains("tflops_per_core")) out["tflops_per_core"] = (*old)["tflops_per_core"];
-    if (old && old->contains("fit_notes")) out["fit_notes"] = (*old)["fit_notes"];  // why the model changed
-    json doc = json{{"about", "Effective-efficiency coefficients of the speed model (core/src/speed/speed.cpp). Generated by `willitfit fit-speed > data/speed.json`: coordinate descent on the summed |log(predicted/measured)| over the llama-bench rows that map to the catalog (data/measurements/bench_mapping.json); ranges are the 10th/90th percentiles of measured/predicted."},
-               {"source", "data/measurements/llamacpp_bench.jsonl (rows from the shared public calibration set, each with its own source)"},
-               {"checked", "2026-12-02"}, {"fitted_on", k.fitted_on}};
-    doc.update(out);
-    std::cout << doc.dump(2) << "\n";
-    return 0;
-  }
-  if (cmd != "estimate" && cmd != "plan" && cmd != "serve" && cmd != "train" && cmd != "cost" &&
-      cmd != "tiers" && cmd != "solve" && cmd != "runs-on") {
-    std::cerr << kUsage;
-    return fail("unknown_command", "command", "unknown command '" + cmd + "'");
-  }
-
-  json req = json::object();
-  // flag -> (request key, kind)
-  const std::map<std::string, std::pair<std::string, char>> flags = {
+// flag -> (request key, kind): s string, i integer, n number, b on|off, l comma-separated list.
+const std::map<std::string, std::pair<std::string, char>>& request_flags() {
+  static const std::map<std::string, std::pair<std::string, char>> flags = {
       {"--quant", {"quant", 's'}},         {"--context", {"context", 'i'}},
       {"--kv-type", {"kv_type", 's'}},     {"--kv-type-k", {"kv_type_k", 's'}},
       {"--kv-type-v", {"kv_type_v", 's'}}, {"--parallel", {"parallel", 'i'}},
@@ -312,6 +253,149 @@ int main(int argc, char** argv) {
       {"--allow-offload", {"allow_offload", 'b'}}, {"--min-decode-tps", {"min_decode_tps", 'n'}},
       {"--max-count", {"max_count", 'i'}},
   };
+  return flags;
+}
+
+// The first argument after the command that is not --json ("" when there is none).
+std::string operand(const std::vector<std::string>& args) {
+  for (std::size_t i = 1; i < args.size(); ++i)
+    if (args[i] != "--json") return args[i];
+  return "";
+}
+
+// Commands that take no request: listings, the catalog check, the accuracy report, the refit.
+// Returns -1 when `cmd` is not one of them.
+int run_info_command(const wif::Catalog& cat, const std::vector<std::string>& args, bool pretty) {
+  const std::string& cmd = args[0];
+  if (cmd == "list") {
+    const std::string what = operand(args);
+    if (what.empty()) return fail("missing_field", "what", "list what? models, hardware, quants or clouds");
+    const std::string doc = wif::api_list(cat, what);
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "catalog-check") {
+    const std::string doc = wif::api_catalog_errors(cat);
+    print(doc, true);
+    return json::parse(doc)["errors"].empty() ? 0 : 2;
+  }
+  if (cmd == "accuracy") {
+    const std::string doc = wif::api_accuracy(cat);
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "fit-speed") {
+    const wif::SpeedCoefficients k = wif::fit_speed(wif::map_bench_rows(cat), wif::speed_coefficients(cat));
+    json out = wif::speed_coefficients_to_json(k);
+    const json* old = cat.document("speed.json");
+    if (old && old->contains("tflops_per_core")) out["tflops_per_core"] = (*old)["tflops_per_core"];
+    if (old && old->contains("fit_notes")) out["fit_notes"] = (*old)["fit_notes"];  // why the model changed
+    json doc = json{{"about", "Effective-efficiency coefficients of the speed model (core/src/speed/speed.cpp). Generated by `willitfit fit-speed > data/speed.json`: coordinate descent on the summed |log(predicted/measured)| over the llama-bench rows that map to the catalog (data/measurements/bench_mapping.json); ranges are the 10th/90th percentiles of measured/predicted."},
+               {"source", "data/measurements/llamacpp_bench.jsonl (rows from the shared public calibration set, each with its own source)"},
+               {"checked", "2026-12-02"}, {"fitted_on", k.fitted_on}};
+    doc.update(out);
+    std::cout << doc.dump(2) << "\n";
+    return 0;
+  }
+  return -1;
+}
+
+// `gguf <file>` and `gguf-synth`: the header reader and writer. -1 when `cmd` is neither.
+int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
+  const std::string& cmd = args[0];
+  if (cmd == "gguf") {
+    const std::string file = operand(args);
+    if (file.empty()) return fail("missing_field", "file", "gguf needs a file path");
+    std::vector<std::uint8_t> bytes;
+    std::string err;
+    if (!wif_cli::read_gguf_header(file, bytes, err)) {
+      print(err, pretty);
+      return 2;
+    }
+    const std::string doc = wif::api_gguf_summary(std::string(bytes.begin(), bytes.end()));
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "gguf-synth") {
+    json model;
+    std::string quant = "Q4_K_M", out;
+    bool full = false, split = false;
+    for (std::size_t i = 1; i < args.size(); ++i) {
+      if (args[i] == "--full") full = true;
+      if (args[i] == "--split-experts") split = true;   // one tensor per routed expert (old layout)
+      if (args[i] == "--full" || args[i] == "--split-experts" || args[i] == "--json" || i + 1 >= args.size()) continue;
+      int rc = 0;
+      if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
+      if (args[i] == "--quant") quant = args[i + 1];
+      if (args[i] == "--out") out = args[i + 1];
+      ++i;
+    }
+    if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
+    const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split);
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  return -1;
+}
+
+// One flag's value into the request. Numbers must be finite and written in full (no "12abc");
+// "-0" is refused (a sign on zero is a typo, not a value); the message never echoes the value,
+// so NaN or Infinity cannot reach the output. Returns 0 or the exit code of the error printed.
+int put_flag_value(json& req, const std::string& flag, const std::string& key, char kind, const std::string& v) {
+  const std::string takes = kind == 'i' ? " takes a whole number" : " takes a finite number";
+  try {
+    std::size_t used = 0;
+    if (kind == 's') {
+      req[key] = v;
+    } else if (kind == 'l') {  // comma-separated list
+      json list = json::array();
+      std::stringstream ss(v);
+      for (std::string item; std::getline(ss, item, ',');)
+        if (!item.empty()) list.push_back(item);
+      req[key] = list;
+    } else if (kind == 'b') {
+      if (v != "on" && v != "off") return fail("bad_value", key, flag + " takes on or off");
+      req[key] = v == "on";
+    } else if (kind == 'i') {
+      const long long x = std::stoll(v, &used);
+      if (used != v.size() || (x == 0 && v[0] == '-')) throw std::invalid_argument(v);
+      req[key] = x;
+    } else {
+      const double x = std::stod(v, &used);
+      // NaN and Infinity have no JSON form (they would be written as null, i.e. "absent").
+      if (used != v.size() || !std::isfinite(x) || (x == 0 && v[0] == '-')) throw std::invalid_argument(v);
+      req[key] = x;
+    }
+  } catch (const std::exception&) {
+    return fail("bad_value", key, flag + takes);
+  }
+  return 0;
+}
+
+// --tensor-split a,b,…: finite numbers; the core rescales huge ones (serving.cpp).
+int put_tensor_split(json& req, const std::string& v) {
+  json ts = json::array();
+  std::stringstream in(v);
+  for (std::string part; std::getline(in, part, ',');) {
+    try {
+      std::size_t used = 0;
+      const double x = std::stod(part, &used);
+      if (used != part.size() || !std::isfinite(x)) throw std::invalid_argument(part);
+      ts.push_back(x);
+    } catch (const std::exception&) {
+      return fail("bad_value", "tensor_split", "--tensor-split takes finite numbers like 3,1");
+    }
+  }
+  req["tensor_split"] = ts;
+  return 0;
+}
+
+// The flags after the command into one request document. Returns 0, or the exit code after
+// printing the error (a GGUF read error is printed as it came).
+int build_request(const std::string& cmd, const std::vector<std::string>& args, bool pretty, json& req) {
+  constexpr std::size_t kMaxDevices = 64;   // the core's bound on a device list (serving.cpp)
+  const auto& flags = request_flags();
+  req = json::object();
   if (cmd == "serve") req["engine"] = "vllm";  // --engine sglang, given later, replaces it
   json hardware = json::array();
   for (std::size_t i = 1; i < args.size(); ++i) {
@@ -333,58 +417,30 @@ int main(int argc, char** argv) {
       if (!id_or_file(a, v, "config", m, rc)) return rc;
       req["model"] = m;
     } else if (a == "--hardware") {
+      // Refused at the 65th, before reading any more files.
+      if (hardware.size() >= kMaxDevices)
+        return fail("bad_value", "hardware", "a list holds 1 to 64 devices; --hardware was given more often");
       json h;
       if (!id_or_file(a, v, nullptr, h, rc)) return rc;
       hardware.push_back(h);  // repeated --hardware: several (possibly different) GPUs
     } else if (a == "--tensor-split") {
-      json ts = json::array();
-      std::stringstream in(v);
-      for (std::string part; std::getline(in, part, ',');) {
-        try {
-          std::size_t used = 0;
-          ts.push_back(std::stod(part, &used));
-          if (used != part.size()) throw std::invalid_argument(part);
-        } catch (const std::exception&) {
-          return fail("bad_value", "tensor_split", "--tensor-split takes numbers like 3,1");
-        }
-      }
-      req["tensor_split"] = ts;
+      if ((rc = put_tensor_split(req, v))) return rc;
     } else if (a == "--no-mmap") {
       if (v != "on" && v != "off") return fail("bad_value", "mmap", "--no-mmap takes on or off");
       req["mmap"] = v == "off";
     } else if (auto it = flags.find(a); it != flags.end()) {
-      const auto& [key, kind] = it->second;
-      try {
-        std::size_t used = 0;
-        if (kind == 's') req[key] = v;
-        else if (kind == 'l') {  // comma-separated list
-          json list = json::array();
-          std::stringstream ss(v);
-          for (std::string item; std::getline(ss, item, ',');)
-            if (!item.empty()) list.push_back(item);
-          req[key] = list;
-        } else if (kind == 'b') {
-          if (v != "on" && v != "off") return fail("bad_value", key, a + " takes on or off");
-          req[key] = v == "on";
-        } else if (kind == 'i') {
-          const long long x = std::stoll(v, &used);
-          if (used != v.size()) throw std::invalid_argument(v);
-          req[key] = x;
-        } else {
-          const double x = std::stod(v, &used);
-          // NaN and Infinity have no JSON form (they would be written as null, i.e. "absent").
-          if (used != v.size() || !std::isfinite(x)) throw std::invalid_argument(v);
-          req[key] = x;
-        }
-      } catch (const std::exception&) {
-        return fail("bad_value", key, a + " takes a number, not '" + v + "'");
-      }
+      if ((rc = put_flag_value(req, a, it->second.first, it->second.second, v))) return rc;
     } else {
       return fail("unknown_flag", a, "unknown flag " + a);
     }
   }
   if (hardware.size() == 1) req["hardware"] = hardware[0];
   else if (hardware.size() > 1) req["hardware"] = hardware;
+  return 0;
+}
+
+// The request through the command's API call; a table for people or the document for --json.
+int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req, bool pretty) {
   if (cmd == "tiers" || cmd == "runs-on") {  // lists: a table for people, the document for --json
     const bool tiers = cmd == "tiers";
     const std::string d = tiers ? wif::api_tiers(cat, req.dump()) : wif::api_runs_on(cat, req.dump());
@@ -396,13 +452,10 @@ int main(int argc, char** argv) {
   }
   if (cmd == "train" || cmd == "cost") {
     const std::string d = cmd == "train" ? wif::api_train(cat, req.dump()) : wif::api_cost(cat, req.dump());
-    const bool err = json::parse(d).contains("error");
-    if (pretty && !err) {
-      if (cmd == "train") print_train(json::parse(d));
-      else print_cost(json::parse(d));
-    } else {
-      print(d, pretty);
-    }
+    const json doc = json::parse(d);
+    const bool err = doc.contains("error");
+    if (pretty && !err) cmd == "train" ? print_train(doc) : print_cost(doc);
+    else print(d, pretty);
     return err ? 2 : 0;
   }
   if (cmd == "solve") {
@@ -411,9 +464,9 @@ int main(int argc, char** argv) {
     return json::parse(d).contains("error") ? 2 : 0;
   }
   const std::string doc = wif::api_estimate(cat, req.dump());
-  if (pretty && cmd != "estimate" && !json::parse(doc).contains("error")) {
+  const json d = json::parse(doc);
+  if (pretty && cmd != "estimate" && !d.contains("error")) {
     // plan / serve: the part of the result that answers the question.
-    const json d = json::parse(doc);
     json view = {{"verdict", d["verdict"]}, {"commands", d["commands"]}};
     if (cmd == "plan") {
       view["placement"] = d["placement"];
@@ -427,5 +480,59 @@ int main(int argc, char** argv) {
     return 0;
   }
   print(doc, pretty);
+  return d.contains("error") ? 2 : 0;
+}
+
+// `<command> --request file.json`: the request document as written, unchanged, to the API (the
+// same text the wasm module would get); read to the API's own bound plus one byte, so an
+// oversized file gets the API's json_too_large.
+int run_request_file(const wif::Catalog& cat, const std::string& cmd, const std::string& file, bool pretty) {
+  std::string text;
+  const ReadResult got = read_file(file, text, wif::kMaxRequestBytes + 1);
+  if (got == ReadResult::missing) return fail("file_not_found", "--request", "cannot read '" + file + "'");
+  std::string doc;
+  if (cmd == "solve") doc = wif::api_solve(cat, text);
+  else if (cmd == "runs-on") doc = wif::api_runs_on(cat, text);
+  else if (cmd == "tiers") doc = wif::api_tiers(cat, text);
+  else if (cmd == "train") doc = wif::api_train(cat, text);
+  else if (cmd == "cost") doc = wif::api_cost(cat, text);
+  else doc = wif::api_estimate(cat, text);
+  print(doc, pretty);
   return json::parse(doc).contains("error") ? 2 : 0;
+}
+
+bool is_request_command(const std::string& cmd) {
+  for (const char* c : {"estimate", "plan", "serve", "train", "cost", "tiers", "solve", "runs-on"})
+    if (cmd == c) return true;
+  return false;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (!args.empty() && (args[0] == "--help" || args[0] == "-h")) {
+    std::cout << kUsage;
+    return 0;
+  }
+  // No command (nothing, or only --json): usage for people on stderr, the error document on stdout.
+  if (args.empty() || args[0] == "--json") {
+    std::cerr << kUsage;
+    return fail("missing_field", "command", "give a command: estimate, plan, serve, tiers, runs-on, solve, train, cost, list, gguf …");
+  }
+  bool pretty = true;
+  for (const auto& a : args)
+    if (a == "--json") pretty = false;
+  const std::string& cmd = args[0];
+  if (int rc = run_gguf_command(args, pretty); rc >= 0) return rc;
+  const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
+  if (int rc = run_info_command(cat, args, pretty); rc >= 0) return rc;
+  if (!is_request_command(cmd)) {
+    std::cerr << kUsage;
+    return fail("unknown_command", "command", "unknown command '" + cmd.substr(0, 64) + "'");
+  }
+  if (args.size() >= 3 && args[1] == "--request") return run_request_file(cat, cmd, args[2], pretty);
+  json req;
+  if (int rc = build_request(cmd, args, pretty, req)) return rc;
+  return run_request(cat, cmd, req, pretty);
 }

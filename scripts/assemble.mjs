@@ -50,7 +50,12 @@ const precache = ['./', ...all.filter((f) => f !== 'willitfit-offline.html')];
 const swFile = path.join(dist, 'sw.js');
 let sw = fs.readFileSync(swFile, 'utf8');
 if (!sw.includes("'__WIF_VERSION__'") || !sw.includes("const FILES = ['./'];")) throw new Error('assemble: sw.js placeholders not found');
-sw = sw.replace("'__WIF_VERSION__'", JSON.stringify(version)).replace("const FILES = ['./'];", `const FILES = ${JSON.stringify(precache)};`);
+// The hash of every precached file: the worker checks what it caches and serves against them.
+const hashes = Object.fromEntries(precache.filter((f) => f !== './').map((f) =>
+  [f, crypto.createHash('sha256').update(fs.readFileSync(path.join(dist, f))).digest('base64')]));
+if (!sw.includes('const HASHES = {};')) throw new Error('assemble: sw.js HASHES placeholder not found');
+sw = sw.replace("'__WIF_VERSION__'", JSON.stringify(version)).replace("const FILES = ['./'];", `const FILES = ${JSON.stringify(precache)};`)
+  .replace('const HASHES = {};', `const HASHES = ${JSON.stringify(hashes)};`);
 fs.writeFileSync(swFile, sw);
 
 console.log(`assembled ${path.relative(process.cwd(), dist) || dist}/ (service worker version ${version}; ` +

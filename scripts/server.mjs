@@ -1,11 +1,31 @@
 // The static server for dist/ (npm start and the browser tests): serve-handler on node's http,
 // with a strict Content-Security-Policy on every response.
+import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import handler from 'serve-handler';
 
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors *";
+
+/** Does the URL name a file under root ('/' is index.html)? @param {string} root @param {string} url */
+function exists(root, url) {
+  let p;
+  try { p = decodeURIComponent(new URL(url, 'http://x').pathname); } catch { return false; }
+  if (p === '/') p = '/index.html';
+  const file = path.resolve(root, `.${p}`);
+  if (file !== root && !file.startsWith(root + path.sep)) return false;
+  try { return fs.statSync(file).isFile(); } catch { return false; }
+}
+
+/** A 404 that obeys the CSP: no inline style or script, the app's own stylesheet. @param {http.ServerResponse} res */
+function notFound(res) {
+  res.statusCode = 404;
+  res.setHeader('Content-Type', 'text/html; charset=utf-8');
+  res.end('<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Not found</title>' +
+    '<link rel="stylesheet" href="/styles.css"></head><body><main><h1>Not found</h1>' +
+    '<p><a href="/">willitfit</a></p></main></body></html>\n');
+}
 
 /** @param {{root?: string, port?: number, host?: string, csp?: boolean}} opts */
 export function startServer(opts = {}) {
@@ -15,6 +35,9 @@ export function startServer(opts = {}) {
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // The widget and its module may be loaded by pages on other origins.
     res.setHeader('Access-Control-Allow-Origin', '*');
+    // Missing files get a page of our own: serve-handler's 404 page carries an inline style,
+    // which the CSP above (style-src 'self') forbids.
+    if (!exists(root, req.url || '/')) return notFound(res);
     return handler(req, res, {
       public: root, directoryListing: false, cleanUrls: false,
       rewrites: [{ source: '/', destination: '/index.html' }],

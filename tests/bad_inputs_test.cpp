@@ -4,6 +4,9 @@
 // the ASan+UBSan build.
 #include <catch2/catch.hpp>
 
+#include <cctype>
+#include <cstring>
+
 #include "result_checks.hpp"
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
@@ -12,13 +15,24 @@ using nlohmann::json;
 
 namespace {
 
-// "@nested:N" stands for N nested arrays (kept short in the table, deep in the request).
+// "@nested:N" stands for N nested arrays (kept short in the table, deep in the request), built
+// by moving, not copying, so a deep one costs O(N); {"@repeat": N, "of": v} for N copies of v.
 json expand(const json& v) {
   if (v.is_string() && v.get<std::string>().rfind("@nested:", 0) == 0) {
     const int depth = std::stoi(v.get<std::string>().substr(8));
     json x = json::array();
-    for (int i = 1; i < depth; ++i) x = json::array({x});
+    for (int i = 1; i < depth; ++i) {
+      json y = json::array();
+      y.push_back(std::move(x));
+      x = std::move(y);
+    }
     return x;
+  }
+  if (v.is_object() && v.contains("@repeat")) {
+    json out = json::array();
+    const json one = expand(v["of"]);
+    for (int i = 0; i < v["@repeat"].get<int>(); ++i) out.push_back(one);
+    return out;
   }
   if (v.is_array()) {
     json out = json::array();
@@ -33,9 +47,30 @@ json expand(const json& v) {
   return v;
 }
 
+// Placeholders in raw text: "@brackets:N" is N '[' then N ']', "@objects:N" N nested {"a": …}
+// around 1, "@spaces:N" N spaces (deep or huge texts that would swell the table).
+std::string expand_text(std::string s) {
+  for (const char* tag : {"@brackets:", "@objects:", "@spaces:"}) {
+    for (std::size_t at; (at = s.find(tag)) != std::string::npos;) {
+      std::size_t end = at + std::strlen(tag);
+      while (end < s.size() && std::isdigit(static_cast<unsigned char>(s[end]))) ++end;
+      const std::size_t n = std::stoul(s.substr(at + std::strlen(tag), end - at - std::strlen(tag)));
+      std::string rep;
+      if (tag[1] == 'b') rep = std::string(n, '[') + std::string(n, ']');
+      else if (tag[1] == 's') rep = std::string(n, ' ');
+      else {
+        for (std::size_t i = 0; i < n; ++i) rep += "{\"a\":";
+        rep += "1" + std::string(n, '}');
+      }
+      s.replace(at, end - at, rep);
+    }
+  }
+  return s;
+}
+
 // The request text of a case, or "" when the case is CLI-only.
 std::string request_text(const json& table, const json& c) {
-  if (c.contains("text")) return c["text"].get<std::string>();
+  if (c.contains("text")) return expand_text(c["text"].get<std::string>());
   if (c.contains("request")) return expand(c["request"]).dump();
   if (!c.contains("patch") && !c.contains("config_patch")) return "";
   json r = table["base"];
@@ -69,7 +104,8 @@ TEST_CASE("every request in the bad-input table gives its structured error with 
                                  : route == "runsOn" ? wif::api_runs_on(cat, text)
                                                      : wif::api_estimate(cat, text));
     INFO(doc.dump().substr(0, 400));
-    REQUIRE(wif_test::bad_error_doc(doc).empty());
+    CHECK(wif_test::bad_error_doc(doc).empty());
+    if (!doc.contains("error")) continue;
     CHECK(doc["error"]["code"] == c["code"]);
     CHECK(doc["error"]["path"] == c["path"]);
     ++ran;

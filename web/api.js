@@ -2,6 +2,14 @@
 // The only place the page talks to the wasm core. One module instance, created on first use
 // behind a memoised promise; every call is JSON text in, JSON out. Errors come back from the
 // core as {"error": {code, path, message}} and are thrown here as WillitfitError.
+//
+// Hostile callers. Every public function checks its arguments before the module sees them and
+// throws WillitfitError (never embind's BindingError, a TypeError or a RangeError): a request
+// must be a plain object whose values are JSON (no BigInt, function, symbol, cycle, NaN or
+// Infinity), nested at most MAX_DEPTH deep, at most MAX_REQUEST_BYTES as text; the checks walk
+// the value with an explicit stack, so no input can overflow JavaScript's stack either. If the
+// module ever traps anyway, the instance is dropped and the next call builds a new one, so one
+// bad call never damages the next good one.
 
 export class WillitfitError extends Error {
   /** @param {{code: string, path: string, message: string}} e */
@@ -13,14 +21,97 @@ export class WillitfitError extends Error {
   }
 }
 
+/** Bounds, the same as the core's (core/include/willitfit/base/json_util.hpp, gguf.hpp). */
+export const LIMITS = Object.freeze({
+  MAX_DEPTH: 64,
+  MAX_REQUEST_BYTES: 32 * 1024 * 1024,
+  MAX_NODES: 1_000_000,           // values in one request (bounds a DAG that repeats one object)
+  MAX_GGUF_HEADER_BYTES: 64 * 1024 * 1024,
+  MAX_BATCH: 20_000,              // requests in one estimateMany call
+  BATCH_CHUNK: 64,                // requests per call into the module
+});
+
+/** @param {string} code @param {string} path @param {string} message */
+const fail = (code, path, message) => { throw new WillitfitError({ code, path, message }); };
+
+/** "a.b[2]"-style path of a key under a parent path. @param {string} base @param {string|number} key */
+const joinPath = (base, key) => (typeof key === 'number' ? `${base}[${key}]` : base ? `${base}.${key}` : key);
+
+/**
+ * Check that `value` is JSON data within the bounds; throws WillitfitError with the path of the
+ * first offending value. Iterative (explicit stack), ancestors tracked for cycles.
+ * @param {any} value @param {string} [root]
+ */
+export function checkJson(value, root = '') {
+  /** @type {[any, string, number][]} */
+  const stack = [[value, root, 0]];
+  /** @type {Set<object>} */
+  const onPath = new Set();
+  /** @type {any[]} */
+  const exits = [];
+  let nodes = 0;
+  const EXIT = {};
+  while (stack.length) {
+    const [v, path, depth] = /** @type {[any, string, number]} */ (stack.pop());
+    if (v === EXIT) { onPath.delete(exits.pop()); continue; }
+    if (++nodes > LIMITS.MAX_NODES) fail('json_too_large', root, `the request holds more than ${LIMITS.MAX_NODES} values`);
+    const t = typeof v;
+    if (v === null || t === 'string' || t === 'boolean') continue;
+    if (t === 'number') {
+      if (!Number.isFinite(v)) fail('bad_value', path, `'${path}' must be a finite number`);
+      continue;
+    }
+    if (t === 'bigint') fail('bad_type', path, `'${path}' is a BigInt; JSON has no such number`);
+    if (t !== 'object') fail('bad_type', path, `'${path}' is a ${t}, which JSON cannot carry`);
+    // The path is the document's (as the core reports it); the message says where.
+    if (depth >= LIMITS.MAX_DEPTH) fail('json_too_deep', root, `the request nests deeper than ${LIMITS.MAX_DEPTH} levels (at '${path.slice(0, 200)}')`);
+    if (onPath.has(v)) fail('bad_type', path, `'${path}' refers back to itself (a cycle)`);
+    if (ArrayBuffer.isView(v) || v instanceof ArrayBuffer) fail('bad_type', path, `'${path}' is binary data; send base64 text`);
+    if (typeof v.toJSON === 'function' && !(v instanceof Date)) fail('bad_type', path, `'${path}' has a toJSON method`);
+    onPath.add(v);
+    exits.push(v);
+    stack.push([EXIT, '', 0]);
+    if (Array.isArray(v)) {
+      for (let i = v.length - 1; i >= 0; i--) stack.push([v[i], joinPath(path, i), depth + 1]);
+    } else {
+      for (const k of Object.keys(v)) {
+        const x = v[k];
+        if (x === undefined || typeof x === 'function' || typeof x === 'symbol') {
+          if (x !== undefined) fail('bad_type', joinPath(path, k), `'${joinPath(path, k)}' is a ${typeof x}, which JSON cannot carry`);
+          continue;   // undefined: left out, as JSON.stringify does
+        }
+        stack.push([x, joinPath(path, k), depth + 1]);
+      }
+    }
+  }
+}
+
+/** A request object as JSON text, checked. @param {any} request @param {string} fn */
+function requestText(request, fn) {
+  if (request === null || typeof request !== 'object' || Array.isArray(request))
+    fail('bad_type', '', `${fn} takes a request object, not ${request === null ? 'null' : Array.isArray(request) ? 'an array' : typeof request}`);
+  checkJson(request);
+  const text = JSON.stringify(request);
+  if (text.length > LIMITS.MAX_REQUEST_BYTES)
+    fail('json_too_large', '', `the request is ${text.length} characters; the limit is ${LIMITS.MAX_REQUEST_BYTES}`);
+  return text;
+}
+
 /** @type {Promise<any> | null} */
 let modulePromise = null;
+/** @type {string | undefined} */
+let moduleUrlGiven;
+/** How many times a trapped instance was replaced (for tests and diagnostics). */
+let rebuilds = 0;
+export const moduleRebuilds = () => rebuilds;
 
 /** @param {string} [moduleUrl] URL of willitfit.js (defaults to the copy beside this file) */
 export function loadCore(moduleUrl) {
+  if (moduleUrl !== undefined && typeof moduleUrl !== 'string') fail('bad_type', 'moduleUrl', 'loadCore takes the module URL as a string');
+  if (moduleUrl) moduleUrlGiven = moduleUrl;
   if (!modulePromise) {
-    const url = moduleUrl || new URL('./willitfit.js', import.meta.url).href;
-    modulePromise = import(url).then(async (m) => {
+    const url = moduleUrlGiven || new URL('./willitfit.js', import.meta.url).href;
+    const p = import(url).then(async (m) => {
       const g = /** @type {any} */ (globalThis);
       if (typeof g.process === 'object' && g.process.versions && g.process.versions.node) {
         // Node: Emscripten 3.1.6's ES-module glue expects __dirname and would try to fetch the
@@ -35,8 +126,26 @@ export function loadCore(moduleUrl) {
       }
       return m.default();
     });
+    p.catch(() => { if (modulePromise === p) modulePromise = null; });   // a failed load is retried
+    modulePromise = p;
   }
   return modulePromise;
+}
+
+/**
+ * Call one module function, guarded: a trap (RuntimeError, RangeError, an abort) drops the
+ * instance so the next call gets a fresh one, and is reported as internal_error.
+ * @param {string} fn @param {any[]} args
+ */
+async function call(fn, ...args) {
+  const core = await loadCore();
+  try {
+    return core[fn](...args);
+  } catch (e) {
+    if (modulePromise && (await modulePromise.catch(() => null)) === core) { modulePromise = null; rebuilds++; }
+    const err = /** @type {any} */ (e);
+    return fail('internal_error', '', `the module failed in ${fn} (${err && err.name || 'error'}: ${String(err && err.message || err).slice(0, 200)}); it has been restarted`);
+  }
 }
 
 /** @param {string} text */
@@ -48,21 +157,67 @@ function unwrap(text) {
 
 /** @param {object} request */
 export async function estimate(request) {
-  const core = await loadCore();
-  return unwrap(core.estimate(JSON.stringify(request)));
+  const text = requestText(request, 'estimate');
+  return unwrap(await call('estimate', text));
 }
 
+/** @param {any} e @returns {{code: string, path: string, message: string}} */
+const errorOf = (e) => ({ code: e.code || 'internal_error', path: e.path ?? '', message: String(e.message || e) });
+
 /**
- * Many estimates in one call into the module. Each entry is the result, or {error} for a failed
- * request, in the order given (core/include/willitfit/api/api.hpp api_estimate_many).
+ * Many estimates. Each entry is the result, or {error} for a failed request (a request the
+ * wrapper refuses gets its error in place too), in the order given
+ * (core/include/willitfit/api/api.hpp api_estimate_many). At most LIMITS.MAX_BATCH requests; they go
+ * to the module LIMITS.BATCH_CHUNK (or opts.chunk) at a time, and between chunks `onProgress`
+ * hears (done, total) and `signal` (an AbortSignal) can stop the batch, which then rejects with
+ * WillitfitError code "cancelled".
  * @param {object[]} requests
+ * @param {{chunk?: number, onProgress?: (done: number, total: number) => void, signal?: AbortSignal}} [opts]
  * @returns {Promise<any[]>}
  */
-export async function estimateMany(requests) {
-  const core = await loadCore();
-  const doc = JSON.parse(core.estimateMany(JSON.stringify(requests)));
-  if (doc && !Array.isArray(doc) && doc.error) throw new WillitfitError(doc.error);
-  return doc;
+export async function estimateMany(requests, opts = {}) {
+  if (!Array.isArray(requests)) fail('bad_type', '', 'estimateMany takes an array of request objects');
+  if (requests.length > LIMITS.MAX_BATCH)
+    fail('too_many_requests', '', `estimateMany takes at most ${LIMITS.MAX_BATCH} requests, not ${requests.length}`);
+  if (opts === null || typeof opts !== 'object') fail('bad_type', 'opts', 'the options are an object');
+  const chunk = opts.chunk ?? LIMITS.BATCH_CHUNK;
+  if (!Number.isInteger(chunk) || chunk < 1 || chunk > 1024) fail('bad_value', 'opts.chunk', 'chunk is a whole number 1..1024');
+  if (opts.onProgress !== undefined && typeof opts.onProgress !== 'function') fail('bad_type', 'opts.onProgress', 'onProgress is a function');
+  const signal = opts.signal;
+  /** @type {any[]} */
+  const out = new Array(requests.length);
+  for (let start = 0; start < requests.length; start += chunk) {
+    if (signal && signal.aborted) fail('cancelled', '', `estimateMany was cancelled after ${start} of ${requests.length}`);
+    /** @type {string[]} */
+    const texts = [];
+    /** @type {number[]} */
+    const where = [];
+    for (let i = start; i < Math.min(start + chunk, requests.length); i++) {
+      try {
+        texts.push(requestText(requests[i], 'estimateMany'));
+        where.push(i);
+      } catch (e) {
+        out[i] = { error: errorOf(e) };
+      }
+    }
+    // One module call per run of requests whose text stays under the core's request bound
+    // (requests with GGUF headers are megabytes each); a single big one goes alone.
+    for (let a = 0; a < texts.length;) {
+      let b = a, size = 2;
+      while (b < texts.length && (b === a || size + texts[b].length + 1 <= LIMITS.MAX_REQUEST_BYTES / 2)) size += texts[b++].length + 1;
+      const doc = JSON.parse(await call('estimateMany', `[${texts.slice(a, b).join(',')}]`));
+      if (doc && !Array.isArray(doc) && doc.error) {
+        for (let k = a; k < b; k++) out[where[k]] = { error: doc.error };
+      } else {
+        for (let k = a; k < b; k++) out[where[k]] = doc[k - a];
+      }
+      a = b;
+    }
+    const done = Math.min(start + chunk, requests.length);
+    if (opts.onProgress) opts.onProgress(done, requests.length);
+    if (done < requests.length) await new Promise((r) => setTimeout(r, 0));   // let a cancel arrive
+  }
+  return out;
 }
 
 /**
@@ -71,8 +226,7 @@ export async function estimateMany(requests) {
  * @param {object} request estimate fields without hardware, count or ram_gib
  */
 export async function tiers(request) {
-  const core = await loadCore();
-  return unwrap(core.tiers(JSON.stringify(request)));
+  return unwrap(await call('tiers', requestText(request, 'tiers')));
 }
 
 /**
@@ -81,8 +235,7 @@ export async function tiers(request) {
  * @param {object} request estimate fields without model or quant: hardware, count, ram_gib, context …
  */
 export async function runsOn(request) {
-  const core = await loadCore();
-  return unwrap(core.runsOn(JSON.stringify(request)));
+  return unwrap(await call('runsOn', requestText(request, 'runsOn')));
 }
 
 /**
@@ -91,52 +244,67 @@ export async function runsOn(request) {
  * @param {object} request
  */
 export async function solve(request) {
-  const core = await loadCore();
-  return unwrap(core.solve(JSON.stringify(request)));
+  return unwrap(await call('solve', requestText(request, 'solve')));
 }
 
 /** Training memory per GPU (see core/include/willitfit/training/training.hpp). @param {object} request */
 export async function train(request) {
-  const core = await loadCore();
-  return unwrap(core.train(JSON.stringify(request)));
+  return unwrap(await call('train', requestText(request, 'train')));
 }
 
 /** Cost per million tokens, cloud offers, rent vs buy (core/include/willitfit/money/cost.hpp). @param {object} request */
 export async function cost(request) {
-  const core = await loadCore();
-  return unwrap(core.cost(JSON.stringify(request)));
+  return unwrap(await call('cost', requestText(request, 'cost')));
 }
+
+const LISTS = ['models', 'hardware', 'quants', 'clouds', 'markets'];
 
 /** @param {'models'|'hardware'|'quants'|'clouds'|'markets'} what */
 export async function list(what) {
-  const core = await loadCore();
-  return unwrap(core.list(what))[what];
+  if (typeof what !== 'string' || !LISTS.includes(what))
+    fail(typeof what === 'string' ? 'bad_value' : 'bad_type', 'what', `list takes one of ${LISTS.join(', ')}`);
+  return unwrap(await call('list', what))[what];
 }
 
 /**
  * Summary of a GGUF header (name, architecture, tensor types with bytes, hyperparameters).
- * @param {Uint8Array|string} bytesOrBase64 the first bytes of a .gguf file, or their base64
+ * @param {Uint8Array|ArrayBuffer|string} bytesOrBase64 the first bytes of a .gguf file, or their base64
  */
 export async function ggufSummary(bytesOrBase64) {
-  const core = await loadCore();
-  return unwrap(core.ggufSummary(bytesOrBase64));
+  let arg = bytesOrBase64;
+  if (arg instanceof ArrayBuffer) arg = new Uint8Array(arg);
+  if (typeof arg === 'string') {
+    if (arg.length > LIMITS.MAX_GGUF_HEADER_BYTES / 3 * 4 + 4)
+      fail('gguf_too_large', 'gguf', `the header text is ${arg.length} characters; the limit is ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  } else if (arg instanceof Uint8Array) {
+    if (arg.length > LIMITS.MAX_GGUF_HEADER_BYTES)
+      fail('gguf_too_large', 'gguf', `the header is ${arg.length} bytes; the limit is ${LIMITS.MAX_GGUF_HEADER_BYTES}`);
+  } else {
+    fail('bad_type', 'gguf', 'ggufSummary takes the file\'s first bytes (Uint8Array or ArrayBuffer) or their base64 text');
+  }
+  return unwrap(await call('ggufSummary', arg));
 }
 
-/** @param {Uint8Array} bytes */
+/** @param {Uint8Array|ArrayBuffer} bytes */
 export function bytesToBase64(bytes) {
+  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'bytesToBase64 takes a Uint8Array or ArrayBuffer');
+  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
   let s = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) s += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
   return btoa(s);
 }
 
 /**
  * Read just the header of a local .gguf (a File or Blob): start with 64 KiB and grow the read
- * to what the core says it needs (gguf_truncated, "needs N bytes") or twice the last read.
+ * to what the core says it needs (gguf_truncated, "needs N bytes") or twice the last read, up
+ * to LIMITS.MAX_GGUF_HEADER_BYTES (then gguf_too_large).
  * Resolves to the header bytes and their summary; an estimate request can then carry
  * {model: {gguf_header_base64: bytesToBase64(bytes)}}.
  * @param {Blob} blob
  */
 export async function readGgufHeader(blob) {
+  if (typeof Blob === 'undefined' || !(blob instanceof Blob)) fail('bad_type', 'file', 'readGgufHeader takes a File or Blob');
   let want = 1 << 16;
   for (;;) {
     const bytes = new Uint8Array(await blob.slice(0, Math.min(want, blob.size)).arrayBuffer());
@@ -146,13 +314,13 @@ export async function readGgufHeader(blob) {
       if (!(e instanceof WillitfitError) || e.code !== 'gguf_truncated' || bytes.length >= blob.size) throw e;
       const m = /needs (\d+) bytes/.exec(e.message);
       want = Math.max(m ? Number(m[1]) : 0, 2 * bytes.length);
-      if (want > 2 ** 30) throw e;
+      if (want > LIMITS.MAX_GGUF_HEADER_BYTES)
+        fail('gguf_too_large', 'gguf', `the header claims more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes (the limit)`);
     }
   }
 }
 
 /** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
 export async function accuracyReport() {
-  const core = await loadCore();
-  return unwrap(core.accuracyReport());
+  return unwrap(await call('accuracyReport'));
 }

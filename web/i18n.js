@@ -17,7 +17,7 @@ export const STRINGS = { en: { ...en, ...moneyEn }, es: { ...es, ...moneyEs }, f
 
 /** @param {string} lang @param {string} key @param {Record<string, string>} [vars] */
 export function t(lang, key, vars) {
-  const table = STRINGS[lang] || STRINGS.en;
+  const table = (Object.hasOwn(STRINGS, lang) && STRINGS[lang]) || STRINGS.en;
   let s = table[key] ?? STRINGS.en[key] ?? key;
   if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(v);
   return s;

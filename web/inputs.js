@@ -49,7 +49,8 @@ export function initInputs(hk) {
     try { n = store.merge(JSON.parse(await f.text())); store.save(); }
     catch { byId('saved-msg').textContent = T('import_bad_file'); return; }
     const bad = store.problems.length - before;
-    byId('saved-msg').textContent = T('import_done', { 0: String(n) }) + (bad ? ` ${T('import_aside', { 0: String(bad) })}` : '');
+    byId('saved-msg').textContent = T('import_done', { 0: String(n) }) + (bad ? ` ${T('import_aside', { 0: String(bad) })}` : '') +
+      (store.storageFull() ? ` ${T('storage_full')}` : '');
     refreshSaved();
     hooks.refresh();
   });
@@ -82,7 +83,7 @@ export async function importConfig(txt, fileName) {
     return;
   }
   const key = store.addModel({ name, config });
-  msg.textContent = T('cfg_saved', { 0: name });
+  msg.textContent = T('cfg_saved', { 0: name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
   refreshSaved();
   hooks.useModel(key);
 }
@@ -114,7 +115,7 @@ function addDevice() {
   const why = store.validDevice(d);
   if (why) { msg.textContent = `${T('cd_invalid')} (${why})`; return; }
   const key = store.addDevice(d);
-  msg.textContent = T('cd_saved', { 0: d.name });
+  msg.textContent = T('cd_saved', { 0: d.name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
   refreshSaved();
   hooks.useDevice(key);
 }

@@ -36,7 +36,9 @@ export function guessLang() {
 /** Read the state from the current URL (missing keys take their defaults). */
 export function readUrl() {
   const p = new URLSearchParams(location.search);
-  const s = (/** @type {string} */ k) => p.get(k) ?? '';
+  // No id is longer than a few KB (the core refuses ids past 4096 bytes): a 200,000-character
+  // model= is cut here, so search and rendering never work on it; the core still refuses it.
+  const s = (/** @type {string} */ k) => (p.get(k) ?? '').slice(0, 4097);
   Object.assign(state, DEFAULTS);
   state.view = VIEWS.includes(s('view')) ? s('view') : 'main';
   state.lang = LANGS.includes(s('lang')) ? s('lang') : guessLang();

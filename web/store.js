@@ -9,15 +9,61 @@ const ASIDE = 'willitfit.aside.v1';
 
 /** @typedef {{name: string, config: object, saved?: string}} CustomModel */
 /** @typedef {{name: string, kind: string, memory_gib: number, bandwidth_gbs: number, fp16_tflops?: number, backend?: string}} CustomDevice */
-/** @typedef {{kind: 'model'|'device'|'file', key: string, reason: string, raw: string}} AsideEntry */
+/** @typedef {{kind: 'model'|'device'|'file'|'storage', key: string, reason: string, raw: string}} AsideEntry */
+
+// Bounds on what is read back (storage holds text written by anyone with devtools or an
+// extension): the whole saved text (2 MiB, as the core's saved.hpp kMaxSavedBytes), one entry
+// (256 KiB: a config.json is a few KB), nesting (64 levels, as the core's json_util.hpp
+// kMaxJsonDepth), keys (200 characters) and entries per kind (256). What passes a bound is set
+// aside as its first 4096 characters with its full length, so setting it aside cannot fill the
+// storage it came from.
+const MAX_TEXT = 2 * 1024 * 1024;
+const MAX_ENTRY = 256 * 1024;
+const MAX_DEPTH = 64;
+const MAX_KEY = 200;
+const MAX_ENTRIES = 256;
+const ASIDE_CHARS = 4096;
+
+/** A map with no prototype, so keys like "__proto__", "toString" or "constructor" are plain keys. */
+const dict = () => /** @type {Record<string, any>} */ (Object.create(null));
 
 /** @type {{models: Record<string, CustomModel>, devices: Record<string, CustomDevice>}} */
-let data = { models: {}, devices: {} };
+let data = { models: dict(), devices: dict() };
 /** @type {AsideEntry[]} */
 let aside = [];
 /** Entries set aside during this page load (what the notice reports). */
 /** @type {AsideEntry[]} */
 export const problems = [];
+
+/** Nesting depth of JSON text without parsing it (brackets inside strings do not count). @param {string} text */
+export function jsonDepth(text) {
+  let depth = 0, max = 0, inStr = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inStr) {
+      if (c === 92) i++;            // backslash: skip the escaped character
+      else if (c === 34) inStr = false;
+    } else if (c === 34) inStr = true;
+    else if (c === 91 || c === 123) { if (++depth > max) max = depth; if (max > MAX_DEPTH) return max; }
+    else if ((c === 93 || c === 125) && depth > 0) depth--;
+  }
+  return max;
+}
+
+/** The start of a long text, for the set-aside list. @param {string} raw */
+const clip = (raw) => (raw.length > ASIDE_CHARS ? raw.slice(0, ASIDE_CHARS) : raw);
+
+/** Why a stored text cannot be read, or '' when it can. @param {string} raw @param {number} limit */
+function unreadable(raw, limit) {
+  if (raw.length > limit) return `too large (${raw.length} characters; limit ${limit})`;
+  if (jsonDepth(raw) > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
+  return '';
+}
+
+/** JSON text of a value, or '' when it has none (cyclic, BigInt). @param {any} v */
+function text(v) {
+  try { return JSON.stringify(v) ?? ''; } catch { return ''; }
+}
 
 /** @param {any} m */
 export function validModel(m) {
@@ -41,20 +87,50 @@ function storage() {
   try { return window.localStorage; } catch { return null; }
 }
 
+let lastWriteFailed = false;
+/** Did the last write to storage fail (full, disabled)? The page then says the entry lives for this visit only. */
+export const storageFull = () => lastWriteFailed;
+
+/** Write one key; false (and a reported problem) when the storage refuses (full, disabled). @param {string} key @param {string} value */
+function write(key, value) {
+  const ls = storage();
+  if (!ls) return false;
+  try {
+    ls.setItem(key, value);
+    lastWriteFailed = false;
+    return true;
+  } catch (e) {
+    lastWriteFailed = true;
+    const reason = `storage refused the write (${/** @type {any} */ (e)?.name || 'error'}); kept for this visit only`;
+    if (!problems.some((p) => p.kind === 'storage' && p.key === key)) problems.push({ kind: 'storage', key, reason, raw: '' });
+    return false;
+  }
+}
+
 /** Load saved entries; anything broken is moved aside and reported. */
 export function load() {
   const ls = storage();
-  data = { models: {}, devices: {} };
+  data = { models: dict(), devices: dict() };
   if (!ls) return;
-  try { aside = JSON.parse(ls.getItem(ASIDE) || '[]'); if (!Array.isArray(aside)) aside = []; } catch { aside = []; }
-  const raw = ls.getItem(KEY);
+  /** @type {string | null} */
+  let raw = null;
+  try {
+    const a = ls.getItem(ASIDE) || '[]';
+    aside = unreadable(a, MAX_TEXT) ? [] : JSON.parse(a);
+    if (!Array.isArray(aside)) aside = [];
+    aside = aside.filter((e) => e && typeof e === 'object').slice(-MAX_ENTRIES);
+  } catch { aside = []; }
+  try { raw = ls.getItem(KEY); } catch { raw = null; }
   if (!raw) return;
   /** @type {any} */
   let doc;
+  const why = unreadable(raw, MAX_TEXT);
   try {
+    if (why) throw new Error(why);
     doc = JSON.parse(raw);
-  } catch {
-    setAside({ kind: 'file', key: KEY, reason: 'not valid JSON', raw });
+  } catch (e) {
+    setAside({ kind: 'file', key: KEY, reason: why || 'not valid JSON', raw: clip(raw) });
+    // The unreadable text is replaced by what survived (nothing): its start is in the aside list.
     save();
     return;
   }
@@ -65,33 +141,49 @@ export function load() {
 
 /** @param {AsideEntry} e */
 function setAside(e) {
-  aside.push(e);
-  problems.push(e);
-  storage()?.setItem(ASIDE, JSON.stringify(aside));
+  const entry = { ...e, raw: clip(e.raw || '') };
+  aside.push(entry);
+  if (aside.length > MAX_ENTRIES) aside = aside.slice(-MAX_ENTRIES);
+  problems.push(entry);
+  if (!write(ASIDE, JSON.stringify(aside))) {
+    // No room even for the list: keep the newest few, then give up quietly (reported above).
+    aside = aside.slice(-8);
+    write(ASIDE, JSON.stringify(aside));
+  }
+}
+
+/** Entries of a stored list: an object's own keys (never its prototype's), or nothing. @param {any} o */
+function entriesOf(o) {
+  return o && typeof o === 'object' && !Array.isArray(o) ? Object.entries(o) : [];
 }
 
 /** Merge a document {models, devices}; returns how many entries were accepted. @param {any} doc */
 export function merge(doc) {
   let n = 0;
-  if (!doc || typeof doc !== 'object') {
-    setAside({ kind: 'file', key: '', reason: 'not an object', raw: JSON.stringify(doc) });
+  if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
+    setAside({ kind: 'file', key: '', reason: 'not an object', raw: text(doc) });
     return 0;
   }
-  for (const [k, m] of Object.entries(doc.models || {})) {
-    const why = validModel(m);
-    if (why) setAside({ kind: 'model', key: k, reason: why, raw: JSON.stringify(m) });
-    else { data.models[k] = m; n++; }
-  }
-  for (const [k, d] of Object.entries(doc.devices || {})) {
-    const why = validDevice(d);
-    if (why) setAside({ kind: 'device', key: k, reason: why, raw: JSON.stringify(d) });
-    else { data.devices[k] = d; n++; }
+  for (const [kind, list, valid] of /** @type {const} */ ([['model', 'models', validModel], ['device', 'devices', validDevice]])) {
+    const given = doc[list];
+    if (given !== undefined && given !== null && entriesOf(given).length === 0 && (typeof given !== 'object' || Array.isArray(given)))
+      setAside({ kind, key: list, reason: 'not an object of entries', raw: text(given) });
+    let count = 0;
+    for (const [k, m] of entriesOf(given)) {
+      const raw = text(m);
+      const why = ++count > MAX_ENTRIES ? `more than ${MAX_ENTRIES} entries`
+        : k.length > MAX_KEY ? `key longer than ${MAX_KEY} characters`
+        : !raw ? 'not JSON' : unreadable(raw, MAX_ENTRY) || valid(m);
+      if (why) setAside({ kind, key: k.slice(0, MAX_KEY), reason: why, raw });
+      else { /** @type {Record<string, any>} */ (data[list])[k] = m; n++; }
+    }
   }
   return n;
 }
 
+/** Write the saved entries; false when the storage is full (the entries stay for this visit). */
 export function save() {
-  storage()?.setItem(KEY, JSON.stringify(data));
+  return write(KEY, JSON.stringify(data));
 }
 
 export const models = () => data.models;
@@ -102,18 +194,18 @@ export const setAsideEntries = () => aside.slice();
 function keyFor(name, taken) {
   const base = `custom:${name.toLowerCase().replace(/[^a-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 60) || 'item'}`;
   let k = base;
-  for (let i = 2; taken[k]; i++) k = `${base}-${i}`;
+  for (let i = 2; Object.hasOwn(taken, k); i++) k = `${base}-${i}`;
   return k;
 }
 
 // Models read from a local .gguf header live only for this visit: headers run to megabytes
 // (the tokenizer), too large for localStorage.
 /** @type {Record<string, {name: string, gguf_header_base64: string}>} */
-const session = {};
+const session = dict();
 
 /** @param {{name: string, gguf_header_base64: string}} m @returns {string} the key ("gguf:…") */
 export function addSessionModel(m) {
-  const k = keyFor(m.name, { ...data.models, ...session }).replace(/^custom:/, 'gguf:');
+  const k = keyFor(m.name, Object.assign(dict(), data.models, session)).replace(/^custom:/, 'gguf:');
   session[k] = m;
   return k;
 }
@@ -145,7 +237,7 @@ export function remove(what, key) {
 export function clearAside() {
   aside = [];
   problems.length = 0;
-  storage()?.removeItem(ASIDE);
+  try { storage()?.removeItem(ASIDE); } catch { /* storage off */ }
 }
 
 /** The export document. */
@@ -167,14 +259,14 @@ export function download(doc, filename) {
 
 /** What the request's `model` field is for a state value: a catalog id or {config,…}. @param {string} id */
 export function modelRef(id) {
-  const g = session[id];
+  const g = Object.hasOwn(session, id) ? session[id] : undefined;
   if (g) return { id, name: g.name, gguf_header_base64: g.gguf_header_base64 };
-  const m = data.models[id];
+  const m = Object.hasOwn(data.models, id) ? data.models[id] : undefined;
   return m ? { id, name: m.name, config: m.config } : id;
 }
 
 /** @param {string} id */
 export function deviceRef(id) {
-  const d = data.devices[id];
+  const d = Object.hasOwn(data.devices, id) ? data.devices[id] : undefined;
   return d ? { id, ...d } : id;
 }

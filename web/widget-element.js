@@ -8,7 +8,7 @@
 // theme="dark" (or "auto": follow the reader's system) switches the default colours (CSS only).
 import { cost, estimate, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
-import { t } from './i18n.js';
+import { STRINGS, t } from './i18n.js';
 
 const CSS = `
 :host { display: block; max-width: 460px; margin: 10px 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
@@ -69,7 +69,10 @@ export class WillItFitElement extends HTMLElement {
     this.$cost = el('p', 'line');
     this.$cost.setAttribute('part', 'cost');
     this.$cost.hidden = true;
-    card.append(this.$title, this.$verdict, this.$line, this.$bar, this.$cost, foot);
+    this.$notice = el('p', 'line');
+    this.$notice.setAttribute('part', 'notice');
+    this.$notice.hidden = true;
+    card.append(this.$title, this.$verdict, this.$line, this.$bar, this.$cost, this.$notice, foot);
     root.append(card);
     this.pending = false;
     this.seq = 0;
@@ -98,7 +101,14 @@ export class WillItFitElement extends HTMLElement {
   }
 
   async render() {
-    const lang = this.getAttribute('lang') || 'en';
+    // A language the widget has no strings for (or that Intl cannot format, "xx-INVALID!!") falls
+    // back to English, and the card says so instead of failing.
+    const asked = this.getAttribute('lang') || 'en';
+    const lang = Object.hasOwn(STRINGS, asked) ? asked : 'en';
+    this.$notice.hidden = lang === asked;
+    this.$notice.textContent = lang === asked ? '' : t('en', 'widget_lang_fallback', { 0: asked.slice(0, 40) });
+    if (lang === asked) delete this.dataset.langFallback;
+    else this.dataset.langFallback = asked.slice(0, 40);
     const req = this.request();
     const mine = ++this.seq;
     const page = new URL('./index.html', import.meta.url);

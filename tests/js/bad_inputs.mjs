@@ -7,12 +7,16 @@ import path from 'node:path';
 const here = path.dirname(new URL(import.meta.url).pathname);
 export const table = JSON.parse(fs.readFileSync(path.join(here, '..', 'golden', 'bad_inputs.json'), 'utf8'));
 
-/** "@nested:N" -> N nested arrays; everything else unchanged. */
+/** "@nested:N" -> N nested arrays; {"@repeat": N, "of": v} -> N copies of v; the rest unchanged. */
 function expand(v) {
   if (typeof v === 'string' && v.startsWith('@nested:')) {
     let x = [];
     for (let i = 1; i < Number(v.slice(8)); i++) x = [x];
     return x;
+  }
+  if (v && typeof v === 'object' && !Array.isArray(v) && '@repeat' in v) {
+    const one = expand(v.of);
+    return Array.from({ length: v['@repeat'] }, () => one);
   }
   if (Array.isArray(v)) return v.map(expand);
   if (v && typeof v === 'object') return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, expand(x)]));
@@ -31,9 +35,20 @@ export function requestOf(c) {
   return expand(r);
 }
 
+/** Raw-text placeholders: "@brackets:N" (N '[' then N ']'), "@objects:N" (N nested {"a": …}
+ * around 1), "@spaces:N" (N spaces), for deep or huge texts that would swell the table. @param {string} s */
+export function expandText(s) {
+  return s.replace(/@(brackets|objects|spaces):(\d+)/g, (_, kind, n) => {
+    const k = Number(n);
+    if (kind === 'brackets') return '['.repeat(k) + ']'.repeat(k);
+    if (kind === 'spaces') return ' '.repeat(k);
+    return '{"a":'.repeat(k) + '1' + '}'.repeat(k);
+  });
+}
+
 /** The request text the module receives. */
 export function textOf(c) {
-  if (c.text !== undefined) return c.text;
+  if (c.text !== undefined) return expandText(c.text);
   const r = requestOf(c);
   return r === null ? null : JSON.stringify(r);
 }
@@ -49,7 +64,12 @@ const looksLikePath = (s) => s.includes('.json') || s.startsWith('./') || s.star
 
 /** {args, files} for the CLI, or null when flags cannot express the case. */
 export function cliOf(c) {
-  if (c.cli) return { args: c.cli.args, files: c.cli.files || {} };
+  if (c.cli) {
+    // An argument {"@repeat": N, "of": [...]} stands for N copies of those arguments.
+    const args = c.cli.args.flatMap((a) => (typeof a === 'object' ? Array.from({ length: a['@repeat'] }, () => a.of).flat() : [a]));
+    const files = Object.fromEntries(Object.entries(c.cli.files || {}).map(([k, v]) => [k, expandText(v)]));
+    return { args, files };
+  }
   if (c.api) return null;  // solver cases name their CLI arguments (`cli`) when they have them
   const r = requestOf(c);
   if (!r) return null;
@@ -87,7 +107,8 @@ export function urlOf(c) {
   const p = new URLSearchParams();
   for (const [k, v] of Object.entries(r)) {
     if (!map[k]) return null;
-    if (['model', 'quant', 'hardware', 'kv_type'].includes(k) && typeof v !== 'string') return null;
+    // An empty parameter is a parameter left out: the page keeps its default.
+    if (['model', 'quant', 'hardware', 'kv_type'].includes(k) && (typeof v !== 'string' || v === '')) return null;
     if (['context', 'count', 'parallel'].includes(k) && !Number.isInteger(v)) return null;
     if (k === 'ram_gib' && !Number.isFinite(v)) return null;
     p.set(map[k], String(v));

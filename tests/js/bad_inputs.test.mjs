@@ -44,7 +44,9 @@ for (const c of table.cases) {
       const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bad-'));
       for (const [name, body] of Object.entries(route.files)) fs.writeFileSync(path.join(dir, name), body);
       const [cmd, ...rest] = route.args.map((a) => a.replace('{dir}', dir));
-      const r = cli(cmd, '--json', ...rest);  // --json first, so a flag left without value stays so
+      // --json after the command, so a flag left without value stays so; no command at all is
+      // run bare (and a case may ask for `willitfit --json` by giving just that).
+      const r = cmd === undefined ? cli() : cmd === '--json' ? cli('--json') : cli(cmd, '--json', ...rest);
       fs.rmSync(dir, { recursive: true, force: true });
       assert.equal(r.code, 2, `exit ${r.code}: ${r.stdout}${r.stderr}`);
       assert.ok(r.json && r.json.error, r.stdout);

@@ -18,6 +18,8 @@ export default {
   why_compute: 'Largest of the logits ({logits}) and one layer’s attention and FFN scratch ({layer}).',
   why_overhead: 'Runtime context on each device ({backend}).', unknown_model: 'Unknown model', unknown_hardware: 'Unknown device',
   widget_details: 'Full details',
+  widget_lang_fallback: "Language '{0}' is not available; shown in English.",
+  storage_full: "The browser's storage is full: kept for this visit only (export it to keep it).",
   gguf_reading: 'Reading the GGUF header…',
   gguf_loaded: 'Read the header of {0} ({1} tensors). Estimating from the file; it is kept for this visit only (GGUF headers are too large to save).',
   error: 'Cannot estimate', free_suffix: 'free', over_suffix: 'short', upper: 'up to {0}',

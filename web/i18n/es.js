@@ -18,6 +18,8 @@ export default {
   why_compute: 'El mayor entre los logits ({logits}) y el espacio de atención y FFN de una capa ({layer}).',
   why_overhead: 'Contexto de ejecución en cada dispositivo ({backend}).', unknown_model: 'Modelo desconocido', unknown_hardware: 'Dispositivo desconocido',
   widget_details: 'Ver detalles',
+  widget_lang_fallback: "El idioma '{0}' no está disponible; se muestra en inglés.",
+  storage_full: "El almacenamiento del navegador está lleno: se conserva solo durante esta visita (expórtelo para guardarlo).",
   gguf_reading: 'Leyendo la cabecera GGUF…',
   gguf_loaded: 'Cabecera de {0} leída ({1} tensores). Se estima a partir del archivo; solo se conserva durante esta visita (las cabeceras GGUF son demasiado grandes para guardarlas).',
   error: 'No se puede estimar', free_suffix: 'libres', over_suffix: 'faltan', upper: 'hasta {0}',

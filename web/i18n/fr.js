@@ -18,6 +18,8 @@ export default {
   why_compute: 'Le plus grand des logits ({logits}) et de l’espace attention + FFN d’une couche ({layer}).',
   why_overhead: 'Contexte d’exécution sur chaque appareil ({backend}).', unknown_model: 'Modèle inconnu', unknown_hardware: 'Appareil inconnu',
   widget_details: 'Tous les détails',
+  widget_lang_fallback: "La langue « {0} » n’est pas disponible ; affichage en anglais.",
+  storage_full: "Le stockage du navigateur est plein : conservé pour cette visite seulement (exportez-le pour le garder).",
   gguf_reading: 'Lecture de l’en-tête GGUF…',
   gguf_loaded: 'En-tête de {0} lu ({1} tenseurs). L’estimation part du fichier ; il n’est gardé que pour cette visite (les en-têtes GGUF sont trop volumineux pour être enregistrés).',
   error: 'Estimation impossible', free_suffix: 'libres', over_suffix: 'manquants', upper: 'jusqu’à {0}',

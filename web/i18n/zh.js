@@ -18,6 +18,8 @@ export default {
   why_compute: 'logits({logits})与单层注意力和 FFN 临时空间({layer})中的较大者。',
   why_overhead: '每个设备上的运行时上下文({backend})。', unknown_model: '未知模型', unknown_hardware: '未知设备',
   widget_details: '查看详情',
+  widget_lang_fallback: "语言“{0}”不可用，以英文显示。",
+  storage_full: "浏览器存储已满：仅在本次访问中保留（请导出以保存）。",
   gguf_reading: '正在读取 GGUF 文件头…',
   gguf_loaded: '已读取 {0} 的文件头({1} 个张量)。根据该文件估算;仅在本次访问中保留(GGUF 文件头太大,无法保存)。',
   error: '无法估算', free_suffix: '剩余', over_suffix: '不足', upper: '最多 {0}',

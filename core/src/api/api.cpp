@@ -66,6 +66,10 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
   return guarded([&] {
     const json qs = parse_json(requests_json, "");
     if (!qs.is_array()) throw InputError("bad_type", "", "estimateMany takes a JSON array of requests");
+    // One call stays short (the JS wrapper sends chunks and reports progress between them).
+    if (qs.size() > kMaxBatch)
+      throw InputError("too_many_requests", "", "estimateMany takes at most " + std::to_string(kMaxBatch) +
+                                                    " requests per call, not " + std::to_string(qs.size()));
     std::string out = "[";
     for (std::size_t i = 0; i < qs.size(); ++i) {
       if (i) out += ",";

@@ -17,12 +17,28 @@ json reject(const std::string& kind, std::int64_t index, const json& entry, cons
 std::string api_check_saved(const Catalog& cat, const std::string& stored_text) {
   json out = {{"version", kSavedVersion}, {"models", json::array()}, {"devices", json::array()},
               {"rejected", json::array()}};
-  const json doc = json::parse(stored_text, nullptr, false);
+  // The text set aside for a document that cannot be read: all of it when short, else its start
+  // (a multi-megabyte blob set aside whole would fill the storage it came from).
+  auto aside = [&stored_text]() -> json {
+    if (stored_text.size() <= kSavedAsideBytes) return stored_text;
+    return stored_text.substr(0, kSavedAsideBytes);
+  };
+  json doc;
+  try {
+    check_json_bounds(stored_text, "", kMaxSavedBytes);
+    doc = json::parse(stored_text, nullptr, false);
+  } catch (const InputError& e) {
+    json r = reject("document", -1, aside(), e.error());
+    r["bytes"] = stored_text.size();
+    out["rejected"].push_back(r);
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
   if (doc.is_discarded() || !doc.is_object()) {
-    out["rejected"].push_back(reject("document", -1, stored_text,
-                                     {doc.is_discarded() ? "bad_json" : "bad_type", "",
-                                      "the saved entries are not a JSON object"}));
-    return out.dump();
+    json r = reject("document", -1, aside(),
+                    {doc.is_discarded() ? "bad_json" : "bad_type", "", "the saved entries are not a JSON object"});
+    r["bytes"] = stored_text.size();
+    out["rejected"].push_back(r);
+    return out.dump(-1, ' ', false, json::error_handler_t::replace);
   }
   const json* ver = doc.contains("version") ? &doc["version"] : nullptr;
   const bool numeric = ver && ver->is_number_integer();
@@ -36,6 +52,11 @@ std::string api_check_saved(const Catalog& cat, const std::string& stored_text) 
     }
     for (std::size_t i = 0; i < list.size(); ++i) {
       const std::string path = std::string(kind) + "[" + std::to_string(i) + "]";
+      if (i >= kMaxSavedEntries) {  // kept aside, not validated: bounds the work of one load
+        out["rejected"].push_back(reject(kind, static_cast<std::int64_t>(i), list[i],
+            {"too_many_entries", path, "at most " + std::to_string(kMaxSavedEntries) + " saved " + kind + " are read"}));
+        continue;
+      }
       const auto idx = static_cast<std::int64_t>(i);
       if (v != kSavedVersion) {
         const bool newer = numeric && v > kSavedVersion;
@@ -60,7 +81,7 @@ std::string api_check_saved(const Catalog& cat, const std::string& stored_text) 
       }
     }
   }
-  return out.dump();
+  return out.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
 }  // namespace wif

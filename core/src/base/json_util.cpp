@@ -123,7 +123,34 @@ std::optional<std::int64_t> opt_int_any(const json& obj, std::initializer_list<c
   return std::nullopt;
 }
 
-json parse_json(const std::string& text, const std::string& path) {
+void check_json_bounds(const std::string& text, const std::string& path, std::size_t max_bytes) {
+  if (text.size() > max_bytes)
+    throw InputError("json_too_large", path,
+                     "the JSON text is " + std::to_string(text.size()) + " bytes; the limit is " +
+                         std::to_string(max_bytes));
+  std::size_t depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;  // the escaped character cannot end the string
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '[' || c == '{') {
+      if (++depth > kMaxJsonDepth)
+        throw InputError("json_too_deep", path,
+                         "the JSON nests deeper than " + std::to_string(kMaxJsonDepth) +
+                             " levels (at byte " + std::to_string(i) + ")");
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+}
+
+json parse_json(const std::string& text, const std::string& path, std::size_t max_bytes) {
+  check_json_bounds(text, path, max_bytes);
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) {
     // Re-parse with exceptions only to learn where it broke; nlohmann reports the byte offset.

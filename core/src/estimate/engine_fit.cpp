@@ -1,6 +1,7 @@
 #include "willitfit/estimate/engine_fit.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -69,6 +70,10 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
   const auto& hw = q["hardware"];
   if (hw.is_array()) {
     if (hw.empty()) throw InputError("bad_value", "hardware", "give at least one device");
+    // The same 1..64 bound as "count": checked before any entry is resolved, so a list of
+    // thousands is refused at once instead of placed.
+    if (hw.size() > 64)
+      throw InputError("bad_value", "hardware", "a list holds 1 to 64 devices, not " + std::to_string(hw.size()));
     if (q.contains("count")) throw InputError("bad_value", "count", "give either a list of devices or a count, not both");
     for (std::size_t i = 0; i < hw.size(); ++i) {
       Device d = resolve_device(cat, hw[i], "hardware[" + std::to_string(i) + "]");
@@ -98,6 +103,12 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
       if (!ts[i].is_number()) throw InputError("bad_type", "tensor_split[" + std::to_string(i) + "]", "a share is a number");
       r.placement.tensor_split.push_back(ts[i].get<double>());
     }
+    // Shares are relative (llama.cpp -ts): past 1e6 they are rescaled so the largest is 1, so
+    // their sum cannot overflow (1e308,1e308 is an even split, written -ts 1,1).
+    double top = 0;
+    for (double x : r.placement.tensor_split) top = std::max(top, x);
+    if (top > 1e6 && std::isfinite(top))
+      for (double& x : r.placement.tensor_split) x /= top;
     if (r.placement.tensor_split.size() != r.devices.size())
       throw InputError("bad_value", "tensor_split", "tensor_split needs one share per device (" + std::to_string(r.devices.size()) + ")");
     r.placement_given = true;

@@ -1,5 +1,7 @@
 #include "willitfit/estimate/estimate.hpp"
 
+#include "willitfit/speed/speed.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -28,6 +30,16 @@ std::int64_t e_ctx_for_curve(const EstimateRequest& r) {
   return r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
 }
 
+// Ids and names of a few KB at most: they are echoed in every result, command and listing.
+void check_name_lengths(const ResolvedModel& m, const std::string& path) {
+  constexpr std::size_t kMaxName = 4096;
+  for (const auto& [key, v] : {std::pair<const char*, const std::string*>{"id", &m.id}, {"name", &m.name}})
+    if (v->size() > kMaxName)
+      throw InputError("bad_value", join_path(path, key),
+                       std::string("'") + key + "' is " + std::to_string(v->size()) + " bytes; the limit is " +
+                           std::to_string(kMaxName));
+}
+
 }  // namespace
 
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
@@ -36,7 +48,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     const ModelEntry* e = cat.find_model(ref.get<std::string>());
     if (!e)
       throw InputError("unknown_model", path,
-                       "no model '" + ref.get<std::string>() + "' in the catalog; pass a catalog id or a config.json");
+                       "no model '" + ref.get<std::string>().substr(0, 200) + "' in the catalog; pass a catalog id or a config.json");
     m.id = e->id;
     m.name = e->name;
     m.org = e->org;
@@ -57,6 +69,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     m.plan = std::make_shared<const TensorPlan>(std::move(g.plan));
     m.name = opt_str(ref, "name", path).value_or(g.name);
     m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
+    check_name_lengths(m, path);
     return m;
   }
   if (ref.contains("config")) {
@@ -71,6 +84,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
   }
   m.id = opt_str(ref, "id", path).value_or("custom/" + m.arch.model_type);
   m.name = opt_str(ref, "name", path).value_or(m.id);
+  check_name_lengths(m, path);
   return m;
 }
 
@@ -86,10 +100,23 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
     const Device* d = cat.find_device(ref.get<std::string>());
     if (!d)
       throw InputError("unknown_hardware", path,
-                       "no device '" + ref.get<std::string>() + "' in the catalog; see 'willitfit list hardware'");
+                       "no device '" + ref.get<std::string>().substr(0, 200) + "' in the catalog; see 'willitfit list hardware'");
     return *d;
   }
-  return device_from_json(ref, path);
+  Device d = device_from_json(ref, path);
+  // A stranger's device names a backend llama.cpp has (data/backends.json ids, or a spelling
+  // speed.hpp backend_class maps onto one); an unknown one would silently get no overhead row.
+  auto known_backend = [&cat](const std::string& b) {
+    return cat.find_backend(b) != nullptr || cat.find_backend(backend_class(b)) != nullptr;
+  };
+  if (!known_backend(d.backend))
+    throw InputError("bad_value", join_path(path, "backend"), "unknown backend '" + d.backend.substr(0, 64) + "'");
+  for (std::size_t i = 0; i < d.backends.size(); ++i)
+    if (!known_backend(d.backends[i]))
+      throw InputError("bad_value", join_path(path, "backends") + "[" + std::to_string(i) + "]",
+                       "unknown backend '" + d.backends[i].substr(0, 64) + "'");
+  if (d.name.size() > 4096) throw InputError("bad_value", join_path(path, "name"), "'name' is longer than the limit of 4096 bytes");
+  return d;
 }
 
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {

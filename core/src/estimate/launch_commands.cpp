@@ -31,22 +31,81 @@ std::string slug(const std::string& s) {
   return out;
 }
 
+// Characters that mean nothing to a POSIX shell inside a word (no expansion, quoting,
+// globbing, redirection or separation), so a word made only of them is passed as written.
+bool sh_plain(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.' || c == '/' || c == ':' ||
+         c == '@' || c == '%' || c == '+' || c == ',' || c == '=';
+}
+
+// Why a value cannot go into a command at all, or "" when it can (quoted by sh_word). A control
+// character (newline, NUL, escape …) survives no quoting a person pastes into a terminal: a
+// newline ends the command, an escape sequence can rewrite what the terminal shows. A leading
+// '-' would be read by the engine as an option, not as the model.
+std::string unsafe_reason(const std::string& s) {
+  if (s.empty()) return "empty";
+  if (s[0] == '-') return "leading_dash";
+  for (char c : s)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return "control_character";
+  return "";
+}
+
+// One POSIX sh word with exactly the text of s: as written when every character is plain,
+// else in single quotes, where nothing is special except the quote itself ('\'' closes,
+// escapes one quote, reopens). Callers check unsafe_reason first.
+std::string sh_word(const std::string& s) {
+  if (std::all_of(s.begin(), s.end(), sh_plain)) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+// A Hugging Face repo id as the Hub accepts it: owner/name, each 1..96 of [A-Za-z0-9._-], not
+// starting with '-' or '.' (huggingface_hub validate_repo_id). Such an id is also a plain sh word
+// and a valid Ollama "hf.co/owner/name" reference.
+bool hub_repo_id(const std::string& s) {
+  const auto slash = s.find('/');
+  if (slash == std::string::npos || s.find('/', slash + 1) != std::string::npos) return false;
+  auto part_ok = [](const std::string& p) {
+    if (p.empty() || p.size() > 96 || p[0] == '-' || p[0] == '.') return false;
+    for (char c : p)
+      if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.')) return false;
+    return p.find("..") == std::string::npos;
+  };
+  return part_ok(s.substr(0, slash)) && part_ok(s.substr(slash + 1));
+}
+
+// An Ollama model name: lower-case letters, digits, '-', '_' and '.', starting with a letter or
+// digit (ollama/types/model/name.go); "model" when nothing of the id survives.
+std::string ollama_name(const std::string& s) {
+  std::string out = s;
+  while (!out.empty() && !std::isalnum(static_cast<unsigned char>(out[0]))) out.erase(0, 1);
+  if (out.size() > 80) out.resize(80);
+  return out.empty() ? "model" : out;
+}
+
 std::string base_name(const std::string& id) {
   const auto p = id.rfind('/');
   return p == std::string::npos ? id : id.substr(p + 1);
 }
 
+// A published repo of this quant whose id is a valid Hub id (anything else is not used).
 const GgufRepo* find_repo(const LaunchInput& in) {
   for (const auto& g : in.gguf)
-    if (lower(g.quant) == lower(in.quant)) return &g;
+    if (lower(g.quant) == lower(in.quant) && hub_repo_id(g.repo)) return &g;
   return nullptr;
+}
+
+// The local file name the -m / FROM forms use: made of plain characters only.
+std::string file_name(const LaunchInput& in) {
+  return ollama_name(slug(base_name(in.model_id))) + "-" + slug(in.quant) + ".gguf";
 }
 
 std::string llama_server(const LaunchInput& in) {
   std::ostringstream c;
   c << "llama-server";
   if (const GgufRepo* g = find_repo(in)) c << " -hf " << g->repo << ":" << in.quant;
-  else c << " -m " << slug(base_name(in.model_id)) << "-" << in.quant << ".gguf";
+  else c << " -m " << file_name(in);
   c << " -c " << in.kv.n_ctx;
   if (in.placement) c << " -ngl " << in.placement->ngl;
   c << " -fa " << (in.kv.flash_attn ? "on" : "off");
@@ -72,24 +131,34 @@ std::string cache_type_flag(GgmlType t) { return lower(ggml_type_name(t)); }
 
 nlohmann::json launch_commands(const LaunchInput& in) {
   nlohmann::json out = nlohmann::json::object();
-  const std::string name = slug(lower(base_name(in.model_id)));
+  const std::string name = ollama_name(slug(lower(base_name(in.model_id))));
+  // The model id goes into the vLLM, SGLang and MLX commands as a Hub id or a local path. A value
+  // no quoting makes safe refuses those commands, with the reason in "refused".
+  const std::string why = unsafe_reason(in.model_id);
+  const std::string model_word = why.empty() ? sh_word(in.model_id) : "";
+  auto refuse = [&out, &why](const char* tool) {
+    out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
+  };
   if (in.gguf_quant) {
     out["llama_server"] = llama_server(in);
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
-    else mf << "FROM ./" << slug(base_name(in.model_id)) << "-" << in.quant << ".gguf\n";
+    else mf << "FROM ./" << file_name(in) << "\n";
     mf << "PARAMETER num_ctx " << in.kv.n_ctx << "\n";
     if (in.placement && !in.placement->unified) mf << "PARAMETER num_gpu " << std::min(in.placement->ngl, in.placement->n_layer + 1) << "\n";
     out["ollama_modelfile"] = mf.str();
     const std::string tag = name + "-" + lower(in.quant);
     out["ollama"] = "ollama create " + tag + " -f Modelfile && ollama run " + tag;
   }
-  if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm) {
+  if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm && !why.empty()) {
+    if (in.engine != "sglang") refuse("vllm");
+    refuse("sglang");
+  } else if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm) {
     const VllmBudget& v = *in.vllm;
     const std::string q = vllm_quantization_flag(in.quant);
     std::ostringstream c;
-    c << "vllm serve " << in.model_id << " --tensor-parallel-size " << v.tensor_parallel
+    c << "vllm serve " << model_word << " --tensor-parallel-size " << v.tensor_parallel
       << " --max-model-len " << v.max_model_len << " --gpu-memory-utilization " << num(in.gpu_memory_utilization)
       << " --kv-cache-dtype " << v.kv_cache_dtype << " --max-num-seqs " << v.max_num_seqs
       << " --max-num-batched-tokens " << v.max_num_batched_tokens;
@@ -97,23 +166,25 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     if (in.engine != "sglang") out["vllm"] = c.str();
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
-    s << "python3 -m sglang.launch_server --model-path " << in.model_id << " --tp " << v.tensor_parallel
+    s << "python3 -m sglang.launch_server --model-path " << model_word << " --tp " << v.tensor_parallel
       << " --context-length " << v.max_model_len << " --mem-fraction-static " << num(in.gpu_memory_utilization)
       << " --kv-cache-dtype " << skv << " --max-running-requests " << v.max_num_seqs;
     if (in.engine == "sglang") s << " --chunked-prefill-size " << v.max_num_batched_tokens;
     if (!q.empty() && q != "bitsandbytes") s << " --quantization " << q;
     out["sglang"] = s.str();
   }
-  if (in.kind == DeviceKind::Apple && !in.gguf_quant) {
+  if (in.kind == DeviceKind::Apple && !in.gguf_quant && !why.empty()) {
+    refuse("mlx");
+  } else if (in.kind == DeviceKind::Apple && !in.gguf_quant) {
     // MLX affine quantization, group 64 (the default of mlx_lm.convert), as the plan assumes.
     const auto pos = in.quant.find("MLX-");
     if (pos == 0) {
       const std::string bits = in.quant.substr(4, in.quant.find("bit") - 4);
       const std::string path = name + "-" + bits + "bit";
-      out["mlx"] = "mlx_lm.convert --hf-path " + in.model_id + " -q --q-bits " + bits +
+      out["mlx"] = "mlx_lm.convert --hf-path " + model_word + " -q --q-bits " + bits +
                    " --q-group-size 64 --mlx-path " + path + " && mlx_lm.server --model " + path + " --port 8080";
     } else {
-      out["mlx"] = "mlx_lm.server --model " + in.model_id + " --port 8080";
+      out["mlx"] = "mlx_lm.server --model " + model_word + " --port 8080";
     }
   }
   return out;

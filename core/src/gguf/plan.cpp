@@ -317,6 +317,11 @@ GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std:
 }
 
 std::vector<std::uint8_t> gguf_bytes_or_base64(const std::string& in, const std::string& path) {
+  // Refused before anything is decoded or copied: a header past kGgufMaxHeaderBytes (or its
+  // base64, 4/3 as long) is no real file's.
+  if (in.size() > kGgufMaxHeaderBytes / 3 * 4 + 4)
+    throw InputError("gguf_too_large", path, "the header is " + std::to_string(in.size()) + " bytes (or base64 characters); the limit is " +
+                                              std::to_string(kGgufMaxHeaderBytes) + " bytes");
   if (in.size() >= 4 && in.compare(0, 4, "GGUF") == 0) return std::vector<std::uint8_t>(in.begin(), in.end());
   return base64_decode(in, path);
 }

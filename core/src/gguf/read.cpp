@@ -92,8 +92,12 @@ struct Reader {
     need(len);
     return len;
   }
+  std::uint64_t kept = 0;   // bytes of strings kept so far (kGgufMaxKeptStrings)
   std::string str(std::uint64_t cap, const char* what) {
     const std::uint64_t len = str_len(cap, what);
+    kept += len;
+    if (kept > kGgufMaxKeptStrings)
+      fail("gguf_too_large", "the header's strings pass the limit of " + std::to_string(kGgufMaxKeptStrings) + " bytes in all");
     std::string s = utf8_clean(reinterpret_cast<const char*>(p + pos), static_cast<std::size_t>(len));
     pos += len;
     return s;
@@ -210,6 +214,7 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
   }
 
   std::unordered_set<std::string> names;
+  names.reserve(static_cast<std::size_t>(n_tensors));   // no rehash at 100,000 names
   h.tensors.reserve(static_cast<std::size_t>(n_tensors));
   for (std::int64_t i = 0; i < n_tensors; ++i) {
     GgufTensorInfo t;

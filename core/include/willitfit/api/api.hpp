@@ -1,6 +1,7 @@
 // The JSON boundary shared by the CLI, the wasm module and the page: text in, text out.
 // Every function returns a JSON document; failures are {"error": {"code", "path", "message"}}.
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "willitfit/catalog/catalog.hpp"
@@ -13,6 +14,9 @@ std::string api_estimate(const Catalog& cat, const std::string& request_json);
 /// Many estimates in one call: a JSON array of request documents in, a JSON array of results out,
 /// one per request in order; a failed request gives its error document in its place, so one bad
 /// combination never hides the others. Input that is not an array is an error document.
+/// At most kMaxBatch requests per call (too_many_requests); web/api.js estimateMany chunks
+/// longer lists and reports progress between chunks.
+constexpr std::size_t kMaxBatch = 1024;
 std::string api_estimate_many(const Catalog& cat, const std::string& requests_json);
 
 /// Tier lists for a model, quant and context over every GPU (alone and with 32/64/128 GiB of

@@ -17,6 +17,7 @@
 // (written by a newer page), and any code the request validation gives (path inside the entry,
 // e.g. "models[2].config.num_hidden_layers").
 #pragma once
+#include <cstddef>
 #include <string>
 
 #include "willitfit/catalog/catalog.hpp"
@@ -25,6 +26,14 @@ namespace wif {
 
 /// Format version written by the current page.
 constexpr int kSavedVersion = 1;
+/// Saved text past 2 MiB, or nested past kMaxJsonDepth (json_util.hpp), is not parsed: the whole
+/// document is set aside as "json_too_large" / "json_too_deep". A browser's storage holds about
+/// 5 MB per site; 64 custom models of a few KB each are well under 1 MiB.
+constexpr std::size_t kMaxSavedBytes = std::size_t{2} << 20;
+/// An unreadable document is set aside as its first 4096 bytes, with "bytes" its full length.
+constexpr std::size_t kSavedAsideBytes = 4096;
+/// Entries past the 256th of a kind are set aside unread, code "too_many_entries".
+constexpr std::size_t kMaxSavedEntries = 256;
 
 /// Check the stored text; never throws.
 std::string api_check_saved(const Catalog& cat, const std::string& stored_text);

@@ -1,5 +1,6 @@
 // Typed reads from JSON documents that report the exact path of a bad or missing field.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -37,7 +38,27 @@ std::optional<std::int64_t> opt_int_any(const json& obj, std::initializer_list<c
 std::int64_t int_value(const json& v, const std::string& path, std::int64_t min = INT64_MIN,
                        std::int64_t max = INT64_MAX);
 
-/// Parse text as JSON; throws InputError("bad_json", path) with the parser's position.
-json parse_json(const std::string& text, const std::string& path);
+/// Bounds on JSON text from outside, checked on the raw text *before* any parser sees it, so no
+/// input can drive the parser (or any recursive copy, dump or destructor of the value) deeper
+/// than kMaxJsonDepth, nor make it allocate for more than max_bytes of text.
+///  * depth 64: the deepest real request is about 6 (request > model > config > rope_scaling >
+///    list), an estimateMany list adds one; 64 leaves room for any config.json seen on the Hub.
+///  * 32 MiB of request text: a GGUF header in base64 is the largest legitimate field (the
+///    262,144-token tokenizer of Gemma 3 is a ~6 MB header, ~8 MB as base64); parsing 32 MiB
+///    takes well under a second natively.
+constexpr std::size_t kMaxJsonDepth = 64;
+constexpr std::size_t kMaxRequestBytes = std::size_t{32} << 20;
+
+/// Throws InputError("json_too_large", path) when text is longer than max_bytes, and
+/// InputError("json_too_deep", path) when arrays/objects nest deeper than kMaxJsonDepth (strings
+/// are skipped correctly, so brackets inside them do not count). Both messages state the bound.
+/// Linear in the text, no allocation.
+void check_json_bounds(const std::string& text, const std::string& path,
+                       std::size_t max_bytes = kMaxRequestBytes);
+
+/// Parse text as JSON after check_json_bounds; throws InputError("bad_json", path) with the
+/// parser's position.
+json parse_json(const std::string& text, const std::string& path,
+                std::size_t max_bytes = kMaxRequestBytes);
 
 }  // namespace wif

@@ -39,12 +39,25 @@ enum class GgufType : std::uint32_t {
   Array = 9, U64 = 10, I64 = 11, F64 = 12,
 };
 
-// Caps that no real file reaches (largest seen: ~1.8k tensors, ~60 keys, 300k-entry arrays,
-// chat templates of ~100 KB) but that bound the work a forged header can ask for.
-constexpr std::uint64_t kGgufMaxTensors = 1u << 20;
-constexpr std::uint64_t kGgufMaxKv = 1u << 20;
-constexpr std::uint64_t kGgufMaxArray = 1u << 26;
-constexpr std::uint64_t kGgufMaxString = 1u << 26;   // 64 MiB
+// Caps set from what real files use, so the work and memory a forged header can ask for stay
+// within about a second and a few hundred MB (a header at the old 2^20-tensor cap took 11 s and
+// 1.1 GB; 60 MiB strings 20-28 s). Each refusal is gguf_too_large with the bound in its message.
+//  * tensors: 100,000. DeepSeek-V3 written with one tensor per routed expert (the older layout,
+//    gguf-synth --split-experts) has ~45,456 tensors; Kimi-K2 (61 layers x 384 experts) in that
+//    layout ~70,400; fused files have under 2,000.
+//  * metadata pairs: 16,384 (real files: ~30-80 keys).
+//  * array elements: 2^22 = 4,194,304 (the largest tokenizer tables: 262,144 tokens in Gemma 3,
+//    ~151k tokens and merges in Qwen); arrays are skipped, not kept, past kGgufKeepArray.
+//  * one string: 1 MiB (chat templates are up to ~100 KB; names a few KB).
+//  * strings kept in the header in total (values and elements of kept arrays): 8 MiB.
+constexpr std::uint64_t kGgufMaxTensors = 100000;
+constexpr std::uint64_t kGgufMaxKv = 16384;
+constexpr std::uint64_t kGgufMaxArray = std::uint64_t{1} << 22;
+constexpr std::uint64_t kGgufMaxString = std::uint64_t{1} << 20;   // 1 MiB
+constexpr std::uint64_t kGgufMaxKeptStrings = std::uint64_t{8} << 20;
+/// The largest header the CLI and the page read before refusing (gguf_too_large): 64 MiB.
+/// 100,000 tensor infos take under 10 MB, a 262k-token tokenizer about 6 MB.
+constexpr std::uint64_t kGgufMaxHeaderBytes = std::uint64_t{64} << 20;
 /// Arrays longer than this keep only their type and count (tokenizer tables), not their values.
 constexpr std::uint64_t kGgufKeepArray = 4096;
 
