@@ -115,6 +115,12 @@ BenchSet map_bench_rows(const Catalog& cat) {
     std::smatch t;
     const std::string test = row.value("test", "");
     if (!std::regex_match(test, t, test_re)) { skip("test length not stated"); continue; }
+    // llama-server timings of one request (its own batching, sampling and HTTP path) are not
+    // llama-bench runs of `test`; they are kept in the data but not scored.
+    if (row.contains("tool") && row["tool"].is_string() && row["tool"].get<std::string>().rfind("llama-server", 0) == 0) {
+      skip("llama-server timings, not a llama-bench run");
+      continue;
+    }
     const json* mm = find_match(m, "models", row.value("model", ""));
     if (!mm) { skip("model not in the catalog"); continue; }
     const ModelEntry* model = cat.find_model(mm->value("id", ""));
@@ -380,7 +386,20 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
     if (p > 0 && std::isfinite(p)) ratios[c->kind + "/" + c->group].push_back(c->measured_tps / p);
   }
   k.ranges.clear();
-  for (const auto& [key, v] : ratios) set_range(k, key, v);
+  for (const char* kind : {"tg", "pp"}) set_range(k, std::string(kind) + "/single", ratios[std::string(kind) + "/single"]);
+  // Placed groups: the single-device range, widened to the group's own p10/p90 once it has at
+  // least 8 rows (fewer give no usable quantiles).
+  for (const char* kind : {"tg", "pp"})
+    for (const char* group : {"multi_gpu", "offloaded"}) {
+      SpeedRange r = speed_range(k, kind, "single");
+      const std::vector<double>& v = ratios[std::string(kind) + "/" + group];
+      if (v.size() >= 8) {
+        r.low = std::min(r.low, quantile(v, 0.1));
+        r.high = std::max(r.high, quantile(v, 0.9));
+      }
+      r.rows = static_cast<int>(v.size());
+      k.ranges[std::string(kind) + "/" + group] = r;
+    }
   const SpeedRange tg = speed_range(k, "tg", "single"), pp = speed_range(k, "pp", "single");
   k.decode_low = tg.low;
   k.decode_high = tg.high;
