@@ -5,6 +5,8 @@
 #include "willitfit/estimate.hpp"
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/memo.hpp"
+#include "willitfit/speed_basis.hpp"
 #include "willitfit/quantize.hpp"
 #include "willitfit/runs_on.hpp"
 #include "willitfit/solve.hpp"
@@ -111,11 +113,28 @@ std::string api_list(const Catalog& cat, const std::string& what) {
                          {"topology", m.arch.topology()}, {"max_context", m.arch.n_ctx_train},
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
-      for (const auto& d : cat.devices())
-        items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
-                         {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
-                         {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
-                         {"backend", d.backend}, {"price_usd", d.price_usd}});
+      const SpeedCoefficients& coef = memo_speed_coefficients(cat);
+      for (const auto& d : cat.devices()) {
+        json it = {{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
+                   {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+                   {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
+                   {"backend", d.backend}, {"price_usd", d.price_usd}};
+        if (coef.basis) {  // which engines run on it (data/engines.json, speed_basis.hpp)
+          it["engines"] = device_engines_json(*coef.basis, d);
+          it["llamacpp_status"] = llamacpp_status(*coef.basis, d);
+        }
+        items.push_back(it);
+      }
+    } else if (what == "engines") {
+      const SpeedCoefficients& coef = memo_speed_coefficients(cat);
+      if (coef.basis)
+        for (const auto& e : coef.basis->engines) {
+          json r = {{"engine", e.engine}, {"backend", e.backend}, {"status", e.status}, {"source", e.source},
+                    {"checked", e.checked}};
+          if (!e.via.empty()) r["via"] = e.via;
+          if (!e.notes.empty()) r["notes"] = e.notes;
+          items.push_back(r);
+        }
     } else if (what == "quants") {
       for (const auto& q : quant_formats()) {
         json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};
@@ -131,7 +150,7 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     } else if (what == "markets") {
       for (const auto& m : cat.markets()) items.push_back(m);
     } else {
-      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets");
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds, markets or engines");
     }
     return json{{what, items}}.dump();
   });

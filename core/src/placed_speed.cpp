@@ -86,6 +86,7 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   bool host_part = false;
   for (const auto& part : parts) host_part = host_part || part.dev < 0;
   const std::string group = host_part ? "offloaded" : "multi_gpu";
+  s.group = group;
   const SpeedRange dr = speed_range(c, "tg", group), pr = speed_range(c, "pp", group);
   s.decode_tps_low = s.decode_tps * dr.low;
   s.decode_tps_high = s.decode_tps * dr.high;

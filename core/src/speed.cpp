@@ -8,6 +8,7 @@
 #include "willitfit/catalog.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
+#include "willitfit/speed_basis.hpp"
 
 namespace wif {
 namespace {
@@ -311,6 +312,7 @@ nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o) {
                  {"effective_tflops", s.rates.flops_s / 1e12}, {"peak_tflops", s.rates.peak_tflops}}},
       {"curve", {{"depth", s.curve_depth}, {"decode_tps", s.curve_tps}}},
   };
+  if (s.basis.is_object()) j.update(s.basis);
   if (s.prefill_available) {
     j["prefill_tps"] = s.prefill_tps;
     j["prefill_tps_low"] = s.prefill_tps_low;
@@ -399,10 +401,34 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
 }
 
 SpeedCoefficients speed_coefficients(const Catalog& cat) {
-  if (const nlohmann::json* doc = cat.document("speed.json")) return speed_coefficients_from_json(*doc, "speed.json");
-  SpeedCoefficients c;  // priors only (no data file)
-  for (const char* b : {"cuda", "metal", "rocm", "vulkan", "sycl", "cpu"}) c.backends[b] = BackendSpeed{};
+  SpeedCoefficients c;
+  if (const nlohmann::json* doc = cat.document("speed.json")) {
+    c = speed_coefficients_from_json(*doc, "speed.json");
+  } else {  // priors only (no data file)
+    for (const char* b : {"cuda", "metal", "rocm", "vulkan", "sycl", "cpu"}) c.backends[b] = BackendSpeed{};
+  }
+  c.basis = std::make_shared<const SpeedBasisIndex>(speed_basis_index(cat));
   return c;
+}
+
+void attach_speed_basis(SpeedResult& s, const SpeedCoefficients& c, const std::string& model_id,
+                        const std::string& quant, const Device& d, int count, bool moe) {
+  if (!c.basis) return;
+  s.basis = speed_basis_json(*c.basis, model_id, quant, d, count, s.backend, s.group, moe, s.prefill_available);
+}
+
+bool llamacpp_runs_on(const SpeedCoefficients& c, const Device& d, nlohmann::json* why) {
+  if (!c.basis || llamacpp_status(*c.basis, d) != "no") return true;
+  if (why) {
+    *why = {{"code", "engine_not_supported"}, {"engine", "llama.cpp"}, {"backend", d.backend}};
+    for (const auto& e : c.basis->engines)
+      if (e.engine == "llama.cpp" && e.backend == d.backend) {
+        (*why)["source"] = e.source;
+        (*why)["checked"] = e.checked;
+      }
+    (*why)["engines"] = device_engines_json(*c.basis, d);
+  }
+  return false;
 }
 
 }  // namespace wif

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,7 @@
 namespace wif {
 
 class Catalog;
+struct SpeedBasisIndex;  // speed_basis.hpp
 
 /// Efficiency of one backend class (cuda, metal, rocm, vulkan, sycl, cpu).
 struct BackendSpeed {
@@ -68,6 +70,8 @@ struct SpeedCoefficients {
   // Peak FP16 rate when a device entry states none: per GPU core (Apple) or compute unit (AMD iGPU).
   std::map<std::string, double> tflops_per_core;    // by vendor key: "apple", "amd"
   std::string source, checked, fitted_on;
+  // Which rows and engines stand behind a speed (speed_basis.hpp); set by speed_coefficients(cat).
+  std::shared_ptr<const SpeedBasisIndex> basis;
 };
 
 /// Coefficients from data/speed.json (Catalog::document("speed.json")), or built-in priors when
@@ -169,6 +173,9 @@ struct SpeedResult {
   double kv_bytes_at_depth = 0;
   DeviceRates rates;
   std::vector<double> curve_depth, curve_tps;   // decode tokens/s over depth (columnar)
+  std::string group = "single";      // single | multi_gpu | offloaded (the accuracy report's groups)
+  nlohmann::json basis;              // labels and basis (attach_speed_basis), merged into the JSON
+  nlohmann::json unavailable;        // set instead of figures when the engine does not run there
 };
 SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const Device& d,
                            const KvOptions& kv, const SpeedOptions& o, const SpeedCoefficients& c);
@@ -178,5 +185,13 @@ double average_decode_tps(const ModelWork& w, const Architecture& a, const KvOpt
                           std::int64_t depth, std::int64_t n, const DeviceRates& r);
 
 nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o);
+
+/// Labels every figure of `s` (speed_basis.hpp) for `model_id` × `quant` on `count` × `d`.
+void attach_speed_basis(SpeedResult& s, const SpeedCoefficients& c, const std::string& model_id,
+                        const std::string& quant, const Device& d, int count, bool moe);
+
+/// False when the coefficients' engine table says llama.cpp has no backend for the device; then
+/// `why` is {code: "engine_not_supported", engine, backend, source, checked}.
+bool llamacpp_runs_on(const SpeedCoefficients& c, const Device& d, nlohmann::json* why);
 
 }  // namespace wif
