@@ -51,6 +51,8 @@ const char* kUsage =
     "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
+    "  willitfit bench-paste FILE --hardware <id> [--count N] [--model <id>] [--quant Q] [--json]\n"
+    "                                   saved llama-bench output (table or -o json) against our predictions\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
     "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
     "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full] [--split-experts]\n"
@@ -213,6 +215,46 @@ int main(int argc, char** argv) {
     const std::string doc = wif::api_list(cat, args[1]);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "bench-paste") {
+    // bench-paste FILE --hardware ID [--count N] [--model ID] [--quant Q] [--json]: a saved
+    // llama-bench output (markdown, -o json or -o jsonl) against our predictions.
+    if (args.size() < 2 || args[1].rfind("--", 0) == 0) return fail("missing_field", "file", "bench-paste needs a file path");
+    std::ifstream in(args[1], std::ios::binary);
+    if (!in) return fail("file_unreadable", "file", "cannot read " + args[1]);
+    std::stringstream text;
+    text << in.rdbuf();
+    json q = {{"text", text.str()}};
+    for (std::size_t i = 2; i + 1 < args.size(); ++i) {
+      if (args[i] == "--hardware") q["hardware"] = args[i + 1];
+      else if (args[i] == "--model") q["model"] = args[i + 1];
+      else if (args[i] == "--quant") q["quant"] = args[i + 1];
+      else if (args[i] == "--count") {
+        try { q["count"] = std::stoi(args[i + 1]); } catch (const std::exception&) { return fail("bad_value", "count", "--count needs a number"); }
+      } else continue;
+      ++i;
+    }
+    const std::string doc = wif::api_bench_paste(cat, q.dump());
+    const json r = json::parse(doc);
+    if (!pretty || r.contains("error")) {
+      print(doc, pretty);
+      return r.contains("error") ? 2 : 0;
+    }
+    for (const auto& row : r["bench_paste"]["rows"]) {
+      if (row.contains("error")) {
+        std::printf("line %-4d %-14s %s: %s\n", row["line"].get<int>(), row["test"].get<std::string>().c_str(),
+                    row["error"]["code"].get<std::string>().c_str(), row["error"]["message"].get<std::string>().c_str());
+        continue;
+      }
+      std::printf("line %-4d %-14s measured %9.2f  predicted %9.2f (%.2f-%.2f)  %+6.1f%%  %s %s\n", row["line"].get<int>(),
+                  row["test"].get<std::string>().c_str(), row["measured_tps"].get<double>(), row["predicted_tps"].get<double>(),
+                  row["predicted_low"].get<double>(), row["predicted_high"].get<double>(), row["error_pct"].get<double>(),
+                  row["model"].get<std::string>().c_str(), row["quant"].get<std::string>().c_str());
+    }
+    for (const auto& e : r["bench_paste"]["errors"])
+      std::printf("%s: %s %s\n", e["path"].get<std::string>().c_str(), e["code"].get<std::string>().c_str(),
+                  e["message"].get<std::string>().c_str());
+    return 0;
   }
   if (cmd == "catalog-check") {
     const std::string doc = wif::api_catalog_errors(cat);

@@ -2,6 +2,7 @@
 
 #include "willitfit/cost.hpp"
 #include "willitfit/bench.hpp"
+#include "willitfit/bench_paste.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
@@ -154,6 +155,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     }
     return json{{what, items}}.dump();
   });
+}
+
+std::string api_bench_paste(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return bench_paste(cat, parse_json(request_json, "request")).dump(); });
 }
 
 std::string api_accuracy(const Catalog& cat) {
