@@ -208,7 +208,7 @@ json bench_paste(const Catalog& cat, const json& q) {
         doc = json::parse(text);
       } catch (const json::parse_error& e) {
         // The parser gives a byte offset: name the line it falls on.
-        const std::size_t at = std::min(e.byte, text.size());
+        const std::size_t at = std::min(e.byte > 0 ? e.byte - 1 : 0, text.size());  // e.byte counts from 1
         const int ln = 1 + static_cast<int>(std::count(text.begin(), text.begin() + static_cast<std::ptrdiff_t>(at), '\n'));
         throw InputError("bad_json", "text:line " + std::to_string(ln), "the paste is not valid JSON");
       }
