@@ -54,6 +54,8 @@ const char* kUsage =
     "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
+    "  willitfit bench-paste FILE --hardware <id> [--count N] [--model <id>] [--quant Q] [--json]\n"
+    "                                   saved llama-bench output (table or -o json) against our predictions\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
     "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
     "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full] [--split-experts]\n"
@@ -501,6 +503,49 @@ int run_request_file(const wif::Catalog& cat, const std::string& cmd, const std:
   return json::parse(doc).contains("error") ? 2 : 0;
 }
 
+// `bench-paste FILE --hardware ID [--count N] [--model ID] [--quant Q] [--json]`: a saved
+// llama-bench output (markdown, -o json or -o jsonl) against our predictions. -1 when `cmd` is not it.
+int run_bench_paste(const wif::Catalog& cat, const std::vector<std::string>& args, bool pretty) {
+  if (args[0] != "bench-paste") return -1;
+  if (args.size() < 2 || args[1].rfind("--", 0) == 0) return fail("missing_field", "file", "bench-paste needs a file path");
+  std::string text;
+  const ReadResult got = read_file(args[1], text);
+  if (got == ReadResult::missing) return fail("file_not_found", "file", "cannot read '" + args[1].substr(0, 256) + "'");
+  if (got == ReadResult::too_large)
+    return fail("file_too_large", "file", "the file is larger than the limit of " + std::to_string(kMaxJsonFileBytes) + " bytes");
+  json q = {{"text", text}};
+  for (std::size_t i = 2; i + 1 < args.size(); ++i) {
+    if (args[i] == "--hardware") q["hardware"] = args[i + 1];
+    else if (args[i] == "--model") q["model"] = args[i + 1];
+    else if (args[i] == "--quant") q["quant"] = args[i + 1];
+    else if (args[i] == "--count") {
+      if (int rc = put_flag_value(q, "--count", "count", 'i', args[i + 1])) return rc;
+    } else continue;
+    ++i;
+  }
+  const std::string doc = wif::api_bench_paste(cat, q.dump());
+  const json r = json::parse(doc);
+  if (!pretty || r.contains("error")) {
+    print(doc, pretty);
+    return r.contains("error") ? 2 : 0;
+  }
+  for (const auto& row : r["bench_paste"]["rows"]) {
+    if (row.contains("error")) {
+      std::printf("line %-4d %-14s %s: %s\n", row["line"].get<int>(), row["test"].get<std::string>().c_str(),
+                  row["error"]["code"].get<std::string>().c_str(), row["error"]["message"].get<std::string>().c_str());
+      continue;
+    }
+    std::printf("line %-4d %-14s measured %9.2f  predicted %9.2f (%.2f-%.2f)  %+6.1f%%  %s %s\n", row["line"].get<int>(),
+                row["test"].get<std::string>().c_str(), row["measured_tps"].get<double>(), row["predicted_tps"].get<double>(),
+                row["predicted_low"].get<double>(), row["predicted_high"].get<double>(), row["error_pct"].get<double>(),
+                row["model"].get<std::string>().c_str(), row["quant"].get<std::string>().c_str());
+  }
+  for (const auto& e : r["bench_paste"]["errors"])
+    std::printf("%s: %s %s\n", e["path"].get<std::string>().c_str(), e["code"].get<std::string>().c_str(),
+                e["message"].get<std::string>().c_str());
+  return 0;
+}
+
 bool is_request_command(const std::string& cmd) {
   for (const char* c : {"estimate", "plan", "serve", "train", "cost", "tiers", "solve", "runs-on"})
     if (cmd == c) return true;
@@ -527,6 +572,7 @@ int main(int argc, char** argv) {
   if (int rc = run_gguf_command(args, pretty); rc >= 0) return rc;
   const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
   if (int rc = run_info_command(cat, args, pretty); rc >= 0) return rc;
+  if (int rc = run_bench_paste(cat, args, pretty); rc >= 0) return rc;
   if (!is_request_command(cmd)) {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd.substr(0, 64) + "'");

@@ -25,9 +25,17 @@ for (const t of [...a.table].sort((x, y) => order[x.kind] - order[y.kind] || (x.
 }
 console.log(`\nBy group (held-out: ${a.held_out_rule}):`);
 const splitName = { in_sample: 'in-sample', held_out: 'held-out', multi_gpu: 'multi-GPU', offloaded: 'offloaded' };
+console.log(`${''.padEnd(22)}   median  in ±25%   range (low–high)  coverage (rows, basis)`);
 for (const g of a.groups) {
   const figures = g.rows ? cell(g) : '     —       —';
-  console.log(`${g.kind.padEnd(5)}${splitName[g.split].padEnd(12)}${String(g.rows).padStart(5)}   ${figures}`);
+  const range = `${g.range_low.toFixed(2)}–${g.range_high.toFixed(2)}`.padStart(12);
+  const cov = g.coverage_rows ? `${pct(g.coverage_pct)} (${g.coverage_rows}, ${g.coverage_basis})` : '      —';
+  console.log(`${g.kind.padEnd(5)}${splitName[g.split].padEnd(12)}${String(g.rows).padStart(5)}   ${figures}   ${range}      ${cov}`);
+}
+console.log('\nBy class (single device, shipped fit): rows, median signed error, median absolute error, range coverage:');
+for (const c of a.classes) {
+  const flag = c.rows >= 5 && Math.abs(c.median_signed_pct) > 15 ? '  <- biased' : '';
+  console.log(`${c.kind.padEnd(4)}${c.backend.padEnd(8)}${c.device_kind.padEnd(9)}${(c.moe ? 'moe' : 'dense').padEnd(7)}${String(c.rows).padStart(4)}  ${pct(c.median_signed_pct)} ${pct(c.median_ape_pct)} ${pct(c.coverage_pct)}${flag}`);
 }
 console.log('\nLeft out:');
 for (const [why, n] of Object.entries(a.excluded)) console.log(`  ${String(n).padStart(4)}  ${why}`);

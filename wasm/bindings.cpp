@@ -24,6 +24,7 @@ std::string train(const std::string& request) { return wif::api_train(catalog(),
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
+std::string bench_paste(const std::string& request) { return wif::api_bench_paste(catalog(), request); }
 // Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
 std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
@@ -43,6 +44,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("list", &list);
   emscripten::function("catalogErrors", &catalog_errors);
   emscripten::function("accuracyReport", &accuracy_report);
+  emscripten::function("benchPaste", &bench_paste);
   emscripten::function("checkSaved", &check_saved);
   emscripten::function("ggufSummary", &gguf_summary);
   emscripten::function("version", &version);

@@ -320,6 +320,16 @@ export async function readGgufHeader(blob) {
   }
 }
 
+/**
+ * Pasted llama-bench output (markdown table, -o json or -o jsonl) matched to model, quant and
+ * device, predicted against measured (core/include/willitfit/calibration/bench_paste.hpp).
+ * @param {{text: string, hardware: string, count?: number, model?: string, quant?: string}} request
+ */
+export async function benchPaste(request) {
+  const core = await loadCore();
+  return unwrap(core.benchPaste(JSON.stringify(request)));
+}
+
 /** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
 export async function accuracyReport() {
   return unwrap(await call('accuracyReport'));

@@ -1,7 +1,9 @@
 #include "willitfit/api/api.hpp"
 
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/calibration/bench_paste.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/model/quantize.hpp"
@@ -9,6 +11,7 @@
 #include "willitfit/questions/runs_on.hpp"
 #include "willitfit/questions/solve.hpp"
 #include "willitfit/questions/tiers.hpp"
+#include "willitfit/speed/speed_basis.hpp"
 #include "willitfit/training/training.hpp"
 
 namespace wif {
@@ -117,12 +120,29 @@ std::string api_list(const Catalog& cat, const std::string& what) {
                          {"topology", m.arch.topology()}, {"max_context", known(static_cast<double>(m.arch.n_ctx_train))},
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
-      for (const auto& d : cat.devices())
-        items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
-                         {"kind", device_kind_name(d.kind)}, {"memory_gib", known(d.memory_gib)},
-                         {"bandwidth_gbs", known(d.bandwidth_gbs)}, {"fp16_tflops", known(d.fp16_tflops)},
-                         {"backend", d.backend}, {"price_usd", known(d.price_usd)},
-                         {"uncertain", d.facts.is_object() && d.facts.contains("uncertain") ? d.facts["uncertain"] : json::object()}});
+      const SpeedCoefficients& coef = memo_speed_coefficients(cat);
+      for (const auto& d : cat.devices()) {
+        json it = {{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
+                   {"kind", device_kind_name(d.kind)}, {"memory_gib", known(d.memory_gib)},
+                   {"bandwidth_gbs", known(d.bandwidth_gbs)}, {"fp16_tflops", known(d.fp16_tflops)},
+                   {"backend", d.backend}, {"price_usd", known(d.price_usd)},
+                   {"uncertain", d.facts.is_object() && d.facts.contains("uncertain") ? d.facts["uncertain"] : json::object()}};
+        if (coef.basis) {  // which engines run on it (data/engines.json, speed_basis.hpp)
+          it["engines"] = device_engines_json(*coef.basis, d);
+          it["llamacpp_status"] = llamacpp_status(*coef.basis, d);
+        }
+        items.push_back(it);
+      }
+    } else if (what == "engines") {
+      const SpeedCoefficients& coef = memo_speed_coefficients(cat);
+      if (coef.basis)
+        for (const auto& e : coef.basis->engines) {
+          json r = {{"engine", e.engine}, {"backend", e.backend}, {"status", e.status}, {"source", e.source},
+                    {"checked", e.checked}};
+          if (!e.via.empty()) r["via"] = e.via;
+          if (!e.notes.empty()) r["notes"] = e.notes;
+          items.push_back(r);
+        }
     } else if (what == "quants") {
       for (const auto& q : quant_formats()) {
         json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};
@@ -138,10 +158,14 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     } else if (what == "markets") {
       for (const auto& m : cat.markets()) items.push_back(m);
     } else {
-      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets");
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds, markets or engines");
     }
     return json{{what, items}}.dump();
   });
+}
+
+std::string api_bench_paste(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] { return bench_paste(cat, parse_json(request_json, "request")).dump(); });
 }
 
 std::string api_accuracy(const Catalog& cat) {

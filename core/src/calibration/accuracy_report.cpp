@@ -32,6 +32,17 @@ json stats(const std::vector<double>& e) {
 
 double ape(double pred, double meas) { return std::fabs(pred - meas) / meas * 100.0; }
 
+// Whether a measurement falls inside the range a coefficient set gives for its row's group.
+bool inside(const BenchCase& c, double pred, const SpeedCoefficients& k) {
+  const SpeedRange r = speed_range(k, c.kind, c.group);
+  return c.measured_tps >= pred * r.low && c.measured_tps <= pred * r.high;
+}
+
+double share_pct(const std::vector<bool>& v) {
+  if (v.empty()) return 0;
+  return 100.0 * static_cast<double>(std::count(v.begin(), v.end(), true)) / static_cast<double>(v.size());
+}
+
 bool usable(double p) { return p > 0 && std::isfinite(p); }
 
 }  // namespace
@@ -62,6 +73,13 @@ json accuracy_report(const Catalog& cat) {
   struct Acc { std::vector<double> ours, naive, scaled; };
   std::map<std::pair<std::string, std::string>, Acc> by_class;        // single rows, shipped fit
   std::map<std::pair<std::string, std::string>, std::vector<double>> groups;  // (kind, split)
+  // Range coverage per (kind, split): held-out rows against the held-out fit's ranges (made
+  // without them); in-sample rows against the shipped ranges; placed rows of held-out devices
+  // against the held-out fit's ranges, else (no such rows) all of them against the shipped ones.
+  std::map<std::pair<std::string, std::string>, std::vector<bool>> cover, cover_placed_held;
+  // Signed error per class: kind x backend x device kind x dense/MoE, single-device rows.
+  struct Cls { std::vector<double> signed_pct, abs_pct; std::vector<bool> in; };
+  std::map<std::string, Cls> classes;
   json points = json::array();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const BenchCase& c = *cases[i];
@@ -75,9 +93,21 @@ json accuracy_report(const Catalog& cat) {
         a.scaled.push_back(ape(nv * scale[c.kind], c.measured_tps));
       }
       groups[{c.kind, "in_sample"}].push_back(e);
-      if (c.held_out && pred_held[i] > 0) groups[{c.kind, "held_out"}].push_back(ape(pred_held[i], c.measured_tps));
+      cover[{c.kind, "in_sample"}].push_back(inside(c, pred[i], k));
+      if (c.held_out && pred_held[i] > 0) {
+        groups[{c.kind, "held_out"}].push_back(ape(pred_held[i], c.measured_tps));
+        cover[{c.kind, "held_out"}].push_back(inside(c, pred_held[i], held));
+      }
+      const std::string key = c.kind + "/" + c.backend + "/" + device_kind_name(c.device->kind) + "/" +
+                              (c.work.expert_share > 0 ? "moe" : "dense");
+      Cls& cl = classes[key];
+      cl.signed_pct.push_back((pred[i] - c.measured_tps) / c.measured_tps * 100.0);
+      cl.abs_pct.push_back(e);
+      cl.in.push_back(inside(c, pred[i], k));
     } else {
       groups[{c.kind, c.group}].push_back(e);
+      cover[{c.kind, c.group}].push_back(inside(c, pred[i], k));
+      if (c.held_out && pred_held[i] > 0) cover_placed_held[{c.kind, c.group}].push_back(inside(c, pred_held[i], held));
     }
     json pt = {{"row_id", c.row_id}, {"kind", c.kind}, {"test", c.test}, {"device_class", c.backend},
                {"model", c.model_id}, {"hardware", c.device_id}, {"gpu_count", c.gpu_count}, {"quant", c.quant},
@@ -101,8 +131,34 @@ json accuracy_report(const Catalog& cat) {
       const std::vector<double> e = it == groups.end() ? std::vector<double>{} : it->second;
       json g = {{"kind", kind}, {"split", split}, {"rows", e.size()}};
       g.update(stats(e));
+      std::vector<bool> cv = cover[{kind, split}];
+      std::string basis = std::string(split) == "held_out" ? "held_out" : "in_sample";
+      if (const auto ph = cover_placed_held.find({kind, split}); ph != cover_placed_held.end() && !ph->second.empty()) {
+        cv = ph->second;
+        basis = "held_out";
+      }
+      g["coverage_pct"] = share_pct(cv);
+      g["coverage_rows"] = cv.size();
+      g["coverage_basis"] = basis;
+      const SpeedRange r = speed_range(k, kind, std::string(split) == "held_out" || std::string(split) == "in_sample" ? "single" : split);
+      g["range_low"] = r.low;
+      g["range_high"] = r.high;
       group_list.push_back(g);
     }
+  json class_list = json::array();
+  for (const auto& [key, cl] : classes) {
+    std::vector<std::string> part;
+    std::size_t pos = 0;
+    while (true) {
+      const std::size_t e = key.find('/', pos);
+      part.push_back(key.substr(pos, e == std::string::npos ? std::string::npos : e - pos));
+      if (e == std::string::npos) break;
+      pos = e + 1;
+    }
+    class_list.push_back({{"kind", part[0]}, {"backend", part[1]}, {"device_kind", part[2]}, {"moe", part[3] == "moe"},
+                          {"rows", cl.abs_pct.size()}, {"median_signed_pct", median(cl.signed_pct)},
+                          {"median_ape_pct", median(cl.abs_pct)}, {"coverage_pct", share_pct(cl.in)}});
+  }
   json excluded = json::object();
   for (const auto& [why, n] : set.excluded) excluded[why] = n;
   return {{"accuracy",
@@ -111,7 +167,7 @@ json accuracy_report(const Catalog& cat) {
             {"held_out_rule", "devices whose catalog id hashes (FNV-1a, 32-bit) to 1 mod 4; refit without their rows"},
             {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
                      "devices; multi-GPU and offloaded rows are never fitted on"},
-            {"groups", group_list}, {"table", table}, {"points", points}}}};
+            {"groups", group_list}, {"classes", class_list}, {"table", table}, {"points", points}}}};
 }
 
 }  // namespace wif

@@ -115,6 +115,12 @@ BenchSet map_bench_rows(const Catalog& cat) {
     std::smatch t;
     const std::string test = row.value("test", "");
     if (!std::regex_match(test, t, test_re)) { skip("test length not stated"); continue; }
+    // llama-server timings of one request (its own batching, sampling and HTTP path) are not
+    // llama-bench runs of `test`; they are kept in the data but not scored.
+    if (row.contains("tool") && row["tool"].is_string() && row["tool"].get<std::string>().rfind("llama-server", 0) == 0) {
+      skip("llama-server timings, not a llama-bench run");
+      continue;
+    }
     const json* mm = find_match(m, "models", row.value("model", ""));
     if (!mm) { skip("model not in the catalog"); continue; }
     const ModelEntry* model = cat.find_model(mm->value("id", ""));
@@ -238,24 +244,40 @@ double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
   return p.available ? static_cast<double>(c.n) / p.total_s : 0;
 }
 
-SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start, bool training_only) {
-  // Only single-device rows are fitted (placed rows validate the placement path); with
-  // `training_only`, not the held-out devices' either, and no coefficient starts from a value
-  // that was fitted on them.
-  BenchSet set;
-  for (const auto& c : all.cases)
-    if (c.group == "single" && !(training_only && c.held_out)) set.cases.push_back(c);
+namespace {
+
+// Fold of a device for the ranges' cross-validation: the next two bits of the same hash as the
+// held-out rule (held_out_device uses h % 4), so the folds split the training devices too.
+int device_fold(const std::string& device_id) {
+  std::uint32_t h = 2166136261u;
+  for (unsigned char ch : device_id) {
+    h ^= ch;
+    h *= 16777619u;
+  }
+  return static_cast<int>((h / 4) % 4);
+}
+
+std::string class_key(const BenchCase& c) { return device_class_key(*c.device, c.backend); }
+
+// Coordinate descent on the summed |log(predicted/measured)| of single-device rows (no ranges).
+SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const SpeedCoefficients& start, bool from_priors) {
   SpeedCoefficients k = start;
-  if (training_only)
+  if (from_priors) {
     for (auto& [id, b] : k.backends) b = BackendSpeed{};
-  std::map<std::string, int> seen;
-  for (const auto& c : set.cases) seen[c.backend + "/" + c.kind]++;
+    k.flop_class.clear();
+  }
+  std::map<std::string, int> seen, seen_moe, seen_class;
+  for (const BenchCase* c : cases) {
+    seen[c->backend + "/" + c->kind]++;
+    if (c->kind == "pp" && c->work.expert_share > 0) seen_moe[c->backend]++;
+    if (c->kind == "pp") seen_class[class_key(*c)]++;
+  }
   auto loss = [&](const std::string& kind) {
     double s = 0;
-    for (const auto& c : set.cases)
-      if (c.kind == kind) {
-        const double p = predict_case(c, k);
-        s += p > 0 ? std::fabs(std::log(p / c.measured_tps)) : 50.0;
+    for (const BenchCase* c : cases)
+      if (c->kind == kind) {
+        const double p = predict_case(*c, k);
+        s += p > 0 ? std::fabs(std::log(p / c->measured_tps)) : 50.0;
       }
     return s;
   };
@@ -263,18 +285,39 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
   struct Param { double* v; double lo, hi; const char* kind; };
   std::vector<Param> params;
   for (auto& [id, b] : k.backends) {
+    b.fitted = false;
     if (seen.count(id + "/tg")) {
       params.push_back({&b.bw_eff, 0.15, 1.2, "tg"});
       params.push_back({&b.layer_us, 0.5, 300, "tg"});
       b.fitted = true;
     }
     if (seen.count(id + "/pp")) params.push_back({&b.flop_eff, 0.02, 1.2, "pp"});
+    b.moe_eff = 0;
+    if (seen_moe[id] >= 3) {  // a backend's own MoE factor once it has a few MoE prefill rows
+      b.moe_eff = k.moe_prefill > 0 ? k.moe_prefill : 0.5;
+      params.push_back({&b.moe_eff, 0.03, 3.0, "pp"});
+    }
+  }
+  // Device classes with at least 3 prefill rows get a factor on their backend's flop_eff; the
+  // class with the most rows of each backend stays at 1 (the backend's own flop_eff covers it).
+  std::map<std::string, std::pair<std::string, int>> biggest;  // backend -> (class, rows)
+  for (const auto& [key, n] : seen_class) {
+    const std::string b = key.substr(0, key.find('/'));
+    if (n > biggest[b].second) biggest[b] = {key, n};
+  }
+  for (const auto& [key, n] : seen_class) {
+    const std::string b = key.substr(0, key.find('/'));
+    if (n < 3 || biggest[b].first == key) continue;
+    k.flop_class[key] = 1.0;
+    params.push_back({&k.flop_class[key], 0.1, 10.0, "pp"});
   }
   for (const char* f : {"f16", "kquant", "mxfp4"}) params.push_back({&k.decode_quant[f], 0.3, 2.0, "tg"});
   k.decode_quant["legacy"] = 1.0;
   for (const char* f : {"legacy", "kquant", "mxfp4"}) params.push_back({&k.prefill_quant[f], 0.1, 3.0, "pp"});
   k.prefill_quant["f16"] = 1.0;
-  params.push_back({&k.moe_prefill, 0.05, 2.0, "pp"});
+  if (k.expert_rows_half <= 0) k.expert_rows_half = 8;
+  params.push_back({&k.expert_rows_half, 0.25, 512, "pp"});
+  params.push_back({&k.attn_eff, 0.1, 3.0, "pp"});
   for (const char* kind : {"tg", "pp"}) {
     for (int sweep = 0; sweep < 6; ++sweep)
       for (auto& p : params) {
@@ -294,18 +337,76 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
   }
   k.decode_quant["iquant"] = k.decode_quant["kquant"];  // no IQ rows: assume K-quant kernels
   k.prefill_quant["iquant"] = k.prefill_quant["kquant"];
-  // Ranges: where 80% of the calibration rows fall, as measured / predicted.
-  std::map<std::string, std::vector<double>> ratios;
-  for (const auto& c : set.cases) {
-    const double p = predict_case(c, k);
-    if (p > 0) ratios[c.kind].push_back(c.measured_tps / p);
+  // The shared MoE factor (backends without MoE rows): the geometric mean of the fitted ones.
+  double log_sum = 0;
+  int n_moe = 0;
+  for (const auto& [id, b] : k.backends)
+    if (b.moe_eff > 0) { log_sum += std::log(b.moe_eff); ++n_moe; }
+  if (n_moe) k.moe_prefill = std::exp(log_sum / n_moe);
+  return k;
+}
+
+void set_range(SpeedCoefficients& k, const std::string& key, const std::vector<double>& ratios) {
+  if (ratios.empty()) return;
+  SpeedRange r;
+  r.low = std::min(1.0, quantile(ratios, 0.1));
+  r.high = std::max(1.0, quantile(ratios, 0.9));
+  r.rows = static_cast<int>(ratios.size());
+  k.ranges[key] = r;
+}
+
+}  // namespace
+
+SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start, bool training_only) {
+  // Only single-device rows are fitted (placed rows validate the placement path); with
+  // `training_only`, not the held-out devices' either, and no coefficient starts from a value
+  // that was fitted on them.
+  std::vector<const BenchCase*> fit_rows, placed_rows;
+  for (const auto& c : all.cases) {
+    if (training_only && c.held_out) continue;
+    (c.group == "single" ? fit_rows : placed_rows).push_back(&c);
   }
-  k.decode_low = std::min(1.0, quantile(ratios["tg"], 0.1));
-  k.decode_high = std::max(1.0, quantile(ratios["tg"], 0.9));
-  k.prefill_low = std::min(1.0, quantile(ratios["pp"], 0.1));
-  k.prefill_high = std::max(1.0, quantile(ratios["pp"], 0.9));
+  SpeedCoefficients k = fit_core(fit_rows, start, training_only);
+  // Ranges. Single-device rows: out-of-fold ratios (each fold of devices predicted by a fit
+  // without it), so the range is as wide as the error on hardware the fit has not seen, not
+  // the narrower in-sample spread. Placed rows are never fitted: their ratios as they are.
+  std::map<std::string, std::vector<double>> ratios;
+  for (int fold = 0; fold < 4; ++fold) {
+    std::vector<const BenchCase*> train, test;
+    for (const BenchCase* c : fit_rows) (device_fold(c->device_id) == fold ? test : train).push_back(c);
+    if (test.empty() || train.empty()) continue;
+    const SpeedCoefficients kf = fit_core(train, k, false);
+    for (const BenchCase* c : test) {
+      const double p = predict_case(*c, kf);
+      if (p > 0 && std::isfinite(p)) ratios[c->kind + "/single"].push_back(c->measured_tps / p);
+    }
+  }
+  for (const BenchCase* c : placed_rows) {
+    const double p = predict_case(*c, k);
+    if (p > 0 && std::isfinite(p)) ratios[c->kind + "/" + c->group].push_back(c->measured_tps / p);
+  }
+  k.ranges.clear();
+  for (const char* kind : {"tg", "pp"}) set_range(k, std::string(kind) + "/single", ratios[std::string(kind) + "/single"]);
+  // Placed groups: the single-device range, widened to the group's own p10/p90 once it has at
+  // least 8 rows (fewer give no usable quantiles).
+  for (const char* kind : {"tg", "pp"})
+    for (const char* group : {"multi_gpu", "offloaded"}) {
+      SpeedRange r = speed_range(k, kind, "single");
+      const std::vector<double>& v = ratios[std::string(kind) + "/" + group];
+      if (v.size() >= 8) {
+        r.low = std::min(r.low, quantile(v, 0.1));
+        r.high = std::max(r.high, quantile(v, 0.9));
+      }
+      r.rows = static_cast<int>(v.size());
+      k.ranges[std::string(kind) + "/" + group] = r;
+    }
+  const SpeedRange tg = speed_range(k, "tg", "single"), pp = speed_range(k, "pp", "single");
+  k.decode_low = tg.low;
+  k.decode_high = tg.high;
+  k.prefill_low = pp.low;
+  k.prefill_high = pp.high;
   int ntg = 0, npp = 0;
-  for (const auto& c : set.cases) (c.kind == "tg" ? ntg : npp)++;
+  for (const BenchCase* c : fit_rows) (c->kind == "tg" ? ntg : npp)++;
   k.fitted_on = std::to_string(ntg) + " tg rows and " + std::to_string(npp) + " pp rows of measurements/llamacpp_bench.jsonl";
   return k;
 }

@@ -85,7 +85,7 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     guard(f.path, [&] { doc = parse_json(f.text, f.path); });
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
-    if (f.path == "speed.json" || starts_with(f.path, "measurements/")) {
+    if (f.path == "speed.json" || f.path == "engines.json" || starts_with(f.path, "measurements/")) {
       c.documents_[f.path] = doc;  // read by their own modules (speed.cpp, bench.cpp)
     } else if (starts_with(f.path, "models/")) {
       guard(entry_path(f.path, doc, 0), [&] {

@@ -200,9 +200,14 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   // several (serving.cpp).
   place_estimate(cat, r, e);
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
-  if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
-    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, r.speed,
-                           ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat), r.host_link);
+  const SpeedCoefficients& coef = ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat);
+  nlohmann::json not_run;
+  if (ctx.speed && !llamacpp_runs_on(coef, r.device, &not_run)) {
+    e.speed.unavailable = not_run;  // no llama.cpp backend for this device (data/engines.json)
+  } else if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit") {
+    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, r.speed, coef, r.host_link);
+    attach_speed_basis(e.speed, coef, r.model.id, e.plan->quant, r.device, r.count, a.is_moe());
+  }
   return e;
 }
 
@@ -290,6 +295,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     }
   }
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
+  if (e.speed.unavailable.is_object()) out["speed_unavailable"] = e.speed.unavailable;
   if (r.summary) out["detail"] = "summary";
   if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
   else out["checkpoint_bytes"] = e.plan->file_bytes;

@@ -1,6 +1,7 @@
 #include "willitfit/speed/multi_device_speed.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace wif {
 
@@ -80,14 +81,27 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
     return sum.total_s > 0 ? 1.0 / sum.total_s : 0.0;
   };
   s.decode_tps = decode_at(o.depth, &s.decode);
-  // Offloaded runs vary more (RAM speed, thread count, NUMA): widen the calibrated range.
-  s.decode_tps_low = s.decode_tps * c.decode_low * 0.75;
-  s.decode_tps_high = s.decode_tps * c.decode_high * 1.15;
+  // Ranges of the placement's own group (offloaded: any part in system RAM; else several GPUs),
+  // from the spread of that group's calibration rows (bench.cpp fit_speed).
+  bool host_part = false;
+  for (const auto& part : parts) host_part = host_part || part.dev < 0;
+  const std::string group = host_part ? "offloaded" : "multi_gpu";
+  s.group = group;
+  const SpeedRange dr = speed_range(c, "tg", group), pr = speed_range(c, "pp", group);
+  s.decode_tps_low = s.decode_tps * dr.low;
+  s.decode_tps_high = s.decode_tps * dr.high;
   const double mid = decode_at(o.depth + o.prompt + std::max<std::int64_t>(1, o.gen) / 2, nullptr);
   s.gen_avg_tps = mid;
 
-  // Prefill: GPU parts on their own device; host parts computed on the first GPU with their
-  // weights streamed over PCIe once per micro-batch.
+  // Prefill: GPU parts on their own device. Host parts: for a micro-batch of 32 tokens or more the
+  // scheduler runs their matmuls on the first GPU (ggml/src/ggml-backend.cpp,
+  // ggml_backend_sched_backend_id_from_cur with op_offload; the CUDA backend's offload_op asks
+  // for a batch of at least 32, ggml/src/ggml-cuda/ggml-cuda.cu), copying the CPU-resident
+  // weights over the link once per micro-batch; for MUL_MAT_ID only the experts the batch routes
+  // to are copied (ggml_backend_sched_compute_splits), 1 - (1 - k/n)^tokens of them under
+  // uniform routing. The copy rate is the link's, capped by host_copy_gbs (fitted).
+  double copy_bps = pcie;
+  if (c.host_copy_gbs > 0) copy_bps = std::min(copy_bps, c.host_copy_gbs * 1e9);
   PrefillTerms total;
   total.available = true;
   for (const auto& part : parts) {
@@ -96,8 +110,17 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
       return p.layer_device[static_cast<std::size_t>(il)] == part.dev;
     };
     DeviceRates r = part.dev < 0 ? s.rates : part.r;
-    if (part.dev < 0) r.bw_bytes_s = std::min(r.bw_bytes_s, pcie);
-    const PrefillTerms t = prefill_time(part.w, attention_flops(a, o.prompt, o.depth, layer_on), o.prompt, o.n_ubatch, r);
+    ModelWork w = part.w;
+    if (part.dev < 0) {
+      r.bw_bytes_s = std::min(r.bw_bytes_s, copy_bps);
+      if (w.expert_share > 0) {
+        // Only the routed-expert part shrinks: by the share of experts a micro-batch touches.
+        const double ub = static_cast<double>(std::max<std::int64_t>(1, std::min(o.n_ubatch, o.prompt)));
+        const double touched = 1.0 - std::pow(1.0 - w.expert_share, ub);
+        w.pass_weight_bytes -= w.expert_pass_bytes * (1.0 - touched);
+      }
+    }
+    const PrefillTerms t = prefill_time(w, attention_flops(a, o.prompt, o.depth, layer_on), o.prompt, o.n_ubatch, r);
     if (!t.available) total.available = false;
     total.matmul_s += t.matmul_s;
     total.attention_s += t.attention_s;
@@ -108,8 +131,8 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   s.prefill_available = total.available && total.total_s > 0;
   if (s.prefill_available) {
     s.prefill_tps = static_cast<double>(o.prompt) / total.total_s;
-    s.prefill_tps_low = s.prefill_tps * c.prefill_low * 0.75;
-    s.prefill_tps_high = s.prefill_tps * c.prefill_high * 1.15;
+    s.prefill_tps_low = s.prefill_tps * pr.low;
+    s.prefill_tps_high = s.prefill_tps * pr.high;
     s.ttft_ms = total.total_s * 1000.0;
   }
   s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(o.gen) / s.gen_avg_tps : 0);

@@ -8,6 +8,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/speed/speed_basis.hpp"
 
 namespace wif {
 namespace {
@@ -48,6 +49,19 @@ std::string backend_class(const std::string& backend) {
   if (b.rfind("sycl", 0) == 0) return "sycl";
   if (b.rfind("cpu", 0) == 0) return "cpu";
   return b;
+}
+
+std::string device_class_key(const Device& d, const std::string& backend) {
+  if (backend == "vulkan" || backend == "sycl") return backend + "/" + lower(d.vendor);
+  return backend + "/" + device_kind_name(d.kind);
+}
+
+SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group) {
+  if (auto it = c.ranges.find(kind + "/" + group); it != c.ranges.end()) return it->second;
+  SpeedRange r;
+  r.low = kind == "tg" ? c.decode_low : c.prefill_low;
+  r.high = kind == "tg" ? c.decode_high : c.prefill_high;
+  return r;
 }
 
 std::string quant_family(const TensorPlan& plan) {
@@ -104,6 +118,7 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
       // hundreds of tokens touches every expert, so a pass reads them all.
       w.decode_weight_bytes += bytes * used_frac;
       w.pass_weight_bytes += bytes;
+      w.expert_pass_bytes += bytes;
       w.matmul_flops += flops * used_frac;
       w.expert_matmul_flops += flops * used_frac;
       w.decode_flops += flops * used_frac;
@@ -115,6 +130,7 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
     w.decode_flops += flops;
   }
   w.layers = static_cast<std::int64_t>(layers.size());
+  if (a.is_moe()) w.expert_share = used_frac;
   return w;
 }
 
@@ -196,8 +212,11 @@ DeviceRates device_rates(const Device& d, const std::string& backend, const std:
   }
   r.peak_tflops = peak;
   if (peak > 0) {
-    r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, family, 1.0);
-    r.moe_flops_s = r.flops_s * c.moe_prefill;
+    r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, family, 1.0) *
+                get_or(c.flop_class, device_class_key(d, r.backend), 1.0);
+    r.moe_flops_s = r.flops_s * (bs.moe_eff > 0 ? bs.moe_eff : c.moe_prefill);
+    r.attn_flops_s = r.flops_s * c.attn_eff;
+    r.expert_rows_half = c.expert_rows_half;
   }
   return r;
 }
@@ -218,10 +237,19 @@ PrefillTerms prefill_time(const ModelWork& w, double attn_flops, std::int64_t n_
   t.available = true;
   const double n = static_cast<double>(n_tokens);
   const double dense = w.matmul_flops - w.expert_matmul_flops;
-  t.matmul_s = n * (dense / r.flops_s + w.expert_matmul_flops / r.moe_flops_s);
-  t.attention_s = attn_flops / r.flops_s;
+  const double ub = std::min(n, static_cast<double>(std::max<std::int64_t>(1, n_ubatch)));
+  // MUL_MAT_ID runs one GEMM per expert over the tokens routed to it, about ub x k / n_expert rows
+  // (llama.cpp ggml/src/ggml-cuda/mmq.cu and ggml-metal mul_mm_id group rows by expert): small
+  // expert batches reach a lower share of the matmul rate.
+  double moe_rate = r.moe_flops_s;
+  if (r.expert_rows_half > 0 && w.expert_share > 0) {
+    const double rows = ub * w.expert_share;
+    moe_rate *= rows / (rows + r.expert_rows_half);
+  }
+  t.matmul_s = n * (dense / r.flops_s + (w.expert_matmul_flops > 0 ? w.expert_matmul_flops / moe_rate : 0));
+  t.attention_s = attn_flops / (r.attn_flops_s > 0 ? r.attn_flops_s : r.flops_s);
   // Each micro-batch streams the weights once and pays the per-layer launch cost once.
-  const double passes = std::ceil(n / static_cast<double>(std::max<std::int64_t>(1, n_ubatch)));
+  const double passes = std::ceil(n / ub);
   t.weights_s = passes * (w.pass_weight_bytes / r.bw_bytes_s + static_cast<double>(w.layers) * r.layer_s);
   t.total_s = t.matmul_s + t.attention_s + t.weights_s;
   return t;
@@ -253,15 +281,16 @@ SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const 
   s.kv_bytes_at_depth = kv_read_bytes(a, kv, o.depth);
   s.decode = decode_step(s.work, s.kv_bytes_at_depth, s.rates);
   s.decode_tps = 1.0 / s.decode.total_s;
-  s.decode_tps_low = s.decode_tps * c.decode_low;
-  s.decode_tps_high = s.decode_tps * c.decode_high;
+  const SpeedRange dr = speed_range(c, "tg", "single"), pr = speed_range(c, "pp", "single");
+  s.decode_tps_low = s.decode_tps * dr.low;
+  s.decode_tps_high = s.decode_tps * dr.high;
   s.gen_avg_tps = average_decode_tps(s.work, a, kv, o.depth + o.prompt, std::max<std::int64_t>(1, o.gen), s.rates);
   s.prefill = prefill_time(s.work, attention_flops(a, o.prompt, o.depth), o.prompt, o.n_ubatch, s.rates);
   s.prefill_available = s.prefill.available;
   if (s.prefill.available) {
     s.prefill_tps = static_cast<double>(o.prompt) / s.prefill.total_s;
-    s.prefill_tps_low = s.prefill_tps * c.prefill_low;
-    s.prefill_tps_high = s.prefill_tps * c.prefill_high;
+    s.prefill_tps_low = s.prefill_tps * pr.low;
+    s.prefill_tps_high = s.prefill_tps * pr.high;
     s.ttft_ms = s.prefill.total_s * 1000.0;
   }
   s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(o.gen) / s.gen_avg_tps : 0);
@@ -295,6 +324,7 @@ nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o) {
                  {"effective_tflops", s.rates.flops_s / 1e12}, {"peak_tflops", s.rates.peak_tflops}}},
       {"curve", {{"depth", s.curve_depth}, {"decode_tps", s.curve_tps}}},
   };
+  if (s.basis.is_object()) j.update(s.basis);
   if (s.prefill_available) {
     j["prefill_tps"] = s.prefill_tps;
     j["prefill_tps_low"] = s.prefill_tps_low;
@@ -322,6 +352,7 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
       b.bw_eff = req_num(arr[i], "bw_eff", p, 0.01, 1.5);
       b.layer_us = req_num(arr[i], "layer_us", p, 0, 10000);
       b.flop_eff = req_num(arr[i], "flop_eff", p, 0.001, 1.5);
+      b.moe_eff = opt_num(arr[i], "moe_eff", p, 0, 10).value_or(0);
       b.fitted = opt_bool(arr[i], "fitted", p).value_or(false);
       c.backends[id] = b;
     }
@@ -337,7 +368,11 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
   table("decode_quant", c.decode_quant);
   table("prefill_quant", c.prefill_quant);
   table("tflops_per_core", c.tflops_per_core);
+  table("flop_class", c.flop_class);
   c.moe_prefill = opt_num(doc, "moe_prefill", path, 0.01, 10).value_or(1.0);
+  c.expert_rows_half = opt_num(doc, "expert_rows_half", path, 0, 4096).value_or(0);
+  c.attn_eff = opt_num(doc, "attn_eff", path, 0.01, 10).value_or(1.0);
+  c.host_copy_gbs = opt_num(doc, "host_copy_gbs", path, 0, 1000).value_or(0);
   if (doc.contains("range")) {
     const auto& r = doc["range"];
     const std::string p = join_path(path, "range");
@@ -345,6 +380,18 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
     c.decode_high = req_num(r, "decode_high", p, 1, 100);
     c.prefill_low = req_num(r, "prefill_low", p, 0.01, 1);
     c.prefill_high = req_num(r, "prefill_high", p, 1, 100);
+    if (r.contains("groups")) {
+      const auto& g = r["groups"];
+      const std::string gp = join_path(p, "groups");
+      if (!g.is_object()) throw InputError("bad_type", gp, "expected an object");
+      for (const auto& [k, v] : g.items()) {
+        SpeedRange x;
+        x.low = req_num(v, "low", join_path(gp, k), 0.01, 1);
+        x.high = req_num(v, "high", join_path(gp, k), 1, 100);
+        x.rows = static_cast<int>(opt_num(v, "rows", join_path(gp, k), 0, 1e6).value_or(0));
+        c.ranges[k] = x;
+      }
+    }
   }
   return c;
 }
@@ -354,19 +401,46 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
   json backends = json::array();
   for (const auto& [id, b] : c.backends)
     backends.push_back({{"id", id}, {"bw_eff", b.bw_eff}, {"layer_us", b.layer_us}, {"flop_eff", b.flop_eff},
-                        {"fitted", b.fitted}});
+                        {"moe_eff", b.moe_eff}, {"fitted", b.fitted}});
+  json groups = json::object();
+  for (const auto& [k, r] : c.ranges) groups[k] = {{"low", r.low}, {"high", r.high}, {"rows", r.rows}};
   return {{"backends", backends}, {"decode_quant", c.decode_quant}, {"prefill_quant", c.prefill_quant},
-          {"moe_prefill", c.moe_prefill},
+          {"moe_prefill", c.moe_prefill}, {"expert_rows_half", c.expert_rows_half}, {"attn_eff", c.attn_eff},
+          {"flop_class", c.flop_class}, {"host_copy_gbs", c.host_copy_gbs},
           {"range", {{"decode_low", c.decode_low}, {"decode_high", c.decode_high},
-                     {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}}},
+                     {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}, {"groups", groups}}},
           {"tflops_per_core", c.tflops_per_core}};
 }
 
 SpeedCoefficients speed_coefficients(const Catalog& cat) {
-  if (const nlohmann::json* doc = cat.document("speed.json")) return speed_coefficients_from_json(*doc, "speed.json");
-  SpeedCoefficients c;  // priors only (no data file)
-  for (const char* b : {"cuda", "metal", "rocm", "vulkan", "sycl", "cpu"}) c.backends[b] = BackendSpeed{};
+  SpeedCoefficients c;
+  if (const nlohmann::json* doc = cat.document("speed.json")) {
+    c = speed_coefficients_from_json(*doc, "speed.json");
+  } else {  // priors only (no data file)
+    for (const char* b : {"cuda", "metal", "rocm", "vulkan", "sycl", "cpu"}) c.backends[b] = BackendSpeed{};
+  }
+  c.basis = std::make_shared<const SpeedBasisIndex>(speed_basis_index(cat));
   return c;
+}
+
+void attach_speed_basis(SpeedResult& s, const SpeedCoefficients& c, const std::string& model_id,
+                        const std::string& quant, const Device& d, int count, bool moe) {
+  if (!c.basis) return;
+  s.basis = speed_basis_json(*c.basis, model_id, quant, d, count, s.backend, s.group, moe, s.prefill_available);
+}
+
+bool llamacpp_runs_on(const SpeedCoefficients& c, const Device& d, nlohmann::json* why) {
+  if (!c.basis || llamacpp_status(*c.basis, d) != "no") return true;
+  if (why) {
+    *why = {{"code", "engine_not_supported"}, {"engine", "llama.cpp"}, {"backend", d.backend}};
+    for (const auto& e : c.basis->engines)
+      if (e.engine == "llama.cpp" && e.backend == d.backend) {
+        (*why)["source"] = e.source;
+        (*why)["checked"] = e.checked;
+      }
+    (*why)["engines"] = device_engines_json(*c.basis, d);
+  }
+  return false;
 }
 
 }  // namespace wif

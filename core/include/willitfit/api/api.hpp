@@ -44,6 +44,9 @@ std::string api_catalog_errors(const Catalog& cat);
 
 /// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
 std::string api_accuracy(const Catalog& cat);
+
+/// Pasted llama-bench output against our predictions (bench_paste.hpp): {"text", "hardware", …}.
+std::string api_bench_paste(const Catalog& cat, const std::string& request_json);
 /// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
 /// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
 /// message says how many bytes are needed.

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -32,25 +33,45 @@
 namespace wif {
 
 class Catalog;
+struct SpeedBasisIndex;  // speed_basis.hpp
 
 /// Efficiency of one backend class (cuda, metal, rocm, vulkan, sycl, cpu).
 struct BackendSpeed {
   double bw_eff = 0.7;        // share of peak bandwidth reached by decode weight reads
   double layer_us = 10;       // fixed cost per layer per decode step (launches, sync), microseconds
   double flop_eff = 0.4;      // share of peak dense FP16 FLOPs reached by prefill matrix work
+  double moe_eff = 0;         // factor on flop_eff for routed-expert matmuls (0 = the shared moe_prefill)
   bool fitted = false;        // false when no calibration row covered it (value is a prior)
 };
+
+/// A speed range: measured / predicted quantiles (p10, p90) of one group of rows.
+struct SpeedRange { double low = 0.8, high = 1.2; int rows = 0; };
 
 struct SpeedCoefficients {
   std::map<std::string, BackendSpeed> backends;     // by class
   std::map<std::string, double> decode_quant;       // family -> factor on bw_eff (legacy = 1)
   std::map<std::string, double> prefill_quant;      // family -> factor on flop_eff (f16 = 1)
-  double moe_prefill = 1.0;                         // factor on flop_eff for MoE expert matmuls
+  double moe_prefill = 1.0;                         // factor on flop_eff for MoE expert matmuls (prior)
+  // Prefill kernel shapes. Routed-expert matmuls run one small GEMM per expert with about
+  // ubatch x k / n_expert rows each (MUL_MAT_ID); their rate falls as rows / (rows + half).
+  double expert_rows_half = 0;                      // 0 = no shape effect
+  double attn_eff = 1.0;                            // factor on the FLOP rate for attention (QK^T, PV)
+  // Device class factors on flop_eff: "backend/kind" ("cuda/unified") or, for backends that run on
+  // several vendors' GPUs, "backend/vendor" ("vulkan/intel"); see device_class_key.
+  std::map<std::string, double> flop_class;
+  // Host part of an offloaded prefill: CPU-resident weights copied to the GPU per micro-batch are
+  // capped at this rate (GB/s) besides the PCIe link (0 = the link only).
+  double host_copy_gbs = 0;
   // Range from the spread of calibration errors: measured/predicted quantiles (p10, p90).
   double decode_low = 0.8, decode_high = 1.2, prefill_low = 0.7, prefill_high = 1.3;
+  // Per group ("tg/single", "pp/offloaded", ...): set by the fit from rows not used to fit the
+  // figures they bound (out-of-fold for single-device rows); falls back to the pair above.
+  std::map<std::string, SpeedRange> ranges;
   // Peak FP16 rate when a device entry states none: per GPU core (Apple) or compute unit (AMD iGPU).
   std::map<std::string, double> tflops_per_core;    // by vendor key: "apple", "amd"
   std::string source, checked, fitted_on;
+  // Which rows and engines stand behind a speed (speed_basis.hpp); set by speed_coefficients(cat).
+  std::shared_ptr<const SpeedBasisIndex> basis;
 };
 
 /// Coefficients from data/speed.json (Catalog::document("speed.json")), or built-in priors when
@@ -61,6 +82,13 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c);
 
 /// Backend class for a backend id or llama-bench backend string ("HIP" -> rocm, "Vulkan" -> vulkan).
 std::string backend_class(const std::string& backend);
+
+/// The key of flop_class for a device under a backend class: "vulkan/<vendor>" and "sycl/<vendor>"
+/// (one API over several vendors' drivers), otherwise "<backend>/<kind>" (gpu, apple, unified, cpu).
+std::string device_class_key(const Device& d, const std::string& backend_class);
+
+/// The range of a group ("tg/single" …), or the shipped pair when the group has none.
+SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group);
 
 /// Quant family of a plan: the type family holding most weight bytes:
 /// "f16" (F16/BF16/F32), "legacy" (Q4_0…Q8_0, IQ4_NL), "kquant" (Q2_K…Q6_K), "iquant", "mxfp4".
@@ -74,8 +102,10 @@ using LayerFilter = std::function<bool(std::int64_t layer)>;
 struct ModelWork {
   double decode_weight_bytes = 0;   // weights read per decoded token
   double pass_weight_bytes = 0;     // weights read once per prefill micro-batch (all experts)
+  double expert_pass_bytes = 0;     // the routed experts' part of pass_weight_bytes
   double matmul_flops = 0;          // prefill FLOPs per prompt token (2 x active, no output head)
   double expert_matmul_flops = 0;   // the part of matmul_flops in routed experts
+  double expert_share = 0;          // n_expert_used / n_expert (0 = dense)
   double decode_flops = 0;          // FLOPs per decoded token (2 x active incl. output head)
   std::int64_t layers = 0;          // repeating layers held (MTP layers excluded)
 };
@@ -98,7 +128,9 @@ struct DeviceRates {
   double bw_bytes_s = 0;        // effective bandwidth for weight reads
   double kv_bw_bytes_s = 0;     // effective bandwidth for KV reads (no quant factor)
   double flops_s = 0;           // effective FLOP rate for dense matmuls (0 = unknown)
-  double moe_flops_s = 0;       // for routed-expert matmuls
+  double moe_flops_s = 0;       // for routed-expert matmuls at full expert batches
+  double attn_flops_s = 0;      // for attention
+  double expert_rows_half = 0;  // shape effect of small expert batches (SpeedCoefficients)
   double layer_s = 0;           // fixed cost per layer per step
   std::string backend;          // class used
   double peak_tflops = 0;       // the peak the FLOP rate came from (0 = unknown)
@@ -146,6 +178,9 @@ struct SpeedResult {
   double kv_bytes_at_depth = 0;
   DeviceRates rates;
   std::vector<double> curve_depth, curve_tps;   // decode tokens/s over depth (columnar)
+  std::string group = "single";      // single | multi_gpu | offloaded (the accuracy report's groups)
+  nlohmann::json basis;              // labels and basis (attach_speed_basis), merged into the JSON
+  nlohmann::json unavailable;        // set instead of figures when the engine does not run there
 };
 SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const Device& d,
                            const KvOptions& kv, const SpeedOptions& o, const SpeedCoefficients& c);
@@ -155,5 +190,13 @@ double average_decode_tps(const ModelWork& w, const Architecture& a, const KvOpt
                           std::int64_t depth, std::int64_t n, const DeviceRates& r);
 
 nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o);
+
+/// Labels every figure of `s` (speed_basis.hpp) for `model_id` × `quant` on `count` × `d`.
+void attach_speed_basis(SpeedResult& s, const SpeedCoefficients& c, const std::string& model_id,
+                        const std::string& quant, const Device& d, int count, bool moe);
+
+/// False when the coefficients' engine table says llama.cpp has no backend for the device; then
+/// `why` is {code: "engine_not_supported", engine, backend, source, checked}.
+bool llamacpp_runs_on(const SpeedCoefficients& c, const Device& d, nlohmann::json* why);
 
 }  // namespace wif
