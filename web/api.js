@@ -156,3 +156,23 @@ export async function accuracyReport() {
   const core = await loadCore();
   return unwrap(core.accuracyReport());
 }
+
+/**
+ * A Hugging Face model reference parsed by the core (hub_repo.hpp hub_parse_ref): a repo id,
+ * owner/repo:QUANT, hf:…, or any huggingface.co link. Resolves to {repo, quant?, file?, revision?}.
+ * @param {string} text
+ */
+export async function hubRef(text) {
+  const core = await loadCore();
+  return unwrap(core.hubRef(String(text)));
+}
+
+/**
+ * A Hub repository from what was read of it (hub_repo.hpp hub_repo): the quants with published
+ * sizes, what to read next (`read`), and for each quant the estimate's model. web/hub.js loops.
+ * @param {object} doc {repo, info, quant?, file?, config?, gguf?, safetensors?}
+ */
+export async function hubRepo(doc) {
+  const core = await loadCore();
+  return unwrap(core.hubRepo(JSON.stringify(doc)));
+}

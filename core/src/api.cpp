@@ -4,6 +4,7 @@
 #include "willitfit/bench.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/gguf.hpp"
+#include "willitfit/hub_repo.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/quantize.hpp"
 #include "willitfit/runs_on.hpp"
@@ -146,6 +147,14 @@ std::string api_gguf_summary(const std::string& bytes_or_base64) {
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
     return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
   });
+}
+
+std::string api_hub_ref(const std::string& text) {
+  return guarded([&] { return hub_parse_ref(text).dump(); });
+}
+
+std::string api_hub_repo(const std::string& doc_json) {
+  return guarded([&] { return hub_repo(parse_json(doc_json, "")).dump(-1, ' ', false, json::error_handler_t::replace); });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {

@@ -45,6 +45,13 @@ std::string api_accuracy(const Catalog& cat);
 /// message says how many bytes are needed.
 std::string api_gguf_summary(const std::string& bytes_or_base64);
 
+/// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
+std::string api_hub_ref(const std::string& text);
+
+/// A Hub repository from what was read of it (hub_repo.hpp hub_repo): quants with published
+/// sizes, what to read next, and the estimate's model for each quant.
+std::string api_hub_repo(const std::string& doc_json);
+
 /// Wrap an error as the error document.
 std::string error_json(const Error& e);
 
