@@ -65,7 +65,13 @@ async function request(url, o, read) {
   const entry = { url, status: 0, bytes: 0, range: o.headers.Range };
   o.log.push(entry);
   try {
-    const res = await o.fetch(url, { headers: o.headers, signal: ctl.signal, redirect: 'follow', credentials: 'omit', cache: 'no-store' });
+    const init = /** @type {RequestInit} */ ({ headers: o.headers, signal: ctl.signal, redirect: 'follow', credentials: 'omit', cache: 'no-store' });
+    // One retry when the connection drops before an answer (a kept-alive socket the server had
+    // just closed); never after a timeout or a cancel.
+    const res = await o.fetch(url, init).catch((e) => {
+      if (ctl.signal.aborted) throw e;
+      return o.fetch(url, init);
+    });
     entry.status = res.status;
     if (!res.ok) {
       const xec = res.headers.get('x-error-code') || '';

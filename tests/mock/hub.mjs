@@ -207,7 +207,10 @@ export async function startMockHub(opts = {}) {
     return res.end(slice(f, a, b));
   });
 
-  const listen = (/** @type {http.Server} */ s) => new Promise((r) => s.listen(0, '127.0.0.1', () => r(/** @type {any} */ (s.address()).port)));
+  const listen = (/** @type {http.Server} */ s) => new Promise((r) => {
+    s.keepAliveTimeout = 60000;   // as a CDN keeps connections; node's 5 s default races the client's reuse
+    s.listen(0, '127.0.0.1', () => r(/** @type {any} */ (s.address()).port));
+  });
   const hubPort = await listen(hub);
   const filesPort = await listen(files);
   filesUrl = `http://127.0.0.1:${filesPort}`;
