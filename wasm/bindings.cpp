@@ -25,7 +25,10 @@ std::string cost(const std::string& request) { return wif::api_cost(catalog(), r
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 // Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
-std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
+// options: {"tensors": "list" | "columns" | "none"} as JSON text ("" for the default list).
+std::string gguf_summary(const std::string& bytes_or_base64, const std::string& options) {
+  return wif::api_gguf_summary(bytes_or_base64, options);
+}
 std::string hub_ref(const std::string& text) { return wif::api_hub_ref(text); }
 std::string hub_repo(const std::string& doc) { return wif::api_hub_repo(doc); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }

@@ -116,10 +116,12 @@ export async function list(what) {
 /**
  * Summary of a GGUF header (name, architecture, tensor types with bytes, hyperparameters).
  * @param {Uint8Array|string} bytesOrBase64 the first bytes of a .gguf file, or their base64
+ * @param {{tensors?: 'list'|'columns'|'none'}} [options] the per-tensor part: an array of objects
+ *   (default), columnar arrays in `tensor_columns` (cheap for tens of thousands of tensors), or none
  */
-export async function ggufSummary(bytesOrBase64) {
+export async function ggufSummary(bytesOrBase64, options) {
   const core = await loadCore();
-  return unwrap(core.ggufSummary(bytesOrBase64));
+  return unwrap(core.ggufSummary(bytesOrBase64, options ? JSON.stringify(options) : ''));
 }
 
 /** @param {Uint8Array} bytes */

@@ -168,7 +168,7 @@ export function download(doc, filename) {
 /** What the request's `model` field is for a state value: a catalog id or {config,…}. @param {string} id */
 export function modelRef(id) {
   const g = session[id];
-  if (g) return { id, name: g.name, gguf_header_base64: g.gguf_header_base64 };
+  if (g) return { ...g, id };   // a GGUF header, or a Hub model's own reference (views/hub.js)
   const m = data.models[id];
   return m ? { id, name: m.name, config: m.config } : id;
 }

@@ -43,7 +43,8 @@ std::string api_accuracy(const Catalog& cat);
 /// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
 /// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
 /// message says how many bytes are needed.
-std::string api_gguf_summary(const std::string& bytes_or_base64);
+/// `options_json` (may be empty): {"tensors": "list" | "columns" | "none"} (gguf.hpp GgufTensorList).
+std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json = "");
 
 /// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
 std::string api_hub_ref(const std::string& text);
