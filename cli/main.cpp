@@ -18,6 +18,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "gguf_file.hpp"
+#include "hub_client.hpp"
 
 namespace {
 
@@ -25,7 +26,9 @@ using nlohmann::json;
 
 const char* kUsage =
     "usage:\n"
-    "  willitfit estimate --model <id|config.json|model.gguf> --quant <Q4_K_M…> --hardware <id|device.json>\n"
+    "  willitfit estimate --model <id|config.json|model.gguf|hf:owner/repo[:QUANT]> --quant <Q4_K_M…> --hardware <id|device.json>\n"
+    "                     (hf:… reads the repo from the Hugging Face Hub: its file list and headers; --offline refuses;\n"
+    "                      HF_TOKEN for gated repos)\n"
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
     "                     [--ubatch N] [--engine llama.cpp|vllm] [--count N] [--ram-gib N] [--json]\n"
     "                     [--hardware <id> again, for several GPUs] [--ngl N] [--n-cpu-moe N]\n"
@@ -400,13 +403,21 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
   req = json::object();
   if (cmd == "serve") req["engine"] = "vllm";  // --engine sglang, given later, replaces it
   json hardware = json::array();
+  std::string hf_ref;   // --model hf:owner/repo[:QUANT], read once every flag is known
+  bool offline = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
     if (a == "--json") continue;
+    if (a == "--offline") {
+      offline = true;
+      continue;
+    }
     if (i + 1 >= args.size()) return fail("missing_value", a, "flag " + a + " needs a value");
     const std::string v = args[++i];
     int rc = 0;
-    if (a == "--model" && is_gguf_path(v)) {
+    if (a == "--model" && v.rfind("hf:", 0) == 0) {
+      hf_ref = v;
+    } else if (a == "--model" && is_gguf_path(v)) {
       std::vector<std::uint8_t> bytes;
       std::string err;
       if (!wif_cli::read_gguf_header(v, bytes, err)) {
@@ -435,6 +446,17 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
     } else {
       return fail("unknown_flag", a, "unknown flag " + a);
     }
+  }
+  json hub;
+  if (!hf_ref.empty()) {
+    json model;
+    std::string quant, err;
+    if (!wif_cli::hub_model(hf_ref, req.value("quant", ""), offline, model, quant, hub, err)) {
+      print(err, pretty);
+      return 2;
+    }
+    req["model"] = model;
+    if (!quant.empty()) req["quant"] = quant;
   }
   if (hardware.size() == 1) req["hardware"] = hardware[0];
   else if (hardware.size() > 1) req["hardware"] = hardware;
@@ -479,6 +501,12 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
       view["devices"] = d["memory"]["devices"];
     }
     std::cout << view.dump(2) << "\n";
+    return 0;
+  }
+  if (!hub.is_null() && !json::parse(doc).contains("error")) {   // what was read, and from which revision
+    json d = json::parse(doc);
+    d["hub"] = hub;
+    print(d.dump(), pretty);
     return 0;
   }
   print(doc, pretty);

@@ -8,7 +8,9 @@
 //      second, and one pass over every model × device × GGUF quant at one context;
 //  (d) GGUF header parsing: our reader (wasm ggufSummary) vs @huggingface/gguf on the same
 //      in-memory headers written by `willitfit gguf-synth` for DeepSeek V3: expert stacks (about
-//      1,100 tensors) and one tensor per expert (--split-experts, about 45,000).
+//      1,100 tensors) and one tensor per expert (--split-experts, about 45,000);
+//  (e) a Hub repo id to the first verdict against the local mock Hub (tests/mock/hub.mjs): the
+//      requests made and the bytes read (target: the API call plus one Range read of the header).
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -191,6 +193,34 @@ async function ggufParsing(/** @type {any} */ api) {
   }
 }
 
+// ---------------------------------------------------------------- (e) Hub repo to first verdict
+async function hubFirstVerdict(/** @type {any} */ api) {
+  const { startMockHub } = await import('../tests/mock/hub.mjs');
+  const hub = await import(path.join(dist, 'hub.js'));
+  const mock = await startMockHub();
+  console.log('\n(e) A Hub repo id to the first verdict (web/hub.js against the local mock Hub)');
+  try {
+    for (const id of ['mock/Llama-3.1-8B-GGUF', 'mock/Llama-FP8']) {
+      const k = mock.log.length;
+      const t0 = performance.now();
+      const r = await hub.lookup(id, { core: api, base: mock.hubUrl });
+      const row = r.repo.quants[r.repo.chosen];
+      const e = await api.estimate({ model: hub.modelFor(r, row), quant: row.quant || undefined, hardware: 'nvidia-rtx-4090', context: 8192,
+        ...(r.repo.format === 'safetensors' ? { engine: 'vllm' } : {}) });
+      const t = performance.now() - t0;
+      const { requests, bytes } = hub.traffic(r.requests);
+      const seen = mock.log.slice(k);
+      const api_ = seen.filter((x) => x.server === 'hub' && x.path.startsWith('/api/')).length;
+      const ranges = seen.filter((x) => x.server === 'files' && x.range).length;
+      const direct = seen.filter((x) => x.server === 'hub' && !x.path.startsWith('/api/')).length;
+      console.log(`  ${id} (${r.repo.format}, ${row.label}): ${requests} requests from the page (${api_} API, ${direct} resolve` +
+        ` of which the LFS ones redirect, ${ranges} Range reads on the file host), ${kb(bytes)} read, verdict ${e.verdict}, ${ms(t)}`);
+    }
+  } finally {
+    await mock.close();
+  }
+}
+
 console.log(`willitfit bench (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; figures, not pass/fail)`);
 const { loaded, appTimes, blankTimes } = await browserFigures();
 bytesFigures(loaded);
@@ -200,3 +230,4 @@ console.log(`  blank page load:             ${ms(median(blankTimes))} (runs: ${b
 console.log(`  ratio: ${(median(appTimes) / median(blankTimes)).toFixed(1)}×`);
 const api = await throughput();
 await ggufParsing(api);
+await hubFirstVerdict(api);

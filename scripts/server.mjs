@@ -5,8 +5,11 @@ import http from 'node:http';
 import path from 'node:path';
 import handler from 'serve-handler';
 
+// connect-src: the page itself and the Hugging Face Hub (its API on huggingface.co and the file
+// hosts it redirects to: cdn-lfs*.huggingface.co, cas-bridge.xethub.hf.co …), nothing else.
+export const HUB_HOSTS = 'https://huggingface.co https://*.huggingface.co https://*.hf.co';
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
-  "img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors *";
+  `img-src 'self' data:; connect-src 'self' ${HUB_HOSTS}; object-src 'none'; base-uri 'none'; frame-ancestors *`;
 
 /** Does the URL name a file under root ('/' is index.html)? @param {string} root @param {string} url */
 function exists(root, url) {
@@ -27,11 +30,15 @@ function notFound(res) {
     '<p><a href="/">willitfit</a></p></main></body></html>\n');
 }
 
-/** @param {{root?: string, port?: number, host?: string, csp?: boolean}} opts */
+/**
+ * `connect` (tests only): more origins for connect-src, e.g. a mock Hub on 127.0.0.1.
+ * @param {{root?: string, port?: number, host?: string, csp?: boolean, connect?: string[]}} opts
+ */
 export function startServer(opts = {}) {
   const root = opts.root ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'dist');
   const server = http.createServer((req, res) => {
-    if (opts.csp !== false) res.setHeader('Content-Security-Policy', CSP);
+    if (opts.csp !== false)
+      res.setHeader('Content-Security-Policy', opts.connect ? CSP.replace(HUB_HOSTS, `${HUB_HOSTS} ${opts.connect.join(' ')}`) : CSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // The widget and its module may be loaded by pages on other origins.
     res.setHeader('Access-Control-Allow-Origin', '*');

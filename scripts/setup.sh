@@ -12,6 +12,7 @@ command -v emcc >/dev/null || need+=(emscripten)
 [ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
 command -v chromium >/dev/null || need+=(chromium)
 [ -d /usr/share/nodejs/acorn ] || need+=(node-acorn)
+[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 if [ "${WIF_SANITIZE:-}" = 1 ] || [ "${1:-}" = --all ]; then
   command -v clang++ >/dev/null || need+=(clang)
   ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)

@@ -26,7 +26,12 @@ std::string list(const std::string& what) { return wif::api_list(catalog(), what
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 std::string bench_paste(const std::string& request) { return wif::api_bench_paste(catalog(), request); }
 // Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
-std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
+// options: {"tensors": "list" | "columns" | "none"} as JSON text ("" for the default list).
+std::string gguf_summary(const std::string& bytes_or_base64, const std::string& options) {
+  return wif::api_gguf_summary(bytes_or_base64, options);
+}
+std::string hub_ref(const std::string& text) { return wif::api_hub_ref(text); }
+std::string hub_repo(const std::string& doc) { return wif::api_hub_repo(doc); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string check_saved(const std::string& text) { return wif::api_check_saved(catalog(), text); }
 std::string version() { return "{\"version\":\"0.1.0\"}"; }
@@ -47,5 +52,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("benchPaste", &bench_paste);
   emscripten::function("checkSaved", &check_saved);
   emscripten::function("ggufSummary", &gguf_summary);
+  emscripten::function("hubRef", &hub_ref);
+  emscripten::function("hubRepo", &hub_repo);
   emscripten::function("version", &version);
 }

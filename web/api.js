@@ -269,8 +269,10 @@ export async function list(what) {
 /**
  * Summary of a GGUF header (name, architecture, tensor types with bytes, hyperparameters).
  * @param {Uint8Array|ArrayBuffer|string} bytesOrBase64 the first bytes of a .gguf file, or their base64
+ * @param {{tensors?: 'list'|'columns'|'none'}} [options] the per-tensor part: an array of objects
+ *   (default), columnar arrays in `tensor_columns` (cheap for tens of thousands of tensors), or none
  */
-export async function ggufSummary(bytesOrBase64) {
+export async function ggufSummary(bytesOrBase64, options) {
   let arg = bytesOrBase64;
   if (arg instanceof ArrayBuffer) arg = new Uint8Array(arg);
   if (typeof arg === 'string') {
@@ -282,7 +284,9 @@ export async function ggufSummary(bytesOrBase64) {
   } else {
     fail('bad_type', 'gguf', 'ggufSummary takes the file\'s first bytes (Uint8Array or ArrayBuffer) or their base64 text');
   }
-  return unwrap(await call('ggufSummary', arg));
+  if (options !== undefined && (options === null || typeof options !== 'object' || Array.isArray(options)))
+    fail('bad_type', 'options', 'ggufSummary options must be an object such as {tensors: "columns"}');
+  return unwrap(await call('ggufSummary', arg, options ? requestText(options, 'options') : ''));
 }
 
 /** @param {Uint8Array|ArrayBuffer} bytes */
@@ -326,11 +330,30 @@ export async function readGgufHeader(blob) {
  * @param {{text: string, hardware: string, count?: number, model?: string, quant?: string}} request
  */
 export async function benchPaste(request) {
-  const core = await loadCore();
-  return unwrap(core.benchPaste(JSON.stringify(request)));
+  return unwrap(await call('benchPaste', requestText(request, 'benchPaste')));
 }
 
 /** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
 export async function accuracyReport() {
   return unwrap(await call('accuracyReport'));
+}
+
+/**
+ * A Hugging Face model reference parsed by the core (hub_repo.hpp hub_parse_ref): a repo id,
+ * owner/repo:QUANT, hf:…, or any huggingface.co link. Resolves to {repo, quant?, file?, revision?}.
+ * @param {string} text
+ */
+export async function hubRef(text) {
+  if (typeof text !== 'string') fail('bad_type', 'ref', 'hubRef takes a string: a repo id or a Hugging Face link');
+  if (text.length > 4096) fail('too_large', 'ref', `the reference is ${text.length} characters; the limit is 4096`);
+  return unwrap(await call('hubRef', text));
+}
+
+/**
+ * A Hub repository from what was read of it (hub_repo.hpp hub_repo): the quants with published
+ * sizes, what to read next (`read`), and for each quant the estimate's model. web/hub.js loops.
+ * @param {object} doc {repo, info, quant?, file?, config?, gguf?, safetensors?}
+ */
+export async function hubRepo(doc) {
+  return unwrap(await call('hubRepo', requestText(doc, 'hubRepo')));
 }

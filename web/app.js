@@ -10,6 +10,7 @@ import { num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
+import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { initShare } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
@@ -79,7 +80,7 @@ function syncForm() {
 function readForm() {
   const typed = byId('model').value.trim();
   const mi = catalog.modelInfo(state.model);
-  if (!(mi && mi.custom && typed === mi.name)) state.model = resolveTyped(typed);
+  if (!(mi && mi.custom && typed === mi.name) && !isHubText(typed)) state.model = resolveTyped(typed);
   state.quant = byId('quant').value;
   state.hw = byId('hardware').value;
   state.kv = byId('kv').value;
@@ -191,7 +192,7 @@ async function init() {
   fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
   applyLang();
   const go = () => { readForm(); update(true); };
-  attachSearch(byId('model'), catalog.searchItems, (id) => { state.model = resolveTyped(id); syncForm(); update(true); });
+  attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });
   attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });
   const form = byId('form');
   form.addEventListener('change', (/** @type {Event} */ e) => {
@@ -221,6 +222,7 @@ async function init() {
     useDevice: (id) => { fillHardware(); state.hw = id; syncForm(); update(true); },
     refresh: () => { fillHardware(); syncForm(); },
   });
+  initHub({ useModel: (id) => { state.model = id; syncForm(); update(true); } });   // ?hf=owner/repo&file=…
   refreshSaved();
   showStoreProblems();
   initShare();

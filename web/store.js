@@ -260,7 +260,7 @@ export function download(doc, filename) {
 /** What the request's `model` field is for a state value: a catalog id or {config,…}. @param {string} id */
 export function modelRef(id) {
   const g = Object.hasOwn(session, id) ? session[id] : undefined;
-  if (g) return { id, name: g.name, gguf_header_base64: g.gguf_header_base64 };
+  if (g) return { ...g, id };   // a GGUF header, or a Hub model's own reference (views/hub.js)
   const m = Object.hasOwn(data.models, id) ? data.models[id] : undefined;
   return m ? { id, name: m.name, config: m.config } : id;
 }

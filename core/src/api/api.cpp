@@ -6,6 +6,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/model/hub_repo.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/money/cost.hpp"
 #include "willitfit/questions/runs_on.hpp"
@@ -172,11 +173,27 @@ std::string api_accuracy(const Catalog& cat) {
   return guarded([&] { return accuracy_report(cat).dump(); });
 }
 
-std::string api_gguf_summary(const std::string& bytes_or_base64) {
+std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json) {
   return guarded([&] {
+    GgufTensorList mode = GgufTensorList::List;
+    if (!options_json.empty()) {
+      const json o = parse_json(options_json, "options");
+      const std::string t = o.is_object() ? o.value("tensors", std::string("list")) : "list";
+      if (t == "columns") mode = GgufTensorList::Columns;
+      else if (t == "none") mode = GgufTensorList::None;
+      else if (t != "list") throw InputError("bad_value", "options.tensors", "tensors must be list, columns or none");
+    }
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
-    return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
+    return gguf_summary(parse_gguf_header(b), mode).dump(-1, ' ', false, json::error_handler_t::replace);
   });
+}
+
+std::string api_hub_ref(const std::string& text) {
+  return guarded([&] { return hub_parse_ref(text).dump(); });
+}
+
+std::string api_hub_repo(const std::string& doc_json) {
+  return guarded([&] { return hub_repo(parse_json(doc_json, "")).dump(-1, ' ', false, json::error_handler_t::replace); });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {

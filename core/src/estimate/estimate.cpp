@@ -66,7 +66,9 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
     GgufModel g = load_gguf_model(bytes.data(), bytes.size(), p);
     m.arch = std::move(g.arch);
-    m.plan = std::make_shared<const TensorPlan>(std::move(g.plan));
+    // "plan": "computed" keeps the header's architecture but plans the requested quant (a Hub
+    // repo's other files, hub_repo.hpp); by default the file's own tensor types are the plan.
+    if (opt_str(ref, "plan", path).value_or("file") != "computed") m.plan = std::make_shared<const TensorPlan>(std::move(g.plan));
     m.name = opt_str(ref, "name", path).value_or(g.name);
     m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
     check_name_lengths(m, path);

@@ -3,6 +3,7 @@
 // Facts the keys do not carry (biases, norms, MoE layers) are read from which tensors exist.
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <unordered_set>
 
 #include "willitfit/gguf/gguf.hpp"
@@ -15,7 +16,7 @@ constexpr std::int64_t kMaxDim = std::int64_t{1} << 40;
 struct Meta {
   const GgufHeader& h;
   std::string arch;
-  std::unordered_set<std::string> names;
+  std::unordered_set<std::string_view> names;   // views of h.tensors[i].name, which outlive Meta
 
   std::string key(const std::string& k) const { return arch + "." + k; }
 
@@ -62,9 +63,22 @@ struct Meta {
     return v;
   }
   bool tensor(int il, const char* what) const {
-    return names.count("blk." + std::to_string(il) + "." + what) > 0;
+    const std::string n = "blk." + std::to_string(il) + "." + what;
+    return names.count(std::string_view(n)) > 0;
   }
 };
+
+// "blk.N.ffn_<x>.E.weight" with E > 0 (the older per-expert layout, llama-arch.cpp
+// LLM_TENSOR_FFN_*_EXP "blk.%d.ffn_gate.%d").
+bool later_expert(const std::string& n) {
+  const auto f = n.find(".ffn_");
+  if (f == std::string::npos) return false;
+  const auto d = n.find('.', f + 5);
+  if (d == std::string::npos || d + 2 >= n.size()) return false;
+  std::size_t i = d + 1;
+  while (i < n.size() && n[i] >= '0' && n[i] <= '9') ++i;
+  return i > d + 1 && i < n.size() && n[i] == '.' && !(i == d + 2 && n[d + 1] == '0');
+}
 
 std::string model_type_for(const std::string& arch) {
   static const std::pair<const char*, const char*> k[] = {
@@ -103,7 +117,11 @@ Architecture gguf_architecture(const GgufHeader& h) {
   if (!ak || !ak->value.is_string() || ak->value.get<std::string>().empty())
     throw InputError("gguf_missing_key", "gguf.general.architecture", "the GGUF does not name its architecture");
   m.arch = ak->value.get<std::string>();
-  for (const auto& t : h.tensors) m.names.insert(t.name);
+  // Only names looked up below are kept: a file with one tensor per routed expert has tens of
+  // thousands of "blk.N.ffn_*.E.weight", of which only expert 0 is ever asked for.
+  m.names.reserve(std::min<std::size_t>(h.tensors.size(), 4096));
+  for (const auto& t : h.tensors)
+    if (!later_expert(t.name)) m.names.insert(std::string_view(t.name));
   const std::string& arch = m.arch;
 
   Architecture a;

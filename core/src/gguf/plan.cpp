@@ -138,37 +138,71 @@ TensorPlan gguf_tensor_plan(const GgufHeader& h) {
   return plan;
 }
 
-nlohmann::json gguf_summary(const GgufHeader& h) {
+nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList mode) {
   using nlohmann::json;
-  const TensorPlan plan = gguf_tensor_plan(h);
   std::int64_t params = 0;
+  std::uint64_t weights_bytes = 0;
   struct Bin {
     std::int64_t tensors = 0, params = 0;
     std::uint64_t bytes = 0;
   };
-  std::map<std::string, Bin> bins;
-  // Built element by element into a reserved array and moved into the result: headers with one
+  // Bins indexed by ggml type id (a small dense table, not a map keyed by name per tensor).
+  std::vector<Bin> by_type;
+  std::vector<std::size_t> type_index;   // type id -> position in type_names (columns)
+  json type_names = json::array();
+  // Built element by element into reserved arrays and moved into the result: headers with one
   // tensor per expert have tens of thousands of entries, where copies and re-lookups dominate.
   json tensors = json::array();
   auto& list = tensors.get_ref<json::array_t&>();
-  list.reserve(plan.tensors.size());
-  for (std::size_t i = 0; i < plan.tensors.size(); ++i) {
-    const Tensor& t = plan.tensors[i];
-    params += t.n_elements();
-    const std::string tn = ggml_type_name(t.type);
-    Bin& bin = bins[tn];
+  json::array_t c_name, c_type, c_dims, c_ne, c_bytes, c_off;
+  if (mode == GgufTensorList::List) list.reserve(h.tensors.size());
+  if (mode == GgufTensorList::Columns) {
+    for (auto* c : {&c_name, &c_type, &c_dims, &c_bytes, &c_off}) c->reserve(h.tensors.size());
+    c_ne.reserve(4 * h.tensors.size());
+  }
+  for (const auto& t : h.tensors) {
+    std::int64_t nel = 1;
+    for (int d = 0; d < 4; ++d) nel *= t.ne[static_cast<std::size_t>(d)];
+    params += nel;
+    weights_bytes += t.bytes;
+    const auto ty = static_cast<std::size_t>(t.type);
+    if (ty >= by_type.size()) {
+      by_type.resize(ty + 1);
+      type_index.resize(ty + 1, SIZE_MAX);
+    }
+    Bin& bin = by_type[ty];
     ++bin.tensors;
     bin.bytes += t.bytes;
-    bin.params += t.n_elements();
-    json::array_t shape(t.ne.begin(), t.ne.begin() + t.n_dims);
-    json::object_t e;
-    e.emplace("name", t.name);
-    e.emplace("type", tn);
-    e.emplace("shape", std::move(shape));
-    e.emplace("bytes", t.bytes);
-    e.emplace("offset", h.tensors[i].offset);
-    list.emplace_back(std::move(e));
+    bin.params += nel;
+    if (mode == GgufTensorList::List) {
+      const int nd = std::max(1, t.n_dims);
+      json::array_t shape(t.ne.begin(), t.ne.begin() + nd);
+      json::object_t e;
+      e.emplace("name", t.name);
+      e.emplace("type", ggml_type_name(t.type));
+      e.emplace("shape", std::move(shape));
+      e.emplace("bytes", t.bytes);
+      e.emplace("offset", t.offset);
+      list.emplace_back(std::move(e));
+    } else if (mode == GgufTensorList::Columns) {
+      if (type_index[ty] == SIZE_MAX) {
+        type_index[ty] = type_names.size();
+        type_names.push_back(ggml_type_name(t.type));
+      }
+      c_name.emplace_back(t.name);
+      c_type.emplace_back(type_index[ty]);
+      c_dims.emplace_back(std::max(1, t.n_dims));
+      for (int d = 0; d < 4; ++d) c_ne.emplace_back(t.ne[static_cast<std::size_t>(d)]);
+      c_bytes.emplace_back(t.bytes);
+      c_off.emplace_back(t.offset);
+    }
   }
+  std::map<std::string, Bin> bins;
+  for (std::size_t ty = 0; ty < by_type.size(); ++ty)
+    if (by_type[ty].tensors) bins[ggml_type_name(static_cast<GgmlType>(ty))] = by_type[ty];
+  const std::string ft_name = gguf_file_type_name(file_type_of(h));
+  const std::string quant = ft_name.empty() ? "GGUF" : ft_name;
+  const double bpw = params > 0 ? 8.0 * static_cast<double>(weights_bytes) / static_cast<double>(params) : 0.0;
   json types = json::array();
   for (const auto& [tn, bin] : bins)
     types.push_back({{"type", tn}, {"tensors", bin.tensors}, {"bytes", bin.bytes}, {"params", bin.params}});
@@ -189,17 +223,21 @@ nlohmann::json gguf_summary(const GgufHeader& h) {
   json out = {
       {"name", str_of(h, "general.name")},
       {"architecture", str_of(h, "general.architecture")},
-      {"file_type", {{"name", plan.quant}}},
+      {"file_type", {{"name", quant}}},
       {"gguf", {{"version", h.version}, {"big_endian", h.big_endian}, {"alignment", h.alignment},
                 {"n_tensors", h.tensors.size()}, {"n_kv", h.kv.size()}, {"header_bytes", h.header_bytes},
                 {"data_offset", h.data_offset}, {"file_bytes", h.file_bytes()}}},
-      {"weights_bytes", plan.weights_bytes},
+      {"weights_bytes", weights_bytes},
       {"params", params},
-      {"bits_per_weight", plan.bits_per_weight()},
+      {"bits_per_weight", bpw},
       {"types", types},
   };
   out["metadata"] = std::move(meta);
-  out["tensors"] = std::move(tensors);
+  if (mode == GgufTensorList::List) out["tensors"] = std::move(tensors);
+  if (mode == GgufTensorList::Columns)
+    out["tensor_columns"] = {{"type_names", std::move(type_names)}, {"name", std::move(c_name)}, {"type", std::move(c_type)},
+                             {"n_dims", std::move(c_dims)}, {"ne", std::move(c_ne)}, {"bytes", std::move(c_bytes)},
+                             {"offset", std::move(c_off)}};
   try {
     const Architecture a = gguf_architecture(h);
     json layers_by_kind = json::object();

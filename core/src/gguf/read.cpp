@@ -5,6 +5,7 @@
 
 #include <cstring>
 #include <limits>
+#include <string_view>
 #include <unordered_set>
 
 namespace wif {
@@ -40,6 +41,9 @@ std::uint64_t scalar_size(std::uint32_t t) {
 
 // Replace bytes that are not valid UTF-8 with U+FFFD so the JSON we emit is always valid.
 std::string utf8_clean(const char* s, std::size_t n) {
+  std::size_t ascii = 0;   // fast path: tensor names and most keys are plain ASCII
+  while (ascii < n && static_cast<unsigned char>(s[ascii]) < 0x80) ++ascii;
+  if (ascii == n) return std::string(s, n);
   std::string out;
   out.reserve(n);
   std::size_t i = 0;
@@ -213,8 +217,9 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
     h.alignment = al;
   }
 
-  std::unordered_set<std::string> names;
-  names.reserve(static_cast<std::size_t>(n_tensors));   // no rehash at 100,000 names
+  // Views of the raw name bytes in `data` (duplicates are checked on the bytes, as llama.cpp does).
+  std::unordered_set<std::string_view> names;
+  names.reserve(static_cast<std::size_t>(n_tensors));
   h.tensors.reserve(static_cast<std::size_t>(n_tensors));
   for (std::int64_t i = 0; i < n_tensors; ++i) {
     GgufTensorInfo t;
@@ -223,9 +228,11 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
     if (len == 0 || len >= 64)
       fail("gguf_bad_name", "tensor " + std::to_string(i) + " has a name of " + std::to_string(len) + " bytes (1..63 allowed)");
     r.need(len);
-    t.name = utf8_clean(reinterpret_cast<const char*>(data + r.pos), static_cast<std::size_t>(len));
+    const char* raw = reinterpret_cast<const char*>(data + r.pos);
+    t.name = utf8_clean(raw, static_cast<std::size_t>(len));
     r.pos += len;
-    if (!names.insert(t.name).second) fail("gguf_bad_name", "tensor '" + t.name + "' appears twice");
+    if (!names.insert(std::string_view(raw, static_cast<std::size_t>(len))).second)
+      fail("gguf_bad_name", "tensor '" + t.name + "' appears twice");
     const std::uint32_t nd = r.num<std::uint32_t>();
     if (nd > 4) fail("gguf_bad_dims", "tensor '" + t.name + "' has " + std::to_string(nd) + " dimensions (at most 4)");
     t.n_dims = static_cast<int>(nd);

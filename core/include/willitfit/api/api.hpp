@@ -50,7 +50,15 @@ std::string api_bench_paste(const Catalog& cat, const std::string& request_json)
 /// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
 /// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
 /// message says how many bytes are needed.
-std::string api_gguf_summary(const std::string& bytes_or_base64);
+/// `options_json` (may be empty): {"tensors": "list" | "columns" | "none"} (gguf.hpp GgufTensorList).
+std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json = "");
+
+/// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
+std::string api_hub_ref(const std::string& text);
+
+/// A Hub repository from what was read of it (hub_repo.hpp hub_repo): quants with published
+/// sizes, what to read next, and the estimate's model for each quant.
+std::string api_hub_repo(const std::string& doc_json);
 
 /// Wrap an error as the error document.
 std::string error_json(const Error& e);

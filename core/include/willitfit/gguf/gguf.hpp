@@ -128,7 +128,13 @@ std::string gguf_file_type_name(std::int64_t ftype);
 /// The summary document: general.name, architecture, file type, counts, sizes, a histogram of
 /// tensor types with bytes, params, KV-relevant hyperparameters, metadata and tensor infos.
 /// If the architecture cannot be built the summary still returns, with "architecture_error".
-nlohmann::json gguf_summary(const GgufHeader& h);
+/// `tensors` chooses the per-tensor part: List (default) an array of {name, type, shape, bytes,
+/// offset}; Columns one array per field ("tensor_columns": name[], type[] (index into
+/// type_names[]), n_dims[], ne[] (4 per tensor), bytes[], offset[]), which is much cheaper to
+/// build and to parse for headers with tens of thousands of tensors; None leaves it out (the
+/// per-type histogram and everything else are still computed from every tensor).
+enum class GgufTensorList { List, Columns, None };
+nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList tensors = GgufTensorList::List);
 
 /// Everything the estimator takes from a header. Errors carry `path` in place of "gguf"
 /// (e.g. "model.gguf_header_base64" or "model.gguf_header_base64.llama.block_count"). A file

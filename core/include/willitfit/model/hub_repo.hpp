@@ -1,0 +1,58 @@
+// A Hugging Face Hub model repository, read from what the surfaces fetched (the browser's fetch
+// layer web/hub.js, the CLI's libcurl client): the core never does I/O. It is given the Hub's
+// model document, the text of config.json and the first bytes of GGUF / safetensors files, and
+// says what it still needs to read. The surfaces loop:
+//
+//     ref  = hub_parse_ref(text)                  // what the person typed or pasted
+//     info = GET {hub}/api/models/{ref.repo}?blobs=true
+//     doc  = {repo, info, quant?, file?}
+//     while (r = hub_repo(doc)).read is not empty:
+//         for each item: GET {hub}/{repo}/resolve/{r.revision}/{item.path}, Range: bytes=0-(item.bytes-1)
+//         doc.config = text | doc.gguf[path] = base64 | doc.safetensors[path] = base64
+//     r.quants[i].model is a request's "model" for an estimate of that quant.
+//
+// Errors (InputError, path in parentheses):
+//   hub_bad_ref (ref)        not a repo id or Hub link;   hub_other_site (ref) a link to another site
+//   hub_not_model (ref)      a dataset or a Space;        hub_bad_info (info) not the Hub's model document
+//   hub_no_model_files (info) neither config.json nor a GGUF file
+//   hub_quant_not_found (quant), hub_file_not_found (file)  the person's choice is not in the repo
+//   hub_header_too_large (gguf.<path> / safetensors.<path>) the header is past kHubReadLimit
+//   safetensors_truncated, safetensors_bad_header (safetensors.<path>), gguf_* from gguf.hpp,
+//   unsupported_model_type (config.model_type) naming it, bad_json (config).
+#pragma once
+#include <cstdint>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace wif {
+
+/// First read of a header: one Range request holds most GGUF headers (tokenizer tables of 150k
+/// tokens and their merges are a few MiB) and every safetensors shard header seen in practice.
+constexpr std::uint64_t kHubFirstRead = 8u << 20;
+constexpr std::uint64_t kHubFirstReadSafetensors = 1u << 20;
+/// No header is read past this many bytes (safetensors itself refuses headers over 100 MB).
+constexpr std::uint64_t kHubReadLimit = 96u << 20;
+
+/// Parse a model reference: "owner/repo", "owner/repo:QUANT", "hf:owner/repo[:QUANT]",
+/// "https://huggingface.co/owner/repo[/tree|blob|resolve/<rev>/<file>][?…][#…]", "hf.co/…".
+/// Returns {"repo", "quant"?, "file"?, "revision"?}.
+nlohmann::json hub_parse_ref(const std::string& text);
+
+/// What the repo holds, given what was read so far (see the loop above). Input fields:
+///   repo      "owner/name"
+///   info      the Hub's /api/models/{repo}?blobs=true document: sha, gated, siblings[{rfilename,
+///             size, lfs{size}}] (a tree listing [{type, path, size, lfs{size}}] in "tree" is
+///             taken instead when given)
+///   quant, file  the person's choice (optional)
+///   config    config.json text; gguf / safetensors {path: base64 of the file's first bytes}
+/// Output:
+///   repo, revision, gated, format ("gguf" | "safetensors"), read [{kind, path, bytes}] (empty
+///   when done), read_limit_bytes, chosen (index into quants), quants [{label, quant, known,
+///   files, bytes (published, summed over splits), split, complete, from_header, model?}],
+///   mmproj [{path, bytes}], safetensors {bytes, tensors, dtypes[{dtype, tensors, bytes,
+///   params}], quantization{method, bits, format}} (safetensors repos), commands
+///   {llama_server | vllm} for exactly this repo and file, model_type / architecture.
+nlohmann::json hub_repo(const nlohmann::json& doc);
+
+}  // namespace wif

@@ -1,0 +1,180 @@
+// The Hub fetch layer (web/hub.js over the core's hubRef/hubRepo) and the CLI's --model hf:…,
+// both against the local mock Hub (tests/mock/hub.mjs); nothing here reaches the internet.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { GOOD_TOKEN, SHA, startMockHub } from '../mock/hub.mjs';
+import { api, root } from './helpers.mjs';
+
+const hub = await import(path.join(root, 'dist', 'hub.js'));
+
+/** @type {Awaited<ReturnType<typeof startMockHub>>} */
+let mock;
+before(async () => { mock = await startMockHub(); });
+after(() => mock.close());
+
+const look = (/** @type {string} */ text, /** @type {any} */ o = {}) => hub.lookup(text, { core: api, base: mock.hubUrl, ...o });
+const since = (/** @type {number} */ k) => mock.log.slice(k);
+
+/** A Map-backed cache with the interface the page's IndexedDB one has. */
+function memCache() {
+  const m = new Map();
+  return { get: async (/** @type {string} */ k) => m.get(k), put: async (/** @type {string} */ k, /** @type {any} */ v) => { m.set(k, structuredClone(v)); }, m };
+}
+
+test('a GGUF repo id gives its quants with published sizes from one API call and one bounded Range read', async () => {
+  const k = mock.log.length;
+  const r = await look('mock/Llama-3.1-8B-GGUF');
+  assert.equal(r.repo.format, 'gguf');
+  assert.equal(r.repo.revision, SHA);
+  const labels = r.repo.quants.map((/** @type {any} */ q) => q.label);
+  assert.deepEqual(new Set(labels), new Set(['BF16', 'Q8_0', 'UD-Q4_K_XL', 'Q4_K_M']));
+  const files = mock.repos['mock/Llama-3.1-8B-GGUF'].files;
+  const bf16 = r.repo.quants.find((/** @type {any} */ q) => q.label === 'BF16');
+  assert.equal(bf16.bytes, 6_000_000_000 + 6_000_000_000 + 4_060_000_000);
+  assert.equal(bf16.split, 3);
+  const q4 = r.repo.quants[r.repo.chosen];
+  assert.equal(q4.label, 'Q4_K_M');
+  assert.equal(q4.bytes, files['Llama-3.1-8B-Q4_K_M.gguf'].size);
+  assert.equal(r.repo.mmproj[0].bytes, 600_000_000);
+  assert.equal(r.repo.commands.llama_server, 'llama-server -hf mock/Llama-3.1-8B-GGUF:Q4_K_M');
+  // Requests: the API (blobs=true), the resolve (302) and the file host's one 206; no HEAD, no suffix range.
+  const reqs = since(k);
+  assert.equal(reqs.filter((x) => x.server === 'hub' && x.path.startsWith('/api/')).length, 1);
+  const fileReads = reqs.filter((x) => x.server === 'files');
+  assert.equal(fileReads.length, 1);
+  assert.match(String(fileReads[0].range), /^bytes=0-\d+$/);
+  assert.ok(reqs.every((x) => x.method === 'GET'));
+  assert.equal(r.requests.length, 2);
+  // The estimate of the chosen quant uses the file's own tensors; the others their architecture.
+  const e = await api.estimate({ model: hub.modelFor(r, q4), hardware: 'nvidia-rtx-4090', context: 8192 });
+  const q8 = r.repo.quants.find((/** @type {any} */ q) => q.label === 'Q8_0');
+  const e8 = await api.estimate({ model: hub.modelFor(r, q8), quant: q8.quant, hardware: 'nvidia-rtx-4090', context: 8192 });
+  const cat8 = await api.estimate({ model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q8_0', hardware: 'nvidia-rtx-4090', context: 8192 });
+  assert.equal(e8.memory.weights_bytes, cat8.memory.weights_bytes);
+  assert.ok(e.memory.weights_bytes < e8.memory.weights_bytes);
+  assert.equal(e.gguf_file_bytes, files['Llama-3.1-8B-Q4_K_M.gguf'].size);
+  // A quant the planner does not know has no model until its own header is read.
+  const ud = r.repo.quants.find((/** @type {any} */ q) => q.label === 'UD-Q4_K_XL');
+  assert.equal(hub.modelFor(r, ud), null);
+  const r2 = await look('mock/Llama-3.1-8B-GGUF:UD-Q4_K_XL');
+  assert.ok(hub.modelFor(r2, r2.repo.quants[r2.repo.chosen]));
+});
+
+test('links to a file page, with revision and query string, pick that file; a split file is read from shard 1', async () => {
+  const k = mock.log.length;
+  const r = await look(`https://huggingface.co/mock/Llama-3.1-8B-GGUF/blob/${SHA}/BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf?download=true`);
+  assert.equal(r.repo.quants[r.repo.chosen].label, 'BF16');
+  const reqs = since(k);
+  assert.ok(reqs.some((x) => x.path.startsWith(`/api/models/mock/Llama-3.1-8B-GGUF/revision/${SHA}`)));
+  assert.ok(reqs.some((x) => x.server === 'hub' && x.path.includes('BF16-00001-of-00003')));
+});
+
+test('a safetensors repo reads config.json and every shard header; FP8 weights and their scales are counted', async () => {
+  const r = await look('mock/Llama-FP8');
+  assert.equal(r.repo.format, 'safetensors');
+  assert.equal(r.repo.quantization.format, 'FP8');
+  const by = Object.fromEntries(r.repo.safetensors.dtypes.map((/** @type {any} */ d) => [d.dtype, d]));
+  assert.equal(by.F8_E4M3.bytes, 1024 * 512);
+  assert.equal(by.F32.bytes, 8 * 4 * 4);
+  assert.equal(by.BF16.params, 2 * 512 * 256);
+  assert.equal(r.repo.commands.vllm, 'vllm serve mock/Llama-FP8');
+  const e = await api.estimate({ model: hub.modelFor(r, r.repo.quants[0]), quant: 'FP8', hardware: 'nvidia-h100-sxm', engine: 'vllm' });
+  assert.ok(e.memory.total_bytes > 0);
+});
+
+test('failures are coded: unknown, gated, rate limited, no model files, unsupported architecture, hostile and cut headers', async () => {
+  const code = async (/** @type {string} */ text, /** @type {any} */ o = {}) => {
+    try { await look(text, o); } catch (e) { return /** @type {any} */ (e); }
+    return { code: 'no error' };
+  };
+  assert.equal((await code('mock/No-Such-Repo')).code, 'hub_not_found');
+  assert.equal((await code('mock/Gated-GGUF')).code, 'hub_gated');
+  assert.equal((await code('mock/Gated-GGUF', { token: 'hf_wrong' })).code, 'hub_gated');
+  const rl = await code('mock/Rate-Limited');
+  assert.equal(rl.code, 'hub_rate_limited');
+  assert.equal(rl.retryAfterS, 7);
+  assert.equal((await code('mock/No-Model')).code, 'hub_no_model_files');
+  const un = await code('mock/Unsupported-Arch');
+  assert.equal(un.code, 'unsupported_model_type');
+  assert.match(un.message, /mamba9/);
+  assert.equal((await code('mock/Hostile-GGUF')).code, 'hub_header_too_large');
+  assert.equal((await code('mock/Truncated-GGUF')).code, 'gguf_truncated');
+  assert.equal((await code('https://huggingface.co/datasets/mock/d')).code, 'hub_not_model');
+  assert.equal((await code('https://example.com/mock/x')).code, 'hub_other_site');
+  assert.equal((await code('mock/Slow-GGUF', { timeoutMs: 300 })).code, 'hub_timeout');
+  assert.equal((await code('mock/Llama-3.1-8B-GGUF', { base: 'http://127.0.0.1:9' })).code, 'hub_network');
+});
+
+test('a token reaches the Hub origin only, never the file host, and opens a gated repo', async () => {
+  const k = mock.log.length;
+  const r = await look('mock/Gated-GGUF', { token: GOOD_TOKEN });
+  assert.equal(r.repo.gated, 'manual');
+  const reqs = since(k);
+  assert.ok(reqs.filter((x) => x.server === 'hub' && x.method === 'GET').every((x) => x.auth));
+  const fileReqs = reqs.filter((x) => x.server === 'files');
+  assert.ok(fileReqs.length >= 1);
+  assert.ok(fileReqs.every((x) => !x.auth));
+});
+
+test('a lookup is cancelled when its signal aborts', async () => {
+  const ctl = new AbortController();
+  const p = look('mock/Slow-GGUF', { signal: ctl.signal });
+  setTimeout(() => ctl.abort(), 50);
+  await assert.rejects(p, (/** @type {any} */ e) => e.code === 'hub_cancelled');
+});
+
+test('what was read is cached by repo and revision: offline and with the network down it answers, with when it was read', async () => {
+  const cache = memCache();
+  const first = await look('mock/Llama-3.1-8B-GGUF', { cache });
+  assert.equal(first.fromCache, false);
+  assert.ok(cache.m.has(`mock/Llama-3.1-8B-GGUF@${SHA}`));
+  const k = mock.log.length;
+  const again = await look('mock/Llama-3.1-8B-GGUF', { cache });
+  assert.equal(since(k).filter((x) => x.server === 'files').length, 0);   // the API is asked, the header is not re-read
+  assert.equal(again.fromCache, true);
+  const off = await look('mock/Llama-3.1-8B-GGUF', { cache, offline: true });
+  assert.equal(off.readAt, first.readAt);
+  const down = await look('mock/Llama-3.1-8B-GGUF', { cache, base: 'http://127.0.0.1:9' });
+  assert.equal(down.fromCache, true);
+  assert.deepEqual(down.repo.quants.map((/** @type {any} */ q) => q.bytes), first.repo.quants.map((/** @type {any} */ q) => q.bytes));
+  await assert.rejects(look('mock/Llama-FP8', { cache, offline: true }), (/** @type {any} */ e) => e.code === 'hub_offline');
+});
+
+/** The CLI against the mock (WILLITFIT_HUB_URL is for tests; it is not a user setting). */
+function cliHub(/** @type {string[]} */ args) {
+  return new Promise((resolve) => {
+    const p = spawn(path.join(root, 'build', 'cli', 'willitfit'), args, { env: { ...process.env, WILLITFIT_HUB_URL: mock.hubUrl } });
+    let out = '';
+    p.stdout.on('data', (d) => { out += d; });
+    p.on('close', (code) => { let json = null; try { json = JSON.parse(out); } catch { /* not JSON */ } resolve({ code, json, out }); });
+  });
+}
+
+test('the CLI estimates hf:owner/repo[:QUANT] with the same codes, and --offline reads nothing', async () => {
+  const r = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Llama-3.1-8B-GGUF:Q4_K_M', '--hardware', 'nvidia-rtx-4090', '--context', '8192', '--json']));
+  assert.equal(r.code, 0, r.out);
+  const files = mock.repos['mock/Llama-3.1-8B-GGUF'].files;
+  assert.equal(r.json.gguf_file_bytes, files['Llama-3.1-8B-Q4_K_M.gguf'].size);
+  assert.equal(r.json.hub.revision, SHA);
+  assert.equal(r.json.hub.quant.label, 'Q4_K_M');
+  const g = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Gated-GGUF', '--hardware', 'nvidia-rtx-4090', '--json']));
+  assert.equal(g.code, 2);
+  assert.equal(g.json.error.code, 'hub_gated');
+  const rl = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Rate-Limited', '--hardware', 'nvidia-rtx-4090', '--json']));
+  assert.equal(rl.json.error.code, 'hub_rate_limited');
+  const nf = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Nope', '--hardware', 'nvidia-rtx-4090', '--json']));
+  assert.equal(nf.json.error.code, 'hub_not_found');
+  const un = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Unsupported-Arch', '--hardware', 'nvidia-rtx-4090', '--json']));
+  assert.equal(un.json.error.code, 'unsupported_model_type');
+  const k = mock.log.length;
+  const off = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Llama-3.1-8B-GGUF', '--offline', '--hardware', 'nvidia-rtx-4090', '--json']));
+  assert.equal(off.code, 2);
+  assert.equal(off.json.error.code, 'hub_offline');
+  assert.equal(mock.log.length, k);
+  const st = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Llama-FP8', '--quant', 'FP8', '--engine', 'vllm', '--hardware', 'nvidia-h100-sxm', '--json']));
+  assert.equal(st.code, 0, st.out);
+  assert.equal(st.json.hub.quantization.format, 'FP8');
+});
