@@ -397,7 +397,8 @@ int put_tensor_split(json& req, const std::string& v) {
 
 // The flags after the command into one request document. Returns 0, or the exit code after
 // printing the error (a GGUF read error is printed as it came).
-int build_request(const std::string& cmd, const std::vector<std::string>& args, bool pretty, json& req) {
+// `hub` gets what was read of a Hub repo (--model hf:…), null otherwise.
+int build_request(const std::string& cmd, const std::vector<std::string>& args, bool pretty, json& req, json& hub) {
   constexpr std::size_t kMaxDevices = 64;   // the core's bound on a device list (serving.cpp)
   const auto& flags = request_flags();
   req = json::object();
@@ -447,7 +448,7 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
       return fail("unknown_flag", a, "unknown flag " + a);
     }
   }
-  json hub;
+  hub = nullptr;
   if (!hf_ref.empty()) {
     json model;
     std::string quant, err;
@@ -464,7 +465,7 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
 }
 
 // The request through the command's API call; a table for people or the document for --json.
-int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req, bool pretty) {
+int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req, const json& hub, bool pretty) {
   if (cmd == "tiers" || cmd == "runs-on") {  // lists: a table for people, the document for --json
     const bool tiers = cmd == "tiers";
     const std::string d = tiers ? wif::api_tiers(cat, req.dump()) : wif::api_runs_on(cat, req.dump());
@@ -503,10 +504,10 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
     std::cout << view.dump(2) << "\n";
     return 0;
   }
-  if (!hub.is_null() && !json::parse(doc).contains("error")) {   // what was read, and from which revision
-    json d = json::parse(doc);
-    d["hub"] = hub;
-    print(d.dump(), pretty);
+  if (!hub.is_null() && !d.contains("error")) {   // what was read, and from which revision
+    json with_hub = d;
+    with_hub["hub"] = hub;
+    print(with_hub.dump(), pretty);
     return 0;
   }
   print(doc, pretty);
@@ -606,7 +607,7 @@ int main(int argc, char** argv) {
     return fail("unknown_command", "command", "unknown command '" + cmd.substr(0, 64) + "'");
   }
   if (args.size() >= 3 && args[1] == "--request") return run_request_file(cat, cmd, args[2], pretty);
-  json req;
-  if (int rc = build_request(cmd, args, pretty, req)) return rc;
-  return run_request(cat, cmd, req, pretty);
+  json req, hub;
+  if (int rc = build_request(cmd, args, pretty, req, hub)) return rc;
+  return run_request(cat, cmd, req, hub, pretty);
 }
