@@ -151,7 +151,7 @@ export async function readGgufHeader(blob) {
   }
 }
 
-/** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
+/** The speed accuracy report: predictions against the shipped llama-bench rows (calibration/llama_bench.hpp). */
 export async function accuracyReport() {
   const core = await loadCore();
   return unwrap(core.accuracyReport());

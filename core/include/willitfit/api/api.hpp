@@ -38,7 +38,7 @@ std::string api_list(const Catalog& cat, const std::string& what);
 /// Problems found while loading the catalog (empty list when clean).
 std::string api_catalog_errors(const Catalog& cat);
 
-/// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
+/// The speed accuracy report over the shipped llama-bench measurements (calibration/llama_bench.hpp).
 std::string api_accuracy(const Catalog& cat);
 /// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
 /// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
