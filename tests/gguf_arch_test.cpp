@@ -126,7 +126,7 @@ TEST_CASE("catalog models survive the GGUF round trip with the same weights and 
 }
 
 TEST_CASE("sliding-window layers follow each architecture's pattern", "[gguf]") {
-  // Gemma 3 27B: 62 layers, 5 sliding : 1 global (engine-facts §4.3) -> 52 + 10.
+  // Gemma 3 27B: 62 layers, 5 sliding : 1 global (llama.cpp src/llama-model.cpp, LLM_ARCH_GEMMA3) -> 52 + 10.
   const Architecture g = gguf_architecture(header_of("gemma3", {{"block_count", 62}, {"embedding_length", 5376},
       {"feed_forward_length", 21504}, {"attention.head_count", 32}, {"attention.head_count_kv", 16},
       {"attention.key_length", 128}, {"attention.value_length", 128}, {"attention.sliding_window", 1024}}));
@@ -174,7 +174,7 @@ TEST_CASE("MLA, hybrid and per-layer metadata give the right cache shapes", "[gg
   o.n_seq = 1;
   const KvCache kq = llamacpp_kv_cache(q, o);
   CHECK(kq.bytes_per_token_full == 12u * 2 * 2 * 256 * 2);
-  // (3 x (4096 + 2 x 16 x 128) + 128 x 4096) x 4 bytes per recurrent layer (engine-facts §4.5).
+  // (3 x (4096 + 2 x 16 x 128) + 128 x 4096) x 4 bytes per recurrent layer (llama.cpp src/llama-hparams.cpp n_embd_r / n_embd_s).
   CHECK(kq.total_bytes - kq.bytes_per_token_full * 1024 == 36u * 4 * (3 * (4096 + 2 * 16 * 128) + 128 * 4096));
   // Per-layer arrays: head_count_kv 0 marks recurrent layers of a hybrid.
   const Architecture h = gguf_architecture(header_of("lfm2", {{"block_count", 4}, {"embedding_length", 1024},

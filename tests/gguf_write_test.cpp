@@ -1,4 +1,4 @@
-// gguf_write.cpp's per-expert layout (gguf_split_experts), and the reader's handling of it: the
+// gguf/write.cpp's per-expert layout (gguf_split_experts), and the reader's handling of it: the
 // tensors a GGUF of the older llama.cpp layout holds must count as routed experts, so the
 // estimate of such a file is the estimate of the same model with expert stacks.
 #include <catch2/catch.hpp>

@@ -101,7 +101,7 @@ TEST_CASE("every catalog model under every quantization gives usable numbers, an
   const Device* gpu = catalog().find_device("nvidia-rtx-4090");
   REQUIRE(gpu);
   // Ladders where each step stores every tensor in at least as many bits as the one before
-  // (llama.cpp ftype rules, engine-facts §2): weights and totals may not shrink along them.
+  // (llama.cpp ftype rules, src/llama-quant.cpp): weights and totals may not shrink along them.
   const std::vector<std::vector<std::string>> ladders = {
       {"Q2_K", "Q3_K_M", "Q4_K_M", "Q5_K_M", "Q6_K", "Q8_0", "F16", "F32"},
       {"IQ2_XXS", "IQ2_XS", "IQ3_XXS", "IQ4_XS", "Q5_K_S", "Q8_0"},

@@ -91,7 +91,7 @@ TEST_CASE("gpt-oss-20b keeps 128-token windows on half its layers", "[kv_cache]"
 }
 
 TEST_CASE("Gemma 3 27B has 10 global and 52 sliding layers", "[kv_cache]") {
-  // engine-facts §4.3: at 32768 tokens the base cache is 2.5 GiB and the SWA cache 624 MiB.
+  // llama.cpp src/llama-kv-cache-iswa.cpp: at 32768 tokens the base cache is 2.5 GiB and the SWA cache 624 MiB.
   KvOptions o;
   o.n_ctx = 32768;
   const KvCache kv = llamacpp_kv_cache(catalog_arch("google/gemma-3-27b-it"), o);

@@ -1,4 +1,4 @@
-// Regression cases for the scale limits (limits.hpp): configs and requests whose fields are each
+// Regression cases for the scale limits (scale_limits.hpp): configs and requests whose fields are each
 // in range but whose products overflowed 64-bit byte counts (found by reading the arithmetic
 // and by tests/fuzz), now refused with a path before any figure is computed.
 #include <catch2/catch.hpp>

@@ -1,4 +1,4 @@
-// The memo (memo.hpp): derived data is made once per catalog and never changes an answer.
+// The memo (catalog_memo.hpp): derived data is made once per catalog and never changes an answer.
 #include <catch2/catch.hpp>
 
 #include "test_util.hpp"

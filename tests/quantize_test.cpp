@@ -65,7 +65,7 @@ TEST_CASE("Q4_K_M gives attn_v and ffn_down Q6_K on use_more_bits layers and Q6_
 
 TEST_CASE("rows that do not divide into K-quant blocks fall back", "[quantize]") {
   // GLM-4.5-Air experts are 1408 wide: ffn_down_exps rows (ne0 = 1408) are not a multiple of
-  // 256, so Q4_K becomes Q5_0 and Q6_K becomes Q8_0 (engine-facts §2.5).
+  // 256, so Q4_K becomes Q5_0 and Q6_K becomes Q8_0 (llama.cpp src/llama-quant.cpp, the ne0 fallback).
   const TensorPlan p = plan_quantization(wif_test::golden_arch("glm-4.5-air"), "Q4_K_M");
   const auto& down = find(p, "blk.10.ffn_down_exps.weight");
   CHECK((down.type == GgmlType::Q5_0 || down.type == GgmlType::Q8_0));

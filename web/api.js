@@ -333,7 +333,7 @@ export async function benchPaste(request) {
   return unwrap(await call('benchPaste', requestText(request, 'benchPaste')));
 }
 
-/** The speed accuracy report: predictions against the shipped llama-bench rows (bench.hpp). */
+/** The speed accuracy report: predictions against the shipped llama-bench rows (calibration/llama_bench.hpp). */
 export async function accuracyReport() {
   return unwrap(await call('accuracyReport'));
 }

@@ -1,5 +1,5 @@
 // @ts-check
-// Money on the model × device view, all from the core's `cost` function (core/cost.hpp): the cost
+// Money on the model × device view, all from the core's `cost` function (core money/cost.hpp): the cost
 // per million tokens on the person's own hardware (with every input it used, each traceable to
 // its source), the cloud offers that hold the model (cloud.js draws that table) and rent versus
 // buy with its chart. The page adds no formula: throughput comes from the estimate's speed, the

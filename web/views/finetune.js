@@ -1,6 +1,6 @@
 // @ts-check
 // The fine-tuning table: QLoRA (NF4 base), LoRA (bf16 base) and full fine-tuning (AdamW, mixed
-// precision) of the current model, each from the core's `train` function (core/training.hpp):
+// precision) of the current model, each from the core's `train` function (core training/training.hpp):
 // memory per GPU by term, the total, the verdict on one of the chosen device, how many of them
 // it takes (ZeRO-3 beyond one) and the cheapest catalog set that fits. Inputs: sequence length,
 // micro-batch and gradient checkpointing (kept for the visit).

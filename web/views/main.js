@@ -106,7 +106,7 @@ function renderPlugins(r) {
   renderFinetune(r);
 }
 
-/** Launch command keys (core commands.hpp) as their tools spell themselves. */
+/** Launch command keys (core estimate/launch_commands.hpp) as their tools spell themselves. */
 const CMD_LABELS = /** @type {Record<string, string>} */ ({
   llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
   ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',

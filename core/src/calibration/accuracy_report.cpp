@@ -1,4 +1,4 @@
-// The accuracy report (bench.hpp): the shipped coefficients against every mapped llama-bench row,
+// The accuracy report (calibration/llama_bench.hpp): the shipped coefficients against every mapped llama-bench row,
 // a held-out check (refit without the held-out devices), and the multi-GPU / offloaded rows
 // predicted through the placement path. Everything is computed from the catalog at call time, so
 // the page, the CLI and the tests always show the same figures for the same data.

@@ -7,21 +7,14 @@
 #include <sstream>
 
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/text.hpp"
 
 namespace wif {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
-
-bool starts_with(const std::string& s, const char* p) { return s.rfind(p, 0) == 0; }
-bool ends_with(const std::string& s, const char* p) {
-  const std::size_t n = std::char_traits<char>::length(p);
-  return s.size() >= n && s.compare(s.size() - n, n, p) == 0;
-}
+using text::ends_with;
+using text::lower;
+using text::starts_with;
 
 bool valid_date(const std::string& d) {
   static const std::regex re("^(19|20)[0-9]{2}-(0[1-9]|1[0-2])(-(0[1-9]|[12][0-9]|3[01]))?$");
@@ -46,10 +39,15 @@ std::string entry_path(const std::string& file, const nlohmann::json& e, std::si
 
 }  // namespace
 
-Catalog Catalog::load(const std::vector<CatalogFile>& files) {
-  Catalog c;
+/// The steps of Catalog::load, one per kind of file, sharing the catalog being filled and the
+/// ids seen so far.
+struct CatalogLoader {
+  Catalog& c;
   std::set<std::string> model_ids, device_ids;
-  auto guard = [&c](const std::string& path, auto&& fn) {
+
+  /// Runs fn; a failure becomes an Error at `path` (or the error's own path) and loading goes on.
+  template <class F>
+  void guard(const std::string& path, F&& fn) {
     try {
       fn();
     } catch (const InputError& e) {
@@ -59,172 +57,208 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     } catch (const std::exception& e) {
       c.errors_.push_back({"bad_entry", path, e.what()});
     }
-  };
+  }
+
+  /// measurements/*.jsonl: one JSON object per line, each with a row_id and a source.
+  void measurement_lines(const CatalogFile& f) {
+    std::istringstream in(f.text);
+    std::string line;
+    int n = 0;
+    while (std::getline(in, line)) {
+      ++n;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      guard(f.path + ":" + std::to_string(n), [&] {
+        auto row = parse_json(line, f.path + ":" + std::to_string(n));
+        const std::string p = f.path + "#" + (row.contains("row_id") && row["row_id"].is_string()
+                                                  ? row["row_id"].get<std::string>() : std::to_string(n));
+        req_str(row, "row_id", p);
+        req_str(row, "source", p);
+        c.measurements_.push_back(std::move(row));
+      });
+    }
+  }
+
+  /// models/<org>/<name>.json: one model, its facts and its config.json.
+  void model(const CatalogFile& f, const nlohmann::json& doc) {
+    guard(entry_path(f.path, doc, 0), [&] {
+      const std::string p = entry_path(f.path, doc, 0);
+      if (!doc.is_object()) throw InputError("bad_type", p, "a model file holds one JSON object");
+      ModelEntry m;
+      m.file = f.path;
+      m.id = req_str(doc, "id", p);
+      if (m.id.find('/') == std::string::npos)
+        throw InputError("bad_value", join_path(p, "id"), "a model id is a Hugging Face repo id (org/name)");
+      if (!model_ids.insert(lower(m.id)).second)
+        throw InputError("duplicate_id", join_path(p, "id"), "model id '" + m.id + "' appears twice");
+      m.name = req_str(doc, "name", p);
+      m.org = req_str(doc, "org", p);
+      m.family = opt_str(doc, "family", p).value_or("");
+      m.license = opt_str(doc, "license", p).value_or("");
+      m.release = opt_str(doc, "release", p).value_or("");
+      if (!m.release.empty() && !valid_date(m.release))
+        throw InputError("bad_value", join_path(p, "release"), "release must be YYYY-MM");
+      m.params_total_b = req_num(doc, "params_total_b", p, 0.001, 1e5);
+      m.params_active_b = opt_num(doc, "params_active_b", p, 0.001, 1e5).value_or(m.params_total_b);
+      if (m.params_active_b > m.params_total_b * 1.0001)
+        throw InputError("bad_value", join_path(p, "params_active_b"), "active parameters exceed the total");
+      require_provenance(doc, p);
+      if (!doc.contains("config") || !doc["config"].is_object())
+        throw InputError("missing_field", join_path(p, "config"), "a model needs its config.json facts");
+      m.arch = architecture_from_hf_config(doc["config"], join_path(p, "config"));
+      if (auto dt = opt_str(doc, "native_dtype", p)) m.arch.native_dtype = *dt;
+      m.native_dtype = m.arch.native_dtype;
+      m.source = doc["source"].get<std::string>();
+      m.checked = doc["checked"].get<std::string>();
+      m.raw = doc;
+      c.models_.push_back(std::move(m));
+    });
+  }
+
+  /// hardware/*.json: {"devices": [...]}, each entry one device or one per memory option.
+  void devices(const CatalogFile& f, const nlohmann::json& doc) {
+    if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()) {
+      c.errors_.push_back({"bad_type", f.path + "#devices", "a hardware file holds {\"devices\": [...]}"});
+      return;
+    }
+    const auto& arr = doc["devices"];
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string p = entry_path(f.path, arr[i], i);
+      guard(p, [&] {
+        const auto& e = arr[i];
+        if (!e.is_object()) throw InputError("bad_type", p, "a device entry must be an object");
+        const std::string id = req_str(e, "id", p);
+        static const std::regex id_re("^[a-z0-9][a-z0-9-]*$");
+        if (!std::regex_match(id, id_re))
+          throw InputError("bad_value", join_path(p, "id"), "device ids use a-z, 0-9 and '-'");
+        require_provenance(e, p);
+        for (const auto& v : memory_variants(e, id, p)) {
+          Device d = device_from_json(v, p);
+          if (!device_ids.insert(d.id).second)
+            throw InputError("duplicate_id", join_path(p, "id"), "device id '" + d.id + "' appears twice");
+          c.devices_.push_back(std::move(d));
+        }
+      });
+    }
+  }
+
+  /// An entry with memory_options_gib becomes one device per size ("<id>-<n>gb"); others stay one.
+  static std::vector<nlohmann::json> memory_variants(const nlohmann::json& e, const std::string& id,
+                                                     const std::string& p) {
+    std::vector<nlohmann::json> variants;
+    if (!e.contains("memory_options_gib")) {
+      variants.push_back(e);
+      return variants;
+    }
+    const auto& opts = e["memory_options_gib"];
+    if (!opts.is_array() || opts.empty())
+      throw InputError("bad_type", join_path(p, "memory_options_gib"), "expected a list of sizes");
+    for (std::size_t k = 0; k < opts.size(); ++k) {
+      const double gib = req_num(nlohmann::json{{"v", opts[k]}}, "v",
+                                 join_path(p, "memory_options_gib") + "[" + std::to_string(k) + "]", 1, 1e6);
+      nlohmann::json v = e;
+      v.erase("memory_options_gib");
+      v["memory_gib"] = gib;
+      std::ostringstream g;
+      g << gib;
+      v["id"] = id + "-" + g.str() + "gb";
+      v["name"] = e.value("name", id) + " " + g.str() + "GB";
+      v["chip_id"] = id;
+      // The option's own launch price when the entry states one (device.hpp option_price).
+      const nlohmann::json op = option_price(e, gib, p);
+      if (!op.is_null()) {
+        v["launch_price_usd"] = op["usd"];
+        v["option_price"] = op;
+      }
+      v.erase("option_prices_usd");
+      variants.push_back(v);
+    }
+    return variants;
+  }
+
+  /// quants.json, clouds.json, markets.json, backends.json: a list of entries under one key,
+  /// each with an id unique in its file and its provenance.
+  void listing(const CatalogFile& f, const nlohmann::json& doc) {
+    const char* key = f.path == "quants.json" ? "quants" : f.path == "clouds.json" ? "offers"
+                      : f.path == "markets.json" ? "markets" : "backends";
+    if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
+      c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
+      return;
+    }
+    std::set<std::string> ids;
+    for (std::size_t i = 0; i < doc[key].size(); ++i) {
+      const auto& e = doc[key][i];
+      const std::string p = entry_path(f.path, e, i);
+      guard(p, [&] {
+        if (!e.is_object()) throw InputError("bad_type", p, "an entry must be an object");
+        const std::string id = req_str(e, "id", p);
+        if (!ids.insert(lower(id)).second)
+          throw InputError("duplicate_id", join_path(p, "id"), "id '" + id + "' appears twice");
+        require_provenance(e, p);
+        if (f.path == "clouds.json") {
+          req_str(e, "provider", p);
+          req_num(e, "price_hour_usd", p, 0.0001, 10000);
+          req_int(e, "gpu_count", p, 1, 1024);
+          c.clouds_.push_back(e);
+        } else if (f.path == "quants.json") {
+          c.quants_.push_back(e);
+        } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
+          req_num(e, "price_kwh_local", p, 0.0001, 100);
+          req_num(e, "usd_per_unit", p, 0.000001, 1e6);
+          req_str(e, "currency", p);
+          c.markets_.push_back(e);
+        } else {
+          BackendInfo b;
+          b.id = id;
+          b.overhead_mib = req_num(e, "overhead_mib", p, 0, 65536);
+          b.raw = e;
+          c.backends_[id] = b;
+        }
+      });
+    }
+  }
+
+  /// Cloud offers must name a known device; the others are reported and left out.
+  void drop_offers_of_unknown_devices() {
+    std::vector<nlohmann::json> good;
+    for (auto& o : c.clouds_) {
+      const std::string dev = o.value("device", "");
+      if (!dev.empty() && !c.find_device(dev)) {
+        c.errors_.push_back({"unknown_reference", "clouds.json#" + o.value("id", "?") + ".device",
+                             "device '" + dev + "' is not in the hardware catalog"});
+        continue;
+      }
+      good.push_back(std::move(o));
+    }
+    c.clouds_ = std::move(good);
+  }
+};
+
+Catalog Catalog::load(const std::vector<CatalogFile>& files) {
+  Catalog c;
+  CatalogLoader load{c, {}, {}};
   for (const auto& f : files) {
     if (!ends_with(f.path, ".json") && !ends_with(f.path, ".jsonl")) continue;
-    if (ends_with(f.path, ".jsonl")) {  // measurements: one JSON object per line
-      std::istringstream in(f.text);
-      std::string line;
-      int n = 0;
-      while (std::getline(in, line)) {
-        ++n;
-        if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-        guard(f.path + ":" + std::to_string(n), [&] {
-          auto row = parse_json(line, f.path + ":" + std::to_string(n));
-          const std::string p = f.path + "#" + (row.contains("row_id") && row["row_id"].is_string()
-                                                    ? row["row_id"].get<std::string>() : std::to_string(n));
-          req_str(row, "row_id", p);
-          req_str(row, "source", p);
-          c.measurements_.push_back(std::move(row));
-        });
-      }
+    if (ends_with(f.path, ".jsonl")) {
+      load.measurement_lines(f);
       continue;
     }
     nlohmann::json doc;
     bool ok = true;
-    guard(f.path, [&] { doc = parse_json(f.text, f.path); });
+    load.guard(f.path, [&] { doc = parse_json(f.text, f.path); });
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
     if (f.path == "speed.json" || f.path == "engines.json" || starts_with(f.path, "measurements/")) {
-      c.documents_[f.path] = doc;  // read by their own modules (speed.cpp, bench.cpp)
+      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp, calibration/llama_bench.cpp)
     } else if (starts_with(f.path, "models/")) {
-      guard(entry_path(f.path, doc, 0), [&] {
-        const std::string p = entry_path(f.path, doc, 0);
-        if (!doc.is_object()) throw InputError("bad_type", p, "a model file holds one JSON object");
-        ModelEntry m;
-        m.file = f.path;
-        m.id = req_str(doc, "id", p);
-        if (m.id.find('/') == std::string::npos)
-          throw InputError("bad_value", join_path(p, "id"), "a model id is a Hugging Face repo id (org/name)");
-        if (!model_ids.insert(lower(m.id)).second)
-          throw InputError("duplicate_id", join_path(p, "id"), "model id '" + m.id + "' appears twice");
-        m.name = req_str(doc, "name", p);
-        m.org = req_str(doc, "org", p);
-        m.family = opt_str(doc, "family", p).value_or("");
-        m.license = opt_str(doc, "license", p).value_or("");
-        m.release = opt_str(doc, "release", p).value_or("");
-        if (!m.release.empty() && !valid_date(m.release))
-          throw InputError("bad_value", join_path(p, "release"), "release must be YYYY-MM");
-        m.params_total_b = req_num(doc, "params_total_b", p, 0.001, 1e5);
-        m.params_active_b = opt_num(doc, "params_active_b", p, 0.001, 1e5).value_or(m.params_total_b);
-        if (m.params_active_b > m.params_total_b * 1.0001)
-          throw InputError("bad_value", join_path(p, "params_active_b"), "active parameters exceed the total");
-        require_provenance(doc, p);
-        if (!doc.contains("config") || !doc["config"].is_object())
-          throw InputError("missing_field", join_path(p, "config"), "a model needs its config.json facts");
-        m.arch = architecture_from_hf_config(doc["config"], join_path(p, "config"));
-        if (auto dt = opt_str(doc, "native_dtype", p)) m.arch.native_dtype = *dt;
-        m.native_dtype = m.arch.native_dtype;
-        m.source = doc["source"].get<std::string>();
-        m.checked = doc["checked"].get<std::string>();
-        m.raw = doc;
-        c.models_.push_back(std::move(m));
-      });
+      load.model(f, doc);
     } else if (starts_with(f.path, "hardware/")) {
-      if (!doc.is_object() || !doc.contains("devices") || !doc["devices"].is_array()) {
-        c.errors_.push_back({"bad_type", f.path + "#devices", "a hardware file holds {\"devices\": [...]}"});
-        continue;
-      }
-      const auto& arr = doc["devices"];
-      for (std::size_t i = 0; i < arr.size(); ++i) {
-        const std::string p = entry_path(f.path, arr[i], i);
-        guard(p, [&] {
-          const auto& e = arr[i];
-          if (!e.is_object()) throw InputError("bad_type", p, "a device entry must be an object");
-          const std::string id = req_str(e, "id", p);
-          static const std::regex id_re("^[a-z0-9][a-z0-9-]*$");
-          if (!std::regex_match(id, id_re))
-            throw InputError("bad_value", join_path(p, "id"), "device ids use a-z, 0-9 and '-'");
-          require_provenance(e, p);
-          std::vector<nlohmann::json> variants;
-          if (e.contains("memory_options_gib")) {
-            const auto& opts = e["memory_options_gib"];
-            if (!opts.is_array() || opts.empty())
-              throw InputError("bad_type", join_path(p, "memory_options_gib"), "expected a list of sizes");
-            for (std::size_t k = 0; k < opts.size(); ++k) {
-              const double gib = req_num(nlohmann::json{{"v", opts[k]}}, "v",
-                                         join_path(p, "memory_options_gib") + "[" + std::to_string(k) + "]", 1, 1e6);
-              nlohmann::json v = e;
-              v.erase("memory_options_gib");
-              v["memory_gib"] = gib;
-              std::ostringstream g;
-              g << gib;
-              v["id"] = id + "-" + g.str() + "gb";
-              v["name"] = e.value("name", id) + " " + g.str() + "GB";
-              v["chip_id"] = id;
-              // The option's own launch price when the entry states one (device.hpp option_price).
-              const nlohmann::json op = option_price(e, gib, p);
-              if (!op.is_null()) {
-                v["launch_price_usd"] = op["usd"];
-                v["option_price"] = op;
-              }
-              v.erase("option_prices_usd");
-              variants.push_back(v);
-            }
-          } else {
-            variants.push_back(e);
-          }
-          for (const auto& v : variants) {
-            Device d = device_from_json(v, p);
-            if (!device_ids.insert(d.id).second)
-              throw InputError("duplicate_id", join_path(p, "id"), "device id '" + d.id + "' appears twice");
-            c.devices_.push_back(std::move(d));
-          }
-        });
-      }
+      load.devices(f, doc);
     } else if (f.path == "quants.json" || f.path == "clouds.json" || f.path == "backends.json" ||
                f.path == "markets.json") {
-      const char* key = f.path == "quants.json" ? "quants" : f.path == "clouds.json" ? "offers"
-                        : f.path == "markets.json" ? "markets" : "backends";
-      if (!doc.is_object() || !doc.contains(key) || !doc[key].is_array()) {
-        c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
-        continue;
-      }
-      std::set<std::string> ids;
-      for (std::size_t i = 0; i < doc[key].size(); ++i) {
-        const auto& e = doc[key][i];
-        const std::string p = entry_path(f.path, e, i);
-        guard(p, [&] {
-          if (!e.is_object()) throw InputError("bad_type", p, "an entry must be an object");
-          const std::string id = req_str(e, "id", p);
-          if (!ids.insert(lower(id)).second)
-            throw InputError("duplicate_id", join_path(p, "id"), "id '" + id + "' appears twice");
-          require_provenance(e, p);
-          if (f.path == "clouds.json") {
-            req_str(e, "provider", p);
-            req_num(e, "price_hour_usd", p, 0.0001, 10000);
-            req_int(e, "gpu_count", p, 1, 1024);
-            c.clouds_.push_back(e);
-          } else if (f.path == "quants.json") {
-            c.quants_.push_back(e);
-          } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
-            req_num(e, "price_kwh_local", p, 0.0001, 100);
-            req_num(e, "usd_per_unit", p, 0.000001, 1e6);
-            req_str(e, "currency", p);
-            c.markets_.push_back(e);
-          } else {
-            BackendInfo b;
-            b.id = id;
-            b.overhead_mib = req_num(e, "overhead_mib", p, 0, 65536);
-            b.raw = e;
-            c.backends_[id] = b;
-          }
-        });
-      }
+      load.listing(f, doc);
     }
   }
-  // Cloud offers must name a known device.
-  std::vector<nlohmann::json> good;
-  for (auto& o : c.clouds_) {
-    const std::string dev = o.value("device", "");
-    if (!dev.empty() && !c.find_device(dev)) {
-      c.errors_.push_back({"unknown_reference", "clouds.json#" + o.value("id", "?") + ".device",
-                           "device '" + dev + "' is not in the hardware catalog"});
-      continue;
-    }
-    good.push_back(std::move(o));
-  }
-  c.clouds_ = std::move(good);
+  load.drop_offers_of_unknown_devices();
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }

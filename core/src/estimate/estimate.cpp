@@ -188,7 +188,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx) {
   Estimate e;
   const Architecture& a = r.model.arch;
-  // A catalog model's plan and parameter count depend on model x quant only: made once (memo.hpp).
+  // A catalog model's plan and parameter count depend on model x quant only: made once (catalog_memo.hpp).
   e.plan = model_plan(cat, r.model, r.quant, r.qopt);
   e.params = r.model.entry ? memo_params(cat, *r.model.entry) : count_params(a);
   if (e.plan->from_file) {  // a real file: count what it holds
@@ -199,7 +199,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
-  // several (serving.cpp).
+  // several (engine_fit.cpp).
   place_estimate(cat, r, e);
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
   const SpeedCoefficients& coef = ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat);

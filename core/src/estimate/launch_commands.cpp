@@ -6,13 +6,12 @@
 #include <cstdio>
 #include <sstream>
 
+#include "willitfit/base/text.hpp"
+
 namespace wif {
 namespace {
 
-std::string lower(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return s;
-}
+using text::lower;
 
 // Short decimal: at most `digits` decimals, no trailing zeros.
 std::string num(double x, int digits = 3) {

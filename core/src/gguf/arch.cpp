@@ -1,5 +1,6 @@
 // GGUF metadata -> Architecture. Key names from llama.cpp src/llama-arch.cpp (LLM_KV_NAMES),
-// defaults and per-arch rules from src/llama-model.cpp load_hparams (engine-facts §3.1, §4.3).
+// defaults and per-arch rules (sliding-window patterns included) from src/llama-model.cpp
+// load_hparams.
 // Facts the keys do not carry (biases, norms, MoE layers) are read from which tensors exist.
 #include <algorithm>
 #include <optional>
@@ -188,7 +189,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
   const std::int64_t n_mtp = std::min(n_layer - 1, m.opt("nextn_predict_layers").value_or(0));
 
   // MLA: the converter writes key/value_length for the cached latent and *_mla for the heads;
-  // llama.cpp treats the model as MLA only when both *_mla keys are non-zero (engine-facts §3.1).
+  // llama.cpp treats the model as MLA only when both *_mla keys are non-zero (src/llama-model.cpp).
   const std::int64_t k_mla = m.opt("attention.key_length_mla").value_or(0);
   const std::int64_t v_mla = m.opt("attention.value_length_mla").value_or(0);
   const std::int64_t kv_lora = m.opt("attention.kv_lora_rank").value_or(0);
@@ -203,7 +204,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
     a.mla.v_head_dim = v_mla;
   }
 
-  // Recurrent state (engine-facts §4.5).
+  // Recurrent state (llama.cpp src/llama-hparams.cpp n_embd_r / n_embd_s).
   auto& r = a.recurrent;
   if (arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe") {
     // Converter: conv_kernel = linear_conv_kernel_dim, state_size = key head dim, group_count =
@@ -280,7 +281,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
                                                                            : L.n_head_kv == 0 || L.n_head == 0;
     if (linear) {
       // Nemotron-H: blocks with neither attention nor an FFN width are the Mamba blocks;
-      // those with an FFN and no heads are MLP-only (engine-facts §4.5).
+      // those with an FFN and no heads are MLP-only (llama.cpp src/llama-model.cpp, LLM_ARCH_NEMOTRON_H).
       const bool mamba = !a.recurrent.kind.empty() && !(arch.rfind("nemotron_h", 0) == 0 && n_ff[il] > 0);
       L.attn = mamba ? AttnKind::Linear : AttnKind::None;
       L.n_head_kv = 0;

@@ -4,17 +4,15 @@
 #include <cstdlib>
 #include <map>
 
+#include "willitfit/base/text.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
 
 namespace wif {
 namespace {
 
-bool has(const std::string& s, const char* sub) { return s.find(sub) != std::string::npos; }
-bool ends_with(const std::string& s, const char* suf) {
-  const std::size_t n = std::char_traits<char>::length(suf);
-  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
-}
+using text::ends_with;
+using text::has;
 
 // "blk.12.attn_q.weight" -> 12; -1 outside the repeating layers.
 int layer_of(const std::string& name) {
@@ -67,7 +65,7 @@ TensorRole role_of(const std::string& full) {
   return TensorRole::Other;
 }
 
-// llama-quantize's eligibility test (engine-facts §2.1), for display of what a requant could change.
+// llama-quantize's eligibility test (src/llama-quant.cpp), for display of what a requant could change.
 bool quantizable(const Tensor& t) {
   const std::string& n = t.name;
   return t.n_dims >= 2 && ends_with(n, "weight") && !has(n, "_norm.weight") && !has(n, "ffn_gate_inp.weight") &&
@@ -78,7 +76,7 @@ struct FtypeName {
   int id;
   const char* name;
 };
-// llama_ftype (include/llama.h), engine-facts §1.
+// llama_ftype (llama.cpp include/llama.h).
 constexpr FtypeName kFtypeNames[] = {
     {0, "F32"},     {1, "F16"},     {2, "Q4_0"},    {3, "Q4_1"},     {7, "Q8_0"},     {8, "Q5_0"},
     {9, "Q5_1"},    {10, "Q2_K"},   {11, "Q3_K_S"}, {12, "Q3_K_M"},  {13, "Q3_K_L"},  {14, "Q4_K_S"},

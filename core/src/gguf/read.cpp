@@ -1,4 +1,4 @@
-// GGUF header reader (engine-facts §3; llama.cpp ggml/src/gguf.cpp gguf_init_from_reader).
+// GGUF header reader (llama.cpp ggml/src/gguf.cpp, gguf_init_from_reader).
 // Defensive by construction: each read first checks the bytes are there, each count is capped
 // and checked against the bytes it needs before anything is allocated for it.
 #include "willitfit/gguf/gguf.hpp"

@@ -1,6 +1,7 @@
-// GGUF header writer: the inverse of gguf.cpp, used by tests and fuzzers to build files, and
+// GGUF header writer: the inverse of read.cpp, used by tests and fuzzers to build files, and
 // the metadata llama.cpp's converter (convert_hf_to_gguf.py, gguf-py GGUFWriter) writes for an
-// Architecture. Layout per engine-facts §3; offsets are running padded sums (§2.8).
+// Architecture. Layout as ggml/src/gguf.cpp reads it; offsets are running sums padded to the
+// alignment, as llama-quantize writes them (src/llama-quant.cpp, llama_model_quantize_impl).
 #include <algorithm>
 #include <cstring>
 

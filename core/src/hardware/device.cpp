@@ -5,10 +5,11 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/units.hpp"
 
 namespace wif {
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 }
 
 const char* device_kind_name(DeviceKind k) {
@@ -37,8 +38,10 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       break;
     }
     case DeviceKind::Apple: {
-      // Metal's recommendedMaxWorkingSetSize (engine-facts §7): about 2/3 of RAM up to 36 GB,
-      // about 3/4 above; the iogpu.wired_limit_mb sysctl overrides it.
+      // Metal's recommendedMaxWorkingSetSize (developer.apple.com/documentation/metal/mtldevice/
+      // recommendedmaxworkingsetsize; llama.cpp reports it as the device total in
+      // ggml/src/ggml-metal/ggml-metal-device.m): about 2/3 of RAM up to 36 GB, about 3/4 above
+      // (logged in llama.cpp PR #2011 and issue #1870); the iogpu.wired_limit_mb sysctl overrides it.
       if (o.wired_limit_mib && *o.wired_limit_mib > 0) {
         usable = std::min(phys, *o.wired_limit_mib * 1024.0 * 1024.0);
         u.rule = "iogpu.wired_limit_mb override";

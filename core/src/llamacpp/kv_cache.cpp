@@ -18,7 +18,8 @@ std::uint64_t row(GgmlType t, std::int64_t n) {
   return ggml_row_bytes(t, static_cast<std::uint64_t>(n_pad));
 }
 
-// Recurrent state per sequence per layer, in f32 (engine-facts §4.5).
+// Recurrent state per sequence per layer, in f32 (llama.cpp src/llama-memory-recurrent.cpp; both
+// types fixed to F32 in llama_model::create_memory).
 std::uint64_t recurrent_bytes(const Architecture& a) {
   const auto& r = a.recurrent;
   std::int64_t n_r = 0, n_s = 0;

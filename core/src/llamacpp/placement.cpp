@@ -5,13 +5,15 @@
 #include <functional>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/units.hpp"
 
 namespace wif {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
-constexpr std::uint64_t kMiB = 1024ull * 1024ull;
-// ggml_backend_sched keeps this many copies of split inputs for pipeline parallelism (§5.1).
+using units::kGiB;
+using units::kMiB;
+// ggml_backend_sched keeps this many copies of split inputs for pipeline parallelism
+// (GGML_SCHED_MAX_COPIES, llama.cpp ggml/src/ggml-backend.cpp).
 constexpr std::uint64_t kSchedMaxCopies = 4;
 
 bool is_mtp_layer(const Architecture& a, int layer) {
@@ -155,24 +157,14 @@ std::uint64_t backend_overhead_bytes(const Catalog& cat, const Device& d) {
   return static_cast<std::uint64_t>(mib * static_cast<double>(kMiB));
 }
 
-Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
-                         const KvOptions& kvo, const std::vector<PlacementDevice>& gpus,
-                         double ram_gib, const PlacementSettings& s) {
-  const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
-  const bool discrete = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [](const PlacementDevice& g) {
-    return g.device.kind == DeviceKind::Gpu;
-  });
-  if (!discrete) return place_unified(a, plan, kv, cb, gpus, ram_gib);
+namespace {
 
-  Placement p;
-  const int n_layer = static_cast<int>(a.n_layer_main());
+// Split fractions: given (-ts) or proportional to each device's usable memory (llama.cpp uses
+// free memory at load time, which is what usable memory stands for). Sets p.split_shares (as
+// given) and p.split (normalised); returns the cumulative fractions.
+std::vector<double> split_fractions(const std::vector<PlacementDevice>& gpus, const PlacementSettings& s,
+                                    Placement& p) {
   const int n_dev = static_cast<int>(gpus.size());
-  p.n_layer = n_layer;
-  p.ngl = s.ngl < 0 ? n_layer + 1 : std::min(s.ngl, n_layer + 1);
-  p.n_cpu_moe = a.is_moe() ? std::clamp(s.n_cpu_moe, 0, n_layer) : 0;
-
-  // Split fractions: given (-ts) or proportional to each device's usable memory (llama.cpp uses
-  // free memory at load time, which is what usable memory stands for).
   std::vector<double> split(static_cast<std::size_t>(n_dev), 0.0);
   if (!s.tensor_split.empty()) {
     if (static_cast<int>(s.tensor_split.size()) != n_dev)
@@ -197,8 +189,13 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
     cum[d] = run;
   }
   p.split = split;
+  return cum;
+}
 
-  // Layer il -> device (llama_model::load_tensors): upper_bound over cumulative fractions.
+// Layer il -> device (llama_model::load_tensors): upper_bound over cumulative fractions; -1 is
+// the CPU. Fills p.layer_device and returns the device of the output layer.
+int assign_layers(const std::vector<double>& cum, int n_dev, Placement& p) {
+  const int n_layer = p.n_layer;
   const int i_gpu_start = std::max(n_layer - p.ngl, 0);
   const int act_gpu_layers = std::min(p.ngl, n_layer + 1);
   auto gpu_of = [&](int il) -> int {
@@ -209,8 +206,12 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
   };
   p.layer_device.resize(static_cast<std::size_t>(n_layer));
   for (int il = 0; il < n_layer; ++il) p.layer_device[static_cast<std::size_t>(il)] = gpu_of(il);
-  const int out_dev = p.ngl > n_layer ? gpu_of(n_layer) : -1;
+  return p.ngl > n_layer ? gpu_of(n_layer) : -1;
+}
 
+// One empty load per GPU (its name, usable memory, overhead and share) and the host's.
+void start_loads(const std::vector<PlacementDevice>& gpus, Placement& p) {
+  const int n_dev = static_cast<int>(gpus.size());
   p.devices.resize(static_cast<std::size_t>(n_dev));
   for (int d = 0; d < n_dev; ++d) {
     DeviceLoad& L = p.devices[static_cast<std::size_t>(d)];
@@ -220,33 +221,45 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
     L.backend = g.device.backend;
     L.usable_bytes = g.usable_bytes;
     L.overhead_bytes = g.overhead_bytes;
-    L.split = split[static_cast<std::size_t>(d)];
+    L.split = p.split[static_cast<std::size_t>(d)];
   }
   DeviceLoad& H = p.host;
   H.host = true;
   H.id = "cpu";
   H.name = "System RAM";
   H.backend = "cpu";
-  auto at = [&](int dev) -> DeviceLoad& { return dev < 0 ? H : p.devices[static_cast<std::size_t>(dev)]; };
+}
 
-  std::uint64_t largest_cpu_weight = 0;  // what op offload copies to the GPU for prompt batches
-  bool cpu_holds_layer_weights = false;
+DeviceLoad& load_of(Placement& p, int dev) { return dev < 0 ? p.host : p.devices[static_cast<std::size_t>(dev)]; }
+
+/// What the CPU keeps of the layers' weights: op offload copies the largest to the GPU.
+struct CpuWeights {
+  std::uint64_t largest = 0;
+  bool holds_layer_weights = false;
+};
+
+// Every tensor to the device of its layer (the input layer on the CPU, experts of the first
+// n_cpu_moe layers on the CPU), then each layer's KV cache beside it (offload_kqv, the default).
+CpuWeights place_tensors(const Architecture& a, const TensorPlan& plan, const KvCache& kv, int out_dev,
+                         Placement& p) {
+  CpuWeights cpu;
+  DeviceLoad& H = p.host;
   for (const auto& t : plan.tensors) {
     if (is_mtp_layer(a, t.layer)) continue;  // NextN/MTP: TENSOR_SKIP, not loaded
     int dev = -1;
     if (t.role == TensorRole::TokenEmbd) {
       dev = -1;  // the input layer always stays on the CPU
-      if (a.tied_embeddings && out_dev >= 0) add_weight(at(out_dev), t, a);  // duplicated output
+      if (a.tied_embeddings && out_dev >= 0) add_weight(load_of(p, out_dev), t, a);  // duplicated output
     } else if (t.layer < 0) {
       dev = out_dev;  // output, output_norm: the output layer
     } else {
       dev = p.layer_device[static_cast<std::size_t>(t.layer)];
       if (t.is_expert() && t.layer < p.n_cpu_moe) dev = -1;  // --n-cpu-moe
     }
-    add_weight(at(dev), t, a);
+    add_weight(load_of(p, dev), t, a);
     if (dev < 0 && t.role != TensorRole::TokenEmbd) {
-      cpu_holds_layer_weights = true;
-      largest_cpu_weight = std::max(largest_cpu_weight, t.bytes);
+      cpu.holds_layer_weights = true;
+      cpu.largest = std::max(cpu.largest, t.bytes);
     }
   }
   if (a.tied_embeddings && out_dev < 0) {
@@ -254,39 +267,48 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
     for (const auto& t : plan.tensors)
       if (t.role == TensorRole::TokenEmbd) {
         H.read_per_token_bytes += t.bytes;
-        cpu_holds_layer_weights = true;
-        largest_cpu_weight = std::max(largest_cpu_weight, t.bytes);
+        cpu.holds_layer_weights = true;
+        cpu.largest = std::max(cpu.largest, t.bytes);
       }
   }
-  // KV cache beside its layer (offload_kqv, the default).
-  for (int il = 0; il < n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il) {
+  for (int il = 0; il < p.n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il) {
     const int dev = p.layer_device[static_cast<std::size_t>(il)];
-    at(dev).kv_bytes += kv.per_layer[static_cast<std::size_t>(il)];
-    note_layer(at(dev), il);
+    load_of(p, dev).kv_bytes += kv.per_layer[static_cast<std::size_t>(il)];
+    note_layer(load_of(p, dev), il);
   }
   if (out_dev >= 0) p.devices[static_cast<std::size_t>(out_dev)].has_output = true;
   else H.has_output = true;
+  return cpu;
+}
 
-  p.full_offload = !cpu_holds_layer_weights;
-  // Compute buffers: one layer's intermediates per device with layers; logits on the device of
-  // the output matmul. With partial offload the main GPU also runs the big CPU matmuls of prompt
-  // batches (op offload) and needs room for the copied weight and the logits.
-  const std::uint64_t ub = static_cast<std::uint64_t>(std::min<std::int64_t>(kvo.n_ubatch, kv.n_ctx));
+// Compute buffers: one layer's intermediates per device with layers; logits on the device of
+// the output matmul. With partial offload the main GPU also runs the big CPU matmuls of prompt
+// batches (op offload) and needs room for the copied weight and the logits.
+void size_gpu_compute(const Architecture& a, const ComputeBuffer& cb, std::uint64_t ub, int out_dev,
+                      const CpuWeights& cpu, Placement& p) {
+  const int n_dev = static_cast<int>(p.devices.size());
   for (int d = 0; d < n_dev; ++d) {
     DeviceLoad& L = p.devices[static_cast<std::size_t>(d)];
     const bool main_gpu = d == 0;
     const bool logits_here = L.has_output || (main_gpu && out_dev < 0);
     L.compute_bytes = device_compute_bytes(cb, L.n_layers > 0 || (main_gpu && !p.full_offload), logits_here);
     if (main_gpu && !p.full_offload) {
-      L.op_offload_bytes = largest_cpu_weight;
-      L.compute_bytes += largest_cpu_weight;
+      L.op_offload_bytes = cpu.largest;
+      L.compute_bytes += cpu.largest;
     }
     if (n_dev > 1 && p.full_offload && p.n_cpu_moe == 0)  // pipeline parallelism: input copies
       L.compute_bytes += (kSchedMaxCopies - 1) * 4 * ub * static_cast<std::uint64_t>(a.n_embd);
     finish(L);
   }
-  // Host: the embedding lookup's output, CPU layers' intermediates, logits if the output stays
-  // on the CPU, and the output buffer of n_vocab floats per sequence (§4.6).
+}
+
+// Host: the embedding lookup's output, CPU layers' intermediates, logits if the output stays
+// on the CPU, and the output buffer of n_vocab floats per sequence (llama_context::output_reserve
+// in src/llama-context.cpp); then the RAM it needs
+// with and without mmap, and whether everything fits.
+void size_host(const Architecture& a, const ComputeBuffer& cb, std::uint64_t ub, const KvOptions& kvo,
+               double ram_gib, const PlacementSettings& s, Placement& p) {
+  DeviceLoad& H = p.host;
   H.compute_bytes = device_compute_bytes(cb, H.n_layers > 0, H.has_output) +
                     4 * ub * static_cast<std::uint64_t>(a.n_embd);
   H.compute_bytes += 4 * static_cast<std::uint64_t>(a.n_vocab) * static_cast<std::uint64_t>(std::max<std::int64_t>(1, kvo.n_seq));
@@ -303,6 +325,34 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
   p.ram_fits = H.fits;
   p.fits = p.ram_fits;
   for (const auto& L : p.devices) p.fits = p.fits && L.fits;
+}
+
+}  // namespace
+
+Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
+                         const KvOptions& kvo, const std::vector<PlacementDevice>& gpus,
+                         double ram_gib, const PlacementSettings& s) {
+  const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
+  const bool discrete = !gpus.empty() && std::all_of(gpus.begin(), gpus.end(), [](const PlacementDevice& g) {
+    return g.device.kind == DeviceKind::Gpu;
+  });
+  if (!discrete) return place_unified(a, plan, kv, cb, gpus, ram_gib);
+
+  Placement p;
+  const int n_layer = static_cast<int>(a.n_layer_main());
+  const int n_dev = static_cast<int>(gpus.size());
+  p.n_layer = n_layer;
+  p.ngl = s.ngl < 0 ? n_layer + 1 : std::min(s.ngl, n_layer + 1);
+  p.n_cpu_moe = a.is_moe() ? std::clamp(s.n_cpu_moe, 0, n_layer) : 0;
+
+  const std::vector<double> cum = split_fractions(gpus, s, p);
+  const int out_dev = assign_layers(cum, n_dev, p);
+  start_loads(gpus, p);
+  const CpuWeights cpu = place_tensors(a, plan, kv, out_dev, p);
+  p.full_offload = !cpu.holds_layer_weights;
+  const std::uint64_t ub = static_cast<std::uint64_t>(std::min<std::int64_t>(kvo.n_ubatch, kv.n_ctx));
+  size_gpu_compute(a, cb, ub, out_dev, cpu, p);
+  size_host(a, cb, ub, kvo, ram_gib, s, p);
   return p;
 }
 

@@ -11,7 +11,8 @@ struct Row {
   GgmlTypeInfo info;
 };
 
-// Block sizes and byte sizes from ggml-common.h (QK_K = 256); see engine-facts §1.
+// Block sizes and byte sizes from llama.cpp ggml/src/ggml-common.h (the block_* structs, QK_K =
+// 256) and the type_traits table in ggml/src/ggml.c (.blck_size, .type_size).
 constexpr Row kTypes[] = {
     {0, {"F32", 1, 4}},       {1, {"F16", 1, 2}},        {2, {"Q4_0", 32, 18}},
     {3, {"Q4_1", 32, 20}},    {6, {"Q5_0", 32, 22}},     {7, {"Q5_1", 32, 24}},

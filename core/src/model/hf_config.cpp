@@ -262,61 +262,93 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
 }
 
 namespace {
-Architecture build(const json& c, const json& config, const std::string& mt, const Family& famr,
-                   const std::string& path, const std::string& path0) {
-  const Family* fam = &famr;
-  Architecture a;
-  a.model_type = mt;
-  a.gguf_arch = fam->gguf_arch;
-  const std::int64_t kBig = 1 << 30;
-  // Ranges far beyond published models (hidden 16384, 126 layers), tight enough that a hostile
-  // value is refused before anything is allocated; limits.hpp then bounds their products.
-  constexpr std::int64_t kMaxTokens = std::int64_t{1} << 40;
+
+// Ranges far beyond published models (hidden 16384, 126 layers), tight enough that a hostile
+// value is refused before anything is allocated; scale_limits.hpp then bounds their products.
+constexpr std::int64_t kBig = 1 << 30;
+constexpr std::int64_t kMaxTokens = std::int64_t{1} << 40;
+
+bool is_qwen_hybrid(const std::string& mt) { return mt == "qwen3_next" || mt.rfind("qwen3_5", 0) == 0; }
+
+/// The widths every layer starts from, before per-layer kinds are decided.
+struct Dims {
+  std::int64_t n_layer = 0, n_head = 0, n_head_kv = 0, head_dim = 0, n_ff = 0;
+};
+
+/// How MoE and dense feed-forward layers alternate.
+struct MoeLayers {
+  std::int64_t first_dense = 0, sparse_step = 1, dense_ff = 0;
+  std::vector<std::int64_t> mlp_only;
+  std::vector<bool> mask;  // per layer, when the config lists one
+};
+
+/// Which layers attend how: listed kinds, a sliding-window period, a hybrid block pattern.
+struct AttentionPattern {
+  std::vector<std::string> layer_types;
+  std::int64_t window = 0, swa_pattern = 0, full_interval = 4;
+  std::string hybrid;
+  std::vector<std::int64_t> full_attn_idxs;  // LFM2 lists its attention layers by index
+};
+
+/// A list of layer indices at `key` (absent or not a list: empty).
+std::vector<std::int64_t> layer_index_list(const json& c, const char* key, const std::string& path,
+                                           std::int64_t n_layer) {
+  std::vector<std::int64_t> out;
+  if (c.contains(key) && c[key].is_array())
+    for (std::size_t i = 0; i < c[key].size(); ++i)
+      out.push_back(int_value(c[key][i], join_path(path, key) + "[" + std::to_string(i) + "]", 0, n_layer));
+  return out;
+}
+
+// Sizes, context, tied embeddings, dtype and the attention / feed-forward widths.
+Dims read_dimensions(const json& c, const json& config, const std::string& mt, const Family& fam,
+                     const std::string& path, const std::string& path0, Architecture& a) {
+  Dims d;
   a.n_embd = req_int(c, "hidden_size", path, 1, 1 << 20);
-  const std::int64_t n_layer = req_int(c, "num_hidden_layers", path, 1, 8192);
+  d.n_layer = req_int(c, "num_hidden_layers", path, 1, 8192);
   a.n_vocab = req_int(c, "vocab_size", path, 1, kBig);
   a.n_ctx_train = opt_int_any(c, {"max_position_embeddings", "seq_length", "max_sequence_length"},
                               path, 1, kMaxTokens)
                       .value_or(0);
   a.tied_embeddings = opt_bool(c, "tie_word_embeddings", path)
                           .value_or(opt_bool(config, "tie_word_embeddings", path0)
-                                        .value_or(fam->tied_default));
+                                        .value_or(fam.tied_default));
   if (auto dt = opt_str(c, "torch_dtype", path).value_or(opt_str(c, "dtype", path).value_or(""));
       !dt.empty())
     a.native_dtype = dt == "bfloat16" ? "bf16" : dt == "float16" ? "fp16" : dt == "float32" ? "fp32" : dt;
 
-  const std::int64_t n_head = opt_int(c, "num_attention_heads", path, 1, kBig).value_or(0);
-  if (n_head == 0 && mt != "lfm2")
+  d.n_head = opt_int(c, "num_attention_heads", path, 1, kBig).value_or(0);
+  if (d.n_head == 0 && mt != "lfm2")
     throw InputError("missing_field", join_path(path, "num_attention_heads"),
                      "'" + join_path(path, "num_attention_heads") + "' is required");
-  const std::int64_t n_head_kv =
-      opt_int_any(c, {"num_key_value_heads", "num_kv_heads"}, path, 1, kBig).value_or(n_head);
+  d.n_head_kv = opt_int_any(c, {"num_key_value_heads", "num_kv_heads"}, path, 1, kBig).value_or(d.n_head);
   // Without head_dim the width is hidden_size / heads, which must divide; grouped-query
   // attention shares each K/V head among a whole number of query heads (llama.cpp asserts both).
   // MLA configs (kv_lora_rank) take their head widths from the qk/v head dims instead.
-  if (n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && !opt_int(c, "kv_lora_rank", path, 1, kBig) &&
-      a.n_embd % n_head != 0)
+  if (d.n_head > 0 && !opt_int(c, "head_dim", path, 1, kBig) && !opt_int(c, "kv_lora_rank", path, 1, kBig) &&
+      a.n_embd % d.n_head != 0)
     throw InputError("bad_value", join_path(path, "num_attention_heads"),
-                     "num_attention_heads (" + std::to_string(n_head) + ") does not divide hidden_size (" +
+                     "num_attention_heads (" + std::to_string(d.n_head) + ") does not divide hidden_size (" +
                          std::to_string(a.n_embd) + ") and no head_dim is given");
-  if (n_head > 0 && (n_head_kv > n_head || n_head % n_head_kv != 0))
+  if (d.n_head > 0 && (d.n_head_kv > d.n_head || d.n_head % d.n_head_kv != 0))
     throw InputError("bad_value", join_path(path, c.contains("num_key_value_heads") ? "num_key_value_heads" : "num_kv_heads"),
-                     "the key/value heads (" + std::to_string(n_head_kv) + ") must divide the attention heads (" +
-                         std::to_string(n_head) + ")");
-  const std::int64_t head_dim =
-      opt_int(c, "head_dim", path, 1, kBig).value_or(n_head ? a.n_embd / n_head : 0);
-  std::int64_t n_ff = opt_int_any(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"},
-                                  path, 0, kBig)
-                          .value_or(0);
+                     "the key/value heads (" + std::to_string(d.n_head_kv) + ") must divide the attention heads (" +
+                         std::to_string(d.n_head) + ")");
+  d.head_dim = opt_int(c, "head_dim", path, 1, kBig).value_or(d.n_head ? a.n_embd / d.n_head : 0);
+  d.n_ff = opt_int_any(c, {"intermediate_size", "ffn_hidden_size", "block_ff_dim"}, path, 0, kBig).value_or(0);
   if (mt == "lfm2" && opt_bool(c, "block_auto_adjust_ff_dim", path).value_or(false)) {
     // LFM2 shrinks the SwiGLU width to 2/3 and rounds up to block_multiple_of
     // (transformers models/lfm2/modeling_lfm2.py, Lfm2MLP).
     const std::int64_t mult = opt_int(c, "block_multiple_of", path, 1, kBig).value_or(256);
-    n_ff = (2 * n_ff / 3 + mult - 1) / mult * mult;
+    d.n_ff = (2 * d.n_ff / 3 + mult - 1) / mult * mult;
   }
+  return d;
+}
 
+// Biases, norms, gates and fused projections, by family or by the config's own flags.
+void read_tensor_flags(const json& c, const std::string& mt, const std::string& path, Architecture& a) {
   a.qkv_bias = opt_bool(c, "attention_bias", path).value_or(mt == "qwen2" || mt == "qwen2_moe");
-  const bool qwen_hybrid = mt == "qwen3_next" || mt.rfind("qwen3_5", 0) == 0;
+  const bool qwen_hybrid = is_qwen_hybrid(mt);
   a.attn_out_gate = qwen_hybrid || opt_bool(c, "attn_output_gate", path).value_or(false);
   a.indexer_heads = opt_int(c, "index_n_heads", path, 0, 4096).value_or(0);
   a.indexer_head_dim = opt_int(c, "index_head_dim", path, 0, 65536).value_or(0);
@@ -331,8 +363,11 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     a.attn_sinks = true;
     a.moe.expert_bias = true;
   }
+}
 
-  // ---- MoE ----
+// Expert counts and widths, shared experts, router bias.
+void read_experts(const json& c, const std::string& mt, const std::string& path, std::int64_t n_ff,
+                  Architecture& a) {
   a.moe.n_expert = opt_int_any(c, {"n_routed_experts", "num_local_experts", "num_experts", "moe_num_experts"},
                                path, 0, 1 << 20).value_or(0);
   a.moe.n_expert_used = opt_int_any(c, {"num_experts_per_tok", "experts_per_token", "moe_k", "moe_topk"},
@@ -361,37 +396,36 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   } else {
     a.moe = MoeSpec{};
   }
-  const std::int64_t first_dense = opt_int_any(c, {"first_k_dense_replace", "moe_layer_start_index", "num_dense_layers"},
-                                               path, 0, n_layer).value_or(0);
-  const std::int64_t sparse_step = opt_int_any(c, {"decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval"},
-                                               path, 1, n_layer).value_or(1);
-  std::vector<std::int64_t> mlp_only;
-  if (c.contains("mlp_only_layers") && c["mlp_only_layers"].is_array())
-    for (std::size_t i = 0; i < c["mlp_only_layers"].size(); ++i)
-      mlp_only.push_back(int_value(c["mlp_only_layers"][i], join_path(path, "mlp_only_layers") + "[" + std::to_string(i) + "]", 0, n_layer));
+}
+
+// Which layers are MoE: leading dense layers, a step, listed dense layers or a per-layer mask.
+MoeLayers read_moe_layers(const json& c, const std::string& mt, const std::string& path, const Dims& d,
+                          Architecture& a) {
+  MoeLayers m;
+  m.first_dense = opt_int_any(c, {"first_k_dense_replace", "moe_layer_start_index", "num_dense_layers"},
+                              path, 0, d.n_layer).value_or(0);
+  m.sparse_step = opt_int_any(c, {"decoder_sparse_step", "interleave_moe_layer_step", "moe_layer_interval"},
+                              path, 1, d.n_layer).value_or(1);
+  m.mlp_only = layer_index_list(c, "mlp_only_layers", path, d.n_layer);
   // Some MoE configs give the dense-layer width under its own key.
-  const std::int64_t dense_ff =
-      opt_int_any(c, {"intermediate_size_mlp", "dense_intermediate_size"}, path, 1, kBig).value_or(n_ff);
+  m.dense_ff = opt_int_any(c, {"intermediate_size_mlp", "dense_intermediate_size"}, path, 1, kBig).value_or(d.n_ff);
   if (mt.rfind("minimax_m3", 0) == 0 && a.is_moe()) {
-    a.moe.n_ff_exp = n_ff;  // MiniMax M3: intermediate_size is the expert width
+    a.moe.n_ff_exp = d.n_ff;  // MiniMax M3: intermediate_size is the expert width
     if (auto sh = opt_int(c, "shared_intermediate_size", path, 0, kBig)) a.moe.n_ff_shexp = *sh;
   }
   // A per-layer MoE mask (MiniMax M3 "moe_layer_freq": [0, 0, 0, 1, …]).
-  std::vector<bool> moe_mask;
   if (c.contains("moe_layer_freq") && c["moe_layer_freq"].is_array()) {
     const auto& f = c["moe_layer_freq"];
-    if (static_cast<std::int64_t>(f.size()) != n_layer)
+    if (static_cast<std::int64_t>(f.size()) != d.n_layer)
       throw InputError("bad_value", join_path(path, "moe_layer_freq"), "moe_layer_freq needs one entry per layer");
     for (std::size_t i = 0; i < f.size(); ++i)
-      moe_mask.push_back(int_value(f[i], join_path(path, "moe_layer_freq") + "[" + std::to_string(i) + "]", 0, 1) == 1);
+      m.mask.push_back(int_value(f[i], join_path(path, "moe_layer_freq") + "[" + std::to_string(i) + "]", 0, 1) == 1);
   }
-  // LFM2 lists its attention layers by index.
-  std::vector<std::int64_t> full_attn_idxs;
-  if (c.contains("full_attn_idxs") && c["full_attn_idxs"].is_array())
-    for (std::size_t i = 0; i < c["full_attn_idxs"].size(); ++i)
-      full_attn_idxs.push_back(int_value(c["full_attn_idxs"][i], join_path(path, "full_attn_idxs") + "[" + std::to_string(i) + "]", 0, n_layer));
+  return m;
+}
 
-  // ---- MLA ----
+// Multi-head latent attention (DeepSeek V2/V3 and their kin).
+void read_mla(const json& c, const std::string& path, Architecture& a) {
   if (auto kvr = opt_int(c, "kv_lora_rank", path, 1, kBig)) {
     a.mla.kv_lora_rank = *kvr;
     a.mla.q_lora_rank = opt_int(c, "q_lora_rank", path, 0, kBig).value_or(0);
@@ -399,26 +433,32 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     a.mla.qk_nope_dim = req_int(c, "qk_nope_head_dim", path, 0, kBig);
     a.mla.v_head_dim = req_int(c, "v_head_dim", path, 1, kBig);
   }
+}
 
-  // ---- which layers attend how ----
-  std::vector<std::string> layer_types = string_list(c, "layer_types", path);
-  if (!layer_types.empty() && static_cast<std::int64_t>(layer_types.size()) != n_layer)
+// The layer kinds as listed, or the sliding-window period, or the hybrid block letters.
+void read_attention_pattern(const json& c, const std::string& mt, const std::string& path, std::int64_t n_layer,
+                            AttentionPattern& p) {
+  p.layer_types = string_list(c, "layer_types", path);
+  if (!p.layer_types.empty() && static_cast<std::int64_t>(p.layer_types.size()) != n_layer)
     throw InputError("bad_value", join_path(path, "layer_types"),
-                     "layer_types has " + std::to_string(layer_types.size()) + " entries for " +
+                     "layer_types has " + std::to_string(p.layer_types.size()) + " entries for " +
                          std::to_string(n_layer) + " layers");
-  const std::int64_t window = opt_int(c, "sliding_window", path, 0, kMaxTokens).value_or(0);
-  std::int64_t swa_pattern = opt_int(c, "sliding_window_pattern", path, 0, n_layer + 1).value_or(0);
-  if (swa_pattern == 0 && mt == "gemma2") swa_pattern = 2;
-  if (swa_pattern == 0 && (mt == "gemma3" || mt == "gemma3_text")) swa_pattern = 6;
-  if (swa_pattern == 0 && mt == "cohere2") swa_pattern = 4;
-  const std::string hybrid = opt_str(c, "hybrid_override_pattern", path).value_or("");
-  if (!hybrid.empty() && static_cast<std::int64_t>(hybrid.size()) != n_layer)
+  p.window = opt_int(c, "sliding_window", path, 0, kMaxTokens).value_or(0);
+  p.swa_pattern = opt_int(c, "sliding_window_pattern", path, 0, n_layer + 1).value_or(0);
+  if (p.swa_pattern == 0 && mt == "gemma2") p.swa_pattern = 2;
+  if (p.swa_pattern == 0 && (mt == "gemma3" || mt == "gemma3_text")) p.swa_pattern = 6;
+  if (p.swa_pattern == 0 && mt == "cohere2") p.swa_pattern = 4;
+  p.hybrid = opt_str(c, "hybrid_override_pattern", path).value_or("");
+  if (!p.hybrid.empty() && static_cast<std::int64_t>(p.hybrid.size()) != n_layer)
     throw InputError("bad_value", join_path(path, "hybrid_override_pattern"),
                      "hybrid_override_pattern length differs from num_hidden_layers");
-  const std::int64_t full_interval = opt_int(c, "full_attention_interval", path, 1, n_layer).value_or(4);
+  p.full_interval = opt_int(c, "full_attention_interval", path, 1, n_layer).value_or(4);
+}
 
-  // Recurrent state shapes.
-  if (qwen_hybrid) {
+// Recurrent state shapes: gated delta net (Qwen3-Next, Qwen3.5), Mamba-2 (Nemotron-H), LFM2's
+// short convolutions.
+void read_recurrent(const json& c, const std::string& mt, const std::string& path, Architecture& a) {
+  if (is_qwen_hybrid(mt)) {
     auto& r = a.recurrent;
     r.kind = "gated_delta_net";
     r.d_conv = req_int(c, "linear_conv_kernel_dim", path, 1, 64);
@@ -443,77 +483,104 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
     a.recurrent.kind = "shortconv";
     a.recurrent.l_cache = req_int(c, "conv_L_cache", path, 1, 64);
   }
+}
+
+// The attention kind (and window) of layer `li`, from the first rule that applies.
+void set_attention_kind(const json& c, const std::string& mt, const std::string& path, const Architecture& a,
+                        const Dims& d, const AttentionPattern& p, std::int64_t li, LayerSpec& L) {
+  if (!p.layer_types.empty()) {
+    const std::string& t = p.layer_types[static_cast<std::size_t>(li)];
+    if (t == "sliding_attention" || t == "sliding") L.attn = AttnKind::Sliding;
+    else if (t == "chunked_attention") L.attn = AttnKind::Chunked;
+    else if (t == "linear_attention" || t == "conv" || t == "mamba") L.attn = AttnKind::Linear;
+    else if (t == "full_attention" || t == "attention") {}
+    else throw InputError("bad_value", join_path(path, "layer_types") + "[" + std::to_string(li) + "]",
+                          "unknown layer type '" + t + "'");
+  } else if (p.swa_pattern > 1 && p.window > 0) {
+    if (li % p.swa_pattern < p.swa_pattern - 1) L.attn = AttnKind::Sliding;
+  } else if (is_qwen_hybrid(mt)) {
+    if ((li + 1) % p.full_interval != 0) L.attn = AttnKind::Linear;
+  } else if (!p.full_attn_idxs.empty()) {
+    if (std::find(p.full_attn_idxs.begin(), p.full_attn_idxs.end(), li) == p.full_attn_idxs.end())
+      L.attn = AttnKind::Linear;
+  } else if (mt.rfind("llama4", 0) == 0) {
+    const std::int64_t step = opt_int(c, "no_rope_layer_interval", path, 1, d.n_layer).value_or(4);
+    if (auto chunk = opt_int(c, "attention_chunk_size", path, 1, kMaxTokens);
+        chunk && (li + 1) % step != 0) {
+      L.attn = AttnKind::Chunked;
+      L.window = *chunk;
+    }
+  } else if (mt == "mistral" && p.window > 0 && p.window < a.n_ctx_train) {
+    L.attn = AttnKind::Sliding;  // Mistral 7B v0.1 style window on every layer
+  }
+  if (L.attn == AttnKind::Sliding) L.window = p.window;
+}
+
+// One layer (il >= n_layer: a NextN/MTP layer, which mirrors the last layer).
+LayerSpec build_layer(const json& c, const std::string& mt, const std::string& path, const Architecture& a,
+                      const Dims& d, const MoeLayers& moe, const AttentionPattern& p, std::int64_t il) {
+  LayerSpec L;
+  L.is_mtp = il >= d.n_layer;
+  L.n_head = d.n_head;
+  L.n_head_kv = d.n_head_kv;
+  L.head_dim_k = d.head_dim;
+  L.head_dim_v = d.head_dim;
+  const std::int64_t li = L.is_mtp ? d.n_layer - 1 : il;  // MTP layers mirror the last layer
+  if (a.is_mla()) {
+    L.attn = AttnKind::MLA;
+    L.head_dim_k = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
+    L.head_dim_v = a.mla.v_head_dim;
+  }
+  set_attention_kind(c, mt, path, a, d, p, li, L);
+  if (!p.hybrid.empty()) {
+    const char k = p.hybrid[static_cast<std::size_t>(li)];
+    if (k == 'M') { L.attn = AttnKind::Linear; L.ffn = FfnKind::None; }
+    else if (k == '*') { L.ffn = FfnKind::None; }
+    else if (k == '-') { L.attn = AttnKind::None; L.ffn = FfnKind::Dense; }
+    else if (k == 'E') { L.attn = AttnKind::None; L.ffn = FfnKind::MoE; }
+    else throw InputError("bad_value", join_path(path, "hybrid_override_pattern"),
+                          std::string("unknown block letter '") + k + "'");
+  }
+  if (L.attn == AttnKind::Linear || L.attn == AttnKind::None) {
+    L.n_head_kv = 0;
+    L.has_kv = false;
+  }
+  // FFN kind unless the hybrid pattern fixed it.
+  if (p.hybrid.empty()) {
+    const bool moe_layer =
+        a.is_moe() && (moe.mask.empty() ? (li >= moe.first_dense && ((li + 1) % moe.sparse_step == 0 || moe.sparse_step == 1))
+                                        : static_cast<bool>(moe.mask[static_cast<std::size_t>(li)])) &&
+        std::find(moe.mlp_only.begin(), moe.mlp_only.end(), li) == moe.mlp_only.end();
+    L.ffn = moe_layer ? FfnKind::MoE : FfnKind::Dense;
+  }
+  if (L.ffn == FfnKind::Dense) {
+    L.n_ff = moe.dense_ff;
+    if (L.n_ff <= 0)
+      throw InputError("missing_field", join_path(path, "intermediate_size"),
+                       "a dense feed-forward layer needs intermediate_size");
+  }
+  return L;
+}
+
+// The reads run in this order so that a config with several faults reports the same first one.
+Architecture build(const json& c, const json& config, const std::string& mt, const Family& fam,
+                   const std::string& path, const std::string& path0) {
+  Architecture a;
+  a.model_type = mt;
+  a.gguf_arch = fam.gguf_arch;
+  const Dims d = read_dimensions(c, config, mt, fam, path, path0, a);
+  read_tensor_flags(c, mt, path, a);
+  read_experts(c, mt, path, d.n_ff, a);
+  const MoeLayers moe = read_moe_layers(c, mt, path, d, a);
+  AttentionPattern pattern;
+  pattern.full_attn_idxs = layer_index_list(c, "full_attn_idxs", path, d.n_layer);
+  read_mla(c, path, a);
+  read_attention_pattern(c, mt, path, d.n_layer, pattern);
+  read_recurrent(c, mt, path, a);
 
   const std::int64_t n_mtp = (mt == "glm4_moe")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
-  for (std::int64_t il = 0; il < n_layer + n_mtp; ++il) {
-    LayerSpec L;
-    L.is_mtp = il >= n_layer;
-    L.n_head = n_head;
-    L.n_head_kv = n_head_kv;
-    L.head_dim_k = head_dim;
-    L.head_dim_v = head_dim;
-    const std::int64_t li = L.is_mtp ? n_layer - 1 : il;  // MTP layers mirror the last layer
-    if (a.is_mla()) {
-      L.attn = AttnKind::MLA;
-      L.head_dim_k = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
-      L.head_dim_v = a.mla.v_head_dim;
-    }
-    if (!layer_types.empty()) {
-      const std::string& t = layer_types[li];
-      if (t == "sliding_attention" || t == "sliding") L.attn = AttnKind::Sliding;
-      else if (t == "chunked_attention") L.attn = AttnKind::Chunked;
-      else if (t == "linear_attention" || t == "conv" || t == "mamba") L.attn = AttnKind::Linear;
-      else if (t == "full_attention" || t == "attention") {}
-      else throw InputError("bad_value", join_path(path, "layer_types") + "[" + std::to_string(li) + "]",
-                            "unknown layer type '" + t + "'");
-    } else if (swa_pattern > 1 && window > 0) {
-      if (li % swa_pattern < swa_pattern - 1) L.attn = AttnKind::Sliding;
-    } else if (qwen_hybrid) {
-      if ((li + 1) % full_interval != 0) L.attn = AttnKind::Linear;
-    } else if (!full_attn_idxs.empty()) {
-      if (std::find(full_attn_idxs.begin(), full_attn_idxs.end(), li) == full_attn_idxs.end())
-        L.attn = AttnKind::Linear;
-    } else if (mt.rfind("llama4", 0) == 0) {
-      const std::int64_t step = opt_int(c, "no_rope_layer_interval", path, 1, n_layer).value_or(4);
-      if (auto chunk = opt_int(c, "attention_chunk_size", path, 1, kMaxTokens);
-          chunk && (li + 1) % step != 0) {
-        L.attn = AttnKind::Chunked;
-        L.window = *chunk;
-      }
-    } else if (mt == "mistral" && window > 0 && window < a.n_ctx_train) {
-      L.attn = AttnKind::Sliding;  // Mistral 7B v0.1 style window on every layer
-    }
-    if (L.attn == AttnKind::Sliding) L.window = window;
-    if (!hybrid.empty()) {
-      const char k = hybrid[li];
-      if (k == 'M') { L.attn = AttnKind::Linear; L.ffn = FfnKind::None; }
-      else if (k == '*') { L.ffn = FfnKind::None; }
-      else if (k == '-') { L.attn = AttnKind::None; L.ffn = FfnKind::Dense; }
-      else if (k == 'E') { L.attn = AttnKind::None; L.ffn = FfnKind::MoE; }
-      else throw InputError("bad_value", join_path(path, "hybrid_override_pattern"),
-                            std::string("unknown block letter '") + k + "'");
-    }
-    if (L.attn == AttnKind::Linear || L.attn == AttnKind::None) {
-      L.n_head_kv = 0;
-      L.has_kv = false;
-    }
-    // FFN kind unless the hybrid pattern fixed it.
-    if (hybrid.empty()) {
-      const bool moe_layer =
-          a.is_moe() && (moe_mask.empty() ? (li >= first_dense && ((li + 1) % sparse_step == 0 || sparse_step == 1))
-                                          : static_cast<bool>(moe_mask[static_cast<std::size_t>(li)])) &&
-          std::find(mlp_only.begin(), mlp_only.end(), li) == mlp_only.end();
-      L.ffn = moe_layer ? FfnKind::MoE : FfnKind::Dense;
-    }
-    if (L.ffn == FfnKind::Dense) {
-      L.n_ff = dense_ff;
-      if (L.n_ff <= 0)
-        throw InputError("missing_field", join_path(path, "intermediate_size"),
-                         "a dense feed-forward layer needs intermediate_size");
-    }
-    a.layers.push_back(L);
-  }
+  for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));
   check_architecture_scale(a, path);
   return a;
 }

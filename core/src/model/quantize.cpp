@@ -1,10 +1,12 @@
-// llama-quantize's per-tensor type choice, restated from engine-facts §2 (llama.cpp
-// src/llama-quant.cpp, llama_tensor_get_type at ec98e2002, and the 2026 refactor PR #19770).
+// llama-quantize's per-tensor type choice, restated from llama.cpp src/llama-quant.cpp
+// (llama_tensor_get_type at commit ec98e2002, December 2025; and llama_tensor_get_type_impl /
+// tensor_type_fallback after the 2026 refactor, ggml-org/llama.cpp PR #19770).
 #include "willitfit/model/quantize.hpp"
 
 #include <algorithm>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/text.hpp"
 
 namespace wif {
 namespace {
@@ -16,7 +18,7 @@ struct FtypeRow {
   G def;
 };
 
-// llama_ftype_get_default_type (engine-facts §2.2).
+// llama_ftype_get_default_type (llama.cpp src/llama-quant.cpp).
 constexpr FtypeRow kFtypes[] = {
     {"F32", G::F32},       {"F16", G::F16},        {"BF16", G::BF16},     {"Q8_0", G::Q8_0},
     {"Q6_K", G::Q6_K},     {"Q5_K_M", G::Q5_K},    {"Q5_K_S", G::Q5_K},   {"Q5_1", G::Q5_1},
@@ -68,11 +70,8 @@ bool use_more_bits(std::int64_t i, std::int64_t n) {
   return i < n / 8 || i >= 7 * n / 8 || (i - n / 8) % 3 == 2;
 }
 
-bool ends_with(const std::string& s, const char* suf) {
-  const std::size_t n = std::char_traits<char>::length(suf);
-  return s.size() >= n && s.compare(s.size() - n, n, suf) == 0;
-}
-bool has(const std::string& s, const char* sub) { return s.find(sub) != std::string::npos; }
+using text::ends_with;
+using text::has;
 
 struct State {
   const Architecture& arch;
@@ -87,7 +86,7 @@ struct State {
   std::int64_t n_attention_wv = 0, i_attention_wv = 0, i_ffn_down = 0;
 };
 
-// The output tensor (and a tied token embedding), engine-facts §2.4 A.
+// The output tensor (and a tied token embedding): the first branch of llama_tensor_get_type.
 G output_type(const State& s, const Tensor& t) {
   const auto bs = ggml_info(s.def).block_size;
   if (s.ft == "MXFP4_MOE") return G::Q8_0;
@@ -115,7 +114,7 @@ G choose(State& s, const Tensor& t) {
   const bool attn_v_like = has(name, "attn_v.weight") ||
                            (y2026 && (has(name, "attn_qkv.weight") || has(name, "attn_kv_b.weight")));
   const bool low = is_one_of(ft, {"IQ1_S", "IQ1_M", "IQ2_XXS", "IQ2_XS", "IQ2_S", "IQ2_M"});
-  if (low) {  // §2.4 D: one branch for the six lowest-bit types
+  if (low) {  // llama_tensor_get_type: one branch for the six lowest-bit types
     if (attn_v_like) {
       nt = (s.n_gqa >= 4 || s.n_expert >= 4) ? G::Q4_K
            : is_one_of(ft, {"IQ2_S", "IQ2_M"}) ? G::IQ3_S : G::Q2_K;
@@ -132,7 +131,7 @@ G choose(State& s, const Tensor& t) {
     }
     return nt;
   }
-  if (attn_v_like) {  // §2.4 E
+  if (attn_v_like) {  // llama_tensor_get_type: the attn_v branch
     const std::int64_t i = s.i_attention_wv, n = s.n_attention_wv;
     if (ft == "Q2_K") nt = s.n_gqa >= 4 ? G::Q4_K : G::Q3_K;
     else if (ft == "Q2_K_S" && s.n_gqa >= 4) nt = G::Q4_K;
@@ -149,18 +148,18 @@ G choose(State& s, const Tensor& t) {
     ++s.i_attention_wv;
     return nt;
   }
-  if (has(name, "attn_k.weight")) {  // §2.4 F
+  if (has(name, "attn_k.weight")) {  // llama_tensor_get_type: attn_k
     if (s.moe8) nt = G::Q8_0;
     else if (ft == "IQ3_XS") nt = G::IQ3_XXS;
     else if (ft == "IQ3_XXS") nt = G::IQ2_S;
     return nt;
   }
-  if (has(name, "attn_q.weight")) {  // §2.4 G
+  if (has(name, "attn_q.weight")) {  // llama_tensor_get_type: attn_q
     if (ft == "IQ3_XS") nt = G::IQ3_XXS;
     else if (ft == "IQ3_XXS") nt = G::IQ2_S;
     return nt;
   }
-  if (has(name, "ffn_down")) {  // §2.4 H
+  if (has(name, "ffn_down")) {  // llama_tensor_get_type: ffn_down
     const std::int64_t i = s.n_expert > 1 ? t.layer : s.i_ffn_down, n = s.n_layer;
     if (ft == "Q2_K") nt = G::Q3_K;
     else if (ft == "Q2_K_S") { if (i < n / 8) nt = G::Q4_K; }
@@ -178,7 +177,7 @@ G choose(State& s, const Tensor& t) {
     ++s.i_ffn_down;
     return nt;
   }
-  if (has(name, "attn_output.weight")) {  // §2.4 I
+  if (has(name, "attn_output.weight")) {  // llama_tensor_get_type: attn_output
     if (s.moe8) {
       if (is_one_of(ft, {"Q2_K", "IQ3_XS", "IQ3_XXS", "Q3_K_S", "Q3_K_M", "IQ4_NL", "Q4_K_S",
                          "Q4_K_M", "IQ3_S", "IQ3_M", "IQ4_XS"}))
@@ -192,20 +191,21 @@ G choose(State& s, const Tensor& t) {
     }
     return nt;
   }
-  if (!y2026 && has(name, "attn_qkv.weight")) {  // §2.4 J (unreachable after the refactor)
+  if (!y2026 && has(name, "attn_qkv.weight")) {  // the fused-QKV branch (unreachable after PR #19770)
     if (is_one_of(ft, {"Q3_K_M", "Q3_K_L", "IQ3_M"})) nt = G::Q4_K;
     else if (ft == "Q4_K_M") nt = G::Q5_K;
     else if (ft == "Q5_K_M") nt = G::Q6_K;
     return nt;
   }
-  if (has(name, "ffn_gate") || has(name, "ffn_up")) {  // §2.4 K
+  if (has(name, "ffn_gate") || has(name, "ffn_up")) {  // llama_tensor_get_type: ffn_gate / ffn_up
     const std::int64_t i = t.layer, n = s.n_layer;
     if (ft == "IQ3_XS" && i >= n / 8 && i < 7 * n / 8) nt = G::IQ3_XXS;
   }
   return nt;
 }
 
-// §2.5: rows whose length is not a multiple of the block size.
+// Rows whose length is not a multiple of the block size: the fallback inside
+// llama_tensor_get_type (Dec 2025), tensor_type_fallback after PR #19770.
 G fallback(G t, std::int64_t ne0, bool y2026) {
   const int bs = ggml_info(t).block_size;
   if (ne0 % bs == 0) return t;

@@ -20,7 +20,7 @@ struct Builder {
     t.layer = layer;
     t.role = role;
     const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
-    // Converter (engine-facts §2.7): 1-D tensors, norms, non-".weight" tensors and routers are F32.
+    // Converter (llama.cpp convert_hf_to_gguf.py, ModelBase.prepare_tensors): 1-D tensors, norms, non-".weight" tensors and routers are F32.
     const bool f32 = t.n_dims <= 1 || !weight || role == TensorRole::Norm ||
                      role == TensorRole::Router || role == TensorRole::Bias ||
                      name.find("ssm_conv1d") != std::string::npos ||

@@ -5,12 +5,13 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/units.hpp"
 #include "willitfit/estimate/estimate.hpp"
 
 namespace wif {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 Throughput parse_speed(const json& q, const std::string& path) {
   Throughput t;

@@ -16,7 +16,7 @@
 namespace wif {
 namespace solve_detail {
 
-constexpr std::int64_t kStep = 256;            // llama.cpp pads n_ctx to 256 (engine-facts §4)
+constexpr std::int64_t kStep = 256;            // llama.cpp pads n_ctx to 256 (llama-context.cpp, PR #17046)
 constexpr std::int64_t kSearchLimit = 1 << 20; // context cap when the model states none
 
 /// fits / tight, or offload too when allowed.

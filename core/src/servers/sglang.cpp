@@ -4,10 +4,11 @@
 #include <cmath>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/units.hpp"
 
 namespace wif {
 namespace {
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 }  // namespace
 
 SglangDefaults sglang_defaults(double gpu_mib, int tp) {

@@ -5,17 +5,19 @@
 #include <map>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/text.hpp"
+#include "willitfit/base/units.hpp"
 
 namespace wif {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 // Vocab-sized float32 buffers alive at the sampler's peak (fitted, see vllm.hpp).
 constexpr double kSamplerBuffers = 8.6;
 
 std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
 
-bool has(const std::string& s, const char* p) { return s.find(p) != std::string::npos; }
+using text::has;
 
 int dtype_bytes(const std::string& kv, const Architecture& a) {
   if (kv == "auto") return a.native_dtype == "fp32" ? 4 : 2;  // fp8 checkpoints compute in bf16
@@ -25,7 +27,8 @@ int dtype_bytes(const std::string& kv, const Architecture& a) {
                    "vLLM kv_cache_dtype must be auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2");
 }
 
-// Recurrent state of one layer in elements (conv + SSM), as llama.cpp sizes it (§4.5).
+// Recurrent state of one layer in elements (conv + SSM), as llama.cpp sizes it
+// (src/llama-hparams.cpp n_embd_r / n_embd_s).
 std::int64_t recurrent_elems(const Architecture& a) {
   const auto& r = a.recurrent;
   if (r.kind == "mamba2" || r.kind == "gated_delta_net")
@@ -89,7 +92,8 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.max_model_len = o.max_model_len > 0 ? o.max_model_len : a.n_ctx_train;
   if (b.max_model_len <= 0)
     throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
-  // Engine defaults (EngineArgs.get_batch_defaults, §6.1); V0 batched a whole prompt at once.
+  // Engine defaults (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults); V0 batched a whole
+  // prompt at once.
   b.max_num_seqs = o.max_num_seqs > 0 ? o.max_num_seqs : (large ? 1024 : 256);
   b.max_num_batched_tokens = o.max_num_batched_tokens > 0 ? o.max_num_batched_tokens
                              : o.v0_profile ? std::max<std::int64_t>(b.max_model_len, 2048)
@@ -122,7 +126,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.kv_available_bytes = static_cast<std::int64_t>(b.requested_bytes) - static_cast<std::int64_t>(b.weights_bytes) -
                          static_cast<std::int64_t>(b.activation_bytes) - static_cast<std::int64_t>(b.non_torch_bytes);
 
-  // KV cache groups (§6.2).
+  // KV cache groups (vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py).
   std::map<std::string, VllmKvGroup> kinds;
   const std::int64_t L = b.max_model_len, B = b.block_size, T = b.max_num_batched_tokens;
   for (const auto& ly : a.layers) {

@@ -64,14 +64,17 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   s.backend = s.rates.backend;
   const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(gpus.front().pcie_gen > 0 ? gpus.front().pcie_gen : 4)) * 1e9;
 
+  // The layers the placement put on device `dev` (-1: system RAM).
+  auto layers_on = [&p](int dev) {
+    return [&p, dev](std::int64_t il) {
+      if (il < 0 || static_cast<std::size_t>(il) >= p.layer_device.size()) return false;
+      return p.layer_device[static_cast<std::size_t>(il)] == dev;
+    };
+  };
   auto decode_at = [&](std::int64_t depth, DecodeTerms* out) {
     DecodeTerms sum;
     for (const auto& part : parts) {
-      auto layer_on = [&](std::int64_t il) {
-        if (il < 0 || static_cast<std::size_t>(il) >= p.layer_device.size()) return false;
-        return p.layer_device[static_cast<std::size_t>(il)] == part.dev;
-      };
-      const DecodeTerms t = decode_step(part.w, kv_read_bytes(a, kv, depth, layer_on), part.r);
+      const DecodeTerms t = decode_step(part.w, kv_read_bytes(a, kv, depth, layers_on(part.dev)), part.r);
       sum.weights_s += t.weights_s;
       sum.kv_s += t.kv_s;
       sum.overhead_s += t.overhead_s;
@@ -105,10 +108,6 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   PrefillTerms total;
   total.available = true;
   for (const auto& part : parts) {
-    auto layer_on = [&](std::int64_t il) {
-      if (il < 0 || static_cast<std::size_t>(il) >= p.layer_device.size()) return false;
-      return p.layer_device[static_cast<std::size_t>(il)] == part.dev;
-    };
     DeviceRates r = part.dev < 0 ? s.rates : part.r;
     ModelWork w = part.w;
     if (part.dev < 0) {
@@ -120,7 +119,7 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
         w.pass_weight_bytes -= w.expert_pass_bytes * (1.0 - touched);
       }
     }
-    const PrefillTerms t = prefill_time(w, attention_flops(a, o.prompt, o.depth, layer_on), o.prompt, o.n_ubatch, r);
+    const PrefillTerms t = prefill_time(w, attention_flops(a, o.prompt, o.depth, layers_on(part.dev)), o.prompt, o.n_ubatch, r);
     if (!t.available) total.available = false;
     total.matmul_s += t.matmul_s;
     total.attention_s += t.attention_s;

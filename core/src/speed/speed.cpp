@@ -7,16 +7,14 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/text.hpp"
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/speed/speed_basis.hpp"
 
 namespace wif {
 namespace {
 
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
+using text::lower;
 
 bool is_mtp_layer(const Architecture& a, int layer) {
   return layer >= 0 && static_cast<std::size_t>(layer) < a.layers.size() &&
@@ -92,7 +90,7 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
   const double used_frac = a.is_moe() ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
   std::set<int> layers;
   for (const auto& t : plan.tensors) {
-    if (is_mtp_layer(a, t.layer)) continue;  // NextN layers are skipped at load (engine-facts §5.3)
+    if (is_mtp_layer(a, t.layer)) continue;  // NextN layers are skipped at load (llama_model::load_tensors, TENSOR_SKIP)
     if (on_device && !on_device(t)) continue;
     if (t.layer >= 0) layers.insert(t.layer);
     const double bytes = static_cast<double>(t.bytes);

@@ -6,12 +6,13 @@
 #include <cmath>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/units.hpp"
 #include "willitfit/model/tensors.hpp"
 
 namespace wif {
 namespace {
 
-constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+using units::kGiB;
 
 bool targeted(const TrainOptions& o, const char* name) {
   return std::find(o.lora_targets.begin(), o.lora_targets.end(), name) != o.lora_targets.end();

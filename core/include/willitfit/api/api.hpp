@@ -42,7 +42,7 @@ std::string api_list(const Catalog& cat, const std::string& what);
 /// Problems found while loading the catalog (empty list when clean).
 std::string api_catalog_errors(const Catalog& cat);
 
-/// The speed accuracy report over the shipped llama-bench measurements (bench.hpp).
+/// The speed accuracy report over the shipped llama-bench measurements (calibration/llama_bench.hpp).
 std::string api_accuracy(const Catalog& cat);
 
 /// Pasted llama-bench output against our predictions (bench_paste.hpp): {"text", "hardware", …}.

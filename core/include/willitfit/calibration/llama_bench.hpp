@@ -8,7 +8,7 @@
 //  * "offloaded": part of the model sat in system RAM (-ngl below the layer count, --n-cpu-moe,
 //    -ot exps=CPU); RAM bandwidth from the row when it states one.
 // Multi-GPU and offloaded rows are predicted through the same path as an estimate request
-// (placement.hpp, placed_speed.hpp) and never enter the fit. Rows that cannot be predicted are
+// (placement.hpp, multi_device_speed.hpp) and never enter the fit. Rows that cannot be predicted are
 // counted by reason: unstated test lengths, quants or hardware variants, models or devices not
 // in the catalog.
 //
@@ -30,7 +30,7 @@
 
 namespace wif {
 
-struct PlacedBench;  // bench.cpp: a resolved estimate request and its placement
+struct PlacedBench;  // llama_bench.cpp: a resolved estimate request and its placement
 
 /// One measurement row that maps to a single-device prediction, with the depth-independent work
 /// precomputed so predictions for new coefficients are cheap (the fit evaluates them many times).
@@ -70,7 +70,7 @@ bool held_out_device(const std::string& device_id);
 /// Predicted tokens/s for one case with the given coefficients.
 double predict_case(const BenchCase& c, const SpeedCoefficients& k);
 
-/// The accuracy report (accuracy.cpp): `table` per test kind (pp / tg) and device class
+/// The accuracy report (accuracy_report.cpp): `table` per test kind (pp / tg) and device class
 /// (backend class, plus "all") over the single-device rows with the shipped coefficients: rows,
 /// median absolute % error, share within 25%, for our model and for two naive baselines computed
 /// on the same rows (bandwidth / file size; and that times one constant per test kind, the

@@ -15,7 +15,7 @@
 
 namespace wif {
 
-struct Memo;                          // memo.hpp: derived data kept per catalog
+struct Memo;                          // catalog_memo.hpp: derived data kept per catalog
 std::shared_ptr<Memo> new_memo();
 
 struct CatalogFile {
@@ -59,11 +59,12 @@ class Catalog {
   const Device* find_device(const std::string& id) const;
   const BackendInfo* find_backend(const std::string& id) const;
 
-  /// The store memo.hpp keeps derived data in (shared by copies of this catalog, which hold
+  /// The store catalog_memo.hpp keeps derived data in (shared by copies of this catalog, which hold
   /// the same entries).
   Memo& memo() const { return *memo_; }
 
  private:
+  friend struct CatalogLoader;
   std::vector<ModelEntry> models_;
   std::vector<Device> devices_;
   std::vector<nlohmann::json> quants_, clouds_, measurements_, markets_;

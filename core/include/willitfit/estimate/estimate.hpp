@@ -31,7 +31,7 @@ struct ResolvedModel {
   Architecture arch;
   std::shared_ptr<const TensorPlan> plan;           // set when read from a GGUF header, or by a
                                                     // caller that plans once for many estimates
-  const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (memo.hpp)
+  const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
 };
 
@@ -45,7 +45,7 @@ struct EstimateRequest {
   QuantOptions qopt;
   double ram_gib = 0;                // system RAM available for offload (0 = not considered)
   MemoryOverrides overrides;
-  // Placement and serving (serving.hpp): every accelerator (the device `count` times, or the
+  // Placement and serving (engine_fit.hpp): every accelerator (the device `count` times, or the
   // list given as `hardware: [...]`), llama.cpp flags the person fixed, and vLLM's settings.
   std::vector<Device> devices;
   PlacementSettings placement;
@@ -98,7 +98,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
 
 /// The tensor plan an estimate of `m` at `quant` uses: the model's own (a GGUF header, or one a
-/// caller set), the catalog's shared one (memo.hpp), or a fresh plan for a custom config.
+/// caller set), the catalog's shared one (catalog_memo.hpp), or a fresh plan for a custom config.
 std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
                                              const QuantOptions& opt);
 Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path);

@@ -1,7 +1,7 @@
 // GGUF headers: read one from the first bytes of a file, turn it into the tensor plan and the
 // Architecture the estimator uses, summarise it as JSON, and write one back (for tests, fuzzers
-// and the "config size == file size" invariant). Format per engine-facts §3 (llama.cpp
-// ggml/src/gguf.cpp, gguf_init_from_reader). The core does no I/O: callers pass bytes.
+// and the "config size == file size" invariant). Format as llama.cpp reads it
+// (ggml/src/gguf.cpp, gguf_init_from_reader). The core does no I/O: callers pass bytes.
 //
 // Hostile input. Every count, length, type id, dims count, shape product and offset is checked
 // before it is used; nothing is allocated in proportion to a count until the bytes that count
@@ -116,7 +116,8 @@ inline GgufHeader parse_gguf_header(const std::vector<std::uint8_t>& b) {
 /// `quant` becomes the file type's name (general.file_type) or "GGUF" when absent/unknown.
 TensorPlan gguf_tensor_plan(const GgufHeader& h);
 
-/// The Architecture from the {arch}.* keys (engine-facts §3.1, SWA patterns §4.3). Known archs:
+/// The Architecture from the {arch}.* keys (llama.cpp src/llama-arch.cpp LLM_KV_NAMES; SWA
+/// patterns from src/llama-model.cpp load_hparams). Known archs:
 /// llama, qwen2, qwen3, qwen3moe, qwen2moe, glm4moe, deepseek2, gpt-oss, gemma2, gemma3, phi3,
 /// qwen3next, cohere2, llama4 and the generic transformer case; others work when head counts
 /// exist. Throws InputError("gguf_missing_key", "gguf.<key>") when a needed key is absent.

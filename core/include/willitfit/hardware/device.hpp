@@ -45,7 +45,7 @@ struct MemoryOverrides {
   bool display_attached = false;           // a desktop on the GPU keeps ~0.5 GiB more
 };
 
-/// What a model may use on the device (engine-facts §7 for Apple).
+/// What a model may use on the device (for Apple: Metal's recommendedMaxWorkingSetSize, device.cpp).
 UsableMemory usable_memory(const Device& d, const MemoryOverrides& o = {});
 
 /// Parse a device object (catalog entry or user JSON). `path` prefixes error paths.

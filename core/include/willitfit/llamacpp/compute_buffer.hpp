@@ -1,5 +1,6 @@
 // llama.cpp's compute buffer: the allocator's high-water mark over the reserve graphs, about one
-// layer's intermediates plus the logits, all F32 (engine-facts §5.1). Checked against
+// layer's intermediates plus the logits, all F32 (llama.cpp src/llama-context.cpp graph_reserve;
+// ggml_backend_sched_get_buffer_size in ggml/src/ggml-backend.cpp). Checked against
 // calibration/llamacpp_buffers.jsonl: e.g. Llama-3-8B at ubatch 512 without flash attention
 // logs 258.5 MiB = 128256 x 512 x 4 (logits) + 4096 x 512 x 4 (hidden state).
 #pragma once

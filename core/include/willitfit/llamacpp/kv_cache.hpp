@@ -1,6 +1,7 @@
-// Context memory the way llama.cpp allocates it (engine-facts §4): padded context, unified or
-// per-sequence streams, per-layer kinds (full, sliding-window cells, MLA latent, recurrent state)
-// and the K/V cache types. And vLLM's paged blocks (§6.2).
+// Context memory the way llama.cpp allocates it (src/llama-kv-cache.cpp, llama-kv-cache-iswa.cpp,
+// llama-memory-recurrent.cpp, llama-memory-hybrid.cpp; sizes chosen in llama_model::create_memory):
+// padded context, unified or per-sequence streams, per-layer kinds (full, sliding-window cells,
+// MLA latent, recurrent state) and the K/V cache types.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,5 +1,6 @@
 // Where llama.cpp puts every tensor and every layer's KV cache when a model is loaded on one or
-// several devices plus system RAM (engine-facts §5.3), and what each device then holds:
+// several devices plus system RAM (llama.cpp src/llama-model.cpp, llama_model::load_tensors),
+// and what each device then holds:
 // weights, KV cache, compute buffer, runtime overhead. Also the automatic plan: the placement
 // that keeps the most on the GPUs while every device stays inside its usable memory.
 //
@@ -12,7 +13,8 @@
 //  * --n-cpu-moe N keeps the routed expert tensors of layers 0..N-1 on the CPU;
 //  * a layer's KV cache sits on the device of its layer;
 //  * with partial offload, op offload copies CPU weights into the GPU compute buffer during
-//    prompt processing: budget the largest CPU-resident weight (token_embd excluded) (§5.1);
+//    prompt processing (ggml_backend_sched's op_offload, ggml/src/ggml-backend.cpp): budget the
+//    largest CPU-resident weight (token_embd excluded);
 //  * MTP/NextN layers are not loaded (TENSOR_SKIP).
 // Unified-memory devices (Apple, unified PCs) and CPU-only machines hold everything in one pool.
 //

@@ -1,5 +1,5 @@
 // What a model *is*, layer by layer, independent of any file format.
-// Built from a catalog entry / Hugging Face config.json (hf_config.hpp) or from a GGUF header
+// Built from a catalog entry / Hugging Face config.json (hf_config.cpp) or from a GGUF header
 // (gguf.hpp); everything downstream (tensors, KV cache, speed) takes an Architecture.
 #pragma once
 #include <cstdint>

@@ -1,4 +1,5 @@
-// Quantization: which type llama-quantize gives each tensor for a file type (engine-facts §2),
+// Quantization: which type llama-quantize gives each tensor for a file type (llama.cpp
+// src/llama-quant.cpp),
 // and the bytes of non-GGUF formats (safetensors BF16/FP8, AWQ/GPTQ, NF4, MLX, NVFP4).
 // The result is a TensorPlan: every tensor with its stored type and bytes.
 #pragma once
@@ -13,8 +14,8 @@
 namespace wif {
 
 enum class QuantRules {
-  Dec2025,  // llama_tensor_get_type up to the early-2026 builds (engine-facts §2.4, §2.5)
-  Y2026,    // after PR #19770: attn_qkv / attn_kv_b follow attn_v rules, new fallbacks (§2.6)
+  Dec2025,  // llama_tensor_get_type up to the early-2026 builds (llama.cpp ec98e2002)
+  Y2026,    // after PR #19770: attn_qkv / attn_kv_b follow attn_v rules, new fallbacks
 };
 
 struct QuantOptions {

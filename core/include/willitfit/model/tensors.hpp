@@ -26,7 +26,7 @@ struct Tensor {
   int n_dims = 1;
   int layer = -1;                   // -1 outside the repeating layers
   TensorRole role = TensorRole::Other;
-  bool quantizable = false;         // llama-quantize may change its type (engine-facts §2.1)
+  bool quantizable = false;         // llama-quantize may change its type (src/llama-quant.cpp)
   GgmlType type = GgmlType::F32;    // as stored (plan assigns it)
   std::uint64_t bytes = 0;          // as stored (plan assigns it)
 

@@ -1,5 +1,6 @@
-// vLLM's memory budget on each GPU of a tensor-parallel group (engine-facts §6), in the order the
-// engine works it out at startup:
+// vLLM's memory budget on each GPU of a tensor-parallel group, in the order the engine works it
+// out at startup (vllm-project/vllm: vllm/v1/worker/utils.py request_memory,
+// vllm/v1/worker/gpu_worker.py determine_available_memory, vllm/utils/mem_utils.py):
 //   requested      = total GPU memory x gpu_memory_utilization          (per instance, per GPU)
 //   non-KV memory  = weights on this rank + activation peak of the profile run + non-torch memory
 //   KV memory      = requested - non-KV memory
@@ -37,13 +38,14 @@ struct VllmOptions {
   int block_size = 0;                    // 0 = 16, or 64 for MLA (FlashMLA kernels)
   bool enforce_eager = false;            // no CUDA graphs
   bool v0_profile = false;               // V0 engine: batched tokens default max(max_model_len, 2048)
-  // Serving-speed and SGLang request fields (serving_speed.hpp, sglang.hpp):
+  // Serving-speed and SGLang request fields (server_throughput.hpp, sglang.hpp):
   std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
   double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default
   // Constants, with where they come from (overridable for calibration):
   double non_torch_gib = 0.35;           // NCCL/cuBLAS outside torch; vllm-0001 logs 0.35 GiB
-  double cuda_context_gib = 0.45;        // created before the snapshot; ~0.3-0.5 GiB (§6.1)
-  double cuda_graph_gib = 0.5;           // graph pool; grows with model size (rough, §9)
+  double cuda_context_gib = 0.45;        // created before the snapshot; ~0.3-0.5 GiB (gpu_worker.py)
+  double cuda_graph_gib = 0.5;           // graph pool, captured after the KV cache; grows with
+                                         // model size (rough; gpu_worker.py compile_or_warm_up_model)
 };
 
 /// One group of layers sharing a page layout.

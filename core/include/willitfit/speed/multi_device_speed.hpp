@@ -7,7 +7,7 @@
 // backend's efficiency.
 // Prefill: llama.cpp's op offload runs big batches on the GPU and copies CPU-resident weights
 // into the GPU compute buffer once per micro-batch, so the host part is bounded by the PCIe
-// link (engine-facts §5.1); GPU-resident parts run as on one device.
+// link (op_offload in ggml/src/ggml-backend.cpp); GPU-resident parts run as on one device.
 // Ranges are wider than for one device: offloaded rows in the calibration set are few.
 #pragma once
 #include <vector>

@@ -10,7 +10,7 @@
 // read of the weights per micro-batch (which dominates for small batches).
 //
 // The efficiencies are few coefficients per backend class and quant family, kept in
-// data/speed.json and fitted on data/measurements/llamacpp_bench.jsonl (see bench.hpp).
+// data/speed.json and fitted on data/measurements/llamacpp_bench.jsonl (see calibration/llama_bench.hpp).
 //
 // Placement-ready: the work terms are computed for a subset of tensors / layers (a filter), so a
 // placement can ask "bytes read per token" and "FLOPs per token" per device and combine the
