@@ -19,9 +19,9 @@ namespace {
 using nlohmann::json;
 
 std::string trim(const std::string& s) {
-  const auto a = s.find_first_not_of(" \t\r");
+  const auto a = s.find_first_not_of(" \t\r\n");
   if (a == std::string::npos) return "";
-  const auto b = s.find_last_not_of(" \t\r");
+  const auto b = s.find_last_not_of(" \t\r\n");
   return s.substr(a, b - a + 1);
 }
 
