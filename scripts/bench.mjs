@@ -185,11 +185,14 @@ async function ggufParsing(/** @type {any} */ api) {
       return median(xs);
     };
     const tOurs = await time(() => api.ggufSummary(bytes));
+    const tCols = await time(() => api.ggufSummary(bytes, { tensors: 'columns' }));
+    const tNone = await time(() => api.ggufSummary(bytes, { tensors: 'none' }));
     const tTheirs = await time(() => gguf('https://bench.invalid/model.gguf', { fetch: memFetch }));
     console.log(`  ${model} Q4_K_M from gguf-synth, ${layout}: ${kb(bytes.length)}, ${ours.tensors.length} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
-    console.log(`    ours (wasm ggufSummary, with per-type bytes and hyperparameters): ${ms(tOurs)}`);
-    console.log(`    @huggingface/gguf (gguf(), metadata and tensor infos):           ${ms(tTheirs)}`);
-    console.log(`    ratio ours / theirs: ${(tOurs / tTheirs).toFixed(2)}`);
+    console.log(`    ours, tensor list (wasm ggufSummary, per-type bytes, hyperparameters): ${ms(tOurs)}  (theirs / ours ${(tTheirs / tOurs).toFixed(2)})`);
+    console.log(`    ours, columnar tensor table ({tensors: 'columns'}):                  ${ms(tCols)}  (theirs / ours ${(tTheirs / tCols).toFixed(2)})`);
+    console.log(`    ours, summary without per-tensor list ({tensors: 'none'}):           ${ms(tNone)}  (theirs / ours ${(tTheirs / tNone).toFixed(2)})`);
+    console.log(`    @huggingface/gguf (gguf(), metadata and tensor infos):               ${ms(tTheirs)}`);
   }
 }
 
