@@ -15,10 +15,21 @@ inline bool may_be_negative(const std::string& key) {
   return key == "margin_bytes" || key.find("delta") != std::string::npos;
 }
 
+/// Figures the core reports as null when they are unknown (issue 19: an unknown printed as 0
+/// reads as a value): a model that states no maximum context or published count, a hybrid
+/// without attention heads in a shape.
+inline bool may_be_unknown(const std::string& key) {
+  return key == "max_context" || key == "params_total_published_b" || key == "params_active_published_b" ||
+         key == "n_head_kv" || key == "head_dim" || key == "n_head" || key == "params_total_b" ||
+         key == "params_active_b" || key == "price_usd" || key == "fp16_tflops";
+}
+
 /// Empty when `doc` is sane; otherwise the JSON path of the first bad value and why.
-/// nlohmann writes NaN and Infinity as null, so a null anywhere counts as a lost number.
+/// nlohmann writes NaN and Infinity as null, so a null counts as a lost number, except where
+/// the core says "unknown" with it (may_be_unknown).
 inline std::string first_bad_value(const nlohmann::json& doc, const std::string& path = "",
                                    const std::string& key = "") {
+  if (doc.is_null() && may_be_unknown(key)) return "";
   if (doc.is_null()) return path + ": null (a NaN or Infinity was written)";
   if (doc.is_number_float()) {
     const double d = doc.get<double>();
