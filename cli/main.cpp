@@ -16,6 +16,7 @@
 #include "willitfit/bench.hpp"
 #include "willitfit/base64.hpp"
 #include "willitfit/catalog.hpp"
+#include "willitfit/saved.hpp"
 #include "gguf_file.hpp"
 
 namespace {
@@ -50,6 +51,8 @@ const char* kUsage =
     "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
     "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
     "  willitfit defaults [--model <id|config.json>] [--json]   every default the core applies\n"
+    "  willitfit api estimate|estimate_many|solve|tiers|runs_on|train|cost|defaults|check_saved <request.json|->\n"
+    "                     one request document in, the result document out (as the wasm module)\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
@@ -214,6 +217,32 @@ int main(int argc, char** argv) {
     const std::string doc = wif::api_list(cat, args[1]);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "api") {  // willitfit api <function> <request.json|->: a request document, as the wasm module takes it
+    if (args.size() < 3) return fail("missing_field", "request", "api needs a function name and a request file (or -)");
+    std::string text;
+    if (args[2] == "-") {
+      std::ostringstream s;
+      s << std::cin.rdbuf();
+      text = s.str();
+    } else if (!read_file(args[2], text)) {
+      return fail("file_not_found", "request", "cannot read '" + args[2] + "'");
+    }
+    const std::string& fn = args[1];
+    std::string doc;
+    if (fn == "estimate") doc = wif::api_estimate(cat, text);
+    else if (fn == "estimate_many") doc = wif::api_estimate_many(cat, text);
+    else if (fn == "solve") doc = wif::api_solve(cat, text);
+    else if (fn == "tiers") doc = wif::api_tiers(cat, text);
+    else if (fn == "runs_on") doc = wif::api_runs_on(cat, text);
+    else if (fn == "train") doc = wif::api_train(cat, text);
+    else if (fn == "cost") doc = wif::api_cost(cat, text);
+    else if (fn == "defaults") doc = wif::api_defaults(cat, text);
+    else if (fn == "check_saved") doc = wif::api_check_saved(cat, text);
+    else return fail("bad_value", "function", "api functions: estimate, estimate_many, solve, tiers, runs_on, train, cost, defaults, check_saved");
+    std::cout << doc << "\n";
+    const json d = json::parse(doc);
+    return d.is_object() && d.contains("error") ? 2 : 0;
   }
   if (cmd == "defaults") {  // every default the core applies; --model <id> for its server format
     json q = json::object();
@@ -434,7 +463,8 @@ int main(int argc, char** argv) {
       view["devices"] = d["memory"]["devices"];
       view["host"] = d["memory"]["host"];
     } else {
-      view["vllm"] = d["vllm"];
+      const std::string key = d.contains("sglang") ? "sglang" : "vllm";  // the server's own key
+      view[key] = d[key];
       view["devices"] = d["memory"]["devices"];
     }
     std::cout << view.dump(2) << "\n";

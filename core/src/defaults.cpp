@@ -1,7 +1,7 @@
 #include "willitfit/defaults.hpp"
 
 #include "willitfit/error.hpp"
-#include "willitfit/estimate.hpp"
+#include "willitfit/request.hpp"
 #include "willitfit/quantize.hpp"
 
 namespace wif {

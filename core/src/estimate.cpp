@@ -55,12 +55,13 @@ void resolve_quant(const nlohmann::json& q, EstimateRequest& r) {
     r.notes.push_back({"quant_alias", {{"from", *typed}, {"to", f->id}, {"engine", r.engine}}});
 }
 
-// The decode curve runs to the requested context (or the model's own when 0).
-std::int64_t e_ctx_for_curve(const EstimateRequest& r) {
-  return r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
-}
-
 }  // namespace
+
+SpeedOptions speed_options(const EstimateRequest& r) {
+  SpeedOptions o = r.speed;
+  o.curve_max_depth = r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;  // 0 = the model's own
+  return o;
+}
 
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
   ResolvedModel m;
@@ -136,7 +137,8 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
   r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(d::kCount));
-  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(d::kContext);
+  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(d::kContext);  // the one context
+  r.context_given = q.contains("context") && !q["context"].is_null();
   if (r.kv.n_ctx == 0 && r.model.arch.n_ctx_train <= 0)
     throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
   r.kv.n_seq = opt_int(q, "parallel", "", 1, 4096).value_or(d::kParallel);
@@ -168,7 +170,6 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.speed.backend = opt_str(q, "backend", "").value_or("");
   r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(d::kRamBandwidthGbs);
   r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(d::kPcieGbs);
-  r.speed.curve_max_depth = e_ctx_for_curve(r);
   // A listing (every quant, every device) needs memory, verdict and speed, not the launch
   // commands, per-device loads, layer map, speed terms or decode curve: about a third of the
   // work and a fifth of the bytes of a full document.
@@ -204,7 +205,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   place_estimate(cat, r, e);
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
   if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
-    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, r.speed,
+    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r),
                            ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat), r.host_link);
   return e;
 }
@@ -263,7 +264,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"verdict", e.verdict},
   };
   if (e.speed.decode_tps > 0) {
-    out["speed"] = speed_to_json(e.speed, r.speed);
+    out["speed"] = speed_to_json(e.speed, speed_options(r));
     if (r.summary) {
       out["speed"].erase("terms");
       out["speed"].erase("curve");

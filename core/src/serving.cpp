@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "willitfit/commands.hpp"
 #include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
@@ -122,7 +123,14 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
   v.kv_cache_dtype = opt_str(q, "kv_cache_dtype", "").value_or(defaults::kKvCacheDtype);
   v.block_size = static_cast<int>(opt_int(q, "block_size", "", 1, 4096).value_or(0));
   v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(defaults::kEnforceEager);
-  v.max_model_len = q.contains("context") ? r.kv.n_ctx : 0;
+  // SGLang reads the same request fields under its own names (sglang.hpp); its context_length,
+  // like vLLM's max_model_len, is the request's one context (server_context), set at use.
+  SglangOptions& g = r.sglang;
+  g.tensor_parallel = v.tensor_parallel;
+  g.mem_fraction_static = v.mem_fraction_static;
+  g.chunked_prefill_size = v.max_num_batched_tokens;
+  g.max_running_requests = v.max_num_seqs;
+  g.kv_cache_dtype = v.kv_cache_dtype;
 }
 
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
@@ -169,13 +177,8 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
       total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
       phys_gib = std::min(phys_gib, g.device.memory_gib);
     }
-    SglangOptions o;
-    o.tensor_parallel = r.vllm.tensor_parallel;
-    o.mem_fraction_static = r.vllm.mem_fraction_static;
-    o.context_length = r.vllm.max_model_len;
-    o.chunked_prefill_size = r.vllm.max_num_batched_tokens;
-    o.max_running_requests = r.vllm.max_num_seqs;
-    o.kv_cache_dtype = r.vllm.kv_cache_dtype;
+    SglangOptions o = r.sglang;
+    o.context_length = server_context(r);
     e.vllm = sglang_budget(a, *e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
     if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {
       o.context_length = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
@@ -185,10 +188,11 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   } else if (r.engine == "vllm") {
     double total_gib = 1e300;
     for (const auto& g : gpus) total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
-    e.vllm = vllm_budget(a, *e.plan, total_gib, r.vllm);
+    VllmOptions o = r.vllm;
+    o.max_model_len = server_context(r);
+    e.vllm = vllm_budget(a, *e.plan, total_gib, o);
     if (!e.vllm->fits && e.vllm->kv_available_bytes > 0 && e.vllm->max_model_len_fit >= 256 &&
         e.vllm->graphs_fit_headroom) {
-      VllmOptions o = r.vllm;
       o.max_model_len = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
       e.vllm_fit = vllm_budget(a, *e.plan, total_gib, o);
     }
@@ -258,14 +262,17 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     m["margin_bytes"] = static_cast<std::int64_t>(b.total_bytes * tp) - m["total_bytes"].get<std::int64_t>();
     m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
     const double util = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
-    out["vllm"] = vllm_json(b, util);
-    out["vllm"]["engine"] = r.engine;
-    if (r.engine == "sglang") out["vllm"]["settings"]["mem_fraction_static"] = util;
+    // Each server under its own key: "vllm" or "sglang" (one shape, read alike by views).
+    const std::string key = r.engine == "sglang" ? "sglang" : "vllm";
+    json& sv = out[key];
+    sv = vllm_json(b, util);
+    sv["engine"] = r.engine;
+    if (r.engine == "sglang") sv["settings"]["mem_fraction_static"] = util;
     if (e.vllm_fit) {
-      out["vllm"]["fit"] = vllm_json(*e.vllm_fit, util);
-      if (r.engine == "sglang") out["vllm"]["fit"]["settings"]["mem_fraction_static"] = util;
+      sv["fit"] = vllm_json(*e.vllm_fit, util);
+      if (r.engine == "sglang") sv["fit"]["settings"]["mem_fraction_static"] = util;
     }
-    if (e.throughput) out["vllm"]["throughput"] = serving_throughput_json(*e.throughput);
+    if (e.throughput) sv["throughput"] = serving_throughput_json(*e.throughput);
     out["settings"]["context"] = b.max_model_len;
   }
   if (r.summary) return;  // no per-device loads, no commands

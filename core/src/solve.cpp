@@ -66,13 +66,13 @@ Estimate Solver::run(EstimateRequest r, bool speed) {
 
 double Solver::full_speed(const EstimateRequest& r, const Estimate& e) const {
   if (r.device.bandwidth_gbs <= 0) return 0;
-  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, r.speed, coef_, r.host_link).decode_tps);
+  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, speed_options(r), coef_, r.host_link).decode_tps);
 }
 
+// The request's one context (request.hpp): every engine step reads it from here.
 void set_context(EstimateRequest& r, std::int64_t ctx) {
   r.kv.n_ctx = ctx;
-  r.speed.curve_max_depth = ctx;
-  if (r.engine == "vllm") r.vllm.max_model_len = ctx;
+  r.context_given = true;
 }
 
 void set_devices(EstimateRequest& r, const Device& d, int count) {
@@ -80,6 +80,7 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.count = count;
   r.devices.assign(static_cast<std::size_t>(count), d);
   r.vllm.tensor_parallel = count;
+  r.sglang.tensor_parallel = count;
   r.speed.backend.clear();  // each candidate on its own primary backend
 }
 
