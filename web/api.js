@@ -4,7 +4,7 @@
 // core as {"error": {code, path, message}} and are thrown here as WillitfitError.
 
 export class WillitfitError extends Error {
-  /** @param {import('./willitfit').ErrorBody} e */
+  /** @param {{code: string, path: string, message: string, accepted?: string[], needed_bytes?: number}} e (willitfit.d.ts ErrorBody) */
   constructor(e) {
     super(e.message);
     this.name = 'WillitfitError';
@@ -116,7 +116,7 @@ export async function cost(request) {
  * and for cost, training and the solvers. With {model} the server engines' default format is that
  * model's native checkpoint.
  * @param {{model?: string|object}} [request]
- * @returns {Promise<import('./willitfit').DefaultsDocument>}
+ * @returns {Promise<any>} willitfit.d.ts DefaultsDocument
  */
 export async function defaults(request = {}) {
   const core = await loadCore();
