@@ -13,10 +13,11 @@
 #include <nlohmann/json.hpp>
 
 #include "willitfit/api/api.hpp"
-#include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/api/saved.hpp"
 #include "willitfit/base/base64.hpp"
-#include "willitfit/catalog/catalog.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/catalog/catalog.hpp"
 #include "gguf_file.hpp"
 #include "hub_client.hpp"
 
@@ -55,6 +56,9 @@ const char* kUsage =
     "                 [--hours-per-day H] [--amortization-months M] [--months M]\n"
     "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
     "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
+    "  willitfit defaults [--model <id|config.json>] [--json]   every default the core applies\n"
+    "  willitfit api estimate|estimate_many|solve|tiers|runs_on|train|cost|defaults|check_saved <request.json|->\n"
+    "                     one request document in, the result document out (as the wasm module)\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
     "  willitfit bench-paste FILE --hardware <id> [--count N] [--model <id>] [--quant Q] [--json]\n"
@@ -498,7 +502,8 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
       view["devices"] = d["memory"]["devices"];
       view["host"] = d["memory"]["host"];
     } else {
-      view["vllm"] = d["vllm"];
+      const std::string key = d.contains("sglang") ? "sglang" : "vllm";  // the server's own key
+      view[key] = d[key];
       view["devices"] = d["memory"]["devices"];
     }
     std::cout << view.dump(2) << "\n";
@@ -530,6 +535,59 @@ int run_request_file(const wif::Catalog& cat, const std::string& cmd, const std:
   else doc = wif::api_estimate(cat, text);
   print(doc, pretty);
   return json::parse(doc).contains("error") ? 2 : 0;
+}
+
+// `api <function> <request.json|->`: one request document, as the wasm module takes it, to the
+// API function of that name; and `defaults [--model <id|config.json>]`, every default the core
+// applies. -1 when `cmd` is neither.
+int run_api_command(const wif::Catalog& cat, const std::vector<std::string>& args, bool pretty) {
+  const std::string& cmd = args[0];
+  if (cmd == "api") {
+    if (args.size() < 3) return fail("missing_field", "request", "api needs a function name and a request file (or -)");
+    std::string text;
+    if (args[2] == "-") {  // standard input, to the same bound as a file
+      char buf[1 << 16];
+      while (std::cin.read(buf, sizeof buf) || std::cin.gcount() > 0) {
+        text.append(buf, static_cast<std::size_t>(std::cin.gcount()));
+        if (text.size() > kMaxJsonFileBytes)
+          return fail("file_too_large", "request", "the request is larger than the limit of " + std::to_string(kMaxJsonFileBytes) + " bytes");
+      }
+    } else {
+      const ReadResult got = read_file(args[2], text);
+      if (got == ReadResult::missing) return fail("file_not_found", "request", "cannot read '" + args[2].substr(0, 256) + "'");
+      if (got == ReadResult::too_large)
+        return fail("file_too_large", "request", "the request is larger than the limit of " + std::to_string(kMaxJsonFileBytes) + " bytes");
+    }
+    const std::string& fn = args[1];
+    std::string doc;
+    if (fn == "estimate") doc = wif::api_estimate(cat, text);
+    else if (fn == "estimate_many") doc = wif::api_estimate_many(cat, text);
+    else if (fn == "solve") doc = wif::api_solve(cat, text);
+    else if (fn == "tiers") doc = wif::api_tiers(cat, text);
+    else if (fn == "runs_on") doc = wif::api_runs_on(cat, text);
+    else if (fn == "train") doc = wif::api_train(cat, text);
+    else if (fn == "cost") doc = wif::api_cost(cat, text);
+    else if (fn == "defaults") doc = wif::api_defaults(cat, text);
+    else if (fn == "check_saved") doc = wif::api_check_saved(cat, text);
+    else return fail("bad_value", "function", "api functions: estimate, estimate_many, solve, tiers, runs_on, train, cost, defaults, check_saved");
+    std::cout << doc << "\n";
+    const json d = json::parse(doc);
+    return d.is_object() && d.contains("error") ? 2 : 0;
+  }
+  if (cmd == "defaults") {
+    json q = json::object();
+    for (std::size_t i = 1; i + 1 < args.size(); ++i)
+      if (args[i] == "--model") {
+        int rc = 0;
+        json m;
+        if (!id_or_file("--model", args[i + 1], "config", m, rc)) return rc;
+        q["model"] = m;
+      }
+    const std::string doc = wif::api_defaults(cat, q.dump());
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  return -1;
 }
 
 // `bench-paste FILE --hardware ID [--count N] [--model ID] [--quant Q] [--json]`: a saved
@@ -602,6 +660,7 @@ int main(int argc, char** argv) {
   const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
   if (int rc = run_info_command(cat, args, pretty); rc >= 0) return rc;
   if (int rc = run_bench_paste(cat, args, pretty); rc >= 0) return rc;
+  if (int rc = run_api_command(cat, args, pretty); rc >= 0) return rc;
   if (!is_request_command(cmd)) {
     std::cerr << kUsage;
     return fail("unknown_command", "command", "unknown command '" + cmd.substr(0, 64) + "'");

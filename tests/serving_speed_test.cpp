@@ -114,7 +114,7 @@ TEST_CASE("a requested concurrency is honoured and flagged when the cache cannot
   qs["engine"] = "sglang";
   const json s = estimate(qs);
   REQUIRE_FALSE(s.contains("error"));
-  CHECK(s["vllm"]["throughput"]["aggregate_tps"].get<double>() > 0);
+  CHECK(s["sglang"]["throughput"]["aggregate_tps"].get<double>() > 0);
   q["concurrency"] = 0;
   CHECK(estimate(q)["error"]["path"] == "concurrency");
 }

@@ -120,7 +120,8 @@ TEST_CASE("engine sglang gives SGLang's budget and a launch command that carries
                            {"hardware", "nvidia-rtx-4090"}, {"context", 8192}});
   REQUIRE_FALSE(r.contains("error"));
   CHECK(r["verdict"] == "fits");
-  const auto& v = r["vllm"];
+  CHECK_FALSE(r.contains("vllm"));  // SGLang's budget under its own key
+  const auto& v = r["sglang"];
   CHECK(v["engine"] == "sglang");
   CHECK_THAT(v["settings"]["mem_fraction_static"].get<double>(), WithinAbs(0.847, 1e-9));
   CHECK(r["commands"].count("vllm") == 0);
@@ -152,6 +153,6 @@ TEST_CASE("engine sglang gives SGLang's budget and a launch command that carries
   // A fraction the person sets replaces the default.
   const json g = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"},
                            {"hardware", "nvidia-rtx-4090"}, {"context", 8192}, {"mem_fraction_static", 0.8}});
-  CHECK(g["vllm"]["settings"]["mem_fraction_static"] == 0.8);
-  CHECK(g["vllm"]["kv_tokens"].get<double>() < v["kv_tokens"].get<double>());
+  CHECK(g["sglang"]["settings"]["mem_fraction_static"] == 0.8);
+  CHECK(g["sglang"]["kv_tokens"].get<double>() < v["kv_tokens"].get<double>());
 }

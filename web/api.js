@@ -12,12 +12,16 @@
 // bad call never damages the next good one.
 
 export class WillitfitError extends Error {
-  /** @param {{code: string, path: string, message: string}} e */
+  /** @param {{code: string, path: string, message: string, accepted?: string[], needed_bytes?: number}} e (willitfit.d.ts ErrorBody) */
   constructor(e) {
     super(e.message);
     this.name = 'WillitfitError';
     this.code = e.code;
     this.path = e.path;
+    /** values the field accepts, when the core lists them */
+    this.accepted = e.accepted;
+    /** gguf_truncated: how many leading bytes of the file to send */
+    this.neededBytes = e.needed_bytes;
   }
 }
 
@@ -257,7 +261,18 @@ export async function cost(request) {
   return unwrap(await call('cost', requestText(request, 'cost')));
 }
 
-const LISTS = ['models', 'hardware', 'quants', 'clouds', 'markets'];
+const LISTS = ['models', 'hardware', 'quants', 'clouds', 'markets', 'engines'];
+
+/**
+ * Every default the core applies to a request (core/include/willitfit/estimate/defaults.hpp), per engine
+ * and for cost, training and the solvers. With {model} the server engines' default format is that
+ * model's native checkpoint.
+ * @param {{model?: string|object}} [request]
+ * @returns {Promise<any>} willitfit.d.ts DefaultsDocument
+ */
+export async function defaults(request = {}) {
+  return unwrap(await call('defaults', requestText(request, 'defaults')));
+}
 
 /** @param {'models'|'hardware'|'quants'|'clouds'|'markets'} what */
 export async function list(what) {
@@ -301,7 +316,7 @@ export function bytesToBase64(bytes) {
 
 /**
  * Read just the header of a local .gguf (a File or Blob): start with 64 KiB and grow the read
- * to what the core says it needs (gguf_truncated, "needs N bytes") or twice the last read, up
+ * to what the core says it needs (gguf_truncated's needed_bytes) or twice the last read, up
  * to LIMITS.MAX_GGUF_HEADER_BYTES (then gguf_too_large).
  * Resolves to the header bytes and their summary; an estimate request can then carry
  * {model: {gguf_header_base64: bytesToBase64(bytes)}}.
@@ -316,8 +331,7 @@ export async function readGgufHeader(blob) {
       return { bytes, summary: await ggufSummary(bytes) };
     } catch (e) {
       if (!(e instanceof WillitfitError) || e.code !== 'gguf_truncated' || bytes.length >= blob.size) throw e;
-      const m = /needs (\d+) bytes/.exec(e.message);
-      want = Math.max(m ? Number(m[1]) : 0, 2 * bytes.length);
+      want = Math.max(typeof e.neededBytes === 'number' ? e.neededBytes : 0, 2 * bytes.length);
       if (want > LIMITS.MAX_GGUF_HEADER_BYTES)
         fail('gguf_too_large', 'gguf', `the header claims more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes (the limit)`);
     }

@@ -83,8 +83,8 @@ test('willitfit tiers prints the lists and serve --engine sglang prints a parsea
     '--context', '8192', '--concurrency', '8');
   assert.equal(s.code, 0, s.stdout);
   const v = JSON.parse(s.stdout);
-  assert.equal(v.vllm.engine, 'sglang');
-  assert.equal(v.vllm.throughput.concurrency, 8);
+  assert.equal(v.sglang.engine, 'sglang');
+  assert.equal(v.sglang.throughput.concurrency, 8);
   const words = v.commands.sglang.split(' ');
   assert.deepEqual(words.slice(0, 3), ['python3', '-m', 'sglang.launch_server']);
   const flags = new Map();
@@ -94,8 +94,8 @@ test('willitfit tiers prints the lists and serve --engine sglang prints a parsea
     assert.ok(i + 1 < words.length && !words[i + 1].startsWith('--'), `${words[i]} needs a value`);
     flags.set(words[i], words[i + 1]);
   }
-  assert.equal(Number(flags.get('--mem-fraction-static')), v.vllm.settings.mem_fraction_static);
-  assert.equal(Number(flags.get('--context-length')), v.vllm.settings.max_model_len);
-  assert.equal(Number(flags.get('--chunked-prefill-size')), v.vllm.settings.max_num_batched_tokens);
+  assert.equal(Number(flags.get('--mem-fraction-static')), v.sglang.settings.mem_fraction_static);
+  assert.equal(Number(flags.get('--context-length')), v.sglang.settings.max_model_len);
+  assert.equal(Number(flags.get('--chunked-prefill-size')), v.sglang.settings.max_num_batched_tokens);
   assert.equal(Number(flags.get('--tp')), 1);
 });

@@ -3,12 +3,14 @@
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/calibration/bench_paste.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/model/hub_repo.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/money/cost.hpp"
+#include "willitfit/catalog/quality.hpp"
 #include "willitfit/questions/runs_on.hpp"
 #include "willitfit/questions/solve.hpp"
 #include "willitfit/questions/tiers.hpp"
@@ -27,6 +29,12 @@ std::string guarded(F&& f) {
   } catch (const std::exception& e) {
     return error_json({"internal_error", "", e.what()});
   }
+}
+
+// A result document with its schema version at the top.
+std::string versioned(json doc, bool replace_bad_utf8 = false) {
+  doc["schema_version"] = kSchemaVersion;
+  return replace_bad_utf8 ? doc.dump(-1, ' ', false, json::error_handler_t::replace) : doc.dump();
 }
 
 // A published file of the estimated format (catalog model's `gguf` list, data/SCHEMA.md), so the
@@ -51,13 +59,23 @@ std::string estimate_one(const Catalog& cat, const json& q) {
   const EstimateRequest r = parse_request(cat, q);
   json out = estimate_to_json(r, run_estimate(cat, r));
   add_published_size(cat, q, out);
-  return out.dump();
+  return versioned(std::move(out));
 }
 
 }  // namespace
 
 std::string error_json(const Error& e) {
-  return nlohmann::json{{"error", {{"code", e.code}, {"path", e.path}, {"message", e.message}}}}.dump();
+  json err = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
+  if (!e.accepted.empty()) err["accepted"] = e.accepted;
+  if (e.code == "gguf_truncated") err["needed_bytes"] = e.needed_bytes;
+  return json{{"schema_version", kSchemaVersion}, {"error", err}}.dump();
+}
+
+std::string api_defaults(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = request_json.empty() ? json::object() : parse_json(request_json, "");
+    return versioned(defaults_json(cat, q));
+  });
 }
 
 std::string api_estimate(const Catalog& cat, const std::string& request_json) {
@@ -84,28 +102,28 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
 }
 
 std::string api_tiers(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return tier_lists(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(tier_lists(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return runs_on(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(runs_on(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_solve(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return run_solve(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(run_solve(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_train(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
-    return train_to_json(cat, parse_train_request(cat, q)).dump();
+    return versioned(train_to_json(cat, parse_train_request(cat, q)));
   });
 }
 
 std::string api_cost(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
-    return cost_to_json(cat, parse_cost_request(cat, q)).dump();
+    return versioned(cost_to_json(cat, parse_cost_request(cat, q)));
   });
 }
 
@@ -152,6 +170,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
             for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank"})
               if (e.contains(k)) it[k] = e[k];
           }
+        it["quality"] = quality_json(cat, q.id);
+        it["engines"] = json::array();
+        for (const char* en : {"llama.cpp", "vllm", "sglang"})
+          if (engine_accepts(en, q)) it["engines"].push_back(en);
         items.push_back(it);
       }
     } else if (what == "clouds") {
@@ -159,18 +181,19 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     } else if (what == "markets") {
       for (const auto& m : cat.markets()) items.push_back(m);
     } else {
-      throw InputError("bad_value", "what", "list models, hardware, quants, clouds, markets or engines");
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds, markets or engines",
+                       {"models", "hardware", "quants", "clouds", "markets", "engines"});
     }
-    return json{{what, items}}.dump();
+    return versioned(json{{what, items}});
   });
 }
 
 std::string api_bench_paste(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return bench_paste(cat, parse_json(request_json, "request")).dump(); });
+  return guarded([&] { return versioned(bench_paste(cat, parse_json(request_json, "request"))); });
 }
 
 std::string api_accuracy(const Catalog& cat) {
-  return guarded([&] { return accuracy_report(cat).dump(); });
+  return guarded([&] { return versioned(accuracy_report(cat)); });
 }
 
 std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json) {
@@ -184,22 +207,22 @@ std::string api_gguf_summary(const std::string& bytes_or_base64, const std::stri
       else if (t != "list") throw InputError("bad_value", "options.tensors", "tensors must be list, columns or none");
     }
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
-    return gguf_summary(parse_gguf_header(b), mode).dump(-1, ' ', false, json::error_handler_t::replace);
+    return versioned(gguf_summary(parse_gguf_header(b), mode), true);
   });
 }
 
 std::string api_hub_ref(const std::string& text) {
-  return guarded([&] { return hub_parse_ref(text).dump(); });
+  return guarded([&] { return versioned(hub_parse_ref(text)); });
 }
 
 std::string api_hub_repo(const std::string& doc_json) {
-  return guarded([&] { return hub_repo(parse_json(doc_json, "")).dump(-1, ' ', false, json::error_handler_t::replace); });
+  return guarded([&] { return versioned(hub_repo(parse_json(doc_json, "")), true); });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {
   json errs = json::array();
   for (const auto& e : cat.errors()) errs.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
-  return json{{"errors", errs}}.dump();
+  return versioned(json{{"errors", errs}});
 }
 
 }  // namespace wif

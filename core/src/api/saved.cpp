@@ -1,5 +1,6 @@
 #include "willitfit/api/saved.hpp"
 
+#include "willitfit/api/api.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/estimate/estimate.hpp"
 
@@ -15,8 +16,8 @@ json reject(const std::string& kind, std::int64_t index, const json& entry, cons
 }  // namespace
 
 std::string api_check_saved(const Catalog& cat, const std::string& stored_text) {
-  json out = {{"version", kSavedVersion}, {"models", json::array()}, {"devices", json::array()},
-              {"rejected", json::array()}};
+  json out = {{"schema_version", kSchemaVersion}, {"version", kSavedVersion}, {"models", json::array()},
+              {"devices", json::array()}, {"rejected", json::array()}};
   // The text set aside for a document that cannot be read: all of it when short, else its start
   // (a multi-megabyte blob set aside whole would fill the storage it came from).
   auto aside = [&stored_text]() -> json {

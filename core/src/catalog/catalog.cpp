@@ -175,6 +175,23 @@ struct CatalogLoader {
     return variants;
   }
 
+  /// quants.json's quality_bands (read by quality.cpp): bands and ranking, each a non-empty list.
+  void quality_bands(const nlohmann::json& doc) {
+    c.documents_["quants.json"] = doc;
+    if (!doc.contains("quality_bands")) return;
+    guard("quants.json#quality_bands", [&] {
+      const auto& qb = doc["quality_bands"];
+      if (!qb.is_object()) throw InputError("bad_type", "quants.json#quality_bands", "expected {bands, ranking, source, checked}");
+      require_provenance(qb, "quants.json#quality_bands");
+      for (const char* list : {"bands", "ranking"}) {
+        const std::string lp = std::string("quants.json#quality_bands.") + list;
+        if (!qb.contains(list) || !qb[list].is_array() || qb[list].empty())
+          throw InputError("bad_type", lp, "expected a non-empty list of {id, max_ppl_delta_pct}");
+        for (const auto& b : qb[list]) req_str(b, "id", lp);
+      }
+    });
+  }
+
   /// quants.json, clouds.json, markets.json, backends.json: a list of entries under one key,
   /// each with an id unique in its file and its provenance.
   void listing(const CatalogFile& f, const nlohmann::json& doc) {
@@ -184,6 +201,7 @@ struct CatalogLoader {
       c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
       return;
     }
+    if (f.path == "quants.json") quality_bands(doc);
     std::set<std::string> ids;
     for (std::size_t i = 0; i < doc[key].size(); ++i) {
       const auto& e = doc[key][i];
@@ -259,6 +277,11 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     }
   }
   load.drop_offers_of_unknown_devices();
+  // A device's overhead_backend must name a backends.json entry.
+  for (const auto& d : c.devices_)
+    if (d.facts.is_object() && d.facts.contains("overhead_backend") && !c.find_backend(d.overhead_backend))
+      c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".overhead_backend",
+                           "backend '" + d.overhead_backend + "' is not in backends.json"});
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }

@@ -5,7 +5,9 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
+#include "willitfit/estimate/launch_commands.hpp"
 #include "willitfit/servers/sglang.hpp"
 
 namespace wif {
@@ -18,12 +20,6 @@ constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 // calibration/llamacpp_buffers.jsonl for compute buffers and runtime overhead).
 std::uint64_t high(std::uint64_t total) {
   return total + static_cast<std::uint64_t>(0.02 * static_cast<double>(total)) + 256 * kMiB;
-}
-
-std::string native_checkpoint(const Architecture& a) {
-  if (a.native_dtype == "fp8") return "FP8";
-  if (a.native_dtype == "fp16") return "SAFETENSORS-FP16";
-  return "SAFETENSORS-BF16";
 }
 
 nlohmann::json load_json(const DeviceLoad& d) {
@@ -43,6 +39,16 @@ nlohmann::json load_json(const DeviceLoad& d) {
 // vLLM and SGLang serve safetensors checkpoints on discrete GPUs with tensor parallelism.
 bool server_engine(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
 
+// Why a server budget does not fit, as codes with their numbers (empty when it fits).
+nlohmann::json diagnostics(const VllmBudget& b) {
+  nlohmann::json d = nlohmann::json::array();
+  if (b.reason_code == "context_exceeds_kv")
+    d.push_back({{"code", b.reason_code}, {"values", {{"max_model_len", b.max_model_len}, {"max_model_len_fit", b.max_model_len_fit}}}});
+  else if (!b.reason_code.empty())
+    d.push_back({{"code", b.reason_code}, {"values", nlohmann::json::object()}});
+  return d;
+}
+
 nlohmann::json vllm_json(const VllmBudget& b, double util) {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : b.groups)
@@ -61,7 +67,8 @@ nlohmann::json vllm_json(const VllmBudget& b, double util) {
           {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
           {"kv_bytes_per_token", b.kv_bytes_per_token},
           {"max_concurrency", b.max_concurrency}, {"max_model_len_fit", b.max_model_len_fit},
-          {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits}, {"reason", b.reason}};
+          {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits}, {"reason", b.reason},
+          {"diagnostics", diagnostics(b)}};
 }
 
 }  // namespace
@@ -113,7 +120,7 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
       throw InputError("bad_value", "tensor_split", "tensor_split needs one share per device (" + std::to_string(r.devices.size()) + ")");
     r.placement_given = true;
   }
-  r.placement.mmap = opt_bool(q, "mmap", "").value_or(true);
+  r.placement.mmap = opt_bool(q, "mmap", "").value_or(defaults::kMmap);
 
   VllmOptions& v = r.vllm;
   v.tensor_parallel = static_cast<int>(opt_int(q, "tensor_parallel", "", 1, 1024).value_or(r.count));
@@ -121,19 +128,20 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
   v.mem_fraction_static = opt_num(q, "mem_fraction_static", "", 0.01, 1.0).value_or(0);
   if (server_engine(r.engine) && v.tensor_parallel > r.count)
     throw InputError("bad_value", "tensor_parallel", "tensor parallel size exceeds the number of GPUs (" + std::to_string(r.count) + ")");
-  v.gpu_memory_utilization = opt_num(q, "gpu_memory_utilization", "", 0.01, 1.0).value_or(0.92);
+  v.gpu_memory_utilization = opt_num(q, "gpu_memory_utilization", "", 0.01, 1.0).value_or(defaults::kGpuMemoryUtilization);
   v.max_num_seqs = opt_int(q, "max_num_seqs", "", 1, 1000000).value_or(0);
   v.max_num_batched_tokens = opt_int(q, "max_num_batched_tokens", "", 1, 100000000).value_or(0);
-  v.kv_cache_dtype = opt_str(q, "kv_cache_dtype", "").value_or("auto");
+  v.kv_cache_dtype = opt_str(q, "kv_cache_dtype", "").value_or(defaults::kKvCacheDtype);
   v.block_size = static_cast<int>(opt_int(q, "block_size", "", 1, 4096).value_or(0));
-  v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(false);
-  v.max_model_len = q.contains("context") ? r.kv.n_ctx : 0;
-  if (server_engine(r.engine)) {
-    if (!q.contains("quant")) r.quant = native_checkpoint(r.model.arch);
-    if (find_quant(r.quant)->gguf)
-      throw InputError("bad_value", "quant", std::string(r.engine == "vllm" ? "vLLM" : "SGLang") +
-                       " serves safetensors checkpoints: choose BF16, FP8, AWQ-4bit, GPTQ-4bit …, not '" + r.quant + "'");
-  }
+  v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(defaults::kEnforceEager);
+  // SGLang reads the same request fields under its own names (sglang.hpp); its context_length,
+  // like vLLM's max_model_len, is the request's one context (server_context), set at use.
+  SglangOptions& g = r.sglang;
+  g.tensor_parallel = v.tensor_parallel;
+  g.mem_fraction_static = v.mem_fraction_static;
+  g.chunked_prefill_size = v.max_num_batched_tokens;
+  g.max_running_requests = v.max_num_seqs;
+  g.kv_cache_dtype = v.kv_cache_dtype;
 }
 
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
@@ -180,13 +188,8 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
       total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
       phys_gib = std::min(phys_gib, g.device.memory_gib);
     }
-    SglangOptions o;
-    o.tensor_parallel = r.vllm.tensor_parallel;
-    o.mem_fraction_static = r.vllm.mem_fraction_static;
-    o.context_length = r.vllm.max_model_len;
-    o.chunked_prefill_size = r.vllm.max_num_batched_tokens;
-    o.max_running_requests = r.vllm.max_num_seqs;
-    o.kv_cache_dtype = r.vllm.kv_cache_dtype;
+    SglangOptions o = r.sglang;
+    o.context_length = server_context(r);
     e.vllm = sglang_budget(a, *e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
     if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {
       o.context_length = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
@@ -196,10 +199,11 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   } else if (r.engine == "vllm") {
     double total_gib = 1e300;
     for (const auto& g : gpus) total_gib = std::min(total_gib, static_cast<double>(g.usable_bytes) / kGiB);
-    e.vllm = vllm_budget(a, *e.plan, total_gib, r.vllm);
+    VllmOptions o = r.vllm;
+    o.max_model_len = server_context(r);
+    e.vllm = vllm_budget(a, *e.plan, total_gib, o);
     if (!e.vllm->fits && e.vllm->kv_available_bytes > 0 && e.vllm->max_model_len_fit >= 256 &&
         e.vllm->graphs_fit_headroom) {
-      VllmOptions o = r.vllm;
       o.max_model_len = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
       e.vllm_fit = vllm_budget(a, *e.plan, total_gib, o);
     }
@@ -269,14 +273,17 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     m["margin_bytes"] = static_cast<std::int64_t>(b.total_bytes * tp) - m["total_bytes"].get<std::int64_t>();
     m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
     const double util = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
-    out["vllm"] = vllm_json(b, util);
-    out["vllm"]["engine"] = r.engine;
-    if (r.engine == "sglang") out["vllm"]["settings"]["mem_fraction_static"] = util;
+    // Each server under its own key: "vllm" or "sglang" (one shape, read alike by views).
+    const std::string key = r.engine == "sglang" ? "sglang" : "vllm";
+    json& sv = out[key];
+    sv = vllm_json(b, util);
+    sv["engine"] = r.engine;
+    if (r.engine == "sglang") sv["settings"]["mem_fraction_static"] = util;
     if (e.vllm_fit) {
-      out["vllm"]["fit"] = vllm_json(*e.vllm_fit, util);
-      if (r.engine == "sglang") out["vllm"]["fit"]["settings"]["mem_fraction_static"] = util;
+      sv["fit"] = vllm_json(*e.vllm_fit, util);
+      if (r.engine == "sglang") sv["fit"]["settings"]["mem_fraction_static"] = util;
     }
-    if (e.throughput) out["vllm"]["throughput"] = serving_throughput_json(*e.throughput);
+    if (e.throughput) sv["throughput"] = serving_throughput_json(*e.throughput);
     out["settings"]["context"] = b.max_model_len;
   }
   if (r.summary) return;  // no per-device loads, no commands

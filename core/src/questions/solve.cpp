@@ -8,6 +8,7 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"
@@ -65,13 +66,13 @@ Estimate Solver::run(EstimateRequest r, bool speed) {
 
 double Solver::full_speed(const EstimateRequest& r, const Estimate& e) const {
   if (r.device.bandwidth_gbs <= 0) return 0;
-  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, r.speed, coef_, r.host_link).decode_tps);
+  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, speed_options(r), coef_, r.host_link).decode_tps);
 }
 
+// The request's one context (request.hpp): every engine step reads it from here.
 void set_context(EstimateRequest& r, std::int64_t ctx) {
   r.kv.n_ctx = ctx;
-  r.speed.curve_max_depth = ctx;
-  if (r.engine == "vllm") r.vllm.max_model_len = ctx;
+  r.context_given = true;
 }
 
 void set_devices(EstimateRequest& r, const Device& d, int count) {
@@ -79,6 +80,7 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.count = count;
   r.devices.assign(static_cast<std::size_t>(count), d);
   r.vllm.tensor_parallel = count;
+  r.sglang.tensor_parallel = count;
   r.speed.backend.clear();  // each candidate on its own primary backend
 }
 
@@ -126,7 +128,7 @@ const char* const kSolveFields[] = {"solve", "min_context", "allow_offload", "ma
 
 json max_context_json(Solver& s, const json& q) {
   const EstimateRequest& base = s.base();
-  const std::int64_t min_ctx = opt_int(q, "min_context", "", kStep, 100000000).value_or(512);
+  const std::int64_t min_ctx = opt_int(q, "min_context", "", kStep, 100000000).value_or(defaults::kMinContext);
   const bool allow = opt_bool(q, "allow_offload", "").value_or(s.base().ram_gib > 0);
   const ContextFit f = s.max_context(base, min_ctx, allow);
   json out = {{"solve", "max_context"}, {"max_context", f.best}, {"fits_at_min", f.fits_at_min},
@@ -199,7 +201,7 @@ struct Candidate {
 json make_it_fit_json(Solver& s, const json& q) {
   const EstimateRequest& base = s.base();
   require_llamacpp(base, "make_it_fit");
-  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(8));
+  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(defaults::kMaxCount));
   const Estimate b = s.run(base, true);
   json out = {{"solve", "make_it_fit"}, {"verdict", b.verdict}, {"total_bytes", b.total_bytes},
               {"usable_bytes", b.usable.usable_bytes}, {"context", context_of(base)}};

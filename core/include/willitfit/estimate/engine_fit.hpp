@@ -5,12 +5,15 @@
 //   mmap: bool                                 false = --no-mmap
 //   tensor_parallel, gpu_memory_utilization, max_num_seqs, max_num_batched_tokens,
 //   kv_cache_dtype, block_size, enforce_eager  vLLM (engine "vllm"); max_model_len = context
-// Result fields written: placement{...}, memory.devices[], memory.host{...}, vllm{...}, commands{...}.
+//   mem_fraction_static, and the same names      SGLang (engine "sglang"); context_length = context
+// Result fields written: placement{...}, memory.devices[], memory.host{...}, vllm{...} or
+// sglang{...} (the engine's own key), commands{...}.
 #pragma once
 #include <nlohmann/json.hpp>
 
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/estimate/request.hpp"
 
 namespace wif {
 

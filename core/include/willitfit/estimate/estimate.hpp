@@ -12,6 +12,7 @@
 
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/estimate/request.hpp"
 #include "willitfit/hardware/device.hpp"
 #include "willitfit/llamacpp/compute_buffer.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
@@ -25,60 +26,12 @@
 
 namespace wif {
 
-struct ResolvedModel {
-  std::string id, name, org, license, source;
-  double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
-  Architecture arch;
-  std::shared_ptr<const TensorPlan> plan;           // set when read from a GGUF header, or by a
-                                                    // caller that plans once for many estimates
-  const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
-  std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
-};
-
-struct EstimateRequest {
-  ResolvedModel model;
-  std::string quant = "Q4_K_M";
-  Device device;
-  int count = 1;
-  std::string engine = "llama.cpp";
-  KvOptions kv;
-  QuantOptions qopt;
-  double ram_gib = 0;                // system RAM available for offload (0 = not considered)
-  MemoryOverrides overrides;
-  // Placement and serving (engine_fit.hpp): every accelerator (the device `count` times, or the
-  // list given as `hardware: [...]`), llama.cpp flags the person fixed, and vLLM's settings.
-  std::vector<Device> devices;
-  PlacementSettings placement;
-  bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
-  VllmOptions vllm;
-  HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
-  SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
-  bool summary = false;              // "detail": "summary": the figures a listing shows, no more
-};
-
-struct Estimate {
-  std::shared_ptr<const TensorPlan> plan;   // never null after run_estimate; shared, not copied
-  KvCache kv;
-  ComputeBuffer compute;
-  std::uint64_t weights_bytes = 0;      // weights resident on the accelerator(s)
-  std::uint64_t host_weights_bytes = 0; // weights llama.cpp keeps in system RAM (token_embd)
-  std::uint64_t overhead_bytes = 0;
-  std::uint64_t total_bytes = 0;
-  std::uint64_t total_high_bytes = 0;   // upper end of the estimate's uncertainty
-  UsableMemory usable;                  // summed over `count` devices
-  std::string verdict;                  // fits | tight | offload | no_fit
-  ParamCounts params;
-  Placement placement;                  // the chosen llama.cpp placement (memory.devices[])
-  Placement full;                       // everything on the accelerators (memory.*_bytes)
-  std::optional<VllmBudget> vllm;       // engine "vllm", as requested
-  std::optional<VllmBudget> vllm_fit;   // a shorter max_model_len that fits, when the request does not
-  double sglang_fraction = 0;           // engine "sglang": the --mem-fraction-static used
-  std::optional<ServingThroughput> throughput;  // vLLM / SGLang: aggregate decode at a concurrency
-  SpeedResult speed;                    // single device (see speed.hpp)
-};
-
 /// Resolve a request document against the catalog. Throws InputError with the field's path.
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& req);
+
+/// The speed model's options for `r`: its own, with the decode curve running to the request's
+/// context (the model's own when 0). Derived from the one context, never stored beside it.
+SpeedOptions speed_options(const EstimateRequest& r);
 
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r);
 
@@ -94,13 +47,10 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
 /// The result document (contract: memory.*_bytes integers, verdict, model, hardware …).
 nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
 
-/// Resolve a model reference: a catalog id, or an object holding an HF `config`.
-ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
 
 /// The tensor plan an estimate of `m` at `quant` uses: the model's own (a GGUF header, or one a
 /// caller set), the catalog's shared one (catalog_memo.hpp), or a fresh plan for a custom config.
 std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
                                              const QuantOptions& opt);
-Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
 
 }  // namespace wif

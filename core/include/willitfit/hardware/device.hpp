@@ -23,6 +23,8 @@ struct Device {
   double bf16_tflops = 0;         // dense BF16 where slower than FP16 (GeForce: FP32 accumulate); 0 = same
   double tdp_w = 0;
   std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
+  std::string overhead_backend;   // backends.json id whose runtime overhead applies ("cuda-blackwell");
+                                  // the catalog's `overhead_backend`, else `backend`
   std::vector<std::string> backends;
   double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
   double gpu_share_max = 0;
@@ -35,7 +37,11 @@ struct Device {
 struct UsableMemory {
   std::uint64_t physical_bytes = 0;
   std::uint64_t usable_bytes = 0;
-  std::string rule;               // how usable was derived, in words
+  std::string rule;               // how usable was derived, in words (CLI text; surfaces use the code)
+  std::string rule_code;          // gpu_driver_reserve | gpu_driver_reserve_display | metal_wired_limit |
+                                  // metal_working_set_small | metal_working_set_large | unified_gpu_share |
+                                  // cpu_os_reserve
+  nlohmann::json rule_params = nlohmann::json::object();  // the rule's numbers (GiB, fractions)
 };
 
 /// Options a person can set about their machine.

@@ -1,0 +1,105 @@
+// The request an estimate reads and the state it fills, as plain values: the types every engine
+// step (serving.hpp) and the estimate driver (estimate.hpp) share, so that neither includes the
+// other. The reader is parse_request (estimate.hpp); defaults come from defaults.hpp.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/llamacpp/compute_buffer.hpp"
+#include "willitfit/hardware/device.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/speed/multi_device_speed.hpp"
+#include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/servers/sglang.hpp"
+#include "willitfit/speed/speed.hpp"
+#include "willitfit/servers/vllm.hpp"
+
+namespace wif {
+
+struct ResolvedModel {
+  std::string id, name, org, license, source;
+  double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
+  Architecture arch;
+  std::shared_ptr<const TensorPlan> plan;           // set when read from a GGUF header, or by a
+                                                    // caller that plans once for many estimates
+  const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
+  std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
+};
+
+/// Something the core did with or noticed about a request, as a code and its values (each
+/// surface words it): quant_replaced {from, to, engine}, quant_alias {from, to, engine}.
+struct Note {
+  std::string code;
+  nlohmann::json values = nlohmann::json::object();
+};
+
+struct EstimateRequest {
+  ResolvedModel model;
+  std::string quant = "Q4_K_M";
+  Device device;
+  int count = 1;
+  std::string engine = "llama.cpp";
+  // The one context of the request: kv.n_ctx (tokens, 0 = the model's own). Every engine step
+  // reads it: llama.cpp's cache, vLLM's max_model_len and SGLang's context_length
+  // (server_context), the speed curve's depth (speed_options). context_given: the request named
+  // one (without, the servers take the model's maximum, as vLLM and SGLang do).
+  KvOptions kv;
+  bool context_given = false;
+  QuantOptions qopt;
+  double ram_gib = 0;                // system RAM available for offload (0 = not considered)
+  MemoryOverrides overrides;
+  // Placement and serving (engine_fit.hpp): every accelerator (the device `count` times, or the
+  // list given as `hardware: [...]`), llama.cpp flags the person fixed, and vLLM's settings.
+  std::vector<Device> devices;
+  PlacementSettings placement;
+  bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
+  VllmOptions vllm;                  // vLLM's settings; vllm.max_model_len is never set here
+  SglangOptions sglang;              // SGLang's settings; sglang.context_length is never set here
+  HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
+  SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
+  bool summary = false;              // "detail": "summary": the figures a listing shows, no more
+  std::vector<Note> notes;           // written as the result's notes[]
+};
+
+struct Estimate {
+  std::shared_ptr<const TensorPlan> plan;   // never null after run_estimate; shared, not copied
+  KvCache kv;
+  ComputeBuffer compute;
+  std::uint64_t weights_bytes = 0;      // weights resident on the accelerator(s)
+  std::uint64_t host_weights_bytes = 0; // weights llama.cpp keeps in system RAM (token_embd)
+  std::uint64_t overhead_bytes = 0;
+  std::uint64_t total_bytes = 0;
+  std::uint64_t total_high_bytes = 0;   // upper end of the estimate's uncertainty
+  UsableMemory usable;                  // summed over `count` devices
+  std::string verdict;                  // fits | tight | offload | no_fit
+  ParamCounts params;
+  Placement placement;                  // the chosen llama.cpp placement (memory.devices[])
+  Placement full;                       // everything on the accelerators (memory.*_bytes)
+  std::optional<VllmBudget> vllm;       // engine "vllm" or "sglang" (the server's budget, as requested;
+                                        // written under the engine's own key)
+  std::optional<VllmBudget> vllm_fit;   // a shorter context that fits, when the request does not
+  double sglang_fraction = 0;           // engine "sglang": the --mem-fraction-static used
+  std::optional<ServingThroughput> throughput;  // vLLM / SGLang: aggregate decode at a concurrency
+  SpeedResult speed;                    // single device (see speed.hpp)
+  nlohmann::json quality;               // quality.hpp quality_json for the plan's format
+};
+
+/// The context a server engine is asked for: the request's, or 0 (the model's maximum) when the
+/// request names none.
+inline std::int64_t server_context(const EstimateRequest& r) { return r.context_given ? r.kv.n_ctx : 0; }
+
+/// Resolve a model reference: a catalog id, or an object holding an HF `config`.
+ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+
+}  // namespace wif
