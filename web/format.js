@@ -12,14 +12,19 @@ function nf(lang, digits) {
 /** @param {number} x */
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
+/** Unit symbols per language: French writes Gio / Go (octet), the others GiB / GB. */
+const UNITS = /** @type {Record<string, {gib: string, gb: string}>} */ ({ fr: { gib: 'Gio', gb: 'Go' } });
+/** @param {string} lang */
+const unit = (lang) => UNITS[String(lang).slice(0, 2)] || { gib: 'GiB', gb: 'GB' };
+
 /** @param {number} bytes @param {string} lang */
 export function gib(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)} GiB` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)} ${unit(lang).gib}` : '—';
 }
 
 /** @param {number} bytes @param {string} lang */
 export function gb(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)} GB` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)} ${unit(lang).gb}` : '—';
 }
 
 /** @param {number} x @param {string} lang */
