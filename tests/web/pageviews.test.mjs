@@ -10,7 +10,7 @@ import { after, before, test } from 'node:test';
 import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
 
 const api = await import(path.join(root, 'dist', 'api.js'));
-const { gib } = await import(path.join(root, 'dist', 'format.js'));
+const { gib, tps } = await import(path.join(root, 'dist', 'format.js'));
 
 let env;
 before(async () => { env = await setup(); });
@@ -85,7 +85,7 @@ test('model page GPU lists hold no llama.cpp figure for Gaudi or Cambricon cards
   const t = await api.tiers({ model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', context: 8192, kv_type: 'f16' });
   const e = t.gpus.find((x) => x.device.id === 'nvidia-rtx-4090');
   const row = await page.textContent('#mp-gpus tr[data-device="nvidia-rtx-4090"]');
-  assert.ok(row.includes(new Intl.NumberFormat('en', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(e.speed.decode_tps)), row);
+  assert.ok(row.includes(`~${tps(e.speed.decode_tps, 'en')}`), row);
   await page.context().close();
 });
 
@@ -161,7 +161,8 @@ test('French model page: one memory unit (Gio) in its tables and parameter count
   await page.waitForSelector('#mp-gpus table tbody tr');
   await page.waitForSelector('#mp-quant-table tbody tr');
   for (const sel of ['#mp-quant-table', '#mp-gpus table']) {
-    const txt = (await page.$$eval(sel, (ts) => ts.map((x) => x.textContent).join(' ')));
+    // Product names keep the vendor's own words ("Jetson AGX Orin 64 GB"); every figure is in Gio.
+    const txt = (await page.$$eval(`${sel} tbody td`, (ts) => ts.filter((x) => !x.querySelector('a')).map((x) => x.textContent).join(' ')));
     assert.doesNotMatch(txt, /\bGi?B\b/, sel);
     assert.match(txt, /Gio/, sel);
   }
@@ -193,9 +194,9 @@ test('accuracy page: the memory claim with the core\'s figures, real sources, so
   assert.deepEqual(kinds, ['tg']);
   const nTg = rep.points.filter((p) => p.kind === 'tg').length;
   assert.match(await page.textContent('#acc-shown'), new RegExp(`^${nTg.toLocaleString('en')} of`));
-  await page.fill('#acc-q', 'RTX 4090');
+  await page.fill('#acc-q', 'rtx-4090');
   const devs = await page.$$eval('#acc-rows tbody tr', (rs) => rs.map((r) => r.textContent));
-  assert.ok(devs.length > 0 && devs.every((t) => /RTX 4090/i.test(t)));
+  assert.ok(devs.length > 0 && devs.every((t) => /rtx-4090/i.test(t)), devs.slice(0, 3).join('\n'));
   // Sort: by measured speed, ascending then descending.
   await page.fill('#acc-q', '');
   await page.click('button[data-sort="acc_col_measured"]');
@@ -212,7 +213,7 @@ test('accuracy page: the memory claim with the core\'s figures, real sources, so
 for (const [name, url] of [['model', '?view=model&model=zai-org/GLM-4.5-Air'], ['device', '?view=device&hw=nvidia-rtx-4090&ram=64'], ['accuracy', '?view=accuracy']]) {
   for (const width of [1280, 390]) {
     test(`axe-core finds no serious or critical issue on the ${name} page at ${width} px`, async () => {
-      const page = await env.page({ viewport: { width, height: 900 } });
+      const page = await env.page({ viewport: { width, height: 900 }, bypassCSP: true });
       await open(page, `${env.url}${url}&lang=en`);
       await page.waitForSelector(name === 'model' ? '#mp-gpus table' : name === 'device' ? '#dp-runs table' : '#acc-rows');
       assert.deepEqual(await axeProblems(page), []);
