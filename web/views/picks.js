@@ -66,7 +66,7 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
-  if (!res) { fill('fit-list'); return; }
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T('fit_server')) : null); return; }
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
   if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }

@@ -56,13 +56,23 @@ export function spread(x) {
   return { v, lo: x.low ?? x.lo ?? x.min ?? NaN, hi: x.high ?? x.hi ?? x.max ?? NaN };
 }
 
-/** Decode / prefill / TTFT from `result.speed` when the core provides it. @param {any} r */
+/**
+ * Decode / prefill / TTFT from `result.speed` (core speed.hpp: `decode_tps` with
+ * `decode_tps_low`/`decode_tps_high`, the same for prefill, `ttft_ms`), each with its range.
+ * @param {any} r
+ */
 export function speedOf(r) {
   const s = r && r.speed;
   if (!s || typeof s !== 'object') return null;
-  const decode = spread(s.decode ?? s.decode_tps ?? s.decode_tokens_per_s);
-  const prefill = spread(s.prefill ?? s.prefill_tps ?? s.prefill_tokens_per_s);
-  const ttft = spread(s.ttft ?? s.ttft_ms ?? s.ttft_4k_ms);
+  /** @param {string} k */
+  const one = (k) => {
+    const x = spread(s[k]);
+    if (x && typeof s[k] === 'number') { x.lo = s[`${k}_low`] ?? NaN; x.hi = s[`${k}_high`] ?? NaN; }
+    return x;
+  };
+  const decode = one('decode_tps');
+  const prefill = s.prefill_available === false ? null : one('prefill_tps');
+  const ttft = s.prefill_available === false ? null : one('ttft_ms');
   return decode || prefill || ttft ? { decode, prefill, ttft } : null;
 }
 
