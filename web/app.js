@@ -6,7 +6,7 @@
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h } from './dom.js';
-import { num, tokens } from './format.js';
+import { gbOf, num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
@@ -53,16 +53,16 @@ function fillSelect(sel, items) {
 
 /** The hardware search: catalog devices by chip and product name (the core's `products`), and saved ones. */
 function hardwareItems() {
-  const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: `${num(d.memory_gib, state.lang)} GB` }));
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: gbOf(d.memory_gib, state.lang) }));
   return [...custom, ...catalog.hardware.map((d) => ({
     id: d.id, name: Array.isArray(d.products) && d.products.length ? `${d.name} — ${d.products.join(', ')}` : d.name,
-    org: d.vendor, hint: `${num(d.memory_gib, state.lang)} GB`,
+    org: d.vendor, hint: gbOf(d.memory_gib, state.lang),
   }))];
 }
 
 function fillHardware() {
-  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: T('saved_group') }));
-  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: T('saved_group') }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
   fillSelect(byId('hardware'), [...custom, ...cat]);
   fillSelect(byId('dp-device'), cat);
 }
@@ -140,6 +140,10 @@ export async function update(push = false) {
       if (!alive()) return;
       // The result says which format it used (a GGUF file's own, or the engine's default).
       if (byId('quant').value !== r.quant.id) byId('quant').value = r.quant.id;
+      // A GGUF file fixes its own format: the select shows it and cannot change it.
+      const fromFile = typeof store.modelRef(state.model) === 'object' && 'gguf_header_base64' in /** @type {any} */ (store.modelRef(state.model));
+      /** @type {HTMLSelectElement} */ (byId('quant')).disabled = fromFile;
+      byId('quant').title = fromFile ? T('quant_from_file', { 0: r.quant.id }) : '';
       setTitle(r);
       renderMain(r);
       scheduleExtras(r, alive);
@@ -198,7 +202,7 @@ function fillExamples() {
     const mi = catalog.modelInfo(model);
     const di = catalog.deviceInfo(hw);
     if (!mi || !di) return null;
-    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${di.name}${ram ? ` + ${num(ram, state.lang)} GB RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
+    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${di.name}${ram ? ` + ${gbOf(ram, state.lang)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
     return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
   }));
   box.hidden = false;
@@ -218,6 +222,7 @@ function applyLang() {
   applyStrings(state.lang);
   for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
   fillExamples();
+  for (const sel of ['ram', 'dp-ram']) for (const o of /** @type {HTMLSelectElement} */ (byId(sel)).options) if (Number(o.value) > 0) o.textContent = gbOf(Number(o.value), state.lang);
   fillPresets();
   fillHardware();
   syncForm();
@@ -255,7 +260,7 @@ async function init() {
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { state.model = resolveTyped(id); syncForm(); update(true); });
   attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });
-  attachSearch(byId('hw-search'), hardwareItems, (id) => { state.hw = id; syncForm(); byId('hw-search').value = ''; update(true); });
+  attachSearch(byId('hw-search'), hardwareItems, (id) => { if (!catalog.deviceInfo(id)) return; state.hw = id; syncForm(); byId('hw-search').value = ''; update(true); });
   // On a phone the form folds into one summary line above the answer.
   if (matchMedia('(max-width: 760px)').matches) /** @type {HTMLDetailsElement} */ (byId('setup-box')).open = false;
   byId('share').addEventListener('click', async () => {

@@ -5,7 +5,7 @@
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
-import { gib, money, num, tokens, tps } from '../format.js';
+import { gbOf, gib, money, num, tokens, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 
@@ -53,7 +53,7 @@ export function renderCloud(r, c, mk) {
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
       h('td', { class: 'wrap' }, o.instance),
-      h('td', null, `${num(o.gpu_count, L)} × ${num(o.vram_per_gpu_gb, L)} GB`),
+      h('td', null, `${num(o.gpu_count, L)} × ${gbOf(o.vram_per_gpu_gb, L)}`),
       h('td', { dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', null, m(o.monthly_usd, 0)),
       h('td', null, T(`billing_${o.billing}`)),

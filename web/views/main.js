@@ -8,7 +8,7 @@ import { many } from '../client.js';
 import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, num, pct, tokens, tps } from '../format.js';
+import { gb, gib, num, pct, tokens, tps, units } from '../format.js';
 import { ruleText, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -76,7 +76,7 @@ export function renderMain(r) {
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
     text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
   }
-  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`);
+  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
   text('usable-rule', m.usable_rule ? `${T('usable')}: ${ruleText(state.lang, m.usable_rule)}` : '');
 
@@ -105,7 +105,7 @@ export function renderMain(r) {
     text('w-kv', T('why_kv_pool', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
   } else {
     const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
-      layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} KiB`, cells: num(x.cells, L),
+      layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
     })).join(' + ');
     text('w-kv', g || T('why_kv_none'));
   }

@@ -42,13 +42,18 @@ function changeText(it, L) {
   }
 }
 
-/** The figures of one change: saved, new total, verdict, speed, quality. @param {any} it @param {string} L */
-function detailText(it, L) {
+/**
+ * The figures of one change: saved, new total, verdict, speed, quality. The speed goes from what
+ * the setup does now (the core's `decode_tps_now`: the offload speed, 0 when it does not run) to
+ * what it does after the change; `decode_tps_before` is the all-on-GPU speed, not the current one.
+ * @param {any} it @param {number} now @param {string} L
+ */
+function detailText(it, now, L) {
   const parts = [];
   if (it.saved_bytes > 0) parts.push(T('fix_saved', { 0: gib(it.saved_bytes, L) }));
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
-  if (it.decode_tps_before > 0 && it.decode_tps_after > 0) parts.push(`${tps(it.decode_tps_before, L)} → ${tps(it.decode_tps_after, L)}`);
+  if (it.decode_tps_after > 0) parts.push(`${now > 0 ? tps(now, L) : T('fit_now_none')} → ${tps(it.decode_tps_after, L)}`);
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
   return parts.join(' · ');
 }
@@ -74,13 +79,13 @@ export async function renderMakeItFit(r, alive) {
     const s = stateOf(it);
     const label = changeText(it, L);
     return h('li', { class: 'fix', 'data-field': it.change.field },
-      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, L)));
+      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L)));
   }));
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L */
 function card(key, p, L) {
-  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's' }, T('pick_none')));
+  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's' }, T(`pick_none_${key}`)));
   const cloud = key === 'cheapest_cloud';
   const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${p.name}` : `${p.count > 1 ? `${p.count}× ` : ''}${p.name}`;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;

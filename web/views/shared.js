@@ -7,7 +7,7 @@
 import { many } from '../client.js';
 import { accelerators, request } from '../catalog.js';
 import { h } from '../dom.js';
-import { byKey, ms, num, tps } from '../format.js';
+import { byKey, gbOf, ms, num, tps } from '../format.js';
 
 const GiB = 1024 ** 3;
 /** @param {any} r */
@@ -118,5 +118,5 @@ export function factList(obj, lang) {
  * @param {{name: string, memory_gib: number}} d @param {string} lang
  */
 export function nameWithMemory(d, lang) {
-  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${num(d.memory_gib, lang)} GB)`;
+  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`;
 }
