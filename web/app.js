@@ -186,10 +186,14 @@ function showError(e) {
   const err = /** @type {any} */ (e);
   // The core's code says what went wrong in the page's words; its message (English, for
   // developers) stays in a tooltip.
-  const known = err && err.code ? T(`err_${err.code}`, { path: String(err.path || '') }) : '';
-  box.textContent = err instanceof WillitfitError || (err && err.code)
-    ? (known && known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })) : String(err && err.message || err);
-  box.title = err && err.message ? String(err.message) : '';
+  // The core's code says what went wrong in the page's words; the code and the core's own
+  // message (English, for developers) are folded under "Technical details".
+  if (err instanceof WillitfitError || (err && err.code)) {
+    const known = T(`err_${err.code}`, { path: String(err.path || '') });
+    box.dataset.code = String(err.code);
+    fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })),
+      h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
+  } else box.textContent = String(err && err.message || err);
   byId('verdict').dataset.verdict = 'error';
   byId('verdict-text').textContent = T('error');
 }

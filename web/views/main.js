@@ -78,7 +78,7 @@ export function renderMain(r) {
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
-  text('usable-rule', m.usable_rule ? `${T('usable')}: ${ruleText(state.lang, m.usable_rule)}` : '');
+  text('usable-rule', m.usable_rule ? T('usable_line', { 0: T('usable'), 1: ruleText(state.lang, m.usable_rule) }) : '');
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
@@ -339,7 +339,7 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),

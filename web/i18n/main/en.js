@@ -46,6 +46,8 @@ export default {
   cost_from_power: '{power} W under load and electricity at {price} per kWh ({market}, {period})',
   cost_from_purchase: 'the purchase price {purchase} spread over {months} months of {hours} hours a day',
   cost_price_unknown: 'no purchase price in the catalog for this device',
+  usable_line: '{0}: {1}',
+  tech_details: 'Technical details',
   detect_seen_h: 'What the browser reports',
   fit_now_none: 'does not run now',
   pick_none_best_single_gpu: 'No single GPU with a listed price holds all of it at this context; “Best value” shows several GPUs.',

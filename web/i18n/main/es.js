@@ -47,6 +47,8 @@ export default {
   cost_from_purchase: 'el precio de compra, {purchase}, repartido en {months} meses de {hours} horas al día',
   cost_price_unknown: 'el catálogo no tiene precio de compra para este dispositivo',
   cost_given: 'tu precio',
+  usable_line: '{0}: {1}',
+  tech_details: 'Detalles técnicos',
   detect_seen_h: 'Lo que dice el navegador',
   fit_now_none: 'ahora no funciona',
   pick_none_best_single_gpu: 'Ninguna GPU sola con precio conocido lo contiene entero con este contexto; «Mejor relación» muestra varias GPU.',

@@ -45,6 +45,8 @@ export default {
   cost_from_power: '满载 {power} W，电价每千瓦时 {price}（{market}，{period}）',
   cost_from_purchase: '购买价 {purchase} 分摊到 {months} 个月、每天 {hours} 小时',
   cost_price_unknown: '目录中没有这个设备的购买价',
+  usable_line: '{0}：{1}',
+  tech_details: '技术细节',
   detect_seen_h: '浏览器报告的信息',
   fit_now_none: '目前无法运行',
   pick_none_best_single_gpu: '目录中没有标价的单块 GPU 能在此上下文下装下全部模型；“最划算”给出多块 GPU 的方案。',
