@@ -48,6 +48,7 @@ export default {
   cost_price_unknown: 'no purchase price in the catalog for this device',
   usable_line: '{0}: {1}',
   tech_details: 'Technical details',
+  hw_search_label: 'Search hardware by name',
   detect_seen_h: 'What the browser reports',
   fit_now_none: 'does not run now',
   pick_none_best_single_gpu: 'No single GPU with a listed price holds all of it at this context; “Best value” shows several GPUs.',

@@ -49,6 +49,7 @@ export default {
   cost_given: 'tu precio',
   usable_line: '{0}: {1}',
   tech_details: 'Detalles técnicos',
+  hw_search_label: 'Buscar hardware por nombre',
   detect_seen_h: 'Lo que dice el navegador',
   fit_now_none: 'ahora no funciona',
   pick_none_best_single_gpu: 'Ninguna GPU sola con precio conocido lo contiene entero con este contexto; «Mejor relación» muestra varias GPU.',

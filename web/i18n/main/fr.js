@@ -51,6 +51,7 @@ export default {
   rule_metal_small: 'limite de Metal : 2/3 de la mémoire unifiée (36 Go ou moins)', rule_metal_large: 'limite de Metal : 3/4 de la mémoire unifiée (plus de 36 Go)',
   rule_unified: 'part de la mémoire unifiée attribuée au GPU, en laissant au moins 4 Gio au système', rule_cpu: 'RAM moins ce que garde le système (10 %, au moins 2 Gio)',
   tech_details: 'Détails techniques',
+  hw_search_label: 'Chercher un matériel par son nom',
   detect_seen_h: 'Ce que dit le navigateur',
   fit_now_none: 'ne tourne pas pour l’instant',
   pick_none_best_single_gpu: 'Aucun GPU seul au prix connu ne le contient en entier à ce contexte ; « Meilleur rapport » montre plusieurs GPU.',

@@ -47,6 +47,7 @@ export default {
   cost_price_unknown: '目录中没有这个设备的购买价',
   usable_line: '{0}：{1}',
   tech_details: '技术细节',
+  hw_search_label: '按名称搜索硬件',
   detect_seen_h: '浏览器报告的信息',
   fit_now_none: '目前无法运行',
   pick_none_best_single_gpu: '目录中没有标价的单块 GPU 能在此上下文下装下全部模型；“最划算”给出多块 GPU 的方案。',
