@@ -18,6 +18,11 @@ export function ggufQuants() {
   return quants.filter((q) => q.gguf).sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
 }
 
+/** Checkpoint formats a serving engine (vLLM, SGLang) loads: the core's safetensors containers. */
+export function serverQuants() {
+  return quants.filter((q) => q.container === 'safetensors');
+}
+
 /** @param {string} id */
 export function modelInfo(id) {
   const c = store.models()[id];
@@ -49,6 +54,9 @@ export function request(over = {}) {
     model: store.modelRef(v.model), quant: v.quant, hardware: store.deviceRef(v.hw), context: v.ctx,
     kv_type: v.kv, count: v.count, ram_gib: v.ram,
   };
+  // A GGUF format means nothing to a serving engine: leave the quant out and the core picks the
+  // engine's own (the result says which).
+  if (v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
   if (v.par !== 1) r.parallel = v.par;
   if (v.engine !== 'llama.cpp') r.engine = v.engine;
   return r;

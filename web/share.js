@@ -76,3 +76,62 @@ export function initShare() {
     b.addEventListener('click', () => copy(/** @type {HTMLElement} */ (b).dataset.copy || ''));
   }
 }
+
+/** base64url of bytes. @param {Uint8Array} b */
+function b64url(b) {
+  let s = '';
+  for (let i = 0; i < b.length; i += 0x8000) s += String.fromCharCode(...b.subarray(i, i + 0x8000));
+  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
+}
+
+/** @param {string} s */
+function unb64url(s) {
+  const bin = atob(s.replace(/-/g, '+').replace(/_/g, '/'));
+  const out = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) out[i] = bin.charCodeAt(i);
+  return out;
+}
+
+/** @param {Uint8Array} bytes @param {CompressionStream | DecompressionStream} stream */
+async function through(bytes, stream) {
+  const res = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  return new Uint8Array(await res.arrayBuffer());
+}
+
+/**
+ * An imported config.json as a link parameter: `{name, config}` as JSON, deflated, base64url.
+ * A config is a few KB of JSON, a few hundred bytes deflated, so the whole model travels in the link.
+ * @param {{name: string, config: any}} m
+ */
+export async function packConfig(m) {
+  const json = new TextEncoder().encode(JSON.stringify({ name: m.name, config: m.config }));
+  return b64url(await through(json, new CompressionStream('deflate-raw')));
+}
+
+/** The inverse of packConfig; null when the text is not one. @param {string} s */
+export async function unpackConfig(s) {
+  try {
+    const doc = JSON.parse(new TextDecoder().decode(await through(unb64url(s), new DecompressionStream('deflate-raw'))));
+    return doc && typeof doc.name === 'string' && doc.config && typeof doc.config === 'object' ? doc : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Copy a link to the current view. An imported config.json travels inside the link (`cfg=`), so
+ * the link works in a browser that never saw it; a GGUF header is too large for a link, and the
+ * caller says so.
+ * @param {{name: string, config?: any} | null} custom the saved model of the view, if any
+ * @returns {Promise<boolean>}
+ */
+export async function copyLink(custom = null) {
+  const url = new URL(location.href);
+  if (custom && custom.config) url.searchParams.set('cfg', await packConfig(/** @type {any} */ (custom)));
+  try {
+    await navigator.clipboard.writeText(url.href);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -7,14 +7,14 @@
 
 export const LANGS = ['en', 'es', 'fr', 'zh'];
 export const VIEWS = ['main', 'model', 'device', 'accuracy'];
-export const ENGINES = ['llama.cpp', 'vllm'];
+export const ENGINES = ['llama.cpp', 'vllm', 'sglang'];
 /** Markets for prices, electricity and store links (data/markets.json ids). */
 export const MARKETS = ['US', 'EU', 'UK', 'CN'];
 
 export const state = {
   view: 'main',
   lang: 'en',
-  model: 'zai-org/GLM-4.5-Air',
+  model: 'Qwen/Qwen3-30B-A3B',
   quant: 'Q4_K_M',
   hw: 'nvidia-rtx-4090',
   ctx: 8192,
@@ -24,6 +24,8 @@ export const state = {
   par: 1,
   engine: 'llama.cpp',
   market: 'US',
+  /** True on a first visit, before any setup is in the URL. */
+  home: false,
 };
 
 const DEFAULTS = { ...state };
@@ -38,6 +40,8 @@ export function readUrl() {
   const p = new URLSearchParams(location.search);
   const s = (/** @type {string} */ k) => p.get(k) ?? '';
   Object.assign(state, DEFAULTS);
+  // A first visit (no setup in the link) opens on the welcome and an example that runs.
+  state.home = !['model', 'hw', 'view'].some((k) => p.has(k));
   state.view = VIEWS.includes(s('view')) ? s('view') : 'main';
   state.lang = LANGS.includes(s('lang')) ? s('lang') : guessLang();
   if (s('model')) state.model = s('model');

@@ -111,11 +111,20 @@ std::string api_list(const Catalog& cat, const std::string& what) {
                          {"topology", m.arch.topology()}, {"max_context", m.arch.n_ctx_train},
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
-      for (const auto& d : cat.devices())
-        items.push_back({{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
-                         {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
-                         {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
-                         {"backend", d.backend}, {"price_usd", d.price_usd}});
+      for (const auto& d : cat.devices()) {
+        json it = {{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
+                   {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+                   {"bandwidth_gbs", d.bandwidth_gbs}, {"fp16_tflops", d.fp16_tflops},
+                   {"backend", d.backend}, {"price_usd", d.price_usd}};
+        // The products people know the device by (the Macs a chip ships in, a mini PC's name):
+        // the entry's `products`, or for Apple chips its `macs`.
+        it["products"] = json::array();
+        for (const char* k : {"products", "macs"})
+          if (d.facts.contains(k) && d.facts[k].is_array())
+            for (const auto& p : d.facts[k])
+              if (p.is_string()) it["products"].push_back(p);
+        items.push_back(std::move(it));
+      }
     } else if (what == "quants") {
       for (const auto& q : quant_formats()) {
         json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};

@@ -179,14 +179,20 @@ function paintCard(r, c, mk) {
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
   const e = c.electricity;
   const given = e.source === 'given';
-  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, T('cost_inputs', {
-    tps: tps(o.per_million_tokens_usd.decode_tps, L), power: o.power_w > 0 ? num(o.power_w, L) : '—',
-    price: money(e.price_kwh_usd, mk, L, 3),
+  // Only what is known is stated: no "— W" and no "$0" purchase price for a device without one.
+  const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
+  if (o.power_w > 0) parts.push(T('cost_from_power', {
+    power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
-    purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1),
   }));
-  const src = !given && /^https:\/\//.test(e.source || '')
-    ? h('p', { class: 'note' }, `${T('cost_source')}: `, h('a', { href: e.source, rel: 'noopener noreferrer', target: '_blank' }, e.source)) : null;
+  else parts.push(T('cost_power_unknown'));
+  if (o.purchase_usd > 0) parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
+  else parts.push(T('cost_price_unknown'));
+  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
+  // The citation: the market and period, and the publisher's page(s) by host name.
+  const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${mk.name}, ${mk.period}. `,
+    ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }
 
@@ -205,7 +211,8 @@ function paintRentVsBuy(r, c, mk) {
   const cards = h('div', { class: 'cards' },
     card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, 1) }) : T('never'), typeof be === 'number' ? '' : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
-    card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
+    c.owned.power_w > 0 ? card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) })
+      : card(T('elec_month'), '—', T('cost_power_unknown'), { id: 'rvb-elec' }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
   const s = b.series;
   const chart = h('div', { class: 'chart', id: 'rvb-chart' });

@@ -7,7 +7,7 @@
 import { many } from '../client.js';
 import { accelerators, request } from '../catalog.js';
 import { h } from '../dom.js';
-import { byKey, gib, ms, num, tps } from '../format.js';
+import { byKey, gbOf, gib, ms, num, tps } from '../format.js';
 
 const GiB = 1024 ** 3;
 /** @param {any} r */
@@ -56,13 +56,23 @@ export function spread(x) {
   return { v, lo: x.low ?? x.lo ?? x.min ?? NaN, hi: x.high ?? x.hi ?? x.max ?? NaN };
 }
 
-/** Decode / prefill / TTFT from `result.speed` when the core provides it. @param {any} r */
+/**
+ * Decode / prefill / TTFT from `result.speed` (core speed.hpp: `decode_tps` with
+ * `decode_tps_low`/`decode_tps_high`, the same for prefill, `ttft_ms`), each with its range.
+ * @param {any} r
+ */
 export function speedOf(r) {
   const s = r && r.speed;
   if (!s || typeof s !== 'object') return null;
-  const decode = spread(s.decode ?? s.decode_tps ?? s.decode_tokens_per_s);
-  const prefill = spread(s.prefill ?? s.prefill_tps ?? s.prefill_tokens_per_s);
-  const ttft = spread(s.ttft ?? s.ttft_ms ?? s.ttft_4k_ms);
+  /** @param {string} k */
+  const one = (k) => {
+    const x = spread(s[k]);
+    if (x && typeof s[k] === 'number') { x.lo = s[`${k}_low`] ?? NaN; x.hi = s[`${k}_high`] ?? NaN; }
+    return x;
+  };
+  const decode = one('decode_tps');
+  const prefill = s.prefill_available === false ? null : one('prefill_tps');
+  const ttft = s.prefill_available === false ? null : one('ttft_ms');
   return decode || prefill || ttft ? { decode, prefill, ttft } : null;
 }
 
@@ -108,7 +118,7 @@ export function factList(obj, lang) {
  * @param {{name: string, memory_gib: number}} d @param {string} lang
  */
 export function nameWithMemory(d, lang) {
-  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gib(d.memory_gib * GiB, lang, 0)})`;
+  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`;
 }
 
 /**
