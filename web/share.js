@@ -94,7 +94,7 @@ function unb64url(s) {
 
 /** @param {Uint8Array} bytes @param {CompressionStream | DecompressionStream} stream */
 async function through(bytes, stream) {
-  const res = new Response(new Blob([bytes]).stream().pipeThrough(stream));
+  const res = new Response(new Blob([/** @type {BlobPart} */ (bytes)]).stream().pipeThrough(stream));
   return new Uint8Array(await res.arrayBuffer());
 }
 

@@ -5,19 +5,21 @@
 const VERSION = '__WIF_VERSION__';
 const FILES = ['./'];   // replaced by the build with every file the app needs
 const CACHE = `willitfit-${VERSION}`;
+/** The worker's global scope (typed loosely: the page's type check uses the DOM library). */
+const sw = /** @type {any} */ (self);
 
-self.addEventListener('install', (event) => {
-  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => self.skipWaiting()));
+self.addEventListener('install', (/** @type {any} */ event) => {
+  event.waitUntil(caches.open(CACHE).then((c) => c.addAll(FILES)).then(() => sw.skipWaiting()));
 });
 
-self.addEventListener('activate', (event) => {
+self.addEventListener('activate', (/** @type {any} */ event) => {
   event.waitUntil((async () => {
     for (const key of await caches.keys()) if (key.startsWith('willitfit-') && key !== CACHE) await caches.delete(key);
-    await self.clients.claim();
+    await sw.clients.claim();
   })());
 });
 
-self.addEventListener('fetch', (event) => {
+self.addEventListener('fetch', (/** @type {any} */ event) => {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
   event.respondWith((async () => {

@@ -35,7 +35,7 @@ for (const c of table.cases) {
       assert.ok(doc.error.message.length > 0);
       const r = requestOf(c);
       if (r !== null)
-        await assert.rejects(api[fn](r), (e) => e.name === 'WillitfitError' && e.code === c.code && e.path === c.path);
+        await assert.rejects(api[fn](r), (/** @type {any} */ e) => e.name === 'WillitfitError' && e.code === c.code && e.path === c.path);
     });
   }
   const route = cliOf(c);

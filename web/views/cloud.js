@@ -40,7 +40,7 @@ export function renderCloud(r, c, mk) {
     fill('cloud-out', h('p', { class: 'note' }, T('cloud_none', { total: need })));
     return;
   }
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const sortBtn = (/** @type {'price' | 'mtok'} */ key, /** @type {string} */ label) => h('button', {
     type: 'button', class: 'small', 'aria-pressed': String(sortKey === key), dataset: { sort: key },
     on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk); } },

@@ -159,7 +159,7 @@ function card(k, v, s, data) {
 function paintCard(r, c, mk) {
   const L = state.lang;
   const o = c.owned;
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
     .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
   // A saved custom device has neither: a cost of zero would read as "free".
@@ -204,7 +204,7 @@ function paintRentVsBuy(r, c, mk) {
   sec.hidden = false;
   if (!b) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_offer'))); return; }
   if (!(c.owned.purchase_usd > 0)) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_price'))); return; }
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
   const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
   const be = b.break_even_months;
