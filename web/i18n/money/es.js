@@ -5,7 +5,7 @@ export default {
   sim_title: 'Simulador de velocidad en vivo',
   sim_intro: 'Espera el tiempo estimado hasta el primer token para el prompt y luego emite tokens de relleno al ritmo de generación estimado. El texto es un sustituto; solo los tiempos salen de la estimación.',
   sim_prompt: 'Longitud del prompt', sim_start: 'Iniciar', sim_stop: 'Detener', sim_restart: 'Reiniciar',
-  sim_idle: 'Pulse Iniciar para ver la velocidad estimada en tiempo real.',
+  sim_idle: 'Pulsa Iniciar para ver la velocidad estimada en tiempo real.',
   sim_waiting: 'Leyendo el prompt… el primer token se espera tras {0}.',
   sim_generating: 'Generando al ritmo estimado.', sim_stopped: 'Detenido.',
   sim_elapsed: 'Tiempo transcurrido', sim_tokens: 'Tokens generados', sim_rate: 'Ritmo medido', sim_target: 'Estimado: {tps}, primer token tras {ttft}',
