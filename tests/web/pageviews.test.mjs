@@ -210,6 +210,22 @@ test('accuracy page: the memory claim with the core\'s figures, real sources, so
   await page.context().close();
 });
 
+test('a link to one accuracy group opens the rows filtered to it, and a summary row filters the same way', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=accuracy&lang=en#acc-tg-held_out`);
+  await page.waitForSelector('#acc-rows tbody tr');
+  const rep = (await api.accuracyReport()).accuracy;
+  const want = rep.points.filter((p) => p.kind === 'tg' && p.group === 'single' && p.held_out).length;
+  const got = await page.$$eval('#acc-rows tbody tr', (rs) => rs.map((r) => `${r.dataset.kind}/${r.dataset.split}`));
+  assert.equal(got.length, want);
+  assert.deepEqual([...new Set(got)], ['tg/held_out']);
+  await page.click('#acc-summary tr[data-group="pp-offloaded"] a');
+  const off = await page.$$eval('#acc-rows tbody tr', (rs) => [...new Set(rs.map((r) => `${r.dataset.kind}/${r.dataset.split}`))]);
+  assert.deepEqual(off, ['pp/offloaded']);
+  assert.match(page.url(), /#acc-pp-offloaded$/);
+  await page.context().close();
+});
+
 for (const [name, url] of [['model', '?view=model&model=zai-org/GLM-4.5-Air'], ['device', '?view=device&hw=nvidia-rtx-4090&ram=64'], ['accuracy', '?view=accuracy']]) {
   for (const width of [1280, 390]) {
     test(`axe-core finds no serious or critical issue on the ${name} page at ${width} px`, async () => {

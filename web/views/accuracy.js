@@ -18,10 +18,22 @@ const KIND = { tg: 'acc_decode', pp: 'acc_prefill' };
 /** @param {number} x */
 const pctText = (x) => `${num(x, state.lang, 1)} %`;
 
+/** Filter the rows table to one group and bring it into view. @param {Event} ev @param {string} kind @param {string} split */
+function showGroup(ev, kind, split) {
+  ev.preventDefault();
+  history.replaceState(history.state, '', `${location.pathname}${location.search}#acc-${kind}-${split}`);
+  for (const [id, v] of [['acc-kind', kind], ['acc-split', split]]) {
+    const sel = /** @type {HTMLSelectElement | null} */ (document.getElementById(id));
+    if (sel) { sel.value = v; sel.dispatchEvent(new Event('change')); }
+  }
+  document.getElementById('acc-rows-sec')?.scrollIntoView();
+}
+
 /** @param {any[]} groups */
 function summaryTable(groups) {
   const row = (/** @type {any} */ g) => h('tr', { dataset: { group: `${g.kind}-${g.split}` } },
-    h('th', { scope: 'row' }, `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
+    h('th', { scope: 'row' }, g.rows ? h('a', { href: `#acc-${g.kind}-${g.split}`, on: { click: (/** @type {Event} */ ev) => showGroup(ev, g.kind, g.split) } },
+      `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`) : `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
     h('td', { dataset: { field: 'rows' } }, num(g.rows, state.lang)),
     h('td', { dataset: { field: 'median_ape_pct' } }, g.rows ? pctText(g.median_ape_pct) : '—'),
     h('td', { dataset: { field: 'within_25_pct' } }, g.rows ? pctText(g.within_25_pct) : '—'));
@@ -62,7 +74,10 @@ function rowsSection(points) {
   /** @type {Record<string, (p: any) => number | string>} */
   const keys = { acc_col_model: (p) => p.model, acc_col_device: (p) => p.hardware, acc_col_measured: (p) => p.measured_tps,
     acc_col_predicted: (p) => p.predicted_tps, acc_col_error: (p) => Math.abs(p.error_pct) };
-  const view = { kind: '', split: '', q: '', sort: 'acc_col_error', dir: -1 };
+  // A link to one group (e.g. a result's speed linking to the accuracy of that kind of estimate):
+  // #acc-tg-held_out opens the rows filtered to decode, held-out devices.
+  const hash = /^#acc-(tg|pp)(?:-(in_sample|held_out|multi_gpu|offloaded))?$/.exec(location.hash);
+  const view = { kind: hash ? hash[1] : '', split: hash?.[2] || '', q: '', sort: 'acc_col_error', dir: -1 };
   const out = h('div', { id: 'acc-rows-out' });
   const count = h('p', { class: 'note', id: 'acc-shown', 'aria-live': 'polite' });
   const select = (/** @type {string} */ id, /** @type {string} */ label, /** @type {[string, string][]} */ options, /** @type {(v: string) => void} */ set) =>
@@ -107,8 +122,10 @@ function rowsSection(points) {
     const th = out.querySelector(`button[data-sort="${view.sort}"]`)?.closest('th');
     if (th) th.setAttribute('aria-sort', view.dir > 0 ? 'ascending' : 'descending');
   }
+  /** @type {HTMLSelectElement} */ (controls.querySelector('#acc-kind')).value = view.kind;
+  /** @type {HTMLSelectElement} */ (controls.querySelector('#acc-split')).value = view.split;
   draw();
-  return h('section', { 'aria-label': T('acc_rows') }, h('h2', null, T('acc_rows')), controls, count, out);
+  return h('section', { 'aria-label': T('acc_rows'), id: 'acc-rows-sec' }, h('h2', null, T('acc_rows')), controls, count, out);
 }
 
 /**
