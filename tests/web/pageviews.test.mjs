@@ -95,7 +95,8 @@ test('device page: nothing below the quality or speed floor counts as running, a
   await page.waitForSelector('#dp-runs-table tbody tr');
   const doc = await api.runsOn({ hardware: 'nvidia-rtx-4090', context: 8192, kv_type: 'f16', count: 1, ram_gib: 0 });
   const runs = doc.models.filter((e) => e.tier === 'fits' || e.tier === 'offload');
-  const shown = await page.$$eval('#dp-runs-table tbody tr', (rs) => rs.map((r) => r.dataset.model));
+  const shown = await page.$$eval('#dp-runs-table tbody tr, #dp-runs-rest tbody tr', (rs) => rs.map((r) => r.dataset.model));
+  assert.match(await page.textContent('#dp-lead'), new RegExp(`^${runs.length} catalog models run on it; first in the list: ${runs[0].model.name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} at ${runs[0].quant}`));
   assert.deepEqual(shown, runs.map((e) => e.model.id));
   for (const e of runs) assert.ok(e.quality === 'high' || e.quality === 'reduced', e.model.id);
   // Llama 4 Scout fits a 24 GB card only at 1-2 bits: listed below the bar with what it needs.

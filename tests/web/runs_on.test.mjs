@@ -22,7 +22,7 @@ test('the device page lists the module\'s runsOn entries in its order, with RAM 
   const below = want.models.filter((e) => e.tier === 'no_fit' && e.below_floor);
   const not = want.models.filter((e) => e.tier === 'no_fit' && !e.below_floor);
   // Three tables in the core's order: what runs, what runs only below the floors, what does not.
-  const shown = await rowsOf('#dp-runs-table');
+  const shown = await rowsOf('#dp-runs-table tbody tr, #dp-runs-rest');
   assert.equal(shown.length, runs.length);
   runs.forEach((e, i) => {
     assert.equal(shown[i][0], e.model.name, `row ${i}`);

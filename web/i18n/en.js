@@ -99,7 +99,7 @@ export default {
   what_runs: 'What runs on it (8K context)', working: 'Working…', params: 'Parameters', active: 'active', best_quant: 'Best format that fits',
   dp_runs_caption: '{0} catalog models that run on it, best first', dp_not: 'Models that do not fit ({0})', dp_not_caption: 'Models that do not fit',
   dp_runs_note: 'For each model, the highest-quality GGUF format that runs at 8K with an f16 KV cache, as the core finds it. Order: entirely on the device first, then with part of the model in system RAM (only when you choose RAM above); within each, higher quality first, then larger models.',
-  acc_title: 'How accurate are these estimates?', acc_intro: 'Speed estimates (decode and prefill, tokens/s) against published llama-bench measurements: each row is one measured run, predicted by the same model the other pages use.',
+  acc_title: 'How accurate are these estimates?', acc_intro: 'Two claims checked against public data: speed (decode and prefill, tokens/s) against published llama-bench runs, each row one measured run predicted by the same model the other pages use; and memory, GGUF file sizes computed from each model’s config against the published files.',
   acc_pending: 'The accuracy report will appear here once the core publishes it.', acc_rows: 'Estimates against measurements', acc_empty: 'The report has no cases yet.',
   measured: 'Measured', estimated: 'Estimated', choose: 'Choose',
   short_fits: 'fits', short_tight: 'tight', short_offload: 'offload', short_no_fit: 'no fit',
@@ -140,4 +140,5 @@ export default {
   acc_sizes_rows: 'Every file ({0})', acc_sizes_caption: 'Computed against published GGUF sizes', acc_col_published: 'Published', acc_col_computed: 'Computed',
   pick_missing_no_single_card_fits: 'No single card holds it: the weights take {weights}, the largest priced consumer or workstation card has {largest}.', pick_missing_no_priced_option_runs: 'No priced configuration in the catalog runs it ({weights} of weights).', pick_missing_no_unified_fits: 'No unified-memory machine holds it: the weights take {weights}, the largest priced one has {largest}.', pick_missing_no_cloud_offer_runs: 'No cloud offer in the catalog runs it ({weights} of weights).',
   show_all_rows: 'Show the other rows ({0} in all)', none_in_catalog: 'None in the catalog.',
+  dp_lead: '{n} catalog models run on it; first in the list: {model} at {quant}, {speed}.', dp_lead_none: 'No catalog model runs on it at the quality and speed bars below.',
 };

@@ -99,7 +99,7 @@ export default {
   what_runs: 'Qué funciona en él (contexto 8K)', working: 'Calculando…', params: 'Parámetros', active: 'activos', best_quant: 'Mejor formato que cabe',
   dp_runs_caption: '{0} modelos del catálogo que funcionan en él, de mejor a peor', dp_not: 'Modelos que no caben ({0})', dp_not_caption: 'Modelos que no caben',
   dp_runs_note: 'Para cada modelo, el formato GGUF de mayor calidad que funciona a 8K con caché KV f16, según el núcleo. Orden: primero lo que cabe entero en el dispositivo, después lo que usa parte de la RAM del sistema (solo si eliges RAM arriba); dentro de cada grupo, primero la mayor calidad, después los modelos más grandes.',
-  acc_title: '¿Qué precisión tienen estas estimaciones?', acc_intro: 'Velocidades estimadas (decodificación y prellenado, tokens/s) frente a mediciones publicadas de llama-bench: cada fila es una ejecución medida, predicha con el mismo modelo que usan las demás páginas.',
+  acc_title: '¿Qué precisión tienen estas estimaciones?', acc_intro: 'Dos afirmaciones comprobadas con datos públicos: la velocidad (decodificación y prellenado, tokens/s) frente a ejecuciones publicadas de llama-bench, cada fila una ejecución medida predicha con el mismo modelo que usan las demás páginas; y la memoria, tamaños GGUF calculados desde la configuración de cada modelo frente a los archivos publicados.',
   acc_pending: 'El informe de precisión aparecerá aquí cuando el núcleo lo publique.', acc_rows: 'Estimaciones frente a mediciones', acc_empty: 'El informe aún no tiene casos.',
   measured: 'Medido', estimated: 'Estimado', choose: 'Elegir',
   short_fits: 'cabe', short_tight: 'justo', short_offload: 'descarga', short_no_fit: 'no cabe',
@@ -140,4 +140,5 @@ export default {
   acc_sizes_rows: 'Todos los archivos ({0})', acc_sizes_caption: 'Tamaños GGUF calculados frente a publicados', acc_col_published: 'Publicado', acc_col_computed: 'Calculado',
   pick_missing_no_single_card_fits: 'Ninguna tarjeta sola lo contiene: los pesos ocupan {weights} y la mayor tarjeta de consumo o estación de trabajo con precio tiene {largest}.', pick_missing_no_priced_option_runs: 'Ninguna configuración con precio del catálogo lo ejecuta ({weights} de pesos).', pick_missing_no_unified_fits: 'Ninguna máquina de memoria unificada lo contiene: los pesos ocupan {weights} y la mayor con precio tiene {largest}.', pick_missing_no_cloud_offer_runs: 'Ninguna oferta en la nube del catálogo lo ejecuta ({weights} de pesos).',
   show_all_rows: 'Mostrar las demás filas ({0} en total)', none_in_catalog: 'Ninguno en el catálogo.',
+  dp_lead: 'Se ejecutan {n} modelos del catálogo; el primero de la lista: {model} en {quant}, {speed}.', dp_lead_none: 'Ningún modelo del catálogo se ejecuta en él con los umbrales de calidad y velocidad de abajo.',
 };

@@ -99,7 +99,7 @@ export default {
   what_runs: 'Ce qui tourne dessus (contexte 8K)', working: 'Calcul…', params: 'Paramètres', active: 'actifs', best_quant: 'Meilleur format qui tient',
   dp_runs_caption: '{0} modèles du catalogue qui tournent dessus, du meilleur au moins bon', dp_not: 'Modèles qui ne tiennent pas ({0})', dp_not_caption: 'Modèles qui ne tiennent pas',
   dp_runs_note: 'Pour chaque modèle, le format GGUF de meilleure qualité qui tourne à 8K avec un cache KV f16, tel que le calcule le cœur. Ordre : d’abord ce qui tient entièrement sur l’appareil, puis ce qui utilise en partie la RAM système (seulement si vous choisissez de la RAM ci-dessus) ; dans chaque groupe, la meilleure qualité d’abord, puis les plus grands modèles.',
-  acc_title: 'Quelle est la précision de ces estimations ?', acc_intro: 'Les vitesses estimées (décodage et préremplissage, tokens/s) face aux mesures llama-bench publiées : chaque ligne est une exécution mesurée, prédite par le même modèle que les autres pages.',
+  acc_title: 'Quelle est la précision de ces estimations ?', acc_intro: 'Deux affirmations vérifiées sur des données publiques : la vitesse (décodage et préremplissage, tokens/s) face aux mesures llama-bench publiées, chaque ligne une exécution mesurée prédite par le même modèle que les autres pages ; et la mémoire, les tailles GGUF calculées depuis la configuration de chaque modèle face aux fichiers publiés.',
   acc_pending: 'Le rapport de précision apparaîtra ici dès que le moteur le publiera.', acc_rows: 'Estimations et mesures', acc_empty: 'Le rapport ne contient encore aucun cas.',
   measured: 'Mesuré', estimated: 'Estimé', choose: 'Choisir',
   short_fits: 'tient', short_tight: 'juste', short_offload: 'déchargement', short_no_fit: 'ne tient pas',
@@ -140,4 +140,5 @@ export default {
   acc_sizes_rows: 'Tous les fichiers ({0})', acc_sizes_caption: 'Tailles GGUF calculées face aux tailles publiées', acc_col_published: 'Publiée', acc_col_computed: 'Calculée',
   pick_missing_no_single_card_fits: 'Aucune carte seule ne le contient : les poids occupent {weights}, la plus grande carte grand public ou station de travail avec un prix a {largest}.', pick_missing_no_priced_option_runs: 'Aucune configuration avec un prix dans le catalogue ne le fait tourner ({weights} de poids).', pick_missing_no_unified_fits: 'Aucune machine à mémoire unifiée ne le contient : les poids occupent {weights}, la plus grande avec un prix a {largest}.', pick_missing_no_cloud_offer_runs: 'Aucune offre cloud du catalogue ne le fait tourner ({weights} de poids).',
   show_all_rows: 'Afficher les autres lignes ({0} en tout)', none_in_catalog: 'Aucun dans le catalogue.',
+  dp_lead: '{n} modèles du catalogue y tournent ; le premier de la liste : {model} en {quant}, {speed}.', dp_lead_none: 'Aucun modèle du catalogue n’y tourne aux seuils de qualité et de vitesse ci-dessous.',
 };

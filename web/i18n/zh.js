@@ -99,7 +99,7 @@ export default {
   what_runs: '能运行什么(8K 上下文)', working: '计算中…', params: '参数量', active: '激活', best_quant: '放得下的最佳格式',
   dp_runs_caption: '目录中有 {0} 个模型能在其上运行,按优劣排序', dp_not: '放不下的模型({0})', dp_not_caption: '放不下的模型',
   dp_runs_note: '对每个模型,取核心算出的在 8K、f16 KV 缓存下能运行的最高质量 GGUF 格式。排序:先是完全放在设备上的,再是部分放在系统内存中的(仅当上方选择了内存时);每组内先按质量,再按模型大小从大到小。',
-  acc_title: '这些估算有多准确?', acc_intro: '速度估算（解码与预填充，tokens/s）对比公开的 llama-bench 实测：每一行是一次实测运行，用其他页面相同的模型预测。',
+  acc_title: '这些估算有多准确?', acc_intro: '用公开数据检验两项说法：速度（解码与预填充，tokens/s）对比公开的 llama-bench 实测，每一行是一次实测运行，用其他页面相同的模型预测；内存，按每个模型配置计算的 GGUF 文件大小对比公开文件。',
   acc_pending: '核心发布准确度报告后会显示在这里。', acc_rows: '估算与测量对比', acc_empty: '报告中还没有案例。',
   measured: '测量值', estimated: '估算值', choose: '选择',
   short_fits: '放得下', short_tight: '很紧张', short_offload: '需卸载', short_no_fit: '放不下',
@@ -140,4 +140,5 @@ export default {
   acc_sizes_rows: '所有文件（{0}）', acc_sizes_caption: '计算与公开的 GGUF 大小对照', acc_col_published: '公开', acc_col_computed: '计算',
   pick_missing_no_single_card_fits: '没有单张显卡放得下：权重需要 {weights}，目录中有价格的最大消费级或工作站显卡为 {largest}。', pick_missing_no_priced_option_runs: '目录中没有有价格的配置能运行它（权重 {weights}）。', pick_missing_no_unified_fits: '没有统一内存机器放得下：权重需要 {weights}，有价格的最大一台为 {largest}。', pick_missing_no_cloud_offer_runs: '目录中没有云端方案能运行它（权重 {weights}）。',
   show_all_rows: '显示其余行（共 {0} 行）', none_in_catalog: '目录中没有。',
+  dp_lead: '目录中有 {n} 个模型能在其上运行；列表第一个：{model}，{quant}，{speed}。', dp_lead_none: '按下方的质量和速度标准，目录中没有模型能在其上运行。',
 };

@@ -32,14 +32,14 @@ function showGroup(ev, kind, split) {
 /** @param {any[]} groups */
 function summaryTable(groups) {
   const row = (/** @type {any} */ g) => h('tr', { dataset: { group: `${g.kind}-${g.split}` } },
-    h('th', { scope: 'row' }, g.rows ? h('a', { href: `#acc-${g.kind}-${g.split}`, on: { click: (/** @type {Event} */ ev) => showGroup(ev, g.kind, g.split) } },
+    h('th', { scope: 'row', 'data-label': T('acc_group') }, g.rows ? h('a', { href: `#acc-${g.kind}-${g.split}`, on: { click: (/** @type {Event} */ ev) => showGroup(ev, g.kind, g.split) } },
       `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`) : `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
-    h('td', { dataset: { field: 'rows' } }, num(g.rows, state.lang)),
-    h('td', { dataset: { field: 'median_ape_pct' } }, g.rows ? pctText(g.median_ape_pct) : '—'),
-    h('td', { dataset: { field: 'within_25_pct' } }, g.rows ? pctText(g.within_25_pct) : '—'));
+    h('td', { dataset: { field: 'rows' }, 'data-label': T('acc_n_rows'), class: 'n' }, h('span', null, num(g.rows, state.lang))),
+    h('td', { dataset: { field: 'median_ape_pct' }, 'data-label': T('acc_median'), class: 'n' }, h('span', null, g.rows ? pctText(g.median_ape_pct) : '—')),
+    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within'), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')));
   const order = (/** @type {any} */ g) => (g.kind === 'tg' ? 0 : 10) + SPLITS.indexOf(g.split);
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': T('acc_summary') },
-    h('table', { class: 'data', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
+  return h('div', { class: 'table-wrap fit' },
+    h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, T('acc_group')), h('th', { scope: 'col' }, T('acc_n_rows')),
         h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within')))),
       h('tbody', null, [...groups].sort((a, b) => order(a) - order(b)).map(row))));
@@ -175,10 +175,10 @@ export async function renderAccuracy(alive) {
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
     summaryTable(rep.groups || []),
     h('p', { class: 'note' }, T('acc_split_note')),
+    sizesSection(rep.sizes),
     h('h2', null, T('acc_plot')),
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
-    rowsSection(points),
-    sizesSection(rep.sizes));
+    rowsSection(points));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */

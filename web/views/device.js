@@ -27,6 +27,7 @@ export async function renderDevice(alive) {
     return;
   }
   text('dp-title', T('dp_title', { 0: d.name }));
+  text('dp-lead', '');
   setPageMeta(T('dp_doc_title', { device: d.name }), T('dp_doc_desc', { device: d.name, memory: gib(d.memory_gib * GiB, L, 0) }));
   const base = { ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1, hw: state.hw, ram: state.ram };
   let probe;
@@ -98,7 +99,18 @@ export async function renderDevice(alive) {
     h('span', null, (e.needs || []).map((/** @type {any} */ n, /** @type {number} */ i) => h('span', { class: 'need', dataset: { code: n.code } }, i ? '; ' : '', needText(n)))),
   ];
   const floors = list.floors || {};
-  fill('dp-runs', stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) }),
+  // The answer first: how many run, and the first of them (the core's order: best first).
+  const top = ok[0];
+  text('dp-lead', top ? T('dp_lead', { n: num(ok.length, L), model: top.model.name, quant: top.quant,
+    speed: top.speed ? spreadText({ v: top.speed.decode_tps, lo: top.speed.decode_tps_low, hi: top.speed.decode_tps_high }, L) : '—' })
+    : T('dp_lead_none'));
+  // A long list shows its first rows and folds the rest.
+  const SHOW = 12;
+  const runsTable = stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.slice(0, ok.length > SHOW + 3 ? SHOW : ok.length).map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) });
+  const rest = ok.length > SHOW + 3 ? ok.slice(SHOW) : [];
+  fill('dp-runs', runsTable,
+    rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
+      stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
     h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)} tok/s` })),
     below.length ? h('details', { class: 'more', open: true }, h('summary', null, T('dp_below', { 0: String(below.length) })),
       stackTable(T('dp_below_caption'), headBelow, below.map(mkBelow), { id: 'dp-below-table', rowProps: rowProps(below) })) : null,
