@@ -7,6 +7,7 @@
 #include "test_util.hpp"
 #include "willitfit/api.hpp"
 #include "willitfit/catalog.hpp"
+#include "willitfit/defaults.hpp"
 #include "willitfit/runs_on.hpp"
 
 using namespace wif;
@@ -146,7 +147,7 @@ TEST_CASE("a setup below the quality or speed floor is not counted as running, a
   const json& r = rtx4090_ram();
   REQUIRE(r["floors"]["min_quality"] == "reduced");
   const double min_tps = r["floors"]["min_decode_tps"].get<double>();
-  CHECK(min_tps == kDefaultMinDecodeTps);
+  CHECK(min_tps == defaults::kRunsOnMinDecodeTps);
   int below = 0;
   for (const auto& e : r["models"]) {
     CAPTURE(e["model"]["id"], e["quant"], e["tier"]);

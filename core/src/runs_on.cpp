@@ -4,10 +4,12 @@
 #include <cmath>
 #include <optional>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/memo.hpp"
+#include "willitfit/quality.hpp"
 #include "solve_detail.hpp"
 
 namespace wif {
@@ -20,23 +22,12 @@ double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 bool on_device(const std::string& v) { return v == "fits" || v == "tight"; }
 
-// 0 high, 1 reduced, 2 low, 3 unknown (sorts last among the known).
-int band(const QuantRank& q) {
-  if (!q.ppl) return 3;
-  if (*q.ppl <= kHighQualityPplPct) return 0;
-  if (*q.ppl <= kReducedQualityPplPct) return 1;
-  return 2;
-}
-
-const char* band_name(int b) {
-  static const char* const names[] = {"high", "reduced", "low", "unknown"};
-  return names[b];
-}
 
 // The floors a setup must meet to count as running (runs_on.hpp): a quality band and a decode speed.
 struct Floors {
-  int band = 1;               // worst acceptable band (0 high, 1 reduced, 2 low, 3 any incl. unknown)
-  double min_decode_tps = kDefaultMinDecodeTps;
+  std::string name = defaults::kRunsOnMinQuality;
+  int band = 1;               // worst acceptable ranking group (0 high, 1 reduced, 2 low, 3 any incl. unknown)
+  double min_decode_tps = defaults::kRunsOnMinDecodeTps;
 };
 
 int band_of_name(const std::string& s) {
@@ -99,7 +90,7 @@ class ModelScan {
     }
     std::size_t pick;
     int tier;
-    if (fit && (band(order_[*fit]) == 0 || !off || band(order_[*off]) >= band(order_[*fit]))) {
+    if (fit && (quality_rank_index(cat_, order_[*fit].ppl) == 0 || !off || quality_rank_index(cat_, order_[*off].ppl) >= quality_rank_index(cat_, order_[*fit].ppl))) {
       pick = *fit;
       tier = 0;
     } else {
@@ -131,7 +122,7 @@ class ModelScan {
   }
 
  private:
-  bool acceptable(std::size_t i) const { return band(order_[i]) <= floors_.band; }
+  bool acceptable(std::size_t i) const { return quality_rank_index(cat_, order_[i].ppl) <= floors_.band; }
 
   bool too_slow(const EstimateRequest& r, const Estimate& e) const {
     if (floors_.min_decode_tps <= 0 || r.device.bandwidth_gbs <= 0) return false;  // no speed: no floor
@@ -161,7 +152,7 @@ class ModelScan {
             bool keep_speed = false) {
     Row row;
     row.tier = tier;
-    row.band = band(order_[i]);
+    row.band = quality_rank_index(cat_, order_[i].ppl);
     row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
     row.need = e.total_bytes;
     json request = q_;
@@ -173,7 +164,8 @@ class ModelScan {
                          {"params_active_b", finite(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
               {"tier", tier == 0 ? "fits" : tier == 1 ? "offload" : "no_fit"},
               {"quant", order_[i].id},
-              {"quality", band_name(row.band)},
+              {"quality", quality_rank_group(cat_, order_[i].ppl)},
+              {"quality_band", quality_band(cat_, order_[i].ppl)},
               {"verdict", e.verdict},
               {"memory", {{"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes},
                           {"host_ram_bytes", e.placement.unified ? 0 : e.placement.ram_no_mmap_bytes}}},
@@ -216,8 +208,9 @@ json runs_on(const Catalog& cat, const json& q) {
   const EstimateRequest base = parse_request(cat, probe);
   const Estimate first = run_estimate(cat, base, EstimateContext{nullptr, false});
   Floors floors;
-  if (auto v = opt_str(q, "min_quality", "min_quality")) floors.band = band_of_name(*v);
-  floors.min_decode_tps = opt_num(q, "min_decode_tps", "min_decode_tps", 0, 1e6).value_or(kDefaultMinDecodeTps);
+  floors.name = opt_str(q, "min_quality", "min_quality").value_or(defaults::kRunsOnMinQuality);
+  floors.band = band_of_name(floors.name);
+  floors.min_decode_tps = opt_num(q, "min_decode_tps", "min_decode_tps", 0, 1e6).value_or(defaults::kRunsOnMinDecodeTps);
   const Device& d = base.device;
   const bool engine_runs = std::find(d.engines.begin(), d.engines.end(), "llama.cpp") != d.engines.end();
   json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
@@ -226,10 +219,10 @@ json runs_on(const Catalog& cat, const json& q) {
                {"count", base.count},
                {"ram_gib", base.ram_gib},
                {"context", base.kv.n_ctx},
-               {"floors", {{"min_quality", band_name(floors.band == 3 ? 3 : floors.band)}, {"min_decode_tps", floors.min_decode_tps}}},
+               {"floors", {{"min_quality", floors.name}, {"min_decode_tps", floors.min_decode_tps}}},
                {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
-                           {"rule", first.usable.rule}}}};
-  if (floors.band == 3) head["floors"]["min_quality"] = "any";
+                           {"rule", first.usable.rule},
+                           {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
   if (!engine_runs) {
     // llama.cpp has no backend for this device (data/backends.json engines): no list at all.
     head["counts"] = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"skipped", 0}, {"below_quality_floor", 0},
