@@ -6,7 +6,7 @@ import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gib, num, usd } from '../format.js';
-import { ruleText, t } from '../i18n.js';
+import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { paramsText, setPageMeta, spreadText, stackTable } from './shared.js';
 import { renderBuyInto } from './buy.js';
@@ -49,7 +49,7 @@ export async function renderDevice(alive) {
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
-    h('p', null, ruleText(L, probe.memory.usable_rule || '')),
+    h('p', null, ruleCodeText(probe.memory.usable_rule_code, probe.memory.usable_rule || '')),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note' }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
@@ -133,6 +133,18 @@ function needText(n) {
   if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L, 1), quant: n.quant, usable: gib(n.usable_bytes, L, 1) });
   if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
   return n.code;
+}
+
+/** The core's usable-memory rule code in the page's words (never its English sentence). */
+const RULE_KEYS = /** @type {Record<string, string>} */ ({
+  gpu_driver_reserve: 'rule_gpu', gpu_driver_reserve_display: 'rule_gpu_desktop', metal_wired_limit: 'rule_wired',
+  metal_working_set_small: 'rule_metal_small', metal_working_set_large: 'rule_metal_large', unified_gpu_share: 'rule_unified',
+  cpu_os_reserve: 'rule_cpu',
+});
+/** @param {any} rc {code, params} @param {string} fallback */
+function ruleCodeText(rc, fallback) {
+  const k = rc && RULE_KEYS[rc.code];
+  return k ? T(k) : fallback;
 }
 
 /** @param {string[] | undefined} engines */

@@ -76,7 +76,7 @@ export async function renderModel(alive) {
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
       smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), nameWithMemory(smallest[i], L)) : '—',
-      qualityText(e.q, L),
+      bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, T('mp_quants_note')));
   fill('mp-choose', chooseAdvice(okq.map((e) => ({ q: e.q, bytes: e.x.gguf_file_bytes ?? e.x.checkpoint_bytes }))));
@@ -161,6 +161,15 @@ export async function renderModel(alive) {
   const firstGpu = smallestFit(gt);
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gib(firstGpu.device.memory_gib * GiB, L, 0) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
+}
+
+/** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
+const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' });
+/** @param {any} quality @param {any} q @param {string} L */
+function bandText(quality, q, L) {
+  if (!quality || !BAND_KEYS[quality.band]) return qualityText(q, L);
+  const d = quality.ppl_delta_pct;
+  return typeof d === 'number' ? `${T(BAND_KEYS[quality.band])} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)` : T(BAND_KEYS[quality.band]);
 }
 
 /**
