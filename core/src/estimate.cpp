@@ -85,9 +85,13 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
     if (!d)
       throw InputError("unknown_hardware", path,
                        "no device '" + ref.get<std::string>() + "' in the catalog; see 'willitfit list hardware'");
-    return *d;
+    Device out = *d;
+    out.engines = cat.device_engines(out);
+    return out;
   }
-  return device_from_json(ref, path);
+  Device out = device_from_json(ref, path);
+  out.engines = cat.device_engines(out);
+  return out;
 }
 
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
@@ -205,7 +209,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},
-                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend}}},
+                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
+                    {"engines", r.device.engines},
+                    {"engine_runs", std::find(r.device.engines.begin(), r.device.engines.end(), r.engine) != r.device.engines.end()}}},
       {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
                     {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
                     {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},

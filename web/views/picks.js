@@ -83,9 +83,15 @@ export async function renderMakeItFit(r, alive) {
   }));
 }
 
-/** One card of the picks. @param {string} key @param {any} p @param {string} L */
-function card(key, p, L) {
-  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's' }, T(`pick_none_${key}`)));
+/** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
+function missingText(key, m, L) {
+  if (!m || !m.code) return T(`pick_none_${key}`);
+  return T(`pick_missing_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0) });
+}
+
+/** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
+function card(key, p, L, missing) {
+  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${p.name}` : `${p.count > 1 ? `${p.count}× ` : ''}${p.name}`;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
@@ -113,5 +119,5 @@ export async function renderPicks(r, alive) {
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
   if (!res) { fill('picks-cards', h('p', { class: 'note' }, T('pick_none'))); return; }
-  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L)));
+  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
 }

@@ -23,6 +23,10 @@ struct Device {
   double tdp_w = 0;
   std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
   std::vector<std::string> backends;
+  // The serving engines that run on this device (llama.cpp, vllm, sglang …): the union of its
+  // backends' `engines` in data/backends.json, filled when a request resolves the device
+  // (estimate.cpp resolve_device); empty when none of its backends is known to run one.
+  std::vector<std::string> engines;
   double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
   double gpu_share_max = 0;
   int pcie_gen = 0;
