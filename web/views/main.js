@@ -315,6 +315,13 @@ export async function renderExtras(r, alive) {
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
 async function quantMatrix(r, alive) {
   const L = state.lang;
+  // A GGUF file has one format: every row would be the same file, so the section says so once.
+  const ref = /** @type {any} */ (request().model);
+  if (ref && typeof ref === 'object' && ref.gguf_header_base64) {
+    fill('matrix', h('p', { class: 'note' }, T('quant_from_file', { 0: r.quant.id })));
+    text('matrix-note', '');
+    return;
+  }
   const qs = isServer(r) ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
