@@ -74,7 +74,7 @@ export function renderMain(r) {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-    text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
+    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
@@ -200,7 +200,9 @@ function renderPlugins(r) {
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, r.memory.host && r.memory.host.total_bytes > 0 ? r.memory.host : null, L));
+  // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
+  const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);

@@ -50,6 +50,7 @@ export default {
   tech_details: 'Technical details',
   hw_search_label: 'Search hardware by name',
   faq_run_a: 'At {quant} with a context of {ctx} tokens it needs {total} ({w} weights + {kv} KV cache + buffers) against {usable} usable.',
+  utilization_over: '{0} of usable memory needed',
   detect_seen_h: 'What the browser reports',
   fit_now_none: 'does not run now',
   pick_none_best_single_gpu: 'No single GPU with a listed price holds all of it at this context; “Best value” shows several GPUs.',

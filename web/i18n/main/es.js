@@ -50,6 +50,7 @@ export default {
   usable_line: '{0}: {1}',
   tech_details: 'Detalles técnicos',
   hw_search_label: 'Buscar hardware por nombre',
+  utilization_over: 'se necesita el {0} de la memoria utilizable',
   detect_seen_h: 'Lo que dice el navegador',
   fit_now_none: 'ahora no funciona',
   pick_none_best_single_gpu: 'Ninguna GPU sola con precio conocido lo contiene entero con este contexto; «Mejor relación» muestra varias GPU.',

@@ -52,6 +52,7 @@ export default {
   rule_unified: 'part de la mémoire unifiée attribuée au GPU, en laissant au moins 4 Gio au système', rule_cpu: 'RAM moins ce que garde le système (10 %, au moins 2 Gio)',
   tech_details: 'Détails techniques',
   hw_search_label: 'Chercher un matériel par son nom',
+  utilization_over: '{0} de la mémoire utilisable demandés',
   detect_seen_h: 'Ce que dit le navigateur',
   fit_now_none: 'ne tourne pas pour l’instant',
   pick_none_best_single_gpu: 'Aucun GPU seul au prix connu ne le contient en entier à ce contexte ; « Meilleur rapport » montre plusieurs GPU.',

@@ -48,6 +48,7 @@ export default {
   usable_line: '{0}：{1}',
   tech_details: '技术细节',
   hw_search_label: '按名称搜索硬件',
+  utilization_over: '需要可用内存的 {0}',
   detect_seen_h: '浏览器报告的信息',
   fit_now_none: '目前无法运行',
   pick_none_best_single_gpu: '目录中没有标价的单块 GPU 能在此上下文下装下全部模型；“最划算”给出多块 GPU 的方案。',
