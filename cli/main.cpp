@@ -49,6 +49,7 @@ const char* kUsage =
     "                 [--hours-per-day H] [--amortization-months M] [--months M]\n"
     "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
     "  willitfit list models|hardware|quants|clouds|markets [--json]\n"
+    "  willitfit defaults [--model <id|config.json>] [--json]   every default the core applies\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "  willitfit accuracy [--json]      speed predictions against the shipped llama-bench rows\n"
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
@@ -211,6 +212,19 @@ int main(int argc, char** argv) {
   if (cmd == "list") {
     if (args.size() < 2) return fail("missing_field", "what", "list what? models, hardware, quants or clouds");
     const std::string doc = wif::api_list(cat, args[1]);
+    print(doc, pretty);
+    return json::parse(doc).contains("error") ? 2 : 0;
+  }
+  if (cmd == "defaults") {  // every default the core applies; --model <id> for its server format
+    json q = json::object();
+    for (std::size_t i = 1; i + 1 < args.size(); ++i)
+      if (args[i] == "--model") {
+        int rc = 0;
+        json m;
+        if (!id_or_file("--model", args[i + 1], "config", m, rc)) return rc;
+        q["model"] = m;
+      }
+    const std::string doc = wif::api_defaults(cat, q.dump());
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
   }

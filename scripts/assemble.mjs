@@ -12,6 +12,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(root, 'dist');
 fs.rmSync(dist, { recursive: true, force: true });
 fs.cpSync(path.join(root, 'web'), dist, { recursive: true });
+fs.rmSync(path.join(dist, 'willitfit.d.ts'), { force: true });  // types for tsc, not for browsers
 for (const f of ['willitfit.js', 'willitfit.wasm'])
   fs.copyFileSync(path.join(root, 'build-wasm', 'wasm', f), path.join(dist, f));
 const uplot = path.join(root, 'node_modules', 'uplot', 'dist');

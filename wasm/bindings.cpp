@@ -22,13 +22,14 @@ std::string runs_on(const std::string& request) { return wif::api_runs_on(catalo
 std::string solve(const std::string& request) { return wif::api_solve(catalog(), request); }
 std::string train(const std::string& request) { return wif::api_train(catalog(), request); }
 std::string cost(const std::string& request) { return wif::api_cost(catalog(), request); }
+std::string defaults(const std::string& request) { return wif::api_defaults(catalog(), request); }
 std::string list(const std::string& what) { return wif::api_list(catalog(), what); }
 std::string accuracy_report() { return wif::api_accuracy(catalog()); }
 // Accepts a JS string (base64) or a Uint8Array/ArrayBuffer of the file's first bytes.
 std::string gguf_summary(const std::string& bytes_or_base64) { return wif::api_gguf_summary(bytes_or_base64); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
 std::string check_saved(const std::string& text) { return wif::api_check_saved(catalog(), text); }
-std::string version() { return "{\"version\":\"0.1.0\"}"; }
+std::string version() { return "{\"schema_version\":1,\"version\":\"0.1.0\"}"; }
 
 }  // namespace
 
@@ -41,6 +42,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("train", &train);
   emscripten::function("cost", &cost);
   emscripten::function("list", &list);
+  emscripten::function("defaults", &defaults);
   emscripten::function("catalogErrors", &catalog_errors);
   emscripten::function("accuracyReport", &accuracy_report);
   emscripten::function("checkSaved", &check_saved);

@@ -4,12 +4,16 @@
 // core as {"error": {code, path, message}} and are thrown here as WillitfitError.
 
 export class WillitfitError extends Error {
-  /** @param {{code: string, path: string, message: string}} e */
+  /** @param {import('./willitfit').ErrorBody} e */
   constructor(e) {
     super(e.message);
     this.name = 'WillitfitError';
     this.code = e.code;
     this.path = e.path;
+    /** values the field accepts, when the core lists them */
+    this.accepted = e.accepted;
+    /** gguf_truncated: how many leading bytes of the file to send */
+    this.neededBytes = e.needed_bytes;
   }
 }
 
@@ -107,6 +111,18 @@ export async function cost(request) {
   return unwrap(core.cost(JSON.stringify(request)));
 }
 
+/**
+ * Every default the core applies to a request (core/include/willitfit/defaults.hpp), per engine
+ * and for cost, training and the solvers. With {model} the server engines' default format is that
+ * model's native checkpoint.
+ * @param {{model?: string|object}} [request]
+ * @returns {Promise<import('./willitfit').DefaultsDocument>}
+ */
+export async function defaults(request = {}) {
+  const core = await loadCore();
+  return unwrap(core.defaults(JSON.stringify(request)));
+}
+
 /** @param {'models'|'hardware'|'quants'|'clouds'|'markets'} what */
 export async function list(what) {
   const core = await loadCore();
@@ -131,7 +147,7 @@ export function bytesToBase64(bytes) {
 
 /**
  * Read just the header of a local .gguf (a File or Blob): start with 64 KiB and grow the read
- * to what the core says it needs (gguf_truncated, "needs N bytes") or twice the last read.
+ * to what the core says it needs (gguf_truncated's needed_bytes) or twice the last read.
  * Resolves to the header bytes and their summary; an estimate request can then carry
  * {model: {gguf_header_base64: bytesToBase64(bytes)}}.
  * @param {Blob} blob
@@ -144,8 +160,7 @@ export async function readGgufHeader(blob) {
       return { bytes, summary: await ggufSummary(bytes) };
     } catch (e) {
       if (!(e instanceof WillitfitError) || e.code !== 'gguf_truncated' || bytes.length >= blob.size) throw e;
-      const m = /needs (\d+) bytes/.exec(e.message);
-      want = Math.max(m ? Number(m[1]) : 0, 2 * bytes.length);
+      want = Math.max(typeof e.neededBytes === 'number' ? e.neededBytes : 0, 2 * bytes.length);
       if (want > 2 ** 30) throw e;
     }
   }

@@ -2,6 +2,8 @@
 
 #include "willitfit/cost.hpp"
 #include "willitfit/bench.hpp"
+#include "willitfit/defaults.hpp"
+#include "willitfit/quality.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
@@ -23,6 +25,12 @@ std::string guarded(F&& f) {
   } catch (const std::exception& e) {
     return error_json({"internal_error", "", e.what()});
   }
+}
+
+// A result document with its schema version at the top.
+std::string versioned(json doc, bool replace_bad_utf8 = false) {
+  doc["schema_version"] = kSchemaVersion;
+  return replace_bad_utf8 ? doc.dump(-1, ' ', false, json::error_handler_t::replace) : doc.dump();
 }
 
 // A published file of the estimated format (catalog model's `gguf` list, data/SCHEMA.md), so the
@@ -47,13 +55,23 @@ std::string estimate_one(const Catalog& cat, const json& q) {
   const EstimateRequest r = parse_request(cat, q);
   json out = estimate_to_json(r, run_estimate(cat, r));
   add_published_size(cat, q, out);
-  return out.dump();
+  return versioned(std::move(out));
 }
 
 }  // namespace
 
 std::string error_json(const Error& e) {
-  return nlohmann::json{{"error", {{"code", e.code}, {"path", e.path}, {"message", e.message}}}}.dump();
+  json err = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
+  if (!e.accepted.empty()) err["accepted"] = e.accepted;
+  if (e.code == "gguf_truncated") err["needed_bytes"] = e.needed_bytes;
+  return json{{"schema_version", kSchemaVersion}, {"error", err}}.dump();
+}
+
+std::string api_defaults(const Catalog& cat, const std::string& request_json) {
+  return guarded([&] {
+    const json q = request_json.empty() ? json::object() : parse_json(request_json, "");
+    return versioned(defaults_json(cat, q));
+  });
 }
 
 std::string api_estimate(const Catalog& cat, const std::string& request_json) {
@@ -76,28 +94,28 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
 }
 
 std::string api_tiers(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return tier_lists(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(tier_lists(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return runs_on(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(runs_on(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_solve(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return run_solve(cat, parse_json(request_json, "")).dump(); });
+  return guarded([&] { return versioned(run_solve(cat, parse_json(request_json, ""))); });
 }
 
 std::string api_train(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
-    return train_to_json(cat, parse_train_request(cat, q)).dump();
+    return versioned(train_to_json(cat, parse_train_request(cat, q)));
   });
 }
 
 std::string api_cost(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
-    return cost_to_json(cat, parse_cost_request(cat, q)).dump();
+    return versioned(cost_to_json(cat, parse_cost_request(cat, q)));
   });
 }
 
@@ -133,6 +151,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
             for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank"})
               if (e.contains(k)) it[k] = e[k];
           }
+        it["quality"] = quality_json(cat, q.id);
+        it["engines"] = json::array();
+        for (const char* en : {"llama.cpp", "vllm", "sglang"})
+          if (engine_accepts(en, q)) it["engines"].push_back(en);
         items.push_back(it);
       }
     } else if (what == "clouds") {
@@ -140,27 +162,28 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     } else if (what == "markets") {
       for (const auto& m : cat.markets()) items.push_back(m);
     } else {
-      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets");
+      throw InputError("bad_value", "what", "list models, hardware, quants, clouds or markets",
+                       {"models", "hardware", "quants", "clouds", "markets"});
     }
-    return json{{what, items}}.dump();
+    return versioned(json{{what, items}});
   });
 }
 
 std::string api_accuracy(const Catalog& cat) {
-  return guarded([&] { return accuracy_report(cat).dump(); });
+  return guarded([&] { return versioned(accuracy_report(cat)); });
 }
 
 std::string api_gguf_summary(const std::string& bytes_or_base64) {
   return guarded([&] {
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
-    return gguf_summary(parse_gguf_header(b)).dump(-1, ' ', false, json::error_handler_t::replace);
+    return versioned(gguf_summary(parse_gguf_header(b)), true);
   });
 }
 
 std::string api_catalog_errors(const Catalog& cat) {
   json errs = json::array();
   for (const auto& e : cat.errors()) errs.push_back({{"code", e.code}, {"path", e.path}, {"message", e.message}});
-  return json{{"errors", errs}}.dump();
+  return versioned(json{{"errors", errs}});
 }
 
 }  // namespace wif

@@ -180,6 +180,21 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
         c.errors_.push_back({"bad_type", f.path + "#" + key, std::string("expected {\"") + key + "\": [...]}"});
         continue;
       }
+      if (f.path == "quants.json") {
+        c.documents_[f.path] = doc;  // its quality_bands are read by quality.cpp
+        if (doc.contains("quality_bands"))
+          guard("quants.json#quality_bands", [&] {
+            const auto& qb = doc["quality_bands"];
+            if (!qb.is_object()) throw InputError("bad_type", "quants.json#quality_bands", "expected {bands, ranking, source, checked}");
+            require_provenance(qb, "quants.json#quality_bands");
+            for (const char* list : {"bands", "ranking"}) {
+              const std::string lp = std::string("quants.json#quality_bands.") + list;
+              if (!qb.contains(list) || !qb[list].is_array() || qb[list].empty())
+                throw InputError("bad_type", lp, "expected a non-empty list of {id, max_ppl_delta_pct}");
+              for (const auto& b : qb[list]) req_str(b, "id", lp);
+            }
+          });
+      }
       std::set<std::string> ids;
       for (std::size_t i = 0; i < doc[key].size(); ++i) {
         const auto& e = doc[key][i];
@@ -232,6 +247,11 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     good.push_back(std::move(o));
   }
   c.clouds_ = std::move(good);
+  // A device's overhead_backend must name a backends.json entry.
+  for (const auto& d : c.devices_)
+    if (d.facts.is_object() && d.facts.contains("overhead_backend") && !c.find_backend(d.overhead_backend))
+      c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".overhead_backend",
+                           "backend '" + d.overhead_backend + "' is not in backends.json"});
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }

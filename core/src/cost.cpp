@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
@@ -15,7 +16,7 @@ constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 Throughput parse_speed(const json& q, const std::string& path) {
   Throughput t;
   t.decode_tps = req_num(q, "decode_tps", path, 0.000001, 1e9);
-  t.concurrency = static_cast<int>(opt_int(q, "concurrency", path, 1, 100000).value_or(1));
+  t.concurrency = static_cast<int>(opt_int(q, "concurrency", path, 1, 100000).value_or(defaults::kConcurrency));
   t.batched_tps = opt_num(q, "batched_tps", path, 0.000001, 1e12).value_or(0.0);
   return t;
 }
@@ -50,7 +51,7 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   CostRequest r;
   if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
   r.device = resolve_device(cat, q["hardware"], "hardware");
-  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
+  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(defaults::kCount));
   r.owned = parse_speed(q, "");
   if (q.contains("speeds")) {
     if (!q["speeds"].is_object()) throw InputError("bad_type", "speeds", "speeds maps a device id to {decode_tps, batched_tps}");
@@ -59,7 +60,7 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
       r.speeds[id] = parse_speed(v, "speeds." + id);
     }
   }
-  r.market = opt_str(q, "market", "").value_or("US");
+  r.market = opt_str(q, "market", "").value_or(defaults::kMarket);
   const json* mk = nullptr;
   for (const auto& m : cat.markets())
     if (m.value("id", "") == r.market) mk = &m;
@@ -77,9 +78,9 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   }
   r.power_w = opt_num(q, "power_w", "", 0, 1e7).value_or(r.device.tdp_w * r.count);
   r.purchase_usd = opt_num(q, "purchase_usd", "", 0, 1e9).value_or(r.device.price_usd * r.count);
-  r.amortization_months = opt_num(q, "amortization_months", "", 1, 600).value_or(36);
-  r.hours_per_day = opt_num(q, "hours_per_day", "", 0.01, 24).value_or(8);
-  r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(36));
+  r.amortization_months = opt_num(q, "amortization_months", "", 1, 600).value_or(defaults::kAmortizationMonths);
+  r.hours_per_day = opt_num(q, "hours_per_day", "", 0.01, 24).value_or(defaults::kHoursPerDay);
+  r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(defaults::kMonths));
   r.offer = opt_str(q, "offer", "").value_or("");
   if (auto g = opt_num(q, "memory_gib", "", 0, 1e7)) {
     r.need_bytes = static_cast<std::uint64_t>(*g * kGiB);

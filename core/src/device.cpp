@@ -34,6 +34,8 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       usable = std::max(0.0, phys - reserve);
       u.rule = o.display_attached ? "VRAM less 0.85 GiB (driver reserve and a desktop)"
                                   : "VRAM less 0.35 GiB the driver keeps";
+      u.rule_code = o.display_attached ? "gpu_driver_reserve_display" : "gpu_driver_reserve";
+      u.rule_params = {{"reserve_gib", reserve / kGiB}};
       break;
     }
     case DeviceKind::Apple: {
@@ -42,12 +44,18 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       if (o.wired_limit_mib && *o.wired_limit_mib > 0) {
         usable = std::min(phys, *o.wired_limit_mib * 1024.0 * 1024.0);
         u.rule = "iogpu.wired_limit_mb override";
+        u.rule_code = "metal_wired_limit";
+        u.rule_params = {{"wired_limit_mib", *o.wired_limit_mib}};
       } else if (d.memory_gib <= 36.0) {
         usable = phys * 2.0 / 3.0;
         u.rule = "Metal working-set cap: 2/3 of unified memory (36 GB or less)";
+        u.rule_code = "metal_working_set_small";
+        u.rule_params = {{"fraction", 2.0 / 3.0}, {"threshold_gb", 36}};
       } else {
         usable = phys * 0.75;
         u.rule = "Metal working-set cap: 3/4 of unified memory (more than 36 GB)";
+        u.rule_code = "metal_working_set_large";
+        u.rule_params = {{"fraction", 0.75}, {"threshold_gb", 36}};
       }
       break;
     }
@@ -57,11 +65,15 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       share = std::clamp(share, 0.05, 1.0);
       usable = std::min(phys * share, std::max(0.0, phys - 4.0 * kGiB));
       u.rule = "GPU share of unified memory, leaving at least 4 GiB to the OS";
+      u.rule_code = "unified_gpu_share";
+      u.rule_params = {{"gpu_share", share}, {"os_reserve_gib", 4}};
       break;
     }
     case DeviceKind::Cpu: {
       usable = std::max(0.0, phys - std::max(2.0 * kGiB, phys * 0.1));
       u.rule = "RAM less what the OS keeps (10%, at least 2 GiB)";
+      u.rule_code = "cpu_os_reserve";
+      u.rule_params = {{"os_fraction", 0.1}, {"os_reserve_min_gib", 2}};
       break;
     }
   }
@@ -107,6 +119,7 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   if (d.backend.empty())
     d.backend = d.kind == DeviceKind::Apple ? "metal" : d.kind == DeviceKind::Cpu ? "cpu" : "vulkan";
   if (d.backends.empty()) d.backends.push_back(d.backend);
+  d.overhead_backend = opt_str(j, "overhead_backend", path).value_or(d.backend);
   if (j.contains("interconnect") && j["interconnect"].is_object())
     d.pcie_gen = static_cast<int>(opt_int(j["interconnect"], "pcie_gen", join_path(path, "interconnect"), 0, 10).value_or(0));
   auto price = [&](const char* key) -> double {

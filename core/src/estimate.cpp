@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/gguf.hpp"
 #include "willitfit/json_util.hpp"
@@ -10,6 +11,7 @@
 #include "willitfit/limits.hpp"
 #include "willitfit/memo.hpp"
 #include "willitfit/placed_speed.hpp"
+#include "willitfit/quality.hpp"
 
 namespace wif {
 namespace {
@@ -19,8 +21,38 @@ GgmlType kv_type(const std::string& s, const std::string& path) {
   auto t = ggml_type_from_name(s);
   if (!t || !is_kv_cache_type(*t))
     throw InputError("bad_value", path,
-                     "cache type '" + s + "' is not one of f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl");
+                     "cache type '" + s + "' is not one of f16, bf16, f32, q8_0, q5_1, q5_0, q4_1, q4_0, iq4_nl",
+                     {"f16", "bf16", "f32", "q8_0", "q5_1", "q5_0", "q4_1", "q4_0", "iq4_nl"});
   return *t;
+}
+
+// The request's format for its engine (quantize.hpp resolve_format): aliases resolved, a format
+// the engine cannot run replaced by its default, each with a coded note in the result.
+void resolve_quant(const nlohmann::json& q, EstimateRequest& r) {
+  const auto typed = opt_str(q, "quant", "");
+  if (!typed) {
+    r.quant = defaults::quant_for(r.engine, r.model.arch);
+    return;
+  }
+  const auto f = resolve_format(*typed, r.engine);
+  if (!f) {
+    const auto ok = engine_formats(r.engine);
+    std::string some;
+    for (std::size_t i = 0; i < ok.size() && i < 6; ++i) some += (i ? ", " : "") + ok[i];
+    throw InputError("unknown_quant", "quant",
+                     "unknown quantization '" + *typed + "'; " + r.engine + " takes " + some + " … (willitfit list quants)", ok);
+  }
+  if (!engine_accepts(r.engine, *f)) {
+    r.quant = defaults::server_quant(r.model.arch);
+    r.notes.push_back({"quant_replaced", {{"from", f->id}, {"to", r.quant}, {"engine", r.engine}}});
+    return;
+  }
+  r.quant = f->id;
+  std::string u = *typed, v = f->id;
+  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  if (u != v && !(u == "MXFP4" && v == "MXFP4_MOE"))
+    r.notes.push_back({"quant_alias", {{"from", *typed}, {"to", f->id}, {"engine", r.engine}}});
 }
 
 // The decode curve runs to the requested context (or the model's own when 0).
@@ -99,55 +131,54 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   EstimateRequest r;
   if (!q.contains("model") || q["model"].is_null()) throw InputError("missing_field", "model", "'model' is required");
   r.model = resolve_model(cat, q["model"], "model");
-  if (auto s = opt_str(q, "quant", "")) r.quant = *s;
-  if (!find_quant(r.quant))
-    throw InputError("unknown_quant", "quant", "unknown quantization '" + r.quant + "'");
+  namespace d = defaults;
+  r.engine = opt_str(q, "engine", "").value_or(d::kEngine);
+  if (r.engine != "llama.cpp" && r.engine != "vllm" && r.engine != "sglang")
+    throw InputError("bad_value", "engine", "engine must be llama.cpp, vllm or sglang", {"llama.cpp", "vllm", "sglang"});
+  resolve_quant(q, r);
   if (!q.contains("hardware") || q["hardware"].is_null()) throw InputError("missing_field", "hardware", "'hardware' is required");
   const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
   r.device = resolve_device(cat, hw_list ? q["hardware"][0] : q["hardware"], hw_list ? "hardware[0]" : "hardware");
-  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(1));
-  r.engine = opt_str(q, "engine", "").value_or("llama.cpp");
-  if (r.engine != "llama.cpp" && r.engine != "vllm" && r.engine != "sglang")
-    throw InputError("bad_value", "engine", "engine must be llama.cpp, vllm or sglang");
-  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(8192);
+  r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(d::kCount));
+  r.kv.n_ctx = opt_int(q, "context", "", 0, 100000000).value_or(d::kContext);
   if (r.kv.n_ctx == 0 && r.model.arch.n_ctx_train <= 0)
     throw InputError("bad_value", "context", "this model does not state its maximum context; give one");
-  r.kv.n_seq = opt_int(q, "parallel", "", 1, 4096).value_or(1);
-  r.kv.unified = opt_bool(q, "kv_unified", "").value_or(true);
-  r.kv.n_ubatch = opt_int(q, "ubatch", "", 1, 65536).value_or(512);
-  r.kv.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
-  r.kv.swa_full = opt_bool(q, "swa_full", "").value_or(false);
-  const std::string kvt = opt_str(q, "kv_type", "").value_or("f16");
+  r.kv.n_seq = opt_int(q, "parallel", "", 1, 4096).value_or(d::kParallel);
+  r.kv.unified = opt_bool(q, "kv_unified", "").value_or(d::kKvUnified);
+  r.kv.n_ubatch = opt_int(q, "ubatch", "", 1, 65536).value_or(d::kUbatch);
+  r.kv.flash_attn = opt_bool(q, "flash_attn", "").value_or(d::kFlashAttn);
+  r.kv.swa_full = opt_bool(q, "swa_full", "").value_or(d::kSwaFull);
+  const std::string kvt = opt_str(q, "kv_type", "").value_or(d::kKvType);
   r.kv.type_k = kv_type(opt_str(q, "kv_type_k", "").value_or(kvt), q.contains("kv_type_k") ? "kv_type_k" : "kv_type");
   r.kv.type_v = kv_type(opt_str(q, "kv_type_v", "").value_or(kvt), q.contains("kv_type_v") ? "kv_type_v" : "kv_type");
   if (!r.kv.flash_attn && !(r.kv.type_v == GgmlType::F16 || r.kv.type_v == GgmlType::F32 || r.kv.type_v == GgmlType::BF16))
     throw InputError("bad_value", q.contains("kv_type_v") ? "kv_type_v" : "kv_type",
                      "llama.cpp needs flash attention for a quantized V cache (-fa on)");
-  const std::string rules = opt_str(q, "rules", "").value_or("2025-12");
+  const std::string rules = opt_str(q, "rules", "").value_or(d::kRules);
   if (rules == "2026") r.qopt.rules = QuantRules::Y2026;
-  else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026");
-  r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(true);
-  r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(true);
-  r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(0);
+  else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026", {"2025-12", "2026"});
+  r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(d::kImatrix);
+  r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(d::kMlaVLess);
+  r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(d::kRamGib);
   if (r.device.kind == DeviceKind::Cpu && r.ram_gib > 0) r.device.memory_gib = r.ram_gib;
   if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
-  r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  r.overrides.display_attached = opt_bool(q, "display", "").value_or(d::kDisplay);
   parse_serving(cat, q, r);
-  r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(512);
-  r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(128);
-  r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(0);
+  r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
+  r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(d::kGen);
+  r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(d::kDepth);
   r.speed.n_ubatch = r.kv.n_ubatch;
   r.speed.backend = opt_str(q, "backend", "").value_or("");
-  r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(60);
-  r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(0);
+  r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(d::kRamBandwidthGbs);
+  r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(d::kPcieGbs);
   r.speed.curve_max_depth = e_ctx_for_curve(r);
   // A listing (every quant, every device) needs memory, verdict and speed, not the launch
   // commands, per-device loads, layer map, speed terms or decode curve: about a third of the
   // work and a fifth of the bytes of a full document.
-  const std::string detail = opt_str(q, "detail", "").value_or("full");
+  const std::string detail = opt_str(q, "detail", "").value_or(d::kDetail);
   if (detail != "full" && detail != "summary")
-    throw InputError("bad_value", "detail", "detail must be full or summary");
+    throw InputError("bad_value", "detail", "detail must be full or summary", {"full", "summary"});
   r.summary = detail == "summary";
   r.speed.curve = !r.summary;
   check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (limits.hpp)
@@ -168,6 +199,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     e.params.total = 0;
     for (const auto& t : e.plan->tensors) e.params.total += t.n_elements();
   }
+  e.quality = quality_json(cat, e.plan->quant);
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
@@ -206,7 +238,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"params_active_published_b", r.model.params_active_b},
                  {"max_context", r.model.arch.n_ctx_train}, {"license", r.model.license},
                  {"shape", shape}}},
-      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()}}},
+      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()},
+                 {"quality", e.quality.is_null() ? nlohmann::json::object() : e.quality}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},
                     {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
@@ -228,6 +261,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
                   {"usable_rule", e.usable.rule},
+                  {"usable_rule_code", {{"code", e.usable.rule_code}, {"params", e.usable.rule_params}}},
                   {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full}}},
                   {"compute", {{"logits_bytes", e.compute.logits_bytes},
                                {"attention_bytes", e.compute.attention_bytes},
@@ -241,6 +275,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       out["speed"].erase("curve");
     }
   }
+  json notes = json::array();
+  for (const auto& n : r.notes) notes.push_back({{"code", n.code}, {"values", n.values}});
+  out["notes"] = notes;
   if (r.summary) out["detail"] = "summary";
   if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
   else out["checkpoint_bytes"] = e.plan->file_bytes;

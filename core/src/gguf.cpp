@@ -157,9 +157,10 @@ void read_kv(Reader& r, GgufKv& kv) {
 }  // namespace
 
 GgufTruncated::GgufTruncated(std::uint64_t needed, std::uint64_t have, const std::string& path)
-    : InputError("gguf_truncated", path,
-                 "the GGUF header needs " + std::to_string(needed) + " bytes; only " + std::to_string(have) +
-                     " were given (read more of the file, or the file is cut short)"),
+    : InputError(Error{"gguf_truncated", path,
+                       "the GGUF header needs " + std::to_string(needed) + " bytes; only " + std::to_string(have) +
+                           " were given (read more of the file, or the file is cut short)",
+                       {}, needed}),
       needed_(needed) {}
 
 const GgufKv* GgufHeader::find(const std::string& key) const {

@@ -140,16 +140,9 @@ std::uint64_t host_ram_usable(double ram_gib) {
 }
 
 std::uint64_t backend_overhead_bytes(const Catalog& cat, const Device& d) {
-  std::string b = d.backend;
-  if (b == "cuda" && d.facts.is_object()) {
-    const std::string name = d.facts.value("name", "");
-    // Blackwell cards measured a larger runtime footprint (backends.json "cuda-blackwell").
-    if (name.find("RTX 50") != std::string::npos || name.find("Blackwell") != std::string::npos ||
-        name.find("B200") != std::string::npos || name.find("B300") != std::string::npos ||
-        name.find("GB10") != std::string::npos)
-      b = "cuda-blackwell";
-  }
-  const BackendInfo* be = cat.find_backend(b);
+  // The device says which runtime footprint applies (Blackwell cards measured a larger one:
+  // backends.json "cuda-blackwell", set per device as `overhead_backend` in data/hardware).
+  const BackendInfo* be = cat.find_backend(d.overhead_backend.empty() ? d.backend : d.overhead_backend);
   if (!be) be = cat.find_backend(d.backend);
   const double mib = be ? be->overhead_mib : 512.0;
   return static_cast<std::uint64_t>(mib * static_cast<double>(kMiB));

@@ -264,6 +264,48 @@ std::optional<QuantFormat> find_quant(const std::string& id) {
   return std::nullopt;
 }
 
+namespace {
+bool server(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
+std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
+  return s;
+}
+}  // namespace
+
+std::optional<QuantFormat> resolve_format(const std::string& text, const std::string& engine) {
+  const std::string u = upper(text);
+  struct Alias { const char* from; const char* to; };
+  // Server aliases come first so that "BF16" on vLLM is the checkpoint, not the GGUF type.
+  static const Alias servers[] = {{"BF16", "SAFETENSORS-BF16"}, {"FP16", "SAFETENSORS-FP16"},
+                                  {"F16", "SAFETENSORS-FP16"}, {"SAFETENSORS", "SAFETENSORS-BF16"},
+                                  {"AWQ", "AWQ-4bit"}, {"AWQ-INT4", "AWQ-4bit"}, {"GPTQ", "GPTQ-4bit"},
+                                  {"GPTQ-INT4", "GPTQ-4bit"}, {"GPTQ-INT8", "GPTQ-8bit"}, {"NF4", "BNB-NF4"},
+                                  {"BNB-4BIT", "BNB-NF4"}, {"BNB-8BIT", "BNB-INT8"}, {"FP4", "NVFP4"}};
+  static const Alias llama[] = {{"FP16", "F16"}, {"FP32", "F32"}, {"Q4_K", "Q4_K_M"},
+                                {"Q5_K", "Q5_K_M"}, {"Q3_K", "Q3_K_M"}};
+  if (server(engine))
+    for (const auto& a : servers)
+      if (u == a.from) return find_quant(a.to);
+  if (auto q = find_quant(text)) return q;
+  for (const auto& a : llama)
+    if (u == a.from) return find_quant(a.to);
+  if (!server(engine))
+    for (const auto& a : servers)
+      if (u == a.from) return find_quant(a.to);
+  return std::nullopt;
+}
+
+bool engine_accepts(const std::string& engine, const QuantFormat& q) {
+  return !server(engine) || q.container == "safetensors";
+}
+
+std::vector<std::string> engine_formats(const std::string& engine) {
+  std::vector<std::string> out;
+  for (const auto& q : quant_formats())
+    if (engine_accepts(engine, q)) out.push_back(q.id);
+  return out;
+}
+
 GgmlType gguf_default_type(const std::string& ftype) {
   for (const auto& r : kFtypes)
     if (ftype == r.id) return r.def;

@@ -8,6 +8,7 @@
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/memo.hpp"
+#include "willitfit/quality.hpp"
 #include "solve_detail.hpp"
 
 namespace wif {
@@ -20,14 +21,8 @@ double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 bool on_device(const std::string& v) { return v == "fits" || v == "tight"; }
 
-// 0 high, 1 reduced, 2 low, 3 unknown (sorts last among the known).
-int band(const QuantRank& q) {
-  if (!q.ppl) return 3;
-  if (*q.ppl <= kHighQualityPplPct) return 0;
-  if (*q.ppl <= kReducedQualityPplPct) return 1;
-  return 2;
-}
 
+// Names of the ranking groups by index (quality_rank_index: 0 high, 1 reduced, 2 low, 3 unknown).
 const char* band_name(int b) {
   static const char* const names[] = {"high", "reduced", "low", "unknown"};
   return names[b];
@@ -99,7 +94,7 @@ class ModelScan {
     }
     std::size_t pick;
     int tier;
-    if (fit && (band(order_[*fit]) == 0 || !off || band(order_[*off]) >= band(order_[*fit]))) {
+    if (fit && (quality_rank_index(cat_, order_[*fit].ppl) == 0 || !off || quality_rank_index(cat_, order_[*off].ppl) >= quality_rank_index(cat_, order_[*fit].ppl))) {
       pick = *fit;
       tier = 0;
     } else {
@@ -131,7 +126,7 @@ class ModelScan {
   }
 
  private:
-  bool acceptable(std::size_t i) const { return band(order_[i]) <= floors_.band; }
+  bool acceptable(std::size_t i) const { return quality_rank_index(cat_, order_[i].ppl) <= floors_.band; }
 
   bool too_slow(const EstimateRequest& r, const Estimate& e) const {
     if (floors_.min_decode_tps <= 0 || r.device.bandwidth_gbs <= 0) return false;  // no speed: no floor
@@ -161,7 +156,7 @@ class ModelScan {
             bool keep_speed = false) {
     Row row;
     row.tier = tier;
-    row.band = band(order_[i]);
+    row.band = quality_rank_index(cat_, order_[i].ppl);
     row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
     row.need = e.total_bytes;
     json request = q_;
@@ -173,7 +168,8 @@ class ModelScan {
                          {"params_active_b", finite(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
               {"tier", tier == 0 ? "fits" : tier == 1 ? "offload" : "no_fit"},
               {"quant", order_[i].id},
-              {"quality", band_name(row.band)},
+              {"quality", quality_rank_group(cat_, order_[i].ppl)},
+              {"quality_band", quality_band(cat_, order_[i].ppl)},
               {"verdict", e.verdict},
               {"memory", {{"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes},
                           {"host_ram_bytes", e.placement.unified ? 0 : e.placement.ram_no_mmap_bytes}}},
@@ -228,7 +224,8 @@ json runs_on(const Catalog& cat, const json& q) {
                {"context", base.kv.n_ctx},
                {"floors", {{"min_quality", band_name(floors.band == 3 ? 3 : floors.band)}, {"min_decode_tps", floors.min_decode_tps}}},
                {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
-                           {"rule", first.usable.rule}}}};
+                           {"rule", first.usable.rule},
+                           {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
   if (floors.band == 3) head["floors"]["min_quality"] = "any";
   if (!engine_runs) {
     // llama.cpp has no backend for this device (data/backends.json engines): no list at all.

@@ -1,5 +1,7 @@
 #include "willitfit/saved.hpp"
 
+#include "willitfit/api.hpp"
+
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
 
@@ -15,8 +17,8 @@ json reject(const std::string& kind, std::int64_t index, const json& entry, cons
 }  // namespace
 
 std::string api_check_saved(const Catalog& cat, const std::string& stored_text) {
-  json out = {{"version", kSavedVersion}, {"models", json::array()}, {"devices", json::array()},
-              {"rejected", json::array()}};
+  json out = {{"schema_version", kSchemaVersion}, {"version", kSavedVersion}, {"models", json::array()},
+              {"devices", json::array()}, {"rejected", json::array()}};
   const json doc = json::parse(stored_text, nullptr, false);
   if (doc.is_discarded() || !doc.is_object()) {
     out["rejected"].push_back(reject("document", -1, stored_text,

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/memo.hpp"
@@ -17,12 +18,6 @@ constexpr std::uint64_t kMiB = 1024ull * 1024ull;
 // calibration/llamacpp_buffers.jsonl for compute buffers and runtime overhead).
 std::uint64_t high(std::uint64_t total) {
   return total + static_cast<std::uint64_t>(0.02 * static_cast<double>(total)) + 256 * kMiB;
-}
-
-std::string native_checkpoint(const Architecture& a) {
-  if (a.native_dtype == "fp8") return "FP8";
-  if (a.native_dtype == "fp16") return "SAFETENSORS-FP16";
-  return "SAFETENSORS-BF16";
 }
 
 nlohmann::json load_json(const DeviceLoad& d) {
@@ -42,6 +37,16 @@ nlohmann::json load_json(const DeviceLoad& d) {
 // vLLM and SGLang serve safetensors checkpoints on discrete GPUs with tensor parallelism.
 bool server_engine(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
 
+// Why a server budget does not fit, as codes with their numbers (empty when it fits).
+nlohmann::json diagnostics(const VllmBudget& b) {
+  nlohmann::json d = nlohmann::json::array();
+  if (b.reason_code == "context_exceeds_kv")
+    d.push_back({{"code", b.reason_code}, {"values", {{"max_model_len", b.max_model_len}, {"max_model_len_fit", b.max_model_len_fit}}}});
+  else if (!b.reason_code.empty())
+    d.push_back({{"code", b.reason_code}, {"values", nlohmann::json::object()}});
+  return d;
+}
+
 nlohmann::json vllm_json(const VllmBudget& b, double util) {
   nlohmann::json groups = nlohmann::json::array();
   for (const auto& g : b.groups)
@@ -60,7 +65,8 @@ nlohmann::json vllm_json(const VllmBudget& b, double util) {
           {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
           {"kv_bytes_per_token", b.kv_bytes_per_token},
           {"max_concurrency", b.max_concurrency}, {"max_model_len_fit", b.max_model_len_fit},
-          {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits}, {"reason", b.reason}};
+          {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits}, {"reason", b.reason},
+          {"diagnostics", diagnostics(b)}};
 }
 
 }  // namespace
@@ -102,7 +108,7 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
       throw InputError("bad_value", "tensor_split", "tensor_split needs one share per device (" + std::to_string(r.devices.size()) + ")");
     r.placement_given = true;
   }
-  r.placement.mmap = opt_bool(q, "mmap", "").value_or(true);
+  r.placement.mmap = opt_bool(q, "mmap", "").value_or(defaults::kMmap);
 
   VllmOptions& v = r.vllm;
   v.tensor_parallel = static_cast<int>(opt_int(q, "tensor_parallel", "", 1, 1024).value_or(r.count));
@@ -110,19 +116,13 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
   v.mem_fraction_static = opt_num(q, "mem_fraction_static", "", 0.01, 1.0).value_or(0);
   if (server_engine(r.engine) && v.tensor_parallel > r.count)
     throw InputError("bad_value", "tensor_parallel", "tensor parallel size exceeds the number of GPUs (" + std::to_string(r.count) + ")");
-  v.gpu_memory_utilization = opt_num(q, "gpu_memory_utilization", "", 0.01, 1.0).value_or(0.92);
+  v.gpu_memory_utilization = opt_num(q, "gpu_memory_utilization", "", 0.01, 1.0).value_or(defaults::kGpuMemoryUtilization);
   v.max_num_seqs = opt_int(q, "max_num_seqs", "", 1, 1000000).value_or(0);
   v.max_num_batched_tokens = opt_int(q, "max_num_batched_tokens", "", 1, 100000000).value_or(0);
-  v.kv_cache_dtype = opt_str(q, "kv_cache_dtype", "").value_or("auto");
+  v.kv_cache_dtype = opt_str(q, "kv_cache_dtype", "").value_or(defaults::kKvCacheDtype);
   v.block_size = static_cast<int>(opt_int(q, "block_size", "", 1, 4096).value_or(0));
-  v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(false);
+  v.enforce_eager = opt_bool(q, "enforce_eager", "").value_or(defaults::kEnforceEager);
   v.max_model_len = q.contains("context") ? r.kv.n_ctx : 0;
-  if (server_engine(r.engine)) {
-    if (!q.contains("quant")) r.quant = native_checkpoint(r.model.arch);
-    if (find_quant(r.quant)->gguf)
-      throw InputError("bad_value", "quant", std::string(r.engine == "vllm" ? "vLLM" : "SGLang") +
-                       " serves safetensors checkpoints: choose BF16, FP8, AWQ-4bit, GPTQ-4bit …, not '" + r.quant + "'");
-  }
 }
 
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {

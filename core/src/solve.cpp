@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/estimate.hpp"
 #include "willitfit/json_util.hpp"
@@ -126,7 +127,7 @@ const char* const kSolveFields[] = {"solve", "min_context", "allow_offload", "ma
 
 json max_context_json(Solver& s, const json& q) {
   const EstimateRequest& base = s.base();
-  const std::int64_t min_ctx = opt_int(q, "min_context", "", kStep, 100000000).value_or(512);
+  const std::int64_t min_ctx = opt_int(q, "min_context", "", kStep, 100000000).value_or(defaults::kMinContext);
   const bool allow = opt_bool(q, "allow_offload", "").value_or(s.base().ram_gib > 0);
   const ContextFit f = s.max_context(base, min_ctx, allow);
   json out = {{"solve", "max_context"}, {"max_context", f.best}, {"fits_at_min", f.fits_at_min},
@@ -199,7 +200,7 @@ struct Candidate {
 json make_it_fit_json(Solver& s, const json& q) {
   const EstimateRequest& base = s.base();
   require_llamacpp(base, "make_it_fit");
-  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(8));
+  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(defaults::kMaxCount));
   const Estimate b = s.run(base, true);
   json out = {{"solve", "make_it_fit"}, {"verdict", b.verdict}, {"total_bytes", b.total_bytes},
               {"usable_bytes", b.usable.usable_bytes}, {"context", context_of(base)}};

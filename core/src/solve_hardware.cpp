@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "solve_detail.hpp"
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
 
@@ -189,8 +190,8 @@ json pick(const Option& o, const std::string& code, json figures) {
 }  // namespace
 
 json cheapest_json(Solver& s, const json& q) {
-  const double min_tps = opt_num(q, "min_decode_tps", "", 0, 1e9).value_or(0);
-  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(8));
+  const double min_tps = opt_num(q, "min_decode_tps", "", 0, 1e9).value_or(defaults::kMinDecodeTps);
+  const int max_count = static_cast<int>(opt_int(q, "max_count", "", 1, 64).value_or(defaults::kMaxCount));
   const std::vector<double> tiers = ram_tiers(q, s.base().ram_gib);
   std::vector<Option> opts = sweep(s, max_count, tiers, min_tps);
   std::stable_sort(opts.begin(), opts.end(), [](const Option& a, const Option& b) {

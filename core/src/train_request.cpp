@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/defaults.hpp"
 #include "willitfit/error.hpp"
 #include "willitfit/json_util.hpp"
 #include "willitfit/training.hpp"
@@ -11,15 +12,17 @@ namespace wif {
 namespace {
 
 template <class E>
-E pick(const json& q, const char* key, std::initializer_list<std::pair<const char*, E>> opts, E dflt) {
-  const auto s = opt_str(q, key, "");
-  if (!s) return dflt;
+E pick(const json& q, const char* key, std::initializer_list<std::pair<const char*, E>> opts, const char* dflt) {
+  const std::string s0 = opt_str(q, key, "").value_or(dflt);  // defaults.hpp names the default
+  const std::optional<std::string> s = s0;
   std::string all;
   for (const auto& [name, v] : opts) {
     if (*s == name) return v;
     all += all.empty() ? name : std::string(", ") + name;
   }
-  throw InputError("bad_value", key, std::string(key) + " must be one of " + all + ", not '" + *s + "'");
+  std::vector<std::string> names;
+  for (const auto& o : opts) names.push_back(o.first);
+  throw InputError("bad_value", key, std::string(key) + " must be one of " + all + ", not '" + *s + "'", names);
 }
 
 bool fits(const TrainMemory& m, const UsableMemory& u) { return m.total_bytes <= u.usable_bytes; }
@@ -52,26 +55,26 @@ TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
   r.device = resolve_device(cat, q["hardware"], "hardware");
   TrainOptions& o = r.opt;
   o.method = pick<TrainMethod>(q, "method", {{"full", TrainMethod::Full}, {"lora", TrainMethod::Lora},
-                                             {"qlora", TrainMethod::Qlora}}, TrainMethod::Lora);
+                                             {"qlora", TrainMethod::Qlora}}, defaults::kTrainMethod);
   o.optimizer = pick<Optimizer>(q, "optimizer", {{"adamw", Optimizer::AdamW}, {"adamw_8bit", Optimizer::AdamW8bit},
                                                  {"paged_adamw", Optimizer::PagedAdamW},
                                                  {"paged_adamw_8bit", Optimizer::PagedAdamW8bit},
                                                  {"adafactor", Optimizer::Adafactor}, {"sgd", Optimizer::SgdMomentum}},
-                                Optimizer::AdamW);
-  o.mixed_precision = pick<bool>(q, "precision", {{"mixed", true}, {"fp32", false}}, true);
+                                defaults::kOptimizer);
+  o.mixed_precision = pick<bool>(q, "precision", {{"mixed", true}, {"fp32", false}}, defaults::kPrecision);
   o.loss = pick<LossKind>(q, "loss", {{"standard", LossKind::Standard}, {"chunked", LossKind::Chunked},
-                                      {"fused", LossKind::Fused}}, LossKind::Standard);
+                                      {"fused", LossKind::Fused}}, defaults::kLoss);
   o.offload = pick<Offload>(q, "offload", {{"none", Offload::None}, {"optimizer", Offload::Optimizer},
-                                           {"params", Offload::Params}}, Offload::None);
-  o.batch = opt_int(q, "batch", "", 1, 65536).value_or(1);
-  o.seq = opt_int(q, "seq", "", 1, 10000000).value_or(2048);
-  o.checkpointing = opt_bool(q, "checkpointing", "").value_or(true);
-  o.offload_activations = opt_bool(q, "offload_activations", "").value_or(false);
-  o.flash_attn = opt_bool(q, "flash_attn", "").value_or(true);
-  o.double_quant = opt_bool(q, "double_quant", "").value_or(true);
-  o.adapters_fp32 = pick<bool>(q, "adapter_precision", {{"fp32", true}, {"bf16", false}}, true);
-  o.kbit_prep_fp32 = opt_bool(q, "kbit_prep_fp32", "").value_or(true);
-  o.lora_rank = static_cast<int>(opt_int(q, "lora_rank", "", 1, 65536).value_or(16));
+                                           {"params", Offload::Params}}, defaults::kOffload);
+  o.batch = opt_int(q, "batch", "", 1, 65536).value_or(defaults::kBatch);
+  o.seq = opt_int(q, "seq", "", 1, 10000000).value_or(defaults::kSeq);
+  o.checkpointing = opt_bool(q, "checkpointing", "").value_or(defaults::kCheckpointing);
+  o.offload_activations = opt_bool(q, "offload_activations", "").value_or(defaults::kOffloadActivations);
+  o.flash_attn = opt_bool(q, "flash_attn", "").value_or(defaults::kFlashAttn);
+  o.double_quant = opt_bool(q, "double_quant", "").value_or(defaults::kDoubleQuant);
+  o.adapters_fp32 = pick<bool>(q, "adapter_precision", {{"fp32", true}, {"bf16", false}}, defaults::kAdapterPrecision);
+  o.kbit_prep_fp32 = opt_bool(q, "kbit_prep_fp32", "").value_or(defaults::kKbitPrepFp32);
+  o.lora_rank = static_cast<int>(opt_int(q, "lora_rank", "", 1, 65536).value_or(defaults::kLoraRank));
   if (q.contains("lora_targets")) {
     const auto& t = q["lora_targets"];
     if (!t.is_array() || t.empty()) throw InputError("bad_type", "lora_targets", "lora_targets is a non-empty list");
@@ -86,9 +89,9 @@ TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
       o.lora_targets.push_back(s);
     }
   }
-  o.gpus = static_cast<int>(opt_int(q, "gpus", "", 1, 1024).value_or(1));
-  o.zero = static_cast<int>(opt_int(q, "zero", "", 0, 3).value_or(0));
-  r.overrides.display_attached = opt_bool(q, "display", "").value_or(false);
+  o.gpus = static_cast<int>(opt_int(q, "gpus", "", 1, 1024).value_or(defaults::kGpus));
+  o.zero = static_cast<int>(opt_int(q, "zero", "", 0, 3).value_or(defaults::kZero));
+  r.overrides.display_attached = opt_bool(q, "display", "").value_or(defaults::kDisplay);
   return r;
 }
 
@@ -160,6 +163,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                   {"cpu_bytes", m.cpu_bytes},
                   {"state_bytes_per_param", m.state_bytes_per_param},
                   {"usable_bytes", u.usable_bytes}, {"usable_rule", u.rule},
+                  {"usable_rule_code", {{"code", u.rule_code}, {"params", u.rule_params}}},
                   {"margin_bytes", static_cast<std::int64_t>(u.usable_bytes) - static_cast<std::int64_t>(m.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(m.total_bytes) / U : 0.0}}},
       {"verdict", verdict(m, u)},

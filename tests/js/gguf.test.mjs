@@ -159,7 +159,8 @@ test('the wasm module summarises bytes and base64 alike, and reads a Blob header
   const fromCli = cli('gguf', file, '--json').json;
   assert.deepEqual(await api.ggufSummary(bytes), fromCli);
   assert.deepEqual(await api.ggufSummary(api.bytesToBase64(bytes)), fromCli);
-  await assert.rejects(api.ggufSummary(bytes.subarray(0, 200)), (e) => e.code === 'gguf_truncated' && /needs \d+ bytes/.test(e.message));
+  await assert.rejects(api.ggufSummary(bytes.subarray(0, 200)),
+    (e) => e.code === 'gguf_truncated' && Number.isInteger(e.neededBytes) && e.neededBytes > 200);
   await assert.rejects(api.ggufSummary(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), (e) => e.code === 'bad_base64' || e.code === 'gguf_bad_magic');
   // A big header behind a Blob: read in a few growing slices.
   const big = path.join(dir, 'glm.gguf');

@@ -1,11 +1,21 @@
 // The JSON boundary shared by the CLI, the wasm module and the page: text in, text out.
-// Every function returns a JSON document; failures are {"error": {"code", "path", "message"}}.
+// Every function returns a JSON document with "schema_version" (kSchemaVersion) at its top;
+// failures are {"schema_version", "error": {"code", "path", "message", "accepted"?, "needed_bytes"?}}.
+// The documents are described by core/schema/request.schema.json and result.schema.json, and for
+// JavaScript by web/willitfit.d.ts.
 #pragma once
 #include <string>
 
 #include "willitfit/catalog.hpp"
 
 namespace wif {
+
+/// Version of the request and result documents; bumped when a field changes meaning or goes.
+inline constexpr int kSchemaVersion = 1;
+
+/// Every default the request readers apply (defaults.hpp), per engine, for cost, training and the
+/// solvers. `request_json`: "" or "{}", or {"model": id|config} for the model's server format.
+std::string api_defaults(const Catalog& cat, const std::string& request_json);
 
 /// Estimate for one request document (see estimate.hpp for its fields).
 std::string api_estimate(const Catalog& cat, const std::string& request_json);
@@ -42,10 +52,10 @@ std::string api_catalog_errors(const Catalog& cat);
 std::string api_accuracy(const Catalog& cat);
 /// Summary of a GGUF header (gguf.hpp gguf_summary). `bytes_or_base64`: the first bytes of the
 /// file (starting "GGUF") or their base64 text. A short prefix gives gguf_truncated, whose
-/// message says how many bytes are needed.
+/// error document carries `needed_bytes` (an integer: read at least that many and retry).
 std::string api_gguf_summary(const std::string& bytes_or_base64);
 
-/// Wrap an error as the error document.
+/// Wrap an error as the error document (with schema_version).
 std::string error_json(const Error& e);
 
 }  // namespace wif

@@ -22,6 +22,8 @@ struct Device {
   double fp16_tflops = 0;         // dense
   double tdp_w = 0;
   std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
+  std::string overhead_backend;   // backends.json id whose runtime overhead applies ("cuda-blackwell");
+                                  // the catalog's `overhead_backend`, else `backend`
   std::vector<std::string> backends;
   // The serving engines that run on this device (llama.cpp, vllm, sglang …): the union of its
   // backends' `engines` in data/backends.json, filled when a request resolves the device
@@ -38,7 +40,11 @@ struct Device {
 struct UsableMemory {
   std::uint64_t physical_bytes = 0;
   std::uint64_t usable_bytes = 0;
-  std::string rule;               // how usable was derived, in words
+  std::string rule;               // how usable was derived, in words (CLI text; surfaces use the code)
+  std::string rule_code;          // gpu_driver_reserve | gpu_driver_reserve_display | metal_wired_limit |
+                                  // metal_working_set_small | metal_working_set_large | unified_gpu_share |
+                                  // cpu_os_reserve
+  nlohmann::json rule_params = nlohmann::json::object();  // the rule's numbers (GiB, fractions)
 };
 
 /// Options a person can set about their machine.

@@ -35,6 +35,13 @@ struct ResolvedModel {
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
 };
 
+/// Something the core did with or noticed about a request, as a code and its values (each
+/// surface words it): quant_replaced {from, to, engine}, quant_alias {from, to, engine}.
+struct Note {
+  std::string code;
+  nlohmann::json values = nlohmann::json::object();
+};
+
 struct EstimateRequest {
   ResolvedModel model;
   std::string quant = "Q4_K_M";
@@ -54,6 +61,7 @@ struct EstimateRequest {
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
   bool summary = false;              // "detail": "summary": the figures a listing shows, no more
+  std::vector<Note> notes;           // written as the result's notes[]
 };
 
 struct Estimate {
@@ -75,6 +83,7 @@ struct Estimate {
   double sglang_fraction = 0;           // engine "sglang": the --mem-fraction-static used
   std::optional<ServingThroughput> throughput;  // vLLM / SGLang: aggregate decode at a concurrency
   SpeedResult speed;                    // single device (see speed.hpp)
+  nlohmann::json quality;               // quality.hpp quality_json for the plan's format
 };
 
 /// Resolve a request document against the catalog. Throws InputError with the field's path.

@@ -7,7 +7,7 @@
 // before it is used; nothing is allocated in proportion to a count until the bytes that count
 // claims are present. Failures are InputError with these codes (path "gguf" unless noted):
 //   gguf_truncated    the bytes end inside the header. Thrown as GgufTruncated, whose
-//                     needed_bytes() (also in the message, "needs N bytes") is a lower bound on
+//                     needed_bytes() (also the error document's `needed_bytes` field) is a lower bound on
 //                     the prefix that could parse further: read more and retry.
 //   gguf_bad_magic    not a GGUF file;      gguf_bad_version  version other than 2 or 3
 //   gguf_bad_type     unknown KV value type, array of arrays, unknown/removed ggml type id

@@ -33,6 +33,21 @@ struct QuantFormat {
 const std::vector<QuantFormat>& quant_formats();
 std::optional<QuantFormat> find_quant(const std::string& id);
 
+/// One vocabulary of formats for every engine. What a person types ("bf16", "Q4_K", "AWQ",
+/// "fp8") resolved to a format id for `engine` ("llama.cpp" | "vllm" | "sglang"): exact ids in
+/// any case, then aliases. On llama.cpp "BF16"/"FP16" are the GGUF types and "Q4_K"/"Q5_K"/"Q3_K"
+/// the _M mixes (llama-quantize's own aliases, tools/quantize/quantize.cpp); on the servers
+/// "BF16"/"FP16" are the safetensors checkpoints, "AWQ"/"GPTQ" the 4-bit ones, "NF4" bitsandbytes.
+/// nullopt when the text names no format at all.
+std::optional<QuantFormat> resolve_format(const std::string& text, const std::string& engine);
+
+/// Whether `engine` can run a file of this format: vLLM and SGLang serve safetensors
+/// checkpoints; llama.cpp is estimated for every format (GGUF files, and checkpoints as sizes).
+bool engine_accepts(const std::string& engine, const QuantFormat& q);
+
+/// The format ids `engine` accepts, in quant_formats() order (for errors and api_defaults).
+std::vector<std::string> engine_formats(const std::string& engine);
+
 struct TensorPlan {
   std::string quant;                 // the requested id
   std::vector<Tensor> tensors;       // with type (GGUF) and bytes set

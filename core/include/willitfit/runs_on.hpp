@@ -15,9 +15,9 @@
 //            better quality band than the best that fits (a 106B MoE at Q4_K_M with experts in RAM
 //            rather than at IQ1_S on the GPU: what people run);
 //   no_fit   nothing runs; the entry reports the smallest quantization's figures (how far off).
-// Quality bands, from quants.json `ppl_delta_pct` (perplexity increase over F16, llama.cpp's
-// quantize tables): high <= 5 % (Q4_K_S and better), reduced <= 20 % (down to IQ3_XXS), low
-// beyond (Q3_K_S, 2- and 1-bit types), unknown when the catalog states no figure.
+// Quality groups, from quants.json `ppl_delta_pct` and the cut points of its "quality_bands"
+// "ranking" (quality.hpp): high <= 5 % (Q4_K_S and better), reduced <= 20 % (down to IQ3_XXS),
+// low beyond (Q3_K_S, 2- and 1-bit types), unknown when the catalog states no figure.
 //
 // Floors (request fields, both returned in `floors`): min_quality (high | reduced | low | any,
 // default reduced: a 1- or 2-bit quantization is not counted as running) and min_decode_tps
@@ -40,10 +40,11 @@
 //
 // Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, engine_runs, count,
 //          ram_gib, context, floors{min_quality, min_decode_tps},
-//          usable{usable_bytes, physical_bytes, rule}, counts{fits, offload, no_fit, skipped,
+//          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
 //          below_quality_floor, below_speed_floor},
 //          models[], evaluations}, each entry
-//   {model{id,name,params_total_b,params_active_b}, tier, quant, quality, ppl_delta_pct (absent
+//   {model{id,name,params_total_b,params_active_b}, tier, quant, quality (ranking group),
+//    quality_band (quality.hpp reading band), ppl_delta_pct (absent
 //    when unknown), verdict, memory{total_bytes, usable_bytes, host_ram_bytes},
 //    speed{decode_tps, decode_tps_low, decode_tps_high} (absent for no_fit, except below the
 //    speed floor, or when the device states no bandwidth), below_floor?, needs[]?, request}
@@ -65,10 +66,6 @@ namespace wif {
 /// Default speed floor (request field min_decode_tps): decode below 3 tokens/s, slower than a
 /// person reads, is not counted as running.
 inline constexpr double kDefaultMinDecodeTps = 3.0;
-
-/// Perplexity-increase bounds (%) of the quality bands above.
-inline constexpr double kHighQualityPplPct = 5.0;
-inline constexpr double kReducedQualityPplPct = 20.0;
 
 /// Every catalog model at its best quantization on one device (see above). Throws InputError.
 nlohmann::json runs_on(const Catalog& cat, const nlohmann::json& request);

@@ -78,6 +78,8 @@ struct VllmBudget {
   bool fits = false;                    // weights fit and one request of max_model_len fits
   std::uint64_t process_bytes = 0;      // what nvidia-smi would show: requested + context + graphs
   std::string reason;                   // why not, in words (empty when it fits)
+  std::string reason_code;              // the same as a code: weights_exceed_budget |
+                                        // context_exceeds_kv | graphs_exceed_headroom ("" = fits)
 };
 
 /// vLLM's budget on each rank. `plan` is the checkpoint (BF16, FP8, AWQ …), `total_gib` each

@@ -1,0 +1,90 @@
+// Every default a request reader applies, in one place. The readers (estimate, serving, cost,
+// training, solvers) take their fallbacks from here, and api_defaults() publishes the same values
+// so a surface (the page, the widget, the CLI) asks for them instead of copying them.
+#pragma once
+#include <cstdint>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/architecture.hpp"
+#include "willitfit/catalog.hpp"
+
+namespace wif::defaults {
+
+// Estimate (every engine).
+inline constexpr std::int64_t kContext = 8192;      // tokens; 0 in a request = the model's own
+inline constexpr const char* kEngine = "llama.cpp";
+inline constexpr int kCount = 1;
+inline constexpr std::int64_t kParallel = 1;        // llama.cpp -np
+inline constexpr std::int64_t kUbatch = 512;        // llama.cpp -ub
+inline constexpr bool kFlashAttn = true;
+inline constexpr bool kKvUnified = true;
+inline constexpr bool kSwaFull = false;
+inline constexpr const char* kKvType = "f16";
+inline constexpr const char* kRules = "2025-12";
+inline constexpr bool kImatrix = true;
+inline constexpr bool kMlaVLess = true;
+inline constexpr double kRamGib = 0;                // 0 = no offload to system RAM considered
+inline constexpr bool kDisplay = false;
+inline constexpr bool kMmap = true;
+inline constexpr std::int64_t kPrompt = 512;        // llama-bench -p
+inline constexpr std::int64_t kGen = 128;           // llama-bench -n
+inline constexpr std::int64_t kDepth = 0;           // llama-bench -d
+inline constexpr double kRamBandwidthGbs = 60;      // dual-channel DDR5 class
+inline constexpr double kPcieGbs = 0;               // 0 = from the device
+inline constexpr const char* kDetail = "full";
+
+// llama.cpp: a GGUF file type.
+inline constexpr const char* kQuantGguf = "Q4_K_M";
+
+// vLLM (vllm/engine/arg_utils.py defaults) and SGLang (server_args.py); 0 = the engine decides.
+inline constexpr double kGpuMemoryUtilization = 0.92;
+inline constexpr const char* kKvCacheDtype = "auto";
+inline constexpr bool kEnforceEager = false;
+
+// Cost.
+inline constexpr const char* kMarket = "US";
+inline constexpr double kHoursPerDay = 8;
+inline constexpr double kAmortizationMonths = 36;
+inline constexpr int kMonths = 36;
+inline constexpr int kConcurrency = 1;
+
+// Training.
+inline constexpr const char* kTrainMethod = "lora";
+inline constexpr const char* kOptimizer = "adamw";
+inline constexpr const char* kPrecision = "mixed";
+inline constexpr const char* kLoss = "standard";
+inline constexpr const char* kOffload = "none";
+inline constexpr std::int64_t kBatch = 1;
+inline constexpr std::int64_t kSeq = 2048;
+inline constexpr bool kCheckpointing = true;
+inline constexpr bool kOffloadActivations = false;
+inline constexpr bool kDoubleQuant = true;
+inline constexpr const char* kAdapterPrecision = "fp32";
+inline constexpr bool kKbitPrepFp32 = true;
+inline constexpr int kLoraRank = 16;
+inline constexpr int kGpus = 1;
+inline constexpr int kZero = 0;
+
+// Solvers.
+inline constexpr std::int64_t kMinContext = 512;
+inline constexpr int kMaxCount = 8;
+inline constexpr double kMinDecodeTps = 0;
+
+/// The checkpoint a server engine (vLLM, SGLang) loads when the request names no format, or one
+/// it cannot serve: the model's native dtype ("FP8", "SAFETENSORS-FP16", else "SAFETENSORS-BF16").
+std::string server_quant(const Architecture& a);
+
+/// The default quantization for `engine` ("llama.cpp" | "vllm" | "sglang") and model `a`.
+std::string quant_for(const std::string& engine, const Architecture& a);
+
+}  // namespace wif::defaults
+
+namespace wif {
+
+/// The defaults document (api_defaults): every default above, grouped by what reads it, and per
+/// engine the default format for the request's model (when the request names one) with the
+/// formats that engine accepts. `request` may be empty or {"model": id|config, "engine": …}.
+nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request);
+
+}  // namespace wif

@@ -1,0 +1,70 @@
+#include "willitfit/defaults.hpp"
+
+#include "willitfit/error.hpp"
+#include "willitfit/estimate.hpp"
+#include "willitfit/quantize.hpp"
+
+namespace wif {
+
+namespace defaults {
+
+std::string server_quant(const Architecture& a) {
+  if (a.native_dtype == "fp8") return "FP8";
+  if (a.native_dtype == "fp16") return "SAFETENSORS-FP16";
+  return "SAFETENSORS-BF16";
+}
+
+std::string quant_for(const std::string& engine, const Architecture& a) {
+  return engine == "vllm" || engine == "sglang" ? server_quant(a) : kQuantGguf;
+}
+
+}  // namespace defaults
+
+nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
+  using nlohmann::json;
+  namespace d = defaults;
+  if (!request.is_null() && !request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
+  // With a model the server engines' default is that model's native checkpoint.
+  std::optional<Architecture> arch;
+  if (request.is_object() && request.contains("model") && !request["model"].is_null())
+    arch = resolve_model(cat, request["model"], "model").arch;
+  auto engine = [&](const char* id) {
+    json e = {{"formats", engine_formats(id)}};
+    if (arch) e["quant"] = d::quant_for(id, *arch);
+    else e["quant"] = std::string(id) == "llama.cpp" ? d::kQuantGguf : "SAFETENSORS-BF16";
+    return e;
+  };
+  json llama = engine("llama.cpp");
+  llama.update({{"parallel", d::kParallel}, {"ubatch", d::kUbatch}, {"flash_attn", d::kFlashAttn},
+                {"kv_unified", d::kKvUnified}, {"swa_full", d::kSwaFull}, {"kv_type", d::kKvType},
+                {"mmap", d::kMmap}, {"rules", d::kRules}, {"imatrix", d::kImatrix}, {"mla_v_less", d::kMlaVLess}});
+  json vllm = engine("vllm");
+  vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype},
+               {"enforce_eager", d::kEnforceEager}, {"tensor_parallel", "count"},
+               {"max_num_seqs", nullptr}, {"max_num_batched_tokens", nullptr}, {"block_size", nullptr}});
+  json sglang = engine("sglang");
+  sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype},
+                 {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
+  return {
+      {"estimate", {{"engine", d::kEngine}, {"context", d::kContext}, {"count", d::kCount}, {"ram_gib", d::kRamGib},
+                    {"display", d::kDisplay}, {"prompt", d::kPrompt}, {"gen", d::kGen}, {"depth", d::kDepth},
+                    {"ram_bandwidth_gbs", d::kRamBandwidthGbs}, {"pcie_gbs", d::kPcieGbs}, {"detail", d::kDetail},
+                    {"concurrency", nullptr}}},
+      {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}}},
+      {"cost", {{"market", d::kMarket}, {"hours_per_day", d::kHoursPerDay},
+                {"amortization_months", d::kAmortizationMonths}, {"months", d::kMonths},
+                {"concurrency", d::kConcurrency}, {"power_w", "device_tdp_x_count"},
+                {"purchase_usd", "device_price_x_count"}}},
+      {"training", {{"method", d::kTrainMethod}, {"optimizer", d::kOptimizer}, {"precision", d::kPrecision},
+                    {"loss", d::kLoss}, {"offload", d::kOffload}, {"batch", d::kBatch}, {"seq", d::kSeq},
+                    {"checkpointing", d::kCheckpointing}, {"offload_activations", d::kOffloadActivations},
+                    {"flash_attn", d::kFlashAttn}, {"double_quant", d::kDoubleQuant},
+                    {"adapter_precision", d::kAdapterPrecision}, {"kbit_prep_fp32", d::kKbitPrepFp32},
+                    {"lora_rank", d::kLoraRank}, {"lora_targets", {"q", "k", "v", "o", "gate", "up", "down"}},
+                    {"gpus", d::kGpus}, {"zero", d::kZero}}},
+      {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
+                 {"allow_offload", "when_ram_gib"}}},
+  };
+}
+
+}  // namespace wif

@@ -1,0 +1,139 @@
+// Types of the documents the core exchanges with every surface, and of web/api.js (the JS
+// module; web/client.js keeps the same interface through the Worker). Written by hand to match
+// core/schema/request.schema.json and core/schema/result.schema.json (schema_version 1).
+
+export type Verdict = 'fits' | 'tight' | 'offload' | 'no_fit';
+export type Engine = 'llama.cpp' | 'vllm' | 'sglang';
+export type KvType = 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' | 'q4_0' | 'iq4_nl';
+
+/** Something the core says as a code and its values; each surface words it in its language. */
+export interface Coded<C extends string = string> { code: C; values: Record<string, unknown> }
+export type NoteCode = 'quant_replaced' | 'quant_alias';
+export type DiagnosticCode = 'weights_exceed_budget' | 'context_exceeds_kv' | 'graphs_exceed_headroom';
+export type UsableRuleCode =
+  | 'gpu_driver_reserve' | 'gpu_driver_reserve_display' | 'metal_wired_limit'
+  | 'metal_working_set_small' | 'metal_working_set_large' | 'unified_gpu_share' | 'cpu_os_reserve';
+export interface UsableRule { code: UsableRuleCode; params: Record<string, number> }
+export type QualityBand = 'lossless' | 'near_lossless' | 'good' | 'noticeable' | 'heavy' | 'unknown';
+export type QualityGroup = 'high' | 'reduced' | 'low' | 'unknown';
+export interface Quality { band: QualityBand; rank_group: QualityGroup; ppl_delta_pct?: number }
+
+export type ModelRef =
+  | string
+  | { config: object; id?: string; name?: string }
+  | { gguf_header_base64: string; id?: string; name?: string };
+export type DeviceRef =
+  | string
+  | { name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; memory_gib: number; bandwidth_gbs: number;
+      fp16_tflops?: number; backend?: string; overhead_backend?: string; id?: string };
+
+/** An estimate request (also the base of solve, tiers, runs_on, train and cost requests). */
+export interface Request {
+  model?: ModelRef;
+  hardware?: DeviceRef | DeviceRef[];
+  engine?: Engine;
+  quant?: string;
+  context?: number;
+  count?: number;
+  ram_gib?: number;
+  kv_type?: KvType; kv_type_k?: KvType; kv_type_v?: KvType;
+  parallel?: number; ubatch?: number; flash_attn?: boolean; kv_unified?: boolean; swa_full?: boolean;
+  rules?: '2025-12' | '2026'; imatrix?: boolean; mla_v_less?: boolean;
+  wired_limit_mib?: number; gpu_share?: number; display?: boolean;
+  ngl?: number; n_cpu_moe?: number; tensor_split?: number[]; mmap?: boolean;
+  tensor_parallel?: number; concurrency?: number; gpu_memory_utilization?: number; mem_fraction_static?: number;
+  max_num_seqs?: number; max_num_batched_tokens?: number; kv_cache_dtype?: string; block_size?: number; enforce_eager?: boolean;
+  prompt?: number; gen?: number; depth?: number; backend?: string; ram_bandwidth_gbs?: number; pcie_gbs?: number;
+  detail?: 'full' | 'summary';
+  solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks';
+  min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
+  [field: string]: unknown;
+}
+
+export interface ErrorBody { code: string; path: string; message: string; accepted?: string[]; needed_bytes?: number }
+export interface ErrorDocument { schema_version: 1; error: ErrorBody }
+
+export interface DeviceLoad {
+  id: string; name?: string; backend?: string;
+  weights_bytes: number; kv_bytes: number; compute_bytes: number; overhead_bytes: number;
+  total_bytes: number; usable_bytes: number; fits: boolean; [field: string]: unknown;
+}
+
+export interface ServerBudget {
+  engine?: Engine;
+  settings: { tensor_parallel: number; max_model_len: number; gpu_memory_utilization?: number; mem_fraction_static?: number; [k: string]: unknown };
+  per_gpu: { total_bytes: number; weights_bytes: number; kv_available_bytes: number; [k: string]: unknown };
+  kv_tokens: number; max_model_len_fit: number; max_concurrency: number; fits: boolean;
+  diagnostics: Coded<DiagnosticCode>[];
+  fit?: ServerBudget;
+  throughput?: Record<string, unknown>;
+  [field: string]: unknown;
+}
+
+export interface Speed {
+  decode_tps: number; decode_tps_low: number; decode_tps_high: number;
+  prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;
+}
+
+export interface EstimateResult {
+  schema_version: 1;
+  model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; [k: string]: unknown };
+  quant: { id: string; bits_per_weight: number; quality: Quality };
+  hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string };
+  settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };
+  memory: {
+    weights_bytes: number; host_weights_bytes: number; kv_cache_bytes: number; compute_bytes: number;
+    overhead_bytes: number; total_bytes: number; total_high_bytes: number; usable_bytes: number;
+    physical_bytes: number; margin_bytes: number; utilization: number;
+    usable_rule_code: UsableRule;
+    /** English, for the CLI; surfaces word usable_rule_code. */
+    usable_rule: string;
+    devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;
+  };
+  verdict: Verdict;
+  notes: Coded<NoteCode>[];
+  speed?: Speed;
+  vllm?: ServerBudget;
+  sglang?: ServerBudget;
+  placement?: Record<string, unknown>;
+  commands?: Record<string, string>;
+  gguf_file_bytes?: number; checkpoint_bytes?: number;
+  gguf_file_published_bytes?: number; gguf_file_published_repo?: string;
+  detail?: 'summary';
+}
+
+export interface EngineDefaults { quant: string; formats: string[]; [setting: string]: unknown }
+export interface DefaultsDocument {
+  schema_version: 1;
+  estimate: { engine: Engine; context: number; count: number; ram_gib: number; prompt: number; gen: number; depth: number; detail: 'full' | 'summary'; [k: string]: unknown };
+  engines: { 'llama.cpp': EngineDefaults; vllm: EngineDefaults; sglang: EngineDefaults };
+  cost: { market: string; hours_per_day: number; amortization_months: number; months: number; concurrency: number; [k: string]: unknown };
+  training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; [k: string]: unknown };
+  solve: { min_context: number; max_count: number; min_decode_tps: number; [k: string]: unknown };
+}
+
+/** Documents whose shape api.hpp and the headers it names describe (solve.hpp, training.hpp …). */
+export interface Versioned { schema_version: 1; [field: string]: unknown }
+
+export class WillitfitError extends Error {
+  constructor(e: ErrorBody);
+  code: string;
+  path: string;
+  accepted?: string[];
+  neededBytes?: number;
+}
+
+export function loadCore(moduleUrl?: string): Promise<unknown>;
+export function estimate(request: Request): Promise<EstimateResult>;
+export function estimateMany(requests: Request[]): Promise<(EstimateResult | ErrorDocument)[]>;
+export function tiers(request: Request): Promise<Versioned>;
+export function runsOn(request: Request): Promise<Versioned>;
+export function solve(request: Request): Promise<Versioned>;
+export function train(request: Request): Promise<Versioned>;
+export function cost(request: Request): Promise<Versioned>;
+export function defaults(request?: { model?: ModelRef }): Promise<DefaultsDocument>;
+export function list(what: 'models' | 'hardware' | 'quants' | 'clouds' | 'markets'): Promise<Record<string, unknown>[]>;
+export function ggufSummary(bytesOrBase64: Uint8Array | string): Promise<Versioned>;
+export function bytesToBase64(bytes: Uint8Array): string;
+export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary: Versioned }>;
+export function accuracyReport(): Promise<Versioned>;
