@@ -66,11 +66,12 @@ export function request(over = {}) {
     model: store.modelRef(v.model), quant: v.quant, hardware: store.deviceRef(v.hw), context: v.ctx,
     kv_type: v.kv, count: v.count, ram_gib: v.ram,
   };
-  // A GGUF format means nothing to a serving engine: leave the quant out and the core picks the
-  // engine's own (the result says which).
-  if (v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
-  if (v.par !== 1) r.parallel = v.par;
-  if (v.engine !== 'llama.cpp') r.engine = v.engine;
+  // A format the engine does not load (a GGUF type under vLLM) is sent as chosen: the core
+  // answers with the engine's own and a quant_replaced note. A core without defaults (older)
+  // refuses it, so there the quant is left out.
+  if (!defaults && v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
+  if (v.par !== defaultOf('par')) r.parallel = v.par;
+  if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   return r;
 }
 
