@@ -13,7 +13,7 @@ import { attachSearch } from './search.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
-import { readUrl, state, urlFor, writeUrl } from './state.js';
+import { defaultOf, readUrl, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
@@ -107,7 +107,7 @@ function readForm() {
   state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || 1));
   state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || 1));
   state.ram = Number(byId('ram').value) || 0;
-  state.ctx = CONTEXTS[Number(byId('context').value)] ?? 8192;
+  state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
   byId('context-out').textContent = tokens(state.ctx, state.lang);
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }
@@ -259,6 +259,7 @@ async function init() {
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
   store.load();
   await catalog.load();
+  readUrl();   // again: a missing key now means the core's default
   fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
   applyLang();
   const go = () => { readForm(); update(true); };

@@ -6,7 +6,7 @@
 // values: whatever the state holds is text here, and attribute values are escaped in the snippet.
 import { byId } from './dom.js';
 import { t } from './i18n.js';
-import { state } from './state.js';
+import { defaultOf, state } from './state.js';
 
 /** Escape a value for a double-quoted HTML attribute. @param {string} s */
 export function attr(s) {
@@ -27,13 +27,13 @@ export function snippets(s, base) {
   /** @type {[string, string][]} */
   const attrs = [['model', s.model], ['hardware', s.hw], ['quant', s.quant], ['context', String(s.ctx)], ['lang', s.lang]];
   if (s.ram) attrs.push(['ram', String(s.ram)]);
-  if (s.kv !== 'f16') attrs.push(['kv-type', s.kv]);
+  if (s.kv !== defaultOf('kv')) attrs.push(['kv-type', s.kv]);
   if (s.count !== 1) attrs.push(['count', String(s.count)]);
   const widget = `<script type="module" src="${attr(new URL('widget.js', dir).href)}"></script>\n` +
     `<will-it-fit ${attrs.map(([k, v]) => `${k}="${attr(v)}"`).join(' ')}>${attr(`${s.model} · ${s.quant} · ${s.hw}`)}</will-it-fit>`;
   const q = new URLSearchParams({ model: s.model, hw: s.hw, quant: s.quant, ctx: String(s.ctx), lang: s.lang });
   if (s.ram) q.set('ram', String(s.ram));
-  if (s.kv !== 'f16') q.set('kv', s.kv);
+  if (s.kv !== defaultOf('kv')) q.set('kv', s.kv);
   if (s.count !== 1) q.set('count', String(s.count));
   const iframe = `<iframe src="${attr(`${new URL('embed.html', dir).href}?${q}`)}" title="${attr(`willitfit: ${s.model}`)}" ` +
     'width="480" height="200" style="max-width:100%;border:0" loading="lazy"></iframe>\n' +

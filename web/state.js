@@ -28,7 +28,29 @@ export const state = {
   home: false,
 };
 
+/** What a URL without a key means. The welcome's model and device are the page's own choice; the
+ * rest are replaced at start by the core's defaults (setDefaults). */
 const DEFAULTS = { ...state };
+
+/**
+ * Take the core's defaults (api.js defaults(): core/include/willitfit/defaults.hpp) as what a
+ * missing URL key means, so the page never holds its own copy of them.
+ * @param {any} d
+ */
+export function setDefaults(d) {
+  const llama = d && d.engines && d.engines['llama.cpp'];
+  if (!d || !d.estimate || !llama) return;
+  Object.assign(DEFAULTS, {
+    quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
+    ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
+    market: d.cost && d.cost.market ? d.cost.market : DEFAULTS.market,
+  });
+}
+
+/** The default of one state key. @template {keyof typeof state} K @param {K} k @returns {(typeof state)[K]} */
+export function defaultOf(k) {
+  return DEFAULTS[k];
+}
 
 export function guessLang() {
   const l = (navigator.language || 'en').slice(0, 2);
@@ -73,10 +95,10 @@ export function urlFor(over = {}) {
   else if (v.view === 'accuracy') q = { view: 'accuracy' };
   else {
     q = { model: v.model, quant: v.quant, hw: v.hw, ctx: String(v.ctx), kv: v.kv, count: String(v.count), ram: String(v.ram) };
-    if (v.par !== 1) q.par = String(v.par);
-    if (v.engine !== 'llama.cpp') q.engine = v.engine;
+    if (v.par !== DEFAULTS.par) q.par = String(v.par);
+    if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
   }
-  if (v.market !== 'US' && v.view !== 'accuracy') q.market = v.market;
+  if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;
   return `${location.pathname}?${new URLSearchParams(q)}`;
 }

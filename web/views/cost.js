@@ -6,7 +6,7 @@
 // cloud offers' throughput from estimates on those devices, and every figure from `cost`.
 // Amounts come in US dollars and are shown in the chosen market's currency (format.js money).
 import { call, many } from '../client.js';
-import { request } from '../catalog.js';
+import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { money, num, tps } from '../format.js';
@@ -72,6 +72,7 @@ async function cloudSpeeds(offers) {
 }
 
 let seq = 0;
+let usageFromCore = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
 /** @type {any} */
@@ -97,6 +98,12 @@ function rerun() { if (lastResult) renderCost(lastResult); }
 /** @param {any} r @param {() => boolean} alive */
 async function run(r, alive) {
   const mk = await market();
+  // The usage inputs start at the core's defaults (defaults.cost), never at a copy of them.
+  if (!usageFromCore && defaults && defaults.cost) {
+    usage.hours = defaults.cost.hours_per_day;
+    usage.amort = defaults.cost.amortization_months;
+    usageFromCore = true;
+  }
   renderBuy(r, mk);
   ensureInputs(mk);
   const hasSpeed = r.speed && typeof r.speed.decode_tps === 'number' && r.speed.decode_tps > 0;

@@ -74,11 +74,16 @@ export function renderMain(r) {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-    text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
+    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
-  text('usable-rule', m.usable_rule ? T('usable_line', { 0: T('usable'), 1: ruleText(state.lang, m.usable_rule) }) : '');
+  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : m.usable_rule ? ruleText(state.lang, m.usable_rule) : '';
+  text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
+  // What the core changed or read differently in the request (a format that does not apply to
+  // the engine, an alias), each a code with its values.
+  fill('notes', (Array.isArray(r.notes) ? r.notes : []).map((/** @type {any} */ n) => h('span', { class: 'core-note', dataset: { code: n.code } },
+    T(`note_${n.code}`, Object.fromEntries(Object.entries(n.values || {}).map(([k, v]) => [k, k === 'engine' ? engineName(String(v)) : String(v)]))), ' ')));
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
@@ -115,6 +120,26 @@ export function renderMain(r) {
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
   byId('par-field').hidden = !!server;
   renderPlugins(r);
+}
+
+/** An engine id as it spells itself. @param {string} e */
+export function engineName(e) {
+  return e === 'vllm' ? 'vLLM' : e === 'sglang' ? 'SGLang' : e;
+}
+
+/**
+ * The core's usable-memory rule ({code, params}) in the page's language; each parameter is
+ * formatted by what its name says (…_gib, …_gb, …_mib, fractions and shares as percentages).
+ * @param {{code: string, params: Record<string, number>}} rc @param {string} L
+ */
+export function ruleFromCode(rc, L) {
+  /** @type {Record<string, string>} */
+  const v = {};
+  for (const [k, x] of Object.entries(rc.params || {})) {
+    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)} ${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)} ${units(L).gb}`
+      : /_mib$/.test(k) ? `${num(x, L)} MiB` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
+  }
+  return T(`rule_code_${rc.code}`, v);
 }
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
@@ -200,7 +225,9 @@ function renderPlugins(r) {
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, r.memory.host && r.memory.host.total_bytes > 0 ? r.memory.host : null, L));
+  // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
+  const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -289,7 +316,10 @@ export async function renderExtras(r, alive) {
   // preallocates its pool whatever the context, so these say nothing there: one line says why.
   let k32 = null;
   if (isServer(r)) {
-    fill('diag-list', h('li', null, T('diag_server')));
+    const sv = serverOf(r);
+    const codes = sv && Array.isArray(sv.diagnostics) ? sv.diagnostics : [];
+    fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}`, {
+      len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
   } else {
     const [k8, k32x, q32] = await many([request({ ctx: 8192 }), request({ ctx: 32768 }), request({ ctx: 32768, kv: 'q8_0' })]);
     if (!alive()) return;
@@ -315,6 +345,13 @@ export async function renderExtras(r, alive) {
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
 async function quantMatrix(r, alive) {
   const L = state.lang;
+  // A GGUF file has one format: every row would be the same file, so the section says so once.
+  const ref = /** @type {any} */ (request().model);
+  if (ref && typeof ref === 'object' && ref.gguf_header_base64) {
+    fill('matrix', h('p', { class: 'note' }, T('quant_from_file', { 0: r.quant.id })));
+    text('matrix-note', '');
+    return;
+  }
   const qs = isServer(r) ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
@@ -364,11 +401,17 @@ function publishedCell(x, published, L) {
     `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: `${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)}` }));
 }
 
-/** @param {any} q @param {string} L */
+/**
+ * The quality of a format in words: the core's band (quants.json "quality_bands", quant.quality
+ * or the listing's quality), with the perplexity figure beside it.
+ * @param {any} q a listing entry or a result's quant @param {string} L
+ */
 export function qualityText(q, L) {
-  const d = q.ppl_delta_pct;
+  const band = q && q.quality && q.quality.band;
+  const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  const word = d <= 0.1 ? 'q_lossless' : d <= 1 ? 'q_near' : d <= 3.5 ? 'q_good' : d <= 12 ? 'q_noticeable' : 'q_heavy';
+  if (!band || band === 'unknown') return `${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL`;
+  const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
   return `${T(word)} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)`;
 }
 
