@@ -45,6 +45,9 @@ export function collectModules(dir, entry, replace = {}, virtual = {}) {
       visit('willitfit.js');
     }
     text = text.replace(SPECIFIER, (_m, head, q, spec) => {
+      // A type-only reference in a JSDoc comment (import('./willitfit') for web/willitfit.d.ts)
+      // names no module file: leave it as it is.
+      if (!/\.m?js$/.test(spec)) return _m;
       const dep = path.posix.normalize(path.posix.join(path.posix.dirname(key), spec));
       if (dep.startsWith('..')) throw new Error(`offline bundle: ${key} imports ${spec} outside the site`);
       visit(dep);

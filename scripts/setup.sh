@@ -11,6 +11,8 @@ command -v emcc >/dev/null || need+=(emscripten)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
 [ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
 command -v chromium >/dev/null || need+=(chromium)
+# A CJK font, so that Chinese pages are checked on screen (screenshots show glyphs, not boxes).
+(command -v fc-list >/dev/null && fc-list | grep -qi "Noto Sans CJK") || need+=(fonts-noto-cjk)
 [ -d /usr/share/nodejs/acorn ] || need+=(node-acorn)
 [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
 if [ "${WIF_SANITIZE:-}" = 1 ] || [ "${1:-}" = --all ]; then

@@ -2,6 +2,7 @@
 // "N passed, N failed". Exits non-zero if anything failed or if a level ran no test.
 //  1. Catch2 on the core, through CTest (one CTest test per TEST_CASE)
 //  2. node --test on the built wasm module and the CLI  (tests/js)
+//     then the type check: tsc --noEmit -p . over web/ and tests/js, one result per file
 //  3. node --test driving the real page in Chromium     (tests/web)
 //  4. the core's Catch2 tests and fuzz-corpus replays again under ASan+UBSan (build-asan/, clang)
 //  5. a short libFuzzer run of each target in tests/fuzz (build-fuzz/; scripts/fuzz.mjs)
@@ -41,6 +42,7 @@ const files = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')
 
 run('core (Catch2 via CTest)', 'ctest', ['--test-dir', 'build', '--output-on-failure', '-j2'], ctestCounts);
 run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
+run('type check (tsc --checkJs over web/ and tests/js)', process.execPath, ['scripts/typecheck.mjs'], nodeCounts);
 run('page in Chromium (Playwright)', process.execPath,
   ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
 

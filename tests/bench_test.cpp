@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <set>
@@ -202,4 +203,27 @@ TEST_CASE("refitting the coefficients on the same rows does not make decode wors
     return s;
   };
   CHECK(err(refit) <= err(now) * 1.01);
+}
+
+TEST_CASE("the size report compares every published GGUF with the file computed from the config", "[bench]") {
+  const json& z = report()["sizes"];
+  REQUIRE(z["rows"].is_array());
+  CHECK(z["compared"].get<int>() >= 100);
+  CHECK(z["files"].get<std::size_t>() == z["rows"].size());
+  std::vector<double> abs_err;
+  for (const auto& r : z["rows"]) {
+    CAPTURE(r["model"], r["quant"]);
+    const double pub = r["published_bytes"], ours = r["computed_bytes"];
+    CHECK_THAT(r["error_pct"].get<double>(), Catch::Matchers::WithinAbs((ours - pub) / pub * 100.0, 1e-9));
+    CHECK(r["source"].get<std::string>().rfind("https://", 0) == 0);
+    if (!r.contains("size_differs")) abs_err.push_back(std::fabs(r["error_pct"].get<double>()));
+  }
+  CHECK(abs_err.size() == z["compared"].get<std::size_t>());
+  std::sort(abs_err.begin(), abs_err.end());
+  CHECK(z["max_abs_error_pct"].get<double>() == abs_err.back());
+  CHECK(z["median_abs_error_pct"].get<double>() <= z["p90_abs_error_pct"].get<double>());
+  CHECK(z["p90_abs_error_pct"].get<double>() <= z["max_abs_error_pct"].get<double>());
+  // The memory claim: half the files within 0.5 %, none unflagged beyond 3 % (catalog_test).
+  CHECK(z["median_abs_error_pct"].get<double>() < 0.5);
+  CHECK(z["max_abs_error_pct"].get<double>() <= 3.0);
 }

@@ -130,6 +130,13 @@ TEST_CASE("llama-server commands carry exactly the placement and settings beside
     } else {
       CHECK(f.count("-ts") == 0);
     }
+    // Ollama cannot keep experts in system RAM: no Modelfile for such a plan (it would put
+    // num_gpu layers on the GPU, experts included, and not fit).
+    if (p["n_cpu_moe"].get<int>() > 0) {
+      CHECK_FALSE(r["commands"].contains("ollama_modelfile"));
+      CHECK_FALSE(r["commands"].contains("ollama"));
+      continue;
+    }
     // Ollama: the same context and layers.
     const std::string mf = r["commands"]["ollama_modelfile"];
     CHECK(mf.find("PARAMETER num_ctx " + std::to_string(s["context"].get<long long>()) + "\n") != std::string::npos);

@@ -7,6 +7,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/questions/runs_on.hpp"
 
 using namespace wif;
@@ -139,4 +140,70 @@ TEST_CASE("runs-on refuses a model, an unknown device and a negative context wit
   CHECK(err({{"hardware", "nvidia-rtx-4090"}, {"context", -1}})["path"] == "context");
   CHECK(err({{"hardware", "nvidia-rtx-4090"}, {"engine", "vllm"}})["path"] == "engine");
   CHECK(err(json::object())["path"] == "hardware");
+}
+
+TEST_CASE("a setup below the quality or speed floor is not counted as running, and says what it would need", "[runs_on]") {
+  // Default floors: quality band reduced or better, decode at least 3 tokens/s.
+  const json& r = rtx4090_ram();
+  REQUIRE(r["floors"]["min_quality"] == "reduced");
+  const double min_tps = r["floors"]["min_decode_tps"].get<double>();
+  CHECK(min_tps == defaults::kRunsOnMinDecodeTps);
+  int below = 0;
+  for (const auto& e : r["models"]) {
+    CAPTURE(e["model"]["id"], e["quant"], e["tier"]);
+    if (e["tier"] != "no_fit") {
+      CHECK((e["quality"] == "high" || e["quality"] == "reduced"));
+      if (e.contains("speed")) CHECK(e["speed"]["decode_tps"].get<double>() >= min_tps - 1e-9);
+      CHECK_FALSE(e.contains("below_floor"));
+      continue;
+    }
+    if (!e.contains("below_floor")) continue;
+    ++below;
+    REQUIRE(e["needs"].is_array());
+    REQUIRE_FALSE(e["needs"].empty());
+    for (const auto& n : e["needs"]) {
+      CHECK((n["code"] == "more_memory" || n["code"] == "faster_device"));
+      if (n["code"] == "more_memory") CHECK(n["memory_bytes"].get<double>() > n["usable_bytes"].get<double>() * 0.5);
+      if (n["code"] == "faster_device") CHECK(n["decode_tps"].get<double>() < n["min_decode_tps"].get<double>());
+    }
+    if (e["below_floor"] == "speed") CHECK(e["speed"]["decode_tps"].get<double>() < min_tps);
+    if (e["below_floor"] == "quality") CHECK(e["quality"] == "low");
+  }
+  CHECK(below == r["counts"]["below_quality_floor"].get<int>() + r["counts"]["below_speed_floor"].get<int>());
+  CHECK(r["counts"]["below_speed_floor"].get<int>() > 0);  // 70B dense models through PCIe
+
+  // Without the RTX 4090's RAM, Llama 4 Scout (109B) only fits at 1-2 bits: below the quality floor.
+  const json alone = json::parse(api_runs_on(cat(), json{{"hardware", "nvidia-rtx-4090"}}.dump()));
+  const json* scout = find(alone["models"], "meta-llama/Llama-4-Scout-17B-16E-Instruct");
+  REQUIRE(scout);
+  CHECK((*scout)["tier"] == "no_fit");
+  CHECK((*scout)["below_floor"] == "quality");
+  CHECK((*scout)["quality"] == "low");
+  REQUIRE((*scout)["needs"].size() >= 1);
+  CHECK((*scout)["needs"][0]["code"] == "more_memory");
+  // The floors are request fields: switched off, the same model counts as running at low quality.
+  const json any = json::parse(api_runs_on(cat(), json{{"hardware", "nvidia-rtx-4090"}, {"min_quality", "any"},
+                                                       {"min_decode_tps", 0}}.dump()));
+  CHECK(any["floors"]["min_quality"] == "any");
+  const json* scout_any = find(any["models"], "meta-llama/Llama-4-Scout-17B-16E-Instruct");
+  REQUIRE(scout_any);
+  CHECK((*scout_any)["tier"] == "fits");
+  CHECK((*scout_any)["quality"] == "low");
+  CHECK(any["counts"]["fits"].get<int>() > alone["counts"]["fits"].get<int>());
+  // A bad floor is a coded error at its field.
+  const json bad = json::parse(api_runs_on(cat(), json{{"hardware", "nvidia-rtx-4090"}, {"min_quality", "great"}}.dump()));
+  CHECK(bad["error"]["code"] == "bad_value");
+  CHECK(bad["error"]["path"] == "min_quality");
+}
+
+TEST_CASE("a device llama.cpp does not run on gets no list, and says which engines do", "[runs_on]") {
+  const json g = json::parse(api_runs_on(cat(), json{{"hardware", "intel-gaudi-3"}}.dump()));
+  REQUIRE_FALSE(g.contains("error"));
+  CHECK(g["engine_runs"] == false);
+  CHECK(g["models"].empty());
+  CHECK(g["device"]["engines"] == json::array({"vllm"}));
+  const json c = json::parse(api_runs_on(cat(), json{{"hardware", "cambricon-mlu370-x8"}}.dump()));
+  CHECK(c["engine_runs"] == false);
+  CHECK(c["device"]["engines"].empty());
+  CHECK(mac512()["engine_runs"] == true);
 }

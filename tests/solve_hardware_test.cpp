@@ -159,3 +159,23 @@ TEST_CASE("an option price for a memory size the chip does not list is refused a
   CHECK(wif::option_price(ok, 48, "p")["usd"] == 1799);
   CHECK(wif::option_price(ok, 24, "p").is_null());
 }
+
+TEST_CASE("a pick that nothing qualifies for says why, with the figures behind it", "[solve_hardware]") {
+  // The RTX PRO 6000 Blackwell (96 GB) carries a launch price: GLM-4.5-Air Q4_K_M has a best single GPU.
+  json q = kAir;
+  q["solve"] = "picks";
+  const json air = solve(q);
+  REQUIRE(air.contains("best_single_gpu"));
+  CHECK(air["missing"].is_object());
+  CHECK_FALSE(air["missing"].contains("best_single_gpu"));
+  // DeepSeek-V3 at Q4_K_M (about 380 GiB of weights) fits no single card.
+  const json big = solve({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
+  REQUIRE_FALSE(big.contains("error"));
+  CHECK_FALSE(big.contains("best_single_gpu"));
+  const json& why = big["missing"]["best_single_gpu"];
+  CHECK(why["code"] == "no_single_card_fits");
+  CHECK(why["largest_memory_gib"].get<double>() >= 96);
+  CHECK(why["weights_bytes"].get<double>() > why["largest_memory_gib"].get<double>() * 1073741824.0);
+  for (const char* card : {"best_value", "unified_memory", "cheapest_cloud"})
+    CHECK((big.contains(card) != big["missing"].contains(card)));
+}

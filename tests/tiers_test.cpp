@@ -1,3 +1,4 @@
+#include <algorithm>
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -75,6 +76,13 @@ TEST_CASE("every tier entry agrees with a direct estimate of the same request", 
   for (const char* group : {"gpus", "macs", "unified"})
     for (const auto& e : t[group]) {
       CAPTURE(e["device"]["id"]);
+      if (e["tier"] == "no_engine") {  // llama.cpp has no backend there: no estimate is made
+        const auto& en = e["device"]["engines"];
+        CHECK(std::find(en.begin(), en.end(), "llama.cpp") == en.end());
+        CHECK_FALSE(e.contains("speed"));
+        ++checked;
+        continue;
+      }
       const json r = json::parse(api_estimate(cat(), e["request"].dump()));
       if (!e.contains("memory")) {  // only a device the core cannot estimate on has no figures
         CHECK(e["tier"] == "no_fit");
@@ -121,7 +129,9 @@ TEST_CASE("tier lists cover every accelerator and are sorted fits, offload, no_f
   CHECK(t["unified"].size() == unified);
   for (const char* group : {"gpus", "macs", "unified"}) {
     const json& l = t[group];
-    auto rank = [](const json& e) { return e["tier"] == "fits" ? 0 : e["tier"] == "offload" ? 1 : 2; };
+    auto rank = [](const json& e) {
+      return e["tier"] == "fits" ? 0 : e["tier"] == "offload" ? 1 : e["tier"] == "no_fit" ? 2 : 3;
+    };
     for (std::size_t i = 1; i < l.size(); ++i) {
       CAPTURE(group, i);
       REQUIRE(rank(l[i - 1]) <= rank(l[i]));
@@ -162,4 +172,20 @@ TEST_CASE("estimate_many answers each request in order with its result or its er
   CHECK(r[1]["error"]["code"] == "unknown_model");
   CHECK(json::parse(api_estimate_many(cat(), "{}"))["error"]["code"] == "bad_type");
   CHECK(json::parse(api_estimate_many(cat(), "[]")).empty());
+}
+
+TEST_CASE("tier lists give no llama.cpp figures for Gaudi or Cambricon cards, and figures where it runs", "[tiers]") {
+  const json& t = glm_tiers();
+  int no_engine = 0;
+  for (const auto& e : t["gpus"]) {
+    const std::string id = e["device"]["id"];
+    if (id == "intel-gaudi-3" || id == "intel-gaudi-2" || id == "cambricon-mlu370-x8") {
+      CAPTURE(id);
+      CHECK(e["tier"] == "no_engine");
+      ++no_engine;
+    }
+    if (id == "nvidia-rtx-4090") CHECK(e["tier"] != "no_engine");
+  }
+  CHECK(no_engine == 3);
+  CHECK(t["counts"]["gpus"]["no_engine"].get<int>() >= 3);
 }

@@ -6,21 +6,32 @@
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h } from './dom.js';
-import { num, tokens } from './format.js';
+import { gbOf, num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
-import { initShare } from './share.js';
+import { copyLink, initShare, unpackConfig } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
-import { readUrl, state, urlFor, writeUrl } from './state.js';
+import { defaultOf, readUrl, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
-import { renderExtras, renderMain } from './views/main.js';
+import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
 import { resetElectricity } from './views/cost.js';
+
+/** Popular setups on the welcome: [model, quant, hardware, count, RAM GB, engine]. */
+const EXAMPLES = /** @type {[string, string, string, number, number, string][]} */ ([
+  ['Qwen/Qwen3-30B-A3B', 'Q4_K_M', 'nvidia-rtx-4090', 1, 0, 'llama.cpp'],
+  ['zai-org/GLM-4.5-Air', 'Q4_K_M', 'apple-m3-ultra-80c-gpu-512gb', 1, 0, 'llama.cpp'],
+  ['openai/gpt-oss-120b', 'MXFP4', 'amd-ryzen-ai-max-plus-395-128gb', 1, 0, 'llama.cpp'],
+  ['meta-llama/Llama-3.3-70B-Instruct', 'Q4_K_M', 'nvidia-rtx-3090', 2, 0, 'llama.cpp'],
+  ['zai-org/GLM-4.5-Air', 'Q4_K_M', 'nvidia-rtx-4090', 1, 64, 'llama.cpp'],
+  ['openai/gpt-oss-20b', 'MXFP4', 'apple-m4-max-40c-gpu-128gb', 1, 0, 'llama.cpp'],
+  ['deepseek-ai/DeepSeek-V3-0324', 'FP8', 'nvidia-h200-sxm', 8, 0, 'vllm'],
+]);
 
 const CONTEXTS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576];
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -41,9 +52,18 @@ function fillSelect(sel, items) {
   if (keep) sel.value = keep;
 }
 
+/** The hardware search: catalog devices by chip and product name (the core's `products`), and saved ones. */
+function hardwareItems() {
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: gbOf(d.memory_gib, state.lang) }));
+  return [...custom, ...catalog.hardware.map((d) => ({
+    id: d.id, name: Array.isArray(d.products) && d.products.length ? `${d.name} — ${d.products.join(', ')}` : d.name,
+    org: d.vendor, hint: gbOf(d.memory_gib, state.lang),
+  }))];
+}
+
 function fillHardware() {
-  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: T('saved_group') }));
-  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${num(d.memory_gib, state.lang)} GB`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: T('saved_group') }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
   fillSelect(byId('hardware'), [...custom, ...cat]);
   fillSelect(byId('dp-device'), cat);
 }
@@ -88,7 +108,7 @@ function readForm() {
   state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || 1));
   state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || 1));
   state.ram = Number(byId('ram').value) || 0;
-  state.ctx = CONTEXTS[Number(byId('context').value)] ?? 8192;
+  state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
   byId('context-out').textContent = tokens(state.ctx, state.lang);
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }
@@ -109,14 +129,23 @@ export async function update(push = false) {
   const alive = () => mine === seq;
   cancel();
   for (const v of ['main', 'model', 'device', 'accuracy']) byId(`view-${v}`).hidden = v !== state.view;
-  document.title = T(`title_${state.view}`);
+  setTitle();
   try {
     if (state.view === 'model') { byId('mp-search').value = catalog.modelInfo(state.model)?.name || state.model; await renderModel(alive); }
     else if (state.view === 'device') await renderDevice(alive);
     else if (state.view === 'accuracy') await renderAccuracy(alive);
     else {
+      byId('hero').hidden = !state.home;
+      byId('main-h1').hidden = state.home;
       const r = await estimate(catalog.request());
       if (!alive()) return;
+      // The result says which format it used (a GGUF file's own, or the engine's default).
+      if (byId('quant').value !== r.quant.id) byId('quant').value = r.quant.id;
+      // A GGUF file fixes its own format: the select shows it and cannot change it.
+      const fromFile = typeof store.modelRef(state.model) === 'object' && 'gguf_header_base64' in /** @type {any} */ (store.modelRef(state.model));
+      /** @type {HTMLSelectElement} */ (byId('quant')).disabled = fromFile;
+      byId('quant').title = fromFile ? T('quant_from_file', { 0: r.quant.id }) : '';
+      setTitle(r);
       renderMain(r);
       scheduleExtras(r, alive);
     }
@@ -134,15 +163,54 @@ function scheduleExtras(r, alive) {
   extrasTimer = setTimeout(() => { renderExtras(r, alive).catch((e) => { if (alive()) showError(e); }); }, 150);
 }
 
+/**
+ * The tab title and the meta description, naming the model and the device in the page's language.
+ * @param {any} [r] the main view's result, when there is one
+ */
+function setTitle(r) {
+  const mi = catalog.modelInfo(state.model);
+  const di = catalog.deviceInfo(state.hw);
+  const model = r ? r.model.name : mi?.name || state.model;
+  const hw = r ? hwName(r) : di?.name || state.hw;
+  const v = { model, hw };
+  document.title = T(`title_${state.view}_named`, v);
+  let meta = document.querySelector('meta[name="description"]');
+  if (!meta) { meta = h('meta', { name: 'description' }); document.head.append(meta); }
+  meta.setAttribute('content', T(`desc_${state.view}`, v));
+}
+
 /** @param {unknown} e */
 function showError(e) {
+  if (state.view === 'main') clearExtras();
   const box = byId('error');
   box.hidden = false;
   const err = /** @type {any} */ (e);
-  box.textContent = err instanceof WillitfitError || (err && err.code)
-    ? `${T('error')}: ${err.message} [${err.code}${err.path ? ` @ ${err.path}` : ''}]` : String(err && err.message || err);
+  // The core's code says what went wrong in the page's words; its message (English, for
+  // developers) stays in a tooltip.
+  // The core's code says what went wrong in the page's words; the code and the core's own
+  // message (English, for developers) are folded under "Technical details".
+  if (err instanceof WillitfitError || (err && err.code)) {
+    const known = T(`err_${err.code}`, { path: String(err.path || '') });
+    box.dataset.code = String(err.code);
+    fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })),
+      h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
+  } else box.textContent = String(err && err.message || err);
   byId('verdict').dataset.verdict = 'error';
   byId('verdict-text').textContent = T('error');
+}
+
+/** The welcome's popular setups, each a link to its view. */
+function fillExamples() {
+  const box = byId('examples');
+  if (!catalog.models.length) return;
+  fill('examples', EXAMPLES.map(([model, quant, hw, count, ram, engine]) => {
+    const mi = catalog.modelInfo(model);
+    const di = catalog.deviceInfo(hw);
+    if (!mi || !di) return null;
+    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${di.name}${ram ? ` + ${gbOf(ram, state.lang)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
+    return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
+  }));
+  box.hidden = false;
 }
 
 function updateTabs() {
@@ -157,6 +225,9 @@ function updateTabs() {
 
 function applyLang() {
   applyStrings(state.lang);
+  for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
+  fillExamples();
+  for (const sel of ['ram', 'dp-ram']) for (const o of /** @type {HTMLSelectElement} */ (byId(sel)).options) if (Number(o.value) > 0) o.textContent = gbOf(Number(o.value), state.lang);
   fillPresets();
   fillHardware();
   syncForm();
@@ -189,11 +260,21 @@ async function init() {
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
   store.load();
   await catalog.load();
+  readUrl();   // again: a missing key now means the core's default
   fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
   applyLang();
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });
   attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });
+  attachSearch(byId('hw-search'), hardwareItems, (id) => { if (!catalog.deviceInfo(id)) return; state.hw = id; syncForm(); byId('hw-search').value = ''; update(true); });
+  // On a phone the form folds into one summary line above the answer.
+  if (matchMedia('(max-width: 760px)').matches) /** @type {HTMLDetailsElement} */ (byId('setup-box')).open = false;
+  byId('share').addEventListener('click', async () => {
+    const saved = store.models()[state.model];
+    const session = !saved && catalog.modelInfo(state.model)?.custom;
+    const ok = await copyLink(saved || null);
+    byId('share-msg').textContent = T(ok ? (session ? 'link_copied_gguf' : 'link_copied') : 'copy_failed');
+  });
   const form = byId('form');
   form.addEventListener('change', (/** @type {Event} */ e) => {
     const el = /** @type {HTMLElement} */ (e.target);
@@ -222,6 +303,7 @@ async function init() {
     useDevice: (id) => { fillHardware(); state.hw = id; syncForm(); update(true); },
     refresh: () => { fillHardware(); syncForm(); },
   });
+  await openSharedConfig();
   initHub({ useModel: (id) => { state.model = id; syncForm(); update(true); } });   // ?hf=owner/repo&file=…
   refreshSaved();
   showStoreProblems();
@@ -230,6 +312,20 @@ async function init() {
   document.body.dataset.engine = await where();
   document.body.dataset.ready = 'true';
   registerServiceWorker();
+}
+
+/**
+ * A shared link to an imported config.json carries it (`cfg=`): save it here and show it. A link
+ * to a model this browser does not know and that carries nothing says what to do instead.
+ */
+async function openSharedConfig() {
+  const p = new URLSearchParams(location.search);
+  const packed = p.get('cfg');
+  if (!packed) return;
+  const doc = await unpackConfig(packed);
+  if (!doc) return;
+  state.model = store.addModel({ name: doc.name, config: doc.config });
+  syncForm();
 }
 
 /** Saved entries that could not be read are reported, never dropped silently. */

@@ -1,21 +1,38 @@
 // @ts-check
 // The catalog as the page sees it: the core's listings (loaded once) plus the person's saved
 // custom models and devices, and the request document for a state. No numbers are derived here.
-import { list } from './client.js';
-import { state } from './state.js';
+import { call, list } from './client.js';
+import { defaultOf, setDefaults, state } from './state.js';
 import * as store from './store.js';
 
 /** @type {any[]} */ export let models = [];
 /** @type {any[]} */ export let hardware = [];
 /** @type {any[]} */ export let quants = [];
 
+/** The core's defaults (api.js defaults()), or null from a core that does not publish them. @type {any} */
+export let defaults = null;
+
 export async function load() {
-  [models, hardware, quants] = await Promise.all([list('models'), list('hardware'), list('quants')]);
+  [models, hardware, quants, defaults] = await Promise.all([list('models'), list('hardware'), list('quants'),
+    call('defaults', {}).catch(() => null)]);
+  setDefaults(defaults);
+}
+
+/** The formats an engine loads (the core's defaults.engines[engine].formats), or null when unknown. @param {string} engine */
+export function engineFormats(engine) {
+  const f = defaults && defaults.engines && defaults.engines[engine] && defaults.engines[engine].formats;
+  return Array.isArray(f) ? f : null;
 }
 
 /** GGUF formats in quality order (best first), as the core ranks them. */
 export function ggufQuants() {
   return quants.filter((q) => q.gguf).sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
+}
+
+/** Checkpoint formats a serving engine (vLLM, SGLang) loads: the core's safetensors containers. */
+export function serverQuants() {
+  const f = engineFormats(state.engine);
+  return f ? quants.filter((q) => f.some((x) => (typeof x === 'string' ? x : x.id) === q.id)) : quants.filter((q) => q.container === 'safetensors');
 }
 
 /** @param {string} id */
@@ -49,8 +66,12 @@ export function request(over = {}) {
     model: store.modelRef(v.model), quant: v.quant, hardware: store.deviceRef(v.hw), context: v.ctx,
     kv_type: v.kv, count: v.count, ram_gib: v.ram,
   };
-  if (v.par !== 1) r.parallel = v.par;
-  if (v.engine !== 'llama.cpp') r.engine = v.engine;
+  // A format the engine does not load (a GGUF type under vLLM) is sent as chosen: the core
+  // answers with the engine's own and a quant_replaced note. A core without defaults (older)
+  // refuses it, so there the quant is left out.
+  if (!defaults && v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
+  if (v.par !== defaultOf('par')) r.parallel = v.par;
+  if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   return r;
 }
 

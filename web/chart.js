@@ -72,7 +72,7 @@ export async function scatterChart(el, spec) {
   const width = () => Math.max(260, el.clientWidth);
   const height = () => Math.min(420, Math.max(260, width() * 0.6));
   const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--line'), width: 1 }, ticks: { stroke: cssVar('--line') } };
-  const line = (/** @type {string} */ label, /** @type {number[] | undefined} */ dash) => ({
+  const line = (/** @type {string} */ label, /** @type {number[] | undefined} */ dash = undefined) => ({
     label, stroke: cssVar('--muted'), width: 1, dash, points: { show: false }, value: () => '',
   });
   const noPath = () => null;

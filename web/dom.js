@@ -56,7 +56,8 @@ export function text(id, text) {
 
 /**
  * A table with a caption, header cells and rows of cells (strings or nodes). The first cell of
- * each row is a row header for screen readers.
+ * each row is a row header for screen readers. Each cell carries its column's name
+ * (`data-label`), so a narrow screen can show rows as cards (styles.css).
  * @param {string} caption
  * @param {string[]} head
  * @param {any[][]} rows
@@ -70,7 +71,7 @@ export function table(caption, head, rows, props) {
     h('table', props || { class: 'data' },
       caption ? h('caption', { class: 'sr' }, caption) : null,
       h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
-      h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', null, c)))))))));
+      h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { 'data-label': head[i] ?? null }, c)))))))));
 }
 
 /** A link inside the app (router intercepts it). @param {string} href @param {string} label */

@@ -12,14 +12,31 @@ function nf(lang, digits) {
 /** @param {number} x */
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
+/**
+ * Memory units as each language writes them: French writes octets (Gio, Go, Kio), the others
+ * GiB/GB/KiB. One register per language, used by every view.
+ */
+const UNITS = /** @type {Record<string, {gib: string, gb: string, kib: string}>} */ ({
+  fr: { gib: 'Gio', gb: 'Go', kib: 'Kio' },
+});
+/** @param {string} lang */
+export function units(lang) {
+  return UNITS[lang] || { gib: 'GiB', gb: 'GB', kib: 'KiB' };
+}
+
 /** @param {number} bytes @param {string} lang */
 export function gib(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)} GiB` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)} ${units(lang).gib}` : '—';
 }
 
 /** @param {number} bytes @param {string} lang */
 export function gb(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)} GB` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)} ${units(lang).gb}` : '—';
+}
+
+/** Whole or decimal GB as a vendor states them ("24 GB", "24 Go"). @param {number} x @param {string} lang */
+export function gbOf(x, lang) {
+  return ok(x) ? `${num(x, lang, Number.isInteger(x) ? 0 : 1)} ${units(lang).gb}` : '—';
 }
 
 /** @param {number} x @param {string} lang */
@@ -77,7 +94,7 @@ export function byKey(key, v, lang) {
   if (/usd/.test(key)) return usd(v, lang, v < 10 ? 2 : 0);
   if (/tps$|tokens_per_s/.test(key)) return tps(v, lang);
   if (/_ms$/.test(key)) return ms(v, lang);
-  if (/gib$/.test(key)) return `${num(v, lang, 1)} GiB`;
+  if (/gib$/.test(key)) return `${num(v, lang, 1)} ${units(lang).gib}`;
   if (/(ratio|share|utilization)$/.test(key)) return pct(v, lang);
   return num(v, lang, Number.isInteger(v) ? 0 : 2);
 }

@@ -9,11 +9,15 @@ import moneyEn from './i18n/money/en.js';
 import moneyEs from './i18n/money/es.js';
 import moneyFr from './i18n/money/fr.js';
 import moneyZh from './i18n/money/zh.js';
+import mainEn from './i18n/main/en.js';
+import mainEs from './i18n/main/es.js';
+import mainFr from './i18n/main/fr.js';
+import mainZh from './i18n/main/zh.js';
 
 /** @type {Record<string, Record<string, string>>} */
 // The money / simulator / fine-tuning strings live in their own files (i18n/money/) so that
 // sections can grow without every change touching the main tables.
-export const STRINGS = { en: { ...en, ...moneyEn }, es: { ...es, ...moneyEs }, fr: { ...fr, ...moneyFr }, zh: { ...zh, ...moneyZh } };
+export const STRINGS = { en: { ...en, ...moneyEn, ...mainEn }, es: { ...es, ...moneyEs, ...mainEs }, fr: { ...fr, ...moneyFr, ...mainFr }, zh: { ...zh, ...moneyZh, ...mainZh } };
 
 /** @param {string} lang @param {string} key @param {Record<string, string>} [vars] */
 export function t(lang, key, vars) {

@@ -8,7 +8,7 @@ import { bytesToBase64, readGgufHeader } from './api.js';
 import { estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
-import { num } from './format.js';
+import { gbOf, num } from './format.js';
 import { t } from './i18n.js';
 import { state } from './state.js';
 import * as store from './store.js';
@@ -73,10 +73,15 @@ export async function importConfig(txt, fileName) {
   let config;
   try { config = JSON.parse(txt); } catch (e) { msg.textContent = `${T('cfg_not_json')} ${String(/** @type {any} */ (e).message)}`; return; }
   if (!config || typeof config !== 'object' || Array.isArray(config)) { msg.textContent = T('cfg_not_object'); return; }
-  const name = byId('cfg-name').value.trim() || (typeof config._name_or_path === 'string' && config._name_or_path) || fileName ||
-    `${config.model_type || 'custom'} ${config.hidden_size || ''}`.trim();
+  let name = byId('cfg-name').value.trim() || (typeof config._name_or_path === 'string' && config._name_or_path) ||
+    (fileName && fileName !== 'config' ? fileName : '');
   try {
-    await estimate({ ...catalog.request(), model: { name, config } });
+    const r = await estimate({ ...catalog.request(), model: { name: name || 'config.json', config } });
+    // No name given: the architecture the config names and the parameter count the core found.
+    if (!name) {
+      const arch = Array.isArray(config.architectures) && typeof config.architectures[0] === 'string' ? config.architectures[0] : String(r.model.model_type || 'config.json');
+      name = T('imported_name', { arch: arch.replace(/ForCausalLM$|ForConditionalGeneration$/, ''), params: T('params_b', { 0: num(r.model.params_total / 1e9, state.lang, 1) }) });
+    }
   } catch (e) {
     const err = /** @type {any} */ (e);
     msg.textContent = `${T('error')}: ${err.message}${err.path ? ` (${err.path})` : ''}`;
@@ -130,7 +135,7 @@ export function refreshSaved() {
     h('button', { type: 'button', class: 'small', 'aria-label': `${T('remove')} ${label}`, on: { click: () => { store.remove(what, key); refreshSaved(); hooks.refresh(); } } }, T('remove')));
   fill('saved-list', ms.length + ds.length === 0 ? h('li', { class: 'note' }, T('saved_none')) : null,
     ms.map(([k, m]) => item('models', k, `${T('model')}: ${m.name}`)),
-    ds.map(([k, d]) => item('devices', k, `${T('hardware')}: ${d.name} (${num(d.memory_gib, state.lang)} GB)`)));
+    ds.map(([k, d]) => item('devices', k, `${T('hardware')}: ${d.name} (${gbOf(d.memory_gib, state.lang)})`)));
 }
 
 async function detect() {
@@ -139,8 +144,11 @@ async function detect() {
   const c = await readClues();
   const best = propose(c, catalog.hardware);
   const seen = [c.webgpu && `WebGPU: ${c.webgpu}`, c.webgl && `WebGL: ${c.webgl}`,
-    c.deviceMemoryGb !== null && `${T('device_memory')}: ≥ ${num(c.deviceMemoryGb, state.lang)} GB`].filter(Boolean).join(' · ');
-  fill('detect-out', h('p', { class: 'note mono' }, seen || T('detect_nothing')),
+    c.deviceMemoryGb !== null && `${T('device_memory')}: ≥ ${gbOf(c.deviceMemoryGb, state.lang)}`].filter(Boolean).join(' · ');
+  // The answer first; what the browser said (a renderer string, a clue rather than a product
+  // name) folded beneath it.
+  fill('detect-out',
     best ? h('p', null, T('detect_propose', { 0: best.name }), ' ',
-      h('button', { type: 'button', class: 'small', on: { click: () => hooks.useDevice(best.id) } }, T('use'))) : h('p', null, T('detect_none')));
+      h('button', { type: 'button', class: 'small', on: { click: () => hooks.useDevice(best.id) } }, T('use'))) : h('p', null, seen ? T('detect_none') : T('detect_nothing')),
+    seen ? h('details', { class: 'note' }, h('summary', null, T('detect_seen_h')), h('p', null, seen)) : null);
 }

@@ -7,14 +7,14 @@
 
 export const LANGS = ['en', 'es', 'fr', 'zh'];
 export const VIEWS = ['main', 'model', 'device', 'accuracy'];
-export const ENGINES = ['llama.cpp', 'vllm'];
+export const ENGINES = ['llama.cpp', 'vllm', 'sglang'];
 /** Markets for prices, electricity and store links (data/markets.json ids). */
 export const MARKETS = ['US', 'EU', 'UK', 'CN'];
 
 export const state = {
   view: 'main',
   lang: 'en',
-  model: 'zai-org/GLM-4.5-Air',
+  model: 'Qwen/Qwen3-30B-A3B',
   quant: 'Q4_K_M',
   hw: 'nvidia-rtx-4090',
   ctx: 8192,
@@ -24,9 +24,33 @@ export const state = {
   par: 1,
   engine: 'llama.cpp',
   market: 'US',
+  /** True on a first visit, before any setup is in the URL. */
+  home: false,
 };
 
+/** What a URL without a key means. The welcome's model and device are the page's own choice; the
+ * rest are replaced at start by the core's defaults (setDefaults). */
 const DEFAULTS = { ...state };
+
+/**
+ * Take the core's defaults (api.js defaults(): core/include/willitfit/estimate/defaults.hpp) as what a
+ * missing URL key means, so the page never holds its own copy of them.
+ * @param {any} d
+ */
+export function setDefaults(d) {
+  const llama = d && d.engines && d.engines['llama.cpp'];
+  if (!d || !d.estimate || !llama) return;
+  Object.assign(DEFAULTS, {
+    quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
+    ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
+    market: d.cost && d.cost.market ? d.cost.market : DEFAULTS.market,
+  });
+}
+
+/** The default of one state key. @template {keyof typeof state} K @param {K} k @returns {(typeof state)[K]} */
+export function defaultOf(k) {
+  return DEFAULTS[k];
+}
 
 export function guessLang() {
   const l = (navigator.language || 'en').slice(0, 2);
@@ -40,6 +64,8 @@ export function readUrl() {
   // model= is cut here, so search and rendering never work on it; the core still refuses it.
   const s = (/** @type {string} */ k) => (p.get(k) ?? '').slice(0, 4097);
   Object.assign(state, DEFAULTS);
+  // A first visit (no setup in the link) opens on the welcome and an example that runs.
+  state.home = !['model', 'hw', 'view'].some((k) => p.has(k));
   state.view = VIEWS.includes(s('view')) ? s('view') : 'main';
   state.lang = LANGS.includes(s('lang')) ? s('lang') : guessLang();
   if (s('model')) state.model = s('model');
@@ -71,10 +97,10 @@ export function urlFor(over = {}) {
   else if (v.view === 'accuracy') q = { view: 'accuracy' };
   else {
     q = { model: v.model, quant: v.quant, hw: v.hw, ctx: String(v.ctx), kv: v.kv, count: String(v.count), ram: String(v.ram) };
-    if (v.par !== 1) q.par = String(v.par);
-    if (v.engine !== 'llama.cpp') q.engine = v.engine;
+    if (v.par !== DEFAULTS.par) q.par = String(v.par);
+    if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
   }
-  if (v.market !== 'US' && v.view !== 'accuracy') q.market = v.market;
+  if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;
   return `${location.pathname}?${new URLSearchParams(q)}`;
 }

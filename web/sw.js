@@ -14,6 +14,8 @@ const FILES = ['./'];   // replaced by the build with every file the app needs
 /** @type {Record<string, string>} */
 const HASHES = {};      // replaced by the build: file (relative to this worker) -> sha256 base64
 const CACHE = `willitfit-${VERSION}`;
+/** The worker's global scope (typed loosely: the page's type check uses the DOM library). */
+const sw = /** @type {any} */ (self);
 
 /** The HASHES key of a request URL ('./' and navigations are index.html), or '' when not listed. @param {string} url */
 function fileOf(url) {
@@ -46,22 +48,22 @@ async function fetchChecked(cache, url) {
   return res;
 }
 
-self.addEventListener('install', (event) => {
+self.addEventListener('install', (/** @type {any} */ event) => {
   event.waitUntil((async () => {
     const cache = await caches.open(CACHE);
     await Promise.all(FILES.map((f) => fetchChecked(cache, new URL(f, self.location.href).href)));
-    await self.skipWaiting();
+    await sw.skipWaiting();
   })());
 });
 
-self.addEventListener('activate', (event) => {
+self.addEventListener('activate', (/** @type {any} */ event) => {
   event.waitUntil((async () => {
     for (const key of await caches.keys()) if (key.startsWith('willitfit-') && key !== CACHE) await caches.delete(key);
-    await self.clients.claim();
+    await sw.clients.claim();
   })());
 });
 
-self.addEventListener('fetch', (event) => {
+self.addEventListener('fetch', (/** @type {any} */ event) => {
   const req = event.request;
   if (req.method !== 'GET' || new URL(req.url).origin !== self.location.origin) return;
   event.respondWith((async () => {

@@ -39,7 +39,7 @@ for (const c of table.cases) {
       assert.ok(doc.error.message.length > 0);
       const r = requestOf(c);
       if (r !== null)
-        await assert.rejects(api[fn](r), (e) => e.name === 'WillitfitError' && e.code === c.code && e.path === c.path);
+        await assert.rejects(api[fn](r), (/** @type {any} */ e) => e.name === 'WillitfitError' && e.code === c.code && e.path === c.path);
       assert.equal((await api.loadCore()).estimate(validText), reference, `a valid request after ${c.id}`);
     });
   }

@@ -91,7 +91,7 @@ test('a file written by @huggingface/gguf reads back with the same metadata', ()
     'llama.rope.freq_base': { value: 10000, type: GGUFValueType.FLOAT32 },
     'tokenizer.ggml.tokens': { value: ['a', 'bé', 'c'], type: GGUFValueType.ARRAY, subType: GGUFValueType.STRING },
   };
-  const bytes = serializeGgufMetadata(typed);
+  const bytes = serializeGgufMetadata(/** @type {any} */ (typed));
   const r = cli('gguf', writeTmp('ref.gguf', bytes), '--json');
   assert.equal(r.code, 0, r.stdout);
   assert.equal(r.json.name, 'Référence ✓');
@@ -160,8 +160,8 @@ test('the wasm module summarises bytes and base64 alike, and reads a Blob header
   assert.deepEqual(await api.ggufSummary(bytes), fromCli);
   assert.deepEqual(await api.ggufSummary(api.bytesToBase64(bytes)), fromCli);
   await assert.rejects(api.ggufSummary(bytes.subarray(0, 200)),
-    (e) => e.code === 'gguf_truncated' && Number.isInteger(e.neededBytes) && e.neededBytes > 200);
-  await assert.rejects(api.ggufSummary(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), (e) => e.code === 'bad_base64' || e.code === 'gguf_bad_magic');
+    (/** @type {any} */ e) => e.code === 'gguf_truncated' && Number.isInteger(e.neededBytes) && e.neededBytes > 200);
+  await assert.rejects(api.ggufSummary(new Uint8Array([1, 2, 3, 4, 5, 6, 7, 8])), (/** @type {any} */ e) => e.code === 'bad_base64' || e.code === 'gguf_bad_magic');
   // A big header behind a Blob: read in a few growing slices.
   const big = path.join(dir, 'glm.gguf');
   assert.equal(cli('gguf-synth', '--model', 'zai-org/GLM-4.5-Air', '--quant', 'Q4_K_M', '--out', big, '--json').code, 0);

@@ -19,7 +19,7 @@ test('the module and the CLI give identical documents for the same request', asy
 
 test('a bad model id is a WillitfitError with code and path, not a crash', async () => {
   await assert.rejects(api.estimate({ model: 'nobody/nothing', hardware: 'nvidia-rtx-4090' }),
-    (e) => e.name === 'WillitfitError' && e.code === 'unknown_model' && e.path === 'model');
+    (/** @type {any} */ e) => e.name === 'WillitfitError' && e.code === 'unknown_model' && e.path === 'model');
 });
 
 test('malformed values are rejected with the offending field', async () => {
@@ -35,7 +35,7 @@ test('malformed values are rejected with the offending field', async () => {
     [{ model: { config: { model_type: 'llama' } } }, 'missing_field', 'model.config.hidden_size'],
   ];
   for (const [patch, code, path] of cases) {
-    await assert.rejects(api.estimate({ ...base, ...patch }), (e) => e.code === code && e.path === path,
+    await assert.rejects(api.estimate({ ...base, .../** @type {object} */ (patch) }), (/** @type {any} */ e) => e.code === code && e.path === path,
       `${JSON.stringify(patch)} should give ${code} at ${path}`);
   }
 });

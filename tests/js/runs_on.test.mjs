@@ -29,9 +29,9 @@ test('runsOn lists every catalog model once, fits before offload before no fit, 
 });
 
 test('runsOn refuses an unknown device and a negative context with the field', async () => {
-  await assert.rejects(api.runsOn({ hardware: 'no-such-gpu' }), (e) => e.code === 'unknown_hardware' && e.path === 'hardware');
-  await assert.rejects(api.runsOn({ hardware: 'nvidia-rtx-4090', context: -8 }), (e) => e.path === 'context');
-  await assert.rejects(api.runsOn({ hardware: 'nvidia-rtx-4090', quant: 'Q4_K_M' }), (e) => e.code === 'bad_value' && e.path === 'quant');
+  await assert.rejects(api.runsOn({ hardware: 'no-such-gpu' }), (/** @type {any} */ e) => e.code === 'unknown_hardware' && e.path === 'hardware');
+  await assert.rejects(api.runsOn({ hardware: 'nvidia-rtx-4090', context: -8 }), (/** @type {any} */ e) => e.path === 'context');
+  await assert.rejects(api.runsOn({ hardware: 'nvidia-rtx-4090', quant: 'Q4_K_M' }), (/** @type {any} */ e) => e.code === 'bad_value' && e.path === 'quant');
 });
 
 test('willitfit runs-on gives the module\'s answer as JSON and one line per model as text', async () => {

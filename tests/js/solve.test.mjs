@@ -43,7 +43,7 @@ test('module solve picks gives four cards, each naming hardware that runs the mo
 });
 
 test('module solve refuses an unknown kind with bad_value at solve', async () => {
-  await assert.rejects(api.solve({ ...llama70, solve: 'fastest' }), (e) => e.code === 'bad_value' && e.path === 'solve');
+  await assert.rejects(api.solve({ ...llama70, solve: 'fastest' }), (/** @type {any} */ e) => e.code === 'bad_value' && e.path === 'solve');
 });
 
 test('CLI solve takes the estimate flags and --kind, and prints the same document as the module', async () => {

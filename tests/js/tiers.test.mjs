@@ -33,7 +33,7 @@ test('tiers puts an RTX 4090 with 64 GB RAM in offload and a 512 GB M3 Ultra in 
 const r5090 = (/** @type {any} */ t) => t.gpus.find((/** @type {any} */ e) => e.device.id === 'nvidia-rtx-5090');
 
 test('tiers rejects a request that names hardware, with the field', async () => {
-  await assert.rejects(api.tiers({ ...GLM, hardware: 'nvidia-rtx-4090' }), (e) => e.code === 'bad_value' && e.path === 'hardware');
+  await assert.rejects(api.tiers({ ...GLM, hardware: 'nvidia-rtx-4090' }), (/** @type {any} */ e) => e.code === 'bad_value' && e.path === 'hardware');
 });
 
 test('estimateMany answers like estimate, one entry per request, errors in place', async () => {

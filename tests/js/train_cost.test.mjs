@@ -28,8 +28,8 @@ test('cost: the CLI and the wasm module give identical documents for the same in
 
 test('train and cost errors come back as WillitfitError with the field', async () => {
   await assert.rejects(api.train({ model: 'meta-llama/Llama-3.1-8B', hardware: 'nvidia-rtx-4090', method: 'dora' }),
-    (e) => e.name === 'WillitfitError' && e.path === 'method');
-  await assert.rejects(api.cost({ hardware: 'nvidia-rtx-4090' }), (e) => e.code === 'missing_field' && e.path === 'decode_tps');
+    (/** @type {any} */ e) => e.name === 'WillitfitError' && e.path === 'method');
+  await assert.rejects(api.cost({ hardware: 'nvidia-rtx-4090' }), (/** @type {any} */ e) => e.code === 'missing_field' && e.path === 'decode_tps');
   const bad = cli('train', '--model', 'meta-llama/Llama-3.1-8B', '--hardware', 'nvidia-rtx-4090', '--zero', '7', '--json');
   assert.equal(bad.code, 2);
   assert.equal(bad.json.error.path, 'zero');

@@ -16,26 +16,31 @@ test('the device page lists the module\'s runsOn entries in its order, with RAM 
   const page = await env.page();
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&ram=64&lang=en`);
   await page.waitForSelector('#dp-runs table tbody tr');
-  const shown = await page.$$eval('#dp-runs table tbody tr', (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent.trim())));
+  const rowsOf = (sel) => page.$$eval(`${sel} tbody tr`, (rows) => rows.map((r) => [...r.cells].map((c) => c.textContent.trim())));
   const want = await api.runsOn({ hardware: 'nvidia-rtx-4090', context: 8192, kv_type: 'f16', count: 1, ram_gib: 64 });
   const runs = want.models.filter((e) => e.tier !== 'no_fit');
-  const not = want.models.filter((e) => e.tier === 'no_fit');
-  assert.equal(shown.length, runs.length + not.length);
-  want.models.forEach((e, i) => {
+  const below = want.models.filter((e) => e.tier === 'no_fit' && e.below_floor);
+  const not = want.models.filter((e) => e.tier === 'no_fit' && !e.below_floor);
+  // Three tables in the core's order: what runs, what runs only below the floors, what does not.
+  const shown = await rowsOf('#dp-runs-table tbody tr, #dp-runs-rest');
+  assert.equal(shown.length, runs.length);
+  runs.forEach((e, i) => {
     assert.equal(shown[i][0], e.model.name, `row ${i}`);
     assert.equal(shown[i][2], e.quant, `row ${i} ${e.model.name}`);
   });
+  assert.equal((await rowsOf('#dp-below-table')).length, below.length);
+  assert.equal(await page.$$eval('#dp-runs details:last-of-type table tbody tr', (r) => r.length), not.length);
   // GLM-4.5-Air runs with experts in the 64 GB of RAM, shown as such with its speed range.
   const glm = shown.find((r) => r[0] === 'GLM-4.5 Air' || /GLM-4\.5.Air/.test(r[0]));
   assert.ok(glm, 'GLM-4.5-Air row');
-  assert.match(glm.join(' '), /offload · 64 GB RAM/);
+  assert.match(glm.join(' '), /offload · 64 GiB RAM/);
   assert.match(glm.join(' '), /tok\/s \([\d.]+–[\d.]+\)/);
   assert.match(await page.textContent('#dp-runs caption'), new RegExp(`^${runs.length} catalog models`));
   assert.match(await page.textContent('#dp-usable'), /usable of 24 GiB physical/);
   // Keyboard: the "does not fit" list opens with Enter, and a model link opens the main view.
-  await page.focus('#dp-runs details summary');
+  await page.focus('#dp-runs details:last-of-type summary');
   await page.keyboard.press('Enter');
-  assert.equal(await page.$eval('#dp-runs details', (d) => d.open), true);
+  assert.equal(await page.$eval('#dp-runs details:last-of-type', (d) => d.open), true);
   await page.focus('#dp-runs tbody tr:first-child a');
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => !document.querySelector('#view-main').hidden && document.querySelector('#verdict').dataset.verdict !== 'pending');

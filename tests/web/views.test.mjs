@@ -250,7 +250,7 @@ test('speed, launch commands and per-device memory appear when the result carrie
   await page.route('**/worker.js', async (route) => {
     const res = await route.fetch();
     const body = (await res.text()).replace('out = { ok: true, value: await api.estimate(req) };',
-      `out = { ok: true, value: { ...(await api.estimate(req)), speed: { decode: { value: 42.5, low: 30, high: 50 }, prefill_tps: 900, ttft_ms: 4200 },
+      `out = { ok: true, value: { ...(await api.estimate(req)), speed: { decode_tps: 42.5, decode_tps_low: 30, decode_tps_high: 50, prefill_tps: 900, ttft_ms: 4200, prompt: 512 },
         commands: { 'llama.cpp': 'llama-server -hf x:Q4_K_M -c 8192' } } };
       out.value.memory = { ...out.value.memory, devices: [{ name: 'GPU 0', weights_bytes: 2 ** 33, total_bytes: 2 ** 34 }] };`);
     await route.fulfill({ response: res, body });

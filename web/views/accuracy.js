@@ -6,9 +6,10 @@
 import { call, has } from '../client.js';
 import { scatterChart } from '../chart.js';
 import { byId, fill, h } from '../dom.js';
-import { num, tps } from '../format.js';
+import { gib, num, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
+import { setPageMeta, stackTable } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const SPLITS = ['in_sample', 'held_out', 'multi_gpu', 'offloaded'];
@@ -17,49 +18,139 @@ const KIND = { tg: 'acc_decode', pp: 'acc_prefill' };
 /** @param {number} x */
 const pctText = (x) => `${num(x, state.lang, 1)} %`;
 
+/** Filter the rows table to one group and bring it into view. @param {Event} ev @param {string} kind @param {string} split */
+function showGroup(ev, kind, split) {
+  ev.preventDefault();
+  history.replaceState(history.state, '', `${location.pathname}${location.search}#acc-${kind}-${split}`);
+  for (const [id, v] of [['acc-kind', kind], ['acc-split', split]]) {
+    const sel = /** @type {HTMLSelectElement | null} */ (document.getElementById(id));
+    if (sel) { sel.value = v; sel.dispatchEvent(new Event('change')); }
+  }
+  document.getElementById('acc-rows-sec')?.scrollIntoView();
+}
+
 /** @param {any[]} groups */
 function summaryTable(groups) {
   const row = (/** @type {any} */ g) => h('tr', { dataset: { group: `${g.kind}-${g.split}` } },
-    h('th', { scope: 'row' }, `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
-    h('td', { dataset: { field: 'rows' } }, num(g.rows, state.lang)),
-    h('td', { dataset: { field: 'median_ape_pct' } }, g.rows ? pctText(g.median_ape_pct) : '—'),
-    h('td', { dataset: { field: 'within_25_pct' } }, g.rows ? pctText(g.within_25_pct) : '—'));
+    h('th', { scope: 'row', 'data-label': T('acc_group') }, g.rows ? h('a', { href: `#acc-${g.kind}-${g.split}`, on: { click: (/** @type {Event} */ ev) => showGroup(ev, g.kind, g.split) } },
+      `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`) : `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
+    h('td', { dataset: { field: 'rows' }, 'data-label': T('acc_n_rows'), class: 'n' }, h('span', null, num(g.rows, state.lang))),
+    h('td', { dataset: { field: 'median_ape_pct' }, 'data-label': T('acc_median'), class: 'n' }, h('span', null, g.rows ? pctText(g.median_ape_pct) : '—')),
+    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within'), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')));
   const order = (/** @type {any} */ g) => (g.kind === 'tg' ? 0 : 10) + SPLITS.indexOf(g.split);
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': T('acc_summary') },
-    h('table', { class: 'data', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
+  return h('div', { class: 'table-wrap fit' },
+    h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, T('acc_group')), h('th', { scope: 'col' }, T('acc_n_rows')),
         h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within')))),
       h('tbody', null, [...groups].sort((a, b) => order(a) - order(b)).map(row))));
 }
 
-/** @param {string} src */
+/**
+ * A row's source as a link a person can follow: the data's URL, labelled by its site and path.
+ * A row whose data names no URL says so (the data's own description stays in the tooltip).
+ * @param {string} src
+ */
 function sourceCell(src) {
   if (/^https?:\/\//.test(src)) {
     let label = src;
-    try { const u = new URL(src); label = u.hostname.replace(/^www\./, '') + u.pathname.replace(/\/$/, '').slice(0, 40); } catch { /* keep */ }
+    try { const u = new URL(src); label = u.hostname.replace(/^www\./, '') + u.pathname.replace(/\/$/, '').slice(0, 48); } catch { /* keep */ }
     return h('a', { href: src, rel: 'noopener noreferrer', target: '_blank' }, label);
   }
-  return src || '—';
+  return h('span', { class: 'note', title: src || null }, T('acc_no_link'));
 }
 
-/** @param {any[]} points */
-function rowsTable(points) {
+/** The split a speed row belongs to, as the summary names them. @param {any} p */
+const splitOf = (p) => (p.group === 'single' ? (p.held_out ? 'held_out' : 'in_sample') : p.group);
+
+/**
+ * Every speed row, sortable by any numeric column and filtered by kind, split and a text match;
+ * all columns visible at any width (cards on a phone).
+ * @param {any[]} points
+ */
+function rowsSection(points) {
+  const L = state.lang;
   const cols = ['acc_col_model', 'acc_col_device', 'acc_col_backend', 'acc_col_quant', 'acc_col_test', 'acc_col_measured',
     'acc_col_predicted', 'acc_col_error', 'acc_col_source'];
-  return h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': T('acc_rows') },
-    h('table', { class: 'data', id: 'acc-rows' }, h('caption', null, T('acc_rows')),
-      h('thead', null, h('tr', null, cols.map((k) => h('th', { scope: 'col' }, T(k))))),
-      h('tbody', null, points.map((p) => h('tr', { dataset: { row: p.row_id, group: p.group, heldOut: p.held_out ? '1' : '0' } },
-        h('td', null, p.model),
-        h('td', null, p.gpu_count > 1 ? `${p.hardware} × ${p.gpu_count}` : p.hardware, p.settings ? h('div', { class: 'note' }, p.settings) : null),
-        h('td', null, p.device_class),
-        h('td', null, p.quant),
-        h('td', null, `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`),
-        h('td', null, tps(p.measured_tps, state.lang)),
-        h('td', null, tps(p.predicted_tps, state.lang), p.predicted_held_out_tps
-          ? h('div', { class: 'note' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, state.lang) })) : null),
-        h('td', null, `${p.error_pct > 0 ? '+' : ''}${num(p.error_pct, state.lang, 1)} %`),
-        h('td', null, sourceCell(p.source)))))));
+  /** @type {Record<string, (p: any) => number | string>} */
+  const keys = { acc_col_model: (p) => p.model, acc_col_device: (p) => p.hardware, acc_col_measured: (p) => p.measured_tps,
+    acc_col_predicted: (p) => p.predicted_tps, acc_col_error: (p) => Math.abs(p.error_pct) };
+  // A link to one group (e.g. a result's speed linking to the accuracy of that kind of estimate):
+  // #acc-tg-held_out opens the rows filtered to decode, held-out devices.
+  const hash = /^#acc-(tg|pp)(?:-(in_sample|held_out|multi_gpu|offloaded))?$/.exec(location.hash);
+  const view = { kind: hash ? hash[1] : '', split: hash?.[2] || '', q: '', sort: 'acc_col_error', dir: -1 };
+  const out = h('div', { id: 'acc-rows-out' });
+  const count = h('p', { class: 'note', id: 'acc-shown', 'aria-live': 'polite' });
+  const select = (/** @type {string} */ id, /** @type {string} */ label, /** @type {[string, string][]} */ options, /** @type {(v: string) => void} */ set) =>
+    h('div', { class: 'field' }, h('label', { for: id }, label),
+      h('select', { id, on: { change: (/** @type {Event} */ ev) => { set(/** @type {HTMLSelectElement} */ (ev.target).value); draw(); } } },
+        options.map(([v, l]) => h('option', { value: v }, l))));
+  const controls = h('div', { class: 'acc-controls' },
+    select('acc-kind', T('acc_filter_kind'), [['', T('acc_filter_all')], ['tg', T('acc_decode')], ['pp', T('acc_prefill')]], (v) => { view.kind = v; }),
+    select('acc-split', T('acc_filter_split'), [['', T('acc_filter_all')], ...SPLITS.map((x) => /** @type {[string, string]} */ ([x, T(`acc_split_${x}`)]))], (v) => { view.split = v; }),
+    h('div', { class: 'field' }, h('label', { for: 'acc-q' }, T('acc_filter_text')),
+      h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
+  function draw() {
+    const rows = points.filter((p) => (!view.kind || p.kind === view.kind) && (!view.split || splitOf(p) === view.split)
+      && (!view.q || `${p.model} ${p.hardware} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
+    const key = keys[view.sort];
+    rows.sort((a, b) => {
+      const x = key(a), y = key(b);
+      return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), L)) * view.dir;
+    });
+    count.textContent = T('acc_shown', { 0: num(rows.length, L), 1: num(points.length, L) });
+    const head = cols.map((k) => {
+      if (!keys[k]) return T(k);
+      const on = view.sort === k;
+      return h('button', { type: 'button', class: 'sort', dataset: { sort: k }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
+        on: { click: () => { view.dir = on ? -view.dir : (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1); view.sort = k; draw(); } } },
+      T(k), on ? (view.dir > 0 ? ' ▲' : ' ▼') : '');
+    });
+    const body = rows.map((p) => [
+      p.model,
+      h('span', null, p.gpu_count > 1 ? `${p.hardware} × ${p.gpu_count}` : p.hardware, p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
+      p.device_class,
+      p.quant,
+      `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
+      tps(p.measured_tps, L),
+      h('span', null, tps(p.predicted_tps, L), p.predicted_held_out_tps
+        ? h('span', { class: 'note' }, ` · ${T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) })}`) : null),
+      `${p.error_pct > 0 ? '+' : ''}${num(p.error_pct, L, 1)} %`,
+      sourceCell(p.source),
+    ]);
+    out.replaceChildren(stackTable('', /** @type {any} */ (head), body, { id: 'acc-rows', numeric: [5, 6, 7],
+      rowProps: (k) => ({ dataset: { row: rows[k].row_id, group: rows[k].group, kind: rows[k].kind, split: splitOf(rows[k]), heldOut: rows[k].held_out ? '1' : '0' } }) }));
+    const th = out.querySelector(`button[data-sort="${view.sort}"]`)?.closest('th');
+    if (th) th.setAttribute('aria-sort', view.dir > 0 ? 'ascending' : 'descending');
+  }
+  /** @type {HTMLSelectElement} */ (controls.querySelector('#acc-kind')).value = view.kind;
+  /** @type {HTMLSelectElement} */ (controls.querySelector('#acc-split')).value = view.split;
+  draw();
+  return h('section', { 'aria-label': T('acc_rows'), id: 'acc-rows-sec' }, h('h2', null, T('acc_rows')), controls, count, out);
+}
+
+/**
+ * The memory claim: GGUF file sizes computed from each model's config against the published
+ * files (the core's size report), its statistics and every file.
+ * @param {any} z
+ */
+function sizesSection(z) {
+  const L = state.lang;
+  if (!z || !Array.isArray(z.rows) || !z.rows.length) return null;
+  const p2 = (/** @type {number} */ x) => `${num(x, L, 2)} %`;
+  const rows = [...z.rows].sort((a, b) => Math.abs(b.error_pct) - Math.abs(a.error_pct));
+  const repo = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
+    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank' }, r.repo || r.source) : (r.repo || '—'));
+  return h('section', { id: 'acc-sizes', 'aria-labelledby': 'acc-sizes-title' },
+    h('h2', { id: 'acc-sizes-title' }, T('acc_sizes_title')),
+    h('p', null, T('acc_sizes_intro')),
+    h('p', { class: 'big', id: 'acc-sizes-summary' }, T('acc_sizes_summary', { n: num(z.compared, L), median: p2(z.median_abs_error_pct),
+      mean: p2(z.mean_abs_error_pct), p90: p2(z.p90_abs_error_pct), max: p2(z.max_abs_error_pct), within: `${num(z.within_1_pct, L, 0)} %` })),
+    z.flagged ? h('p', { class: 'note' }, T('acc_sizes_flagged', { 0: num(z.flagged, L) })) : null,
+    h('details', { class: 'more' }, h('summary', null, T('acc_sizes_rows', { 0: num(rows.length, L) })),
+      stackTable(T('acc_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
+        rows.map((r) => [r.name || r.model, r.quant, gib(r.published_bytes, L, 2), gib(r.computed_bytes, L, 2),
+          h('span', { title: r.size_differs || null }, `${r.error_pct > 0 ? '+' : ''}${num(r.error_pct, L, 2)} %${r.size_differs ? ' *' : ''}`), repo(r)]),
+        { id: 'acc-size-rows', numeric: [2, 3, 4], rowProps: (k) => ({ dataset: { model: rows[k].model, quant: rows[k].quant } }) })));
 }
 
 /** @param {() => boolean} alive */
@@ -76,6 +167,7 @@ export async function renderAccuracy(alive) {
     return;
   }
   if (!alive()) return;
+  setPageMeta(T('acc_doc_title'), T('acc_doc_desc'));
   const points = Array.isArray(rep && rep.points) ? rep.points : [];
   if (!points.length) { fill('acc-body', h('p', { class: 'note' }, T('acc_empty'))); return; }
   const excluded = Object.values(rep.excluded || {}).reduce((a, b) => a + Number(b), 0);
@@ -83,9 +175,10 @@ export async function renderAccuracy(alive) {
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
     summaryTable(rep.groups || []),
     h('p', { class: 'note' }, T('acc_split_note')),
+    sizesSection(rep.sizes),
     h('h2', null, T('acc_plot')),
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
-    rowsTable(points));
+    rowsSection(points));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */

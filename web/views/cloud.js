@@ -5,7 +5,7 @@
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
-import { gib, money, num, tokens, tps } from '../format.js';
+import { gbOf, gib, money, num, tokens, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 
@@ -40,7 +40,7 @@ export function renderCloud(r, c, mk) {
     fill('cloud-out', h('p', { class: 'note' }, T('cloud_none', { total: need })));
     return;
   }
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const sortBtn = (/** @type {'price' | 'mtok'} */ key, /** @type {string} */ label) => h('button', {
     type: 'button', class: 'small', 'aria-pressed': String(sortKey === key), dataset: { sort: key },
     on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk); } },
@@ -52,14 +52,14 @@ export function renderCloud(r, c, mk) {
     const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
-      h('td', { class: 'wrap' }, o.instance),
-      h('td', null, `${num(o.gpu_count, L)} × ${num(o.vram_per_gpu_gb, L)} GB`),
-      h('td', { dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
-      h('td', null, m(o.monthly_usd, 0)),
-      h('td', null, T(`billing_${o.billing}`)),
-      h('td', null, pm ? tps(pm.decode_tps, L) : '—'),
-      h('td', pm ? { dataset: { usd: String(pm.single) } } : null, pm ? m(pm.single) : '—'),
-      h('td', null, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
+      h('td', { class: 'wrap', 'data-label': head[1] }, o.instance),
+      h('td', { 'data-label': head[2] }, `${num(o.gpu_count, L)} × ${gbOf(o.vram_per_gpu_gb, L)}`),
+      h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
+      h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
+      h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
+      h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : '—'),
+      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single) } } : {}) }, pm ? m(pm.single) : '—'),
+      h('td', { 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
   const caption = T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });

@@ -6,7 +6,7 @@
 // cloud offers' throughput from estimates on those devices, and every figure from `cost`.
 // Amounts come in US dollars and are shown in the chosen market's currency (format.js money).
 import { call, many } from '../client.js';
-import { request } from '../catalog.js';
+import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { money, num, tps } from '../format.js';
@@ -72,6 +72,7 @@ async function cloudSpeeds(offers) {
 }
 
 let seq = 0;
+let usageFromCore = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
 /** @type {any} */
@@ -97,6 +98,12 @@ function rerun() { if (lastResult) renderCost(lastResult); }
 /** @param {any} r @param {() => boolean} alive */
 async function run(r, alive) {
   const mk = await market();
+  // The usage inputs start at the core's defaults (defaults.cost), never at a copy of them.
+  if (!usageFromCore && defaults && defaults.cost) {
+    usage.hours = defaults.cost.hours_per_day;
+    usage.amort = defaults.cost.amortization_months;
+    usageFromCore = true;
+  }
   renderBuy(r, mk);
   ensureInputs(mk);
   const hasSpeed = r.speed && typeof r.speed.decode_tps === 'number' && r.speed.decode_tps > 0;
@@ -159,7 +166,7 @@ function card(k, v, s, data) {
 function paintCard(r, c, mk) {
   const L = state.lang;
   const o = c.owned;
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
     .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
   // A saved custom device has neither: a cost of zero would read as "free".
@@ -179,14 +186,20 @@ function paintCard(r, c, mk) {
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
   const e = c.electricity;
   const given = e.source === 'given';
-  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, T('cost_inputs', {
-    tps: tps(o.per_million_tokens_usd.decode_tps, L), power: o.power_w > 0 ? num(o.power_w, L) : '—',
-    price: money(e.price_kwh_usd, mk, L, 3),
+  // Only what is known is stated: no "— W" and no "$0" purchase price for a device without one.
+  const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
+  if (o.power_w > 0) parts.push(T('cost_from_power', {
+    power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
-    purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1),
   }));
-  const src = !given && /^https:\/\//.test(e.source || '')
-    ? h('p', { class: 'note' }, `${T('cost_source')}: `, h('a', { href: e.source, rel: 'noopener noreferrer', target: '_blank' }, e.source)) : null;
+  else parts.push(T('cost_power_unknown'));
+  if (o.purchase_usd > 0) parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
+  else parts.push(T('cost_price_unknown'));
+  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
+  // The citation: the market and period, and the publisher's page(s) by host name.
+  const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${mk.name}, ${mk.period}. `,
+    ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }
 
@@ -198,14 +211,15 @@ function paintRentVsBuy(r, c, mk) {
   sec.hidden = false;
   if (!b) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_offer'))); return; }
   if (!(c.owned.purchase_usd > 0)) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_price'))); return; }
-  const m = (/** @type {number} */ x, /** @type {number} [d] */ d) => money(x, mk, L, d);
+  const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
   const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
   const be = b.break_even_months;
   const cards = h('div', { class: 'cards' },
     card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, 1) }) : T('never'), typeof be === 'number' ? '' : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
-    card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
+    c.owned.power_w > 0 ? card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) })
+      : card(T('elec_month'), '—', T('cost_power_unknown'), { id: 'rvb-elec' }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
   const s = b.series;
   const chart = h('div', { class: 'chart', id: 'rvb-chart' });

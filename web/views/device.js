@@ -4,16 +4,18 @@
 // the core's runs-on list (best format that runs at 8K, best first).
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
-import { fill, h, link, table, text } from '../dom.js';
+import { fill, h, link, text } from '../dom.js';
 import { gib, num, usd } from '../format.js';
-import { ruleText, t } from '../i18n.js';
+import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
-import { spreadText } from './shared.js';
-import { qualityText } from './main.js';
+import { paramsText, setPageMeta, spreadText, stackTable } from './shared.js';
 import { renderBuyInto } from './buy.js';
 import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+const GiB = 1024 ** 3;
+/** Engine ids as people write them. */
+const ENGINE_NAMES = /** @type {Record<string, string>} */ ({ 'llama.cpp': 'llama.cpp', vllm: 'vLLM', sglang: 'SGLang' });
 
 /** @param {() => boolean} alive */
 export async function renderDevice(alive) {
@@ -25,6 +27,8 @@ export async function renderDevice(alive) {
     return;
   }
   text('dp-title', T('dp_title', { 0: d.name }));
+  text('dp-lead', '');
+  setPageMeta(T('dp_doc_title', { device: d.name }), T('dp_doc_desc', { device: d.name, memory: gib(d.memory_gib * GiB, L, 0) }));
   const base = { ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1, hw: state.hw, ram: state.ram };
   let probe;
   try {
@@ -36,15 +40,16 @@ export async function renderDevice(alive) {
   if (!alive()) return;
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
-    [T('memory'), `${num(d.memory_gib, L)} GiB`], [T('bandwidth'), `${num(d.bandwidth_gbs, L)} GB/s`],
+    [T('memory'), gib(d.memory_gib * GiB, L, 0)], [T('bandwidth'), `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`],
     [T('fp16'), d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—'],
     [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
+    [T('engines'), engineList(probe.hardware.engines)],
   ];
   fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))));
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
-    h('p', null, ruleText(L, probe.memory.usable_rule || '')),
+    h('p', null, ruleCodeText(probe.memory.usable_rule_code, probe.memory.usable_rule || '')),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note' }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
@@ -57,28 +62,94 @@ export async function renderDevice(alive) {
     return;
   }
   if (!alive()) return;
-  const ok = list.models.filter((/** @type {any} */ e) => e.tier !== 'no_fit');
-  const not = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit');
+  if (list.engine_runs === false) {
+    // llama.cpp has no backend for this device (the core's backends data): no figures at all.
+    const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');
+    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: d.name })),
+      h('p', null, others.length ? T('dp_no_engine_others', { 0: engineList(others) }) : T('dp_no_engine_none')));
+    return;
+  }
+  const ok = list.models.filter((/** @type {any} */ e) => e.tier === 'fits' || e.tier === 'offload');
+  const below = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && e.below_floor);
+  const not = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && !e.below_floor);
   const hasSpeed = ok.some((/** @type {any} */ e) => e.speed);
   const head = [T('model'), T('params'), T('best_quant'), T('quality'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const mk = (/** @type {any} */ e) => {
     const m = e.model;
-    const q = quants.find((x) => x.id === e.quant);
     const cells = [
       link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib }), m.name),
-      `${num(m.params_total_b, L, m.params_total_b < 10 ? 1 : 0)}B${m.params_active_b && m.params_active_b < m.params_total_b ? ` (${num(m.params_active_b, L, m.params_active_b < 10 ? 1 : 0)}B ${T('active')})` : ''}`,
+      `${paramsText(m.params_total_b * 1e9, L)}${m.params_active_b && m.params_active_b < m.params_total_b ? ` (${paramsText(m.params_active_b * 1e9, L)} ${T('active')})` : ''}`,
       e.quant,
-      q ? qualityText(q, L) : T('quality_unknown'),
+      qualityCell(e),
       gib(e.memory.total_bytes, L, 1),
       // fits or tight as the estimate says; offload with the RAM it needs
-      e.tier === 'offload' ? h('span', { class: 'tag offload', title: T('with_ram', { 0: num(list.ram_gib, L) }) }, `${T('short_offload')} · ${num(list.ram_gib, L)} GB RAM`) : h('span', { class: `tag ${e.verdict}` }, T(`short_${e.verdict}`)),
+      e.tier === 'offload' ? h('span', { class: 'tag offload', title: T('with_ram', { 0: gib(list.ram_gib * GiB, L, 0) }) }, `${T('short_offload')} · ${gib(list.ram_gib * GiB, L, 0)} RAM`) : h('span', { class: `tag ${e.verdict}` }, T(`short_${e.verdict}`)),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
   };
-  fill('dp-runs', table(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.map(mk)),
-    not.length ? h('details', { class: 'more' }, h('summary', null, T('dp_not', { 0: String(not.length) })), table(T('dp_not_caption'), head, not.map(mk))) : null,
+  const rowProps = (/** @type {any[]} */ l) => (/** @type {number} */ k) => ({ dataset: { model: l[k].model.id, quant: l[k].quant, tier: l[k].tier } });
+  // Below a floor: what it would run as, and what it would need instead (the core's codes).
+  const headBelow = [T('model'), T('params'), T('dp_would_run'), T('verdict'), T('dp_needs')];
+  const mkBelow = (/** @type {any} */ e) => [
+    link(urlFor({ view: 'main', model: e.model.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib }), e.model.name),
+    paramsText(e.model.params_total_b * 1e9, L),
+    h('span', null, `${e.quant} · `, qualityCell(e), e.speed ? ` · ${spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L)}` : ''),
+    T(e.below_floor === 'speed' ? 'dp_below_speed' : 'dp_below_quality'),
+    h('span', null, (e.needs || []).map((/** @type {any} */ n, /** @type {number} */ i) => h('span', { class: 'need', dataset: { code: n.code } }, i ? '; ' : '', needText(n)))),
+  ];
+  const floors = list.floors || {};
+  // The answer first: how many run, and the first of them (the core's order: best first).
+  const top = ok[0];
+  text('dp-lead', top ? T('dp_lead', { n: num(ok.length, L), model: top.model.name, quant: top.quant,
+    speed: top.speed ? spreadText({ v: top.speed.decode_tps, lo: top.speed.decode_tps_low, hi: top.speed.decode_tps_high }, L) : '—' })
+    : T('dp_lead_none'));
+  // A long list shows its first rows and folds the rest.
+  const SHOW = 12;
+  const runsTable = stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.slice(0, ok.length > SHOW + 3 ? SHOW : ok.length).map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) });
+  const rest = ok.length > SHOW + 3 ? ok.slice(SHOW) : [];
+  fill('dp-runs', runsTable,
+    rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
+      stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
+    h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)} tok/s` })),
+    below.length ? h('details', { class: 'more', open: true }, h('summary', null, T('dp_below', { 0: String(below.length) })),
+      stackTable(T('dp_below_caption'), headBelow, below.map(mkBelow), { id: 'dp-below-table', rowProps: rowProps(below) })) : null,
+    not.length ? h('details', { class: 'more' }, h('summary', null, T('dp_not', { 0: String(not.length) })), stackTable(T('dp_not_caption'), head, not.map(mk), { numeric: [4, 6], rowProps: rowProps(not) })) : null,
     h('p', { class: 'note' }, T('dp_runs_note')));
+}
+
+/** "high (+0.35 % PPL)": the core's quality band for the entry, with the catalog's figure. @param {any} e */
+function qualityCell(e) {
+  const L = state.lang;
+  const band = T(`band_${e.quality || 'unknown'}`);
+  const q = quants.find((x) => x.id === e.quant);
+  const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;
+  return typeof d === 'number' ? `${band} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)` : band;
+}
+
+/** One of the core's `needs` codes in words. @param {any} n */
+function needText(n) {
+  const L = state.lang;
+  if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L, 1), quant: n.quant, usable: gib(n.usable_bytes, L, 1) });
+  if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
+  return n.code;
+}
+
+/** The core's usable-memory rule code in the page's words (never its English sentence). */
+const RULE_KEYS = /** @type {Record<string, string>} */ ({
+  gpu_driver_reserve: 'rule_gpu', gpu_driver_reserve_display: 'rule_gpu_desktop', metal_wired_limit: 'rule_wired',
+  metal_working_set_small: 'rule_metal_small', metal_working_set_large: 'rule_metal_large', unified_gpu_share: 'rule_unified',
+  cpu_os_reserve: 'rule_cpu',
+});
+/** @param {any} rc {code, params} @param {string} fallback */
+function ruleCodeText(rc, fallback) {
+  const k = rc && RULE_KEYS[rc.code];
+  return k ? T(k) : fallback;
+}
+
+/** @param {string[] | undefined} engines */
+function engineList(engines) {
+  return engines && engines.length ? engines.map((e) => ENGINE_NAMES[e] || e).join(', ') : T('engines_none');
 }
 
 /**

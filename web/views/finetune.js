@@ -11,6 +11,7 @@ import { gib, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
+import { paramsText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -53,30 +54,40 @@ async function run(r, alive) {
   const L = state.lang;
   const hw = deviceInfo(state.hw)?.name || r.hardware.name;
   const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_cheapest')];
+  // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
+  const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
+    h('td', { 'data-label': head[i], ...props }, h('span', null, content));
   const rows = METHODS.map((m, i) => {
     const x = rs[i];
-    if (x.error) return h('tr', { dataset: { method: m } }, h('th', { scope: 'row' }, T(`ft_${m}`)), h('td', { colspan: String(head.length - 1), class: 'note' }, String(x.error.message || x.error)));
+    const name = h('th', { scope: 'row', 'data-label': head[0] }, h('span', null, T(`ft_${m}`),
+      x.error ? null : h('span', { class: 'note' }, ` · ${T('ft_trainable', { 0: paramsText(x.params.trainable, L) })}`)));
+    if (x.error) {
+      // The core's code in the page's words; its English message stays in the tooltip.
+      const err = x.error;
+      const known = err.code ? T(`err_${err.code}`, { path: String(err.path || '') }) : '';
+      return h('tr', { dataset: { method: m } }, name, h('td', { colspan: String(head.length - 1), class: 'note', title: String(err.message || err) },
+        known && known !== `err_${err.code}` ? known : String(err.message || err)));
+    }
     const p = x.memory.per_gpu;
     const n = x.min_count;
     const ch = x.cheapest;
-    return h('tr', { dataset: { method: m, verdict: x.verdict } },
-      h('th', { scope: 'row' }, T(`ft_${m}`), h('div', { class: 'note' }, T('ft_trainable', { 0: `${num(x.params.trainable / 1e9, L, 2)}B` }))),
-      h('td', null, gib(p.weights_bytes, L)),
-      h('td', null, gib(p.gradients_bytes, L)),
-      h('td', null, gib(p.master_bytes + p.optimizer_bytes, L)),
-      h('td', null, gib(p.activations_bytes + p.logits_bytes, L)),
-      h('td', null, gib(p.workspace_bytes + p.runtime_bytes, L)),
-      h('td', { dataset: { bytes: String(p.total_bytes) } }, h('strong', null, gib(p.total_bytes, L))),
-      h('td', null, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
-      h('td', { dataset: { count: n == null ? '' : String(n) } }, typeof n === 'number' ? (n > 1 ? T('ft_count', { 0: num(n, L) }) : num(n, L)) : T('ft_too_many')),
-      h('td', null, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
+    return h('tr', { dataset: { method: m, verdict: x.verdict } }, name,
+      td(1, gib(p.weights_bytes, L), { class: 'n' }),
+      td(2, gib(p.gradients_bytes, L), { class: 'n' }),
+      td(3, gib(p.master_bytes + p.optimizer_bytes, L), { class: 'n' }),
+      td(4, gib(p.activations_bytes + p.logits_bytes, L), { class: 'n' }),
+      td(5, gib(p.workspace_bytes + p.runtime_bytes, L), { class: 'n' }),
+      td(6, h('strong', null, gib(p.total_bytes, L)), { class: 'n', dataset: { bytes: String(p.total_bytes) } }),
+      td(7, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
+      td(8, typeof n === 'number' ? (n > 1 ? T('ft_count', { 0: num(n, L) }) : num(n, L)) : T('ft_too_many'), { dataset: { count: n == null ? '' : String(n) } }),
+      td(9, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
   });
   const caption = T('ft_table', { model: r.model.name, seq: tokens(ftInputs.seq, L), batch: num(ftInputs.batch, L) });
   fill('finetune-out',
     h('p', { class: 'note' }, T('ft_intro', { model: r.model.name })),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
-      h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-        h('table', { class: 'data wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
+      h('div', { class: 'table-wrap fit' },
+        h('table', { class: 'data stack wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
           h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', null, rows)))));
 }

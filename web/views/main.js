@@ -5,10 +5,10 @@
 // Sections for fields other parts of the core add (speed, commands, per-device memory, cost,
 // fine-tuning) stay hidden until the result carries them.
 import { many } from '../client.js';
-import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request } from '../catalog.js';
+import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, num, pct, tokens } from '../format.js';
+import { gb, gib, num, pct, tokens, tps, units } from '../format.js';
 import { ruleText, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -24,27 +24,66 @@ export function hwName(r) {
   return r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name;
 }
 
+/** True for the serving engines (vLLM, SGLang), whose KV cache is a preallocated pool. @param {any} r */
+export function isServer(r) {
+  return r.settings && r.settings.engine !== 'llama.cpp';
+}
+
+/** The server's own block of the document (`vllm`, or `sglang` once the core writes it there). @param {any} r */
+export function serverOf(r) {
+  return r.sglang || r.vllm || null;
+}
+
+/**
+ * No result (the core refused the request): the sections below would only show figures of an
+ * earlier request or wait forever, so they are put away; the error box says why, once.
+ */
+export function clearExtras() {
+  byId('view-main').dataset.failed = 'true';
+  for (const id of ['plug-speed', 'serve-cards', 'plan']) byId(id).hidden = true;
+}
+
 /** The part drawn from the one estimate. @param {any} r */
 export function renderMain(r) {
   const L = state.lang;
   const m = r.memory;
   byId('error').hidden = true;
+  delete byId('view-main').dataset.failed;
   byId('verdict').dataset.verdict = r.verdict;
   text('verdict-text', T(`verdict_${r.verdict}`));
-  text('summary', T('summary', {
-    model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L),
+  const server = isServer(r) ? serverOf(r) : null;
+  text('summary', T(server ? 'summary_server' : 'summary', {
+    model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
   }));
+  text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}`);
   text('c-total', gib(m.total_bytes, L));
-  text('c-total-gb', `${gb(m.total_bytes, L)} · ${T('upper', { 0: gib(m.total_high_bytes, L) })}`);
+  // The upper figure only when the core's upper bound differs from the estimate.
+  const high = m.total_high_bytes > m.total_bytes ? ` · ${T('upper', { 0: gib(m.total_high_bytes, L) })}` : '';
+  text('c-total-gb', `${gb(m.total_bytes, L)}${high}`);
   text('c-usable', gib(m.usable_bytes, L));
   text('c-physical', T('physical', { 0: gib(m.physical_bytes, L, 0) }));
-  const margin = m.margin_bytes;
-  text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-  text('c-util', T('utilization', { 0: pct(m.utilization, L) }));
-  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} KiB`);
+  const host = m.host && m.host.total_bytes > 0 ? m.host : null;
+  const card3 = byId('c-margin').parentElement;
+  if (r.verdict === 'offload' && host) {
+    // The plan runs: what the GPUs hold and what system RAM holds, not a negative margin.
+    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('in_ram');
+    text('c-margin', gib(host.total_bytes, L));
+    text('c-util', T('of_ram', { 0: gib(host.ram_usable_bytes, L) }));
+  } else {
+    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
+    const margin = m.margin_bytes;
+    text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
+    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
+  }
+  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
-  text('usable-rule', m.usable_rule ? `${T('usable')}: ${ruleText(state.lang, m.usable_rule)}` : '');
+  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : m.usable_rule ? ruleText(state.lang, m.usable_rule) : '';
+  text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
+  // What the core changed or read differently in the request (a format that does not apply to
+  // the engine, an alias), each a code with its values.
+  fill('notes', (Array.isArray(r.notes) ? r.notes : []).map((/** @type {any} */ n) => h('span', { class: 'core-note', dataset: { code: n.code } },
+    T(`note_${n.code}`, Object.fromEntries(Object.entries(n.values || {}).map(([k, v]) => [k, k === 'engine' ? engineName(String(v)) : String(v)]))), ' ')));
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
@@ -61,44 +100,134 @@ export function renderMain(r) {
   text('t-overhead', gib(m.overhead_bytes, L));
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
   let why = T('why_weights', {
-    n: `${num(r.model.params_total / 1e9, L, 2)}B`, bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
+    n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
   });
   if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
   text('w-weights', why);
-  const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
-    layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} KiB`, cells: num(x.cells, L),
-  })).join(' + ');
-  text('w-kv', g || T('why_kv_none'));
+  if (server) {
+    // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
+    // and activations becomes a pool of KV blocks, whatever the context asked for.
+    text('w-kv', T('why_kv_pool', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
+  } else {
+    const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
+      layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
+    })).join(' + ');
+    text('w-kv', g || T('why_kv_none'));
+  }
   text('w-compute', T('why_compute', {
     logits: gib(m.compute.logits_bytes, L), layer: gib(m.compute.attention_bytes + m.compute.ffn_bytes, L),
   }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
+  byId('par-field').hidden = !!server;
   renderPlugins(r);
+}
+
+/** An engine id as it spells itself. @param {string} e */
+export function engineName(e) {
+  return e === 'vllm' ? 'vLLM' : e === 'sglang' ? 'SGLang' : e;
+}
+
+/**
+ * The core's usable-memory rule ({code, params}) in the page's language; each parameter is
+ * formatted by what its name says (…_gib, …_gb, …_mib, fractions and shares as percentages).
+ * @param {{code: string, params: Record<string, number>}} rc @param {string} L
+ */
+export function ruleFromCode(rc, L) {
+  /** @type {Record<string, string>} */
+  const v = {};
+  for (const [k, x] of Object.entries(rc.params || {})) {
+    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)} ${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)} ${units(L).gb}`
+      : /_mib$/.test(k) ? `${num(x, L)} MiB` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
+  }
+  return T(`rule_code_${rc.code}`, v);
+}
+
+/** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
+export function params(n, L) {
+  return T('params_b', { 0: num(n / 1e9, L, 2) });
+}
+
+/** The speed cards, with the core's low–high range on every figure and the prompt the TTFT is for. @param {any} r */
+function renderSpeed(r) {
+  const L = state.lang;
+  const sp = speedOf(r);
+  const box = byId('plug-speed');
+  box.hidden = !sp;
+  if (!sp) return;
+  const s = r.speed;
+  const offload = r.verdict === 'offload';
+  fill('speed-cards',
+    sp.decode ? card(T('decode'), spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
+    sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
+    sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+  text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
+    ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
+  }) : '');
+}
+
+/** @param {any[]} xs @param {string} k */
+function sumOf(xs, k) {
+  return (xs || []).reduce((a, x) => a + (typeof x[k] === 'number' ? x[k] : 0), 0);
+}
+
+/** vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens. @param {any} r */
+function renderServe(r) {
+  const L = state.lang;
+  const sv = isServer(r) ? serverOf(r) : null;
+  const box = byId('serve-cards');
+  box.hidden = !sv;
+  if (!sv) return;
+  const tp = sv.throughput || null;
+  fill('serve-cards',
+    card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, T('kv_pool_note', { 0: gib(r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
+    card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
+    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T('aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+}
+
+/** Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed. @param {any} r */
+function renderPlan(r) {
+  const L = state.lang;
+  const host = r.memory.host;
+  const box = byId('plan');
+  const p = r.placement;
+  const show = r.verdict === 'offload' && host && host.total_bytes > 0 && p;
+  box.hidden = !show;
+  if (!show) return;
+  const flags = [`-ngl ${p.ngl}`, p.n_cpu_moe > 0 ? `--n-cpu-moe ${p.n_cpu_moe}` : ''].filter(Boolean).join(' ');
+  const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', null, T('plan_gpu', {
+    name: d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
+  })));
+  items.push(h('li', null, p.n_cpu_moe > 0
+    ? T('plan_ram_experts', { n: num(p.n_cpu_moe, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })
+    : T('plan_ram_layers', { n: num(p.n_layer - (p.ngl > p.n_layer ? p.n_layer : p.ngl), L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
+  fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items),
+    h('p', { class: 'note' }, T('plan_flags'), ' ', h('code', null, flags)));
 }
 
 /** Sections for result fields other helpers add; hidden while absent. @param {any} r */
 function renderPlugins(r) {
   const L = state.lang;
-  const sp = speedOf(r);
-  const speed = byId('plug-speed');
-  speed.hidden = !sp;
-  if (sp) {
-    fill('speed-cards',
-      sp.decode ? card(T('decode'), spreadText(sp.decode, L), T('decode_note')) : null,
-      sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), '') : null,
-      sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), T('ttft_note')) : null);
-  }
+  renderSpeed(r);
+  renderServe(r);
+  renderPlan(r);
   const cmds = commandsOf(r);
+  // Launch commands only for a setup that runs; for an offload plan they are labelled as such.
+  const runs = r.verdict !== 'no_fit';
   byId('plug-commands').hidden = cmds.length === 0;
-  if (cmds.length) {
+  const note = byId('commands-note');
+  note.hidden = runs && r.verdict !== 'offload';
+  note.textContent = !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '';
+  if (cmds.length && runs) {
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
       h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
         h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, c.command)))));
-  }
+  } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, L));
+  // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
+  const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -113,23 +242,26 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
 });
 
 /**
- * The placement per accelerator (result.memory.devices): which layers it holds and its memory by
- * term against what it may use. Fields absent from a device show a dash.
- * @param {any[]} devs @param {string} L
+ * The placement per accelerator (result.memory.devices), and system RAM when it holds part of
+ * the model: which layers each holds and its memory by term against what it may use.
+ * @param {any[]} devs @param {any} host @param {string} L
  */
-function devicesTable(devs, L) {
+function devicesTable(devs, host, L) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
+  const rows = devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
+    gib(d.overhead_bytes, L), gib(d.total_bytes, L), gib(d.usable_bytes, L),
+    typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
+  if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
+    gib(host.compute_bytes, L), gib(host.overhead_bytes, L), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L),
+    h('span', { class: `tag ${host.ram_fits ? 'fits' : 'no_fit'}` }, T(host.ram_fits ? 'short_fits' : 'short_no_fit'))]);
   return table(T('per_device_caption'),
-    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')],
-    devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
-      gib(d.overhead_bytes, L), gib(d.total_bytes, L), gib(d.usable_bytes, L),
-      typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']));
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')], rows);
 }
 
-/** @param {string} k @param {string} v @param {string} s */
-function card(k, v, s) {
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v' }, v), h('div', { class: 's' }, s));
+/** @param {string} k @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
+function card(k, v, s, attrs) {
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, v), h('div', { class: 's' }, s));
 }
 
 /** @param {string} textToCopy @param {HTMLElement} btn */
@@ -180,16 +312,27 @@ export async function renderExtras(r, alive) {
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));
 
-  // Diagnostics: KV growth 8K -> 32K and what a q8_0 cache saves at 32K.
-  const [k8, k32, q32] = await many([request({ ctx: 8192 }), request({ ctx: 32768 }), request({ ctx: 32768, kv: 'q8_0' })]);
-  if (!alive()) return;
-  const diag = [];
-  if (!k8.error && !k32.error) {
-    diag.push(T('diag_kv', { model: r.model.name, topo: r.model.topology, a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
-    if (!q32.error && state.kv !== 'q8_0')
-      diag.push(T('diag_q8', { save: gib(k32.memory.kv_cache_bytes - q32.memory.kv_cache_bytes, L), total: gib(q32.memory.total_bytes, L) }));
+  // Diagnostics: KV growth 8K -> 32K and what a q8_0 cache saves at 32K. A serving engine
+  // preallocates its pool whatever the context, so these say nothing there: one line says why.
+  let k32 = null;
+  if (isServer(r)) {
+    const sv = serverOf(r);
+    const codes = sv && Array.isArray(sv.diagnostics) ? sv.diagnostics : [];
+    fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}`, {
+      len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
+  } else {
+    const [k8, k32x, q32] = await many([request({ ctx: 8192 }), request({ ctx: 32768 }), request({ ctx: 32768, kv: 'q8_0' })]);
+    if (!alive()) return;
+    k32 = k32x;
+    const diag = [];
+    if (!k8.error && !k32.error && k32.memory.kv_cache_bytes > k8.memory.kv_cache_bytes) {
+      diag.push(T('diag_kv', { model: r.model.name, topo: r.model.topology, a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
+      const save = k32.memory.kv_cache_bytes - (q32.error ? 0 : q32.memory.kv_cache_bytes);
+      if (!q32.error && state.kv !== 'q8_0' && save > 0)
+        diag.push(T('diag_q8', { save: gib(save, L), total: gib(q32.memory.total_bytes, L) }));
+    }
+    fill('diag-list', diag.map((d) => h('li', null, d)));
   }
-  fill('diag-list', diag.map((d) => h('li', null, d)));
   faq(r, k32);
   links(r);
   await renderMakeItFit(r, alive);  // the core's make_it_fit solver (picks.js)
@@ -202,7 +345,14 @@ export async function renderExtras(r, alive) {
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
 async function quantMatrix(r, alive) {
   const L = state.lang;
-  const qs = ggufQuants();
+  // A GGUF file has one format: every row would be the same file, so the section says so once.
+  const ref = /** @type {any} */ (request().model);
+  if (ref && typeof ref === 'object' && ref.gguf_header_base64) {
+    fill('matrix', h('p', { class: 'note' }, T('quant_from_file', { 0: r.quant.id })));
+    text('matrix-note', '');
+    return;
+  }
+  const qs = isServer(r) ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
   const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
@@ -226,7 +376,7 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(`${T('matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),
@@ -251,11 +401,17 @@ function publishedCell(x, published, L) {
     `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: `${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)}` }));
 }
 
-/** @param {any} q @param {string} L */
+/**
+ * The quality of a format in words: the core's band (quants.json "quality_bands", quant.quality
+ * or the listing's quality), with the perplexity figure beside it.
+ * @param {any} q a listing entry or a result's quant @param {string} L
+ */
 export function qualityText(q, L) {
-  const d = q.ppl_delta_pct;
+  const band = q && q.quality && q.quality.band;
+  const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  const word = d <= 0.1 ? 'q_lossless' : d <= 1 ? 'q_near' : d <= 3.5 ? 'q_good' : d <= 12 ? 'q_noticeable' : 'q_heavy';
+  if (!band || band === 'unknown') return `${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL`;
+  const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
   return `${T(word)} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)`;
 }
 

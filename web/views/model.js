@@ -4,17 +4,18 @@
 // it, its limits in plain words and a FAQ, every number from core estimates.
 import { estimate, many, tiers } from '../client.js';
 import { hardware, modelInfo, quants, request } from '../catalog.js';
-import { fill, h, link, table, text } from '../dom.js';
-import { gb, gib, monthYear, num, tokens } from '../format.js';
+import { fill, h, link, text } from '../dom.js';
+import { gib, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { nameWithMemory, smallestDevices, spreadText } from './shared.js';
+import { nameWithMemory, paramsText, setPageMeta, smallestDevices, spreadText, stackTable } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
 export const REF_GPU = 'nvidia-rtx-4090';
 const TABLE_QUANTS = ['BF16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'Q2_K'];
+const GiB = 1024 ** 3;
 
 /** @param {() => boolean} alive */
 export async function renderModel(alive) {
@@ -35,6 +36,7 @@ export async function renderModel(alive) {
   const m = r.model;
   const s = m.shape || {};
   text('mp-title', T('mp_title', { 0: m.name }));
+  setPageMeta(T('mp_doc_title', { model: m.name }), T('mp_doc_desc', { model: m.name, total: gib(r.memory.total_bytes, L) }));
   text('mp-lead', T('mp_lead', { model: m.name, total: gib(r.memory.total_bytes, L) }));
   const dash = (/** @type {any} */ v) => (typeof v === 'number' && v > 0 ? num(v, L) : '—');
   const spec = [
@@ -50,8 +52,8 @@ export async function renderModel(alive) {
     [T('kv_per_1k'), `${gib(r1k.memory.kv_cache_bytes, L)} (f16)`],
     [T('max_context'), m.max_context > 0 ? `${tokens(m.max_context, L)} (${num(m.max_context, L)})` : '—'],
     [T('license'), m.license || info?.license || '—'],
-    [T('params_total'), `${num(m.params_total / 1e9, L, 1)}B${m.params_total_published_b ? ` (${T('published')} ${num(m.params_total_published_b, L)}B)` : ''}`],
-    [T('params_active'), `${num(m.params_active / 1e9, L, 1)}B${m.params_active_published_b ? ` (${T('published')} ${num(m.params_active_published_b, L)}B)` : ''}`],
+    [T('params_total'), `${paramsText(m.params_total, L)}${m.params_total_published_b ? ` (${T('published')} ${paramsText(m.params_total_published_b * 1e9, L)})` : ''}`],
+    [T('params_active'), `${paramsText(m.params_active, L)}${m.params_active_published_b ? ` (${T('published')} ${paramsText(m.params_active_published_b * 1e9, L)})` : ''}`],
     ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
   ];
   const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
@@ -66,16 +68,18 @@ export async function renderModel(alive) {
   const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
   const smallest = await smallestDevices(okq.map((e) => ({ ...base, quant: e.q.id })), okq.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
   if (!alive()) return;
-  fill('mp-quants', table(T('mp_quants_caption', { 0: deviceName(REF_GPU) }),
+  // One unit in the table (GiB, the unit llama.cpp prints), every column visible at any width.
+  fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(REF_GPU) }),
     [T('format'), T('file_size'), T('mem_8k'), T('smallest_device'), T('quality')],
     okq.map((e, i) => [
       e.q.id === 'Q4_K_M' ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
-      gb(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
+      gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
       smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), nameWithMemory(smallest[i], L)) : '—',
-      qualityText(e.q, L),
-    ])),
+      bandText(e.x.quant && e.x.quant.quality, e.q, L),
+    ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, T('mp_quants_note')));
+  fill('mp-choose', chooseAdvice(okq.map((e) => ({ q: e.q, bytes: e.x.gguf_file_bytes ?? e.x.checkpoint_bytes }))));
 
   // GPUs alone and with 32/64/128 GB RAM, tiered, and Macs: one call, the core tiers and sorts.
   const tq = /** @type {Record<string, any>} */ (request({ ...base, quant: 'Q4_K_M' }));
@@ -98,25 +102,41 @@ export async function renderModel(alive) {
   const row = (/** @type {any} */ e) => {
     const cells = [
       link(urlFor({ view: 'main', hw: e.device.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram_gib }), e.device.name),
-      `${num(e.device.memory_gib, L)} GB`,
+      gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      e.tier === 'offload' ? T('with_ram', { 0: num(e.ram_gib, L) }) : T(`tier_${e.tier}`),
+      e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * GiB, L, 0) }) : T(`tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
   };
   const head = [T('hardware'), T('memory'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
+  const numeric = [1, 2, 4];
+  const one = (/** @type {string} */ caption, /** @type {any[]} */ list) => stackTable(caption, head, list.map(row),
+    { numeric, rowProps: (k) => ({ dataset: { device: list[k].device.id, tier: list[k].tier } }) });
+  // A long list shows its first rows and folds the rest (the fastest come first).
+  const SHOW = 12;
+  const tbl = (/** @type {string} */ caption, /** @type {any[]} */ list) => (list.length <= SHOW + 3 ? one(caption, list)
+    : h('div', null, one(caption, list.slice(0, SHOW)),
+      details(T('show_all_rows', { 0: num(list.length, state.lang) }), one(caption, list.slice(SHOW)))));
   const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
+  const empty = () => h('p', { class: 'note' }, T('none_in_catalog'));
+  // Devices llama.cpp has no backend for (the core's tier "no_engine") get no figures: named once.
+  const noEngine = (/** @type {any[]} */ list) => {
+    const ne = list.filter((e) => e.tier === 'no_engine');
+    return ne.length ? h('p', { class: 'note', dataset: { noEngine: String(ne.length) } },
+      T('no_engine_list', { 0: ne.map((e) => e.device.name).join(', ') })) : null;
+  };
   if (tl) fill('mp-gpus',
-    table(T('tier_title_fits'), head, group(gt, 'fits', 40).map(row)),
-    table(T('tier_title_offload'), head, group(gt, 'offload', 40).map(row)),
-    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), table(T('tier_title_no_fit_short'), head, group(gt, 'no_fit', 999).map(row))) : null);
+    group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
+    group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
+    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
+    noEngine(gt));
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
   const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
-    const runs = list.filter((e) => e.tier !== 'no_fit');
+    const runs = list.filter((e) => e.tier === 'fits' || e.tier === 'offload');
     const not = list.filter((e) => e.tier === 'no_fit');
-    fill(id, runs.length ? table(T(caption), head, runs.map(row)) : h('p', { class: 'note' }, T('tier_title_no_fit_short')),
-      not.length ? details(T(noFit, { 0: String(not.length) }), table(T(caption), head, not.map(row))) : null);
+    fill(id, runs.length ? tbl(T(caption), runs) : h('p', { class: 'note' }, T('tier_title_no_fit_short')),
+      not.length ? details(T(noFit, { 0: String(not.length) }), tbl(T(caption), not)) : null, noEngine(list));
   };
   if (tl) {
     shared('mp-macs', mt, 'macs_caption', 'macs_no_fit');
@@ -128,7 +148,7 @@ export async function renderModel(alive) {
   if (!alive()) return;
   const limits = [];
   if (m.params_active > 0 && m.params_active < m.params_total * 0.8)
-    limits.push(T('limit_moe', { model: m.name, total: `${num(m.params_total / 1e9, L, 0)}B`, active: `${num(m.params_active / 1e9, L, 1)}B` }));
+    limits.push(T('limit_moe', { model: m.name, total: paramsText(m.params_total, L), active: paramsText(m.params_active, L) }));
   if (!k32.error) limits.push(T('limit_ctx', { kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
   if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
@@ -139,11 +159,42 @@ export async function renderModel(alive) {
   const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L) }) : T('faq_mac_no')]];
   const firstGpu = smallestFit(gt);
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: num(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gib(firstGpu.device.memory_gib * GiB, L, 0) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
-/** @param {string} summary @param {Node} body */
+/** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
+const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' });
+/** @param {any} quality @param {any} q @param {string} L */
+function bandText(quality, q, L) {
+  if (!quality || !BAND_KEYS[quality.band]) return qualityText(q, L);
+  const d = quality.ppl_delta_pct;
+  return typeof d === 'number' ? `${T(BAND_KEYS[quality.band])} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)` : T(BAND_KEYS[quality.band]);
+}
+
+/**
+ * "Q4, Q5 or Q8: how to choose", worded around this model's own file sizes (the core's) and the
+ * catalog's measured perplexity change per format (data/quants.json), never a fixed ratio.
+ * @param {{q: any, bytes: number}[]} rows
+ */
+function chooseAdvice(rows) {
+  const L = state.lang;
+  const by = Object.fromEntries(rows.map((x) => [x.q.id, x]));
+  const size = (/** @type {string} */ id) => (by[id] ? gib(by[id].bytes, L, 1) : '—');
+  const ppl = (/** @type {string} */ id) => {
+    const d = by[id]?.q.ppl_delta_pct;
+    return typeof d === 'number' ? `${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} %` : T('quality_unknown');
+  };
+  const items = [];
+  if (by.Q8_0) items.push(T('choose_q8', { q8: size('Q8_0'), bf16: size('BF16'), ppl: ppl('Q8_0') }));
+  if (by.Q6_K && by.Q5_K_M) items.push(T('choose_q56', { q6: size('Q6_K'), q5: size('Q5_K_M'), q8: size('Q8_0'), q6ppl: ppl('Q6_K'), q5ppl: ppl('Q5_K_M') }));
+  if (by.Q4_K_M) items.push(T('choose_q4', { q4: size('Q4_K_M'), bf16: size('BF16'), ppl: ppl('Q4_K_M') }));
+  if (by.Q3_K_M || by.Q2_K) items.push(T('choose_low', { q3: size('Q3_K_M'), q2: size('Q2_K'), q3ppl: ppl('Q3_K_M'), q2ppl: ppl('Q2_K') }));
+  const qm = rows.find((x) => x.q.quality_model)?.q.quality_model;
+  return [...items.map((x) => h('li', null, x)), qm ? h('li', { class: 'note' }, T('choose_ppl_note', { 0: qm })) : null];
+}
+
+/** @param {string} summary @param {Node | null} body */
 function details(summary, body) {
   return h('details', { class: 'more' }, h('summary', null, summary), body);
 }

@@ -42,13 +42,18 @@ function changeText(it, L) {
   }
 }
 
-/** The figures of one change: saved, new total, verdict, speed, quality. @param {any} it @param {string} L */
-function detailText(it, L) {
+/**
+ * The figures of one change: saved, new total, verdict, speed, quality. The speed goes from what
+ * the setup does now (the core's `decode_tps_now`: the offload speed, 0 when it does not run) to
+ * what it does after the change; `decode_tps_before` is the all-on-GPU speed, not the current one.
+ * @param {any} it @param {number} now @param {string} L
+ */
+function detailText(it, now, L) {
   const parts = [];
   if (it.saved_bytes > 0) parts.push(T('fix_saved', { 0: gib(it.saved_bytes, L) }));
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
-  if (it.decode_tps_before > 0 && it.decode_tps_after > 0) parts.push(`${tps(it.decode_tps_before, L)} → ${tps(it.decode_tps_after, L)}`);
+  if (it.decode_tps_after > 0) parts.push(`${now > 0 ? tps(now, L) : T('fit_now_none')} → ${tps(it.decode_tps_after, L)}`);
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
   return parts.join(' · ');
 }
@@ -66,7 +71,7 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
-  if (!res) { fill('fit-list'); return; }
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T('fit_server')) : null); return; }
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
   if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }
@@ -74,13 +79,19 @@ export async function renderMakeItFit(r, alive) {
     const s = stateOf(it);
     const label = changeText(it, L);
     return h('li', { class: 'fix', 'data-field': it.change.field },
-      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, L)));
+      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L)));
   }));
 }
 
-/** One card of the picks. @param {string} key @param {any} p @param {string} L */
-function card(key, p, L) {
-  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's' }, T('pick_none')));
+/** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
+function missingText(key, m, L) {
+  if (!m || !m.code) return T(`pick_none_${key}`);
+  return T(`pick_missing_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0) });
+}
+
+/** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
+function card(key, p, L, missing) {
+  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${p.name}` : `${p.count > 1 ? `${p.count}× ` : ''}${p.name}`;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
@@ -108,5 +119,5 @@ export async function renderPicks(r, alive) {
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
   if (!res) { fill('picks-cards', h('p', { class: 'note' }, T('pick_none'))); return; }
-  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L)));
+  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
 }

@@ -7,7 +7,7 @@
 import { many } from '../client.js';
 import { accelerators, request } from '../catalog.js';
 import { h } from '../dom.js';
-import { byKey, ms, num, tps } from '../format.js';
+import { byKey, gbOf, gib, ms, num, tps } from '../format.js';
 
 const GiB = 1024 ** 3;
 /** @param {any} r */
@@ -56,13 +56,23 @@ export function spread(x) {
   return { v, lo: x.low ?? x.lo ?? x.min ?? NaN, hi: x.high ?? x.hi ?? x.max ?? NaN };
 }
 
-/** Decode / prefill / TTFT from `result.speed` when the core provides it. @param {any} r */
+/**
+ * Decode / prefill / TTFT from `result.speed` (core speed.hpp: `decode_tps` with
+ * `decode_tps_low`/`decode_tps_high`, the same for prefill, `ttft_ms`), each with its range.
+ * @param {any} r
+ */
 export function speedOf(r) {
   const s = r && r.speed;
   if (!s || typeof s !== 'object') return null;
-  const decode = spread(s.decode ?? s.decode_tps ?? s.decode_tokens_per_s);
-  const prefill = spread(s.prefill ?? s.prefill_tps ?? s.prefill_tokens_per_s);
-  const ttft = spread(s.ttft ?? s.ttft_ms ?? s.ttft_4k_ms);
+  /** @param {string} k */
+  const one = (k) => {
+    const x = spread(s[k]);
+    if (x && typeof s[k] === 'number') { x.lo = s[`${k}_low`] ?? NaN; x.hi = s[`${k}_high`] ?? NaN; }
+    return x;
+  };
+  const decode = one('decode_tps');
+  const prefill = s.prefill_available === false ? null : one('prefill_tps');
+  const ttft = s.prefill_available === false ? null : one('ttft_ms');
   return decode || prefill || ttft ? { decode, prefill, ttft } : null;
 }
 
@@ -108,5 +118,51 @@ export function factList(obj, lang) {
  * @param {{name: string, memory_gib: number}} d @param {string} lang
  */
 export function nameWithMemory(d, lang) {
-  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${num(d.memory_gib, lang)} GB)`;
+  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`;
+}
+
+/**
+ * A table that fits its box: at any width every column shows (text cells wrap, numbers do not),
+ * and on a phone each row becomes a card with the column names beside the values, so no column
+ * (least of all the key one) is ever scrolled out of sight.
+ * @param {string} caption  visible title and accessible name ('' for none)
+ * @param {string[]} head  column names
+ * @param {any[][]} rows  cells: strings or nodes
+ * @param {{numeric?: number[], id?: string, rowProps?: (i: number) => Record<string, any>}} [opts]
+ */
+export function stackTable(caption, head, rows, opts = {}) {
+  const numeric = new Set(opts.numeric || []);
+  const cell = (/** @type {any} */ c, /** @type {number} */ i) => {
+    const props = { 'data-label': head[i], class: numeric.has(i) ? 'n' : null };
+    const inner = h('span', null, c);
+    return i === 0 ? h('th', { ...props, scope: 'row' }, inner) : h('td', props, inner);
+  };
+  return h('div', { class: 'table-block' }, caption ? h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption) : null,
+    h('div', { class: 'table-wrap fit' },
+      h('table', { class: 'data stack', id: opts.id || null },
+        caption ? h('caption', { class: 'sr' }, caption) : null,
+        h('thead', null, h('tr', null, head.map((c, i) => h('th', { scope: 'col', class: numeric.has(i) ? 'n' : null }, c)))),
+        h('tbody', null, rows.map((r, k) => h('tr', opts.rowProps ? opts.rowProps(k) : null, r.map(cell)))))));
+}
+
+/**
+ * A parameter count for people, in the language's own short scale: 109.2B, 109,2 Md,
+ * 109,2 mil M, 1092亿.
+ * @param {number} count  parameters (not billions) @param {string} lang
+ */
+export function paramsText(count, lang) {
+  if (!(typeof count === 'number' && Number.isFinite(count) && count > 0)) return '—';
+  return new Intl.NumberFormat(lang, { notation: 'compact', compactDisplay: 'short', maximumFractionDigits: 1 }).format(count);
+}
+
+/** Set the tab title and the meta description (both in the page's language). @param {string} title @param {string} description */
+export function setPageMeta(title, description) {
+  document.title = title;
+  let m = /** @type {HTMLMetaElement|null} */ (document.querySelector('meta[name="description"]'));
+  if (!m) {
+    m = document.createElement('meta');
+    m.name = 'description';
+    document.head.append(m);
+  }
+  m.content = description;
 }

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/base/error.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/model/quantize.hpp"
 
 namespace wif {
 namespace {
@@ -45,7 +47,58 @@ double share_pct(const std::vector<bool>& v) {
 
 bool usable(double p) { return p > 0 && std::isfinite(p); }
 
+// The value below which `share` of the sorted values lie (nearest rank).
+double quantile(std::vector<double> v, double share) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t i = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size()))) ;
+  return v[std::min(v.size() - 1, i == 0 ? 0 : i - 1)];
+}
+
 }  // namespace
+
+json size_accuracy_report(const Catalog& cat) {
+  json rows = json::array();
+  std::vector<double> abs_err;
+  int flagged = 0, recipes = 0;
+  for (const auto& m : cat.models()) {
+    if (!m.raw.contains("gguf") || !m.raw["gguf"].is_array()) continue;
+    for (const auto& g : m.raw["gguf"]) {
+      const std::string q = g.value("quant", "");
+      const auto fmt = find_quant(q);
+      if (!fmt || !fmt->gguf) { ++recipes; continue; }  // publisher recipes (UD-IQ1_S …) have no rule
+      const double published = g.value("bytes", 0.0);
+      if (!(published > 0)) continue;
+      double computed = 0;
+      try {
+        computed = static_cast<double>(plan_quantization(m.arch, q).file_bytes);
+      } catch (const InputError&) {
+        continue;
+      }
+      const double err = (computed - published) / published * 100.0;
+      json row = {{"model", m.id}, {"name", m.name}, {"repo", g.value("repo", "")}, {"quant", q},
+                  {"published_bytes", published}, {"computed_bytes", computed}, {"error_pct", err},
+                  {"source", g.value("source", "")}, {"checked", g.value("checked", "")}};
+      if (g.contains("size_differs") && g["size_differs"].is_string()) {
+        row["size_differs"] = g["size_differs"];  // the entry says why (e.g. an unusual recipe)
+        ++flagged;
+      } else {
+        abs_err.push_back(std::fabs(err));
+      }
+      rows.push_back(row);
+    }
+  }
+  double mean = 0;
+  for (double e : abs_err) mean += e;
+  if (!abs_err.empty()) mean /= static_cast<double>(abs_err.size());
+  const double within = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double x) { return x <= 1.0; }));
+  return {{"files", rows.size()}, {"compared", abs_err.size()}, {"flagged", flagged}, {"publisher_recipes_skipped", recipes},
+          {"median_abs_error_pct", median(abs_err)}, {"mean_abs_error_pct", mean},
+          {"p90_abs_error_pct", quantile(abs_err, 0.9)},
+          {"max_abs_error_pct", abs_err.empty() ? 0.0 : *std::max_element(abs_err.begin(), abs_err.end())},
+          {"within_1_pct", abs_err.empty() ? 0.0 : 100.0 * within / static_cast<double>(abs_err.size())},
+          {"rows", rows}};
+}
 
 json accuracy_report(const Catalog& cat) {
   BenchSet set = map_bench_rows(cat);
@@ -167,7 +220,8 @@ json accuracy_report(const Catalog& cat) {
             {"held_out_rule", "devices whose catalog id hashes (FNV-1a, 32-bit) to 1 mod 4; refit without their rows"},
             {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
                      "devices; multi-GPU and offloaded rows are never fitted on"},
-            {"groups", group_list}, {"classes", class_list}, {"table", table}, {"points", points}}}};
+            {"groups", group_list}, {"classes", class_list}, {"table", table}, {"points", points},
+            {"sizes", size_accuracy_report(cat)}}}};
 }
 
 }  // namespace wif

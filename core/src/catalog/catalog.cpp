@@ -228,6 +228,13 @@ struct CatalogLoader {
           BackendInfo b;
           b.id = id;
           b.overhead_mib = req_num(e, "overhead_mib", p, 0, 65536);
+          if (e.contains("engines")) {
+            if (!e["engines"].is_array()) throw InputError("bad_type", p + ".engines", "expected a list of engine names");
+            for (const auto& x : e["engines"]) {
+              if (!x.is_string()) throw InputError("bad_type", p + ".engines", "an engine name must be a string");
+              b.engines.push_back(x.get<std::string>());
+            }
+          }
           b.raw = e;
           c.backends_[id] = b;
         }
@@ -306,6 +313,23 @@ const nlohmann::json* Catalog::document(const std::string& path) const {
 const BackendInfo* Catalog::find_backend(const std::string& id) const {
   auto it = backends_.find(id);
   return it == backends_.end() ? nullptr : &it->second;
+}
+
+std::vector<std::string> Catalog::device_engines(const Device& d) const {
+  std::vector<std::string> have;
+  auto add = [&](const std::string& b) {
+    if (const BackendInfo* be = find_backend(b))
+      for (const auto& e : be->engines)
+        if (std::find(have.begin(), have.end(), e) == have.end()) have.push_back(e);
+  };
+  add(d.backend);
+  for (const auto& b : d.backends) add(b);
+  std::vector<std::string> out;
+  for (const char* e : {"llama.cpp", "vllm", "sglang"})
+    if (std::find(have.begin(), have.end(), e) != have.end()) out.push_back(e);
+  for (const auto& e : have)
+    if (std::find(out.begin(), out.end(), e) == out.end()) out.push_back(e);
+  return out;
 }
 
 }  // namespace wif

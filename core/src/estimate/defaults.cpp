@@ -64,6 +64,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"gpus", d::kGpus}, {"zero", d::kZero}}},
       {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
                  {"allow_offload", "when_ram_gib"}}},
+      {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},
   };
 }
 

@@ -137,7 +137,9 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
     if (!d)
       throw InputError("unknown_hardware", path,
                        "no device '" + ref.get<std::string>().substr(0, 200) + "' in the catalog; see 'willitfit list hardware'");
-    return *d;
+    Device out = *d;
+    out.engines = cat.device_engines(out);
+    return out;
   }
   Device d = device_from_json(ref, path);
   // A stranger's device names a backend llama.cpp has (data/backends.json ids, or a spelling
@@ -152,6 +154,7 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
       throw InputError("bad_value", join_path(path, "backends") + "[" + std::to_string(i) + "]",
                        "unknown backend '" + d.backends[i].substr(0, 64) + "'");
   if (d.name.size() > 4096) throw InputError("bad_value", join_path(path, "name"), "'name' is longer than the limit of 4096 bytes");
+  d.engines = cat.device_engines(d);
   return d;
 }
 
@@ -301,7 +304,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", r.count}, {"memory_gib", r.device.memory_gib},
                     {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
-                    {"uncertain", uncertain}}},
+                    {"uncertain", uncertain},
+                    {"engines", r.device.engines},
+                    {"engine_runs", std::find(r.device.engines.begin(), r.device.engines.end(), r.engine) != r.device.engines.end()}}},
       {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
                     {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
                     {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},

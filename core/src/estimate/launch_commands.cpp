@@ -138,8 +138,13 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   auto refuse = [&out, &why](const char* tool) {
     out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
   };
+  // Ollama has no setting that keeps expert tensors in system RAM (llama.cpp's --n-cpu-moe), so
+  // a Modelfile could not realise a plan that does: it is left out rather than shown wrong.
+  const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
   if (in.gguf_quant) {
     out["llama_server"] = llama_server(in);
+  }
+  if (in.gguf_quant && !experts_on_cpu) {
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";

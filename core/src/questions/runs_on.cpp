@@ -6,9 +6,10 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
-#include "willitfit/estimate/catalog_memo.hpp"
-#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/catalog/quality.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
+#include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "solve_detail.hpp"
 
 namespace wif {
@@ -21,6 +22,27 @@ double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 bool on_device(const std::string& v) { return v == "fits" || v == "tight"; }
 
+
+// Names of the ranking groups by index (quality_rank_index: 0 high, 1 reduced, 2 low, 3 unknown).
+const char* band_name(int b) {
+  static const char* const names[] = {"high", "reduced", "low", "unknown"};
+  return names[b];
+}
+
+// The floors a setup must meet to count as running (runs_on.hpp): a quality band and a decode speed.
+struct Floors {
+  std::string name = defaults::kRunsOnMinQuality;
+  int band = 1;               // worst acceptable ranking group (0 high, 1 reduced, 2 low, 3 any incl. unknown)
+  double min_decode_tps = defaults::kRunsOnMinDecodeTps;
+};
+
+int band_of_name(const std::string& s) {
+  if (s == "high") return 0;
+  if (s == "reduced") return 1;
+  if (s == "low") return 2;
+  if (s == "any") return 3;
+  throw InputError("bad_value", "min_quality", "choose high, reduced, low or any, not '" + s + "'");
+}
 
 struct Row {
   json doc;
@@ -35,8 +57,11 @@ struct Row {
 class ModelScan {
  public:
   ModelScan(const Catalog& cat, const json& q, const SpeedCoefficients& coef, const std::vector<QuantRank>& order,
-            int& evaluations)
-      : cat_(cat), q_(q), coef_(coef), order_(order), evaluations_(evaluations) {}
+            const Floors& floors, int& evaluations)
+      : cat_(cat), q_(q), coef_(coef), order_(order), floors_(floors), evaluations_(evaluations) {
+    for (std::size_t i = 0; i < order_.size(); ++i)
+      if (acceptable(i)) last_ok_ = i;
+  }
 
   Row best(const ModelEntry& m) {
     json doc = q_;
@@ -44,33 +69,84 @@ class ModelScan {
     doc["quant"] = order_.back().id;
     EstimateRequest r = parse_request(cat_, doc);  // throws for a model the core cannot read
     const bool ram = r.ram_gib > 0;
+    auto runs = [&](const Estimate& e) { return on_device(e.verdict) || (ram && e.verdict == "offload"); };
     // The smallest quantization (last in quality order, IQ1_S) first: when it does not run,
     // nothing larger does, and the model costs one estimate instead of one per quantization.
     const Estimate smallest = run(r, order_.back().id, false);
-    if (!on_device(smallest.verdict) && !(ram && smallest.verdict == "offload"))
-      return entry(m, r, order_.size() - 1, smallest, 2);
-    std::optional<std::size_t> fit, off;
+    if (!runs(smallest)) {
+      Row row = entry(m, r, order_.size() - 1, smallest, 2);
+      if (last_ok_) add_need_memory(row, r, *last_ok_, nullptr);
+      return row;
+    }
+    std::optional<std::size_t> fit, off, any;
     for (std::size_t i = 0; i < order_.size() && !fit; ++i) {
       const Estimate e = i + 1 == order_.size() ? smallest : run(r, order_[i].id, false);
+      if (runs(e) && !any) any = i;
+      if (!acceptable(i)) continue;
       if (on_device(e.verdict)) fit = i;
       else if (ram && e.verdict == "offload" && !off) off = i;
+    }
+    if (!fit && !off) {
+      // It runs only below the quality floor: name the quantization it would take and what the
+      // smallest acceptable one needs on the device.
+      Row row = entry(m, r, *any, run(r, order_[*any].id, false), 2);
+      row.doc["below_floor"] = "quality";
+      if (last_ok_) add_need_memory(row, r, *last_ok_, nullptr);
+      return row;
     }
     std::size_t pick;
     int tier;
     if (fit && (quality_rank_index(cat_, order_[*fit].ppl) == 0 || !off || quality_rank_index(cat_, order_[*off].ppl) >= quality_rank_index(cat_, order_[*fit].ppl))) {
       pick = *fit;
       tier = 0;
-    } else if (off) {
+    } else {
       pick = *off;
       tier = 1;
-    } else {
-      pick = *fit;  // unreachable: the smallest ran, so fit or off is set
-      tier = 0;
     }
-    return entry(m, r, pick, run(r, order_[pick].id, true), tier);
+    Estimate e = run(r, order_[pick].id, true);
+    if (!too_slow(r, e)) return entry(m, r, pick, e, tier);
+    // Below the speed floor: a smaller acceptable quantization that runs decodes faster; take the
+    // first that reaches the floor, else report the fastest one seen.
+    const std::size_t first = pick;
+    const Estimate first_e = e;
+    const int first_tier = tier;
+    for (std::size_t i = pick + 1; i < order_.size(); ++i) {
+      if (!acceptable(i)) continue;
+      Estimate ei = run(r, order_[i].id, true);
+      const int ti = on_device(ei.verdict) ? 0 : (ram && ei.verdict == "offload") ? 1 : 2;
+      if (ti == 2) continue;
+      if (!too_slow(r, ei)) return entry(m, r, i, ei, ti);
+    }
+    Row row = entry(m, r, first, first_e, 2, true);
+    row.doc["below_floor"] = "speed";
+    json need = {{"code", "faster_device"}, {"decode_tps", finite(first_e.speed.decode_tps)},
+                 {"min_decode_tps", floors_.min_decode_tps}};
+    row.doc["needs"] = json::array({need});
+    // Everything on the device decodes faster than an offload: say what that takes.
+    if (first_tier == 1) add_need_memory(row, r, first, &first_e);
+    return row;
   }
 
  private:
+  bool acceptable(std::size_t i) const { return quality_rank_index(cat_, order_[i].ppl) <= floors_.band; }
+
+  bool too_slow(const EstimateRequest& r, const Estimate& e) const {
+    if (floors_.min_decode_tps <= 0 || r.device.bandwidth_gbs <= 0) return false;  // no speed: no floor
+    return !(e.speed.decode_tps + 1e-9 >= floors_.min_decode_tps);
+  }
+
+  // needs[] += {code more_memory, memory_bytes, usable_bytes}: what quantization `i` takes with
+  // everything on the device(s), against what they offer (the all-on-device total of its plan).
+  void add_need_memory(Row& row, EstimateRequest& r, std::size_t i, const Estimate* known) {
+    std::optional<Estimate> own;
+    if (!known) own = run(r, order_[i].id, false);
+    const Estimate& e = known ? *known : *own;
+    json need = {{"code", "more_memory"}, {"quant", order_[i].id}, {"memory_bytes", e.total_bytes},
+                 {"usable_bytes", e.usable.usable_bytes}};
+    if (!row.doc.contains("needs")) row.doc["needs"] = json::array();
+    row.doc["needs"].push_back(need);
+  }
+
   Estimate run(EstimateRequest& r, const std::string& quant, bool speed) {
     r.quant = quant;
     r.model.plan.reset();  // run_estimate takes this quant's plan (model_plan: shared for catalog models)
@@ -78,13 +154,16 @@ class ModelScan {
     return run_estimate(cat_, r, EstimateContext{&coef_, speed});
   }
 
-  Row entry(const ModelEntry& m, const EstimateRequest& r, std::size_t i, const Estimate& e, int tier) {
+  Row entry(const ModelEntry& m, const EstimateRequest& r, std::size_t i, const Estimate& e, int tier,
+            bool keep_speed = false) {
     Row row;
     row.tier = tier;
     row.band = quality_rank_index(cat_, order_[i].ppl);
     row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
     row.need = e.total_bytes;
     json request = q_;
+    request.erase("min_quality");
+    request.erase("min_decode_tps");
     request["model"] = m.id;
     request["quant"] = order_[i].id;
     json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite(row.params)},
@@ -98,7 +177,7 @@ class ModelScan {
                           {"host_ram_bytes", e.placement.unified ? 0 : e.placement.ram_no_mmap_bytes}}},
               {"request", request}};
     if (order_[i].ppl) j["ppl_delta_pct"] = *order_[i].ppl;
-    if (tier < 2 && r.device.bandwidth_gbs > 0 && e.speed.decode_tps > 0 && std::isfinite(e.speed.decode_tps)) {
+    if ((tier < 2 || keep_speed) && r.device.bandwidth_gbs > 0 && e.speed.decode_tps > 0 && std::isfinite(e.speed.decode_tps)) {
       row.speed = e.speed.decode_tps;
       j["speed"] = {{"decode_tps", finite(e.speed.decode_tps)}, {"decode_tps_low", finite(e.speed.decode_tps_low)},
                     {"decode_tps_high", finite(e.speed.decode_tps_high)}};
@@ -111,7 +190,9 @@ class ModelScan {
   const json& q_;
   const SpeedCoefficients& coef_;
   const std::vector<QuantRank>& order_;
+  const Floors& floors_;
   int& evaluations_;
+  std::optional<std::size_t> last_ok_;  // the smallest quantization that meets the quality floor
 };
 
 }  // namespace
@@ -132,10 +213,34 @@ json runs_on(const Catalog& cat, const json& q) {
   probe["model"] = cat.models().front().id;
   const EstimateRequest base = parse_request(cat, probe);
   const Estimate first = run_estimate(cat, base, EstimateContext{nullptr, false});
+  Floors floors;
+  floors.name = opt_str(q, "min_quality", "min_quality").value_or(defaults::kRunsOnMinQuality);
+  floors.band = band_of_name(floors.name);
+  floors.min_decode_tps = opt_num(q, "min_decode_tps", "min_decode_tps", 0, 1e6).value_or(defaults::kRunsOnMinDecodeTps);
+  const Device& d = base.device;
+  const bool engine_runs = std::find(d.engines.begin(), d.engines.end(), "llama.cpp") != d.engines.end();
+  json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+                           {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", d.engines}}},
+               {"engine_runs", engine_runs},
+               {"count", base.count},
+               {"ram_gib", base.ram_gib},
+               {"context", base.kv.n_ctx},
+               {"floors", {{"min_quality", floors.name}, {"min_decode_tps", floors.min_decode_tps}}},
+               {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
+                           {"rule", first.usable.rule},
+                           {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
+  if (!engine_runs) {
+    // llama.cpp has no backend for this device (data/backends.json engines): no list at all.
+    head["counts"] = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"skipped", 0}, {"below_quality_floor", 0},
+                      {"below_speed_floor", 0}};
+    head["models"] = json::array();
+    head["evaluations"] = 1;
+    return head;
+  }
 
   const SpeedCoefficients& coef = memo_speed_coefficients(cat);
   int evaluations = 1, skipped = 0;
-  ModelScan scan(cat, q, coef, order, evaluations);
+  ModelScan scan(cat, q, coef, order, floors, evaluations);
   std::vector<Row> rows;
   for (const auto& m : cat.models()) {
     try {
@@ -152,24 +257,21 @@ json runs_on(const Catalog& cat, const json& q) {
     return a.speed > b.speed;
   });
   json models = json::array();
-  json counts = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"skipped", skipped}};
+  json counts = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"skipped", skipped}, {"below_quality_floor", 0},
+                 {"below_speed_floor", 0}};
   for (auto& r : rows) {
     const char* t = r.tier == 0 ? "fits" : r.tier == 1 ? "offload" : "no_fit";
     counts[t] = counts[t].get<int>() + 1;
+    if (r.doc.contains("below_floor")) {
+      const char* k = r.doc["below_floor"] == "quality" ? "below_quality_floor" : "below_speed_floor";
+      counts[k] = counts[k].get<int>() + 1;
+    }
     models.push_back(std::move(r.doc));
   }
-  const Device& d = base.device;
-  return {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
-                      {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}}},
-          {"count", base.count},
-          {"ram_gib", base.ram_gib},
-          {"context", base.kv.n_ctx},
-          {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
-                      {"rule", first.usable.rule},
-                      {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}},
-          {"counts", counts},
-          {"models", models},
-          {"evaluations", evaluations}};
+  head["counts"] = counts;
+  head["models"] = models;
+  head["evaluations"] = evaluations;
+  return head;
 }
 
 }  // namespace wif

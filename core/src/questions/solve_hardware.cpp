@@ -235,8 +235,27 @@ json picks_json(Solver& s, const json&) {
       unified = &o;
   }
   json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant}};
-  // A card that nothing qualifies for is absent (no null in results).
+  // A card that nothing qualifies for is absent (no null in results) and `missing` says why, as a
+  // code with the figures behind it: the largest candidate's memory against what the weights need.
+  json missing = json::object();
+  double largest_card = 0, largest_unified = 0;
+  for (const Device& d : s.catalog().devices()) {
+    if (d.kind == DeviceKind::Gpu && d.facts.contains("launch_price_usd")) largest_card = std::max(largest_card, d.memory_gib);
+    if ((d.kind == DeviceKind::Apple || d.kind == DeviceKind::Unified) && (d.price_usd > 0 || d.used_price_usd > 0))
+      largest_unified = std::max(largest_unified, d.memory_gib);
+  }
+  std::uint64_t weights = 0;
+  {
+    EstimateRequest r = s.base();
+    r.ram_gib = 0;
+    weights = s.run(r, false).weights_bytes;
+  }
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
+  else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
+                                     {"weights_bytes", weights}};
+  if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}};
+  if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
+                                             {"weights_bytes", weights}};
   if (value) {
     json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite(value_per_tps)}});
     v["price_usd"] = finite(value_price);
@@ -251,7 +270,10 @@ json picks_json(Solver& s, const json&) {
     cloud["count"] = cloud["gpu_count"];
     cloud["why"] = {{"code", "cheapest_cloud_offer"}, {"provider", cloud["provider"]}};
     out["cheapest_cloud"] = cloud;
+  } else {
+    missing["cheapest_cloud"] = {{"code", "no_cloud_offer_runs"}, {"weights_bytes", weights}};
   }
+  out["missing"] = missing;
   out["evaluations"] = s.evaluations();
   return out;
 }

@@ -19,21 +19,26 @@ bool runs_on_device(const Estimate& e) { return e.verdict == "fits" || e.verdict
 
 struct Entry {
   json doc;
-  int rank = 0;          // 0 fits, 1 offload, 2 no_fit
+  int rank = 0;          // 0 fits, 1 offload, 2 no_fit, 3 no_engine
   double speed = 0;      // decode tokens/s (sort key)
   double memory = 0;     // device memory GiB (sort key for no_fit)
 };
 
-json device_json(const Device& d) {
+json device_json(const Device& d, const std::vector<std::string>& engines) {
   return {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
-          {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}};
+          {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", engines}};
 }
 
-Entry make_entry(const Device& d, const Estimate* e, const std::string& tier, double ram, const json& request) {
+bool llamacpp_runs(const std::vector<std::string>& engines) {
+  return std::find(engines.begin(), engines.end(), "llama.cpp") != engines.end();
+}
+
+Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const std::string& tier, double ram,
+                 const json& request) {
   Entry out;
-  out.rank = tier == "fits" ? 0 : tier == "offload" ? 1 : 2;
+  out.rank = tier == "fits" ? 0 : tier == "offload" ? 1 : tier == "no_fit" ? 2 : 3;
   out.memory = d.memory_gib;
-  json j = {{"device", device_json(d)}, {"tier", tier}, {"ram_gib", ram}, {"request", request}};
+  json j = {{"device", device_json(d, cat.device_engines(d))}, {"tier", tier}, {"ram_gib", ram}, {"request", request}};
   if (e) {
     j["verdict"] = e->verdict;
     j["memory"] = {{"total_bytes", e->total_bytes}, {"usable_bytes", e->usable.usable_bytes},
@@ -57,6 +62,7 @@ json sorted(std::vector<Entry> v) {
   std::stable_sort(v.begin(), v.end(), [](const Entry& a, const Entry& b) {
     if (a.rank != b.rank) return a.rank < b.rank;
     if (a.rank < 2) return a.speed > b.speed;
+    if (a.rank == 3) return false;
     return a.memory > b.memory;
   });
   json out = json::array();
@@ -65,7 +71,7 @@ json sorted(std::vector<Entry> v) {
 }
 
 json counts(const json& list) {
-  json c = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}};
+  json c = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"no_engine", 0}};
   for (const auto& e : list) c[e["tier"].get<std::string>()] = c[e["tier"].get<std::string>()].get<int>() + 1;
   return c;
 }
@@ -107,15 +113,21 @@ json tier_lists(const Catalog& cat, const json& q) {
   for (const auto& d : cat.devices()) {
     if (d.kind == DeviceKind::Cpu) continue;
     json request;
+    if (!llamacpp_runs(cat.device_engines(d))) {
+      // llama.cpp has no backend for this device (backends.json engines): no estimate at all.
+      (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
+          .push_back(make_entry(cat, d, nullptr, "no_engine", 0, request));
+      continue;
+    }
     try {
       Estimate alone = ask(d, 0, request);
       if (runs_on_device(alone)) {
         (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
-            .push_back(make_entry(d, &alone, "fits", 0, request));
+            .push_back(make_entry(cat, d, &alone, "fits", 0, request));
         continue;
       }
       if (d.kind != DeviceKind::Gpu) {
-        (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(d, &alone, "no_fit", 0, request));
+        (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(cat, d, &alone, "no_fit", 0, request));
         continue;
       }
       // Ask with the most RAM first: its plan says how much host RAM the CPU part takes (the GPU
@@ -124,7 +136,7 @@ json tier_lists(const Catalog& cat, const json& q) {
       json req_max;
       Estimate most = ask(d, kTierRamGib[2], req_max);
       if (most.verdict != "offload") {
-        gpus.push_back(make_entry(d, &most, "no_fit", kTierRamGib[2], req_max));
+        gpus.push_back(make_entry(cat, d, &most, "no_fit", kTierRamGib[2], req_max));
         continue;
       }
       std::size_t first = 2;
@@ -135,15 +147,15 @@ json tier_lists(const Catalog& cat, const json& q) {
         json req_i;
         Estimate e = ask(d, kTierRamGib[i], req_i);
         if (e.verdict == "offload") {
-          gpus.push_back(make_entry(d, &e, "offload", kTierRamGib[i], req_i));
+          gpus.push_back(make_entry(cat, d, &e, "offload", kTierRamGib[i], req_i));
           placed = true;
         }
       }
-      if (!placed) gpus.push_back(make_entry(d, &most, "offload", kTierRamGib[2], req_max));
+      if (!placed) gpus.push_back(make_entry(cat, d, &most, "offload", kTierRamGib[2], req_max));
     } catch (const InputError&) {
       // A device the model cannot be estimated on (e.g. no bandwidth stated) does not run it.
       (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
-          .push_back(make_entry(d, nullptr, "no_fit", 0, request));
+          .push_back(make_entry(cat, d, nullptr, "no_fit", 0, request));
     }
   }
 

@@ -77,7 +77,17 @@ double predict_case(const BenchCase& c, const SpeedCoefficients& k);
 /// median ratio on these rows). `groups`: decode and prefill in-sample, held-out (refit without
 /// the held-out devices), multi-GPU and offloaded. `points`: every predicted row for a plot and
 /// table. `excluded`: rows left out, by reason.
+/// It also holds `sizes` (size_accuracy_report): the memory claim.
 nlohmann::json accuracy_report(const Catalog& cat);
+
+/// GGUF file sizes computed from each catalog model's architecture (plan_quantization) against
+/// the published files the catalog lists (`gguf` of each model entry), one row per file:
+/// {model, name, repo, quant, published_bytes, computed_bytes, error_pct (signed, computed vs
+/// published), source, checked, size_differs? (the entry's stated reason; such rows are left out
+/// of the statistics)}, and over the compared rows: compared, median / mean / p90 / max absolute
+/// error in %, within_1_pct (share of rows within 1 %). Publisher recipes without a llama.cpp
+/// rule (UD-… files) are counted in publisher_recipes_skipped.
+nlohmann::json size_accuracy_report(const Catalog& cat);
 
 /// Fit the coefficients on the single-device rows (minimising the summed |log(predicted/measured)|,
 /// decode terms on tg rows first, then prefill terms on pp rows) and set the ranges from the

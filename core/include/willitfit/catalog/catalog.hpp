@@ -34,6 +34,7 @@ struct ModelEntry {
 struct BackendInfo {
   std::string id;                 // cuda, metal, rocm, vulkan, sycl, cpu …
   double overhead_mib = 0;        // runtime memory outside model/KV/compute per device
+  std::vector<std::string> engines;  // serving engines with upstream support for this backend
   nlohmann::json raw;
 };
 
@@ -58,6 +59,9 @@ class Catalog {
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
   const Device* find_device(const std::string& id) const;
   const BackendInfo* find_backend(const std::string& id) const;
+  /// The engines that run on a device: the union, in engine order llama.cpp, vllm, sglang, of
+  /// the `engines` of each backend the device lists (backends.json). Unknown backends add none.
+  std::vector<std::string> device_engines(const Device& d) const;
 
   /// The store catalog_memo.hpp keeps derived data in (shared by copies of this catalog, which hold
   /// the same entries).

@@ -71,6 +71,12 @@ inline constexpr std::int64_t kMinContext = 512;
 inline constexpr int kMaxCount = 8;
 inline constexpr double kMinDecodeTps = 0;
 
+// Runs-on floors (runs_on.hpp): what counts as running on a device. Decode below 3 tokens/s is
+// slower than a person reads; "reduced" keeps the 1- to 2-bit formats (perplexity +20 % and more
+// in quants.json) out of "runs".
+inline constexpr double kRunsOnMinDecodeTps = 3.0;
+inline constexpr const char* kRunsOnMinQuality = "reduced";
+
 /// The checkpoint a server engine (vLLM, SGLang) loads when the request names no format, or one
 /// it cannot serve: the model's native dtype ("FP8", "SAFETENSORS-FP16", else "SAFETENSORS-BF16").
 std::string server_quant(const Architecture& a);

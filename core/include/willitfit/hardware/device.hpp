@@ -26,6 +26,10 @@ struct Device {
   std::string overhead_backend;   // backends.json id whose runtime overhead applies ("cuda-blackwell");
                                   // the catalog's `overhead_backend`, else `backend`
   std::vector<std::string> backends;
+  // The serving engines that run on this device (llama.cpp, vllm, sglang …): the union of its
+  // backends' `engines` in data/backends.json, filled when a request resolves the device
+  // (estimate.cpp resolve_device); empty when none of its backends is known to run one.
+  std::vector<std::string> engines;
   double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
   double gpu_share_max = 0;
   int pcie_gen = 0;

@@ -19,19 +19,35 @@
 // "ranking" (quality.hpp): high <= 5 % (Q4_K_S and better), reduced <= 20 % (down to IQ3_XXS),
 // low beyond (Q3_K_S, 2- and 1-bit types), unknown when the catalog states no figure.
 //
+// Floors (request fields, both returned in `floors`): min_quality (high | reduced | low | any,
+// default defaults::kRunsOnMinQuality, reduced: a 1- or 2-bit quantization is not counted as running) and min_decode_tps
+// (default defaults::kRunsOnMinDecodeTps, 3 tokens/s: slower than a person reads; 0 turns it off; not applied when the device states no bandwidth).
+// Only quantizations in the min_quality band or better are candidates for fits/offload. A model
+// that runs only below a floor is tier no_fit with below_floor "quality" (quant/quality/verdict:
+// the best quantization that does run, below the floor) or "speed" (the best acceptable one
+// that runs, with its speed, after trying the smaller acceptable ones), and `needs`, what would
+// be needed instead, each {code, ...numbers}:
+//   {code "more_memory", quant, memory_bytes, usable_bytes}  the smallest acceptable quantization
+//       (quality) or the same one (speed, offloaded) with everything on the device;
+//   {code "faster_device", decode_tps, min_decode_tps}        (speed).
+// counts.below_quality_floor / below_speed_floor count them (they are inside counts.no_fit).
+// A device llama.cpp does not run on (data/backends.json `engines`): engine_runs false, no models.
+//
 // Order, best first: fits, then offload, then no_fit. Within fits and offload: quality band (high
 // first), then the model's total parameters (larger first: with the quality held, a larger model
 // is the more capable one a person can run), then decode speed (faster first). no_fit entries by
 // the memory they need (closest first). Ties keep catalog order.
 //
-// Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd}, count, ram_gib, context,
-//          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit},
+// Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, engine_runs, count,
+//          ram_gib, context, floors{min_quality, min_decode_tps},
+//          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
+//          below_quality_floor, below_speed_floor},
 //          models[], evaluations}, each entry
 //   {model{id,name,params_total_b,params_active_b}, tier, quant, quality (ranking group),
 //    quality_band (quality.hpp reading band), ppl_delta_pct (absent
 //    when unknown), verdict, memory{total_bytes, usable_bytes, host_ram_bytes},
-//    speed{decode_tps, decode_tps_low, decode_tps_high} (absent for no_fit or when the device
-//    states no bandwidth), request}
+//    speed{decode_tps, decode_tps_low, decode_tps_high} (absent for no_fit, except below the
+//    speed floor, or when the device states no bandwidth), below_floor?, needs[]?, request}
 // `request` is the estimate request that reproduces the entry exactly (api_estimate on it gives
 // the same verdict, memory and speed). A model the core cannot estimate (e.g. a catalog entry
 // with an unsupported layer kind) is left out and counted in counts.skipped.

@@ -50,7 +50,11 @@
 //      configurations that fit, using the used price when the catalog has a lower one),
 //      unified_memory (cheapest Apple or unified-memory machine that fits), cheapest_cloud.
 //      Each: id, name, count, price_usd (per hour for clouds), price_kind, verdict, decode_tps,
-//      why {code, ...figures}; a card is absent when nothing qualifies.
+//      why {code, ...figures}; a card is absent when nothing qualifies, and then
+//      missing.<card> says why: {code, weights_bytes, largest_memory_gib?} with code
+//      no_single_card_fits (largest_memory_gib: the largest priced consumer/workstation card),
+//      no_priced_option_runs, no_unified_fits (largest_memory_gib: the largest priced Apple or
+//      unified machine) or no_cloud_offer_runs. `missing` is always present (empty when all four are).
 //
 // For cheapest and picks the request's hardware is optional (it is replaced per candidate).
 // Bad input throws InputError: unknown kind -> bad_value at "solve"; bad extra fields at their

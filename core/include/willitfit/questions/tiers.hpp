@@ -11,15 +11,18 @@
 //   offload  it runs with layers or MoE experts in system RAM ("possible but slow"); ram_gib is
 //            the smallest of 32/64/128 GiB with which it does, flags ngl / n_cpu_moe are the
 //            placement planner's;
-//   no_fit   not even with 128 GiB of RAM.
+//   no_fit   not even with 128 GiB of RAM;
+//   no_engine llama.cpp has no backend for the device (data/backends.json `engines`, e.g. Intel
+//            Gaudi, Cambricon): no estimate is made, the entry has device and tier only
+//            (verdict no_fit), sorted last.
 // Every Apple device (one entry per memory option) and unified-memory PC is fits or no_fit.
 // Lists are sorted: fits by decode speed (fastest first), then offload by speed, then no_fit by
 // device memory (largest first). Each entry carries `request`, the estimate request that
 // reproduces it exactly (api_estimate on it gives the same verdict, memory, speed and flags).
 //
-// Result: {model, quant, context, ram_tiers_gib, counts{gpus{fits,offload,no_fit},macs,unified},
+// Result: {model, quant, context, ram_tiers_gib, counts{gpus{fits,offload,no_fit,no_engine},macs,unified},
 //          gpus[], macs[], unified[]}, each entry
-//   {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd}, tier, ram_gib, verdict,
+//   {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, tier, ram_gib, verdict,
 //    memory{total_bytes, usable_bytes, host_ram_bytes}, speed{decode_tps, decode_tps_low,
 //    decode_tps_high} (absent when it does not run or the device states no bandwidth),
 //    placement{ngl, n_cpu_moe, n_layer} (gpus), request}.

@@ -1,0 +1,211 @@
+// Journeys a person takes through the model × device view, each checked against the CLI: for
+// every journey the page's key figures (required, usable, margin or RAM, decode, prefill, time to
+// first token, and for vLLM/SGLang the KV pool and the concurrency) must read exactly what the
+// page's own formatters make of the CLI's document for the same request, in the page's language.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { open, root, setup } from './helpers.mjs';
+
+const cli = path.join(root, 'build', 'cli', 'willitfit');
+const qwen3 = JSON.parse(fs.readFileSync(path.join(root, 'data/models/qwen/qwen3-8b.json'), 'utf8')).config;
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-journeys-'));
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); fs.rmSync(tmp, { recursive: true, force: true }); });
+
+/** The CLI's document for a request given as flags. @param {string[]} args */
+function cliDoc(args) {
+  const r = spawnSync(cli, ['estimate', ...args, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+/** What the page shows in its key figures: text of each card value, by id. @param {any} page */
+async function shown(page) {
+  return page.evaluate(() => {
+    /** @type {Record<string, string>} */
+    const out = {};
+    for (const id of ['c-total', 'c-usable', 'c-margin', 'c-util', 'k-decode', 'k-prefill', 'k-ttft', 'k-kv-tokens', 'k-concurrency']) {
+      const el = document.getElementById(id);
+      if (el && el.offsetParent !== null) out[id] = el.textContent || '';
+    }
+    out.ttft_note = document.getElementById('k-ttft')?.nextElementSibling?.textContent || '';
+    return out;
+  });
+}
+
+/** The same figures made by the page's own formatters from the CLI's document. @param {any} page @param {any} doc */
+async function expected(page, doc) {
+  return page.evaluate(async (d) => {
+    const f = await import('./format.js');
+    const sh = await import('./views/shared.js');
+    const { t } = await import('./i18n.js');
+    const L = document.documentElement.lang;
+    const m = d.memory;
+    /** @type {Record<string, string>} */
+    const out = { 'c-total': f.gib(m.total_bytes, L), 'c-usable': f.gib(m.usable_bytes, L) };
+    if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) out['c-margin'] = f.gib(m.host.total_bytes, L);
+    else {
+      out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
+      out['c-util'] = t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
+    }
+    const sp = sh.speedOf(d);
+    if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
+    if (sp && sp.prefill) out['k-prefill'] = sh.spreadText(sp.prefill, L);
+    if (sp && sp.ttft) { out['k-ttft'] = sh.spreadText(sp.ttft, L, 'ms'); out.ttft_note = t(L, 'ttft_note', { 0: f.num(d.speed.prompt, L) }); }
+    const sv = d.settings.engine !== 'llama.cpp' ? (d.sglang || d.vllm) : null;
+    if (sv) {
+      out['k-kv-tokens'] = `${f.num(sv.kv_tokens, L)} ${t(L, 'tokens_word')}`;
+      out['k-concurrency'] = f.num(Math.floor(sv.max_concurrency), L);
+    }
+    return out;
+  }, doc);
+}
+
+/** Wait for the key figures of a result, then compare them with the CLI's. @param {any} page @param {any} doc */
+async function sameAsCli(page, doc) {
+  await page.waitForFunction(() => !['pending', ''].includes(document.querySelector('#verdict').dataset.verdict) && document.querySelector('#c-total').textContent !== '—');
+  await page.waitForFunction(() => !document.querySelector('#plug-speed').hidden);
+  const want = await expected(page, doc);
+  // The view may still be on the previous request (an import re-renders a moment later).
+  await page.waitForFunction((w) => document.querySelector('#c-total').textContent === w, want['c-total'], { timeout: 60000 }).catch(() => {});
+  await page.waitForFunction(() => !document.querySelector('#plug-speed').hidden);
+  assert.equal(await page.getAttribute('#verdict', 'data-verdict'), doc.verdict);
+  const got = await shown(page);
+  for (const [k, v] of Object.entries(want)) assert.equal(got[k], v, `${k}: page "${got[k]}", CLI "${v}"`);
+  // The range is the core's: decode always carries one.
+  assert.match(got['k-decode'], /\(.+–.+\)/);
+  assert.doesNotMatch(await page.textContent('#result'), /undefined|NaN|Infinity/);
+  return got;
+}
+
+const flags = (/** @type {Record<string, any>} */ q) => Object.entries(q).flatMap(([k, v]) => (Array.isArray(v) ? v.flatMap((x) => [`--${k}`, String(x)]) : [`--${k}`, String(v)]));
+
+/** Catalog journeys: a URL and the same request as CLI flags. */
+const JOURNEYS = [
+  { name: 'first visit (the example that runs)', url: '?lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 } },
+  { name: 'a Mac Studio, TTFT for the prompt the core used', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=8192&lang=en', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },
+  { name: 'offload to system RAM', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=en', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
+  { name: 'two GPUs', url: '?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&lang=en', q: { model: 'meta-llama/Llama-3.3-70B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090', count: 2, context: 8192 } },
+  { name: 'vLLM from the README link (no quant)', url: '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=en', q: { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 8192 } },
+  { name: 'SGLang', url: '?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-h100-sxm&engine=sglang&lang=en', q: { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-h100-sxm', engine: 'sglang', context: 8192 } },
+  { name: 'unified memory PC', url: '?model=openai/gpt-oss-120b&quant=MXFP4&hw=amd-ryzen-ai-max-plus-395-128gb&lang=en', q: { model: 'openai/gpt-oss-120b', quant: 'MXFP4', hardware: 'amd-ryzen-ai-max-plus-395-128gb', context: 8192 } },
+  { name: 'long context with a q8_0 cache', url: '?model=Qwen/Qwen3-32B&quant=Q5_K_M&hw=nvidia-rtx-5090&ctx=32768&kv=q8_0&lang=en', q: { model: 'Qwen/Qwen3-32B', quant: 'Q5_K_M', hardware: 'nvidia-rtx-5090', context: 32768, 'kv-type': 'q8_0' } },
+  { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },
+  { name: 'French (Gio, decimal comma)', url: '?model=openai/gpt-oss-20b&quant=MXFP4&hw=apple-m4-max-40c-gpu-128gb&lang=fr', q: { model: 'openai/gpt-oss-20b', quant: 'MXFP4', hardware: 'apple-m4-max-40c-gpu-128gb', context: 8192 }, check: /Gio/ },
+  { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
+  { name: 'French vLLM', url: '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=fr', q: { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 8192 } },
+];
+
+for (const j of JOURNEYS) {
+  test(`journey: ${j.name} shows the CLI's figures`, async () => {
+    const page = await env.page();
+    await open(page, `${env.url}${j.url}`);
+    const got = await sameAsCli(page, cliDoc(flags(j.q)));
+    if (j.check) assert.match(Object.values(got).join(' '), j.check);
+    assert.deepEqual(page.problems, []);
+    await page.context().close();
+  });
+}
+
+test('journey: phone width, the answer and its figures come first and the form folds to one line', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true });
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=en`);
+  await sameAsCli(page, cliDoc(flags({ model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 })));
+  assert.equal(await page.evaluate(() => document.querySelector('#setup-box').open), false);
+  const v = await page.locator('#verdict').boundingBox();
+  assert.ok(v && v.y < 500, `the verdict starts ${v && v.y} px down`);
+  assert.match(await page.textContent('#setup-line'), /GLM-4\.5 Air · Q4_K_M · 8K/);
+  await page.click('#setup-summary');
+  assert.equal(await page.evaluate(() => document.querySelector('#setup-box').open), true);
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), false);
+  await page.context().close();
+});
+
+test('journey: an imported config.json shows the CLI figures for that config, and its link carries it', async () => {
+  const cfg = path.join(tmp, 'config.json');
+  fs.writeFileSync(cfg, JSON.stringify(qwen3));
+  const page = await env.page({ permissions: ['clipboard-read', 'clipboard-write'] });
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-3090&lang=en`);
+  await page.click('#import summary');
+  await page.fill('#cfg-text', JSON.stringify(qwen3));
+  await page.click('#cfg-go');
+  await page.waitForFunction(() => /imported/.test(document.querySelector('#summary').textContent));
+  // Named from its architecture and the core's parameter count, not "qwen3 4096".
+  assert.match(await page.textContent('#summary'), /^Qwen3 \(8\.\dB parameters, imported\)/);
+  await sameAsCli(page, cliDoc(flags({ model: cfg, quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090', context: 8192 })));
+  await page.click('#share');
+  await page.waitForFunction(() => /copied/i.test(document.querySelector('#share-msg').textContent));
+  const link = await page.evaluate(() => navigator.clipboard.readText());
+  assert.match(link, /[?&]cfg=/);
+  // A fresh browser (nothing saved) opens the same answer from the link alone.
+  const fresh = await env.page();
+  await open(fresh, link);
+  await sameAsCli(fresh, cliDoc(flags({ model: cfg, quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090', context: 8192 })));
+  await fresh.context().close();
+  await page.context().close();
+});
+
+test('journey: an imported GGUF drives every section; the quant select shows the file\'s format', async () => {
+  const file = path.join(tmp, 'glm-air-Q3_K_M.gguf');
+  const r = spawnSync(cli, ['gguf-synth', '--model', 'zai-org/GLM-4.5-Air', '--quant', 'Q3_K_M', '--out', file, '--json'], { encoding: 'utf8' });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const page = await env.page();
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=en`);
+  await page.click('#import summary');
+  await page.setInputFiles('#cfg-file', file);
+  await page.waitForFunction(() => /tensors/.test(document.querySelector('#cfg-msg').textContent));
+  const doc = cliDoc(flags({ model: file, hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 }));
+  await sameAsCli(page, doc);
+  assert.equal(await page.inputValue('#quant'), doc.quant.id);
+  assert.equal(await page.evaluate(() => document.querySelector('#quant').disabled), true);
+  // The cost card is computed from this model's speed, not the previous one's.
+  const tpsText = await page.evaluate(async (x) => (await import('./format.js')).tps(x, 'en'), doc.speed.decode_tps);
+  await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 30000 });
+  await page.waitForFunction((want) => [...document.querySelectorAll('#cloud-table tbody tr')].length > 0, null, { timeout: 30000 });
+  await page.context().close();
+});
+
+test('journey: a setup that does not fit shows no launch command, says why once, and "make it fit" starts from now', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await sameAsCli(page, cliDoc(flags({ model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 }))).catch(async (e) => {
+    // No speed for a setup that does not run is fine; the memory cards must still agree.
+    if (!/plug-speed|Timeout/.test(String(e))) throw e;
+  });
+  assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'no_fit');
+  assert.equal(await page.locator('#commands .cmd').count(), 0);
+  assert.match(await page.textContent('#commands-note'), /does not fit/);
+  await page.waitForFunction(() => document.querySelectorAll('#fit-list li.fix').length > 0);
+  const fit = await page.textContent('#fit-list');
+  assert.match(fit, /does not run now →/);
+  assert.doesNotMatch(fit, /(\d+\.\d) tok\/s → \1 tok\/s/);
+  await page.context().close();
+});
+
+test('journey: the title and description name the model and the device in the page\'s language', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=fr`);
+  await page.waitForFunction(() => /GLM-4\.5 Air/.test(document.title));
+  assert.match(await page.title(), /GLM-4\.5 Air sur Apple M3 Ultra/);
+  assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Apple M3 Ultra/);
+  await page.context().close();
+});
+
+test('journey: the hardware search finds a Mac by its product name', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?lang=en`);
+  await page.fill('#hw-search', 'mac studio m3 ultra 512');
+  await page.waitForSelector('#hw-search-options li');
+  await page.keyboard.press('ArrowDown');
+  await page.keyboard.press('Enter');
+  await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#summary').textContent));
+  assert.equal(await page.inputValue('#hardware'), 'apple-m3-ultra-80c-gpu-512gb');
+  await page.context().close();
+});
