@@ -42,7 +42,7 @@ test('malformed values are rejected with the offending field', async () => {
 
 test('the catalog loads inside the module without errors and lists models and devices', async () => {
   const core = await api.loadCore();
-  assert.deepEqual(JSON.parse(core.catalogErrors()), { errors: [] });
+  assert.deepEqual(JSON.parse(core.catalogErrors()), { schema_version: 1, errors: [] });
   const models = await api.list('models');
   const hw = await api.list('hardware');
   assert.ok(models.length >= 70, `only ${models.length} models`);
