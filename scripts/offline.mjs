@@ -16,7 +16,8 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 
 // Relative specifiers in static imports, re-exports, side-effect imports and import('…').
-const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"\n]+)\2/g;
+// Only module files (…\.js): a JSDoc type import such as import('./willitfit') names a .d.ts, not a module.
+const SPECIFIER = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s+)(['"])(\.{1,2}\/[^'"\n]+\.m?js)\2/g;
 // What api.js computes as the core's URL when it is a sibling file; here it is a module key.
 const CORE_URL = "new URL('./willitfit.js', import.meta.url).href";
 
