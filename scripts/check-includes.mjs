@@ -25,6 +25,7 @@ export const LAYERS = [
   ['catalog'],              // the data/ files, read into models and devices
   ['llamacpp', 'servers'],  // how each engine lays out memory (llama.cpp; vLLM, SGLang)
   ['gguf'],                 // GGUF headers; the summary reports llama.cpp's KV bytes per token
+  ['hub'],                  // a Hugging Face repo's files, config and headers, read into models
   ['speed'],                // speed on one device, across devices, of a batched server
   ['estimate'],             // one request -> one result document, engine glue, commands
   ['questions', 'money', 'training', 'calibration'],  // loops over the estimate

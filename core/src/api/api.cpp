@@ -7,7 +7,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/gguf/gguf.hpp"
-#include "willitfit/model/hub_repo.hpp"
+#include "willitfit/hub/hub_repo.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/money/cost.hpp"
 #include "willitfit/catalog/quality.hpp"

@@ -5,7 +5,6 @@
 #include <set>
 
 #include "willitfit/catalog/catalog.hpp"
-#include "willitfit/speed/speed.hpp"
 
 namespace wif {
 namespace {

@@ -12,7 +12,6 @@
 #include <nlohmann/json.hpp>
 
 #include "willitfit/catalog/catalog.hpp"
-#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/estimate/request.hpp"
 
 namespace wif {

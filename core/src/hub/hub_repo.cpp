@@ -3,7 +3,7 @@
 // of the repo, split files named by gguf-split as "<stem>-00001-of-0000N.gguf"); safetensors
 // headers are an 8-byte little-endian length and a JSON table of {dtype, shape, data_offsets}
 // (huggingface/safetensors, docs "The safetensors format").
-#include "willitfit/model/hub_repo.hpp"
+#include "willitfit/hub/hub_repo.hpp"
 
 #include <algorithm>
 #include <cctype>
