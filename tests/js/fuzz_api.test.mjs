@@ -56,6 +56,7 @@ function fuzzValue(r, depth = 0) {
 }
 
 function mutate(r) {
+  /** @type {any} */
   const q = { ...VALID };
   const n = 1 + Math.floor(r() * 3);
   for (let i = 0; i < n; i++) {

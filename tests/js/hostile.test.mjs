@@ -8,13 +8,14 @@ import { test } from 'node:test';
 
 import { api, cli } from './helpers.mjs';
 
+/** @type {any} */
 const VALID = { model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 };
 const reference = JSON.stringify(await api.estimate(VALID));
 const core = await api.loadCore();
 
 /** @param {Promise<any>|(() => any)} p @param {string} code @param {string} [path] */
 async function refuses(p, code, path) {
-  await assert.rejects(typeof p === 'function' ? (async () => p())() : p, (e) => {
+  await assert.rejects(typeof p === 'function' ? (async () => p())() : p, (/** @type {any} */ e) => {
     assert.equal(e.name, 'WillitfitError', `${e.name}: ${e.message}`);
     assert.equal(e.code, code, e.message);
     if (path !== undefined) assert.equal(e.path, path, e.message);
@@ -28,10 +29,11 @@ const cpuMs = () => { const u = process.cpuUsage(); return (u.user + u.system) /
 
 const sameAsBefore = async () => assert.equal(JSON.stringify(await api.estimate(VALID)), reference);
 
-const deep = (n) => { let x = []; for (let i = 0; i < n; i++) x = [x]; return x; };
+const deep = (/** @type {number} */ n) => { /** @type {any} */ let x = []; for (let i = 0; i < n; i++) x = [x]; return x; };
 const cyclic = () => { const o = { ...VALID }; o.self = o; return o; };
 
 const requestFns = ['estimate', 'tiers', 'runsOn', 'solve', 'train', 'cost'];
+/** @type {Array<[string, any]>} */
 const notRequests = [['undefined', undefined], ['null', null], ['number', 42], ['string', 'meta-llama/Llama-3.1-8B-Instruct'],
   ['array', [VALID]], ['symbol', Symbol('x')], ['function', () => VALID], ['bigint', 5n]];
 
@@ -44,6 +46,7 @@ for (const fn of requestFns) {
   }
 }
 
+/** @type {Array<[string, any, string, string]>} */
 const badFields = [
   ['a BigInt field', { ...VALID, context: 8192n }, 'bad_type', 'context'],
   ['a circular object', cyclic(), 'bad_type', 'self'],
@@ -67,7 +70,7 @@ for (const [what, req, code, path] of badFields) {
 }
 
 test('a DAG that repeats one object 2^30 times is refused by its size, not expanded', async () => {
-  let x = [1];
+  /** @type {any} */ let x = [1];
   for (let i = 0; i < 30; i++) x = [x, x];
   await refuses(api.estimate({ ...VALID, extra: x }), 'json_too_large', '');
   await sameAsBefore();
@@ -176,9 +179,9 @@ test('a GGUF header with 100,000 tensors (the cap) is read within a second; 100,
 test('GGUF strings: a 2 MiB general.name and 9 MiB of strings in all are gguf_too_large, with the bound in the message', async () => {
   const t0 = cpuMs();
   await assert.rejects(api.ggufSummary(gguf({ kv: [['general.name', Buffer.alloc(2 << 20, 65)]] })),
-    (e) => e.code === 'gguf_too_large' && /1048576/.test(e.message));
+    (/** @type {any} */ e) => e.code === 'gguf_too_large' && /1048576/.test(e.message));
   const many = Array.from({ length: 9 }, (_, i) => [`k.${i}`, Buffer.alloc(1 << 20, 66)]);
-  await assert.rejects(api.ggufSummary(gguf({ kv: many })), (e) => e.code === 'gguf_too_large' && /8388608/.test(e.message));
+  await assert.rejects(api.ggufSummary(gguf({ kv: many })), (/** @type {any} */ e) => e.code === 'gguf_too_large' && /8388608/.test(e.message));
   await refuses(api.ggufSummary('A'.repeat(90 * 1024 * 1024)), 'gguf_too_large', 'gguf');
   assert.ok(cpuMs() - t0 < 3000, `${cpuMs() - t0} ms of CPU`);
   await sameAsBefore();
