@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# Builds the native core, CLI and tests (build/), the wasm module (build-wasm/), and assembles
-# the static site in dist/ (web/ sources + the module + the chart library). Incremental.
+# Builds what is asked for, incrementally:
+#   bash scripts/build.sh          the native core, CLI and tests (build/), the wasm module
+#                                  (build-wasm/) and the static site in dist/ (npm test)
+#   bash scripts/build.sh --site   only what serving the site needs: the wasm module and dist/
+#                                  (npm start; no native compile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
 
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
-cmake --build build -j"$jobs"
+if [ "${1:-}" != --site ]; then
+  cmake -S . -B build -DCMAKE_BUILD_TYPE=Release >/dev/null
+  cmake --build build -j"$jobs"
+fi
 
 export NODE_PATH=/usr/share/nodejs   # Emscripten 3.1.6's optimizer needs Debian's acorn
 if [ ! -f build-wasm/CMakeCache.txt ]; then

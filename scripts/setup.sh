@@ -4,18 +4,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --site (npm start): what building the wasm module and serving dist/ needs; no argument: also the
+# native build; --all (npm test): also the browser, the CJK font and the sanitizer/fuzzer runtime.
+mode=${1:-native}
 need=()
 command -v cmake >/dev/null || need+=(cmake)
-command -v g++ >/dev/null || need+=(g++)
 command -v emcc >/dev/null || need+=(emscripten)
 [ -f /usr/include/nlohmann/json.hpp ] || need+=(nlohmann-json3-dev)
-[ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
-command -v chromium >/dev/null || need+=(chromium)
-# A CJK font, so that Chinese pages are checked on screen (screenshots show glyphs, not boxes).
-(command -v fc-list >/dev/null && fc-list | grep -qi "Noto Sans CJK") || need+=(fonts-noto-cjk)
 [ -d /usr/share/nodejs/acorn ] || need+=(node-acorn)
-[ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
-if [ "${WIF_SANITIZE:-}" = 1 ] || [ "${1:-}" = --all ]; then
+if [ "$mode" != --site ]; then
+  command -v g++ >/dev/null || need+=(g++)
+  [ -f /usr/include/catch2/catch.hpp ] || need+=(catch2)
+  [ -f /usr/include/x86_64-linux-gnu/curl/curl.h ] || [ -f /usr/include/curl/curl.h ] || need+=(libcurl4-openssl-dev)
+fi
+if [ "${WIF_SANITIZE:-}" = 1 ] || [ "$mode" = --all ]; then
+  command -v chromium >/dev/null || need+=(chromium)
+  # A CJK font, so that Chinese pages are checked on screen (screenshots show glyphs, not boxes).
+  (command -v fc-list >/dev/null && fc-list | grep -qi "Noto Sans CJK") || need+=(fonts-noto-cjk)
   command -v clang++ >/dev/null || need+=(clang)
   ls /usr/lib/llvm-14/lib/clang/14*/lib/linux/libclang_rt.fuzzer-x86_64.a >/dev/null 2>&1 || need+=(libclang-rt-14-dev)
 fi
