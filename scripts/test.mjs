@@ -42,6 +42,9 @@ const files = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')
 
 run('core (Catch2 via CTest)', 'ctest', ['--test-dir', 'build', '--output-on-failure', '-j2'], ctestCounts);
 run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
+// The include graph of core/: no cycle and no include up the folders' layer order (one check).
+run('include graph of core/ (scripts/check-includes.mjs)', process.execPath, ['scripts/check-includes.mjs'],
+  (out) => (/check-includes: no cycle, no include up the layer order/.test(out) ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }));
 run('type check (tsc --checkJs over web/ and tests/js)', process.execPath, ['scripts/typecheck.mjs'], nodeCounts);
 run('page in Chromium (Playwright)', process.execPath,
   ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
