@@ -101,13 +101,21 @@ test('a pasted config.json is estimated through the core, saved, and still there
   await page.waitForSelector('body[data-ready="true"]');
   await page.waitForFunction((t) => document.querySelector('#c-total').textContent === t, total);
   assert.equal(await page.inputValue('#model'), 'My <b>Qwen</b> fork');
-  // A config the core cannot read is reported with the field, and nothing is saved.
+  // A config the core cannot read (an unknown architecture without a standard decoder's keys) is
+  // reported with the field, and nothing is saved.
   await page.click('#import summary');
   await page.fill('#cfg-name', 'broken');
-  await page.fill('#cfg-text', JSON.stringify({ ...qwen3, model_type: 'no-such-arch' }));
+  const { intermediate_size: _drop, ...noFfn } = qwen3;
+  await page.fill('#cfg-text', JSON.stringify({ ...noFfn, model_type: 'no-such-arch' }));
   await page.click('#cfg-go');
   await page.waitForFunction(() => /model_type|no-such-arch/.test(document.querySelector('#cfg-msg').textContent));
   assert.doesNotMatch(await page.textContent('#saved-list'), /broken/);
+  // With a standard decoder's keys the core estimates it as an approximation, and the page says so.
+  await page.fill('#cfg-name', 'approximate one');
+  await page.fill('#cfg-text', JSON.stringify({ ...qwen3, model_type: 'no-such-arch' }));
+  await page.click('#cfg-go');
+  await page.waitForFunction(() => !document.querySelector('#approx-note').hidden);
+  assert.match(await page.textContent('#approx-note'), /no-such-arch/);
 });
 
 test('a dropped config.json file is read locally and estimated', async () => {

@@ -56,6 +56,10 @@ export function renderMain(r) {
     model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
   }));
+  // An architecture the core does not model exactly, estimated as a standard decoder: say so.
+  const approx = byId('approx-note');
+  approx.hidden = !r.model.approximate;
+  approx.textContent = r.model.approximate ? T('approx_note', { 0: String(r.model.model_type || '?') }) : '';
   text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}`);
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
@@ -103,6 +107,8 @@ export function renderMain(r) {
     n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
   });
   if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
+  // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
+  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.gguf_file_bytes) why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L) })}`;
   text('w-weights', why);
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
@@ -160,9 +166,41 @@ function renderSpeed(r) {
     sp.decode ? card(T('decode'), spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
     sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
     sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+  renderSpeedBasis(s);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
     ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
   }) : '');
+}
+
+/**
+ * How sure the speed is, as the core labels it (measured / calibrated / extrapolated, with the
+ * published runs behind it), and a link to the accuracy report's group for this kind of estimate.
+ * @param {any} s the result's speed object
+ */
+function renderSpeedBasis(s) {
+  const L = state.lang;
+  const basis = s && s.basis;
+  const label = s && s.decode_label;
+  if (!basis || !label) { fill('speed-basis'); return; }
+  /** @type {any[]} */
+  const parts = [];
+  if (label === 'measured' && Array.isArray(basis.measured) && basis.measured.length) {
+    const runs = basis.measured.slice(0, 2).map((/** @type {any} */ x) => T('speed_measured_run', { 0: num(x.tps, L, 1), 1: x.test }));
+    parts.push(T('speed_label_measured', { 0: runs.join(', ') }), ' ');
+    const src = basis.measured[0].source;
+    if (typeof src === 'string' && /^https:\/\//.test(src)) {
+      let host = src;
+      try { host = new URL(src).host; } catch { /* keep the text */ }
+      parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? `, ${basis.measured[0].date}` : '')), ' ');
+    }
+  } else if (label === 'calibrated') {
+    parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
+  } else {
+    parts.push(T('speed_label_extrapolated', { 0: basis.backend }), ' ');
+  }
+  const g = basis.accuracy_group;
+  if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}#acc-tg-${g.report_group}`, T('speed_accuracy_link')));
+  fill('speed-basis', ...parts);
 }
 
 /** @param {any[]} xs @param {string} k */

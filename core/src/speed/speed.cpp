@@ -328,6 +328,12 @@ nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o) {
     j["prefill_tps_low"] = s.prefill_tps_low;
     j["prefill_tps_high"] = s.prefill_tps_high;
     j["ttft_ms"] = s.ttft_ms;
+    // The time to first token is the prompt at the prefill rate, so its range is the prefill
+    // range read the other way: the fastest prefill gives the shortest wait.
+    if (s.prefill_tps > 0 && s.prefill_tps_low > 0 && s.prefill_tps_high > 0) {
+      j["ttft_ms_low"] = s.ttft_ms * s.prefill_tps / s.prefill_tps_high;
+      j["ttft_ms_high"] = s.ttft_ms * s.prefill_tps / s.prefill_tps_low;
+    }
   }
   return j;
 }

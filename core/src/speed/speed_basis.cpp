@@ -132,7 +132,10 @@ json speed_basis_json(const SpeedBasisIndex& idx, const std::string& model_id, c
   const std::string fallback = device_rows > 0 ? "calibrated" : "extrapolated";
   json basis = {{"backend", backend}, {"device_rows", device_rows}, {"backend_rows", backend_rows},
                 {"accuracy_group", {{"split", group}, {"backend", backend}, {"device_kind", device_kind_name(d.kind)},
-                                    {"moe", moe}}}};
+                                    {"moe", moe},
+                                    // the accuracy report's group that measures this kind of estimate
+                                    // out of sample: single devices by the held-out split
+                                    {"report_group", group == "single" ? "held_out" : group}}}};
   if (!measured.empty()) basis["measured"] = measured;
   if (device_rows == 0) {
     std::vector<std::string> ids(backend_devices.begin(), backend_devices.end());

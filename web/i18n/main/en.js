@@ -69,4 +69,11 @@ export default {
   pick_none_unified_memory: 'No unified-memory machine in the catalog holds it at this context.',
   pick_none_cheapest_cloud: 'No cloud offer in the catalog holds it at this context.',
   pick_none_best_value: 'No priced device or set of devices in the catalog holds it at this context.',
+  speed_label_measured: "Measured: a published run of this model, quantization and device exists ({0}).",
+  speed_label_calibrated: "Calibrated: {0} published runs on this device and backend; this model was not among them.",
+  speed_label_extrapolated: "Extrapolated: no published run on this device; the figures come from the {0} backend on other devices.",
+  speed_accuracy_link: "How accurate is this kind of estimate?",
+  speed_measured_run: "{0} tok/s in {1}",
+  mtp_note: "The file also holds the model’s multi-token-prediction layer ({0}), which llama.cpp does not load: that is most of the difference between the file size and the weights in memory.",
+  approx_note: "Approximate: the core does not model the “{0}” architecture exactly, so these figures treat it as a standard decoder built from its config.json. Expect larger errors than usual.",
 };

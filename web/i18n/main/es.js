@@ -69,4 +69,11 @@ export default {
   pick_none_unified_memory: 'Ningún equipo de memoria unificada del catálogo lo contiene con este contexto.',
   pick_none_cheapest_cloud: 'Ninguna oferta en la nube del catálogo lo contiene con este contexto.',
   pick_none_best_value: 'Ningún dispositivo (o grupo) con precio del catálogo lo contiene con este contexto.',
+  speed_label_measured: "Medido: existe una ejecución publicada de este modelo, cuantización y dispositivo ({0}).",
+  speed_label_calibrated: "Calibrado: {0} ejecuciones publicadas en este dispositivo y backend; este modelo no estaba entre ellas.",
+  speed_label_extrapolated: "Extrapolado: no hay ejecuciones publicadas en este dispositivo; las cifras vienen del backend {0} en otros dispositivos.",
+  speed_accuracy_link: "¿Qué precisión tiene este tipo de estimación?",
+  speed_measured_run: "{0} tok/s en {1}",
+  mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp no carga: es la mayor parte de la diferencia entre el tamaño del archivo y los pesos en memoria.",
+  approx_note: "Aproximado: el núcleo no modela exactamente la arquitectura «{0}», así que estas cifras la tratan como un decodificador estándar construido a partir de su config.json. Cuenta con errores mayores de lo habitual.",
 };

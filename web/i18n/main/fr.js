@@ -71,4 +71,11 @@ export default {
   pick_none_unified_memory: 'Aucune machine à mémoire unifiée du catalogue ne le contient à ce contexte.',
   pick_none_cheapest_cloud: 'Aucune offre cloud du catalogue ne le contient à ce contexte.',
   pick_none_best_value: 'Aucun appareil (ou groupe) au prix connu du catalogue ne le contient à ce contexte.',
+  speed_label_measured: "Mesuré : une exécution publiée de ce modèle, de cette quantification et de cet appareil existe ({0}).",
+  speed_label_calibrated: "Calibré : {0} exécutions publiées sur cet appareil et ce backend ; ce modèle n’en faisait pas partie.",
+  speed_label_extrapolated: "Extrapolé : aucune exécution publiée sur cet appareil ; les chiffres viennent du backend {0} sur d’autres appareils.",
+  speed_accuracy_link: "Quelle est la précision de ce type d’estimation ?",
+  speed_measured_run: "{0} tok/s en {1}",
+  mtp_note: "Le fichier contient aussi la couche de prédiction multi-jetons du modèle ({0}), que llama.cpp ne charge pas : c’est l’essentiel de l’écart entre la taille du fichier et les poids en mémoire.",
+  approx_note: "Approximatif : le cœur ne modélise pas exactement l’architecture « {0} » ; ces chiffres la traitent comme un décodeur standard construit à partir de son config.json. Attendez-vous à des écarts plus grands que d’habitude.",
 };

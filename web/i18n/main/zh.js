@@ -67,4 +67,11 @@ export default {
   pick_none_unified_memory: '目录中没有统一内存设备能在此上下文下装下它。',
   pick_none_cheapest_cloud: '目录中没有云端方案能在此上下文下装下它。',
   pick_none_best_value: '目录中没有标价的设备（或组合）能在此上下文下装下它。',
+  speed_label_measured: "实测：已有该模型、该量化在该设备上的公开测试（{0}）。",
+  speed_label_calibrated: "已校准：该设备与后端有 {0} 条公开测试，但不含此模型。",
+  speed_label_extrapolated: "外推：该设备没有公开测试；数值来自 {0} 后端在其他设备上的测试。",
+  speed_accuracy_link: "这类估算有多准？",
+  speed_measured_run: "{1} 中为 {0} tok/s",
+  mtp_note: "文件中还包含模型的多 token 预测层（{0}），llama.cpp 不会加载它：这是文件大小与内存中权重之差的主要部分。",
+  approx_note: "近似值：核心未精确建模“{0}”架构，因此这些数字按其 config.json 构成的标准解码器估算。误差可能比平常更大。",
 };
