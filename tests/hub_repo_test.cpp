@@ -101,7 +101,8 @@ TEST_CASE("Hub references that are not a model get their own codes", "[hub]") {
       Row{"https://huggingface.co/o", "hub_bad_ref"},
   }));
   CAPTURE(text);
-  CHECK(error_code([&] { hub_parse_ref(text); }) == code);
+  const std::string ref = text;  // a lambda may not capture a structured binding before C++20 (clang)
+  CHECK(error_code([&] { hub_parse_ref(ref); }) == code);
 }
 
 TEST_CASE("A GGUF repo lists every quant with its published size, splits summed, and asks for one header", "[hub]") {
