@@ -14,10 +14,7 @@ using nlohmann::json;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-const json& report() {
-  static const json r = json::parse(api_accuracy(cat()))["accuracy"];
-  return r;
-}
+const json& report() { return wif_test::accuracy_report(); }
 const json& row(const std::string& kind, const std::string& cls) {
   for (const auto& t : report()["table"])
     if (t["kind"] == kind && t["device_class"] == cls) return t;

@@ -16,10 +16,7 @@ using nlohmann::json;
 
 namespace {
 const Catalog& cat() { return wif_test::catalog(); }
-const json& report() {
-  static const json r = json::parse(api_accuracy(cat()))["accuracy"];
-  return r;
-}
+const json& report() { return wif_test::accuracy_report(); }
 json group(const std::string& kind, const std::string& split) {
   for (const auto& g : report()["groups"])
     if (g["kind"] == kind && g["split"] == split) return g;

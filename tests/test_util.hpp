@@ -52,6 +52,12 @@ inline nlohmann::json estimate(const nlohmann::json& req) {
 /// The architecture of a shipped catalog model (the id must exist).
 inline const wif::Architecture& catalog_arch(const char* id) { return catalog().find_model(id)->arch; }
 
+/// The accuracy report of the shipped catalog ("accuracy" object), made once for every test file.
+inline const nlohmann::json& accuracy_report() {
+  static const nlohmann::json r = nlohmann::json::parse(wif::api_accuracy(catalog()))["accuracy"];
+  return r;
+}
+
 constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
 constexpr double kMiB = 1024.0 * 1024.0;
 
