@@ -4,6 +4,8 @@
 //                                               then the corpus is minimised into tests/fuzz/corpus/)
 //   node scripts/fuzz.mjs --save          afterwards, minimise the corpus into tests/fuzz/corpus/
 //   node scripts/fuzz.mjs --only api_estimate     (--no-build: reuse the built fuzzers)
+//   node scripts/fuzz.mjs --build-dir build-asan --no-build   the fuzzers of the sanitizer build
+//                                               (clang, WIF_SANITIZE=ON builds them too; npm test)
 // Seeds are written fresh each run into build-fuzz/seeds/<target>/ from the test data: the
 // golden configs, every catalog model's config, the bad-input table and the data files. New
 // inputs found go to build-fuzz/corpus/<target>/; crashes to build-fuzz/crashes/ (copy them to
@@ -24,7 +26,7 @@ const seconds = Number(opt('--seconds', '25'));
 const only = opt('--only', '');
 const save = argv.includes('--save');
 const noBuild = argv.includes('--no-build');  // reuse the fuzzers already in build-fuzz/
-const B = 'build-fuzz';
+const B = opt('--build-dir', 'build-fuzz');
 
 function sh(cmd, args, env = {}) {
   const r = spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } });

@@ -5,8 +5,9 @@
 //     then the type check: tsc --noEmit -p . over web/ and tests/js, one result per file
 //  3. node --test driving the real page in Chromium     (tests/web)
 //  4. the core's Catch2 tests and fuzz-corpus replays again under ASan+UBSan (build-asan/, clang)
-//  5. a short libFuzzer run of each target in tests/fuzz (build-fuzz/; scripts/fuzz.mjs)
-import { spawnSync } from 'node:child_process';
+//  5. a short libFuzzer run of each target in tests/fuzz (the fuzzers of build-asan/)
+//  Levels 4 and 5 (scripts/test-sanitizers.mjs) build and run in the background from the start.
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -40,6 +41,13 @@ function nodeCounts(out) {
 
 const files = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
 
+fs.mkdirSync('build', { recursive: true });
+const sanLog = path.join('build', 'test-sanitizers.log');
+const sanFd = fs.openSync(sanLog, 'w');
+const sanStart = Date.now();
+const sanitizers = spawn('nice', ['-n', '10', process.execPath, 'scripts/test-sanitizers.mjs'], { stdio: ['ignore', sanFd, sanFd] });
+const sanDone = new Promise((resolve) => sanitizers.on('exit', (code) => resolve(code)));
+
 run('core (Catch2 via CTest)', 'ctest', ['--test-dir', 'build', '--output-on-failure', '-j2'], ctestCounts);
 run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
 // The include graph of core/: no cycle and no include up the folders' layer order (one check).
@@ -49,26 +57,22 @@ run('type check (tsc --checkJs over web/ and tests/js)', process.execPath, ['scr
 run('page in Chromium (Playwright)', process.execPath,
   ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
 
-// Sanitizers: only the test binary and the corpus replays, to keep the added time to minutes.
-const t0 = Date.now();
-const cxx = spawnSync('clang++', ['--version']).status === 0 ? { CC: 'clang', CXX: 'clang++' } : {};
-const asanCfg = spawnSync('cmake', ['-S', '.', '-B', 'build-asan', '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_CXX_FLAGS_RELEASE=-O1', '-DWIF_SANITIZE=ON'],
-  { stdio: 'inherit', env: { ...process.env, ...cxx } });
-const replays = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f)).map((f) => `replay_${f.slice(5, -4)}`);
-const asanBuild = asanCfg.status === 0 && spawnSync('cmake', ['--build', 'build-asan', '-j2', '--target', 'willitfit_tests', ...replays],
-  { stdio: 'inherit' }).status === 0;
-if (asanBuild) {
-  run('core under ASan+UBSan (CTest in build-asan)', 'ctest', ['--test-dir', 'build-asan', '--output-on-failure', '-j2'], ctestCounts,
-    { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' });
-} else {
-  levels.push({ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true });
-}
-console.log(`(sanitizer level took ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
 
-function fuzzCounts(out) {
-  return { passed: (out.match(/^ok \w+ \d+ execs/gm) || []).length, failed: (out.match(/^not ok /gm) || []).length };
+// The sanitizer chain: wait for it, print its output, count its two levels.
+const sanCode = await sanDone;
+fs.closeSync(sanFd);
+const sanOut = fs.readFileSync(sanLog, 'utf8');
+console.log(`\n=== sanitizer chain (background since the start, finished ${((Date.now() - sanStart) / 1000).toFixed(0)} s after it, exit ${sanCode})`);
+process.stdout.write(sanOut);
+const part = (title) => { const i = sanOut.indexOf(`=== ${title}`); if (i < 0) return ''; const j = sanOut.indexOf('\n=== ', i + 4); return sanOut.slice(i, j < 0 ? undefined : j); };
+if (!/sanitizer build: ok/.test(sanOut)) {
+  levels.push({ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true });
+} else {
+  const asan = ctestCounts(part('core under ASan+UBSan'));
+  levels.push({ name: 'core under ASan+UBSan (CTest in build-asan)', ...asan, ran: asan.passed + asan.failed > 0 });
+  const fz = fuzzCounts(part('short fuzzing'));
+  levels.push({ name: 'short fuzzing (libFuzzer, ASan+UBSan)', ...fz, ran: fz.passed + fz.failed > 0 });
 }
-run('short fuzzing (libFuzzer, ASan+UBSan)', process.execPath, ['scripts/fuzz.mjs', '--seconds', process.env.WIF_FUZZ_SECONDS || '25'], fuzzCounts);
 
 console.log('\n=== summary');
 let passed = 0, failed = 0;

@@ -1,0 +1,41 @@
+// The sanitizer levels of npm test, as one chain that scripts/test.mjs starts in the background
+// (at a lower CPU priority) while the other levels run, and whose output it reads afterwards:
+//  1. configure and build build-asan/ (clang, -O1, ASan+UBSan; under clang the same objects also
+//     make the libFuzzer targets, see tests/fuzz/CMakeLists.txt): the Catch2 binary, the corpus
+//     replays and the fuzzers, compiled once;
+//  2. the core's Catch2 tests and the corpus replays under the sanitizers (CTest in build-asan/);
+//  3. a short libFuzzer run of each target (scripts/fuzz.mjs --build-dir build-asan).
+// Each part starts with a line "=== <part>" so that test.mjs can count each as its own level.
+// Run alone (node scripts/test-sanitizers.mjs) it does the same in the foreground.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
+process.chdir(root);
+const B = 'build-asan';
+const clang = spawnSync('clang++', ['--version']).status === 0;
+const cxx = clang ? { CC: 'clang', CXX: 'clang++' } : {};
+const sh = (cmd, args, env = {}) => spawnSync(cmd, args, { stdio: 'inherit', env: { ...process.env, ...env } }).status === 0;
+
+const t0 = Date.now();
+console.log('=== sanitizer build');
+const replays = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f)).map((f) => `replay_${f.slice(5, -4)}`);
+const built = sh('cmake', ['-S', '.', '-B', B, '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_CXX_FLAGS_RELEASE=-O1', '-DWIF_SANITIZE=ON'], cxx)
+  && sh('cmake', ['--build', B, '-j2', '--target', 'willitfit_tests', ...replays, ...(clang ? ['wif_fuzzers'] : [])]);
+console.log(`sanitizer build: ${built ? 'ok' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+if (!built) process.exit(1);
+
+const t1 = Date.now();
+console.log('=== core under ASan+UBSan (CTest in build-asan)');
+sh('ctest', ['--test-dir', B, '--output-on-failure', '-j2'],
+  { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' });
+console.log(`(sanitizer tests took ${((Date.now() - t1) / 1000).toFixed(0)} s)`);
+
+console.log('=== short fuzzing (libFuzzer, ASan+UBSan)');
+if (clang) {
+  sh(process.execPath, ['scripts/fuzz.mjs', '--build-dir', B, '--no-build', '--seconds', process.env.WIF_FUZZ_SECONDS || '25']);
+} else {
+  console.log('not ok fuzz-build: libFuzzer needs clang++ (install clang)');
+}
+console.log(`(sanitizer chain took ${((Date.now() - t0) / 1000).toFixed(0)} s)`);
