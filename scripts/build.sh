@@ -3,7 +3,8 @@
 #   bash scripts/build.sh          the native core, CLI and tests (build/), the wasm module
 #                                  (build-wasm/) and the static site in dist/ (npm test)
 #   bash scripts/build.sh --site   only what serving the site needs: the wasm module and dist/
-#                                  (npm start; no native compile)
+#                                  without the static pages (npm start draws them while serving;
+#                                  no native compile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -19,4 +20,10 @@ if [ ! -f build-wasm/CMakeCache.txt ]; then
 fi
 cmake --build build-wasm -j"$jobs"
 
-node scripts/assemble.mjs
+if [ "${1:-}" = --site ]; then
+  # npm start: the app first; scripts/serve.mjs draws the static pages (scripts/prerender.mjs)
+  # once the address is printed.
+  WIF_PRERENDER=0 node scripts/assemble.mjs
+else
+  node scripts/assemble.mjs
+fi

@@ -127,24 +127,11 @@ const xmlEscape = (/** @type {string} */ s) => s.replace(/&/g, '&amp;').replace(
  * Build the pages into `dist`: this process draws every jobs-th page and the others are drawn by
  * child processes (the same script with --shard), all from the same list.
  * @param {string} dist
- * @param {{site?: string, log?: (s: string) => void, limit?: number, shard?: [number, number]}} [opts]
+ * @param {{site?: string, log?: (s: string) => void, limit?: number, shard?: [number, number], pairs?: string[]}} [opts]
  */
 export async function prerender(dist, opts = {}) {
   const jobs = opts.shard ? opts.shard[1] : Math.max(1, Number(process.env.WIF_JOBS) || os.cpus().length);
   const shard = opts.shard ? opts.shard[0] : 0;
-  /** @type {Promise<any>[]} */
-  const children = [];
-  if (!opts.shard) {
-    for (let i = 1; i < jobs; i++) {
-      children.push(new Promise((resolve, reject) => {
-        const c = fork(fileURLToPath(import.meta.url), ['--shard', `${i}/${jobs}`, '--dist', dist, ...(opts.limit !== undefined ? ['--limit', String(opts.limit)] : [])],
-          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-        let got = null;
-        c.on('message', (m) => { got = m; });
-        c.on('exit', (code) => (code === 0 && got ? resolve(got) : reject(new Error(`prerender: shard ${i}/${jobs} failed (exit ${code})`))));
-      }));
-    }
-  }
   const t0 = performance.now();
   const site = new URL(opts.site || process.env.WIF_SITE_URL || 'http://127.0.0.1:8080/');
   if (!site.pathname.endsWith('/')) site.pathname += '/';
@@ -202,7 +189,9 @@ export async function prerender(dist, opts = {}) {
   const pairs = new Set();
   const addPair = (/** @type {string} */ m, /** @type {string} */ d) => { if (mSlug[m] && dSlug[d]) pairs.add(`${m}\n${d}`); };
   for (const [m, d] of SEED_PAIRS) addPair(m, d);
-  for (const m of models.slice(0, opts.limit ?? models.length)) {
+  // A shard takes the parent's pairs (one choice for all); otherwise they are chosen here.
+  if (opts.pairs) for (const p of opts.pairs) pairs.add(p);
+  else for (const m of models.slice(0, opts.limit ?? models.length)) {
     const req = catalog.request({ model: m.id, quant: 'Q4_K_M', ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp' });
     for (const k of ['hardware', 'count', 'ram_gib', 'engine']) delete req[k];
     let tl;
@@ -213,7 +202,7 @@ export async function prerender(dist, opts = {}) {
       for (const e of fits.slice(0, PER_TIER)) addPair(m.id, e.device.id);
     }
   }
-  for (const d of hardware.slice(0, opts.limit ?? hardware.length)) {
+  if (!opts.pairs) for (const d of hardware.slice(0, opts.limit ?? hardware.length)) {
     let list;
     try { list = await api.runsOn(runsOnRequest(d.id, 0)); } catch { continue; }
     for (const e of (list.models || []).filter((/** @type {any} */ x) => x.tier === 'fits').slice(0, MODELS_PER_DEVICE)) addPair(e.model?.id ?? e.id, d.id);
@@ -224,6 +213,21 @@ export async function prerender(dist, opts = {}) {
     pairs: [...pairs].map((p) => { const [m, d] = p.split('\n'); return `${mSlug[m]}/${dSlug[d]}`; }).sort(),
   };
   stateMod.setPages(pagesDoc);
+  const tSel = performance.now();
+  /** @type {Promise<any>[]} */
+  const children = [];
+  if (!opts.shard) {
+    for (let i = 1; i < jobs; i++) {
+      children.push(new Promise((resolve, reject) => {
+        const c = fork(fileURLToPath(import.meta.url), ['--shard', `${i}/${jobs}`, '--dist', dist, ...(opts.limit !== undefined ? ['--limit', String(opts.limit)] : [])],
+          { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+        let got = null;
+        c.on('message', (m) => { got = m; });
+        c.send({ pairs: [...pairs] });
+        c.on('exit', (code) => (code === 0 && got ? resolve(got) : reject(new Error(`prerender: shard ${i}/${jobs} failed (exit ${code})`))));
+      }));
+    }
+  }
 
   /** Each page: [view, model, hw, path under the language]. @type {[string, string, string, string][]} */
   const list = [];
@@ -282,7 +286,7 @@ export async function prerender(dist, opts = {}) {
   fs.writeFileSync(path.join(dist, 'robots.txt'), `User-agent: *\nAllow: /\nSitemap: ${new URL('sitemap.xml', site).href}\n`);
   const seconds = (performance.now() - t0) / 1000;
   log(`prerendered ${n} pages in ${jobs} process${jobs > 1 ? 'es' : ''} (${models.length} models, ${hardware.length} devices, ${pairs.size} pairs; ${LANGS.length} languages), ` +
-    `${(bytes / 1048576).toFixed(1)} MiB, ${seconds.toFixed(1)} s (four languages of a model page ${mean(spent.model).toFixed(2)} s, ` +
+    `${(bytes / 1048576).toFixed(1)} MiB, ${seconds.toFixed(1)} s (choosing the pairs ${((tSel - t0) / 1000).toFixed(1)} s; four languages of a model page ${mean(spent.model).toFixed(2)} s, ` +
     `a device page ${mean(spent.device).toFixed(2)} s, a pair page ${mean(spent.main).toFixed(2)} s, each process)`);
   return { pages: n, bytes, seconds, index, pairs: pairs.size };
 }
@@ -380,7 +384,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   if (sh) {
     const [i, n] = sh.split('/').map(Number);
     const limit = arg('--limit');
-    const r = await prerender(dist, { shard: [i, n], ...(limit !== undefined ? { limit: Number(limit) } : {}) });
+    const { pairs } = await new Promise((resolve) => process.once('message', resolve));
+    const r = await prerender(dist, { shard: [i, n], pairs, ...(limit !== undefined ? { limit: Number(limit) } : {}) });
     process.send?.(r);
     process.disconnect?.();
   } else await prerender(dist);

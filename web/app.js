@@ -14,7 +14,7 @@ import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
-import { appPath, defaultOf, pageFor, readUrl, setPages, state, urlFor, writeUrl } from './state.js';
+import { appPath, defaultOf, pageFor, queryFor, readUrl, setPages, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
@@ -184,6 +184,8 @@ function setTitle(r) {
   if (!meta) { meta = h('meta', { name: 'description' }); document.head.append(meta); }
   meta.setAttribute('content', T(`desc_${state.view}`, v));
   // A query-string address of a state that has a prerendered page names that page as canonical.
+  // A prerendered page showing its own state keeps the links it was built with.
+  if (document.documentElement.dataset.query === queryFor()) return;
   const page = pageFor(state);
   let canon = document.querySelector('link[rel="canonical"]');
   if (page) {
