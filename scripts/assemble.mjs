@@ -33,6 +33,8 @@ const offline = buildOffline(dist);
 // The static pages (scripts/prerender.mjs): after the offline page, which holds only the app.
 // WIF_PRERENDER=0 skips them (a quicker build when only the app is needed).
 const pre = process.env.WIF_PRERENDER === '0' ? null : await prerender(dist);
+// Without pages an empty map, so the app's request for it is answered (npm start draws them later).
+if (!pre) fs.writeFileSync(path.join(dist, 'pages.json'), JSON.stringify({ models: {}, devices: {}, pairs: [] }));
 
 /** Every file under dist/, as paths relative to it with forward slashes, sorted. @param {string} dir */
 function files(dir, rel = '') {
@@ -46,9 +48,10 @@ function files(dir, rel = '') {
   return out.sort();
 }
 // Precache what the hosted app loads; not the offline page (the hosted app never loads it, and
-// it holds everything else again), nor the prerendered pages, the sitemap and robots.txt (what a
-// search engine or a first visit reads; the app itself is index.html).
-const all = files(dist).filter((f) => f !== 'sw.js' && !/^(en|es|fr|zh)\//.test(f) && f !== 'sitemap.xml' && f !== 'robots.txt');
+// it holds everything else again), nor the prerendered pages, their map, the sitemap and
+// robots.txt (what a search engine or a first visit reads; the app itself is index.html, and
+// works without the map).
+const all = files(dist).filter((f) => f !== 'sw.js' && !/^(en|es|fr|zh)\//.test(f) && !['sitemap.xml', 'robots.txt', 'pages.json'].includes(f));
 const hash = crypto.createHash('sha256');
 for (const f of all) hash.update(f).update('\0').update(fs.readFileSync(path.join(dist, f))).update('\0');
 const version = hash.digest('hex').slice(0, 16);

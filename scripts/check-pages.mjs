@@ -1,8 +1,8 @@
 // npm run check:pages: search-engine-style checks of a sample of prerendered pages, in Chromium,
 // as the site is served: each page has its own title and description, one canonical link to
 // itself, hreflang links to its four languages and x-default, FAQ structured data that parses
-// and matches the visible FAQ, no console error while the app takes it over, and no serious or
-// critical axe-core finding. Prints one line per page; exits non-zero on any failure.
+// and matches the visible FAQ, no console error while the app takes it over, the same figures
+// and address after it did, and no serious or critical axe-core finding. Prints one line per page; exits non-zero on any failure.
 // Needs a build with pages (bash scripts/build.sh --site). `node scripts/check-pages.mjs N` checks
 // N pages (default 12: the reference pair in every language, then pages spread over the list).
 import fs from 'node:fs';
@@ -14,6 +14,7 @@ const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..')
 const dist = path.join(root, 'dist');
 const LANGS = ['en', 'es', 'fr', 'zh'];
 const want = Number(process.argv[2]) || 12;
+const axeSource = fs.readFileSync(path.join(root, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');
 
 /** @type {string[]} */
 const all = [];
@@ -54,10 +55,14 @@ try {
       alt: [...document.querySelectorAll('link[rel="alternate"][hreflang]')].map((l) => `${l.getAttribute('hreflang')} ${l.getAttribute('href')}`),
       ld: [...document.querySelectorAll('script[type="application/ld+json"]')].map((s) => s.textContent || ''),
       faq: [...document.querySelectorAll('.view:not([hidden]) .faq details summary')].map((s) => (s.textContent || '').trim()),
-      verdict: document.querySelector('.view:not([hidden]) h1, #verdict-text')?.textContent || '',
+      figures: ['#verdict-text', '#c-total', '#c-usable', '#k-decode', '#mp-title', '#dp-title'].map((s) => document.querySelector(s)?.textContent || ''),
     }));
     await page.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
     await page.waitForTimeout(1000);
+    // The take-over: the app's figures are the ones the page was built with, at the same address.
+    const after = await page.evaluate(() => ['#verdict-text', '#c-total', '#c-usable', '#k-decode', '#mp-title', '#dp-title'].map((s) => document.querySelector(s)?.textContent || ''));
+    if (JSON.stringify(after) !== JSON.stringify(head.figures)) problems.push(`the app changed the figures: ${JSON.stringify(head.figures)} → ${JSON.stringify(after)}`);
+    if (page.url() !== url + p) problems.push(`the address changed to ${page.url()}`);
     if (!head.title || titles.has(head.title)) problems.push(`title not unique: ${head.title} (also ${titles.get(head.title)})`);
     if (!head.desc || descs.has(head.desc)) problems.push(`description not unique (also ${descs.get(head.desc)})`);
     titles.set(head.title, p);
@@ -74,7 +79,8 @@ try {
         if (d['@type'] !== 'FAQPage' || JSON.stringify(names) !== JSON.stringify(head.faq)) problems.push('FAQ data does not match the visible FAQ');
       } catch (e) { problems.push(`FAQ data: ${e}`); }
     }
-    await page.addScriptTag({ path: path.join(root, 'node_modules', 'axe-core', 'axe.min.js') });
+    // Through the DevTools protocol: the site's CSP (which stays on) refuses an injected <script>.
+    await page.evaluate(axeSource);
     const axe = await page.evaluate(async () => {
       // eslint-disable-next-line no-undef
       const r = await /** @type {any} */ (window).axe.run(document, { resultTypes: ['violations'] });

@@ -189,9 +189,13 @@ export async function prerender(dist, opts = {}) {
   const pairs = new Set();
   const addPair = (/** @type {string} */ m, /** @type {string} */ d) => { if (mSlug[m] && dSlug[d]) pairs.add(`${m}\n${d}`); };
   for (const [m, d] of SEED_PAIRS) addPair(m, d);
+  // The models and devices that get pages: all, or with a limit the first ones and the seeds'.
+  const lim = opts.limit ?? Infinity;
+  const mList = models.filter((m, i) => i < lim || SEED_PAIRS.some((p) => p[0] === m.id));
+  const dList = hardware.filter((d, i) => i < lim || SEED_PAIRS.some((p) => p[1] === d.id));
   // A shard takes the parent's pairs (one choice for all); otherwise they are chosen here.
   if (opts.pairs) for (const p of opts.pairs) pairs.add(p);
-  else for (const m of models.slice(0, opts.limit ?? models.length)) {
+  else for (const m of mList) {
     const req = catalog.request({ model: m.id, quant: 'Q4_K_M', ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp' });
     for (const k of ['hardware', 'count', 'ram_gib', 'engine']) delete req[k];
     let tl;
@@ -202,14 +206,18 @@ export async function prerender(dist, opts = {}) {
       for (const e of fits.slice(0, PER_TIER)) addPair(m.id, e.device.id);
     }
   }
-  if (!opts.pairs) for (const d of hardware.slice(0, opts.limit ?? hardware.length)) {
+  if (!opts.pairs) for (const d of dList) {
     let list;
     try { list = await api.runsOn(runsOnRequest(d.id, 0)); } catch { continue; }
     for (const e of (list.models || []).filter((/** @type {any} */ x) => x.tier === 'fits').slice(0, MODELS_PER_DEVICE)) addPair(e.model?.id ?? e.id, d.id);
   }
 
+  // With a limit (a quick build), only what has a page is in the map.
+  const mPages = Object.fromEntries(mList.map((m) => [m.id, mSlug[m.id]]));
+  const dPages = Object.fromEntries(dList.map((d) => [d.id, dSlug[d.id]]));
+  for (const p of [...pairs]) { const [m, d] = p.split('\n'); if (!mPages[m] || !dPages[d]) pairs.delete(p); }
   const pagesDoc = {
-    models: mSlug, devices: dSlug,
+    models: mPages, devices: dPages,
     pairs: [...pairs].map((p) => { const [m, d] = p.split('\n'); return `${mSlug[m]}/${dSlug[d]}`; }).sort(),
   };
   stateMod.setPages(pagesDoc);
@@ -231,8 +239,8 @@ export async function prerender(dist, opts = {}) {
 
   /** Each page: [view, model, hw, path under the language]. @type {[string, string, string, string][]} */
   const list = [];
-  for (const m of models.slice(0, opts.limit ?? models.length)) list.push(['model', m.id, '', `${mSlug[m.id]}/`]);
-  for (const d of hardware.slice(0, opts.limit ?? hardware.length)) list.push(['device', '', d.id, `${dSlug[d.id]}/`]);
+  for (const m of mList) list.push(['model', m.id, '', `${mSlug[m.id]}/`]);
+  for (const d of dList) list.push(['device', '', d.id, `${dSlug[d.id]}/`]);
   for (const p of pairs) { const [m, d] = p.split('\n'); list.push(['main', m, d, `${mSlug[m]}/${dSlug[d]}/`]); }
 
   let bytes = 0;
@@ -376,7 +384,8 @@ function finishPage(document, { up, query, site, rel, lang }) {
   return rules.join('\n');
 }
 
-// A shard (see prerender): node scripts/prerender.mjs --shard i/n --dist <dist> [--limit k]
+// node scripts/prerender.mjs [--dist <dist>] [--limit k]: draw the pages (the first k models and
+// devices only, with --limit: a quick build); --shard i/n is one drawing process (see prerender).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const arg = (/** @type {string} */ k) => { const i = process.argv.indexOf(k); return i > 0 ? process.argv[i + 1] : undefined; };
   const sh = arg('--shard');
@@ -388,5 +397,8 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const r = await prerender(dist, { shard: [i, n], pairs, ...(limit !== undefined ? { limit: Number(limit) } : {}) });
     process.send?.(r);
     process.disconnect?.();
-  } else await prerender(dist);
+  } else {
+    const limit = arg('--limit');
+    await prerender(dist, limit !== undefined ? { limit: Number(limit) } : {});
+  }
 }

@@ -12,7 +12,11 @@ const { url } = await startServer({ port, host: '127.0.0.1' });
 console.log(`willitfit is running at ${url}`);
 console.log('Press Ctrl+C to stop.');
 const dist = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'dist');
-if (process.env.WIF_PRERENDER !== '0' && !fs.existsSync(path.join(dist, 'pages.json'))) {
+/** Does dist/ hold pages already (a map that lists some)? */
+function drawn() {
+  try { return JSON.parse(fs.readFileSync(path.join(dist, 'pages.json'), 'utf8')).pairs.length > 0; } catch { return false; }
+}
+if (process.env.WIF_PRERENDER !== '0' && !drawn()) {
   console.log('Drawing the static pages (one per model, device and chosen pair, in four languages) in the background…');
   const t0 = Date.now();
   const child = spawn(process.execPath, [path.join(path.dirname(new URL(import.meta.url).pathname), 'prerender.mjs'), '--dist', dist],
