@@ -31,8 +31,10 @@ for (const size of [192, 512]) fs.writeFileSync(path.join(dist, `icon-${size}.pn
 
 const offline = buildOffline(dist);
 // The static pages (scripts/prerender.mjs): after the offline page, which holds only the app.
-// WIF_PRERENDER=0 skips them (a quicker build when only the app is needed).
-const pre = process.env.WIF_PRERENDER === '0' ? null : await prerender(dist);
+// WIF_PRERENDER=0 skips them (a quicker build when only the app is needed); WIF_PAGES_LIMIT=k
+// draws those of the first k models and devices and of the reference pages only.
+const limit = process.env.WIF_PAGES_LIMIT ? Number(process.env.WIF_PAGES_LIMIT) : undefined;
+const pre = process.env.WIF_PRERENDER === '0' ? null : await prerender(dist, limit !== undefined ? { limit } : {});
 // Without pages an empty map, so the app's request for it is answered (npm start draws them later).
 if (!pre) fs.writeFileSync(path.join(dist, 'pages.json'), JSON.stringify({ models: {}, devices: {}, pairs: [] }));
 
