@@ -380,7 +380,16 @@ function finishPage(document, { up, query, site, rel, lang }) {
     if (!el.id) el.id = `pr-${k++}`;
     rules.push(`#${el.id}{${st}}`);
   }
-  if (rules.length) add('link', { rel: 'stylesheet', href: 'page.css' }).setAttribute('data-page-css', '');
+  // Only the page's own stylesheet blocks its first paint: the chart's (uPlot) and the bars'
+  // widths load at the end of the body, so the answer paints without waiting for them.
+  const late = [...document.querySelectorAll('link[rel="stylesheet"]')].filter((l) => /uPlot\.min\.css$/.test(l.getAttribute('href') || ''));
+  if (rules.length) {
+    const css = document.createElement('link');
+    css.setAttribute('rel', 'stylesheet');
+    css.setAttribute('href', 'page.css');
+    late.push(css);
+  }
+  for (const l of late) document.body.append(l);
   return rules.join('\n');
 }
 
