@@ -7,6 +7,7 @@ import path from 'node:path';
 
 import { pngIcon } from './icon.mjs';
 import { buildOffline } from './offline.mjs';
+import { prerender } from './prerender.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = path.join(root, 'dist');
@@ -29,6 +30,13 @@ const svg = fs.readFileSync(path.join(dist, 'favicon.svg'), 'utf8');
 for (const size of [192, 512]) fs.writeFileSync(path.join(dist, `icon-${size}.png`), pngIcon(svg, size));
 
 const offline = buildOffline(dist);
+// The static pages (scripts/prerender.mjs): after the offline page, which holds only the app.
+// WIF_PRERENDER=0 skips them (a quicker build when only the app is needed); WIF_PAGES_LIMIT=k
+// draws those of the first k models and devices and of the reference pages only.
+const limit = process.env.WIF_PAGES_LIMIT ? Number(process.env.WIF_PAGES_LIMIT) : undefined;
+const pre = process.env.WIF_PRERENDER === '0' ? null : await prerender(dist, limit !== undefined ? { limit } : {});
+// Without pages an empty map, so the app's request for it is answered (npm start draws them later).
+if (!pre) fs.writeFileSync(path.join(dist, 'pages.json'), JSON.stringify({ models: {}, devices: {}, pairs: [] }));
 
 /** Every file under dist/, as paths relative to it with forward slashes, sorted. @param {string} dir */
 function files(dir, rel = '') {
@@ -42,8 +50,10 @@ function files(dir, rel = '') {
   return out.sort();
 }
 // Precache what the hosted app loads; not the offline page (the hosted app never loads it, and
-// it holds everything else again).
-const all = files(dist).filter((f) => f !== 'sw.js');
+// it holds everything else again), nor the prerendered pages, their map, the sitemap and
+// robots.txt (what a search engine or a first visit reads; the app itself is index.html, and
+// works without the map).
+const all = files(dist).filter((f) => f !== 'sw.js' && !/^(en|es|fr|zh)\//.test(f) && !['sitemap.xml', 'robots.txt', 'pages.json'].includes(f));
 const hash = crypto.createHash('sha256');
 for (const f of all) hash.update(f).update('\0').update(fs.readFileSync(path.join(dist, f))).update('\0');
 const version = hash.digest('hex').slice(0, 16);
@@ -60,4 +70,4 @@ sw = sw.replace("'__WIF_VERSION__'", JSON.stringify(version)).replace("const FIL
 fs.writeFileSync(swFile, sw);
 
 console.log(`assembled ${path.relative(process.cwd(), dist) || dist}/ (service worker version ${version}; ` +
-  `willitfit-offline.html ${(offline.bytes / 1024).toFixed(0)} KiB)`);
+  `willitfit-offline.html ${(offline.bytes / 1024).toFixed(0)} KiB${pre ? `; ${pre.pages} static pages, ${(pre.bytes / 1048576).toFixed(1)} MiB, ${pre.seconds.toFixed(0)} s` : ''})`);

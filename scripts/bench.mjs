@@ -10,7 +10,11 @@
 //      in-memory headers written by `willitfit gguf-synth` for DeepSeek V3: expert stacks (about
 //      1,100 tensors) and one tensor per expert (--split-experts, about 45,000);
 //  (e) a Hub repo id to the first verdict against the local mock Hub (tests/mock/hub.mjs): the
-//      requests made and the bytes read (target: the API call plus one Range read of the header).
+//      requests made and the bytes read (target: the API call plus one Range read of the header);
+//  (f) a prerendered pair page (scripts/prerender.mjs): first contentful paint with the verdict
+//      and key figures in the markup, against the first contentful paint of a one-line page served
+//      by the same server (target: at most 1.5×), then how long until the page reacts to an input
+//      (the app has taken it over) and how long one input (another format) takes to show.
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -224,7 +228,66 @@ async function hubFirstVerdict(/** @type {any} */ api) {
   }
 }
 
+// ---------------------------------------------------------------- (f) prerendered page
+async function prerenderedFigures() {
+  const PAGE = 'en/glm-4.5-air/mac-studio-m3-ultra-512gb/';
+  if (!fs.existsSync(path.join(dist, PAGE, 'index.html'))) { console.log('\n(f) no prerendered pages in dist/ (WIF_PRERENDER=0?)'); return; }
+  const { chromium } = await import('playwright-core');
+  const { server, url } = await startServer({ port: 0 });
+  const blankDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bench-'));
+  fs.writeFileSync(path.join(blankDir, 'blank.html'), '<!doctype html><html><head><meta charset="utf-8"><title>blank</title></head><body><p>blank</p></body></html>');
+  const blank = await startServer({ port: 0, root: blankDir });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
+      '--disable-sync', '--no-first-run', '--disable-quic'],
+  });
+  const fcp = () => new Promise((resolve) => {
+    const get = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
+    const tick = () => { const v = get(); if (v !== undefined) resolve(v); else setTimeout(tick, 10); };
+    tick();
+  });
+  const pageF = [], blankF = [], ready = [], input = [];
+  let verdictAtFcp = '';
+  try {
+    for (let i = 0; i < RUNS; i++) {
+      const ctx = await browser.newContext({ serviceWorkers: 'block' });
+      const page = await ctx.newPage();
+      await page.goto(url + PAGE, { waitUntil: 'commit' });
+      pageF.push(/** @type {number} */ (await page.evaluate(fcp)));
+      // What the first paint had: the verdict and the required memory are in the markup itself.
+      if (i === 0) verdictAtFcp = await page.evaluate(() => `${document.querySelector('#verdict-text')?.textContent} · ${document.querySelector('#c-total')?.textContent}`);
+      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000, polling: 10 });
+      ready.push(await page.evaluate(() => performance.now()));
+      const before = await page.textContent('#c-total');
+      const t0 = await page.evaluate(() => performance.now());
+      await page.selectOption('#quant', 'Q8_0');
+      await page.waitForFunction((b) => document.querySelector('#c-total')?.textContent !== b, before, { timeout: 60000, polling: 5 });
+      input.push(await page.evaluate(() => performance.now()) - t0);
+      await ctx.close();
+      const bctx = await browser.newContext();
+      const bpage = await bctx.newPage();
+      await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'commit' });
+      blankF.push(/** @type {number} */ (await bpage.evaluate(fcp)));
+      await bctx.close();
+    }
+  } finally {
+    await browser.close();
+    await new Promise((r) => server.close(r));
+    await new Promise((r) => blank.server.close(r));
+    fs.rmSync(blankDir, { recursive: true, force: true });
+  }
+  const runs = (/** @type {number[]} */ xs) => xs.map((t) => t.toFixed(0)).join(', ');
+  console.log(`\n(f) A prerendered pair page (/${PAGE}) in headless Chromium (fresh context, median of ${RUNS})`);
+  console.log(`  first contentful paint:            ${ms(median(pageF))} (runs: ${runs(pageF)}); on screen then: ${verdictAtFcp}`);
+  console.log(`  first contentful paint, one line:  ${ms(median(blankF))} (runs: ${runs(blankF)})`);
+  console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×)`);
+  console.log(`  reacts to input (the app has taken over) at ${ms(median(ready))} after navigation (runs: ${runs(ready)})`);
+  console.log(`  one input (format → Q8_0) to its figures on screen: ${ms(median(input))} (runs: ${runs(input)})`);
+}
+
 console.log(`willitfit bench (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; figures, not pass/fail)`);
+if (process.argv.includes('--static')) { await prerenderedFigures(); process.exit(0); }
 const { loaded, appTimes, blankTimes } = await browserFigures();
 bytesFigures(loaded);
 console.log(`\n(b) Cold start in headless Chromium (fresh context, median of ${RUNS})`);
@@ -234,3 +297,4 @@ console.log(`  ratio: ${(median(appTimes) / median(blankTimes)).toFixed(1)}×`);
 const api = await throughput();
 await ggufParsing(api);
 await hubFirstVerdict(api);
+await prerenderedFigures();

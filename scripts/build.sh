@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds what is asked for, incrementally:
 #   bash scripts/build.sh          the native core, CLI and tests (build/), the wasm module
-#                                  (build-wasm/) and the static site in dist/ (npm test)
+#                                  (build-wasm/) and the static site in dist/ with a sample of
+#                                  its static pages (npm test; WIF_PAGES_LIMIT= for all of them)
 #   bash scripts/build.sh --site   only what serving the site needs: the wasm module and dist/
-#                                  (npm start; no native compile)
+#                                  without the static pages (npm start draws them while serving;
+#                                  no native compile)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 jobs=$(nproc 2>/dev/null || echo 2)
@@ -19,4 +21,12 @@ if [ ! -f build-wasm/CMakeCache.txt ]; then
 fi
 cmake --build build-wasm -j"$jobs"
 
-node scripts/assemble.mjs
+if [ "${1:-}" = --site ]; then
+  # npm start: the app first; scripts/serve.mjs draws the static pages (scripts/prerender.mjs)
+  # once the address is printed.
+  WIF_PRERENDER=0 node scripts/assemble.mjs
+else
+  # npm test: the pages the tests read (the reference pages' models and devices and the first
+  # six of each); WIF_PAGES_LIMIT= (empty) draws every page, as npm start does.
+  WIF_PAGES_LIMIT=${WIF_PAGES_LIMIT-6} node scripts/assemble.mjs
+fi

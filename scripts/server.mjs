@@ -15,7 +15,7 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
 function exists(root, url) {
   let p;
   try { p = decodeURIComponent(new URL(url, 'http://x').pathname); } catch { return false; }
-  if (p === '/') p = '/index.html';
+  if (p.endsWith('/')) p += 'index.html';   // '/' and a prerendered page's folder
   const file = path.resolve(root, `.${p}`);
   if (file !== root && !file.startsWith(root + path.sep)) return false;
   try { return fs.statSync(file).isFile(); } catch { return false; }
@@ -45,6 +45,9 @@ export function startServer(opts = {}) {
     // Missing files get a page of our own: serve-handler's 404 page carries an inline style,
     // which the CSP above (style-src 'self') forbids.
     if (!exists(root, req.url || '/')) return notFound(res);
+    // A prerendered page's folder (/es/glm-4.5-air/) is its index.html.
+    const u = new URL(req.url || '/', 'http://x');
+    if (u.pathname !== '/' && u.pathname.endsWith('/')) req.url = `${u.pathname}index.html${u.search}`;
     return handler(req, res, {
       public: root, directoryListing: false, cleanUrls: false,
       rewrites: [{ source: '/', destination: '/index.html' }],

@@ -14,7 +14,7 @@ import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
-import { defaultOf, readUrl, state, urlFor, writeUrl } from './state.js';
+import { appPath, defaultOf, pageFor, queryFor, readUrl, setPages, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
@@ -157,10 +157,16 @@ export async function update(push = false) {
 
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let extrasTimer;
+/** How long input must settle before the many-estimate sections are drawn (0 at build time). */
+let settleMs = 150;
+/** Resolves when the latest scheduled many-estimate sections are drawn. */
+let extrasDone = Promise.resolve();
 /** The many-estimate sections wait until input settles, so dragging the slider stays smooth. @param {any} r @param {() => boolean} alive */
 function scheduleExtras(r, alive) {
   clearTimeout(extrasTimer);
-  extrasTimer = setTimeout(() => { renderExtras(r, alive).catch((e) => { if (alive()) showError(e); }); }, 150);
+  extrasDone = new Promise((resolve) => {
+    extrasTimer = setTimeout(() => { renderExtras(r, alive).catch((e) => { if (alive()) showError(e); }).finally(resolve); }, settleMs);
+  });
 }
 
 /**
@@ -177,6 +183,27 @@ function setTitle(r) {
   let meta = document.querySelector('meta[name="description"]');
   if (!meta) { meta = h('meta', { name: 'description' }); document.head.append(meta); }
   meta.setAttribute('content', T(`desc_${state.view}`, v));
+  // A query-string address of a state that has a prerendered page names that page as canonical.
+  // A prerendered page showing its own state keeps the links it was built with.
+  if (document.documentElement.dataset.query === queryFor()) return;
+  const page = pageFor(state);
+  let canon = document.querySelector('link[rel="canonical"]');
+  if (page) {
+    if (!canon) { canon = h('link', { rel: 'canonical' }); document.head.append(canon); }
+    canon.setAttribute('href', new URL(appPath().replace(/[^/]*$/, '') + page, location.href).href);
+  } else canon?.remove();
+}
+
+/**
+ * The map of prerendered pages (pages.json beside the app), so links and the canonical link name
+ * a page where there is one. Only for a served app: the offline page and a saved copy have none.
+ */
+async function loadPages() {
+  if (!/^https?:$/.test(location.protocol) || document.documentElement.dataset.offline === 'true') return;
+  try {
+    const res = await fetch(new URL(`${appPath().replace(/[^/]*$/, '')}pages.json`, location.href));
+    if (res.ok) setPages(await res.json());
+  } catch { /* no map: query-string links */ }
 }
 
 /** @param {unknown} e */
@@ -259,7 +286,7 @@ async function init() {
   applyStrings(state.lang);
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
   store.load();
-  await catalog.load();
+  await Promise.all([catalog.load(), loadPages()]);
   readUrl();   // again: a missing key now means the core's default
   fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
   applyLang();
@@ -268,7 +295,8 @@ async function init() {
   attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });
   attachSearch(byId('hw-search'), hardwareItems, (id) => { if (!catalog.deviceInfo(id)) return; state.hw = id; syncForm(); byId('hw-search').value = ''; update(true); });
   // On a phone the form folds into one summary line above the answer.
-  if (matchMedia('(max-width: 760px)').matches) /** @type {HTMLDetailsElement} */ (byId('setup-box')).open = false;
+  // (A prerendered page comes with it folded, so a phone sees the answer first; a wide screen opens it.)
+  /** @type {HTMLDetailsElement} */ (byId('setup-box')).open = !matchMedia('(max-width: 760px)').matches;
   byId('share').addEventListener('click', async () => {
     const saved = store.models()[state.model];
     const session = !saved && catalog.modelInfo(state.model)?.custom;
@@ -340,5 +368,24 @@ function showStoreProblems() {
     h('button', { type: 'button', class: 'small', on: { click: () => { store.clearAside(); box.hidden = true; } } }, T('dismiss')));
 }
 
-// A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js).
-if (!isSavedCopy()) init().catch(showError);
+/**
+ * Build time (scripts/prerender.mjs): draw the view the current URL names into this document with
+ * the same code as the live app, and wait until every section is drawn. Nothing is wired: the
+ * live app attaches to the markup when the page loads.
+ */
+export async function renderStatic() {
+  settleMs = 0;
+  if (!catalog.models.length) {
+    store.load();
+    await catalog.load();
+  }
+  fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
+  readUrl();
+  applyLang();
+  await update(false);
+  await extrasDone;
+}
+
+// A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js);
+// at build time (a document marked data-build="static") scripts/prerender.mjs calls renderStatic.
+if (!isSavedCopy() && document.documentElement.dataset.build !== 'static') init().catch(showError);

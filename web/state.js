@@ -59,7 +59,9 @@ export function guessLang() {
 
 /** Read the state from the current URL (missing keys take their defaults). */
 export function readUrl() {
-  const p = new URLSearchParams(location.search);
+  // A prerendered page (scripts/prerender.mjs) names its state on <html data-query>; a query
+  // string in the address wins.
+  const p = new URLSearchParams(location.search || pathQuery() || document.documentElement.dataset.query || '');
   // No id is longer than a few KB (the core refuses ids past 4096 bytes): a 200,000-character
   // model= is cut here, so search and rendering never work on it; the core still refuses it.
   const s = (/** @type {string} */ k) => (p.get(k) ?? '').slice(0, 4097);
@@ -87,8 +89,68 @@ export function readUrl() {
   if (s('ram') !== '' && Number.isFinite(ram)) state.ram = ram;
 }
 
-/** The URL for a state (only the keys that view needs). @param {Partial<typeof state>} [over] */
-export function urlFor(over = {}) {
+/**
+ * The prerendered pages (dist/pages.json, written by scripts/prerender.mjs): each catalog model's
+ * and device's path segment, and the model × device pairs that have a page.
+ * @type {{models: Record<string, string>, devices: Record<string, string>, pairs: Set<string>} | null}
+ */
+let pages = null;
+
+/** @param {{models: Record<string, string>, devices: Record<string, string>, pairs: string[]} | null} doc */
+export function setPages(doc) {
+  pages = doc && doc.models && doc.devices && Array.isArray(doc.pairs) ? { models: doc.models, devices: doc.devices, pairs: new Set(doc.pairs) } : null;
+}
+
+/** The state a prerendered page's path stands for, as a query string ('' when it names none). */
+function pathQuery() {
+  if (!pages) return '';
+  const base = appPath().replace(/[^/]*$/, '');
+  if (!location.pathname.startsWith(base)) return '';
+  const [lang, a, b, ...rest] = location.pathname.slice(base.length).split('/').filter(Boolean);
+  if (!LANGS.includes(lang) || !a || rest.length) return '';
+  const key = (/** @type {Record<string, string>} */ map, /** @type {string} */ slug) => Object.keys(map).find((k) => map[k] === slug);
+  const model = key(pages.models, a);
+  const hw = key(pages.devices, b || a);
+  if (b) return model && hw ? queryFor({ ...DEFAULTS, view: 'main', model, hw, lang }) : '';
+  if (model) return queryFor({ ...DEFAULTS, view: 'model', model, lang });
+  return hw ? queryFor({ ...DEFAULTS, view: 'device', hw, ram: 0, lang }) : '';
+}
+
+/** The state as a whole (every key at its default). */
+export function defaultState() {
+  return { ...DEFAULTS };
+}
+
+/** @type {WeakMap<Document, string>} */
+const roots = new WeakMap();
+/** The app's root folder: a prerendered page sits below it (<html data-root="../../">), read
+ * against the address the page was loaded at, so in-app navigation keeps it. */
+export function appPath() {
+  const up = document.documentElement.dataset.root;
+  if (!up) return location.pathname;
+  let r = roots.get(document);
+  if (!r) roots.set(document, r = new URL(up, location.href).pathname);
+  return r;
+}
+
+/**
+ * The prerendered page for a state, as a path under the app's root, or null: the model page,
+ * the device page without system RAM, and a listed pair at every other setting's default.
+ * @param {typeof state} v
+ */
+export function pageFor(v) {
+  if (!pages || v.market !== DEFAULTS.market) return null;
+  const m = pages.models[v.model];
+  const d = pages.devices[v.hw];
+  if (v.view === 'model') return m ? `${v.lang}/${m}/` : null;
+  if (v.view === 'device') return d && v.ram === 0 ? `${v.lang}/${d}/` : null;
+  if (v.view !== 'main' || !m || !d || !pages.pairs.has(`${m}/${d}`)) return null;
+  const same = /** @type {(keyof typeof state)[]} */ (['quant', 'ctx', 'kv', 'count', 'ram', 'par', 'engine']).every((k) => v[k] === DEFAULTS[k]);
+  return same ? `${v.lang}/${m}/${d}/` : null;
+}
+
+/** The query string for a state (only the keys that view needs). @param {Partial<typeof state>} [over] */
+export function queryFor(over = {}) {
   const v = { ...state, ...over };
   /** @type {Record<string, string>} */
   let q;
@@ -102,11 +164,23 @@ export function urlFor(over = {}) {
   }
   if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;
-  return `${location.pathname}?${new URLSearchParams(q)}`;
+  return String(new URLSearchParams(q));
+}
+
+/** The URL for a state: its prerendered page when there is one, else the app's query string. @param {Partial<typeof state>} [over] */
+export function urlFor(over = {}) {
+  const v = { ...state, ...over };
+  // Links name prerendered pages from a prerendered page (and while building one); the app at
+  // its root keeps query-string links.
+  const d = document.documentElement.dataset;
+  const page = d.query || d.build === 'static' ? pageFor(v) : null;
+  return page ? appPath().replace(/[^/]*$/, '') + page : `${appPath()}?${queryFor(over)}`;
 }
 
 /** Put the state in the address bar; push a history entry for a deliberate change. */
 export function writeUrl(push = false) {
+  // On the prerendered page of this very state the address stays as it is.
+  if (!location.search && (pathQuery() || document.documentElement.dataset.query) === queryFor()) return;
   const url = urlFor();
   if (url === location.pathname + location.search) return;
   if (push) history.pushState(null, '', url);

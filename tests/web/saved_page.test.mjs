@@ -128,3 +128,34 @@ test('with scripts off the page says that it needs JavaScript, in the language o
   assert.match(await page.textContent('#verdict-text'), /\S/);
   await ctx.close();
 });
+
+test('a saved copy of a prerendered page (scripts/prerender.mjs) after the app took it over is a complete document', async () => {
+  const PAGE = 'es/glm-4.5-air/mac-studio-m3-ultra-512gb/';
+  const page = await env.page();
+  await open(page, env.url + PAGE);
+  await page.waitForSelector('#matrix table');
+  const live = {
+    url: page.url(),
+    title: await page.title(),
+    verdict: await page.textContent('#verdict-text'),
+    total: await page.textContent('#c-total'),
+    faq: await page.textContent('#faq-main'),
+  };
+  // The app took the page over in place: same address, the state the page names.
+  assert.equal(live.url, env.url + PAGE);
+  assert.match(live.title, /GLM-4\.5 Air/);
+  const html = await page.content();
+  await page.context().close();
+  const file = path.join(dir, 'prerendered.html');
+  fs.writeFileSync(file, html);
+  const saved = await openSaved(file);
+  assert.equal(await saved.page.title(), live.title);
+  assert.equal(await saved.page.textContent('#verdict-text'), live.verdict);
+  assert.equal(await saved.page.textContent('#c-total'), live.total);
+  assert.equal(await saved.page.textContent('#faq-main'), live.faq);
+  assert.ok(await saved.page.isVisible('#snapshot'));
+  assert.equal(await saved.page.$eval('#snapshot a', (a) => a.href), live.url, 'the notice links back to the page');
+  assert.equal(await saved.page.getAttribute('link[rel="canonical"]', 'href'), await saved.page.$eval('link[hreflang="es"]', (l) => l.getAttribute('href')));
+  assert.deepEqual(saved.network, []);
+  assert.deepEqual(saved.errors, []);
+});
