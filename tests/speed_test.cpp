@@ -170,3 +170,52 @@ TEST_CASE("speed.json loads with a coefficient set for every backend class", "[s
   CHECK_THROWS_AS(speed_coefficients_from_json(json{{"backends", json::array({{{"id", "cuda"}}})}}, "speed.json"),
                   InputError);
 }
+
+TEST_CASE("linear-attention layers pay their own fixed cost per decode step and per 64-token prefill chunk", "[speed]") {
+  const Architecture& a = arch("Qwen/Qwen3-Next-80B-A3B-Instruct");
+  const TensorPlan p = plan_quantization(a, "Q4_K_M");
+  const ModelWork w = model_work(a, p);
+  // Qwen3-Next: 48 layers, a full-attention layer every fourth (full_attention_interval 4).
+  CHECK(w.layers == 48);
+  CHECK(w.linear_layers == 36);
+  SpeedCoefficients c = ideal_coeffs();
+  c.backends["cuda"].layer_us = 10;
+  const DeviceRates plain = device_rates(ideal_gpu(), "cuda", "kquant", c);
+  c.linear_step_layers = 2;
+  c.linear_chunk_layers = 3;
+  const DeviceRates lin = device_rates(ideal_gpu(), "cuda", "kquant", c);
+  // Decode: 36 linear layers x 2 x 10 us more per step.
+  const double d0 = decode_step(w, 0, plain).total_s, d1 = decode_step(w, 0, lin).total_s;
+  CHECK_THAT(d1 - d0, WithinRel(36 * 2 * 10e-6, 1e-9));
+  // Prefill of 1024 tokens in micro-batches of 512: 2 passes x 8 chunks x 36 layers x 3 x 10 us.
+  const double p0 = prefill_time(w, 0, 1024, 512, plain).total_s, p1 = prefill_time(w, 0, 1024, 512, lin).total_s;
+  CHECK_THAT(p1 - p0, WithinRel(2 * 8 * 36 * 3 * 10e-6, 1e-9));
+  // A model without linear-attention layers is unchanged.
+  const Architecture& dense = arch("meta-llama/Meta-Llama-3-8B");
+  const ModelWork wd = model_work(dense, plan_quantization(dense, "Q4_0"));
+  CHECK(wd.linear_layers == 0);
+  CHECK(decode_step(wd, 0, plain).total_s == decode_step(wd, 0, lin).total_s);
+}
+
+TEST_CASE("a backend's own range within a group is used when the fit set one, else the group's", "[speed]") {
+  SpeedCoefficients c = ideal_coeffs();
+  c.ranges["pp/single"] = SpeedRange{0.7, 1.4, 100};
+  c.ranges["pp/single/cuda"] = SpeedRange{0.9, 1.1, 40};
+  CHECK(speed_range(c, "pp", "single", "cuda").low == 0.9);
+  CHECK(speed_range(c, "pp", "single", "metal").low == 0.7);
+  CHECK(speed_range(c, "pp", "single").high == 1.4);
+  const Architecture& a = arch("meta-llama/Meta-Llama-3-8B");
+  const SpeedResult s = estimate_speed(a, plan_quantization(a, "Q4_0"), ideal_gpu(), KvOptions{}, SpeedOptions{}, c);
+  CHECK_THAT(s.prefill_tps_low, WithinRel(0.9 * s.prefill_tps, 1e-12));
+  CHECK_THAT(s.prefill_tps_high, WithinRel(1.1 * s.prefill_tps, 1e-12));
+}
+
+TEST_CASE("Vulkan and SYCL device classes name the vendor and the device kind", "[speed]") {
+  Device d = ideal_gpu();
+  d.vendor = "AMD";
+  d.kind = DeviceKind::Unified;
+  CHECK(device_class_key(d, "vulkan") == "vulkan/amd/unified");
+  d.kind = DeviceKind::Gpu;
+  CHECK(device_class_key(d, "vulkan") == "vulkan/amd/gpu");
+  CHECK(device_class_key(d, "rocm") == "rocm/gpu");
+}

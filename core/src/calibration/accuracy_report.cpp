@@ -36,7 +36,7 @@ double ape(double pred, double meas) { return std::fabs(pred - meas) / meas * 10
 
 // Whether a measurement falls inside the range a coefficient set gives for its row's group.
 bool inside(const BenchCase& c, double pred, const SpeedCoefficients& k) {
-  const SpeedRange r = speed_range(k, c.kind, c.group);
+  const SpeedRange r = speed_range(k, c.kind, c.group, c.backend);
   return c.measured_tps >= pred * r.low && c.measured_tps <= pred * r.high;
 }
 

@@ -40,6 +40,7 @@ struct RowFlags {
   int ngl = -1, n_cpu_moe = 0;
   bool all_experts_cpu = false;     // -ot exps=CPU (every routed expert in RAM)
   bool other_override = false;      // an -ot pattern we do not model
+  bool no_mmap = false;             // --no-mmap / -mmp 0: host weights in pinned memory
   std::vector<double> tensor_split;
 };
 
@@ -69,6 +70,11 @@ RowFlags row_flags(const json& row) {
       pos = e + 1;
     }
   }
+  // mmap is stated in the flags, the notes, or the source's description of the run.
+  std::string run = text;
+  if (row.contains("source_detail") && row["source_detail"].is_string()) run += " " + row["source_detail"].get<std::string>();
+  static const std::regex no_mmap_re(R"((?:^|[\s(,])(?:--no-mmap|no-mmap|-mmp[ =]0)(?:$|[\s),]))");
+  f.no_mmap = std::regex_search(run, no_mmap_re) || (row.contains("mmap") && row["mmap"].is_number() && row["mmap"].get<int>() == 0);
   if (std::regex_search(text, m, ot_re)) {
     const std::string pat = m[1];
     if (pat.find("exps") != std::string::npos && pat.find("=CPU") != std::string::npos) f.all_experts_cpu = true;
@@ -180,6 +186,12 @@ BenchSet map_bench_rows(const Catalog& cat) {
       try {
         auto pb = std::make_shared<PlacedBench>();
         pb->req = parse_request(cat, q);
+        // Pinned or pageable host weights (HostLink): as the run states mmap; override tensors
+        // are pinned under mmap only from ggml-org/llama.cpp PR #20978 (2026-03-25) on, after
+        // every run here dated 2025 or earlier.
+        pb->req.host_link.no_mmap = flags.no_mmap;
+        const std::string date = row.contains("date") && row["date"].is_string() ? row["date"].get<std::string>() : "";
+        pb->req.host_link.pinned_overrides = !(date.rfind("2023", 0) == 0 || date.rfind("2024", 0) == 0 || date.rfind("2025", 0) == 0);
         pb->est = run_estimate(cat, pb->req);
         c.work = model_work(model->arch, *pb->est.plan);
         c.file_bytes = static_cast<double>(pb->est.plan->file_bytes);
@@ -266,8 +278,9 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
     for (auto& [id, b] : k.backends) b = BackendSpeed{};
     k.flop_class.clear();
   }
-  std::map<std::string, int> seen, seen_moe, seen_class;
+  std::map<std::string, int> seen, seen_moe, seen_class, seen_linear;
   for (const BenchCase* c : cases) {
+    if (c->work.linear_layers > 0) seen_linear[c->kind]++;
     seen[c->backend + "/" + c->kind]++;
     if (c->kind == "pp" && c->work.expert_share > 0) seen_moe[c->backend]++;
     if (c->kind == "pp") seen_class[class_key(*c)]++;
@@ -298,16 +311,19 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
       params.push_back({&b.moe_eff, 0.03, 3.0, "pp"});
     }
   }
-  // Device classes with at least 3 prefill rows get a factor on their backend's flop_eff; the
+  // Device classes with at least 2 prefill rows get a factor on their backend's flop_eff; the
   // class with the most rows of each backend stays at 1 (the backend's own flop_eff covers it).
   std::map<std::string, std::pair<std::string, int>> biggest;  // backend -> (class, rows)
   for (const auto& [key, n] : seen_class) {
     const std::string b = key.substr(0, key.find('/'));
     if (n > biggest[b].second) biggest[b] = {key, n};
   }
+  // Factors of classes these rows no longer have (a renamed key) are dropped.
+  for (auto it = k.flop_class.begin(); it != k.flop_class.end();)
+    it = seen_class.count(it->first) ? std::next(it) : k.flop_class.erase(it);
   for (const auto& [key, n] : seen_class) {
     const std::string b = key.substr(0, key.find('/'));
-    if (n < 3 || biggest[b].first == key) continue;
+    if (n < 2 || biggest[b].first == key) continue;
     k.flop_class[key] = 1.0;
     params.push_back({&k.flop_class[key], 0.1, 10.0, "pp"});
   }
@@ -318,6 +334,11 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
   if (k.expert_rows_half <= 0) k.expert_rows_half = 8;
   params.push_back({&k.expert_rows_half, 0.25, 512, "pp"});
   params.push_back({&k.attn_eff, 0.1, 3.0, "pp"});
+  // Linear-attention layers' extra fixed cost, once rows of such models are there to fit it.
+  k.linear_step_layers = seen_linear["tg"] ? std::max(k.linear_step_layers, 0.5) : 0;
+  k.linear_chunk_layers = seen_linear["pp"] ? std::max(k.linear_chunk_layers, 0.5) : 0;
+  if (seen_linear["tg"]) params.push_back({&k.linear_step_layers, 0.01, 100, "tg"});
+  if (seen_linear["pp"]) params.push_back({&k.linear_chunk_layers, 0.01, 100, "pp"});
   for (const char* kind : {"tg", "pp"}) {
     for (int sweep = 0; sweep < 6; ++sweep)
       for (auto& p : params) {
@@ -378,7 +399,10 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
     const SpeedCoefficients kf = fit_core(train, k, false);
     for (const BenchCase* c : test) {
       const double p = predict_case(*c, kf);
-      if (p > 0 && std::isfinite(p)) ratios[c->kind + "/single"].push_back(c->measured_tps / p);
+      if (p > 0 && std::isfinite(p)) {
+        ratios[c->kind + "/single"].push_back(c->measured_tps / p);
+        ratios[c->kind + "/single/" + c->backend].push_back(c->measured_tps / p);
+      }
     }
   }
   for (const BenchCase* c : placed_rows) {
@@ -387,6 +411,11 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
   }
   k.ranges.clear();
   for (const char* kind : {"tg", "pp"}) set_range(k, std::string(kind) + "/single", ratios[std::string(kind) + "/single"]);
+  // A backend's own single-device range once it has at least 8 out-of-fold rows (fewer give no
+  // usable quantiles): a backend the model fits well gets a narrower range, one it fits worse
+  // a wider one, instead of one width for all.
+  for (const auto& [key, v] : ratios)
+    if (std::count(key.begin(), key.end(), '/') == 2 && v.size() >= 8) set_range(k, key, v);
   // Placed groups: the single-device range, widened to the group's own p10/p90 once it has at
   // least 8 rows (fewer give no usable quantiles).
   for (const char* kind : {"tg", "pp"})

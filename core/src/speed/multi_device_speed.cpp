@@ -90,7 +90,7 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   for (const auto& part : parts) host_part = host_part || part.dev < 0;
   const std::string group = host_part ? "offloaded" : "multi_gpu";
   s.group = group;
-  const SpeedRange dr = speed_range(c, "tg", group), pr = speed_range(c, "pp", group);
+  const SpeedRange dr = speed_range(c, "tg", group, s.backend), pr = speed_range(c, "pp", group, s.backend);
   s.decode_tps_low = s.decode_tps * dr.low;
   s.decode_tps_high = s.decode_tps * dr.high;
   const double mid = decode_at(o.depth + o.prompt + std::max<std::int64_t>(1, o.gen) / 2, nullptr);
@@ -111,13 +111,22 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
     DeviceRates r = part.dev < 0 ? s.rates : part.r;
     ModelWork w = part.w;
     if (part.dev < 0) {
-      r.bw_bytes_s = std::min(r.bw_bytes_s, copy_bps);
+      double expert_bytes = w.expert_pass_bytes;
       if (w.expert_share > 0) {
         // Only the routed-expert part shrinks: by the share of experts a micro-batch touches.
         const double ub = static_cast<double>(std::max<std::int64_t>(1, std::min(o.n_ubatch, o.prompt)));
         const double touched = 1.0 - std::pow(1.0 - w.expert_share, ub);
         w.pass_weight_bytes -= w.expert_pass_bytes * (1.0 - touched);
+        expert_bytes *= touched;
       }
+      // Pinned or pageable source (HostLink): experts sent to the CPU by --n-cpu-moe are an
+      // override; whole layers left on the host by -ngl are not.
+      const double pageable = copy_bps * c.pageable_copy_share;
+      const double expert_rate = link.no_mmap || (p.n_cpu_moe > 0 && link.pinned_overrides) ? copy_bps : pageable;
+      const double other_rate = link.no_mmap ? copy_bps : pageable;
+      const double other_bytes = std::max(0.0, w.pass_weight_bytes - expert_bytes);
+      const double copy_s = expert_bytes / expert_rate + other_bytes / other_rate;
+      r.bw_bytes_s = std::min(r.bw_bytes_s, copy_s > 0 ? w.pass_weight_bytes / copy_s : copy_bps);
     }
     const PrefillTerms t = prefill_time(w, attention_flops(a, o.prompt, o.depth, layers_on(part.dev)), o.prompt, o.n_ubatch, r);
     if (!t.available) total.available = false;

@@ -50,11 +50,14 @@ std::string backend_class(const std::string& backend) {
 }
 
 std::string device_class_key(const Device& d, const std::string& backend) {
-  if (backend == "vulkan" || backend == "sycl") return backend + "/" + lower(d.vendor);
+  if (backend == "vulkan" || backend == "sycl") return backend + "/" + lower(d.vendor) + "/" + device_kind_name(d.kind);
   return backend + "/" + device_kind_name(d.kind);
 }
 
-SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group) {
+SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group,
+                       const std::string& backend) {
+  if (!backend.empty())
+    if (auto it = c.ranges.find(kind + "/" + group + "/" + backend); it != c.ranges.end()) return it->second;
   if (auto it = c.ranges.find(kind + "/" + group); it != c.ranges.end()) return it->second;
   SpeedRange r;
   r.low = kind == "tg" ? c.decode_low : c.prefill_low;
@@ -88,11 +91,16 @@ std::string quant_family(const TensorPlan& plan) {
 ModelWork model_work(const Architecture& a, const TensorPlan& plan, const TensorFilter& on_device) {
   ModelWork w;
   const double used_frac = a.is_moe() ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
-  std::set<int> layers;
+  std::set<int> layers, linear;
   for (const auto& t : plan.tensors) {
     if (is_mtp_layer(a, t.layer)) continue;  // NextN layers are skipped at load (llama_model::load_tensors, TENSOR_SKIP)
     if (on_device && !on_device(t)) continue;
-    if (t.layer >= 0) layers.insert(t.layer);
+    if (t.layer >= 0) {
+      layers.insert(t.layer);
+      if (static_cast<std::size_t>(t.layer) < a.layers.size() &&
+          a.layers[static_cast<std::size_t>(t.layer)].attn == AttnKind::Linear)
+        linear.insert(t.layer);
+    }
     const double bytes = static_cast<double>(t.bytes);
     const double n = static_cast<double>(t.n_elements());
     if (t.role == TensorRole::TokenEmbd) {
@@ -128,6 +136,7 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
     w.decode_flops += flops;
   }
   w.layers = static_cast<std::int64_t>(layers.size());
+  w.linear_layers = static_cast<std::int64_t>(linear.size());
   if (a.is_moe()) w.expert_share = used_frac;
   return w;
 }
@@ -200,6 +209,8 @@ DeviceRates device_rates(const Device& d, const std::string& backend, const std:
   r.kv_bw_bytes_s = bw * bs.bw_eff;
   r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, family, 1.0);
   r.layer_s = bs.layer_us * 1e-6;
+  r.linear_step_s = r.layer_s * c.linear_step_layers;
+  r.linear_chunk_s = r.layer_s * c.linear_chunk_layers;
   // ggml-cuda (ggml_cuda_op_mul_mat_cublas) runs BF16 weights with CUBLAS_COMPUTE_32F; GeForce
   // tensor cores do that at half their FP16-accumulate rate (NVIDIA Ampere/Ada/Blackwell whitepapers).
   double peak = bf16 && d.bf16_tflops > 0 ? d.bf16_tflops : d.fp16_tflops;
@@ -223,7 +234,7 @@ DecodeTerms decode_step(const ModelWork& w, double kv_bytes, const DeviceRates& 
   DecodeTerms t;
   t.weights_s = r.bw_bytes_s > 0 ? w.decode_weight_bytes / r.bw_bytes_s : 0;
   t.kv_s = r.kv_bw_bytes_s > 0 ? kv_bytes / r.kv_bw_bytes_s : 0;
-  t.overhead_s = static_cast<double>(w.layers) * r.layer_s;
+  t.overhead_s = static_cast<double>(w.layers) * r.layer_s + static_cast<double>(w.linear_layers) * r.linear_step_s;
   t.total_s = t.weights_s + t.kv_s + t.overhead_s;
   return t;
 }
@@ -249,6 +260,10 @@ PrefillTerms prefill_time(const ModelWork& w, double attn_flops, std::int64_t n_
   // Each micro-batch streams the weights once and pays the per-layer launch cost once.
   const double passes = std::ceil(n / ub);
   t.weights_s = passes * (w.pass_weight_bytes / r.bw_bytes_s + static_cast<double>(w.layers) * r.layer_s);
+  // Linear-attention layers run their recurrence in 64-token chunks (llama.cpp
+  // src/models/qwen3next.cpp CHUNK_SIZE, build_delta_net_chunking), a fixed cost per chunk.
+  if (w.linear_layers > 0)
+    t.weights_s += passes * std::ceil(ub / 64.0) * static_cast<double>(w.linear_layers) * r.linear_chunk_s;
   t.total_s = t.matmul_s + t.attention_s + t.weights_s;
   return t;
 }
@@ -279,7 +294,7 @@ SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const 
   s.kv_bytes_at_depth = kv_read_bytes(a, kv, o.depth);
   s.decode = decode_step(s.work, s.kv_bytes_at_depth, s.rates);
   s.decode_tps = 1.0 / s.decode.total_s;
-  const SpeedRange dr = speed_range(c, "tg", "single"), pr = speed_range(c, "pp", "single");
+  const SpeedRange dr = speed_range(c, "tg", "single", s.backend), pr = speed_range(c, "pp", "single", s.backend);
   s.decode_tps_low = s.decode_tps * dr.low;
   s.decode_tps_high = s.decode_tps * dr.high;
   s.gen_avg_tps = average_decode_tps(s.work, a, kv, o.depth + o.prompt, std::max<std::int64_t>(1, o.gen), s.rates);
@@ -376,7 +391,11 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
   c.moe_prefill = opt_num(doc, "moe_prefill", path, 0.01, 10).value_or(1.0);
   c.expert_rows_half = opt_num(doc, "expert_rows_half", path, 0, 4096).value_or(0);
   c.attn_eff = opt_num(doc, "attn_eff", path, 0.01, 10).value_or(1.0);
+  c.linear_step_layers = opt_num(doc, "linear_step_layers", path, 0, 1000).value_or(0);
+  c.linear_chunk_layers = opt_num(doc, "linear_chunk_layers", path, 0, 1000).value_or(0);
   c.host_copy_gbs = opt_num(doc, "host_copy_gbs", path, 0, 1000).value_or(0);
+  if (doc.contains("pageable_copy_share") && doc["pageable_copy_share"].is_object())
+    c.pageable_copy_share = req_num(doc["pageable_copy_share"], "value", join_path(path, "pageable_copy_share"), 0.05, 1);
   if (doc.contains("range")) {
     const auto& r = doc["range"];
     const std::string p = join_path(path, "range");
@@ -411,6 +430,7 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
   return {{"backends", backends}, {"decode_quant", c.decode_quant}, {"prefill_quant", c.prefill_quant},
           {"moe_prefill", c.moe_prefill}, {"expert_rows_half", c.expert_rows_half}, {"attn_eff", c.attn_eff},
           {"flop_class", c.flop_class}, {"host_copy_gbs", c.host_copy_gbs},
+          {"linear_step_layers", c.linear_step_layers}, {"linear_chunk_layers", c.linear_chunk_layers},
           {"range", {{"decode_low", c.decode_low}, {"decode_high", c.decode_high},
                      {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}, {"groups", groups}}},
           {"tflops_per_core", c.tflops_per_core}};

@@ -20,6 +20,14 @@ namespace wif {
 struct HostLink {
   double ram_bandwidth_gbs = 60;   // effective-ish peak of the system RAM (dual-channel DDR5 ~ 77)
   double pcie_gbs = 0;             // host <-> GPU link; 0 = from the first GPU's PCIe generation
+  // Whether host-resident weights sit in pinned (page-locked) memory, which the GPU copies at
+  // the link's rate; pageable memory is copied at SpeedCoefficients::pageable_copy_share of it.
+  // With --no-mmap llama.cpp loads CPU weights into the GPU backend's pinned host buffer type
+  // (llama-model.cpp, make_cpu_buft_list); with mmap (the default) the loader keeps them in the
+  // mapping, pageable, except tensors a -ot / --n-cpu-moe override sends to the CPU, which are
+  // pinned since ggml-org/llama.cpp PR #20978 (2026-03-25).
+  bool no_mmap = false;            // every host weight pinned
+  bool pinned_overrides = true;    // override (expert) tensors pinned under mmap
 };
 
 /// Speed for placement `p` over `gpus` (in placement order). Falls back to estimate_speed when

@@ -56,12 +56,22 @@ struct SpeedCoefficients {
   // ubatch x k / n_expert rows each (MUL_MAT_ID); their rate falls as rows / (rows + half).
   double expert_rows_half = 0;                      // 0 = no shape effect
   double attn_eff = 1.0;                            // factor on the FLOP rate for attention (QK^T, PV)
+  // Linear-attention (recurrent) layers, e.g. Qwen3-Next's gated delta net: llama.cpp builds
+  // them from many small ops (src/models/qwen3next.cpp; prefill in chunks of 64 tokens,
+  // build_delta_net_chunking), so each costs more fixed time than an attention layer. Extra
+  // fixed cost, in units of the backend's layer_us: per decode step, and per 64-token chunk
+  // of a prefill. 0 = none (no such rows fitted).
+  double linear_step_layers = 0;
+  double linear_chunk_layers = 0;
   // Device class factors on flop_eff: "backend/kind" ("cuda/unified") or, for backends that run on
-  // several vendors' GPUs, "backend/vendor" ("vulkan/intel"); see device_class_key.
+  // several vendors' GPUs, "backend/vendor/kind" ("vulkan/amd/unified"); see device_class_key.
   std::map<std::string, double> flop_class;
   // Host part of an offloaded prefill: CPU-resident weights copied to the GPU per micro-batch are
   // capped at this rate (GB/s) besides the PCIe link (0 = the link only).
   double host_copy_gbs = 0;
+  // Copy rate from pageable host memory as a share of the pinned rate (not fitted: from a
+  // published llama-bench pair, see speed.json). 1 = no difference.
+  double pageable_copy_share = 1.0;
   // Range from the spread of calibration errors: measured/predicted quantiles (p10, p90).
   double decode_low = 0.8, decode_high = 1.2, prefill_low = 0.7, prefill_high = 1.3;
   // Per group ("tg/single", "pp/offloaded", ...): set by the fit from rows not used to fit the
@@ -83,12 +93,16 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c);
 /// Backend class for a backend id or llama-bench backend string ("HIP" -> rocm, "Vulkan" -> vulkan).
 std::string backend_class(const std::string& backend);
 
-/// The key of flop_class for a device under a backend class: "vulkan/<vendor>" and "sycl/<vendor>"
-/// (one API over several vendors' drivers), otherwise "<backend>/<kind>" (gpu, apple, unified, cpu).
+/// The key of flop_class for a device under a backend class: "vulkan/<vendor>/<kind>" and
+/// "sycl/<vendor>/<kind>" (one API over several vendors' drivers, discrete and integrated GPUs),
+/// otherwise "<backend>/<kind>" (gpu, apple, unified, cpu).
 std::string device_class_key(const Device& d, const std::string& backend_class);
 
-/// The range of a group ("tg/single" …), or the shipped pair when the group has none.
-SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group);
+/// The range of a group ("tg/single" …), or the shipped pair when the group has none. With a
+/// backend class, that backend's own range within the group ("pp/single/cuda") when the fit set
+/// one (enough out-of-fold rows), else the group's.
+SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, const std::string& group,
+                       const std::string& backend = "");
 
 /// Quant family of a plan: the type family holding most weight bytes:
 /// "f16" (F16/BF16/F32), "legacy" (Q4_0…Q8_0, IQ4_NL), "kquant" (Q2_K…Q6_K), "iquant", "mxfp4".
@@ -108,6 +122,7 @@ struct ModelWork {
   double expert_share = 0;          // n_expert_used / n_expert (0 = dense)
   double decode_flops = 0;          // FLOPs per decoded token (2 x active incl. output head)
   std::int64_t layers = 0;          // repeating layers held (MTP layers excluded)
+  std::int64_t linear_layers = 0;   // of those, linear-attention (recurrent) layers
 };
 ModelWork model_work(const Architecture& a, const TensorPlan& plan, const TensorFilter& on_device = nullptr);
 
@@ -132,6 +147,8 @@ struct DeviceRates {
   double attn_flops_s = 0;      // for attention
   double expert_rows_half = 0;  // shape effect of small expert batches (SpeedCoefficients)
   double layer_s = 0;           // fixed cost per layer per step
+  double linear_step_s = 0;     // extra per linear-attention layer per decode step
+  double linear_chunk_s = 0;    // extra per linear-attention layer per 64-token prefill chunk
   std::string backend;          // class used
   double peak_tflops = 0;       // the peak the FLOP rate came from (0 = unknown)
 };
