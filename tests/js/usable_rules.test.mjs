@@ -12,7 +12,7 @@ const { STRINGS } = await import(path.join(root, 'dist', 'i18n.js'));
 test('each usable-memory rule of each device kind and override is a code worded in en, es, fr and zh', async () => {
   const base = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M' };
   const asks = [
-    { hardware: 'nvidia-rtx-4090' }, { hardware: 'nvidia-rtx-4090', display_attached: true },
+    { hardware: 'nvidia-rtx-4090' }, { hardware: 'nvidia-rtx-4090', display: true },
     { hardware: 'apple-m1-7c-gpu-8gb' }, { hardware: 'apple-m3-ultra-80c-gpu-512gb' },
     { hardware: 'apple-m3-ultra-80c-gpu-512gb', wired_limit_mib: 400000 },
     { hardware: 'amd-ryzen-ai-max-plus-395-128gb' }, { hardware: 'amd-ryzen-9-7950x' },
