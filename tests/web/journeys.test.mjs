@@ -212,7 +212,7 @@ test('journey: the hardware search finds a Mac by its product name', async () =>
   await page.context().close();
 });
 
-test('golden journeys: the page's worker gives each expected document, the same as the CLI and the wasm module', async () => {
+test('golden journeys: the page\'s worker gives each expected document, the same as the CLI and the wasm module', async () => {
   // Each journey's request goes through client.js → worker.js → api.js, the path every view uses
   // (the worker's memoised estimate and solve included); errors come back as the page sees them.
   const all = journeys();
