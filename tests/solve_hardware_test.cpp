@@ -2,7 +2,9 @@
 // configuration they name must run when estimated directly.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
@@ -178,4 +180,43 @@ TEST_CASE("a pick that nothing qualifies for says why, with the figures behind i
   CHECK(why["weights_bytes"].get<double>() > why["largest_memory_gib"].get<double>() * 1073741824.0);
   for (const char* card : {"best_value", "unified_memory", "cheapest_cloud"})
     CHECK((big.contains(card) != big["missing"].contains(card)));
+}
+
+// smallest_device against a search by hand over the same list: the catalog's accelerators by
+// memory then price, each estimated alone with no system RAM; the first that runs is the answer.
+TEST_CASE("smallest_device names the first accelerator, by memory then price, that runs the request alone", "[solve_hardware]") {
+  for (const json& base : {json{{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}},
+                           json{{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"context", 32768}},
+                           json{{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q8_0"}}}) {
+    CAPTURE(base.dump());
+    json q = base;
+    q["solve"] = "smallest_device";
+    const json r = solve(q);
+    INFO(r.dump());
+    REQUIRE_FALSE(r.contains("error"));
+    REQUIRE(r["found"] == true);
+    std::vector<const wif::Device*> devs;
+    for (const auto& d : cat().devices())
+      if (d.kind != wif::DeviceKind::Cpu) devs.push_back(&d);
+    auto price = [](const wif::Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
+    std::stable_sort(devs.begin(), devs.end(), [&](const wif::Device* a, const wif::Device* b) {
+      return a->memory_gib != b->memory_gib ? a->memory_gib < b->memory_gib : price(a) < price(b);
+    });
+    std::string first;
+    for (const auto* d : devs) {
+      json e = request_for(base, d->id, 1);
+      e["ram_gib"] = 0;
+      if (runs(estimate(e))) { first = d->id; break; }
+    }
+    // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
+    CHECK(r["device"]["id"] == first);
+    CHECK((r["device"]["verdict"] == "fits" || r["device"]["verdict"] == "tight"));
+    CHECK(r["evaluations"].get<int>() < static_cast<int>(devs.size()));
+  }
+  // Nothing in the catalog holds a 1M-token context of a 405B model at BF16 on one device.
+  const json none = solve({{"model", "meta-llama/Llama-3.1-405B-Instruct"}, {"quant", "BF16"}, {"context", 131072}, {"solve", "smallest_device"}});
+  INFO(none.dump());
+  REQUIRE_FALSE(none.contains("error"));
+  CHECK(none["found"] == false);
+  CHECK_FALSE(none.contains("device"));
 }

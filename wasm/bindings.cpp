@@ -31,6 +31,10 @@ std::string bench_paste(const std::string& request) { return wif::api_bench_past
 std::string gguf_summary(const std::string& bytes_or_base64, const std::string& options) {
   return wif::api_gguf_summary(bytes_or_base64, options);
 }
+// A header parsed once and kept under `handle`; requests then name {"gguf_handle": handle}.
+std::string gguf_register(const std::string& handle, const std::string& bytes_or_base64) {
+  return wif::api_gguf_register(handle, bytes_or_base64);
+}
 std::string hub_ref(const std::string& text) { return wif::api_hub_ref(text); }
 std::string hub_repo(const std::string& doc) { return wif::api_hub_repo(doc); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
@@ -54,6 +58,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("benchPaste", &bench_paste);
   emscripten::function("checkSaved", &check_saved);
   emscripten::function("ggufSummary", &gguf_summary);
+  emscripten::function("ggufRegister", &gguf_register);
   emscripten::function("hubRef", &hub_ref);
   emscripten::function("hubRepo", &hub_repo);
   emscripten::function("version", &version);

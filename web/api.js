@@ -12,7 +12,7 @@
 // bad call never damages the next good one.
 
 export class WillitfitError extends Error {
-  /** @param {{code: string, path: string, message: string, accepted?: string[], needed_bytes?: number}} e (willitfit.d.ts ErrorBody) */
+  /** @param {{code: string, path: string, message: string, accepted?: string[], needed_bytes?: number, values?: Record<string, string>}} e (willitfit.d.ts ErrorBody) */
   constructor(e) {
     super(e.message);
     this.name = 'WillitfitError';
@@ -22,6 +22,8 @@ export class WillitfitError extends Error {
     this.accepted = e.accepted;
     /** gguf_truncated: how many leading bytes of the file to send */
     this.neededBytes = e.needed_bytes;
+    /** named values the message quotes (unsupported_model_type: model_type) */
+    this.values = e.values;
   }
 }
 
@@ -103,6 +105,16 @@ function requestText(request, fn) {
 
 /** @type {Promise<any> | null} */
 let modulePromise = null;
+/**
+ * GGUF headers registered with the module (registerGguf) by handle, oldest first, as many as the
+ * core keeps (core/include/willitfit/gguf/handles.hpp kMaxGgufHandles), so that a module rebuilt
+ * after a trap gets them again.
+ * @type {Map<string, Uint8Array>}
+ */
+const ggufHeaders = new Map();
+const MAX_GGUF_HANDLES = 16;
+/** The module instance the headers are registered in. @type {any} */
+let ggufIn = null;
 /** @type {string | undefined} */
 let moduleUrlGiven;
 /** How many times a trapped instance was replaced (for tests and diagnostics). */
@@ -144,6 +156,11 @@ export function loadCore(moduleUrl) {
 async function call(fn, ...args) {
   const core = await loadCore();
   try {
+    if (ggufIn !== core) {
+      // A module rebuilt after a trap starts empty: it gets the registered GGUF headers again.
+      for (const [handle, bytes] of ggufHeaders) core.ggufRegister(handle, bytes);
+      ggufIn = core;
+    }
     return core[fn](...args);
   } catch (e) {
     if (modulePromise && (await modulePromise.catch(() => null)) === core) { modulePromise = null; rebuilds++; }
@@ -244,7 +261,7 @@ export async function runsOn(request) {
 
 /**
  * A solver over the estimate (core/include/willitfit/questions/solve.hpp): an estimate request plus
- * `solve`: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks'.
+ * `solve`: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device'.
  * @param {object} request
  */
 export async function solve(request) {
@@ -319,7 +336,8 @@ export function bytesToBase64(bytes) {
  * to what the core says it needs (gguf_truncated's needed_bytes) or twice the last read, up
  * to LIMITS.MAX_GGUF_HEADER_BYTES (then gguf_too_large).
  * Resolves to the header bytes and their summary; an estimate request can then carry
- * {model: {gguf_header_base64: bytesToBase64(bytes)}}.
+ * {model: {gguf_header_base64: bytesToBase64(bytes)}}, or register them once (registerGguf) and
+ * carry {model: {gguf_handle}}.
  * @param {Blob} blob
  */
 export async function readGgufHeader(blob) {
@@ -336,6 +354,38 @@ export async function readGgufHeader(blob) {
         fail('gguf_too_large', 'gguf', `the header claims more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes (the limit)`);
     }
   }
+}
+
+/**
+ * Parse a GGUF header once and keep it in the module under a handle, the SHA-256 of the bytes
+ * ("sha256:<hex>"); a request then names the model as {gguf_handle: handle} (optionally with
+ * name, id) instead of carrying the bytes, and the core does not parse them again. The same
+ * bytes give the same handle. Resolves to {schema_version, handle, name, architecture}.
+ * @param {Uint8Array|ArrayBuffer} bytes the file's first bytes (readGgufHeader's `bytes`)
+ */
+export async function registerGguf(bytes) {
+  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'registerGguf takes the header bytes (Uint8Array or ArrayBuffer)');
+  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (b)));
+  const handle = `sha256:${Array.from(digest, (x) => x.toString(16).padStart(2, '0')).join('')}`;
+  const doc = unwrap(await call('ggufRegister', handle, b));
+  ggufHeaders.delete(handle);
+  ggufHeaders.set(handle, b);
+  while (ggufHeaders.size > MAX_GGUF_HANDLES) ggufHeaders.delete(/** @type {string} */ (ggufHeaders.keys().next().value));
+  return doc;
+}
+
+/**
+ * Import a local .gguf: read its header (readGgufHeader) and register it (registerGguf).
+ * Resolves to {handle, name, architecture, summary}; the page's worker runs this, so the bytes
+ * stay beside the module and only the handle travels in requests.
+ * @param {Blob} blob
+ */
+export async function importGguf(blob) {
+  const { bytes, summary } = await readGgufHeader(blob);
+  const reg = await registerGguf(bytes);
+  return { handle: reg.handle, name: reg.name, architecture: reg.architecture, summary };
 }
 
 /**

@@ -105,9 +105,9 @@ function readForm() {
   state.hw = byId('hardware').value;
   state.kv = byId('kv').value;
   state.engine = byId('engine').value;
-  state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || 1));
-  state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || 1));
-  state.ram = Number(byId('ram').value) || 0;
+  state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || defaultOf('count')));
+  state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || defaultOf('par')));
+  state.ram = Number(byId('ram').value) || defaultOf('ram');
   state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
   byId('context-out').textContent = tokens(state.ctx, state.lang);
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
@@ -142,7 +142,8 @@ export async function update(push = false) {
       // The result says which format it used (a GGUF file's own, or the engine's default).
       if (byId('quant').value !== r.quant.id) byId('quant').value = r.quant.id;
       // A GGUF file fixes its own format: the select shows it and cannot change it.
-      const fromFile = typeof store.modelRef(state.model) === 'object' && 'gguf_header_base64' in /** @type {any} */ (store.modelRef(state.model));
+      const ref = /** @type {any} */ (store.modelRef(state.model));
+      const fromFile = typeof ref === 'object' && ('gguf_handle' in ref || 'gguf_header_base64' in ref);
       /** @type {HTMLSelectElement} */ (byId('quant')).disabled = fromFile;
       byId('quant').title = fromFile ? T('quant_from_file', { 0: r.quant.id }) : '';
       setTitle(r);

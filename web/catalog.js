@@ -9,19 +9,18 @@ import * as store from './store.js';
 /** @type {any[]} */ export let hardware = [];
 /** @type {any[]} */ export let quants = [];
 
-/** The core's defaults (api.js defaults()), or null from a core that does not publish them. @type {any} */
+/** The core's defaults (api.js defaults()), loaded with the listings. @type {any} */
 export let defaults = null;
 
 export async function load() {
-  [models, hardware, quants, defaults] = await Promise.all([list('models'), list('hardware'), list('quants'),
-    call('defaults', {}).catch(() => null)]);
+  [models, hardware, quants, defaults] = await Promise.all([list('models'), list('hardware'), list('quants'), call('defaults', {})]);
   setDefaults(defaults);
 }
 
-/** The formats an engine loads (the core's defaults.engines[engine].formats), or null when unknown. @param {string} engine */
+/** The formats an engine loads (the core's defaults.engines[engine].formats), or null for an engine it does not list. @param {string} engine */
 export function engineFormats(engine) {
-  const f = defaults && defaults.engines && defaults.engines[engine] && defaults.engines[engine].formats;
-  return Array.isArray(f) ? f : null;
+  const e = defaults.engines[engine];
+  return e && Array.isArray(e.formats) ? e.formats : null;
 }
 
 /** GGUF formats in quality order (best first), as the core ranks them. */
@@ -67,9 +66,7 @@ export function request(over = {}) {
     kv_type: v.kv, count: v.count, ram_gib: v.ram,
   };
   // A format the engine does not load (a GGUF type under vLLM) is sent as chosen: the core
-  // answers with the engine's own and a quant_replaced note. A core without defaults (older)
-  // refuses it, so there the quant is left out.
-  if (!defaults && v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
+  // answers with the engine's own and a quant_replaced note.
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   return r;

@@ -34,19 +34,3 @@ export function applyStrings(lang, root = document) {
   }
   document.documentElement.lang = lang;
 }
-
-/** The core's usable-memory rules (core/src/hardware/device.cpp usable_memory) by their English text. */
-const RULES = /** @type {Record<string, string>} */ ({
-  'VRAM less 0.85 GiB (driver reserve and a desktop)': 'rule_gpu_desktop',
-  'VRAM less 0.35 GiB the driver keeps': 'rule_gpu',
-  'iogpu.wired_limit_mb override': 'rule_wired',
-  'Metal working-set cap: 2/3 of unified memory (36 GB or less)': 'rule_metal_small',
-  'Metal working-set cap: 3/4 of unified memory (more than 36 GB)': 'rule_metal_large',
-  'GPU share of unified memory, leaving at least 4 GiB to the OS': 'rule_unified',
-  'RAM less what the OS keeps (10%, at least 2 GiB)': 'rule_cpu',
-});
-
-/** A usable-memory rule from the core in the page's language (the core's text when unknown). @param {string} lang @param {string} rule */
-export function ruleText(lang, rule) {
-  return RULES[rule] ? t(lang, RULES[rule]) : rule;
-}

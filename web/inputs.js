@@ -4,8 +4,7 @@
 // the saved list with export/import as a file, and "detect my hardware". Names and file
 // contents are only ever shown with textContent.
 import * as catalog from './catalog.js';
-import { bytesToBase64, readGgufHeader } from './api.js';
-import { estimate } from './client.js';
+import { call, estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
 import { gbOf, num } from './format.js';
@@ -93,14 +92,15 @@ export async function importConfig(txt, fileName) {
   hooks.useModel(key);
 }
 
-/** Read only the header of a local .gguf (File.slice; nothing leaves the browser). @param {File} f */
+/** Read only the header of a local .gguf (File.slice, in the worker; nothing leaves the browser). @param {File} f */
 async function importGguf(f) {
   const msg = byId('cfg-msg');
   msg.textContent = T('gguf_reading');
   try {
-    const { bytes, summary } = await readGgufHeader(f);
+    // The worker reads the header and keeps it parsed under a handle: requests carry the handle.
+    const { handle, summary } = await call('importGguf', f);
     const name = byId('cfg-name').value.trim() || (typeof summary.name === 'string' && summary.name) || f.name.replace(/\.gguf$/i, '');
-    const model = { name, gguf_header_base64: bytesToBase64(bytes) };
+    const model = { name, gguf_handle: handle };
     await estimate({ ...catalog.request(), model });
     const key = store.addSessionModel(model);
     msg.textContent = T('gguf_loaded', { 0: name, 1: num(Array.isArray(summary.tensors) ? summary.tensors.length : 0, state.lang) });

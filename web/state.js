@@ -14,22 +14,24 @@ export const MARKETS = ['US', 'EU', 'UK', 'CN'];
 export const state = {
   view: 'main',
   lang: 'en',
+  /** The welcome's model and device: the page's own choice of an example that runs. */
   model: 'Qwen/Qwen3-30B-A3B',
-  quant: 'Q4_K_M',
   hw: 'nvidia-rtx-4090',
-  ctx: 8192,
-  kv: 'f16',
-  count: 1,
+  // The rest hold no value of their own: setDefaults fills them from the core's defaults at
+  // start, before any view runs (the empty values here are never sent).
+  quant: '',
+  ctx: 0,
+  kv: '',
+  count: 0,
   ram: 0,
-  par: 1,
-  engine: 'llama.cpp',
-  market: 'US',
+  par: 0,
+  engine: '',
+  market: '',
   /** True on a first visit, before any setup is in the URL. */
   home: false,
 };
 
-/** What a URL without a key means. The welcome's model and device are the page's own choice; the
- * rest are replaced at start by the core's defaults (setDefaults). */
+/** What a URL without a key means: the welcome's model and device, the rest the core's defaults. */
 const DEFAULTS = { ...state };
 
 /**
@@ -38,12 +40,11 @@ const DEFAULTS = { ...state };
  * @param {any} d
  */
 export function setDefaults(d) {
-  const llama = d && d.engines && d.engines['llama.cpp'];
-  if (!d || !d.estimate || !llama) return;
+  const llama = d.engines['llama.cpp'];
   Object.assign(DEFAULTS, {
     quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
     ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
-    market: d.cost && d.cost.market ? d.cost.market : DEFAULTS.market,
+    market: d.cost.market,
   });
 }
 

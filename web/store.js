@@ -200,10 +200,11 @@ function keyFor(name, taken) {
 
 // Models read from a local .gguf header live only for this visit: headers run to megabytes
 // (the tokenizer), too large for localStorage.
-/** @type {Record<string, {name: string, gguf_header_base64: string}>} */
+/** @typedef {{name: string, gguf_handle?: string, gguf_header_base64?: string, [k: string]: unknown}} SessionModel */
+/** @type {Record<string, SessionModel>} */
 const session = dict();
 
-/** @param {{name: string, gguf_header_base64: string}} m @returns {string} the key ("gguf:…") */
+/** @param {SessionModel} m @returns {string} the key ("gguf:…") */
 export function addSessionModel(m) {
   const k = keyFor(m.name, Object.assign(dict(), data.models, session)).replace(/^custom:/, 'gguf:');
   session[k] = m;

@@ -91,7 +91,8 @@ export class WillItFitElement extends HTMLElement {
   request() {
     const a = (/** @type {string} */ k) => this.getAttribute(k);
     /** @type {Record<string, unknown>} */
-    const req = { model: a('model') || '', hardware: a('hardware') || '', quant: a('quant') || 'Q4_K_M' };
+    const req = { model: a('model') || '', hardware: a('hardware') || '' };
+    if (a('quant')) req.quant = a('quant');   // else the core's default for the engine
     const n = (/** @type {string | null} */ v) => (v === null || v === '' ? undefined : Number(v));
     if (a('context') !== null) req.context = n(a('context'));
     if (a('ram') !== null) req.ram_gib = n(a('ram'));
@@ -149,21 +150,20 @@ export class WillItFitElement extends HTMLElement {
 
   /**
    * With show="cost": the cost per million tokens on this hardware, from the core's `cost` with
-   * the estimate's decode speed: the same request the page and `willitfit cost` make (8 hours a
-   * day, 36 months' amortisation, the market's electricity price).
+   * the estimate's decode speed: the same request the page and `willitfit cost` make (the core's
+   * default hours a day and amortisation, the market's electricity price).
    * @param {any} r @param {Record<string, unknown>} req @param {string} lang @param {number} mine
    */
   async renderCost(r, req, lang, mine) {
     const want = (this.getAttribute('show') || '').split(/[\s,]+/).includes('cost');
     const tps = r.speed && r.speed.decode_tps;
     if (!want || !(tps > 0)) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
-    const marketId = this.getAttribute('market') || 'US';
-    const [c, markets] = await Promise.all([
-      cost({ ...req, decode_tps: tps, market: marketId, hours_per_day: 8, amortization_months: 36 }),
-      list('markets'),
-    ]);
+    /** @type {Record<string, unknown>} */
+    const q = { ...req, decode_tps: tps };
+    if (this.getAttribute('market')) q.market = this.getAttribute('market');   // else the core's default
+    const [c, markets] = await Promise.all([cost(q), list('markets')]);
     if (mine !== this.seq) return;
-    const mk = markets.find((/** @type {any} */ m) => m.id === marketId) || null;
+    const mk = markets.find((/** @type {any} */ m) => m.id === c.electricity.market) || null;
     const usd = c.owned.per_million_tokens_usd.single;
     this.$cost.textContent = `${money(usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
     this.$cost.hidden = false;

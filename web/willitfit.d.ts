@@ -21,7 +21,9 @@ export interface Quality { band: QualityBand; rank_group: QualityGroup; ppl_delt
 export type ModelRef =
   | string
   | { config: object; id?: string; name?: string }
-  | { gguf_header_base64: string; id?: string; name?: string };
+  | { gguf_header_base64: string; id?: string; name?: string }
+  /** a header registered once with registerGguf */
+  | { gguf_handle: string; id?: string; name?: string };
 export type DeviceRef =
   | string
   | { name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; memory_gib: number; bandwidth_gbs: number;
@@ -45,12 +47,18 @@ export interface Request {
   max_num_seqs?: number; max_num_batched_tokens?: number; kv_cache_dtype?: string; block_size?: number; enforce_eager?: boolean;
   prompt?: number; gen?: number; depth?: number; backend?: string; ram_bandwidth_gbs?: number; pcie_gbs?: number;
   detail?: 'full' | 'summary';
-  solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks';
+  solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device';
   min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
+  /** cost: the rent-vs-buy horizon; 'auto' = 1.5 x the break-even point, 24 to 240 months */
+  months?: number | 'auto';
   [field: string]: unknown;
 }
 
-export interface ErrorBody { code: string; path: string; message: string; accepted?: string[]; needed_bytes?: number }
+export interface ErrorBody {
+  code: string; path: string; message: string; accepted?: string[]; needed_bytes?: number;
+  /** Named values the message quotes, as data (unsupported_model_type: model_type). */
+  values?: Record<string, string>;
+}
 export interface ErrorDocument { schema_version: 1; error: ErrorBody }
 
 export interface DeviceLoad {
@@ -86,8 +94,6 @@ export interface EstimateResult {
     overhead_bytes: number; total_bytes: number; total_high_bytes: number; usable_bytes: number;
     physical_bytes: number; margin_bytes: number; utilization: number;
     usable_rule_code: UsableRule;
-    /** English, for the CLI; surfaces word usable_rule_code. */
-    usable_rule: string;
     devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;
   };
   verdict: Verdict;
@@ -121,6 +127,7 @@ export class WillitfitError extends Error {
   path: string;
   accepted?: string[];
   neededBytes?: number;
+  values?: Record<string, string>;
 }
 
 export function loadCore(moduleUrl?: string): Promise<unknown>;
@@ -136,4 +143,6 @@ export function list(what: 'models' | 'hardware' | 'quants' | 'clouds' | 'market
 export function ggufSummary(bytesOrBase64: Uint8Array | string): Promise<Versioned>;
 export function bytesToBase64(bytes: Uint8Array): string;
 export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary: Versioned }>;
+export function registerGguf(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; architecture: string }>;
+export function importGguf(blob: Blob): Promise<{ handle: string; name: string; architecture: string; summary: Versioned }>;
 export function accuracyReport(): Promise<Versioned>;

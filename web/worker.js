@@ -53,7 +53,7 @@ async function solveOnce(req) {
 /** @param {any} e */
 function describe(e) {
   return { name: e && e.name, code: e && e.code, path: e && e.path, message: String(e && e.message || e),
-    accepted: e && e.accepted, needed_bytes: e && e.neededBytes };
+    accepted: e && e.accepted, needed_bytes: e && e.neededBytes, values: e && e.values };
 }
 
 // Batches belong to an epoch; `cancel` starts a new one, so a view that was left stops asking.

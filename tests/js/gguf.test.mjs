@@ -173,3 +173,23 @@ test('the wasm module summarises bytes and base64 alike, and reads a Blob header
   const est = await api.estimate({ model: { gguf_header_base64: api.bytesToBase64(head) }, hardware: 'nvidia-rtx-4090', context: 8192 });
   assert.equal(est.memory.kv_cache_bytes, 188416 * 8192);
 });
+
+test('a GGUF header registered once is named by its handle: the same estimate as its bytes, one handle per content', async () => {
+  const file = path.join(dir, 'qwen3-8b-handle.gguf');
+  assert.equal(cli('gguf-synth', '--model', 'Qwen/Qwen3-8B', '--quant', 'Q5_K_M', '--out', file, '--json').code, 0);
+  const imported = await api.importGguf(new Blob([fs.readFileSync(file)]));
+  assert.match(imported.handle, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(imported.architecture, 'qwen3');
+  const { bytes } = await api.readGgufHeader(new Blob([fs.readFileSync(file)]));
+  const again = await api.registerGguf(bytes);
+  assert.equal(again.handle, imported.handle, 'the same bytes give the same handle');
+  const base = { hardware: 'nvidia-rtx-4090', context: 8192 };
+  const byHandle = await api.estimate({ ...base, model: { gguf_handle: imported.handle, name: 'mine' } });
+  const byBytes = await api.estimate({ ...base, model: { gguf_header_base64: api.bytesToBase64(bytes), name: 'mine' } });
+  assert.deepEqual(byHandle, byBytes);
+  assert.equal(byHandle.quant.id, 'Q5_K_M');
+  // A handle the module does not hold is a coded error at its path, never a guess.
+  await assert.rejects(api.estimate({ ...base, model: { gguf_handle: 'sha256:00' } }),
+    (/** @type {any} */ e) => e.code === 'unknown_gguf_handle' && e.path === 'model.gguf_handle');
+  await assert.rejects(api.registerGguf(new Uint8Array([1, 2, 3])), (/** @type {any} */ e) => e.code !== undefined);
+});

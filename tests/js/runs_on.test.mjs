@@ -25,7 +25,8 @@ test('runsOn lists every catalog model once, fits before offload before no fit, 
     assert.equal(d.memory.total_bytes, e.memory.total_bytes);
     if (e.speed) assert.equal(d.speed.decode_tps, e.speed.decode_tps);
   }
-  assert.ok(r.usable.usable_bytes > 0 && r.usable.usable_bytes < r.usable.physical_bytes && r.usable.rule.length > 0);
+  assert.ok(r.usable.usable_bytes > 0 && r.usable.usable_bytes < r.usable.physical_bytes && r.usable.rule_code.code.length > 0);
+  assert.equal(r.usable.rule, undefined, 'the rule is a code, not an English sentence');
 });
 
 test('runsOn refuses an unknown device and a negative context with the field', async () => {

@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { canonicalText } from '../golden/canonical.mjs';
+import { journeys } from '../../scripts/golden.mjs';
 import { open, root, setup } from './helpers.mjs';
 
 const cli = path.join(root, 'build', 'cli', 'willitfit');
@@ -208,4 +210,36 @@ test('journey: the hardware search finds a Mac by its product name', async () =>
   await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#summary').textContent));
   assert.equal(await page.inputValue('#hardware'), 'apple-m3-ultra-80c-gpu-512gb');
   await page.context().close();
+});
+
+test('golden journeys: the page\'s worker gives each expected document, the same as the CLI and the wasm module', async () => {
+  // Each journey's request goes through client.js → worker.js → api.js, the path every view uses
+  // (the worker's memoised estimate and solve included); errors come back as the page sees them.
+  const all = journeys();
+  const fnOf = { estimate: 'estimate', solve: 'solve', train: 'train', cost: 'cost', tiers: 'tiers', runs_on: 'runsOn', defaults: 'defaults' };
+  const page = await env.page();
+  await open(page, `${env.url}?model=Qwen/Qwen3-0.6B&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  const got = await page.evaluate(async (asks) => {
+    const client = await import('./client.js');
+    const out = [];
+    for (const [fn, request] of asks) {
+      try {
+        out.push(await client.call(fn, request));
+      } catch (e) {
+        /** @type {Record<string, any>} */
+        const err = { code: e.code, path: e.path, message: e.message };
+        if (e.accepted !== undefined) err.accepted = e.accepted;
+        if (e.neededBytes !== undefined) err.needed_bytes = e.neededBytes;
+        if (e.values !== undefined) err.values = e.values;
+        out.push({ schema_version: 1, error: err });
+      }
+    }
+    return out;
+  }, all.map((j) => [fnOf[j.doc.api], j.doc.request]));
+  assert.equal(got.length, all.length);
+  all.forEach((j, i) => {
+    const want = JSON.parse(fs.readFileSync(path.join(root, 'tests', 'golden', 'journeys', `${j.name}.expected.json`), 'utf8')).result;
+    assert.equal(canonicalText(got[i]), canonicalText(want), `journey ${j.name} through the page's worker`);
+  });
+  assert.deepEqual(page.problems, []);
 });

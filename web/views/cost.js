@@ -19,8 +19,9 @@ const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}
 
 /** Usage inputs kept for the visit (not in the URL: they describe the person, not the view). */
 export const usage = {
-  hours: 8,
-  amort: 36,
+  /** Hours a day and amortisation months the person typed; null = the core's defaults (defaults.cost). */
+  hours: /** @type {number | null} */ (null),
+  amort: /** @type {number | null} */ (null),
   /** Electricity price per kWh in the market's currency; null = the market's published price. */
   kwhLocal: /** @type {number | null} */ (null),
 };
@@ -46,7 +47,9 @@ export async function market() {
  */
 export function costRequest(r, mk) {
   /** @type {Record<string, any>} */
-  const q = { ...request(), decode_tps: r.speed.decode_tps, market: state.market, hours_per_day: usage.hours, amortization_months: usage.amort };
+  const q = { ...request(), decode_tps: r.speed.decode_tps, market: state.market };
+  if (usage.hours !== null) q.hours_per_day = usage.hours;
+  if (usage.amort !== null) q.amortization_months = usage.amort;
   if (usage.kwhLocal !== null && mk) q.price_kwh_usd = usage.kwhLocal * mk.usd_per_unit;
   return q;
 }
@@ -72,7 +75,6 @@ async function cloudSpeeds(offers) {
 }
 
 let seq = 0;
-let usageFromCore = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
 /** @type {any} */
@@ -98,12 +100,6 @@ function rerun() { if (lastResult) renderCost(lastResult); }
 /** @param {any} r @param {() => boolean} alive */
 async function run(r, alive) {
   const mk = await market();
-  // The usage inputs start at the core's defaults (defaults.cost), never at a copy of them.
-  if (!usageFromCore && defaults && defaults.cost) {
-    usage.hours = defaults.cost.hours_per_day;
-    usage.amort = defaults.cost.amortization_months;
-    usageFromCore = true;
-  }
   renderBuy(r, mk);
   ensureInputs(mk);
   const hasSpeed = r.speed && typeof r.speed.decode_tps === 'number' && r.speed.decode_tps > 0;
@@ -118,10 +114,8 @@ async function run(r, alive) {
   const first = await call('cost', base);
   if (!alive()) return;
   const speeds = await cloudSpeeds(first.clouds);
-  const be = first.rent_vs_buy && first.rent_vs_buy.break_even_months;
-  // Show the chart a little past the break-even point, between two and twenty years.
-  const months = Math.min(240, Math.max(24, typeof be === 'number' ? Math.ceil(be * 1.5) : 36));
-  const c = await call('cost', { ...base, speeds, months });
+  // The chart runs a little past the break-even point (the core's months "auto").
+  const c = await call('cost', { ...base, speeds, months: 'auto' });
   if (!alive()) return;
   paintCard(r, c, mk);
   renderCloud(r, c, mk);
@@ -142,9 +136,9 @@ function ensureInputs(mk) {
       return h('div', { class: 'field' }, h('label', { for: id, id: `${id}-label` }, T(key, { 0: unit })), input);
     };
     box.append(
-      field('cost-hours', 'hours_day', { min: '0.5', max: '24', step: '0.5', value: String(usage.hours) }, (v) => { usage.hours = v; }),
+      field('cost-hours', 'hours_day', { min: '0.5', max: '24', step: '0.5', value: String(usage.hours ?? defaults.cost.hours_per_day) }, (v) => { usage.hours = v; }),
       field('cost-kwh', 'elec_price', { min: '0', max: '10', step: '0.01' }, (v) => { usage.kwhLocal = v; }),
-      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort) }, (v) => { usage.amort = Math.round(v); }));
+      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort ?? defaults.cost.amortization_months) }, (v) => { usage.amort = Math.round(v); }));
   }
   // Labels follow the language and the market; the price follows the market until one is typed.
   text('cost-hours-label', T('hours_day'));

@@ -1,14 +1,14 @@
 // @ts-check
 // The device page: what the device is (from the catalog), how much of its memory a model may use
 // and why (the core's usable-memory rule), and every catalog model ranked by what runs on it:
-// the core's runs-on list (best format that runs at 8K, best first).
+// the core's runs-on list (best format that runs at the default context, best first).
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, num, usd } from '../format.js';
+import { gib, num, tokens, usd } from '../format.js';
 import { t } from '../i18n.js';
-import { state, urlFor } from '../state.js';
-import { paramsText, setPageMeta, spreadText, stackTable } from './shared.js';
+import { defaultOf, state, urlFor } from '../state.js';
+import { paramsText, ruleFromCode, setPageMeta, spreadText, stackTable } from './shared.js';
 import { renderBuyInto } from './buy.js';
 import { market } from './cost.js';
 
@@ -29,10 +29,11 @@ export async function renderDevice(alive) {
   text('dp-title', T('dp_title', { 0: d.name }));
   text('dp-lead', '');
   setPageMeta(T('dp_doc_title', { device: d.name }), T('dp_doc_desc', { device: d.name, memory: gib(d.memory_gib * GiB, L, 0) }));
-  const base = { ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1, hw: state.hw, ram: state.ram };
+  // The device's usable memory, read off an estimate of a small model at the core's defaults.
+  const base = { ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), hw: state.hw, ram: state.ram };
   let probe;
   try {
-    probe = await estimate(request({ ...base, model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M' }));
+    probe = await estimate(request({ ...base, model: 'Qwen/Qwen3-0.6B', quant: defaultOf('quant') }));
   } catch (e) {
     if (alive()) fill('dp-usable', String(/** @type {any} */ (e).message || e));
     return;
@@ -49,7 +50,7 @@ export async function renderDevice(alive) {
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
-    h('p', null, ruleCodeText(probe.memory.usable_rule_code, probe.memory.usable_rule || '')),
+    h('p', null, ruleFromCode(probe.memory.usable_rule_code, L)),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note' }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
@@ -115,7 +116,7 @@ export async function renderDevice(alive) {
     below.length ? h('details', { class: 'more', open: true }, h('summary', null, T('dp_below', { 0: String(below.length) })),
       stackTable(T('dp_below_caption'), headBelow, below.map(mkBelow), { id: 'dp-below-table', rowProps: rowProps(below) })) : null,
     not.length ? h('details', { class: 'more' }, h('summary', null, T('dp_not', { 0: String(not.length) })), stackTable(T('dp_not_caption'), head, not.map(mk), { numeric: [4, 6], rowProps: rowProps(not) })) : null,
-    h('p', { class: 'note' }, T('dp_runs_note')));
+    h('p', { class: 'note' }, T('dp_runs_note', { ctx: tokens(defaultOf('ctx'), L), kv: defaultOf('kv') })));
 }
 
 /** "high (+0.35 % PPL)": the core's quality band for the entry, with the catalog's figure. @param {any} e */
@@ -135,30 +136,18 @@ function needText(n) {
   return n.code;
 }
 
-/** The core's usable-memory rule code in the page's words (never its English sentence). */
-const RULE_KEYS = /** @type {Record<string, string>} */ ({
-  gpu_driver_reserve: 'rule_gpu', gpu_driver_reserve_display: 'rule_gpu_desktop', metal_wired_limit: 'rule_wired',
-  metal_working_set_small: 'rule_metal_small', metal_working_set_large: 'rule_metal_large', unified_gpu_share: 'rule_unified',
-  cpu_os_reserve: 'rule_cpu',
-});
-/** @param {any} rc {code, params} @param {string} fallback */
-function ruleCodeText(rc, fallback) {
-  const k = rc && RULE_KEYS[rc.code];
-  return k ? T(k) : fallback;
-}
-
 /** @param {string[] | undefined} engines */
 function engineList(engines) {
   return engines && engines.length ? engines.map((e) => ENGINE_NAMES[e] || e).join(', ') : T('engines_none');
 }
 
 /**
- * The runs-on request for a device and RAM at the device page's 8K context (also used by tests).
+ * The runs-on request for a device and RAM at the core's default context (also used by tests).
  * @param {string} hw @param {number} ram
  */
 export function runsOnRequest(hw, ram) {
   /** @type {Record<string, any>} */
-  const r = request({ hw, ram, ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1 });
+  const r = request({ hw, ram, ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count') });
   delete r.model;
   delete r.quant;
   return r;

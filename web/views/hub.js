@@ -112,7 +112,7 @@ function message(e) {
   /** @type {Record<string, string>} */
   const v = { 0: '' };
   if (code === 'hub_rate_limited') v[0] = e.retryAfterS !== undefined ? String(e.retryAfterS) : '?';
-  if (code === 'unsupported_model_type') v[0] = (/'([^']+)'/.exec(String(e.message)) || [])[1] || '?';
+  if (code === 'unsupported_model_type') v[0] = (e.values && e.values.model_type) || '?';
   const bad = /^(gguf|safetensors)_/.test(code) && code !== 'gguf_truncated' && code !== 'safetensors_truncated';
   const key = bad ? 'hub_err_bad_header' : `hub_err_${code.replace(/^safetensors_truncated$/, 'gguf_truncated')}`;
   const s = T(key, v);

@@ -9,12 +9,12 @@ import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serve
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, tokens, tps, units } from '../format.js';
-import { ruleText, t } from '../i18n.js';
+import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, nameWithMemory, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, nameWithMemory, ruleFromCode, smallestDevices, speedOf, spreadText } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -82,7 +82,7 @@ export function renderMain(r) {
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
-  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : m.usable_rule ? ruleText(state.lang, m.usable_rule) : '';
+  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
   // the engine, an alias), each a code with its values.
@@ -131,21 +131,6 @@ export function renderMain(r) {
 /** An engine id as it spells itself. @param {string} e */
 export function engineName(e) {
   return e === 'vllm' ? 'vLLM' : e === 'sglang' ? 'SGLang' : e;
-}
-
-/**
- * The core's usable-memory rule ({code, params}) in the page's language; each parameter is
- * formatted by what its name says (…_gib, …_gb, …_mib, fractions and shares as percentages).
- * @param {{code: string, params: Record<string, number>}} rc @param {string} L
- */
-export function ruleFromCode(rc, L) {
-  /** @type {Record<string, string>} */
-  const v = {};
-  for (const [k, x] of Object.entries(rc.params || {})) {
-    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)} ${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)} ${units(L).gb}`
-      : /_mib$/.test(k) ? `${num(x, L)} MiB` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
-  }
-  return T(`rule_code_${rc.code}`, v);
 }
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
@@ -385,7 +370,7 @@ async function quantMatrix(r, alive) {
   const L = state.lang;
   // A GGUF file has one format: every row would be the same file, so the section says so once.
   const ref = /** @type {any} */ (request().model);
-  if (ref && typeof ref === 'object' && ref.gguf_header_base64) {
+  if (ref && typeof ref === 'object' && (ref.gguf_handle || ref.gguf_header_base64)) {
     fill('matrix', h('p', { class: 'note' }, T('quant_from_file', { 0: r.quant.id })));
     text('matrix-note', '');
     return;
@@ -417,8 +402,7 @@ async function quantMatrix(r, alive) {
   fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
-  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: 1, ram: 0 })),
-    ok.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
+  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
     cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');

@@ -7,7 +7,7 @@ import { hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gib, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
-import { state, urlFor } from '../state.js';
+import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
 import { nameWithMemory, paramsText, setPageMeta, smallestDevices, spreadText, stackTable } from './shared.js';
 
@@ -21,10 +21,12 @@ const GiB = 1024 ** 3;
 export async function renderModel(alive) {
   const L = state.lang;
   const info = modelInfo(state.model);
-  const base = { model: state.model, ctx: 8192, kv: 'f16', par: 1, engine: 'llama.cpp', count: 1, ram: 0 };
+  // The model on its own at the core's defaults (context, format, cache, engine), not the form's.
+  const ctx = defaultOf('ctx'), quant = defaultOf('quant');
+  const base = { model: state.model, ctx, kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), ram: defaultOf('ram') };
   let r, r1k;
   try {
-    [r, r1k] = await Promise.all([estimate(request({ ...base, quant: 'Q4_K_M', hw: REF_GPU })), estimate(request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 1024 }))]);
+    [r, r1k] = await Promise.all([estimate(request({ ...base, quant, hw: REF_GPU })), estimate(request({ ...base, quant, hw: REF_GPU, ctx: 1024 }))]);
   } catch (e) {
     if (!alive()) return;
     text('mp-title', T('unknown_model'));
@@ -59,30 +61,30 @@ export async function renderModel(alive) {
   const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
   fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', null, h('dt', null, T('repo')), h('dd', null, repo))),
     h('p', { class: 'note' }, T('spec_note')),
-    link(urlFor({ view: 'main', quant: 'Q4_K_M', ctx: 8192 }), T('open_compare', { 0: m.name }), 'button-link'));
+    link(urlFor({ view: 'main', quant, ctx }), T('open_compare', { 0: m.name }), 'button-link'));
 
-  // Quantization table at 8K on the reference GPU.
+  // Quantization table at the default context on the reference GPU.
   const qs = TABLE_QUANTS.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
   const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: REF_GPU })));
   if (!alive()) return;
   const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
-  const smallest = await smallestDevices(okq.map((e) => ({ ...base, quant: e.q.id })), okq.map((e) => e.x.memory.weights_bytes + e.x.memory.kv_cache_bytes));
+  const smallest = await smallestDevices(okq.map((e) => ({ ...base, quant: e.q.id })));
   if (!alive()) return;
   // One unit in the table (GiB, the unit llama.cpp prints), every column visible at any width.
-  fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(REF_GPU) }),
-    [T('format'), T('file_size'), T('mem_8k'), T('smallest_device'), T('quality')],
+  fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(REF_GPU), ctx: tokens(ctx, L) }),
+    [T('format'), T('file_size'), T('mem_8k', { ctx: tokens(ctx, L) }), T('smallest_device'), T('quality')],
     okq.map((e, i) => [
-      e.q.id === 'Q4_K_M' ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
+      e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx: 8192, count: 1, ram: 0 }), nameWithMemory(smallest[i], L)) : '—',
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), nameWithMemory(smallest[i], L)) : '—',
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, T('mp_quants_note')));
   fill('mp-choose', chooseAdvice(okq.map((e) => ({ q: e.q, bytes: e.x.gguf_file_bytes ?? e.x.checkpoint_bytes }))));
 
   // GPUs alone and with 32/64/128 GB RAM, tiered, and Macs: one call, the core tiers and sorts.
-  const tq = /** @type {Record<string, any>} */ (request({ ...base, quant: 'Q4_K_M' }));
+  const tq = /** @type {Record<string, any>} */ (request({ ...base, quant }));
   for (const k of ['hardware', 'count', 'ram_gib', 'engine']) delete tq[k];
   let tl;
   try {
@@ -101,7 +103,7 @@ export async function renderModel(alive) {
   const hasSpeed = [...gt, ...mt, ...ut].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
     const cells = [
-      link(urlFor({ view: 'main', hw: e.device.id, quant: 'Q4_K_M', ctx: 8192, count: 1, ram: e.ram_gib }), e.device.name),
+      link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), e.device.name),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
       e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * GiB, L, 0) }) : T(`tier_${e.tier}`),
@@ -144,19 +146,19 @@ export async function renderModel(alive) {
   }
 
   // Limits and FAQ.
-  const [k32, q8, small] = await many([request({ ...base, quant: 'Q4_K_M', hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);
+  const [k32, q8, small] = await many([request({ ...base, quant, hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);
   if (!alive()) return;
   const limits = [];
-  if (m.params_active > 0 && m.params_active < m.params_total * 0.8)
+  if (s.n_expert > 1)
     limits.push(T('limit_moe', { model: m.name, total: paramsText(m.params_total, L), active: paramsText(m.params_active, L) }));
-  if (!k32.error) limits.push(T('limit_ctx', { kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
+  if (!k32.error) limits.push(T('limit_ctx', { ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
   if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
   // The smallest device that runs it fully (least memory, then the cheapest).
   const smallestFit = (/** @type {any[]} */ list) => list.filter((e) => e.tier === 'fits')
     .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
   const firstMac = smallestFit(mt);
-  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
+  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L) }) : T('faq_mac_no')]];
   const firstGpu = smallestFit(gt);
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gib(firstGpu.device.memory_gib * GiB, L, 0) }) : T('faq_gpu_no')]);

@@ -1,50 +1,29 @@
 // @ts-check
-// Searches the views share, each a loop over core estimates (the page adds no formula):
-// the smallest device a request fits on (the tier lists and the device page's list come from
-// the core's `tiers` and `runsOn`). Plus renderers for result sections other helpers add to
-// the core (speed, commands, per-device memory, costs): each shows nothing while its field is
-// absent.
-import { many } from '../client.js';
-import { accelerators, request } from '../catalog.js';
+// Questions the views share, each answered by the core (the page adds no formula): the smallest
+// device a request fits on (the core's smallest_device solver; the tier lists and the device
+// page's list come from the core's `tiers` and `runsOn`). Plus renderers for result sections
+// (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
+import { solve } from '../client.js';
+import { deviceInfo, request } from '../catalog.js';
 import { h } from '../dom.js';
-import { byKey, gbOf, gib, ms, num, tps } from '../format.js';
-
-const GiB = 1024 ** 3;
-/** @param {any} r */
-export const fitsVerdict = (r) => r && (r.verdict === 'fits' || r.verdict === 'tight');
+import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
+import { t } from '../i18n.js';
 
 /**
- * For each request, the smallest catalog device (by memory, then price) on which it fits.
- * Devices that share kind, memory and backend answer alike, so one of each is asked; candidates
- * below `lowerBytes` (what the weights and cache alone need) are skipped before asking the core.
- * Every answer is an estimate that said "fits".
+ * For each request, the smallest catalog device (least memory, then price) on which it runs
+ * fully: the core's `smallest_device` solver (core/include/willitfit/questions/solve.hpp).
  * @param {Record<string, any>[]} overs  request overrides, one per question
- * @param {number[]} lowerBytes  lower bound on memory for each question (0 = none)
- * @returns {Promise<(any|null)[]>} the device entry or null
+ * @returns {Promise<(any|null)[]>} the catalog device entry or null
  */
-export async function smallestDevices(overs, lowerBytes) {
-  const seen = new Set();
-  const devs = accelerators().filter((d) => {
-    const k = `${d.kind}|${d.memory_gib}|${d.backend}`;
-    if (seen.has(k)) return false;
-    seen.add(k);
-    return true;
-  });
-  const answer = overs.map(() => /** @type {any} */ (undefined));
-  const next = overs.map((_, i) => devs.findIndex((d) => d.memory_gib * GiB >= (lowerBytes[i] || 0)));
-  for (let round = 0; round < 60 && answer.some((a) => a === undefined); round++) {
-    /** @type {{i: number, d: any}[]} */
-    const asks = [];
-    overs.forEach((o, i) => {
-      if (answer[i] !== undefined) return;
-      if (next[i] < 0 || next[i] >= devs.length) { answer[i] = null; return; }
-      for (let k = 0; k < 2 && next[i] < devs.length; k++) asks.push({ i, d: devs[next[i]++] });
-    });
-    if (!asks.length) break;
-    const rs = await many(asks.map((a) => request({ ...overs[a.i], hw: a.d.id, count: 1, ram: 0 })));
-    asks.forEach((a, k) => { if (answer[a.i] === undefined && fitsVerdict(rs[k])) answer[a.i] = a.d; });
-  }
-  return answer.map((a) => a ?? null);
+export async function smallestDevices(overs) {
+  return Promise.all(overs.map(async (o) => {
+    try {
+      const r = /** @type {any} */ (await solve({ ...request({ ...o, count: 1, ram: 0 }), solve: 'smallest_device' }));
+      return r.found ? deviceInfo(r.device.id) || r.device : null;
+    } catch {
+      return null;
+    }
+  }));
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */
@@ -165,4 +144,19 @@ export function setPageMeta(title, description) {
     document.head.append(m);
   }
   m.content = description;
+}
+
+/**
+ * The core's usable-memory rule ({code, params}) in the page's language; each parameter is
+ * formatted by what its name says (…_gib, …_gb, …_mib, fractions and shares as percentages).
+ * @param {{code: string, params: Record<string, number>}} rc @param {string} L
+ */
+export function ruleFromCode(rc, L) {
+  /** @type {Record<string, string>} */
+  const v = {};
+  for (const [k, x] of Object.entries(rc.params || {})) {
+    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)} ${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)} ${units(L).gb}`
+      : /_mib$/.test(k) ? `${num(x, L)} MiB` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
+  }
+  return t(L, `rule_code_${rc.code}`, v);
 }

@@ -7,6 +7,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/handles.hpp"
 #include "willitfit/hub/hub_repo.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/money/cost.hpp"
@@ -68,6 +69,11 @@ std::string error_json(const Error& e) {
   json err = {{"code", e.code}, {"path", e.path}, {"message", e.message}};
   if (!e.accepted.empty()) err["accepted"] = e.accepted;
   if (e.code == "gguf_truncated") err["needed_bytes"] = e.needed_bytes;
+  if (!e.values.empty()) {
+    json v = json::object();
+    for (const auto& [k, x] : e.values) v[k] = x;
+    err["values"] = v;
+  }
   return json{{"schema_version", kSchemaVersion}, {"error", err}}.dump();
 }
 
@@ -215,6 +221,14 @@ std::string api_gguf_summary(const std::string& bytes_or_base64, const std::stri
     }
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
     return versioned(gguf_summary(parse_gguf_header(b), mode), true);
+  });
+}
+
+std::string api_gguf_register(const std::string& handle, const std::string& bytes_or_base64) {
+  return guarded([&] {
+    const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
+    const auto g = register_gguf(handle, b, "gguf");
+    return versioned(json{{"handle", handle}, {"name", g->name}, {"architecture", g->arch.gguf_arch}});
   });
 }
 

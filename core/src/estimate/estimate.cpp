@@ -10,7 +10,9 @@
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/engine_fit.hpp"
+#include "willitfit/estimate/engine_step.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/handles.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/scale_limits.hpp"
 #include "willitfit/catalog/quality.hpp"
@@ -95,6 +97,20 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     return m;
   }
   if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
+  if (ref.contains("gguf_handle")) {  // a header registered once (gguf/handles.hpp), parsed then
+    const std::string h = req_str(ref, "gguf_handle", path);
+    const auto g = find_gguf(h);
+    if (!g)
+      throw InputError("unknown_gguf_handle", join_path(path, "gguf_handle"),
+                       "no GGUF header is registered under '" + h.substr(0, 128) + "'; register its bytes first");
+    m.arch = g->arch;
+    if (opt_str(ref, "plan", path).value_or("file") != "computed")
+      m.plan = std::shared_ptr<const TensorPlan>(g, &g->plan);  // shares the registered model's plan
+    m.name = opt_str(ref, "name", path).value_or(g->name);
+    m.id = opt_str(ref, "id", path).value_or("gguf/" + m.arch.gguf_arch);
+    check_name_lengths(m, path);
+    return m;
+  }
   if (ref.contains("gguf_header_base64")) {  // the first bytes of a local .gguf (gguf.hpp)
     const std::string p = join_path(path, "gguf_header_base64");
     const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
@@ -165,8 +181,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.model = resolve_model(cat, q["model"], "model");
   namespace d = defaults;
   r.engine = opt_str(q, "engine", "").value_or(d::kEngine);
-  if (r.engine != "llama.cpp" && r.engine != "vllm" && r.engine != "sglang")
-    throw InputError("bad_value", "engine", "engine must be llama.cpp, vllm or sglang", {"llama.cpp", "vllm", "sglang"});
+  if (!find_engine_step(r.engine)) {
+    const std::vector<std::string> ids = engine_step_ids();
+    std::string words;
+    for (std::size_t i = 0; i < ids.size(); ++i) words += (i == 0 ? "" : i + 1 == ids.size() ? " or " : ", ") + ids[i];
+    throw InputError("bad_value", "engine", "engine must be " + words, ids);
+  }
   resolve_quant(q, r);
   if (!q.contains("hardware") || q["hardware"].is_null()) throw InputError("missing_field", "hardware", "'hardware' is required");
   const bool hw_list = q["hardware"].is_array() && !q["hardware"].empty();
@@ -322,7 +342,6 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"physical_bytes", e.usable.physical_bytes},
                   {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
-                  {"usable_rule", e.usable.rule},
                   {"usable_rule_code", {{"code", e.usable.rule_code}, {"params", e.usable.rule_params}}},
                   {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full}}},
                   {"compute", {{"logits_bytes", e.compute.logits_bytes},

@@ -331,9 +331,9 @@ void merge_split_experts(TensorPlan& plan) {
 
 GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std::string& path) {
   auto reroot = [&](const InputError& e) {
-    std::string p = e.error().path;
-    if (p.rfind("gguf", 0) == 0) p = path + p.substr(4);
-    return InputError(e.error().code, p, e.error().message);
+    Error err = e.error();
+    if (err.path.rfind("gguf", 0) == 0) err.path = path + err.path.substr(4);
+    return InputError(std::move(err));
   };
   GgufModel m;
   try {

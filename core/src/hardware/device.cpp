@@ -33,8 +33,6 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       // a "24 GB" RTX 4090 and ~23.6 GiB free on an idle headless card. A desktop takes more.
       const double reserve = 0.35 * kGiB + (o.display_attached ? 0.5 * kGiB : 0.0);
       usable = std::max(0.0, phys - reserve);
-      u.rule = o.display_attached ? "VRAM less 0.85 GiB (driver reserve and a desktop)"
-                                  : "VRAM less 0.35 GiB the driver keeps";
       u.rule_code = o.display_attached ? "gpu_driver_reserve_display" : "gpu_driver_reserve";
       u.rule_params = {{"reserve_gib", reserve / kGiB}};
       break;
@@ -46,17 +44,14 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       // (logged in llama.cpp PR #2011 and issue #1870); the iogpu.wired_limit_mb sysctl overrides it.
       if (o.wired_limit_mib && *o.wired_limit_mib > 0) {
         usable = std::min(phys, *o.wired_limit_mib * 1024.0 * 1024.0);
-        u.rule = "iogpu.wired_limit_mb override";
         u.rule_code = "metal_wired_limit";
         u.rule_params = {{"wired_limit_mib", *o.wired_limit_mib}};
       } else if (d.memory_gib <= 36.0) {
         usable = phys * 2.0 / 3.0;
-        u.rule = "Metal working-set cap: 2/3 of unified memory (36 GB or less)";
         u.rule_code = "metal_working_set_small";
         u.rule_params = {{"fraction", 2.0 / 3.0}, {"threshold_gb", 36}};
       } else {
         usable = phys * 0.75;
-        u.rule = "Metal working-set cap: 3/4 of unified memory (more than 36 GB)";
         u.rule_code = "metal_working_set_large";
         u.rule_params = {{"fraction", 0.75}, {"threshold_gb", 36}};
       }
@@ -67,14 +62,12 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
                                           : d.gpu_share_default > 0 ? d.gpu_share_default : 0.75);
       share = std::clamp(share, 0.05, 1.0);
       usable = std::min(phys * share, std::max(0.0, phys - 4.0 * kGiB));
-      u.rule = "GPU share of unified memory, leaving at least 4 GiB to the OS";
       u.rule_code = "unified_gpu_share";
       u.rule_params = {{"gpu_share", share}, {"os_reserve_gib", 4}};
       break;
     }
     case DeviceKind::Cpu: {
       usable = std::max(0.0, phys - std::max(2.0 * kGiB, phys * 0.1));
-      u.rule = "RAM less what the OS keeps (10%, at least 2 GiB)";
       u.rule_code = "cpu_os_reserve";
       u.rule_params = {{"os_fraction", 0.1}, {"os_reserve_min_gib", 2}};
       break;

@@ -249,9 +249,11 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
   const bool standard = c.contains("hidden_size") && c.contains("num_hidden_layers") &&
                         c.contains("num_attention_heads") && c.contains("vocab_size") &&
                         (c.contains("intermediate_size") || c.contains("moe_intermediate_size"));
-  if (!fam && !(allow_approximate && standard))
-    throw InputError("unsupported_model_type", join_path(path, "model_type"),
-                     "model_type '" + mt + "' is not supported yet");
+  if (!fam && !(allow_approximate && standard)) {
+    Error e("unsupported_model_type", join_path(path, "model_type"), "model_type '" + mt + "' is not supported yet");
+    e.values = {{"model_type", mt}};
+    throw InputError(std::move(e));
+  }
 
   const json c2 = normalized(mt, with_class_defaults(mt, c), path);
   Architecture a = build(c2, config, mt, fam ? *fam : kGeneric, path, path0);

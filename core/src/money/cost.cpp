@@ -81,7 +81,13 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   r.purchase_usd = opt_num(q, "purchase_usd", "", 0, 1e9).value_or(r.device.price_usd * r.count);
   r.amortization_months = opt_num(q, "amortization_months", "", 1, 600).value_or(defaults::kAmortizationMonths);
   r.hours_per_day = opt_num(q, "hours_per_day", "", 0.01, 24).value_or(defaults::kHoursPerDay);
-  r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(defaults::kMonths));
+  if (q.contains("months") && q["months"].is_string()) {
+    if (q["months"].get<std::string>() != "auto")
+      throw InputError("bad_value", "months", "months is a number of months (1 to 240) or \"auto\"", {"auto"});
+    r.months = 0;  // auto: chosen from the break-even point in cost_to_json
+  } else {
+    r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(defaults::kMonths));
+  }
   r.offer = opt_str(q, "offer", "").value_or("");
   if (auto g = opt_num(q, "memory_gib", "", 0, 1e7)) {
     r.need_bytes = static_cast<std::uint64_t>(*g * kGiB);
@@ -153,13 +159,21 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
 
   json rvb = nullptr;
   if (chosen) {
+    const double saving = chosen_month - elec_month;
+    int horizon = r.months;
+    if (horizon == 0) {
+      // "auto": a little past the break-even point, between two and twenty years.
+      horizon = defaults::kMonths;
+      if (saving > 0)
+        horizon = static_cast<int>(std::clamp(std::ceil(r.purchase_usd / saving * defaults::kMonthsAutoPastBreakEven),
+                                              static_cast<double>(defaults::kMonthsAutoMin), static_cast<double>(defaults::kMonthsAutoMax)));
+    }
     json months = json::array(), own = json::array(), cloud = json::array();
-    for (int m = 0; m <= r.months; ++m) {
+    for (int m = 0; m <= horizon; ++m) {
       months.push_back(m);
       own.push_back(round_cents(r.purchase_usd + elec_month * m));
       cloud.push_back(round_cents(chosen_month * m));
     }
-    const double saving = chosen_month - elec_month;
     rvb = {{"offer", chosen->value("id", "")}, {"cloud_monthly_usd", chosen_month},
            {"owned_electricity_monthly_usd", elec_month}, {"purchase_usd", r.purchase_usd},
            {"break_even_months", saving > 0 ? json(r.purchase_usd / saving) : json(nullptr)},

@@ -227,7 +227,6 @@ json runs_on(const Catalog& cat, const json& q) {
                {"context", base.kv.n_ctx},
                {"floors", {{"min_quality", floors.name}, {"min_decode_tps", floors.min_decode_tps}}},
                {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
-                           {"rule", first.usable.rule},
                            {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
   if (!engine_runs) {
     // llama.cpp has no backend for this device (data/backends.json engines): no list at all.

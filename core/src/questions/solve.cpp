@@ -340,11 +340,12 @@ json make_it_fit_json(Solver& s, const json& q) {
 
 json run_solve(const Catalog& cat, const json& request) {
   if (!request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
-  if (!request.contains("solve")) throw InputError("missing_field", "solve", "'solve' names the solver: max_context, best_quant, make_it_fit, cheapest or picks");
+  if (!request.contains("solve")) throw InputError("missing_field", "solve", "'solve' names the solver: max_context, best_quant, make_it_fit, cheapest, picks or smallest_device");
   const std::string kind = req_str(request, "solve", "");
-  const bool hardware_free = kind == "cheapest" || kind == "picks";
+  const bool hardware_free = kind == "cheapest" || kind == "picks" || kind == "smallest_device";
   if (kind != "max_context" && kind != "best_quant" && kind != "make_it_fit" && !hardware_free)
-    throw InputError("bad_value", "solve", "unknown solver '" + kind + "'; use max_context, best_quant, make_it_fit, cheapest or picks");
+    throw InputError("bad_value", "solve", "unknown solver '" + kind + "'; use max_context, best_quant, make_it_fit, cheapest, picks or smallest_device",
+                     {"max_context", "best_quant", "make_it_fit", "cheapest", "picks", "smallest_device"});
   json er = request;
   for (const char* k : kSolveFields) er.erase(k);
   if (hardware_free && (!er.contains("hardware") || er["hardware"].is_null())) {
@@ -360,6 +361,7 @@ json run_solve(const Catalog& cat, const json& request) {
   if (kind == "best_quant") return best_quant_json(s, request);
   if (kind == "make_it_fit") return make_it_fit_json(s, request);
   if (kind == "cheapest") return cheapest_json(s, request);
+  if (kind == "smallest_device") return smallest_device_json(s, request);
   return picks_json(s, request);
 }
 

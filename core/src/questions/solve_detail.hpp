@@ -68,6 +68,7 @@ class Solver {
 
 nlohmann::json cheapest_json(Solver& s, const nlohmann::json& q);
 nlohmann::json picks_json(Solver& s, const nlohmann::json& q);
+nlohmann::json smallest_device_json(Solver& s, const nlohmann::json& q);
 
 }  // namespace solve_detail
 }  // namespace wif

@@ -9,7 +9,9 @@
 #include "solve_detail.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/units.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/llamacpp/placement.hpp"
 
 namespace wif {
 namespace solve_detail {
@@ -206,6 +208,57 @@ json cheapest_json(Solver& s, const json& q) {
               {"ram_priced", false}};
   json cloud = cheapest_cloud(s, min_tps);
   if (!cloud.is_null()) out["cloud"] = cloud;  // absent when no offer runs it (no null in results)
+  out["evaluations"] = s.evaluations();
+  return out;
+}
+
+json smallest_device_json(Solver& s, const json&) {
+  const EstimateRequest& base = s.base();
+  // Candidates: the catalog's accelerators (CPU entries left out), least memory first, then the
+  // cheapest (an unknown price last), in catalog order otherwise.
+  std::vector<const Device*> devs;
+  for (const Device& d : s.catalog().devices())
+    if (d.kind != DeviceKind::Cpu && (base.engine == "llama.cpp" || d.kind == DeviceKind::Gpu)) devs.push_back(&d);
+  auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
+  std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
+    if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
+    return price(a) < price(b);
+  });
+  // What the weights and the KV cache alone need on a discrete GPU (where the token embeddings
+  // stay in RAM, so no device needs less): a device with less memory is not estimated.
+  double lower = 0;
+  auto gpu = std::find_if(devs.begin(), devs.end(), [](const Device* d) { return d->kind == DeviceKind::Gpu; });
+  if (gpu != devs.end()) {
+    EstimateRequest probe = base;
+    set_devices(probe, **gpu, 1);
+    probe.ram_gib = 0;
+    probe.placement_given = false;
+    const Estimate pe = s.run(probe, false);
+    lower = static_cast<double>(pe.weights_bytes + pe.kv.total_bytes);
+  }
+  // Devices alike in kind, usable memory, backend and its overhead answer alike: one of them is
+  // estimated.
+  std::vector<std::string> tried;
+  json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant}};
+  for (const Device* d : devs) {
+    if (d->memory_gib * units::kGiB < lower) continue;
+    const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
+                            std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
+                            std::to_string(backend_overhead_bytes(s.catalog(), *d));
+    if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
+    tried.push_back(cls);
+    EstimateRequest r = base;
+    set_devices(r, *d, 1);
+    r.ram_gib = 0;
+    r.placement_given = false;
+    const Estimate e = s.run(r, false);
+    if (!runs(e.verdict, false)) continue;
+    out["found"] = true;
+    out["device"] = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
+                     {"memory_gib", d->memory_gib}, {"price_usd", finite(d->price_usd)}, {"verdict", e.verdict},
+                     {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}};
+    break;
+  }
   out["evaluations"] = s.evaluations();
   return out;
 }

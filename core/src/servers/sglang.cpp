@@ -76,17 +76,13 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
                        : std::min<std::int64_t>(std::max<std::int64_t>(static_cast<std::int64_t>(b.max_concurrency * 512), 2048), 4096);
   b.graphs_fit_headroom = true;
   b.process_bytes = static_cast<std::uint64_t>(free_before) + b.cuda_context_bytes;
-  b.reason.clear();
   b.reason_code.clear();
   if (pool <= 0) {
-    b.reason = "the weights on each GPU exceed mem_fraction_static x free memory";
     b.reason_code = "weights_exceed_budget";
   } else if (b.max_concurrency < 1.0) {
-    b.reason = "one request of context_length needs more KV cache than the pool holds (longest that fits: " +
-               std::to_string(b.kv_tokens) + " tokens)";
     b.reason_code = "context_exceeds_kv";
   }
-  b.fits = b.reason.empty();
+  b.fits = b.reason_code.empty();
   return b;
 }
 

@@ -198,17 +198,13 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.process_bytes = b.requested_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
   b.reason_code.clear();
   if (b.kv_available_bytes <= 0) {
-    b.reason = "the weights and activations on each GPU exceed gpu_memory_utilization x memory";
     b.reason_code = "weights_exceed_budget";
   } else if (b.max_concurrency < 1.0) {
-    b.reason = "one request of max_model_len needs more KV cache than is left (longest that fits: " +
-               std::to_string(b.max_model_len_fit) + " tokens)";
     b.reason_code = "context_exceeds_kv";
   } else if (!b.graphs_fit_headroom) {
-    b.reason = "CUDA graphs and the CUDA context do not fit in the memory gpu_memory_utilization leaves free";
     b.reason_code = "graphs_exceed_headroom";
   }
-  b.fits = b.reason.empty();
+  b.fits = b.reason_code.empty();
   return b;
 }
 

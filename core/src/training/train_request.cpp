@@ -162,7 +162,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                                {"tensors_bytes", m.tensors_bytes}, {"total_bytes", m.total_bytes}}},
                   {"cpu_bytes", m.cpu_bytes},
                   {"state_bytes_per_param", m.state_bytes_per_param},
-                  {"usable_bytes", u.usable_bytes}, {"usable_rule", u.rule},
+                  {"usable_bytes", u.usable_bytes},
                   {"usable_rule_code", {{"code", u.rule_code}, {"params", u.rule_params}}},
                   {"margin_bytes", static_cast<std::int64_t>(u.usable_bytes) - static_cast<std::int64_t>(m.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(m.total_bytes) / U : 0.0}}},

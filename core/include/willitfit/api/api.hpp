@@ -63,6 +63,10 @@ std::string api_bench_paste(const Catalog& cat, const std::string& request_json)
 /// `options_json` (may be empty): {"tensors": "list" | "columns" | "none"} (gguf.hpp GgufTensorList).
 std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json = "");
 
+/// Parse a GGUF header once and keep it under `handle` (gguf/handles.hpp); a model reference
+/// {"gguf_handle": handle} then names it. Returns {"handle", "name", "architecture"} or an error.
+std::string api_gguf_register(const std::string& handle, const std::string& bytes_or_base64);
+
 /// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
 std::string api_hub_ref(const std::string& text);
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace wif {
@@ -20,6 +21,8 @@ struct Error {
   // Machine-readable parts of the error, so no surface parses the message:
   std::vector<std::string> accepted;  // values the field accepts (bad_value, unknown_quant …), when a list
   std::uint64_t needed_bytes = 0;     // gguf_truncated: how many leading bytes of the file to send
+  // Named values the message quotes, as data (unsupported_model_type: {"model_type", "…"}).
+  std::vector<std::pair<std::string, std::string>> values;
 };
 
 class InputError : public std::runtime_error {

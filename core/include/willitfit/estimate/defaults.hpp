@@ -47,6 +47,11 @@ inline constexpr const char* kMarket = "US";
 inline constexpr double kHoursPerDay = 8;
 inline constexpr double kAmortizationMonths = 36;
 inline constexpr int kMonths = 36;
+// months "auto": the series runs to 1.5 x the break-even point, within 24 to 240 months (36
+// when renting never costs more than owning).
+inline constexpr double kMonthsAutoPastBreakEven = 1.5;
+inline constexpr int kMonthsAutoMin = 24;
+inline constexpr int kMonthsAutoMax = 240;
 inline constexpr int kConcurrency = 1;
 
 // Training.

@@ -19,11 +19,12 @@ namespace wif {
 /// Read the fields above into `r` (after the base request is parsed). Throws InputError.
 void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r);
 
-/// Place the model (llama.cpp) or budget it (vLLM) and fill the memory terms and verdict of `e`
-/// (plan, params, kv and compute must be set).
+/// Place or budget the model with the request's engine step (engine_step.hpp) and fill the
+/// memory terms and verdict of `e` (plan, params, kv and compute must be set).
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
 
-/// Add placement, per-device memory, vLLM budget and commands to the result document.
+/// Add the engine step's part (placement or server budget, per-device memory) and the launch
+/// commands to the result document.
 void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out);
 
 }  // namespace wif

@@ -41,7 +41,6 @@ struct Device {
 struct UsableMemory {
   std::uint64_t physical_bytes = 0;
   std::uint64_t usable_bytes = 0;
-  std::string rule;               // how usable was derived, in words (CLI text; surfaces use the code)
   std::string rule_code;          // gpu_driver_reserve | gpu_driver_reserve_display | metal_wired_limit |
                                   // metal_working_set_small | metal_working_set_large | unified_gpu_share |
                                   // cpu_os_reserve

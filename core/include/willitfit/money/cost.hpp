@@ -43,7 +43,7 @@ struct CostRequest {
   double purchase_usd = 0;        // default: catalog price x count
   double amortization_months = 36;
   double hours_per_day = 8;
-  int months = 36;                // horizon of the cumulative series
+  int months = 36;                // horizon of the cumulative series; 0 = "auto" (from the break-even point)
   std::uint64_t need_bytes = 0;   // memory the model needs (total over GPUs); 0 = list every offer
   std::string offer;              // offer for rent vs buy ("" = cheapest that fits)
 };

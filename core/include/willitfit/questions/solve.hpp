@@ -55,8 +55,15 @@
 //      no_single_card_fits (largest_memory_gib: the largest priced consumer/workstation card),
 //      no_priced_option_runs, no_unified_fits (largest_memory_gib: the largest priced Apple or
 //      unified machine) or no_cloud_offer_runs. `missing` is always present (empty when all four are).
+//  * smallest_device   (no hardware needed)
+//      The catalog accelerator (CPU entries left out; discrete GPUs only for vLLM and SGLang)
+//      with the least memory, then the lowest price (an unknown price last), on which one device
+//      with no system RAM runs the request fully (fits or tight). Devices below what the
+//      weights and KV cache alone need are not estimated; of devices alike in kind, usable
+//      memory, backend and backend overhead one is. Result: found, device {id, name, kind, memory_gib, price_usd, verdict,
+//      total_bytes, usable_bytes} (absent when none runs it), context, quant, evaluations.
 //
-// For cheapest and picks the request's hardware is optional (it is replaced per candidate).
+// For cheapest, picks and smallest_device the request's hardware is optional (it is replaced per candidate).
 // Bad input throws InputError: unknown kind -> bad_value at "solve"; bad extra fields at their
 // own paths; make_it_fit / best_quant with engine vllm -> bad_value at "engine".
 #pragma once

@@ -79,8 +79,7 @@ struct VllmBudget {
   bool graphs_fit_headroom = true;      // CUDA graphs + context fit in (1 - util) x total
   bool fits = false;                    // weights fit and one request of max_model_len fits
   std::uint64_t process_bytes = 0;      // what nvidia-smi would show: requested + context + graphs
-  std::string reason;                   // why not, in words (empty when it fits)
-  std::string reason_code;              // the same as a code: weights_exceed_budget |
+  std::string reason_code;              // why not, as a code: weights_exceed_budget |
                                         // context_exceeds_kv | graphs_exceed_headroom ("" = fits)
 };
 

@@ -1,0 +1,115 @@
+// llama.cpp's fit step: the layers, experts and buffers placed on the devices (llamacpp/
+// placement.hpp), automatically or as the request's -ngl / --n-cpu-moe / -ts say, and the verdict
+// from the per-device totals with the estimate's uncertainty.
+#include <cstdint>
+#include <vector>
+
+#include "engines.hpp"
+#include "willitfit/llamacpp/placement.hpp"
+
+namespace wif::engines {
+namespace {
+
+constexpr std::uint64_t kMiB = 1024ull * 1024ull;
+
+// The estimate's uncertainty on one device: 2% of its total plus 256 MiB (the spread seen in
+// calibration/llamacpp_buffers.jsonl for compute buffers and runtime overhead).
+std::uint64_t high(std::uint64_t total) {
+  return total + static_cast<std::uint64_t>(0.02 * static_cast<double>(total)) + 256 * kMiB;
+}
+
+nlohmann::json load_json(const DeviceLoad& d) {
+  nlohmann::json j = {{"id", d.id}, {"name", d.name}, {"backend", d.backend},
+          {"weights_bytes", d.weights_bytes}, {"kv_bytes", d.kv_bytes},
+          {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
+          {"overhead_bytes", d.overhead_bytes}, {"total_bytes", d.total_bytes},
+          {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
+          {"n_layers", d.n_layers}, {"has_output", d.has_output},
+          {"split", d.split}, {"dense_weights_bytes", d.dense_weights_bytes},
+          {"expert_weights_bytes", d.expert_weights_bytes},
+          {"read_per_token_bytes", d.read_per_token_bytes}};
+  if (d.first_layer >= 0) j["first_layer"] = d.first_layer;  // absent when it holds no layer
+  return j;
+}
+
+class LlamaCppStep final : public EngineStep {
+ public:
+  const char* id() const override { return "llama.cpp"; }
+
+  void fit(const Catalog& cat, const EstimateRequest& r, Estimate& e) const override {
+    const Architecture& a = r.model.arch;
+    std::vector<PlacementDevice> gpus;
+    for (const auto& d : r.devices)
+      gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
+    PlacementSettings all;
+    all.mmap = r.placement.mmap;
+    e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
+    if (r.placement_given) e.placement = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement);
+    else if (e.full.fits) e.placement = e.full;
+    else e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
+
+    // memory.*_bytes: everything on the accelerators (the single-device contract), summed.
+    e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;
+    e.compute.total_bytes = 0;
+    e.usable = usable_memory(r.device, r.overrides);
+    e.usable.usable_bytes = e.usable.physical_bytes = 0;
+    for (const auto& d : r.devices) e.usable.physical_bytes += usable_memory(d, r.overrides).physical_bytes;
+    bool all_fit = true, all_margin = true;
+    for (const auto& d : e.full.devices) {
+      e.weights_bytes += d.weights_bytes;
+      e.compute.total_bytes += d.compute_bytes;
+      e.overhead_bytes += d.overhead_bytes;
+      e.total_bytes += d.total_bytes;
+      e.total_high_bytes += high(d.total_bytes);
+      e.usable.usable_bytes += d.usable_bytes;
+      all_fit = all_fit && d.total_bytes <= d.usable_bytes;
+      all_margin = all_margin && static_cast<double>(high(d.total_bytes)) <= 0.95 * static_cast<double>(d.usable_bytes);
+    }
+    e.host_weights_bytes = e.full.unified ? 0 : e.full.host.weights_bytes;
+
+    const Placement& p = e.placement;
+    if (p.full_offload && all_fit && p.fits) e.verdict = all_margin ? "fits" : "tight";
+    else if (p.fits && !p.full_offload) e.verdict = "offload";
+    else e.verdict = "no_fit";
+    if (p.fits && p.full_offload && !all_fit) e.verdict = "tight";  // a forced split that fits
+  }
+
+  void write(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) const override {
+    using nlohmann::json;
+    const Placement& p = e.placement;
+    json host = load_json(p.host);
+    host["ram_no_mmap_bytes"] = p.ram_no_mmap_bytes;
+    host["ram_mmap_bytes"] = p.ram_mmap_bytes;
+    host["page_cache_bytes"] = p.page_cache_bytes;
+    host["ram_usable_bytes"] = p.ram_usable_bytes;
+    host["ram_fits"] = p.ram_fits;
+    out["memory"]["host"] = host;
+    out["placement"] = {{"engine", "llama.cpp"}, {"ngl", p.ngl}, {"n_cpu_moe", p.n_cpu_moe},
+                        {"tensor_split", p.split}, {"mmap", r.placement.mmap},
+                        {"full_offload", p.full_offload}, {"fits", p.fits}, {"automatic", !r.placement_given},
+                        {"n_layer", p.n_layer}};
+    if (r.summary) return;  // no per-device loads, no layer runs
+    json devs = json::array();
+    for (const auto& d : p.devices) devs.push_back(load_json(d));
+    out["memory"]["devices"] = devs;
+    json layers = json::array();
+    int run_start = 0;
+    for (int il = 1; il <= p.n_layer; ++il)
+      if (il == p.n_layer || p.layer_device[static_cast<std::size_t>(il)] != p.layer_device[static_cast<std::size_t>(run_start)]) {
+        const int dev = p.layer_device.empty() ? 0 : p.layer_device[static_cast<std::size_t>(run_start)];
+        layers.push_back({{"device", dev < 0 ? "cpu" : p.devices[static_cast<std::size_t>(dev)].id},
+                          {"device_index", dev}, {"first", run_start}, {"count", il - run_start}});
+        run_start = il;
+      }
+    out["placement"]["layers"] = layers;
+  }
+};
+
+}  // namespace
+
+const EngineStep& llamacpp_step() {
+  static const LlamaCppStep step;
+  return step;
+}
+
+}  // namespace wif::engines

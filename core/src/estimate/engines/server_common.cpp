@@ -1,0 +1,94 @@
+// What vLLM's and SGLang's fit steps share: the pool written as the result's memory terms, the
+// budget under the engine's own key (one shape, read alike by views), and batched throughput.
+#include <algorithm>
+#include <cstdint>
+
+#include "engines.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
+#include "willitfit/servers/vllm.hpp"
+#include "willitfit/speed/server_throughput.hpp"
+
+namespace wif::engines {
+namespace {
+
+// Why a server budget does not fit, as codes with their numbers (empty when it fits).
+nlohmann::json diagnostics(const VllmBudget& b) {
+  nlohmann::json d = nlohmann::json::array();
+  if (b.reason_code == "context_exceeds_kv")
+    d.push_back({{"code", b.reason_code}, {"values", {{"max_model_len", b.max_model_len}, {"max_model_len_fit", b.max_model_len_fit}}}});
+  else if (!b.reason_code.empty())
+    d.push_back({{"code", b.reason_code}, {"values", nlohmann::json::object()}});
+  return d;
+}
+
+nlohmann::json budget_json(const VllmBudget& b, double util) {
+  nlohmann::json groups = nlohmann::json::array();
+  for (const auto& g : b.groups)
+    groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"page_bytes", g.page_bytes},
+                      {"blocks_per_request", g.blocks_per_request}});
+  return {{"settings", {{"tensor_parallel", b.tensor_parallel}, {"max_model_len", b.max_model_len},
+                        {"gpu_memory_utilization", util}, {"kv_cache_dtype", b.kv_cache_dtype},
+                        {"max_num_seqs", b.max_num_seqs}, {"max_num_batched_tokens", b.max_num_batched_tokens},
+                        {"block_size", b.block_size}}},
+          {"per_gpu", {{"total_bytes", b.total_bytes}, {"requested_bytes", b.requested_bytes},
+                       {"weights_bytes", b.weights_bytes}, {"activation_bytes", b.activation_bytes},
+                       {"non_torch_bytes", b.non_torch_bytes}, {"cuda_graph_bytes", b.cuda_graph_bytes},
+                       {"cuda_context_bytes", b.cuda_context_bytes},
+                       {"kv_available_bytes", b.kv_available_bytes}, {"process_bytes", b.process_bytes}}},
+          {"kv_groups", groups}, {"layers_per_group", b.layers_per_group},
+          {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
+          {"kv_bytes_per_token", b.kv_bytes_per_token},
+          {"max_concurrency", b.max_concurrency}, {"max_model_len_fit", b.max_model_len_fit},
+          {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits},
+          {"diagnostics", diagnostics(b)}};
+}
+
+}  // namespace
+
+void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
+  // Each request holds depth + prompt + half its generation (the mean over its decode).
+  const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
+  if (b.fits && r.devices.front().bandwidth_gbs > 0) {
+    const std::int64_t depth = std::min<std::int64_t>(b.max_model_len, r.speed.depth + r.speed.prompt + r.speed.gen / 2);
+    e.throughput = serving_throughput(r.model.arch, *e.plan, r.devices.front(), b, r.vllm.concurrency, depth,
+                                      memo_speed_coefficients(cat));
+  }
+}
+
+void write_server(const EstimateRequest& r, const Estimate& e, double util, nlohmann::json& out) {
+  using nlohmann::json;
+  const VllmBudget& b = *e.vllm;
+  const std::uint64_t tp = static_cast<std::uint64_t>(b.tensor_parallel);
+  const std::uint64_t kv = static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.kv_available_bytes));
+  const std::uint64_t over = b.non_torch_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
+  auto& m = out["memory"];
+  m["weights_bytes"] = b.weights_bytes * tp;
+  m["host_weights_bytes"] = 0;
+  m["kv_cache_bytes"] = kv * tp;
+  m["compute_bytes"] = b.activation_bytes * tp;
+  m["overhead_bytes"] = over * tp;
+  m["total_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
+  m["total_high_bytes"] = m["total_bytes"];
+  m["usable_bytes"] = b.total_bytes * tp;
+  m["margin_bytes"] = static_cast<std::int64_t>(b.total_bytes * tp) - m["total_bytes"].get<std::int64_t>();
+  m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
+  json& sv = out[r.engine];
+  sv = budget_json(b, util);
+  sv["engine"] = r.engine;
+  if (e.vllm_fit) sv["fit"] = budget_json(*e.vllm_fit, util);
+  if (e.throughput) sv["throughput"] = serving_throughput_json(*e.throughput);
+  out["settings"]["context"] = b.max_model_len;
+  if (r.summary) return;  // no per-device loads
+  json devs = json::array();
+  for (std::uint64_t i = 0; i < tp; ++i) {
+    const Device& d = r.devices[static_cast<std::size_t>(i)];
+    const std::uint64_t total = b.weights_bytes + b.activation_bytes + kv + over;
+    devs.push_back({{"id", d.id}, {"name", d.name}, {"backend", d.backend},
+                    {"weights_bytes", b.weights_bytes}, {"kv_bytes", kv}, {"compute_bytes", b.activation_bytes},
+                    {"overhead_bytes", over}, {"total_bytes", total}, {"usable_bytes", b.total_bytes},
+                    {"fits", b.fits}, {"read_per_token_bytes", b.weights_bytes}});
+  }
+  m["devices"] = devs;
+}
+
+}  // namespace wif::engines
