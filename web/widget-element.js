@@ -24,6 +24,8 @@ const CSS = `
 .verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }
 .verdict[data-v="fits"] { background: var(--wif-fits); } .verdict[data-v="tight"] { background: var(--wif-tight); }
 .verdict[data-v="offload"] { background: var(--wif-offload); } .verdict[data-v="no_fit"], .verdict[data-v="error"] { background: var(--wif-nofit); }
+.approx { font-size: 12px; font-weight: 650; border: 1px dashed var(--wif-tight); border-radius: 999px; padding: 1px 8px; }
+.approx[hidden] { display: none; }
 .line { color: var(--wif-muted); margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .bar { position: relative; display: flex; height: 12px; border-radius: 4px; background: var(--wif-line); overflow: hidden; }
 .seg { height: 100%; } .w { background: var(--wif-weights); } .k { background: var(--wif-kv); } .o { background: var(--wif-other); }
@@ -54,6 +56,9 @@ export class WillItFitElement extends HTMLElement {
     this.$title.setAttribute('part', 'title');
     this.$verdict = el('span', 'verdict');
     this.$verdict.setAttribute('part', 'verdict');
+    this.$approx = el('span', 'approx');
+    this.$approx.setAttribute('part', 'approximate');
+    this.$approx.hidden = true;
     this.$line = el('p', 'line');
     this.$bar = el('div', 'bar');
     this.$bar.setAttribute('part', 'bar');
@@ -72,7 +77,7 @@ export class WillItFitElement extends HTMLElement {
     this.$notice = el('p', 'line');
     this.$notice.setAttribute('part', 'notice');
     this.$notice.hidden = true;
-    card.append(this.$title, this.$verdict, this.$line, this.$bar, this.$cost, this.$notice, foot);
+    card.append(this.$title, this.$verdict, ' ', this.$approx, this.$line, this.$bar, this.$cost, this.$notice, foot);
     root.append(card);
     this.pending = false;
     this.seq = 0;
@@ -131,8 +136,14 @@ export class WillItFitElement extends HTMLElement {
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes + m.overhead_bytes];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
-      this.$speed.textContent = r.speed && Number.isFinite(r.speed.decode_tps)
-        ? `~${num(r.speed.decode_tps, lang, 1)} tok/s` : '';
+      // The core's range with the speed, as the page shows it; an approximate estimate says so.
+      const sp = r.speed;
+      const range = sp && Number.isFinite(sp.decode_tps_low) && Number.isFinite(sp.decode_tps_high)
+        ? ` (${num(sp.decode_tps_low, lang, 1)}–${num(sp.decode_tps_high, lang, 1)})` : '';
+      this.$speed.textContent = sp && Number.isFinite(sp.decode_tps)
+        ? `~${num(sp.decode_tps, lang, 1)} tok/s${range}` : '';
+      this.$approx.hidden = !r.model.approximate;
+      this.$approx.textContent = r.model.approximate ? t(lang, 'approx_badge') : '';
       await this.renderCost(r, req, lang, mine);
       this.dataset.verdict = r.verdict;
     } catch (e) {
@@ -142,6 +153,7 @@ export class WillItFitElement extends HTMLElement {
       this.$verdict.textContent = e instanceof WillitfitError ? e.code : 'error';
       this.$line.textContent = e instanceof Error ? e.message : String(e);
       this.$speed.textContent = '';
+      this.$approx.hidden = true;
       this.$cost.hidden = true;
       this.dataset.verdict = 'error';
     }

@@ -151,8 +151,13 @@ test('titles and descriptions name the model or device in the page\'s language',
   await page.waitForFunction(() => /RTX 4090/.test(document.title));
   assert.match(await page.title(), /RTX 4090: qué LLM se ejecutan en él/);
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /RTX 4090/);
-  await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&lang=zh`);
+  // A card whose bandwidth and FP16 rate public sources do not settle: each figure is marked, in Chinese.
+  await open(page, `${env.url}?view=device&hw=amd-radeon-ai-pro-r9700&lang=zh`);
   await page.waitForFunction(() => /能运行哪些大模型/.test(document.title));
+  await page.waitForSelector('#dp-facts .unc');
+  assert.deepEqual(await page.$$eval('#dp-facts .unc', (xs) => xs.map((x) => `${x.dataset.field}:${x.firstChild.textContent}`)), ['bandwidth_gbs:不确定', 'fp16_tflops:不确定']);
+  assert.match(await page.textContent('#dp-facts'), /由相近规格推算/);
+  assert.ok(await page.isVisible('#dp-uncertain'));
   await page.context().close();
 });
 

@@ -215,8 +215,12 @@ function paintRentVsBuy(r, c, mk) {
   const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
   const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
   const be = b.break_even_months;
+  // Past the chart's last month the point is not on it: the card says so rather than leave the
+  // chart looking as if buying never pays off.
+  const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
   const cards = h('div', { class: 'cards' },
-    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, 1) }) : T('never'), typeof be === 'number' ? '' : T('never_note'),
+    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
+      typeof be === 'number' ? (be > last ? T('break_even_beyond', { 0: num(last, L) }) : '') : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
     c.owned.power_w > 0 ? card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) })
       : card(T('elec_month'), '—', T('cost_power_unknown'), { id: 'rvb-elec' }),

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, nameWithMemory, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, deviceFigure, nameWithMemory, smallestDevices, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -40,7 +40,7 @@ export function serverOf(r) {
  */
 export function clearExtras() {
   byId('view-main').dataset.failed = 'true';
-  for (const id of ['plug-speed', 'serve-cards', 'plan']) byId(id).hidden = true;
+  for (const id of ['plug-speed', 'serve-cards', 'plan', 'verdict-fix']) byId(id).hidden = true;
 }
 
 /** The part drawn from the one estimate. @param {any} r */
@@ -57,15 +57,25 @@ export function renderMain(r) {
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
   }));
   // An architecture the core does not model exactly, estimated as a standard decoder: say so.
+  // Filled by "make it fit" (picks.js) for this request only.
+  fill('verdict-fix').hidden = true;
   const approx = byId('approx-note');
   approx.hidden = !r.model.approximate;
-  approx.textContent = r.model.approximate ? T('approx_note', { 0: String(r.model.model_type || '?') }) : '';
+  approx.textContent = r.model.approximate ? T(`approx_note${r.model.approximate_code && r.model.approximate_code !== 'unsupported_model_type' ? `_${r.model.approximate_code}` : ''}`, { 0: String(r.model.model_type || '?') }) : '';
+  // …and the verdict itself says it is approximate, so no one reads it as the exact answer.
+  const badge = byId('verdict-approx');
+  badge.hidden = !r.model.approximate;
+  badge.textContent = r.model.approximate ? T('approx_badge') : '';
   text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}`);
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
-  const high = m.total_high_bytes > m.total_bytes ? ` · ${T('upper', { 0: gib(m.total_high_bytes, L) })}` : '';
-  text('c-total-gb', `${gb(m.total_bytes, L)}${high}`);
+  // The figure in GB on one line, the core's upper bound (GiB) on its own line, so neither reads
+  // as the other's twin.
+  fill('c-total-gb', h('span', { class: 's-line' }, gb(m.total_bytes, L)),
+    m.total_high_bytes > m.total_bytes ? h('span', { class: 's-line' }, T('upper', { 0: gib(m.total_high_bytes, L) })) : null);
   text('c-usable', gib(m.usable_bytes, L));
+  // A memory size public sources do not settle: marked on the card it feeds.
+  fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
   text('c-physical', T('physical', { 0: gib(m.physical_bytes, L, 0) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
@@ -162,10 +172,16 @@ function renderSpeed(r) {
   if (!sp) return;
   const s = r.speed;
   const offload = r.verdict === 'offload';
+  // Decode reads memory (bandwidth), prefill computes (FP16 rate): a figure of the device that
+  // public sources do not settle is marked on the speed that rests on it.
+  const u = r.hardware.uncertain;
+  const bw = uncertainMark(u, 'bandwidth_gbs', L);
+  const fl = uncertainMark(u, 'fp16_tflops', L);
   fill('speed-cards',
-    sp.decode ? card(T('decode'), spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
-    sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
-    sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+    sp.decode ? card([T('decode'), bw ? ' ' : '', bw], spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
+    sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
+    sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+  renderUncertain(r);
   renderSpeedBasis(s);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
     ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
@@ -201,6 +217,26 @@ function renderSpeedBasis(s) {
   const g = basis.accuracy_group;
   if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}#acc-tg-${g.report_group}`, T('speed_accuracy_link')));
   fill('speed-basis', ...parts);
+}
+
+/**
+ * The device figures public sources do not settle, said once under the speed cards: which
+ * figure, its value and why it is uncertain (the core's hardware.uncertain).
+ * @param {any} r
+ */
+function renderUncertain(r) {
+  const L = state.lang;
+  const xs = uncertainFields(r.hardware.uncertain);
+  const el = byId('speed-uncertain');
+  el.hidden = !xs.length;
+  if (!xs.length) { el.textContent = ''; return; }
+  const di = deviceInfo(r.hardware.id);
+  const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
+  const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
+  el.textContent = T('unc_speed_note', {
+    device: r.hardware.name,
+    list: xs.map((x) => `${label(x.field)} ${deviceFigure(x.field, value(x.field), L)}: ${uncertainWhy(x, L)}`).join('; '),
+  });
 }
 
 /** @param {any[]} xs @param {string} k */
@@ -297,9 +333,13 @@ function devicesTable(devs, host, L) {
     [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')], rows);
 }
 
-/** @param {string} k @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
+/** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, v), h('div', { class: 's' }, s));
+  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
+  // broken in its middle (the text stays the same).
+  const cut = v.indexOf(' (');
+  const value = cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), ' ', h('span', { class: 'v-range' }, v.slice(cut + 1))] : v;
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, value), h('div', { class: 's' }, s));
 }
 
 /** @param {string} textToCopy @param {HTMLElement} btn */

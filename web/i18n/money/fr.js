@@ -51,4 +51,5 @@ export default {
   buy_intro: 'Recherches en boutique pour {market}. Les prix bougent chaque jour ; le prix du catalogue est {price}.',
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
   size_vs: '{pub} ; le nôtre {diff}',
+  break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
 };
