@@ -53,7 +53,7 @@ async function expected(page, doc) {
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) out['c-margin'] = f.gib(m.host.total_bytes, L);
     else {
       out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
-      out['c-util'] = t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
+      out['c-util'] = t(L, m.margin_bytes >= 0 ? (d.settings.engine !== 'llama.cpp' ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
     const sp = sh.speedOf(d);
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);

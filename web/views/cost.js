@@ -64,11 +64,14 @@ async function cloudSpeeds(offers) {
   const rs = await many(ids.map((id) => request({ hw: id, count: counts.get(id), ram: 0 })));
   /** @type {Record<string, {decode_tps: number}>} */
   const speeds = {};
+  /** @type {Record<string, string>} */
+  const verdicts = {};
   ids.forEach((id, i) => {
     const d = rs[i] && !rs[i].error && rs[i].speed && rs[i].speed.decode_tps;
     if (typeof d === 'number' && d > 0) speeds[id] = { decode_tps: d };
+    verdicts[id] = rs[i] && !rs[i].error ? rs[i].verdict : 'error';
   });
-  return speeds;
+  return { speeds, verdicts };
 }
 
 let seq = 0;
@@ -117,14 +120,15 @@ async function run(r, alive) {
   const base = costRequest(r, mk);
   const first = await call('cost', base);
   if (!alive()) return;
-  const speeds = await cloudSpeeds(first.clouds);
+  // An offer with no speed says why: the estimate on it does not fit, or there is none.
+  const { speeds, verdicts } = await cloudSpeeds(first.clouds);
   const be = first.rent_vs_buy && first.rent_vs_buy.break_even_months;
   // Show the chart a little past the break-even point, between two and twenty years.
   const months = Math.min(240, Math.max(24, typeof be === 'number' ? Math.ceil(be * 1.5) : 36));
   const c = await call('cost', { ...base, speeds, months });
   if (!alive()) return;
   paintCard(r, c, mk);
-  renderCloud(r, c, mk);
+  renderCloud(r, c, mk, verdicts);
   paintRentVsBuy(r, c, mk);
 }
 

@@ -88,7 +88,9 @@ export function renderMain(r) {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
+    // vLLM / SGLang give the KV pool whatever their memory share leaves, so "in use" near 100 %
+    // is by design, not a lack of room: the line says so.
+    text('c-util', T(margin >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
@@ -123,7 +125,8 @@ export function renderMain(r) {
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
     // and activations becomes a pool of KV blocks, whatever the context asked for.
-    text('w-kv', T('why_kv_pool', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
+    // SGLang's pool is counted in single tokens: "blocks of 1 token" says nothing.
+    text('w-kv', T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
   } else {
     const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
       layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
@@ -284,7 +287,9 @@ function renderPlugins(r) {
   renderSpeed(r);
   renderServe(r);
   renderPlan(r);
-  const cmds = commandsOf(r);
+  // The chosen engine's command first (the core lists every engine's).
+  const mine = r.settings && r.settings.engine !== 'llama.cpp' ? r.settings.engine : '';
+  const cmds = commandsOf(r).map((c, i) => ({ c, i })).sort((a, b) => Number(b.c.label === mine) - Number(a.c.label === mine) || a.i - b.i).map((x) => x.c);
   // Launch commands only for a setup that runs; for an offload plan they are labelled as such.
   const runs = r.verdict !== 'no_fit';
   byId('plug-commands').hidden = cmds.length === 0;

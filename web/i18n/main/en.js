@@ -86,4 +86,8 @@ export default {
   dp_unc_note: "Public sources do not settle every figure of this device; the marked ones are uncertain, and the speeds below rest on them.",
   fit_first: "What makes it run:",
   fit_all: "All changes that help",
+  pick_failed: "The picks could not be worked out for this setup.",
+  pick_failed_server: "The hardware picks could not be worked out for this model on {0}; switch the engine to llama.cpp to see them.",
+  utilization_server: '{0} of usable memory in use, the KV pool filling the engine’s share',
+  why_kv_pool_tokens: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {tokens} tokens in all, shared by every request.',
 };

@@ -88,4 +88,8 @@ export default {
   dp_unc_note: "Les sources publiques n’établissent pas tous les chiffres de cet appareil ; ceux qui sont marqués sont incertains, et les vitesses ci-dessous en dépendent.",
   fit_first: "Ce qui le fait tourner :",
   fit_all: "Tous les changements utiles",
+  pick_failed: "Les recommandations n’ont pas pu être établies pour cette configuration.",
+  pick_failed_server: "Les recommandations de matériel n’ont pas pu être établies pour ce modèle sur {0} ; passez le moteur à llama.cpp pour les voir.",
+  utilization_server: '{0} de la mémoire utilisable occupée : la réserve KV remplit la part du moteur',
+  why_kv_pool_tokens: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {tokens} jetons en tout, partagés par toutes les requêtes.',
 };

@@ -84,4 +84,8 @@ export default {
   dp_unc_note: "该设备并非每项数据都有公开来源可以确定；标注的几项不确定，下面的速度依赖于它们。",
   fit_first: "怎样才能运行：",
   fit_all: "所有有用的改动",
+  pick_failed: "无法为此配置给出推荐。",
+  pick_failed_server: "无法为此模型在 {0} 上给出硬件推荐；将引擎切换为 llama.cpp 即可查看。",
+  utilization_server: '已用可用内存的 {0}：KV 池占满引擎的份额',
+  why_kv_pool_tokens: '引擎启动时预先分配的池：其内存份额除去权重和激活后剩下的部分，共 {tokens} 个 token，由所有请求共享。',
 };

@@ -52,4 +52,5 @@ export default {
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
   size_vs: '{pub}; ours {diff}',
   break_even_beyond: 'Later than the {0} months the chart shows.',
+  cloud_no_estimate: 'no estimate',
 };

@@ -52,4 +52,5 @@ export default {
   buy_search: 'Buscar en {0}', buy_none: 'No hay tiendas para este mercado.',
   size_vs: '{pub}; el nuestro {diff}',
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
+  cloud_no_estimate: 'sin estimación',
 };

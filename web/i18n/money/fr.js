@@ -52,4 +52,5 @@ export default {
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
   size_vs: '{pub} ; le nôtre {diff}',
   break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
+  cloud_no_estimate: 'pas d’estimation',
 };

@@ -52,4 +52,5 @@ export default {
   buy_search: '在 {0} 搜索', buy_none: '此市场没有列出商店。',
   size_vs: '{pub};我们的 {diff}',
   break_even_beyond: '晚于图表所示的 {0} 个月。',
+  cloud_no_estimate: '无估算',
 };
