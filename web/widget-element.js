@@ -128,6 +128,8 @@ export class WillItFitElement extends HTMLElement {
       const r = await estimate(req);
       if (mine !== this.seq) return;
       const m = r.memory;
+      this.$line.removeAttribute('title');
+      delete this.dataset.code;
       this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${r.hardware.name}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
@@ -148,10 +150,17 @@ export class WillItFitElement extends HTMLElement {
       this.dataset.verdict = r.verdict;
     } catch (e) {
       if (mine !== this.seq) return;
+      // The reader sees what went wrong in their language (the page's err_* strings); the core's
+      // code stays in data-code and its English message in the tooltip, for the blog's author.
+      const code = e instanceof WillitfitError ? e.code : '';
+      const path = e instanceof WillitfitError ? String(e.path || '') : '';
+      const known = code ? t(lang, `err_${code}`, { path }) : '';
       this.$title.textContent = t(lang, 'error');
       this.$verdict.dataset.v = 'error';
-      this.$verdict.textContent = e instanceof WillitfitError ? e.code : 'error';
-      this.$line.textContent = e instanceof Error ? e.message : String(e);
+      this.$verdict.textContent = t(lang, 'error');
+      this.dataset.code = code || 'error';
+      this.$line.textContent = known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
+      this.$line.title = e instanceof Error ? e.message : String(e);
       this.$speed.textContent = '';
       this.$approx.hidden = true;
       this.$cost.hidden = true;

@@ -66,6 +66,11 @@ test('an iframe embed resizes itself through postMessage, and markup in its URL 
   await frame.waitForFunction(() => document.querySelector('#card').dataset.verdict === 'offload');
   const bad = page.frames().find((f) => f.url().includes('img'));
   await bad.waitForFunction(() => document.querySelector('#card').dataset.verdict === 'error');
+  // The reader gets the error in words, not the core's code: the code stays in data-code.
+  const shownErr = await bad.evaluate(() => { const c = document.querySelector('#card'); return { code: c.dataset.code, v: c.shadowRoot.querySelector('.verdict').textContent, line: c.shadowRoot.querySelector('.line').textContent }; });
+  assert.equal(shownErr.v, 'Cannot estimate');
+  assert.ok(shownErr.code && shownErr.code !== 'error', JSON.stringify(shownErr));
+  assert.ok(!shownErr.line.includes(shownErr.code), JSON.stringify(shownErr));
   assert.equal(await bad.evaluate(() => document.querySelectorAll('img').length), 0);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   // A message from any other origin is ignored.

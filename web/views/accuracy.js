@@ -175,10 +175,12 @@ export async function renderAccuracy(alive) {
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
     summaryTable(rep.groups || []),
     h('p', { class: 'note' }, T('acc_split_note')),
-    sizesSection(rep.sizes),
+    // Speed together (groups, the plot, the rows), then the memory claim: the plot no longer sits
+    // under the memory heading.
     h('h2', null, T('acc_plot')),
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
-    rowsSection(points));
+    rowsSection(points),
+    sizesSection(rep.sizes));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */

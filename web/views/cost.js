@@ -9,7 +9,7 @@ import { call, many } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
-import { money, num, tps } from '../format.js';
+import { marketName, money, num, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import { renderCloud } from './cloud.js';
@@ -194,7 +194,7 @@ function paintCard(r, c, mk) {
   const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
   if (o.power_w > 0) parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
-    market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
+    market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
   }));
   else parts.push(T('cost_power_unknown'));
   if (o.purchase_usd > 0) parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
@@ -202,7 +202,7 @@ function paintCard(r, c, mk) {
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
-  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${mk.name}, ${mk.period}. `,
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${marketName(mk, state.lang)}, ${mk.period}. `,
     ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }

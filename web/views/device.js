@@ -10,6 +10,7 @@ import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { paramsText, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
+import { qualityText } from './main.js';
 import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -126,9 +127,17 @@ export async function renderDevice(alive) {
     h('p', { class: 'note' }, T('dp_runs_note')));
 }
 
-/** "high (+0.35 % PPL)": the core's quality band for the entry, with the catalog's figure. @param {any} e */
+/**
+ * The format's quality in the same words as the model × device view's matrix ("near lossless
+ * (+0.35 % PPL)", the core's band from data/quants.json); the runs-on class (high / reduced) only
+ * when the format has no band.
+ * @param {any} e
+ */
 function qualityCell(e) {
   const L = state.lang;
+  const listed = quants.find((x) => x.id === e.quant);
+  if (listed && listed.quality && listed.quality.band && listed.quality.band !== 'unknown' && typeof (e.ppl_delta_pct ?? listed.ppl_delta_pct) === 'number')
+    return qualityText({ ...listed, quality: { ...listed.quality, ppl_delta_pct: e.ppl_delta_pct ?? listed.ppl_delta_pct } }, L);
   const band = T(`band_${e.quality || 'unknown'}`);
   const q = quants.find((x) => x.id === e.quant);
   const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;

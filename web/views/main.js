@@ -163,6 +163,8 @@ export function ruleFromCode(rc, L) {
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
 export function params(n, L) {
+  // Chinese counts in 亿 (10^8), not in billions: Intl's compact form says it ("81.92亿").
+  if (L === 'zh') return new Intl.NumberFormat('zh', { notation: 'compact', maximumFractionDigits: 2 }).format(n);
   return T('params_b', { 0: num(n / 1e9, L, 2) });
 }
 
@@ -450,9 +452,9 @@ async function quantMatrix(r, alive) {
     return [
       link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
-      gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
-      `${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`,
-      ...(hasSpeed ? [sp && sp.decode ? spreadText(sp.decode, L) : '—'] : []),
+      nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
+      nw(`${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`),
+      ...(hasSpeed ? [sp && sp.decode ? nw(spreadText(sp.decode, L)) : '—'] : []),
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
       publishedCell(x, published, L),
@@ -469,6 +471,16 @@ async function quantMatrix(r, alive) {
     cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');
     cells[i].className = '';
   });
+}
+
+/**
+ * A figure that may wrap only before its bracket ("30.06 GiB" / "(32.3 GB)"), never inside a
+ * number or between a number and its unit.
+ * @param {string} v
+ */
+function nw(v) {
+  const cut = v.indexOf(' (');
+  return cut > 0 ? [h('span', { class: 'nw' }, v.slice(0, cut)), ' ', h('span', { class: 'nw' }, v.slice(cut + 1))] : h('span', { class: 'nw' }, v);
 }
 
 /**
