@@ -4,6 +4,7 @@
 // a log-log plot of predicted against measured with the y = x line and the ±25% band, and every
 // row as a table (one plot point per table row).
 import { call, has } from '../client.js';
+import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, num, tps } from '../format.js';
@@ -91,7 +92,7 @@ function rowsSection(points) {
       h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
   function draw() {
     const rows = points.filter((p) => (!view.kind || p.kind === view.kind) && (!view.split || splitOf(p) === view.split)
-      && (!view.q || `${p.model} ${p.hardware} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
+      && (!view.q || `${p.model} ${p.hardware} ${deviceName(p.hardware)} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
     const key = keys[view.sort];
     rows.sort((a, b) => {
       const x = key(a), y = key(b);
@@ -107,7 +108,7 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       p.model,
-      h('span', null, p.gpu_count > 1 ? `${p.hardware} × ${p.gpu_count}` : p.hardware, p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
       p.device_class,
       p.quant,
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
@@ -196,4 +197,10 @@ export async function renderAccuracy(alive) {
     groups, band: 0.25, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
     fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band'),
   });
+}
+
+/** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */
+function deviceName(id) {
+  const d = deviceInfo(id);
+  return d && d.name ? d.name : id;
 }
