@@ -121,6 +121,11 @@ export class WillItFitElement extends HTMLElement {
     page.searchParams.set('hw', String(req.hardware));
     page.searchParams.set('quant', String(req.quant));
     if (req.context) page.searchParams.set('ctx', String(req.context));
+    // The same setup on the page: RAM, count and cache type too, or an offload card would open on
+    // "does not fit".
+    if (req.ram_gib) page.searchParams.set('ram', String(req.ram_gib));
+    if (req.count) page.searchParams.set('count', String(req.count));
+    if (req.kv_type) page.searchParams.set('kv', String(req.kv_type));
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
@@ -142,8 +147,10 @@ export class WillItFitElement extends HTMLElement {
       const sp = r.speed;
       const range = sp && Number.isFinite(sp.decode_tps_low) && Number.isFinite(sp.decode_tps_high)
         ? ` (${num(sp.decode_tps_low, lang, 1)}–${num(sp.decode_tps_high, lang, 1)})` : '';
+      // A bandwidth public sources do not settle (hardware.uncertain) is said beside the speed.
+      const unsure = r.hardware.uncertain && r.hardware.uncertain.bandwidth_gbs ? ` · ${t(lang, 'unc_mark')}` : '';
       this.$speed.textContent = sp && Number.isFinite(sp.decode_tps)
-        ? `~${num(sp.decode_tps, lang, 1)} tok/s${range}` : '';
+        ? `~${num(sp.decode_tps, lang, 1)} tok/s${range}${unsure}` : '';
       this.$approx.hidden = !r.model.approximate;
       this.$approx.textContent = r.model.approximate ? t(lang, 'approx_badge') : '';
       await this.renderCost(r, req, lang, mine);

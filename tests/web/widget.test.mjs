@@ -49,6 +49,8 @@ test('a blog on another origin embeds two widgets that share one wasm instance a
   await page.waitForFunction(() => document.querySelector('#a').dataset.verdict === 'no_fit');
   await page.evaluate(() => document.querySelector('#a').setAttribute('ram', '64'));
   await page.waitForFunction(() => document.querySelector('#a').dataset.verdict === 'offload');
+  // Its "full details" link opens the same setup (the RAM too), not a "does not fit".
+  assert.match(await page.evaluate(() => document.querySelector('#a').shadowRoot.querySelector('.foot a').href), /[?&]ram=64(&|$)/);
   await page.screenshot({ path: path.join(root, 'test-results', 'widget.png') });
   assert.deepEqual(page.problems, []);
 });
