@@ -184,6 +184,8 @@ test('journey: an imported GGUF drives every section; the quant select shows the
   await sameAsCli(page, doc);
   assert.equal(await page.inputValue('#quant'), doc.quant.id);
   assert.equal(await page.evaluate(() => document.querySelector('#quant').disabled), true);
+  // No link left over from the model before the import.
+  assert.doesNotMatch(await page.textContent('#crumbs'), /Qwen3 8B/);
   // The cost card is computed from this model's speed, not the previous one's.
   const tpsText = await page.evaluate(async (x) => (await import('./format.js')).tps(x, 'en'), doc.speed.decode_tps);
   await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 30000 });

@@ -138,6 +138,7 @@ export function renderMain(r) {
   }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
   byId('par-field').hidden = !!server;
+  crumbs(r);
   renderPlugins(r);
 }
 
@@ -530,6 +531,15 @@ function links(r) {
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));
   text('links-models-title', T('links_models', { hw: r.hardware.name }));
+  crumbs(r);
+}
+
+/**
+ * Links to the model's and the device's pages. Drawn with the verdict (not after the slow
+ * sections), so an imported file never keeps the previous model's link.
+ * @param {any} r
+ */
+function crumbs(r) {
   const mi = modelInfo(state.model);
   const di = deviceInfo(state.hw);
   fill('crumbs', mi && !mi.custom ? link(urlFor({ view: 'model' }), T('open_model_page', { 0: r.model.name })) : null,
