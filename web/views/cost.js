@@ -75,6 +75,8 @@ async function cloudSpeeds(offers) {
 }
 
 let seq = 0;
+/** The setup whose figures the money sections show now. */
+let paintedKey = '';
 let usageFromCore = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
@@ -118,6 +120,12 @@ async function run(r, alive) {
     return;
   }
   const base = costRequest(r, mk);
+  // Another model or device: the figures on screen are the previous setup's, so they go while
+  // the new ones are computed (an input change keeps them, to avoid a flicker).
+  const key = JSON.stringify({ ...base, hours_per_day: 0, amortization_months: 0, price_kwh_usd: 0 });
+  if (key !== paintedKey) {
+    for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
+  }
   const first = await call('cost', base);
   if (!alive()) return;
   // An offer with no speed says why: the estimate on it does not fit, or there is none.
@@ -130,7 +138,9 @@ async function run(r, alive) {
   paintCard(r, c, mk);
   renderCloud(r, c, mk, verdicts);
   paintRentVsBuy(r, c, mk);
+  paintedKey = key;
 }
+
 
 /** The usage inputs, made once so typing in them never loses focus. @param {any} mk */
 function ensureInputs(mk) {
