@@ -241,7 +241,7 @@ function renderUncertain(r) {
   const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
   el.textContent = T('unc_speed_note', {
     device: r.hardware.name,
-    list: xs.map((x) => `${label(x.field)} ${deviceFigure(x.field, value(x.field), L)}: ${uncertainWhy(x, L)}`).join('; '),
+    list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
   });
 }
 

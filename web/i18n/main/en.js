@@ -90,4 +90,6 @@ export default {
   pick_failed_server: "The hardware picks could not be worked out for this model on {0}; switch the engine to llama.cpp to see them.",
   utilization_server: '{0} of usable memory in use, the KV pool filling the engine’s share',
   why_kv_pool_tokens: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {tokens} tokens in all, shared by every request.',
+  unc_item: "{label} {value}: {why}",
+  unc_sep: "; ",
 };

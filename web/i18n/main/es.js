@@ -90,4 +90,6 @@ export default {
   pick_failed_server: "No se han podido calcular las recomendaciones de hardware para este modelo en {0}; cambia el motor a llama.cpp para verlas.",
   utilization_server: '{0} de la memoria utilizable en uso: la reserva KV llena la parte del motor',
   why_kv_pool_tokens: 'La reserva que el motor asigna al arrancar: lo que su parte de la memoria deja tras los pesos y las activaciones, {tokens} tokens en total, compartidos por todas las peticiones.',
+  unc_item: "{label} {value}: {why}",
+  unc_sep: "; ",
 };

@@ -92,4 +92,6 @@ export default {
   pick_failed_server: "Les recommandations de matériel n’ont pas pu être établies pour ce modèle sur {0} ; passez le moteur à llama.cpp pour les voir.",
   utilization_server: '{0} de la mémoire utilisable occupée : la réserve KV remplit la part du moteur',
   why_kv_pool_tokens: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {tokens} jetons en tout, partagés par toutes les requêtes.',
+  unc_item: "{label} {value} : {why}",
+  unc_sep: " ; ",
 };

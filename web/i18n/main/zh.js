@@ -88,4 +88,6 @@ export default {
   pick_failed_server: "无法为此模型在 {0} 上给出硬件推荐；将引擎切换为 llama.cpp 即可查看。",
   utilization_server: '已用可用内存的 {0}：KV 池占满引擎的份额',
   why_kv_pool_tokens: '引擎启动时预先分配的池：其内存份额除去权重和激活后剩下的部分，共 {tokens} 个 token，由所有请求共享。',
+  unc_item: "{label} {value}：{why}",
+  unc_sep: "；",
 };
