@@ -92,4 +92,5 @@ export default {
   why_kv_pool_tokens: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {tokens} tokens in all, shared by every request.',
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
+  tab_named: "{tab}: {name}",
 };

@@ -92,4 +92,5 @@ export default {
   why_kv_pool_tokens: 'La reserva que el motor asigna al arrancar: lo que su parte de la memoria deja tras los pesos y las activaciones, {tokens} tokens en total, compartidos por todas las peticiones.',
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
+  tab_named: "{tab}: {name}",
 };

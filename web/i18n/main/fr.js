@@ -94,4 +94,5 @@ export default {
   why_kv_pool_tokens: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {tokens} jetons en tout, partagés par toutes les requêtes.',
   unc_item: "{label} {value} : {why}",
   unc_sep: " ; ",
+  tab_named: "{tab} : {name}",
 };

@@ -90,4 +90,5 @@ export default {
   why_kv_pool_tokens: '引擎启动时预先分配的池：其内存份额除去权重和激活后剩下的部分，共 {tokens} 个 token，由所有请求共享。',
   unc_item: "{label} {value}：{why}",
   unc_sep: "；",
+  tab_named: "{tab}：{name}",
 };
