@@ -188,8 +188,8 @@ test('journey: an imported GGUF drives every section; the quant select shows the
   assert.doesNotMatch(await page.textContent('#crumbs'), /Qwen3 8B/);
   // The cost card is computed from this model's speed, not the previous one's.
   const tpsText = await page.evaluate(async (x) => (await import('./format.js')).tps(x, 'en'), doc.speed.decode_tps);
-  await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 30000 });
-  await page.waitForFunction((want) => [...document.querySelectorAll('#cloud-table tbody tr')].length > 0, null, { timeout: 30000 });
+  await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 120000 });
+  await page.waitForFunction((want) => [...document.querySelectorAll('#cloud-table tbody tr')].length > 0, null, { timeout: 120000 });
   await page.context().close();
 });
 
