@@ -247,8 +247,8 @@ function updateTabs() {
     a.href = urlFor({ view: v });
     if (v === state.view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
-  byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? `${T('tab_model')}: ${catalog.modelInfo(state.model)?.name}` : T('tab_model');
-  byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? `${T('tab_device')}: ${catalog.deviceInfo(state.hw)?.name}` : T('tab_device');
+  byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
+  byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: String(catalog.deviceInfo(state.hw)?.name) }) : T('tab_device');
 }
 
 function applyLang() {

@@ -114,3 +114,18 @@ export function money(x_usd, market, lang, digits) {
   const d = digits ?? (Math.abs(x) < 1 && x !== 0 ? 3 : Math.abs(x) < 100 ? 2 : 0);
   return new Intl.NumberFormat(lang, { style: 'currency', currency: cur, minimumFractionDigits: d, maximumFractionDigits: d }).format(x);
 }
+
+/**
+ * A market's name in the page's language (Intl's region names; the catalog's English name when
+ * the id is not a region Intl knows).
+ * @param {any} mk @param {string} L
+ */
+export function marketName(mk, L) {
+  if (!mk) return '';
+  const code = mk.id === 'UK' ? 'GB' : String(mk.id || '');
+  try {
+    const n = new Intl.DisplayNames(L, { type: 'region' }).of(code);
+    if (n && n !== code) return n;
+  } catch { /* not a region code */ }
+  return String(mk.name || mk.id);
+}

@@ -24,6 +24,8 @@ const CSS = `
 .verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }
 .verdict[data-v="fits"] { background: var(--wif-fits); } .verdict[data-v="tight"] { background: var(--wif-tight); }
 .verdict[data-v="offload"] { background: var(--wif-offload); } .verdict[data-v="no_fit"], .verdict[data-v="error"] { background: var(--wif-nofit); }
+.approx { font-size: 12px; font-weight: 650; border: 1px dashed var(--wif-tight); border-radius: 999px; padding: 1px 8px; }
+.approx[hidden] { display: none; }
 .line { color: var(--wif-muted); margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .bar { position: relative; display: flex; height: 12px; border-radius: 4px; background: var(--wif-line); overflow: hidden; }
 .seg { height: 100%; } .w { background: var(--wif-weights); } .k { background: var(--wif-kv); } .o { background: var(--wif-other); }
@@ -54,6 +56,9 @@ export class WillItFitElement extends HTMLElement {
     this.$title.setAttribute('part', 'title');
     this.$verdict = el('span', 'verdict');
     this.$verdict.setAttribute('part', 'verdict');
+    this.$approx = el('span', 'approx');
+    this.$approx.setAttribute('part', 'approximate');
+    this.$approx.hidden = true;
     this.$line = el('p', 'line');
     this.$bar = el('div', 'bar');
     this.$bar.setAttribute('part', 'bar');
@@ -72,7 +77,7 @@ export class WillItFitElement extends HTMLElement {
     this.$notice = el('p', 'line');
     this.$notice.setAttribute('part', 'notice');
     this.$notice.hidden = true;
-    card.append(this.$title, this.$verdict, this.$line, this.$bar, this.$cost, this.$notice, foot);
+    card.append(this.$title, this.$verdict, ' ', this.$approx, this.$line, this.$bar, this.$cost, this.$notice, foot);
     root.append(card);
     this.pending = false;
     this.seq = 0;
@@ -117,6 +122,11 @@ export class WillItFitElement extends HTMLElement {
     page.searchParams.set('hw', String(req.hardware));
     page.searchParams.set('quant', String(req.quant));
     if (req.context) page.searchParams.set('ctx', String(req.context));
+    // The same setup on the page: RAM, count and cache type too, or an offload card would open on
+    // "does not fit".
+    if (req.ram_gib) page.searchParams.set('ram', String(req.ram_gib));
+    if (req.count) page.searchParams.set('count', String(req.count));
+    if (req.kv_type) page.searchParams.set('kv', String(req.kv_type));
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
@@ -124,6 +134,8 @@ export class WillItFitElement extends HTMLElement {
       const r = await estimate(req);
       if (mine !== this.seq) return;
       const m = r.memory;
+      this.$line.removeAttribute('title');
+      delete this.dataset.code;
       this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${r.hardware.name}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
@@ -132,17 +144,33 @@ export class WillItFitElement extends HTMLElement {
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes + m.overhead_bytes];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
-      this.$speed.textContent = r.speed && Number.isFinite(r.speed.decode_tps)
-        ? `~${num(r.speed.decode_tps, lang, 1)} tok/s` : '';
+      // The core's range with the speed, as the page shows it; an approximate estimate says so.
+      const sp = r.speed;
+      const range = sp && Number.isFinite(sp.decode_tps_low) && Number.isFinite(sp.decode_tps_high)
+        ? ` (${num(sp.decode_tps_low, lang, 1)}–${num(sp.decode_tps_high, lang, 1)})` : '';
+      // A bandwidth public sources do not settle (hardware.uncertain) is said beside the speed.
+      const unsure = r.hardware.uncertain && r.hardware.uncertain.bandwidth_gbs ? ` · ${t(lang, 'unc_mark')}` : '';
+      this.$speed.textContent = sp && Number.isFinite(sp.decode_tps)
+        ? `~${num(sp.decode_tps, lang, 1)} tok/s${range}${unsure}` : '';
+      this.$approx.hidden = !r.model.approximate;
+      this.$approx.textContent = r.model.approximate ? t(lang, 'approx_badge') : '';
       await this.renderCost(r, req, lang, mine);
       this.dataset.verdict = r.verdict;
     } catch (e) {
       if (mine !== this.seq) return;
+      // The reader sees what went wrong in their language (the page's err_* strings); the core's
+      // code stays in data-code and its English message in the tooltip, for the blog's author.
+      const code = e instanceof WillitfitError ? e.code : '';
+      const path = e instanceof WillitfitError ? String(e.path || '') : '';
+      const known = code ? t(lang, `err_${code}`, { path }) : '';
       this.$title.textContent = t(lang, 'error');
       this.$verdict.dataset.v = 'error';
-      this.$verdict.textContent = e instanceof WillitfitError ? e.code : 'error';
-      this.$line.textContent = e instanceof Error ? e.message : String(e);
+      this.$verdict.textContent = t(lang, 'error');
+      this.dataset.code = code || 'error';
+      this.$line.textContent = known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
+      this.$line.title = e instanceof Error ? e.message : String(e);
       this.$speed.textContent = '';
+      this.$approx.hidden = true;
       this.$cost.hidden = true;
       this.dataset.verdict = 'error';
     }

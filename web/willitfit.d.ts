@@ -85,9 +85,11 @@ export interface Speed {
 
 export interface EstimateResult {
   schema_version: 1;
-  model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; [k: string]: unknown };
+  model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; [k: string]: unknown };
   quant: { id: string; bits_per_weight: number; quality: Quality };
-  hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string };
+  hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
+    /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
+    uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number }> };
   settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };
   memory: {
     weights_bytes: number; host_weights_bytes: number; kv_cache_bytes: number; compute_bytes: number;

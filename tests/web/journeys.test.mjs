@@ -11,7 +11,7 @@ import { after, before, test } from 'node:test';
 
 import { canonicalText } from '../golden/canonical.mjs';
 import { journeys } from '../../scripts/golden.mjs';
-import { open, root, setup } from './helpers.mjs';
+import { axeProblems, open, root, setup } from './helpers.mjs';
 
 const cli = path.join(root, 'build', 'cli', 'willitfit');
 const qwen3 = JSON.parse(fs.readFileSync(path.join(root, 'data/models/qwen/qwen3-8b.json'), 'utf8')).config;
@@ -55,7 +55,7 @@ async function expected(page, doc) {
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) out['c-margin'] = f.gib(m.host.total_bytes, L);
     else {
       out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
-      out['c-util'] = t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
+      out['c-util'] = t(L, m.margin_bytes >= 0 ? (d.settings.engine !== 'llama.cpp' ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
     const sp = sh.speedOf(d);
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
@@ -98,7 +98,22 @@ const JOURNEYS = [
   { name: 'vLLM from the README link (no quant)', url: '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=en', q: { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 8192 } },
   { name: 'SGLang', url: '?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-h100-sxm&engine=sglang&lang=en', q: { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-h100-sxm', engine: 'sglang', context: 8192 } },
   { name: 'unified memory PC', url: '?model=openai/gpt-oss-120b&quant=MXFP4&hw=amd-ryzen-ai-max-plus-395-128gb&lang=en', q: { model: 'openai/gpt-oss-120b', quant: 'MXFP4', hardware: 'amd-ryzen-ai-max-plus-395-128gb', context: 8192 } },
-  { name: 'long context with a q8_0 cache', url: '?model=Qwen/Qwen3-32B&quant=Q5_K_M&hw=nvidia-rtx-5090&ctx=32768&kv=q8_0&lang=en', q: { model: 'Qwen/Qwen3-32B', quant: 'Q5_K_M', hardware: 'nvidia-rtx-5090', context: 32768, 'kv-type': 'q8_0' } },
+  // A 32 GB card whose bandwidth and FP16 rate public sources do not settle (hardware.uncertain):
+  // the speeds resting on them carry a visible mark, and one line says which figure and why.
+  { name: 'long context with a q8_0 cache, on a card whose bandwidth is not settled', url: '?model=Qwen/Qwen3-32B&quant=Q5_K_M&hw=amd-radeon-ai-pro-r9700&ctx=32768&kv=q8_0&lang=en', q: { model: 'Qwen/Qwen3-32B', quant: 'Q5_K_M', hardware: 'amd-radeon-ai-pro-r9700', context: 32768, 'kv-type': 'q8_0' }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      const u = doc.hardware.uncertain;
+      assert.ok(u && u.bandwidth_gbs && u.fp16_tflops, JSON.stringify(u));
+      const marks = await page.$$eval('#speed-cards .unc', (xs) => xs.map((x) => `${x.closest('.card').querySelector('.v').id}:${x.dataset.field}:${x.textContent}`));
+      assert.deepEqual(marks, ['k-decode:bandwidth_gbs:uncertain: derived from related specifications, not a vendor figure',
+        'k-prefill:fp16_tflops:uncertain: derived from related specifications, not a vendor figure',
+        'k-ttft:fp16_tflops:uncertain: derived from related specifications, not a vendor figure']);
+      const line = await page.textContent('#speed-uncertain');
+      assert.ok(await page.isVisible('#speed-uncertain'));
+      assert.ok(line.includes(`Memory bandwidth ${doc.hardware.bandwidth_gbs} GB/s: derived from related specifications`), line);
+      assert.match(line, /FP16 compute [\d.]+ TFLOPS: derived/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
   { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },
   { name: 'French (Gio, decimal comma)', url: '?model=openai/gpt-oss-20b&quant=MXFP4&hw=apple-m4-max-40c-gpu-128gb&lang=fr', q: { model: 'openai/gpt-oss-20b', quant: 'MXFP4', hardware: 'apple-m4-max-40c-gpu-128gb', context: 8192 }, check: /Gio/ },
   { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
@@ -107,10 +122,14 @@ const JOURNEYS = [
 
 for (const j of JOURNEYS) {
   test(`journey: ${j.name} shows the CLI's figures`, async () => {
-    const page = await env.page();
+    const page = await env.page(j.opts || {});
     await open(page, `${env.url}${j.url}`);
-    const got = await sameAsCli(page, cliDoc(flags(j.q)));
+    const doc = cliDoc(flags(j.q));
+    const got = await sameAsCli(page, doc);
     if (j.check) assert.match(Object.values(got).join(' '), j.check);
+    if (j.extra) await j.extra(page, doc);
+    // A device whose figures are all settled shows no mark.
+    else assert.equal(await page.locator('#speed-cards .unc, #c-usable-unc .unc').count(), 0);
     assert.deepEqual(page.problems, []);
     await page.context().close();
   });
@@ -167,10 +186,12 @@ test('journey: an imported GGUF drives every section; the quant select shows the
   await sameAsCli(page, doc);
   assert.equal(await page.inputValue('#quant'), doc.quant.id);
   assert.equal(await page.evaluate(() => document.querySelector('#quant').disabled), true);
+  // No link left over from the model before the import.
+  assert.doesNotMatch(await page.textContent('#crumbs'), /Qwen3 8B/);
   // The cost card is computed from this model's speed, not the previous one's.
   const tpsText = await page.evaluate(async (x) => (await import('./format.js')).tps(x, 'en'), doc.speed.decode_tps);
-  await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 30000 });
-  await page.waitForFunction((want) => [...document.querySelectorAll('#cloud-table tbody tr')].length > 0, null, { timeout: 30000 });
+  await page.waitForFunction((want) => document.querySelector('#cost-inputs-used')?.textContent.includes(want), tpsText, { timeout: 120000 });
+  await page.waitForFunction((want) => [...document.querySelectorAll('#cloud-table tbody tr')].length > 0, null, { timeout: 120000 });
   await page.context().close();
 });
 
@@ -188,6 +209,11 @@ test('journey: a setup that does not fit shows no launch command, says why once,
   const fit = await page.textContent('#fit-list');
   assert.match(fit, /does not run now →/);
   assert.doesNotMatch(fit, /(\d+\.\d) tok\/s → \1 tok\/s/);
+  // The core's first change is also under the verdict, the same words as the list's first item.
+  await page.waitForSelector('#verdict-fix:not([hidden])');
+  const firstFix = await page.textContent('#fit-list li.fix:first-child a, #fit-list li.fix:first-child strong');
+  assert.match(await page.textContent('#verdict-fix'), /^What makes it run: /);
+  assert.ok((await page.textContent('#verdict-fix')).includes(firstFix), firstFix);
   await page.context().close();
 });
 

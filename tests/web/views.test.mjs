@@ -116,6 +116,9 @@ test('a pasted config.json is estimated through the core, saved, and still there
   await page.click('#cfg-go');
   await page.waitForFunction(() => !document.querySelector('#approx-note').hidden);
   assert.match(await page.textContent('#approx-note'), /no-such-arch/);
+  // …and next to the verdict, where a glance lands.
+  assert.ok(await page.isVisible('#verdict #verdict-approx'));
+  assert.equal(await page.textContent('#verdict-approx'), 'approximate');
 });
 
 test('a dropped config.json file is read locally and estimated', async () => {

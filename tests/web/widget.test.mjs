@@ -36,6 +36,8 @@ test('a blog on another origin embeds two widgets that share one wasm instance a
   assert.equal(await page.getAttribute('#b', 'data-verdict'), 'fits');
   const es = await page.evaluate(() => document.querySelector('#b').shadowRoot.querySelector('.verdict').textContent);
   assert.equal(es, 'Cabe con margen');
+  // The speed carries the core's range, as on the page.
+  assert.match(await page.evaluate(() => document.querySelector('#a').shadowRoot.querySelector('.foot span').textContent), /^~[\d.]+ tok\/s \([\d.]+–[\d.]+\)$/);
   assert.equal(wasmLoads.length, 1, 'one module for both widgets');
   // No style leaks either way, no new globals.
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('#own')).color), 'rgb(255, 0, 0)');
@@ -47,6 +49,8 @@ test('a blog on another origin embeds two widgets that share one wasm instance a
   await page.waitForFunction(() => document.querySelector('#a').dataset.verdict === 'no_fit');
   await page.evaluate(() => document.querySelector('#a').setAttribute('ram', '64'));
   await page.waitForFunction(() => document.querySelector('#a').dataset.verdict === 'offload');
+  // Its "full details" link opens the same setup (the RAM too), not a "does not fit".
+  assert.match(await page.evaluate(() => document.querySelector('#a').shadowRoot.querySelector('.foot a').href), /[?&]ram=64(&|$)/);
   await page.screenshot({ path: path.join(root, 'test-results', 'widget.png') });
   assert.deepEqual(page.problems, []);
 });
@@ -64,6 +68,11 @@ test('an iframe embed resizes itself through postMessage, and markup in its URL 
   await frame.waitForFunction(() => document.querySelector('#card').dataset.verdict === 'offload');
   const bad = page.frames().find((f) => f.url().includes('img'));
   await bad.waitForFunction(() => document.querySelector('#card').dataset.verdict === 'error');
+  // The reader gets the error in words, not the core's code: the code stays in data-code.
+  const shownErr = await bad.evaluate(() => { const c = document.querySelector('#card'); return { code: c.dataset.code, v: c.shadowRoot.querySelector('.verdict').textContent, line: c.shadowRoot.querySelector('.line').textContent }; });
+  assert.equal(shownErr.v, 'Cannot estimate');
+  assert.ok(shownErr.code && shownErr.code !== 'error', JSON.stringify(shownErr));
+  assert.ok(!shownErr.line.includes(shownErr.code), JSON.stringify(shownErr));
   assert.equal(await bad.evaluate(() => document.querySelectorAll('img').length), 0);
   assert.equal(await page.evaluate(() => window.__pwned), undefined);
   // A message from any other origin is ignored.

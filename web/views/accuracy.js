@@ -4,6 +4,7 @@
 // a log-log plot of predicted against measured with the y = x line and the ±25% band, and every
 // row as a table (one plot point per table row).
 import { call, has } from '../client.js';
+import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, num, tps } from '../format.js';
@@ -91,7 +92,7 @@ function rowsSection(points) {
       h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
   function draw() {
     const rows = points.filter((p) => (!view.kind || p.kind === view.kind) && (!view.split || splitOf(p) === view.split)
-      && (!view.q || `${p.model} ${p.hardware} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
+      && (!view.q || `${p.model} ${p.hardware} ${deviceName(p.hardware)} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
     const key = keys[view.sort];
     rows.sort((a, b) => {
       const x = key(a), y = key(b);
@@ -107,7 +108,7 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       p.model,
-      h('span', null, p.gpu_count > 1 ? `${p.hardware} × ${p.gpu_count}` : p.hardware, p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
       p.device_class,
       p.quant,
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
@@ -175,10 +176,12 @@ export async function renderAccuracy(alive) {
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
     summaryTable(rep.groups || []),
     h('p', { class: 'note' }, T('acc_split_note')),
-    sizesSection(rep.sizes),
+    // Speed together (groups, the plot, the rows), then the memory claim: the plot no longer sits
+    // under the memory heading.
     h('h2', null, T('acc_plot')),
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
-    rowsSection(points));
+    rowsSection(points),
+    sizesSection(rep.sizes));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */
@@ -194,4 +197,10 @@ export async function renderAccuracy(alive) {
     groups, band: 0.25, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
     fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band'),
   });
+}
+
+/** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */
+function deviceName(id) {
+  const d = deviceInfo(id);
+  return d && d.name ? d.name : id;
 }

@@ -5,7 +5,7 @@
 // and it is never put into a URL); the URL templates come from data and must be https.
 import { deviceInfo } from '../catalog.js';
 import { byId, fill, h, text } from '../dom.js';
-import { money } from '../format.js';
+import { marketName, money } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 
@@ -41,7 +41,7 @@ export function renderBuyInto(ids, mk) {
   text(ids.title, T('buy_title', { 0: d.name }));
   const links = storeLinks(mk, d.name);
   fill(ids.out,
-    h('p', { class: 'note' }, T('buy_intro', { market: mk ? mk.name : state.market, price: money(d.price_usd, mk, state.lang, 0) })),
+    h('p', { class: 'note' }, T('buy_intro', { market: mk ? marketName(mk, state.lang) : state.market, price: money(d.price_usd, mk, state.lang, 0) })),
     links.length
       ? h('ul', { class: 'linklist stores' }, links.map((l) => h('li', null,
         h('a', { href: l.href, rel: 'noopener noreferrer', target: '_blank' }, T('buy_search', { 0: l.store }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)))))

@@ -9,7 +9,7 @@ import { call, many } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
-import { money, num, tps } from '../format.js';
+import { marketName, money, num, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import { renderCloud } from './cloud.js';
@@ -67,14 +67,20 @@ async function cloudSpeeds(offers) {
   const rs = await many(ids.map((id) => request({ hw: id, count: counts.get(id), ram: 0 })));
   /** @type {Record<string, {decode_tps: number}>} */
   const speeds = {};
+  /** @type {Record<string, string>} */
+  const verdicts = {};
   ids.forEach((id, i) => {
     const d = rs[i] && !rs[i].error && rs[i].speed && rs[i].speed.decode_tps;
     if (typeof d === 'number' && d > 0) speeds[id] = { decode_tps: d };
+    verdicts[id] = rs[i] && !rs[i].error ? rs[i].verdict : 'error';
   });
-  return speeds;
+  return { speeds, verdicts };
 }
 
 let seq = 0;
+/** The setup whose figures the money sections show now. */
+let paintedKey = '';
+let usageFromCore = false;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
 let timer;
 /** @type {any} */
@@ -111,16 +117,25 @@ async function run(r, alive) {
     return;
   }
   const base = costRequest(r, mk);
+  // Another model or device: the figures on screen are the previous setup's, so they go while
+  // the new ones are computed (an input change keeps them, to avoid a flicker).
+  const key = JSON.stringify({ ...base, hours_per_day: 0, amortization_months: 0, price_kwh_usd: 0 });
+  if (key !== paintedKey) {
+    for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
+  }
   const first = await call('cost', base);
   if (!alive()) return;
-  const speeds = await cloudSpeeds(first.clouds);
+  // An offer with no speed says why: the estimate on it does not fit, or there is none.
+  const { speeds, verdicts } = await cloudSpeeds(first.clouds);
   // The chart runs a little past the break-even point (the core's months "auto").
   const c = await call('cost', { ...base, speeds, months: 'auto' });
   if (!alive()) return;
   paintCard(r, c, mk);
-  renderCloud(r, c, mk);
+  renderCloud(r, c, mk, verdicts);
   paintRentVsBuy(r, c, mk);
+  paintedKey = key;
 }
+
 
 /** The usage inputs, made once so typing in them never loses focus. @param {any} mk */
 function ensureInputs(mk) {
@@ -184,7 +199,7 @@ function paintCard(r, c, mk) {
   const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
   if (o.power_w > 0) parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
-    market: mk ? mk.name : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
+    market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
   }));
   else parts.push(T('cost_power_unknown'));
   if (o.purchase_usd > 0) parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
@@ -192,7 +207,7 @@ function paintCard(r, c, mk) {
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
-  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${mk.name}, ${mk.period}. `,
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${marketName(mk, state.lang)}, ${mk.period}. `,
     ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }
@@ -209,8 +224,12 @@ function paintRentVsBuy(r, c, mk) {
   const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
   const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
   const be = b.break_even_months;
+  // Past the chart's last month the point is not on it: the card says so rather than leave the
+  // chart looking as if buying never pays off.
+  const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
   const cards = h('div', { class: 'cards' },
-    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, 1) }) : T('never'), typeof be === 'number' ? '' : T('never_note'),
+    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
+      typeof be === 'number' ? (be > last ? T('break_even_beyond', { 0: num(last, L) }) : '') : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
     c.owned.power_w > 0 ? card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) })
       : card(T('elec_month'), '—', T('cost_power_unknown'), { id: 'rvb-elec' }),

@@ -8,8 +8,9 @@ import { fill, h, link, text } from '../dom.js';
 import { gib, num, tokens, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { paramsText, ruleFromCode, setPageMeta, spreadText, stackTable } from './shared.js';
+import { paramsText, ruleFromCode, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
+import { qualityText } from './main.js';
 import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -39,14 +40,22 @@ export async function renderDevice(alive) {
     return;
   }
   if (!alive()) return;
+  // A figure public sources do not settle carries a visible mark and says why (hardware.uncertain).
+  const u = probe.hardware.uncertain;
+  const marked = (/** @type {string} */ field, /** @type {string} */ v) => {
+    const m = uncertainMark(u, field, L);
+    const x = uncertainFields(u).find((f) => f.field === field);
+    return m && x ? h('span', null, v, ' ', m, h('span', { class: 'unc-why', 'aria-hidden': 'true' }, ` ${uncertainWhy(x, L)}`)) : v;
+  };
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
-    [T('memory'), gib(d.memory_gib * GiB, L, 0)], [T('bandwidth'), `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`],
-    [T('fp16'), d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—'],
+    [T('memory'), marked('memory_gib', gib(d.memory_gib * GiB, L, 0))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
+    [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
     [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
     [T('engines'), engineList(probe.hardware.engines)],
   ];
-  fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))));
+  fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))),
+    uncertainFields(u).length ? h('p', { class: 'note unc-note', id: 'dp-uncertain' }, T('dp_unc_note')) : null);
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
@@ -119,9 +128,17 @@ export async function renderDevice(alive) {
     h('p', { class: 'note' }, T('dp_runs_note', { ctx: tokens(defaultOf('ctx'), L), kv: defaultOf('kv') })));
 }
 
-/** "high (+0.35 % PPL)": the core's quality band for the entry, with the catalog's figure. @param {any} e */
+/**
+ * The format's quality in the same words as the model × device view's matrix ("near lossless
+ * (+0.35 % PPL)", the core's band from data/quants.json); the runs-on class (high / reduced) only
+ * when the format has no band.
+ * @param {any} e
+ */
 function qualityCell(e) {
   const L = state.lang;
+  const listed = quants.find((x) => x.id === e.quant);
+  if (listed && listed.quality && listed.quality.band && listed.quality.band !== 'unknown' && typeof (e.ppl_delta_pct ?? listed.ppl_delta_pct) === 'number')
+    return qualityText({ ...listed, quality: { ...listed.quality, ppl_delta_pct: e.ppl_delta_pct ?? listed.ppl_delta_pct } }, L);
   const band = T(`band_${e.quality || 'unknown'}`);
   const q = quants.find((x) => x.id === e.quant);
   const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, nameWithMemory, ruleFromCode, smallestDevices, speedOf, spreadText } from './shared.js';
+import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, smallestDevices, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -40,7 +40,7 @@ export function serverOf(r) {
  */
 export function clearExtras() {
   byId('view-main').dataset.failed = 'true';
-  for (const id of ['plug-speed', 'serve-cards', 'plan']) byId(id).hidden = true;
+  for (const id of ['plug-speed', 'serve-cards', 'plan', 'verdict-fix']) byId(id).hidden = true;
 }
 
 /** The part drawn from the one estimate. @param {any} r */
@@ -57,15 +57,25 @@ export function renderMain(r) {
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
   }));
   // An architecture the core does not model exactly, estimated as a standard decoder: say so.
+  // Filled by "make it fit" (picks.js) for this request only.
+  fill('verdict-fix').hidden = true;
   const approx = byId('approx-note');
   approx.hidden = !r.model.approximate;
-  approx.textContent = r.model.approximate ? T('approx_note', { 0: String(r.model.model_type || '?') }) : '';
+  approx.textContent = r.model.approximate ? T(`approx_note${r.model.approximate_code && r.model.approximate_code !== 'unsupported_model_type' ? `_${r.model.approximate_code}` : ''}`, { 0: String(r.model.model_type || '?') }) : '';
+  // …and the verdict itself says it is approximate, so no one reads it as the exact answer.
+  const badge = byId('verdict-approx');
+  badge.hidden = !r.model.approximate;
+  badge.textContent = r.model.approximate ? T('approx_badge') : '';
   text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}`);
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
-  const high = m.total_high_bytes > m.total_bytes ? ` · ${T('upper', { 0: gib(m.total_high_bytes, L) })}` : '';
-  text('c-total-gb', `${gb(m.total_bytes, L)}${high}`);
+  // The figure in GB on one line, the core's upper bound (GiB) on its own line, so neither reads
+  // as the other's twin.
+  fill('c-total-gb', h('span', { class: 's-line' }, gb(m.total_bytes, L)),
+    m.total_high_bytes > m.total_bytes ? h('span', { class: 's-line' }, T('upper', { 0: gib(m.total_high_bytes, L) })) : null);
   text('c-usable', gib(m.usable_bytes, L));
+  // A memory size public sources do not settle: marked on the card it feeds.
+  fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
   text('c-physical', T('physical', { 0: gib(m.physical_bytes, L, 0) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
@@ -78,7 +88,9 @@ export function renderMain(r) {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
+    // vLLM / SGLang give the KV pool whatever their memory share leaves, so "in use" near 100 %
+    // is by design, not a lack of room: the line says so.
+    text('c-util', T(margin >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', r.model.topology);
@@ -113,7 +125,8 @@ export function renderMain(r) {
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
     // and activations becomes a pool of KV blocks, whatever the context asked for.
-    text('w-kv', T('why_kv_pool', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
+    // SGLang's pool is counted in single tokens: "blocks of 1 token" says nothing.
+    text('w-kv', T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
   } else {
     const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
       layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
@@ -125,6 +138,7 @@ export function renderMain(r) {
   }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
   byId('par-field').hidden = !!server;
+  crumbs(r);
   renderPlugins(r);
 }
 
@@ -135,6 +149,8 @@ export function engineName(e) {
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
 export function params(n, L) {
+  // Chinese counts in 亿 (10^8), not in billions: Intl's compact form says it ("81.92亿").
+  if (L === 'zh') return new Intl.NumberFormat('zh', { notation: 'compact', maximumFractionDigits: 2 }).format(n);
   return T('params_b', { 0: num(n / 1e9, L, 2) });
 }
 
@@ -147,10 +163,16 @@ function renderSpeed(r) {
   if (!sp) return;
   const s = r.speed;
   const offload = r.verdict === 'offload';
+  // Decode reads memory (bandwidth), prefill computes (FP16 rate): a figure of the device that
+  // public sources do not settle is marked on the speed that rests on it.
+  const u = r.hardware.uncertain;
+  const bw = uncertainMark(u, 'bandwidth_gbs', L);
+  const fl = uncertainMark(u, 'fp16_tflops', L);
   fill('speed-cards',
-    sp.decode ? card(T('decode'), spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
-    sp.prefill ? card(T('prefill'), spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
-    sp.ttft ? card(T('ttft'), spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+    sp.decode ? card([T('decode'), bw ? ' ' : '', bw], spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
+    sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
+    sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+  renderUncertain(r);
   renderSpeedBasis(s);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
     ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
@@ -186,6 +208,26 @@ function renderSpeedBasis(s) {
   const g = basis.accuracy_group;
   if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}#acc-tg-${g.report_group}`, T('speed_accuracy_link')));
   fill('speed-basis', ...parts);
+}
+
+/**
+ * The device figures public sources do not settle, said once under the speed cards: which
+ * figure, its value and why it is uncertain (the core's hardware.uncertain).
+ * @param {any} r
+ */
+function renderUncertain(r) {
+  const L = state.lang;
+  const xs = uncertainFields(r.hardware.uncertain);
+  const el = byId('speed-uncertain');
+  el.hidden = !xs.length;
+  if (!xs.length) { el.textContent = ''; return; }
+  const di = deviceInfo(r.hardware.id);
+  const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
+  const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
+  el.textContent = T('unc_speed_note', {
+    device: r.hardware.name,
+    list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
+  });
 }
 
 /** @param {any[]} xs @param {string} k */
@@ -233,7 +275,9 @@ function renderPlugins(r) {
   renderSpeed(r);
   renderServe(r);
   renderPlan(r);
-  const cmds = commandsOf(r);
+  // The chosen engine's command first (the core lists every engine's).
+  const mine = r.settings && r.settings.engine !== 'llama.cpp' ? r.settings.engine : '';
+  const cmds = commandsOf(r).map((c, i) => ({ c, i })).sort((a, b) => Number(b.c.label === mine) - Number(a.c.label === mine) || a.i - b.i).map((x) => x.c);
   // Launch commands only for a setup that runs; for an offload plan they are labelled as such.
   const runs = r.verdict !== 'no_fit';
   byId('plug-commands').hidden = cmds.length === 0;
@@ -282,9 +326,13 @@ function devicesTable(devs, host, L) {
     [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')], rows);
 }
 
-/** @param {string} k @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
+/** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, v), h('div', { class: 's' }, s));
+  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
+  // broken in its middle (the text stays the same).
+  const cut = v.indexOf(' (');
+  const value = cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), ' ', h('span', { class: 'v-range' }, v.slice(cut + 1))] : v;
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, value), h('div', { class: 's' }, s));
 }
 
 /** @param {string} textToCopy @param {HTMLElement} btn */
@@ -390,9 +438,9 @@ async function quantMatrix(r, alive) {
     return [
       link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
-      gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
-      `${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`,
-      ...(hasSpeed ? [sp && sp.decode ? spreadText(sp.decode, L) : '—'] : []),
+      nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
+      nw(`${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`),
+      ...(hasSpeed ? [sp && sp.decode ? nw(spreadText(sp.decode, L)) : '—'] : []),
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
       publishedCell(x, published, L),
@@ -408,6 +456,16 @@ async function quantMatrix(r, alive) {
     cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');
     cells[i].className = '';
   });
+}
+
+/**
+ * A figure that may wrap only before its bracket ("30.06 GiB" / "(32.3 GB)"), never inside a
+ * number or between a number and its unit.
+ * @param {string} v
+ */
+function nw(v) {
+  const cut = v.indexOf(' (');
+  return cut > 0 ? [h('span', { class: 'nw' }, v.slice(0, cut)), ' ', h('span', { class: 'nw' }, v.slice(cut + 1))] : h('span', { class: 'nw' }, v);
 }
 
 /**
@@ -457,6 +515,15 @@ function links(r) {
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));
   text('links-models-title', T('links_models', { hw: r.hardware.name }));
+  crumbs(r);
+}
+
+/**
+ * Links to the model's and the device's pages. Drawn with the verdict (not after the slow
+ * sections), so an imported file never keeps the previous model's link.
+ * @param {any} r
+ */
+function crumbs(r) {
   const mi = modelInfo(state.model);
   const di = deviceInfo(state.hw);
   fill('crumbs', mi && !mi.custom ? link(urlFor({ view: 'model' }), T('open_model_page', { 0: r.model.name })) : null,

@@ -75,6 +75,15 @@ export async function renderMakeItFit(r, alive) {
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
   if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }
+  // A setup that does not run: the core's first change goes under the verdict too, where the
+  // person is looking, with a link to the whole list.
+  const first = items[0];
+  if (r.verdict === 'no_fit' && first) {
+    const s0 = stateOf(first);
+    const el = fill('verdict-fix', `${T('fit_first')} `, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
+      ` (${detailText(first, res.decode_tps_now, L)}). `, h('a', { href: '#diag-section', on: { click: (/** @type {Event} */ e) => { e.preventDefault(); byId('diag-section').scrollIntoView(); } } }, T('fit_all')));
+    el.hidden = false;
+  }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
     const label = changeText(it, L);
@@ -118,6 +127,7 @@ export async function renderPicks(r, alive) {
   try { res = await solve(q); } catch { res = null; }
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
-  if (!res) { fill('picks-cards', h('p', { class: 'note' }, T('pick_none'))); return; }
+  // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
+  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: r.settings.engine === 'vllm' ? 'vLLM' : 'SGLang' }) : T('pick_failed'))); return; }
   fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
 }

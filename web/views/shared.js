@@ -160,3 +160,49 @@ export function ruleFromCode(rc, L) {
   }
   return t(L, `rule_code_${rc.code}`, v);
 }
+
+/**
+ * The device figures public sources do not settle (the core's `hardware.uncertain`, from the
+ * catalog entry's `uncertain`), as a list of {field, why, low, high}; [] when every figure is settled.
+ * @param {any} u
+ * @returns {{field: string, why: string, low: number|null, high: number|null}[]}
+ */
+export function uncertainFields(u) {
+  if (!u || typeof u !== 'object' || Array.isArray(u)) return [];
+  return Object.entries(u).filter(([, v]) => v && typeof v === 'object').map(([field, v]) => ({
+    field, why: typeof v.why === 'string' ? v.why : 'unverified',
+    low: typeof v.low === 'number' ? v.low : null, high: typeof v.high === 'number' ? v.high : null,
+  }));
+}
+
+/** A device figure as people read it, by the field's name (GB/s, TFLOPS, GiB). @param {string} field @param {number} v @param {string} L */
+export function deviceFigure(field, v, L) {
+  if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
+  if (field === 'bandwidth_gbs') return `${num(v, L)} ${t(L, 'unit_gbs')}`;
+  if (/tflops$/.test(field)) return `${num(v, L, 1)} TFLOPS`;
+  if (field === 'memory_gib') return `${num(v, L)} ${units(L).gib}`;
+  return num(v, L, 1);
+}
+
+/**
+ * Why a figure is not settled, in words: "derived from related specifications", "public sources
+ * disagree: 400–1,600 GB/s", "not checked against the vendor".
+ * @param {{field: string, why: string, low: number|null, high: number|null}} x @param {string} L
+ */
+export function uncertainWhy(x, L) {
+  const key = { derived: 'unc_derived', sources_disagree: 'unc_sources_disagree', unverified: 'unc_unverified' }[x.why] || 'unc_unverified';
+  const range = x.low !== null && x.high !== null ? ` (${t(L, 'unc_range', { 0: deviceFigure(x.field, x.low, L), 1: deviceFigure(x.field, x.high, L) })})` : '';
+  return `${t(L, key)}${range}`;
+}
+
+/**
+ * A visible mark beside a figure public sources do not settle: a short tag ("uncertain") whose
+ * text says why; null when the field is settled.
+ * @param {any} u the core's hardware.uncertain @param {string} field @param {string} L
+ */
+export function uncertainMark(u, field, L) {
+  const x = uncertainFields(u).find((f) => f.field === field);
+  if (!x) return null;
+  const why = uncertainWhy(x, L);
+  return h('span', { class: 'unc', title: why, dataset: { field, why: x.why } }, t(L, 'unc_mark'), h('span', { class: 'sr' }, `: ${why}`));
+}

@@ -51,4 +51,6 @@ export default {
   buy_intro: 'Store searches for {market}. Prices move daily; the catalog price is {price}.',
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
   size_vs: '{pub}; ours {diff}',
+  break_even_beyond: 'Later than the {0} months the chart shows.',
+  cloud_no_estimate: 'no estimate',
 };

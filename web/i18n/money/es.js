@@ -51,4 +51,6 @@ export default {
   buy_intro: 'Búsquedas en tiendas de {market}. Los precios cambian a diario; el del catálogo es {price}.',
   buy_search: 'Buscar en {0}', buy_none: 'No hay tiendas para este mercado.',
   size_vs: '{pub}; el nuestro {diff}',
+  break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
+  cloud_no_estimate: 'sin estimación',
 };
