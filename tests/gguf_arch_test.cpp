@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <cstdio>
 #include <set>
 
@@ -8,6 +9,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 using nlohmann::json;
@@ -98,7 +100,7 @@ TEST_CASE("the size computed from a config equals the size read back from a GGUF
 TEST_CASE("catalog models survive the GGUF round trip with the same weights and KV cache", "[gguf]") {
   const std::set<std::string> required = {"llama", "qwen2", "qwen3", "qwen3moe", "glm4moe", "deepseek2",
                                           "gpt-oss", "gemma3", "phi3", "qwen3next", "gemma4", "kimi-linear",
-                                          "hunyuan-moe"};
+                                          "hunyuan-moe", "granitehybrid", "gemma3n"};
   std::set<std::string> seen;
   int same = 0, total = 0;
   for (const auto& m : cat().models()) {
@@ -232,4 +234,25 @@ TEST_CASE("an estimate from a GGUF header matches the estimate from the same mod
   CHECK(t["error"]["path"] == "model.gguf_header_base64");
   const json b = json::parse(api_estimate(cat(), json{{"model", {{"gguf_header_base64", "@@@"}}}, {"hardware", hw}}.dump()));
   CHECK(b["error"]["code"] == "bad_base64");
+}
+
+TEST_CASE("published GGUF files of the architectures added since session 4 are within 1% of the computed file", "[gguf]") {
+  // The catalog-wide check allows 3% (recipe drift across years); an architecture modelled from
+  // its tensor shapes should land within Hugging Face's 3-significant-figure rounding plus metadata.
+  const std::set<std::string> added = {"gemma4", "kimi-linear", "hunyuan-moe", "granitehybrid", "gemma3n"};
+  int checked = 0;
+  for (const auto& m : cat().models()) {
+    if (!added.count(m.arch.gguf_arch) || !m.raw.contains("gguf")) continue;
+    for (const auto& g : m.raw["gguf"]) {
+      const std::string q = g.value("quant", "");
+      const auto fmt = find_quant(q);
+      if (!fmt || !fmt->gguf || g.contains("size_differs")) continue;
+      const double published = g.value("bytes", 0.0);
+      const double computed = static_cast<double>(plan_quantization(m.arch, q).file_bytes);
+      CAPTURE(m.id, q, published, computed);
+      CHECK(std::fabs(computed - published) / published <= 0.01);
+      ++checked;
+    }
+  }
+  CHECK(checked >= 1);   // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published
 }

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 #include <set>
+#include <tuple>
 
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
@@ -181,5 +182,135 @@ TEST_CASE("an unknown model_type with the standard fields gives an approximate a
     FAIL("expected an error");
   } catch (const InputError& e) {
     CHECK(e.error().code == "unsupported_model_type");
+  }
+}
+
+TEST_CASE("Granite 4.0-H Tiny: 36 Mamba-2 and 4 attention layers, each with 64 experts and a shared one", "[hf_config]") {
+  const Architecture& a = arch_of("ibm-granite/granite-4.0-h-tiny");
+  CHECK(a.gguf_arch == "granitehybrid");
+  REQUIRE(a.layers.size() == 40);
+  CHECK(a.recurrent.kind == "mamba2");
+  CHECK(a.recurrent.d_inner == 3072);
+  CHECK(a.recurrent.n_v_heads == 48);
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    CAPTURE(il);
+    CHECK((a.layers[il].attn == AttnKind::Full) == (il % 10 == 5));
+    CHECK(a.layers[il].ffn == FfnKind::MoE);
+  }
+  CHECK(a.moe.n_ff_exp == 512);
+  CHECK(a.moe.n_shared == 1);
+  CHECK(a.moe.n_ff_shexp == 1024);
+  CHECK(a.tied_embeddings);
+  // By hand from the GGUF's shapes: embedding 100352 x 1536; per layer two norms, router, 64
+  // experts of 3 x 1536 x 512 and a 3 x 1536 x 1024 shared expert; a Mamba-2 block is ssm_in
+  // 1536 x (2*3072 + 2*128 + 48), conv 4 x 3328 + bias, A/D/dt 3 x 48, norm 3072, ssm_out 3072 x 1536;
+  // an attention block is q/o 1536 x 1536 and k/v 1536 x 512. The Hub's bf16 files hold 12.93 GiB.
+  const std::int64_t E = 1536;
+  const std::int64_t moe = 2 * E + E * 64 + 3 * E * 512 * 64 + 3 * E * 1024;
+  const std::int64_t mamba = E * (2 * 3072 + 2 * 128 + 48) + 4 * 3328 + 3328 + 3 * 48 + 3072 + 3072 * E;
+  const std::int64_t att = 2 * E * 1536 + 2 * E * 512;
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == 100352 * E + E + 40 * moe + 36 * mamba + 4 * att);
+  CHECK(pc.total == 6939037248LL);
+  CHECK(static_cast<double>(pc.total) * 2 / (1024.0 * 1024 * 1024) == Approx(12.93).epsilon(0.001));
+}
+
+TEST_CASE("Granite 4.0-H without experts: the shared MLP is the dense FFN; mamba sizes must agree", "[hf_config]") {
+  nlohmann::json c = {{"model_type", "granitemoehybrid"}, {"hidden_size", 512}, {"num_hidden_layers", 4},
+                      {"layer_types", {"mamba", "attention", "mamba", "mamba"}}, {"num_attention_heads", 8},
+                      {"num_key_value_heads", 2}, {"intermediate_size", 99}, {"shared_intermediate_size", 1024},
+                      {"num_local_experts", 0}, {"mamba_n_heads", 16}, {"mamba_d_head", 64}, {"mamba_d_state", 64},
+                      {"mamba_n_groups", 1}, {"mamba_d_conv", 4}, {"mamba_expand", 2}, {"vocab_size", 1000}};
+  const Architecture a = architecture_from_hf_config(c, "config");
+  CHECK(!a.is_moe());
+  for (const auto& L : a.layers) {
+    CHECK(L.ffn == FfnKind::Dense);
+    CHECK(L.n_ff == 1024);
+  }
+  CHECK(a.layers[1].attn == AttnKind::Full);
+  CHECK(a.layers[0].attn == AttnKind::Linear);
+  c["mamba_d_head"] = 32;   // 16 x 32 is not 2 x 512
+  try {
+    architecture_from_hf_config(c, "config");
+    FAIL("expected an error");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "bad_value");
+    CHECK(e.error().path == "config.mamba_d_head");
+  }
+  // Granite 4.0 Micro shares the model_type with attention on every layer: its mamba keys are unused.
+  c["layer_types"] = {"attention", "attention", "attention", "attention"};
+  const Architecture micro = architecture_from_hf_config(c, "config");
+  CHECK(micro.recurrent.kind.empty());
+  for (const auto& L : micro.layers) CHECK(L.attn == AttnKind::Full);
+}
+
+TEST_CASE("an unknown hybrid config gets the coded error, not a llama-style estimate that drops its state", "[hf_config]") {
+  const nlohmann::json base = {{"model_type", "frobnicator_h"}, {"hidden_size", 2048}, {"num_hidden_layers", 4},
+                               {"num_attention_heads", 16}, {"num_key_value_heads", 4}, {"intermediate_size", 8192},
+                               {"vocab_size", 32000}};
+  CHECK(architecture_from_hf_config(base, "config", true).approximate == "unsupported_model_type");
+  const std::vector<std::pair<std::string, nlohmann::json>> markers = {
+      {"layer_types", {"mamba", "attention", "mamba", "mamba"}},
+      {"hybrid_override_pattern", "M*M-"},
+      {"mamba_n_heads", 32},
+      {"ssm_state_size", 128},
+      {"linear_num_value_heads", 16},
+      {"linear_attn_config", {{"kda_layers", {1, 2}}}},
+      {"compress_ratios", {0, 4, 128, 4}},
+  };
+  for (const auto& [k, v] : markers) {
+    CAPTURE(k);
+    nlohmann::json c = base;
+    c[k] = v;
+    try {
+      architecture_from_hf_config(c, "config", true);
+      FAIL("expected an error");
+    } catch (const InputError& e) {
+      CHECK(e.error().code == "unsupported_model_type");
+      CHECK(e.error().path == "config.model_type");
+      CHECK(e.error().message.find("frobnicator_h") != std::string::npos);
+      CHECK(e.error().message.find(k) != std::string::npos);
+    }
+  }
+  // Windowed attention is still attention: a sliding layer list keeps the approximate estimate.
+  nlohmann::json swa = base;
+  swa["layer_types"] = {"sliding_attention", "full_attention", "sliding_attention", "full_attention"};
+  swa["sliding_window"] = 1024;
+  CHECK(architecture_from_hf_config(swa, "config", true).approximate == "unsupported_model_type");
+}
+
+TEST_CASE("Gemma 3n: per-layer embeddings, AltUp and LAuReL tensors, and the last layers share an earlier cache", "[hf_config]") {
+  for (const auto& [id, n_layer, ff, shared, ollama] :
+       {std::tuple<const char*, std::int64_t, std::int64_t, std::int64_t, double>{"google/gemma-3n-E2B-it", 30, 8192, 10, 4.46e9},
+        std::tuple<const char*, std::int64_t, std::int64_t, std::int64_t, double>{"google/gemma-3n-E4B-it", 35, 16384, 15, 6.87e9}}) {
+    CAPTURE(id);
+    const Architecture& a = arch_of(id);
+    CHECK(a.gguf_arch == "gemma3n");
+    REQUIRE(a.n_layer_all() == n_layer);
+    CHECK(a.n_embd_per_layer == 256);
+    CHECK(a.n_altup == 4);
+    CHECK(a.laurel_rank == 64);
+    for (std::int64_t il = 0; il < n_layer; ++il) {
+      const LayerSpec& L = a.layers[static_cast<std::size_t>(il)];
+      CHECK(L.has_kv == (il < n_layer - shared));
+      CHECK((L.attn == AttnKind::Full) == (il % 5 == 4));
+      CHECK(L.n_ff == ff);
+    }
+    // By hand (llama.cpp load_tensors, LLM_ARCH_GEMMA3N): the 262400 x 2048 table (tied), two AltUp
+    // projections of 3 x 2048 x 2048, the per-layer table 262400 x (256 n_layer), its 2048 x
+    // (256 n_layer) projection and a 256 norm; per layer q/o 2048 x 2048, k/v 2048 x 512, q/k norms
+    // of 256, five 2048 norms around attention and FFN, the gated FFN, inp_gate/proj 2048 x 256,
+    // post_norm, AltUp 4x4 + 4x16 + 2048x4 + two 2048 vectors, LAuReL 2 x 2048 x 64 and its norm.
+    const std::int64_t V = 262400, E = 2048;
+    const std::int64_t global = V * E + E + 2 * 3 * E * E + 256 * n_layer * V + E * 256 * n_layer + 256;
+    const std::int64_t layer = (2 * E * E + 2 * E * 512) + 2 * 256 + 4 * E + 3 * E * ff + 2 * E * 256 + E +
+                               (16 + 64 + E * 4 + 2 * E) + 2 * E * 64 + E;
+    const ParamCounts pc = count_params(a);
+    CHECK(pc.total == global + n_layer * layer);
+    // Ollama lists its GGUF (the text decoder alone) at 4.46B and 6.87B.
+    CHECK(static_cast<double>(pc.total) == Approx(ollama).epsilon(0.002));
+    // Decode reads one row of each lookup table: neither table counts as active weight, but the
+    // tied output head does.
+    CHECK(pc.active == pc.total - 256 * n_layer * V);
   }
 }

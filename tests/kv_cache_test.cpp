@@ -173,3 +173,34 @@ TEST_CASE("Kimi Linear caches the MLA latent on 7 layers and a fixed delta-rule 
   o.n_ctx = 1048576;
   CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == rec.bytes);
 }
+
+TEST_CASE("Granite 4.0-H Tiny caches 4 attention layers per token and a fixed Mamba-2 state on 36", "[kv_cache]") {
+  const Architecture& a = catalog_arch("ibm-granite/granite-4.0-h-tiny");
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 4);
+  CHECK(kv.bytes_per_token_full == 4u * 2 * 4 * 128 * 2);            // 8 KiB per token
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 36);
+  // llama_hparams::n_embd_r = (d_conv - 1) x (d_inner + 2 n_group d_state) = 3 x 3328 = 9984 (the
+  // cache_r_l0 tensor a llama.cpp debugger shows for this model); n_embd_s = d_state x d_inner.
+  CHECK(rec.bytes == 36ull * 4 * (3 * (3072 + 2 * 128) + 128 * 3072));
+  o.n_seq = 3;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == 3 * rec.bytes);
+}
+
+TEST_CASE("Gemma 3n E4B caches 20 of 35 layers: 4 global and 16 windowed, the last 15 reuse them", "[kv_cache]") {
+  const Architecture& a = catalog_arch("google/gemma-3n-E4B-it");
+  KvOptions o;
+  o.n_ctx = 32768;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  // K and V: 2 KV heads of 256, f16.
+  const std::uint64_t per_layer_tok = 2u * 2 * 256 * 2;
+  CHECK(group(kv, "full").layers == 4);
+  CHECK(group(kv, "full").bytes == 4ull * per_layer_tok * 32768);      // 256 MiB
+  CHECK(group(kv, "sliding").layers == 16);
+  // The window of 512 plus a 512-token micro-batch, padded to 256: 1024 cells.
+  CHECK(group(kv, "sliding").bytes == 16ull * per_layer_tok * 1024);   // 32 MiB
+  CHECK(kv.total_bytes == 288ull * 1024 * 1024);
+}

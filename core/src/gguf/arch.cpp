@@ -88,6 +88,7 @@ std::string model_type_for(const std::string& arch) {
       {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
       {"gemma4", "gemma4_text"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
+      {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"},
   };
   for (const auto& p : k)
     if (arch == p.first) return p.second;
@@ -238,6 +239,25 @@ Architecture gguf_architecture(const GgufHeader& h) {
     r.kind = r.n_group > 0 ? "mamba2" : "mamba";
   }
 
+  // Gemma 3n: per-layer embeddings, AltUp streams and LAuReL rank (llama.cpp llama-hparams.h
+  // defaults n_altup 4, laurel_rank 64, n_embd_altup 256 when the file has no key), and the
+  // layers past n_layer_kv_from_start (20 for LLM_ARCH_GEMMA3N in src/llama-model.cpp load_hparams) reuse an earlier cache.
+  std::int64_t kv_from_start = n_layer;
+  if (arch == "gemma3n") {
+    a.n_embd_per_layer = m.opt("embedding_length_per_layer_input").value_or(256);
+    a.n_altup = m.opt("altup.num_inputs").value_or(4);
+    if (a.n_altup < 2) m.bad(m.key("altup.num_inputs"), "must be at least 2");
+    a.laurel_rank = 64;
+    for (const auto& t : h.tensors)
+      if (t.name == "blk.0.laurel_l.weight") a.laurel_rank = t.ne[1];
+    if (auto shared = m.opt("attention.shared_kv_layers")) {
+      if (*shared >= n_layer) m.bad(m.key("attention.shared_kv_layers"), "must leave at least one layer with a cache");
+      kv_from_start = n_layer - *shared;
+    } else {
+      kv_from_start = std::min<std::int64_t>(n_layer, 20);
+    }
+  }
+
   // Sliding windows.
   const SwaRule* swa = nullptr;
   for (const auto& s : kSwa)
@@ -275,6 +295,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
       L.window = window;
     }
     // A layer with attn_k and no attn_v reuses K as V (Gemma 4 global layers).
+    L.has_kv = il < kv_from_start;
     L.v_from_k = !h.tensors.empty() && !a.fused_qkv && m.tensor(static_cast<int>(il), "attn_k.weight") &&
                  !m.tensor(static_cast<int>(il), "attn_v.weight");
     const bool linear = a.recurrent.kind == "gated_delta_net" && !kv_array ? (il + 1) % full_interval != 0

@@ -38,7 +38,8 @@ std::string per_expert_base(const std::string& n) {
 TensorRole role_of(const std::string& full) {
   const int il = layer_of(full);
   const std::string n = il >= 0 ? full.substr(full.find('.', 4) + 1) : full;
-  if (n == "token_embd.weight") return TensorRole::TokenEmbd;
+  // Gemma 3n's per-layer table is a lookup like token_embd (llama-arch.cpp LLM_TENSOR_LAYER_INPUT).
+  if (n == "token_embd.weight" || n == "per_layer_token_embd.weight") return TensorRole::TokenEmbd;
   if (n == "output.weight") return TensorRole::Output;
   if (ends_with(n, ".bias") || has(n, "exp_probs_b")) return TensorRole::Bias;
   if (has(n, "norm") || n == "attn_sinks.weight") return TensorRole::Norm;

@@ -220,6 +220,16 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     while (lead < n_layer && a.layers[lead].ffn == FfnKind::Dense) ++lead;
     if (lead > 0) u32("leading_dense_block_count", lead);
   }
+  if (a.n_embd_per_layer > 0) {
+    // Gemma 3n (convert_hf_to_gguf.py Gemma3NModel; llama-arch.cpp key names).
+    u32("embedding_length_per_layer_input", a.n_embd_per_layer);
+    u32("altup.num_inputs", a.n_altup);
+    u32("altup.active_idx", 0);
+    std::int64_t shared = 0;
+    for (const auto& L : a.layers)
+      if (!L.has_kv && L.attn != AttnKind::Linear && L.attn != AttnKind::None && !L.is_mtp) ++shared;
+    u32("attention.shared_kv_layers", shared);
+  }
   const std::int64_t n_mtp = n_layer - a.n_layer_main();
   if (n_mtp > 0) u32("nextn_predict_layers", n_mtp);
   const auto& r = a.recurrent;

@@ -242,7 +242,7 @@ CpuWeights place_tensors(const Architecture& a, const TensorPlan& plan, const Kv
     int dev = -1;
     if (t.role == TensorRole::TokenEmbd) {
       dev = -1;  // the input layer always stays on the CPU
-      if (a.tied_embeddings && out_dev >= 0) add_weight(load_of(p, out_dev), t, a);  // duplicated output
+      if (a.tied_embeddings && out_dev >= 0 && is_main_token_table(t)) add_weight(load_of(p, out_dev), t, a);  // duplicated output
     } else if (t.layer < 0) {
       dev = out_dev;  // output, output_norm: the output layer
     } else {
@@ -258,7 +258,7 @@ CpuWeights place_tensors(const Architecture& a, const TensorPlan& plan, const Kv
   if (a.tied_embeddings && out_dev < 0) {
     // The output shares token_embd's CPU buffer: it is read in full for every token.
     for (const auto& t : plan.tensors)
-      if (t.role == TensorRole::TokenEmbd) {
+      if (is_main_token_table(t)) {
         H.read_per_token_bytes += t.bytes;
         cpu.holds_layer_weights = true;
         cpu.largest = std::max(cpu.largest, t.bytes);

@@ -44,7 +44,8 @@ constexpr Family kFamilies[] = {
     {"minimax_m3", "minimax-m3", false}, {"lfm2_moe", "lfm2moe", true},
     {"granite", "granite", true},       {"olmo2", "olmo2", false},
     {"gemma4", "gemma4", true},         {"gemma4_text", "gemma4", true},
-    {"kimi_linear", "kimi-linear", false},
+    {"kimi_linear", "kimi-linear", false}, {"granitemoehybrid", "granitehybrid", true},
+    {"gemma3n", "gemma3n", true},       {"gemma3n_text", "gemma3n", true},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -84,6 +85,28 @@ json normalized(const std::string& mt, json c, const std::string& path) {
   if (mt == "gemma4" || mt == "gemma4_text") {
     if (!c.contains("use_qk_norm")) c["use_qk_norm"] = true;   // q/k norms on every layer (gemma4.cpp)
   }
+  if (mt == "gemma3n" || mt == "gemma3n_text") {
+    // Gemma 3n lists the FFN width per layer; every published checkpoint gives one value for all.
+    if (c.contains("intermediate_size") && c["intermediate_size"].is_array()) {
+      const json& v = c["intermediate_size"];
+      if (v.empty() || std::any_of(v.begin(), v.end(), [&](const json& x) { return x != v[0]; }))
+        throw InputError("unsupported_value", join_path(path, "intermediate_size"),
+                         "'intermediate_size' differs between layers, which is not modelled");
+      c["intermediate_size"] = v[0];
+    }
+  }
+  if (mt == "granitemoehybrid") {
+    // Granite 4.0-H: every layer carries the shared MLP (shared_intermediate_size); with experts it
+    // is the shared expert beside the routed ones (intermediate_size is then the expert width),
+    // without experts it is the layer's dense FFN (transformers models/granitemoehybrid,
+    // GraniteMoeHybridDecoderLayer; llama.cpp convert_hf_to_gguf.py writes it as ffn_gate/up/down).
+    const bool experts = c.contains("num_local_experts") && c["num_local_experts"].is_number_integer() &&
+                         c["num_local_experts"].get<std::int64_t>() > 0;
+    if (c.contains("shared_intermediate_size")) {
+      if (experts) c["shared_expert_intermediate_size"] = c["shared_intermediate_size"];
+      else c["intermediate_size"] = c["shared_intermediate_size"];
+    }
+  }
   if (mt == "kimi_linear" && c.contains("num_experts_per_token") && !c.contains("num_experts_per_tok"))
     c["num_experts_per_tok"] = c["num_experts_per_token"];
   return c;
@@ -116,6 +139,18 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
       L.v_from_k = k_eq_v;
     }
     a.post_norms = true;
+  }
+  if (mt == "gemma3n" || mt == "gemma3n_text") {
+    // Gemma 3n (transformers models/gemma3n, Gemma3nTextConfig; llama.cpp src/llama-model.cpp, LLM_ARCH_GEMMA3N):
+    // a per-layer embedding of hidden_size_per_layer_input columns per layer, altup_num_inputs
+    // AltUp streams, LAuReL blocks of laurel_rank; the last num_kv_shared_layers layers keep no
+    // cache of their own and attend over an earlier layer's (llama.cpp n_layer_kv_from_start).
+    a.n_embd_per_layer = req_int(c, "hidden_size_per_layer_input", path, 1, 1 << 16);
+    a.n_altup = opt_int(c, "altup_num_inputs", path, 2, 64).value_or(4);
+    a.laurel_rank = opt_int(c, "laurel_rank", path, 1, 1 << 16).value_or(64);
+    const std::int64_t n_layer = static_cast<std::int64_t>(a.layers.size());
+    const std::int64_t shared = opt_int(c, "num_kv_shared_layers", path, 0, n_layer - 1).value_or(0);
+    for (std::int64_t il = n_layer - shared; il < n_layer; ++il) a.layers[static_cast<std::size_t>(il)].has_kv = false;
   }
   if (mt == "kimi_linear") {
     // Kimi Linear: linear_attn_config names its KDA layers and its MLA layers, counting from 1
@@ -173,6 +208,26 @@ std::vector<std::string> string_list(const json& obj, const char* key, const std
     out.push_back(a[i].get<std::string>());
   }
   return out;
+}
+
+// The first key of a config that shows layers with a fixed-size state (Mamba, linear attention,
+// short convolutions, RWKV) or compressed attention, or "" when there is none.
+std::string recurrent_marker(const json& c) {
+  for (const char* k : {"hybrid_override_pattern", "linear_attn_config", "full_attn_idxs", "conv_L_cache",
+                        "compress_ratios", "hc_mult", "attn_layer_indices", "layers_block_type"})
+    if (c.contains(k)) return k;
+  for (const auto& [k, v] : c.items()) {
+    (void)v;
+    for (const char* prefix : {"mamba", "ssm_", "linear_", "rwkv", "time_step", "short_conv"})
+      if (k.rfind(prefix, 0) == 0) return k;
+  }
+  if (c.contains("layer_types") && c["layer_types"].is_array())
+    for (const auto& t : c["layer_types"])
+      if (t.is_string()) {
+        const std::string s = t.get<std::string>();
+        if (s.find("attention") == std::string::npos && s != "sliding") return "layer_types";
+      }
+  return "";
 }
 
 }  // namespace
@@ -253,6 +308,17 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
     Error e("unsupported_model_type", join_path(path, "model_type"), "model_type '" + mt + "' is not supported yet");
     e.values = {{"model_type", mt}};
     throw InputError(std::move(e));
+  }
+  // A llama-style reading of an unknown hybrid would size its recurrent layers as nothing (or as
+  // attention) without saying so: such a config stays the coded error, naming the key that shows it.
+  if (!fam) {
+    if (const std::string why = recurrent_marker(c); !why.empty()) {
+      Error e("unsupported_model_type", join_path(path, "model_type"),
+              "model_type '" + mt + "' is not supported yet, and its '" + why +
+                  "' shows recurrent or linear-attention layers that a llama-style estimate would miss");
+      e.values = {{"model_type", mt}, {"marker", why}};
+      throw InputError(std::move(e));
+    }
   }
 
   const json c2 = normalized(mt, with_class_defaults(mt, c), path);
@@ -354,9 +420,11 @@ void read_tensor_flags(const json& c, const std::string& mt, const std::string& 
   a.attn_out_gate = qwen_hybrid || opt_bool(c, "attn_output_gate", path).value_or(false);
   a.indexer_heads = opt_int(c, "index_n_heads", path, 0, 4096).value_or(0);
   a.indexer_head_dim = opt_int(c, "index_head_dim", path, 0, 65536).value_or(0);
-  a.qk_norm = mt == "qwen3" || mt == "qwen3_moe" || qwen_hybrid || mt == "gemma3" ||
+  a.qk_norm = mt == "qwen3" || mt == "qwen3_moe" || qwen_hybrid || mt == "gemma3" || mt == "gemma3n" ||
+              mt == "gemma3n_text" ||
               mt == "gemma3_text" || mt == "minimax_m2" || opt_bool(c, "use_qk_norm", path).value_or(false);
-  a.post_norms = mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text" || mt == "glm4";
+  a.post_norms = mt == "gemma2" || mt == "gemma3" || mt == "gemma3_text" || mt == "glm4" || mt == "gemma3n" ||
+                 mt == "gemma3n_text";
   a.fused_qkv = mt == "phi3";
   a.ffn_gated = mt != "nemotron_h";
   if (mt == "gpt_oss") {
@@ -457,6 +525,13 @@ void read_attention_pattern(const json& c, const std::string& mt, const std::str
   p.full_interval = opt_int(c, "full_attention_interval", path, 1, n_layer).value_or(4);
 }
 
+bool has_mamba_layer(const json& c) {
+  if (!c.contains("layer_types") || !c["layer_types"].is_array()) return false;
+  for (const auto& t : c["layer_types"])
+    if (t.is_string() && t.get<std::string>() == "mamba") return true;
+  return false;
+}
+
 // Recurrent state shapes: gated delta net (Qwen3-Next, Qwen3.5), Mamba-2 (Nemotron-H), LFM2's
 // short convolutions.
 void read_recurrent(const json& c, const std::string& mt, const std::string& path, Architecture& a) {
@@ -481,6 +556,25 @@ void read_recurrent(const json& c, const std::string& mt, const std::string& pat
     r.n_v_heads = mh;
     r.d_state = req_int(c, "ssm_state_size", path, 1, kBig);
     r.n_group = opt_int(c, "n_groups", path, 1, kBig).value_or(1);
+  } else if (mt == "granitemoehybrid" && has_mamba_layer(c)) {
+    // Granite 4.0-H Mamba-2 blocks (transformers GraniteMoeHybridMambaLayer; llama.cpp reads them
+    // as ssm.inner_size = mamba_n_heads x mamba_d_head, time_step_rank = mamba_n_heads). Granite
+    // 4.0 Micro shares the model_type with attention on every layer: its mamba_* keys are unused.
+    auto& r = a.recurrent;
+    r.kind = "mamba2";
+    r.d_conv = opt_int(c, "mamba_d_conv", path, 1, 64).value_or(4);
+    const std::int64_t mh = req_int(c, "mamba_n_heads", path, 1, kBig);
+    const std::int64_t md = req_int(c, "mamba_d_head", path, 1, kBig);
+    r.d_inner = mh * md;
+    r.n_v_heads = mh;
+    r.d_state = req_int(c, "mamba_d_state", path, 1, kBig);
+    r.n_group = opt_int(c, "mamba_n_groups", path, 1, kBig).value_or(1);
+    if (r.d_inner % r.n_group != 0)
+      throw InputError("bad_value", join_path(path, "mamba_n_groups"),
+                       "mamba_n_groups must divide mamba_n_heads x mamba_d_head");
+    if (auto ex = opt_int(c, "mamba_expand", path, 1, 64); ex && *ex * a.n_embd != r.d_inner)
+      throw InputError("bad_value", join_path(path, "mamba_d_head"),
+                       "mamba_n_heads x mamba_d_head differs from mamba_expand x hidden_size");
   } else if (mt == "lfm2" || mt == "lfm2_moe") {
     a.recurrent.kind = "shortconv";
     a.recurrent.l_cache = req_int(c, "conv_L_cache", path, 1, 64);

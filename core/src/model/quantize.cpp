@@ -101,7 +101,7 @@ G choose(State& s, const Tensor& t) {
   const std::string& ft = s.ft;
   G nt = s.def;
   const bool is_output = t.role == TensorRole::Output ||
-                         (t.role == TensorRole::TokenEmbd && s.arch.tied_embeddings);
+                         (is_main_token_table(t) && s.arch.tied_embeddings);
   if (is_output) return output_type(s, t);
   if (ft == "MXFP4_MOE") return t.n_dims >= 3 && t.ne[2] > 1 ? G::MXFP4 : G::Q8_0;
   if (t.role == TensorRole::TokenEmbd) {

@@ -178,6 +178,16 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
   b.add("token_embd.weight", {E, a.n_vocab}, -1, TensorRole::TokenEmbd);
   b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
   if (!a.tied_embeddings) b.add("output.weight", {E, a.n_vocab}, -1, TensorRole::Output);
+  const std::int64_t n_layer = static_cast<std::int64_t>(a.layers.size());
+  if (a.n_embd_per_layer > 0) {
+    // Gemma 3n (llama.cpp src/llama-model.cpp load_tensors, LLM_ARCH_GEMMA3N): AltUp projections, the
+    // per-layer token table (a lookup, LLM_TENSOR_LAYER_INPUT) and its projection.
+    b.add("altup_proj.weight", {E, E, a.n_altup - 1}, -1, TensorRole::Other);
+    b.add("altup_unembd_proj.weight", {E, E, a.n_altup - 1}, -1, TensorRole::Other);
+    b.add("per_layer_token_embd.weight", {a.n_embd_per_layer * n_layer, a.n_vocab}, -1, TensorRole::TokenEmbd);
+    b.add("per_layer_model_proj.weight", {E, a.n_embd_per_layer * n_layer}, -1, TensorRole::Other);
+    b.add("per_layer_proj_norm.weight", {a.n_embd_per_layer}, -1, TensorRole::Norm);
+  }
   // Gemma 4: one proportional-RoPE frequency table for the global layers, created by the first
   // global layer and shared by the others (TENSOR_DUPLICATED), half their head width.
   if (a.gguf_arch == "gemma4")
@@ -198,6 +208,20 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       if (a.post_norms) b.add(blk(il, "post_ffw_norm.weight"), {E}, il, TensorRole::Norm);
     }
     if (a.gguf_arch == "gemma4") b.add(blk(il, "layer_output_scale.weight"), {1}, il, TensorRole::Norm);
+    if (a.n_embd_per_layer > 0) {  // Gemma 3n per-layer input gate, AltUp and LAuReL blocks
+      const std::int64_t P = a.n_embd_per_layer, n = a.n_altup, r = a.laurel_rank;
+      b.add(blk(il, "inp_gate.weight"), {E, P}, il, TensorRole::Other);
+      b.add(blk(il, "proj.weight"), {P, E}, il, TensorRole::Other);
+      b.add(blk(il, "post_norm.weight"), {E}, il, TensorRole::Norm);
+      b.add(blk(il, "altup_correct_coef.weight"), {n, n}, il, TensorRole::Other);
+      b.add(blk(il, "altup_correct_scale.weight"), {E}, il, TensorRole::Other);
+      b.add(blk(il, "altup_predict_coef.weight"), {n, n * n}, il, TensorRole::Other);
+      b.add(blk(il, "altup_router.weight"), {E, n}, il, TensorRole::Other);
+      b.add(blk(il, "altup_router_norm.weight"), {E}, il, TensorRole::Norm);
+      b.add(blk(il, "laurel_l.weight"), {E, r}, il, TensorRole::Other);
+      b.add(blk(il, "laurel_r.weight"), {r, E}, il, TensorRole::Other);
+      b.add(blk(il, "laurel_post_norm.weight"), {E}, il, TensorRole::Norm);
+    }
     if (L.is_mtp) {  // GLM-4.5 NextN block extras (embedding and head are shared, not stored)
       b.add(blk(il, "nextn.eh_proj.weight"), {2 * E, E}, il, TensorRole::Other);
       b.add(blk(il, "nextn.enorm.weight"), {E}, il, TensorRole::Norm);

@@ -106,7 +106,7 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
     if (t.role == TensorRole::TokenEmbd) {
       // A lookup reads one row per token; with tied embeddings the same matrix is also the output head.
       w.decode_weight_bytes += bytes / static_cast<double>(std::max<std::int64_t>(1, t.ne[1]));
-      if (a.tied_embeddings) {
+      if (a.tied_embeddings && is_main_token_table(t)) {
         w.decode_weight_bytes += bytes;
         w.decode_flops += 2 * n;
       }

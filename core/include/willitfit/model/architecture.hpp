@@ -91,6 +91,12 @@ struct Architecture {
   std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
   std::int64_t indexer_head_dim = 0;
   bool post_norms = false;      // extra post-attention / post-FFN norms (Gemma 2/3)
+  // Gemma 3n (llama.cpp src/llama-model.cpp, LLM_ARCH_GEMMA3N): a per-layer embedding table of
+  // n_embd_per_layer x n_layer columns (an input-layer lookup, kept on the CPU like token_embd),
+  // n_altup AltUp streams and LAuReL low-rank blocks of laurel_rank.
+  std::int64_t n_embd_per_layer = 0;
+  std::int64_t n_altup = 0;
+  std::int64_t laurel_rank = 0;
   std::string native_dtype = "bf16";
   /// Empty when the shapes are exact; otherwise the code of why they are an approximation
   /// ("unsupported_model_type": a config of a type the importer does not know, read as a

@@ -40,6 +40,12 @@ struct Tensor {
 /// Types are the converter's: F32 for norms, biases and routers, `float_type` for the rest.
 std::vector<Tensor> enumerate_tensors(const Architecture& arch, GgmlType float_type = GgmlType::BF16);
 
+/// The token table that, with tied embeddings, is also the output head (token_embd.weight; not
+/// Gemma 3n's per-layer table, which shares the TokenEmbd role as an input lookup).
+inline bool is_main_token_table(const Tensor& t) {
+  return t.role == TensorRole::TokenEmbd && t.name == "token_embd.weight";
+}
+
 struct ParamCounts {
   std::int64_t total = 0;       // every weight, MTP layers included
   std::int64_t active = 0;      // read per decoded token: shared parts + used experts (no MTP)
