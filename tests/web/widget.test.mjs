@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { startMockHub } from '../mock/hub.mjs';
 import { otherOrigin, root, setup } from './helpers.mjs';
 
 let env;
@@ -70,4 +71,54 @@ test('an iframe embed resizes itself through postMessage, and markup in its URL 
   await page.evaluate(() => window.postMessage({ type: 'willitfit:height', height: 999 }, '*'));
   await page.waitForTimeout(200);
   assert.ok(parseInt(await page.evaluate(() => document.querySelector('#f1').style.height), 10) < 999);
+});
+
+test('Hub attributes: hf with quant or file reads the repo (the mock Hub), and failures carry the page\'s codes and messages', async () => {
+  const mock = await startMockHub();
+  try {
+    const split = 'BF16/Llama-3.1-8B-BF16-00001-of-00003.gguf';
+    pages.set('/hub.html', `<!doctype html><html><body>
+      <will-it-fit id="q8" hf="mock/Llama-3.1-8B-GGUF" quant="Q8_0" hardware="nvidia-rtx-4090" context="8192"></will-it-fit>
+      <will-it-fit id="bf" hf="https://huggingface.co/mock/Llama-3.1-8B-GGUF" file="${split}" hardware="nvidia-rtx-4090" context="8192"></will-it-fit>
+      <will-it-fit id="gated" hf="mock/Gated-GGUF" hardware="nvidia-rtx-4090"></will-it-fit>
+      <will-it-fit id="none" hf="mock/No-Such-Repo" hardware="nvidia-rtx-4090" lang="fr"></will-it-fit>
+      <will-it-fit id="noq" hf="mock/Llama-3.1-8B-GGUF" quant="Q2_K" hardware="nvidia-rtx-4090"></will-it-fit>
+      <script type="module" src="${env.url}widget.js"></script></body></html>`);
+    const page = await env.page();
+    await page.addInitScript((base) => { /** @type {any} */ (globalThis).__WILLITFIT_HUB_BASE__ = base; }, mock.hubUrl);
+    await page.goto(`${hostUrl}/hub.html`);
+    await page.waitForFunction(() => ['q8', 'bf', 'gated', 'none', 'noq'].every((id) => document.getElementById(id)?.dataset.verdict));
+    const card = (/** @type {string} */ id) => page.evaluate((i) => {
+      const e = /** @type {HTMLElement} */ (document.getElementById(i));
+      const r = /** @type {ShadowRoot} */ (e.shadowRoot);
+      return { verdict: e.dataset.verdict, code: e.dataset.code, title: r.querySelector('.title')?.textContent,
+        line: r.querySelector('.line')?.textContent, href: /** @type {HTMLAnchorElement} */ (r.querySelector('a')).href };
+    }, id);
+    const q8 = await card('q8');
+    assert.equal(q8.verdict, 'fits');
+    assert.match(String(q8.title), /Q8_0/);
+    assert.match(q8.href, /[?&]hf=mock%2FLlama-3\.1-8B-GGUF%3AQ8_0(&|$)/);
+    // The split file: every shard read, the estimate counts all of its tensors (16 GB of BF16).
+    const bf = await card('bf');
+    assert.notEqual(bf.verdict, 'error', String(bf.line));
+    assert.match(String(bf.title), /BF16/);
+    assert.ok(mock.log.some((/** @type {any} */ x) => x.server === 'hub' && x.path.includes('BF16-00003-of-00003')));
+    // The same codes as the page, in the reader's language.
+    const gated = await card('gated');
+    assert.equal(gated.verdict, 'error');
+    assert.equal(gated.code, 'hub_gated');
+    assert.match(String(gated.line), /licen[cs]e/i);
+    const none = await card('none');
+    assert.equal(none.code, 'hub_not_found');
+    assert.match(String(none.line), /Aucun modèle/);   // the page's French message, not the fetch layer's English
+    assert.equal((await card('noq')).code, 'hub_quant_not_found');
+    // Changing the hardware does not read the repo again.
+    const reads = mock.log.length;
+    await page.evaluate(() => document.getElementById('q8')?.setAttribute('hardware', 'nvidia-rtx-4060'));
+    await page.waitForFunction(() => document.getElementById('q8')?.dataset.verdict !== 'fits');
+    assert.equal(mock.log.length, reads);
+    assert.deepEqual(page.problems, []);
+  } finally {
+    await mock.close();
+  }
 });

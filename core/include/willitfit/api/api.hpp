@@ -5,7 +5,9 @@
 // JavaScript by web/willitfit.d.ts.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "willitfit/catalog/catalog.hpp"
 
@@ -62,6 +64,16 @@ std::string api_bench_paste(const Catalog& cat, const std::string& request_json)
 /// error document carries `needed_bytes` (an integer: read at least that many and retry).
 /// `options_json` (may be empty): {"tensors": "list" | "columns" | "none"} (gguf.hpp GgufTensorList).
 std::string api_gguf_summary(const std::string& bytes_or_base64, const std::string& options_json = "");
+
+/// The summary without per-tensor JSON, and the tensor infos as gguf.hpp GgufTensorTable's
+/// columns: `json` is api_gguf_summary's document (or the error document, and then `table` is
+/// empty) with "tensor_table" holding the table's layout. `bytes` are the file's first bytes
+/// (not base64). For the wasm boundary, where 45,000 tensors as JSON cost more than the parse.
+struct GgufSummaryTable {
+  std::string json;
+  std::vector<std::uint8_t> table;
+};
+GgufSummaryTable api_gguf_summary_table(const std::uint8_t* bytes, std::size_t size);
 
 /// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
 std::string api_hub_ref(const std::string& text);
