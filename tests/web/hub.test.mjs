@@ -73,7 +73,7 @@ test('?hf= lists the repo quants with published size, our memory, fit and speed,
   const snippet = await p.inputValue('#embed-widget');
   assert.match(snippet, /<will-it-fit hf="mock\/Llama-3\.1-8B-GGUF" hardware="nvidia-rtx-4090" quant="Q4_K_M"/);
   assert.doesNotMatch(snippet, / model="/);
-  assert.match(await p.inputValue('#embed-iframe'), /embed\.html\?hf=mock%2FLlama-3\.1-8B-GGUF&hw=nvidia-rtx-4090&quant=Q4_K_M/);
+  assert.match(await p.inputValue('#embed-iframe'), /embed\.html\?hf=mock%2FLlama-3\.1-8B-GGUF&amp;hw=nvidia-rtx-4090&amp;quant=Q4_K_M&amp;/);
   await p.click('#embed-close');
   assert.deepEqual(p.problems, []);
 
