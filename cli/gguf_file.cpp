@@ -1,6 +1,7 @@
 #include "gguf_file.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 
@@ -54,8 +55,44 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
   }
 }
 
+namespace {
+
+// gguf-split's shards (llama.cpp tools/gguf-split/gguf-split.cpp): "<prefix>-%05d-of-%05d.gguf",
+// the tensors in order cut into `n` runs; the first shard carries every metadata key, the others
+// only the split.* keys (split.no u16, split.count u16, split.tensors.count i32); each shard's
+// offsets start again at 0 (its own data section).
+nlohmann::json write_split(const std::vector<wif::GgufKv>& meta, const std::vector<wif::Tensor>& tensors, int n,
+                           const std::string& out) {
+  std::string prefix = out;
+  if (prefix.size() > 5 && prefix.compare(prefix.size() - 5, 5, ".gguf") == 0) prefix.resize(prefix.size() - 5);
+  nlohmann::json files = nlohmann::json::array();
+  const std::size_t per = (tensors.size() + static_cast<std::size_t>(n) - 1) / static_cast<std::size_t>(n);
+  for (int k = 0; k < n; ++k) {
+    std::vector<wif::GgufKv> kv = k == 0 ? meta : std::vector<wif::GgufKv>{};
+    kv.push_back(wif::gguf_kv("split.no", wif::GgufType::U16, k));
+    kv.push_back(wif::gguf_kv("split.count", wif::GgufType::U16, n));
+    kv.push_back(wif::gguf_kv("split.tensors.count", wif::GgufType::I32, static_cast<std::int64_t>(tensors.size())));
+    const std::size_t a = std::min(tensors.size(), per * static_cast<std::size_t>(k)), b = std::min(tensors.size(), a + per);
+    const std::vector<wif::Tensor> part(tensors.begin() + static_cast<std::ptrdiff_t>(a), tensors.begin() + static_cast<std::ptrdiff_t>(b));
+    const auto bytes = wif::write_gguf_header(kv, part);
+    char name[32];
+    std::snprintf(name, sizeof name, "-%05d-of-%05d.gguf", k + 1, n);
+    const std::string path = prefix + name;
+    std::ofstream f(path, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) throw wif::InputError("file_not_written", "out", "cannot write '" + path + "'");
+    std::uint64_t data = 0;
+    for (const auto& t : part) data += (t.bytes + 31) / 32 * 32;
+    files.push_back({{"path", path}, {"header_bytes", bytes.size()}, {"tensors", part.size()}, {"file_bytes", bytes.size() + data}});
+  }
+  return files;
+}
+
+}  // namespace
+
 std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full,
-                       bool split_experts) {
+                       bool split_experts, int split) {
   try {
     const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
     const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
@@ -63,6 +100,13 @@ std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant
     if (!wif::find_quant(plan.quant)->gguf)
       throw wif::InputError("bad_value", "quant", "'" + quant + "' is not a GGUF file type");
     if (split_experts) plan.tensors = wif::gguf_split_experts(plan.tensors);
+    if (split > 1) {
+      if (full) throw wif::InputError("bad_value", "split", "--split writes headers only (no --full)");
+      if (split > 999 || static_cast<std::size_t>(split) > plan.tensors.size())
+        throw wif::InputError("bad_value", "split", "--split takes 2 up to the number of tensors (at most 999)");
+      const nlohmann::json files = write_split(wif::gguf_metadata_for(m.arch, m.name, plan.quant), plan.tensors, split, out);
+      return nlohmann::json{{"files", files}, {"tensors", plan.tensors.size()}, {"weights_bytes", plan.weights_bytes}}.dump();
+    }
     const auto bytes = wif::write_gguf_header(wif::gguf_metadata_for(m.arch, m.name, plan.quant), plan.tensors);
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));

@@ -17,8 +17,10 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
 /// have, with placeholder tokenizer strings and no tensor data, to `out`. Returns the result or
 /// error document; for tests and for checking other GGUF tools against ours. With `full`, the
 /// file is extended (sparse, zero data) to the size the real file would have. With
-/// `split_experts`, routed experts are written one tensor each (wif::gguf_split_experts).
+/// `split_experts`, routed experts are written one tensor each (wif::gguf_split_experts). With
+/// `split` > 1, the header is written as gguf-split's shards "<out stem>-0000k-of-0000N.gguf"
+/// (the result lists them under "files").
 std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full,
-                       bool split_experts = false);
+                       bool split_experts = false, int split = 1);
 
 }  // namespace wif_cli

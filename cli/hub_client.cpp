@@ -184,6 +184,12 @@ bool hub_model(const std::string& text, const std::string& quant, bool offline, 
     model["gguf_header_base64"] = doc["gguf"][model["header"].get<std::string>()];
     model.erase("header");
   }
+  if (model.contains("shards")) {   // a split file: the other shards' first bytes, in order
+    json list = json::array();
+    for (const auto& p : model["shards"]) list.push_back(doc["gguf"][p.get<std::string>()]);
+    model["gguf_shards_base64"] = std::move(list);
+    model.erase("shards");
+  }
   quant_out = row["quant"].get<std::string>();
   std::uint64_t bytes = 0;
   for (const auto& e : log) bytes += e["bytes"].get<std::uint64_t>();

@@ -66,9 +66,11 @@ const char* kUsage =
     "  willitfit fit-speed              refit data/speed.json on those rows (prints the new file)\n"
     "  willitfit gguf <model.gguf> [--json]   (reads only the header)\n"
     "  willitfit gguf-synth --model <id|config.json> --quant <Q4_K_M…> --out <file.gguf> [--full] [--split-experts]\n"
+    "                     [--split N]\n"
     "                     (writes the header such a file would have; --full pads it to full size\n"
     "                     with zero (sparse) tensor data; --split-experts writes one tensor per\n"
-    "                     routed expert, the older llama.cpp layout; for tests)\n"
+    "                     routed expert, the older llama.cpp layout; --split N writes gguf-split's\n"
+    "                     N shard headers <file>-0000k-of-0000N.gguf; for tests)\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -330,6 +332,7 @@ int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
     json model;
     std::string quant = "Q4_K_M", out;
     bool full = false, split = false;
+    int shards = 1;
     for (std::size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--full") full = true;
       if (args[i] == "--split-experts") split = true;   // one tensor per routed expert (old layout)
@@ -338,10 +341,16 @@ int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
       if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
       if (args[i] == "--quant") quant = args[i + 1];
       if (args[i] == "--out") out = args[i + 1];
+      if (args[i] == "--split") {
+        const std::string& v = args[i + 1];
+        if (v.empty() || v.size() > 3 || v.find_first_not_of("0123456789") != std::string::npos)
+          return fail("bad_value", "split", "--split takes a whole number of shards (2..999)");
+        shards = std::stoi(v);
+      }
       ++i;
     }
     if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
-    const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split);
+    const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split, shards);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
   }

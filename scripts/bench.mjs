@@ -6,9 +6,10 @@
 //      loading a blank page from the same server (fresh context each run, median of 5);
 //  (c) throughput through the JS API in node (dist/api.js over dist/willitfit.js): estimates per
 //      second, and one pass over every model × device × GGUF quant at one context;
-//  (d) GGUF header parsing: our reader (wasm ggufSummary) vs @huggingface/gguf on the same
-//      in-memory headers written by `willitfit gguf-synth` for DeepSeek V3: expert stacks (about
-//      1,100 tensors) and one tensor per expert (--split-experts, about 45,000);
+//  (d) GGUF header parsing: our reader (wasm ggufSummary, each way of returning the tensors) vs
+//      @huggingface/gguf on the same in-memory headers written by `willitfit gguf-synth` for
+//      DeepSeek V3: expert stacks (about 1,100 tensors) and one tensor per expert
+//      (--split-experts, about 45,000), after checking both read the same tensors;
 //  (e) a Hub repo id to the first verdict against the local mock Hub (tests/mock/hub.mjs): the
 //      requests made and the bytes read (target: the API call plus one Range read of the header);
 //  (f) a prerendered pair page (scripts/prerender.mjs): first contentful paint with the verdict
@@ -168,7 +169,13 @@ function synthHeader(/** @type {string} */ model, flags) {
 async function ggufParsing(/** @type {any} */ api) {
   const { gguf } = await import('@huggingface/gguf');
   const model = 'deepseek-ai/DeepSeek-V3-0324';
-  console.log('\n(d) GGUF header parsing (median of 7, header in memory)');
+  console.log('\n(d) GGUF header parsing (median of 9, header in memory, same process)');
+  console.log('  Both sides return the metadata and every tensor\'s name, type, shape and offset. @huggingface/gguf');
+  console.log('  (gguf(): its only entry point, reading through fetch, here served from memory) returns them as one');
+  console.log('  object per tensor with BigInt shapes and offsets; ours (wasm) also computes per-type bytes and params,');
+  console.log('  the hyperparameters and the KV size, and returns the tensors as the table asks:');
+  console.log('    table:   typed arrays that cross the wasm boundary as one block of bytes, names as one string');
+  console.log('    columns: one JSON array per field;  list: one JSON object per tensor;  none: no per-tensor part');
   // The merged layout (one 3-D tensor per expert stack, today's files) and the older one with a
   // tensor per routed expert (early Mixtral GGUFs; --split-experts), tens of thousands of them.
   for (const [layout, flags] of [['expert stacks', []], ['one tensor per expert', ['--split-experts']]]) {
@@ -180,23 +187,33 @@ async function ggufParsing(/** @type {any} */ api) {
       const [a, b] = range ? [Number(range[1]), Math.min(Number(range[2]) + 1, bytes.length)] : [0, bytes.length];
       return new Response(bytes.slice(a, b), { status: range ? 206 : 200, headers: { 'Content-Length': String(b - a) } });
     };
-    const ours = await api.ggufSummary(bytes);
+    const ours = await api.ggufSummary(bytes, { tensors: 'table' });
     const theirs = await gguf('https://bench.invalid/model.gguf', { fetch: memFetch });
-    if (ours.tensors.length !== theirs.tensorInfos.length) throw new Error('the two readers disagree on the tensor count');
+    // The same tensors on both sides, checked before anything is timed.
+    const t = ours.tensor_table;
+    if (t.count !== theirs.tensorInfos.length) throw new Error('the two readers disagree on the tensor count');
+    for (let i = 0; i < t.count; i += Math.max(1, Math.floor(t.count / 97))) {
+      const o = theirs.tensorInfos[i];
+      if (o.name !== t.name[i] || Number(o.offset) !== t.offset[i] || o.shape.some((/** @type {bigint} */ d, /** @type {number} */ k) => Number(d) !== t.ne[4 * i + k]))
+        throw new Error(`the two readers disagree on tensor ${i}`);
+    }
     const time = async (/** @type {() => Promise<any>} */ f) => {
       const xs = [];
-      for (let i = 0; i < 7; i++) { const t = performance.now(); await f(); xs.push(performance.now() - t); }
+      for (let i = 0; i < 9; i++) { const t0 = performance.now(); await f(); xs.push(performance.now() - t0); }
       return median(xs);
     };
-    const tOurs = await time(() => api.ggufSummary(bytes));
+    const tTheirs = await time(() => gguf('https://bench.invalid/model.gguf', { fetch: memFetch }));
+    const tTable = await time(() => api.ggufSummary(bytes, { tensors: 'table' }));
+    const tList = await time(() => api.ggufSummary(bytes));
     const tCols = await time(() => api.ggufSummary(bytes, { tensors: 'columns' }));
     const tNone = await time(() => api.ggufSummary(bytes, { tensors: 'none' }));
-    const tTheirs = await time(() => gguf('https://bench.invalid/model.gguf', { fetch: memFetch }));
-    console.log(`  ${model} Q4_K_M from gguf-synth, ${layout}: ${kb(bytes.length)}, ${ours.tensors.length} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
-    console.log(`    ours, tensor list (wasm ggufSummary, per-type bytes, hyperparameters): ${ms(tOurs)}  (theirs / ours ${(tTheirs / tOurs).toFixed(2)})`);
-    console.log(`    ours, columnar tensor table ({tensors: 'columns'}):                  ${ms(tCols)}  (theirs / ours ${(tTheirs / tCols).toFixed(2)})`);
-    console.log(`    ours, summary without per-tensor list ({tensors: 'none'}):           ${ms(tNone)}  (theirs / ours ${(tTheirs / tNone).toFixed(2)})`);
-    console.log(`    @huggingface/gguf (gguf(), metadata and tensor infos):               ${ms(tTheirs)}`);
+    const x = (/** @type {number} */ tt) => `${ms(tt).padStart(7)}  (theirs / ours ${(tTheirs / tt).toFixed(2)}×)`;
+    console.log(`  ${model} Q4_K_M from gguf-synth, ${layout}: ${kb(bytes.length)}, ${t.count} tensors, ${Object.keys(theirs.metadata).length} metadata keys`);
+    console.log(`    ours, tensor table ({tensors: 'table'}):    ${x(tTable)}`);
+    console.log(`    ours, tensor list (default):               ${x(tList)}`);
+    console.log(`    ours, columnar JSON ({tensors: 'columns'}): ${x(tCols)}`);
+    console.log(`    ours, no per-tensor part ({tensors: 'none'}): ${x(tNone)}`);
+    console.log(`    @huggingface/gguf gguf():                  ${ms(tTheirs).padStart(7)}`);
   }
 }
 
@@ -207,7 +224,8 @@ async function hubFirstVerdict(/** @type {any} */ api) {
   const mock = await startMockHub();
   console.log('\n(e) A Hub repo id to the first verdict (web/hub.js against the local mock Hub)');
   try {
-    for (const id of ['mock/Llama-3.1-8B-GGUF', 'mock/Llama-FP8']) {
+    // A single GGUF file, a split one (three shards, every header read), and FP8 safetensors.
+    for (const id of ['mock/Llama-3.1-8B-GGUF', 'mock/Llama-3.1-8B-GGUF:BF16', 'mock/Llama-FP8']) {
       const k = mock.log.length;
       const t0 = performance.now();
       const r = await hub.lookup(id, { core: api, base: mock.hubUrl });

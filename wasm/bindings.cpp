@@ -2,7 +2,9 @@
 // No logic here; errors come back as {"error": {...}} documents, never as traps.
 #include <emscripten/bind.h>
 
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "willitfit/api/api.hpp"
 #include "willitfit/api/saved.hpp"
@@ -35,6 +37,23 @@ std::string gguf_summary(const std::string& bytes_or_base64, const std::string& 
 std::string gguf_register(const std::string& handle, const std::string& bytes_or_base64) {
   return wif::api_gguf_register(handle, bytes_or_base64);
 }
+
+// The summary as {json, table}: `table` is a Uint8Array VIEW of wasm memory holding the tensor
+// columns (api.hpp api_gguf_summary_table), valid only until the next call into the module, so
+// api.js copies it at once. `bytes` (a Uint8Array) is copied in with one TypedArray.set (embind's
+// std::string conversion copies byte by byte in JS).
+emscripten::val gguf_summary_table(const emscripten::val& bytes) {
+  static std::vector<std::uint8_t> in, table;
+  in.resize(bytes["length"].as<std::size_t>());
+  emscripten::val(emscripten::typed_memory_view(in.size(), in.data())).call<void>("set", bytes);
+  wif::GgufSummaryTable r = wif::api_gguf_summary_table(in.data(), in.size());
+  in = {};
+  table = std::move(r.table);
+  emscripten::val out = emscripten::val::object();
+  out.set("json", r.json);
+  out.set("table", emscripten::val(emscripten::typed_memory_view(table.size(), table.data())));
+  return out;
+}
 std::string hub_ref(const std::string& text) { return wif::api_hub_ref(text); }
 std::string hub_repo(const std::string& doc) { return wif::api_hub_repo(doc); }
 std::string catalog_errors() { return wif::api_catalog_errors(catalog()); }
@@ -59,6 +78,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("checkSaved", &check_saved);
   emscripten::function("ggufSummary", &gguf_summary);
   emscripten::function("ggufRegister", &gguf_register);
+  emscripten::function("ggufSummaryTable", &gguf_summary_table);
   emscripten::function("hubRef", &hub_ref);
   emscripten::function("hubRepo", &hub_repo);
   emscripten::function("version", &version);

@@ -1,12 +1,13 @@
 // @ts-check
-// The iframe embed: embed.html?model=…&hw=…&quant=…&ctx=…&lang=… renders one card and tells its
+// The iframe embed: embed.html?model=…&hw=…&quant=…&ctx=…&lang=… (or hf=owner/repo&quant=… for a
+// model on the Hub) renders one card and tells its
 // parent how tall it is, so the host's embed-host.js can size the iframe. URL values only ever
 // become attributes (text), never markup.
 import './widget.js';
 
 const p = new URLSearchParams(location.search);
 const card = /** @type {HTMLElement} */ (document.getElementById('card'));
-const map = { model: 'model', hw: 'hardware', quant: 'quant', ctx: 'context', lang: 'lang', ram: 'ram', kv: 'kv-type', count: 'count', theme: 'theme' };
+const map = { model: 'model', hf: 'hf', file: 'file', hw: 'hardware', quant: 'quant', ctx: 'context', lang: 'lang', ram: 'ram', kv: 'kv-type', count: 'count', theme: 'theme' };
 for (const [param, attr] of Object.entries(map)) {
   const v = p.get(param);
   if (v !== null) card.setAttribute(attr, v.slice(0, 200));

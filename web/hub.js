@@ -219,10 +219,50 @@ export async function lookup(text, opts) {
  */
 export function modelFor(found, row) {
   if (!row || !row.model) return null;
-  const { header, ...m } = row.model;
+  const { header, shards, ...m } = row.model;
   if (header) m.gguf_header_base64 = found.doc.gguf[header];
+  // A split file: every other shard's first bytes, in order (the core read them all).
+  if (Array.isArray(shards)) m.gguf_shards_base64 = shards.map((/** @type {string} */ p) => found.doc.gguf[p]);
   return m;
 }
+
+/**
+ * The Hub's base. Tests may point the page and the widget at a mock by setting
+ * globalThis.__WILLITFIT_HUB_BASE__ before they load (Playwright's addInitScript), honoured only
+ * when the document itself is served from this machine (127.0.0.1 / localhost): anywhere else
+ * the lookups go to huggingface.co.
+ */
+export function hubBase() {
+  const g = /** @type {any} */ (globalThis);
+  const host = typeof location === 'undefined' ? '' : location.hostname;
+  const local = host === '127.0.0.1' || host === 'localhost';
+  return local && typeof g.__WILLITFIT_HUB_BASE__ === 'string' ? g.__WILLITFIT_HUB_BASE__ : HUB;
+}
+
+/**
+ * The i18n key (hub_err_*) and its values for a failed lookup (HubError or the core's
+ * WillitfitError), the same on the page and in the widget: a hostile or unreadable header is
+ * one message, a short one another; a code with no message of its own gets hub_err_other.
+ * @param {any} e @returns {{key: string, values: Record<string, string>, code: string}}
+ */
+export function hubErrorKey(e) {
+  const code = String(e && e.code || 'hub_http');
+  /** @type {Record<string, string>} */
+  const values = { 0: '' };
+  if (code === 'hub_rate_limited') values[0] = e.retryAfterS !== undefined ? String(e.retryAfterS) : '?';
+  if (code === 'unsupported_model_type') values[0] = (e.values && e.values.model_type) || '?';
+  const bad = /^(gguf|safetensors)_/.test(code) && code !== 'gguf_truncated' && code !== 'safetensors_truncated';
+  const key = bad ? 'hub_err_bad_header' : `hub_err_${code.replace(/^safetensors_truncated$/, 'gguf_truncated')}`;
+  return { key, values, code };
+}
+
+/**
+ * Session models the page made from a Hub repo (views/hub.js), by their model key: the
+ * reference they came from, so that an embed snippet names the repo rather than a key only this
+ * browser knows.
+ * @type {Map<string, {hf: string, quant: string}>}
+ */
+export const hubModels = new Map();
 
 /** The data-free total of requests and bytes a lookup made. @param {{status: number, bytes: number}[]} log */
 export function traffic(log) {

@@ -5,6 +5,7 @@
 // Both need a server, so the offline copy (file://) hides them. Snippets go into textareas as
 // values: whatever the state holds is text here, and attribute values are escaped in the snippet.
 import { byId } from './dom.js';
+import { hubModels } from './hub.js';
 import { t } from './i18n.js';
 import { defaultOf, state } from './state.js';
 
@@ -24,18 +25,23 @@ export function served() {
  */
 export function snippets(s, base) {
   const dir = new URL('.', base);
+  // A model read from the Hub is named by its repo and quant (the widget reads the repo itself);
+  // its model key is known to this browser only.
+  const hub = hubModels.get(s.model);
   /** @type {[string, string][]} */
-  const attrs = [['model', s.model], ['hardware', s.hw], ['quant', s.quant], ['context', String(s.ctx)], ['lang', s.lang]];
+  const attrs = [hub ? ['hf', hub.hf] : ['model', s.model], ['hardware', s.hw], ['quant', hub ? hub.quant : s.quant],
+    ['context', String(s.ctx)], ['lang', s.lang]];
   if (s.ram) attrs.push(['ram', String(s.ram)]);
   if (s.kv !== defaultOf('kv')) attrs.push(['kv-type', s.kv]);
   if (s.count !== 1) attrs.push(['count', String(s.count)]);
   const widget = `<script type="module" src="${attr(new URL('widget.js', dir).href)}"></script>\n` +
-    `<will-it-fit ${attrs.map(([k, v]) => `${k}="${attr(v)}"`).join(' ')}>${attr(`${s.model} · ${s.quant} · ${s.hw}`)}</will-it-fit>`;
-  const q = new URLSearchParams({ model: s.model, hw: s.hw, quant: s.quant, ctx: String(s.ctx), lang: s.lang });
+    `<will-it-fit ${attrs.map(([k, v]) => `${k}="${attr(v)}"`).join(' ')}>${attr(`${hub ? hub.hf : s.model} · ${hub ? hub.quant : s.quant} · ${s.hw}`)}</will-it-fit>`;
+  const q = new URLSearchParams(hub ? { hf: hub.hf, hw: s.hw, quant: hub.quant, ctx: String(s.ctx), lang: s.lang }
+    : { model: s.model, hw: s.hw, quant: s.quant, ctx: String(s.ctx), lang: s.lang });
   if (s.ram) q.set('ram', String(s.ram));
   if (s.kv !== defaultOf('kv')) q.set('kv', s.kv);
   if (s.count !== 1) q.set('count', String(s.count));
-  const iframe = `<iframe src="${attr(`${new URL('embed.html', dir).href}?${q}`)}" title="${attr(`willitfit: ${s.model}`)}" ` +
+  const iframe = `<iframe src="${attr(`${new URL('embed.html', dir).href}?${q}`)}" title="${attr(`willitfit: ${hub ? hub.hf : s.model}`)}" ` +
     'width="480" height="200" style="max-width:100%;border:0" loading="lazy"></iframe>\n' +
     `<script type="module" src="${attr(new URL('embed-host.js', dir).href)}"></script>`;
   return { widget, iframe };

@@ -6,9 +6,33 @@
 // context, ram, kv-type, count, lang; show="cost" adds the cost per million tokens on that
 // hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN";
 // theme="dark" (or "auto": follow the reader's system) switches the default colours (CSS only).
-import { cost, estimate, list, WillitfitError } from './api.js';
+// A model on the Hugging Face Hub: hf="owner/repo" (or any Hub link, or owner/repo:QUANT) with
+// quant="Q4_K_M" or file="path/in/repo.gguf" in place of model; the widget reads the repo as the
+// page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
+// and fails with the page's coded messages (hub.js hubErrorKey).
+import { cost, estimate, hubRef, hubRepo, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
+import { hubBase, hubErrorKey, lookup, modelFor } from './hub.js';
 import { STRINGS, t } from './i18n.js';
+
+/**
+ * Lookups shared by every widget on the page, by reference, quant and file: changing another
+ * attribute (hardware, context) does not read the repo again.
+ * @type {Map<string, Promise<any>>}
+ */
+const lookups = new Map();
+
+/** The repo read for (hf, quant, file), once per page. @param {string} hf @param {string} quant @param {string} file */
+function hubLookup(hf, quant, file) {
+  const key = JSON.stringify([hf, quant, file]);
+  let p = lookups.get(key);
+  if (!p) {
+    p = lookup(hf, { core: { hubRef, hubRepo }, base: hubBase(), quant: quant || undefined, file: file || undefined, timeoutMs: 20000 });
+    p.catch(() => lookups.delete(key));   // a failure is tried again on the next render
+    lookups.set(key, p);
+  }
+  return p;
+}
 
 const CSS = `
 :host { display: block; max-width: 460px; margin: 10px 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
@@ -39,7 +63,7 @@ let sheet = null;
 
 export class WillItFitElement extends HTMLElement {
   static get observedAttributes() {
-    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market'];
+    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market', 'hf', 'file'];
   }
 
   constructor() {
@@ -92,7 +116,26 @@ export class WillItFitElement extends HTMLElement {
     queueMicrotask(() => { this.pending = false; this.render(); });
   }
 
-  /** The request this element's attributes describe. */
+  /**
+   * The request this element's attributes describe; with hf, the model read from the Hub (the
+   * chosen file's own header) and its quant.
+   */
+  async hubRequest() {
+    const req = this.request();
+    const hf = this.getAttribute('hf');
+    if (!hf) return req;
+    const found = await hubLookup(hf.slice(0, 400), this.getAttribute('quant') || '', this.getAttribute('file') || '');
+    const row = found.repo.quants[found.repo.chosen];
+    const m = modelFor(found, row);
+    if (!m) throw new WillitfitError({ code: 'hub_no_plan', path: 'hf', message: `no plan for ${row ? row.label : hf}` });
+    req.model = m;
+    if (row.quant) req.quant = row.quant;
+    else delete req.quant;
+    if (found.repo.format === 'safetensors') req.engine = 'vllm';
+    return req;
+  }
+
+  /** The request this element's attributes describe (hubRequest adds the Hub's model). */
   request() {
     const a = (/** @type {string} */ k) => this.getAttribute(k);
     /** @type {Record<string, unknown>} */
@@ -115,22 +158,33 @@ export class WillItFitElement extends HTMLElement {
     this.$notice.textContent = lang === asked ? '' : t('en', 'widget_lang_fallback', { 0: asked.slice(0, 40) });
     if (lang === asked) delete this.dataset.langFallback;
     else this.dataset.langFallback = asked.slice(0, 40);
-    const req = this.request();
+    const base = this.request();
     const mine = ++this.seq;
+    const hf = this.getAttribute('hf');
     const page = new URL('./index.html', import.meta.url);
-    page.searchParams.set('model', String(req.model));
-    page.searchParams.set('hw', String(req.hardware));
-    page.searchParams.set('quant', String(req.quant));
-    if (req.context) page.searchParams.set('ctx', String(req.context));
+    if (hf) {
+      // The page reads the same repo: owner/repo:QUANT when a quant is asked for, else the file.
+      const q = this.getAttribute('quant');
+      page.searchParams.set('hf', q && /^[\w.-]+\/[\w.-]+$/.test(hf) ? `${hf}:${q}` : hf);
+      const file = this.getAttribute('file');
+      if (file) page.searchParams.set('file', file);
+    } else {
+      page.searchParams.set('model', String(base.model));
+      if (base.quant) page.searchParams.set('quant', String(base.quant));
+    }
+    page.searchParams.set('hw', String(base.hardware));
+    if (base.context) page.searchParams.set('ctx', String(base.context));
     // The same setup on the page: RAM, count and cache type too, or an offload card would open on
     // "does not fit".
-    if (req.ram_gib) page.searchParams.set('ram', String(req.ram_gib));
-    if (req.count) page.searchParams.set('count', String(req.count));
-    if (req.kv_type) page.searchParams.set('kv', String(req.kv_type));
+    if (base.ram_gib) page.searchParams.set('ram', String(base.ram_gib));
+    if (base.count) page.searchParams.set('count', String(base.count));
+    if (base.kv_type) page.searchParams.set('kv', String(base.kv_type));
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
     try {
+      const req = await this.hubRequest();
+      if (mine !== this.seq) return;
       const r = await estimate(req);
       if (mine !== this.seq) return;
       const m = r.memory;
@@ -155,6 +209,7 @@ export class WillItFitElement extends HTMLElement {
       this.$approx.hidden = !r.model.approximate;
       this.$approx.textContent = r.model.approximate ? t(lang, 'approx_badge') : '';
       await this.renderCost(r, req, lang, mine);
+      delete this.dataset.code;
       this.dataset.verdict = r.verdict;
     } catch (e) {
       if (mine !== this.seq) return;
@@ -165,10 +220,15 @@ export class WillItFitElement extends HTMLElement {
       const known = code ? t(lang, `err_${code}`, { path }) : '';
       this.$title.textContent = t(lang, 'error');
       this.$verdict.dataset.v = 'error';
+      const err = /** @type {any} */ (e);
+      const coded = e instanceof WillitfitError || (err && err.name === 'HubError');
       this.$verdict.textContent = t(lang, 'error');
-      this.dataset.code = code || 'error';
-      this.$line.textContent = known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
+      // A Hub lookup's failure reads as on the page (hub_err_* in the reader's language).
+      const hk = hf && coded ? hubErrorKey(err) : null;
+      const said = hk ? t(lang, hk.key, hk.values) : '';
+      this.$line.textContent = hk && said !== hk.key ? said : known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
       this.$line.title = e instanceof Error ? e.message : String(e);
+      this.dataset.code = coded ? String(err.code) : 'error';
       this.$speed.textContent = '';
       this.$approx.hidden = true;
       this.$cost.hidden = true;

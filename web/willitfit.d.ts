@@ -21,7 +21,7 @@ export interface Quality { band: QualityBand; rank_group: QualityGroup; ppl_delt
 export type ModelRef =
   | string
   | { config: object; id?: string; name?: string }
-  | { gguf_header_base64: string; id?: string; name?: string }
+  | { gguf_header_base64: string; gguf_shards_base64?: string[]; plan?: 'file' | 'computed'; id?: string; name?: string }
   /** a header registered once with registerGguf */
   | { gguf_handle: string; id?: string; name?: string };
 export type DeviceRef =
@@ -142,7 +142,13 @@ export function train(request: Request): Promise<Versioned>;
 export function cost(request: Request): Promise<Versioned>;
 export function defaults(request?: { model?: ModelRef }): Promise<DefaultsDocument>;
 export function list(what: 'models' | 'hardware' | 'quants' | 'clouds' | 'markets'): Promise<Record<string, unknown>[]>;
-export function ggufSummary(bytesOrBase64: Uint8Array | string): Promise<Versioned>;
+/** {tensors: 'table'}: the tensors as typed arrays (bytes only, not base64; api.js summaryWithTable). */
+export interface GgufTensorTable {
+  count: number; type_names: string[]; name: string[]; type: Uint8Array; n_dims: Uint8Array;
+  ne: Float64Array; bytes: Float64Array; offset: Float64Array;
+}
+export function ggufSummary(bytesOrBase64: Uint8Array | ArrayBuffer | string,
+  options?: { tensors?: 'list' | 'columns' | 'none' | 'table' }): Promise<Versioned & { tensor_table?: GgufTensorTable }>;
 export function bytesToBase64(bytes: Uint8Array): string;
 export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary: Versioned }>;
 export function registerGguf(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; architecture: string }>;

@@ -75,8 +75,41 @@ for (const [name, quant] of [['tiny-qwen3', 'Q4_K_M'], ['tiny-qwen3', 'Q8_0'], [
     assert.equal(s.hyperparameters.n_vocab, c.vocab_size);
     assert.equal(s.hyperparameters.kv_bytes_per_token_f16, c.num_hidden_layers * 2 * c.num_key_value_heads * c.head_dim * 2);
     assert.equal(s.file_type.name, quant);
+    // The tensor table (typed arrays across the wasm boundary) holds the same tensors, and the
+    // rest of its summary is the list's without the list.
+    const head = new Uint8Array(fs.readFileSync(file).subarray(0, s.gguf.header_bytes));
+    const w = await api.ggufSummary(head, { tensors: 'table' });
+    const tt = w.tensor_table;
+    assert.equal(tt.count, ref.tensorInfos.length);
+    ref.tensorInfos.forEach((t, i) => {
+      assert.equal(tt.name[i], t.name);
+      assert.equal(tt.n_dims[i], t.n_dims, t.name);
+      assert.deepEqual(Array.from(tt.ne.subarray(4 * i, 4 * i + t.n_dims)), t.shape.map(Number), t.name);
+      assert.equal(tt.type_names[tt.type[i]], GGMLQuantizationType[t.dtype], t.name);
+      assert.equal(tt.offset[i], Number(t.offset), t.name);
+      assert.equal(tt.bytes[i], s.tensors[i].bytes, t.name);
+    });
+    const { tensor_table: _t, ...restW } = w;
+    const { tensors: _l, ...restS } = s;
+    assert.deepEqual(restW, restS);
   });
 }
+
+test('the tensor table keeps names that are not ASCII (2-, 3- and 4-byte UTF-8, invalid bytes as U+FFFD) in place', async () => {
+  const parts = [];
+  const u32 = (/** @type {number} */ v) => { const b = Buffer.alloc(4); b.writeUInt32LE(v); parts.push(b); };
+  const u64 = (/** @type {number} */ v) => { const b = Buffer.alloc(8); b.writeBigUInt64LE(BigInt(v)); parts.push(b); };
+  const names = [Buffer.from('é.weight'), Buffer.from('😀.q'), Buffer.from([0x61, 0xff, 0x62]), Buffer.from('中文.k'), Buffer.from('plain')];
+  parts.push(Buffer.from('GGUF')); u32(3); u64(names.length); u64(0);
+  names.forEach((n, i) => { u64(n.length); parts.push(n); u32(2); u64(32); u64(2); u32(0); u64(i * 256); });
+  const bytes = new Uint8Array(Buffer.concat(parts));
+  const list = await api.ggufSummary(bytes);
+  const t = (await api.ggufSummary(bytes, { tensors: 'table' })).tensor_table;
+  assert.deepEqual(t.name, ['é.weight', '😀.q', 'a\uFFFDb', '中文.k', 'plain']);
+  assert.deepEqual(t.name, list.tensors.map((/** @type {any} */ x) => x.name));
+  assert.deepEqual(Array.from(t.bytes), list.tensors.map((/** @type {any} */ x) => x.bytes));
+  assert.deepEqual(Array.from(t.offset), [0, 256, 512, 768, 1024]);
+});
 
 test('a file written by @huggingface/gguf reads back with the same metadata', () => {
   const typed = {

@@ -173,6 +173,14 @@ test('a GGUF header with 100,000 tensors (the cap) is read within a second; 100,
   assert.equal(s.gguf.n_tensors, 100000);
   assert.ok(cpuMs() - t0 < 1500, `${cpuMs() - t0} ms of CPU`);
   await refuses(api.ggufSummary(gguf({ nTensors: 100001 })), 'gguf_too_large', 'gguf');
+  // The tensor table has the reader's bounds: the cap, a truncated prefix (with needed_bytes),
+  // a header past 64 MiB, and base64 text (the table takes bytes only).
+  assert.equal((await api.ggufSummary(bytes, { tensors: 'table' })).tensor_table.count, 100000);
+  await refuses(api.ggufSummary(gguf({ nTensors: 100001 }), { tensors: 'table' }), 'gguf_too_large', 'gguf');
+  await assert.rejects(api.ggufSummary(bytes.subarray(0, 1000), { tensors: 'table' }),
+    (/** @type {any} */ e) => e.code === 'gguf_truncated' && e.neededBytes > 1000);
+  await refuses(api.ggufSummary(new Uint8Array((64 << 20) + 1), { tensors: 'table' }), 'gguf_too_large', 'gguf');
+  await refuses(api.ggufSummary(api.bytesToBase64(bytes.subarray(0, 64)), { tensors: 'table' }), 'bad_type', 'gguf');
   await sameAsBefore();
 });
 

@@ -33,7 +33,8 @@ test('a GGUF repo id gives its quants with published sizes from one API call and
   assert.deepEqual(new Set(labels), new Set(['BF16', 'Q8_0', 'UD-Q4_K_XL', 'Q4_K_M']));
   const files = mock.repos['mock/Llama-3.1-8B-GGUF'].files;
   const bf16 = r.repo.quants.find((/** @type {any} */ q) => q.label === 'BF16');
-  assert.equal(bf16.bytes, 6_000_000_000 + 6_000_000_000 + 4_060_000_000);
+  const shardSizes = [1, 2, 3].map((k) => files[`BF16/Llama-3.1-8B-BF16-0000${k}-of-00003.gguf`].size);
+  assert.equal(bf16.bytes, shardSizes[0] + shardSizes[1] + shardSizes[2]);
   assert.equal(bf16.split, 3);
   const q4 = r.repo.quants[r.repo.chosen];
   assert.equal(q4.label, 'Q4_K_M');
@@ -63,13 +64,39 @@ test('a GGUF repo id gives its quants with published sizes from one API call and
   assert.ok(hub.modelFor(r2, r2.repo.quants[r2.repo.chosen]));
 });
 
-test('links to a file page, with revision and query string, pick that file; a split file is read from shard 1', async () => {
+test('links to a file page, with revision and query string, pick that file; a split file is planned from every shard', async () => {
   const k = mock.log.length;
   const r = await look(`https://huggingface.co/mock/Llama-3.1-8B-GGUF/blob/${SHA}/BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf?download=true`);
-  assert.equal(r.repo.quants[r.repo.chosen].label, 'BF16');
+  const row = r.repo.quants[r.repo.chosen];
+  assert.equal(row.label, 'BF16');
+  assert.equal(row.from_header, true);
   const reqs = since(k);
   assert.ok(reqs.some((x) => x.path.startsWith(`/api/models/mock/Llama-3.1-8B-GGUF/revision/${SHA}`)));
-  assert.ok(reqs.some((x) => x.server === 'hub' && x.path.includes('BF16-00001-of-00003')));
+  // Each shard's header is read once, with one bounded Range, all in the same round.
+  for (const n of [1, 2, 3])
+    assert.equal(reqs.filter((x) => x.server === 'hub' && x.path.includes(`BF16-0000${n}-of-00003`)).length, 1, `shard ${n}`);
+  const fileReads = reqs.filter((x) => x.server === 'files');
+  assert.equal(fileReads.length, 3);
+  for (const x of fileReads) assert.match(String(x.range), /^bytes=0-\d+$/);
+  assert.equal(r.requests.length, 4);   // the API call and one read per shard
+  // The plan counts every shard's tensors: the file is exactly the three shards, and its weights
+  // are the catalog's BF16 weights (gguf-synth wrote the same tensors); shard 1 alone holds a third.
+  const files = mock.repos['mock/Llama-3.1-8B-GGUF'].files;
+  const m = hub.modelFor(r, row);
+  assert.equal(m.gguf_shards_base64.length, 2);
+  const e = await api.estimate({ model: m, hardware: 'nvidia-rtx-4090', context: 8192 });
+  assert.equal(e.gguf_file_bytes, row.bytes);
+  assert.equal(row.bytes, [1, 2, 3].reduce((s, n) => s + files[`BF16/Llama-3.1-8B-BF16-0000${n}-of-00003.gguf`].size, 0));
+  const cat = await api.estimate({ model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'BF16', hardware: 'nvidia-rtx-4090', context: 8192 });
+  assert.equal(e.memory.weights_bytes, cat.memory.weights_bytes);
+  const { gguf_shards_base64: _, ...first } = m;
+  const e1 = await api.estimate({ model: first, hardware: 'nvidia-rtx-4090', context: 8192 });
+  assert.ok(e1.memory.weights_bytes < e.memory.weights_bytes / 2);
+  // Shards out of order or missing are refused with a code, not planned wrong.
+  await assert.rejects(api.estimate({ model: { ...m, gguf_shards_base64: [...m.gguf_shards_base64].reverse() }, hardware: 'nvidia-rtx-4090' }),
+    (/** @type {any} */ e) => e.code === 'gguf_split_mismatch' && e.path === 'model.gguf_shards_base64[0]');
+  await assert.rejects(api.estimate({ model: { ...m, gguf_shards_base64: m.gguf_shards_base64.slice(0, 1) }, hardware: 'nvidia-rtx-4090' }),
+    (/** @type {any} */ e) => e.code === 'gguf_split_mismatch' && e.path === 'model.gguf_header_base64');
 });
 
 test('a safetensors repo reads config.json and every shard header; FP8 weights and their scales are counted', async () => {

@@ -30,6 +30,16 @@ function synth(/** @type {string} */ model, /** @type {string} */ quant, /** @ty
   return { header, size: info.file_bytes };
 }
 
+/** gguf-synth's gguf-split shard headers ({header, size} each, in order). */
+function synthSplit(/** @type {string} */ model, /** @type {string} */ quant, /** @type {number} */ n) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-mockhub-'));
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--model', model, '--quant', quant, '--out', path.join(dir, 'x.gguf'), '--split', String(n), '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`gguf-synth: ${r.stdout}${r.stderr}`);
+  const shards = JSON.parse(r.stdout).files.map((/** @type {{path: string, file_bytes: number}} */ f) => ({ header: fs.readFileSync(f.path), size: f.file_bytes }));
+  fs.rmSync(dir, { recursive: true, force: true });
+  return shards;
+}
+
 /** A safetensors file's first bytes for [name, dtype, shape, bits] tensors: {header, size}. */
 export function safetensors(/** @type {[string, string, number[], number][]} */ tensors) {
   /** @type {Record<string, any>} */
@@ -55,7 +65,7 @@ function makeRepos() {
   const llama = 'meta-llama/Llama-3.1-8B-Instruct';
   const q4 = synth(llama, 'Q4_K_M');
   const q8 = synth(llama, 'Q8_0');
-  const bf16 = synth(llama, 'BF16');
+  const bf16 = synthSplit(llama, 'BF16', 3);   // gguf-split's three shards, each with its own tensors
   const small = (/** @type {string} */ s) => ({ header: Buffer.from(s), size: Buffer.byteLength(s), lfs: false });
   const big = (/** @type {{header: Buffer, size: number}} */ f) => ({ ...f, lfs: true });
   const fp8Config = { ...llamaConfig(), quantization_config: { quant_method: 'fp8', fmt: 'e4m3', weight_block_size: [128, 128], activation_scheme: 'dynamic' } };
@@ -73,9 +83,9 @@ function makeRepos() {
         'README.md': small('# mock\n'), '.gitattributes': small('*.gguf filter=lfs\n'),
         'Llama-3.1-8B-Q4_K_M.gguf': big(q4), 'Llama-3.1-8B-Q8_0.gguf': big(q8),
         'Llama-3.1-8B-UD-Q4_K_XL.gguf': big({ header: q4.header, size: q4.size + 123456789 }),
-        'BF16/Llama-3.1-8B-BF16-00001-of-00003.gguf': big({ header: bf16.header, size: 6_000_000_000 }),
-        'BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf': big({ header: Buffer.alloc(0), size: 6_000_000_000 }),
-        'BF16/Llama-3.1-8B-BF16-00003-of-00003.gguf': big({ header: Buffer.alloc(0), size: 4_060_000_000 }),
+        'BF16/Llama-3.1-8B-BF16-00001-of-00003.gguf': big(bf16[0]),
+        'BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf': big(bf16[1]),
+        'BF16/Llama-3.1-8B-BF16-00003-of-00003.gguf': big(bf16[2]),
         'mmproj-F16.gguf': big({ header: Buffer.from('GGUF'), size: 600_000_000 }),
       },
     },

@@ -68,6 +68,13 @@ test('?hf= lists the repo quants with published size, our memory, fit and speed,
   await p.waitForFunction(() => /Llama 3\.1 8B/.test(document.getElementById('result')?.textContent || '') &&
     document.querySelector('#verdict')?.getAttribute('data-verdict') !== 'pending');
   assert.equal(await p.getAttribute('#verdict', 'data-verdict'), 'fits');
+  // "Embed this" names the repo and quant (the widget reads them itself), not this browser's model key.
+  await p.click('#embed-open');
+  const snippet = await p.inputValue('#embed-widget');
+  assert.match(snippet, /<will-it-fit hf="mock\/Llama-3\.1-8B-GGUF" hardware="nvidia-rtx-4090" quant="Q4_K_M"/);
+  assert.doesNotMatch(snippet, / model="/);
+  assert.match(await p.inputValue('#embed-iframe'), /embed\.html\?hf=mock%2FLlama-3\.1-8B-GGUF&amp;hw=nvidia-rtx-4090&amp;quant=Q4_K_M&amp;/);
+  await p.click('#embed-close');
   assert.deepEqual(p.problems, []);
 
   // Shared link again with the mock unreachable: answered from IndexedDB, saying when it was read.

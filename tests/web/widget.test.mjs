@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
+import { startMockHub } from '../mock/hub.mjs';
 import { otherOrigin, root, setup } from './helpers.mjs';
 
 let env;
@@ -79,4 +80,72 @@ test('an iframe embed resizes itself through postMessage, and markup in its URL 
   await page.evaluate(() => window.postMessage({ type: 'willitfit:height', height: 999 }, '*'));
   await page.waitForTimeout(200);
   assert.ok(parseInt(await page.evaluate(() => document.querySelector('#f1').style.height), 10) < 999);
+});
+
+test('Hub attributes: hf with quant or file reads the repo (the mock Hub), and failures carry the page\'s codes and messages', async () => {
+  const mock = await startMockHub();
+  try {
+    pages.set('/hub.html', `<!doctype html><html><body>
+      <will-it-fit id="q8" hf="mock/Llama-3.1-8B-GGUF" quant="Q8_0" hardware="nvidia-rtx-4090" context="8192"></will-it-fit>
+      <script type="module" src="${env.url}widget.js"></script></body></html>`);
+    const page = await env.page();
+    await page.addInitScript((base) => { /** @type {any} */ (globalThis).__WILLITFIT_HUB_BASE__ = base; }, mock.hubUrl);
+    await page.goto(`${hostUrl}/hub.html`);
+    await page.waitForFunction(() => document.getElementById('q8')?.dataset.verdict);
+    await page.evaluate(() => {
+      const w = document.createElement('will-it-fit');
+      w.id = 'bf';
+      w.setAttribute('hf', 'https://huggingface.co/mock/Llama-3.1-8B-GGUF');
+      w.setAttribute('file', 'Llama-3.1-8B-Q4_K_M.gguf');
+      w.setAttribute('hardware', 'nvidia-rtx-4090');
+      document.body.append(w);
+    });
+    await page.waitForFunction(() => document.getElementById('bf')?.dataset.verdict);
+    // Failures, added once those two have read their files (one lookup at a time is kinder to a loaded machine).
+    await page.evaluate(() => {
+      for (const [id, hf, quant, lang] of [['gated', 'mock/Gated-GGUF', '', 'en'], ['none', 'mock/No-Such-Repo', '', 'fr'], ['noq', 'mock/Llama-3.1-8B-GGUF', 'Q2_K', 'en']]) {
+        const w = document.createElement('will-it-fit');
+        w.id = id;
+        w.setAttribute('hf', hf);
+        if (quant) w.setAttribute('quant', quant);
+        w.setAttribute('hardware', 'nvidia-rtx-4090');
+        w.setAttribute('lang', lang);
+        document.body.append(w);
+      }
+    });
+    await page.waitForFunction(() => ['gated', 'none', 'noq'].every((id) => document.getElementById(id)?.dataset.verdict));
+    const card = (/** @type {string} */ id) => page.evaluate((i) => {
+      const e = /** @type {HTMLElement} */ (document.getElementById(i));
+      const r = /** @type {ShadowRoot} */ (e.shadowRoot);
+      return { verdict: e.dataset.verdict, code: e.dataset.code, title: r.querySelector('.title')?.textContent,
+        line: r.querySelector('.line')?.textContent, href: /** @type {HTMLAnchorElement} */ (r.querySelector('a')).href };
+    }, id);
+    const q8 = await card('q8');
+    assert.equal(q8.verdict, 'fits');
+    assert.match(String(q8.title), /Q8_0/);
+    assert.match(q8.href, /[?&]hf=mock%2FLlama-3\.1-8B-GGUF%3AQ8_0(&|$)/);
+    // A link with file= picks that file.
+    const bf = await card('bf');
+    assert.equal(bf.verdict, 'fits', String(bf.line));
+    assert.match(String(bf.title), /Q4_K_M/);
+    assert.match(bf.href, /[?&]file=Llama-3\.1-8B-Q4_K_M\.gguf(&|$)/);
+    // The same codes as the page, in the reader's language.
+    const gated = await card('gated');
+    assert.equal(gated.verdict, 'error');
+    assert.equal(gated.code, 'hub_gated');
+    assert.match(String(gated.line), /licen[cs]e/i);
+    const none = await card('none');
+    assert.equal(none.code, 'hub_not_found');
+    assert.match(String(none.line), /Aucun modèle/);   // the page's French message, not the fetch layer's English
+    assert.equal((await card('noq')).code, 'hub_quant_not_found');
+    // Changing the hardware does not read the repo again.
+    const reads = mock.log.length;
+    await page.evaluate(() => document.getElementById('q8')?.setAttribute('hardware', 'nvidia-rtx-4060'));
+    await page.waitForFunction(() => document.getElementById('q8')?.dataset.verdict !== 'fits');
+    assert.equal(mock.log.length, reads);
+    // The browser logs the gated repo's 401 and the unknown repo's 404 to the console; nothing else.
+    assert.deepEqual(page.problems.filter((/** @type {string} */ m) => !/status of (401|404)/.test(m)), []);
+  } finally {
+    await mock.close();
+  }
 });

@@ -13,7 +13,7 @@ import * as catalog from '../catalog.js';
 import { many } from '../client.js';
 import { h } from '../dom.js';
 import { gb, gib, tps } from '../format.js';
-import { HUB, lookup, modelFor } from '../hub.js';
+import { hubBase, hubErrorKey, hubModels, lookup, modelFor } from '../hub.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
@@ -21,17 +21,6 @@ import * as store from '../store.js';
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const TOKEN_KEY = 'willitfit.hf_token';
 const core = { hubRef, hubRepo };
-
-/**
- * The Hub's base. Tests may point the page at a mock by setting globalThis.__WILLITFIT_HUB_BASE__
- * before the page loads (Playwright's addInitScript), honoured only when the page itself is
- * served from this machine (127.0.0.1 / localhost): a deployed page always asks huggingface.co.
- */
-function hubBase() {
-  const g = /** @type {any} */ (globalThis);
-  const local = location.hostname === '127.0.0.1' || location.hostname === 'localhost';
-  return local && typeof g.__WILLITFIT_HUB_BASE__ === 'string' ? g.__WILLITFIT_HUB_BASE__ : HUB;
-}
 
 /** A catalog id or name stays the catalog's; anything shaped like a Hub reference goes to the Hub. @param {string} s */
 export function isHubText(s) {
@@ -106,16 +95,10 @@ function panel() {
   return el;
 }
 
-/** The plain message for a coded failure. @param {any} e */
+/** The plain message for a coded failure (hub.js hubErrorKey, shared with the widget). @param {any} e */
 function message(e) {
-  const code = String(e && e.code || 'hub_http');
-  /** @type {Record<string, string>} */
-  const v = { 0: '' };
-  if (code === 'hub_rate_limited') v[0] = e.retryAfterS !== undefined ? String(e.retryAfterS) : '?';
-  if (code === 'unsupported_model_type') v[0] = (e.values && e.values.model_type) || '?';
-  const bad = /^(gguf|safetensors)_/.test(code) && code !== 'gguf_truncated' && code !== 'safetensors_truncated';
-  const key = bad ? 'hub_err_bad_header' : `hub_err_${code.replace(/^safetensors_truncated$/, 'gguf_truncated')}`;
-  const s = T(key, v);
+  const { key, values, code } = hubErrorKey(e);
+  const s = T(key, values);
   return s === key ? `${T('hub_err_other')} [${code}]` : s;
 }
 
@@ -199,7 +182,10 @@ async function use(row) {
   if (!m) return;
   if (row.quant) state.quant = row.quant;
   if (found.repo.format === 'safetensors') state.engine = 'vllm';
-  hooks.useModel(store.addSessionModel({ name: m.name || found.ref.repo, ...m }));
+  const key = store.addSessionModel({ name: m.name || found.ref.repo, ...m });
+  // What the "Embed this" dialog writes for it: the repo and quant, which the widget looks up itself.
+  hubModels.set(key, { hf: found.ref.repo, quant: row.label });
+  hooks.useModel(key);
 }
 
 /** Token field: kept in this browser only, sent to the Hub only, forgotten in one click. @param {HTMLElement} el @param {string} again */

@@ -217,7 +217,7 @@ std::string api_gguf_summary(const std::string& bytes_or_base64, const std::stri
       const std::string t = o.is_object() ? o.value("tensors", std::string("list")) : "list";
       if (t == "columns") mode = GgufTensorList::Columns;
       else if (t == "none") mode = GgufTensorList::None;
-      else if (t != "list") throw InputError("bad_value", "options.tensors", "tensors must be list, columns or none");
+      else if (t != "list") throw InputError("bad_value", "options.tensors", "tensors must be list, columns or none (table: api_gguf_summary_table)");
     }
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
     return versioned(gguf_summary(parse_gguf_header(b), mode), true);
@@ -230,6 +230,23 @@ std::string api_gguf_register(const std::string& handle, const std::string& byte
     const auto g = register_gguf(handle, b, "gguf");
     return versioned(json{{"handle", handle}, {"name", g->name}, {"architecture", g->arch.gguf_arch}});
   });
+}
+
+GgufSummaryTable api_gguf_summary_table(const std::uint8_t* bytes, std::size_t size) {
+  GgufSummaryTable out;
+  out.json = guarded([&] {
+    // The same bound gguf_bytes_or_base64 sets for api_gguf_summary, before anything is read.
+    if (size > kGgufMaxHeaderBytes)
+      throw InputError("gguf_too_large", "gguf", "the header is " + std::to_string(size) + " bytes; the limit is " +
+                                                     std::to_string(kGgufMaxHeaderBytes) + " bytes");
+    const GgufHeader h = parse_gguf_header(bytes, size);
+    GgufTensorTable t = gguf_tensor_table(h);
+    json doc = gguf_summary(h, GgufTensorList::Table);
+    doc["tensor_table"] = std::move(t.layout);
+    out.table = std::move(t.bytes);
+    return versioned(std::move(doc), true);
+  });
+  return out;
 }
 
 std::string api_hub_ref(const std::string& text) {

@@ -114,7 +114,23 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
   if (ref.contains("gguf_header_base64")) {  // the first bytes of a local .gguf (gguf.hpp)
     const std::string p = join_path(path, "gguf_header_base64");
     const auto bytes = gguf_bytes_or_base64(req_str(ref, "gguf_header_base64", path), p);
-    GgufModel g = load_gguf_model(bytes.data(), bytes.size(), p);
+    // A split file (gguf-split): the other shards' first bytes, in order (gguf.hpp load_gguf_split_model).
+    std::vector<std::vector<std::uint8_t>> more;
+    std::vector<GgufShard> shards{{bytes.data(), bytes.size(), p}};
+    if (ref.contains("gguf_shards_base64")) {
+      const std::string ps = join_path(path, "gguf_shards_base64");
+      const json& list = ref["gguf_shards_base64"];
+      if (!list.is_array() || list.size() > 998)
+        throw InputError("bad_type", ps, "gguf_shards_base64 is the list of the other shards' first bytes (base64), at most 998");
+      more.reserve(list.size());
+      for (std::size_t k = 0; k < list.size(); ++k) {
+        const std::string pk = ps + "[" + std::to_string(k) + "]";
+        if (!list[k].is_string()) throw InputError("bad_type", pk, "each shard is base64 text");
+        more.push_back(gguf_bytes_or_base64(list[k].get<std::string>(), pk));
+        shards.push_back({more.back().data(), more.back().size(), pk});
+      }
+    }
+    GgufModel g = load_gguf_split_model(shards);
     m.arch = std::move(g.arch);
     // "plan": "computed" keeps the header's architecture but plans the requested quant (a Hub
     // repo's other files, hub_repo.hpp); by default the file's own tensor types are the plan.

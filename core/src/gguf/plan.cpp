@@ -2,7 +2,10 @@
 // document. Roles follow the names tensors.cpp gives (llama.cpp src/llama-arch.cpp names).
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <map>
+#include <string_view>
+#include <unordered_set>
 
 #include "willitfit/base/text.hpp"
 #include "willitfit/gguf/gguf.hpp"
@@ -135,6 +138,51 @@ TensorPlan gguf_tensor_plan(const GgufHeader& h) {
   plan.header_bytes = h.header_bytes;
   plan.file_bytes = h.file_bytes();
   return plan;
+}
+
+GgufTensorTable gguf_tensor_table(const GgufHeader& h) {
+  const std::size_t n = h.tensors.size();
+  std::size_t names_bytes = 0;
+  for (const auto& t : h.tensors) names_bytes += t.name.size();
+  const std::size_t o_bytes = 0, o_offset = 8 * n, o_ne = 16 * n, o_name_end = 48 * n, o_type = 52 * n,
+                    o_dims = 53 * n, o_names = 54 * n;
+  GgufTensorTable out;
+  out.bytes.resize(o_names + names_bytes);
+  std::uint8_t* b = out.bytes.data();
+  // memcpy per value: the block is little-endian as wasm memory is (and JS typed arrays on
+  // every platform the page runs on), and nothing here assumes alignment.
+  auto put_f64 = [&](std::size_t at, double v) { std::memcpy(b + at, &v, 8); };
+  std::vector<int> type_index;
+  nlohmann::json type_names = nlohmann::json::array();
+  std::size_t name_at = o_names;
+  std::uint32_t units = 0;   // UTF-16 code units of the names so far
+  for (std::size_t i = 0; i < n; ++i) {
+    const GgufTensorInfo& t = h.tensors[i];
+    put_f64(o_bytes + 8 * i, static_cast<double>(t.bytes));
+    put_f64(o_offset + 8 * i, static_cast<double>(t.offset));
+    for (std::size_t d = 0; d < 4; ++d) put_f64(o_ne + 8 * (4 * i + d), static_cast<double>(t.ne[d]));
+    const auto ty = static_cast<std::size_t>(t.type);
+    if (ty >= type_index.size()) type_index.resize(ty + 1, -1);
+    if (type_index[ty] < 0) {
+      type_index[ty] = static_cast<int>(type_names.size());
+      type_names.push_back(ggml_type_name(t.type));
+    }
+    b[o_type + i] = static_cast<std::uint8_t>(type_index[ty]);   // under 256 ggml types exist
+    b[o_dims + i] = static_cast<std::uint8_t>(std::max(1, t.n_dims));
+    // Names are valid UTF-8 (the reader replaces bad bytes): each byte that starts a sequence
+    // is one UTF-16 unit, and a 4-byte sequence (lead byte 0xF0..0xF4) is a surrogate pair.
+    for (const char c : t.name) {
+      const auto u = static_cast<unsigned char>(c);
+      units += (u & 0xC0) != 0x80 ? (u >= 0xF0 ? 2 : 1) : 0;
+    }
+    std::memcpy(b + o_name_end + 4 * i, &units, 4);
+    std::memcpy(b + name_at, t.name.data(), t.name.size());
+    name_at += t.name.size();
+  }
+  out.layout = {{"count", n}, {"type_names", std::move(type_names)}, {"names_bytes", names_bytes},
+                {"columns", {{"bytes", o_bytes}, {"offset", o_offset}, {"ne", o_ne}, {"name_end", o_name_end},
+                             {"type", o_type}, {"n_dims", o_dims}, {"names", o_names}}}};
+  return out;
 }
 
 nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList mode) {
@@ -350,6 +398,66 @@ GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std:
   const GgufKv* n = m.header.find("general.name");
   m.name = n && n->value.is_string() && !n->value.get<std::string>().empty() ? n->value.get<std::string>()
                                                                              : m.arch.gguf_arch + " (GGUF)";
+  return m;
+}
+
+namespace {
+
+// A split.* key as an integer, or -1 when absent or not an integer.
+std::int64_t split_key(const GgufHeader& h, const char* key) {
+  const GgufKv* k = h.find(key);
+  return k && k->type != GgufType::Array && k->value.is_number_integer() ? k->value.get<std::int64_t>() : -1;
+}
+
+}  // namespace
+
+GgufModel load_gguf_split_model(const std::vector<GgufShard>& shards) {
+  if (shards.empty()) throw InputError("missing_field", "gguf", "a split GGUF needs its shards");
+  if (shards.size() == 1) return load_gguf_model(shards[0].data, shards[0].size, shards[0].path);
+  const std::string& p0 = shards[0].path;
+  GgufModel m = load_gguf_model(shards[0].data, shards[0].size, p0);
+  const auto n = static_cast<std::int64_t>(shards.size());
+  auto mismatch = [](const std::string& path, const std::string& msg) { throw InputError("gguf_split_mismatch", path, msg); };
+  if (split_key(m.header, "split.count") != n)
+    mismatch(p0, "the first shard's split.count is not " + std::to_string(n) + ", the number of shards given");
+  if (split_key(m.header, "split.no") != 0) mismatch(p0, "the first shard's split.no is not 0");
+  // Every shard's own tensors, in order (the first shard's again: load_gguf_model merged a
+  // file with one tensor per expert, which is done here once all shards are in).
+  m.plan = gguf_tensor_plan(m.header);
+  std::unordered_set<std::string_view> names;
+  names.reserve(m.header.tensors.size() * shards.size());
+  for (const auto& t : m.header.tensors) names.insert(t.name);
+  std::vector<GgufHeader> rest;   // owns the names the set points at
+  rest.reserve(shards.size() - 1);
+  for (std::size_t k = 1; k < shards.size(); ++k) {
+    const GgufShard& sh = shards[k];
+    try {
+      rest.push_back(parse_gguf_header(sh.data, sh.size));
+    } catch (const GgufTruncated& e) {
+      throw GgufTruncated(e.needed_bytes(), sh.size, sh.path);
+    } catch (const InputError& e) {
+      std::string p = e.error().path;
+      if (p.rfind("gguf", 0) == 0) p = sh.path + p.substr(4);
+      throw InputError(e.error().code, p, e.error().message);
+    }
+    const GgufHeader& h = rest.back();
+    if (split_key(h, "split.no") != static_cast<std::int64_t>(k) || split_key(h, "split.count") != n)
+      mismatch(sh.path, "shard " + std::to_string(k + 1) + " of " + std::to_string(n) + " says split.no " +
+                            std::to_string(split_key(h, "split.no")) + " of split.count " + std::to_string(split_key(h, "split.count")));
+    for (const auto& t : h.tensors)
+      if (!names.insert(t.name).second) throw InputError("gguf_bad_name", sh.path, "tensor '" + t.name + "' is in two shards");
+    TensorPlan part = gguf_tensor_plan(h);
+    m.plan.weights_bytes += part.weights_bytes;
+    m.plan.header_bytes += part.header_bytes;
+    m.plan.file_bytes += part.file_bytes;
+    m.plan.tensors.insert(m.plan.tensors.end(), std::make_move_iterator(part.tensors.begin()),
+                          std::make_move_iterator(part.tensors.end()));
+  }
+  const std::int64_t total = split_key(m.header, "split.tensors.count");
+  if (total >= 0 && total != static_cast<std::int64_t>(m.plan.tensors.size()))
+    mismatch(p0, "the shards hold " + std::to_string(m.plan.tensors.size()) + " tensors; split.tensors.count says " +
+                     std::to_string(total));
+  merge_split_experts(m.plan);
   return m;
 }
 

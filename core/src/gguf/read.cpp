@@ -3,10 +3,12 @@
 // and checked against the bytes it needs before anything is allocated for it.
 #include "willitfit/gguf/gguf.hpp"
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
 namespace wif {
 namespace {
@@ -218,8 +220,15 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
     h.alignment = al;
   }
 
-  // Views of the raw name bytes in `data` (duplicates are checked on the bytes, as llama.cpp does).
-  std::unordered_set<std::string_view> names;
+  // Duplicates are checked on the raw name bytes, as llama.cpp does, after the loop: each name's
+  // hash and view into `data` go in one flat array, sorted by hash and then by the bytes, so
+  // equal names end up side by side. No allocation per tensor, and n log n comparisons at worst
+  // (names forged to share a hash only fall back to comparing bytes).
+  struct NameKey {
+    std::uint64_t hash;
+    std::string_view raw;
+  };
+  std::vector<NameKey> names;
   names.reserve(static_cast<std::size_t>(n_tensors));
   h.tensors.reserve(static_cast<std::size_t>(n_tensors));
   for (std::int64_t i = 0; i < n_tensors; ++i) {
@@ -232,8 +241,9 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
     const char* raw = reinterpret_cast<const char*>(data + r.pos);
     t.name = utf8_clean(raw, static_cast<std::size_t>(len));
     r.pos += len;
-    if (!names.insert(std::string_view(raw, static_cast<std::size_t>(len))).second)
-      fail("gguf_bad_name", "tensor '" + t.name + "' appears twice");
+    std::uint64_t hash = 1469598103934665603ull;   // FNV-1a, 64-bit
+    for (std::uint64_t k = 0; k < len; ++k) hash = (hash ^ static_cast<unsigned char>(raw[k])) * 1099511628211ull;
+    names.push_back({hash, std::string_view(raw, static_cast<std::size_t>(len))});
     const std::uint32_t nd = r.num<std::uint32_t>();
     if (nd > 4) fail("gguf_bad_dims", "tensor '" + t.name + "' has " + std::to_string(nd) + " dimensions (at most 4)");
     t.n_dims = static_cast<int>(nd);
@@ -264,6 +274,12 @@ GgufHeader parse_gguf_header(const std::uint8_t* data, std::size_t size) {
       fail("gguf_bad_shape", "tensor '" + t.name + "' is too large to address");
     h.tensors.push_back(std::move(t));
   }
+  std::sort(names.begin(), names.end(), [](const NameKey& a, const NameKey& b) {
+    return a.hash != b.hash ? a.hash < b.hash : a.raw < b.raw;
+  });
+  for (std::size_t i = 1; i < names.size(); ++i)
+    if (names[i].hash == names[i - 1].hash && names[i].raw == names[i - 1].raw)
+      fail("gguf_bad_name", "tensor '" + utf8_clean(names[i].raw.data(), names[i].raw.size()) + "' appears twice");
   h.header_bytes = r.pos;
   h.data_offset = (h.header_bytes + h.alignment - 1) / h.alignment * h.alignment;
   // Offsets must be the running sum of padded sizes (llama.cpp rejects anything else), which

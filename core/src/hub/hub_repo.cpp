@@ -457,18 +457,37 @@ json hub_repo(const json& doc) {
     }
     const Row& c = list[chosen];
     const RepoFile& first = c.files.front();
-    const std::string b64 = b64_field(doc, "gguf", first.path);
-    std::optional<GgufModel> model;
-    if (b64.empty()) {
-      out["read"].push_back({{"kind", "gguf"}, {"path", first.path}, {"bytes", first.bytes ? std::min(first.bytes, kHubFirstRead) : kHubFirstRead}});
-    } else {
-      const std::string p = "gguf." + first.path;
-      const auto bytes = gguf_bytes_or_base64(b64, p);
-      try {
-        model = load_gguf_model(bytes.data(), bytes.size(), p);
-      } catch (const GgufTruncated& e) {
-        out["read"].push_back(grow("gguf", first, e.needed_bytes(), bytes.size()));
+    // Every shard of a split file is read (all in the same round): the first carries the
+    // metadata, each the infos of its own tensors, so only all of them give the file's plan.
+    const bool all_shards = c.split > 1 && c.split <= kHubMaxShardsRead && static_cast<int>(c.files.size()) == c.split;
+    const std::size_t n_read = all_shards ? c.files.size() : 1;
+    std::vector<std::vector<std::uint8_t>> shard_bytes(n_read);
+    bool have_all = true;
+    for (std::size_t k = 0; k < n_read; ++k) {
+      const RepoFile& f = c.files[k];
+      const std::string b64 = b64_field(doc, "gguf", f.path);
+      const std::uint64_t first_read = k == 0 ? kHubFirstRead : kHubFirstReadShard;
+      if (b64.empty()) {
+        out["read"].push_back({{"kind", "gguf"}, {"path", f.path}, {"bytes", f.bytes ? std::min(f.bytes, first_read) : first_read}});
+        have_all = false;
+        continue;
       }
+      const std::string p = "gguf." + f.path;
+      shard_bytes[k] = gguf_bytes_or_base64(b64, p);
+      try {
+        (void)parse_gguf_header(shard_bytes[k].data(), shard_bytes[k].size());
+      } catch (const GgufTruncated& e) {
+        out["read"].push_back(grow("gguf", f, e.needed_bytes(), shard_bytes[k].size()));
+        have_all = false;
+      } catch (const InputError&) {
+        // Reported with its path by the load below.
+      }
+    }
+    std::optional<GgufModel> model;
+    if (have_all) {
+      std::vector<GgufShard> shards;
+      for (std::size_t k = 0; k < n_read; ++k) shards.push_back({shard_bytes[k].data(), shard_bytes[k].size(), "gguf." + c.files[k].path});
+      model = load_gguf_split_model(shards);
     }
     out["format"] = "gguf";
     out["chosen"] = chosen;
@@ -477,9 +496,9 @@ json hub_repo(const json& doc) {
       const Row& r = list[i];
       json files_j = json::array();
       for (const auto& f : r.files) files_j.push_back(f.path);
-      // A split file's first shard lists only its own tensors (gguf-split), so the plan of a split
-      // quant, like that of every quant not read, is computed from the architecture.
-      const bool from_header = i == chosen && r.split == 1;
+      // The chosen file's plan is its own tensors (every shard's, for a split file); a quant not
+      // read, or a split file with shards missing from the listing, is planned from the architecture.
+      const bool from_header = i == chosen && (r.split == 1 || all_shards);
       json row = {{"label", r.name.label}, {"quant", r.name.quant}, {"known", !r.name.quant.empty() || from_header},
                   {"files", files_j}, {"bytes", r.bytes}, {"split", r.split},
                   {"complete", static_cast<int>(r.files.size()) == r.split}, {"from_header", from_header},
@@ -487,6 +506,10 @@ json hub_repo(const json& doc) {
       if (model && (from_header || !r.name.quant.empty())) {
         json m = {{"header", first.path}, {"id", "hf:" + repo + ":" + r.name.label}, {"name", model->name + " " + r.name.label}};
         if (!from_header) m["plan"] = "computed";
+        if (from_header && all_shards) {
+          m["shards"] = json::array();
+          for (std::size_t k = 1; k < c.files.size(); ++k) m["shards"].push_back(c.files[k].path);
+        }
         row["model"] = m;
       }
       out["quants"].push_back(row);

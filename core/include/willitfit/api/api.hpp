@@ -5,7 +5,9 @@
 // JavaScript by web/willitfit.d.ts.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include "willitfit/catalog/catalog.hpp"
 
@@ -66,6 +68,16 @@ std::string api_gguf_summary(const std::string& bytes_or_base64, const std::stri
 /// Parse a GGUF header once and keep it under `handle` (gguf/handles.hpp); a model reference
 /// {"gguf_handle": handle} then names it. Returns {"handle", "name", "architecture"} or an error.
 std::string api_gguf_register(const std::string& handle, const std::string& bytes_or_base64);
+
+/// The summary without per-tensor JSON, and the tensor infos as gguf.hpp GgufTensorTable's
+/// columns: `json` is api_gguf_summary's document (or the error document, and then `table` is
+/// empty) with "tensor_table" holding the table's layout. `bytes` are the file's first bytes
+/// (not base64). For the wasm boundary, where 45,000 tensors as JSON cost more than the parse.
+struct GgufSummaryTable {
+  std::string json;
+  std::vector<std::uint8_t> table;
+};
+GgufSummaryTable api_gguf_summary_table(const std::uint8_t* bytes, std::size_t size);
 
 /// A Hub model reference parsed (hub_repo.hpp hub_parse_ref): {"repo", "quant"?, "file"?, "revision"?}.
 std::string api_hub_ref(const std::string& text);

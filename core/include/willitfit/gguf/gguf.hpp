@@ -133,9 +133,25 @@ std::string gguf_file_type_name(std::int64_t ftype);
 /// offset}; Columns one array per field ("tensor_columns": name[], type[] (index into
 /// type_names[]), n_dims[], ne[] (4 per tensor), bytes[], offset[]), which is much cheaper to
 /// build and to parse for headers with tens of thousands of tensors; None leaves it out (the
-/// per-type histogram and everything else are still computed from every tensor).
-enum class GgufTensorList { List, Columns, None };
+/// per-type histogram and everything else are still computed from every tensor); Table is
+/// None here, and api_gguf_summary_table adds "tensor_table" (gguf_tensor_table's layout) with
+/// the tensors in that table's bytes (the wasm boundary hands them over as one typed array: no
+/// per-tensor JSON is written or parsed).
+enum class GgufTensorList { List, Columns, None, Table };
 nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList tensors = GgufTensorList::List);
+
+/// Every tensor info as one little-endian block of columns, in this order (each column starts
+/// at the byte offset the layout's "columns" gives; f64 first so every column is aligned):
+///   bytes f64[n], offset f64[n], ne f64[4n] (4 per tensor, 1-padded), name_end u32[n] (end of
+///   each name in the decoded names string, in UTF-16 code units, as JS strings count),
+///   type u8[n] (index into type_names), n_dims u8[n], names: the names' UTF-8 concatenated.
+/// Sizes and offsets are below 2^63 (the reader refuses more); f64 holds them exactly up to
+/// 2^53 bytes (8 PiB), as JSON numbers parsed by JS would.
+struct GgufTensorTable {
+  nlohmann::json layout;            // {count, type_names[], names_bytes, columns{name: byte offset}}
+  std::vector<std::uint8_t> bytes;  // the columns
+};
+GgufTensorTable gguf_tensor_table(const GgufHeader& h);
 
 /// Everything the estimator takes from a header. Errors carry `path` in place of "gguf"
 /// (e.g. "model.gguf_header_base64" or "model.gguf_header_base64.llama.block_count"). A file
@@ -147,6 +163,22 @@ struct GgufModel {
   std::string name;   // general.name, else "<arch> (GGUF)"
 };
 GgufModel load_gguf_model(const std::uint8_t* data, std::size_t size, const std::string& path);
+
+/// A model cut by gguf-split into shards "<stem>-0000k-of-0000N.gguf" (llama.cpp
+/// tools/gguf-split/gguf-split.cpp): shard 1 carries every metadata key and its own tensors, the
+/// others the split.* keys (split.no, split.count, split.tensors.count) and theirs; llama.cpp
+/// loads them as one model (src/llama-model-loader.cpp). `shards[k]` is the first bytes of shard
+/// k+1 with its error path. The plan holds every shard's tensors, header_bytes and file_bytes
+/// summed over the shards; the architecture and name come from shard 1. Errors as
+/// load_gguf_model (a GgufTruncated carries the shard's path), and gguf_split_mismatch (path of
+/// the shard) when a shard's split.no or split.count, or the total of tensors against shard 1's
+/// split.tensors.count, disagree; gguf_bad_name when two shards hold the same tensor.
+struct GgufShard {
+  const std::uint8_t* data;
+  std::size_t size;
+  std::string path;
+};
+GgufModel load_gguf_split_model(const std::vector<GgufShard>& shards);
 
 /// Bytes that are either a GGUF prefix (starting "GGUF") or its base64 text.
 std::vector<std::uint8_t> gguf_bytes_or_base64(const std::string& in, const std::string& path);

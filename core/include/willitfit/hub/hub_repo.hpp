@@ -31,6 +31,12 @@ namespace wif {
 /// tokens and their merges are a few MiB) and every safetensors shard header seen in practice.
 constexpr std::uint64_t kHubFirstRead = 8u << 20;
 constexpr std::uint64_t kHubFirstReadSafetensors = 1u << 20;
+/// First read of shards 2..N of a split GGUF: they carry only split.* keys and their own tensor
+/// infos (a few hundred tensors, tens of KB; grown like any header when that is short).
+constexpr std::uint64_t kHubFirstReadShard = 512u << 10;
+/// Split files with more shards than this are planned from the first shard's architecture, as
+/// an unread quant is (the largest published splits have ~50 shards; 128 first reads are 64 MiB).
+constexpr int kHubMaxShardsRead = 128;
 /// No header is read past this many bytes (safetensors itself refuses headers over 100 MB).
 constexpr std::uint64_t kHubReadLimit = 96u << 20;
 
@@ -49,7 +55,9 @@ nlohmann::json hub_parse_ref(const std::string& text);
 /// Output:
 ///   repo, revision, gated, format ("gguf" | "safetensors"), read [{kind, path, bytes}] (empty
 ///   when done), read_limit_bytes, chosen (index into quants), quants [{label, quant, known,
-///   files, bytes (published, summed over splits), split, complete, from_header, model?}],
+///   files, bytes (published, summed over splits), split, complete, from_header, model?}]
+///   (model: {header, shards? (paths of shards 2..N: the estimate's gguf_shards_base64, in
+///   order), plan? ("computed"), id, name}; every shard of the chosen split file is read),
 ///   mmproj [{path, bytes}], safetensors {bytes, tensors, dtypes[{dtype, tensors, bytes,
 ///   params}], quantization{method, bits, format}} (safetensors repos), commands
 ///   {llama_server | vllm} for exactly this repo and file, model_type / architecture.
