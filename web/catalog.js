@@ -72,6 +72,7 @@ export function request(over = {}) {
   if (!defaults && v.engine !== 'llama.cpp' && quants.find((q) => q.id === v.quant)?.gguf) delete r.quant;
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
+  if (v.mtp) r.mtp = true;
   return r;
 }
 
