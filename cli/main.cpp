@@ -36,6 +36,8 @@ const char* kUsage =
     "                     [--tensor-split a,b] [--no-mmap on] [--gpu-memory-utilization F]\n"
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
+    "                     [--mtp on|off] [--draft-max K] [--workload code|prose]  (speculative decoding\n"
+    "                      on the model's own MTP layers: their memory, flags and the speedup range)\n"
     "  willitfit <estimate|plan|serve|tiers|runs-on|solve|train|cost> --request <request.json> [--json]\n"
     "                       the request document as it is, unchanged, to the same API\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
@@ -242,6 +244,8 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
       {"--gpu-memory-utilization", {"gpu_memory_utilization", 'n'}},
       {"--kv-cache-dtype", {"kv_cache_dtype", 's'}},
       {"--mem-fraction-static", {"mem_fraction_static", 'n'}},
+      {"--mtp", {"mtp", 'b'}},             {"--draft-max", {"draft_max", 'i'}},
+      {"--workload", {"workload", 's'}},
       // train
       {"--method", {"method", 's'}},       {"--optimizer", {"optimizer", 's'}},
       {"--batch", {"batch", 'i'}},         {"--seq", {"seq", 'i'}},
@@ -516,6 +520,7 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
       view[key] = d[key];
       view["devices"] = d["memory"]["devices"];
     }
+    if (d.contains("speculative")) view["speculative"] = d["speculative"];
     std::cout << view.dump(2) << "\n";
     return 0;
   }

@@ -86,6 +86,7 @@ function syncForm() {
   byId('count').value = String(state.count);
   byId('par').value = String(state.par);
   byId('engine').value = state.engine;
+  byId('mtp').checked = !!state.mtp;
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
   byId('market').value = state.market;
@@ -100,11 +101,14 @@ function syncForm() {
 function readForm() {
   const typed = byId('model').value.trim();
   const mi = catalog.modelInfo(state.model);
+  const before = state.model;
   if (!(mi && mi.custom && typed === mi.name) && !isHubText(typed)) state.model = resolveTyped(typed);
   state.quant = byId('quant').value;
   state.hw = byId('hardware').value;
   state.kv = byId('kv').value;
   state.engine = byId('engine').value;
+  // Another model may ship no MTP layers: the switch starts off again for it.
+  state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
   state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || defaultOf('count')));
   state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || defaultOf('par')));
   state.ram = Number(byId('ram').value) || defaultOf('ram');

@@ -69,6 +69,7 @@ export function request(over = {}) {
   // answers with the engine's own and a quant_replaced note.
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
+  if (v.mtp) r.mtp = true;
   return r;
 }
 

@@ -27,6 +27,8 @@ export const state = {
   par: 0,
   engine: '',
   market: '',
+  /** Speculative decoding on the model's own MTP layers (request field mtp). */
+  mtp: false,
   /** True on a first visit, before any setup is in the URL. */
   home: false,
 };
@@ -77,6 +79,7 @@ export function readUrl() {
   if (s('kv')) state.kv = s('kv');
   if (ENGINES.includes(s('engine'))) state.engine = s('engine');
   if (MARKETS.includes(s('market'))) state.market = s('market');
+  state.mtp = s('mtp') === '1';
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
     const n = Number(s(k));
     return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
@@ -162,6 +165,7 @@ export function queryFor(over = {}) {
     q = { model: v.model, quant: v.quant, hw: v.hw, ctx: String(v.ctx), kv: v.kv, count: String(v.count), ram: String(v.ram) };
     if (v.par !== DEFAULTS.par) q.par = String(v.par);
     if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
+    if (v.mtp) q.mtp = '1';
   }
   if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;

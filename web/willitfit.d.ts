@@ -47,6 +47,8 @@ export interface Request {
   max_num_seqs?: number; max_num_batched_tokens?: number; kv_cache_dtype?: string; block_size?: number; enforce_eager?: boolean;
   prompt?: number; gen?: number; depth?: number; backend?: string; ram_bandwidth_gbs?: number; pcie_gbs?: number;
   detail?: 'full' | 'summary';
+  /** Speculative decoding on the model's own MTP layers; draft_max tokens per step; workload first stated. */
+  mtp?: boolean; draft_max?: number; workload?: 'code' | 'prose';
   solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device';
   min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
   /** cost: the rent-vs-buy horizon; 'auto' = 1.5 x the break-even point, 24 to 240 months */
@@ -83,6 +85,19 @@ export interface Speed {
   prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;
 }
 
+export interface SpeculativeWorkload {
+  workload: 'code' | 'prose'; p_low?: number; p_high?: number;
+  acceptance_low: number; acceptance_high: number; speedup_low: number; speedup_high: number;
+  decode_tps?: number; decode_tps_low?: number; decode_tps_high?: number;
+}
+
+export interface Speculative {
+  kind: 'mtp'; engine: Engine; draft_max: number; workload: 'code' | 'prose';
+  weights_bytes: number; kv_bytes: number; extra_bytes: number; draft_cost: number; routed_share: number;
+  overhead_per_draft_token?: number; expert_verify_share?: number;
+  workloads: SpeculativeWorkload[]; source?: string;
+}
+
 export interface EstimateResult {
   schema_version: 1;
   model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; [k: string]: unknown };
@@ -106,6 +121,9 @@ export interface EstimateResult {
   placement?: Record<string, unknown>;
   commands?: Record<string, string>;
   gguf_file_bytes?: number; checkpoint_bytes?: number;
+  /** MTP / NextN layers in the file; resident only with `mtp` on. */
+  mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean };
+  speculative?: Speculative;
   gguf_file_published_bytes?: number; gguf_file_published_repo?: string;
   detail?: 'summary';
 }

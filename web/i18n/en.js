@@ -26,6 +26,7 @@ export default {
   skip: 'Skip to content', result: 'Result', presets: 'Context presets',
   tab_main: 'Model × device', tab_model: 'Model', tab_device: 'Device', tab_accuracy: 'Accuracy',
   title_main: 'willitfit — will this LLM run on this hardware?', title_model: 'willitfit — model', title_device: 'willitfit — device', title_accuracy: 'willitfit — accuracy',
+  mtp_on: "Multi-token prediction (speculative decoding)",
   parallel: 'Parallel sequences', engine: 'Engine', detect: 'Detect my hardware', detecting: 'Asking the browser…',
   device_memory: 'device memory', detect_nothing: 'The browser does not say which GPU this is.',
   detect_propose: 'This looks like {0}.', detect_none: 'No catalog device matches; pick yours from the list.',

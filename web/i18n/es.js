@@ -26,6 +26,7 @@ export default {
   skip: 'Ir al contenido', result: 'Resultado', presets: 'Contextos habituales',
   tab_main: 'Modelo × equipo', tab_model: 'Modelo', tab_device: 'Equipo', tab_accuracy: 'Precisión',
   title_main: 'willitfit — ¿correrá este LLM en este hardware?', title_model: 'willitfit — modelo', title_device: 'willitfit — equipo', title_accuracy: 'willitfit — precisión',
+  mtp_on: "Predicción de varios tokens (decodificación especulativa)",
   parallel: 'Secuencias en paralelo', engine: 'Motor', detect: 'Detectar mi hardware', detecting: 'Preguntando al navegador…',
   device_memory: 'memoria del equipo', detect_nothing: 'El navegador no indica qué GPU es.',
   detect_propose: 'Parece un {0}.', detect_none: 'Ningún equipo del catálogo coincide; elige el tuyo en la lista.',

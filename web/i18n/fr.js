@@ -26,6 +26,7 @@ export default {
   skip: 'Aller au contenu', result: 'Résultat', presets: 'Contextes courants',
   tab_main: 'Modèle × matériel', tab_model: 'Modèle', tab_device: 'Matériel', tab_accuracy: 'Précision',
   title_main: 'willitfit — ce LLM tourne-t-il sur ce matériel ?', title_model: 'willitfit — modèle', title_device: 'willitfit — matériel', title_accuracy: 'willitfit — précision',
+  mtp_on: "Prédiction multi-jetons (décodage spéculatif)",
   parallel: 'Séquences parallèles', engine: 'Moteur', detect: 'Détecter mon matériel', detecting: 'Interrogation du navigateur…',
   device_memory: 'mémoire de l’appareil', detect_nothing: 'Le navigateur n’indique pas de quel GPU il s’agit.',
   detect_propose: 'Cela ressemble à {0}.', detect_none: 'Aucun appareil du catalogue ne correspond ; choisissez le vôtre dans la liste.',

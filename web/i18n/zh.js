@@ -26,6 +26,7 @@ export default {
   skip: '跳到内容', result: '结果', presets: '常用上下文',
   tab_main: '模型 × 设备', tab_model: '模型', tab_device: '设备', tab_accuracy: '准确度',
   title_main: 'willitfit — 这个大模型能在这台硬件上运行吗？', title_model: 'willitfit — 模型', title_device: 'willitfit — 设备', title_accuracy: 'willitfit — 准确度',
+  mtp_on: "多 token 预测（推测解码）",
   parallel: '并行序列', engine: '推理引擎', detect: '检测我的硬件', detecting: '正在询问浏览器…',
   device_memory: '设备内存', detect_nothing: '浏览器没有透露这是哪块 GPU。',
   detect_propose: '看起来是 {0}。', detect_none: '目录中没有匹配的设备，请在列表中手动选择。',

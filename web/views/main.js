@@ -120,7 +120,10 @@ export function renderMain(r) {
   });
   if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
   // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
-  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.gguf_file_bytes) why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L) })}`;
+  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.gguf_file_bytes) why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_bytes - m.weights_bytes - m.host_weights_bytes, L) })}`;
+  if (r.mtp && r.mtp.loaded) why += ` ${T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) })}`;
+  // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
+  byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
   text('w-weights', why);
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
@@ -174,9 +177,30 @@ function renderSpeed(r) {
     sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
   renderUncertain(r);
   renderSpeedBasis(s);
+  renderSpeculative(r);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
     ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
   }) : '');
+}
+
+/**
+ * Speculative decoding on the model's MTP layers: what it adds to memory and, per workload, the
+ * decode range and speedup the core computed (result.speculative).
+ * @param {any} r
+ */
+function renderSpeculative(r) {
+  const L = state.lang;
+  const sp = r.speculative;
+  if (!sp || !Array.isArray(sp.workloads)) { text('spec-line', ''); return; }
+  const w = (/** @type {string} */ k) => sp.workloads.find((/** @type {any} */ x) => x.workload === k);
+  const code = w('code'), prose = w('prose');
+  const range = (/** @type {any} */ x) => x && x.decode_tps_low > 0
+    ? T('spec_range', { lo: num(x.decode_tps_low, L, 1), hi: num(x.decode_tps_high, L, 1), slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) })
+    : x ? T('spec_range_x', { slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) }) : '';
+  text('spec-line', T('spec_line', {
+    k: num(sp.draft_max, L), mem: gib(sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
+    code: range(code), prose: range(prose),
+  }));
 }
 
 /**

@@ -49,6 +49,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"estimate", {{"engine", d::kEngine}, {"context", d::kContext}, {"count", d::kCount}, {"ram_gib", d::kRamGib},
                     {"display", d::kDisplay}, {"prompt", d::kPrompt}, {"gen", d::kGen}, {"depth", d::kDepth},
                     {"ram_bandwidth_gbs", d::kRamBandwidthGbs}, {"pcie_gbs", d::kPcieGbs}, {"detail", d::kDetail},
+                    {"mtp", d::kMtp}, {"draft_max", d::kDraftMax}, {"workload", d::kWorkload},
                     {"concurrency", nullptr}}},
       {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}}},
       {"cost", {{"market", d::kMarket}, {"hours_per_day", d::kHoursPerDay},

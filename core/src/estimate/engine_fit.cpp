@@ -110,6 +110,7 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   if (e.vllm) in.vllm = e.vllm_fit ? &*e.vllm_fit : &*e.vllm;
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
   in.engine = r.engine;
+  if (r.spec.mtp) in.mtp_draft = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
   out["commands"] = launch_commands(in);
 }
 

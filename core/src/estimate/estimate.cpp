@@ -234,6 +234,15 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(d::kDisplay);
   parse_serving(cat, q, r);
+  // Speculative decoding with the model's own MTP / NextN layers (speculative.hpp).
+  r.spec.mtp = opt_bool(q, "mtp", "").value_or(d::kMtp);
+  r.spec.draft_max = static_cast<int>(opt_int(q, "draft_max", "", 1, 16).value_or(d::kDraftMax));
+  r.spec.workload = opt_str(q, "workload", "").value_or(d::kWorkload);
+  if (r.spec.workload != "code" && r.spec.workload != "prose")
+    throw InputError("bad_value", "workload", "workload must be code or prose", {"code", "prose"});
+  if (r.spec.mtp && r.model.arch.n_layer_all() == r.model.arch.n_layer_main())
+    throw InputError("no_mtp_layers", "mtp", "this model (or this file) holds no MTP / NextN layers to draft with");
+  r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
   r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(d::kGen);
   r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(d::kDepth);
@@ -271,6 +280,10 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
+  if (r.spec.mtp) {
+    e.spec_costs = mtp_costs(a, *e.plan);
+    e.spec_params = speculative_params(cat);
+  }
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
   // several (engine_fit.cpp).
   place_estimate(cat, r, e);
@@ -334,7 +347,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
                  {"approximate", !a.approximate.empty()}, {"shape", shape}}},
       {"mtp", {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
-               {"file_bytes", mtp_bytes}, {"resident_bytes", 0}, {"loaded", false}}},
+               {"file_bytes", mtp_bytes}, {"resident_bytes", r.spec.mtp ? mtp_bytes : 0}, {"loaded", r.spec.mtp}}},
       {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()},
                  {"quality", e.quality.is_null() ? nlohmann::json::object() : e.quality}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
@@ -349,7 +362,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                     {"ram_gib", r.ram_gib}}},
       {"memory", {{"weights_bytes", e.weights_bytes},
                   {"host_weights_bytes", e.host_weights_bytes},
-                  {"kv_cache_bytes", e.kv.total_bytes},
+                  {"kv_cache_bytes", e.kv.total_bytes + e.spec_kv_bytes},
                   {"compute_bytes", e.compute.total_bytes},
                   {"overhead_bytes", e.overhead_bytes},
                   {"total_bytes", e.total_bytes},
@@ -371,6 +384,12 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       out["speed"].erase("terms");
       out["speed"].erase("curve");
     }
+  }
+  if (r.spec.mtp) {
+    // Speedup range by workload over the plain decode figures (speculative.hpp).
+    const double base = out.contains("speed") ? e.speed.decode_tps : 0;
+    out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
+                                          e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
   }
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
   if (e.speed.unavailable.is_object()) out["speed_unavailable"] = e.speed.unavailable;

@@ -121,6 +121,8 @@ std::string llama_server(const LaunchInput& in) {
   if (in.kv.unified && in.kv.n_seq > 1) c << " -kvu";
   c << " -ub " << in.kv.n_ubatch;
   if (!in.mmap) c << " --no-mmap";
+  // MTP drafting (llama.cpp PR #26534: glm4moe's NextN block as a draft-mtp target).
+  if (in.mtp_draft > 0) c << " --spec-type draft-mtp --spec-draft-n-max " << in.mtp_draft;
   return c.str();
 }
 
@@ -144,7 +146,8 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   if (in.gguf_quant) {
     out["llama_server"] = llama_server(in);
   }
-  if (in.gguf_quant && !experts_on_cpu) {
+  // Ollama and mlx_lm have no MTP drafting: with it on, their commands are left out.
+  if (in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0) {
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
@@ -167,6 +170,9 @@ nlohmann::json launch_commands(const LaunchInput& in) {
       << " --kv-cache-dtype " << v.kv_cache_dtype << " --max-num-seqs " << v.max_num_seqs
       << " --max-num-batched-tokens " << v.max_num_batched_tokens;
     if (!q.empty()) c << " --quantization " << q;
+    // vLLM's MTP drafter (the GLM recipe, vllm-project/recipes GLM/GLM.md).
+    if (in.mtp_draft > 0)
+      c << " --speculative-config.method mtp --speculative-config.num_speculative_tokens " << in.mtp_draft;
     if (in.engine != "sglang") out["vllm"] = c.str();
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
@@ -175,11 +181,15 @@ nlohmann::json launch_commands(const LaunchInput& in) {
       << " --kv-cache-dtype " << skv << " --max-running-requests " << v.max_num_seqs;
     if (in.engine == "sglang") s << " --chunked-prefill-size " << v.max_num_batched_tokens;
     if (!q.empty() && q != "bitsandbytes") s << " --quantization " << q;
+    // SGLang drafts with the MTP layer through its EAGLE path (docs.sglang.io basic_usage/glm45).
+    if (in.mtp_draft > 0)
+      s << " --speculative-algorithm EAGLE --speculative-num-steps " << in.mtp_draft
+        << " --speculative-eagle-topk 1 --speculative-num-draft-tokens " << in.mtp_draft + 1;
     out["sglang"] = s.str();
   }
   if (in.kind == DeviceKind::Apple && !in.gguf_quant && !why.empty()) {
     refuse("mlx");
-  } else if (in.kind == DeviceKind::Apple && !in.gguf_quant) {
+  } else if (in.kind == DeviceKind::Apple && !in.gguf_quant && in.mtp_draft == 0) {
     // MLX affine quantization, group 64 (the default of mlx_lm.convert), as the plan assumes.
     const auto pos = in.quant.find("MLX-");
     if (pos == 0) {

@@ -49,6 +49,7 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   v.kv_cache_dtype = o.kv_cache_dtype;
   v.block_size = 1;
   v.enforce_eager = true;
+  v.load_mtp = o.load_mtp;
   VllmBudget b = vllm_budget(a, plan, total_gib, v);
 
   const double free_before = std::max(0.0, total_gib * kGiB - o.cuda_context_gib * kGiB);

@@ -50,11 +50,11 @@ std::string vllm_quantization_flag(const std::string& q) {
   return "";
 }
 
-std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& plan, int tp) {
+std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
   const std::int64_t n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head_kv);
   double sum = 0;
   for (const auto& t : plan.tensors) {
-    if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
+    if (!load_mtp && t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
         a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
       continue;  // MTP layers load only with speculative decoding
     double div = tp;
@@ -104,7 +104,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
 
   b.total_bytes = static_cast<std::uint64_t>(total_gib * kGiB);
   b.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(b.total_bytes) * o.gpu_memory_utilization));
-  b.weights_bytes = vllm_weights_per_rank(a, plan, tp);
+  b.weights_bytes = vllm_weights_per_rank(a, plan, tp, o.load_mtp);
 
   // Activation peak of the profile run.
   std::int64_t ff = 0;
@@ -130,7 +130,8 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   std::map<std::string, VllmKvGroup> kinds;
   const std::int64_t L = b.max_model_len, B = b.block_size, T = b.max_num_batched_tokens;
   for (const auto& ly : a.layers) {
-    if (ly.is_mtp || ly.attn == AttnKind::None || !ly.has_kv) continue;
+    // The MTP drafter's attention layer gets its own pages in the same pool when it is loaded.
+    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || !ly.has_kv) continue;
     std::string kind = "full";
     std::uint64_t page = 0;
     if (ly.attn == AttnKind::MLA) {

@@ -74,7 +74,6 @@ export default {
   speed_label_extrapolated: "Extrapolated: no published run on this device; the figures come from the {0} backend on other devices.",
   speed_accuracy_link: "How accurate is this kind of estimate?",
   speed_measured_run: "{0} tok/s in {1}",
-  mtp_note: "The file also holds the model’s multi-token-prediction layer ({0}), which llama.cpp does not load: that is most of the difference between the file size and the weights in memory.",
   approx_note: "Approximate: the core does not model the “{0}” architecture exactly, so these figures treat it as a standard decoder built from its config.json. Expect larger errors than usual.",
   approx_badge: "approximate",
   unc_mark: "uncertain",
@@ -93,4 +92,9 @@ export default {
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
   tab_named: "{tab}: {name}",
+  mtp_note: "The file also holds the model’s multi-token-prediction layer ({0}), which llama.cpp loads only with multi-token prediction on: that is most of the {1} between the file size and the weights in memory.",
+  mtp_note_on: "With multi-token prediction on, the model’s MTP layer ({0}) is loaded and counted in the weights.",
+  spec_line: "Multi-token prediction, {k} drafted token(s) per step: +{mem} of memory (MTP layer {w}, its cache {kv}). Decode on code: {code}; on prose: {prose}.",
+  spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
+  spec_range_x: "×{slo}–{shi}",
 };

@@ -74,7 +74,6 @@ export default {
   speed_label_extrapolated: "Extrapolado: no hay ejecuciones publicadas en este dispositivo; las cifras vienen del backend {0} en otros dispositivos.",
   speed_accuracy_link: "¿Qué precisión tiene este tipo de estimación?",
   speed_measured_run: "{0} tok/s en {1}",
-  mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp no carga: es la mayor parte de la diferencia entre el tamaño del archivo y los pesos en memoria.",
   approx_note: "Aproximado: el núcleo no modela exactamente la arquitectura «{0}», así que estas cifras la tratan como un decodificador estándar construido a partir de su config.json. Cuenta con errores mayores de lo habitual.",
   approx_badge: "aproximado",
   unc_mark: "incierto",
@@ -93,4 +92,9 @@ export default {
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
   tab_named: "{tab}: {name}",
+  mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp solo carga con la predicción de varios tokens activada: es la mayor parte de los {1} de diferencia entre el tamaño del archivo y los pesos en memoria.",
+  mtp_note_on: "Con la predicción de varios tokens activada, la capa MTP del modelo ({0}) se carga y cuenta en los pesos.",
+  spec_line: "Predicción de varios tokens, {k} token(s) de borrador por paso: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",
+  spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
+  spec_range_x: "×{slo}–{shi}",
 };

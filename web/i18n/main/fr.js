@@ -73,7 +73,6 @@ export default {
   speed_label_extrapolated: "Extrapolé : aucune exécution publiée sur cet appareil ; les chiffres viennent du backend {0} sur d’autres appareils.",
   speed_accuracy_link: "Quelle est la précision de ce type d’estimation ?",
   speed_measured_run: "{0} tok/s en {1}",
-  mtp_note: "Le fichier contient aussi la couche de prédiction multi-jetons du modèle ({0}), que llama.cpp ne charge pas : c’est l’essentiel de l’écart entre la taille du fichier et les poids en mémoire.",
   approx_note: "Approximatif : le cœur ne modélise pas exactement l’architecture « {0} » ; ces chiffres la traitent comme un décodeur standard construit à partir de son config.json. Attendez-vous à des écarts plus grands que d’habitude.",
   approx_badge: "approximatif",
   unc_mark: "incertain",
@@ -92,4 +91,9 @@ export default {
   unc_item: "{label} {value} : {why}",
   unc_sep: " ; ",
   tab_named: "{tab} : {name}",
+  mtp_note: "Le fichier contient aussi la couche de prédiction multi-jetons du modèle ({0}), que llama.cpp ne charge qu’avec la prédiction multi-jetons activée : c’est l’essentiel des {1} d’écart entre la taille du fichier et les poids en mémoire.",
+  mtp_note_on: "Avec la prédiction multi-jetons activée, la couche MTP du modèle ({0}) est chargée et comptée dans les poids.",
+  spec_line: "Prédiction multi-jetons, {k} jeton(s) proposé(s) par étape : +{mem} de mémoire (couche MTP {w}, son cache {kv}). Génération sur du code : {code} ; sur de la prose : {prose}.",
+  spec_range: "{lo}–{hi} jetons/s (×{slo}–{shi})",
+  spec_range_x: "×{slo}–{shi}",
 };

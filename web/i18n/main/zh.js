@@ -72,7 +72,6 @@ export default {
   speed_label_extrapolated: "外推：该设备没有公开测试；数值来自 {0} 后端在其他设备上的测试。",
   speed_accuracy_link: "这类估算有多准？",
   speed_measured_run: "{1} 中为 {0} tok/s",
-  mtp_note: "文件中还包含模型的多 token 预测层（{0}），llama.cpp 不会加载它：这是文件大小与内存中权重之差的主要部分。",
   approx_note: "近似值：核心未精确建模“{0}”架构，因此这些数字按其 config.json 构成的标准解码器估算。误差可能比平常更大。",
   approx_badge: "近似",
   unc_mark: "不确定",
@@ -91,4 +90,9 @@ export default {
   unc_item: "{label} {value}：{why}",
   unc_sep: "；",
   tab_named: "{tab}：{name}",
+  mtp_note: "文件中还包含模型的多 token 预测层（{0}），llama.cpp 只有在开启多 token 预测时才加载它：文件大小与内存中权重之间相差的 {1} 主要来自这一层。",
+  mtp_note_on: "开启多 token 预测后，模型的 MTP 层（{0}）会被加载，并计入权重。",
+  spec_line: "多 token 预测，每步草拟 {k} 个 token：内存增加 {mem}（MTP 层 {w}，其缓存 {kv}）。代码生成：{code}；文字生成：{prose}。",
+  spec_range: "{lo}–{hi} token/s（×{slo}–{shi}）",
+  spec_range_x: "×{slo}–{shi}",
 };

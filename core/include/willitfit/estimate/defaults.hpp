@@ -33,6 +33,9 @@ inline constexpr std::int64_t kDepth = 0;           // llama-bench -d
 inline constexpr double kRamBandwidthGbs = 60;      // dual-channel DDR5 class
 inline constexpr double kPcieGbs = 0;               // 0 = from the device
 inline constexpr const char* kDetail = "full";
+inline constexpr bool kMtp = false;               // speculative decoding on the MTP layers (speculative.hpp)
+inline constexpr int kDraftMax = 1;                // tokens drafted per step (vLLM GLM recipe: 1)
+inline constexpr const char* kWorkload = "prose";
 
 // llama.cpp: a GGUF file type.
 inline constexpr const char* kQuantGguf = "Q4_K_M";

@@ -44,6 +44,7 @@ struct LaunchInput {
   const VllmBudget* vllm = nullptr;   // settings for vllm / sglang
   double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
   std::string engine = "llama.cpp";    // "sglang": only the SGLang command, with its own budget
+  int mtp_draft = 0;                  // > 0: speculative decoding on the model's MTP layers, k tokens
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).

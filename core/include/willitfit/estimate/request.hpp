@@ -22,6 +22,7 @@
 #include "willitfit/speed/server_throughput.hpp"
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/speed/speed.hpp"
+#include "willitfit/speed/speculative.hpp"
 #include "willitfit/servers/vllm.hpp"
 
 namespace wif {
@@ -67,6 +68,7 @@ struct EstimateRequest {
   SglangOptions sglang;              // SGLang's settings; sglang.context_length is never set here
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
+  SpeculativeOptions spec;           // mtp / draft_max / workload (speculative.hpp)
   bool summary = false;              // "detail": "summary": the figures a listing shows, no more
   std::vector<Note> notes;           // written as the result's notes[]
 };
@@ -92,6 +94,11 @@ struct Estimate {
   std::optional<ServingThroughput> throughput;  // vLLM / SGLang: aggregate decode at a concurrency
   SpeedResult speed;                    // single device (see speed.hpp)
   nlohmann::json quality;               // quality.hpp quality_json for the plan's format
+  // Speculative decoding with the model's MTP layers (request "mtp"): what it adds to memory,
+  // on the device that holds the output layer (llama.cpp) or per rank (vLLM / SGLang).
+  std::uint64_t spec_weights_bytes = 0, spec_kv_bytes = 0;
+  SpeculativeCosts spec_costs;
+  SpeculativeParams spec_params;
 };
 
 /// The context a server engine is asked for: the request's, or 0 (the model's maximum) when the

@@ -45,6 +45,7 @@ struct SglangOptions {
   std::int64_t chunked_prefill_size = 0;   // 0 = default for the GPU
   std::int64_t max_running_requests = 0;   // 0 = derived from the pool
   std::string kv_cache_dtype = "auto";
+  bool load_mtp = false;                   // --speculative-algorithm EAGLE on the MTP layer
   double cuda_context_gib = 0.45;          // taken before SGLang measures free memory (vllm.hpp)
 };
 

@@ -38,6 +38,7 @@ struct VllmOptions {
   int block_size = 0;                    // 0 = 16, or 64 for MLA (FlashMLA kernels)
   bool enforce_eager = false;            // no CUDA graphs
   bool v0_profile = false;               // V0 engine: batched tokens default max(max_model_len, 2048)
+  bool load_mtp = false;                 // --speculative-config method mtp: MTP layers' weights and KV loaded
   // Serving-speed and SGLang request fields (server_throughput.hpp, sglang.hpp):
   std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
   double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default
@@ -92,7 +93,7 @@ VllmBudget vllm_budget(const Architecture& arch, const TensorPlan& plan, double 
 /// Weights on one rank under tensor parallelism: column/row-parallel matrices split 1/TP,
 /// norms and routers replicated, K/V projections replicated when TP exceeds the KV heads,
 /// MLA's low-rank down projections replicated.
-std::uint64_t vllm_weights_per_rank(const Architecture& arch, const TensorPlan& plan, int tp);
+std::uint64_t vllm_weights_per_rank(const Architecture& arch, const TensorPlan& plan, int tp, bool load_mtp = false);
 
 /// vLLM's --quantization value for a checkpoint format ("" when the checkpoint says it itself
 /// or needs none).

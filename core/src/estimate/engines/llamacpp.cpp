@@ -6,6 +6,7 @@
 
 #include "engines.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/speed/speculative.hpp"
 
 namespace wif::engines {
 namespace {
@@ -41,12 +42,36 @@ class LlamaCppStep final : public EngineStep {
     std::vector<PlacementDevice> gpus;
     for (const auto& d : r.devices)
       gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
+    // --- speculative MTP hook (speculative.hpp) ---
+    // llama.cpp with --spec-type draft-mtp loads the NextN block and gives it one layer's cache
+    // (PR #26534 / #25980). They sit with the output layer: reserved on the last device before
+    // placing, so the automatic plan leaves room, then booked as weights and KV there.
+    e.spec_weights_bytes = e.spec_kv_bytes = 0;
+    if (r.spec.mtp && !gpus.empty()) {
+      e.spec_weights_bytes = mtp_weight_bytes(a, *e.plan);
+      const std::int64_t n_main = a.n_layer_main(), n_mtp = a.n_layer_all() - n_main;
+      if (r.engine == "llama.cpp" && n_main > 0 && static_cast<std::size_t>(n_main) <= e.kv.per_layer.size())
+        e.spec_kv_bytes = e.kv.per_layer[static_cast<std::size_t>(n_main - 1)] * static_cast<std::uint64_t>(n_mtp);
+      if (r.engine == "llama.cpp") gpus.back().overhead_bytes += e.spec_weights_bytes + e.spec_kv_bytes;
+    }
+    auto book_spec = [&e, &r](Placement& p) {
+      if (!r.spec.mtp || r.engine != "llama.cpp" || p.devices.empty()) return;
+      DeviceLoad& d = p.devices.back();
+      const std::uint64_t extra = e.spec_weights_bytes + e.spec_kv_bytes;
+      if (d.overhead_bytes < extra) return;
+      d.overhead_bytes -= extra;
+      d.weights_bytes += e.spec_weights_bytes;
+      d.kv_bytes += e.spec_kv_bytes;
+    };
+    // --- end of the speculative MTP hook ---
     PlacementSettings all;
     all.mmap = r.placement.mmap;
     e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
     if (r.placement_given) e.placement = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement);
     else if (e.full.fits) e.placement = e.full;
     else e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
+    book_spec(e.full);
+    book_spec(e.placement);
 
     // memory.*_bytes: everything on the accelerators (the single-device contract), summed.
     e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;
