@@ -82,7 +82,7 @@ const seeds = {
     fs.rmSync(tmp, { recursive: true, force: true });
   },
   catalog(d) {
-    const kinds = [['models/', 0], ['hardware/', 1], ['quants.json', 2], ['clouds.json', 3], ['backends.json', 4], ['measurements/', 5]];
+    const kinds = /** @type {[string, number][]} */ ([['models/', 0], ['hardware/', 1], ['quants.json', 2], ['clouds.json', 3], ['backends.json', 4], ['measurements/', 5]]);
     for (const f of walk('data')) {
       const rel = path.relative('data', f);
       const k = kinds.find(([p]) => rel.startsWith(p));

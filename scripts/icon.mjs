@@ -12,7 +12,7 @@ function parse(svg) {
   const rects = [];
   for (const m of body.matchAll(/<(\w+)([^>]*)\/>/g)) {
     if (m[1] !== 'rect') throw new Error(`icon: favicon.svg has a <${m[1]}>, which this drawer does not know`);
-    const a = (/** @type {string} */ k, d = 0) => { const v = new RegExp(`\\b${k}="([^"]+)"`).exec(m[2]); return v ? v[1] : d; };
+    const a = (/** @type {string} */ k, /** @type {string | number} */ d = 0) => { const v = new RegExp(`\\b${k}="([^"]+)"`).exec(m[2]); return v ? v[1] : d; };
     const hex = String(a('fill', '#000')).replace('#', '');
     const full = hex.length === 3 ? hex.split('').map((c) => c + c).join('') : hex;
     if (!/^[0-9a-f]{6}$/i.test(full)) throw new Error(`icon: fill ${a('fill')} is not #rrggbb`);

@@ -11,6 +11,8 @@ import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 
+import { ctestCounts, fuzzCounts, nodeCounts, sanitizerLevels } from './test-counts.mjs';
+
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
 const levels = [];
@@ -23,20 +25,6 @@ function run(name, cmd, args, parse, env = {}) {
   const { passed, failed } = parse(out);
   const bad = r.status !== 0 && failed === 0 ? 1 : 0;  // a crash counts as a failure
   levels.push({ name, passed, failed: failed + bad, ran: passed + failed > 0 });
-}
-
-function ctestCounts(out) {
-  const m = out.match(/(\d+)% tests passed, (\d+) tests failed out of (\d+)/);
-  if (!m) return { passed: 0, failed: 0 };
-  const total = Number(m[3]);
-  const failed = Number(m[2]);
-  return { passed: total - failed, failed };
-}
-
-function nodeCounts(out) {
-  const pass = [...out.matchAll(/^# pass (\d+)/gm)].map((x) => Number(x[1]));
-  const fail = [...out.matchAll(/^# fail (\d+)/gm)].map((x) => Number(x[1]));
-  return { passed: pass.reduce((a, b) => a + b, 0), failed: fail.reduce((a, b) => a + b, 0) };
 }
 
 const files = (dir) => fs.readdirSync(dir).filter((f) => f.endsWith('.test.mjs')).map((f) => path.join(dir, f));
@@ -64,15 +52,7 @@ fs.closeSync(sanFd);
 const sanOut = fs.readFileSync(sanLog, 'utf8');
 console.log(`\n=== sanitizer chain (background since the start, finished ${((Date.now() - sanStart) / 1000).toFixed(0)} s after it, exit ${sanCode})`);
 process.stdout.write(sanOut);
-const part = (title) => { const i = sanOut.indexOf(`=== ${title}`); if (i < 0) return ''; const j = sanOut.indexOf('\n=== ', i + 4); return sanOut.slice(i, j < 0 ? undefined : j); };
-if (!/sanitizer build: ok/.test(sanOut)) {
-  levels.push({ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true });
-} else {
-  const asan = ctestCounts(part('core under ASan+UBSan'));
-  levels.push({ name: 'core under ASan+UBSan (CTest in build-asan)', ...asan, ran: asan.passed + asan.failed > 0 });
-  const fz = fuzzCounts(part('short fuzzing'));
-  levels.push({ name: 'short fuzzing (libFuzzer, ASan+UBSan)', ...fz, ran: fz.passed + fz.failed > 0 });
-}
+levels.push(...sanitizerLevels(sanOut));
 
 console.log('\n=== summary');
 let passed = 0, failed = 0;

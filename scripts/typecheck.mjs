@@ -17,7 +17,7 @@ if (r.error || (r.status !== 0 && !/error TS/.test(out))) {
 const rel = (/** @type {string} */ f) => path.relative(root, path.resolve(root, f));
 // Project files: those tsc read from web/ and tests/js (not the libraries' declarations).
 const files = out.split('\n').map((l) => l.trim()).filter((l) => l.startsWith('/') && !l.includes('/node_modules/'))
-  .map(rel).filter((f) => f.startsWith('web/') || f.startsWith('tests/js/'));
+  .map(rel).filter((f) => f.startsWith('web/') || f.startsWith('tests/') || f.startsWith('scripts/'));
 /** @type {Map<string, string[]>} */
 const errors = new Map();
 for (const line of out.split('\n')) {

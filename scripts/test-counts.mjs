@@ -1,0 +1,43 @@
+// How scripts/test.mjs counts each level's tests from what the level printed. Kept apart so that
+// tests/js/test_counts.test.mjs can feed it the real shapes of CTest, node --test and fuzz.mjs output.
+
+// CTest's last line: "100% tests passed, 0 tests failed out of 243".
+export function ctestCounts(out) {
+  const m = out.match(/(\d+)% tests passed, (\d+) tests failed out of (\d+)/);
+  if (!m) return { passed: 0, failed: 0 };
+  const total = Number(m[3]);
+  const failed = Number(m[2]);
+  return { passed: total - failed, failed };
+}
+
+// node --test with the TAP reporter: "# pass N" and "# fail N", once per run.
+export function nodeCounts(out) {
+  const pass = [...out.matchAll(/^# pass (\d+)/gm)].map((x) => Number(x[1]));
+  const fail = [...out.matchAll(/^# fail (\d+)/gm)].map((x) => Number(x[1]));
+  return { passed: pass.reduce((a, b) => a + b, 0), failed: fail.reduce((a, b) => a + b, 0) };
+}
+
+// scripts/fuzz.mjs ends with "fuzz: N passed, N failed"; a build it could not make prints
+// "not ok fuzz-build".
+export function fuzzCounts(out) {
+  const m = out.match(/^fuzz: (\d+) passed, (\d+) failed/m);
+  if (!m) return { passed: 0, failed: /not ok fuzz-build/.test(out) ? 1 : 0 };
+  return { passed: Number(m[1]), failed: Number(m[2]) };
+}
+
+// The two levels of scripts/test-sanitizers.mjs's log, whose parts start with "=== <title>".
+export function sanitizerLevels(log) {
+  const part = (title) => {
+    const i = log.indexOf(`=== ${title}`);
+    if (i < 0) return '';
+    const j = log.indexOf('\n=== ', i + 4);
+    return log.slice(i, j < 0 ? undefined : j);
+  };
+  if (!/sanitizer build: ok/.test(log)) return [{ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true }];
+  const asan = ctestCounts(part('core under ASan+UBSan'));
+  const fz = fuzzCounts(part('short fuzzing'));
+  return [
+    { name: 'core under ASan+UBSan (CTest in build-asan)', ...asan, ran: asan.passed + asan.failed > 0 },
+    { name: 'short fuzzing (libFuzzer, ASan+UBSan)', ...fz, ran: fz.passed + fz.failed > 0 },
+  ];
+}
