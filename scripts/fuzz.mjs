@@ -4,6 +4,7 @@
 //                                               then the corpus is minimised into tests/fuzz/corpus/)
 //   node scripts/fuzz.mjs --save          afterwards, minimise the corpus into tests/fuzz/corpus/
 //   node scripts/fuzz.mjs --only api_estimate     (--no-build: reuse the built fuzzers)
+//   node scripts/fuzz.mjs --jobs 2                two targets at a time (--timeout S: hang limit, 10 s)
 //   node scripts/fuzz.mjs --build-dir build-asan --no-build   the fuzzers of the sanitizer build
 //                                               (clang, WIF_SANITIZE=ON builds them too; npm test)
 // Seeds are written fresh each run into build-fuzz/seeds/<target>/ from the test data: the
@@ -11,7 +12,7 @@
 // inputs found go to build-fuzz/corpus/<target>/; crashes to build-fuzz/crashes/ (copy them to
 // tests/fuzz/regressions/<target>/ so CTest replays them). Prints one TAP-like line per target:
 //   "ok <target> <execs> execs" or "not ok <target> ..." and exits non-zero on any finding.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,6 +25,10 @@ const argv = process.argv.slice(2);
 const opt = (k, d) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] : d; };
 const seconds = Number(opt('--seconds', '25'));
 const only = opt('--only', '');
+const jobs = Number(opt('--jobs', '1'));
+// Seconds one input may take before libFuzzer calls it a hang (wall clock: on a machine busy with
+// other work a long run may need more than the default to tell starvation from a hang).
+const timeout = Number(opt('--timeout', '10'));
 const save = argv.includes('--save');
 const noBuild = argv.includes('--no-build');  // reuse the fuzzers already in build-fuzz/
 const B = opt('--build-dir', 'build-fuzz');
@@ -97,7 +102,23 @@ const seeds = {
 const targets = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f))
   .map((f) => f.slice(5, -4)).filter((t) => !only || t === only);
 let bad = 0;
-for (const t of targets) {
+
+/** Run a command to its end, its output collected. @param {string} cmd @param {string[]} args */
+function runCollect(cmd, args) {
+  return new Promise((resolve) => {
+    const p = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    /** @type {Buffer[]} */
+    const chunks = [];
+    let size = 0;
+    const keep = (/** @type {Buffer} */ b) => { if (size < (1 << 26)) { chunks.push(b); size += b.length; } };
+    p.stdout.on('data', keep);
+    p.stderr.on('data', keep);
+    p.on('close', (status) => resolve({ status, out: Buffer.concat(chunks).toString('utf8') }));
+  });
+}
+
+/** One target: seed, fuzz for the given time, report, and with --save minimise its corpus. @param {string} t */
+async function fuzzOne(t) {
   const sd = seedDir(t);
   if (seeds[t]) seeds[t](sd);
   const corpus = path.join(B, 'corpus', t);
@@ -106,18 +127,16 @@ for (const t of targets) {
   fs.mkdirSync(crashes, { recursive: true });
   const dirs = [corpus, path.join('tests/fuzz/corpus', t), path.join('tests/fuzz/regressions', t), sd].filter((x) => fs.existsSync(x));
   const t0 = Date.now();
-  const r = spawnSync(path.join(B, 'tests/fuzz', `fuzz_${t}`),
-    [`-max_total_time=${seconds}`, '-timeout=10', '-rss_limit_mb=2048', '-max_len=65536', '-print_final_stats=1',
-      `-artifact_prefix=${crashes}/${t}-`, ...dirs],
-    { encoding: 'utf8', maxBuffer: 1 << 28 });
-  const out = (r.stdout || '') + (r.stderr || '');
-  const execs = Number((out.match(/stat::number_of_executed_(?:runs|units):\s*(\d+)/) || [])[1] || 0);
+  const r = /** @type {{status: number | null, out: string}} */ (await runCollect(path.join(B, 'tests/fuzz', `fuzz_${t}`),
+    [`-max_total_time=${seconds}`, `-timeout=${timeout}`, '-rss_limit_mb=2048', '-max_len=65536', '-print_final_stats=1',
+      `-artifact_prefix=${crashes}/${t}-`, ...dirs]));
+  const execs = Number((r.out.match(/stat::number_of_executed_(?:runs|units):\s*(\d+)/) || [])[1] || 0);
   const secs = ((Date.now() - t0) / 1000).toFixed(0);
   if (r.status === 0 && execs > 0) {
     console.log(`ok ${t} ${execs} execs in ${secs} s`);
   } else {
     bad++;
-    console.log(out.split('\n').filter((l) => !/^#\d+/.test(l)).slice(-60).join('\n'));
+    console.log(r.out.split('\n').filter((l) => !/^#\d+/.test(l)).slice(-60).join('\n'));
     console.log(`not ok ${t} exit ${r.status} after ${execs} execs in ${secs} s (artifacts in ${crashes})`);
   }
   if (save && r.status === 0) {
@@ -131,5 +150,11 @@ for (const t of targets) {
     console.log(`saved ${fs.readdirSync(keep).length} inputs to ${keep}`);
   }
 }
+
+// --jobs N: N targets at a time (npm test's short run uses the machine's two cores).
+const queue = [...targets];
+await Promise.all(Array.from({ length: Math.max(1, Math.min(jobs, targets.length)) }, async () => {
+  for (let t = queue.shift(); t; t = queue.shift()) await fuzzOne(t);
+}));
 console.log(`fuzz: ${targets.length - bad} passed, ${bad} failed`);
 process.exit(bad ? 1 : 0);

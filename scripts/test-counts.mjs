@@ -33,11 +33,11 @@ export function sanitizerLevels(log) {
     const j = log.indexOf('\n=== ', i + 4);
     return log.slice(i, j < 0 ? undefined : j);
   };
-  if (!/sanitizer build: ok/.test(log)) return [{ name: 'core under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true }];
+  if (!/sanitizer build: ok/.test(log)) return [{ name: 'core: Catch2 under ASan+UBSan (build failed)', passed: 0, failed: 1, ran: true }];
   const asan = ctestCounts(part('core under ASan+UBSan'));
   const fz = fuzzCounts(part('short fuzzing'));
   return [
-    { name: 'core under ASan+UBSan (CTest in build-asan)', ...asan, ran: asan.passed + asan.failed > 0 },
+    { name: 'core: Catch2 via CTest under ASan+UBSan (build-asan)', ...asan, ran: asan.passed + asan.failed > 0 },
     { name: 'short fuzzing (libFuzzer, ASan+UBSan)', ...fz, ran: fz.passed + fz.failed > 0 },
   ];
 }

@@ -1,10 +1,12 @@
-// The sanitizer levels of npm test, as one chain that scripts/test.mjs starts in the background
-// (at a lower CPU priority) while the other levels run, and whose output it reads afterwards:
+// The core's levels of npm test, as one chain that scripts/test.mjs starts in the background
+// (at a lower CPU priority) while the JS and browser levels run, and whose output it reads
+// afterwards. The Catch2 tests are built and run once, instrumented, rather than once plain and
+// once more under the sanitizers:
 //  1. configure and build build-asan/ (clang, -O1, ASan+UBSan; under clang the same objects also
 //     make the libFuzzer targets, see tests/fuzz/CMakeLists.txt): the Catch2 binary, the corpus
 //     replays and the fuzzers, compiled once;
 //  2. the core's Catch2 tests and the corpus replays under the sanitizers (CTest in build-asan/);
-//  3. a short libFuzzer run of each target (scripts/fuzz.mjs --build-dir build-asan).
+//  3. a short libFuzzer run of each target, two at a time (scripts/fuzz.mjs --build-dir build-asan).
 // Each part starts with a line "=== <part>" so that test.mjs can count each as its own level.
 // Run alone (node scripts/test-sanitizers.mjs) it does the same in the foreground.
 import { spawnSync } from 'node:child_process';
@@ -34,7 +36,7 @@ console.log(`(sanitizer tests took ${((Date.now() - t1) / 1000).toFixed(0)} s)`)
 
 console.log('=== short fuzzing (libFuzzer, ASan+UBSan)');
 if (clang) {
-  sh(process.execPath, ['scripts/fuzz.mjs', '--build-dir', B, '--no-build', '--seconds', process.env.WIF_FUZZ_SECONDS || '25']);
+  sh(process.execPath, ['scripts/fuzz.mjs', '--build-dir', B, '--no-build', '--jobs', '2', '--seconds', process.env.WIF_FUZZ_SECONDS || '25']);
 } else {
   console.log('not ok fuzz-build: libFuzzer needs clang++ (install clang)');
 }
