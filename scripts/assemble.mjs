@@ -30,6 +30,16 @@ const svg = fs.readFileSync(path.join(dist, 'favicon.svg'), 'utf8');
 for (const size of [192, 512]) fs.writeFileSync(path.join(dist, `icon-${size}.png`), pngIcon(svg, size));
 
 const offline = buildOffline(dist);
+// The accuracy report (the module's accuracyReport, which refits the speed model and takes seconds)
+// computed once here, with the module just built, and served beside the app: the accuracy page
+// reads it instead of waiting for the refit on every visit. Not in the one-file offline page,
+// which computes it (a built one would be a second copy of the same figures to carry).
+{
+  const t0 = Date.now();
+  const api = await import(path.join(dist, 'api.js'));
+  fs.writeFileSync(path.join(dist, 'accuracy.json'), JSON.stringify(await api.accuracyReport()));
+  console.log(`accuracy.json: the module's accuracy report, ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
 // The static pages (scripts/prerender.mjs): after the offline page, which holds only the app.
 // WIF_PRERENDER=0 skips them (a quicker build when only the app is needed); WIF_PAGES_LIMIT=k
 // draws those of the first k models and devices and of the reference pages only.

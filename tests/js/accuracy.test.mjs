@@ -1,9 +1,11 @@
 // The accuracy report through the wasm module: its shape, and the same figures as the CLI's
 // `willitfit accuracy --json` (one core, two front doors).
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 
-import { api, cli } from './helpers.mjs';
+import { api, cli, root } from './helpers.mjs';
 
 const close = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
 
@@ -49,4 +51,14 @@ test('the module and the CLI report the same accuracy figures', async () => {
     assert.equal(p.row_id, n.points[i].row_id);
     assert.ok(close(p.predicted_tps, n.points[i].predicted_tps, 1e-9), p.row_id);
   });
+});
+
+test('the report the build serves beside the app (dist/accuracy.json) is the module\'s, and a second call gives the same', async () => {
+  const doc = await api.accuracyReport();
+  const built = JSON.parse(fs.readFileSync(path.join(root, 'dist', 'accuracy.json'), 'utf8'));
+  assert.deepEqual(built, doc);
+  const again = await api.accuracyReport();
+  assert.deepEqual(again, doc);
+  again.accuracy.points.length = 0;   // each call gets its own copy: a caller cannot spoil the next
+  assert.equal((await api.accuracyReport()).accuracy.points.length, doc.accuracy.points.length);
 });

@@ -9,7 +9,7 @@ import { scatterChart } from '../chart.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, num, tps } from '../format.js';
 import { t } from '../i18n.js';
-import { state } from '../state.js';
+import { appPath, state } from '../state.js';
 import { setPageMeta, stackTable } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -154,6 +154,25 @@ function sizesSection(z) {
         { id: 'acc-size-rows', numeric: [2, 3, 4], rowProps: (k) => ({ dataset: { model: rows[k].model, quant: rows[k].quant } }) })));
 }
 
+/**
+ * The report as the build wrote it beside the app (scripts/assemble.mjs: the same module's
+ * accuracyReport, run once at build time, so a visit does not wait seconds for the refit), when the
+ * app is served; null where there is none (the one-file offline page, a build without it), and the
+ * worker computes it then.
+ * @returns {Promise<any>}
+ */
+async function builtReport() {
+  if (!/^https?:$/.test(location.protocol) || document.documentElement.dataset.offline === 'true') return null;
+  try {
+    const res = await fetch(new URL(`${appPath().replace(/[^/]*$/, '')}accuracy.json`, location.href));
+    if (!res.ok) return null;
+    const doc = await res.json();
+    return doc && doc.accuracy && Array.isArray(doc.accuracy.points) ? doc.accuracy : null;
+  } catch {
+    return null;
+  }
+}
+
 /** @param {() => boolean} alive */
 export async function renderAccuracy(alive) {
   if (!(await has('accuracyReport'))) {
@@ -162,7 +181,9 @@ export async function renderAccuracy(alive) {
   }
   let rep;
   try {
-    rep = (await call('accuracyReport')).accuracy;
+    const built = await builtReport();
+    rep = built || (await call('accuracyReport')).accuracy;
+    byId('acc-body').dataset.source = built ? 'build' : 'module';
   } catch (e) {
     if (alive()) fill('acc-body', h('p', { class: 'error' }, String(/** @type {any} */ (e).message || e)));
     return;
