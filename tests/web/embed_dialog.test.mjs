@@ -95,7 +95,7 @@ test('markup in the state is escaped in the snippets, so pasting them never adds
 });
 
 test('the app, its embed dialog, manifest and service worker run under the strict CSP with no violation', async () => {
-  const page = await watched();
+  const page = await watched({ serviceWorkers: 'allow' });
   const resp = await page.goto(`${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-3090&ctx=8192`);
   assert.match(resp.headers()['content-security-policy'], /script-src 'self' 'wasm-unsafe-eval'/);
   assert.doesNotMatch(resp.headers()['content-security-policy'], /'unsafe-inline'|'unsafe-eval'|blob:/);

@@ -143,7 +143,7 @@ test('the server\'s 404 page obeys its own CSP', async () => {
 });
 
 test('a corrupted willitfit.wasm in the service worker cache is replaced from the network; the app still runs', async () => {
-  const page = await env.page();
+  const page = await env.page({ serviceWorkers: 'allow' });
   await open(page, `${env.url}${VIEW}`);
   await page.evaluate(() => navigator.serviceWorker.ready);
   await page.waitForFunction(() => !!navigator.serviceWorker.controller);

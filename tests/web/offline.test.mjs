@@ -61,7 +61,7 @@ test('the hosted app offers the offline page as a download, and the file it link
 });
 
 test('the service worker installs, and the app reloads and answers with the network gone', async () => {
-  const page = await env.page();
+  const page = await env.page({ serviceWorkers: 'allow' });
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192`);
   const version = await page.evaluate(async () => {
     const reg = await navigator.serviceWorker.ready;
@@ -84,7 +84,7 @@ test('the service worker installs, and the app reloads and answers with the netw
 });
 
 test('an old cache is deleted when a new version of the service worker activates', async () => {
-  const page = await env.page();
+  const page = await env.page({ serviceWorkers: 'allow' });
   // A page of the same origin that registers no worker leaves a cache from an "older build".
   await page.goto(`${env.url}embed.html`);
   await page.evaluate(async () => { await caches.open('willitfit-0000000000000000'); });
