@@ -36,7 +36,10 @@ function notFound(res) {
  */
 export function startServer(opts = {}) {
   const root = opts.root ?? path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', 'dist');
-  const server = http.createServer((req, res) => {
+  // A shared link may carry a long query (an imported config, a long id): Node's default 16 KiB
+  // header limit would answer 431 with no body, which the browser shows as its own error page
+  // instead of the app and its coded error.
+  const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     if (opts.csp !== false)
       res.setHeader('Content-Security-Policy', opts.connect ? CSP.replace(HUB_HOSTS, `${HUB_HOSTS} ${opts.connect.join(' ')}`) : CSP);
     res.setHeader('X-Content-Type-Options', 'nosniff');

@@ -48,7 +48,7 @@ double share_pct(const std::vector<bool>& v) {
 bool usable(double p) { return p > 0 && std::isfinite(p); }
 
 // The value below which `share` of the sorted values lie (nearest rank).
-double quantile(std::vector<double> v, double share) {
+double nearest_rank_quantile(std::vector<double> v, double share) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const std::size_t i = static_cast<std::size_t>(std::ceil(share * static_cast<double>(v.size()))) ;
@@ -94,7 +94,7 @@ json size_accuracy_report(const Catalog& cat) {
   const double within = static_cast<double>(std::count_if(abs_err.begin(), abs_err.end(), [](double x) { return x <= 1.0; }));
   return {{"files", rows.size()}, {"compared", abs_err.size()}, {"flagged", flagged}, {"publisher_recipes_skipped", recipes},
           {"median_abs_error_pct", median(abs_err)}, {"mean_abs_error_pct", mean},
-          {"p90_abs_error_pct", quantile(abs_err, 0.9)},
+          {"p90_abs_error_pct", nearest_rank_quantile(abs_err, 0.9)},
           {"max_abs_error_pct", abs_err.empty() ? 0.0 : *std::max_element(abs_err.begin(), abs_err.end())},
           {"within_1_pct", abs_err.empty() ? 0.0 : 100.0 * within / static_cast<double>(abs_err.size())},
           {"rows", rows}};

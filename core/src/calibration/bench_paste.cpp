@@ -1,4 +1,5 @@
 #include "willitfit/calibration/bench_paste.hpp"
+#include "willitfit/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -25,10 +26,7 @@ std::string trim(const std::string& s) {
   return s.substr(a, b - a + 1);
 }
 
-std::string lower(std::string s) {
-  for (auto& ch : s) ch = static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
-  return s;
-}
+using text::lower;
 
 std::vector<std::string> cells(const std::string& line) {
   std::vector<std::string> out;

@@ -26,7 +26,7 @@ const json* find_match(const json& doc, const char* key, const std::string& s) {
   return nullptr;
 }
 
-double quantile(std::vector<double> v, double q) {
+double interpolated_quantile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   const double pos = q * static_cast<double>(v.size() - 1);
@@ -370,8 +370,8 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
 void set_range(SpeedCoefficients& k, const std::string& key, const std::vector<double>& ratios) {
   if (ratios.empty()) return;
   SpeedRange r;
-  r.low = std::min(1.0, quantile(ratios, 0.1));
-  r.high = std::max(1.0, quantile(ratios, 0.9));
+  r.low = std::min(1.0, interpolated_quantile(ratios, 0.1));
+  r.high = std::max(1.0, interpolated_quantile(ratios, 0.9));
   r.rows = static_cast<int>(ratios.size());
   k.ranges[key] = r;
 }
@@ -423,8 +423,8 @@ SpeedCoefficients fit_speed(const BenchSet& all, const SpeedCoefficients& start,
       SpeedRange r = speed_range(k, kind, "single");
       const std::vector<double>& v = ratios[std::string(kind) + "/" + group];
       if (v.size() >= 8) {
-        r.low = std::min(r.low, quantile(v, 0.1));
-        r.high = std::max(r.high, quantile(v, 0.9));
+        r.low = std::min(r.low, interpolated_quantile(v, 0.1));
+        r.high = std::max(r.high, interpolated_quantile(v, 0.9));
       }
       r.rows = static_cast<int>(v.size());
       k.ranges[std::string(kind) + "/" + group] = r;

@@ -1,4 +1,5 @@
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/base/text.hpp"
 
 #include "willitfit/speed/speed.hpp"
 
@@ -53,9 +54,7 @@ void resolve_quant(const nlohmann::json& q, EstimateRequest& r) {
     return;
   }
   r.quant = f->id;
-  std::string u = *typed, v = f->id;
-  for (auto& c : u) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  for (auto& c : v) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  const std::string u = text::upper(*typed), v = text::upper(f->id);
   if (u != v && !(u == "MXFP4" && v == "MXFP4_MOE"))
     r.notes.push_back({"quant_alias", {{"from", *typed}, {"to", f->id}, {"engine", r.engine}}});
 }

@@ -4,6 +4,7 @@
 // headers are an 8-byte little-endian length and a JSON table of {dtype, shape, data_offsets}
 // (huggingface/safetensors, docs "The safetensors format").
 #include "willitfit/hub/hub_repo.hpp"
+#include "willitfit/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -20,14 +21,8 @@
 namespace wif {
 namespace {
 
-std::string upper(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
-  return s;
-}
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
+using text::lower;
+using text::upper;
 bool ends_with_ci(const std::string& s, const std::string& suffix) {
   return s.size() >= suffix.size() && lower(s.substr(s.size() - suffix.size())) == suffix;
 }

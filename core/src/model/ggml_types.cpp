@@ -1,4 +1,5 @@
 #include "willitfit/model/ggml_types.hpp"
+#include "willitfit/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -28,11 +29,6 @@ constexpr Row kTypes[] = {
     {41, {"Q1_0", 128, 18}},  {42, {"Q2_0", 64, 18}},
 };
 
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
-  return s;
-}
 
 }  // namespace
 
@@ -47,7 +43,7 @@ GgmlTypeInfo ggml_info(GgmlType t) { return *ggml_type_info(static_cast<int>(t))
 std::string ggml_type_name(GgmlType t) { return ggml_info(t).name; }
 
 std::optional<GgmlType> ggml_type_from_name(const std::string& name) {
-  const std::string u = upper(name);
+  const std::string u = text::upper(name);
   for (const auto& r : kTypes)
     if (u == r.info.name) return static_cast<GgmlType>(r.id);
   return std::nullopt;

@@ -253,12 +253,9 @@ const std::vector<QuantFormat>& quant_formats() {
 }
 
 std::optional<QuantFormat> find_quant(const std::string& id) {
-  std::string u = id;
-  std::transform(u.begin(), u.end(), u.begin(), [](unsigned char c) { return std::toupper(c); });
+  const std::string u = text::upper(id);
   for (const auto& q : quant_formats()) {
-    std::string qu = q.id;
-    std::transform(qu.begin(), qu.end(), qu.begin(), [](unsigned char c) { return std::toupper(c); });
-    if (qu == u) return q;
+    if (text::upper(q.id) == u) return q;
   }
   if (u == "MXFP4") return find_quant("MXFP4_MOE");
   return std::nullopt;
@@ -266,14 +263,10 @@ std::optional<QuantFormat> find_quant(const std::string& id) {
 
 namespace {
 bool server(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
-std::string upper(std::string s) {
-  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::toupper(c); });
-  return s;
-}
 }  // namespace
 
 std::optional<QuantFormat> resolve_format(const std::string& text, const std::string& engine) {
-  const std::string u = upper(text);
+  const std::string u = text::upper(text);
   struct Alias { const char* from; const char* to; };
   // Server aliases come first so that "BF16" on vLLM is the checkpoint, not the GGUF type.
   static const Alias servers[] = {{"BF16", "SAFETENSORS-BF16"}, {"FP16", "SAFETENSORS-FP16"},

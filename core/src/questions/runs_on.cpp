@@ -18,7 +18,6 @@ namespace {
 using nlohmann::json;
 using solve_detail::QuantRank;
 
-double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 bool on_device(const std::string& v) { return v == "fits" || v == "tight"; }
 
@@ -119,7 +118,7 @@ class ModelScan {
     }
     Row row = entry(m, r, first, first_e, 2, true);
     row.doc["below_floor"] = "speed";
-    json need = {{"code", "faster_device"}, {"decode_tps", finite(first_e.speed.decode_tps)},
+    json need = {{"code", "faster_device"}, {"decode_tps", finite_or_zero(first_e.speed.decode_tps)},
                  {"min_decode_tps", floors_.min_decode_tps}};
     row.doc["needs"] = json::array({need});
     // Everything on the device decodes faster than an offload: say what that takes.
@@ -166,8 +165,8 @@ class ModelScan {
     request.erase("min_decode_tps");
     request["model"] = m.id;
     request["quant"] = order_[i].id;
-    json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite(row.params)},
-                         {"params_active_b", finite(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
+    json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite_or_zero(row.params)},
+                         {"params_active_b", finite_or_zero(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
               {"tier", tier == 0 ? "fits" : tier == 1 ? "offload" : "no_fit"},
               {"quant", order_[i].id},
               {"quality", quality_rank_group(cat_, order_[i].ppl)},
@@ -179,8 +178,8 @@ class ModelScan {
     if (order_[i].ppl) j["ppl_delta_pct"] = *order_[i].ppl;
     if ((tier < 2 || keep_speed) && r.device.bandwidth_gbs > 0 && e.speed.decode_tps > 0 && std::isfinite(e.speed.decode_tps)) {
       row.speed = e.speed.decode_tps;
-      j["speed"] = {{"decode_tps", finite(e.speed.decode_tps)}, {"decode_tps_low", finite(e.speed.decode_tps_low)},
-                    {"decode_tps_high", finite(e.speed.decode_tps_high)}};
+      j["speed"] = {{"decode_tps", finite_or_zero(e.speed.decode_tps)}, {"decode_tps_low", finite_or_zero(e.speed.decode_tps_low)},
+                    {"decode_tps_high", finite_or_zero(e.speed.decode_tps_high)}};
     }
     row.doc = std::move(j);
     return row;

@@ -1,4 +1,5 @@
 #include "willitfit/questions/solve.hpp"
+#include "willitfit/base/text.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -21,7 +22,6 @@ bool runs(const std::string& verdict, bool allow_offload) {
   return verdict == "fits" || verdict == "tight" || (allow_offload && verdict == "offload");
 }
 
-double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 std::vector<QuantRank> gguf_quality_order(const Catalog& cat) {
   std::vector<QuantRank> out;
@@ -66,7 +66,7 @@ Estimate Solver::run(EstimateRequest r, bool speed) {
 
 double Solver::full_speed(const EstimateRequest& r, const Estimate& e) const {
   if (r.device.bandwidth_gbs <= 0) return 0;
-  return finite(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, speed_options(r), coef_, r.host_link).decode_tps);
+  return finite_or_zero(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, speed_options(r), coef_, r.host_link).decode_tps);
 }
 
 // The request's one context (request.hpp): every engine step reads it from here.
@@ -141,7 +141,7 @@ json max_context_json(Solver& s, const json& q) {
     out["verdict"] = e.verdict;
     out["total_bytes"] = e.total_bytes;
     out["usable_bytes"] = e.usable.usable_bytes;
-    out["decode_tps"] = finite(e.speed.decode_tps);
+    out["decode_tps"] = finite_or_zero(e.speed.decode_tps);
   } else {
     out["verdict"] = "no_fit";
   }
@@ -167,9 +167,9 @@ json best_quant_json(Solver& s, const json& q) {
     const Estimate e = s.run(r, true);
     const bool ok = runs(e.verdict, allow);
     json row = {{"id", qr.id}, {"rank", qr.rank},
-                {"bits_per_weight", finite(e.plan->bits_per_weight())}, {"total_bytes", e.total_bytes},
+                {"bits_per_weight", finite_or_zero(e.plan->bits_per_weight())}, {"total_bytes", e.total_bytes},
                 {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict}, {"fits", ok},
-                {"decode_tps", finite(e.speed.decode_tps)}};
+                {"decode_tps", finite_or_zero(e.speed.decode_tps)}};
     if (qr.ppl) row["ppl_delta_pct"] = *qr.ppl;  // absent when quants.json has no figure
     if (ok && best.is_null()) best = row;
     list.push_back(row);
@@ -215,7 +215,7 @@ json make_it_fit_json(Solver& s, const json& q) {
   // "Before": the request as if its all-on-accelerator placement ran (the speed it asks for).
   const double before = s.full_speed(base, b);
   out["decode_tps_before"] = before;
-  out["decode_tps_now"] = finite(b.speed.decode_tps);  // offload speed, 0 when it does not run
+  out["decode_tps_now"] = finite_or_zero(b.speed.decode_tps);  // offload speed, 0 when it does not run
 
   std::vector<Candidate> cands;
   const std::int64_t ctx = context_of(base);
@@ -231,8 +231,7 @@ json make_it_fit_json(Solver& s, const json& q) {
     const bool wider = t == GgmlType::Q8_0 ? (is_float(base.kv.type_k) || is_float(base.kv.type_v))
                                            : (base.kv.type_k != GgmlType::Q4_0 || base.kv.type_v != GgmlType::Q4_0);
     if (!wider) continue;
-    std::string name = ggml_type_name(t);  // -ctk / kv_type spell it in lower case
-    std::transform(name.begin(), name.end(), name.begin(), [](unsigned char ch) { return static_cast<char>(std::tolower(ch)); });
+    const std::string name = text::lower(ggml_type_name(t));  // -ctk / kv_type spell it in lower case
     Candidate c{"kv_type", name, {{"kv_type", name}, {"kv_type_k", name}, {"kv_type_v", name}, {"flash_attn", true}}, base};
     c.r.kv.type_k = c.r.kv.type_v = t;
     c.r.kv.flash_attn = true;  // llama.cpp needs -fa for a quantized V cache
@@ -315,7 +314,7 @@ json make_it_fit_json(Solver& s, const json& q) {
   for (const auto& c : cands) {
     const Estimate e = s.run(c.r, true);
     if (!(runs(e.verdict, false) || (e.verdict == "offload" && b.verdict == "no_fit"))) continue;
-    const double after = finite(e.speed.decode_tps);
+    const double after = finite_or_zero(e.speed.decode_tps);
     const double speed_loss = before > 0 && after > 0 ? std::max(0.0, 100.0 * (1.0 - after / before)) : 0.0;
     const double harm = speed_loss + 10.0 * std::max(0.0, c.ppl.value_or(0.0)) + c.extra_harm +
                         (e.verdict == "offload" ? 100.0 : 0.0);
@@ -325,8 +324,8 @@ json make_it_fit_json(Solver& s, const json& q) {
                {"saved_bytes", b.total_bytes > acc ? b.total_bytes - acc : 0},
                {"total_bytes", acc}, {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict},
                {"decode_tps_before", before}, {"decode_tps_after", after},
-               {"extra_price_usd", finite(c.extra_price)}, {"harm", finite(harm)}};
-    if (c.ppl) it["ppl_delta_pct"] = finite(*c.ppl);  // absent: no quality figure for this change
+               {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
+    if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
     items.push_back(it);
   }
   std::stable_sort(items.begin(), items.end(),

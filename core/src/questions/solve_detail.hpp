@@ -21,8 +21,6 @@ constexpr std::int64_t kSearchLimit = 1 << 20; // context cap when the model sta
 
 /// fits / tight, or offload too when allowed.
 bool runs(const std::string& verdict, bool allow_offload);
-/// NaN / Infinity never reach the output.
-double finite(double x);
 
 /// A GGUF file type as quants.json ranks it (lower rank = higher quality).
 struct QuantRank {

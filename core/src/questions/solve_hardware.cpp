@@ -95,7 +95,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
           continue;
         }
         const Estimate es = s.run(r, true);
-        const double tps = finite(es.speed.decode_tps);
+        const double tps = finite_or_zero(es.speed.decode_tps);
         if (tps + 1e-9 < min_tps) {
           if (tps <= last_tps * 1.01) break;  // more cards of a layer split do not decode faster
           last_tps = tps;
@@ -121,9 +121,9 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
 
 json option_json(const Option& o) {
   return {{"id", o.d->id}, {"name", o.d->name}, {"kind", device_kind_name(o.d->kind)}, {"count", o.count},
-          {"memory_gib", o.d->memory_gib}, {"ram_gib", o.ram_gib}, {"price_usd", finite(o.price)},
-          {"price_kind", o.price_kind}, {"used_price_usd", finite(o.used_price)}, {"verdict", o.verdict},
-          {"decode_tps", finite(o.tps)}, {"total_bytes", o.total_bytes}};
+          {"memory_gib", o.d->memory_gib}, {"ram_gib", o.ram_gib}, {"price_usd", finite_or_zero(o.price)},
+          {"price_kind", o.price_kind}, {"used_price_usd", finite_or_zero(o.used_price)}, {"verdict", o.verdict},
+          {"decode_tps", finite_or_zero(o.tps)}, {"total_bytes", o.total_bytes}};
 }
 
 // The cheapest cloud offer per hour whose GPUs run the request (estimated on the offer's device
@@ -146,14 +146,14 @@ json cheapest_cloud(Solver& s, double min_tps) {
     r.ram_gib = 0;
     r.placement_given = false;
     const Estimate e = s.run(r, true);
-    const double tps = finite(e.speed.decode_tps);
+    const double tps = finite_or_zero(e.speed.decode_tps);
     if (!runs(e.verdict, false) || tps + 1e-9 < min_tps) {
       tried[key] = false;
       continue;
     }
     return {{"id", o->value("id", "")}, {"provider", o->value("provider", "")},
             {"instance", o->value("instance", "")}, {"device", d->id}, {"name", d->name},
-            {"gpu_count", n}, {"price_hour_usd", finite(o->value("price_hour_usd", 0.0))},
+            {"gpu_count", n}, {"price_hour_usd", finite_or_zero(o->value("price_hour_usd", 0.0))},
             {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
             {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}};
   }
@@ -255,7 +255,7 @@ json smallest_device_json(Solver& s, const json&) {
     if (!runs(e.verdict, false)) continue;
     out["found"] = true;
     out["device"] = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
-                     {"memory_gib", d->memory_gib}, {"price_usd", finite(d->price_usd)}, {"verdict", e.verdict},
+                     {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
                      {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}};
     break;
   }
@@ -310,8 +310,8 @@ json picks_json(Solver& s, const json&) {
   if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
                                              {"weights_bytes", weights}};
   if (value) {
-    json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite(value_per_tps)}});
-    v["price_usd"] = finite(value_price);
+    json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite_or_zero(value_per_tps)}});
+    v["price_usd"] = finite_or_zero(value_price);
     v["price_kind"] = value_kind;
     out["best_value"] = v;
   }

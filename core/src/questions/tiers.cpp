@@ -13,7 +13,6 @@ namespace {
 
 using nlohmann::json;
 
-double finite(double x) { return std::isfinite(x) ? x : 0.0; }
 
 bool runs_on_device(const Estimate& e) { return e.verdict == "fits" || e.verdict == "tight"; }
 
@@ -45,8 +44,8 @@ Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const s
                    {"host_ram_bytes", e->placement.unified ? 0 : e->placement.ram_no_mmap_bytes}};
     if (tier != "no_fit" && e->speed.decode_tps > 0 && std::isfinite(e->speed.decode_tps)) {
       out.speed = e->speed.decode_tps;
-      j["speed"] = {{"decode_tps", finite(e->speed.decode_tps)}, {"decode_tps_low", finite(e->speed.decode_tps_low)},
-                    {"decode_tps_high", finite(e->speed.decode_tps_high)}};
+      j["speed"] = {{"decode_tps", finite_or_zero(e->speed.decode_tps)}, {"decode_tps_low", finite_or_zero(e->speed.decode_tps_low)},
+                    {"decode_tps_high", finite_or_zero(e->speed.decode_tps_high)}};
     }
     if (d.kind == DeviceKind::Gpu)
       j["placement"] = {{"ngl", e->placement.ngl}, {"n_cpu_moe", e->placement.n_cpu_moe},

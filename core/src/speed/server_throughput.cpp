@@ -1,15 +1,10 @@
 #include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/base/json_util.hpp"
 
 #include <algorithm>
 #include <cmath>
 
 namespace wif {
-namespace {
-
-double finite(double x) { return std::isfinite(x) ? x : 0.0; }
-
-}  // namespace
-
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,
                           const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c) {
   ServingPoint p;
@@ -71,15 +66,15 @@ nlohmann::json serving_throughput_json(const ServingThroughput& t) {
   json cc = json::array(), agg = json::array(), user = json::array();
   for (const auto& p : t.curve) {
     cc.push_back(p.concurrency);
-    agg.push_back(finite(p.aggregate_tps));
-    user.push_back(finite(p.per_user_tps));
+    agg.push_back(finite_or_zero(p.aggregate_tps));
+    user.push_back(finite_or_zero(p.per_user_tps));
   }
   const ServingPoint& p = t.at;
   return {{"depth", t.depth}, {"concurrency", p.concurrency}, {"max_concurrency", t.max_concurrency},
-          {"aggregate_tps", finite(p.aggregate_tps)}, {"per_user_tps", finite(p.per_user_tps)},
-          {"step_ms", finite(p.step_ms)},
-          {"terms", {{"weights_ms", finite(p.weights_ms)}, {"kv_ms", finite(p.kv_ms)},
-                     {"overhead_ms", finite(p.overhead_ms)}, {"compute_ms", finite(p.compute_ms)}}},
+          {"aggregate_tps", finite_or_zero(p.aggregate_tps)}, {"per_user_tps", finite_or_zero(p.per_user_tps)},
+          {"step_ms", finite_or_zero(p.step_ms)},
+          {"terms", {{"weights_ms", finite_or_zero(p.weights_ms)}, {"kv_ms", finite_or_zero(p.kv_ms)},
+                     {"overhead_ms", finite_or_zero(p.overhead_ms)}, {"compute_ms", finite_or_zero(p.compute_ms)}}},
           {"compute_bound", p.compute_bound}, {"exceeds_capacity", t.exceeds_capacity},
           {"curve", {{"concurrency", cc}, {"aggregate_tps", agg}, {"per_user_tps", user}}}};
 }

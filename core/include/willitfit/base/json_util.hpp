@@ -1,5 +1,6 @@
 // Typed reads from JSON documents that report the exact path of a bad or missing field.
 #pragma once
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -10,6 +11,9 @@
 namespace wif {
 
 using json = nlohmann::json;
+
+/// A figure for a result document: NaN and Infinity are written as 0, never reach the output.
+inline double finite_or_zero(double x) { return std::isfinite(x) ? x : 0.0; }
 
 /// "a" + "b" -> "a.b"; "" + "b" -> "b".
 std::string join_path(const std::string& base, const std::string& key);

@@ -12,6 +12,12 @@ inline std::string lower(std::string s) {
   return s;
 }
 
+/// ASCII upper case ("q4_k_m" -> "Q4_K_M"); quant and type names are compared this way.
+inline std::string upper(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return static_cast<char>(std::toupper(c)); });
+  return s;
+}
+
 inline bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 inline bool ends_with(const std::string& s, const char* suffix) {
