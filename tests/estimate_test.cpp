@@ -102,6 +102,7 @@ TEST_CASE("a catalog model's published GGUF of the estimated format is named bes
   // Same tensors, same format: our computed file is within 3 % of the published one.
   const double ours = r["gguf_file_bytes"].get<double>(), theirs = pub["bytes"].get<double>();
   CHECK(std::abs(ours - theirs) / theirs < 0.03);
+  CHECK(r["gguf_file_published_diff_pct"].get<double>() == Approx(100.0 * (ours - theirs) / theirs));
   // A model given by its config has no published file; nor does a format nobody published.
   CHECK_FALSE(estimate({{"model", glm_air()}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
   CHECK_FALSE(estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "IQ1_S"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));

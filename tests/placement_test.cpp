@@ -70,6 +70,35 @@ TEST_CASE("GLM-4.5-Air Q4_K_M on one 24 GB GPU with 64 GB RAM moves early expert
               gib(host["page_cache_bytes"]));
 }
 
+TEST_CASE("the plan's totals: accelerators plus system RAM, and what it holds beyond the all-on-GPU total", "[placement]") {
+  const auto u = [](const json& v) { return v.get<std::uint64_t>(); };
+  // Experts in RAM (GLM-4.5-Air) and whole layers in RAM (a dense 70B on one 24 GB GPU).
+  for (const char* model : {"zai-org/GLM-4.5-Air", "meta-llama/Llama-3.1-70B-Instruct"}) {
+    CAPTURE(model);
+    const json r = estimate({{"model", model}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                             {"context", 16384}, {"ram_gib", 64}});
+    REQUIRE(r["verdict"] == "offload");
+    const auto& p = r["placement"];
+    std::uint64_t on_gpus = 0, op = 0;
+    for (const auto& d : r["memory"]["devices"]) {
+      on_gpus += u(d["total_bytes"]);
+      op += u(d["op_offload_bytes"]);
+    }
+    CHECK(u(p["devices_bytes"]) == on_gpus);
+    CHECK(u(p["host_bytes"]) == u(r["memory"]["host"]["total_bytes"]));
+    CHECK(u(p["total_bytes"]) == on_gpus + u(r["memory"]["host"]["total_bytes"]));
+    CHECK(u(p["op_offload_bytes"]) == op);
+    const std::int64_t over = p["over_full_bytes"].get<std::int64_t>();
+    CHECK(over == static_cast<std::int64_t>(u(p["total_bytes"])) - static_cast<std::int64_t>(u(r["memory"]["total_bytes"])));
+    // Holding part of the model in RAM costs memory, never saves it: at least the embedding kept
+    // in RAM, at most that plus the GPU's expert buffer and a few hundred MiB of CPU buffers.
+    CHECK(over >= static_cast<std::int64_t>(u(r["memory"]["host_weights_bytes"])));
+    CHECK(over <= static_cast<std::int64_t>(u(r["memory"]["host_weights_bytes"]) + op + (512ull << 20)));
+    const int n_layer = p["n_layer"].get<int>(), ngl = p["ngl"].get<int>();
+    CHECK(p["cpu_layers"].get<int>() == std::max(0, n_layer - ngl));
+  }
+}
+
 TEST_CASE("a 70B model over two 24 GB GPUs splits its layers between them", "[placement]") {
   const json r = estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"quant", "Q4_K_M"},
                            {"hardware", {"nvidia-rtx-4090", "nvidia-rtx-4090"}}, {"context", 8192}});

@@ -77,10 +77,14 @@ function fillPresets() {
   }
 }
 
+/** What the format select showed before the person touched it (their pick, or the result's). */
+let shownQuant = '';
+
 function syncForm() {
   const mi = catalog.modelInfo(state.model);
   byId('model').value = mi && mi.custom ? mi.name : state.model;
-  byId('quant').value = state.quant;
+  if (state.quant) byId('quant').value = state.quant;
+  shownQuant = byId('quant').value;
   byId('hardware').value = state.hw;
   byId('kv').value = state.kv;
   byId('count').value = String(state.count);
@@ -101,12 +105,18 @@ function syncForm() {
 function readForm() {
   const typed = byId('model').value.trim();
   const mi = catalog.modelInfo(state.model);
-  const before = state.model;
+  const before = state.model, engineBefore = state.engine;
   if (!(mi && mi.custom && typed === mi.name) && !isHubText(typed)) state.model = resolveTyped(typed);
-  state.quant = byId('quant').value;
+  // The format is the person's choice once they pick one in the select; until then it stays ''
+  // (the engine's default, which the select shows from the result).
+  const quantPicked = byId('quant').value !== shownQuant;
+  if (quantPicked) state.quant = byId('quant').value;
   state.hw = byId('hardware').value;
   state.kv = byId('kv').value;
+  // Another engine starts on its own default format for the model (the result names it), unless
+  // the format was changed in the same step.
   state.engine = byId('engine').value;
+  if (state.engine !== engineBefore && !quantPicked) state.quant = '';
   // Another model may ship no MTP layers: the switch starts off again for it.
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
   state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || defaultOf('count')));
@@ -145,6 +155,7 @@ export async function update(push = false) {
       if (!alive()) return;
       // The result says which format it used (a GGUF file's own, or the engine's default).
       if (byId('quant').value !== r.quant.id) byId('quant').value = r.quant.id;
+      shownQuant = byId('quant').value;
       // A GGUF file fixes its own format: the select shows it and cannot change it.
       const ref = /** @type {any} */ (store.modelRef(state.model));
       const fromFile = typeof ref === 'object' && ('gguf_handle' in ref || 'gguf_header_base64' in ref);
@@ -217,8 +228,6 @@ function showError(e) {
   const box = byId('error');
   box.hidden = false;
   const err = /** @type {any} */ (e);
-  // The core's code says what went wrong in the page's words; its message (English, for
-  // developers) stays in a tooltip.
   // The core's code says what went wrong in the page's words; the code and the core's own
   // message (English, for developers) are folded under "Technical details".
   if (err instanceof WillitfitError || (err && err.code)) {

@@ -67,6 +67,8 @@ export function request(over = {}) {
   };
   // A format the engine does not load (a GGUF type under vLLM) is sent as chosen: the core
   // answers with the engine's own and a quant_replaced note.
+  // No format chosen (a link to a server engine without one): the core picks the engine's default.
+  if (!r.quant) delete r.quant;
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   if (v.mtp) r.mtp = true;

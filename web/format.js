@@ -51,6 +51,18 @@ export function pct(ratio, lang, digits = 0) {
     : '—';
 }
 
+/**
+ * A signed percentage with a fixed number of decimals: "+1.2 %", "−0.4 %", and "0.0 %" for a
+ * value that rounds to zero (no sign). @param {number} percent already in percent
+ * @param {string} lang @param {number} [digits]
+ */
+export function signedPct(percent, lang, digits = 1) {
+  return ok(percent)
+    ? new Intl.NumberFormat(lang, { style: 'percent', signDisplay: 'exceptZero', minimumFractionDigits: digits, maximumFractionDigits: digits })
+      .format(percent / 100).replace('-', '−')   // the minus sign the rest of the page uses
+    : '—';
+}
+
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */
 export function tokens(n, lang) {
   if (!ok(n)) return '—';

@@ -78,6 +78,9 @@ export function readUrl() {
   if (s('hw')) state.hw = s('hw');
   if (s('kv')) state.kv = s('kv');
   if (ENGINES.includes(s('engine'))) state.engine = s('engine');
+  // No quant in a link to a server engine means that engine's own default for the model (the core
+  // chooses it); the llama.cpp default is a GGUF type those engines do not load.
+  if (!s('quant') && state.engine !== DEFAULTS.engine) state.quant = '';
   if (MARKETS.includes(s('market'))) state.market = s('market');
   state.mtp = s('mtp') === '1';
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
@@ -163,6 +166,7 @@ export function queryFor(over = {}) {
   else if (v.view === 'accuracy') q = { view: 'accuracy' };
   else {
     q = { model: v.model, quant: v.quant, hw: v.hw, ctx: String(v.ctx), kv: v.kv, count: String(v.count), ram: String(v.ram) };
+    if (!v.quant) delete q.quant;   // the engine's default
     if (v.par !== DEFAULTS.par) q.par = String(v.par);
     if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
     if (v.mtp) q.mtp = '1';

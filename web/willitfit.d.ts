@@ -6,6 +6,22 @@ export type Verdict = 'fits' | 'tight' | 'offload' | 'no_fit';
 export type Engine = 'llama.cpp' | 'vllm' | 'sglang';
 export type KvType = 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' | 'q4_0' | 'iq4_nl';
 
+/** llama.cpp's placement of the model on the devices and in system RAM (engine llama.cpp). */
+export interface Placement {
+  engine: 'llama.cpp'; ngl: number; n_cpu_moe: number; tensor_split: number[]; mmap: boolean;
+  full_offload: boolean; fits: boolean; automatic: boolean; n_layer: number;
+  /** Bytes the plan holds on the accelerators, in system RAM, and both. */
+  devices_bytes: number; host_bytes: number; total_bytes: number;
+  /** The GPUs' buffers for running RAM-held weights on the GPU for large batches. */
+  op_offload_bytes: number;
+  /** total_bytes − memory.total_bytes: what the plan holds beyond the all-on-accelerators figure. */
+  over_full_bytes: number;
+  /** Main layers whose weights sit in system RAM (-ngl below the layer count). */
+  cpu_layers: number;
+  /** Runs of consecutive layers on one device (absent with detail "summary"). */
+  layers?: { device: string; device_index: number; first: number; count: number }[];
+}
+
 /** Something the core says as a code and its values; each surface words it in its language. */
 export interface Coded<C extends string = string> { code: C; values: Record<string, unknown> }
 export type NoteCode = 'quant_replaced' | 'quant_alias';
@@ -118,13 +134,15 @@ export interface EstimateResult {
   speed?: Speed;
   vllm?: ServerBudget;
   sglang?: ServerBudget;
-  placement?: Record<string, unknown>;
+  placement?: Placement;
   commands?: Record<string, string>;
   gguf_file_bytes?: number; checkpoint_bytes?: number;
   /** MTP / NextN layers in the file; resident only with `mtp` on. */
   mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean };
   speculative?: Speculative;
   gguf_file_published_bytes?: number; gguf_file_published_repo?: string;
+  /** 100 × (gguf_file_bytes − published) / published: + when the computed file is larger. */
+  gguf_file_published_diff_pct?: number;
   detail?: 'summary';
 }
 

@@ -18,6 +18,8 @@ test('a published GGUF of the estimated format comes back with its size and repo
   assert.equal(r.gguf_file_published_repo, pub.repo);
   // Our computed file and the published one describe the same tensors: within 3 %.
   assert.ok(Math.abs(r.gguf_file_bytes - pub.bytes) / pub.bytes < 0.03, `${r.gguf_file_bytes} vs ${pub.bytes}`);
+  // The page shows the core's signed difference, never its own.
+  assert.ok(Math.abs(r.gguf_file_published_diff_pct - 100 * (r.gguf_file_bytes - pub.bytes) / pub.bytes) < 1e-9, String(r.gguf_file_published_diff_pct));
   const c = cli('estimate', '--model', 'zai-org/GLM-4.5-Air', '--quant', 'Q8_0', '--hardware', 'nvidia-rtx-4090', '--json');
   assert.equal(c.json.gguf_file_published_bytes, pub.bytes);
 });

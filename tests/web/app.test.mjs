@@ -41,6 +41,27 @@ test('switching to an RTX 4090 with 64 GB of RAM gives the offload verdict', asy
   await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'no_fit');
 });
 
+test('a server engine without a chosen format runs on its own default, with no "does not apply" note', async () => {
+  const page = await env.page();
+  // A link to SGLang that names no format: the core picks the model's own checkpoint.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=en`);
+  await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'fits');
+  assert.equal(await page.inputValue('#quant'), 'SAFETENSORS-BF16');
+  assert.equal((await page.textContent('#notes')).trim(), '');
+  assert.doesNotMatch(page.url(), /quant=/);
+  // Switching the engine in the form from llama.cpp (Q4_K_M) to vLLM: vLLM's default, no note.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.selectOption('#engine', 'vllm');
+  await page.waitForFunction(() => document.querySelector('#quant').value === 'SAFETENSORS-BF16');
+  assert.equal((await page.textContent('#notes')).trim(), '');
+  // A format picked by the person under vLLM is kept, and one vLLM does not load says so.
+  await page.selectOption('#quant', 'FP8');
+  await page.waitForFunction(() => /quant=FP8/.test(location.search));
+  await page.selectOption('#quant', 'Q8_0');
+  await page.waitForFunction(() => /Q8_0/.test(document.querySelector('#notes').textContent || ''));
+  assert.deepEqual(page.problems, []);
+});
+
 test('a shared URL restores the same view, and back returns to the previous one', async () => {
   const page = await env.page();
   const url = `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q8_0&hw=nvidia-rtx-3090&ctx=32768&kv=q8_0&count=1&ram=0&lang=en`;

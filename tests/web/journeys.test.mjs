@@ -33,7 +33,7 @@ async function shown(page) {
   return page.evaluate(() => {
     /** @type {Record<string, string>} */
     const out = {};
-    for (const id of ['c-total', 'c-usable', 'c-margin', 'c-util', 'k-decode', 'k-prefill', 'k-ttft', 'k-kv-tokens', 'k-concurrency']) {
+    for (const id of ['c-total', 'c-usable', 'c-margin', 'c-util', 'k-decode', 'k-prefill', 'k-ttft', 'k-kv-tokens', 'k-concurrency', 'plan-total']) {
       const el = document.getElementById(id);
       if (el && el.offsetParent !== null) out[id] = el.textContent || '';
     }
@@ -56,6 +56,12 @@ async function expected(page, doc) {
     else {
       out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
       out['c-util'] = t(L, m.margin_bytes >= 0 ? (d.settings.engine !== 'llama.cpp' ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
+    }
+    // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
+    const p = d.placement;
+    if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) {
+      out['plan-total'] = `${t(L, 'plan_total', { total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })} ${
+        t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
     }
     const sp = sh.speedOf(d);
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);

@@ -167,7 +167,10 @@ test('the quantization matrix shows a published GGUF size next to ours with the 
   assert.match(cell.text, /%/);
   assert.match(cell.repo, /GLM-4\.5-Air-GGUF/);
   // The difference shown is ours against the published size.
-  const shown = Number(cell.text.match(/([+−])([\d.]+)\s*%/).slice(2)[0]) * (cell.text.includes('−') ? -1 : 1);
+  // (A difference that rounds to zero is shown as 0.0 %, with no sign.)
+  const m = cell.text.match(/([+−]?)(\d+(?:\.\d+)?)\s*%/);
+  assert.ok(m, cell.text);
+  const shown = Number(m[2]) * (m[1] === '−' ? -1 : 1);
   assert.ok(Math.abs(shown - (100 * (cell.ours - cell.pub)) / cell.pub) < 0.06, cell.text);
 });
 

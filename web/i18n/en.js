@@ -40,7 +40,7 @@ export default {
   import_done: 'Imported {0} entries.', import_aside: '{0} entries could not be read and were set aside.', import_bad_file: 'This file is not a willitfit export.',
   use: 'Use', remove: 'Remove', store_problem: '{0} saved entries could not be read; they were set aside, not deleted:',
   download_aside: 'Download them', dismiss: 'Dismiss',
-  speed: 'Speed', decode: 'Decode', prefill: 'Prefill', ttft: 'Time to first token', decode_note: 'Generating, one user', ttft_note: 'For a 4K-token prompt',
+  speed: 'Speed', decode: 'Decode', prefill: 'Prefill', ttft: 'Time to first token', decode_note: 'Generating, one user',
   commands: 'Launch commands', copy: 'Copy', copied: 'Copied', copy_failed: 'Copy failed', per_device: 'Memory per device', per_device_caption: 'Layers and memory on each accelerator',
   cost: 'Cost', finetune: 'Fine-tuning memory', diagnostics: 'Diagnostics', make_it_fit: 'Make it fit',
   diag_kv: '{model} ({topo}): from 8K to 32K tokens the KV cache grows from {a} to {b}; the total at 32K is {total}.',

@@ -40,7 +40,7 @@ export default {
   import_done: '{0} entradas importadas.', import_aside: '{0} entradas no se pudieron leer y se apartaron.', import_bad_file: 'Este archivo no es una exportación de willitfit.',
   use: 'Usar', remove: 'Quitar', store_problem: '{0} entradas guardadas no se pudieron leer; se apartaron, no se borraron:',
   download_aside: 'Descargarlas', dismiss: 'Cerrar',
-  speed: 'Velocidad', decode: 'Generación', prefill: 'Prellenado', ttft: 'Tiempo hasta el primer token', decode_note: 'Generando, un usuario', ttft_note: 'Para un prompt de 4K tokens',
+  speed: 'Velocidad', decode: 'Generación', prefill: 'Prellenado', ttft: 'Tiempo hasta el primer token', decode_note: 'Generando, un usuario',
   commands: 'Comandos de lanzamiento', copy: 'Copiar', copied: 'Copiado', copy_failed: 'No se pudo copiar', per_device: 'Memoria por dispositivo', per_device_caption: 'Capas y memoria en cada acelerador',
   cost: 'Coste', finetune: 'Memoria para ajuste fino', diagnostics: 'Diagnóstico', make_it_fit: 'Cómo hacer que quepa',
   diag_kv: '{model} ({topo}): de 8K a 32K tokens la caché KV pasa de {a} a {b}; el total a 32K es {total}.',

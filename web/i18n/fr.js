@@ -40,7 +40,7 @@ export default {
   import_done: '{0} entrées importées.', import_aside: '{0} entrées illisibles ont été mises de côté.', import_bad_file: 'Ce fichier n’est pas un export willitfit.',
   use: 'Utiliser', remove: 'Retirer', store_problem: '{0} entrées enregistrées sont illisibles ; elles ont été mises de côté, pas supprimées :',
   download_aside: 'Les télécharger', dismiss: 'Fermer',
-  speed: 'Vitesse', decode: 'Génération', prefill: 'Préremplissage', ttft: 'Délai du premier jeton', decode_note: 'Génération, un utilisateur', ttft_note: 'Pour une invite de 4K jetons',
+  speed: 'Vitesse', decode: 'Génération', prefill: 'Préremplissage', ttft: 'Délai du premier jeton', decode_note: 'Génération, un utilisateur',
   commands: 'Commandes de lancement', copy: 'Copier', copied: 'Copié', copy_failed: 'Copie impossible', per_device: 'Mémoire par appareil', per_device_caption: 'Couches et mémoire sur chaque accélérateur',
   cost: 'Coût', finetune: 'Mémoire pour l’affinage', diagnostics: 'Diagnostic', make_it_fit: 'Pour que ça tienne',
   diag_kv: '{model} ({topo}) : de 8K à 32K jetons, le cache KV passe de {a} à {b} ; le total à 32K est de {total}.',

@@ -40,7 +40,7 @@ export default {
   import_done: '已导入 {0} 项。', import_aside: '{0} 项无法读取，已单独保留。', import_bad_file: '这个文件不是 willitfit 导出文件。',
   use: '使用', remove: '删除', store_problem: '{0} 个已保存项无法读取；它们已被单独保留，没有删除：',
   download_aside: '下载这些项', dismiss: '关闭',
-  speed: '速度', decode: '生成', prefill: '预填充', ttft: '首个 token 延迟', decode_note: '生成阶段，单用户', ttft_note: '4K token 提示词',
+  speed: '速度', decode: '生成', prefill: '预填充', ttft: '首个 token 延迟', decode_note: '生成阶段，单用户',
   commands: '启动命令', copy: '复制', copied: '已复制', copy_failed: '复制失败', per_device: '每个设备的内存', per_device_caption: '每个加速器上的层与内存',
   cost: '成本', finetune: '微调内存', diagnostics: '诊断', make_it_fit: '如何放得下',
   diag_kv: '{model}({topo})：从 8K 到 32K token,KV 缓存从 {a} 增长到 {b};32K 时总计 {total}。',

@@ -141,7 +141,10 @@ async function render(el, ctl) {
   const reqs = rows.map((/** @type {any} */ row) => {
     const m = modelFor(found, row);
     if (!m) return null;
-    return { ...catalog.request(), model: m, quant: row.quant || state.quant, detail: 'summary', ...(fmt === 'safetensors' ? { engine: 'vllm' } : {}) };
+    /** @type {Record<string, any>} */
+    const r = { ...catalog.request(), model: m, detail: 'summary', ...(fmt === 'safetensors' ? { engine: 'vllm' } : {}) };
+    if (row.quant) r.quant = row.quant;   // else the person's choice, or the engine's default
+    return r;
   });
   const answers = await many(reqs.filter(Boolean));
   if (ctl.signal.aborted) return;

@@ -8,7 +8,7 @@ import { many } from '../client.js';
 import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, num, pct, tokens, tps, units } from '../format.js';
+import { gb, gib, num, pct, signedPct, tokens, tps, units } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -288,8 +288,13 @@ function renderPlan(r) {
   })));
   items.push(h('li', null, p.n_cpu_moe > 0
     ? T('plan_ram_experts', { n: num(p.n_cpu_moe, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })
-    : T('plan_ram_layers', { n: num(p.n_layer - (p.ngl > p.n_layer ? p.n_layer : p.ngl), L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
-  fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items),
+    : T('plan_ram_layers', { n: num(p.cpu_layers, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
+  // The plan in all, and why it holds more than the all-on-GPU figure the cards show.
+  const over = { emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
+  const total = h('p', { id: 'plan-total', dataset: { total: String(p.total_bytes), over: String(p.over_full_bytes) } },
+    T('plan_total', { total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
+    ' ', T(p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', over));
+  fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items), total,
     h('p', { class: 'note' }, T('plan_flags'), ' ', h('code', null, flags)));
 }
 
@@ -458,7 +463,7 @@ async function quantMatrix(r, alive) {
   const rows = ok.map((e, i) => {
     const x = e.x;
     const sp = speedOf(x);
-    const published = x.gguf_file_published_bytes ?? x.published_file_bytes;
+    const published = x.gguf_file_published_bytes;
     return [
       link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
@@ -499,10 +504,9 @@ function nw(v) {
 function publishedCell(x, published, L) {
   if (typeof published !== 'number' || !(published > 0)) return T('size_computed');
   const ours = x.gguf_file_bytes;
-  const diff = typeof ours === 'number' ? (ours - published) / published : NaN;
   // One short line (the table is wide already); the repo it was read from is in the tooltip.
   return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
-    `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: `${diff >= 0 ? '+' : '−'}${pct(Math.abs(diff), L, 1)}` }));
+    `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
 }
 
 /**

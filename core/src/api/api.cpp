@@ -51,6 +51,10 @@ void add_published_size(const Catalog& cat, const json& q, json& out) {
         g["bytes"].get<std::uint64_t>() > 0) {
       out["gguf_file_published_bytes"] = g["bytes"];
       out["gguf_file_published_repo"] = g.value("repo", "");
+      // How far the computed file is from the published one, in percent (signed: + = ours larger).
+      const double pub = g["bytes"].get<double>();
+      if (out.contains("gguf_file_bytes") && out["gguf_file_bytes"].is_number())
+        out["gguf_file_published_diff_pct"] = 100.0 * (out["gguf_file_bytes"].get<double>() - pub) / pub;
       return;
     }
 }

@@ -113,6 +113,24 @@ class LlamaCppStep final : public EngineStep {
                         {"tensor_split", p.split}, {"mmap", r.placement.mmap},
                         {"full_offload", p.full_offload}, {"fits", p.fits}, {"automatic", !r.placement_given},
                         {"n_layer", p.n_layer}};
+    // The plan in all: what it holds on the accelerators and in system RAM, and how far that is
+    // from memory.total_bytes (everything on the accelerators). An offload plan holds more: the
+    // token embedding stays in RAM either way (memory.host_weights_bytes), and each GPU keeps a
+    // buffer to run the experts held in RAM on the GPU for large batches (op_offload_bytes).
+    std::uint64_t on_devices = 0, op_offload = 0;
+    for (const auto& d : p.devices) {
+      on_devices += d.total_bytes;
+      op_offload += d.op_offload_bytes;
+    }
+    std::int64_t cpu_layers = 0;
+    for (const int dev : p.layer_device) cpu_layers += dev < 0 ? 1 : 0;
+    const std::uint64_t planned = on_devices + p.host.total_bytes;
+    out["placement"]["devices_bytes"] = on_devices;
+    out["placement"]["host_bytes"] = p.host.total_bytes;
+    out["placement"]["total_bytes"] = planned;
+    out["placement"]["op_offload_bytes"] = op_offload;
+    out["placement"]["over_full_bytes"] = static_cast<std::int64_t>(planned) - static_cast<std::int64_t>(e.total_bytes);
+    out["placement"]["cpu_layers"] = cpu_layers;
     if (r.summary) return;  // no per-device loads, no layer runs
     json devs = json::array();
     for (const auto& d : p.devices) devs.push_back(load_json(d));

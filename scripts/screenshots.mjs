@@ -1,0 +1,70 @@
+// Screenshots of the served build for looking at, not for tests: every view of a set of journeys
+// at 1280 and 390 px, light and dark, in each language, cut into screen-high slices so each
+// picture stays readable.
+//   node scripts/screenshots.mjs OUT_DIR                  every journey, width, theme and language
+//   node scripts/screenshots.mjs OUT_DIR --only offload   journeys whose name contains "offload"
+//   node scripts/screenshots.mjs OUT_DIR --lang en --theme light --width 390 --slices 3
+// Needs dist/ (npm run build) and Chromium (/usr/bin/chromium, or CHROMIUM=path).
+import fs from 'node:fs';
+import path from 'node:path';
+
+import { chromium } from 'playwright-core';
+
+import { startServer } from './server.mjs';
+
+const argv = process.argv.slice(2);
+const out = argv[0] && !argv[0].startsWith('--') ? argv[0] : 'screenshots';
+const opt = (/** @type {string} */ k, /** @type {string} */ d) => { const i = argv.indexOf(k); return i >= 0 ? argv[i + 1] : d; };
+const only = opt('--only', '');
+const langs = opt('--lang', 'en,es,fr,zh').split(',');
+const themes = opt('--theme', 'light,dark').split(',');
+const widths = opt('--width', '1280,390').split(',').map(Number);
+const maxSlices = Number(opt('--slices', '6'));
+
+/** The journeys: one URL each (the query of the app's own shareable links). */
+const JOURNEYS = {
+  home: '',
+  'fits-4090': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
+  'offload-air-4090': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64',
+  'multi-3090x2': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192',
+  'mac-air-m3ultra': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu&ctx=32768',
+  'vllm-dsv3-h200x8': '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
+  'sglang-llama8b-4090': '?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192',
+  'nofit-70b-4060': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192',
+  'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
+  'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
+  accuracy: '?view=accuracy',
+};
+
+const { server, url } = await startServer({ root: opt('--root', undefined) });
+const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium' });
+fs.mkdirSync(out, { recursive: true });
+let shots = 0;
+try {
+  for (const [name, query] of Object.entries(JOURNEYS)) {
+    if (only && !name.includes(only)) continue;
+    for (const lang of langs) for (const theme of themes) for (const width of widths) {
+      const height = width < 600 ? 844 : 900;
+      const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: /** @type {'light'|'dark'} */ (theme), serviceWorkers: 'block' });
+      const page = await ctx.newPage();
+      const sep = query ? '&' : '?';
+      await page.goto(`${url}${query}${sep}lang=${lang}`);
+      await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+      // Sections fill in from the worker after the verdict; wait until none says it is working.
+      await page.waitForFunction(() => !document.querySelector('[data-pending="true"]'), null, { timeout: 120000 }).catch(() => {});
+      await page.waitForTimeout(500);
+      const full = await page.evaluate(() => document.documentElement.scrollHeight);
+      const n = Math.min(maxSlices, Math.ceil(full / height));
+      for (let i = 0; i < n; i++) {
+        const file = path.join(out, `${name}-${lang}-${theme}-${width}-${i + 1}.png`);
+        await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: i * height, width, height: Math.min(height, full - i * height) } });
+        shots++;
+      }
+      await ctx.close();
+    }
+  }
+} finally {
+  await browser.close();
+  await server.close();
+}
+console.log(`${shots} screenshots in ${out}`);
