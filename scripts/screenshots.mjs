@@ -31,6 +31,7 @@ const JOURNEYS = {
   'vllm-dsv3-h200x8': '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'sglang-llama8b-4090': '?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192',
   'nofit-70b-4060': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192',
+  'error-unknown-model': '?model=nobody/no-such-model&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',

@@ -233,7 +233,11 @@ function showError(e) {
   if (err instanceof WillitfitError || (err && err.code)) {
     const known = T(`err_${err.code}`, { path: String(err.path || '') });
     box.dataset.code = String(err.code);
-    fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })),
+    // A model id the catalog does not know, shaped like a Hub repo: offer to read it from there.
+    const hub = err.code === 'unknown_model' && state.view === 'main' && isHubText(state.model)
+      ? h('p', null, h('button', { type: 'button', id: 'err-hub', on: { click: () => openHub(state.model) } }, T('hub_try', { 0: state.model })))
+      : null;
+    fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })), hub,
       h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
   } else box.textContent = String(err && err.message || err);
   byId('verdict').dataset.verdict = 'error';

@@ -24,7 +24,8 @@ for (const [c, query] of routed) {
     assert.ok(text.includes(`[${c.code} @ ${c.path}]`), text);
     assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'error');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
-    // The page's own plain message and its folded details, and nothing from the input as markup.
-    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary)').length), 0);
+    // The page's own plain message, its folded details and (for an id shaped like a Hub repo) its
+    // own button to read the repo, and nothing from the input as markup.
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary, button#err-hub)').length), 0);
   });
 }

@@ -88,6 +88,25 @@ test('?hf= lists the repo quants with published size, our memory, fit and speed,
   await ctx.close();
 });
 
+test('a link naming a Hub repo the catalog does not know offers to read it from the Hub, and doing so answers', async () => {
+  const ctx = await browser.newContext();
+  const p = await page(ctx);
+  await p.goto(`${site.url}?model=mock/Llama-3.1-8B-GGUF&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await p.waitForSelector('#error:not([hidden]) #err-hub');
+  assert.equal(await p.getAttribute('#verdict', 'data-verdict'), 'error');
+  assert.match(String(await p.textContent('#err-hub')), /mock\/Llama-3\.1-8B-GGUF/);
+  await p.click('#err-hub');
+  await settled(p);
+  assert.equal(await p.getAttribute('#hub-panel', 'data-state'), 'done');
+  assert.equal(await p.textContent('#hub-command'), 'llama-server -hf mock/Llama-3.1-8B-GGUF:Q4_K_M');
+  // A catalog-style id with no Hub shape gets no such offer.
+  await p.goto(`${site.url}?model=not-a-repo&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await p.waitForSelector('#error:not([hidden])');
+  assert.equal(await p.$('#err-hub'), null);
+  assert.deepEqual(p.problems, []);
+  await ctx.close();
+});
+
 test('the model box takes Hub links and tags; failures are coded with plain messages and the page keeps working', async () => {
   const ctx = await browser.newContext();
   const p = await page(ctx);

@@ -117,6 +117,7 @@ export default {
   cost_power_unknown: 'no power figure in the catalog for this device; electricity left out',
   // Hugging Face Hub models (web/views/hub.js)
   hub_reading: 'Reading the repository on the Hugging Face Hub…',
+  hub_try: 'Read {0} from the Hugging Face Hub',
   hub_badge: 'Figures from the files of {0} at revision {1}.',
   hub_cached: 'Read {0}; shown from this browser’s copy.',
   hub_file_size: 'File size (published)',

@@ -117,6 +117,7 @@ export default {
   cost_power_unknown: 'el catálogo no tiene el consumo de este equipo; la electricidad no se cuenta',
   // Hugging Face Hub models (web/views/hub.js)
   hub_reading: 'Leyendo el repositorio en Hugging Face Hub…',
+  hub_try: 'Leer {0} desde Hugging Face Hub',
   hub_badge: 'Cifras a partir de los archivos de {0} en la revisión {1}.',
   hub_cached: 'Leído {0}; se muestra la copia guardada en este navegador.',
   hub_file_size: 'Tamaño del archivo (publicado)',

@@ -117,6 +117,7 @@ export default {
   cost_power_unknown: 'le catalogue n’a pas la consommation de cet appareil ; l’électricité n’est pas comptée',
   // Hugging Face Hub models (web/views/hub.js)
   hub_reading: 'Lecture du dépôt sur le Hugging Face Hub…',
+  hub_try: 'Lire {0} sur le Hugging Face Hub',
   hub_badge: 'Chiffres tirés des fichiers de {0} à la révision {1}.',
   hub_cached: 'Lu le {0} ; affiché depuis la copie de ce navigateur.',
   hub_file_size: 'Taille du fichier (publiée)',

@@ -117,6 +117,7 @@ export default {
   cost_power_unknown: '目录中没有该设备的功耗数据；未计入电费',
   // Hugging Face Hub models (web/views/hub.js)
   hub_reading: '正在读取 Hugging Face Hub 上的仓库…',
+  hub_try: '从 Hugging Face Hub 读取 {0}',
   hub_badge: '数据来自 {0} 在修订版本 {1} 的文件。',
   hub_cached: '读取于 {0}；显示的是本浏览器保存的副本。',
   hub_file_size: '文件大小(发布值)',
