@@ -317,6 +317,7 @@ function finishPage(document, { up, query, site, rel, lang }) {
       const v = el.getAttribute(a);
       if (v === null) continue;
       if (v === '?' || v === '') el.setAttribute(a, up || './');
+      else if (v.startsWith('?')) el.setAttribute(a, `${up || './'}${v}`);   // the app's own query links
       else if (isFile(v)) el.setAttribute(a, up + v);
     }
   }

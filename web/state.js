@@ -133,6 +133,11 @@ const roots = new WeakMap();
 /** The app's root folder: a prerendered page sits below it (<html data-root="../../">), read
  * against the address the page was loaded at, so in-app navigation keeps it. */
 export function appPath() {
+  // Drawing a static page (scripts/prerender.mjs): links are written relative to the app's root
+  // ("en/glm-4.5-air/", "?model=…"), and the build prefixes each with the page's way up to it, so
+  // they work wherever the site is hosted and in a saved copy. (Reading the address here would
+  // take the path of the page being drawn, where the app has already put it, and double it.)
+  if (document.documentElement.dataset.build === 'static') return '';
   const up = document.documentElement.dataset.root;
   if (!up) return location.pathname;
   let r = roots.get(document);

@@ -114,6 +114,26 @@ test('sampled pair pages show the figures the module computes for their state', 
   }
 });
 
+test('every link on every page leads somewhere: a file under dist/, or the app root with a query', () => {
+  const bad = [];
+  let n = 0;
+  for (const p of pages) {
+    const doc = read(p);
+    for (const el of doc.querySelectorAll('a[href], link[href], script[src]')) {
+      const v = el.getAttribute('href') ?? el.getAttribute('src') ?? '';
+      if (/^(https?:|mailto:|#)/.test(v)) continue;
+      n++;
+      // Relative to the page's own folder, as a browser resolves it; never from the host's root
+      // (the site may live under a sub-path) and never a doubled page path.
+      const u = new URL(v, `http://site/${p}`);
+      const file = decodeURIComponent(u.pathname).replace(/\/$/, '/index.html').slice(1);
+      if (v.startsWith('/') || !fs.existsSync(path.join(dist, file))) bad.push(`${p}: ${v}`);
+    }
+  }
+  assert.ok(n > pages.length * 10, `only ${n} links`);
+  assert.deepEqual(bad.slice(0, 10), []);
+});
+
 test('sitemap lists every page; robots.txt points to it', () => {
   const xml = fs.readFileSync(path.join(dist, 'sitemap.xml'), 'utf8');
   const locs = [...xml.matchAll(/<loc>([^<]+)<\/loc>/g)].map((m) => m[1]);
