@@ -9,10 +9,13 @@
 
 namespace wif_test {
 
-/// Figures that may legitimately be negative: a deficit is a negative margin, and a quality
-/// delta (quants.json "ppl_delta_pct") can be below zero. Found by the catalog fuzz target.
+/// Figures that may legitimately be negative: a deficit is a negative margin, a quality delta
+/// (quants.json "ppl_delta_pct") can be below zero (found by the catalog fuzz target), and a
+/// difference is signed: placement.over_full_bytes (a plan against the all-on-GPU total) and
+/// gguf_file_published_diff_pct (our file against the published one).
 inline bool may_be_negative(const std::string& key) {
-  return key == "margin_bytes" || key.find("delta") != std::string::npos;
+  return key == "margin_bytes" || key == "over_full_bytes" || key == "gguf_file_published_diff_pct" ||
+         key.find("delta") != std::string::npos;
 }
 
 /// Figures the core reports as null when they are unknown (issue 19: an unknown printed as 0

@@ -18,8 +18,8 @@ export interface Placement {
   over_full_bytes: number;
   /** Main layers whose weights sit in system RAM (-ngl below the layer count). */
   cpu_layers: number;
-  /** Runs of consecutive layers on one device (absent with detail "summary"). */
-  layers?: { device: string; device_index: number; first: number; count: number }[];
+  /** Runs of consecutive layers on one device (absent with detail "summary"); a run in system RAM has device "cpu" and no device_index. */
+  layers?: { device: string; device_index?: number; first: number; count: number }[];
 }
 
 /** Something the core says as a code and its values; each surface words it in its language. */

@@ -140,8 +140,11 @@ class LlamaCppStep final : public EngineStep {
     for (int il = 1; il <= p.n_layer; ++il)
       if (il == p.n_layer || p.layer_device[static_cast<std::size_t>(il)] != p.layer_device[static_cast<std::size_t>(run_start)]) {
         const int dev = p.layer_device.empty() ? 0 : p.layer_device[static_cast<std::size_t>(run_start)];
-        layers.push_back({{"device", dev < 0 ? "cpu" : p.devices[static_cast<std::size_t>(dev)].id},
-                          {"device_index", dev}, {"first", run_start}, {"count", il - run_start}});
+        // A run on the CPU has no accelerator index ("device": "cpu" says where it is).
+        json run = {{"device", dev < 0 ? "cpu" : p.devices[static_cast<std::size_t>(dev)].id},
+                    {"first", run_start}, {"count", il - run_start}};
+        if (dev >= 0) run["device_index"] = dev;
+        layers.push_back(run);
         run_start = il;
       }
     out["placement"]["layers"] = layers;
