@@ -40,6 +40,9 @@ test('the accuracy page shows the summary, a plot with one point per row, and th
     if (!g.rows) continue;
     assert.equal(number(await page.textContent(`${sel} td[data-field="median_ape_pct"]`)), Math.round(g.median_ape_pct * 10) / 10, sel);
     assert.equal(number(await page.textContent(`${sel} td[data-field="within_25_pct"]`)), Math.round(g.within_25_pct * 10) / 10, sel);
+    // The range each speed of the group is shown with, and the share of runs inside it.
+    assert.equal(await page.textContent(`${sel} td[data-field="range"]`), `×${g.range_low.toFixed(2)}–×${g.range_high.toFixed(2)}`, sel);
+    if (g.coverage_rows > 0) assert.equal(number(await page.textContent(`${sel} td[data-field="coverage_pct"]`)), Math.round(g.coverage_pct * 10) / 10, sel);
   }
   // Rows: measured and predicted as the module has them; sources are links.
   const first = report.points[0];

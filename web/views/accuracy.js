@@ -37,12 +37,19 @@ function summaryTable(groups) {
       `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`) : `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
     h('td', { dataset: { field: 'rows' }, 'data-label': T('acc_n_rows'), class: 'n' }, h('span', null, num(g.rows, state.lang))),
     h('td', { dataset: { field: 'median_ape_pct' }, 'data-label': T('acc_median'), class: 'n' }, h('span', null, g.rows ? pctText(g.median_ape_pct) : '—')),
-    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within'), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')));
+    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within'), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')),
+    // The range every speed of this group is shown with (factors on the prediction), and how many
+    // of the group's measured runs fall inside it.
+    h('td', { dataset: { field: 'range' }, 'data-label': T('acc_range'), class: 'n' },
+      h('span', null, g.rows && g.range_low > 0 && g.range_high > 0 ? `×${num(g.range_low, state.lang, 2)}–×${num(g.range_high, state.lang, 2)}` : '—')),
+    h('td', { dataset: { field: 'coverage_pct' }, 'data-label': T('acc_coverage'), class: 'n' },
+      h('span', null, g.coverage_rows > 0 ? pctText(g.coverage_pct) : '—')));
   const order = (/** @type {any} */ g) => (g.kind === 'tg' ? 0 : 10) + SPLITS.indexOf(g.split);
   return h('div', { class: 'table-wrap fit' },
     h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, T('acc_group')), h('th', { scope: 'col' }, T('acc_n_rows')),
-        h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within')))),
+        h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within')),
+        h('th', { scope: 'col' }, T('acc_range')), h('th', { scope: 'col' }, T('acc_coverage')))),
       h('tbody', null, [...groups].sort((a, b) => order(a) - order(b)).map(row))));
 }
 
@@ -197,6 +204,7 @@ export async function renderAccuracy(alive) {
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
     summaryTable(rep.groups || []),
     h('p', { class: 'note' }, T('acc_split_note')),
+    h('p', { class: 'note', id: 'acc-range-note' }, T('acc_range_note')),
     // Speed together (groups, the plot, the rows), then the memory claim: the plot no longer sits
     // under the memory heading.
     h('h2', null, T('acc_plot')),
