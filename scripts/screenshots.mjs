@@ -58,7 +58,10 @@ try {
       const n = Math.min(maxSlices, Math.ceil(full / height));
       for (let i = 0; i < n; i++) {
         const file = path.join(out, `${name}-${lang}-${theme}-${width}-${i + 1}.png`);
-        await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: i * height, width, height: Math.min(height, full - i * height) } });
+        // The first slice is the screen as it opens (a full-page capture re-lays the page out at its
+        // full height, which resets sideways-scrolled parts such as the phone's tab bar).
+        if (i === 0) await page.screenshot({ path: file });
+        else await page.screenshot({ path: file, fullPage: true, clip: { x: 0, y: i * height, width, height: Math.min(height, full - i * height) } });
         shots++;
       }
       await ctx.close();

@@ -266,6 +266,14 @@ function updateTabs() {
   }
   byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: String(catalog.deviceInfo(state.hw)?.name) }) : T('tab_device');
+  // On a phone the tabs scroll sideways: bring the current one into view (sideways only).
+  // After the frame's layout: the labels above may have changed the tabs' widths.
+  const nav = byId('tabs'), cur = byId(`tab-${state.view}`);
+  requestAnimationFrame(() => {
+    if (!(nav.scrollWidth > nav.clientWidth) || typeof cur.getBoundingClientRect !== 'function') return;
+    const n = nav.getBoundingClientRect(), c = cur.getBoundingClientRect();
+    if (c.left < n.left || c.right > n.right) nav.scrollLeft += c.left - n.left - 8;
+  });
 }
 
 function applyLang() {
