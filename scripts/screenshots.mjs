@@ -25,6 +25,7 @@ const maxSlices = Number(opt('--slices', '6'));
 const JOURNEYS = {
   home: '',
   'fits-4090': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
+  'measured-llama3-4090': '?model=meta-llama/Meta-Llama-3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'offload-air-4090': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64',
   'multi-3090x2': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192',
   'mac-air-m3ultra': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768',

@@ -62,6 +62,19 @@ test('a server engine without a chosen format runs on its own default, with no "
   assert.deepEqual(page.problems, []);
 });
 
+test('a speed with a published run of the same model, quant and device says so, with one decode and one prefill figure and the source', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Meta-Llama-3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#speed-basis a[href^="https://github.com/XiongjieDai/"]');
+  const text = await page.textContent('#speed-basis');
+  // The rows shipped in data/measurements/llamacpp_bench.jsonl for this device (tg512, pp512).
+  assert.match(text, /^Measured:/);
+  assert.match(text, /131 tok\/s in tg512/);
+  assert.match(text, /7,139 tok\/s in pp512/);   // as the speed cards round: no decimal past 100
+  assert.ok(await page.$('#speed-basis a[href*="view=accuracy"]'), 'links to the accuracy of this kind of estimate');
+  assert.deepEqual(page.problems, []);
+});
+
 test('a shared URL restores the same view, and back returns to the previous one', async () => {
   const page = await env.page();
   const url = `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q8_0&hw=nvidia-rtx-3090&ctx=32768&kv=q8_0&count=1&ram=0&lang=en`;

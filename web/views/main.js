@@ -221,7 +221,9 @@ function renderSpeedBasis(s) {
   /** @type {any[]} */
   const parts = [];
   if (label === 'measured' && Array.isArray(basis.measured) && basis.measured.length) {
-    const runs = basis.measured.slice(0, 2).map((/** @type {any} */ x) => T('speed_measured_run', { 0: num(x.tps, L, 1), 1: x.test }));
+    // One published run of each kind (decode, then prefill), not two of the same.
+    const first = ['tg', 'pp'].map((k) => basis.measured.find((/** @type {any} */ x) => x.kind === k)).filter(Boolean);
+    const runs = first.map((/** @type {any} */ x) => T('speed_measured_run', { 0: tps(x.tps, L), 1: x.test }));
     parts.push(T('speed_label_measured', { 0: runs.join(', ') }), ' ');
     const src = basis.measured[0].source;
     if (typeof src === 'string' && /^https:\/\//.test(src)) {

@@ -76,7 +76,7 @@ export default {
   speed_label_calibrated: "Calibrated: {0} published runs on this device and backend; this model was not among them.",
   speed_label_extrapolated: "Extrapolated: no published run on this device; the figures come from the {0} backend on other devices.",
   speed_accuracy_link: "How accurate is this kind of estimate?",
-  speed_measured_run: "{0} tok/s in {1}",
+  speed_measured_run: "{0} in {1}",
   approx_note: "Approximate: the core does not model the “{0}” architecture exactly, so these figures treat it as a standard decoder built from its config.json. Expect larger errors than usual.",
   approx_badge: "approximate",
   unc_mark: "uncertain",

@@ -76,7 +76,7 @@ export default {
   speed_label_calibrated: "Calibrado: {0} ejecuciones publicadas en este dispositivo y backend; este modelo no estaba entre ellas.",
   speed_label_extrapolated: "Extrapolado: no hay ejecuciones publicadas en este dispositivo; las cifras vienen del backend {0} en otros dispositivos.",
   speed_accuracy_link: "¿Qué precisión tiene este tipo de estimación?",
-  speed_measured_run: "{0} tok/s en {1}",
+  speed_measured_run: "{0} en {1}",
   approx_note: "Aproximado: el núcleo no modela exactamente la arquitectura «{0}», así que estas cifras la tratan como un decodificador estándar construido a partir de su config.json. Cuenta con errores mayores de lo habitual.",
   approx_badge: "aproximado",
   unc_mark: "incierto",

@@ -75,7 +75,7 @@ export default {
   speed_label_calibrated: "Calibré : {0} exécutions publiées sur cet appareil et ce backend ; ce modèle n’en faisait pas partie.",
   speed_label_extrapolated: "Extrapolé : aucune exécution publiée sur cet appareil ; les chiffres viennent du backend {0} sur d’autres appareils.",
   speed_accuracy_link: "Quelle est la précision de ce type d’estimation ?",
-  speed_measured_run: "{0} tok/s en {1}",
+  speed_measured_run: "{0} en {1}",
   approx_note: "Approximatif : le cœur ne modélise pas exactement l’architecture « {0} » ; ces chiffres la traitent comme un décodeur standard construit à partir de son config.json. Attendez-vous à des écarts plus grands que d’habitude.",
   approx_badge: "approximatif",
   unc_mark: "incertain",

@@ -74,7 +74,7 @@ export default {
   speed_label_calibrated: "已校准：该设备与后端有 {0} 条公开测试，但不含此模型。",
   speed_label_extrapolated: "外推：该设备没有公开测试；数值来自 {0} 后端在其他设备上的测试。",
   speed_accuracy_link: "这类估算有多准？",
-  speed_measured_run: "{1} 中为 {0} tok/s",
+  speed_measured_run: "{1} 中为 {0}",
   approx_note: "近似值：核心未精确建模“{0}”架构，因此这些数字按其 config.json 构成的标准解码器估算。误差可能比平常更大。",
   approx_badge: "近似",
   unc_mark: "不确定",
