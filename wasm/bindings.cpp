@@ -43,11 +43,11 @@ std::string gguf_register(const std::string& handle, const std::string& bytes_or
 // api.js copies it at once. `bytes` (a Uint8Array) is copied in with one TypedArray.set (embind's
 // std::string conversion copies byte by byte in JS).
 emscripten::val gguf_summary_table(const emscripten::val& bytes) {
-  static std::vector<std::uint8_t> in, table;
+  static wif::ByteBuffer in, table;   // resize() does not zero-fill: both are written in full
   in.resize(bytes["length"].as<std::size_t>());
   emscripten::val(emscripten::typed_memory_view(in.size(), in.data())).call<void>("set", bytes);
   wif::GgufSummaryTable r = wif::api_gguf_summary_table(in.data(), in.size());
-  in = {};
+  in = {};   // no 5 MB kept between calls
   table = std::move(r.table);
   emscripten::val out = emscripten::val::object();
   out.set("json", r.json);

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "willitfit/base/buffer.hpp"
 #include "willitfit/catalog/catalog.hpp"
 
 namespace wif {
@@ -75,7 +76,7 @@ std::string api_gguf_register(const std::string& handle, const std::string& byte
 /// (not base64). For the wasm boundary, where 45,000 tensors as JSON cost more than the parse.
 struct GgufSummaryTable {
   std::string json;
-  std::vector<std::uint8_t> table;
+  ByteBuffer table;
 };
 GgufSummaryTable api_gguf_summary_table(const std::uint8_t* bytes, std::size_t size);
 

@@ -27,6 +27,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "willitfit/base/buffer.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/model/architecture.hpp"
 #include "willitfit/model/quantize.hpp"
@@ -149,7 +150,7 @@ nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList tensors = GgufTe
 /// 2^53 bytes (8 PiB), as JSON numbers parsed by JS would.
 struct GgufTensorTable {
   nlohmann::json layout;            // {count, type_names[], names_bytes, columns{name: byte offset}}
-  std::vector<std::uint8_t> bytes;  // the columns
+  ByteBuffer bytes;                 // the columns, every byte written (no padding)
 };
 GgufTensorTable gguf_tensor_table(const GgufHeader& h);
 
