@@ -11,7 +11,7 @@ const { STRINGS } = await import(path.join(root, 'web', 'i18n.js'));
 test('Spanish addresses the reader as tú everywhere, never as usted', () => {
   // Usted forms a page would use: the pronoun, its possessive for the reader's things, and the
   // formal imperatives of the verbs the interface uses (elija/elige, use/usa, pegue/pega …).
-  const usted = /\b(usted|ustedes|elija|seleccione|introduzca|pulse|utilice|pegue|añada|pruebe|reduzca|mantenga|ponga|guarde|copie|escriba|importe|descargue|compruebe|consulte|cambie)\b|\bSu (hardware|equipo|máquina|navegador|dispositivo)\b/i;
+  const usted = /\b(usted|ustedes|elija|seleccione|introduzca|pulse|utilice|pegue|añada|pruebe|reduzca|mantenga|ponga|guarde|copie|escriba|importe|descargue|compruebe|consulte|cambie|acepte|vuelva|indique|intente|revise)\b|\bSu (hardware|equipo|máquina|navegador|dispositivo)\b/i;
   const bad = Object.entries(STRINGS.es).filter(([, v]) => usted.test(String(v)));
   assert.deepEqual(bad, []);
   // And the tú register is really there (the check above is not vacuous).
