@@ -89,6 +89,28 @@ TEST_CASE("cheapest lists configurations by price that each run and reach the wa
   CHECK(r["cloud"]["decode_tps"].get<double>() >= 30);
 }
 
+TEST_CASE("cheapest for vLLM and SGLang names only tensor-parallel sizes the engine accepts", "[solve_hardware]") {
+  // Llama 3.1 70B has 64 attention heads: 3, 5, 6 and 7 GPUs are refused at start-up. The
+  // solver answered with the error of the first refused size (6) instead of skipping it.
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const json r = solve({{"solve", "cheapest"}, {"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", engine}});
+    REQUIRE_FALSE(r.contains("error"));
+    REQUIRE(r["options"].size() > 0);
+    for (const auto& o : r["options"]) {
+      const int n = o["count"].get<int>();
+      CAPTURE(o["id"].get<std::string>(), n);
+      CHECK(64 % n == 0);
+      // And each one runs when estimated directly with that engine.
+      const json e = estimate({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", o["id"]}, {"count", n},
+                               {"engine", engine}, {"context", r["context"]}});
+      REQUIRE_FALSE(e.contains("error"));
+      CHECK(runs(e));
+    }
+    if (r["cloud"].is_object()) CHECK(64 % r["cloud"]["gpu_count"].get<int>() == 0);
+  }
+}
+
 TEST_CASE("cheapest with RAM tiers adds offloaded configurations and checks the tiers it is given", "[solve_hardware]") {
   json q = kAir;
   q["solve"] = "cheapest";

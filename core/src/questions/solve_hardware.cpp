@@ -12,6 +12,7 @@
 #include "willitfit/base/units.hpp"
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/servers/vllm.hpp"
 
 namespace wif {
 namespace solve_detail {
@@ -73,6 +74,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
     if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
     const int top = d.kind == DeviceKind::Gpu ? max_count : 1;
+    const bool server = base.engine == "vllm" || base.engine == "sglang";
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
       int n_min = 1;
@@ -82,6 +84,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
       double last_tps = -1;
       for (int n = 1; n <= top; ++n) {
         if (n < n_min) continue;
+        if (server && !tensor_parallel_accepted(base.model.arch, n)) continue;  // the engine refuses it
         EstimateRequest r = base;
         set_devices(r, d, n);
         r.ram_gib = ram;
@@ -139,6 +142,8 @@ json cheapest_cloud(Solver& s, double min_tps) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
     if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
+    const bool server = s.base().engine == "vllm" || s.base().engine == "sglang";
+    if (server && !tensor_parallel_accepted(s.base().model.arch, n)) continue;  // the engine refuses it
     const std::string key = d->id + "x" + std::to_string(n);
     if (tried.count(key)) continue;
     EstimateRequest r = s.base();

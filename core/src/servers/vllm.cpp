@@ -74,13 +74,18 @@ std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& pla
   return static_cast<std::uint64_t>(sum);
 }
 
+bool tensor_parallel_accepted(const Architecture& a, int tp) {
+  const std::int64_t n_head = a.layers.empty() ? 0 : a.layers.front().n_head;
+  return tp >= 1 && (n_head <= 0 || n_head % tp == 0);
+}
+
 VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double total_gib,
                        const VllmOptions& o) {
   VllmBudget b;
   const int tp = o.tensor_parallel;
   if (tp < 1) throw InputError("bad_value", "tensor_parallel", "tensor parallel size must be at least 1");
   const std::int64_t n_head = a.layers.empty() ? 0 : a.layers.front().n_head;
-  if (n_head > 0 && n_head % tp != 0)
+  if (!tensor_parallel_accepted(a, tp))
     throw InputError("bad_value", "tensor_parallel",
                      "vLLM needs the attention heads (" + std::to_string(n_head) +
                          ") to be divisible by the tensor parallel size " + std::to_string(tp));

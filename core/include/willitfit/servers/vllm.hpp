@@ -84,6 +84,13 @@ struct VllmBudget {
                                         // context_exceeds_kv | graphs_exceed_headroom ("" = fits)
 };
 
+/// vLLM (and SGLang, which shards the same way) splits the attention heads over the GPUs of a
+/// tensor-parallel group: a size that does not divide the head count is refused at start-up
+/// (vLLM's ModelConfig.verify_with_parallel_config in vllm/config: "Total number of attention
+/// heads ... must be divisible by tensor parallel size"). Solvers skip those sizes; an estimate
+/// that asks for one is a coded error.
+bool tensor_parallel_accepted(const Architecture& arch, int tp);
+
 /// vLLM's budget on each rank. `plan` is the checkpoint (BF16, FP8, AWQ …), `total_gib` each
 /// GPU's memory as the driver reports it (usable_memory). Throws InputError for a tensor
 /// parallel size that does not divide the attention heads, or a bad kv_cache_dtype.
