@@ -27,6 +27,19 @@ export function t(lang, key, vars) {
   return s;
 }
 
+/**
+ * A string whose wording depends on a count (the language's plural rule: "1 token", "3 tokens"):
+ * `key_one`, `key_other` … as Intl.PluralRules names the count's category, else `key_other`.
+ * @param {string} lang @param {string} key @param {number} count @param {Record<string, string>} [vars]
+ */
+export function tn(lang, key, count, vars) {
+  const table = (Object.hasOwn(STRINGS, lang) && STRINGS[lang]) || STRINGS.en;
+  let cat = 'other';
+  try { cat = new Intl.PluralRules(lang).select(count); } catch { /* an unknown language: other */ }
+  const k = `${key}_${cat}` in table || `${key}_${cat}` in STRINGS.en ? `${key}_${cat}` : `${key}_other`;
+  return t(lang, k, vars);
+}
+
 /** Apply translations to every [data-i18n] element (textContent only, never HTML). */
 export function applyStrings(lang, root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) {

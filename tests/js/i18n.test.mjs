@@ -24,3 +24,25 @@ test('every language has every English key', () => {
     assert.deepEqual(missing, [], lang);
   }
 });
+
+test('counts are worded by each language\'s plural rule, never with a "(s)" crutch', async () => {
+  const { tn } = await import(path.join(root, 'web', 'i18n.js'));
+  assert.equal(tn('en', 'spec_tokens', 1, { k: '1' }), '1 drafted token per step');
+  assert.equal(tn('en', 'spec_tokens', 3, { k: '3' }), '3 drafted tokens per step');
+  assert.equal(tn('es', 'spec_tokens', 2, { k: '2' }), '2 tokens de borrador por paso');
+  // French counts 0 and 1 as singular.
+  assert.equal(tn('fr', 'spec_tokens', 1, { k: '1' }), '1 jeton proposé par étape');
+  assert.equal(tn('fr', 'spec_tokens', 4, { k: '4' }), '4 jetons proposés par étape');
+  assert.match(tn('zh', 'spec_tokens', 1, { k: '1' }), /1 个 token/);
+  for (const lang of ['en', 'es', 'fr']) {
+    const crutch = Object.entries(STRINGS[lang]).filter(([, v]) => /\w\(s\)|\(e?s\)\b/.test(String(v)));
+    assert.deepEqual(crutch, [], lang);
+  }
+});
+
+test('speeds carry one unit in every language: tok/s, as the figures the page formats', () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    const other = Object.entries(STRINGS[lang]).filter(([, v]) => /\}\s*(jetons|tokens?|token)\s*\/\s*(s|秒)\b/.test(String(v)));
+    assert.deepEqual(other, [], lang);
+  }
+});

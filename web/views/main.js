@@ -9,7 +9,7 @@ import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serve
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, num, pct, signedPct, tokens, tps, units } from '../format.js';
-import { t } from '../i18n.js';
+import { t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -203,7 +203,7 @@ function renderSpeculative(r) {
     ? T('spec_range', { lo: num(x.decode_tps_low, L, 1), hi: num(x.decode_tps_high, L, 1), slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) })
     : x ? T('spec_range_x', { slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) }) : '';
   text('spec-line', T('spec_line', {
-    k: num(sp.draft_max, L), mem: gib(sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
+    tokens: tn(L, 'spec_tokens', sp.draft_max, { k: num(sp.draft_max, L) }), mem: gib(sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
     code: range(code), prose: range(prose),
   }));
 }

@@ -97,7 +97,8 @@ export default {
   tab_named: "{tab}: {name}",
   mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp solo carga con la predicción de varios tokens activada: es la mayor parte de los {1} de diferencia entre el tamaño del archivo y los pesos en memoria.",
   mtp_note_on: "Con la predicción de varios tokens activada, la capa MTP del modelo ({0}) se carga y cuenta en los pesos.",
-  spec_line: "Predicción de varios tokens, {k} token(s) de borrador por paso: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",
+  spec_tokens_one: "{k} token de borrador por paso", spec_tokens_other: "{k} tokens de borrador por paso",
+  spec_line: "Predicción de varios tokens, {tokens}: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
 };
