@@ -63,6 +63,14 @@ export function signedPct(percent, lang, digits = 1) {
     : '—';
 }
 
+/**
+ * Names in a sentence, joined as the language joins them ("a, b, and c", "a, b y c", "a、b和c").
+ * @param {string[]} items @param {string} lang
+ */
+export function list(items, lang) {
+  try { return new Intl.ListFormat(lang, { style: 'long', type: 'conjunction' }).format(items); } catch { return items.join(', '); }
+}
+
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */
 export function tokens(n, lang) {
   if (!ok(n)) return '—';

@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, num, tokens, usd } from '../format.js';
+import { gib, list, num, tokens, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -155,7 +155,7 @@ function needText(n) {
 
 /** @param {string[] | undefined} engines */
 function engineList(engines) {
-  return engines && engines.length ? engines.map((e) => ENGINE_NAMES[e] || e).join(', ') : T('engines_none');
+  return engines && engines.length ? list(engines.map((e) => ENGINE_NAMES[e] || e), state.lang) : T('engines_none');
 }
 
 /**

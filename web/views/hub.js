@@ -12,7 +12,7 @@ import { hubRef, hubRepo } from '../api.js';
 import * as catalog from '../catalog.js';
 import { many } from '../client.js';
 import { h } from '../dom.js';
-import { gb, gib, tps } from '../format.js';
+import { gb, gib, list, tps } from '../format.js';
 import { hubBase, hubErrorKey, hubModels, lookup, modelFor } from '../hub.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
@@ -173,7 +173,7 @@ async function render(el, ctl) {
           h('td', null, ok && r.speed ? tps(r.speed.decode_tps, state.lang) : '—'),
           h('td', null, h('button', { type: 'button', class: 'small', on: { click: () => use(row) } }, ok ? T('use') : T('hub_read'))));
       })))),
-    repo.mmproj.length ? h('p', { class: 'note' }, T('hub_mmproj', { 0: repo.mmproj.map((/** @type {any} */ m) => m.path).join(', ') })) : null,
+    repo.mmproj.length ? h('p', { class: 'note' }, T('hub_mmproj', { 0: list(repo.mmproj.map((/** @type {any} */ m) => m.path), state.lang) })) : null,
     h('p', null, T('hub_launch'), ' ', h('code', { id: 'hub-command', class: 'mono' }, chosen ? chosen.command : '')),
     tokenBox(el, found.ref.repo));
 }

@@ -8,7 +8,7 @@ import { many } from '../client.js';
 import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, num, pct, signedPct, tokens, tps, units } from '../format.js';
+import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
 import { t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -224,7 +224,7 @@ function renderSpeedBasis(s) {
     // One published run of each kind (decode, then prefill), not two of the same.
     const first = ['tg', 'pp'].map((k) => basis.measured.find((/** @type {any} */ x) => x.kind === k)).filter(Boolean);
     const runs = first.map((/** @type {any} */ x) => T('speed_measured_run', { 0: tps(x.tps, L), 1: x.test }));
-    parts.push(T('speed_label_measured', { 0: runs.join(', ') }), ' ');
+    parts.push(T('speed_label_measured', { 0: list(runs, L) }), ' ');
     const src = basis.measured[0].source;
     if (typeof src === 'string' && /^https:\/\//.test(src)) {
       let host = src;

@@ -5,7 +5,7 @@
 import { estimate, many, tiers } from '../client.js';
 import { hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, monthYear, num, tokens } from '../format.js';
+import { gib, list as joinList, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
@@ -126,7 +126,7 @@ export async function renderModel(alive) {
   const noEngine = (/** @type {any[]} */ list) => {
     const ne = list.filter((e) => e.tier === 'no_engine');
     return ne.length ? h('p', { class: 'note', dataset: { noEngine: String(ne.length) } },
-      T('no_engine_list', { 0: ne.map((e) => e.device.name).join(', ') })) : null;
+      T('no_engine_list', { 0: joinList(ne.map((e) => e.device.name), state.lang) })) : null;
   };
   if (tl) fill('mp-gpus',
     group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
