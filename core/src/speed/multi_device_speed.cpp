@@ -84,11 +84,11 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
     return sum.total_s > 0 ? 1.0 / sum.total_s : 0.0;
   };
   s.decode_tps = decode_at(o.depth, &s.decode);
-  // Ranges of the placement's own group (offloaded: any part in system RAM; else several GPUs),
-  // from the spread of that group's calibration rows (bench.cpp fit_speed).
-  bool host_part = false;
-  for (const auto& part : parts) host_part = host_part || part.dev < 0;
-  const std::string group = host_part ? "offloaded" : "multi_gpu";
+  // Ranges of the placement's own group (offloaded: layers or experts in system RAM; else several
+  // GPUs), from the spread of that group's calibration rows (llama_bench.cpp fit_speed). The token
+  // embedding, which llama.cpp keeps in RAM beside discrete GPUs in every plan, does not make a
+  // plan "offloaded": with it counted, every multi-GPU estimate was labelled and ranged as one.
+  const std::string group = p.full_offload ? "multi_gpu" : "offloaded";
   s.group = group;
   const SpeedRange dr = speed_range(c, "tg", group, s.backend), pr = speed_range(c, "pp", group, s.backend);
   s.decode_tps_low = s.decode_tps * dr.low;
