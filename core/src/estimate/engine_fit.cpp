@@ -10,12 +10,8 @@
 #include "willitfit/estimate/launch_commands.hpp"
 
 namespace wif {
-namespace {
 
-// vLLM and SGLang serve safetensors checkpoints on discrete GPUs with tensor parallelism.
 bool server_engine(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
-
-}  // namespace
 
 void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r) {
   const auto& hw = q["hardware"];

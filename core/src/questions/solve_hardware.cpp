@@ -11,6 +11,7 @@
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/base/units.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/engine_fit.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 #include "willitfit/servers/vllm.hpp"
 
@@ -69,12 +70,12 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
     r.ram_gib = 0;
     gpu_weights = s.run(r, false).weights_bytes;
   }
+  const bool server = server_engine(base.engine);
   std::vector<Option> out;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
     if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
     const int top = d.kind == DeviceKind::Gpu ? max_count : 1;
-    const bool server = base.engine == "vllm" || base.engine == "sglang";
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
       int n_min = 1;
@@ -138,11 +139,11 @@ json cheapest_cloud(Solver& s, double min_tps) {
     return a->value("price_hour_usd", 0.0) < b->value("price_hour_usd", 0.0);
   });
   std::map<std::string, bool> tried;  // device x count that did not run
+  const bool server = server_engine(s.base().engine);
   for (const json* o : offers) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
     if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
-    const bool server = s.base().engine == "vllm" || s.base().engine == "sglang";
     if (server && !tensor_parallel_accepted(s.base().model.arch, n)) continue;  // the engine refuses it
     const std::string key = d->id + "x" + std::to_string(n);
     if (tried.count(key)) continue;

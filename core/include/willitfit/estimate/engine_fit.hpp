@@ -19,6 +19,9 @@ namespace wif {
 /// Read the fields above into `r` (after the base request is parsed). Throws InputError.
 void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r);
 
+/// vLLM and SGLang: they serve safetensors checkpoints on discrete GPUs with tensor parallelism.
+bool server_engine(const std::string& engine);
+
 /// Place or budget the model with the request's engine step (engine_step.hpp) and fill the
 /// memory terms and verdict of `e` (plan, params, kv and compute must be set).
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
