@@ -43,7 +43,7 @@ export function clearExtras() {
   for (const id of ['plug-speed', 'serve-cards', 'plan', 'verdict-fix']) byId(id).hidden = true;
   // The folded form's line still says what was asked (there is no result to name it).
   const mi = modelInfo(state.model), d = deviceInfo(state.hw);
-  const hw = d ? (state.count > 1 ? `${state.count}× ${d.name}` : d.name) : state.hw;
+  const hw = d ? hwName({ hardware: { count: state.count, name: d.name } }) : state.hw;
   const asked = state.model.length > 80 ? `${state.model.slice(0, 79)}…` : state.model;   // a link may carry kilobytes
   text('setup-line', [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw].filter(Boolean).join(' · '));
 }
