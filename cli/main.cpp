@@ -58,6 +58,8 @@ const char* kUsage =
     "                 [--market US|EU|UK|CN] [--price-kwh USD] [--power-w W] [--purchase-usd USD]\n"
     "                 [--hours-per-day H] [--amortization-months M] [--months M]\n"
     "                 [--memory-gib G | --model <id> --quant Q --context N] [--offer id] [--json]\n"
+    "                 (with --model, --decode-tps defaults to the estimate's and every cloud offer\n"
+    "                 is estimated on its own GPUs)\n"
     "  willitfit list models|hardware|quants|clouds|markets|engines [--json]\n"
     "  willitfit defaults [--model <id|config.json>] [--json]   every default the core applies\n"
     "  willitfit api estimate|estimate_many|solve|tiers|runs_on|train|cost|defaults|check_saved <request.json|->\n"
@@ -177,9 +179,16 @@ void print_cost(const json& r) {
   int shown = 0;
   for (const auto& c : r["clouds"]) {
     if (++shown > 10) break;
-    std::printf("  %-12s %-40s %6.0f GB  $%7.2f/h  $%9.2f/month  %s\n", c["provider"].get<std::string>().c_str(),
+    std::printf("  %-12s %-40s %6.0f GB  $%7.2f/h  $%9.2f/month  %-10s", c["provider"].get<std::string>().c_str(),
                 c["instance"].get<std::string>().c_str(), c["vram_gb"].get<double>(), c["price_hour_usd"].get<double>(),
                 c["monthly_usd"].get<double>(), c["billing"].get<std::string>().c_str());
+    if (c.contains("per_million_tokens_usd"))
+      std::printf("  %6.1f tok/s  $%.3f per million tokens", c["per_million_tokens_usd"]["decode_tps"].get<double>(),
+                  c["per_million_tokens_usd"]["single"].get<double>());
+    else if (c.contains("estimate"))
+      std::printf("  no speed: %s", c["estimate"].contains("error") ? c["estimate"]["error"].get<std::string>().c_str()
+                                                                  : c["estimate"]["verdict"].get<std::string>().c_str());
+    std::printf("\n");
   }
   const auto& b = r["rent_vs_buy"];
   if (!b.is_null()) {

@@ -147,3 +147,72 @@ TEST_CASE("cloud cost per token uses the speed given for that offer's device", "
   }
   CHECK(saw);
 }
+
+TEST_CASE("with a model, one cost call estimates the owned hardware and every offer on its own GPUs", "[cost]") {
+  const json q = {{"hardware", "nvidia-rtx-4090"}, {"model", "meta-llama/Llama-3.1-8B-Instruct"},
+                  {"quant", "Q4_K_M"}, {"context", 8192}};
+  const json r = cost(q);
+  REQUIRE_FALSE(r.contains("error"));
+  // The owned decode speed is the estimate's own when the request gives none.
+  json eq = q;
+  const json est = json::parse(api_estimate(cat(), eq.dump()));
+  const double owned_tps = est["speed"]["decode_tps"].get<double>();
+  CHECK(r["owned"]["per_million_tokens_usd"]["decode_tps"].get<double>() == Approx(owned_tps));
+  // Each offer's speed is the estimate of the same request on that instance's device and count.
+  int checked = 0;
+  for (const auto& o : r["clouds"]) {
+    REQUIRE(o.contains("estimate"));
+    CHECK(o["estimate"]["verdict"] != "no_fit");
+    if (checked >= 6 || !o["estimate"].contains("decode_tps")) continue;
+    json oq = q;
+    oq["hardware"] = o["device"];
+    oq["count"] = o["gpu_count"];
+    oq["ram_gib"] = 0;
+    const json oe = json::parse(api_estimate(cat(), oq.dump()));
+    CHECK(o["estimate"]["verdict"] == oe["verdict"]);
+    CHECK(o["estimate"]["decode_tps"].get<double>() == Approx(oe["speed"]["decode_tps"].get<double>()));
+    CHECK(o["per_million_tokens_usd"]["single"].get<double>() ==
+          Approx(o["price_hour_usd"].get<double>() / (oe["speed"]["decode_tps"].get<double>() * 3600.0) * 1e6));
+    ++checked;
+  }
+  CHECK(checked == 6);
+  // A speed the request gives for a device wins over the estimate on it.
+  json given = q;
+  given["speeds"] = {{"nvidia-h100-sxm", {{"decode_tps", 150}}}};
+  for (const auto& o : cost(given)["clouds"])
+    if (o["device"] == "nvidia-h100-sxm") {
+      CHECK_FALSE(o.contains("estimate"));
+      CHECK(o["per_million_tokens_usd"]["decode_tps"].get<double>() == 150);
+    }
+}
+
+TEST_CASE("an offer on which the engine's own estimate does not fit is not listed as holding the model", "[cost]") {
+  // Llama 3.1 70B in BF16 under vLLM: about 131 GiB of weights. One 141 GB H200 holds that much
+  // memory, but vLLM's budget (0.9 of the memory by default) does not: the offer is left out, and
+  // rent vs buy compares with an offer that runs it.
+  const json q = {{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 10}, {"engine", "vllm"},
+                  {"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"context", 8192}};
+  const json r = cost(q);
+  REQUIRE_FALSE(r.contains("error"));
+  REQUIRE(r["clouds"].size() > 0);
+  for (const auto& o : r["clouds"]) {
+    CHECK(o["estimate"].value("verdict", "") != "no_fit");
+    CHECK_FALSE((o["device"] == "nvidia-h200-sxm" && o["gpu_count"] == 1));
+  }
+  const std::string chosen = r["rent_vs_buy"]["offer"];
+  bool listed = false;
+  for (const auto& o : r["clouds"]) listed = listed || o["id"] == chosen;
+  CHECK(listed);
+  // Without the model's estimate (only a memory need), the same offers are judged on memory alone.
+  json mem = {{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 10}, {"memory_gib", 10}};
+  for (const auto& o : cost(mem)["clouds"]) CHECK_FALSE(o.contains("estimate"));
+}
+
+TEST_CASE("a cost request with a model that gives no decode speed and none given names decode_tps", "[cost]") {
+  const json q = {{"hardware", "nvidia-rtx-4090"}, {"model", "meta-llama/Llama-3.1-70B-Instruct"},
+                  {"engine", "vllm"}, {"context", 8192}};
+  const json r = cost(q);
+  REQUIRE(r.contains("error"));
+  CHECK(r["error"]["code"] == "no_decode_speed");
+  CHECK(r["error"]["path"] == "decode_tps");
+}

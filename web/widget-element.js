@@ -237,9 +237,10 @@ export class WillItFitElement extends HTMLElement {
   }
 
   /**
-   * With show="cost": the cost per million tokens on this hardware, from the core's `cost` with
-   * the estimate's decode speed: the same request the page and `willitfit cost` make (the core's
-   * default hours a day and amortisation, the market's electricity price).
+   * With show="cost": the cost per million tokens on this hardware, from the core's `cost` of the
+   * same request (the core estimates the decode speed itself): the request the page and
+   * `willitfit cost --model …` make (the core's default hours a day and amortisation, the
+   * market's electricity price).
    * @param {any} r @param {Record<string, unknown>} req @param {string} lang @param {number} mine
    */
   async renderCost(r, req, lang, mine) {
@@ -247,7 +248,7 @@ export class WillItFitElement extends HTMLElement {
     const tps = r.speed && r.speed.decode_tps;
     if (!want || !(tps > 0)) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
     /** @type {Record<string, unknown>} */
-    const q = { ...req, decode_tps: tps };
+    const q = { ...req };
     if (this.getAttribute('market')) q.market = this.getAttribute('market');   // else the core's default
     const [c, markets] = await Promise.all([cost(q), list('markets')]);
     if (mine !== this.seq) return;

@@ -26,6 +26,22 @@ test('cost: the CLI and the wasm module give identical documents for the same in
   assert.ok(JSON.stringify(w).indexOf('NaN') < 0 && JSON.stringify(w).indexOf('Infinity') < 0);
 });
 
+test('cost with a model and no speed: one call gives the owned decode speed and one per offer, as the CLI does', async () => {
+  const req = { hardware: 'nvidia-rtx-4090', model: 'meta-llama/Llama-3.1-8B', quant: 'Q4_K_M', context: 8192, engine: 'llama.cpp' };
+  const c = cli('cost', '--hardware', req.hardware, '--model', req.model, '--quant', req.quant, '--context', '8192', '--json');
+  assert.equal(c.code, 0, c.stdout);
+  const w = await api.cost(req);
+  assert.deepEqual(w, c.json);
+  const e = await api.estimate(req);
+  assert.equal(w.owned.per_million_tokens_usd.decode_tps, e.speed.decode_tps);
+  const withSpeed = w.clouds.filter((/** @type {any} */ o) => o.per_million_tokens_usd);
+  assert.ok(withSpeed.length >= w.clouds.length / 2, `${withSpeed.length} of ${w.clouds.length} offers have a speed`);
+  const o = withSpeed[withSpeed.length - 1];
+  const oe = await api.estimate({ ...req, hardware: o.device, count: o.gpu_count, ram_gib: 0 });
+  assert.equal(o.estimate.decode_tps, oe.speed.decode_tps);
+  assert.equal(o.estimate.verdict, oe.verdict);
+});
+
 test('train and cost errors come back as WillitfitError with the field', async () => {
   await assert.rejects(api.train({ model: 'meta-llama/Llama-3.1-8B', hardware: 'nvidia-rtx-4090', method: 'dora' }),
     (/** @type {any} */ e) => e.name === 'WillitfitError' && e.path === 'method');

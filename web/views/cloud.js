@@ -13,7 +13,7 @@ const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}
 
 /** @type {'price' | 'mtok'} */
 let sortKey = 'price';
-/** @type {{r: any, c: any, mk: any, verdicts: Record<string, string>} | null} */
+/** @type {{r: any, c: any, mk: any} | null} */
 let last = null;
 /** The table shows the first FEW offers until the person asks for all of them. */
 const FEW = 12;
@@ -29,11 +29,11 @@ export function sortOffers(offers, key = sortKey) {
 }
 
 /**
- * @param {any} r the estimate @param {any} c the cost answer @param {any} mk the market
- * @param {Record<string, string>} [verdicts] the estimate's verdict on each offer's device and count
+ * @param {any} r the estimate @param {any} c the cost answer (each offer with the core's estimate
+ * of the model on that instance) @param {any} mk the market
  */
-export function renderCloud(r, c, mk, verdicts = {}) {
-  last = { r, c, mk, verdicts };
+export function renderCloud(r, c, mk) {
+  last = { r, c, mk };
   const L = state.lang;
   const sec = byId('plug-cloud');
   sec.hidden = false;
@@ -46,7 +46,7 @@ export function renderCloud(r, c, mk, verdicts = {}) {
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const sortBtn = (/** @type {'price' | 'mtok'} */ key, /** @type {string} */ label) => h('button', {
     type: 'button', class: 'small', 'aria-pressed': String(sortKey === key), dataset: { sort: key },
-    on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk, last.verdicts); } },
+    on: { click: () => { sortKey = key; if (last) renderCloud(last.r, last.c, last.mk); } },
   }, label);
   const head = [T('col_provider'), T('col_instance'), T('col_gpus'), T('col_price_hour'), T('col_monthly'), T('col_billing'), T('col_tps'), T('col_per_mtok'), T('col_offer')];
   const sorted = sortOffers(offers);
@@ -60,7 +60,7 @@ export function renderCloud(r, c, mk, verdicts = {}) {
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
-      h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(verdicts[o.device])),
+      h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(o.estimate)),
       h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single) } } : {}) }, pm ? m(pm.single) : '—'),
       h('td', { 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
@@ -80,12 +80,16 @@ export function renderCloud(r, c, mk, verdicts = {}) {
           h('tbody', null, rows)))),
     sorted.length > FEW ? h('button', {
       type: 'button', class: 'small more-rows', id: 'cloud-all', 'aria-expanded': String(showAll),
-      on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk, last.verdicts); } },
+      on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk); } },
     }, showAll ? T('cloud_fewer', { 0: num(FEW, L) }) : T('cloud_all', { 0: num(sorted.length, L) })) : null,
     h('p', { class: 'note' }, T('cloud_note', { date: list(dates, state.lang), cur: mk ? mk.currency : 'USD' })));
 }
 
-/** Why an offer has no speed: the estimate on its GPUs does not fit, or the core gave none. @param {string|undefined} v */
-function noSpeed(v) {
-  return v === 'no_fit' ? h('span', { class: 'tag no_fit' }, T('short_no_fit')) : h('span', { class: 'note' }, T('cloud_no_estimate'));
+/**
+ * An offer without a speed: the core's estimate on its GPUs gave none (the engine refuses that
+ * GPU count, or has no speed model there). Offers the model does not fit are not listed.
+ * @param {any} est the offer's `estimate`
+ */
+function noSpeed(est) {
+  return h('span', { class: 'note', dataset: { code: est && (est.error || est.speed_unavailable_code) || '' } }, T('cloud_no_estimate'));
 }

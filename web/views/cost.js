@@ -5,7 +5,7 @@
 // buy with its chart. The page adds no formula: throughput comes from the estimate's speed, the
 // cloud offers' throughput from estimates on those devices, and every figure from `cost`.
 // Amounts come in US dollars and are shown in the chosen market's currency (format.js money).
-import { call, many } from '../client.js';
+import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
@@ -41,40 +41,18 @@ export async function market() {
 }
 
 /**
- * The cost request for an estimate result: the estimate's own request plus its decode speed and
- * the usage inputs. The same document the CLI builds from `willitfit cost --model … --decode-tps …`.
- * @param {any} r @param {any} mk
+ * The cost request for the current setup: the estimate's own request plus the usage inputs. The
+ * core estimates the model on the owned hardware (memory need, decode speed) and on every cloud
+ * offer's GPUs in the same call: the document `willitfit cost --model …` builds.
+ * @param {any} mk
  */
-export function costRequest(r, mk) {
+export function costRequest(mk) {
   /** @type {Record<string, any>} */
-  const q = { ...request(), decode_tps: r.speed.decode_tps, market: state.market };
+  const q = { ...request(), market: state.market };
   if (usage.hours !== null) q.hours_per_day = usage.hours;
   if (usage.amort !== null) q.amortization_months = usage.amort;
   if (usage.kwhLocal !== null && mk) q.price_kwh_usd = usage.kwhLocal * mk.usd_per_unit;
   return q;
-}
-
-/**
- * Decode speed on each cloud device, for the smallest instance of it among the offers (the
- * core's `speeds` map is per device). Each one is an estimate like the page's own.
- * @param {any[]} offers
- */
-async function cloudSpeeds(offers) {
-  /** @type {Map<string, number>} */
-  const counts = new Map();
-  for (const o of offers) counts.set(o.device, Math.min(counts.get(o.device) ?? Infinity, o.gpu_count));
-  const ids = [...counts.keys()];
-  const rs = await many(ids.map((id) => request({ hw: id, count: counts.get(id), ram: 0 })));
-  /** @type {Record<string, {decode_tps: number}>} */
-  const speeds = {};
-  /** @type {Record<string, string>} */
-  const verdicts = {};
-  ids.forEach((id, i) => {
-    const d = rs[i] && !rs[i].error && rs[i].speed && rs[i].speed.decode_tps;
-    if (typeof d === 'number' && d > 0) speeds[id] = { decode_tps: d };
-    verdicts[id] = rs[i] && !rs[i].error ? rs[i].verdict : 'error';
-  });
-  return { speeds, verdicts };
 }
 
 let seq = 0;
@@ -116,22 +94,22 @@ async function run(r, alive) {
     byId('plug-rvb').hidden = true;
     return;
   }
-  const base = costRequest(r, mk);
+  const base = { ...costRequest(mk), months: 'auto' };
   // Another model or device: the figures on screen are the previous setup's, so they go while
   // the new ones are computed (an input change keeps them, to avoid a flicker).
-  const key = JSON.stringify({ ...base, hours_per_day: 0, amortization_months: 0, price_kwh_usd: 0 });
+  /** @type {Record<string, any>} */
+  const setup = { ...base };
+  for (const k of ['hours_per_day', 'amortization_months', 'price_kwh_usd']) delete setup[k];
+  const key = JSON.stringify(setup);
   if (key !== paintedKey) {
     for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   }
-  const first = await call('cost', base);
-  if (!alive()) return;
-  // An offer with no speed says why: the estimate on it does not fit, or there is none.
-  const { speeds, verdicts } = await cloudSpeeds(first.clouds);
-  // The chart runs a little past the break-even point (the core's months "auto").
-  const c = await call('cost', { ...base, speeds, months: 'auto' });
+  // One call: the owned cost, every offer with the model estimated on it, and rent vs buy over
+  // a horizon a little past the break-even point (the core's months "auto").
+  const c = await call('cost', base);
   if (!alive()) return;
   paintCard(r, c, mk);
-  renderCloud(r, c, mk, verdicts);
+  renderCloud(r, c, mk);
   paintRentVsBuy(r, c, mk);
   paintedKey = key;
 }

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <optional>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -14,9 +16,15 @@ namespace {
 
 using units::kGiB;
 
-Throughput parse_speed(const json& q, const std::string& path) {
+// Fields of a cost request that are not an estimate request's.
+constexpr const char* kMoneyFields[] = {"decode_tps", "batched_tps", "concurrency", "speeds", "market",
+                                        "price_kwh_usd", "power_w", "purchase_usd", "amortization_months",
+                                        "hours_per_day", "months", "offer"};
+
+Throughput parse_speed(const json& q, const std::string& path, std::optional<double> decode_default = std::nullopt) {
   Throughput t;
-  t.decode_tps = req_num(q, "decode_tps", path, 0.000001, 1e9);
+  t.decode_tps = decode_default && !q.contains("decode_tps") ? *decode_default
+                                                              : req_num(q, "decode_tps", path, 0.000001, 1e9);
   t.concurrency = static_cast<int>(opt_int(q, "concurrency", path, 1, 100000).value_or(defaults::kConcurrency));
   t.batched_tps = opt_num(q, "batched_tps", path, 0.000001, 1e12).value_or(0.0);
   return t;
@@ -53,7 +61,23 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   if (!q.contains("hardware")) throw InputError("missing_field", "hardware", "'hardware' is required");
   r.device = resolve_device(cat, q["hardware"], "hardware");
   r.count = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(defaults::kCount));
-  r.owned = parse_speed(q, "");
+  // With a model, the estimate of the same document on the owned hardware gives the memory need
+  // and, unless the request states one, the decode speed.
+  std::optional<double> owned_decode;
+  if (!q.contains("memory_gib") && q.contains("model")) {
+    json eq = q;
+    for (const char* k : kMoneyFields) eq.erase(k);
+    const EstimateRequest er = parse_request(cat, eq);
+    const Estimate e = run_estimate(cat, er);
+    r.need_bytes = e.total_bytes;
+    if (e.speed.decode_tps > 0) owned_decode = e.speed.decode_tps;
+    else if (!q.contains("decode_tps"))
+      throw InputError("no_decode_speed", "decode_tps",
+                       "the estimate of this model on the owned hardware gives no decode speed (verdict '" +
+                           e.verdict + "'); give decode_tps");
+    r.estimate_request = std::move(eq);
+  }
+  r.owned = parse_speed(q, "", owned_decode);
   if (q.contains("speeds")) {
     if (!q["speeds"].is_object()) throw InputError("bad_type", "speeds", "speeds maps a device id to {decode_tps, batched_tps}");
     for (const auto& [id, v] : q["speeds"].items()) {
@@ -89,18 +113,33 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     r.months = static_cast<int>(opt_int(q, "months", "", 1, 240).value_or(defaults::kMonths));
   }
   r.offer = opt_str(q, "offer", "").value_or("");
-  if (auto g = opt_num(q, "memory_gib", "", 0, 1e7)) {
-    r.need_bytes = static_cast<std::uint64_t>(*g * kGiB);
-  } else if (q.contains("model")) {
-    json eq = q;  // the same document, read as an estimate request on the owned hardware
-    for (const char* k : {"decode_tps", "batched_tps", "concurrency", "speeds", "market", "price_kwh_usd",
-                          "power_w", "purchase_usd", "amortization_months", "hours_per_day", "months", "offer"})
-      eq.erase(k);
-    const EstimateRequest er = parse_request(cat, eq);
-    r.need_bytes = run_estimate(cat, er).total_bytes;
-  }
+  if (auto g = opt_num(q, "memory_gib", "", 0, 1e7)) r.need_bytes = static_cast<std::uint64_t>(*g * kGiB);
   return r;
 }
+
+namespace {
+
+// The model estimated on one cloud instance: its device and GPU count, no system RAM (a rented
+// instance is sized to hold the model). {verdict, decode_tps} or {error: code} for a setup the
+// engine refuses (a tensor-parallel size that does not divide the heads, say).
+json offer_estimate(const Catalog& cat, const json& base, const std::string& device, int gpus) {
+  json eq = base;
+  eq["hardware"] = device;
+  eq["count"] = gpus;
+  eq["ram_gib"] = 0;
+  try {
+    const Estimate e = run_estimate(cat, parse_request(cat, eq));
+    json out = {{"verdict", e.verdict}};
+    if (e.speed.decode_tps > 0) out["decode_tps"] = e.speed.decode_tps;
+    if (e.speed.unavailable.is_object() && e.speed.unavailable.contains("code"))
+      out["speed_unavailable_code"] = e.speed.unavailable["code"];
+    return out;
+  } catch (const InputError& err) {
+    return {{"error", err.error().code}};
+  }
+}
+
+}  // namespace
 
 json cost_to_json(const Catalog& cat, const CostRequest& r) {
   const double hours_month = r.hours_per_day * kDaysPerMonth;
@@ -118,6 +157,7 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"electricity_only_per_million_tokens_usd", per_million(elec_hour, r.owned)}};
 
   json offers = json::array();
+  std::map<std::string, json> estimated;  // device#count -> offer_estimate, each instance shape once
   const json* chosen = nullptr;
   double chosen_month = 0;
   for (const auto& o : cat.clouds()) {
@@ -136,6 +176,17 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       usable = static_cast<double>(usable_memory(per_gpu).usable_bytes) * gpus;
     }
     if (r.need_bytes > 0 && usable < static_cast<double>(r.need_bytes)) continue;
+    // The model on this instance: an offer whose own estimate does not fit (a server engine's
+    // budget is stricter than the owned need, say) is not an offer that holds the model.
+    json est;
+    auto sp = r.speeds.find(o.value("device", ""));
+    if (sp == r.speeds.end() && r.estimate_request && dev) {
+      const std::string key = dev->id + "#" + std::to_string(gpus);
+      auto it = estimated.find(key);
+      if (it == estimated.end()) it = estimated.emplace(key, offer_estimate(cat, *r.estimate_request, dev->id, gpus)).first;
+      est = it->second;
+      if (est.value("verdict", "") == "no_fit") continue;
+    }
     const double price = o["price_hour_usd"].get<double>();
     const std::string billing = o.value("billing", "per-second");
     const double month = price * billed_hours_per_month(billing, r.hours_per_day);
@@ -146,8 +197,16 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"usable_bytes", static_cast<std::uint64_t>(usable)},
                 {"price_hour_usd", price}, {"billing", billing}, {"market", o.value("market", "")},
                 {"monthly_usd", month}, {"url", o.value("url", "")}, {"checked", o.value("checked", "")}};
-    auto sp = r.speeds.find(o.value("device", ""));
-    if (sp != r.speeds.end()) row["per_million_tokens_usd"] = per_million(price, sp->second);
+    if (sp != r.speeds.end()) {
+      row["per_million_tokens_usd"] = per_million(price, sp->second);
+    } else if (!est.is_null()) {
+      row["estimate"] = est;
+      if (est.contains("decode_tps")) {
+        Throughput t;
+        t.decode_tps = est["decode_tps"].get<double>();
+        row["per_million_tokens_usd"] = per_million(price, t);
+      }
+    }
     offers.push_back(row);
     const bool pick = r.offer.empty() ? (!chosen || month < chosen_month) : o.value("id", "") == r.offer;
     if (pick) { chosen = &o; chosen_month = month; }

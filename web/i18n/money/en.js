@@ -12,7 +12,7 @@ export default {
   sim_reduced: 'Reduced motion is on: the counters run, the text does not stream.',
   sim_no_speed: 'There is no speed estimate for this setup.', sim_output: 'Simulated output',
   cloud_title: 'Cloud GPUs that hold it',
-  cloud_intro: 'Every catalog offer with at least {total} of GPU memory. The month counts {hours} hours a day as each provider bills them; tokens/s is our estimate on that instance, and the cost per million tokens is the hourly price over it.',
+  cloud_intro: 'Every catalog offer with at least {total} of GPU memory on which the model runs at these settings (estimated on its own GPUs, without system RAM). The month counts {hours} hours a day as each provider bills them; tokens/s is our estimate on that instance, and the cost per million tokens is the hourly price over it.',
   hours_day: 'Hours of use per day',
   col_provider: 'Provider', col_instance: 'Instance', col_gpus: 'GPUs × memory', col_price_hour: 'Per hour',
   col_monthly: 'Per month', col_billing: 'Billing', col_tps: 'Est. tok/s', col_per_mtok: 'Per million tokens', col_offer: 'Offer',

@@ -12,7 +12,7 @@ export default {
   sim_reduced: 'Movimiento reducido activado: los contadores avanzan, el texto no se desplaza.',
   sim_no_speed: 'No hay estimación de velocidad para esta configuración.', sim_output: 'Salida simulada',
   cloud_title: 'GPU en la nube donde cabe',
-  cloud_intro: 'Todas las ofertas del catálogo con al menos {total} de memoria GPU. El mes cuenta {hours} horas al día según factura cada proveedor; tokens/s es nuestra estimación en esa instancia y el coste por millón de tokens divide el precio por hora entre ella.',
+  cloud_intro: 'Todas las ofertas del catálogo con al menos {total} de memoria GPU en las que el modelo funciona con estos ajustes (estimado en sus propias GPU, sin RAM del sistema). El mes cuenta {hours} horas al día según factura cada proveedor; tokens/s es nuestra estimación en esa instancia y el coste por millón de tokens divide el precio por hora entre ella.',
   hours_day: 'Horas de uso al día',
   col_provider: 'Proveedor', col_instance: 'Instancia', col_gpus: 'GPU × memoria', col_price_hour: 'Por hora',
   col_monthly: 'Al mes', col_billing: 'Facturación', col_tps: 'tok/s est.', col_per_mtok: 'Por millón de tokens', col_offer: 'Oferta',

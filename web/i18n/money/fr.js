@@ -12,7 +12,7 @@ export default {
   sim_reduced: 'Animations réduites : les compteurs tournent, le texte ne défile pas.',
   sim_no_speed: 'Pas d’estimation de vitesse pour cette configuration.', sim_output: 'Sortie simulée',
   cloud_title: 'GPU cloud qui le contiennent',
-  cloud_intro: 'Toutes les offres du catalogue avec au moins {total} de mémoire GPU. Le mois compte {hours} heures par jour, facturées comme le fait chaque fournisseur ; tokens/s est notre estimation sur cette instance, et le coût par million de jetons divise le prix horaire par ce débit.',
+  cloud_intro: 'Toutes les offres du catalogue avec au moins {total} de mémoire GPU sur lesquelles le modèle tourne avec ces réglages (estimé sur leurs propres GPU, sans RAM système). Le mois compte {hours} heures par jour, facturées comme le fait chaque fournisseur ; tokens/s est notre estimation sur cette instance, et le coût par million de jetons divise le prix horaire par ce débit.',
   hours_day: 'Heures d’utilisation par jour',
   col_provider: 'Fournisseur', col_instance: 'Instance', col_gpus: 'GPU × mémoire', col_price_hour: 'Par heure',
   col_monthly: 'Par mois', col_billing: 'Facturation', col_tps: 'tok/s est.', col_per_mtok: 'Par million de jetons', col_offer: 'Offre',

@@ -12,7 +12,7 @@ export default {
   sim_reduced: '已开启“减少动态效果”：计数照常，文字不滚动。',
   sim_no_speed: '此配置没有速度估算。', sim_output: '模拟输出',
   cloud_title: '放得下的云 GPU',
-  cloud_intro: '目录中 GPU 显存至少 {total} 的所有方案。每月按每天 {hours} 小时、依各家计费方式计算；tokens/s 为我们对该实例的估算，每百万 token 成本即每小时价格除以该速度。',
+  cloud_intro: '目录中 GPU 显存至少 {total}、且在当前设置下能运行该模型的所有方案（按其自身 GPU 估算，不使用系统内存）。每月按每天 {hours} 小时、依各家计费方式计算；tokens/s 为我们对该实例的估算，每百万 token 成本即每小时价格除以该速度。',
   hours_day: '每天使用小时数',
   col_provider: '服务商', col_instance: '实例', col_gpus: 'GPU × 显存', col_price_hour: '每小时',
   col_monthly: '每月', col_billing: '计费方式', col_tps: '估计 tok/s', col_per_mtok: '每百万 token', col_offer: '方案',

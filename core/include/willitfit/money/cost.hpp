@@ -35,7 +35,11 @@ struct CostRequest {
   Device device;                  // owned hardware
   int count = 1;
   Throughput owned;
-  std::map<std::string, Throughput> speeds;   // per catalog device id, for the cloud offers
+  std::map<std::string, Throughput> speeds;   // per catalog device id, for the cloud offers (given)
+  // The estimate request for the model (the cost request without its money fields), when the
+  // request names a model: each cloud offer that holds it is then estimated on its own device
+  // and GPU count (no system RAM), unless `speeds` gives that device's figures.
+  std::optional<nlohmann::json> estimate_request;
   std::string market = "US";
   double price_kwh_usd = 0;       // resolved from the market unless given
   std::string price_source;
@@ -56,7 +60,9 @@ double usd_per_million_tokens(double usd_per_hour, double tps);
 double billed_hours_per_month(const std::string& billing, double hours_per_day);
 
 /// Parse a cost request. With "memory_gib" the need is given; with "model" the need is the
-/// estimate of the same request document (estimate.hpp) on the owned hardware.
+/// estimate of the same request document (estimate.hpp) on the owned hardware, "decode_tps" may
+/// be left out (the owned estimate's decode speed), and each cloud offer is estimated too
+/// (its row's `estimate`: verdict and decode speed on that instance), so one call answers.
 CostRequest parse_cost_request(const Catalog& cat, const nlohmann::json& q);
 
 nlohmann::json cost_to_json(const Catalog& cat, const CostRequest& r);
