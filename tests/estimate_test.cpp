@@ -215,3 +215,56 @@ TEST_CASE("GLM-4.5-Air's NextN layer is in the file but not resident, and the re
   CHECK(none["mtp"]["layers"] == 0);
   CHECK(none["mtp"]["file_bytes"] == 0);
 }
+
+TEST_CASE("the topology is given as codes beside the CLI's English, and both say the same", "[estimate]") {
+  const json air = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"hardware", kRtx4090}, {"context", 8192}});
+  REQUIRE_FALSE(air.contains("error"));
+  const json& c = air["model"]["topology_code"];
+  CHECK(c["ffn"] == "moe");
+  CHECK(c["experts"] == 128);
+  CHECK(c["experts_used"] == 8);
+  CHECK(c["attention"] == "gqa");
+  CHECK(c["window"] == "none");
+  CHECK(air["model"]["topology"] == "MoE 128x8 + GQA");
+  const json gemma = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", kRtx4090}, {"context", 8192}});
+  REQUIRE_FALSE(gemma.contains("error"));
+  CHECK(gemma["model"]["topology_code"]["ffn"] == "dense");
+  CHECK_FALSE(gemma["model"]["topology_code"].contains("experts"));
+  CHECK(gemma["model"]["topology_code"]["window"] == "some_layers");
+  CHECK(gemma["model"]["topology"] == "dense + GQA + sliding window");
+}
+
+TEST_CASE("a prompt longer than the context is noted with its figures; one that fits is not", "[estimate]") {
+  auto has_note = [](const json& r) {
+    for (const auto& n : r["notes"])
+      if (n["code"] == "prompt_beyond_context") return true;
+    return false;
+  };
+  const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", kRtx4090}, {"context", 8192}};
+  json q = base;
+  q["prompt"] = 6144;
+  q["depth"] = 4096;
+  const json r = estimate(q);
+  REQUIRE(has_note(r));
+  for (const auto& n : r["notes"])
+    if (n["code"] == "prompt_beyond_context") {
+      CHECK(n["values"]["prompt"] == 6144);
+      CHECK(n["values"]["depth"] == 4096);
+      CHECK(n["values"]["context"] == 8192);
+    }
+  q["depth"] = 2048;
+  CHECK_FALSE(has_note(estimate(q)));
+  CHECK_FALSE(has_note(estimate(base)));  // the benchmark's default prompt is not the person's
+}
+
+TEST_CASE("the simulator's prompt lengths are those the request's context holds, with one to start on", "[defaults]") {
+  const json all = json::parse(api_defaults(cat(), "{}"))["simulator"];
+  REQUIRE(all["prompts"].size() >= 3);
+  CHECK(all["prompt"] == 4096);
+  const json small = json::parse(api_defaults(cat(), R"({"context": 2048})"))["simulator"];
+  for (const auto& p : small["prompts"]) CHECK(p.get<std::int64_t>() <= 2048);
+  CHECK(small["prompt"].get<std::int64_t>() <= 2048);
+  const json tiny = json::parse(api_defaults(cat(), R"({"context": 300})"))["simulator"];
+  CHECK(tiny["prompts"] == json::array({300}));
+  CHECK(tiny["prompt"] == 300);
+}

@@ -11,6 +11,8 @@
 // module ever traps anyway, the instance is dropped and the next call builds a new one, so one
 // bad call never damages the next good one.
 
+import { idbCache, lookup } from './hub.js';
+
 export class WillitfitError extends Error {
   /** @param {{code: string, path: string, message: string, accepted?: string[], needed_bytes?: number, values?: Record<string, string>}} e (willitfit.d.ts ErrorBody) */
   constructor(e) {
@@ -108,8 +110,8 @@ let modulePromise = null;
 /**
  * GGUF headers registered with the module (registerGguf) by handle, oldest first, as many as the
  * core keeps (core/include/willitfit/gguf/handles.hpp kMaxGgufHandles), so that a module rebuilt
- * after a trap gets them again.
- * @type {Map<string, Uint8Array>}
+ * after a trap gets them again (a split file: the JSON array of its shards' base64).
+ * @type {Map<string, Uint8Array | string>}
  */
 const ggufHeaders = new Map();
 const MAX_GGUF_HANDLES = 16;
@@ -167,7 +169,8 @@ async function callWith(fn, use) {
   try {
     if (ggufIn !== core) {
       // A module rebuilt after a trap starts empty: it gets the registered GGUF headers again.
-      for (const [handle, bytes] of ggufHeaders) core.ggufRegister(handle, bytes);
+      for (const [handle, bytes] of ggufHeaders)
+        typeof bytes === 'string' ? core.ggufRegisterSplit(handle, bytes) : core.ggufRegister(handle, bytes);
       ggufIn = core;
     }
     return use(core);
@@ -412,13 +415,98 @@ export async function registerGguf(bytes) {
   const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
   if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'registerGguf takes the header bytes (Uint8Array or ArrayBuffer)');
   if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (b)));
-  const handle = `sha256:${Array.from(digest, (x) => x.toString(16).padStart(2, '0')).join('')}`;
+  const handle = await sha256Handle(b);
   const doc = unwrap(await call('ggufRegister', handle, b));
-  ggufHeaders.delete(handle);
-  ggufHeaders.set(handle, b);
-  while (ggufHeaders.size > MAX_GGUF_HANDLES) ggufHeaders.delete(/** @type {string} */ (ggufHeaders.keys().next().value));
+  keepHeader(handle, b);
   return doc;
+}
+
+/** SHA-256 of bytes as "sha256:<hex>". @param {Uint8Array} b */
+async function sha256Handle(b) {
+  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (b)));
+  return `sha256:${Array.from(digest, (x) => x.toString(16).padStart(2, '0')).join('')}`;
+}
+
+/** Keep a registered header's bytes for a rebuilt module, as many as the core keeps. @param {string} handle @param {Uint8Array|string} v */
+function keepHeader(handle, v) {
+  ggufHeaders.delete(handle);
+  ggufHeaders.set(handle, v);
+  while (ggufHeaders.size > MAX_GGUF_HANDLES) ggufHeaders.delete(/** @type {string} */ (ggufHeaders.keys().next().value));
+}
+
+/**
+ * A split GGUF (gguf-split) registered under one handle: the shards' first bytes as base64, in
+ * order, the first holding the metadata. Resolves to {schema_version, handle, name,
+ * architecture, shards}; requests then name {gguf_handle: handle}.
+ * @param {string[]} shardsBase64
+ */
+export async function registerGgufSplit(shardsBase64) {
+  if (!Array.isArray(shardsBase64) || !shardsBase64.length || shardsBase64.some((x) => typeof x !== 'string'))
+    fail('bad_type', 'shards', 'registerGgufSplit takes the shards as a non-empty array of base64 texts');
+  const text = JSON.stringify(shardsBase64);
+  if (text.length > LIMITS.MAX_REQUEST_BYTES) fail('json_too_large', 'shards', `the shards are ${text.length} characters; the limit is ${LIMITS.MAX_REQUEST_BYTES}`);
+  const handle = await sha256Handle(new TextEncoder().encode(text));
+  const doc = unwrap(await call('ggufRegisterSplit', handle, text));
+  keepHeader(handle, text);
+  return doc;
+}
+
+/** Lookups running in this module's thread, by the caller's id, so hubCancel can stop one. @type {Map<string, AbortController>} */
+const hubRuns = new Map();
+
+/**
+ * Read a Hugging Face repo (web/hub.js lookup, in the thread that owns the module: the page's
+ * worker) and register every GGUF header read under a handle, so the headers (megabytes with
+ * the tokenizer) stay beside the module and requests carry only handles. Resolves to {ref, repo,
+ * requests, fromCache, readAt, handles}: `handles` maps a header path (a quant row's
+ * model.header) to its handle, the split files' by their first shard's path. What was read is
+ * kept in IndexedDB by repo and revision where the thread has IndexedDB.
+ * @param {string} text a repo id, Hub link or owner/repo:QUANT
+ * @param {{id?: string, base?: string, token?: string, quant?: string, file?: string, offline?: boolean, timeoutMs?: number}} [opts]
+ */
+export async function hubLookup(text, opts = {}) {
+  if (typeof text !== 'string') fail('bad_type', 'ref', 'hubLookup takes a string: a repo id or a Hugging Face link');
+  const ctl = new AbortController();
+  const id = typeof opts.id === 'string' ? opts.id : '';
+  if (id) { hubRuns.get(id)?.abort(); hubRuns.set(id, ctl); }
+  try {
+    const found = await lookup(text, {
+      core: { hubRef, hubRepo }, base: opts.base, token: opts.token, quant: opts.quant, file: opts.file,
+      offline: opts.offline, timeoutMs: opts.timeoutMs || 20000, signal: ctl.signal, cache: idbCache() || undefined,
+    });
+    /** @type {Record<string, string>} */
+    const handles = {};
+    for (const row of found.repo.quants) {
+      const m = row && row.model;
+      if (!m || !m.header || handles[m.header] || typeof found.doc.gguf[m.header] !== 'string') continue;
+      if (Array.isArray(m.shards) && m.shards.length) {
+        const all = [found.doc.gguf[m.header], ...m.shards.map((/** @type {string} */ p) => found.doc.gguf[p])];
+        if (all.some((x) => typeof x !== 'string')) continue;
+        handles[m.header] = (await registerGgufSplit(all)).handle;
+      } else {
+        handles[m.header] = (await registerGguf(base64ToBytes(found.doc.gguf[m.header]))).handle;
+      }
+    }
+    return { ref: found.ref, repo: found.repo, requests: found.requests, fromCache: found.fromCache, readAt: found.readAt, handles };
+  } finally {
+    if (id && hubRuns.get(id) === ctl) hubRuns.delete(id);
+  }
+}
+
+/** Stop the lookup started with this id (a newer input replaces it). @param {string} id */
+export async function hubCancel(id) {
+  hubRuns.get(String(id))?.abort();
+  hubRuns.delete(String(id));
+}
+
+/** @param {string} b64 */
+function base64ToBytes(b64) {
+  const g = /** @type {any} */ (globalThis);
+  if (g.Buffer) return new Uint8Array(g.Buffer.from(b64, 'base64'));
+  const s = atob(b64);
+  const out = new Uint8Array(s.length);
+  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
+  return out;
 }
 
 /**

@@ -25,6 +25,8 @@ export class HubError extends Error {
     this.path = 'ref';
     this.status = extra.status;
     this.retryAfterS = extra.retryAfterS;
+    /** the same as data, so it survives the worker's message (worker.js describe) */
+    this.values = extra.retryAfterS !== undefined ? { retry_after_s: String(extra.retryAfterS) } : undefined;
     this.url = extra.url;
   }
 }
@@ -212,6 +214,51 @@ export async function lookup(text, opts) {
   return { ref, repo, doc, requests: log, fromCache: !!cached, readAt: cached ? cached.readAt : readAt };
 }
 
+/** @type {Promise<IDBDatabase|null>|null} */
+let dbp = null;
+/** @type {HubCache|null|undefined} */
+let idb;
+/**
+ * What was read from the Hub, kept in IndexedDB ("willitfit-hub", store "reads") keyed by repo
+ * and revision: the page's worker and the main thread share it. null where there is no
+ * IndexedDB (Node, some private modes): lookups then read the network every time.
+ * @returns {HubCache|null}
+ */
+export function idbCache() {
+  if (idb !== undefined) return idb;
+  if (typeof indexedDB === 'undefined') return (idb = null);
+  /** @returns {Promise<IDBDatabase|null>} */
+  const open = () => new Promise((resolve) => {
+    try {
+      const r = indexedDB.open('willitfit-hub', 1);
+      r.onupgradeneeded = () => r.result.createObjectStore('reads');
+      r.onsuccess = () => resolve(r.result);
+      r.onerror = () => resolve(null);
+    } catch { resolve(null); }
+  });
+  idb = {
+    async get(key) {
+      const db = await (dbp ||= open());
+      if (!db) return undefined;
+      return new Promise((resolve) => {
+        const r = db.transaction('reads').objectStore('reads').get(key);
+        r.onsuccess = () => resolve(r.result);
+        r.onerror = () => resolve(undefined);
+      });
+    },
+    async put(key, value) {
+      const db = await (dbp ||= open());
+      if (!db) return;
+      await new Promise((resolve) => {
+        const tx = db.transaction('reads', 'readwrite');
+        tx.objectStore('reads').put(value, key);
+        tx.oncomplete = tx.onerror = () => resolve(undefined);
+      });
+    },
+  };
+  return idb;
+}
+
 /**
  * The estimate's model for a row of repo.quants (null when the core has no plan for it yet:
  * a quant the planner does not know, whose own header has not been read).
@@ -220,6 +267,13 @@ export async function lookup(text, opts) {
 export function modelFor(found, row) {
   if (!row || !row.model) return null;
   const { header, shards, ...m } = row.model;
+  // Read in the module's own thread (api.js hubLookup): the header is registered there and
+  // the model names its handle; a split file's handle covers every shard.
+  if (header && found.handles) {
+    if (!found.handles[header]) return null;
+    m.gguf_handle = found.handles[header];
+    return m;
+  }
   if (header) m.gguf_header_base64 = found.doc.gguf[header];
   // A split file: every other shard's first bytes, in order (the core read them all).
   if (Array.isArray(shards)) m.gguf_shards_base64 = shards.map((/** @type {string} */ p) => found.doc.gguf[p]);
@@ -249,7 +303,10 @@ export function hubErrorKey(e) {
   const code = String(e && e.code || 'hub_http');
   /** @type {Record<string, string>} */
   const values = { 0: '' };
-  if (code === 'hub_rate_limited') values[0] = e.retryAfterS !== undefined ? String(e.retryAfterS) : '?';
+  if (code === 'hub_rate_limited') {
+    const after = e.retryAfterS !== undefined ? e.retryAfterS : e.values && e.values.retry_after_s;
+    values[0] = after !== undefined ? String(after) : '?';
+  }
   if (code === 'unsupported_model_type') values[0] = (e.values && e.values.model_type) || '?';
   const bad = /^(gguf|safetensors)_/.test(code) && code !== 'gguf_truncated' && code !== 'safetensors_truncated';
   const key = bad ? 'hub_err_bad_header' : `hub_err_${code.replace(/^safetensors_truncated$/, 'gguf_truncated')}`;

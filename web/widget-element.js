@@ -10,9 +10,9 @@
 // quant="Q4_K_M" or file="path/in/repo.gguf" in place of model; the widget reads the repo as the
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
 // and fails with the page's coded messages (hub.js hubErrorKey).
-import { cost, estimate, hubRef, hubRepo, list, WillitfitError } from './api.js';
+import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
-import { hubBase, hubErrorKey, lookup, modelFor } from './hub.js';
+import { hubBase, hubErrorKey, modelFor } from './hub.js';
 import { STRINGS, t } from './i18n.js';
 
 /**
@@ -27,7 +27,8 @@ function hubLookup(hf, quant, file) {
   const key = JSON.stringify([hf, quant, file]);
   let p = lookups.get(key);
   if (!p) {
-    p = lookup(hf, { core: { hubRef, hubRepo }, base: hubBase(), quant: quant || undefined, file: file || undefined, timeoutMs: 20000 });
+    // Read beside the module: the headers are registered there and the estimates carry handles.
+    p = readHub(hf, { base: hubBase(), quant: quant || undefined, file: file || undefined, timeoutMs: 20000 });
     p.catch(() => lookups.delete(key));   // a failure is tried again on the next render
     lookups.set(key, p);
   }

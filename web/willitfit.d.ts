@@ -116,7 +116,7 @@ export interface Speculative {
 
 export interface EstimateResult {
   schema_version: 1;
-  model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; [k: string]: unknown };
+  model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; topology_code: TopologyCode; [k: string]: unknown };
   quant: { id: string; bits_per_weight: number; quality: Quality };
   hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
     /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
@@ -154,6 +154,12 @@ export interface DefaultsDocument {
   cost: { market: string; hours_per_day: number; amortization_months: number; months: number; concurrency: number; [k: string]: unknown };
   training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; [k: string]: unknown };
   solve: { min_context: number; max_count: number; min_decode_tps: number; [k: string]: unknown };
+}
+
+/** A model's topology as codes (the page words it per language; `topology` is the CLI's English). */
+export interface TopologyCode {
+  ffn: 'dense' | 'moe'; experts?: number; experts_used?: number;
+  attention: 'mla' | 'hybrid_linear' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
 }
 
 /** Documents whose shape api.hpp and the headers it names describe (solve.hpp, training.hpp …). */

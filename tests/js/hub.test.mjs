@@ -99,6 +99,36 @@ test('links to a file page, with revision and query string, pick that file; a sp
     (/** @type {any} */ e) => e.code === 'gguf_split_mismatch' && e.path === 'model.gguf_header_base64');
 });
 
+test('hubLookup registers every header read beside the module: estimates carry a handle and answer as with the bytes', async () => {
+  const url = `https://huggingface.co/mock/Llama-3.1-8B-GGUF/blob/${SHA}/BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf`;
+  const viaBytes = await look(url);
+  const viaHandles = await api.hubLookup(url, { base: mock.hubUrl });
+  // No header bytes come back: only the core's repo document and a handle per header read.
+  assert.equal(viaHandles.doc, undefined);
+  assert.ok(JSON.stringify(viaHandles).length < 200_000, `${JSON.stringify(viaHandles).length} characters`);
+  const row = viaHandles.repo.quants[viaHandles.repo.chosen];
+  assert.equal(row.label, 'BF16');
+  const m = hub.modelFor(viaHandles, row);
+  assert.match(m.gguf_handle, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(m.gguf_header_base64, undefined);
+  assert.equal(m.gguf_shards_base64, undefined);
+  // The split file's handle covers all three shards: the same document as the bytes give.
+  const req = { hardware: 'nvidia-rtx-4090', context: 8192 };
+  const byHandle = await api.estimate({ ...req, model: m });
+  const byBytes = await api.estimate({ ...req, model: hub.modelFor(viaBytes, viaBytes.repo.quants[viaBytes.repo.chosen]) });
+  assert.equal(byHandle.gguf_file_bytes, row.bytes);
+  assert.deepEqual(byHandle.memory, byBytes.memory);
+  // Another quant is planned from the architecture of the header that was read: the same handle.
+  const q4 = viaHandles.repo.quants.find((/** @type {any} */ q) => q.label === 'Q4_K_M');
+  assert.equal(q4.model.header, row.model.header);
+  assert.equal(hub.modelFor(viaHandles, q4).gguf_handle, m.gguf_handle);
+  // A header the lookup did not register gives no model (read it first), never the wrong one.
+  assert.equal(hub.modelFor({ ...viaHandles, handles: {} }, row), null);
+  // Bad shard lists are coded errors.
+  await assert.rejects(api.registerGgufSplit([]), (/** @type {any} */ e) => e.code === 'bad_type' && e.path === 'shards');
+  await assert.rejects(api.registerGgufSplit(['AAAA']), (/** @type {any} */ e) => e.name === 'WillitfitError' && /^gguf_/.test(e.code));
+});
+
 test('a safetensors repo reads config.json and every shard header; FP8 weights and their scales are counted', async () => {
   const r = await look('mock/Llama-FP8');
   assert.equal(r.repo.format, 'safetensors');

@@ -2,6 +2,7 @@
 // published GGUF sizes, driven in Chromium for GLM-4.5-Air Q4_K_M at 8K on an RTX 4090 with
 // 64 GB of system RAM (the offload case of issue 7).
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -16,6 +17,12 @@ const shots = path.join(root, 'test-results');
 fs.mkdirSync(shots, { recursive: true });
 const PAGE = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&kv=f16&count=1&ram=64';
 
+/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
+function core(fn, req) {
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
+  return JSON.parse(r.stdout);
+}
+
 /** Read the simulator's counters with the page's own clock. */
 const sample = (page) => page.evaluate(() => ({ now: performance.now(), tokens: Number(document.querySelector('#sim-body').dataset.tokens || 0), text: document.querySelector('#sim-out').textContent.length }));
 
@@ -23,10 +30,17 @@ test('the simulator waits about the time to first token, then streams at the est
   const page = await env.page();
   await open(page, `${env.url}${PAGE}&lang=en`);
   await page.waitForSelector('#sim-start:not([disabled])');
-  assert.equal(await page.inputValue('#sim-prompt'), '4096');
+  // The prompt lengths and the first choice are the core's for this context; the figures its
+  // estimate with that prompt.
+  const sim = core('defaults', { context: 8192 }).simulator;
+  assert.deepEqual(await page.$$eval('#sim-prompt option', (os) => os.map((o) => Number(o.value))), sim.prompts);
+  assert.equal(Number(await page.inputValue('#sim-prompt')), sim.prompt);
   const ttft = Number(await page.getAttribute('#sim-target', 'data-ttft'));
   const rate = Number(await page.getAttribute('#sim-target', 'data-tps'));
   assert.ok(ttft > 0 && rate > 0, `ttft ${ttft} ms, ${rate} tok/s`);
+  const want = core('estimate', { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, kv_type: 'f16', count: 1, ram_gib: 64, prompt: sim.prompt }).speed;
+  assert.equal(ttft, want.ttft_ms);
+  assert.equal(rate, want.decode_tps);
   const t0 = await page.evaluate(() => { document.querySelector('#sim-start').click(); return performance.now(); });
   // Nothing before the first token is due.
   await page.waitForTimeout(Math.min(1000, ttft * 0.5));
@@ -49,6 +63,18 @@ test('the simulator waits about the time to first token, then streams at the est
   await page.click('#sim-start');
   assert.ok((await sample(page)).tokens < stopped);
   assert.deepEqual(page.problems, []);
+});
+
+test('the simulator never offers a prompt the context cannot hold', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE.replace('ctx=8192', 'ctx=2048')}&lang=en`);
+  await page.waitForSelector('#sim-start:not([disabled])');
+  const offered = await page.$$eval('#sim-prompt option', (os) => os.map((o) => Number(o.value)));
+  assert.deepEqual(offered, core('defaults', { context: 2048 }).simulator.prompts);
+  assert.ok(offered.length > 0 && offered.every((n) => n <= 2048), offered.join());
+  // The core notes a prompt longer than the context, for the CLI and any other caller.
+  const doc = core('estimate', { model: 'zai-org/GLM-4.5-Air', hardware: 'nvidia-rtx-4090', context: 2048, prompt: 4096 });
+  assert.ok(doc.notes.some((/** @type {any} */ n) => n.code === 'prompt_beyond_context' && n.values.context === 2048), JSON.stringify(doc.notes));
 });
 
 test('with reduced motion the simulator still counts but does not stream text', async () => {

@@ -8,19 +8,17 @@
 // (dom.js h() / textContent), never as markup. What was read is kept in IndexedDB by repo and
 // revision. An access token, if given, stays in this browser (localStorage) and goes only to the
 // Hub's origin; one click forgets it.
-import { hubRef, hubRepo } from '../api.js';
 import * as catalog from '../catalog.js';
-import { many } from '../client.js';
+import { call, many } from '../client.js';
 import { h } from '../dom.js';
 import { gb, gib, list, tps } from '../format.js';
-import { hubBase, hubErrorKey, hubModels, lookup, modelFor } from '../hub.js';
+import { hubBase, hubErrorKey, hubModels, modelFor } from '../hub.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const TOKEN_KEY = 'willitfit.hf_token';
-const core = { hubRef, hubRepo };
 
 /** A catalog id or name stays the catalog's; anything shaped like a Hub reference goes to the Hub. @param {string} s */
 export function isHubText(s) {
@@ -30,49 +28,11 @@ export function isHubText(s) {
   return /^(hf:|https?:\/\/|(www\.)?(huggingface\.co|hf\.co)\/)/i.test(v) || /^[\w.-]+\/[\w.-]+(:[\w.-]+)?$/.test(v);
 }
 
-// ---------------------------------------------------------------- IndexedDB cache
-
-/** @returns {Promise<IDBDatabase|null>} */
-function openDb() {
-  return new Promise((resolve) => {
-    try {
-      const r = indexedDB.open('willitfit-hub', 1);
-      r.onupgradeneeded = () => r.result.createObjectStore('reads');
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => resolve(null);
-    } catch { resolve(null); }
-  });
-}
-/** @type {Promise<IDBDatabase|null>|null} */
-let dbp = null;
-const cache = {
-  /** @param {string} key */
-  async get(key) {
-    const db = await (dbp ||= openDb());
-    if (!db) return undefined;
-    return new Promise((resolve) => {
-      const r = db.transaction('reads').objectStore('reads').get(key);
-      r.onsuccess = () => resolve(r.result);
-      r.onerror = () => resolve(undefined);
-    });
-  },
-  /** @param {string} key @param {any} value */
-  async put(key, value) {
-    const db = await (dbp ||= openDb());
-    if (!db) return;
-    await new Promise((resolve) => {
-      const tx = db.transaction('reads', 'readwrite');
-      tx.objectStore('reads').put(value, key);
-      tx.oncomplete = tx.onerror = () => resolve(undefined);
-    });
-  },
-};
-
 // ---------------------------------------------------------------- the panel
 
 /** @type {{useModel: (id: string) => void}} */
 let hooks;
-/** @type {AbortController|null} */
+/** The lookup on screen: a newer one replaces it (and cancels it in the worker). @type {{aborted: boolean}|null} */
 let running = null;
 /** @type {any} */
 let found = null;
@@ -107,8 +67,8 @@ function message(e) {
  * @param {string} text @param {string} [file]
  */
 export async function openHub(text, file) {
-  running?.abort();
-  const ctl = new AbortController();
+  if (running) running.aborted = true;
+  const ctl = { aborted: false };
   running = ctl;
   const el = panel();
   el.dataset.state = 'reading';
@@ -122,18 +82,21 @@ export async function openHub(text, file) {
   let token = '';
   try { token = localStorage.getItem(TOKEN_KEY) || ''; } catch { /* storage off */ }
   try {
-    found = await lookup(text, { core, base: hubBase(), token, signal: ctl.signal, timeoutMs: 20000, cache, file });
-    if (ctl.signal.aborted) return;
+    // The worker reads the repo and keeps the headers parsed under handles (api.js hubLookup);
+    // a newer lookup with the same id cancels this one there.
+    const next = await call('hubLookup', text, { id: 'panel', base: hubBase(), token, timeoutMs: 20000, file });
+    if (ctl.aborted) return;
+    found = next;
     await render(el, ctl);
   } catch (e) {
-    if (ctl.signal.aborted) return;
+    if (ctl.aborted) return;
     el.dataset.state = 'error';
     el.dataset.code = String(/** @type {any} */ (e).code || '');
     el.replaceChildren(h('p', { class: 'warn', id: 'hub-error' }, message(e)), tokenBox(el, text));
   }
 }
 
-/** @param {HTMLElement} el @param {AbortController} ctl */
+/** @param {HTMLElement} el @param {{aborted: boolean}} ctl */
 async function render(el, ctl) {
   const repo = found.repo;
   const fmt = repo.format;
@@ -147,7 +110,7 @@ async function render(el, ctl) {
     return r;
   });
   const answers = await many(reqs.filter(Boolean));
-  if (ctl.signal.aborted) return;
+  if (ctl.aborted) return;
   let k = 0;
   const results = reqs.map((r) => (r ? answers[k++] : null));
   const revision = String(repo.revision).slice(0, 12);

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, smallestDevices, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -98,13 +98,13 @@ export function renderMain(r) {
     text('c-util', T(margin >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
-  text('c-topology', r.model.topology);
+  text('c-topology', topologyText(r.model.topology_code, L));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
   // the engine, an alias), each a code with its values.
   fill('notes', (Array.isArray(r.notes) ? r.notes : []).map((/** @type {any} */ n) => h('span', { class: 'core-note', dataset: { code: n.code } },
-    T(`note_${n.code}`, Object.fromEntries(Object.entries(n.values || {}).map(([k, v]) => [k, k === 'engine' ? engineName(String(v)) : String(v)]))), ' ')));
+    T(`note_${n.code}`, Object.fromEntries(Object.entries(n.values || {}).map(([k, v]) => [k, k === 'engine' ? engineName(String(v)) : typeof v === 'number' ? num(v, L) : String(v)]))), ' ')));
 
   const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
@@ -433,7 +433,7 @@ export async function renderExtras(r, alive) {
     k32 = k32x;
     const diag = [];
     if (!k8.error && !k32.error && k32.memory.kv_cache_bytes > k8.memory.kv_cache_bytes) {
-      diag.push(T('diag_kv', { model: r.model.name, topo: r.model.topology, a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
+      diag.push(T('diag_kv', { model: r.model.name, topo: topologyText(r.model.topology_code, L), a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
       const save = k32.memory.kv_cache_bytes - (q32.error ? 0 : q32.memory.kv_cache_bytes);
       if (!q32.error && state.kv !== 'q8_0' && save > 0)
         diag.push(T('diag_q8', { save: gib(save, L), total: gib(q32.memory.total_bytes, L) }));

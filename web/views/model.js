@@ -9,7 +9,7 @@ import { gib, list as joinList, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { nameWithMemory, paramsText, setPageMeta, smallestDevices, spreadText, stackTable } from './shared.js';
+import { nameWithMemory, paramsText, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -43,7 +43,7 @@ export async function renderModel(alive) {
   const dash = (/** @type {any} */ v) => (typeof v === 'number' && v > 0 ? num(v, L) : '—');
   const spec = [
     [T('org'), m.org || info?.org || '—'],
-    [T('architecture'), `${m.model_type} · ${m.topology}`],
+    [T('architecture'), `${m.model_type} · ${topologyText(m.topology_code, L)}`],
     [T('release'), info && info.release ? monthYear(info.release, L) : '—'],
     [T('layers'), dash(m.layers)],
     [T('hidden'), dash(s.hidden_size)],

@@ -162,6 +162,19 @@ export function ruleFromCode(rc, L) {
 }
 
 /**
+ * A model's topology (the core's `topology_code`) in the page's language: dense or MoE with its
+ * experts, the attention kind, and sliding-window layers if any.
+ * @param {{ffn: string, experts?: number, experts_used?: number, attention: string, window: string} | undefined} c @param {string} L
+ */
+export function topologyText(c, L) {
+  if (!c) return '';
+  const parts = [c.ffn === 'moe' ? t(L, 'topo_moe', { 0: num(c.experts ?? 0, L), 1: num(c.experts_used ?? 0, L) }) : t(L, 'topo_dense'),
+    t(L, `topo_att_${c.attention}`)];
+  if (c.window !== 'none') parts.push(t(L, `topo_win_${c.window}`));
+  return parts.join(' · ');
+}
+
+/**
  * The device figures public sources do not settle (the core's `hardware.uncertain`, from the
  * catalog entry's `uncertain`), as a list of {field, why, low, high}; [] when every figure is settled.
  * @param {any} u

@@ -3,8 +3,10 @@
 // prompt length, then watch placeholder tokens arrive at the estimated decode rate, with the
 // elapsed time, the token count and the measured rate. Both figures come from one estimate with
 // `prompt` set (speed.ttft_ms, speed.decode_tps); the page only keeps time. With
-// prefers-reduced-motion the counters still run but the text does not stream.
-import { estimate } from '../client.js';
+// prefers-reduced-motion the counters still run but the text does not stream. The prompt lengths
+// offered, and the one first chosen, are the core's for the request's context (defaults
+// `simulator`): never a prompt the context cannot hold.
+import { call, estimate } from '../client.js';
 import { request } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { ms, num, tokens, tps } from '../format.js';
@@ -13,8 +15,24 @@ import { state } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
-const PROMPTS = [1024, 4096, 16384, 32768];
-let prompt = 4096;
+/** The prompt the person chose (kept while the core still offers it), or 0 for the core's. */
+let chosen = 0;
+/** The prompt lengths offered for the current context: {prompts, prompt} from the core. @type {{prompts: number[], prompt: number} | null} */
+let offer = null;
+/** @type {Map<number, Promise<{prompts: number[], prompt: number}>>} */
+const offers = new Map();
+/** The core's simulator lengths for a context (asked once per context). @param {number} ctx */
+function offerFor(ctx) {
+  let p = offers.get(ctx);
+  if (!p) {
+    p = call('defaults', { context: ctx }).then((/** @type {any} */ d) => d.simulator);
+    p.catch(() => offers.delete(ctx));
+    offers.set(ctx, p);
+  }
+  return p;
+}
+/** The prompt the estimate is asked for: the person's choice if offered, else the core's. */
+const prompt = () => (offer && offer.prompts.includes(chosen) ? chosen : offer ? offer.prompt : 0);
 /** The figures for the current view and prompt: {ttft_ms, decode_tps} or null. */
 let target = /** @type {{ttft_ms: number, decode_tps: number} | null} */ (null);
 let seq = 0;
@@ -44,8 +62,14 @@ export function renderSimulator(r) {
   target = null;
   setStatus(T('sim_idle'));
   paintTarget();
-  estimate({ ...request(), prompt }).then((x) => {
-    if (mine !== seq) return;
+  const req = request();
+  offerFor(Number(req.context) || 0).then((o) => {
+    if (mine !== seq) return null;
+    offer = o;
+    ensureControls();
+    return estimate({ ...req, prompt: prompt() });
+  }).then((x) => {
+    if (!x || mine !== seq) return;
     const s = x.speed;
     target = s && s.decode_tps > 0 && s.ttft_ms >= 0 ? { ttft_ms: s.ttft_ms, decode_tps: s.decode_tps } : null;
     paintTarget();
@@ -66,10 +90,9 @@ function paintTarget() {
 function ensureControls() {
   const box = byId('sim-body');
   if (!box.firstChild) {
-    const sel = h('select', { id: 'sim-prompt' }, PROMPTS.map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
-    /** @type {HTMLSelectElement} */ (sel).value = String(prompt);
+    const sel = h('select', { id: 'sim-prompt' });
     sel.addEventListener('change', () => {
-      prompt = Number(/** @type {HTMLSelectElement} */ (sel).value);
+      chosen = Number(/** @type {HTMLSelectElement} */ (sel).value);
       const r = lastView;
       if (r) renderSimulator(r);
     });
@@ -85,6 +108,10 @@ function ensureControls() {
       h('p', { id: 'sim-status', class: 'note', role: 'status' }),
       h('div', { id: 'sim-out', class: 'sim-out', 'aria-hidden': 'true' }));
   }
+  const sel = /** @type {HTMLSelectElement} */ (byId('sim-prompt'));
+  const lengths = offer ? offer.prompts : [];
+  sel.replaceChildren(...lengths.map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
+  sel.value = String(prompt());
   byId('sim-intro').textContent = T('sim_intro') + (reduced() ? ` ${T('sim_reduced')}` : '');
   byId('sim-prompt-label').textContent = T('sim_prompt');
   byId('sim-start').textContent = shown > 0 || started ? T('sim_restart') : T('sim_start');

@@ -146,7 +146,7 @@ std::string api_list(const Catalog& cat, const std::string& what) {
       for (const auto& m : cat.models())
         items.push_back({{"id", m.id}, {"name", m.name}, {"org", m.org}, {"family", m.family},
                          {"params_total_b", known(m.params_total_b)}, {"params_active_b", known(m.params_active_b)},
-                         {"topology", m.arch.topology()}, {"max_context", known(static_cast<double>(m.arch.n_ctx_train))},
+                         {"topology", m.arch.topology()}, {"topology_code", m.arch.topology_code()}, {"max_context", known(static_cast<double>(m.arch.n_ctx_train))},
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
       const SpeedCoefficients& coef = memo_speed_coefficients(cat);
@@ -233,6 +233,24 @@ std::string api_gguf_register(const std::string& handle, const std::string& byte
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "gguf");
     const auto g = register_gguf(handle, b, "gguf");
     return versioned(json{{"handle", handle}, {"name", g->name}, {"architecture", g->arch.gguf_arch}});
+  });
+}
+
+std::string api_gguf_register_split(const std::string& handle, const std::string& shards_json) {
+  return guarded([&] {
+    const json list = parse_json(shards_json, "shards");
+    if (!list.is_array() || list.empty() || list.size() > 999)
+      throw InputError("bad_type", "shards", "the shards are a JSON array of 1 to 999 base64 texts, the first holding the metadata");
+    std::vector<std::vector<std::uint8_t>> shards;
+    shards.reserve(list.size());
+    for (std::size_t k = 0; k < list.size(); ++k) {
+      const std::string pk = "shards[" + std::to_string(k) + "]";
+      if (!list[k].is_string()) throw InputError("bad_type", pk, "each shard is base64 text");
+      shards.push_back(gguf_bytes_or_base64(list[k].get<std::string>(), pk));
+    }
+    const auto g = register_gguf_split(handle, shards, "shards");
+    return versioned(json{{"handle", handle}, {"name", g->name}, {"architecture", g->arch.gguf_arch},
+                          {"shards", shards.size()}});
   });
 }
 

@@ -20,6 +20,27 @@ std::string quant_for(const std::string& engine, const Architecture& a) {
 
 }  // namespace defaults
 
+namespace {
+
+// The prompt lengths the page's speed simulator offers, and the one it starts on: the lengths
+// that fit the request's context (all of them without one), at least one.
+nlohmann::json simulator_json(const nlohmann::json& request) {
+  namespace d = defaults;
+  std::int64_t ctx = 0;
+  if (request.is_object() && request.contains("context") && request["context"].is_number_integer())
+    ctx = request["context"].get<std::int64_t>();
+  nlohmann::json prompts = nlohmann::json::array();
+  for (std::int64_t p : d::kSimulatorPrompts)
+    if (ctx <= 0 || p <= ctx) prompts.push_back(p);
+  if (prompts.empty()) prompts.push_back(ctx);
+  std::int64_t start = prompts.front().get<std::int64_t>();
+  for (const auto& p : prompts)
+    if (p.get<std::int64_t>() <= d::kSimulatorPrompt) start = p.get<std::int64_t>();
+  return {{"prompts", prompts}, {"prompt", start}};
+}
+
+}  // namespace
+
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
   using nlohmann::json;
   namespace d = defaults;
@@ -66,6 +87,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
                  {"allow_offload", "when_ram_gib"}}},
       {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},
+      {"simulator", simulator_json(request)},
   };
 }
 

@@ -245,6 +245,14 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
   r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(d::kGen);
   r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(d::kDepth);
+  {
+    // A prompt (after `depth` tokens already in the cache) that the context cannot hold: the
+    // speeds are still the benchmark's (llama-bench sizes its own context), but a server started
+    // with this context would refuse the prompt, so the result says so.
+    const std::int64_t ctx = r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
+    if (q.contains("prompt") && ctx > 0 && r.speed.prompt + r.speed.depth > ctx)
+      r.notes.push_back({"prompt_beyond_context", {{"prompt", r.speed.prompt}, {"depth", r.speed.depth}, {"context", ctx}}});
+  }
   r.speed.n_ubatch = r.kv.n_ubatch;
   r.speed.backend = opt_str(q, "backend", "").value_or("");
   r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(d::kRamBandwidthGbs);
@@ -338,7 +346,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                              ? facts["uncertain"] : json::object();
   json out = {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
-                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()},
+                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()}, {"topology_code", r.model.arch.topology_code()},
                  {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
                  {"params_active", e.params.active},
                  {"params_total_published_b", r.model.params_total_b > 0 ? json(r.model.params_total_b) : json(nullptr)},

@@ -28,13 +28,12 @@ bool handle_ok(const std::string& h) {
   });
 }
 
-}  // namespace
-
-std::shared_ptr<const GgufModel> register_gguf(const std::string& handle, const std::vector<std::uint8_t>& bytes,
-                                               const std::string& path) {
-  if (!handle_ok(handle))
+void check_handle(const std::string& h) {
+  if (!handle_ok(h))
     throw InputError("bad_value", "handle", "a GGUF handle is 1 to 128 characters of letters, digits and : . _ -");
-  auto model = std::make_shared<const GgufModel>(load_gguf_model(bytes.data(), bytes.size(), path));
+}
+
+std::shared_ptr<const GgufModel> keep(const std::string& handle, std::shared_ptr<const GgufModel> model) {
   Registry& r = registry();
   std::lock_guard<std::mutex> lock(r.mu);
   auto& es = r.entries;
@@ -42,6 +41,26 @@ std::shared_ptr<const GgufModel> register_gguf(const std::string& handle, const 
   es.emplace_back(handle, model);
   while (es.size() > kMaxGgufHandles) es.pop_front();
   return model;
+}
+
+}  // namespace
+
+std::shared_ptr<const GgufModel> register_gguf(const std::string& handle, const std::vector<std::uint8_t>& bytes,
+                                               const std::string& path) {
+  check_handle(handle);
+  return keep(handle, std::make_shared<const GgufModel>(load_gguf_model(bytes.data(), bytes.size(), path)));
+}
+
+std::shared_ptr<const GgufModel> register_gguf_split(const std::string& handle,
+                                                     const std::vector<std::vector<std::uint8_t>>& shards,
+                                                     const std::string& path) {
+  check_handle(handle);
+  if (shards.empty()) throw InputError("bad_value", path, "a split GGUF needs at least one shard");
+  std::vector<GgufShard> views;
+  views.reserve(shards.size());
+  for (std::size_t k = 0; k < shards.size(); ++k)
+    views.push_back({shards[k].data(), shards[k].size(), path + "[" + std::to_string(k) + "]"});
+  return keep(handle, std::make_shared<const GgufModel>(load_gguf_split_model(views)));
 }
 
 std::shared_ptr<const GgufModel> find_gguf(const std::string& handle) {

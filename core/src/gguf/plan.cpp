@@ -311,7 +311,7 @@ nlohmann::json gguf_summary(const GgufHeader& h, GgufTensorList mode) {
         {"n_head_kv", first ? first->n_head_kv : 0}, {"head_dim_k", first ? first->head_dim_k : 0},
         {"head_dim_v", first ? first->head_dim_v : 0}, {"n_ff", n_ff}, {"sliding_window", window},
         {"layers_by_attention", layers_by_kind}, {"tied_embeddings", a.tied_embeddings},
-        {"topology", a.topology()}, {"kv_bytes_per_token_f16", kv.bytes_per_token_full},
+        {"topology", a.topology()}, {"topology_code", a.topology_code()}, {"kv_bytes_per_token_f16", kv.bytes_per_token_full},
     };
     if (a.is_moe())
       hp["moe"] = {{"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},

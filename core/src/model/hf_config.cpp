@@ -255,8 +255,7 @@ std::int64_t Architecture::n_layer_main() const {
       std::count_if(layers.begin(), layers.end(), [](const LayerSpec& l) { return !l.is_mtp; }));
 }
 
-std::string Architecture::topology() const {
-  std::ostringstream s;
+nlohmann::json Architecture::topology_code() const {
   bool swa = false, lin = false, full = false;
   for (const auto& l : layers) {
     if (l.is_mtp) continue;
@@ -264,21 +263,29 @@ std::string Architecture::topology() const {
     lin |= l.attn == AttnKind::Linear;
     full |= l.attn == AttnKind::Full;
   }
-  if (is_moe())
-    s << "MoE " << moe.n_expert << "x" << moe.n_expert_used << " + ";
-  else
-    s << "dense + ";
-  if (is_mla())
-    s << "MLA";
-  else if (lin)
-    s << "hybrid linear/GQA";
-  else if (!layers.empty() && layers[0].n_head_kv == layers[0].n_head)
-    s << "MHA";
-  else if (!layers.empty() && layers[0].n_head_kv == 1)
-    s << "MQA";
-  else
-    s << "GQA";
-  if (swa) s << (full ? " + sliding window" : " (sliding window)");
+  nlohmann::json c = {{"ffn", is_moe() ? "moe" : "dense"}};
+  if (is_moe()) {
+    c["experts"] = moe.n_expert;
+    c["experts_used"] = moe.n_expert_used;
+  }
+  if (is_mla()) c["attention"] = "mla";
+  else if (lin) c["attention"] = "hybrid_linear";
+  else if (!layers.empty() && layers[0].n_head_kv == layers[0].n_head) c["attention"] = "mha";
+  else if (!layers.empty() && layers[0].n_head_kv == 1) c["attention"] = "mqa";
+  else c["attention"] = "gqa";
+  c["window"] = !swa ? "none" : full ? "some_layers" : "all_layers";
+  return c;
+}
+
+std::string Architecture::topology() const {
+  const nlohmann::json c = topology_code();
+  std::ostringstream s;
+  if (c["ffn"] == "moe") s << "MoE " << c["experts"].get<std::int64_t>() << "x" << c["experts_used"].get<std::int64_t>() << " + ";
+  else s << "dense + ";
+  const std::string att = c["attention"];
+  s << (att == "mla" ? "MLA" : att == "hybrid_linear" ? "hybrid linear/GQA" : att == "mha" ? "MHA" : att == "mqa" ? "MQA" : "GQA");
+  if (c["window"] == "some_layers") s << " + sliding window";
+  else if (c["window"] == "all_layers") s << " (sliding window)";
   return s.str();
 }
 

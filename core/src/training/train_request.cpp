@@ -147,7 +147,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   }
   return {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
-                 {"topology", a.topology()}, {"layers", a.n_layer_main()}}},
+                 {"topology", a.topology()}, {"topology_code", a.topology_code()}, {"layers", a.n_layer_main()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
                     {"count", o.gpus}, {"memory_gib", r.device.memory_gib}}},
       {"settings", settings},

@@ -101,4 +101,8 @@ export default {
   spec_line: "Multi-token prediction, {tokens}: +{mem} of memory (MTP layer {w}, its cache {kv}). Decode on code: {code}; on prose: {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  topo_dense: "Dense", topo_moe: "MoE, {1} of {0} experts per token",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "linear attention + GQA",
+  topo_win_some_layers: "sliding window on some layers", topo_win_all_layers: "sliding window on every layer",
+  note_prompt_beyond_context: "A {prompt}-token prompt after {depth} tokens already in the cache is longer than the {context}-token context: a server started with this context would refuse it.",
 };

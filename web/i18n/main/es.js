@@ -101,4 +101,8 @@ export default {
   spec_line: "Predicción de varios tokens, {tokens}: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  topo_dense: "Denso", topo_moe: "MoE, {1} de {0} expertos por token",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "atención lineal + GQA",
+  topo_win_some_layers: "ventana deslizante en algunas capas", topo_win_all_layers: "ventana deslizante en todas las capas",
+  note_prompt_beyond_context: "Un prompt de {prompt} tokens tras {depth} tokens ya en la caché supera el contexto de {context} tokens: un servidor iniciado con este contexto lo rechazaría.",
 };

@@ -100,4 +100,8 @@ export default {
   spec_line: "Prédiction multi-jetons, {tokens} : +{mem} de mémoire (couche MTP {w}, son cache {kv}). Génération sur du code : {code} ; sur de la prose : {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  topo_dense: "Dense", topo_moe: "MoE, {1} experts sur {0} par jeton",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "attention linéaire + GQA",
+  topo_win_some_layers: "fenêtre glissante sur certaines couches", topo_win_all_layers: "fenêtre glissante sur toutes les couches",
+  note_prompt_beyond_context: "Une invite de {prompt} jetons après {depth} jetons déjà en cache dépasse le contexte de {context} jetons : un serveur lancé avec ce contexte la refuserait.",
 };

@@ -99,4 +99,8 @@ export default {
   spec_line: "多 token 预测，{tokens}：内存增加 {mem}（MTP 层 {w}，其缓存 {kv}）。代码生成：{code}；文字生成：{prose}。",
   spec_range: "{lo}–{hi} tok/s（×{slo}–{shi}）",
   spec_range_x: "×{slo}–{shi}",
+  topo_dense: "稠密", topo_moe: "MoE，每个 token 激活 {0} 个专家中的 {1} 个",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "线性注意力 + GQA",
+  topo_win_some_layers: "部分层使用滑动窗口", topo_win_all_layers: "所有层使用滑动窗口",
+  note_prompt_beyond_context: "缓存中已有 {depth} 个 token 时，{prompt} 个 token 的提示超出了 {context} 个 token 的上下文：以此上下文启动的服务器会拒绝它。",
 };

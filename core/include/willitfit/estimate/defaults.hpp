@@ -29,6 +29,10 @@ inline constexpr bool kDisplay = false;
 inline constexpr bool kMmap = true;
 inline constexpr std::int64_t kPrompt = 512;        // llama-bench -p
 inline constexpr std::int64_t kGen = 128;           // llama-bench -n
+// The speed simulator's prompt lengths (a short question to a long document or codebase) and
+// the one it starts on: a typical chat turn with some history.
+inline constexpr std::int64_t kSimulatorPrompts[] = {1024, 4096, 16384, 32768, 131072};
+inline constexpr std::int64_t kSimulatorPrompt = 4096;
 inline constexpr std::int64_t kDepth = 0;           // llama-bench -d
 inline constexpr double kRamBandwidthGbs = 60;      // dual-channel DDR5 class
 inline constexpr double kPcieGbs = 0;               // 0 = from the device

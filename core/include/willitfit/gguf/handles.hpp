@@ -22,6 +22,12 @@ inline constexpr std::size_t kMaxGgufHandles = 16;
 std::shared_ptr<const GgufModel> register_gguf(const std::string& handle, const std::vector<std::uint8_t>& bytes,
                                                const std::string& path);
 
+/// The same for a split file (gguf-split): the shards' first bytes in order, the first holding
+/// the metadata (gguf.hpp load_gguf_split_model); one handle names the whole model.
+std::shared_ptr<const GgufModel> register_gguf_split(const std::string& handle,
+                                                     const std::vector<std::vector<std::uint8_t>>& shards,
+                                                     const std::string& path);
+
 /// The model registered under `handle`, or nullptr.
 std::shared_ptr<const GgufModel> find_gguf(const std::string& handle);
 

@@ -109,6 +109,10 @@ struct Architecture {
   bool is_mla() const { return mla.kv_lora_rank > 0; }
   /// Short human summary: "MoE 128x8 + GQA", "dense + sliding window" …
   std::string topology() const;
+  /// The same facts as codes, for surfaces that word them in their own language:
+  /// {"ffn": "dense"|"moe", "experts", "experts_used" (MoE only), "attention":
+  /// "mla"|"hybrid_linear"|"mha"|"mqa"|"gqa", "window": "none"|"some_layers"|"all_layers"}.
+  nlohmann::json topology_code() const;
 };
 
 /// Build an Architecture from a Hugging Face config.json document. `path` prefixes error paths
