@@ -254,5 +254,34 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
       ++checked;
     }
   }
-  CHECK(checked >= 1);   // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published
+  // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published; Granite 4.0-H Small Q4_K_M:
+  // 19,479,099,488 B computed, 19,476,621,984 B published (+0.01%).
+  CHECK(checked >= 2);
+}
+
+TEST_CASE("Granite 4.0-H Small: the written GGUF and IBM's published metadata give the config's cache", "[gguf]") {
+  const Architecture& a = cat().find_model("ibm-granite/granite-4.0-h-small")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Granite 4.0 H Small");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.arch_read.gguf_arch == "granitehybrid");
+  CHECK(r.arch_read.recurrent.kind == "mamba2");
+  CHECK(r.arch_read.recurrent.d_inner == 8192);
+  CHECK(r.arch_read.recurrent.n_v_heads == 128);
+  CHECK(r.arch_read.recurrent.n_group == 1);
+  CHECK(r.arch_read.recurrent.d_state == 128);
+  CHECK(kinds(r.arch_read) == std::map<std::string, int>{{"full", 4}, {"linear", 36}});
+  // The metadata keys of IBM's own GGUF (ollama.com/ibm/granite4:small-h-q6_K, blob a15d0868faf9),
+  // with head_count_kv 0 on the Mamba layers, give the same cache at every context.
+  json kv_heads = json::array();
+  for (const auto& L : a.layers) kv_heads.push_back(L.attn == AttnKind::Full ? 8 : 0);
+  const Architecture g = gguf_architecture(header_of("granitehybrid", {{"block_count", 40}, {"embedding_length", 4096},
+      {"feed_forward_length", 768}, {"attention.head_count", 32}, {"attention.head_count_kv", kv_heads},
+      {"expert_count", 72}, {"expert_used_count", 10}, {"expert_shared_feed_forward_length", 1536},
+      {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 128},
+      {"ssm.inner_size", 8192}}, 100352));
+  for (std::int64_t ctx : {4096, 32768, 131072}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(g, ctx) == kv_bytes(a, ctx));
+    CHECK(kv_bytes(r.arch_read, ctx) == kv_bytes(a, ctx));
+  }
 }
