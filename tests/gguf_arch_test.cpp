@@ -100,7 +100,7 @@ TEST_CASE("the size computed from a config equals the size read back from a GGUF
 TEST_CASE("catalog models survive the GGUF round trip with the same weights and KV cache", "[gguf]") {
   const std::set<std::string> required = {"llama", "qwen2", "qwen3", "qwen3moe", "glm4moe", "deepseek2",
                                           "gpt-oss", "gemma3", "phi3", "qwen3next", "gemma4", "kimi-linear",
-                                          "hunyuan-moe", "granitehybrid", "gemma3n"};
+                                          "hunyuan-moe", "granitehybrid", "gemma3n", "nemotron_h"};
   std::set<std::string> seen;
   int same = 0, total = 0;
   for (const auto& m : cat().models()) {
@@ -240,9 +240,13 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   // The catalog-wide check allows 3% (recipe drift across years); an architecture modelled from
   // its tensor shapes should land within Hugging Face's 3-significant-figure rounding plus metadata.
   const std::set<std::string> added = {"gemma4", "kimi-linear", "hunyuan-moe", "granitehybrid", "gemma3n"};
+  // Entries added in session 7 on architectures modelled before, each with a published byte count.
+  const std::set<std::string> added_models = {"Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507",
+                                              "mistralai/Devstral-Small-2507"};
   int checked = 0;
+  std::set<std::string> seen;
   for (const auto& m : cat().models()) {
-    if (!added.count(m.arch.gguf_arch) || !m.raw.contains("gguf")) continue;
+    if ((!added.count(m.arch.gguf_arch) && !added_models.count(m.id)) || !m.raw.contains("gguf")) continue;
     for (const auto& g : m.raw["gguf"]) {
       const std::string q = g.value("quant", "");
       const auto fmt = find_quant(q);
@@ -252,7 +256,43 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
       CAPTURE(m.id, q, published, computed);
       CHECK(std::fabs(computed - published) / published <= 0.01);
       ++checked;
+      seen.insert(m.id);
     }
   }
-  CHECK(checked >= 1);   // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published
+  // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published; Granite 4.0-H Small Q4_K_M:
+  // 19,479,099,488 B computed, 19,476,621,984 B published (+0.01%); ggml-org's Q8_0 of Gemma 3n
+  // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M.
+  CHECK(checked >= 9);
+  for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
+                         "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507"}) {
+    CAPTURE(id);
+    CHECK(seen.count(id) == 1);
+  }
+}
+
+TEST_CASE("Granite 4.0-H Small: the written GGUF and IBM's published metadata give the config's cache", "[gguf]") {
+  const Architecture& a = cat().find_model("ibm-granite/granite-4.0-h-small")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Granite 4.0 H Small");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.arch_read.gguf_arch == "granitehybrid");
+  CHECK(r.arch_read.recurrent.kind == "mamba2");
+  CHECK(r.arch_read.recurrent.d_inner == 8192);
+  CHECK(r.arch_read.recurrent.n_v_heads == 128);
+  CHECK(r.arch_read.recurrent.n_group == 1);
+  CHECK(r.arch_read.recurrent.d_state == 128);
+  CHECK(kinds(r.arch_read) == std::map<std::string, int>{{"full", 4}, {"linear", 36}});
+  // The metadata keys of IBM's own GGUF (ollama.com/ibm/granite4:small-h-q6_K, blob a15d0868faf9),
+  // with head_count_kv 0 on the Mamba layers, give the same cache at every context.
+  json kv_heads = json::array();
+  for (const auto& L : a.layers) kv_heads.push_back(L.attn == AttnKind::Full ? 8 : 0);
+  const Architecture g = gguf_architecture(header_of("granitehybrid", {{"block_count", 40}, {"embedding_length", 4096},
+      {"feed_forward_length", 768}, {"attention.head_count", 32}, {"attention.head_count_kv", kv_heads},
+      {"expert_count", 72}, {"expert_used_count", 10}, {"expert_shared_feed_forward_length", 1536},
+      {"ssm.conv_kernel", 4}, {"ssm.state_size", 128}, {"ssm.group_count", 1}, {"ssm.time_step_rank", 128},
+      {"ssm.inner_size", 8192}}, 100352));
+  for (std::int64_t ctx : {4096, 32768, 131072}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(g, ctx) == kv_bytes(a, ctx));
+    CHECK(kv_bytes(r.arch_read, ctx) == kv_bytes(a, ctx));
+  }
 }

@@ -215,6 +215,58 @@ TEST_CASE("Granite 4.0-H Tiny: 36 Mamba-2 and 4 attention layers, each with 64 e
   CHECK(static_cast<double>(pc.total) * 2 / (1024.0 * 1024 * 1024) == Approx(12.93).epsilon(0.001));
 }
 
+TEST_CASE("Granite 4.0-H Small: 128 Mamba-2 heads of 64 in one group, 72 experts top-10 and a shared one", "[hf_config]") {
+  const Architecture& a = arch_of("ibm-granite/granite-4.0-h-small");
+  CHECK(a.gguf_arch == "granitehybrid");
+  REQUIRE(a.layers.size() == 40);
+  CHECK(a.recurrent.kind == "mamba2");
+  CHECK(a.recurrent.d_inner == 8192);   // IBM's GGUF: ssm.inner_size 8192
+  CHECK(a.recurrent.n_v_heads == 128);  // ssm.time_step_rank 128
+  CHECK(a.recurrent.n_group == 1);      // ssm.group_count 1
+  CHECK(a.recurrent.d_state == 128);
+  int attention = 0;
+  for (const auto& L : a.layers) {
+    attention += L.attn == AttnKind::Full;
+    CHECK(L.ffn == FfnKind::MoE);
+  }
+  CHECK(attention == 4);
+  CHECK(a.moe.n_expert == 72);
+  CHECK(a.moe.n_expert_used == 10);
+  CHECK(a.moe.n_ff_exp == 768);
+  CHECK(a.moe.n_ff_shexp == 1536);
+  // By hand: embedding 100352 x 4096 (tied); per layer two norms, a 4096 x 72 router, 72 experts of
+  // 3 x 4096 x 768 and a 3 x 4096 x 1536 shared expert; a Mamba-2 block is ssm_in 4096 x (2*8192 +
+  // 2*128 + 128), conv 4 x 8448 + bias, A/D/dt 3 x 128, norm 8192, ssm_out 8192 x 4096; an attention
+  // block is q/o 4096 x 4096 and k/v 4096 x 1024.
+  const std::int64_t E = 4096;
+  const std::int64_t moe = 2 * E + E * 72 + 3 * E * 768 * 72 + 3 * E * 1536;
+  const std::int64_t mamba = E * (2 * 8192 + 2 * 128 + 128) + 4 * 8448 + 8448 + 3 * 128 + 8192 + 8192 * E;
+  const std::int64_t att = 2 * E * 4096 + 2 * E * 1024;
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == 100352 * E + E + 40 * moe + 36 * mamba + 4 * att);
+  CHECK(pc.total == 32207337984LL);
+  // The Hub's bf16 safetensors hold 59.99 GiB (32.21B); the card's "32B total / 9B active" is rounded.
+  CHECK(static_cast<double>(pc.total) * 2 / (1024.0 * 1024 * 1024) == Approx(59.99).epsilon(0.001));
+  CHECK(pc.active == 8803121664LL);
+}
+
+TEST_CASE("Qwen3.6-35B-A3B counts exactly the text weights of its safetensors inventory", "[hf_config]") {
+  const Architecture& a = arch_of("Qwen/Qwen3.6-35B-A3B");
+  CHECK(a.gguf_arch == arch_of("Qwen/Qwen3.5-35B-A3B").gguf_arch);
+  REQUIRE(a.layers.size() == 40);
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    CAPTURE(il);
+    CHECK((a.layers[il].attn == AttnKind::Full) == ((il + 1) % 4 == 0));
+  }
+  // The published header-only inventory: embedding 508,559,360 + 40 decoder blocks 33,643,489,920 +
+  // final norm and untied head 508,561,408; of those, 2,946,429,568 are read per token (8 of 256
+  // experts). The 446,571,248 vision and 844,640,768 MTP weights are the entry's params_excluded_b.
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == 508559360LL + 33643489920LL + 508561408LL);
+  CHECK(pc.active == 2946429568LL);
+  CHECK(pc.embedding == 248320LL * 2048);
+}
+
 TEST_CASE("Granite 4.0-H without experts: the shared MLP is the dense FFN; mamba sizes must agree", "[hf_config]") {
   nlohmann::json c = {{"model_type", "granitemoehybrid"}, {"hidden_size", 512}, {"num_hidden_layers", 4},
                       {"layer_types", {"mamba", "attention", "mamba", "mamba"}}, {"num_attention_heads", 8},

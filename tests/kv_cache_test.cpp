@@ -190,6 +190,25 @@ TEST_CASE("Granite 4.0-H Tiny caches 4 attention layers per token and a fixed Ma
   CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == 3 * rec.bytes);
 }
 
+TEST_CASE("Granite 4.0-H Small caches 4 attention layers of 8 KV heads and a 128-head Mamba-2 state on 36", "[kv_cache]") {
+  const Architecture& a = catalog_arch("ibm-granite/granite-4.0-h-small");
+  KvOptions o;
+  o.n_ctx = 131072;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 4);
+  CHECK(kv.bytes_per_token_full == 4u * 2 * 8 * 128 * 2);            // 16 KiB per token
+  CHECK(group(kv, "full").bytes == 4ull * 2 * 8 * 128 * 2 * 131072);  // 2 GiB at 128k
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 36);
+  // n_embd_r = (d_conv - 1) x (d_inner + 2 n_group d_state) = 3 x 8448; n_embd_s = d_state x d_inner
+  // = 128 x 8192; f32 (llama.cpp src/llama-hparams.cpp). 147.5 MiB per sequence, whatever the context.
+  CHECK(rec.bytes == 36ull * 4 * (3 * (8192 + 2 * 128) + 128 * 8192));
+  o.n_ctx = 4096;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == rec.bytes);
+  o.n_seq = 4;
+  CHECK(group(llamacpp_kv_cache(a, o), "recurrent").bytes == 4 * rec.bytes);
+}
+
 TEST_CASE("Gemma 3n E4B caches 20 of 35 layers: 4 global and 16 windowed, the last 15 reuse them", "[kv_cache]") {
   const Architecture& a = catalog_arch("google/gemma-3n-E4B-it");
   KvOptions o;

@@ -208,6 +208,18 @@ test('the main view adds the context chart with its table, the quantization matr
   await page.screenshot({ path: path.join(shots, 'main-full-desktop.png'), fullPage: true });
 });
 
+test('a hybrid model explains its KV cache as per-token cells on attention layers plus a fixed recurrent state', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=en`);
+  const kv = await page.textContent('#w-kv');
+  // 4 attention layers of 8 KV heads of 128 (f16 K and V), and 36 Mamba-2 layers whose state does not grow.
+  assert.match(kv, /^4 layers × 4\.00 KiB per layer per token × 32,768 cells\./);
+  assert.match(kv, /36 layers × a fixed recurrent state: 0\.14 GiB in all, whatever the context\./);
+  assert.doesNotMatch(kv, /× 0 cells/);
+  await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=fr`);
+  assert.match(await page.textContent('#w-kv'), /36 couches × un état récurrent fixe : 0,14 Gio au total/);
+});
+
 test('"detect my hardware" reports what the browser says and never changes the device by itself', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=nvidia-rtx-4090&lang=en`);

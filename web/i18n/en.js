@@ -15,6 +15,7 @@ export default {
   why_host: 'The token embedding ({0}) stays in system RAM, as llama.cpp does on discrete GPUs.',
   why_kv: '{layers} layers × {per_token} per layer per token × {cells} cells.',
   why_kv_none: 'No per-token cache (recurrent state only).',
+  why_kv_state: '{layers} layers × a fixed recurrent state: {size} in all, whatever the context.',
   why_compute: 'Largest of the logits ({logits}) and one layer’s attention and FFN scratch ({layer}).',
   why_overhead: 'Runtime context on each device ({backend}).', unknown_model: 'Unknown model', unknown_hardware: 'Unknown device',
   widget_details: 'Full details',

@@ -15,6 +15,7 @@ export default {
   why_host: 'El embedding de tokens ({0}) queda en la RAM del sistema, como hace llama.cpp con GPU dedicadas.',
   why_kv: '{layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_none: 'Sin caché por token (solo estado recurrente).',
+  why_kv_state: '{layers} capas × un estado recurrente fijo: {size} en total, sea cual sea el contexto.',
   why_compute: 'El mayor entre los logits ({logits}) y el espacio de atención y FFN de una capa ({layer}).',
   why_overhead: 'Contexto de ejecución en cada dispositivo ({backend}).', unknown_model: 'Modelo desconocido', unknown_hardware: 'Dispositivo desconocido',
   widget_details: 'Ver detalles',

@@ -15,6 +15,7 @@ export default {
   why_host: 'L’embedding des jetons ({0}) reste en RAM système, comme le fait llama.cpp sur GPU dédié.',
   why_kv: '{layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
   why_kv_none: 'Pas de cache par jeton (état récurrent seulement).',
+  why_kv_state: '{layers} couches × un état récurrent fixe : {size} au total, quel que soit le contexte.',
   why_compute: 'Le plus grand des logits ({logits}) et de l’espace attention + FFN d’une couche ({layer}).',
   why_overhead: 'Contexte d’exécution sur chaque appareil ({backend}).', unknown_model: 'Modèle inconnu', unknown_hardware: 'Appareil inconnu',
   widget_details: 'Tous les détails',

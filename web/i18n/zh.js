@@ -15,6 +15,7 @@ export default {
   why_host: '词嵌入({0})留在系统内存中，这是 llama.cpp 在独立显卡上的做法。',
   why_kv: '{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_none: '没有按 token 的缓存(只有循环状态)。',
+  why_kv_state: '{layers} 层 × 固定的循环状态：共 {size}，与上下文长度无关。',
   why_compute: 'logits({logits})与单层注意力和 FFN 临时空间({layer})中的较大者。',
   why_overhead: '每个设备上的运行时上下文({backend})。', unknown_model: '未知模型', unknown_hardware: '未知设备',
   widget_details: '查看详情',

@@ -136,9 +136,12 @@ export function renderMain(r) {
     // SGLang's pool is counted in single tokens: "blocks of 1 token" says nothing.
     text('w-kv', T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
   } else {
-    const g = m.kv.groups.map((/** @type {any} */ x) => T('why_kv', {
-      layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
-    })).join(' + ');
+    // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
+    const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
+      ? T('why_kv_state', { layers: num(x.layers, L), size: gib(x.bytes, L) })
+      : T('why_kv', {
+        layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
+      })).join(' + ');
     text('w-kv', g || T('why_kv_none'));
   }
   text('w-compute', T('why_compute', {

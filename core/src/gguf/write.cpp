@@ -159,8 +159,13 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
       kv.push_back(gguf_kv_array(p + k, GgufType::U32, json(v)));
     }
   };
-  // Dense width: MoE layers carry none, so the scalar is the dense layers' width.
-  per_layer("feed_forward_length", [](const LayerSpec& L) { return L.n_ff; }, false);
+  // Dense width: MoE layers carry none, so the scalar is the dense layers' width. Nemotron-H keeps
+  // the per-layer list with its zeros (llama.cpp tells Mamba blocks by n_ff == 0 with no KV heads) and
+  // gives MoE blocks the expert width (convert_hf_to_gguf.py, NemotronHModel.set_gguf_parameters).
+  const bool nemotron_h = a.gguf_arch.rfind("nemotron_h", 0) == 0;
+  per_layer("feed_forward_length", [&](const LayerSpec& L) {
+    return nemotron_h && L.ffn == FfnKind::MoE ? a.moe.n_ff_exp : L.n_ff;
+  }, nemotron_h);
   per_layer("attention.head_count", [](const LayerSpec& L) { return L.n_head; }, false);
   const bool delta_net = a.recurrent.kind == "gated_delta_net";
   const LayerSpec* att = nullptr;
