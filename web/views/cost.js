@@ -37,7 +37,7 @@ export function markets() {
 /** The entry for the chosen market. */
 export async function market() {
   const ms = await markets();
-  return ms.find((m) => m.id === state.market) || ms.find((m) => m.id === 'US') || null;
+  return ms.find((m) => m.id === state.market) || ms.find((m) => m.id === defaults.cost.market) || null;
 }
 
 /**

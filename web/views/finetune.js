@@ -5,7 +5,7 @@
 // it takes (ZeRO-3 beyond one) and the cheapest catalog set that fits. Inputs: sequence length,
 // micro-batch and gradient checkpointing (kept for the visit).
 import { call } from '../client.js';
-import { deviceInfo } from '../catalog.js';
+import { defaults, deviceInfo } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
@@ -16,15 +16,25 @@ import { paramsText } from './shared.js';
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 export const METHODS = /** @type {const} */ (['qlora', 'lora', 'full']);
-export const ftInputs = { seq: 2048, batch: 1, checkpointing: true };
+/**
+ * What the person set in the fine-tuning inputs; null = not touched, so the request leaves it out
+ * and the core applies its own default (the inputs show the core's defaults.training).
+ * @type {{seq: number|null, batch: number|null, checkpointing: boolean|null}}
+ */
+export const ftInputs = { seq: null, batch: null, checkpointing: null };
 
 /** The train request for a method at the current view. @param {string} method */
 export function trainRequest(method) {
-  return {
-    model: store.modelRef(state.model), hardware: store.deviceRef(state.hw), method, optimizer: 'adamw',
-    precision: 'mixed', seq: ftInputs.seq, batch: ftInputs.batch, checkpointing: ftInputs.checkpointing,
-  };
+  /** @type {Record<string, any>} */
+  const q = { model: store.modelRef(state.model), hardware: store.deviceRef(state.hw), method };
+  if (ftInputs.seq !== null) q.seq = ftInputs.seq;
+  if (ftInputs.batch !== null) q.batch = ftInputs.batch;
+  if (ftInputs.checkpointing !== null) q.checkpointing = ftInputs.checkpointing;
+  return q;
 }
+
+/** An input's value: the person's, else the core's default. @param {'seq'|'batch'|'checkpointing'} k */
+const shown = (k) => (ftInputs[k] ?? defaults.training[k]);
 
 let seq = 0;
 /** @type {ReturnType<typeof setTimeout> | undefined} */
@@ -96,14 +106,14 @@ function ensureInputs() {
   const box = byId('finetune-inputs');
   if (!box.firstChild) {
     const seqSel = h('select', { id: 'ft-seq' }, [512, 1024, 2048, 4096, 8192, 16384, 32768].map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
-    /** @type {HTMLSelectElement} */ (seqSel).value = String(ftInputs.seq);
+    /** @type {HTMLSelectElement} */ (seqSel).value = String(shown('seq'));
     seqSel.addEventListener('change', () => { ftInputs.seq = Number(/** @type {HTMLSelectElement} */ (seqSel).value); if (lastR) renderFinetune(lastR); });
-    const batch = h('input', { id: 'ft-batch', type: 'number', min: '1', max: '256', step: '1', value: String(ftInputs.batch), inputmode: 'numeric' });
+    const batch = h('input', { id: 'ft-batch', type: 'number', min: '1', max: '256', step: '1', value: String(shown('batch')), inputmode: 'numeric' });
     batch.addEventListener('change', () => {
       const v = Math.round(Number(/** @type {HTMLInputElement} */ (batch).value));
       if (Number.isFinite(v) && v >= 1 && v <= 256) { ftInputs.batch = v; if (lastR) renderFinetune(lastR); }
     });
-    const ck = h('input', { id: 'ft-ckpt', type: 'checkbox', checked: ftInputs.checkpointing });
+    const ck = h('input', { id: 'ft-ckpt', type: 'checkbox', checked: !!shown('checkpointing') });
     // The checkbox sits inside its label, so the whole line toggles it.
     ck.addEventListener('change', () => { ftInputs.checkpointing = /** @type {HTMLInputElement} */ (ck).checked; if (lastR) renderFinetune(lastR); });
     box.append(
