@@ -5,7 +5,7 @@
 import { estimate, many, tiers } from '../client.js';
 import { hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, list as joinList, monthYear, num, tokens } from '../format.js';
+import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
@@ -159,9 +159,9 @@ export async function renderModel(alive) {
     .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
   const firstMac = smallestFit(mt);
   const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L) }) : T('faq_mac_no')]];
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
   const firstGpu = smallestFit(gt);
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gib(firstGpu.device.memory_gib * GiB, L, 0) }) : T('faq_gpu_no')]);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
