@@ -209,8 +209,8 @@ export interface Projector {
   type?: 'f16' | 'bf16' | 'f32' | 'q8_0';
   bytes?: number; bytes_source?: 'published' | 'computed'; computed_bytes?: number; params?: number;
   compute_bytes?: number; resident_bytes?: number; offload?: boolean;
-  placement?: 'device' | 'cpu' | null; device_id?: string | null;
+  placement?: 'device' | 'cpu'; device_id?: string;
   image?: { width: number; height: number; requested_width: number; requested_height: number; positions: number; size_dependent: boolean };
   tokens_per_image?: number; image_tokens?: number; image_kv_bytes?: number;
-  context_share?: number; exceeds_context?: boolean; encode_gflops?: number; image_prefill_seconds?: number | null;
+  context_share?: number; exceeds_context?: boolean; encode_gflops?: number; image_prefill_seconds?: number;
 }

@@ -95,8 +95,8 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   j["compute_bytes"] = e.proj_compute_bytes;
   j["resident_bytes"] = e.proj_loaded ? e.proj_bytes + e.proj_compute_bytes : 0;
   j["offload"] = r.proj.offload;
-  j["placement"] = !e.proj_loaded ? json(nullptr) : e.proj_on_device ? json("device") : json("cpu");
-  j["device_id"] = e.proj_loaded && e.proj_on_device && !r.devices.empty() ? json(r.devices.front().id) : json(nullptr);
+  if (e.proj_loaded) j["placement"] = e.proj_on_device ? "device" : "cpu";  // absent when not loaded
+  if (e.proj_loaded && e.proj_on_device && !r.devices.empty()) j["device_id"] = r.devices.front().id;
   j["image"] = {{"width", e.proj_image.width}, {"height", e.proj_image.height},
                 {"requested_width", r.proj.width}, {"requested_height", r.proj.height},
                 {"positions", e.proj_image.positions}, {"size_dependent", v.family != "gemma3"}};
@@ -109,7 +109,7 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   j["encode_gflops"] = projector_encode_flops(v, e.proj_plan, e.proj_image) / 1e9;
   // The image tokens go through the text model like prompt tokens: at the prefill rate.
   const double pp = out.contains("speed") ? out["speed"].value("prefill_tps", 0.0) : 0.0;
-  j["image_prefill_seconds"] = pp > 0 && image_tokens > 0 ? json(static_cast<double>(image_tokens) / pp) : json(nullptr);
+  if (pp > 0 && image_tokens > 0) j["image_prefill_seconds"] = static_cast<double>(image_tokens) / pp;
   return j;
 }
 
