@@ -169,7 +169,7 @@ function renderProjector(r) {
     text('w-projector', T(p.code === 'vision_config_incomplete' ? 'proj_incomplete' : 'proj_unmodelled', { 0: String(p.missing || p.model_type || '?') }));
     return;
   }
-  const file = `${gib(p.bytes, L)} (${gb(p.bytes, L)})`;
+  const file = `${gib(p.bytes, L)}, ${gb(p.bytes, L)}`;
   const img = p.image || {};
   const size = T(img.size_dependent ? 'proj_size_at' : 'proj_size_fixed', { w: num(img.width, L), h: num(img.height, L) });
   const parts = [];
