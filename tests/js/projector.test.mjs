@@ -56,5 +56,5 @@ test('the wasm module gives the CLI\'s projector section, and the defaults say t
   assert.equal(d.estimate.images, 0);
   assert.equal(d.estimate.mmproj_offload, true);
   assert.equal(d.estimate.mmproj_type, 'f16');
-  await assert.rejects(api.estimate({ ...req, mmproj_type: 'q4_k' }), (e) => e.code === 'bad_value' && e.path === 'mmproj_type');
+  await assert.rejects(api.estimate({ ...req, mmproj_type: 'q4_k' }), (/** @type {any} */ e) => e.code === 'bad_value' && e.path === 'mmproj_type');
 });
