@@ -81,6 +81,11 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
     if (!v.missing.empty()) j["missing"] = v.missing;
     return j;
   }
+  if (e.proj_plan.tensors.empty()) {  // a listing ("detail": "summary") without images: not computed
+    j["loaded"] = false;
+    j["code"] = "no_images";
+    return j;
+  }
   const std::int64_t tokens = e.proj_image.tokens;
   const std::int64_t image_tokens = tokens * r.proj.images;
   const std::uint64_t kv_per_token = e.kv.bytes_per_token_full;
@@ -106,6 +111,10 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   const std::int64_t n_ctx = e.kv.n_ctx;
   j["context_share"] = n_ctx > 0 ? static_cast<double>(image_tokens) / static_cast<double>(n_ctx) : 0.0;
   j["exceeds_context"] = n_ctx > 0 && image_tokens > n_ctx;
+  // The encoder's work for one image. No encode time: llama.cpp's vision encode runs far below
+  // the rate its text prefill reaches (a SigLIP-400M slice of 1,024 positions took about 70 ms on
+  // an RTX 4090 in llama.cpp-omni PR #55, several times what that rate gives), and no public
+  // measurement fixes the ratio yet.
   j["encode_gflops"] = projector_encode_flops(v, e.proj_plan, e.proj_image) / 1e9;
   // The image tokens go through the text model like prompt tokens: at the prefill rate.
   const double pp = out.contains("speed") ? out["speed"].value("prefill_tps", 0.0) : 0.0;
