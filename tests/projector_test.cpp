@@ -161,6 +161,21 @@ TEST_CASE("images per prompt load the projector on the first GPU and count it", 
   CHECK(m["projector"]["context_share"].get<double>() == Approx(40.0 * 256 / 8192));
 }
 
+TEST_CASE("llama-server -hf fetches the repo's mmproj itself: --no-mmproj keeps it out for text", "[projector]") {
+  // The catalog's published Q4_0 repo of Gemma 3 27B is named with -hf.
+  json q = gemma(0);
+  q["quant"] = "Q4_0";
+  const std::string text = estimate(q)["commands"]["llama_server"];
+  REQUIRE(text.find(" -hf ") != std::string::npos);
+  CHECK(text.find("--no-mmproj") != std::string::npos);
+  q["images"] = 1;
+  const std::string img = estimate(q)["commands"]["llama_server"];
+  CHECK(img.find("mmproj") == std::string::npos);  // -hf loads it; no flag needed
+  // A text-only model's command never names a projector.
+  const std::string llama = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-rtx-4090"}})["commands"]["llama_server"];
+  CHECK(llama.find("mmproj") == std::string::npos);
+}
+
 TEST_CASE("projector inputs: coded errors with the field path", "[projector]") {
   json text_only = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-rtx-4090"}, {"images", 1}};
   json r = estimate(text_only);
