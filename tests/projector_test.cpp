@@ -108,11 +108,27 @@ TEST_CASE("image tokens of the dynamic-resolution families follow the image size
   REQUIRE(m.family == "pixtral");
   CHECK(image_cost(m, 1024, 1024).tokens == 37 * 37 + 37);  // 28 px cells plus a break token per row
   CHECK(image_cost(m, 3080, 1540).tokens == 55 * 28 + 28);  // scaled to 1540 px on the long side
-  // A config that lacks a key the tower needs is named, not guessed.
+  // A config that lacks a key the tower needs is named, not guessed: the catalog's Llama 4
+  // configs are partial copies (Scout without heads, Maverick without a layer count).
   const VisionSpec s = vision_spec_from_config(model_config("meta-llama/Llama-4-Scout-17B-16E-Instruct"));
   CHECK(s.present);
   CHECK(s.family.empty());
-  CHECK(s.code == "projector_family_unknown");
+  CHECK(s.code == "vision_config_incomplete");
+  CHECK(s.missing == "config.vision_config.num_attention_heads");
+  json l4 = model_config("meta-llama/Llama-4-Maverick-17B-128E-Instruct");
+  CHECK(vision_spec_from_config(l4).missing == "config.vision_config.num_hidden_layers");
+  // With the layer count Scout states (34), Maverick's tower is complete: 336 px tiles of 576
+  // patches, 144 tokens each after the 2x2 pixel shuffle, plus the whole-image tile.
+  l4["vision_config"]["num_hidden_layers"] = 34;
+  const VisionSpec v4 = vision_spec_from_config(l4);
+  REQUIRE(v4.family == "llama4");
+  CHECK(image_cost(v4, 336, 336).tokens == 144);
+  CHECK(image_cost(v4, 672, 336).tokens == 3 * 144);
+  CHECK(image_cost(v4, 1024, 1024).tokens == 17 * 144);
+  const std::int64_t h4 = 1408, f4 = 5632;
+  const std::int64_t layer4 = 2 * h4 + 4 * (h4 * h4 + h4) + 2 * h4 + (h4 * f4 + f4) + (f4 * h4 + h4);
+  const std::int64_t head4 = 14 * 14 * 3 * h4 + h4 + 577 * h4 + 4 * h4 + 4 * h4 * 4096 + 4096 * 4096 + 4096 * 5120;
+  CHECK(projector_plan(v4, GgmlType::F16).params == 34 * layer4 + head4);
   json cfg = model_config("google/gemma-3-27b-it");
   cfg["vision_config"].erase("num_attention_heads");
   const VisionSpec g = vision_spec_from_config(cfg);

@@ -205,7 +205,7 @@ export interface Projector {
   modelled: boolean; loaded: boolean; images: number;
   code: 'loaded' | 'no_images' | 'engine_not_modelled' | 'projector_family_unknown' | 'vision_config_incomplete';
   missing?: string; model_type?: string;
-  family?: 'gemma3' | 'qwen2_5_vl' | 'qwen3_vl' | 'pixtral';
+  family?: 'gemma3' | 'qwen2_5_vl' | 'qwen3_vl' | 'pixtral' | 'llama4';
   type?: 'f16' | 'bf16' | 'f32' | 'q8_0';
   bytes?: number; bytes_source?: 'published' | 'computed'; computed_bytes?: number; params?: number;
   compute_bytes?: number; resident_bytes?: number; offload?: boolean;

@@ -41,6 +41,7 @@ std::string family_of(const std::string& top, const std::string& vis) {
   if (top == "qwen2_5_vl") return "qwen2_5_vl";
   if (top == "qwen3_vl" || top == "qwen3_vl_moe" || top == "qwen3_5" || top == "qwen3_5_moe") return "qwen3_vl";
   if (top == "mistral3" || vis == "pixtral") return "pixtral";
+  if (top == "llama4" || vis == "llama4_vision_model") return "llama4";
   return "";
 }
 
@@ -127,6 +128,23 @@ VisionSpec vision_spec_from_config(const json& config) {
     auto it = config.find("multimodal_projector_bias");
     s.proj_bias = it != config.end() && it->is_boolean() && it->get<bool>();
     need_image = "image_size";
+  } else if (s.family == "llama4") {
+    // Llama 4: 336 px tiles, a pixel-shuffle adapter (ratio 0.5: 2x2 patches into one token)
+    // from projector_input_dim to projector_output_dim, then a linear map to the text width.
+    s.merge = 2;
+    s.pos_embd = s.patch > 0 ? (s.image_size / s.patch) * (s.image_size / s.patch) + 1 : 0;  // + the class token
+    need_image = "image_size";
+    s.proj_in = vision_int(vc, {"projector_input_dim"});
+    s.proj_out = vision_int(vc, {"projector_output_dim"});
+    s.vision_out = vision_int(vc, {"vision_output_dim"});
+    for (const auto& [key, v] : {std::pair<const char*, std::int64_t>{"projector_input_dim", s.proj_in},
+                                 {"projector_output_dim", s.proj_out}, {"vision_output_dim", s.vision_out}})
+      if (v <= 0 && s.hidden > 0 && s.layers > 0 && s.heads > 0 && s.ff > 0) {
+        s.code = "vision_config_incomplete";
+        s.missing = std::string("config.vision_config.") + key;
+        s.family.clear();
+        return s;
+      }
   }
   const std::pair<const char*, std::int64_t> needed[] = {
       {"hidden_size", s.hidden}, {s.family.rfind("qwen", 0) == 0 ? "depth" : "num_hidden_layers", s.layers},
@@ -195,6 +213,25 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
       b.linear(n + ".fc1", m, m, true);
       b.linear(n + ".fc2", m, s.text_hidden, true);
     }
+  } else if (s.family == "llama4") {
+    // Llama 4 (transformers Llama4VisionModel): unfold-linear patch embedding without bias, a
+    // class token and learned positions, LayerNorm before and after the blocks; blocks with
+    // biased projections and a GELU MLP; the pixel-shuffle MLP (no biases) and the projector.
+    b.add("v.patch_embd.weight", p * p * 3, h, true);
+    b.vec("v.class_embd", h);
+    b.add("v.position_embd.weight", h, s.pos_embd, false);
+    b.norm("v.pre_ln", h, true);
+    b.norm("v.post_ln", h, true);
+    for (std::int64_t il = 0; il < L; ++il) {
+      b.norm(blk(il, "ln1"), h, true);
+      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, true);
+      b.norm(blk(il, "ln2"), h, true);
+      b.linear(blk(il, "ffn_up"), h, ff, true);
+      b.linear(blk(il, "ffn_down"), ff, h, true);
+    }
+    b.linear("mm.adapter.fc1", h * s.merge * s.merge, s.proj_in, false);
+    b.linear("mm.adapter.fc2", s.proj_in, s.proj_out, false);
+    b.linear("mm.model.fc", s.vision_out, s.text_hidden, false);
   } else if (s.family == "pixtral") {
     // Pixtral: conv patch embedding without bias, RMSNorm everywhere, SiLU-gated FFN, no biases;
     // Mistral 3's projector: a norm, the 2x2 patch merger and two linear layers.
@@ -237,6 +274,19 @@ ImageCost image_cost(const VisionSpec& s, std::int64_t width, std::int64_t heigh
     c.height = side(height);
     c.tokens = (c.width / cell) * (c.height / cell);
     c.positions = c.tokens * s.merge * s.merge;
+  } else if (s.family == "llama4") {
+    // Llama 4: the image cut into image_size tiles (at most 16), each 144 tokens after the 2x2
+    // shuffle, plus one more tile for the whole image resized when there are several.
+    const std::int64_t cols = std::max<std::int64_t>(1, (width + s.image_size - 1) / s.image_size);
+    std::int64_t rows = std::max<std::int64_t>(1, (height + s.image_size - 1) / s.image_size);
+    std::int64_t c0 = std::min<std::int64_t>(cols, 16);
+    while (c0 * rows > 16 && rows > 1) --rows;
+    const std::int64_t tiles = c0 * rows + (c0 * rows > 1 ? 1 : 0);
+    const std::int64_t g = s.image_size / s.patch;
+    c.width = c0 * s.image_size;
+    c.height = rows * s.image_size;
+    c.positions = tiles * (g * g + 1);  // every tile through the encoder, each with its class token
+    c.tokens = tiles * (g * g) / (s.merge * s.merge);
   } else if (s.family == "pixtral") {
     // Pixtral: scaled down so the longer side is at most image_size, each side to whole
     // patches; after the 2x2 merge, one token per cell plus a break (or end) token per row.
@@ -265,7 +315,9 @@ std::uint64_t projector_compute_bytes(const VisionSpec& s, const ImageCost& c, b
   const double n = static_cast<double>(c.positions);
   const bool gated = s.family == "pixtral" || s.family == "qwen2_5_vl";
   double bytes = 4.0 * n * (4.0 * static_cast<double>(s.hidden) + (gated ? 2.0 : 1.0) * static_cast<double>(s.ff));
-  if (!flash_attn) bytes += 4.0 * static_cast<double>(s.heads) * n * n;
+  // Llama 4's tiles attend within themselves: the scores are per tile.
+  const double attn_n = s.family == "llama4" && s.pos_embd > 0 ? static_cast<double>(s.pos_embd) : n;
+  if (!flash_attn) bytes += 4.0 * static_cast<double>(s.heads) * attn_n * n;
   return static_cast<std::uint64_t>(bytes);
 }
 
@@ -276,7 +328,8 @@ double projector_encode_flops(const VisionSpec& s, const ProjectorPlan& plan, co
   const double n = static_cast<double>(c.positions);
   // 2 flops per multiply-add; attention QK^T and AV: 2 x 2 x n^2 x hidden per layer. The merger
   // runs on n / merge^2 rows; counted over every position, an upper bound within a few percent.
-  return 2.0 * per_position * n + 4.0 * n * n * static_cast<double>(s.hidden) * static_cast<double>(s.layers);
+  const double attn_n = s.family == "llama4" && s.pos_embd > 0 ? static_cast<double>(s.pos_embd) : n;
+  return 2.0 * per_position * n + 4.0 * attn_n * n * static_cast<double>(s.hidden) * static_cast<double>(s.layers);
 }
 
 }  // namespace wif

@@ -5,7 +5,8 @@
 //    (convert_hf_to_gguf.py, the MmprojModel subclasses; tools/mtmd/clip-impl.h tensor names):
 //    Gemma 3 (SigLIP + input projection), Qwen2.5-VL and Qwen3-VL / Qwen3.5 (ViT + 2x2 patch
 //    merger, Qwen3's deepstack mergers), Mistral 3 / Pixtral (RMSNorm ViT, SiLU-gated FFN, 2x2
-//    patch merger and a two-layer projector). Other families are reported as not modelled.
+//    patch merger and a two-layer projector), Llama 4 (336 px tiles, pixel-shuffle adapter).
+//    Other families are reported as not modelled.
 //  * The file's types: the converter's default F16 (--outtype f16) keeps 1-D tensors (norms,
 //    biases) in F32 and, for Gemma 3, the patch and position embeddings in F32
 //    (Gemma3VisionModel.tensor_force_quant); Q8_0 quantizes the 2-D weights whose rows hold a
@@ -30,7 +31,7 @@ namespace wif {
 
 struct VisionSpec {
   bool present = false;         // the config has a vision tower
-  std::string family;           // gemma3 | qwen2_5_vl | qwen3_vl | pixtral; empty: not modelled
+  std::string family;           // gemma3 | qwen2_5_vl | qwen3_vl | pixtral | llama4; empty: not modelled
   std::string code;             // why not modelled: projector_family_unknown | vision_config_incomplete
   std::string missing;          // the config path that was missing (vision_config_incomplete)
   std::string model_type;       // vision_config.model_type, else the model's
@@ -42,6 +43,7 @@ struct VisionSpec {
   std::int64_t deepstack = 0;     // Qwen3-VL deepstack mergers
   std::int64_t tokens_fixed = 0;  // Gemma 3: mm_tokens_per_image
   bool proj_bias = true;          // Pixtral: multimodal_projector_bias
+  std::int64_t proj_in = 0, proj_out = 0, vision_out = 0;  // Llama 4's adapter and projector widths
 };
 
 /// The vision tower of an HF config.json (top level or nested), or {present=false} for a
