@@ -78,8 +78,18 @@ class LlamaCppStep final : public EngineStep {
         p.devices.front().overhead_bytes -= proj;
         p.devices.front().projector_bytes += proj;
       } else if (!e.proj_on_device) {
-        p.host.projector_bytes += proj;
-        p.host.total_bytes += proj;
+        // In system RAM: the host's need grows with it, with and without mmap, and so may
+        // its verdict when the RAM is given (placement.cpp size_host).
+        DeviceLoad& H = p.host;
+        H.projector_bytes += proj;
+        H.total_bytes += proj;
+        p.ram_no_mmap_bytes += proj;
+        p.ram_mmap_bytes += proj;
+        if (H.usable_bytes > 0 && H.total_bytes > H.usable_bytes) {
+          H.fits = false;
+          p.ram_fits = false;
+          p.fits = false;
+        }
       }
     };
     // --- end of the vision projector hook ---
