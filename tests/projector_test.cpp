@@ -164,6 +164,18 @@ TEST_CASE("images per prompt load the projector on the first GPU and count it", 
   CHECK(c["memory"]["projector_bytes"] == 0);
   CHECK(c["memory"]["host"]["projector_bytes"] == resident);
   CHECK(c["commands"]["llama_server"].get<std::string>().find("--no-mmproj-offload") != std::string::npos);
+  // Kept in a system RAM that holds the rest but not the projector too: the plan no longer fits.
+  json tight = gemma(0);
+  tight["mmproj_offload"] = false;
+  tight["ram_gib"] = 6;
+  const json ram_text = estimate(tight);
+  REQUIRE(ram_text["memory"]["host"]["ram_fits"] == true);
+  tight["images"] = 1;
+  const json ram_img = estimate(tight);
+  CHECK(ram_img["memory"]["host"]["total_bytes"].get<std::uint64_t>() ==
+        ram_text["memory"]["host"]["total_bytes"].get<std::uint64_t>() + resident);
+  CHECK(ram_img["memory"]["host"]["ram_fits"] == false);
+  CHECK(ram_img["verdict"] == "no_fit");
   // A published file size (the Hub's listing) replaces the computed one.
   json pub = gemma(1);
   pub["mmproj_bytes"] = 858000000;
