@@ -204,6 +204,16 @@ TEST_CASE("llama-server -hf fetches the repo's mmproj itself: --no-mmproj keeps 
   CHECK(llama.find("mmproj") == std::string::npos);
 }
 
+TEST_CASE("a server engine's own vision tower is said to be outside the model, images or not", "[projector]") {
+  for (int images : {0, 1}) {
+    json v = {{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}, {"images", images}};
+    const json r = estimate(v);
+    CHECK(r["projector"]["code"] == "engine_not_modelled");
+    CHECK(r["projector"]["loaded"] == false);
+    CHECK(r["memory"]["projector_bytes"] == 0);
+  }
+}
+
 TEST_CASE("projector inputs: coded errors with the field path", "[projector]") {
   json text_only = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-rtx-4090"}, {"images", 1}};
   json r = estimate(text_only);

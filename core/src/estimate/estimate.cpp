@@ -91,7 +91,9 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   const std::uint64_t kv_per_token = e.kv.bytes_per_token_full;
   j["family"] = v.family;
   j["loaded"] = e.proj_loaded;
-  j["code"] = e.proj_loaded ? "loaded" : r.proj.images == 0 ? "no_images" : "engine_not_modelled";
+  // vLLM and SGLang load a multimodal checkpoint's vision tower themselves, images or not: not
+  // modelled here, and not "not loaded" either.
+  j["code"] = e.proj_loaded ? "loaded" : r.engine != "llama.cpp" ? "engine_not_modelled" : "no_images";
   j["type"] = text::lower(ggml_type_name(r.proj.type));
   j["bytes"] = e.proj_bytes;
   j["bytes_source"] = r.proj.published_bytes > 0 ? "published" : "computed";
