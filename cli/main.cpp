@@ -38,6 +38,9 @@ const char* kUsage =
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "                     [--mtp on|off] [--draft-max K] [--workload code|prose]  (speculative decoding\n"
     "                      on the model's own MTP layers: their memory, flags and the speedup range)\n"
+    "                     [--images N] [--image-width PX] [--image-height PX] [--mmproj-offload on|off]\n"
+    "                     [--mmproj-type f16|bf16|f32|q8_0] [--mmproj-bytes B]  (images per prompt: the\n"
+    "                      vision projector's memory and placement, and the tokens the images cost)\n"
     "  willitfit <estimate|plan|serve|tiers|runs-on|solve|train|cost> --request <request.json> [--json]\n"
     "                       the request document as it is, unchanged, to the same API\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
@@ -255,6 +258,9 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
       {"--mem-fraction-static", {"mem_fraction_static", 'n'}},
       {"--mtp", {"mtp", 'b'}},             {"--draft-max", {"draft_max", 'i'}},
       {"--workload", {"workload", 's'}},
+      {"--images", {"images", 'i'}},       {"--image-width", {"image_width", 'i'}},
+      {"--image-height", {"image_height", 'i'}}, {"--mmproj-offload", {"mmproj_offload", 'b'}},
+      {"--mmproj-type", {"mmproj_type", 's'}}, {"--mmproj-bytes", {"mmproj_bytes", 'i'}},
       // train
       {"--method", {"method", 's'}},       {"--optimizer", {"optimizer", 's'}},
       {"--batch", {"batch", 'i'}},         {"--seq", {"seq", 'i'}},
@@ -530,6 +536,7 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
       view["devices"] = d["memory"]["devices"];
     }
     if (d.contains("speculative")) view["speculative"] = d["speculative"];
+    if (d.contains("projector")) view["projector"] = d["projector"];
     std::cout << view.dump(2) << "\n";
     return 0;
   }

@@ -91,6 +91,7 @@ function syncForm() {
   byId('par').value = String(state.par);
   byId('engine').value = state.engine;
   byId('mtp').checked = !!state.mtp;
+  byId('images').value = String(state.images || 0);
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
   byId('market').value = state.market;
@@ -119,6 +120,10 @@ function readForm() {
   if (state.engine !== engineBefore && !quantPicked) state.quant = '';
   // Another model may ship no MTP layers: the switch starts off again for it.
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
+  // Images only for a model with a vision tower (the field shows for one); another model starts
+  // text-only again.
+  const img = Math.round(Number(byId('images').value));
+  state.images = state.model === before && !byId('images-field').hidden && Number.isFinite(img) ? Math.min(64, Math.max(0, img)) : defaultOf('images');
   state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || defaultOf('count')));
   state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || defaultOf('par')));
   state.ram = Number(byId('ram').value) || defaultOf('ram');

@@ -29,6 +29,8 @@ export const state = {
   market: '',
   /** Speculative decoding on the model's own MTP layers (request field mtp). */
   mtp: false,
+  /** Images per prompt (request field images; 0 = text only, the vision projector not loaded). */
+  images: 0,
   /** True on a first visit, before any setup is in the URL. */
   home: false,
 };
@@ -46,7 +48,7 @@ export function setDefaults(d) {
   Object.assign(DEFAULTS, {
     quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
     ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
-    market: d.cost.market,
+    market: d.cost.market, images: d.estimate.images,
   });
 }
 
@@ -83,6 +85,8 @@ export function readUrl() {
   if (!s('quant') && state.engine !== DEFAULTS.engine) state.quant = '';
   if (MARKETS.includes(s('market'))) state.market = s('market');
   state.mtp = s('mtp') === '1';
+  // Images per prompt go to the core as given (it refuses what is out of range, with the field).
+  state.images = /^\d{1,2}$/.test(s('img')) ? Number(s('img')) : DEFAULTS.images;
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
     const n = Number(s(k));
     return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
@@ -175,6 +179,7 @@ export function queryFor(over = {}) {
     if (v.par !== DEFAULTS.par) q.par = String(v.par);
     if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
     if (v.mtp) q.mtp = '1';
+    if (v.images && v.images !== DEFAULTS.images) q.img = String(v.images);
   }
   if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;

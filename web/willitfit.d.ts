@@ -65,6 +65,9 @@ export interface Request {
   detail?: 'full' | 'summary';
   /** Speculative decoding on the model's own MTP layers; draft_max tokens per step; workload first stated. */
   mtp?: boolean; draft_max?: number; workload?: 'code' | 'prose';
+  /** Images per prompt (0 = text only) and their size; the vision projector's file type, placement and published size. */
+  images?: number; image_width?: number; image_height?: number;
+  mmproj_offload?: boolean; mmproj_type?: 'f16' | 'bf16' | 'f32' | 'q8_0'; mmproj_bytes?: number;
   solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device';
   min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
   /** cost: the rent-vs-buy horizon; 'auto' = 1.5 x the break-even point, 24 to 240 months */
@@ -82,6 +85,8 @@ export interface ErrorDocument { schema_version: 1; error: ErrorBody }
 export interface DeviceLoad {
   id: string; name?: string; backend?: string;
   weights_bytes: number; kv_bytes: number; compute_bytes: number; overhead_bytes: number;
+  /** The vision projector's weights and encoder buffer held here (images sent). */
+  projector_bytes?: number;
   total_bytes: number; usable_bytes: number; fits: boolean; [field: string]: unknown;
 }
 
@@ -125,6 +130,8 @@ export interface EstimateResult {
   memory: {
     weights_bytes: number; host_weights_bytes: number; kv_cache_bytes: number; compute_bytes: number;
     overhead_bytes: number; total_bytes: number; total_high_bytes: number; usable_bytes: number;
+    /** The vision projector on the accelerators (inside total_bytes, outside the other parts). */
+    projector_bytes?: number;
     physical_bytes: number; margin_bytes: number; utilization: number;
     usable_rule_code: UsableRule;
     devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;
@@ -140,6 +147,8 @@ export interface EstimateResult {
   /** MTP / NextN layers in the file; resident only with `mtp` on. */
   mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean };
   speculative?: Speculative;
+  /** The vision projector of a multimodal model (present when its config has a vision tower). */
+  projector?: Projector;
   gguf_file_published_bytes?: number; gguf_file_published_repo?: string;
   /** 100 × (gguf_file_bytes − published) / published: + when the computed file is larger. */
   gguf_file_published_diff_pct?: number;
@@ -196,3 +205,18 @@ export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary
 export function registerGguf(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; architecture: string }>;
 export function importGguf(blob: Blob): Promise<{ handle: string; name: string; architecture: string; summary: Versioned }>;
 export function accuracyReport(): Promise<Versioned>;
+
+/** The vision projector (core/include/willitfit/model/projector.hpp); see result.schema.json. */
+export interface Projector {
+  modelled: boolean; loaded: boolean; images: number;
+  code: 'loaded' | 'no_images' | 'engine_not_modelled' | 'projector_family_unknown' | 'vision_config_incomplete';
+  missing?: string; model_type?: string;
+  family?: 'gemma3' | 'qwen2_5_vl' | 'qwen3_vl' | 'pixtral' | 'llama4';
+  type?: 'f16' | 'bf16' | 'f32' | 'q8_0';
+  bytes?: number; bytes_source?: 'published' | 'computed'; computed_bytes?: number; params?: number;
+  compute_bytes?: number; resident_bytes?: number; offload?: boolean;
+  placement?: 'device' | 'cpu'; device_id?: string;
+  image?: { width: number; height: number; requested_width: number; requested_height: number; positions: number; size_dependent: boolean };
+  tokens_per_image?: number; image_tokens?: number; image_kv_bytes?: number;
+  context_share?: number; exceeds_context?: boolean; encode_gflops?: number; image_prefill_seconds?: number;
+}

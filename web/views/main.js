@@ -112,6 +112,7 @@ export function renderMain(r) {
   seg('seg-kv', m.kv_cache_bytes);
   seg('seg-compute', m.compute_bytes);
   seg('seg-overhead', m.overhead_bytes);
+  seg('seg-projector', m.projector_bytes || 0);
   byId('bar-limit').style.left = `${(100 * m.usable_bytes) / scale}%`;
   byId('bar').setAttribute('aria-label', `${T('required')} ${gib(m.total_bytes, L)} / ${T('usable')} ${gib(m.usable_bytes, L)}`);
 
@@ -148,9 +149,51 @@ export function renderMain(r) {
     logits: gib(m.compute.logits_bytes, L), layer: gib(m.compute.attention_bytes + m.compute.ffn_bytes, L),
   }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
+  renderProjector(r);
   byId('par-field').hidden = !!server;
   crumbs(r);
   renderPlugins(r);
+}
+
+/**
+ * The vision projector of a multimodal model (result.projector): its row in the breakdown, loaded
+ * or not, with the image tokens in words, and the images field (shown for a model with a vision
+ * tower). Every figure is the core's.
+ * @param {any} r
+ */
+function renderProjector(r) {
+  const L = state.lang;
+  const p = r.projector;
+  byId('images-field').hidden = !p;
+  byId('r-projector').hidden = !p;
+  if (!p) return;
+  if (!p.modelled) {
+    text('t-projector', '—');
+    text('w-projector', T(p.code === 'vision_config_incomplete' ? 'proj_incomplete' : 'proj_unmodelled', { 0: String(p.missing || p.model_type || '?') }));
+    return;
+  }
+  const file = `${gib(p.bytes, L)}, ${gb(p.bytes, L)}`;
+  const img = p.image || {};
+  const size = T(img.size_dependent ? 'proj_size_at' : 'proj_size_fixed', { w: num(img.width, L), h: num(img.height, L) });
+  const parts = [];
+  if (p.loaded) {
+    text('t-projector', gib(p.resident_bytes, L));
+    parts.push(T(p.placement === 'cpu' ? 'proj_on_cpu' : 'proj_on', {
+      type: String(p.type).toUpperCase(), file, buf: gib(p.compute_bytes, L), dev: r.memory.devices && r.memory.devices[0] ? r.memory.devices[0].name : hwName(r),
+    }));
+    parts.push(T('proj_tokens', {
+      tokens: num(p.tokens_per_image, L), size, n: num(p.images, L), all: num(p.image_tokens, L),
+      share: pct(p.context_share, L, 1), ctx: tokens(r.settings.context, L), kv: gib(p.image_kv_bytes, L),
+    }));
+    if (typeof p.image_prefill_seconds === 'number') parts.push(T('proj_prefill', { 0: num(p.image_prefill_seconds, L, 2) }));
+    if (p.exceeds_context) parts.push(T('proj_exceeds'));
+  } else {
+    text('t-projector', T('proj_not_loaded'));
+    parts.push(T(p.code === 'engine_not_modelled' ? 'proj_off_engine' : 'proj_off', {
+      type: String(p.type).toUpperCase(), file, buf: gib(p.compute_bytes, L), tokens: num(p.tokens_per_image, L), size,
+    }));
+  }
+  text('w-projector', parts.join(' '));
 }
 
 /** An engine id as it spells itself. @param {string} e */
@@ -355,14 +398,17 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
 function devicesTable(devs, host, L) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
+  // The vision projector gets its column only where some device (or system RAM) holds it.
+  const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
+  const pj = (/** @type {any} */ d) => (proj ? [gib(d.projector_bytes || 0, L)] : []);
   const rows = devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
-    gib(d.overhead_bytes, L), gib(d.total_bytes, L), gib(d.usable_bytes, L),
+    gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L),
     typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
-    gib(host.compute_bytes, L), gib(host.overhead_bytes, L), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L),
+    gib(host.compute_bytes, L), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L),
     h('span', { class: `tag ${host.ram_fits ? 'fits' : 'no_fit'}` }, T(host.ram_fits ? 'short_fits' : 'short_no_fit'))]);
   return table(T('per_device_caption'),
-    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), T('required'), T('usable'), T('verdict')], rows);
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), ...(proj ? [T('projector')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */

@@ -71,6 +71,8 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"display", d::kDisplay}, {"prompt", d::kPrompt}, {"gen", d::kGen}, {"depth", d::kDepth},
                     {"ram_bandwidth_gbs", d::kRamBandwidthGbs}, {"pcie_gbs", d::kPcieGbs}, {"detail", d::kDetail},
                     {"mtp", d::kMtp}, {"draft_max", d::kDraftMax}, {"workload", d::kWorkload},
+                    {"images", d::kImages}, {"image_width", d::kImageWidth}, {"image_height", d::kImageHeight},
+                    {"mmproj_offload", d::kMmprojOffload}, {"mmproj_type", d::kMmprojType},
                     {"concurrency", nullptr}}},
       {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}}},
       {"cost", {{"market", d::kMarket}, {"hours_per_day", d::kHoursPerDay},

@@ -107,6 +107,10 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
   in.engine = r.engine;
   if (r.spec.mtp) in.mtp_draft = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
+  in.multimodal = !r.model.vision.family.empty();
+  in.mmproj = e.proj_loaded;
+  in.mmproj_offload = r.proj.offload;
+  in.mmproj_type = cache_type_flag(r.proj.type);  // lower-case type name
   out["commands"] = launch_commands(in);
 }
 

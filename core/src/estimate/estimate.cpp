@@ -69,6 +69,61 @@ void check_name_lengths(const ResolvedModel& m, const std::string& path) {
                            std::to_string(kMaxName));
 }
 
+// The `projector` section (projector.hpp): what the vision projector costs, loaded or not, and
+// what the images of one prompt cost in the context and in prefill time.
+nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const nlohmann::json& out) {
+  using nlohmann::json;
+  const VisionSpec& v = r.model.vision;
+  json j = {{"modelled", !v.family.empty()}, {"model_type", v.model_type}, {"images", r.proj.images}};
+  if (v.family.empty()) {
+    j["loaded"] = false;
+    j["code"] = v.code;
+    if (!v.missing.empty()) j["missing"] = v.missing;
+    return j;
+  }
+  if (e.proj_plan.tensors.empty()) {  // a listing ("detail": "summary") without images: not computed
+    j["loaded"] = false;
+    j["code"] = "no_images";
+    return j;
+  }
+  const std::int64_t tokens = e.proj_image.tokens;
+  const std::int64_t image_tokens = tokens * r.proj.images;
+  const std::uint64_t kv_per_token = e.kv.bytes_per_token_full;
+  j["family"] = v.family;
+  j["loaded"] = e.proj_loaded;
+  // vLLM and SGLang load a multimodal checkpoint's vision tower themselves, images or not: not
+  // modelled here, and not "not loaded" either.
+  j["code"] = e.proj_loaded ? "loaded" : r.engine != "llama.cpp" ? "engine_not_modelled" : "no_images";
+  j["type"] = text::lower(ggml_type_name(r.proj.type));
+  j["bytes"] = e.proj_bytes;
+  j["bytes_source"] = r.proj.published_bytes > 0 ? "published" : "computed";
+  j["computed_bytes"] = e.proj_plan.bytes;
+  j["params"] = e.proj_plan.params;
+  j["compute_bytes"] = e.proj_compute_bytes;
+  j["resident_bytes"] = e.proj_loaded ? e.proj_bytes + e.proj_compute_bytes : 0;
+  j["offload"] = r.proj.offload;
+  if (e.proj_loaded) j["placement"] = e.proj_on_device ? "device" : "cpu";  // absent when not loaded
+  if (e.proj_loaded && e.proj_on_device && !r.devices.empty()) j["device_id"] = r.devices.front().id;
+  j["image"] = {{"width", e.proj_image.width}, {"height", e.proj_image.height},
+                {"requested_width", r.proj.width}, {"requested_height", r.proj.height},
+                {"positions", e.proj_image.positions}, {"size_dependent", v.family != "gemma3"}};
+  j["tokens_per_image"] = tokens;
+  j["image_tokens"] = image_tokens;
+  j["image_kv_bytes"] = static_cast<std::uint64_t>(image_tokens) * kv_per_token;
+  const std::int64_t n_ctx = e.kv.n_ctx;
+  j["context_share"] = n_ctx > 0 ? static_cast<double>(image_tokens) / static_cast<double>(n_ctx) : 0.0;
+  j["exceeds_context"] = n_ctx > 0 && image_tokens > n_ctx;
+  // The encoder's work for one image. No encode time: llama.cpp's vision encode runs far below
+  // the rate its text prefill reaches (a SigLIP-400M slice of 1,024 positions took about 70 ms on
+  // an RTX 4090 in llama.cpp-omni PR #55, several times what that rate gives), and no public
+  // measurement fixes the ratio yet.
+  j["encode_gflops"] = projector_encode_flops(v, e.proj_plan, e.proj_image) / 1e9;
+  // The image tokens go through the text model like prompt tokens: at the prefill rate.
+  const double pp = out.contains("speed") ? out["speed"].value("prefill_tps", 0.0) : 0.0;
+  if (pp > 0 && image_tokens > 0) j["image_prefill_seconds"] = static_cast<double>(image_tokens) / pp;
+  return j;
+}
+
 }  // namespace
 
 SpeedOptions speed_options(const EstimateRequest& r) {
@@ -93,6 +148,7 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     m.params_active_b = e->params_active_b;
     m.arch = e->arch;
     m.entry = e;
+    if (e->raw.contains("config")) m.vision = vision_spec_from_config(e->raw["config"]);
     return m;
   }
   if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
@@ -143,8 +199,10 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
     // A person's own config may be of a type we do not model: estimate it as a llama-style
     // decoder and say so (architecture.approximate), rather than answer nothing.
     m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"), true);
+    m.vision = vision_spec_from_config(ref["config"]);
   } else if (ref.contains("model_type") || ref.contains("text_config")) {
     m.arch = architecture_from_hf_config(ref, path, true);  // a bare config.json
+    m.vision = vision_spec_from_config(ref);
   } else {
     throw InputError("missing_field", join_path(path, "config"),
                      "a custom model needs its config.json under 'config'");
@@ -242,6 +300,20 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (r.spec.mtp && r.model.arch.n_layer_all() == r.model.arch.n_layer_main())
     throw InputError("no_mtp_layers", "mtp", "this model (or this file) holds no MTP / NextN layers to draft with");
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
+  // Images per prompt and the vision projector (projector.hpp).
+  r.proj.images = static_cast<int>(opt_int(q, "images", "", 0, 64).value_or(d::kImages));
+  r.proj.width = opt_int(q, "image_width", "", 1, 16384).value_or(d::kImageWidth);
+  r.proj.height = opt_int(q, "image_height", "", 1, 16384).value_or(d::kImageHeight);
+  r.proj.offload = opt_bool(q, "mmproj_offload", "").value_or(d::kMmprojOffload);
+  const std::string mt = text::lower(opt_str(q, "mmproj_type", "").value_or(d::kMmprojType));
+  if (mt == "f16") r.proj.type = GgmlType::F16;
+  else if (mt == "bf16") r.proj.type = GgmlType::BF16;
+  else if (mt == "f32") r.proj.type = GgmlType::F32;
+  else if (mt == "q8_0") r.proj.type = GgmlType::Q8_0;
+  else throw InputError("bad_value", "mmproj_type", "mmproj_type must be f16, bf16, f32 or q8_0", {"f16", "bf16", "f32", "q8_0"});
+  r.proj.published_bytes = static_cast<std::uint64_t>(opt_int(q, "mmproj_bytes", "", 1, 1000000000000ll).value_or(0));
+  if (r.proj.images > 0 && !r.model.vision.present)
+    throw InputError("no_projector", "images", "this model has no vision tower (its config has no vision_config); it reads text only");
   r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
   r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(d::kGen);
   r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(d::kDepth);
@@ -290,6 +362,14 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   if (r.spec.mtp) {
     e.spec_costs = mtp_costs(a, *e.plan);
     e.spec_params = speculative_params(cat);
+  }
+  if (!r.model.vision.family.empty() && (r.proj.images > 0 || !r.summary)) {
+    const VisionSpec& v = r.model.vision;
+    e.proj_plan = projector_plan(v, r.proj.type);
+    e.proj_image = image_cost(v, r.proj.width, r.proj.height);
+    e.proj_compute_bytes = projector_compute_bytes(v, e.proj_image, r.kv.flash_attn);
+    e.proj_bytes = r.proj.published_bytes > 0 ? r.proj.published_bytes : e.proj_plan.bytes;
+    e.proj_loaded = r.proj.images > 0 && r.engine == "llama.cpp";
   }
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
   // several (engine_fit.cpp).
@@ -341,6 +421,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       mtp_bytes += t.bytes;
       mtp_params += t.n_elements();
     }
+  std::uint64_t proj_on_devices = 0;  // the vision projector booked on the accelerators
+  for (const auto& d : e.full.devices) proj_on_devices += d.projector_bytes;
   const json& facts = r.device.facts;
   const json uncertain = facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object()
                              ? facts["uncertain"] : json::object();
@@ -372,6 +454,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"kv_cache_bytes", e.kv.total_bytes + e.spec_kv_bytes},
                   {"compute_bytes", e.compute.total_bytes},
                   {"overhead_bytes", e.overhead_bytes},
+                  {"projector_bytes", proj_on_devices},
                   {"total_bytes", e.total_bytes},
                   {"total_high_bytes", e.total_high_bytes},
                   {"usable_bytes", e.usable.usable_bytes},
@@ -398,6 +481,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
                                           e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
   }
+  if (r.model.vision.present) out["projector"] = projector_json(r, e, out);
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
   if (e.speed.unavailable.is_object()) out["speed_unavailable"] = e.speed.unavailable;
   json notes = json::array();

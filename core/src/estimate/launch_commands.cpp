@@ -123,6 +123,16 @@ std::string llama_server(const LaunchInput& in) {
   if (!in.mmap) c << " --no-mmap";
   // MTP drafting (llama.cpp PR #26534: glm4moe's NextN block as a draft-mtp target).
   if (in.mtp_draft > 0) c << " --spec-type draft-mtp --spec-draft-n-max " << in.mtp_draft;
+  // The vision projector (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj, --no-mmproj-offload).
+  if (in.multimodal) {
+    const bool hf = find_repo(in) != nullptr;
+    if (!in.mmproj) {
+      if (hf) c << " --no-mmproj";
+    } else {
+      if (!hf) c << " --mmproj mmproj-" << ollama_name(slug(base_name(in.model_id))) << "-" << in.mmproj_type << ".gguf";
+      if (!in.mmproj_offload) c << " --no-mmproj-offload";
+    }
+  }
   return c.str();
 }
 

@@ -40,6 +40,13 @@ inline constexpr const char* kDetail = "full";
 inline constexpr bool kMtp = false;               // speculative decoding on the MTP layers (speculative.hpp)
 inline constexpr int kDraftMax = 1;                // tokens drafted per step (vLLM GLM recipe: 1)
 inline constexpr const char* kWorkload = "prose";
+// Images per prompt (projector.hpp): 0 = text only, the vision projector not loaded. The image
+// size (pixels) sets the token count of the families with dynamic resolution (Qwen, Pixtral).
+inline constexpr int kImages = 0;
+inline constexpr std::int64_t kImageWidth = 1024;
+inline constexpr std::int64_t kImageHeight = 1024;
+inline constexpr bool kMmprojOffload = true;        // libmtmd: the encoder on the GPU (mtmd_context_params.use_gpu)
+inline constexpr const char* kMmprojType = "f16";   // convert_hf_to_gguf.py --mmproj writes F16 by default
 
 // llama.cpp: a GGUF file type.
 inline constexpr const char* kQuantGguf = "Q4_K_M";

@@ -45,6 +45,12 @@ struct LaunchInput {
   double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
   std::string engine = "llama.cpp";    // "sglang": only the SGLang command, with its own budget
   int mtp_draft = 0;                  // > 0: speculative decoding on the model's MTP layers, k tokens
+  // A multimodal model (projector.hpp): `-hf` fetches and loads the repo's mmproj by itself
+  // (--no-mmproj keeps it out when no image is sent); `-m` needs --mmproj <file> to load it.
+  bool multimodal = false;
+  bool mmproj = false;                // load the projector (images are sent)
+  bool mmproj_offload = true;         // false: --no-mmproj-offload (the encoder on the CPU)
+  std::string mmproj_type = "f16";    // the file's type, for its local name
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).

@@ -18,6 +18,7 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/model/projector.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/server_throughput.hpp"
 #include "willitfit/servers/sglang.hpp"
@@ -35,6 +36,16 @@ struct ResolvedModel {
                                                     // caller that plans once for many estimates
   const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
+  VisionSpec vision;                                // the config's vision tower (projector.hpp)
+};
+
+/// Images per prompt and the vision projector (projector.hpp): what the person says they send.
+struct ProjectorOptions {
+  int images = 0;                    // images per prompt; 0 = text only, the projector not loaded
+  std::int64_t width = 1024, height = 1024;  // the size of each image, pixels
+  bool offload = true;               // libmtmd puts the encoder on the GPU (--no-mmproj-offload: CPU)
+  GgmlType type = GgmlType::F16;     // the mmproj file's weight type
+  std::uint64_t published_bytes = 0; // the file's size where the Hub lists it (request mmproj_bytes)
 };
 
 /// Something the core did with or noticed about a request, as a code and its values (each
@@ -69,6 +80,7 @@ struct EstimateRequest {
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
   SpeculativeOptions spec;           // mtp / draft_max / workload (speculative.hpp)
+  ProjectorOptions proj;             // images / image size / mmproj placement (projector.hpp)
   bool summary = false;              // "detail": "summary": the figures a listing shows, no more
   std::vector<Note> notes;           // written as the result's notes[]
 };
@@ -99,6 +111,15 @@ struct Estimate {
   std::uint64_t spec_weights_bytes = 0, spec_kv_bytes = 0;
   SpeculativeCosts spec_costs;
   SpeculativeParams spec_params;
+  // The vision projector when images are sent (request "images" > 0) and the family is modelled:
+  // the mmproj file and the encoder's compute buffer, on the first accelerator (libmtmd's
+  // default) or in system RAM (--no-mmproj-offload, or no accelerator).
+  bool proj_loaded = false;
+  ProjectorPlan proj_plan;            // computed tensors (params, bytes)
+  std::uint64_t proj_bytes = 0;       // resident weights: the published file where known, else computed
+  std::uint64_t proj_compute_bytes = 0;
+  ImageCost proj_image;
+  bool proj_on_device = false;        // booked on devices[0]; else in system RAM
 };
 
 /// The context a server engine is asked for: the request's, or 0 (the model's maximum) when the

@@ -23,7 +23,7 @@ nlohmann::json load_json(const DeviceLoad& d) {
   nlohmann::json j = {{"id", d.id}, {"name", d.name}, {"backend", d.backend},
           {"weights_bytes", d.weights_bytes}, {"kv_bytes", d.kv_bytes},
           {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
-          {"overhead_bytes", d.overhead_bytes}, {"total_bytes", d.total_bytes},
+          {"overhead_bytes", d.overhead_bytes}, {"projector_bytes", d.projector_bytes}, {"total_bytes", d.total_bytes},
           {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
           {"n_layers", d.n_layers}, {"has_output", d.has_output},
           {"split", d.split}, {"dense_weights_bytes", d.dense_weights_bytes},
@@ -64,6 +64,35 @@ class LlamaCppStep final : public EngineStep {
       d.kv_bytes += e.spec_kv_bytes;
     };
     // --- end of the speculative MTP hook ---
+    // --- vision projector hook (model/projector.hpp) ---
+    // libmtmd loads the mmproj on the first GPU by default (mtmd_context_params.use_gpu, which
+    // llama-server's --no-mmproj-offload turns off) and reserves the encoder's compute buffer
+    // there at warm-up: reserved before placing so the layers leave room, then booked as the
+    // device's projector_bytes. Off the GPU (or with no accelerator) it sits in system RAM.
+    const std::uint64_t proj = e.proj_loaded ? e.proj_bytes + e.proj_compute_bytes : 0;
+    e.proj_on_device = proj > 0 && r.proj.offload && !gpus.empty();
+    if (e.proj_on_device) gpus.front().overhead_bytes += proj;
+    auto book_proj = [&e, proj](Placement& p) {
+      if (proj == 0) return;
+      if (e.proj_on_device && !p.devices.empty() && p.devices.front().overhead_bytes >= proj) {
+        p.devices.front().overhead_bytes -= proj;
+        p.devices.front().projector_bytes += proj;
+      } else if (!e.proj_on_device) {
+        // In system RAM: the host's need grows with it, with and without mmap, and so may
+        // its verdict when the RAM is given (placement.cpp size_host).
+        DeviceLoad& H = p.host;
+        H.projector_bytes += proj;
+        H.total_bytes += proj;
+        p.ram_no_mmap_bytes += proj;
+        p.ram_mmap_bytes += proj;
+        if (H.usable_bytes > 0 && H.total_bytes > H.usable_bytes) {
+          H.fits = false;
+          p.ram_fits = false;
+          p.fits = false;
+        }
+      }
+    };
+    // --- end of the vision projector hook ---
     PlacementSettings all;
     all.mmap = r.placement.mmap;
     e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
@@ -72,6 +101,8 @@ class LlamaCppStep final : public EngineStep {
     else e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
     book_spec(e.full);
     book_spec(e.placement);
+    book_proj(e.full);
+    book_proj(e.placement);
 
     // memory.*_bytes: everything on the accelerators (the single-device contract), summed.
     e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;
