@@ -291,15 +291,13 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
   if (from_priors) {
     for (auto& [id, b] : k.backends) b = BackendSpeed{};
     k.flop_class.clear();
-    k.layer_class.clear();
   }
-  std::map<std::string, int> seen, seen_moe, seen_class, seen_tg_class, seen_linear;
+  std::map<std::string, int> seen, seen_moe, seen_class, seen_linear;
   for (const BenchCase* c : cases) {
     if (c->work.linear_layers > 0) seen_linear[c->kind]++;
     seen[c->backend + "/" + c->kind]++;
     if (c->kind == "pp" && c->work.expert_share > 0) seen_moe[c->backend]++;
     if (c->kind == "pp") seen_class[class_key(*c)]++;
-    if (c->kind == "tg") seen_tg_class[class_key(*c)]++;
   }
   auto loss = [&](const std::string& kind) {
     double s = 0;
@@ -342,21 +340,6 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
     if (n < 2 || biggest[b].first == key) continue;
     k.flop_class[key] = 1.0;
     params.push_back({&k.flop_class[key], 0.1, 10.0, "pp"});
-  }
-  // The same for the fixed cost per layer, on decode rows: a factor per device class with at
-  // least 2 decode rows, the biggest class of each backend at 1.
-  std::map<std::string, std::pair<std::string, int>> biggest_tg;
-  for (const auto& [key, n] : seen_tg_class) {
-    const std::string b = key.substr(0, key.find('/'));
-    if (n > biggest_tg[b].second) biggest_tg[b] = {key, n};
-  }
-  for (auto it = k.layer_class.begin(); it != k.layer_class.end();)
-    it = seen_tg_class.count(it->first) ? std::next(it) : k.layer_class.erase(it);
-  for (const auto& [key, n] : seen_tg_class) {
-    const std::string b = key.substr(0, key.find('/'));
-    if (n < 2 || biggest_tg[b].first == key) continue;
-    if (!k.layer_class.count(key)) k.layer_class[key] = 1.0;
-    params.push_back({&k.layer_class[key], 0.02, 10.0, "tg"});
   }
   for (const char* f : {"f16", "kquant", "mxfp4"}) params.push_back({&k.decode_quant[f], 0.3, 2.0, "tg"});
   k.decode_quant["legacy"] = 1.0;

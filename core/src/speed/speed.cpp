@@ -208,7 +208,7 @@ DeviceRates device_rates(const Device& d, const std::string& backend, const std:
   const double bw = d.bandwidth_gbs * 1e9;
   r.kv_bw_bytes_s = bw * bs.bw_eff;
   r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, family, 1.0);
-  r.layer_s = bs.layer_us * 1e-6 * get_or(c.layer_class, device_class_key(d, r.backend), 1.0);
+  r.layer_s = bs.layer_us * 1e-6;
   r.linear_step_s = r.layer_s * c.linear_step_layers;
   r.linear_chunk_s = r.layer_s * c.linear_chunk_layers;
   // ggml-cuda (ggml_cuda_op_mul_mat_cublas) runs BF16 weights with CUBLAS_COMPUTE_32F; GeForce
@@ -388,7 +388,6 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
   table("prefill_quant", c.prefill_quant);
   table("tflops_per_core", c.tflops_per_core);
   table("flop_class", c.flop_class);
-  table("layer_class", c.layer_class);
   c.moe_prefill = opt_num(doc, "moe_prefill", path, 0.01, 10).value_or(1.0);
   c.expert_rows_half = opt_num(doc, "expert_rows_half", path, 0, 4096).value_or(0);
   c.attn_eff = opt_num(doc, "attn_eff", path, 0.01, 10).value_or(1.0);
@@ -430,7 +429,7 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
   for (const auto& [k, r] : c.ranges) groups[k] = {{"low", r.low}, {"high", r.high}, {"rows", r.rows}};
   return {{"backends", backends}, {"decode_quant", c.decode_quant}, {"prefill_quant", c.prefill_quant},
           {"moe_prefill", c.moe_prefill}, {"expert_rows_half", c.expert_rows_half}, {"attn_eff", c.attn_eff},
-          {"flop_class", c.flop_class}, {"layer_class", c.layer_class}, {"host_copy_gbs", c.host_copy_gbs},
+          {"flop_class", c.flop_class}, {"host_copy_gbs", c.host_copy_gbs},
           {"linear_step_layers", c.linear_step_layers}, {"linear_chunk_layers", c.linear_chunk_layers},
           {"range", {{"decode_low", c.decode_low}, {"decode_high", c.decode_high},
                      {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}, {"groups", groups}}},

@@ -66,10 +66,6 @@ struct SpeedCoefficients {
   // Device class factors on flop_eff: "backend/kind" ("cuda/unified") or, for backends that run on
   // several vendors' GPUs, "backend/vendor/kind" ("vulkan/amd/unified"); see device_class_key.
   std::map<std::string, double> flop_class;
-  // Device class factors on layer_us (same keys): the fixed cost per layer and decode step
-  // differs between a discrete GPU driven by a desktop CPU and an integrated one (DGX Spark's
-  // GB10, Jetson, Strix Halo), whose launches and synchronisation run through another host.
-  std::map<std::string, double> layer_class;
   // Host part of an offloaded prefill: CPU-resident weights copied to the GPU per micro-batch are
   // capped at this rate (GB/s) besides the PCIe link (0 = the link only).
   double host_copy_gbs = 0;
