@@ -52,3 +52,24 @@ TEST_CASE("a model that does not fit has no speed figure", "[placed_speed]") {
   CHECK(r["verdict"] == "no_fit");
   CHECK_FALSE(r.contains("speed"));
 }
+
+TEST_CASE("an x8 card copies host-resident experts at half the x16 rate, and decodes as fast", "[placed_speed]") {
+  // Same card but for its edge connector: with every expert in RAM, a large prompt's micro-batches
+  // copy the experts over the link (op offload), so prefill follows the lanes; decode does not.
+  auto card = [](int lanes) {
+    return json{{"name", "24 GB card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 1008},
+                {"fp16_tflops", 165}, {"backend", "cuda"}, {"interconnect", {{"pcie_gen", 4}, {"pcie_lanes", lanes}}}};
+  };
+  auto run = [&](int lanes) {
+    return est({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", card(lanes)}, {"ram_gib", 128},
+                {"n_cpu_moe", 46}, {"context", 8192}, {"prompt", 4096}, {"gen", 128}});
+  };
+  const json x16 = run(16), x8 = run(8);
+  REQUIRE(x16.contains("speed"));
+  REQUIRE(x8.contains("speed"));
+  const double pp16 = x16["speed"]["prefill_tps"].get<double>(), pp8 = x8["speed"]["prefill_tps"].get<double>();
+  CAPTURE(pp16, pp8);
+  CHECK(pp8 < 0.7 * pp16);
+  CHECK(pp8 > 0.45 * pp16);
+  CHECK(x8["speed"]["decode_tps"].get<double>() == x16["speed"]["decode_tps"].get<double>());
+}

@@ -117,8 +117,10 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
     d.backend = d.kind == DeviceKind::Apple ? "metal" : d.kind == DeviceKind::Cpu ? "cpu" : "vulkan";
   if (d.backends.empty()) d.backends.push_back(d.backend);
   d.overhead_backend = opt_str(j, "overhead_backend", path).value_or(d.backend);
-  if (j.contains("interconnect") && j["interconnect"].is_object())
+  if (j.contains("interconnect") && j["interconnect"].is_object()) {
     d.pcie_gen = static_cast<int>(opt_int(j["interconnect"], "pcie_gen", join_path(path, "interconnect"), 0, 10).value_or(0));
+    d.pcie_lanes = static_cast<int>(opt_int(j["interconnect"], "pcie_lanes", join_path(path, "interconnect"), 0, 32).value_or(0));
+  }
   auto price = [&](const char* key) -> double {
     if (j.contains(key) && j[key].is_object())
       return opt_num(j[key], "usd", join_path(path, key), 0.0, 1e9).value_or(0.0);

@@ -62,7 +62,11 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   }
   s.rates = device_rates(gpus.front(), o.backend, s.family, c, plan_is_bf16(plan));
   s.backend = s.rates.backend;
-  const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(gpus.front().pcie_gen > 0 ? gpus.front().pcie_gen : 4)) * 1e9;
+  // The card's own link: its generation's x16 rate scaled to its lane count (cards with an x8
+  // edge connector, e.g. Arc B580 or RTX 4060 Ti, move host weights at half the x16 rate).
+  const Device& g0 = gpus.front();
+  const double lanes = g0.pcie_lanes > 0 ? std::min(16, g0.pcie_lanes) / 16.0 : 1.0;
+  const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(g0.pcie_gen > 0 ? g0.pcie_gen : 4) * lanes) * 1e9;
 
   // The layers the placement put on device `dev` (-1: system RAM).
   auto layers_on = [&p](int dev) {

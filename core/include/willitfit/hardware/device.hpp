@@ -33,6 +33,7 @@ struct Device {
   double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
   double gpu_share_max = 0;
   int pcie_gen = 0;
+  int pcie_lanes = 0;             // lanes of the card's host link (0 = not stated: 16)
   double price_usd = 0;           // street price if known, else launch price (0 = unknown)
   double used_price_usd = 0;
   nlohmann::json facts;           // the catalog entry as loaded (for display)
