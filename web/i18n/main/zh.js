@@ -73,7 +73,7 @@ export default {
   speed_label_measured: "实测：已有该模型、该量化在该设备上的公开测试（{0}）。",
   speed_label_calibrated: "已校准：该设备与后端有 {0} 条公开测试，但不含此模型。",
   speed_label_extrapolated: "外推：该设备没有公开测试；数值来自 {0} 后端在其他设备上的测试。",
-  speed_label_tp: "经 {link} 张量并行：{tp} 块 GPU 同时各读取自己那份权重，每个词元再做 {ar} 次 all-reduce。已对照 {rows} 条公开的 vLLM 单请求测试；未参与拟合的测试误差最大 {err}。",
+  speed_label_tp: "经 {link} 张量并行：{tp} 块 GPU 同时各读取自己那份权重，每个 token 再做 {ar} 次 all-reduce。已对照 {rows} 条公开的 vLLM 单请求测试；未参与拟合的测试误差最大 {err}。",
   tp_link_nvlink: "NVLink",
   tp_link_pcie: "PCIe",
   speed_accuracy_link: "这类估算有多准？",
