@@ -135,3 +135,10 @@ TEST_CASE("the public single-request runs: fitted rows within 3%, held-out rows 
   // The error the data file states is the one the rows give (to half a point).
   CHECK(worst_held == Approx(stated).margin(0.005));
 }
+
+TEST_CASE("MoE under vLLM keeps the layer-split figure and its label (no MoE row to check a TP step)", "[tensor_parallel]") {
+  const json r = estimate(server("deepseek-ai/DeepSeek-V3-0324", "nvidia-h200-sxm", 8, "vllm", "", 32768));
+  REQUIRE(r.contains("speed"));
+  CHECK(r["speed"]["decode_label"] != "tensor_parallel");
+  CHECK_FALSE(r["speed"]["basis"].contains("tensor_parallel"));
+}

@@ -94,6 +94,11 @@ void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate&
   if (!server_engine(r.engine) || !e.vllm || e.speed.decode_tps <= 0) return;
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
   if (!b.fits || b.tensor_parallel < 2) return;
+  // Dense models only: the public rows are dense Llamas. A MoE step at one request runs the
+  // fused expert kernels far from the bandwidth bound (DeepSeek-V3 on 8 H200 would read as 165
+  // tok/s), and no single-request MoE row is in tensor_parallel.json to set that; MoE keeps the
+  // layer-split figure and its label until one is.
+  if (r.model.arch.is_moe()) return;
   const TensorParallelParams tp = tensor_parallel_params(cat);
   const Device& gpu = r.devices.front();
   auto step = [&](std::int64_t depth) { return serving_step(r.model.arch, *e.plan, gpu, b, 1, depth, c, &tp); };

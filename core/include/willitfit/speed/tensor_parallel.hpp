@@ -19,9 +19,10 @@
 // cards). vLLM uses its own one-shot all-reduce kernel over NVLink for small messages and NCCL
 // otherwise (vllm/distributed/device_communicators/custom_all_reduce.py); over PCIe the messages
 // go through the host bridge, which is why a step costs tens of microseconds per all-reduce there.
-// MoE models with expert parallelism are out of scope: experts are treated as split like dense
-// matrices (the default in vLLM and SGLang without --enable-expert-parallel), with the
-// all-reduce count of a dense layer.
+// MoE models are out of scope for the single-request figure (engine_fit.hpp server_decode_speed
+// applies it to dense models only); in the throughput steps their experts are treated as split
+// like dense matrices (vLLM and SGLang without --enable-expert-parallel), with the all-reduce
+// count of a dense layer. Expert parallelism is not modelled.
 #pragma once
 #include <string>
 #include <vector>
