@@ -103,6 +103,8 @@ export interface ServerBudget {
 
 export interface Speed {
   decode_tps: number; decode_tps_low: number; decode_tps_high: number;
+  /** What the decode figure stands on; 'tensor_parallel': vLLM / SGLang over several GPUs (basis.tensor_parallel). */
+  decode_label?: 'measured' | 'calibrated' | 'extrapolated' | 'tensor_parallel';
   prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;
 }
 

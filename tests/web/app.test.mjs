@@ -75,6 +75,22 @@ test('a speed with a published run of the same model, quant and device says so, 
   assert.deepEqual(page.problems, []);
 });
 
+test('vLLM over 4 GPUs says its decode is tensor parallel, over which link, with the public runs behind it; 4 GPUs decode faster than 2', async () => {
+  const page = await env.page();
+  const q = (/** @type {number} */ n) => `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&hw=nvidia-h100-sxm&count=${n}&engine=vllm&ctx=8192&lang=en`;
+  await open(page, q(4));
+  await page.waitForFunction(() => /Tensor parallel/.test(document.querySelector('#speed-basis')?.textContent || ''));
+  const text = await page.textContent('#speed-basis');
+  assert.match(text, /^Tensor parallel over NVLink: each of the 4 GPUs/);
+  assert.match(text, /160 all-reduces per token/);   // 2 per layer x 80 layers, as the core counts them
+  const four = Number(await page.getAttribute('#k-decode', 'data-v'));
+  await open(page, q(2));
+  await page.waitForFunction(() => /each of the 2 GPUs/.test(document.querySelector('#speed-basis')?.textContent || ''));
+  const two = Number(await page.getAttribute('#k-decode', 'data-v'));
+  assert.ok(four > two, `4 GPUs ${four} tok/s, 2 GPUs ${two} tok/s`);
+  assert.deepEqual(page.problems, []);
+});
+
 test('a shared URL restores the same view, and back returns to the previous one', async () => {
   const page = await env.page();
   const url = `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q8_0&hw=nvidia-rtx-3090&ctx=32768&kv=q8_0&count=1&ram=0&lang=en`;

@@ -277,6 +277,13 @@ function renderSpeedBasis(s) {
       try { host = new URL(src).host; } catch { /* keep the text */ }
       parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? `, ${basis.measured[0].date}` : '')), ' ');
     }
+  } else if (label === 'tensor_parallel' && basis.tensor_parallel) {
+    // vLLM / SGLang over several GPUs: the core's tensor-parallel step and the public runs behind it.
+    const tpb = basis.tensor_parallel;
+    parts.push(T('speed_label_tp', {
+      link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
+      ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
+    }), ' ');
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
   } else {

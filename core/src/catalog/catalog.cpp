@@ -272,7 +272,8 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     load.guard(f.path, [&] { doc = parse_json(f.text, f.path); });
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
-    if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || f.path == "projectors.json" || starts_with(f.path, "measurements/")) {
+    if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || f.path == "projectors.json" ||
+        f.path == "tensor_parallel.json" || starts_with(f.path, "measurements/")) {
       c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp, calibration/llama_bench.cpp)
     } else if (starts_with(f.path, "models/")) {
       load.model(f, doc);

@@ -8,6 +8,8 @@
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/engine_step.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/speed/tensor_parallel.hpp"
 
 namespace wif {
 
@@ -86,6 +88,63 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
 
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   find_engine_step(r.engine)->fit(cat, r, e);  // the request reader accepts only engines with a step
+}
+
+void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate& e, const SpeedCoefficients& c) {
+  if (!server_engine(r.engine) || !e.vllm || e.speed.decode_tps <= 0) return;
+  const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
+  if (!b.fits || b.tensor_parallel < 2) return;
+  // Dense models only: the public rows are dense Llamas. A MoE step at one request runs the
+  // fused expert kernels far from the bandwidth bound (DeepSeek-V3 on 8 H200 would read as 165
+  // tok/s), and no single-request MoE row is in tensor_parallel.json to set that; MoE keeps the
+  // layer-split figure and its label until one is.
+  if (r.model.arch.is_moe()) return;
+  const TensorParallelParams tp = tensor_parallel_params(cat);
+  const Device& gpu = r.devices.front();
+  auto step = [&](std::int64_t depth) { return serving_step(r.model.arch, *e.plan, gpu, b, 1, depth, c, &tp); };
+  SpeedResult& s = e.speed;
+  const ServingPoint at = step(r.speed.depth);
+  if (at.per_user_tps <= 0) return;
+  s.decode_tps = at.per_user_tps;
+  s.decode_tps_low = s.decode_tps * tp.range.low;
+  s.decode_tps_high = s.decode_tps * tp.range.high;
+  // The all-reduces are a fixed cost per step like the launches: counted with them.
+  s.decode.weights_s = at.weights_ms / 1e3;
+  s.decode.kv_s = at.kv_ms / 1e3;
+  s.decode.overhead_s = (at.overhead_ms + at.allreduce_ms) / 1e3;
+  s.decode.total_s = at.step_ms / 1e3;
+  s.work.decode_weight_bytes = at.weights_ms / 1e3 * s.rates.bw_bytes_s;  // one rank's read
+  const ServingPoint mid = step(r.speed.depth + r.speed.prompt + std::max<std::int64_t>(1, r.speed.gen) / 2);
+  s.gen_avg_tps = mid.per_user_tps;
+  s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(r.speed.gen) / s.gen_avg_tps : 0);
+  for (std::size_t i = 0; i < s.curve_depth.size() && i < s.curve_tps.size(); ++i)
+    s.curve_tps[i] = step(static_cast<std::int64_t>(s.curve_depth[i])).per_user_tps;
+  s.group = "tensor_parallel";
+
+  // What stands behind the figure: the published single-request runs of tensor_parallel.json,
+  // and the one of this model, format, device, count and engine when there is one.
+  nlohmann::json measured = nlohmann::json::array();
+  if (const nlohmann::json* doc = cat.document("tensor_parallel.json"); doc && doc->contains("measurements"))
+    for (const auto& m : (*doc)["measurements"])
+      if (m.is_object() && m.value("model", "") == r.model.id && m.value("quant", "") == e.plan->quant &&
+          m.value("device", "") == gpu.id && m.value("count", 0) == b.tensor_parallel && m.value("engine", "") == r.engine &&
+          m.contains("tps") && m["tps"].is_number())
+        measured.push_back({{"kind", "tg"}, {"test", r.engine + " TP" + std::to_string(b.tensor_parallel)},
+                            {"tps", m["tps"]}, {"row_id", m.value("row_id", "")}, {"source", m.value("source", "")},
+                            {"date", m.value("date", "")}});
+  const std::string label = measured.empty() ? "tensor_parallel" : "measured";
+  nlohmann::json basis = {{"code", label}, {"backend", s.backend},
+                          {"tensor_parallel", {{"size", b.tensor_parallel}, {"link", tp_link(gpu, b.tensor_parallel)},
+                                               {"allreduces_per_token", allreduces_per_step(tp, r.model.arch)},
+                                               {"allreduce_ms", at.allreduce_ms},
+                                               {"rows", tp.rows}, {"held_out_rows", tp.held_out_rows},
+                                               {"held_out_max_error", tp.held_out_max_error}}},
+                          {"accuracy_group", {{"split", "tensor_parallel"}, {"backend", s.backend},
+                                              {"device_kind", device_kind_name(gpu.kind)}, {"moe", r.model.arch.is_moe()}}}};
+  if (!measured.empty()) basis["measured"] = measured;
+  if (!s.basis.is_object()) s.basis = nlohmann::json::object();
+  s.basis["decode_label"] = label;
+  s.basis["basis"] = basis;
 }
 
 void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) {

@@ -382,6 +382,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   } else if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit") {
     e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r), coef, r.host_link);
     attach_speed_basis(e.speed, coef, r.model.id, e.plan->quant, r.device, r.count, a.is_moe());
+    server_decode_speed(cat, r, e, coef);  // vLLM / SGLang across GPUs: tensor parallel, not a layer split
   }
   return e;
 }

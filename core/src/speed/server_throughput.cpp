@@ -6,7 +6,8 @@
 
 namespace wif {
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,
-                          const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c) {
+                          const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c,
+                          const TensorParallelParams* tpp) {
   ServingPoint p;
   p.concurrency = std::max<std::int64_t>(1, n);
   const double N = static_cast<double>(p.concurrency);
@@ -35,9 +36,18 @@ ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const D
                 : 0;
   p.overhead_ms = static_cast<double>(all.layers) * r.layer_s * 1e3;
   p.compute_ms = r.flops_s > 0 ? all.decode_flops * N / tp / r.flops_s * 1e3 : 0;
+  // Two all-reduces per layer of the batch's hidden states (16-bit activations), which no rank
+  // can overlap with its own reads: they sit between the layer's matmuls.
+  if (b.tensor_parallel > 1) {
+    static const TensorParallelParams priors;
+    const TensorParallelParams& tpp_ = tpp ? *tpp : priors;
+    const double bytes = N * static_cast<double>(a.n_embd) * 2.0;
+    p.allreduce_ms = static_cast<double>(allreduces_per_step(tpp_, a)) *
+                     allreduce_seconds(tpp_, gpu, b.tensor_parallel, bytes) * 1e3;
+  }
   const double memory_ms = p.weights_ms + p.kv_ms + p.overhead_ms;
   p.compute_bound = p.compute_ms > memory_ms;
-  p.step_ms = std::max(memory_ms, p.compute_ms);
+  p.step_ms = std::max(memory_ms, p.compute_ms) + p.allreduce_ms;
   p.per_user_tps = p.step_ms > 0 ? 1e3 / p.step_ms : 0;
   p.aggregate_tps = p.per_user_tps * N;
   return p;
@@ -45,17 +55,17 @@ ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const D
 
 ServingThroughput serving_throughput(const Architecture& a, const TensorPlan& plan, const Device& gpu,
                                      const VllmBudget& b, std::int64_t concurrency, std::int64_t depth,
-                                     const SpeedCoefficients& c) {
+                                     const SpeedCoefficients& c, const TensorParallelParams* tpp) {
   ServingThroughput t;
   t.depth = depth;
   t.max_concurrency = std::max<std::int64_t>(
       1, std::min<std::int64_t>(static_cast<std::int64_t>(std::floor(b.max_concurrency)), b.max_num_seqs));
   const std::int64_t n = concurrency > 0 ? concurrency : t.max_concurrency;
   t.exceeds_capacity = n > t.max_concurrency;
-  t.at = serving_step(a, plan, gpu, b, n, depth, c);
+  t.at = serving_step(a, plan, gpu, b, n, depth, c, tpp);
   for (std::int64_t k = 1;; k *= 2) {
     const std::int64_t m = std::min(k, t.max_concurrency);
-    t.curve.push_back(serving_step(a, plan, gpu, b, m, depth, c));
+    t.curve.push_back(serving_step(a, plan, gpu, b, m, depth, c, tpp));
     if (m == t.max_concurrency) break;
   }
   return t;
@@ -74,7 +84,8 @@ nlohmann::json serving_throughput_json(const ServingThroughput& t) {
           {"aggregate_tps", finite_or_zero(p.aggregate_tps)}, {"per_user_tps", finite_or_zero(p.per_user_tps)},
           {"step_ms", finite_or_zero(p.step_ms)},
           {"terms", {{"weights_ms", finite_or_zero(p.weights_ms)}, {"kv_ms", finite_or_zero(p.kv_ms)},
-                     {"overhead_ms", finite_or_zero(p.overhead_ms)}, {"compute_ms", finite_or_zero(p.compute_ms)}}},
+                     {"overhead_ms", finite_or_zero(p.overhead_ms)}, {"compute_ms", finite_or_zero(p.compute_ms)},
+                     {"allreduce_ms", finite_or_zero(p.allreduce_ms)}}},
           {"compute_bound", p.compute_bound}, {"exceeds_capacity", t.exceeds_capacity},
           {"curve", {{"concurrency", cc}, {"aggregate_tps", agg}, {"per_user_tps", user}}}};
 }

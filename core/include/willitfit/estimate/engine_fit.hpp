@@ -26,6 +26,14 @@ bool server_engine(const std::string& engine);
 /// memory terms and verdict of `e` (plan, params, kv and compute must be set).
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
 
+/// vLLM and SGLang with tensor parallelism (2 or more GPUs): replace the decode figures of
+/// e.speed (computed for llama.cpp's layer split) by the tensor-parallel step of the budget
+/// (server_throughput.hpp serving_step at one request, tensor_parallel.hpp): every rank reads its
+/// slice at once, plus two all-reduces per layer. The range, label and basis come from
+/// data/tensor_parallel.json. Prefill and time to first token are left as computed. Dense
+/// models only (MoE keeps the layer-split figure: no public single-request MoE row to check it).
+void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate& e, const SpeedCoefficients& c);
+
 /// Add the engine step's part (placement or server budget, per-device memory) and the launch
 /// commands to the result document.
 void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out);

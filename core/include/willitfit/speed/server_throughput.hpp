@@ -10,8 +10,10 @@
 // over the rank's effective bandwidth, plus the speed model's fixed per-layer cost per step.
 // The step is never faster than the compute bound: 2 x active parameters x n FLOPs, split over
 // the ranks, at the effective FLOP rate.
-// Aggregate tokens/s = n / step; per-user tokens/s = 1 / step. Tensor-parallel all-reduce time
-// is not modelled (small next to weight reads at these batch sizes over NVLink; not over PCIe).
+// Aggregate tokens/s = n / step; per-user tokens/s = 1 / step. With tensor parallelism each step
+// also waits for two all-reduces per layer (tensor_parallel.hpp): a latency set by the link
+// (NVLink or PCIe) plus the batch's hidden states over the link's bandwidth. The ranks work at
+// once, so the step is one rank's time, not the sum over ranks (as for llama.cpp's layer split).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,12 +26,13 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/speed.hpp"
+#include "willitfit/speed/tensor_parallel.hpp"
 
 namespace wif {
 
 struct ServingPoint {
   std::int64_t concurrency = 0;
-  double step_ms = 0, weights_ms = 0, kv_ms = 0, overhead_ms = 0, compute_ms = 0;
+  double step_ms = 0, weights_ms = 0, kv_ms = 0, overhead_ms = 0, compute_ms = 0, allreduce_ms = 0;
   double aggregate_tps = 0, per_user_tps = 0;
   bool compute_bound = false;
 };
@@ -43,13 +46,15 @@ struct ServingThroughput {
 };
 
 /// One step at `n` requests of `depth` tokens each, on `gpu` (every rank alike) for budget `b`.
+/// `tp` gives the all-reduce costs (nullptr: the built-in priors).
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,
-                          const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c);
+                          const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c,
+                          const TensorParallelParams* tp = nullptr);
 
 /// The point at `concurrency` (0 = max) and the curve. Needs a budget that fits.
 ServingThroughput serving_throughput(const Architecture& a, const TensorPlan& plan, const Device& gpu,
                                      const VllmBudget& b, std::int64_t concurrency, std::int64_t depth,
-                                     const SpeedCoefficients& c);
+                                     const SpeedCoefficients& c, const TensorParallelParams* tp = nullptr);
 
 /// {depth, concurrency, max_concurrency, aggregate_tps, per_user_tps, step_ms, terms{…},
 ///  compute_bound, exceeds_capacity, curve{concurrency[], aggregate_tps[], per_user_tps[]}}.

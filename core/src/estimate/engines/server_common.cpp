@@ -7,6 +7,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/speed/tensor_parallel.hpp"
 
 namespace wif::engines {
 namespace {
@@ -50,8 +51,9 @@ void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
   if (b.fits && r.devices.front().bandwidth_gbs > 0) {
     const std::int64_t depth = std::min<std::int64_t>(b.max_model_len, r.speed.depth + r.speed.prompt + r.speed.gen / 2);
+    const TensorParallelParams tp = tensor_parallel_params(cat);
     e.throughput = serving_throughput(r.model.arch, *e.plan, r.devices.front(), b, r.vllm.concurrency, depth,
-                                      memo_speed_coefficients(cat));
+                                      memo_speed_coefficients(cat), &tp);
   }
 }
 
