@@ -272,8 +272,10 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     load.guard(f.path, [&] { doc = parse_json(f.text, f.path); });
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
-    if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || starts_with(f.path, "measurements/")) {
-      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp, calibration/llama_bench.cpp)
+    if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || f.path == "segments.json" ||
+        starts_with(f.path, "measurements/")) {
+      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp,
+                                   // calibration/llama_bench.cpp, questions/solve.cpp for segments.json)
     } else if (starts_with(f.path, "models/")) {
       load.model(f, doc);
     } else if (starts_with(f.path, "hardware/")) {
@@ -289,6 +291,18 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     if (d.facts.is_object() && d.facts.contains("overhead_backend") && !c.find_backend(d.overhead_backend))
       c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".overhead_backend",
                            "backend '" + d.overhead_backend + "' is not in backends.json"});
+  // A GPU's segment must name a segments.json entry (the count searches cap by it).
+  if (const nlohmann::json* seg = c.document("segments.json")) {
+    std::set<std::string> known;
+    if (seg->is_object() && seg->contains("segments") && (*seg)["segments"].is_array())
+      for (const auto& s : (*seg)["segments"])
+        if (s.is_object() && s.contains("id") && s["id"].is_string()) known.insert(s["id"].get<std::string>());
+    for (const auto& d : c.devices_)
+      if (d.facts.is_object() && d.facts.contains("segment") &&
+          (!d.facts["segment"].is_string() || !known.count(d.facts["segment"].get<std::string>())))
+        c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".segment",
+                             "segment is not in segments.json"});
+  }
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }
