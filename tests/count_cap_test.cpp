@@ -112,3 +112,20 @@ TEST_CASE("a search bound at or below every cap reports no cap", "[count_cap]") 
   REQUIRE_FALSE(r.contains("error"));
   CHECK(r["count_caps"].empty());
 }
+
+TEST_CASE("the fine-tuning estimate's cheapest GPU set holds no more cards than its segment's cap", "[count_cap]") {
+  // LoRA on a 70B model: eight 32 GB workstation cards were the cheapest set before the cap.
+  const json r = json::parse(wif::api_train(cat(), json({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "nvidia-rtx-4060"},
+                                                         {"method", "lora"}}).dump()));
+  REQUIRE_FALSE(r.contains("error"));
+  INFO(r.dump().substr(0, 2000));
+  REQUIRE(r["cheapest"].is_object());
+  CHECK(r["cheapest"]["count"].get<int>() <= cap_of(r["cheapest"]["id"]));
+  REQUIRE(r.contains("count_caps"));
+  CHECK(r["count_caps"][0]["code"] == "segment_max_count");
+  for (const char* m : {"full", "qlora"}) {
+    const json x = json::parse(wif::api_train(cat(), json({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "nvidia-rtx-4060"},
+                                                           {"method", m}}).dump()));
+    if (x["cheapest"].is_object()) CHECK(x["cheapest"]["count"].get<int>() <= cap_of(x["cheapest"]["id"]));
+  }
+}

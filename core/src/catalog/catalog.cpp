@@ -324,6 +324,24 @@ const nlohmann::json* Catalog::document(const std::string& path) const {
   return it == documents_.end() ? nullptr : &it->second;
 }
 
+std::map<std::string, int> Catalog::segment_max_counts() const {
+  std::map<std::string, int> m;
+  if (const nlohmann::json* doc = document("segments.json"))
+    if (doc->is_object() && doc->contains("segments") && (*doc)["segments"].is_array())
+      for (const auto& s : (*doc)["segments"])
+        if (s.is_object() && s.contains("id") && s["id"].is_string() && s.contains("max_count") &&
+            s["max_count"].is_number_integer() && s["max_count"].get<int>() >= 1)
+          m[s["id"].get<std::string>()] = s["max_count"].get<int>();
+  return m;
+}
+
+int Catalog::segment_max_count(const Device& d) const {
+  if (!d.facts.is_object() || !d.facts.contains("segment") || !d.facts["segment"].is_string()) return 0;
+  const auto m = segment_max_counts();
+  auto it = m.find(d.facts["segment"].get<std::string>());
+  return it == m.end() ? 0 : it->second;
+}
+
 const BackendInfo* Catalog::find_backend(const std::string& id) const {
   auto it = backends_.find(id);
   return it == backends_.end() ? nullptr : &it->second;

@@ -84,32 +84,17 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.speed.backend.clear();  // each candidate on its own primary backend
 }
 
-namespace {
-// segments.json's max_count per segment id (catalog.cpp checks every GPU's segment is listed).
-std::map<std::string, int> segment_max_counts(const Catalog& cat) {
-  std::map<std::string, int> m;
-  if (const json* doc = cat.document("segments.json"))
-    if (doc->is_object() && doc->contains("segments") && (*doc)["segments"].is_array())
-      for (const auto& s : (*doc)["segments"])
-        if (s.is_object() && s.contains("id") && s["id"].is_string() && s.contains("max_count") &&
-            s["max_count"].is_number_integer() && s["max_count"].get<int>() >= 1)
-          m[s["id"].get<std::string>()] = s["max_count"].get<int>();
-  return m;
-}
-}  // namespace
-
 CountCap count_cap(const Catalog& cat, const Device& d, int limit) {
   CountCap c;
   if (d.kind != DeviceKind::Gpu) return c;  // one Mac, one mini PC: never several
   c.max_count = limit;
   if (!d.facts.is_object() || !d.facts.contains("segment") || !d.facts["segment"].is_string()) return c;
   c.segment = d.facts["segment"].get<std::string>();
-  const auto m = segment_max_counts(cat);
-  auto it = m.find(c.segment);
-  if (it == m.end()) return c;
-  c.segment_max_count = it->second;
-  c.capped = it->second < limit;
-  c.max_count = std::min(limit, it->second);
+  const int seg = cat.segment_max_count(d);
+  if (seg <= 0) return c;
+  c.segment_max_count = seg;
+  c.capped = seg < limit;
+  c.max_count = std::min(limit, seg);
   return c;
 }
 
@@ -120,7 +105,7 @@ json count_cap_json(const CountCap& c, int limit) {
 
 json catalog_count_caps(const Catalog& cat, int limit) {
   json out = json::array();
-  for (const auto& [seg, n] : segment_max_counts(cat))
+  for (const auto& [seg, n] : cat.segment_max_counts())
     if (n < limit) {
       CountCap c;
       c.segment = seg;
