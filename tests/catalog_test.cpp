@@ -317,3 +317,58 @@ TEST_CASE("a figure marked uncertain names a known reason and a range that holds
   }
   CHECK(marked >= 1);
 }
+
+TEST_CASE("every catalog GPU names a segment with a sourced card count; every Mac and mini PC its products", "[catalog]") {
+  const Catalog c = Catalog::load(embedded_catalog());
+  const nlohmann::json* seg = c.document("segments.json");
+  REQUIRE(seg != nullptr);
+  std::map<std::string, int> max_count;
+  for (const auto& s : (*seg)["segments"]) {
+    INFO(s.dump());
+    REQUIRE(s["max_count"].is_number_integer());
+    CHECK(s["max_count"].get<int>() >= 1);
+    CHECK(s["source"].get<std::string>().rfind("https://", 0) == 0);
+    CHECK(s["checked"].get<std::string>().size() == 10);
+    max_count[s["id"].get<std::string>()] = s["max_count"].get<int>();
+  }
+  // The three the issue names, with the counts their sources give.
+  CHECK(max_count["consumer"] == 4);
+  CHECK(max_count["workstation"] == 4);
+  CHECK(max_count["datacenter"] == 8);
+  int gpus = 0, named = 0;
+  for (const auto& d : c.devices()) {
+    INFO(d.id);
+    if (d.kind == DeviceKind::Gpu) {
+      ++gpus;
+      REQUIRE(d.facts.contains("segment"));
+      CHECK(max_count.count(d.facts["segment"].get<std::string>()) == 1);
+    }
+    if (d.kind == DeviceKind::Apple || d.kind == DeviceKind::Unified) {
+      ++named;
+      REQUIRE(d.facts.contains("products"));
+      CHECK(!d.facts["products"].empty());
+      CHECK(d.facts["chip"].is_string());
+      for (const auto& p : d.facts["products"]) {
+        CHECK(!p["name"].get<std::string>().empty());
+        CHECK(!p["line"].get<std::string>().empty());
+        CHECK(p["source"].get<std::string>().rfind("http", 0) == 0);
+        CHECK(p["checked"].get<std::string>().size() == 10);
+      }
+    }
+  }
+  CHECK(gpus > 50);
+  CHECK(named > 40);
+  // A GeForce card is consumer, an H100 data-centre, an RTX PRO 6000 a workstation card.
+  CHECK(c.find_device("nvidia-rtx-4060")->facts["segment"] == "consumer");
+  CHECK(c.find_device("nvidia-h100-sxm")->facts["segment"] == "datacenter");
+  CHECK(c.find_device("nvidia-rtx-pro-6000-blackwell")->facts["segment"] == "workstation");
+}
+
+TEST_CASE("a GPU segment that segments.json does not list is a catalog error", "[catalog]") {
+  const std::string hw = R"({"devices":[{"id":"gpu-a","name":"A","kind":"gpu","segment":"mining-rig","memory_gib":24,"bandwidth_gbs":1000,"source":"https://example.org/a","checked":"2026-12-02"}]})";
+  const std::string seg = R"({"segments":[{"id":"consumer","max_count":4,"source":"https://example.org/s","checked":"2026-12-04"}]})";
+  const Catalog c = Catalog::load({{"hardware/a.json", hw}, {"segments.json", seg}});
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == "unknown_reference");
+  CHECK(c.errors()[0].path == "hardware#gpu-a.segment");
+}

@@ -10,6 +10,7 @@ import { gbOf, num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
+import { productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
@@ -52,18 +53,29 @@ function fillSelect(sel, items) {
   if (keep) sel.value = keep;
 }
 
-/** The hardware search: catalog devices by chip and product name (the core's `products`), and saved ones. */
+/**
+ * The hardware search: catalog devices by product label ("Mac Studio · M3 Ultra 80-core GPU ·
+ * 512 GB"), chip name and every product they ship in (the core's `products`), and saved ones.
+ */
 function hardwareItems() {
   const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: gbOf(d.memory_gib, state.lang) }));
-  return [...custom, ...catalog.hardware.map((d) => ({
-    id: d.id, name: Array.isArray(d.products) && d.products.length ? `${d.name} — ${d.products.join(', ')}` : d.name,
-    org: d.vendor, hint: gbOf(d.memory_gib, state.lang),
-  }))];
+  return [...custom, ...catalog.hardware.map((d) => {
+    const product = productLabel(d, state.lang, catalog.hardware);
+    return {
+      id: d.id, name: product ?? d.name, org: d.vendor, hint: product ? d.name : gbOf(d.memory_gib, state.lang),
+      keywords: [d.name, ...(Array.isArray(d.products) ? d.products : [])].join(' '),
+    };
+  })];
+}
+
+/** A catalog device's option text: its product label, else "name · memory". @param {any} d */
+function hardwareOption(d) {
+  return productLabel(d, state.lang, catalog.hardware) ?? `${d.name} · ${gbOf(d.memory_gib, state.lang)}`;
 }
 
 function fillHardware() {
   const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: T('saved_group') }));
-  const cat = catalog.hardware.map((d) => ({ value: d.id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: hardwareOption(d), group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
   fillSelect(byId('hardware'), [...custom, ...cat]);
   fillSelect(byId('dp-device'), cat);
 }
@@ -198,7 +210,7 @@ function setTitle(r) {
   const mi = catalog.modelInfo(state.model);
   const di = catalog.deviceInfo(state.hw);
   const model = r ? r.model.name : mi?.name || state.model;
-  const hw = r ? hwName(r) : di?.name || state.hw;
+  const hw = r ? hwName(r) : di ? productLabel(di, state.lang, catalog.hardware) ?? di.name : state.hw;
   const v = { model, hw };
   document.title = T(`title_${state.view}_named`, v);
   let meta = document.querySelector('meta[name="description"]');
@@ -270,7 +282,7 @@ function updateTabs() {
     if (v === state.view) a.setAttribute('aria-current', 'page'); else a.removeAttribute('aria-current');
   }
   byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
-  byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: String(catalog.deviceInfo(state.hw)?.name) }) : T('tab_device');
+  byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
   // On a phone the tabs scroll sideways: bring the current one into view (sideways only).
   // After the frame's layout: the labels above may have changed the tabs' widths.
   const nav = byId('tabs'), cur = byId(`tab-${state.view}`);

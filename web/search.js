@@ -1,10 +1,10 @@
 // @ts-check
-// Type-ahead over the catalog for an <input role="combobox">: matches name, organisation and id
-// (every word of the query must appear), arrow keys move, Enter picks, Escape closes. The list
+// Type-ahead over the catalog for an <input role="combobox">: matches name, organisation, id and
+// keywords (a device's chip and product names; every word of the query must appear), arrow keys move, Enter picks, Escape closes. The list
 // floats over the page so typing never shifts the layout.
 import { h } from './dom.js';
 
-/** @typedef {{id: string, name: string, org?: string, hint?: string}} Item */
+/** @typedef {{id: string, name: string, org?: string, hint?: string, keywords?: string}} Item */
 
 /**
  * @param {HTMLInputElement} input
@@ -39,7 +39,7 @@ export function attachSearch(input, items, onPick) {
     const words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
     const all = items();
     shown = (words.length ? all.filter((it) => {
-      const hay = `${it.name} ${it.org || ''} ${it.id}`.toLowerCase();
+      const hay = `${it.name} ${it.org || ''} ${it.id} ${it.keywords || ''}`.toLowerCase();
       return words.every((w) => hay.includes(w));
     }) : all).slice(0, 12);
     box.replaceChildren(...shown.map((it, i) => h('li', {

@@ -12,6 +12,7 @@
 // and fails with the page's coded messages (hub.js hubErrorKey).
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
 import { gib, money, num, pct, tokens } from './format.js';
+import { productLabel } from './device-name.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
 import { STRINGS, t } from './i18n.js';
 
@@ -191,7 +192,7 @@ export class WillItFitElement extends HTMLElement {
       const m = r.memory;
       this.$line.removeAttribute('title');
       delete this.dataset.code;
-      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${r.hardware.name}`;
+      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
       this.$line.textContent = `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)} (${pct(m.utilization, lang)}) · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;

@@ -126,6 +126,8 @@ export interface EstimateResult {
   model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; topology_code: TopologyCode; [k: string]: unknown };
   quant: { id: string; bits_per_weight: number; quality: Quality };
   hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
+    /** The products it ships in, their lines, the chip's short name and its GPU and CPU cores (data/SCHEMA.md `products`, `chip`). */
+    products: string[]; product_lines: string[]; chip: string | null; gpu_cores: number | null; cpu_cores: number | null;
     /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
     uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number }> };
   settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };
@@ -172,6 +174,9 @@ export interface TopologyCode {
   ffn: 'dense' | 'moe'; experts?: number; experts_used?: number;
   attention: 'mla' | 'hybrid_linear' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
 }
+
+/** A count search capped by the card's segment (solve `count_caps[]`, data/segments.json). */
+export interface CountCap { code: 'segment_max_count'; segment: string; segment_max_count: number; max_count: number }
 
 /** Documents whose shape api.hpp and the headers it names describe (solve.hpp, training.hpp …). */
 export interface Versioned { schema_version: 1; [field: string]: unknown }

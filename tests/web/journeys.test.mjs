@@ -228,8 +228,9 @@ test('journey: the title and description name the model and the device in the pa
   const page = await env.page();
   await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=fr`);
   await page.waitForFunction(() => /GLM-4\.5 Air/.test(document.title));
-  assert.match(await page.title(), /GLM-4\.5 Air sur Apple M3 Ultra/);
-  assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Apple M3 Ultra/);
+  // The Mac by its product, with its chip configuration and memory in French ("Go", "GPU 80 cœurs").
+  assert.match(await page.title(), /GLM-4\.5 Air sur Mac Studio · M3 Ultra GPU 80 cœurs · 512 Go/);
+  assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Mac Studio · M3 Ultra/);
   await page.context().close();
 });
 
@@ -242,6 +243,36 @@ test('journey: the hardware search finds a Mac by its product name', async () =>
   await page.keyboard.press('Enter');
   await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#summary').textContent));
   assert.equal(await page.inputValue('#hardware'), 'apple-m3-ultra-80c-gpu-512gb');
+  // The select, the summary and the device page name it by product, chip configuration and memory.
+  const label = 'Mac Studio · M3 Ultra 80-core GPU · 512 GB';
+  assert.equal((await page.textContent('#hardware option[value="apple-m3-ultra-80c-gpu-512gb"]')).trim(), label);
+  assert.ok((await page.textContent('#summary')).includes(label), await page.textContent('#summary'));
+  // A chip that ships in several products names them all, and the search finds it by either.
+  await page.fill('#hw-search', 'macbook pro m4 max 128');
+  await page.waitForSelector('#hw-search-options li');
+  const options = await page.$$eval('#hw-search-options li .opt-name', (els) => els.map((e) => e.textContent));
+  assert.ok(options.includes('MacBook Pro / Mac Studio · M4 Max 40-core GPU · 128 GB'), options.join(' | '));
+  await page.fill('#hw-search', 'framework desktop 128');
+  await page.waitForSelector('#hw-search-options li');
+  assert.match(await page.textContent('#hw-search-options li .opt-name'), /Framework Desktop .*Ryzen AI Max\+ 395 · 128 GB/);
+  await open(page, `${env.url}?view=device&hw=apple-m4-pro-20c-gpu-48gb&lang=zh`);
+  await page.waitForFunction(() => /Mac mini/.test(document.querySelector('#dp-title').textContent));
+  assert.match(await page.textContent('#dp-title'), /Mac mini \/ MacBook Pro · M4 Pro 20 核 GPU · 48 GB/);
+  await page.context().close();
+});
+
+test('journey: make it fit offers no more RTX 4060 cards than a desktop holds, and says why in every language', async () => {
+  const page = await env.page();
+  const capText = { en: /at most 4 consumer graphics cards/, es: /como máximo 4 tarjetas gráficas de consumo/,
+    fr: /au plus 4 cartes graphiques grand public/, zh: /最多容纳 4 张消费级显卡/ };
+  for (const [lang, re] of Object.entries(capText)) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192&lang=${lang}`);
+    await page.waitForSelector('#fit-list li[data-cap="consumer"]');
+    assert.match(await page.textContent('#fit-list li[data-cap="consumer"]'), re);
+    // No change adds cards beyond the cap (the core offered seven before the cap).
+    const counts = await page.$$eval('#fit-list li.fix[data-field="count"]', (els) => els.map((e) => e.textContent));
+    assert.equal(counts.length, 0, counts.join(' | '));
+  }
   await page.context().close();
 });
 

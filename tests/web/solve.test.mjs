@@ -32,6 +32,11 @@ test('make it fit lists the core\'s changes and the hardware picks show four car
   assert.ok(cards.filter((c) => c.id).length >= 3, JSON.stringify(cards));
   for (const c of cards.filter((x) => x.id)) assert.match(c.text, /tok\/s/);
   assert.match(await page.textContent('#picks-title'), /Llama 3\.3 70B/);
+  // The unified-memory card names the machine by its product (a Mac or a mini PC), and the note
+  // under the cards says how many cards of a kind a configuration may use (the core's count_caps).
+  const unified = cards.find((c) => c.key === 'unified_memory');
+  assert.match(unified.text, /(Mac Studio|Mac mini|MacBook Pro|Framework Desktop|DGX Spark|GMKtec)[^·]* · /, unified.text);
+  assert.equal(await page.textContent('#picks-caps'), 'Several cards count up to 4 consumer cards and 4 workstation cards per machine.');
   assert.doesNotMatch(await page.textContent('#diag-section'), /undefined|NaN|Infinity/);
   assert.doesNotMatch(await page.textContent('#picks-section'), /undefined|NaN|Infinity/);
   assert.deepEqual(page.problems, []);

@@ -190,4 +190,9 @@ export default {
   pick_missing_no_single_card_fits: 'No single card holds it: the weights take {weights}, the largest priced consumer or workstation card has {largest}.', pick_missing_no_priced_option_runs: 'No priced configuration in the catalog runs it ({weights} of weights).', pick_missing_no_unified_fits: 'No unified-memory machine holds it: the weights take {weights}, the largest priced one has {largest}.', pick_missing_no_cloud_offer_runs: 'No cloud offer in the catalog runs it ({weights} of weights).',
   show_all_rows: 'Show the other rows ({0} in all)', none_in_catalog: 'None in the catalog.',
   dp_lead: '{n} catalog models run on it; first in the list: {model} at {quant}, {speed}.', dp_lead_none: 'No catalog model runs on it at the quality and speed bars below.',
+  dev_gpu_cores: '{0}-core GPU', dev_cpu_gpu_cores: '{cpu}-core CPU, {gpu}-core GPU',
+  fit_cap_consumer: 'No more of these cards are suggested: a desktop PC holds at most {n} consumer graphics cards.',
+  fit_cap_workstation: 'No more of these cards are suggested: a workstation holds at most {n} professional cards.',
+  fit_cap_datacenter: 'No more of these cards are suggested: one server node holds at most {n} data-centre GPUs.',
+  picks_caps: 'Several cards count up to {0} per machine.', cap_short_consumer: '{n} consumer cards', cap_short_workstation: '{n} workstation cards', cap_short_datacenter: '{n} data-centre GPUs',
 };

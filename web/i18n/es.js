@@ -190,4 +190,9 @@ export default {
   pick_missing_no_single_card_fits: 'Ninguna tarjeta sola lo contiene: los pesos ocupan {weights} y la mayor tarjeta de consumo o estación de trabajo con precio tiene {largest}.', pick_missing_no_priced_option_runs: 'Ninguna configuración con precio del catálogo lo ejecuta ({weights} de pesos).', pick_missing_no_unified_fits: 'Ninguna máquina de memoria unificada lo contiene: los pesos ocupan {weights} y la mayor con precio tiene {largest}.', pick_missing_no_cloud_offer_runs: 'Ninguna oferta en la nube del catálogo lo ejecuta ({weights} de pesos).',
   show_all_rows: 'Mostrar las demás filas ({0} en total)', none_in_catalog: 'Ninguno en el catálogo.',
   dp_lead: 'Se ejecutan {n} modelos del catálogo; el primero de la lista: {model} en {quant}, {speed}.', dp_lead_none: 'Ningún modelo del catálogo se ejecuta en él con los umbrales de calidad y velocidad de abajo.',
+  dev_gpu_cores: 'GPU de {0} núcleos', dev_cpu_gpu_cores: 'CPU de {cpu} núcleos, GPU de {gpu} núcleos',
+  fit_cap_consumer: 'No se sugieren más tarjetas de este tipo: un PC de escritorio admite como máximo {n} tarjetas gráficas de consumo.',
+  fit_cap_workstation: 'No se sugieren más tarjetas de este tipo: una estación de trabajo admite como máximo {n} tarjetas profesionales.',
+  fit_cap_datacenter: 'No se sugieren más tarjetas de este tipo: un nodo de servidor admite como máximo {n} GPU de centro de datos.',
+  picks_caps: 'Con varias tarjetas se cuentan hasta {0} por máquina.', cap_short_consumer: '{n} tarjetas de consumo', cap_short_workstation: '{n} tarjetas de estación de trabajo', cap_short_datacenter: '{n} GPU de centro de datos',
 };

@@ -190,4 +190,9 @@ export default {
   pick_missing_no_single_card_fits: 'Aucune carte seule ne le contient : les poids occupent {weights}, la plus grande carte grand public ou station de travail avec un prix a {largest}.', pick_missing_no_priced_option_runs: 'Aucune configuration avec un prix dans le catalogue ne le fait tourner ({weights} de poids).', pick_missing_no_unified_fits: 'Aucune machine à mémoire unifiée ne le contient : les poids occupent {weights}, la plus grande avec un prix a {largest}.', pick_missing_no_cloud_offer_runs: 'Aucune offre cloud du catalogue ne le fait tourner ({weights} de poids).',
   show_all_rows: 'Afficher les autres lignes ({0} en tout)', none_in_catalog: 'Aucun dans le catalogue.',
   dp_lead: '{n} modèles du catalogue y tournent ; le premier de la liste : {model} en {quant}, {speed}.', dp_lead_none: 'Aucun modèle du catalogue n’y tourne aux seuils de qualité et de vitesse ci-dessous.',
+  dev_gpu_cores: 'GPU {0} cœurs', dev_cpu_gpu_cores: 'CPU {cpu} cœurs, GPU {gpu} cœurs',
+  fit_cap_consumer: 'Aucune carte de plus n’est proposée : un PC de bureau accueille au plus {n} cartes graphiques grand public.',
+  fit_cap_workstation: 'Aucune carte de plus n’est proposée : une station de travail accueille au plus {n} cartes professionnelles.',
+  fit_cap_datacenter: 'Aucune carte de plus n’est proposée : un nœud serveur accueille au plus {n} GPU de centre de données.',
+  picks_caps: 'Les configurations à plusieurs cartes vont jusqu’à {0} par machine.', cap_short_consumer: '{n} cartes grand public', cap_short_workstation: '{n} cartes de station de travail', cap_short_datacenter: '{n} GPU de centre de données',
 };

@@ -190,4 +190,9 @@ export default {
   pick_missing_no_single_card_fits: '没有单张显卡放得下：权重需要 {weights}，目录中有价格的最大消费级或工作站显卡为 {largest}。', pick_missing_no_priced_option_runs: '目录中没有有价格的配置能运行它（权重 {weights}）。', pick_missing_no_unified_fits: '没有统一内存机器放得下：权重需要 {weights}，有价格的最大一台为 {largest}。', pick_missing_no_cloud_offer_runs: '目录中没有云端方案能运行它（权重 {weights}）。',
   show_all_rows: '显示其余行（共 {0} 行）', none_in_catalog: '目录中没有。',
   dp_lead: '目录中有 {n} 个模型能在其上运行；列表第一个：{model}，{quant}，{speed}。', dp_lead_none: '按下方的质量和速度标准，目录中没有模型能在其上运行。',
+  dev_gpu_cores: '{0} 核 GPU', dev_cpu_gpu_cores: '{cpu} 核 CPU、{gpu} 核 GPU',
+  fit_cap_consumer: '不再建议增加此类显卡：一台台式机最多容纳 {n} 张消费级显卡。',
+  fit_cap_workstation: '不再建议增加此类显卡：一台工作站最多容纳 {n} 张专业显卡。',
+  fit_cap_datacenter: '不再建议增加此类 GPU：一个服务器节点最多容纳 {n} 块数据中心 GPU。',
+  picks_caps: '多卡配置每台机器最多计 {0}。', cap_short_consumer: '{n} 张消费级显卡', cap_short_workstation: '{n} 张工作站显卡', cap_short_datacenter: '{n} 块数据中心 GPU',
 };

@@ -8,7 +8,7 @@ import { fill, h, link, text } from '../dom.js';
 import { gib, list, num, tokens, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { paramsText, ruleFromCode, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
 import { qualityText } from './main.js';
 import { market } from './cost.js';
@@ -27,9 +27,10 @@ export async function renderDevice(alive) {
     fill('dp-facts'); fill('dp-usable'); fill('dp-runs');
     return;
   }
-  text('dp-title', T('dp_title', { 0: d.name }));
+  const name = shownName(d, L);
+  text('dp-title', T('dp_title', { 0: name }));
   text('dp-lead', '');
-  setPageMeta(T('dp_doc_title', { device: d.name }), T('dp_doc_desc', { device: d.name, memory: gib(d.memory_gib * GiB, L, 0) }));
+  setPageMeta(T('dp_doc_title', { device: name }), T('dp_doc_desc', { device: name, memory: gib(d.memory_gib * GiB, L, 0) }));
   // The device's usable memory, read off an estimate of a small model at the core's defaults.
   const base = { ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), hw: state.hw, ram: state.ram };
   let probe;
@@ -75,7 +76,7 @@ export async function renderDevice(alive) {
   if (list.engine_runs === false) {
     // llama.cpp has no backend for this device (the core's backends data): no figures at all.
     const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');
-    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: d.name })),
+    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: name })),
       h('p', null, others.length ? T('dp_no_engine_others', { 0: engineList(others) }) : T('dp_no_engine_none')));
     return;
   }

@@ -7,7 +7,7 @@
 import { call } from '../client.js';
 import { defaults, deviceInfo } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
-import { gib, num, tokens } from '../format.js';
+import { gib, list as joinList, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
@@ -93,13 +93,18 @@ async function run(r, alive) {
       td(9, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
   });
   const caption = T('ft_table', { model: r.model.name, seq: tokens(ftInputs.seq, L), batch: num(ftInputs.batch, L) });
+  // The cheapest sets hold no more cards than a machine of their kind does (the core's count_caps).
+  /** @type {Map<string, number>} */
+  const caps = new Map();
+  for (const x of rs) for (const c of (x.error ? [] : x.count_caps || [])) caps.set(c.segment, c.segment_max_count);
+  const capNote = caps.size ? h('p', { class: 'note', id: 'ft-caps' }, T('picks_caps', { 0: joinList([...caps].map(([s, n]) => T(`cap_short_${s}`, { n: num(n, L) })), L) })) : null;
   fill('finetune-out',
     h('p', { class: 'note' }, T('ft_intro', { model: r.model.name })),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap fit' },
         h('table', { class: 'data stack wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
           h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
-          h('tbody', null, rows)))));
+          h('tbody', null, rows)))), capNote);
 }
 
 function ensureInputs() {

@@ -14,14 +14,15 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 /** @param {any} r */
 export function hwName(r) {
-  return r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name;
+  const name = shownName(r.hardware, state.lang);
+  return r.hardware.count > 1 ? `${r.hardware.count}× ${name}` : name;
 }
 
 /** True for the serving engines (vLLM, SGLang), whose KV cache is a preallocated pool. @param {any} r */
@@ -43,7 +44,7 @@ export function clearExtras() {
   for (const id of ['plug-speed', 'serve-cards', 'plan', 'verdict-fix']) byId(id).hidden = true;
   // The folded form's line still says what was asked (there is no result to name it).
   const mi = modelInfo(state.model), d = deviceInfo(state.hw);
-  const hw = d ? hwName({ hardware: { count: state.count, name: d.name } }) : state.hw;
+  const hw = d ? hwName({ hardware: { ...d, count: state.count } }) : state.hw;
   const asked = state.model.length > 80 ? `${state.model.slice(0, 79)}…` : state.model;   // a link may carry kilobytes
   text('setup-line', [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw].filter(Boolean).join(' · '));
 }
@@ -309,7 +310,7 @@ function renderUncertain(r) {
   const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
   const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
   el.textContent = T('unc_speed_note', {
-    device: r.hardware.name,
+    device: shownName(r.hardware, L),
     list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
   });
 }
@@ -605,7 +606,7 @@ function links(r) {
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));
-  text('links-models-title', T('links_models', { hw: r.hardware.name }));
+  text('links-models-title', T('links_models', { hw: shownName(r.hardware, L) }));
   crumbs(r);
 }
 
@@ -618,5 +619,5 @@ function crumbs(r) {
   const mi = modelInfo(state.model);
   const di = deviceInfo(state.hw);
   fill('crumbs', mi && !mi.custom ? link(urlFor({ view: 'model' }), T('open_model_page', { 0: r.model.name })) : null,
-    di && !di.custom ? link(urlFor({ view: 'device' }), T('open_device_page', { 0: r.hardware.name })) : null);
+    di && !di.custom ? link(urlFor({ view: 'device' }), T('open_device_page', { 0: shownName(r.hardware, state.lang) })) : null);
 }

@@ -9,7 +9,7 @@ import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.j
 import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
-import { nameWithMemory, paramsText, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
+import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -103,7 +103,7 @@ export async function renderModel(alive) {
   const hasSpeed = [...gt, ...mt, ...ut].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
     const cells = [
-      link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), e.device.name),
+      link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), shownName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
       e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * GiB, L, 0) }) : T(`tier_${e.tier}`),
@@ -159,7 +159,7 @@ export async function renderModel(alive) {
     .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
   const firstMac = smallestFit(mt);
   const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: firstMac.device.name, total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
   const firstGpu = smallestFit(gt);
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));

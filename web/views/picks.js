@@ -5,8 +5,9 @@
 // only renders; every figure and the ranking come from the core.
 import { solve } from '../client.js';
 import { request } from '../catalog.js';
+import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
-import { gib, num, tokens, tps, usd } from '../format.js';
+import { gib, list as joinList, num, tokens, tps, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
@@ -74,7 +75,10 @@ export async function renderMakeItFit(r, alive) {
   if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T('fit_server')) : null); return; }
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
-  if (!items.length) { fill('fit-list', h('li', null, T('fit_none'))); return; }
+  // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
+  const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
+    h('li', { class: 'note', 'data-cap': c.segment }, T(`fit_cap_${c.segment}`, { n: num(c.segment_max_count, L) })));
+  if (!items.length) { fill('fit-list', h('li', null, T('fit_none')), ...caps); return; }
   // A setup that does not run: the core's first change goes under the verdict too, where the
   // person is looking, with a link to the whole list.
   const first = items[0];
@@ -89,7 +93,7 @@ export async function renderMakeItFit(r, alive) {
     const label = changeText(it, L);
     return h('li', { class: 'fix', 'data-field': it.change.field },
       s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L)));
-  }));
+  }), ...caps);
 }
 
 /** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
@@ -102,7 +106,8 @@ function missingText(key, m, L) {
 function card(key, p, L, missing) {
   if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
-  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${p.name}` : `${p.count > 1 ? `${p.count}× ` : ''}${p.name}`;
+  const dev = cloud ? p.name : shownName(p, L);
+  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${dev}` : `${p.count > 1 ? `${p.count}× ` : ''}${dev}`;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
     : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })
@@ -130,4 +135,9 @@ export async function renderPicks(r, alive) {
   // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
   if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: r.settings.engine === 'vllm' ? 'vLLM' : 'SGLang' }) : T('pick_failed'))); return; }
   fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
+  // How many cards of a kind a configuration may use (the core's count_caps, data/segments.json).
+  const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);
+  const capNote = byId('picks-caps');
+  capNote.textContent = caps.length ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
+  capNote.hidden = !caps.length;
 }

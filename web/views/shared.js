@@ -4,7 +4,8 @@
 // page's list come from the core's `tiers` and `runsOn`). Plus renderers for result sections
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
-import { deviceInfo, request } from '../catalog.js';
+import { deviceInfo, hardware, request } from '../catalog.js';
+import { deviceLabel, productLabel } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
 import { t } from '../i18n.js';
@@ -93,11 +94,28 @@ export function factList(obj, lang) {
 }
 
 /**
- * "RTX 4090 (24 GB)", or the name alone when it already states its memory ("… 128 GB").
- * @param {{name: string, memory_gib: number}} d @param {string} lang
+ * "Mac Studio · M3 Ultra 80-core GPU · 512 GB" for a device sold in named products, else "RTX
+ * 4090 (24 GB)", or the name alone when it already states its memory ("… 128 GB").
+ * @param {{id?: string, name: string, memory_gib: number}} d @param {string} lang
  */
 export function nameWithMemory(d, lang) {
-  return /\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`;
+  return deviceLabel(withProducts(d), lang, hardware);
+}
+
+/**
+ * The name a device goes by on the page: its product label (device-name.js) where the catalog
+ * names products, else the name it carries. `d` may be a solver's or tier list's device ({id,
+ * name}): the catalog entry gives the product fields.
+ * @param {{id?: string, name: string, memory_gib?: number}} d @param {string} lang
+ */
+export function shownName(d, lang) {
+  return productLabel(withProducts(d), lang, hardware) ?? d.name;
+}
+
+/** @param {any} d */
+function withProducts(d) {
+  const info = d && d.id ? deviceInfo(d.id) : null;
+  return info && !Array.isArray(d.product_lines) ? { ...info, ...d, product_lines: info.product_lines, chip: info.chip, gpu_cores: info.gpu_cores, cpu_cores: info.cpu_cores } : d;
 }
 
 /**

@@ -160,13 +160,8 @@ std::string api_list(const Catalog& cat, const std::string& what) {
           it["engines"] = device_engines_json(*coef.basis, d);
           it["llamacpp_status"] = llamacpp_status(*coef.basis, d);
         }
-        // The products people know the device by (the Macs a chip ships in, a mini PC's name):
-        // the entry's `products`, or for Apple chips its `macs`.
-        it["products"] = json::array();
-        for (const char* k : {"products", "macs"})
-          if (d.facts.contains(k) && d.facts[k].is_array())
-            for (const auto& p : d.facts[k])
-              if (p.is_string()) it["products"].push_back(p);
+        // The products people know the device by (the Macs a chip ships in, a mini PC's name).
+        add_product_fields(it, d);
         items.push_back(it);
       }
     } else if (what == "engines") {

@@ -273,8 +273,9 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     if (c.errors_.size() && c.errors_.back().path == f.path) ok = false;
     if (!ok) continue;
     if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || f.path == "projectors.json" ||
-        f.path == "tensor_parallel.json" || starts_with(f.path, "measurements/")) {
-      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp, calibration/llama_bench.cpp)
+        f.path == "tensor_parallel.json" || f.path == "segments.json" || starts_with(f.path, "measurements/")) {
+      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp,
+                                   // calibration/llama_bench.cpp, questions/solve.cpp for segments.json)
     } else if (starts_with(f.path, "models/")) {
       load.model(f, doc);
     } else if (starts_with(f.path, "hardware/")) {
@@ -290,6 +291,18 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     if (d.facts.is_object() && d.facts.contains("overhead_backend") && !c.find_backend(d.overhead_backend))
       c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".overhead_backend",
                            "backend '" + d.overhead_backend + "' is not in backends.json"});
+  // A GPU's segment must name a segments.json entry (the count searches cap by it).
+  if (const nlohmann::json* seg = c.document("segments.json")) {
+    std::set<std::string> known;
+    if (seg->is_object() && seg->contains("segments") && (*seg)["segments"].is_array())
+      for (const auto& s : (*seg)["segments"])
+        if (s.is_object() && s.contains("id") && s["id"].is_string()) known.insert(s["id"].get<std::string>());
+    for (const auto& d : c.devices_)
+      if (d.facts.is_object() && d.facts.contains("segment") &&
+          (!d.facts["segment"].is_string() || !known.count(d.facts["segment"].get<std::string>())))
+        c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".segment",
+                             "segment is not in segments.json"});
+  }
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }
@@ -309,6 +322,24 @@ const Device* Catalog::find_device(const std::string& id) const {
 const nlohmann::json* Catalog::document(const std::string& path) const {
   auto it = documents_.find(path);
   return it == documents_.end() ? nullptr : &it->second;
+}
+
+std::map<std::string, int> Catalog::segment_max_counts() const {
+  std::map<std::string, int> m;
+  if (const nlohmann::json* doc = document("segments.json"))
+    if (doc->is_object() && doc->contains("segments") && (*doc)["segments"].is_array())
+      for (const auto& s : (*doc)["segments"])
+        if (s.is_object() && s.contains("id") && s["id"].is_string() && s.contains("max_count") &&
+            s["max_count"].is_number_integer() && s["max_count"].get<int>() >= 1)
+          m[s["id"].get<std::string>()] = s["max_count"].get<int>();
+  return m;
+}
+
+int Catalog::segment_max_count(const Device& d) const {
+  if (!d.facts.is_object() || !d.facts.contains("segment") || !d.facts["segment"].is_string()) return 0;
+  const auto m = segment_max_counts();
+  auto it = m.find(d.facts["segment"].get<std::string>());
+  return it == m.end() ? 0 : it->second;
 }
 
 const BackendInfo* Catalog::find_backend(const std::string& id) const {

@@ -469,6 +469,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},
       {"verdict", e.verdict},
   };
+  add_product_fields(out["hardware"], r.device);  // Mac Studio, Framework Desktop … (device.hpp)
   if (e.speed.decode_tps > 0) {
     out["speed"] = speed_to_json(e.speed, speed_options(r));
     if (r.summary) {

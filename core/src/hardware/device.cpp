@@ -12,6 +12,23 @@ namespace {
 using units::kGiB;
 }
 
+void add_product_fields(nlohmann::json& out, const Device& d) {
+  const nlohmann::json& f = d.facts;
+  nlohmann::json names = nlohmann::json::array(), lines = nlohmann::json::array();
+  if (f.is_object() && f.contains("products") && f["products"].is_array())
+    for (const auto& p : f["products"]) {
+      if (!p.is_object() || !p.contains("name") || !p["name"].is_string()) continue;
+      names.push_back(p["name"]);
+      const nlohmann::json line = p.contains("line") && p["line"].is_string() ? p["line"] : p["name"];
+      if (std::find(lines.begin(), lines.end(), line) == lines.end()) lines.push_back(line);
+    }
+  out["products"] = names;
+  out["product_lines"] = lines;
+  out["chip"] = f.is_object() && f.contains("chip") && f["chip"].is_string() ? f["chip"] : nlohmann::json(nullptr);
+  for (const char* k : {"gpu_cores", "cpu_cores"})
+    out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
+}
+
 const char* device_kind_name(DeviceKind k) {
   switch (k) {
     case DeviceKind::Gpu: return "gpu";

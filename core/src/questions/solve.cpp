@@ -84,6 +84,37 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.speed.backend.clear();  // each candidate on its own primary backend
 }
 
+CountCap count_cap(const Catalog& cat, const Device& d, int limit) {
+  CountCap c;
+  if (d.kind != DeviceKind::Gpu) return c;  // one Mac, one mini PC: never several
+  c.max_count = limit;
+  if (!d.facts.is_object() || !d.facts.contains("segment") || !d.facts["segment"].is_string()) return c;
+  c.segment = d.facts["segment"].get<std::string>();
+  const int seg = cat.segment_max_count(d);
+  if (seg <= 0) return c;
+  c.segment_max_count = seg;
+  c.capped = seg < limit;
+  c.max_count = std::min(limit, seg);
+  return c;
+}
+
+json count_cap_json(const CountCap& c, int limit) {
+  return {{"code", "segment_max_count"}, {"segment", c.segment}, {"segment_max_count", c.segment_max_count},
+          {"max_count", limit}};
+}
+
+json catalog_count_caps(const Catalog& cat, int limit) {
+  json out = json::array();
+  for (const auto& [seg, n] : cat.segment_max_counts())
+    if (n < limit) {
+      CountCap c;
+      c.segment = seg;
+      c.segment_max_count = n;
+      out.push_back(count_cap_json(c, limit));
+    }
+  return out;
+}
+
 std::int64_t context_of(const EstimateRequest& r) {
   return r.kv.n_ctx > 0 ? r.kv.n_ctx : r.model.arch.n_ctx_train;
 }
@@ -297,8 +328,11 @@ json make_it_fit_json(Solver& s, const json& q) {
   }
   const bool identical = std::all_of(base.devices.begin(), base.devices.end(),
                                      [&](const Device& d) { return d.id == base.device.id; });
-  if (base.device.kind == DeviceKind::Gpu && identical)
-    for (int n = base.count + 1; n <= max_count; ++n) {
+  if (base.device.kind == DeviceKind::Gpu && identical) {
+    // No more cards than a machine of the card's segment holds (count_cap, data/segments.json).
+    const CountCap cap = count_cap(s.catalog(), base.device, max_count);
+    bool found = false;
+    for (int n = base.count + 1; n <= cap.max_count; ++n) {
       EstimateRequest r = base;
       set_devices(r, base.device, n);
       r.speed.backend = base.speed.backend;
@@ -307,8 +341,12 @@ json make_it_fit_json(Solver& s, const json& q) {
       c.extra_harm = 30.0 * (n - base.count);
       c.extra_price = base.device.price_usd * (n - base.count);
       cands.push_back(c);
+      found = true;
       break;
     }
+    // Said when the cap kept the search from counts it would have tried.
+    if (cap.capped && !found) out["count_caps"] = json::array({count_cap_json(cap, max_count)});
+  }
 
   json items = json::array();
   for (const auto& c : cands) {

@@ -38,6 +38,22 @@ struct ContextFit {
 };
 
 void set_context(EstimateRequest& r, std::int64_t ctx);
+
+/// The one rule of every count search (make it fit, cheapest, picks): how many identical cards of
+/// `d` a normal machine holds. A catalog GPU names its `segment` (consumer, workstation,
+/// datacenter) and data/segments.json gives each segment's `max_count` (four cards on a four-slot
+/// desktop or workstation board, eight on an HGX baseboard). `limit` is the search's own bound.
+struct CountCap {
+  int max_count = 1;          // what the search may offer: min(limit, segment max) for GPUs, 1 otherwise
+  std::string segment;        // empty: the device names none (then only `limit` applies)
+  int segment_max_count = 0;  // 0 when unknown
+  bool capped = false;        // the segment's maximum is below `limit`
+};
+CountCap count_cap(const Catalog& cat, const Device& d, int limit);
+/// {code: "segment_max_count", segment, segment_max_count, max_count (the search's own bound)}.
+nlohmann::json count_cap_json(const CountCap& c, int limit);
+/// One entry per segment whose maximum is below `limit` (a hardware-free search over the catalog).
+nlohmann::json catalog_count_caps(const Catalog& cat, int limit);
 void set_devices(EstimateRequest& r, const Device& d, int count);
 std::int64_t context_of(const EstimateRequest& r);
 

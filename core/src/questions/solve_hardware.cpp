@@ -75,7 +75,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
     if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
-    const int top = d.kind == DeviceKind::Gpu ? max_count : 1;
+    const int top = count_cap(s.catalog(), d, max_count).max_count;  // the segment's cap (solve_detail.hpp)
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
       int n_min = 1;
@@ -211,7 +211,7 @@ json cheapest_json(Solver& s, const json& q) {
   json out = {{"solve", "cheapest"}, {"options", list}, {"found", opts.size()},
               {"min_decode_tps", min_tps}, {"max_count", max_count},
               {"ram_tiers_gib", tiers}, {"context", context_of(s.base())}, {"quant", s.base().quant},
-              {"ram_priced", false}};
+              {"ram_priced", false}, {"count_caps", catalog_count_caps(s.catalog(), max_count)}};
   json cloud = cheapest_cloud(s, min_tps);
   if (!cloud.is_null()) out["cloud"] = cloud;  // absent when no offer runs it (no null in results)
   out["evaluations"] = s.evaluations();
@@ -270,7 +270,8 @@ json smallest_device_json(Solver& s, const json&) {
 }
 
 json picks_json(Solver& s, const json&) {
-  const std::vector<Option> opts = sweep(s, 8, {0}, 0);
+  const int max_count = defaults::kMaxCount;
+  const std::vector<Option> opts = sweep(s, max_count, {0}, 0);
   const Option *fastest = nullptr, *value = nullptr, *unified = nullptr;
   double value_per_tps = 0, value_price = 0;
   std::string value_kind;
@@ -293,7 +294,8 @@ json picks_json(Solver& s, const json&) {
         (!unified || o.price < unified->price || (o.price == unified->price && o.tps > unified->tps)))
       unified = &o;
   }
-  json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant}};
+  json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant},
+              {"count_caps", catalog_count_caps(s.catalog(), max_count)}};
   // A card that nothing qualifies for is absent (no null in results) and `missing` says why, as a
   // code with the figures behind it: the largest candidate's memory against what the weights need.
   json missing = json::object();

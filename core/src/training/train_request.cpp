@@ -2,6 +2,7 @@
 // count of the chosen device and the cheapest catalog GPU set that fits.
 #include <algorithm>
 #include <cmath>
+#include <map>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -109,6 +110,8 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   // The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
   json cheapest = nullptr;
   double best = 0;
+  // Segments whose cap left out a set that would hold it: {segment: {cap, that set's price}}.
+  std::map<std::string, std::pair<int, double>> capped;
   for (int n : {1, 2, 4, 8}) {
     const TrainMemory mn = training_memory(a, with_gpus(o, n));
     for (const auto& d : cat.devices()) {
@@ -116,7 +119,15 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
       // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
       if (o.method == TrainMethod::Qlora &&
           std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
+      // No more cards than a machine of the card's segment holds (data/segments.json, the same
+      // rule as the solvers' count_cap).
+      const int seg = cat.segment_max_count(d);
       if (!fits(mn, usable_memory(d))) continue;
+      if (seg > 0 && n > seg) {
+        auto& c = capped[d.facts["segment"].get<std::string>()];
+        if (c.first == 0 || d.price_usd * n < c.second) c = {seg, d.price_usd * n};
+        continue;
+      }
       const double price = d.price_usd * n;
       if (cheapest.is_null() || price < best) {
         best = price;
@@ -145,7 +156,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     settings["double_quant"] = o.double_quant;
     settings["kbit_prep_fp32"] = o.kbit_prep_fp32;
   }
-  return {
+  json out = {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
                  {"topology", a.topology()}, {"topology_code", a.topology_code()}, {"layers", a.n_layer_main()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
@@ -170,6 +181,14 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
       {"min_count", min_count},
       {"cheapest", cheapest},
   };
+  // Said when the cheapest-set search left out a set because of its segment's cap (the solvers'
+  // count_caps: {code, segment, segment_max_count, max_count}).
+  json caps = json::array();
+  for (const auto& [s, c] : capped)
+    if (cheapest.is_null() || c.second < best)  // the cap changed the answer
+      caps.push_back({{"code", "segment_max_count"}, {"segment", s}, {"segment_max_count", c.first}, {"max_count", 8}});
+  if (!caps.empty()) out["count_caps"] = caps;
+  return out;
 }
 
 }  // namespace wif

@@ -62,6 +62,12 @@ class Catalog {
   /// The engines that run on a device: the union, in engine order llama.cpp, vllm, sglang, of
   /// the `engines` of each backend the device lists (backends.json). Unknown backends add none.
   std::vector<std::string> device_engines(const Device& d) const;
+  /// How many identical cards of a GPU's market segment a normal machine holds (data/segments.json
+  /// max_count for the device's `segment`); 0 when the device names no segment the file lists.
+  /// The count searches cap by it (questions/solve_detail.hpp count_cap, training's cheapest set).
+  int segment_max_count(const Device& d) const;
+  /// Every segment's max_count, by id.
+  std::map<std::string, int> segment_max_counts() const;
 
   /// The store catalog_memo.hpp keeps derived data in (shared by copies of this catalog, which hold
   /// the same entries).

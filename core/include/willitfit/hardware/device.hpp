@@ -63,6 +63,12 @@ Device device_from_json(const nlohmann::json& j, const std::string& path);
 
 const char* device_kind_name(DeviceKind k);
 
+/// The products people know a device by (data/SCHEMA.md `products`, `chip`): `products` the model
+/// names ("Mac Studio (2025)"), `product_lines` their lines once each in catalog order ("MacBook
+/// Pro", "Mac Studio"), `chip` the chip's short name ("M3 Ultra"), `gpu_cores` and `cpu_cores`
+/// (null when the entry gives none). Written into `out` (list hardware, the estimate's `hardware`).
+void add_product_fields(nlohmann::json& out, const Device& d);
+
 /// The launch price of one memory option of an Apple chip entry (data/SCHEMA.md
 /// `option_prices_usd`: {"<GiB>": {"usd", "config", "source", "date"}}), or null when the entry
 /// states none for `gib` (the chip's base-configuration `launch_price_usd` then stands, labelled

@@ -1,0 +1,40 @@
+// @ts-check
+// How the page names a device: by the products people know it as, with the chip configuration
+// and memory still visible ("Mac Studio · M3 Ultra 80-core GPU · 512 GB", "Framework Desktop /
+// GMKtec EVO-X2 · Ryzen AI Max+ 395 · 128 GB"), from the core's `product_lines`, `chip`,
+// `gpu_cores` and `memory_gib` (list hardware, the estimate's `hardware`); a device the catalog
+// names no product for keeps its own name.
+import { gbOf } from './format.js';
+import { t } from './i18n.js';
+
+/**
+ * @typedef {{id?: string, name: string, kind?: string, memory_gib: number, product_lines?: string[],
+ *   chip?: string|null, gpu_cores?: number|null, cpu_cores?: number|null}} Named
+ */
+
+/**
+ * The product label, or null when the device has no product in the catalog.
+ * @param {Named} d @param {string} lang
+ * @param {Named[]} [all] the catalog's devices: a chip sold in two CPU bins with the same GPU
+ *   (M1 Pro 8- and 10-core CPU, 14-core GPU) names its CPU cores too, so no two labels are alike
+ */
+export function productLabel(d, lang, all = []) {
+  const lines = Array.isArray(d.product_lines) ? d.product_lines : [];
+  if (!lines.length || !d.chip) return null;
+  let chip = d.chip;
+  if (d.kind === 'apple' && d.gpu_cores) {
+    const twin = all.some((o) => o.id !== d.id && o.chip === d.chip && o.gpu_cores === d.gpu_cores &&
+      o.memory_gib === d.memory_gib && o.cpu_cores !== d.cpu_cores);
+    chip = `${d.chip} ${twin && d.cpu_cores ? t(lang, 'dev_cpu_gpu_cores', { cpu: String(d.cpu_cores), gpu: String(d.gpu_cores) }) : t(lang, 'dev_gpu_cores', { 0: String(d.gpu_cores) })}`;
+  }
+  return `${lines.join(' / ')} · ${chip} · ${gbOf(d.memory_gib, lang)}`;
+}
+
+/**
+ * The device's name as the page shows it: the product label, else "RTX 4090 (24 GB)" (or the
+ * name alone when it already states its memory).
+ * @param {Named} d @param {string} lang @param {Named[]} [all]
+ */
+export function deviceLabel(d, lang, all = []) {
+  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`);
+}
