@@ -179,7 +179,8 @@ TEST_CASE("with a model, one cost call estimates the owned hardware and every of
   // A speed the request gives for a device wins over the estimate on it.
   json given = q;
   given["speeds"] = {{"nvidia-h100-sxm", {{"decode_tps", 150}}}};
-  for (const auto& o : cost(given)["clouds"])
+  const json with_given = cost(given);  // kept: a loop over a temporary's member would dangle
+  for (const auto& o : with_given["clouds"])
     if (o["device"] == "nvidia-h100-sxm") {
       CHECK_FALSE(o.contains("estimate"));
       CHECK(o["per_million_tokens_usd"]["decode_tps"].get<double>() == 150);
@@ -205,7 +206,8 @@ TEST_CASE("an offer on which the engine's own estimate does not fit is not liste
   CHECK(listed);
   // Without the model's estimate (only a memory need), the same offers are judged on memory alone.
   json mem = {{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 10}, {"memory_gib", 10}};
-  for (const auto& o : cost(mem)["clouds"]) CHECK_FALSE(o.contains("estimate"));
+  const json by_memory = cost(mem);
+  for (const auto& o : by_memory["clouds"]) CHECK_FALSE(o.contains("estimate"));
 }
 
 TEST_CASE("a cost request with a model that gives no decode speed and none given names decode_tps", "[cost]") {

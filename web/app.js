@@ -269,7 +269,7 @@ function fillExamples() {
     const mi = catalog.modelInfo(model);
     const di = catalog.deviceInfo(hw);
     if (!mi || !di) return null;
-    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${di.name}${ram ? ` + ${gbOf(ram, state.lang)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
+    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gbOf(ram, state.lang)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
     return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
   }));
   box.hidden = false;

@@ -10,7 +10,7 @@ import { byId, fill, h } from '../dom.js';
 import { gib, num, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { appPath, state } from '../state.js';
-import { setPageMeta, stackTable } from './shared.js';
+import { setPageMeta, shownName, stackTable } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const SPLITS = ['in_sample', 'held_out', 'multi_gpu', 'offloaded'];
@@ -231,5 +231,5 @@ export async function renderAccuracy(alive) {
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */
 function deviceName(id) {
   const d = deviceInfo(id);
-  return d && d.name ? d.name : id;
+  return d && d.name ? shownName(d, state.lang) : id;
 }

@@ -8,6 +8,7 @@ import { byId, fill, h, text } from '../dom.js';
 import { marketName, money } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
+import { shownName } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -38,7 +39,7 @@ export function renderBuyInto(ids, mk) {
   // Cloud-only accelerators (no retail price) and saved custom devices get no store links.
   if (!d || d.custom || !(d.price_usd > 0)) { sec.hidden = true; return; }
   sec.hidden = false;
-  text(ids.title, T('buy_title', { 0: d.name }));
+  text(ids.title, T('buy_title', { 0: shownName(d, state.lang) }));
   const links = storeLinks(mk, d.name);
   fill(ids.out,
     h('p', { class: 'note' }, T('buy_intro', { market: mk ? marketName(mk, state.lang) : state.market, price: money(d.price_usd, mk, state.lang, 0) })),

@@ -14,6 +14,7 @@ import { t } from '../i18n.js';
 import { state } from '../state.js';
 import { renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
+import { hwLabel } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -216,7 +217,7 @@ function paintRentVsBuy(r, c, mk) {
   const chart = h('div', { class: 'chart', id: 'rvb-chart' });
   const rows = s.months.map((/** @type {number} */ mo, /** @type {number} */ i) => [num(mo, L), m(s.owned_usd[i], 0), m(s.cloud_usd[i], 0)]);
   fill('rvb-out',
-    h('p', { class: 'note' }, T('rvb_intro', { hw: r.hardware.count > 1 ? `${r.hardware.count}× ${r.hardware.name}` : r.hardware.name, price: m(b.purchase_usd, 0), offer: offerName })),
+    h('p', { class: 'note' }, T('rvb_intro', { hw: hwLabel(r, state.lang), price: m(b.purchase_usd, 0), offer: offerName })),
     cards, h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
     h('details', { class: 'more' }, h('summary', null, T('as_table')),
       table(T('rvb_chart', { 0: num(s.months.length - 1, L) }), [T('month'), T('buy_series'), T('rent_series')], rows)));

@@ -11,7 +11,7 @@ import { gib, list as joinList, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
-import { paramsText } from './shared.js';
+import { paramsText, shownName } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -62,7 +62,7 @@ async function run(r, alive) {
   const rs = await Promise.all(METHODS.map((m) => call('train', trainRequest(m)).catch((e) => ({ error: e }))));
   if (!alive()) return;
   const L = state.lang;
-  const hw = deviceInfo(state.hw)?.name || r.hardware.name;
+  const hw = shownName(deviceInfo(state.hw) || r.hardware, L);
   const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_cheapest')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
@@ -92,7 +92,9 @@ async function run(r, alive) {
       td(8, typeof n === 'number' ? (n > 1 ? T('ft_count', { 0: num(n, L) }) : num(n, L)) : T('ft_too_many'), { dataset: { count: n == null ? '' : String(n) } }),
       td(9, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
   });
-  const caption = T('ft_table', { model: r.model.name, seq: tokens(ftInputs.seq, L), batch: num(ftInputs.batch, L) });
+  // The sequence and batch the core used (its document's settings), not the inputs' state.
+  const used = rs.find((/** @type {any} */ x) => x && !x.error && x.settings)?.settings;
+  const caption = T('ft_table', { model: r.model.name, seq: used ? tokens(used.seq, L) : '—', batch: used ? num(used.batch, L) : '—' });
   // The cheapest sets hold no more cards than a machine of their kind does (the core's count_caps).
   /** @type {Map<string, number>} */
   const caps = new Map();

@@ -14,15 +14,14 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 /** @param {any} r */
 export function hwName(r) {
-  const name = shownName(r.hardware, state.lang);
-  return r.hardware.count > 1 ? `${r.hardware.count}× ${name}` : name;
+  return hwLabel(r, state.lang);
 }
 
 /** True for the serving engines (vLLM, SGLang), whose KV cache is a preallocated pool. @param {any} r */
@@ -56,7 +55,8 @@ export function renderMain(r) {
   byId('error').hidden = true;
   delete byId('view-main').dataset.failed;
   byId('verdict').dataset.verdict = r.verdict;
-  text('verdict-text', T(`verdict_${r.verdict}`));
+  // A server engine's KV pool fills what its share leaves: "room to spare" would contradict the margin.
+  text('verdict-text', T(isServer(r) && r.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${r.verdict}`));
   const server = isServer(r) ? serverOf(r) : null;
   text('summary', T(server ? 'summary_server' : 'summary', {
     model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
@@ -127,7 +127,7 @@ export function renderMain(r) {
   });
   if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
   // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
-  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.gguf_file_bytes) why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_bytes - m.weights_bytes - m.host_weights_bytes, L) })}`;
+  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number') why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) })}`;
   if (r.mtp && r.mtp.loaded) why += ` ${T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) })}`;
   // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
   byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
@@ -146,9 +146,14 @@ export function renderMain(r) {
       })).join(' + ');
     text('w-kv', g || T('why_kv_none'));
   }
-  text('w-compute', T('why_compute', {
-    logits: gib(m.compute.logits_bytes, L), layer: gib(m.compute.attention_bytes + m.compute.ffn_bytes, L),
-  }));
+  // llama.cpp: its compute buffer; vLLM / SGLang: the peak activations of the engine's profiling
+  // run (per GPU), which is what memory.compute_bytes holds for them.
+  const act = server && server.per_gpu ? server.per_gpu.activation_bytes : null;
+  text('w-compute', typeof act === 'number'
+    ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
+    : T((m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute', {
+      logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
+      n: num((m.devices || []).length, L) }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
   renderProjector(r);
   byId('par-field').hidden = !!server;
@@ -345,7 +350,7 @@ function renderPlan(r) {
   if (!show) return;
   const flags = [`-ngl ${p.ngl}`, p.n_cpu_moe > 0 ? `--n-cpu-moe ${p.n_cpu_moe}` : ''].filter(Boolean).join(' ');
   const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', null, T('plan_gpu', {
-    name: d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
+    name: d.id ? shownName(d, L) : d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
   })));
   items.push(h('li', null, p.n_cpu_moe > 0
     ? T('plan_ram_experts', { n: num(p.n_cpu_moe, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })
@@ -409,7 +414,7 @@ function devicesTable(devs, host, L) {
   // The vision projector gets its column only where some device (or system RAM) holds it.
   const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
   const pj = (/** @type {any} */ d) => (proj ? [gib(d.projector_bytes || 0, L)] : []);
-  const rows = devs.map((d) => [d.name || d.id || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
+  const rows = devs.map((d) => [d.id ? shownName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
     gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L),
     typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
@@ -470,7 +475,7 @@ export async function renderExtras(r, alive) {
   ];
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, max: tokens(steps[steps.length - 1], L) }));
   lineChart(byId('chart'), {
-    x: okSteps, series, xLabel: T('context'), yLabel: 'GiB', logX: true,
+    x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
     xFmt: (v) => tokens(v, L), yFmt: (v) => num(v, L, v < 10 ? 1 : 0),
   }).catch(() => { byId('chart').textContent = T('chart_failed'); });
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
@@ -489,7 +494,9 @@ export async function renderExtras(r, alive) {
     if (!alive()) return;
     k32 = k32x;
     const diag = [];
-    if (!k8.error && !k32.error && k32.memory.kv_cache_bytes > k8.memory.kv_cache_bytes) {
+    // Only for a model that reaches 32K (its own maximum, the core's max_context).
+    const reaches = !(r.model.max_context > 0) || r.model.max_context >= 32768;
+    if (reaches && !k8.error && !k32.error && k32.memory.kv_cache_bytes > k8.memory.kv_cache_bytes) {
       diag.push(T('diag_kv', { model: r.model.name, topo: topologyText(r.model.topology_code, L), a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
       const save = k32.memory.kv_cache_bytes - (q32.error ? 0 : q32.memory.kv_cache_bytes);
       if (!q32.error && state.kv !== 'q8_0' && save > 0)

@@ -112,6 +112,12 @@ export function shownName(d, lang) {
   return productLabel(withProducts(d), lang, hardware) ?? d.name;
 }
 
+/** A result's hardware as the page names it: "2× name" for several. @param {any} r an estimate @param {string} lang */
+export function hwLabel(r, lang) {
+  const name = shownName(r.hardware, lang);
+  return r.hardware.count > 1 ? `${r.hardware.count}× ${name}` : name;
+}
+
 /** @param {any} d */
 function withProducts(d) {
   const info = d && d.id ? deviceInfo(d.id) : null;
@@ -130,7 +136,9 @@ function withProducts(d) {
 export function stackTable(caption, head, rows, opts = {}) {
   const numeric = new Set(opts.numeric || []);
   const cell = (/** @type {any} */ c, /** @type {number} */ i) => {
-    const props = { 'data-label': head[i], class: numeric.has(i) ? 'n' : null };
+    // A heading may be an element (a sort button): the card label is its text.
+    const label = typeof head[i] === 'string' ? head[i] : String(/** @type {any} */ (head[i])?.textContent ?? '');
+    const props = { 'data-label': label, class: numeric.has(i) ? 'n' : null };
     const inner = h('span', null, c);
     return i === 0 ? h('th', { ...props, scope: 'row' }, inner) : h('td', props, inner);
   };

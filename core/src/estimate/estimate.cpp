@@ -490,8 +490,15 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   for (const auto& n : r.notes) notes.push_back({{"code", n.code}, {"values", n.values}});
   out["notes"] = notes;
   if (r.summary) out["detail"] = "summary";
-  if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) out["gguf_file_bytes"] = e.plan->file_bytes;
-  else out["checkpoint_bytes"] = e.plan->file_bytes;
+  if (e.plan->from_file || (find_quant(e.plan->quant) && find_quant(e.plan->quant)->gguf)) {
+    out["gguf_file_bytes"] = e.plan->file_bytes;
+    // What of the file llama.cpp does not load (on the devices or in system RAM): the header,
+    // alignment and tensors it skips, such as an MTP layer when multi-token prediction is off.
+    const std::uint64_t loaded = e.weights_bytes + e.host_weights_bytes;
+    out["gguf_file_unloaded_bytes"] = e.plan->file_bytes > loaded ? e.plan->file_bytes - loaded : 0;
+  } else {
+    out["checkpoint_bytes"] = e.plan->file_bytes;
+  }
   serving_to_json(r, e, out);
   return out;
 }

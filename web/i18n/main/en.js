@@ -98,7 +98,7 @@ export default {
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
   tab_named: "{tab}: {name}",
-  mtp_note: "The file also holds the model’s multi-token-prediction layer ({0}), which llama.cpp loads only with multi-token prediction on: that is most of the {1} between the file size and the weights in memory.",
+  mtp_note: "The file also holds the model’s multi-token-prediction layer ({0}), which llama.cpp loads only with multi-token prediction on: that is most of the {1} of the file that llama.cpp does not load (on the GPU or in system RAM).",
   mtp_note_on: "With multi-token prediction on, the model’s MTP layer ({0}) is loaded and counted in the weights.",
   spec_tokens_one: "{k} drafted token per step", spec_tokens_other: "{k} drafted tokens per step",
   spec_line: "Multi-token prediction, {tokens}: +{mem} of memory (MTP layer {w}, its cache {kv}). Decode on code: {code}; on prose: {prose}.",

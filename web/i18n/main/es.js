@@ -98,7 +98,7 @@ export default {
   unc_item: "{label} {value}: {why}",
   unc_sep: "; ",
   tab_named: "{tab}: {name}",
-  mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp solo carga con la predicción de varios tokens activada: es la mayor parte de los {1} de diferencia entre el tamaño del archivo y los pesos en memoria.",
+  mtp_note: "El archivo también contiene la capa de predicción de varios tokens del modelo ({0}), que llama.cpp solo carga con la predicción de varios tokens activada: es la mayor parte de los {1} del archivo que llama.cpp no carga (ni en la GPU ni en la RAM del sistema).",
   mtp_note_on: "Con la predicción de varios tokens activada, la capa MTP del modelo ({0}) se carga y cuenta en los pesos.",
   spec_tokens_one: "{k} token de borrador por paso", spec_tokens_other: "{k} tokens de borrador por paso",
   spec_line: "Predicción de varios tokens, {tokens}: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",

@@ -97,7 +97,7 @@ export default {
   unc_item: "{label} {value} : {why}",
   unc_sep: " ; ",
   tab_named: "{tab} : {name}",
-  mtp_note: "Le fichier contient aussi la couche de prédiction multi-jetons du modèle ({0}), que llama.cpp ne charge qu’avec la prédiction multi-jetons activée : c’est l’essentiel des {1} d’écart entre la taille du fichier et les poids en mémoire.",
+  mtp_note: "Le fichier contient aussi la couche de prédiction multi-jetons du modèle ({0}), que llama.cpp ne charge qu’avec la prédiction multi-jetons activée : c’est l’essentiel des {1} du fichier que llama.cpp ne charge pas (ni sur le GPU ni en RAM système).",
   mtp_note_on: "Avec la prédiction multi-jetons activée, la couche MTP du modèle ({0}) est chargée et comptée dans les poids.",
   spec_tokens_one: "{k} jeton proposé par étape", spec_tokens_other: "{k} jetons proposés par étape",
   spec_line: "Prédiction multi-jetons, {tokens} : +{mem} de mémoire (couche MTP {w}, son cache {kv}). Génération sur du code : {code} ; sur de la prose : {prose}.",

@@ -96,7 +96,7 @@ export default {
   unc_item: "{label} {value}：{why}",
   unc_sep: "；",
   tab_named: "{tab}：{name}",
-  mtp_note: "文件中还包含模型的多 token 预测层（{0}），llama.cpp 只有在开启多 token 预测时才加载它：文件大小与内存中权重之间相差的 {1} 主要来自这一层。",
+  mtp_note: "文件中还包含模型的多 token 预测层（{0}），llama.cpp 只有在开启多 token 预测时才加载它：文件中 llama.cpp 不加载（既不在 GPU 上也不在系统内存中）的 {1} 主要来自这一层。",
   mtp_note_on: "开启多 token 预测后，模型的 MTP 层（{0}）会被加载，并计入权重。",
   spec_tokens_one: "每步草拟 {k} 个 token", spec_tokens_other: "每步草拟 {k} 个 token",
   spec_line: "多 token 预测，{tokens}：内存增加 {mem}（MTP 层 {w}，其缓存 {kv}）。代码生成：{code}；文字生成：{prose}。",
