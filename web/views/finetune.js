@@ -15,6 +15,11 @@ import { paramsText, shownName } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
+/** Optimizer names as their libraries write them (the core's settings.optimizer ids). */
+const OPTIMIZERS = /** @type {Record<string, string>} */ ({
+  adamw: 'AdamW', adamw_8bit: 'AdamW 8-bit', paged_adamw: 'paged AdamW', paged_adamw_8bit: 'paged AdamW 8-bit', adafactor: 'Adafactor', sgd: 'SGD',
+});
+
 export const METHODS = /** @type {const} */ (['qlora', 'lora', 'full']);
 /**
  * What the person set in the fine-tuning inputs; null = not touched, so the request leaves it out
@@ -101,7 +106,9 @@ async function run(r, alive) {
   for (const x of rs) for (const c of (x.error ? [] : x.count_caps || [])) caps.set(c.segment, c.segment_max_count);
   const capNote = caps.size ? h('p', { class: 'note', id: 'ft-caps' }, T('picks_caps', { 0: joinList([...caps].map(([s, n]) => T(`cap_short_${s}`, { n: num(n, L) })), L) })) : null;
   fill('finetune-out',
-    h('p', { class: 'note' }, T('ft_intro', { model: r.model.name })),
+    used ? h('p', { class: 'note' }, T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
+      model: r.model.name, opt: OPTIMIZERS[used.optimizer] || used.optimizer, prec: T(`ft_prec_${used.precision}`), rank: num(used.lora_rank, L),
+    })) : null,
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap fit' },
         h('table', { class: 'data stack wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
