@@ -168,6 +168,18 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
   b.plan.type = weight_type;
   const std::int64_t h = s.hidden, ff = s.ff, p = s.patch, L = s.layers;
   auto blk = [](std::int64_t il, const char* t) { return "v.blk." + std::to_string(il) + "." + t; };
+  // The encoder's L pre-norm blocks, the same shape in every family: two norms (LayerNorm with a
+  // bias, or RMSNorm without), the four attention projections and the MLP (SiLU-gated or not).
+  auto blocks = [&](bool norm_bias, bool linear_bias, bool gated) {
+    for (std::int64_t il = 0; il < L; ++il) {
+      b.norm(blk(il, "ln1"), h, norm_bias);
+      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, linear_bias);
+      b.norm(blk(il, "ln2"), h, norm_bias);
+      if (gated) b.linear(blk(il, "ffn_gate"), h, ff, linear_bias);
+      b.linear(blk(il, "ffn_up"), h, ff, linear_bias);
+      b.linear(blk(il, "ffn_down"), ff, h, linear_bias);
+    }
+  };
   if (s.family == "gemma3") {
     // SigLIP: conv patch embedding with bias, learned positions (both F32 in the converter's
     // output), pre-norm blocks with LayerNorm and biased projections, a GELU MLP; then the
@@ -175,13 +187,7 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
     b.add("v.patch_embd.weight", p * p * 3, h, false, true);
     b.vec("v.patch_embd.bias", h);
     b.add("v.position_embd.weight", h, s.pos_embd, false, true);
-    for (std::int64_t il = 0; il < L; ++il) {
-      b.norm(blk(il, "ln1"), h, true);
-      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, true);
-      b.norm(blk(il, "ln2"), h, true);
-      b.linear(blk(il, "ffn_up"), h, ff, true);
-      b.linear(blk(il, "ffn_down"), ff, h, true);
-    }
+    blocks(true, true, false);
     b.norm("v.post_ln", h, true);
     b.add("mm.input_projection.weight", h, s.text_hidden, false);
     b.vec("mm.soft_emb_norm.weight", h);
@@ -194,14 +200,7 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
       b.vec("v.patch_embd.bias", h);
       b.add("v.position_embd.weight", h, s.pos_embd, false);
     }
-    for (std::int64_t il = 0; il < L; ++il) {
-      b.norm(blk(il, "ln1"), h, q3);  // Qwen3: LayerNorm; Qwen2.5: RMSNorm
-      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, true);
-      b.norm(blk(il, "ln2"), h, q3);
-      if (!q3) b.linear(blk(il, "ffn_gate"), h, ff, true);  // Qwen2.5: SiLU-gated MLP
-      b.linear(blk(il, "ffn_up"), h, ff, true);
-      b.linear(blk(il, "ffn_down"), ff, h, true);
-    }
+    blocks(q3, true, !q3);  // Qwen3: LayerNorm, plain MLP; Qwen2.5: RMSNorm, SiLU-gated MLP
     // The patch merger: a norm over the tower's width, then an MLP over 2x2 concatenated patches.
     const std::int64_t m = h * s.merge * s.merge;
     b.norm("v.post_ln", h, q3);
@@ -222,13 +221,7 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
     b.add("v.position_embd.weight", h, s.pos_embd, false);
     b.norm("v.pre_ln", h, true);
     b.norm("v.post_ln", h, true);
-    for (std::int64_t il = 0; il < L; ++il) {
-      b.norm(blk(il, "ln1"), h, true);
-      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, true);
-      b.norm(blk(il, "ln2"), h, true);
-      b.linear(blk(il, "ffn_up"), h, ff, true);
-      b.linear(blk(il, "ffn_down"), ff, h, true);
-    }
+    blocks(true, true, false);
     b.linear("mm.adapter.fc1", h * s.merge * s.merge, s.proj_in, false);
     b.linear("mm.adapter.fc2", s.proj_in, s.proj_out, false);
     b.linear("mm.model.fc", s.vision_out, s.text_hidden, false);
@@ -237,14 +230,7 @@ ProjectorPlan projector_plan(const VisionSpec& s, GgmlType weight_type) {
     // Mistral 3's projector: a norm, the 2x2 patch merger and two linear layers.
     b.add("v.patch_embd.weight", p * p * 3, h, false);
     b.vec("v.pre_ln.weight", h);
-    for (std::int64_t il = 0; il < L; ++il) {
-      b.norm(blk(il, "ln1"), h, false);
-      for (const char* t : {"attn_q", "attn_k", "attn_v", "attn_out"}) b.linear(blk(il, t), h, h, false);
-      b.norm(blk(il, "ln2"), h, false);
-      b.linear(blk(il, "ffn_gate"), h, ff, false);
-      b.linear(blk(il, "ffn_up"), h, ff, false);
-      b.linear(blk(il, "ffn_down"), ff, h, false);
-    }
+    blocks(false, false, true);
     b.vec("mm.input_norm.weight", h);
     b.linear("mm.patch_merger", h * s.merge * s.merge, h, false);
     b.linear("mm.1", h, s.text_hidden, s.proj_bias);
