@@ -2,8 +2,8 @@
 // The model page: spec card, the quantization table at 8K, how to choose a format, the GPUs that
 // run it with 32/64/128 GB of system RAM (tiered), the Macs and the unified-memory PCs that run
 // it, its limits in plain words and a FAQ, every number from core estimates.
-import { estimate, many, tiers } from '../client.js';
-import { hardware, modelInfo, quants, request } from '../catalog.js';
+import { estimate, many, solve, tiers } from '../client.js';
+import { defaults, hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
@@ -14,7 +14,6 @@ import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, sp
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
 export const REF_GPU = 'nvidia-rtx-4090';
-const TABLE_QUANTS = ['BF16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'Q2_K'];
 const GiB = 1024 ** 3;
 
 /** @param {() => boolean} alive */
@@ -64,7 +63,9 @@ export async function renderModel(alive) {
     link(urlFor({ view: 'main', quant, ctx }), T('open_compare', { 0: m.name }), 'button-link'));
 
   // Quantization table at the default context on the reference GPU.
-  const qs = TABLE_QUANTS.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
+  // The formats most repos publish for the engine (the core's defaults: common_formats).
+  const common = /** @type {string[]} */ (defaults.engines[base.engine]?.common_formats ?? []);
+  const qs = common.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
   const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: REF_GPU })));
   if (!alive()) return;
   const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
@@ -146,21 +147,28 @@ export async function renderModel(alive) {
   }
 
   // Limits and FAQ.
-  const [k32, q8, small] = await many([request({ ...base, quant, hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);
+  const [[q8, small], outlook] = await Promise.all([
+    many([request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]),
+    solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'kv_outlook' }).catch(() => null),
+  ]);
   if (!alive()) return;
+  // The cache at the core's long-document context (its kv_outlook), when the model reaches it.
+  const long = outlook && outlook.applies ? { to: tokens(outlook.to_context, L), kv32: gib(outlook.to.kv_cache_bytes, L) } : null;
   const limits = [];
   if (s.n_expert > 1)
     limits.push(T('limit_moe', { model: m.name, total: paramsText(m.params_total, L), active: paramsText(m.params_active, L) }));
-  if (!k32.error) limits.push(T('limit_ctx', { ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
+  if (long) limits.push(T('limit_ctx', { ...long, ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L) }));
   if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
-  // The smallest device that runs it fully (least memory, then the cheapest).
-  const smallestFit = (/** @type {any[]} */ list) => list.filter((e) => e.tier === 'fits')
-    .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
-  const firstMac = smallestFit(mt);
-  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
+  // The smallest device that runs it fully: the core's pick per list (tiers smallest_fit).
+  const smallestFit = (/** @type {any[]} */ list, /** @type {'gpus' | 'macs'} */ key) => {
+    const id = tl && tl.smallest_fit ? tl.smallest_fit[key] : null;
+    return id ? list.find((e) => e.device.id === id) : undefined;
+  };
+  const firstMac = smallestFit(mt, 'macs');
+  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }) + (long ? `${L === 'zh' ? '' : ' '}${T('faq_mem_long', long)}` : '')],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
-  const firstGpu = smallestFit(gt);
+  const firstGpu = smallestFit(gt, 'gpus');
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
