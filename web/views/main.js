@@ -5,7 +5,7 @@
 // Sections for fields other parts of the core add (speed, commands, per-device memory, cost,
 // fine-tuning) stay hidden until the result carries them.
 import { call, many, solve } from '../client.js';
-import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
+import { accelerators, defaults, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
@@ -202,9 +202,10 @@ function renderProjector(r) {
   text('w-projector', parts.join(' '));
 }
 
-/** An engine id as it spells itself. @param {string} e */
+/** An engine id as it spells itself (the core's defaults: engines[id].name). @param {string} e */
 export function engineName(e) {
-  return e === 'vllm' ? 'vLLM' : e === 'sglang' ? 'SGLang' : e;
+  const known = defaults && defaults.engines && defaults.engines[e];
+  return known && typeof known.name === 'string' ? known.name : e;
 }
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
