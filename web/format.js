@@ -88,9 +88,10 @@ export function tps(x, lang) {
   return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)} tok/s` : '—';
 }
 
-/** @param {number} x @param {string} lang  milliseconds */
+/** A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s"). @param {number} x @param {string} lang */
 export function ms(x, lang) {
-  return ok(x) ? `${num(x, lang)} ms` : '—';
+  if (!ok(x)) return '—';
+  return x < 10000 ? `${num(x, lang)} ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)} s`;
 }
 
 /** A month and year from "2025-07". @param {string} ym @param {string} lang */

@@ -10,13 +10,12 @@ import { t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
-import { qualityText } from './main.js';
+import { engineName, qualityText } from './main.js';
 import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const GiB = 1024 ** 3;
 /** Engine ids as people write them. */
-const ENGINE_NAMES = /** @type {Record<string, string>} */ ({ 'llama.cpp': 'llama.cpp', vllm: 'vLLM', sglang: 'SGLang' });
 
 /** @param {() => boolean} alive */
 export async function renderDevice(alive) {
@@ -156,7 +155,7 @@ function needText(n) {
 
 /** @param {string[] | undefined} engines */
 function engineList(engines) {
-  return engines && engines.length ? list(engines.map((e) => ENGINE_NAMES[e] || e), state.lang) : T('engines_none');
+  return engines && engines.length ? list(engines.map((e) => engineName(e)), state.lang) : T('engines_none');
 }
 
 /**

@@ -5,7 +5,7 @@
 // Sections for fields other parts of the core add (speed, commands, per-device memory, cost,
 // fine-tuning) stay hidden until the result carries them.
 import { call, many, solve } from '../client.js';
-import { accelerators, defaults, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
+import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
@@ -204,7 +204,7 @@ function renderProjector(r) {
 
 /** An engine id as it spells itself (the core's defaults: engines[id].name). @param {string} e */
 export function engineName(e) {
-  const known = defaults && defaults.engines && defaults.engines[e];
+  const known = (defaults && defaults.engines && defaults.engines[e]) || engines.find((x) => x.engine === e);
   return known && typeof known.name === 'string' ? known.name : e;
 }
 

@@ -23,6 +23,7 @@ std::string quant_for(const std::string& engine, const Architecture& a) {
 std::string engine_name(const std::string& engine) {
   if (engine == "vllm") return "vLLM";
   if (engine == "sglang") return "SGLang";
+  if (engine == "mlx") return "MLX";
   return engine;
 }
 
