@@ -478,9 +478,8 @@ export async function renderExtras(r, alive) {
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));
 
-  // Diagnostics: KV growth 8K -> 32K and what a q8_0 cache saves at 32K. A serving engine
-  // preallocates its pool whatever the context, so these say nothing there: one line says why.
-  // The core's cache outlook (solve kv_outlook): how the cache grows from its default context to
+  // Diagnostics. A serving engine preallocates its pool whatever the context: its own codes and
+  // one line saying why. For llama.cpp, the core's cache outlook (solve kv_outlook): how the cache grows from its default context to
   // a long-document one and what a q8_0 cache saves there, or why that says nothing here.
   let outlook = null;
   if (isServer(r)) {
