@@ -65,10 +65,10 @@ export function signedPct(percent, lang, digits = 1) {
 
 /**
  * Names in a sentence, joined as the language joins them ("a, b, and c", "a, b y c", "a、b和c").
- * @param {string[]} items @param {string} lang
+ * @param {string[]} items @param {string} lang @param {'conjunction' | 'disjunction'} [type] "a, b and c" or "a, b or c"
  */
-export function list(items, lang) {
-  try { return new Intl.ListFormat(lang, { style: 'long', type: 'conjunction' }).format(items); } catch { return items.join(', '); }
+export function list(items, lang, type = 'conjunction') {
+  try { return new Intl.ListFormat(lang, { style: 'long', type }).format(items); } catch { return items.join(', '); }
 }
 
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */

@@ -6,7 +6,7 @@ import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gib, list, num, tokens, usd } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
@@ -68,10 +68,11 @@ export async function renderDevice(alive) {
   try {
     list = await runsOn(runsOnRequest(state.hw, state.ram));
   } catch (e) {
-    if (alive()) fill('dp-runs', String(/** @type {any} */ (e).message || e));
+    if (alive()) fill('dp-runs', errorText(L, e));
     return;
   }
   if (!alive()) return;
+  text('dp-runs-title', T('what_runs', { ctx: tokens(list.context, L) }));
   if (list.engine_runs === false) {
     // llama.cpp has no backend for this device (the core's backends data): no figures at all.
     const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');

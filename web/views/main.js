@@ -470,7 +470,7 @@ export async function renderExtras(r, alive) {
     { label: T('required'), values: okRes.map((x) => x.memory.total_bytes / G), color: '--fg' },
     { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
   ];
-  text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
+  text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
   lineChart(byId('chart'), {
     x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
     xFmt: (v) => tokens(v, L), yFmt: (v) => num(v, L, v < 10 ? 1 : 0),

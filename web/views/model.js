@@ -37,8 +37,10 @@ export async function renderModel(alive) {
   const m = r.model;
   const s = m.shape || {};
   text('mp-title', T('mp_title', { 0: m.name }));
-  setPageMeta(T('mp_doc_title', { model: m.name }), T('mp_doc_desc', { model: m.name, total: gib(r.memory.total_bytes, L) }));
-  text('mp-lead', T('mp_lead', { model: m.name, total: gib(r.memory.total_bytes, L) }));
+  // The format and context of these figures: the result's own (the core's defaults).
+  const at = { quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) };
+  setPageMeta(T('mp_doc_title', { model: m.name }), T('mp_doc_desc', { ...at, model: m.name, total: gib(r.memory.total_bytes, L) }));
+  text('mp-lead', T('mp_lead', { ...at, model: m.name, total: gib(r.memory.total_bytes, L) }));
   const dash = (/** @type {any} */ v) => (typeof v === 'number' && v > 0 ? num(v, L) : '—');
   const spec = [
     [T('org'), m.org || info?.org || '—'],
@@ -98,6 +100,14 @@ export async function renderModel(alive) {
     tl = null;
   }
   if (!alive()) return;
+  // The section's heading and note name the tiers' own format, context and RAM sizes (the core's).
+  const ramTier = (/** @type {number} */ g) => gbOf(g, L);
+  text('mp-gpus-title', T('gpus_run', { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) }));
+  const tierAt = { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) };
+  text('mp-macs-title', T('macs_run', tierAt));
+  text('mp-unified-title', T('unified_run', tierAt));
+  text('mp-gpus-note', tl ? T('gpus_note', { tiers: joinList(tl.ram_tiers_gib.map(ramTier), L, 'disjunction') }) : '');
+  const mostRam = tl && tl.ram_tiers_gib.length ? ramTier(tl.ram_tiers_gib[tl.ram_tiers_gib.length - 1]) : '—';
   const gt = tl ? tl.gpus : [];
   const mt = tl ? tl.macs : [];
   const ut = tl ? tl.unified : [];
@@ -107,7 +117,7 @@ export async function renderModel(alive) {
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), shownName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * GiB, L, 0) }) : T(`tier_${e.tier}`),
+      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(`tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
@@ -132,7 +142,7 @@ export async function renderModel(alive) {
   if (tl) fill('mp-gpus',
     group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
     group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
-    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
+    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { ram: mostRam, 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
     noEngine(gt));
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
   const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
@@ -167,9 +177,9 @@ export async function renderModel(alive) {
   };
   const firstMac = smallestFit(mt, 'macs');
   const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }) + (long ? `${L === 'zh' ? '' : ' '}${T('faq_mem_long', long)}` : '')],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
