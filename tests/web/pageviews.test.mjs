@@ -145,7 +145,7 @@ test('titles and descriptions name the model or device in the page\'s language',
   await open(page, `${env.url}?view=model&model=zai-org/GLM-4.5-Air&lang=fr`);
   await page.waitForSelector('#mp-spec dl');
   await page.waitForFunction(() => /GLM-4\.5 Air/.test(document.title));
-  assert.match(await page.title(), /GLM-4\.5 Air : mémoire, GPU et vitesse/);
+  assert.match(await page.title(), /GLM-4\.5 Air\s:\smémoire, GPU et vitesse/);
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Gio/);
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&lang=es`);
   await page.waitForFunction(() => /RTX 4090/.test(document.title));

@@ -217,7 +217,7 @@ test('a hybrid model explains its KV cache as per-token cells on attention layer
   assert.match(kv, /36 layers × a fixed recurrent state: 0\.14 GiB in all, whatever the context\./);
   assert.doesNotMatch(kv, /× 0 cells/);
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=fr`);
-  assert.match(await page.textContent('#w-kv'), /36 couches × un état récurrent fixe : 0,14 Gio au total/);
+  assert.match(await page.textContent('#w-kv'), /36 couches × un état récurrent fixe\s:\s0,14\sGio au total/);
 });
 
 test('"detect my hardware" reports what the browser says and never changes the device by itself', async () => {
