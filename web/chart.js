@@ -10,6 +10,21 @@ const loadUplot = () => (uplotPromise ??= import('./vendor/uPlot.esm.js').then((
 /** @param {string} name */
 const cssVar = (name) => getComputedStyle(document.documentElement).getPropertyValue(name).trim() || '#888';
 
+/**
+ * Room for the y axis's tick labels: the widest label as drawn plus the ticks and their gap, so a
+ * long label ("6 000 $US") never runs into the axis title beside it.
+ * @param {any} u @param {string[] | null} values
+ */
+function tickRoom(u, values) {
+  if (!values || !values.length) return 48;
+  const c = u.ctx;
+  c.save();
+  c.font = `${Math.round(12 * (window.devicePixelRatio || 1))}px system-ui, sans-serif`;
+  const w = Math.max(...values.map((v) => c.measureText(String(v)).width)) / (window.devicePixelRatio || 1);
+  c.restore();
+  return Math.ceil(w) + 22;
+}
+
 /** @type {WeakMap<HTMLElement, {plot: any, ro: ResizeObserver}>} */
 const live = new WeakMap();
 
@@ -31,7 +46,7 @@ export async function lineChart(el, spec) {
     scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2 }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
     axes: [
       { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => t.map((v) => (v == null ? '' : spec.xFmt(v))) },
-      { ...axis, label: spec.yLabel, size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map(spec.yFmt) },
+      { ...axis, label: spec.yLabel, size: tickRoom, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map(spec.yFmt) },
     ],
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
