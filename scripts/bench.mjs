@@ -16,6 +16,11 @@
 //      and key figures in the markup, against the first contentful paint of a one-line page served
 //      by the same server (target: at most 1.5×), then how long until the page reacts to an input
 //      (the app has taken it over) and how long one input (another format) takes to show.
+//      With --trace, then what the renderer's main thread did before that first paint, from a
+//      Chromium trace (separate runs: tracing slows the page): the layout objects of the first
+//      layout, the font lookups (a synchronous request to the browser process per font size and
+//      weight, per family tried, per character no font in the list has), and the milliseconds of
+//      parsing, style, layout (fonts included) and paint; the same for the one-line page.
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -247,6 +252,54 @@ async function hubFirstVerdict(/** @type {any} */ api) {
 }
 
 // ---------------------------------------------------------------- (f) prerendered page
+/** Main-thread events named in a first-frame breakdown (Chromium's trace event names). */
+const FIRST_FRAME = {
+  parse: ['ParseHTML'], style: ['UpdateLayoutTree'], layout: ['Layout'], paint: ['Paint'],
+  'font lookups': ['FontCache::GetFontPlatformData'],
+};
+const FONT_IPC = {
+  'size/weight': 'WebSandboxSupportLinux::GetWebFontRenderStyleForStrike',
+  family: 'FontDataManager::onMatchFamilyStyle',
+  'fallback for a character': 'WebSandboxSupportLinux::GetFallbackFontForCharacter',
+};
+
+/**
+ * One traced load of `target` in a fresh context: what the renderer's main thread did from the
+ * document's request to the first contentful paint.
+ * @param {import('playwright-core').Browser} browser @param {string} target
+ */
+async function traceFirstFrame(browser, target) {
+  const ctx = await browser.newContext({ serviceWorkers: 'block' });
+  const page = await ctx.newPage();
+  const cdp = await ctx.newCDPSession(page);
+  /** @type {any[]} */
+  const events = [];
+  cdp.on('Tracing.dataCollected', (e) => { events.push(...e.value); });
+  await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,loading,fonts,disabled-by-default-fonts', transferMode: 'ReportEvents' });
+  await page.goto(target, { waitUntil: 'commit' });
+  await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 60000, polling: 10 });
+  const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
+  await cdp.send('Tracing.end');
+  await done;
+  await ctx.close();
+  const parse = events.find((e) => e.name === 'ParseHTML');
+  const fcp = events.filter((e) => e.name === 'firstContentfulPaint' && e.pid === parse?.pid).pop();
+  const doc = events.find((e) => e.name === 'ResourceSendRequest' && e.args?.data?.url === target);
+  if (!parse || !fcp || !doc) return null;
+  // Up to the end of the first frame's paint: FCP is reported when that frame is shown, by
+  // which time the main thread may have gone on to the second part of the page.
+  const onMain = events.filter((e) => e.ph === 'X' && e.pid === parse.pid && e.tid === parse.tid && e.ts >= doc.ts && e.ts <= fcp.ts);
+  const firstPaint = onMain.filter((e) => e.name === 'Paint').sort((a, b) => a.ts - b.ts)[0];
+  const end = firstPaint ? firstPaint.ts + firstPaint.dur : fcp.ts;
+  const main = onMain.filter((e) => e.ts <= end);
+  const sum = (/** @type {string[]} */ names) => main.filter((e) => names.includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
+  /** @type {Record<string, number>} */
+  const r = { 'to first paint': (fcp.ts - doc.ts) / 1000, 'layout objects': main.find((e) => e.name === 'Layout')?.args?.beginData?.totalObjects ?? 0 };
+  for (const [k, names] of Object.entries(FIRST_FRAME)) r[k] = sum(names);
+  for (const [k, name] of Object.entries(FONT_IPC)) r[`#${k}`] = main.filter((e) => e.name === name).length;
+  return r;
+}
+
 async function prerenderedFigures() {
   const PAGE = 'en/glm-4.5-air/mac-studio-m3-ultra-512gb/';
   if (!fs.existsSync(path.join(dist, PAGE, 'index.html'))) { console.log('\n(f) no prerendered pages in dist/ (WIF_PRERENDER=0?)'); return; }
@@ -266,6 +319,8 @@ async function prerenderedFigures() {
     tick();
   });
   const pageF = [], blankF = [], ready = [], input = [];
+  /** @type {{page: Record<string, number>[], blank: Record<string, number>[]}} */
+  const traced = { page: [], blank: [] };
   let verdictAtFcp = '';
   try {
     for (let i = 0; i < RUNS; i++) {
@@ -289,6 +344,13 @@ async function prerenderedFigures() {
       blankF.push(/** @type {number} */ (await bpage.evaluate(fcp)));
       await bctx.close();
     }
+    if (process.argv.includes('--trace')) {
+      for (let i = 0; i < RUNS; i++) {
+        const p = await traceFirstFrame(browser, url + PAGE);
+        const b = await traceFirstFrame(browser, `${blank.url}blank.html`);
+        if (p && b) { traced.page.push(p); traced.blank.push(b); }
+      }
+    }
   } finally {
     await browser.close();
     await new Promise((r) => server.close(r));
@@ -302,10 +364,20 @@ async function prerenderedFigures() {
   console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×)`);
   console.log(`  reacts to input (the app has taken over) at ${ms(median(ready))} after navigation (runs: ${runs(ready)})`);
   console.log(`  one input (format → Q8_0) to its figures on screen: ${ms(median(input))} (runs: ${runs(input)})`);
+  if (traced.page.length) {
+    const med = (/** @type {Record<string, number>[]} */ xs, /** @type {string} */ k) => median(xs.map((x) => x[k]));
+    console.log(`  traced (${traced.page.length} more runs each; medians): first contentful paint; then the renderer's main thread from the request to the end of the first frame's paint:`);
+    for (const [label, xs] of [['pair page', traced.page], ['one line', traced.blank]]) {
+      const fig = (/** @type {string} */ k) => med(/** @type {Record<string, number>[]} */ (xs), k);
+      console.log(`    ${String(label).padEnd(9)}  ${ms(fig('to first paint'))}; first layout ${fig('layout objects')} objects; ` +
+        Object.keys(FIRST_FRAME).map((k) => `${k} ${fig(k).toFixed(1)} ms`).join(', ') +
+        `; font requests to the browser: ${Object.keys(FONT_IPC).map((k) => `${fig(`#${k}`)} ${k}`).join(', ')}`);
+    }
+  }
 }
 
 console.log(`willitfit bench (${os.cpus().length} cores, load ${os.loadavg()[0].toFixed(1)}; figures, not pass/fail)`);
-if (process.argv.includes('--static')) { await prerenderedFigures(); process.exit(0); }
+if (process.argv.includes('--static')) { await prerenderedFigures(); process.exit(0); }   // --trace: and the first frame's breakdown
 const { loaded, appTimes, blankTimes } = await browserFigures();
 bytesFigures(loaded);
 console.log(`\n(b) Cold start in headless Chromium (fresh context, median of ${RUNS})`);

@@ -141,3 +141,28 @@ test('sitemap lists every page; robots.txt points to it', () => {
   for (const p of sample) assert.ok(locs.some((l) => l.endsWith(`/${p}`)), p);
   assert.match(fs.readFileSync(path.join(dist, 'robots.txt'), 'utf8'), /^Sitemap: https?:\/\/\S+\/sitemap\.xml$/m);
 });
+
+test('pair pages come in two parts: the answer paints before the sections below it are parsed', () => {
+  assert.ok(pairPages.length > 0);
+  for (const p of pairPages) {
+    const doc = read(p);
+    const sheets = [...doc.querySelectorAll('link[rel="stylesheet"]')];
+    const hrefs = sheets.map((l) => l.getAttribute('href') || '');
+    // The page's stylesheet and the bars' widths block the first paint (in the head), so the
+    // answer's bar never paints without its widths.
+    const inHead = sheets.filter((l) => l.parentElement === doc.head).map((l) => l.getAttribute('href') || '');
+    assert.ok(inHead.some((h) => /(^|\/)styles\.css$/.test(h)), `${p}: styles.css in the head`);
+    if (fs.existsSync(path.join(dist, p, 'page.css'))) assert.ok(inHead.includes('page.css'), `${p}: page.css in the head`);
+    // The chart's stylesheet opens the sections below the answer: a stylesheet in the body pauses
+    // the parser there, so the first frame is the header and the answer.
+    const below = doc.querySelector('#view-main > .wide');
+    const first = below?.firstElementChild;
+    assert.equal(first?.tagName, 'LINK', `${p}: the sections below the answer open with a stylesheet`);
+    assert.match(first?.getAttribute('href') || '', /vendor\/uPlot\.min\.css$/, p);
+    assert.equal(hrefs.filter((h) => /uPlot\.min\.css$/.test(h)).length, 1, `${p}: the chart's stylesheet once`);
+    // The answer itself is above that point, in the markup.
+    const result = doc.getElementById('result');
+    assert.ok(result && result.compareDocumentPosition(first) & 4, `${p}: the answer comes before the pause`);
+    assert.notEqual(doc.getElementById('c-total')?.textContent, '—', `${p}: the required memory is in the markup`);
+  }
+});
