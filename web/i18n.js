@@ -45,6 +45,16 @@ export function labelled(lang, label, value) {
   return lang === 'fr' ? `${label}\u00a0: ${value}` : lang === 'zh' ? `${label}：${value}` : `${label}: ${value}`;
 }
 
+/** Sentences run on with a space, except in Chinese (no space after 。). @param {string} lang @param {string[]} parts */
+export function sentences(lang, parts) {
+  return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
+}
+
+/** "value (aside)" with the language's parentheses (full-width in Chinese). @param {string} lang @param {string} value @param {string} aside */
+export function aside(lang, value, aside) {
+  return lang === 'zh' ? `${value}（${aside}）` : `${value} (${aside})`;
+}
+
 /**
  * A core error ({code, path, message}) in the language's words: its code's sentence, else the
  * generic one naming the field. The core's English message is never shown as the text.

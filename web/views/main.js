@@ -9,7 +9,7 @@ import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, mod
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
-import { t, tn } from '../i18n.js';
+import { aside, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -122,13 +122,13 @@ export function renderMain(r) {
   text('t-compute', gib(m.compute_bytes, L));
   text('t-overhead', gib(m.overhead_bytes, L));
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
-  let why = T('why_weights', {
-    n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: `${gib(file, L)} (${gb(file, L)})`,
-  });
-  if (m.host_weights_bytes > 0) why += ` ${T('why_host', { 0: gib(m.host_weights_bytes, L) })}`;
-  // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
-  if (r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number') why += ` ${T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) })}`;
-  if (r.mtp && r.mtp.loaded) why += ` ${T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) })}`;
+  const why = sentences(L, [
+    T('why_weights', { n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: aside(L, gib(file, L), gb(file, L)) }),
+    m.host_weights_bytes > 0 ? T('why_host', { 0: gib(m.host_weights_bytes, L) }) : '',
+    // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
+    r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number' ? T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
+    r.mtp && r.mtp.loaded ? T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) }) : '',
+  ]);
   // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
   byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
   text('w-weights', why);
