@@ -38,8 +38,9 @@ constexpr std::uint64_t kHubFirstReadShard = 512u << 10;
 /// an unread quant is (the largest published splits have ~50 shards; 128 first reads are 64 MiB).
 constexpr int kHubMaxShardsRead = 128;
 /// First read of a vision projector (mmproj) header: no tokenizer, a few hundred tensor infos
-/// (Gemma 3's SigLIP: 439 tensors, about 30 KB of header); grown like any header when short.
-constexpr std::uint64_t kHubFirstReadMmproj = 256u << 10;
+/// (Gemma 3's SigLIP: 439 tensors, a 25 KB header; Qwen-VL and Pixtral ones 14-23 KB); grown
+/// like any header when short.
+constexpr std::uint64_t kHubFirstReadMmproj = 128u << 10;
 /// No header is read past this many bytes (safetensors itself refuses headers over 100 MB).
 constexpr std::uint64_t kHubReadLimit = 96u << 20;
 
