@@ -167,6 +167,7 @@ test('a multimodal GGUF repo with images per prompt: the projector read from its
   await settled(p);
   assert.equal(await p.getAttribute('#hub-panel', 'data-state'), 'done');
   assert.match(String(await p.textContent('#hub-projector')), /Vision projector read from mmproj-F16\.gguf/);
+  assert.doesNotMatch(await p.innerText('#hub-panel'), /\bnull\b|undefined/);
   await p.click('#hub-quants tr[data-label="Q4_K_M"] button');
   await p.waitForFunction(() => /Gemma/i.test(document.getElementById('result')?.textContent || '') &&
     document.querySelector('#verdict')?.getAttribute('data-verdict') !== 'pending' && !document.getElementById('r-projector')?.hidden);
