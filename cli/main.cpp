@@ -52,7 +52,7 @@ const char* kUsage =
     "                       every GPU alone / with 32, 64, 128 GB RAM, every Mac and unified PC\n"
     "  willitfit runs-on --hardware <id|device.json> [--count N] [--ram-gib N] [--context N] [--json]\n"
     "                       every catalog model at its best quantization on that device, best first\n"
-    "  willitfit solve --kind max_context|best_quant|make_it_fit|cheapest|picks|smallest_device ...  (estimate flags, and\n"
+    "  willitfit solve --kind max_context|best_quant|make_it_fit|cheapest|picks|smallest_device|kv_outlook ...  (estimate flags, and\n"
     "                  [--min-context N] [--allow-offload on|off] [--min-decode-tps N] [--max-count N])\n"
     "  willitfit train --model <id|config.json> --method full|lora|qlora --hardware <id|device.json>\n"
     "                  [--optimizer adamw|adamw_8bit|paged_adamw|paged_adamw_8bit|adafactor|sgd]\n"

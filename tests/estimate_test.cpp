@@ -1,5 +1,7 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
@@ -267,4 +269,29 @@ TEST_CASE("the simulator's prompt lengths are those the request's context holds,
   const json tiny = json::parse(api_defaults(cat(), R"({"context": 300})"))["simulator"];
   CHECK(tiny["prompts"] == json::array({300}));
   CHECK(tiny["prompt"] == 300);
+}
+
+TEST_CASE("the defaults name each engine and its common formats, and the chart contexts follow the model's maximum", "[defaults]") {
+  const json d = json::parse(api_defaults(cat(), "{}"));
+  CHECK(d["engines"]["vllm"]["name"] == "vLLM");
+  CHECK(d["engines"]["sglang"]["name"] == "SGLang");
+  CHECK(d["engines"]["llama.cpp"]["name"] == "llama.cpp");
+  for (const auto& [engine, e] : d["engines"].items()) {
+    INFO(engine);
+    REQUIRE(e["common_formats"].size() >= 4);
+    // Every common format is one the engine accepts.
+    for (const auto& f : e["common_formats"])
+      CHECK(std::find(e["formats"].begin(), e["formats"].end(), f) != e["formats"].end());
+  }
+  // Without a model: 4K doubling to 128K.
+  CHECK(d["context_steps"] == json::array({4096, 8192, 16384, 32768, 65536, 131072}));
+  // Llama 3 8B stops at 8K; GLM-4.5-Air at 128K (131072); the last step is the maximum itself.
+  const json l3 = json::parse(api_defaults(cat(), R"({"model": "meta-llama/Meta-Llama-3-8B"})"));
+  CHECK(l3["context_steps"] == json::array({4096, 8192}));
+  const json air = json::parse(api_defaults(cat(), R"({"model": "zai-org/GLM-4.5-Air"})"));
+  const json list = json::parse(api_list(cat(), "models"));
+  for (const auto& m : list["models"])
+    if (m["id"] == "zai-org/GLM-4.5-Air") CHECK(air["context_steps"].back() == m["max_context"]);
+  for (std::size_t i = 1; i < air["context_steps"].size(); ++i)
+    CHECK(air["context_steps"][i].get<std::int64_t>() > air["context_steps"][i - 1].get<std::int64_t>());
 }

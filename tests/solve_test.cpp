@@ -185,3 +185,29 @@ TEST_CASE("each solver kind on GLM-4.5-Air Q4_K_M answers quickly natively with 
     CHECK(ms < 5000);  // generous for a loaded machine; the page calls these in wasm
   }
 }
+
+TEST_CASE("kv_outlook gives the cache at 8K and 32K and the q8_0 saving, equal to direct estimates", "[solve]") {
+  const json o = solve(with(kAir, {{"solve", "kv_outlook"}}));
+  REQUIRE(o["applies"] == true);
+  const json a = estimate(with(kAir, {{"context", o["from_context"]}}));
+  const json b = estimate(with(kAir, {{"context", o["to_context"]}}));
+  const json c = estimate(with(kAir, {{"context", o["to_context"]}, {"kv_type", "q8_0"}}));
+  CHECK(o["from"]["kv_cache_bytes"] == a["memory"]["kv_cache_bytes"]);
+  CHECK(o["to"]["kv_cache_bytes"] == b["memory"]["kv_cache_bytes"]);
+  CHECK(o["to"]["total_bytes"] == b["memory"]["total_bytes"]);
+  CHECK(o["from"]["total_bytes"] == a["memory"]["total_bytes"]);
+  REQUIRE(o["q8_0"].is_object());
+  CHECK(o["q8_0"]["kv_cache_bytes"] == c["memory"]["kv_cache_bytes"]);
+  CHECK(o["q8_0"]["total_bytes"] == c["memory"]["total_bytes"]);
+  CHECK(o["q8_0"]["saves_bytes"].get<std::uint64_t>() ==
+        b["memory"]["kv_cache_bytes"].get<std::uint64_t>() - c["memory"]["kv_cache_bytes"].get<std::uint64_t>());
+  // Already q8_0: no saving to offer.
+  CHECK(solve(with(kAir, {{"solve", "kv_outlook"}, {"kv_type", "q8_0"}}))["q8_0"].is_null());
+  // A server preallocates its pool; a model that stops at 8K never reaches 32K.
+  const json vl = solve({{"solve", "kv_outlook"}, {"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(vl["applies"] == false);
+  CHECK(vl["reason"] == "server_pool");
+  const json l3 = solve({{"solve", "kv_outlook"}, {"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(l3["applies"] == false);
+  CHECK(l3["reason"] == "beyond_max_context");
+}

@@ -150,6 +150,39 @@ TEST_CASE("prefill meets the issue's bars in-sample and held-out; decode held-ou
   CHECK(group("tg", "held_out")["median_ape_pct"].get<double>() <= 5.0);
 }
 
+TEST_CASE("no class of 5 or more single-device rows is biased beyond 15%", "[speed_basis]") {
+  // The issue's bar: a class (kind x backend x device kind x dense/MoE) with at least 5 rows keeps
+  // its median signed error within +-15 %.
+  int judged = 0;
+  for (const auto& c : report()["classes"]) {
+    if (c["rows"].get<int>() < 5) continue;
+    ++judged;
+    CAPTURE(c.dump());
+    CHECK(std::fabs(c["median_signed_pct"].get<double>()) <= 15.0);
+  }
+  CHECK(judged >= 15);
+  // Vulkan prefill on unified-memory devices with dense models (Radeon 8060S): judged on later
+  // builds' rows as well, so the class stays well above the 5-row floor.
+  bool found = false;
+  for (const auto& c : report()["classes"])
+    if (c["kind"] == "pp" && c["backend"] == "vulkan" && c["device_kind"] == "unified" && !c["moe"].get<bool>()) {
+      found = true;
+      CHECK(c["rows"].get<int>() >= 12);
+      CHECK(std::fabs(c["median_signed_pct"].get<double>()) <= 15.0);
+    }
+  CHECK(found);
+  // The two mid-2025 runs whose own sweep has pp2048 faster than pp512 are left out with that reason.
+  for (const auto& p : report()["points"]) {
+    CAPTURE(p["row_id"]);
+    CHECK(p["row_id"] != "bench-0339");
+    CHECK(p["row_id"] != "bench-0341");
+  }
+  bool reason = false;
+  for (const auto& [why, n] : report()["excluded"].items())
+    if (why.rfind("not the build's steady prefill rate", 0) == 0) reason = n.get<int>() == 2;
+  CHECK(reason);
+}
+
 TEST_CASE("small expert batches and attention run below the dense matmul rate", "[speed_basis]") {
   ModelWork w;
   w.matmul_flops = 2e10;

@@ -189,3 +189,31 @@ TEST_CASE("tier lists give no llama.cpp figures for Gaudi or Cambricon cards, an
   CHECK(no_engine == 3);
   CHECK(t["counts"]["gpus"]["no_engine"].get<int>() >= 3);
 }
+
+TEST_CASE("smallest_fit names, per list, the least-memory device that fits (the cheaper of equals)", "[tiers]") {
+  const json& t = glm_tiers();
+  for (const char* key : {"gpus", "macs", "unified"}) {
+    const json& list = t[key];
+    const json& pick = t["smallest_fit"][key];
+    double least = 1e300;
+    for (const auto& e : list)
+      if (e["tier"] == "fits") least = std::min(least, e["device"]["memory_gib"].get<double>());
+    if (least == 1e300) {
+      CHECK(pick.is_null());
+      continue;
+    }
+    INFO(key);
+    REQUIRE(pick.is_string());
+    const json* e = find(list, pick.get<std::string>());
+    REQUIRE(e != nullptr);
+    CHECK((*e)["tier"] == "fits");
+    CHECK((*e)["device"]["memory_gib"].get<double>() == least);
+    // No fitting device with the same memory has a lower known price.
+    const double p = (*e)["device"]["price_usd"].get<double>();
+    for (const auto& o : list)
+      if (o["tier"] == "fits" && o["device"]["memory_gib"].get<double>() == least && o["device"]["price_usd"].get<double>() > 0)
+        CHECK((p > 0 && p <= o["device"]["price_usd"].get<double>()));
+  }
+  // GLM-4.5-Air Q4_K_M (about 70 GiB) needs a Mac with at least 96 GB.
+  CHECK(find(t["macs"], t["smallest_fit"]["macs"].get<std::string>())->at("device")["memory_gib"].get<double>() >= 96);
+}

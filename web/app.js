@@ -134,10 +134,16 @@ function readForm() {
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
   // Images only for a model with a vision tower (the field shows for one); another model starts
   // text-only again.
-  const img = Math.round(Number(byId('images').value));
-  state.images = state.model === before && !byId('images-field').hidden && Number.isFinite(img) ? Math.min(64, Math.max(0, img)) : defaultOf('images');
-  state.count = Math.min(16, Math.max(1, Math.round(Number(byId('count').value)) || defaultOf('count')));
-  state.par = Math.min(256, Math.max(1, Math.round(Number(byId('par').value)) || defaultOf('par')));
+  // Numbers go to the core as typed (whole numbers): one out of its range comes back as its coded
+  // error naming the field, never silently replaced by a bound written here.
+  const whole = (/** @type {string} */ id, /** @type {number} */ fallback) => {
+    const raw = byId(id).value.trim();
+    const n = Math.round(Number(raw));
+    return raw !== '' && Number.isFinite(n) ? n : fallback;
+  };
+  state.images = state.model === before && !byId('images-field').hidden ? whole('images', defaultOf('images')) : defaultOf('images');
+  state.count = whole('count', defaultOf('count'));
+  state.par = whole('par', defaultOf('par'));
   state.ram = Number(byId('ram').value) || defaultOf('ram');
   state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
   byId('context-out').textContent = tokens(state.ctx, state.lang);
@@ -332,6 +338,9 @@ async function init() {
   await Promise.all([catalog.load(), loadPages()]);
   readUrl();   // again: a missing key now means the core's default
   fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
+  // The engines and markets the core knows, in its own spelling (product names, not translated).
+  fillSelect(byId('engine'), Object.entries(catalog.defaults.engines).map(([id, e]) => ({ value: id, label: String(e.name ?? id) })));
+  fillSelect(byId('market'), catalog.markets.map((m) => ({ value: m.id, label: `${m.id} · ${m.currency}` })));
   applyLang();
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });

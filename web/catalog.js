@@ -8,13 +8,15 @@ import * as store from './store.js';
 /** @type {any[]} */ export let models = [];
 /** @type {any[]} */ export let hardware = [];
 /** @type {any[]} */ export let quants = [];
+/** The engines and the backends they run on (data/engines.json rows, with the engine's own spelling). @type {any[]} */ export let engines = [];
+/** The markets of data/markets.json (id, currency, electricity price, stores). @type {any[]} */ export let markets = [];
 
 /** The core's defaults (api.js defaults()), loaded with the listings. @type {any} */
 export let defaults = null;
 
 export async function load() {
-  [models, hardware, quants, defaults] = await Promise.all([list('models'), list('hardware'), list('quants'), call('defaults', {})]);
-  setDefaults(defaults);
+  [models, hardware, quants, markets, engines, defaults] = await Promise.all([list('models'), list('hardware'), list('quants'), list('markets'), list('engines'), call('defaults', {})]);
+  setDefaults(defaults, markets);
 }
 
 /** The formats an engine loads (the core's defaults.engines[engine].formats), or null for an engine it does not list. @param {string} engine */

@@ -65,10 +65,10 @@ export function signedPct(percent, lang, digits = 1) {
 
 /**
  * Names in a sentence, joined as the language joins them ("a, b, and c", "a, b y c", "a、b和c").
- * @param {string[]} items @param {string} lang
+ * @param {string[]} items @param {string} lang @param {'conjunction' | 'disjunction'} [type] "a, b and c" or "a, b or c"
  */
-export function list(items, lang) {
-  try { return new Intl.ListFormat(lang, { style: 'long', type: 'conjunction' }).format(items); } catch { return items.join(', '); }
+export function list(items, lang, type = 'conjunction') {
+  try { return new Intl.ListFormat(lang, { style: 'long', type }).format(items); } catch { return items.join(', '); }
 }
 
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */
@@ -88,9 +88,10 @@ export function tps(x, lang) {
   return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)} tok/s` : '—';
 }
 
-/** @param {number} x @param {string} lang  milliseconds */
+/** A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s"). @param {number} x @param {string} lang */
 export function ms(x, lang) {
-  return ok(x) ? `${num(x, lang)} ms` : '—';
+  if (!ok(x)) return '—';
+  return x < 10000 ? `${num(x, lang)} ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)} s`;
 }
 
 /** A month and year from "2025-07". @param {string} ym @param {string} lang */

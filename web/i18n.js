@@ -40,6 +40,23 @@ export function tn(lang, key, count, vars) {
   return t(lang, k, vars);
 }
 
+/** "Label: value" in the language's typography (French: no-break space before the colon; Chinese: full-width). @param {string} lang @param {string} label @param {string} value */
+export function labelled(lang, label, value) {
+  return lang === 'fr' ? `${label}\u00a0: ${value}` : lang === 'zh' ? `${label}：${value}` : `${label}: ${value}`;
+}
+
+/**
+ * A core error ({code, path, message}) in the language's words: its code's sentence, else the
+ * generic one naming the field. The core's English message is never shown as the text.
+ * @param {string} lang @param {any} err
+ */
+export function errorText(lang, err) {
+  const code = err && typeof err.code === 'string' ? err.code : '';
+  const path = String((err && err.path) || '');
+  const known = code ? t(lang, `err_${code}`, { path }) : '';
+  return known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
+}
+
 /** Apply translations to every [data-i18n] element (textContent only, never HTML). */
 export function applyStrings(lang, root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) {

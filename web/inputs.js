@@ -8,7 +8,7 @@ import { call, estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
 import { gbOf, num } from './format.js';
-import { t } from './i18n.js';
+import { errorText, labelled, t } from './i18n.js';
 import { state } from './state.js';
 import * as store from './store.js';
 
@@ -83,7 +83,8 @@ export async function importConfig(txt, fileName) {
     }
   } catch (e) {
     const err = /** @type {any} */ (e);
-    msg.textContent = `${T('error')}: ${err.message}${err.path ? ` (${err.path})` : ''}`;
+    msg.textContent = labelled(state.lang, T('error'), errorText(state.lang, err));
+    msg.title = String(err.message || '');
     return;
   }
   const key = store.addModel({ name, config });
@@ -107,7 +108,8 @@ async function importGguf(f) {
     hooks.useModel(key);
   } catch (e) {
     const err = /** @type {any} */ (e);
-    msg.textContent = `${T('error')}: ${err.message}${err.code ? ` [${err.code}]` : ''}`;
+    msg.textContent = labelled(state.lang, T('error'), errorText(state.lang, err));
+    msg.title = String(err.message || '');
   }
 }
 
@@ -134,8 +136,8 @@ export function refreshSaved() {
     h('button', { type: 'button', class: 'small', on: { click: () => (what === 'models' ? hooks.useModel(key) : hooks.useDevice(key)) } }, T('use')), ' ',
     h('button', { type: 'button', class: 'small', 'aria-label': `${T('remove')} ${label}`, on: { click: () => { store.remove(what, key); refreshSaved(); hooks.refresh(); } } }, T('remove')));
   fill('saved-list', ms.length + ds.length === 0 ? h('li', { class: 'note' }, T('saved_none')) : null,
-    ms.map(([k, m]) => item('models', k, `${T('model')}: ${m.name}`)),
-    ds.map(([k, d]) => item('devices', k, `${T('hardware')}: ${d.name} (${gbOf(d.memory_gib, state.lang)})`)));
+    ms.map(([k, m]) => item('models', k, labelled(state.lang, T('model'), m.name))),
+    ds.map(([k, d]) => item('devices', k, labelled(state.lang, T('hardware'), `${d.name} (${gbOf(d.memory_gib, state.lang)})`))));
 }
 
 async function detect() {

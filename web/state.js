@@ -7,9 +7,10 @@
 
 export const LANGS = ['en', 'es', 'fr', 'zh'];
 export const VIEWS = ['main', 'model', 'device', 'accuracy'];
-export const ENGINES = ['llama.cpp', 'vllm', 'sglang'];
-/** Markets for prices, electricity and store links (data/markets.json ids). */
-export const MARKETS = ['US', 'EU', 'UK', 'CN'];
+/** The engines the core models (the keys of its defaults' `engines`), known once the core answered. */
+export let ENGINES = /** @type {string[]} */ ([]);
+/** Markets for prices, electricity and store links (the core's `list markets` ids). */
+export let MARKETS = /** @type {string[]} */ ([]);
 
 export const state = {
   view: 'main',
@@ -41,9 +42,11 @@ const DEFAULTS = { ...state };
 /**
  * Take the core's defaults (api.js defaults(): core/include/willitfit/estimate/defaults.hpp) as what a
  * missing URL key means, so the page never holds its own copy of them.
- * @param {any} d
+ * @param {any} d @param {any[]} [markets] the core's market list
  */
-export function setDefaults(d) {
+export function setDefaults(d, markets = /** @type {any[]} */ ([])) {
+  ENGINES = Object.keys(d.engines);
+  MARKETS = markets.map((m) => m.id);
   const llama = d.engines['llama.cpp'];
   Object.assign(DEFAULTS, {
     quant: llama.quant, kv: llama.kv_type, par: llama.parallel,

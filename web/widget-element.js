@@ -88,7 +88,8 @@ export class WillItFitElement extends HTMLElement {
     this.$line = el('p', 'line');
     this.$bar = el('div', 'bar');
     this.$bar.setAttribute('part', 'bar');
-    this.$segs = [el('div', 'seg w'), el('div', 'seg k'), el('div', 'seg o')];
+    // Weights, cache, then compute buffers, overhead and projector (one colour: 'other').
+    this.$segs = [el('div', 'seg w'), el('div', 'seg k'), el('div', 'seg o'), el('div', 'seg o'), el('div', 'seg o')];
     this.$limit = el('div', 'limit');
     this.$bar.append(...this.$segs, this.$limit);
     const foot = el('div', 'foot');
@@ -197,7 +198,7 @@ export class WillItFitElement extends HTMLElement {
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
       this.$line.textContent = `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)} (${pct(m.utilization, lang)}) · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
-      const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes + m.overhead_bytes];
+      const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
       // The core's range with the speed, as the page shows it; an approximate estimate says so.

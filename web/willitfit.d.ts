@@ -70,7 +70,7 @@ export interface Request {
   /** Images per prompt (0 = text only) and their size; the vision projector's file type, placement and published size. */
   images?: number; image_width?: number; image_height?: number;
   mmproj_offload?: boolean; mmproj_type?: 'f16' | 'bf16' | 'f32' | 'q8_0'; mmproj_bytes?: number;
-  solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device';
+  solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device' | 'kv_outlook';
   min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
   /** cost: the rent-vs-buy horizon; 'auto' = 1.5 x the break-even point, 24 to 240 months */
   months?: number | 'auto';

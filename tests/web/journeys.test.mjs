@@ -307,3 +307,48 @@ test('golden journeys: the page\'s worker gives each expected document, the same
   });
   assert.deepEqual(page.problems, []);
 });
+
+/** The CLI's answer to an api call. @param {string} fn @param {object} req */
+function cliApi(fn, req) {
+  const r = spawnSync(cli, ['api', fn, '-'], { encoding: 'utf8', input: JSON.stringify(req) });
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  return JSON.parse(r.stdout);
+}
+
+test('journey: the cache diagnostics, the model page FAQ and the engine and market lists are the core\'s (French)', async () => {
+  const page = await env.page();
+  const q = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, ram_gib: 64 };
+  const o = cliApi('solve', { ...q, solve: 'kv_outlook' });
+  assert.equal(o.applies, true);
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&ram=64&lang=fr`);
+  await page.waitForFunction(() => document.querySelectorAll('#diag-list li').length >= 2);
+  const want = await page.evaluate(async (d) => {
+    const f = await import('./format.js');
+    return [f.tokens(d.from_context, 'fr'), f.tokens(d.to_context, 'fr'), f.gib(d.from.kv_cache_bytes, 'fr'), f.gib(d.to.kv_cache_bytes, 'fr'),
+      f.gib(d.to.total_bytes, 'fr'), f.gib(d.q8_0.saves_bytes, 'fr'), f.gib(d.q8_0.total_bytes, 'fr')];
+  }, o);
+  const diag = await page.textContent('#diag-list');
+  for (const w of want) assert.ok(diag.includes(w), `${w} in ${diag}`);
+  // The engine and market selects list what the core lists, in its spelling.
+  const engines = cliApi('defaults', {}).engines;
+  assert.deepEqual(await page.$$eval('#engine option', (os) => os.map((x) => [x.value, x.textContent])),
+    Object.entries(engines).map(([id, e]) => [id, e.name]));
+  const lr = spawnSync(cli, ['list', 'markets', '--json'], { encoding: 'utf8' });
+  const markets = JSON.parse(lr.stdout);
+  assert.deepEqual(await page.$$eval('#market option', (os) => os.map((x) => x.value)), markets.markets.map((m) => m.id));
+  // The model page: the format table lists the core's common formats; the FAQ names the core's smallest Mac.
+  await open(page, `${env.url}?view=model&model=zai-org/GLM-4.5-Air&lang=fr`);
+  await page.waitForSelector('#mp-faq details');
+  const rows = await page.$$eval('#mp-quant-table tbody tr', (r) => r.map((x) => /** @type {HTMLElement} */ (x).dataset.quant));
+  assert.deepEqual(rows, engines['llama.cpp'].common_formats);
+  const tiers = cliApi('tiers', { model: 'zai-org/GLM-4.5-Air', quant: engines['llama.cpp'].quant, context: 8192 });
+  const mac = tiers.smallest_fit.macs;
+  const label = await page.evaluate(async (id) => {
+    const sh = await import('./views/shared.js');
+    const c = await import('./catalog.js');
+    return sh.shownName(c.hardware.find((d) => d.id === id), 'fr');
+  }, mac);
+  assert.ok((await page.textContent('#mp-faq')).includes(label), `${label} in the FAQ`);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

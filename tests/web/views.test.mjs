@@ -197,7 +197,7 @@ test('the main view adds the context chart with its table, the quantization matr
   assert.equal(ctxRows[ctxRows.length - 1], '128K');
   await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length > 15);
   assert.match(await page.textContent('#matrix'), /Q4_K_M/);
-  assert.match(await page.textContent('#diag-list'), /from 8K to 32K/);
+  assert.match(await page.textContent('#diag-list'), /from 8K to 32K/);   // the core's kv_outlook (solve)
   assert.match(await page.textContent('#fit-list'), /already fits/);
   await page.waitForFunction(() => document.querySelectorAll('#links-models li').length > 20);
   // The speed section renders the core's speed figures; nothing shows "undefined" or NaN.

@@ -6,17 +6,16 @@ import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gib, list, num, tokens, usd } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderBuyInto } from './buy.js';
-import { qualityText } from './main.js';
+import { engineName, qualityText } from './main.js';
 import { market } from './cost.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const GiB = 1024 ** 3;
 /** Engine ids as people write them. */
-const ENGINE_NAMES = /** @type {Record<string, string>} */ ({ 'llama.cpp': 'llama.cpp', vllm: 'vLLM', sglang: 'SGLang' });
 
 /** @param {() => boolean} alive */
 export async function renderDevice(alive) {
@@ -69,10 +68,11 @@ export async function renderDevice(alive) {
   try {
     list = await runsOn(runsOnRequest(state.hw, state.ram));
   } catch (e) {
-    if (alive()) fill('dp-runs', String(/** @type {any} */ (e).message || e));
+    if (alive()) fill('dp-runs', errorText(L, e));
     return;
   }
   if (!alive()) return;
+  text('dp-runs-title', T('what_runs', { ctx: tokens(list.context, L) }));
   if (list.engine_runs === false) {
     // llama.cpp has no backend for this device (the core's backends data): no figures at all.
     const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');
@@ -156,7 +156,7 @@ function needText(n) {
 
 /** @param {string[] | undefined} engines */
 function engineList(engines) {
-  return engines && engines.length ? list(engines.map((e) => ENGINE_NAMES[e] || e), state.lang) : T('engines_none');
+  return engines && engines.length ? list(engines.map((e) => engineName(e)), state.lang) : T('engines_none');
 }
 
 /**

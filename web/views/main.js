@@ -4,8 +4,8 @@
 // matrix, diagnostics and "make it fit", FAQ, links), filled a moment later from the Worker.
 // Sections for fields other parts of the core add (speed, commands, per-device memory, cost,
 // fine-tuning) stay hidden until the result carries them.
-import { many } from '../client.js';
-import { accelerators, deviceInfo, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
+import { call, many, solve } from '../client.js';
+import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
@@ -205,9 +205,10 @@ function renderProjector(r) {
   text('w-projector', parts.join(' '));
 }
 
-/** An engine id as it spells itself. @param {string} e */
+/** An engine id as it spells itself (the core's defaults: engines[id].name). @param {string} e */
 export function engineName(e) {
-  return e === 'vllm' ? 'vLLM' : e === 'sglang' ? 'SGLang' : e;
+  const known = (defaults && defaults.engines && defaults.engines[e]) || engines.find((x) => x.engine === e);
+  return known && typeof known.name === 'string' ? known.name : e;
 }
 
 /** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
@@ -447,15 +448,6 @@ async function copy(textToCopy, btn) {
   setTimeout(() => { btn.textContent = T('copy'); }, 1500);
 }
 
-/** The contexts of the chart: 4K, 8K, … doubling up to the model's maximum (and the maximum). @param {number} max */
-export function contextSteps(max) {
-  const top = max > 0 ? Math.min(max, 1 << 21) : 131072;
-  const out = [];
-  for (let c = 4096; c < top; c *= 2) out.push(c);
-  out.push(top);
-  return out;
-}
-
 /**
  * The sections built from many estimates. `alive()` turns false when a newer render started,
  * so a stale batch never paints over a fresh one.
@@ -464,7 +456,12 @@ export function contextSteps(max) {
 export async function renderExtras(r, alive) {
   const L = state.lang;
   // Memory over context.
-  const steps = contextSteps(r.model.max_context);
+  // The core's chart contexts for this model (4K doubling to its maximum).
+  let steps;
+  try {
+    steps = /** @type {number[]} */ ((await call('defaults', { model: request().model })).context_steps);
+  } catch { steps = []; }
+  if (!alive()) return;
   const sweep = await many(steps.map((c) => request({ ctx: c })));
   if (!alive()) return;
   const okSteps = steps.filter((_, i) => !sweep[i].error);
@@ -476,7 +473,7 @@ export async function renderExtras(r, alive) {
     { label: T('required'), values: okRes.map((x) => x.memory.total_bytes / G), color: '--fg' },
     { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
   ];
-  text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, max: tokens(steps[steps.length - 1], L) }));
+  text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
   lineChart(byId('chart'), {
     x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
     xFmt: (v) => tokens(v, L), yFmt: (v) => num(v, L, v < 10 ? 1 : 0),
@@ -484,30 +481,29 @@ export async function renderExtras(r, alive) {
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));
 
-  // Diagnostics: KV growth 8K -> 32K and what a q8_0 cache saves at 32K. A serving engine
-  // preallocates its pool whatever the context, so these say nothing there: one line says why.
-  let k32 = null;
+  // Diagnostics. A serving engine preallocates its pool whatever the context: its own codes and
+  // one line saying why. For llama.cpp, the core's cache outlook (solve kv_outlook): how the cache grows from its default context to
+  // a long-document one and what a q8_0 cache saves there, or why that says nothing here.
+  let outlook = null;
   if (isServer(r)) {
     const sv = serverOf(r);
     const codes = sv && Array.isArray(sv.diagnostics) ? sv.diagnostics : [];
     fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}`, {
       len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
   } else {
-    const [k8, k32x, q32] = await many([request({ ctx: 8192 }), request({ ctx: 32768 }), request({ ctx: 32768, kv: 'q8_0' })]);
+    try {
+      outlook = await solve({ ...request(), solve: 'kv_outlook' });
+    } catch { outlook = null; }
     if (!alive()) return;
-    k32 = k32x;
     const diag = [];
-    // Only for a model that reaches 32K (its own maximum, the core's max_context).
-    const reaches = !(r.model.max_context > 0) || r.model.max_context >= 32768;
-    if (reaches && !k8.error && !k32.error && k32.memory.kv_cache_bytes > k8.memory.kv_cache_bytes) {
-      diag.push(T('diag_kv', { model: r.model.name, topo: topologyText(r.model.topology_code, L), a: gib(k8.memory.kv_cache_bytes, L), b: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L) }));
-      const save = k32.memory.kv_cache_bytes - (q32.error ? 0 : q32.memory.kv_cache_bytes);
-      if (!q32.error && state.kv !== 'q8_0' && save > 0)
-        diag.push(T('diag_q8', { save: gib(save, L), total: gib(q32.memory.total_bytes, L) }));
+    if (outlook && outlook.applies) {
+      const span = { from: tokens(outlook.from_context, L), to: tokens(outlook.to_context, L) };
+      diag.push(T('diag_kv', { ...span, model: r.model.name, topo: topologyText(r.model.topology_code, L), a: gib(outlook.from.kv_cache_bytes, L), b: gib(outlook.to.kv_cache_bytes, L), total: gib(outlook.to.total_bytes, L) }));
+      if (outlook.q8_0) diag.push(T('diag_q8', { ...span, save: gib(outlook.q8_0.saves_bytes, L), total: gib(outlook.q8_0.total_bytes, L) }));
     }
-    fill('diag-list', diag.map((d) => h('li', null, d)));
+    fill('diag-list', diag.map((d) => h('li', { dataset: { code: 'kv_outlook' } }, d)));
   }
-  faq(r, k32);
+  faq(r, outlook);
   links(r);
   await renderMakeItFit(r, alive);  // the core's make_it_fit solver (picks.js)
   if (!alive()) return;
@@ -597,14 +593,14 @@ export function qualityText(q, L) {
   return `${T(word)} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)`;
 }
 
-/** @param {any} r @param {any} k32 */
-function faq(r, k32) {
+/** @param {any} r @param {any} outlook the core's kv_outlook answer, or null */
+function faq(r, outlook) {
   const L = state.lang;
   const qa = [
     [T('faq_run_q', { hw: hwName(r), model: r.model.name }),
       `${T(`verdict_${r.verdict}`)}. ${T('faq_run_a', { quant: r.quant.id, ctx: tokens(state.ctx, L), total: gib(r.memory.total_bytes, L), w: gib(r.memory.weights_bytes, L), kv: gib(r.memory.kv_cache_bytes, L), usable: gib(r.memory.usable_bytes, L) })}`],
   ];
-  if (k32 && !k32.error) qa.push([T('faq_32k_q', { model: r.model.name }), T('faq_32k_a', { kv: gib(k32.memory.kv_cache_bytes, L), total: gib(k32.memory.total_bytes, L), gb: gb(k32.memory.total_bytes, L) })]);
+  if (outlook && outlook.applies) qa.push([T('faq_32k_q', { model: r.model.name, to: tokens(outlook.to_context, L) }), T('faq_32k_a', { kv: gib(outlook.to.kv_cache_bytes, L), total: gib(outlook.to.total_bytes, L), gb: gb(outlook.to.total_bytes, L) })]);
   fill('faq-main', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 

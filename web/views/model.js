@@ -2,8 +2,8 @@
 // The model page: spec card, the quantization table at 8K, how to choose a format, the GPUs that
 // run it with 32/64/128 GB of system RAM (tiered), the Macs and the unified-memory PCs that run
 // it, its limits in plain words and a FAQ, every number from core estimates.
-import { estimate, many, tiers } from '../client.js';
-import { hardware, modelInfo, quants, request } from '../catalog.js';
+import { estimate, many, solve, tiers } from '../client.js';
+import { defaults, hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
@@ -14,7 +14,6 @@ import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, sp
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
 export const REF_GPU = 'nvidia-rtx-4090';
-const TABLE_QUANTS = ['BF16', 'Q8_0', 'Q6_K', 'Q5_K_M', 'Q4_K_M', 'IQ4_XS', 'Q3_K_M', 'Q2_K'];
 const GiB = 1024 ** 3;
 
 /** @param {() => boolean} alive */
@@ -38,8 +37,10 @@ export async function renderModel(alive) {
   const m = r.model;
   const s = m.shape || {};
   text('mp-title', T('mp_title', { 0: m.name }));
-  setPageMeta(T('mp_doc_title', { model: m.name }), T('mp_doc_desc', { model: m.name, total: gib(r.memory.total_bytes, L) }));
-  text('mp-lead', T('mp_lead', { model: m.name, total: gib(r.memory.total_bytes, L) }));
+  // The format and context of these figures: the result's own (the core's defaults).
+  const at = { quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) };
+  setPageMeta(T('mp_doc_title', { model: m.name }), T('mp_doc_desc', { ...at, model: m.name, total: gib(r.memory.total_bytes, L) }));
+  text('mp-lead', T('mp_lead', { ...at, model: m.name, total: gib(r.memory.total_bytes, L) }));
   const dash = (/** @type {any} */ v) => (typeof v === 'number' && v > 0 ? num(v, L) : '—');
   const spec = [
     [T('org'), m.org || info?.org || '—'],
@@ -64,7 +65,9 @@ export async function renderModel(alive) {
     link(urlFor({ view: 'main', quant, ctx }), T('open_compare', { 0: m.name }), 'button-link'));
 
   // Quantization table at the default context on the reference GPU.
-  const qs = TABLE_QUANTS.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
+  // The formats most repos publish for the engine (the core's defaults: common_formats).
+  const common = /** @type {string[]} */ (defaults.engines[base.engine]?.common_formats ?? []);
+  const qs = common.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
   const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: REF_GPU })));
   if (!alive()) return;
   const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
@@ -97,6 +100,14 @@ export async function renderModel(alive) {
     tl = null;
   }
   if (!alive()) return;
+  // The section's heading and note name the tiers' own format, context and RAM sizes (the core's).
+  const ramTier = (/** @type {number} */ g) => gbOf(g, L);
+  text('mp-gpus-title', T('gpus_run', { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) }));
+  const tierAt = { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) };
+  text('mp-macs-title', T('macs_run', tierAt));
+  text('mp-unified-title', T('unified_run', tierAt));
+  text('mp-gpus-note', tl ? T('gpus_note', { tiers: joinList(tl.ram_tiers_gib.map(ramTier), L, 'disjunction') }) : '');
+  const mostRam = tl && tl.ram_tiers_gib.length ? ramTier(tl.ram_tiers_gib[tl.ram_tiers_gib.length - 1]) : '—';
   const gt = tl ? tl.gpus : [];
   const mt = tl ? tl.macs : [];
   const ut = tl ? tl.unified : [];
@@ -106,7 +117,7 @@ export async function renderModel(alive) {
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), shownName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * GiB, L, 0) }) : T(`tier_${e.tier}`),
+      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(`tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
@@ -131,7 +142,7 @@ export async function renderModel(alive) {
   if (tl) fill('mp-gpus',
     group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
     group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
-    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
+    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { ram: mostRam, 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
     noEngine(gt));
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
   const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
@@ -146,22 +157,29 @@ export async function renderModel(alive) {
   }
 
   // Limits and FAQ.
-  const [k32, q8, small] = await many([request({ ...base, quant, hw: REF_GPU, ctx: 32768 }), request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]);
+  const [[q8, small], outlook] = await Promise.all([
+    many([request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]),
+    solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'kv_outlook' }).catch(() => null),
+  ]);
   if (!alive()) return;
+  // The cache at the core's long-document context (its kv_outlook), when the model reaches it.
+  const long = outlook && outlook.applies ? { to: tokens(outlook.to_context, L), kv32: gib(outlook.to.kv_cache_bytes, L) } : null;
   const limits = [];
   if (s.n_expert > 1)
     limits.push(T('limit_moe', { model: m.name, total: paramsText(m.params_total, L), active: paramsText(m.params_active, L) }));
-  if (!k32.error) limits.push(T('limit_ctx', { ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L), kv32: gib(k32.memory.kv_cache_bytes, L) }));
+  if (long) limits.push(T('limit_ctx', { ...long, ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L) }));
   if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
-  // The smallest device that runs it fully (least memory, then the cheapest).
-  const smallestFit = (/** @type {any[]} */ list) => list.filter((e) => e.tier === 'fits')
-    .sort((a, b) => a.device.memory_gib - b.device.memory_gib || (a.device.price_usd || 1e12) - (b.device.price_usd || 1e12))[0];
-  const firstMac = smallestFit(mt);
-  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L), kv32: k32.error ? '—' : gib(k32.memory.kv_cache_bytes, L) })],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no')]];
-  const firstGpu = smallestFit(gt);
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { gpu: firstGpu.device.name, mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
+  // The smallest device that runs it fully: the core's pick per list (tiers smallest_fit).
+  const smallestFit = (/** @type {any[]} */ list, /** @type {'gpus' | 'macs'} */ key) => {
+    const id = tl && tl.smallest_fit ? tl.smallest_fit[key] : null;
+    return id ? list.find((e) => e.device.id === id) : undefined;
+  };
+  const firstMac = smallestFit(mt, 'macs');
+  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }) + (long ? `${L === 'zh' ? '' : ' '}${T('faq_mem_long', long)}` : '')],
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
+  const firstGpu = smallestFit(gt, 'gpus');
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 

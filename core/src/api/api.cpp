@@ -168,7 +168,7 @@ std::string api_list(const Catalog& cat, const std::string& what) {
       const SpeedCoefficients& coef = memo_speed_coefficients(cat);
       if (coef.basis)
         for (const auto& e : coef.basis->engines) {
-          json r = {{"engine", e.engine}, {"backend", e.backend}, {"status", e.status}, {"source", e.source},
+          json r = {{"engine", e.engine}, {"name", defaults::engine_name(e.engine)}, {"backend", e.backend}, {"status", e.status}, {"source", e.source},
                     {"checked", e.checked}};
           if (!e.via.empty()) r["via"] = e.via;
           if (!e.notes.empty()) r["notes"] = e.notes;

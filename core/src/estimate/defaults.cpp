@@ -1,5 +1,7 @@
 #include "willitfit/estimate/defaults.hpp"
 
+#include <algorithm>
+
 #include "willitfit/base/error.hpp"
 #include "willitfit/estimate/request.hpp"
 #include "willitfit/model/quantize.hpp"
@@ -16,6 +18,23 @@ std::string server_quant(const Architecture& a) {
 
 std::string quant_for(const std::string& engine, const Architecture& a) {
   return engine == "vllm" || engine == "sglang" ? server_quant(a) : kQuantGguf;
+}
+
+std::string engine_name(const std::string& engine) {
+  if (engine == "vllm") return "vLLM";
+  if (engine == "sglang") return "SGLang";
+  if (engine == "mlx") return "MLX";
+  return engine;
+}
+
+std::vector<std::string> common_formats(const std::string& engine) {
+  // GGUF: the types the big GGUF publishers put in nearly every repo (e.g. the file lists of
+  // https://huggingface.co/unsloth/Qwen3-30B-A3B-GGUF and
+  // https://huggingface.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF), best first.
+  if (engine == "llama.cpp") return {"BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K"};
+  // Servers: the native checkpoint and the quantized checkpoints vLLM and SGLang document
+  // (https://docs.vllm.ai/en/latest/features/quantization/index.html).
+  return {"SAFETENSORS-BF16", "FP8", "AWQ-4bit", "GPTQ-4bit"};
 }
 
 }  // namespace defaults
@@ -39,6 +58,17 @@ nlohmann::json simulator_json(const nlohmann::json& request) {
   return {{"prompts", prompts}, {"prompt", start}};
 }
 
+// The contexts of a memory-over-context chart: 4K doubling up to the model's maximum (and the
+// maximum itself), capped at 2M; kChartContextUnknown when the maximum is not known.
+nlohmann::json context_steps(std::int64_t max_ctx) {
+  namespace d = defaults;
+  const std::int64_t top = max_ctx > 0 ? std::min<std::int64_t>(max_ctx, d::kChartContextCap) : d::kChartContextUnknown;
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t c = d::kChartContextFirst; c < top; c *= 2) out.push_back(c);
+  out.push_back(top);
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -50,7 +80,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   if (request.is_object() && request.contains("model") && !request["model"].is_null())
     arch = resolve_model(cat, request["model"], "model").arch;
   auto engine = [&](const char* id) {
-    json e = {{"formats", engine_formats(id)}};
+    json e = {{"name", d::engine_name(id)}, {"formats", engine_formats(id)}, {"common_formats", d::common_formats(id)}};
     if (arch) e["quant"] = d::quant_for(id, *arch);
     else e["quant"] = std::string(id) == "llama.cpp" ? d::kQuantGguf : "SAFETENSORS-BF16";
     return e;
@@ -90,6 +120,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                  {"allow_offload", "when_ram_gib"}}},
       {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},
       {"simulator", simulator_json(request)},
+      {"context_steps", context_steps(arch ? arch->n_ctx_train : 0)},
   };
 }
 

@@ -22,12 +22,6 @@ using solve_detail::QuantRank;
 bool on_device(const std::string& v) { return v == "fits" || v == "tight"; }
 
 
-// Names of the ranking groups by index (quality_rank_index: 0 high, 1 reduced, 2 low, 3 unknown).
-const char* band_name(int b) {
-  static const char* const names[] = {"high", "reduced", "low", "unknown"};
-  return names[b];
-}
-
 // The floors a setup must meet to count as running (runs_on.hpp): a quality band and a decode speed.
 struct Floors {
   std::string name = defaults::kRunsOnMinQuality;

@@ -373,16 +373,58 @@ json make_it_fit_json(Solver& s, const json& q) {
   return out;
 }
 
+// How the cache grows from one context to a longer one, and what a q8_0 cache saves there: the
+// model page's and the result's diagnostics. Only for llama.cpp (a server preallocates its pool
+// whatever the context: reason "server_pool"), for a model that reaches the longer context
+// ("beyond_max_context"), and when the cache does grow ("no_growth", e.g. a recurrent model).
+json kv_outlook_json(Solver& s, const json& q) {
+  namespace d = defaults;
+  const EstimateRequest& base = s.base();
+  json out = {{"solve", "kv_outlook"}, {"from_context", d::kOutlookFrom}, {"to_context", d::kOutlookTo}};
+  auto stop = [&](const char* reason) {
+    out["applies"] = false;
+    out["reason"] = reason;
+    out["evaluations"] = s.evaluations();
+    return out;
+  };
+  if (base.engine != "llama.cpp") return stop("server_pool");
+  const std::int64_t max_ctx = base.model.arch.n_ctx_train;
+  if (max_ctx > 0 && max_ctx < d::kOutlookTo) return stop("beyond_max_context");
+  auto at = [&](std::int64_t ctx, std::optional<GgmlType> kv) {
+    EstimateRequest r = base;
+    set_context(r, ctx);
+    if (kv) r.kv.type_k = r.kv.type_v = *kv;
+    return s.run(std::move(r), false);
+  };
+  Estimate a = at(d::kOutlookFrom, std::nullopt), b = at(d::kOutlookTo, std::nullopt);
+  if (b.kv.total_bytes <= a.kv.total_bytes) return stop("no_growth");
+  out["applies"] = true;
+  out["from"] = {{"kv_cache_bytes", a.kv.total_bytes}, {"total_bytes", a.total_bytes}};
+  out["to"] = {{"kv_cache_bytes", b.kv.total_bytes}, {"total_bytes", b.total_bytes}};
+  // A q8_0 cache needs flash attention for its V half (llama.cpp refuses it otherwise).
+  const bool already = base.kv.type_k == GgmlType::Q8_0 && base.kv.type_v == GgmlType::Q8_0;
+  out["q8_0"] = nullptr;
+  if (!already && base.kv.flash_attn) {
+    Estimate c = at(d::kOutlookTo, GgmlType::Q8_0);
+    if (c.kv.total_bytes < b.kv.total_bytes)
+      out["q8_0"] = {{"kv_cache_bytes", c.kv.total_bytes}, {"total_bytes", c.total_bytes},
+                     {"saves_bytes", b.kv.total_bytes - c.kv.total_bytes}};
+  }
+  out["evaluations"] = s.evaluations();
+  (void)q;
+  return out;
+}
+
 }  // namespace
 
 json run_solve(const Catalog& cat, const json& request) {
   if (!request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
-  if (!request.contains("solve")) throw InputError("missing_field", "solve", "'solve' names the solver: max_context, best_quant, make_it_fit, cheapest, picks or smallest_device");
+  if (!request.contains("solve")) throw InputError("missing_field", "solve", "'solve' names the solver: max_context, best_quant, make_it_fit, cheapest, picks, smallest_device or kv_outlook");
   const std::string kind = req_str(request, "solve", "");
   const bool hardware_free = kind == "cheapest" || kind == "picks" || kind == "smallest_device";
-  if (kind != "max_context" && kind != "best_quant" && kind != "make_it_fit" && !hardware_free)
-    throw InputError("bad_value", "solve", "unknown solver '" + kind + "'; use max_context, best_quant, make_it_fit, cheapest, picks or smallest_device",
-                     {"max_context", "best_quant", "make_it_fit", "cheapest", "picks", "smallest_device"});
+  if (kind != "max_context" && kind != "best_quant" && kind != "make_it_fit" && kind != "kv_outlook" && !hardware_free)
+    throw InputError("bad_value", "solve", "unknown solver '" + kind + "'; use max_context, best_quant, make_it_fit, cheapest, picks, smallest_device or kv_outlook",
+                     {"max_context", "best_quant", "make_it_fit", "cheapest", "picks", "smallest_device", "kv_outlook"});
   json er = request;
   for (const char* k : kSolveFields) er.erase(k);
   if (hardware_free && (!er.contains("hardware") || er["hardware"].is_null())) {
@@ -399,6 +441,7 @@ json run_solve(const Catalog& cat, const json& request) {
   if (kind == "make_it_fit") return make_it_fit_json(s, request);
   if (kind == "cheapest") return cheapest_json(s, request);
   if (kind == "smallest_device") return smallest_device_json(s, request);
+  if (kind == "kv_outlook") return kv_outlook_json(s, request);
   return picks_json(s, request);
 }
 

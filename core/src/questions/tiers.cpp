@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -67,6 +68,22 @@ json sorted(std::vector<Entry> v) {
   json out = json::array();
   for (auto& e : v) out.push_back(std::move(e.doc));
   return out;
+}
+
+// The device with the least memory that runs the model on its own (tier "fits"), the cheaper
+// of two with the same memory (a device without a price after one with a price); null if none.
+// The model page's FAQ names it ("the smallest Mac that runs it").
+json smallest_fit(const std::vector<Entry>& v) {
+  const Entry* best = nullptr;
+  auto price = [](const Entry& e) {
+    double p = e.doc["device"]["price_usd"].get<double>();
+    return p > 0 ? p : std::numeric_limits<double>::infinity();
+  };
+  for (const auto& e : v) {
+    if (e.rank != 0) continue;
+    if (!best || e.memory < best->memory || (e.memory == best->memory && price(e) < price(*best))) best = &e;
+  }
+  return best ? json(best->doc["device"]["id"]) : json(nullptr);
 }
 
 json counts(const json& list) {
@@ -158,6 +175,7 @@ json tier_lists(const Catalog& cat, const json& q) {
     }
   }
 
+  json smallest = {{"gpus", smallest_fit(gpus)}, {"macs", smallest_fit(macs)}, {"unified", smallest_fit(unified)}};
   json out = {{"model", {{"id", r.model.id}, {"name", r.model.name}}},
               {"quant", r.model.plan->quant},
               {"context", r.kv.n_ctx},
@@ -165,6 +183,7 @@ json tier_lists(const Catalog& cat, const json& q) {
               {"gpus", sorted(std::move(gpus))},
               {"macs", sorted(std::move(macs))},
               {"unified", sorted(std::move(unified))}};
+  out["smallest_fit"] = std::move(smallest);
   out["counts"] = {{"gpus", counts(out["gpus"])}, {"macs", counts(out["macs"])}, {"unified", counts(out["unified"])}};
   return out;
 }

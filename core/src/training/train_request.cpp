@@ -170,7 +170,12 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                                {"master_bytes", m.master_bytes}, {"optimizer_bytes", m.optimizer_bytes},
                                {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
                                {"workspace_bytes", m.workspace_bytes}, {"runtime_bytes", m.runtime_bytes},
-                               {"tensors_bytes", m.tensors_bytes}, {"total_bytes", m.total_bytes}}},
+                               {"tensors_bytes", m.tensors_bytes}, {"total_bytes", m.total_bytes},
+                               // The three columns a table shows: optimizer state (fp32 master copy and
+                               // moments), activations (with the logits), and the rest (workspace, runtime).
+                               {"optimizer_state_bytes", m.master_bytes + m.optimizer_bytes},
+                               {"activation_total_bytes", m.activations_bytes + m.logits_bytes},
+                               {"other_bytes", m.workspace_bytes + m.runtime_bytes}}},
                   {"cpu_bytes", m.cpu_bytes},
                   {"state_bytes_per_param", m.state_bytes_per_param},
                   {"usable_bytes", u.usable_bytes},

@@ -3,6 +3,8 @@
 // so a surface (the page, the widget, the CLI) asks for them instead of copying them.
 #pragma once
 #include <cstdint>
+#include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -33,6 +35,14 @@ inline constexpr std::int64_t kGen = 128;           // llama-bench -n
 // the one it starts on: a typical chat turn with some history.
 inline constexpr std::int64_t kSimulatorPrompts[] = {1024, 4096, 16384, 32768, 131072};
 inline constexpr std::int64_t kSimulatorPrompt = 4096;
+// A memory-over-context chart: from 4K, doubling up to the model's maximum (capped at 2M);
+// to 128K for a model whose maximum is not known.
+inline constexpr std::int64_t kChartContextFirst = 4096;
+inline constexpr std::int64_t kChartContextCap = std::int64_t{1} << 21;
+inline constexpr std::int64_t kChartContextUnknown = 131072;
+// The cache outlook (solve kv_outlook): from the default context to a long-document one.
+inline constexpr std::int64_t kOutlookFrom = 8192;
+inline constexpr std::int64_t kOutlookTo = 32768;
 inline constexpr std::int64_t kDepth = 0;           // llama-bench -d
 inline constexpr double kRamBandwidthGbs = 60;      // dual-channel DDR5 class
 inline constexpr double kPcieGbs = 0;               // 0 = from the device
@@ -102,6 +112,12 @@ std::string server_quant(const Architecture& a);
 
 /// The default quantization for `engine` ("llama.cpp" | "vllm" | "sglang") and model `a`.
 std::string quant_for(const std::string& engine, const Architecture& a);
+
+/// The engine's own spelling ("llama.cpp", "vLLM", "SGLang") for an engine id.
+std::string engine_name(const std::string& engine);
+
+/// The formats most repos publish for `engine`, best first (a model's format table lists these).
+std::vector<std::string> common_formats(const std::string& engine);
 
 }  // namespace wif::defaults
 
