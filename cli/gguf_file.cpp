@@ -7,7 +7,9 @@
 
 #include "willitfit/api/api.hpp"
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/base/text.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/mmproj.hpp"
 
 namespace wif_cli {
 
@@ -119,6 +121,35 @@ std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant
     if (ec) throw wif::InputError("file_not_written", "out", "cannot extend '" + out + "': " + ec.message());
     return nlohmann::json{{"path", out}, {"header_bytes", bytes.size()}, {"tensors", plan.tensors.size()},
                           {"weights_bytes", plan.weights_bytes}, {"file_bytes", bytes.size() + data}}.dump();
+  } catch (const wif::InputError& e) {
+    return wif::error_json(e.error());
+  }
+}
+
+std::string synth_mmproj(const nlohmann::json& model_ref, const std::string& type, const std::string& out) {
+  try {
+    const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
+    const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
+    if (m.vision.family.empty())
+      throw wif::InputError("no_projector", "model", m.vision.present ? "this model's vision projector is not modelled"
+                                                                       : "this model has no vision tower");
+    const std::string t = wif::text::lower(type);
+    const wif::GgmlType wt = t == "f32" ? wif::GgmlType::F32 : t == "bf16" ? wif::GgmlType::BF16
+                             : t == "q8_0" ? wif::GgmlType::Q8_0 : wif::GgmlType::F16;
+    if (t != "f16" && t != "f32" && t != "bf16" && t != "q8_0")
+      throw wif::InputError("bad_value", "quant", "an mmproj file is f16, bf16, f32 or q8_0");
+    const wif::ProjectorPlan plan = wif::projector_plan(m.vision, wt);
+    const auto tensors = wif::mmproj_tensors_for(plan);
+    const auto bytes = wif::write_gguf_header(wif::mmproj_metadata_for(m.vision, m.name, wt), tensors);
+    std::ofstream f(out, std::ios::binary);
+    f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+    f.close();
+    if (!f) throw wif::InputError("file_not_written", "out", "cannot write '" + out + "'");
+    std::uint64_t data = 0;
+    for (const auto& x : tensors) data += (x.bytes + 31) / 32 * 32;
+    return nlohmann::json{{"path", out}, {"header_bytes", bytes.size()}, {"tensors", tensors.size()},
+                          {"tensor_bytes", plan.bytes}, {"file_bytes", bytes.size() + data},
+                          {"projector_type", wif::mmproj_projector_type(m.vision.family)}}.dump();
   } catch (const wif::InputError& e) {
     return wif::error_json(e.error());
   }

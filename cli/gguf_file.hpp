@@ -20,6 +20,11 @@ bool read_gguf_header(const std::string& path, std::vector<std::uint8_t>& bytes,
 /// `split_experts`, routed experts are written one tensor each (wif::gguf_split_experts). With
 /// `split` > 1, the header is written as gguf-split's shards "<out stem>-0000k-of-0000N.gguf"
 /// (the result lists them under "files").
+/// The header of the vision projector (mmproj) llama.cpp's converter would write for a model
+/// with a modelled vision tower, in `type` (f16, bf16, f32, q8_0): gguf/mmproj.hpp's clip.*
+/// metadata and projector.hpp's tensors. Returns {path, header_bytes, tensors, tensor_bytes,
+/// file_bytes, projector_type} or an error document.
+std::string synth_mmproj(const nlohmann::json& model_ref, const std::string& type, const std::string& out);
 std::string synth_gguf(const nlohmann::json& model_ref, const std::string& quant, const std::string& out, bool full,
                        bool split_experts = false, int split = 1);
 

@@ -126,7 +126,7 @@ std::string url_path(const std::string& p) {
 }  // namespace
 
 bool hub_model(const std::string& text, const std::string& quant, bool offline, json& model, std::string& quant_out,
-               json& hub, std::string& error_json) {
+               json& hub, std::string& error_json, const std::string& mmproj_file) {
   const json ref = json::parse(wif::api_hub_ref(text));
   if (ref.contains("error")) {
     error_json = ref.dump();
@@ -158,6 +158,7 @@ bool hub_model(const std::string& text, const std::string& quant, bool offline, 
   if (ref.contains("file")) doc["file"] = ref["file"];
   const std::string q = ref.contains("quant") ? ref["quant"].get<std::string>() : quant;
   if (!q.empty()) doc["quant"] = q;
+  if (!mmproj_file.empty()) doc["mmproj_file"] = mmproj_file;
   json r;
   for (int round = 0;; ++round) {
     r = json::parse(wif::api_hub_repo(doc.dump()));
@@ -190,6 +191,10 @@ bool hub_model(const std::string& text, const std::string& quant, bool offline, 
     model["gguf_shards_base64"] = std::move(list);
     model.erase("shards");
   }
+  if (model.contains("mmproj")) {   // the vision projector's header, read beside the model's
+    model["mmproj_header_base64"] = doc["gguf"][model["mmproj"].get<std::string>()];
+    model.erase("mmproj");
+  }
   quant_out = row["quant"].get<std::string>();
   std::uint64_t bytes = 0;
   for (const auto& e : log) bytes += e["bytes"].get<std::uint64_t>();
@@ -198,6 +203,8 @@ bool hub_model(const std::string& text, const std::string& quant, bool offline, 
   hub = {{"repo", repo}, {"revision", r["revision"]}, {"gated", r["gated"]}, {"format", r["format"]}, {"quant", row_out},
          {"requests", log.size()}, {"bytes_read", bytes}};
   if (r.contains("quantization")) hub["quantization"] = r["quantization"];
+  if (r.contains("projector")) hub["projector"] = r["projector"];
+  if (r.contains("mmproj_error")) hub["mmproj_error"] = r["mmproj_error"];
   if (r.contains("safetensors")) hub["safetensors"] = r["safetensors"];
   return true;
 }

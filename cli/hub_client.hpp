@@ -16,7 +16,10 @@ namespace wif_cli {
 /// a GGUF read from its header) and `hub` ({repo, revision, gated, quant row, quantization,
 /// requests, bytes_read}); returns false with `error_json` otherwise. With `offline`, nothing is
 /// fetched and the answer is the hub_offline error.
+/// A repo with mmproj files: the one named `mmproj_file` (else the F16 one, else the first) is
+/// read too, and `model` carries its first bytes (mmproj_header_base64).
 bool hub_model(const std::string& ref, const std::string& quant, bool offline, nlohmann::json& model,
-               std::string& quant_out, nlohmann::json& hub, std::string& error_json);
+               std::string& quant_out, nlohmann::json& hub, std::string& error_json,
+               const std::string& mmproj_file = "");
 
 }  // namespace wif_cli

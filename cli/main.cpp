@@ -41,6 +41,8 @@ const char* kUsage =
     "                     [--images N] [--image-width PX] [--image-height PX] [--mmproj-offload on|off]\n"
     "                     [--mmproj-type f16|bf16|f32|q8_0] [--mmproj-bytes B]  (images per prompt: the\n"
     "                      vision projector's memory and placement, and the tokens the images cost)\n"
+    "                     [--mmproj-file PATH]  (hf:… GGUF repos: which mmproj file's header to read;\n"
+    "                      by default the F16 one, else the first)\n"
     "  willitfit <estimate|plan|serve|tiers|runs-on|solve|train|cost> --request <request.json> [--json]\n"
     "                       the request document as it is, unchanged, to the same API\n"
     "  willitfit plan ...   (same flags) the llama.cpp placement, per-device memory and commands\n"
@@ -78,6 +80,8 @@ const char* kUsage =
     "                     with zero (sparse) tensor data; --split-experts writes one tensor per\n"
     "                     routed expert, the older llama.cpp layout; --split N writes gguf-split's\n"
     "                     N shard headers <file>-0000k-of-0000N.gguf; for tests)\n"
+    "  willitfit gguf-synth --mmproj --model <id|config.json> [--quant f16|bf16|f32|q8_0] --out <file.gguf>\n"
+    "                     (the vision projector's mmproj header, clip.* keys and tensors; for tests)\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -350,12 +354,13 @@ int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
   if (cmd == "gguf-synth") {
     json model;
     std::string quant = "Q4_K_M", out;
-    bool full = false, split = false;
+    bool full = false, split = false, mmproj = false;
     int shards = 1;
     for (std::size_t i = 1; i < args.size(); ++i) {
       if (args[i] == "--full") full = true;
       if (args[i] == "--split-experts") split = true;   // one tensor per routed expert (old layout)
-      if (args[i] == "--full" || args[i] == "--split-experts" || args[i] == "--json" || i + 1 >= args.size()) continue;
+      if (args[i] == "--mmproj") mmproj = true;          // the vision projector's file instead
+      if (args[i] == "--full" || args[i] == "--split-experts" || args[i] == "--mmproj" || args[i] == "--json" || i + 1 >= args.size()) continue;
       int rc = 0;
       if (args[i] == "--model" && !id_or_file("--model", args[i + 1], "config", model, rc)) return rc;
       if (args[i] == "--quant") quant = args[i + 1];
@@ -369,6 +374,11 @@ int run_gguf_command(const std::vector<std::string>& args, bool pretty) {
       ++i;
     }
     if (model.is_null() || out.empty()) return fail("missing_field", "model", "gguf-synth needs --model and --out");
+    if (mmproj) {
+      const std::string doc = wif_cli::synth_mmproj(model, quant == "Q4_K_M" ? "f16" : quant, out);
+      print(doc, pretty);
+      return json::parse(doc).contains("error") ? 2 : 0;
+    }
     const std::string doc = wif_cli::synth_gguf(model, quant, out, full, split, shards);
     print(doc, pretty);
     return json::parse(doc).contains("error") ? 2 : 0;
@@ -438,6 +448,7 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
   if (cmd == "serve") req["engine"] = "vllm";  // --engine sglang, given later, replaces it
   json hardware = json::array();
   std::string hf_ref;   // --model hf:owner/repo[:QUANT], read once every flag is known
+  std::string mmproj_file;   // --mmproj-file: the repo's projector file to read
   bool offline = false;
   for (std::size_t i = 1; i < args.size(); ++i) {
     const std::string& a = args[i];
@@ -451,6 +462,8 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
     int rc = 0;
     if (a == "--model" && v.rfind("hf:", 0) == 0) {
       hf_ref = v;
+    } else if (a == "--mmproj-file") {
+      mmproj_file = v;
     } else if (a == "--model" && is_gguf_path(v)) {
       std::vector<std::uint8_t> bytes;
       std::string err;
@@ -485,7 +498,7 @@ int build_request(const std::string& cmd, const std::vector<std::string>& args, 
   if (!hf_ref.empty()) {
     json model;
     std::string quant, err;
-    if (!wif_cli::hub_model(hf_ref, req.value("quant", ""), offline, model, quant, hub, err)) {
+    if (!wif_cli::hub_model(hf_ref, req.value("quant", ""), offline, model, quant, hub, err, mmproj_file)) {
       print(err, pretty);
       return 2;
     }

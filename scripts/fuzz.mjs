@@ -84,6 +84,10 @@ const seeds = {
         spawnSync(cli, ['gguf-synth', '--model', c, '--quant', q, '--out', out], { stdio: 'ignore' });
       }
     });
+    // Vision projector (mmproj) headers with the clip.* keys (gguf-synth --mmproj): the reader
+    // tries every input as a projector too (fuzz_gguf.cpp).
+    for (const m of ['google/gemma-3-4b-it', 'Qwen/Qwen3.5-4B', 'mistralai/Ministral-3-3B-Reasoning-2512'])
+      spawnSync(cli, ['gguf-synth', '--mmproj', '--model', m, '--out', path.join(d, `mmproj-${m.replace('/', '_')}.gguf`)], { stdio: 'ignore' });
     fs.rmSync(tmp, { recursive: true, force: true });
   },
   catalog(d) {

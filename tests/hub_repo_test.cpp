@@ -127,10 +127,13 @@ TEST_CASE("A GGUF repo lists every quant with its published size, splits summed,
   CHECK(r["mmproj"][0]["bytes"] == 900);
   const json& chosen = r["quants"][r["chosen"].get<std::size_t>()];
   CHECK(chosen["label"] == "Q4_K_M");
-  REQUIRE(r["read"].size() == 1);
+  // The model's header and, in the same round, the projector's (mmproj_test.cpp).
+  REQUIRE(r["read"].size() == 2);
   CHECK(r["read"][0]["kind"] == "gguf");
   CHECK(r["read"][0]["path"] == "r-Q4_K_M.gguf");
   CHECK(r["read"][0]["bytes"] == 4000);   // never past the file
+  CHECK(r["read"][1]["path"] == "mmproj-F16.gguf");
+  CHECK(r["read"][1]["bytes"] == 900);
   CHECK(r["commands"]["llama_server"] == "llama-server -hf o/r:Q4_K_M");
   CHECK(!chosen.contains("model"));
 

@@ -37,6 +37,10 @@ std::string gguf_summary(const std::string& bytes_or_base64, const std::string& 
 std::string gguf_register(const std::string& handle, const std::string& bytes_or_base64) {
   return wif::api_gguf_register(handle, bytes_or_base64);
 }
+// A vision projector's header under `handle`; requests then name {"mmproj_handle": handle}.
+std::string mmproj_register(const std::string& handle, const std::string& bytes_or_base64) {
+  return wif::api_mmproj_register(handle, bytes_or_base64);
+}
 // A split file's shards (JSON array of base64 texts, first with the metadata) under one handle.
 std::string gguf_register_split(const std::string& handle, const std::string& shards_json) {
   return wif::api_gguf_register_split(handle, shards_json);
@@ -83,6 +87,7 @@ EMSCRIPTEN_BINDINGS(willitfit) {
   emscripten::function("ggufSummary", &gguf_summary);
   emscripten::function("ggufRegister", &gguf_register);
   emscripten::function("ggufRegisterSplit", &gguf_register_split);
+  emscripten::function("mmprojRegister", &mmproj_register);
   emscripten::function("ggufSummaryTable", &gguf_summary_table);
   emscripten::function("hubRef", &hub_ref);
   emscripten::function("hubRepo", &hub_repo);

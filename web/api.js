@@ -114,6 +114,8 @@ let modulePromise = null;
  * @type {Map<string, Uint8Array | string>}
  */
 const ggufHeaders = new Map();
+/** Vision projector headers registered (registerMmproj), kept the same way. @type {Map<string, Uint8Array>} */
+const mmprojHeaders = new Map();
 const MAX_GGUF_HANDLES = 16;
 /** The module instance the headers are registered in. @type {any} */
 let ggufIn = null;
@@ -171,6 +173,7 @@ async function callWith(fn, use) {
       // A module rebuilt after a trap starts empty: it gets the registered GGUF headers again.
       for (const [handle, bytes] of ggufHeaders)
         typeof bytes === 'string' ? core.ggufRegisterSplit(handle, bytes) : core.ggufRegister(handle, bytes);
+      for (const [handle, bytes] of mmprojHeaders) core.mmprojRegister(handle, bytes);
       ggufIn = core;
     }
     return use(core);
@@ -421,6 +424,25 @@ export async function registerGguf(bytes) {
   return doc;
 }
 
+/**
+ * A vision projector's GGUF header (a repo's mmproj file; core gguf/mmproj.hpp) parsed once and
+ * kept under a handle, the SHA-256 of the bytes; a request's model then carries
+ * {mmproj_handle: handle} beside its gguf_handle. Resolves to {schema_version, handle, name,
+ * projector_type, family, modelled, tensors, tensor_bytes}.
+ * @param {Uint8Array|ArrayBuffer} bytes the file's first bytes
+ */
+export async function registerMmproj(bytes) {
+  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'registerMmproj takes the header bytes (Uint8Array or ArrayBuffer)');
+  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  const handle = await sha256Handle(b);
+  const doc = unwrap(await call('mmprojRegister', handle, b));
+  mmprojHeaders.delete(handle);
+  mmprojHeaders.set(handle, b);
+  while (mmprojHeaders.size > MAX_GGUF_HANDLES) mmprojHeaders.delete(/** @type {string} */ (mmprojHeaders.keys().next().value));
+  return doc;
+}
+
 /** SHA-256 of bytes as "sha256:<hex>". @param {Uint8Array} b */
 async function sha256Handle(b) {
   const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', /** @type {Uint8Array<ArrayBuffer>} */ (b)));
@@ -462,7 +484,9 @@ const hubRuns = new Map();
  * model.header) to its handle, the split files' by their first shard's path. What was read is
  * kept in IndexedDB by repo and revision where the thread has IndexedDB.
  * @param {string} text a repo id, Hub link or owner/repo:QUANT
- * @param {{id?: string, base?: string, token?: string, quant?: string, file?: string, offline?: boolean, timeoutMs?: number}} [opts]
+ * A repo's vision projector (the core reads the chosen mmproj file's header with the model's)
+ * is registered too (registerMmproj), under its path in `handles`.
+ * @param {{id?: string, base?: string, token?: string, quant?: string, file?: string, mmprojFile?: string, offline?: boolean, timeoutMs?: number}} [opts]
  */
 export async function hubLookup(text, opts = {}) {
   if (typeof text !== 'string') fail('bad_type', 'ref', 'hubLookup takes a string: a repo id or a Hugging Face link');
@@ -471,7 +495,7 @@ export async function hubLookup(text, opts = {}) {
   if (id) { hubRuns.get(id)?.abort(); hubRuns.set(id, ctl); }
   try {
     const found = await lookup(text, {
-      core: { hubRef, hubRepo }, base: opts.base, token: opts.token, quant: opts.quant, file: opts.file,
+      core: { hubRef, hubRepo }, base: opts.base, token: opts.token, quant: opts.quant, file: opts.file, mmprojFile: opts.mmprojFile,
       offline: opts.offline, timeoutMs: opts.timeoutMs || 20000, signal: ctl.signal, cache: idbCache() || undefined,
     });
     /** @type {Record<string, string>} */
@@ -486,6 +510,11 @@ export async function hubLookup(text, opts = {}) {
       } else {
         handles[m.header] = (await registerGguf(base64ToBytes(found.doc.gguf[m.header]))).handle;
       }
+    }
+    for (const row of found.repo.quants) {
+      const p = row && row.model && row.model.mmproj;
+      if (!p || handles[p] || typeof found.doc.gguf[p] !== 'string') continue;
+      handles[p] = (await registerMmproj(base64ToBytes(found.doc.gguf[p]))).handle;
     }
     return { ref: found.ref, repo: found.repo, requests: found.requests, fromCache: found.fromCache, readAt: found.readAt, handles };
   } finally {

@@ -125,7 +125,7 @@ const encodePath = (p) => p.split('/').map(encodeURIComponent).join('/');
  * @typedef {{hubRef: (text: string) => Promise<any>, hubRepo: (doc: object) => Promise<any>}} HubCore
  * @typedef {{get: (key: string) => Promise<any>, put: (key: string, value: any) => Promise<void>}} HubCache
  * @typedef {{core: HubCore, base?: string, token?: string, fetch?: typeof fetch, signal?: AbortSignal,
- *   timeoutMs?: number, cache?: HubCache, offline?: boolean, quant?: string, file?: string}} LookupOptions
+ *   timeoutMs?: number, cache?: HubCache, offline?: boolean, quant?: string, file?: string, mmprojFile?: string}} LookupOptions
  */
 
 /**
@@ -146,6 +146,7 @@ export async function lookup(text, opts) {
   const ref = await core.hubRef(text);
   if (opts.quant) ref.quant = opts.quant;
   if (opts.file) ref.file = opts.file;
+  const mmprojFile = opts.mmprojFile || undefined;
   const apiHeaders = /** @type {Record<string,string>} */ ({ Accept: 'application/json' });
   if (opts.token) apiHeaders.Authorization = `Bearer ${opts.token}`;
   const cache = opts.cache;
@@ -153,7 +154,7 @@ export async function lookup(text, opts) {
 
   /** @param {any} cached */
   const fromCache = async (cached) => {
-    const doc = { ...cached.doc, quant: ref.quant, file: ref.file };
+    const doc = { ...cached.doc, quant: ref.quant, file: ref.file, mmproj_file: mmprojFile };
     const repo = await core.hubRepo(doc);
     if (repo.read.length) throw new HubError('hub_offline', 'this quant was not read before and the Hub cannot be reached');
     return { ref, repo, doc, requests: log, fromCache: true, readAt: cached.readAt };
@@ -182,8 +183,8 @@ export async function lookup(text, opts) {
   const docKey = `${ref.repo}@${info && info.sha}`;
   const cached = cache && info && info.sha ? await cache.get(docKey) : null;
   /** @type {any} */
-  const doc = cached ? { ...cached.doc, info, quant: ref.quant, file: ref.file }
-    : { repo: ref.repo, info, quant: ref.quant, file: ref.file, gguf: {}, safetensors: {} };
+  const doc = cached ? { ...cached.doc, info, quant: ref.quant, file: ref.file, mmproj_file: mmprojFile }
+    : { repo: ref.repo, info, quant: ref.quant, file: ref.file, mmproj_file: mmprojFile, gguf: {}, safetensors: {} };
   let repo;
   for (let round = 0; ; round++) {
     repo = await core.hubRepo(doc);
@@ -206,10 +207,10 @@ export async function lookup(text, opts) {
   }
   const readAt = new Date().toISOString();
   if (cache && !cached) {
-    await cache.put(docKey, { doc: { ...doc, quant: undefined, file: undefined }, readAt });
+    await cache.put(docKey, { doc: { ...doc, quant: undefined, file: undefined, mmproj_file: undefined }, readAt });
     await cache.put(revKey, docKey);
   } else if (cache && cached) {
-    await cache.put(docKey, { doc: { ...doc, quant: undefined, file: undefined }, readAt: cached.readAt });
+    await cache.put(docKey, { doc: { ...doc, quant: undefined, file: undefined, mmproj_file: undefined }, readAt: cached.readAt });
   }
   return { ref, repo, doc, requests: log, fromCache: !!cached, readAt: cached ? cached.readAt : readAt };
 }
@@ -266,15 +267,18 @@ export function idbCache() {
  */
 export function modelFor(found, row) {
   if (!row || !row.model) return null;
-  const { header, shards, ...m } = row.model;
+  const { header, shards, mmproj, ...m } = row.model;
   // Read in the module's own thread (api.js hubLookup): the header is registered there and
-  // the model names its handle; a split file's handle covers every shard.
+  // the model names its handle; a split file's handle covers every shard. The repo's vision
+  // projector (mmproj: the path of the file read) goes the same way.
   if (header && found.handles) {
     if (!found.handles[header]) return null;
     m.gguf_handle = found.handles[header];
+    if (mmproj && found.handles[mmproj]) m.mmproj_handle = found.handles[mmproj];
     return m;
   }
   if (header) m.gguf_header_base64 = found.doc.gguf[header];
+  if (mmproj && typeof found.doc.gguf[mmproj] === 'string') m.mmproj_header_base64 = found.doc.gguf[mmproj];
   // A split file: every other shard's first bytes, in order (the core read them all).
   if (Array.isArray(shards)) m.gguf_shards_base64 = shards.map((/** @type {string} */ p) => found.doc.gguf[p]);
   return m;

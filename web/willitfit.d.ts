@@ -36,10 +36,12 @@ export interface Quality { band: QualityBand; rank_group: QualityGroup; ppl_delt
 
 export type ModelRef =
   | string
-  | { config: object; id?: string; name?: string }
-  | { gguf_header_base64: string; gguf_shards_base64?: string[]; plan?: 'file' | 'computed'; id?: string; name?: string }
+  | ({ config: object; id?: string; name?: string } & MmprojRef)
+  | ({ gguf_header_base64: string; gguf_shards_base64?: string[]; plan?: 'file' | 'computed'; id?: string; name?: string } & MmprojRef)
   /** a header registered once with registerGguf */
-  | { gguf_handle: string; id?: string; name?: string };
+  | ({ gguf_handle: string; plan?: 'file' | 'computed'; id?: string; name?: string } & MmprojRef);
+/** The model's own vision projector file (core gguf/mmproj.hpp): registered with registerMmproj, or its first bytes. */
+export interface MmprojRef { mmproj_handle?: string; mmproj_header_base64?: string; mmproj_path?: string; mmproj_revision?: string }
 export type DeviceRef =
   | string
   | { name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; memory_gib: number; bandwidth_gbs: number;
@@ -210,6 +212,7 @@ export function ggufSummary(bytesOrBase64: Uint8Array | ArrayBuffer | string,
 export function bytesToBase64(bytes: Uint8Array): string;
 export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary: Versioned }>;
 export function registerGguf(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; architecture: string }>;
+export function registerMmproj(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; projector_type: string; family: string; modelled: boolean; tensors: number; tensor_bytes: number }>;
 export function importGguf(blob: Blob): Promise<{ handle: string; name: string; architecture: string; summary: Versioned }>;
 export function accuracyReport(): Promise<Versioned>;
 
@@ -218,9 +221,13 @@ export interface Projector {
   modelled: boolean; loaded: boolean; images: number;
   code: 'loaded' | 'no_images' | 'engine_not_modelled' | 'projector_family_unknown' | 'vision_config_incomplete';
   missing?: string; model_type?: string;
-  family?: 'gemma3' | 'qwen2_5_vl' | 'qwen3_vl' | 'pixtral' | 'llama4';
-  type?: 'f16' | 'bf16' | 'f32' | 'q8_0';
-  bytes?: number; bytes_source?: 'published' | 'computed'; computed_bytes?: number; params?: number;
+  family?: 'gemma3' | 'qwen2_vl' | 'qwen2_5_vl' | 'qwen3_vl' | 'pixtral' | 'llama4';
+  /** f16 | bf16 | f32 | q8_0 when computed; a file read may hold another ggml type */
+  type?: string;
+  bytes?: number; bytes_source?: 'published' | 'computed' | 'file'; computed_bytes?: number; params?: number;
+  /** read from the model's own mmproj GGUF (absent: computed from the config) */
+  source?: 'mmproj_file';
+  file?: { path: string; revision: string; projector_type: string; tensors: number; header_bytes: number; file_bytes: number; tensor_bytes: number };
   compute_bytes?: number; resident_bytes?: number; offload?: boolean;
   placement?: 'device' | 'cpu'; device_id?: string;
   image?: { width: number; height: number; requested_width: number; requested_height: number; positions: number; size_dependent: boolean };

@@ -8,10 +8,24 @@
 #include "fuzz_check.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/mmproj.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
   const std::string text(reinterpret_cast<const char*>(data), size);
+  // The same bytes as a vision projector (mmproj) header: a coded error or a projector whose
+  // per-image figures are finite (gguf/mmproj.hpp bounds every dimension).
+  try {
+    const wif::MmprojFile f = wif::load_mmproj(data, size, "mmproj");
+    if (!f.spec.family.empty()) {
+      const wif::ImageCost c = wif::image_cost(f.spec, 16384, 16384);
+      const double flops = wif::projector_encode_flops(f.spec, f.plan, c);
+      if (c.tokens < 0 || c.positions < 0 || !(flops >= 0) || flops > 1e300) wif_fuzz::fail("mmproj figures out of range", text);
+      (void)wif::projector_compute_bytes(f.spec, c, false);
+    }
+  } catch (const wif::InputError& e) {
+    if (e.error().code.empty()) wif_fuzz::fail("InputError without a code (mmproj)", text);
+  }
   try {
     const wif::GgufHeader h = wif::parse_gguf_header(data, size);
     (void)wif::gguf_tensor_plan(h);

@@ -39,7 +39,7 @@ test('a GGUF repo id gives its quants with published sizes from one API call and
   const q4 = r.repo.quants[r.repo.chosen];
   assert.equal(q4.label, 'Q4_K_M');
   assert.equal(q4.bytes, files['Llama-3.1-8B-Q4_K_M.gguf'].size);
-  assert.equal(r.repo.mmproj[0].bytes, 600_000_000);
+  assert.deepEqual(r.repo.mmproj, []);   // a text model: no projector file, nothing more read
   assert.equal(r.repo.commands.llama_server, 'llama-server -hf mock/Llama-3.1-8B-GGUF:Q4_K_M');
   // Requests: the API (blobs=true), the resolve (302) and the file host's one 206; no HEAD, no suffix range.
   const reqs = since(k);
@@ -235,4 +235,70 @@ test('the CLI estimates hf:owner/repo[:QUANT] with the same codes, and --offline
   const st = /** @type {any} */ (await cliHub(['estimate', '--model', 'hf:mock/Llama-FP8', '--quant', 'FP8', '--engine', 'vllm', '--hardware', 'nvidia-h100-sxm', '--json']));
   assert.equal(st.code, 0, st.out);
   assert.equal(st.json.hub.quantization.format, 'FP8');
+});
+
+test('a multimodal GGUF repo: the F16 mmproj header is read in the same round, and CLI and wasm give the same projector', async () => {
+  const repoId = 'mock/gemma-3-4b-it-GGUF';
+  const files = mock.repos[repoId].files;
+  const k = mock.log.length;
+  const r = await look(repoId);
+  assert.equal(r.repo.projector.path, 'mmproj-F16.gguf');
+  assert.equal(r.repo.projector.projector_type, 'gemma3');
+  assert.equal(r.repo.projector.tensor_bytes, files['mmproj-F16.gguf'].info.tensor_bytes);
+  // Two bounded reads (model and projector, one round), the projector's within its first read.
+  const fileReads = since(k).filter((x) => x.server === 'files');
+  assert.equal(fileReads.length, 2);
+  const mmRead = r.requests.find((/** @type {any} */ x) => x.url.endsWith('/mmproj-F16.gguf'));
+  assert.equal(mmRead.range, 'bytes=0-131071');
+  assert.ok(files['mmproj-F16.gguf'].header.length < 131072);
+  const row = r.repo.quants[r.repo.chosen];
+  const m = hub.modelFor(r, row);
+  assert.equal(typeof m.mmproj_header_base64, 'string');
+  assert.equal(m.mmproj_path, 'mmproj-F16.gguf');
+  assert.equal(m.mmproj_revision, SHA);
+  const req = { hardware: 'nvidia-rtx-4090', context: 8192, images: 2 };
+  const viaBytes = await api.estimate({ ...req, model: m });
+  const p = viaBytes.projector;
+  assert.equal(p.source, 'mmproj_file');
+  assert.equal(p.bytes_source, 'file');
+  assert.equal(p.file.path, 'mmproj-F16.gguf');
+  assert.equal(p.loaded, true);
+  // The same figures as the catalog's Gemma 3 4B computed from its config.
+  const cat = await api.estimate({ ...req, model: 'google/gemma-3-4b-it', quant: 'Q4_K_M' });
+  for (const key of ['bytes', 'compute_bytes', 'tokens_per_image', 'image_tokens', 'params'])
+    assert.equal(p[key], cat.projector[key], key);
+  assert.equal(viaBytes.memory.projector_bytes, cat.memory.projector_bytes);
+  assert.match(viaBytes.commands.llama_server, / --mmproj mmproj-F16\.gguf/);
+  // Through the module's own thread: the projector under a handle.
+  const viaHandles = await api.hubLookup(repoId, { base: mock.hubUrl });
+  const mh = hub.modelFor(viaHandles, viaHandles.repo.quants[viaHandles.repo.chosen]);
+  assert.match(mh.mmproj_handle, /^sha256:[0-9a-f]{64}$/);
+  assert.equal(mh.mmproj_header_base64, undefined);
+  const byHandle = await api.estimate({ ...req, model: mh });
+  assert.deepEqual(byHandle.projector, p);
+  // The CLI reads the same repo with libcurl: the same projector figures.
+  const c = /** @type {any} */ (await cliHub(['estimate', '--model', `hf:${repoId}`, '--hardware', 'nvidia-rtx-4090', '--context', '8192', '--images', '2', '--json']));
+  assert.equal(c.code, 0, c.out);
+  assert.deepEqual(c.json.projector, p);
+  assert.equal(c.json.hub.projector.path, 'mmproj-F16.gguf');
+  // The person's choice of file; one not in the repo is a coded error.
+  const b = await look(repoId, { mmprojFile: 'mmproj-BF16.gguf' });
+  assert.equal(b.repo.projector.path, 'mmproj-BF16.gguf');
+  const eb = await api.estimate({ ...req, model: hub.modelFor(b, b.repo.quants[b.repo.chosen]) });
+  assert.equal(eb.projector.type, 'bf16');
+  assert.equal(eb.projector.bytes, files['mmproj-BF16.gguf'].info.tensor_bytes);
+  const cb = /** @type {any} */ (await cliHub(['estimate', '--model', `hf:${repoId}`, '--mmproj-file', 'mmproj-BF16.gguf', '--hardware', 'nvidia-rtx-4090', '--images', '1', '--json']));
+  assert.equal(cb.json.projector.type, 'bf16');
+  await assert.rejects(look(repoId, { mmprojFile: 'mmproj-Q4.gguf' }), (/** @type {any} */ e) => e.code === 'hub_file_not_found' && e.path === 'mmproj_file');
+});
+
+test('a projector file that is not readable leaves the text model: mmproj_error, and images are no_projector', async () => {
+  const r = await look('mock/Bad-Mmproj-GGUF');
+  assert.equal(r.repo.mmproj_error.code, 'gguf_bad_version');
+  assert.equal(r.repo.projector, undefined);
+  const m = hub.modelFor(r, r.repo.quants[r.repo.chosen]);
+  assert.equal(m.mmproj_header_base64, undefined);
+  const e = await api.estimate({ model: m, hardware: 'nvidia-rtx-4090', context: 8192 });
+  assert.equal(e.verdict !== undefined, true);
+  await assert.rejects(api.estimate({ model: m, hardware: 'nvidia-rtx-4090', context: 8192, images: 1 }), (/** @type {any} */ x) => x.code === 'no_projector');
 });

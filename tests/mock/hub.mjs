@@ -30,7 +30,19 @@ function synth(/** @type {string} */ model, /** @type {string} */ quant, /** @ty
   return { header, size: info.file_bytes };
 }
 
-/** gguf-synth's gguf-split shard headers ({header, size} each, in order). */
+/** A vision projector's mmproj header from `willitfit gguf-synth --mmproj` (clip.* keys and the tensors llama.cpp's converter writes): {header, size, info}. */
+function synthMmproj(/** @type {string} */ model, /** @type {string} */ type) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-mockhub-'));
+  const out = path.join(dir, 'mmproj.gguf');
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--mmproj', '--model', model, '--quant', type, '--out', out, '--json'], { encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`gguf-synth --mmproj: ${r.stdout}${r.stderr}`);
+  const info = JSON.parse(r.stdout);
+  const header = fs.readFileSync(out);
+  fs.rmSync(dir, { recursive: true, force: true });
+  return { header, size: info.file_bytes, info };
+}
+
+/** gguf-split's shard headers ({header, size} each, in order). */
 function synthSplit(/** @type {string} */ model, /** @type {string} */ quant, /** @type {number} */ n) {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-mockhub-'));
   const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['gguf-synth', '--model', model, '--quant', quant, '--out', path.join(dir, 'x.gguf'), '--split', String(n), '--json'], { encoding: 'utf8' });
@@ -66,6 +78,12 @@ function makeRepos() {
   const q4 = synth(llama, 'Q4_K_M');
   const q8 = synth(llama, 'Q8_0');
   const bf16 = synthSplit(llama, 'BF16', 3);   // gguf-split's three shards, each with its own tensors
+  // A multimodal repo as llama.cpp's converter publishes it: the text model and its vision
+  // projector (mmproj) in F16 and BF16.
+  const gemma = 'google/gemma-3-4b-it';
+  const gq4 = synth(gemma, 'Q4_K_M');
+  const mmF16 = synthMmproj(gemma, 'f16');
+  const mmBF16 = synthMmproj(gemma, 'bf16');
   const small = (/** @type {string} */ s) => ({ header: Buffer.from(s), size: Buffer.byteLength(s), lfs: false });
   const big = (/** @type {{header: Buffer, size: number}} */ f) => ({ ...f, lfs: true });
   const fp8Config = { ...llamaConfig(), quantization_config: { quant_method: 'fp8', fmt: 'e4m3', weight_block_size: [128, 128], activation_scheme: 'dynamic' } };
@@ -86,8 +104,19 @@ function makeRepos() {
         'BF16/Llama-3.1-8B-BF16-00001-of-00003.gguf': big(bf16[0]),
         'BF16/Llama-3.1-8B-BF16-00002-of-00003.gguf': big(bf16[1]),
         'BF16/Llama-3.1-8B-BF16-00003-of-00003.gguf': big(bf16[2]),
-        'mmproj-F16.gguf': big({ header: Buffer.from('GGUF'), size: 600_000_000 }),
       },
+    },
+    'mock/gemma-3-4b-it-GGUF': {
+      files: {
+        'README.md': small('# mock gemma\n'),
+        'gemma-3-4b-it-Q4_K_M.gguf': big(gq4),
+        'mmproj-BF16.gguf': big(mmBF16),
+        'mmproj-F16.gguf': big(mmF16),
+      },
+    },
+    // A repo whose projector file is no GGUF header at all (4 bytes, then zeros).
+    'mock/Bad-Mmproj-GGUF': {
+      files: { 'x-Q4_K_M.gguf': big(q4), 'mmproj-F16.gguf': big({ header: Buffer.from('GGUF'), size: 600_000_000 }) },
     },
     'mock/Gated-GGUF': { gated: 'manual', files: { 'README.md': small('gated\n'), 'Gated-Q4_K_M.gguf': big(q4) } },
     'mock/Rate-Limited': { rate: 7, files: { 'x-Q4_K_M.gguf': big(q4) } },

@@ -12,6 +12,9 @@ import { startServer } from '../../scripts/server.mjs';
 import { GOOD_TOKEN, SHA, startMockHub } from '../mock/hub.mjs';
 import { root } from './helpers.mjs';
 
+const api = await import(path.join(root, 'dist', 'api.js'));
+const { gib } = await import(path.join(root, 'web', 'format.js'));
+
 /** @type {any} */ let mock;
 /** @type {any} */ let site;
 /** @type {import('playwright-core').Browser} */ let browser;
@@ -152,6 +155,31 @@ test('the model box takes Hub links and tags; failures are coded with plain mess
   await p.click('#hub-token-forget');
   await settled(p);
   assert.equal(await p.evaluate(() => localStorage.getItem('willitfit.hf_token')), null);
+  assert.deepEqual(p.problems, []);
+  await ctx.close();
+});
+
+test('a multimodal GGUF repo with images per prompt: the projector read from its mmproj file, like a catalog model', async () => {
+  const cat = await api.estimate({ model: 'google/gemma-3-4b-it', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, images: 2 });
+  const ctx = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const p = await page(ctx);
+  await p.goto(`${site.url}?hf=mock/gemma-3-4b-it-GGUF&hw=nvidia-rtx-4090&ctx=8192&img=2&lang=en`);
+  await settled(p);
+  assert.equal(await p.getAttribute('#hub-panel', 'data-state'), 'done');
+  assert.match(String(await p.textContent('#hub-projector')), /Vision projector read from mmproj-F16\.gguf/);
+  assert.doesNotMatch(await p.innerText('#hub-panel'), /\bnull\b|undefined/);
+  await p.click('#hub-quants tr[data-label="Q4_K_M"] button');
+  await p.waitForFunction(() => /Gemma/i.test(document.getElementById('result')?.textContent || '') &&
+    document.querySelector('#verdict')?.getAttribute('data-verdict') !== 'pending' && !document.getElementById('r-projector')?.hidden);
+  assert.equal(await p.isVisible('#images-field'), true);
+  assert.equal((await p.textContent('#t-projector'))?.trim(), gib(cat.projector.resident_bytes, 'en'));
+  const why = String(await p.textContent('#w-projector'));
+  assert.match(why, /Read from the repo’s projector file mmproj-F16\.gguf/);
+  assert.match(why, new RegExp(`takes ${cat.projector.tokens_per_image} tokens`));
+  assert.match(String(await p.textContent('#commands')), /--mmproj mmproj-F16\.gguf/);
+  // The text model the page showed before (images=2 on it is no_projector) leaves no error in view.
+  assert.equal(await p.isHidden('#error'), true);
+  assert.doesNotMatch(await p.innerText('main'), /no_projector|undefined|NaN/);
   assert.deepEqual(p.problems, []);
   await ctx.close();
 });

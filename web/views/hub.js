@@ -136,7 +136,11 @@ async function render(el, ctl) {
           h('td', null, ok && r.speed ? tps(r.speed.decode_tps, state.lang) : '—'),
           h('td', null, h('button', { type: 'button', class: 'small', on: { click: () => use(row) } }, ok ? T('use') : T('hub_read'))));
       })))),
-    repo.mmproj.length ? h('p', { class: 'note' }, T('hub_mmproj', { 0: list(repo.mmproj.map((/** @type {any} */ m) => m.path), state.lang) })) : null,
+    // replaceChildren writes null as text: absent parts are empty lists.
+    ...(repo.mmproj.length ? [h('p', { class: 'note' }, T('hub_mmproj', { 0: list(repo.mmproj.map((/** @type {any} */ m) => m.path), state.lang) }))] : []),
+    // The projector file the core read (hub_repo.hpp): its weights, or why it could not be read.
+    ...(repo.projector ? [h('p', { class: 'note', id: 'hub-projector' }, T('hub_mmproj_read', { 0: repo.projector.path, 1: gib(repo.projector.tensor_bytes, state.lang) }))] : []),
+    ...(repo.mmproj_error ? [h('p', { class: 'warn', id: 'hub-projector-error' }, T('hub_mmproj_bad', { 0: repo.mmproj[repo.mmproj_chosen ?? 0]?.path || '?', 1: String(repo.mmproj_error.code) }))] : []),
     h('p', null, T('hub_launch'), ' ', h('code', { id: 'hub-command', class: 'mono' }, chosen ? chosen.command : '')),
     tokenBox(el, found.ref.repo));
 }

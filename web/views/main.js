@@ -199,6 +199,9 @@ function renderProjector(r) {
       type: String(p.type).toUpperCase(), file, buf: gib(p.compute_bytes, L), tokens: num(p.tokens_per_image, L), size,
     }));
   }
+  // Read from the repo's own mmproj file (core gguf/mmproj.hpp), not computed from a config.
+  if (p.source === 'mmproj_file' && p.file)
+    parts.push(T('proj_file', { 0: String(p.file.path || '?'), 1: String(p.file.revision || '').slice(0, 12) || '?', 2: num(p.file.tensors, L) }));
   text('w-projector', parts.join(' '));
 }
 

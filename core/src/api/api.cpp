@@ -231,6 +231,16 @@ std::string api_gguf_register(const std::string& handle, const std::string& byte
   });
 }
 
+std::string api_mmproj_register(const std::string& handle, const std::string& bytes_or_base64) {
+  return guarded([&] {
+    const auto b = gguf_bytes_or_base64(bytes_or_base64, "mmproj");
+    const auto f = register_mmproj(handle, b, "mmproj");
+    return versioned(json{{"handle", handle}, {"name", f->name}, {"projector_type", f->projector_type},
+                          {"family", f->spec.family}, {"modelled", !f->spec.family.empty()},
+                          {"tensors", f->tensors}, {"tensor_bytes", f->plan.bytes}});
+  });
+}
+
 std::string api_gguf_register_split(const std::string& handle, const std::string& shards_json) {
   return guarded([&] {
     const json list = parse_json(shards_json, "shards");

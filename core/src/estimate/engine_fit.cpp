@@ -1,6 +1,7 @@
 #include "willitfit/estimate/engine_fit.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "willitfit/base/error.hpp"
@@ -170,6 +171,17 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.mmproj = e.proj_loaded;
   in.mmproj_offload = r.proj.offload;
   in.mmproj_type = cache_type_flag(r.proj.type);  // lower-case type name
+  {
+    // The mmproj file read from a repo (gguf/mmproj.hpp), by its own name when that is a plain
+    // shell word; else the command keeps its made-up local name.
+    const std::string& p = r.model.mmproj_path;
+    const std::string f = p.substr(p.rfind('/') == std::string::npos ? 0 : p.rfind('/') + 1);
+    const bool plain = !f.empty() && f.size() <= 255 && f[0] != '-' && f[0] != '.' &&
+                       std::all_of(f.begin(), f.end(), [](char ch) {
+                         return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-' || ch == '_' || ch == '.';
+                       });
+    if (plain) in.mmproj_file = f;
+  }
   out["commands"] = launch_commands(in);
 }
 

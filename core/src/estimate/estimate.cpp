@@ -75,6 +75,13 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   using nlohmann::json;
   const VisionSpec& v = r.model.vision;
   json j = {{"modelled", !v.family.empty()}, {"model_type", v.model_type}, {"images", r.proj.images}};
+  if (r.model.mmproj) {  // read from the projector's own GGUF (gguf/mmproj.hpp), not computed from a config
+    const MmprojFile& f = *r.model.mmproj;
+    j["source"] = "mmproj_file";
+    j["file"] = {{"path", r.model.mmproj_path}, {"revision", r.model.mmproj_revision}, {"projector_type", f.projector_type},
+                 {"tensors", f.tensors}, {"header_bytes", f.header_bytes}, {"file_bytes", f.file_bytes},
+                 {"tensor_bytes", f.plan.bytes}};
+  }
   if (v.family.empty()) {
     j["loaded"] = false;
     j["code"] = v.code;
@@ -96,7 +103,7 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   j["code"] = e.proj_loaded ? "loaded" : r.engine != "llama.cpp" ? "engine_not_modelled" : "no_images";
   j["type"] = text::lower(ggml_type_name(r.proj.type));
   j["bytes"] = e.proj_bytes;
-  j["bytes_source"] = r.proj.published_bytes > 0 ? "published" : "computed";
+  j["bytes_source"] = r.model.mmproj ? "file" : r.proj.published_bytes > 0 ? "published" : "computed";
   j["computed_bytes"] = e.proj_plan.bytes;
   j["params"] = e.proj_plan.params;
   j["compute_bytes"] = e.proj_compute_bytes;
@@ -132,7 +139,46 @@ SpeedOptions speed_options(const EstimateRequest& r) {
   return o;
 }
 
+namespace {
+
+// The model reference's own vision projector file, when it names one: a header registered
+// under mmproj_handle (gguf/handles.hpp) or its first bytes in mmproj_header_base64
+// (gguf/mmproj.hpp). Its dimensions replace the config's vision tower; mmproj_path and
+// mmproj_revision say where it came from.
+void attach_mmproj(const nlohmann::json& ref, const std::string& path, ResolvedModel& m) {
+  if (ref.contains("mmproj_handle")) {
+    const std::string h = req_str(ref, "mmproj_handle", path);
+    m.mmproj = find_mmproj(h);
+    if (!m.mmproj)
+      throw InputError("unknown_mmproj_handle", join_path(path, "mmproj_handle"),
+                       "no mmproj header is registered under '" + h.substr(0, 128) + "'; register its bytes first");
+  } else if (ref.contains("mmproj_header_base64")) {
+    const std::string p = join_path(path, "mmproj_header_base64");
+    m.mmproj = std::make_shared<const MmprojFile>(load_mmproj(gguf_bytes_or_base64(req_str(ref, "mmproj_header_base64", path), p), p));
+  } else {
+    return;
+  }
+  m.vision = m.mmproj->spec;
+  m.mmproj_path = opt_str(ref, "mmproj_path", path).value_or("");
+  m.mmproj_revision = opt_str(ref, "mmproj_revision", path).value_or("");
+  for (const auto& [key, v] : {std::pair<const char*, const std::string*>{"mmproj_path", &m.mmproj_path}, {"mmproj_revision", &m.mmproj_revision}})
+    if (v->size() > 1024)
+      throw InputError("bad_value", join_path(path, key), std::string("'") + key + "' is longer than the limit of 1024 bytes");
+}
+
+ResolvedModel resolve_model_ref(const Catalog& cat, const nlohmann::json& ref, const std::string& path);
+
+}  // namespace
+
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
+  ResolvedModel m = resolve_model_ref(cat, ref, path);
+  if (ref.is_object()) attach_mmproj(ref, path, m);
+  return m;
+}
+
+namespace {
+
+ResolvedModel resolve_model_ref(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
   ResolvedModel m;
   if (ref.is_string()) {
     const ModelEntry* e = cat.find_model(ref.get<std::string>());
@@ -212,6 +258,8 @@ ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const
   check_name_lengths(m, path);
   return m;
 }
+
+}  // namespace
 
 std::shared_ptr<const TensorPlan> model_plan(const Catalog& cat, const ResolvedModel& m, const std::string& quant,
                                              const QuantOptions& opt) {
@@ -312,6 +360,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   else if (mt == "q8_0") r.proj.type = GgmlType::Q8_0;
   else throw InputError("bad_value", "mmproj_type", "mmproj_type must be f16, bf16, f32 or q8_0", {"f16", "bf16", "f32", "q8_0"});
   r.proj.published_bytes = static_cast<std::uint64_t>(opt_int(q, "mmproj_bytes", "", 1, 1000000000000ll).value_or(0));
+  if (r.model.mmproj) {  // the projector's own file: its type and its tensors' bytes, exactly
+    r.proj.type = r.model.mmproj->plan.type;
+    r.proj.published_bytes = 0;
+  }
   if (r.proj.images > 0 && !r.model.vision.present)
     throw InputError("no_projector", "images", "this model has no vision tower (its config has no vision_config); it reads text only");
   r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
@@ -365,7 +417,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   }
   if (!r.model.vision.family.empty() && (r.proj.images > 0 || !r.summary)) {
     const VisionSpec& v = r.model.vision;
-    e.proj_plan = projector_plan(v, r.proj.type);
+    e.proj_plan = r.model.mmproj ? r.model.mmproj->plan : projector_plan(v, r.proj.type);
     e.proj_image = image_cost(v, r.proj.width, r.proj.height);
     e.proj_compute_bytes = projector_compute_bytes(v, e.proj_image, r.kv.flash_attn);
     e.proj_bytes = r.proj.published_bytes > 0 ? r.proj.published_bytes : e.proj_plan.bytes;

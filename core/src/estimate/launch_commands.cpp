@@ -129,7 +129,8 @@ std::string llama_server(const LaunchInput& in) {
     if (!in.mmproj) {
       if (hf) c << " --no-mmproj";
     } else {
-      if (!hf) c << " --mmproj mmproj-" << ollama_name(slug(base_name(in.model_id))) << "-" << in.mmproj_type << ".gguf";
+      if (!hf && !in.mmproj_file.empty()) c << " --mmproj " << in.mmproj_file;
+      else if (!hf) c << " --mmproj mmproj-" << ollama_name(slug(base_name(in.model_id))) << "-" << in.mmproj_type << ".gguf";
       if (!in.mmproj_offload) c << " --no-mmproj-offload";
     }
   }

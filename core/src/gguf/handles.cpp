@@ -11,13 +11,15 @@
 namespace wif {
 namespace {
 
+template <class T>
 struct Registry {
   std::mutex mu;
-  std::deque<std::pair<std::string, std::shared_ptr<const GgufModel>>> entries;  // oldest first
+  std::deque<std::pair<std::string, std::shared_ptr<const T>>> entries;  // oldest first
 };
 
-Registry& registry() {
-  static Registry r;
+template <class T>
+Registry<T>& registry() {
+  static Registry<T> r;
   return r;
 }
 
@@ -33,8 +35,9 @@ void check_handle(const std::string& h) {
     throw InputError("bad_value", "handle", "a GGUF handle is 1 to 128 characters of letters, digits and : . _ -");
 }
 
-std::shared_ptr<const GgufModel> keep(const std::string& handle, std::shared_ptr<const GgufModel> model) {
-  Registry& r = registry();
+template <class T>
+std::shared_ptr<const T> keep(const std::string& handle, std::shared_ptr<const T> model) {
+  Registry<T>& r = registry<T>();
   std::lock_guard<std::mutex> lock(r.mu);
   auto& es = r.entries;
   es.erase(std::remove_if(es.begin(), es.end(), [&](const auto& e) { return e.first == handle; }), es.end());
@@ -48,7 +51,7 @@ std::shared_ptr<const GgufModel> keep(const std::string& handle, std::shared_ptr
 std::shared_ptr<const GgufModel> register_gguf(const std::string& handle, const std::vector<std::uint8_t>& bytes,
                                                const std::string& path) {
   check_handle(handle);
-  return keep(handle, std::make_shared<const GgufModel>(load_gguf_model(bytes.data(), bytes.size(), path)));
+  return keep<GgufModel>(handle, std::make_shared<const GgufModel>(load_gguf_model(bytes.data(), bytes.size(), path)));
 }
 
 std::shared_ptr<const GgufModel> register_gguf_split(const std::string& handle,
@@ -60,15 +63,26 @@ std::shared_ptr<const GgufModel> register_gguf_split(const std::string& handle,
   views.reserve(shards.size());
   for (std::size_t k = 0; k < shards.size(); ++k)
     views.push_back({shards[k].data(), shards[k].size(), path + "[" + std::to_string(k) + "]"});
-  return keep(handle, std::make_shared<const GgufModel>(load_gguf_split_model(views)));
+  return keep<GgufModel>(handle, std::make_shared<const GgufModel>(load_gguf_split_model(views)));
 }
 
-std::shared_ptr<const GgufModel> find_gguf(const std::string& handle) {
-  Registry& r = registry();
+template <class T>
+std::shared_ptr<const T> find(const std::string& handle) {
+  Registry<T>& r = registry<T>();
   std::lock_guard<std::mutex> lock(r.mu);
   for (const auto& e : r.entries)
     if (e.first == handle) return e.second;
   return nullptr;
 }
+
+std::shared_ptr<const GgufModel> find_gguf(const std::string& handle) { return find<GgufModel>(handle); }
+
+std::shared_ptr<const MmprojFile> register_mmproj(const std::string& handle, const std::vector<std::uint8_t>& bytes,
+                                                  const std::string& path) {
+  check_handle(handle);
+  return keep(handle, std::make_shared<const MmprojFile>(load_mmproj(bytes, path)));
+}
+
+std::shared_ptr<const MmprojFile> find_mmproj(const std::string& handle) { return find<MmprojFile>(handle); }
 
 }  // namespace wif

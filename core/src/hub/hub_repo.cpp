@@ -15,6 +15,7 @@
 #include "willitfit/base/base64.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/mmproj.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/model/quantize.hpp"
 
@@ -375,6 +376,7 @@ json hub_repo(const json& doc) {
   const std::vector<RepoFile> files = repo_files(doc);
   std::map<std::string, Row> rows;
   json mmproj = json::array();
+  std::vector<RepoFile> mmproj_files;
   std::vector<RepoFile> st;
   bool has_consolidated = false, has_model_st = false;
   const RepoFile* config = nullptr;
@@ -388,6 +390,7 @@ json hub_repo(const json& doc) {
     if (!ends_with_ci(base, ".gguf") || lb.rfind("imatrix", 0) == 0) continue;
     if (lb.rfind("mmproj", 0) == 0) {
       mmproj.push_back({{"path", f.path}, {"bytes", f.bytes}});
+      mmproj_files.push_back(f);
       continue;
     }
     std::string stem = base.substr(0, base.size() - 5);
@@ -478,6 +481,50 @@ json hub_repo(const json& doc) {
         // Reported with its path by the load below.
       }
     }
+    // The vision projector: the person's choice, else the F16 file (the converter's default
+    // type; not BF16), else the first. Its header is read in the same round as the model's.
+    std::optional<MmprojFile> proj;
+    std::string proj_path;
+    if (!mmproj_files.empty()) {
+      const auto want_mmproj = opt_str(doc, "mmproj_file", "");
+      std::size_t pick = mmproj_files.size();
+      for (std::size_t i = 0; i < mmproj_files.size() && pick == mmproj_files.size(); ++i) {
+        const std::string u = upper(basename(mmproj_files[i].path));
+        if (want_mmproj ? mmproj_files[i].path == *want_mmproj
+                        : u.find("F16") != std::string::npos && u.find("BF16") == std::string::npos)
+          pick = i;
+      }
+      if (want_mmproj && pick == mmproj_files.size())
+        throw InputError("hub_file_not_found", "mmproj_file", "'" + *want_mmproj + "' is not an mmproj file of '" + repo + "'");
+      if (pick == mmproj_files.size()) pick = 0;
+      const RepoFile& f = mmproj_files[pick];
+      out["mmproj_chosen"] = pick;
+      const std::string b64 = b64_field(doc, "gguf", f.path);
+      if (b64.empty()) {
+        out["read"].push_back({{"kind", "gguf"}, {"path", f.path},
+                               {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadMmproj) : kHubFirstReadMmproj}});
+      } else {
+        const std::string p = "gguf." + f.path;
+        const auto bytes = gguf_bytes_or_base64(b64, p);
+        try {
+          proj = load_mmproj(bytes, p);
+          proj_path = f.path;
+        } catch (const GgufTruncated& e) {
+          try {
+            out["read"].push_back(grow("gguf", f, e.needed_bytes(), bytes.size()));
+          } catch (const InputError& g) {
+            out["mmproj_error"] = {{"code", g.error().code}, {"path", g.error().path}, {"message", g.error().message}};
+          }
+        } catch (const InputError& e) {
+          // A projector that cannot be read leaves the text model standing.
+          out["mmproj_error"] = {{"code", e.error().code}, {"path", e.error().path}, {"message", e.error().message}};
+        }
+      }
+      if (proj)
+        out["projector"] = {{"path", f.path}, {"bytes", f.bytes}, {"projector_type", proj->projector_type},
+                            {"family", proj->spec.family}, {"modelled", !proj->spec.family.empty()},
+                            {"tensors", proj->tensors}, {"tensor_bytes", proj->plan.bytes}};
+    }
     std::optional<GgufModel> model;
     if (have_all) {
       std::vector<GgufShard> shards;
@@ -501,6 +548,11 @@ json hub_repo(const json& doc) {
       if (model && (from_header || !r.name.quant.empty())) {
         json m = {{"header", first.path}, {"id", "hf:" + repo + ":" + r.name.label}, {"name", model->name + " " + r.name.label}};
         if (!from_header) m["plan"] = "computed";
+        if (proj) {
+          m["mmproj"] = proj_path;
+          m["mmproj_path"] = proj_path;
+          m["mmproj_revision"] = sha;
+        }
         if (from_header && all_shards) {
           m["shards"] = json::array();
           for (std::size_t k = 1; k < c.files.size(); ++k) m["shards"].push_back(c.files[k].path);

@@ -92,6 +92,7 @@ VisionSpec vision_spec_from_config(const json& config) {
     s.code = "projector_family_unknown";
     return s;
   }
+  s.gated_ffn = s.family == "pixtral" || s.family == "qwen2_5_vl";
   s.hidden = vision_int(vc, {"hidden_size"});
   s.layers = vision_int(vc, {"num_hidden_layers", "depth"});
   s.heads = vision_int(vc, {"num_attention_heads", "num_heads"});
@@ -250,7 +251,7 @@ ImageCost image_cost(const VisionSpec& s, std::int64_t width, std::int64_t heigh
     const std::int64_t g = s.image_size / s.patch;
     c.positions = g * g;
     c.tokens = s.tokens_fixed;
-  } else if (s.family == "qwen2_5_vl" || s.family == "qwen3_vl") {
+  } else if (s.family == "qwen2_vl" || s.family == "qwen2_5_vl" || s.family == "qwen3_vl") {
     // Qwen's smart_resize: each side to the nearest multiple of patch x merge (at least one).
     const std::int64_t cell = s.patch * s.merge;
     auto side = [cell](std::int64_t v) {
@@ -299,8 +300,7 @@ std::uint64_t projector_compute_bytes(const VisionSpec& s, const ImageCost& c, b
   // qwen2.5-vl and mistral3 size the same matrix); the rest is one layer's live activations:
   // the residual, Q, K and V, and the FFN's hidden (two of them when gated).
   const double n = static_cast<double>(c.positions);
-  const bool gated = s.family == "pixtral" || s.family == "qwen2_5_vl";
-  double bytes = 4.0 * n * (4.0 * static_cast<double>(s.hidden) + (gated ? 2.0 : 1.0) * static_cast<double>(s.ff));
+  double bytes = 4.0 * n * (4.0 * static_cast<double>(s.hidden) + (s.gated_ffn ? 2.0 : 1.0) * static_cast<double>(s.ff));
   // Llama 4's tiles attend within themselves: the scores are per tile.
   const double attn_n = s.family == "llama4" && s.pos_embd > 0 ? static_cast<double>(s.pos_embd) : n;
   if (!flash_attn) bytes += 4.0 * static_cast<double>(s.heads) * attn_n * n;

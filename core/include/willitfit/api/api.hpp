@@ -69,6 +69,11 @@ std::string api_gguf_summary(const std::string& bytes_or_base64, const std::stri
 /// Parse a GGUF header once and keep it under `handle` (gguf/handles.hpp); a model reference
 /// {"gguf_handle": handle} then names it. Returns {"handle", "name", "architecture"} or an error.
 std::string api_gguf_register(const std::string& handle, const std::string& bytes_or_base64);
+/// A vision projector's GGUF header (gguf/mmproj.hpp) kept under `handle` (gguf/handles.hpp
+/// register_mmproj); a model reference {"gguf_handle": …, "mmproj_handle": handle} then
+/// names it. Returns {"handle", "name", "projector_type", "family", "modelled", "tensors",
+/// "tensor_bytes"} or an error (path "mmproj").
+std::string api_mmproj_register(const std::string& handle, const std::string& bytes_or_base64);
 /// A split GGUF (gguf-split) under one handle: `shards_json` is a JSON array of the shards'
 /// first bytes as base64, in order (the first holds the metadata).
 std::string api_gguf_register_split(const std::string& handle, const std::string& shards_json);

@@ -51,6 +51,7 @@ struct LaunchInput {
   bool mmproj = false;                // load the projector (images are sent)
   bool mmproj_offload = true;         // false: --no-mmproj-offload (the encoder on the CPU)
   std::string mmproj_type = "f16";    // the file's type, for its local name
+  std::string mmproj_file;            // the real file's name (a Hub repo's mmproj), else made up
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).

@@ -28,6 +28,8 @@
 
 namespace wif {
 
+struct MmprojFile;  // gguf/mmproj.hpp
+
 struct ResolvedModel {
   std::string id, name, org, license, source;
   double params_total_b = 0, params_active_b = 0;   // published (0 = unknown)
@@ -37,6 +39,11 @@ struct ResolvedModel {
   const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
   VisionSpec vision;                                // the config's vision tower (projector.hpp)
+  // The projector read from its own mmproj GGUF (gguf/mmproj.hpp; the model reference's
+  // mmproj_handle or mmproj_header_base64): its tensors replace the computed ones and `vision`
+  // is its dimensions. mmproj_path / mmproj_revision: where the file came from (a Hub repo).
+  std::shared_ptr<const MmprojFile> mmproj;
+  std::string mmproj_path, mmproj_revision;
 };
 
 /// Images per prompt and the vision projector (projector.hpp): what the person says they send.

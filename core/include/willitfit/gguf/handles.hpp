@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "willitfit/gguf/gguf.hpp"
+#include "willitfit/gguf/mmproj.hpp"
 
 namespace wif {
 
@@ -30,5 +31,12 @@ std::shared_ptr<const GgufModel> register_gguf_split(const std::string& handle,
 
 /// The model registered under `handle`, or nullptr.
 std::shared_ptr<const GgufModel> find_gguf(const std::string& handle);
+
+/// A vision projector's header (gguf/mmproj.hpp) kept under `handle`, in a registry of its own
+/// (as many as kMaxGgufHandles); a model reference then names it as {"mmproj_handle": handle}.
+/// Throws as register_gguf does, or what load_mmproj throws.
+std::shared_ptr<const MmprojFile> register_mmproj(const std::string& handle, const std::vector<std::uint8_t>& bytes,
+                                                  const std::string& path);
+std::shared_ptr<const MmprojFile> find_mmproj(const std::string& handle);
 
 }  // namespace wif

@@ -37,6 +37,10 @@ constexpr std::uint64_t kHubFirstReadShard = 512u << 10;
 /// Split files with more shards than this are planned from the first shard's architecture, as
 /// an unread quant is (the largest published splits have ~50 shards; 128 first reads are 64 MiB).
 constexpr int kHubMaxShardsRead = 128;
+/// First read of a vision projector (mmproj) header: no tokenizer, a few hundred tensor infos
+/// (Gemma 3's SigLIP: 439 tensors, a 25 KB header; Qwen-VL and Pixtral ones 14-23 KB); grown
+/// like any header when short.
+constexpr std::uint64_t kHubFirstReadMmproj = 128u << 10;
 /// No header is read past this many bytes (safetensors itself refuses headers over 100 MB).
 constexpr std::uint64_t kHubReadLimit = 96u << 20;
 
@@ -51,6 +55,8 @@ nlohmann::json hub_parse_ref(const std::string& text);
 ///             size, lfs{size}}] (a tree listing [{type, path, size, lfs{size}}] in "tree" is
 ///             taken instead when given)
 ///   quant, file  the person's choice (optional)
+///   mmproj_file  the projector file to read (optional; a path among the repo's mmproj files,
+///             else hub_file_not_found at "mmproj_file"); by default the F16 one, else the first
 ///   config    config.json text; gguf / safetensors {path: base64 of the file's first bytes}
 /// Output:
 ///   repo, revision, gated, format ("gguf" | "safetensors"), read [{kind, path, bytes}] (empty
@@ -58,7 +64,13 @@ nlohmann::json hub_parse_ref(const std::string& text);
 ///   files, bytes (published, summed over splits), split, complete, from_header, model?}]
 ///   (model: {header, shards? (paths of shards 2..N: the estimate's gguf_shards_base64, in
 ///   order), plan? ("computed"), id, name}; every shard of the chosen split file is read),
-///   mmproj [{path, bytes}], safetensors {bytes, tensors, dtypes[{dtype, tensors, bytes,
+///   mmproj [{path, bytes}] (every mmproj*.gguf), mmproj_chosen (index of the one read: a GGUF
+///   repo with mmproj files always reads that header, kHubFirstReadMmproj, in the same round as
+///   the model's), projector {path, bytes, projector_type, family, modelled, tensors,
+///   tensor_bytes} once read, or mmproj_error {code, path, message} when its header is not a
+///   readable projector (the model rows still stand, without it); each row's model then has
+///   mmproj (the path read, which the surfaces replace by mmproj_handle or
+///   mmproj_header_base64), mmproj_path and mmproj_revision; safetensors {bytes, tensors, dtypes[{dtype, tensors, bytes,
 ///   params}], quantization{method, bits, format}} (safetensors repos), commands
 ///   {llama_server | vllm} for exactly this repo and file, model_type / architecture.
 nlohmann::json hub_repo(const nlohmann::json& doc);

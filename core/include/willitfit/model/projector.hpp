@@ -31,7 +31,8 @@ namespace wif {
 
 struct VisionSpec {
   bool present = false;         // the config has a vision tower
-  std::string family;           // gemma3 | qwen2_5_vl | qwen3_vl | pixtral | llama4; empty: not modelled
+  std::string family;           // gemma3 | qwen2_vl | qwen2_5_vl | qwen3_vl | pixtral | llama4; empty: not
+                                // modelled (qwen2_vl only from an mmproj file, gguf/mmproj.hpp)
   std::string code;             // why not modelled: projector_family_unknown | vision_config_incomplete
   std::string missing;          // the config path that was missing (vision_config_incomplete)
   std::string model_type;       // vision_config.model_type, else the model's
@@ -43,6 +44,7 @@ struct VisionSpec {
   std::int64_t deepstack = 0;     // Qwen3-VL deepstack mergers
   std::int64_t tokens_fixed = 0;  // Gemma 3: mm_tokens_per_image
   bool proj_bias = true;          // Pixtral: multimodal_projector_bias
+  bool gated_ffn = false;         // the tower's MLP is SiLU-gated (Qwen2.5-VL, Pixtral)
   std::int64_t proj_in = 0, proj_out = 0, vision_out = 0;  // Llama 4's adapter and projector widths
 };
 
