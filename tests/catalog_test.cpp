@@ -318,6 +318,77 @@ TEST_CASE("a figure marked uncertain names a known reason and a range that holds
   CHECK(marked >= 1);
 }
 
+TEST_CASE("every figure marked uncertain names its reason and where the figures come from", "[catalog]") {
+  // A figure public sources do not settle (issue 19: the Ascend 910B's bandwidth differs 4x between
+  // sources) says why, and a disagreement names each conflicting figure and a source for it.
+  int disagreements = 0, with_sources = 0;
+  for (const auto& d : wif_test::catalog().devices()) {
+    if (!d.facts.contains("uncertain")) continue;
+    for (const auto& [field, info] : d.facts["uncertain"].items()) {
+      CAPTURE(d.id, field);
+      REQUIRE(info.is_object());
+      const std::string why = info.value("why", "");
+      CHECK((why == "derived" || why == "sources_disagree" || why == "unverified"));
+      // A figure derived from the entry's own source may lean on it; any other names its own sources.
+      const nlohmann::json srcs = info.value("sources", nlohmann::json::array());
+      REQUIRE(srcs.is_array());
+      for (const auto& s : srcs) CHECK(is_source(s));
+      if (why == "derived") {
+        CHECK((srcs.size() >= 1 || is_source(d.facts.value("source", nlohmann::json()))));
+      } else {
+        CHECK(srcs.size() >= 1);
+        CHECK(!info.value("notes", std::string()).empty());
+        if (!srcs.empty()) ++with_sources;
+      }
+      if (why == "sources_disagree") {
+        ++disagreements;
+        REQUIRE(info.contains("low"));
+        REQUIRE(info.contains("high"));
+        CHECK(info["low"].get<double>() < info["high"].get<double>());
+        CHECK(srcs.size() >= 2);  // one per conflicting figure
+      }
+    }
+  }
+  CHECK(disagreements >= 1);
+  CHECK(with_sources >= 1);
+}
+
+TEST_CASE("the Ascend 910B and 910C run exactly the engines engines.json gives their backends", "[catalog][runs_on]") {
+  const Catalog& c = wif_test::catalog();
+  const nlohmann::json* table = c.document("engines.json");
+  REQUIRE(table != nullptr);
+  for (const char* id : {"huawei-ascend-910b", "huawei-ascend-910c"}) {
+    CAPTURE(id);
+    const Device* d = c.find_device(id);
+    REQUIRE(d != nullptr);
+    REQUIRE(!d->backends.empty());
+    // Every backend the device names is in backends.json, and every engine a row says runs there
+    // (in-tree or through a hardware plugin) is the device's, and no other.
+    std::set<std::string> from_rows, rows_seen;
+    for (const auto& b : d->backends) {
+      CAPTURE(b);
+      CHECK(c.find_backend(b) != nullptr);
+      for (const auto& r : (*table)["engines"]) {
+        if (r.value("backend", "") != b) continue;
+        rows_seen.insert(r.value("engine", ""));
+        const std::string st = r.value("status", "");
+        if (st == "runs" || st == "plugin") from_rows.insert(r.value("engine", ""));
+      }
+    }
+    const std::vector<std::string> engines = c.device_engines(*d);
+    CHECK(std::set<std::string>(engines.begin(), engines.end()) == from_rows);
+    for (const char* e : {"llama.cpp", "vllm", "sglang"}) CHECK(rows_seen.count(e) == 1);  // a row for each, sourced
+  }
+  // llama.cpp's CANN page verifies an A2 card (910B) but no A3 (910C): only the 910B gets a llama.cpp estimate.
+  const auto has = [&](const char* id, const char* e) {
+    const auto v = c.device_engines(*c.find_device(id));
+    return std::find(v.begin(), v.end(), e) != v.end();
+  };
+  CHECK(has("huawei-ascend-910b", "llama.cpp"));
+  CHECK(!has("huawei-ascend-910c", "llama.cpp"));
+  CHECK(has("huawei-ascend-910c", "vllm"));
+}
+
 TEST_CASE("every catalog GPU names a segment with a sourced card count; every Mac and mini PC its products", "[catalog]") {
   const Catalog c = Catalog::load(embedded_catalog());
   const nlohmann::json* seg = c.document("segments.json");

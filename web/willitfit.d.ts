@@ -131,7 +131,7 @@ export interface EstimateResult {
     /** The products it ships in, their lines, the chip's short name and its GPU and CPU cores (data/SCHEMA.md `products`, `chip`). */
     products: string[]; product_lines: string[]; chip: string | null; gpu_cores: number | null; cpu_cores: number | null;
     /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
-    uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number }> };
+    uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number; notes?: string; sources?: string[] }> };
   settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };
   memory: {
     weights_bytes: number; host_weights_bytes: number; kv_cache_bytes: number; compute_bytes: number;
