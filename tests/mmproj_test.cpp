@@ -248,4 +248,13 @@ TEST_CASE("A GGUF repo with mmproj files reads the F16 one's header with the mod
   CHECK(r["mmproj_error"]["code"] == "gguf_bad_version");
   CHECK(!r.contains("projector"));
   CHECK(!r["quants"][r["chosen"].get<std::size_t>()]["model"].contains("mmproj"));
+  // Offline with a repo cached before its projector was read (mmproj_skip): no read asked, the
+  // model answers and the projector says why it is missing.
+  doc["gguf"].erase("mmproj-F16.gguf");
+  doc["mmproj_skip"] = true;
+  r = hub_repo(doc);
+  CHECK(r["read"].empty());
+  CHECK(r["mmproj_error"]["code"] == "hub_offline");
+  CHECK(r["mmproj_error"]["path"] == "mmproj_file");
+  CHECK(!r.contains("projector"));
 }

@@ -154,8 +154,16 @@ export async function lookup(text, opts) {
 
   /** @param {any} cached */
   const fromCache = async (cached) => {
+    /** @type {any} */
     const doc = { ...cached.doc, quant: ref.quant, file: ref.file, mmproj_file: mmprojFile };
-    const repo = await core.hubRepo(doc);
+    let repo = await core.hubRepo(doc);
+    // A repo cached before its projector header was read: the text model still answers offline,
+    // the projector says why it is missing (the core's mmproj_error hub_offline).
+    const mm = new Set((repo.mmproj || []).map((/** @type {any} */ x) => x.path));
+    if (repo.read.length && repo.read.every((/** @type {any} */ it) => mm.has(it.path))) {
+      doc.mmproj_skip = true;
+      repo = await core.hubRepo(doc);
+    }
     if (repo.read.length) throw new HubError('hub_offline', 'this quant was not read before and the Hub cannot be reached');
     return { ref, repo, doc, requests: log, fromCache: true, readAt: cached.readAt };
   };

@@ -139,7 +139,7 @@ export default {
   hub_read: 'Read',
   hub_mmproj: 'Multimodal projector files: {0}',
   hub_mmproj_read: 'Vision projector read from {0}: {1} of weights, counted when images are sent.',
-  hub_mmproj_bad: 'The projector file {0} could not be read [{1}]; images are not counted for this repo.',
+  hub_mmproj_bad: 'The projector file {0} could not be read ({1}); images are not counted for this repo.',
   hub_launch: 'Launch:',
   hub_token: 'Hugging Face access token',
   hub_token_note: 'For gated or private repos. It stays in this browser and is sent only to the Hugging Face Hub.',

@@ -139,7 +139,7 @@ export default {
   hub_read: 'Leer',
   hub_mmproj: 'Archivos del proyector multimodal: {0}',
   hub_mmproj_read: 'Proyector de visión leído de {0}: {1} de pesos, contados cuando se envían imágenes.',
-  hub_mmproj_bad: 'No se pudo leer el archivo de proyector {0} [{1}]; las imágenes no se cuentan para este repositorio.',
+  hub_mmproj_bad: 'No se pudo leer el archivo de proyector {0} ({1}); las imágenes no se cuentan para este repositorio.',
   hub_launch: 'Ejecutar:',
   hub_token: 'Token de acceso de Hugging Face',
   hub_token_note: 'Para repositorios restringidos o privados. Se queda en este navegador y solo se envía a Hugging Face Hub.',

@@ -139,7 +139,7 @@ export default {
   hub_read: 'Lire',
   hub_mmproj: 'Fichiers du projecteur multimodal : {0}',
   hub_mmproj_read: 'Projecteur de vision lu dans {0} : {1} de poids, comptés quand des images sont envoyées.',
-  hub_mmproj_bad: 'Le fichier de projecteur {0} n’a pas pu être lu [{1}] ; les images ne sont pas comptées pour ce dépôt.',
+  hub_mmproj_bad: 'Le fichier de projecteur {0} n’a pas pu être lu ({1}) ; les images ne sont pas comptées pour ce dépôt.',
   hub_launch: 'Lancer :',
   hub_token: 'Jeton d’accès Hugging Face',
   hub_token_note: 'Pour les dépôts restreints ou privés. Il reste dans ce navigateur et n’est envoyé qu’au Hugging Face Hub.',

@@ -139,7 +139,7 @@ export default {
   hub_read: '读取',
   hub_mmproj: '多模态投影文件：{0}',
   hub_mmproj_read: '视觉投影读取自 {0}：权重 {1}，发送图片时计入。',
-  hub_mmproj_bad: '无法读取投影文件 {0} [{1}]；此仓库不计入图片。',
+  hub_mmproj_bad: '无法读取投影文件 {0}（{1}）；此仓库不计入图片。',
   hub_launch: '启动：',
   hub_token: 'Hugging Face 访问令牌',
   hub_token_note: '用于受限或私有仓库。令牌只保存在本浏览器中，只发送给 Hugging Face Hub。',

@@ -140,7 +140,7 @@ async function render(el, ctl) {
     ...(repo.mmproj.length ? [h('p', { class: 'note' }, T('hub_mmproj', { 0: list(repo.mmproj.map((/** @type {any} */ m) => m.path), state.lang) }))] : []),
     // The projector file the core read (hub_repo.hpp): its weights, or why it could not be read.
     ...(repo.projector ? [h('p', { class: 'note', id: 'hub-projector' }, T('hub_mmproj_read', { 0: repo.projector.path, 1: gib(repo.projector.tensor_bytes, state.lang) }))] : []),
-    ...(repo.mmproj_error ? [h('p', { class: 'warn', id: 'hub-projector-error' }, T('hub_mmproj_bad', { 0: repo.mmproj[repo.mmproj_chosen ?? 0]?.path || '?', 1: String(repo.mmproj_error.code) }))] : []),
+    ...(repo.mmproj_error ? [h('p', { class: 'warn', id: 'hub-projector-error' }, T('hub_mmproj_bad', { 0: repo.mmproj[repo.mmproj_chosen ?? 0]?.path || '?', 1: mmprojReason(String(repo.mmproj_error.code)) }))] : []),
     h('p', null, T('hub_launch'), ' ', h('code', { id: 'hub-command', class: 'mono' }, chosen ? chosen.command : '')),
     tokenBox(el, found.ref.repo));
 }
@@ -175,4 +175,14 @@ function tokenBox(el, again) {
       try { localStorage.removeItem(TOKEN_KEY); } catch { /* storage off */ }
       openHub(again);
     } } }, T('hub_token_forget')) : null);
+}
+
+/** Why a projector file could not be read, in the language's words (the Hub's or the reader's code). @param {string} code */
+function mmprojReason(code) {
+  const L = state.lang;
+  for (const key of [`hub_err_${code}`, `err_${code}`]) {
+    const s = t(L, key);
+    if (s !== key) return s.replace(/[.。]$/, '');
+  }
+  return code;
 }

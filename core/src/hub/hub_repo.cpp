@@ -500,7 +500,11 @@ json hub_repo(const json& doc) {
       const RepoFile& f = mmproj_files[pick];
       out["mmproj_chosen"] = pick;
       const std::string b64 = b64_field(doc, "gguf", f.path);
-      if (b64.empty()) {
+      if (b64.empty() && doc.is_object() && doc.contains("mmproj_skip") && doc["mmproj_skip"] == true) {
+        // Offline with a repo read before its projector was: the text model still answers.
+        out["mmproj_error"] = {{"code", "hub_offline"}, {"path", "mmproj_file"},
+                               {"message", "the projector file was not read before and the Hub cannot be reached"}};
+      } else if (b64.empty()) {
         out["read"].push_back({{"kind", "gguf"}, {"path", f.path},
                                {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadMmproj) : kHubFirstReadMmproj}});
       } else {
