@@ -224,6 +224,7 @@ TEST_CASE("a cost request with a model that gives no decode speed and none given
 TEST_CASE("owned cost without a purchase price or a power figure is unknown, not electricity alone", "[cost]") {
   json q = kBase;
   q.erase("purchase_usd");
+  q.erase("power_w");  // the card's own 300 W
   q["hardware"] = {{"name", "Lab card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 900}, {"fp16_tflops", 100},
                    {"tdp_w", 300}};
   q["memory_gib"] = 20;

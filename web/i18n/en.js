@@ -203,7 +203,7 @@ export default {
   pick_missing1_no_unified_fits: "No unified-memory machine holds it: on one device the weights take {weights}, and the largest priced one has {largest}.",
   pick_missing1_no_cloud_offer_runs: "No cloud offer in the catalog runs it (on one device the weights take {weights}).",
   plan_margin: "Each GPU keeps {0} free: the margin llama.cpp’s --fit leaves by default (-fitt).",
-  plan_margin_none: "This plan fills the GPUs to their usable memory: nothing fits with llama.cpp’s --fit margin kept free, so at load llama.cpp may move more to system RAM.",
+  plan_margin_none: "This plan comes from the flags as given: it keeps no margin free on the GPUs beyond their usable memory (llama.cpp’s --fit would).",
   acc_cov_held_out: "{n} of {m} held-out rows",
   acc_cov_in_sample: "{n} of {m} rows",
   cloud_basis_cheapest_offer: "cheapest offer",

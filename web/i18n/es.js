@@ -203,7 +203,7 @@ export default {
   pick_missing1_no_unified_fits: "Ninguna máquina de memoria unificada lo contiene: en un solo dispositivo los pesos ocupan {weights} y la mayor con precio tiene {largest}.",
   pick_missing1_no_cloud_offer_runs: "Ninguna oferta en la nube del catálogo lo ejecuta (en un solo dispositivo los pesos ocupan {weights}).",
   plan_margin: "Cada GPU deja {0} libres: el margen que --fit de llama.cpp deja por defecto (-fitt).",
-  plan_margin_none: "Este plan llena las GPU hasta su memoria utilizable: nada cabe dejando libre el margen de --fit de llama.cpp, así que al cargar llama.cpp puede pasar más a la RAM del sistema.",
+  plan_margin_none: "Este plan sale de las opciones tal como se dieron: no deja margen libre en las GPU más allá de su memoria utilizable (--fit de llama.cpp sí lo haría).",
   acc_cov_held_out: "{n} de {m} filas apartadas",
   acc_cov_in_sample: "{n} de {m} filas",
   cloud_basis_cheapest_offer: "oferta más barata",

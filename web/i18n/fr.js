@@ -203,7 +203,7 @@ export default {
   pick_missing1_no_unified_fits: "Aucune machine à mémoire unifiée ne le contient : sur un seul appareil, les poids occupent {weights}, et la plus grande avec un prix a {largest}.",
   pick_missing1_no_cloud_offer_runs: "Aucune offre cloud du catalogue ne le fait tourner (sur un seul appareil, les poids occupent {weights}).",
   plan_margin: "Chaque GPU garde {0} libres : la marge que --fit de llama.cpp laisse par défaut (-fitt).",
-  plan_margin_none: "Ce plan remplit les GPU jusqu’à leur mémoire utilisable : rien ne tient en laissant libre la marge de --fit de llama.cpp, donc au chargement llama.cpp peut en déplacer davantage vers la mémoire système.",
+  plan_margin_none: "Ce plan vient des options telles que données : il ne garde aucune marge libre sur les GPU au-delà de leur mémoire utilisable (--fit de llama.cpp le ferait).",
   acc_cov_held_out: "{n} sur {m} lignes mises de côté",
   acc_cov_in_sample: "{n} sur {m} lignes",
   cloud_basis_cheapest_offer: "offre la moins chère",

@@ -203,7 +203,7 @@ export default {
   pick_missing1_no_unified_fits: "没有统一内存机器放得下：在单台设备上权重需要 {weights}，有价格的最大一台为 {largest}。",
   pick_missing1_no_cloud_offer_runs: "目录中没有云端方案能运行它（在单台设备上权重需要 {weights}）。",
   plan_margin: "每块 GPU 保留 {0} 空闲：这是 llama.cpp 的 --fit 默认留出的余量（-fitt）。",
-  plan_margin_none: "此方案把 GPU 用到可用显存上限：留出 llama.cpp --fit 的余量后放不下，因此加载时 llama.cpp 可能把更多内容移到系统内存。",
+  plan_margin_none: "此方案来自给定的参数：除可用显存外不在 GPU 上保留余量（llama.cpp 的 --fit 会保留）。",
   acc_cov_held_out: "留出行 {m} 条中的 {n} 条",
   acc_cov_in_sample: "{m} 条中的 {n} 条",
   cloud_basis_cheapest_offer: "最低报价",

@@ -442,7 +442,9 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
   // margin free on every device: `fit_params_target`, 1024 MiB per device by default
   // (common/common.h; `-fitt/--fit-target`, "target margin per device for --fit", common/arg.cpp,
   // https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp). The plan is searched with
-  // that margin held back; only when nothing fits with it is the tighter plan without it given.
+  // that margin held back, always: a plan that fills a GPU to its last byte is not one llama.cpp
+  // makes (and fragmentation can fail it), so a setup that runs only without the margin is no fit
+  // of the automatic plan (explicit -ngl/--n-cpu-moe flags are placed as given).
   std::vector<PlacementDevice> held = gpus;
   for (auto& g : held) g.usable_bytes = g.usable_bytes > kFitTargetBytes ? g.usable_bytes - kFitTargetBytes : 0;
   if (search(held, false, found)) {
@@ -454,7 +456,6 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
     found.fit_margin_bytes = kFitTargetBytes;
     return found;
   }
-  if (search(gpus, false, found)) return found;
   return best;
 }
 

@@ -316,7 +316,10 @@ json picks_json(Solver& s, const json&) {
     EstimateRequest r = s.base();
     set_devices(r, r.device, 1);
     r.ram_gib = 0;
-    weights = s.run(r, false).weights_bytes;
+    const Estimate e = s.run(r, false);
+    // The figure the estimate document of that one device quotes (memory.weights_bytes): a server
+    // engine's budget holds the checkpoint's weights as the engine loads them (server_common.cpp).
+    weights = e.vllm ? e.vllm->weights_bytes * static_cast<std::uint64_t>(std::max(1, e.vllm->tensor_parallel)) : e.weights_bytes;
   }
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},

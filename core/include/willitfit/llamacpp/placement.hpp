@@ -90,8 +90,8 @@ struct Placement {
   bool fits = true;                   // every device and the RAM
   bool full_offload = false;          // all layers and the output on accelerators, no experts on CPU
   // Memory an automatic offload plan leaves free on each device: llama.cpp's --fit target margin
-  // (1 GiB by default), 0 when the plan fills the devices (nothing fits with the margin, or every
-  // layer is on the GPUs and no plan was needed).
+  // (1 GiB by default); 0 when no offload plan was made (every layer on the GPUs, flags given, or
+  // nothing fits).
   std::uint64_t fit_margin_bytes = 0;
 };
 
