@@ -197,7 +197,7 @@ function paintCard(r, c, mk) {
   const e = c.electricity;
   const given = e.source === 'given';
   // Only what is known is stated: no "— W" and no "$0" purchase price for a device without one.
-  const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
+  const parts = [T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
