@@ -175,13 +175,22 @@ void print_train(const json& r) {
 // Human-readable cost summary: owned cost per million tokens, cloud offers, break-even.
 void print_cost(const json& r) {
   const auto& o = r["owned"];
-  std::printf("electricity %s: $%.3f/kWh; owned %.0f W, $%.0f purchase\n", r["electricity"]["market"].get<std::string>().c_str(),
-              r["electricity"]["price_kwh_usd"].get<double>(), o["power_w"].get<double>(), o["purchase_usd"].get<double>());
-  std::printf("owned: $%.2f per hour, $%.3f per million tokens (one stream)", o["per_hour_usd"]["total"].get<double>(),
-              o["per_million_tokens_usd"]["single"].get<double>());
-  if (o["per_million_tokens_usd"].contains("batched"))
+  // A figure the core could not compute (no price or power for the device) is null: say so.
+  auto usd = [](const json& v, const char* fmt) {
+    if (v.is_null()) return std::string("unknown");
+    char b[64];
+    std::snprintf(b, sizeof b, fmt, v.get<double>());
+    return std::string(b);
+  };
+  std::printf("electricity %s: $%.3f/kWh; owned %s W, %s purchase\n", r["electricity"]["market"].get<std::string>().c_str(),
+              r["electricity"]["price_kwh_usd"].get<double>(), usd(o["power_w"], "%.0f").c_str(),
+              usd(o["purchase_usd"], "$%.0f").c_str());
+  std::printf("owned: %s per hour, %s per million tokens (one stream)", usd(o["per_hour_usd"]["total"], "$%.2f").c_str(),
+              o["per_million_tokens_usd"].is_null() ? "unknown" : usd(o["per_million_tokens_usd"]["single"], "$%.3f").c_str());
+  if (o["per_million_tokens_usd"].is_object() && o["per_million_tokens_usd"].contains("batched"))
     std::printf(", $%.3f batched", o["per_million_tokens_usd"]["batched"].get<double>());
-  std::printf("\nelectricity per month: $%.2f\n", o["electricity_per_month_usd"].get<double>());
+  std::printf("\nelectricity per month: %s\n", usd(o["electricity_per_month_usd"], "$%.2f").c_str());
+  for (const auto& u : o["unknown"]) std::printf("unknown: %s\n", u.get<std::string>().c_str());
   std::printf("cloud offers that fit (%zu):\n", r["clouds"].size());
   int shown = 0;
   for (const auto& c : r["clouds"]) {
@@ -199,7 +208,10 @@ void print_cost(const json& r) {
   }
   const auto& b = r["rent_vs_buy"];
   if (!b.is_null()) {
-    if (b["break_even_months"].is_null()) std::printf("rent vs buy (%s): buying never breaks even\n", b["offer"].get<std::string>().c_str());
+    std::printf("rent vs buy (%s) on the basis %s: %.1f h a day owned, %.1f h a day rented\n", b["offer"].get<std::string>().c_str(),
+                b["basis"].get<std::string>().c_str(), b["hours_per_day"].get<double>(), b["cloud_hours_per_day"].get<double>());
+    if (b.contains("unknown")) std::printf("rent vs buy (%s): not costed, the purchase price or power draw is unknown\n", b["offer"].get<std::string>().c_str());
+    else if (b["break_even_months"].is_null()) std::printf("rent vs buy (%s): buying never breaks even\n", b["offer"].get<std::string>().c_str());
     else std::printf("rent vs buy (%s): buying breaks even after %.1f months\n", b["offer"].get<std::string>().c_str(),
                      b["break_even_months"].get<double>());
   }

@@ -218,3 +218,94 @@ TEST_CASE("a cost request with a model that gives no decode speed and none given
   CHECK(r["error"]["code"] == "no_decode_speed");
   CHECK(r["error"]["path"] == "decode_tps");
 }
+
+// A device without a purchase price or power figure: the figures that need it are unknown (null,
+// with the code saying what is missing), never computed as if the price or the power were zero.
+TEST_CASE("owned cost without a purchase price or a power figure is unknown, not electricity alone", "[cost]") {
+  json q = kBase;
+  q.erase("purchase_usd");
+  q.erase("power_w");  // the card's own 300 W
+  q["hardware"] = {{"name", "Lab card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 900}, {"fp16_tflops", 100},
+                   {"tdp_w", 300}};
+  q["memory_gib"] = 20;
+  const json r = cost(q);
+  REQUIRE_FALSE(r.contains("error"));
+  const json& o = r["owned"];
+  CHECK(o["purchase_usd"].is_null());
+  CHECK(o["per_hour_usd"]["total"].is_null());
+  CHECK(o["per_hour_usd"]["amortization"].is_null());
+  CHECK(o["per_million_tokens_usd"].is_null());
+  CHECK(o["unknown"] == json::array({"no_purchase_price"}));
+  // Electricity alone is known and stays electricity.
+  CHECK(o["per_hour_usd"]["electricity"].get<double>() == Approx(0.3 * 0.20));
+  CHECK(o["electricity_only_per_million_tokens_usd"]["single"].get<double>() == Approx(0.06 / 0.36));
+  // Rent vs buy cannot cost buying: no break-even, no series, the reason instead.
+  const json& b = r["rent_vs_buy"];
+  REQUIRE(b.is_object());
+  CHECK(b["unknown"] == json::array({"no_purchase_price"}));
+  CHECK_FALSE(b.contains("series"));
+  CHECK_FALSE(b.contains("break_even_months"));
+  // A price typed by the person makes it known again; so does 0 given on purpose.
+  q["purchase_usd"] = 0;
+  CHECK(cost(q)["owned"]["per_million_tokens_usd"]["single"].get<double>() == Approx(0.06 / 0.36));
+  // No power figure: electricity is unknown, not $0.00 a month.
+  json p = kBase;
+  p.erase("power_w");
+  p["hardware"] = {{"name", "Quiet card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 900}, {"fp16_tflops", 100}};
+  const json np = cost(p);
+  REQUIRE_FALSE(np.contains("error"));
+  CHECK(np["owned"]["power_w"].is_null());
+  CHECK(np["owned"]["electricity_per_month_usd"].is_null());
+  CHECK(np["owned"]["per_hour_usd"]["electricity"].is_null());
+  CHECK(np["owned"]["electricity_only_per_million_tokens_usd"].is_null());
+  CHECK(np["owned"]["per_million_tokens_usd"].is_null());
+  CHECK(np["owned"]["unknown"] == json::array({"no_power_figure"}));
+}
+
+// Rent vs buy compares setups that serve the same load: the owned setup's tokens a month, which a
+// faster instance makes in fewer hours. An RTX 4090 at 10 tok/s against an A100 at 125 tok/s is
+// not "the same hours a day" of each.
+TEST_CASE("rent vs buy compares the same tokens a month at each setup's own speed", "[cost]") {
+  json q = kBase;
+  q["decode_tps"] = 10;
+  q["memory_gib"] = 20;
+  q["speeds"] = {{"nvidia-a100-80gb-sxm", {{"decode_tps", 125}}}, {"nvidia-h100-sxm", {{"decode_tps", 150}}},
+                 {"nvidia-rtx-4090", {{"decode_tps", 10}}}};
+  const json r = cost(q);
+  REQUIRE_FALSE(r.contains("error"));
+  const json& b = r["rent_vs_buy"];
+  REQUIRE(b.is_object());
+  CHECK(b["basis"] == "same_tokens");
+  CHECK(b["tokens_per_month"].get<double>() == Approx(10.0 * 3600 * 10 * 30.4375));
+  const json* offer = nullptr;
+  for (const auto& o : r["clouds"])
+    if (o["id"] == b["offer"]) offer = &o;
+  REQUIRE(offer);
+  const double tps = (*offer)["per_million_tokens_usd"]["decode_tps"].get<double>();
+  CHECK(b["cloud_decode_tps"].get<double>() == Approx(tps));
+  // The instance runs hours x owned speed / its speed a day, billed as it bills.
+  const double hours = 10.0 * 10.0 / tps;
+  CHECK(b["cloud_hours_per_day"].get<double>() == Approx(hours));
+  CHECK(b["cloud_monthly_usd"].get<double>() ==
+        Approx((*offer)["price_hour_usd"].get<double>() * wif::billed_hours_per_month((*offer)["billing"].get<std::string>(), hours)));
+  // The offer chosen is the cheapest for that load among those with a speed.
+  for (const auto& o : r["clouds"])
+    if (o.contains("same_load")) CHECK(o["same_load"]["monthly_usd"].get<double>() >= b["cloud_monthly_usd"].get<double>() - 1e-9);
+  // Without any speed for the offers the basis is the same hours, and says so.
+  json h = kBase;
+  h["memory_gib"] = 20;
+  CHECK(cost(h)["rent_vs_buy"]["basis"] == "same_hours");
+}
+
+// Data qualifiers are codes, not English in the product name (data/SCHEMA.md).
+TEST_CASE("an offer's price basis is a code beside the provider's instance name", "[cost]") {
+  const json r = cost(kBase);
+  bool seen = false;
+  for (const auto& o : r["clouds"]) {
+    const std::string inst = o["instance"].get<std::string>();
+    for (const char* english : {"cheapest", "starting at", "per GPU", "median", "prepaid", "Spot"})
+      CHECK(inst.find(english) == std::string::npos);
+    if (o.contains("price_basis")) seen = true;
+  }
+  CHECK(seen);
+}

@@ -209,3 +209,25 @@ TEST_CASE("bad placement flags come back as errors with their path", "[placement
   mixed["hardware"] = {"nvidia-rtx-4090", {{"name", "Mac"}, {"kind", "apple"}, {"memory_gib", 64}, {"bandwidth_gbs", 400}}};
   CHECK(estimate(mixed)["error"]["path"] == "hardware[1]");
 }
+
+// llama.cpp's --fit (on by default) leaves a target margin free on every device, 1 GiB unless
+// -fitt says otherwise (common/common.h `fit_params_target`, common/arg.cpp `--fit-target`). An
+// automatic offload plan that fills the GPU to its last byte is not what llama.cpp would run:
+// GLM-4.5-Air Q4_K_M on an RTX 4090 with 64 GB of RAM at 16K filled 23.65 of 23.65 GiB.
+TEST_CASE("an automatic offload plan leaves llama.cpp's --fit margin free on each GPU", "[placement]") {
+  const nlohmann::json r = wif_test::estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                                               {"context", 16384}, {"ram_gib", 64}});
+  REQUIRE_FALSE(r.contains("error"));
+  REQUIRE(r["verdict"] == "offload");
+  const double margin = r["placement"]["fit_margin_bytes"].get<double>();
+  CHECK(margin == 1024.0 * 1024 * 1024);
+  for (const auto& d : r["memory"]["devices"]) {
+    CAPTURE(d.dump());
+    CHECK(d["total_bytes"].get<double>() + margin <= d["usable_bytes"].get<double>());
+    // The usable figure stays the device's own (the margin is beside it, not taken out of it).
+    CHECK(d["usable_bytes"].get<double>() == Approx(r["memory"]["usable_bytes"].get<double>()));
+  }
+  // A model that fits whole needs no plan: no margin is claimed.
+  const nlohmann::json small = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 64}});
+  CHECK(small["placement"]["fit_margin_bytes"] == 0);
+}

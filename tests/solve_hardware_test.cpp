@@ -242,3 +242,27 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
   CHECK(none["found"] == false);
   CHECK_FALSE(none.contains("device"));
 }
+
+// The picks' "weights take …" figure is the weights on ONE device, and says so: DeepSeek-V3 under
+// vLLM on 8 GPUs holds more in all (every rank keeps the replicated tensors: 634 GiB against 625
+// GiB on one device), so the page's two figures are of two setups and the document names which.
+TEST_CASE("the picks' missing weights are one device's, whatever count the request names, and say so", "[solve_hardware]") {
+  const json base = {{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"}, {"context", 32768}};
+  const json eight = estimate(request_for(base, "nvidia-h200-sxm", 8));
+  const json one = estimate(request_for(base, "nvidia-h200-sxm", 1));
+  REQUIRE_FALSE(eight.contains("error"));
+  REQUIRE_FALSE(one.contains("error"));
+  const double w8 = eight["memory"]["weights_bytes"].get<double>(), w1 = one["memory"]["weights_bytes"].get<double>();
+  CHECK(w8 > w1 * 1.005);  // replicated per rank: more than one device's
+  for (const int count : {1, 8}) {
+    CAPTURE(count);
+    json q = request_for(base, "nvidia-h200-sxm", count);
+    q["solve"] = "picks";
+    const json r = solve(q);
+    REQUIRE_FALSE(r.contains("error"));
+    const json& why = r["missing"]["best_single_gpu"];
+    REQUIRE(why["code"] == "no_single_card_fits");
+    CHECK(why["weights_devices"] == 1);
+    CHECK(why["weights_bytes"].get<double>() == Approx(w1));
+  }
+}

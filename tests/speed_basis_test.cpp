@@ -143,6 +143,24 @@ TEST_CASE("the accuracy report gives range coverage per group and signed error p
   CHECK(rows["pp"] == group("pp", "in_sample")["rows"].get<std::size_t>());
 }
 
+TEST_CASE("a group's coverage names its own rows and how many fall inside, so it never contradicts the group's rows", "[speed_basis]") {
+  bool fewer = false;
+  for (const auto& g : report()["groups"]) {
+    CAPTURE(g.dump());
+    const auto rows = g["rows"].get<std::size_t>(), cov = g["coverage_rows"].get<std::size_t>(),
+               inside = g["coverage_inside_rows"].get<std::size_t>();
+    CHECK(cov <= rows);
+    CHECK(inside <= cov);
+    if (cov > 0) CHECK(g["coverage_pct"].get<double>() == Approx(100.0 * static_cast<double>(inside) / static_cast<double>(cov)));
+    // Several GPUs / offloaded: the coverage is over the held-out rows only, fewer than the group's.
+    if (cov < rows) {
+      fewer = true;
+      CHECK(g["coverage_basis"] == "held_out");
+    }
+  }
+  CHECK(fewer);  // the multi-GPU group of the data has rows on devices the fit saw
+}
+
 TEST_CASE("prefill meets the issue's bars in-sample and held-out; decode held-out stays within 5%", "[speed_basis]") {
   CHECK(group("pp", "in_sample")["median_ape_pct"].get<double>() <= 12.0);
   CHECK(group("pp", "held_out")["median_ape_pct"].get<double>() <= 12.0);

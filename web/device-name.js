@@ -31,10 +31,20 @@ export function productLabel(d, lang, all = []) {
 }
 
 /**
+ * The catalog's name, with what part of a product the entry is in the page's language (the core's
+ * `name_scope` code: "NVIDIA GB200 (per GPU)"); the product name itself is never translated.
+ * @param {Named & {name_scope?: string|null}} d @param {string} lang
+ */
+export function scopedName(d, lang) {
+  return d.name_scope ? `${d.name} (${t(lang, `dev_scope_${d.name_scope}`)})` : d.name;
+}
+
+/**
  * The device's name as the page shows it: the product label, else "RTX 4090 (24 GB)" (or the
  * name alone when it already states its memory).
  * @param {Named} d @param {string} lang @param {Named[]} [all]
  */
 export function deviceLabel(d, lang, all = []) {
-  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? d.name : `${d.name} (${gbOf(d.memory_gib, lang)})`);
+  const name = scopedName(d, lang);
+  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? name : `${name} (${gbOf(d.memory_gib, lang)})`);
 }

@@ -256,6 +256,8 @@ export class WillItFitElement extends HTMLElement {
     const [c, markets] = await Promise.all([cost(q), list('markets')]);
     if (mine !== this.seq) return;
     const mk = markets.find((/** @type {any} */ m) => m.id === c.electricity.market) || null;
+    // No purchase price or power figure: the core has no owned cost (null), and none is shown.
+    if (!c.owned.per_million_tokens_usd) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
     const usd = c.owned.per_million_tokens_usd.single;
     this.$cost.textContent = `${money(usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
     this.$cost.hidden = false;

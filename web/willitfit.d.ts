@@ -10,6 +10,8 @@ export type KvType = 'f16' | 'bf16' | 'f32' | 'q8_0' | 'q5_1' | 'q5_0' | 'q4_1' 
 export interface Placement {
   engine: 'llama.cpp'; ngl: number; n_cpu_moe: number; tensor_split: number[]; mmap: boolean;
   full_offload: boolean; fits: boolean; automatic: boolean; n_layer: number;
+  /** Memory the automatic offload plan leaves free per device (llama.cpp's --fit target margin), 0 when none. */
+  fit_margin_bytes: number;
   /** Bytes the plan holds on the accelerators, in system RAM, and both. */
   devices_bytes: number; host_bytes: number; total_bytes: number;
   /** The GPUs' buffers for running RAM-held weights on the GPU for large batches. */

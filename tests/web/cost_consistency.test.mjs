@@ -62,8 +62,12 @@ test('the page and the CLI give the same cost per million tokens and break-even,
     same(got.mtok, c.owned.per_million_tokens_usd.single, `${market} owned $/Mtok`);
     same(got.elec, c.owned.electricity_only_per_million_tokens_usd.single, `${market} electricity-only $/Mtok`);
     same(got.elecMonth, c.owned.electricity_per_month_usd, `${market} electricity per month`);
-    assert.notEqual(c.rent_vs_buy.break_even_months, null);
-    same(Number(got.months), c.rent_vs_buy.break_even_months, `${market} break-even months`);
+    // Rent vs buy serves the same tokens a month (the core's basis): an offloaded GLM-4.5-Air at
+    // about 10 tok/s is matched by a faster instance rented an hour or two a day, so buying may
+    // never pay off; the page says what the core says either way.
+    assert.equal(c.rent_vs_buy.basis, 'same_tokens');
+    if (c.rent_vs_buy.break_even_months === null) assert.equal(got.months, 'never', `${market} break-even`);
+    else same(Number(got.months), c.rent_vs_buy.break_even_months, `${market} break-even months`);
     // What a person reads is the CLI's number in the market's currency.
     assert.equal(got.mtokText, money(c.owned.per_million_tokens_usd.single, mk, 'en'));
   }

@@ -42,8 +42,12 @@ function summaryTable(groups) {
     // of the group's measured runs fall inside it.
     h('td', { dataset: { field: 'range' }, 'data-label': T('acc_range'), class: 'n' },
       h('span', null, g.rows && g.range_low > 0 && g.range_high > 0 ? `×${num(g.range_low, state.lang, 2)}–×${num(g.range_high, state.lang, 2)}` : '—')),
+    // The coverage is over its own rows (held-out ones for several GPUs and offloaded runs), which
+    // may be fewer than the group's: the cell names them, "5 of 7 held-out rows".
     h('td', { dataset: { field: 'coverage_pct' }, 'data-label': T('acc_coverage'), class: 'n' },
-      h('span', null, g.coverage_rows > 0 ? pctText(g.coverage_pct) : '—')));
+      h('span', null, h('span', { class: 'pct' }, g.coverage_rows > 0 ? pctText(g.coverage_pct) : '—'),
+        g.coverage_rows > 0 ? h('span', { class: 'note cov-rows', dataset: { rows: String(g.coverage_rows), inside: String(g.coverage_inside_rows), basis: g.coverage_basis } },
+          ` (${T(`acc_cov_${g.coverage_basis === 'held_out' ? 'held_out' : 'in_sample'}`, { n: num(g.coverage_inside_rows, state.lang), m: num(g.coverage_rows, state.lang) })})`) : null)));
   const order = (/** @type {any} */ g) => (g.kind === 'tg' ? 0 : 10) + SPLITS.indexOf(g.split);
   return h('div', { class: 'table-wrap fit' },
     h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),

@@ -55,7 +55,7 @@ export function renderCloud(r, c, mk) {
     const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
-      h('td', { class: 'wrap', 'data-label': head[1] }, o.instance),
+      h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, instanceName(o)),
       h('td', { 'data-label': head[2] }, `${num(o.gpu_count, L)} × ${gbOf(o.vram_per_gpu_gb, L)}`),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
@@ -83,6 +83,15 @@ export function renderCloud(r, c, mk) {
       on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk); } },
     }, showAll ? T('cloud_fewer', { 0: num(FEW, L) }) : T('cloud_all', { 0: num(sorted.length, L) })) : null,
     h('p', { class: 'note' }, T('cloud_note', { date: list(dates, state.lang), cur: mk ? mk.currency : 'USD' })));
+}
+
+/**
+ * An offer's instance as the provider names it, with what its price is in the page's language
+ * (the data's `price_basis` code: cheapest offer, starting price, per GPU, spot…).
+ * @param {{instance: string, price_basis?: string}} o
+ */
+export function instanceName(o) {
+  return o.price_basis ? `${o.instance} (${T(`cloud_basis_${o.price_basis}`)})` : o.instance;
 }
 
 /**

@@ -12,7 +12,7 @@ import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, num, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
-import { renderCloud } from './cloud.js';
+import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
 import { hwLabel } from './shared.js';
 
@@ -25,6 +25,8 @@ export const usage = {
   amort: /** @type {number | null} */ (null),
   /** Electricity price per kWh in the market's currency; null = the market's published price. */
   kwhLocal: /** @type {number | null} */ (null),
+  /** Purchase price in the market's currency; null = the catalog's (none for some devices). */
+  purchaseLocal: /** @type {number | null} */ (null),
 };
 
 /** @type {Promise<any[]> | null} */
@@ -53,6 +55,7 @@ export function costRequest(mk) {
   if (usage.hours !== null) q.hours_per_day = usage.hours;
   if (usage.amort !== null) q.amortization_months = usage.amort;
   if (usage.kwhLocal !== null && mk) q.price_kwh_usd = usage.kwhLocal * mk.usd_per_unit;
+  if (usage.purchaseLocal !== null && mk) q.purchase_usd = usage.purchaseLocal * mk.usd_per_unit;
   return q;
 }
 
@@ -100,7 +103,7 @@ async function run(r, alive) {
   // the new ones are computed (an input change keeps them, to avoid a flicker).
   /** @type {Record<string, any>} */
   const setup = { ...base };
-  for (const k of ['hours_per_day', 'amortization_months', 'price_kwh_usd']) delete setup[k];
+  for (const k of ['hours_per_day', 'amortization_months', 'price_kwh_usd', 'purchase_usd']) delete setup[k];
   const key = JSON.stringify(setup);
   if (key !== paintedKey) {
     for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
@@ -132,18 +135,31 @@ function ensureInputs(mk) {
     box.append(
       field('cost-hours', 'hours_day', { min: '0.5', max: '24', step: '0.5', value: String(usage.hours ?? defaults.cost.hours_per_day) }, (v) => { usage.hours = v; }),
       field('cost-kwh', 'elec_price', { min: '0', max: '10', step: '0.01' }, (v) => { usage.kwhLocal = v; }),
-      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort ?? defaults.cost.amortization_months) }, (v) => { usage.amort = Math.round(v); }));
+      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort ?? defaults.cost.amortization_months) }, (v) => { usage.amort = Math.round(v); }),
+      // Empty = the catalog's price; a device without one asks for it (the core's `unknown`).
+      field('cost-purchase', 'cost_purchase_label', { min: '0', max: '10000000', step: '1' }, (v) => { usage.purchaseLocal = v; }));
   }
   // Labels follow the language and the market; the price follows the market until one is typed.
   text('cost-hours-label', T('hours_day'));
   text('cost-kwh-label', T('elec_price', { 0: unit }));
   text('cost-amort-label', T('amort_months'));
+  text('cost-purchase-label', T('cost_purchase_label', { 0: unit }));
   const kwh = /** @type {HTMLInputElement} */ (byId('cost-kwh'));
   if (usage.kwhLocal === null && mk && document.activeElement !== kwh) kwh.value = String(mk.price_kwh_local);
 }
 
-/** Forget a typed electricity price (the market changed). */
-export function resetElectricity() { usage.kwhLocal = null; }
+/** Forget a typed electricity price and purchase price (the market changed). */
+export function resetElectricity() {
+  usage.kwhLocal = null;
+  usage.purchaseLocal = null;
+  const p = document.getElementById('cost-purchase');
+  if (p) /** @type {HTMLInputElement} */ (p).value = '';
+}
+
+/** Why a figure is unknown, from the core's `unknown` codes (no price, no power figure). @param {string[]} codes */
+function unknownText(codes) {
+  return codes.map((c) => T(`cost_unknown_${c}`)).join('; ');
+}
 
 /** @param {string} k @param {string} v @param {string} s @param {Record<string, string>} [data] */
 function card(k, v, s, data) {
@@ -158,31 +174,37 @@ function paintCard(r, c, mk) {
   const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
     .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
   // A saved custom device has neither: a cost of zero would read as "free".
-  if (!(o.power_w > 0) && !(o.purchase_usd > 0)) {
+  const unknown = /** @type {string[]} */ (Array.isArray(o.unknown) ? o.unknown : []);
+  if (unknown.length === 2) {
     fill('cost-out', h('p', { class: 'note' }, T('cost_no_hw')));
     return;
   }
+  // What the core could not compute is null: shown as "—" with the reason, never as a total.
   const cards = h('div', { class: 'cards' },
-    card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
-      { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) }),
-    // No power figure in the catalog (e.g. Apple machines): say so rather than show "$0.00".
-    o.power_w > 0 ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
+    o.per_million_tokens_usd
+      ? card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
+        { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) })
+      : card(T('cost_owned'), '—', unknownText(unknown), { id: 'cost-owned-mtok', 'data-unknown': unknown.join(' ') }),
+    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) })
-      : card(T('cost_elec_only'), '—', T('cost_power_unknown'), { id: 'cost-elec-mtok' }),
+      : card(T('cost_elec_only'), '—', T('cost_unknown_no_power_figure'), { id: 'cost-elec-mtok', 'data-unknown': 'no_power_figure' }),
     best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
-      offer: `${best.provider} ${best.instance}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+      offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
+  // The purchase field shows the price the figures use (the catalog's) until one is typed.
+  const buy = /** @type {HTMLInputElement | null} */ (document.getElementById('cost-purchase'));
+  if (buy) buy.placeholder = typeof o.purchase_usd === 'number' ? m(o.purchase_usd, 0) : '—';
   const e = c.electricity;
   const given = e.source === 'given';
   // Only what is known is stated: no "— W" and no "$0" purchase price for a device without one.
-  const parts = [T('cost_from_tps', { tps: tps(o.per_million_tokens_usd.decode_tps, L) })];
-  if (o.power_w > 0) parts.push(T('cost_from_power', {
+  const parts = [T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
+  if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
   }));
-  else parts.push(T('cost_power_unknown'));
-  if (o.purchase_usd > 0) parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
-  else parts.push(T('cost_price_unknown'));
+  else parts.push(T('cost_unknown_no_power_figure'));
+  if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
+  else parts.push(T('cost_unknown_no_purchase_price'));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
@@ -198,10 +220,20 @@ function paintRentVsBuy(r, c, mk) {
   const sec = byId('plug-rvb');
   sec.hidden = false;
   if (!b) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_offer'))); return; }
-  if (!(c.owned.purchase_usd > 0)) { fill('rvb-out', h('p', { class: 'note' }, T('rvb_no_price'))); return; }
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   const offer = c.clouds.find((/** @type {any} */ x) => x.id === b.offer);
-  const offerName = offer ? `${offer.provider} ${offer.instance}` : b.offer;
+  const offerName = offer ? `${offer.provider} ${instanceName(offer)}` : b.offer;
+  // The basis of the comparison, from the core: the same tokens a month at each setup's own
+  // speed, or (no speed for the offer) the same hours a day.
+  const basis = b.basis === 'same_tokens'
+    ? T('rvb_basis_same_tokens', { tokens: num(b.tokens_per_month, L), own: tps(b.owned_decode_tps, L), hours: num(b.hours_per_day, L, 1),
+      cloud: tps(b.cloud_decode_tps, L), offer: offerName, chours: num(b.cloud_hours_per_day, L, 1) })
+    : T('rvb_basis_same_hours', { hours: num(b.hours_per_day, L, 1) });
+  const basisNote = h('p', { class: 'note', id: 'rvb-basis', dataset: { basis: b.basis } }, basis);
+  if (Array.isArray(b.unknown)) {
+    fill('rvb-out', h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown', { 0: unknownText(b.unknown) })), basisNote);
+    return;
+  }
   const be = b.break_even_months;
   // Past the chart's last month the point is not on it: the card says so rather than leave the
   // chart looking as if buying never pays off.
@@ -210,15 +242,14 @@ function paintRentVsBuy(r, c, mk) {
     card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
       typeof be === 'number' ? (be > last ? T('break_even_beyond', { 0: num(last, L) }) : '') : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
-    c.owned.power_w > 0 ? card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) })
-      : card(T('elec_month'), '—', T('cost_power_unknown'), { id: 'rvb-elec' }),
+    card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
   const s = b.series;
   const chart = h('div', { class: 'chart', id: 'rvb-chart' });
   const rows = s.months.map((/** @type {number} */ mo, /** @type {number} */ i) => [num(mo, L), m(s.owned_usd[i], 0), m(s.cloud_usd[i], 0)]);
   fill('rvb-out',
-    h('p', { class: 'note' }, T('rvb_intro', { hw: hwLabel(r, state.lang), price: m(b.purchase_usd, 0), offer: offerName })),
-    cards, h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
+    h('p', { class: 'note' }, T('rvb_intro_offer', { hw: hwLabel(r, state.lang), price: m(b.purchase_usd, 0), offer: offerName })),
+    basisNote, cards, h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
     h('details', { class: 'more' }, h('summary', null, T('as_table')),
       table(T('rvb_chart', { 0: num(s.months.length - 1, L) }), [T('month'), T('buy_series'), T('rent_series')], rows)));
   const rate = mk && mk.currency !== 'USD' && mk.usd_per_unit > 0 ? mk.usd_per_unit : 1;

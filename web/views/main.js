@@ -359,6 +359,9 @@ function renderPlan(r) {
   items.push(h('li', null, p.n_cpu_moe > 0
     ? T('plan_ram_experts', { n: num(p.n_cpu_moe, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })
     : T('plan_ram_layers', { n: num(p.cpu_layers, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
+  // What each GPU keeps free: llama.cpp's --fit margin, or none when only a plan without it fits.
+  items.push(h('li', { id: 'plan-margin', dataset: { margin: String(p.fit_margin_bytes || 0) } },
+    p.fit_margin_bytes > 0 ? T('plan_margin', { 0: gib(p.fit_margin_bytes, L) }) : T('plan_margin_none')));
   // The plan in all, and why it holds more than the all-on-GPU figure the cards show.
   const over = { emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
   const total = h('p', { id: 'plan-total', dataset: { total: String(p.total_bytes), over: String(p.over_full_bytes) } },

@@ -99,15 +99,17 @@ export async function renderMakeItFit(r, alive) {
 /** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
 function missingText(key, m, L) {
   if (!m || !m.code) return T(`pick_none_${key}`);
-  return T(`pick_missing_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0) });
+  // The weights on one device (the core's `weights_devices`): several GPUs of a server engine hold
+  // more in all (replicated tensors), so the sentence names the setup its figure is for.
+  return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0) });
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
 function card(key, p, L, missing) {
   if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
-  const dev = cloud ? p.name : shownName(p, L);
-  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${dev}` : `${p.count > 1 ? `${p.count}× ` : ''}${dev}`;
+  const dev = shownName(cloud ? { ...p, id: p.device } : p, L);
+  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${dev}${p.price_basis ? ` (${T(`cloud_basis_${p.price_basis}`)})` : ''}` : `${p.count > 1 ? `${p.count}× ` : ''}${dev}`;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
     : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })

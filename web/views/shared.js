@@ -5,7 +5,7 @@
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
-import { deviceLabel, productLabel } from '../device-name.js';
+import { deviceLabel, productLabel, scopedName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
 import { t } from '../i18n.js';
@@ -109,7 +109,8 @@ export function nameWithMemory(d, lang) {
  * @param {{id?: string, name: string, memory_gib?: number}} d @param {string} lang
  */
 export function shownName(d, lang) {
-  return productLabel(withProducts(d), lang, hardware) ?? d.name;
+  const w = withProducts(d);
+  return productLabel(w, lang, hardware) ?? scopedName(w, lang);
 }
 
 /** A result's hardware as the page names it: "2× name" for several. @param {any} r an estimate @param {string} lang */
@@ -121,7 +122,7 @@ export function hwLabel(r, lang) {
 /** @param {any} d */
 function withProducts(d) {
   const info = d && d.id ? deviceInfo(d.id) : null;
-  return info && !Array.isArray(d.product_lines) ? { ...info, ...d, product_lines: info.product_lines, chip: info.chip, gpu_cores: info.gpu_cores, cpu_cores: info.cpu_cores } : d;
+  return info && !Array.isArray(d.product_lines) ? { ...info, ...d, product_lines: info.product_lines, chip: info.chip, gpu_cores: info.gpu_cores, cpu_cores: info.cpu_cores, name_scope: info.name_scope } : d;
 }
 
 /**

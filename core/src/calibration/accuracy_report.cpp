@@ -191,7 +191,11 @@ json accuracy_report(const Catalog& cat) {
         basis = "held_out";
       }
       g["coverage_pct"] = share_pct(cv);
+      // The coverage is over its own rows (multi-GPU and offloaded groups: their held-out rows,
+      // predicted by a fit that never saw those devices), which may be fewer than the group's
+      // `rows`: how many of them fall inside, so the page states "n of m" without arithmetic.
       g["coverage_rows"] = cv.size();
+      g["coverage_inside_rows"] = static_cast<std::size_t>(std::count(cv.begin(), cv.end(), true));
       g["coverage_basis"] = basis;
       const SpeedRange r = speed_range(k, kind, std::string(split) == "held_out" || std::string(split) == "in_sample" ? "single" : split);
       g["range_low"] = r.low;

@@ -25,6 +25,9 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   out["products"] = names;
   out["product_lines"] = lines;
   out["chip"] = f.is_object() && f.contains("chip") && f["chip"].is_string() ? f["chip"] : nlohmann::json(nullptr);
+  // A catalog entry that is one part of a product ("NVIDIA GB200", one of its Blackwell GPUs):
+  // the code the page words beside the name, which stays the product's own.
+  if (f.is_object() && f.contains("name_scope") && f["name_scope"].is_string()) out["name_scope"] = f["name_scope"];
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
 }

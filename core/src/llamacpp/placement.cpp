@@ -15,6 +15,8 @@ using units::kMiB;
 // ggml_backend_sched keeps this many copies of split inputs for pipeline parallelism
 // (GGML_SCHED_MAX_COPIES, llama.cpp ggml/src/ggml-backend.cpp).
 constexpr std::uint64_t kSchedMaxCopies = 4;
+// llama.cpp's default --fit target margin per device (see auto_place).
+constexpr std::uint64_t kFitTargetBytes = 1024 * kMiB;
 
 bool is_mtp_layer(const Architecture& a, int layer) {
   return layer >= 0 && static_cast<std::size_t>(layer) < a.layers.size() &&
@@ -356,77 +358,104 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
   s.mmap = mmap;
   Placement best = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, s);
   if (best.fits || best.unified) return best;
-
-  // Alternative split for several GPUs: proportional to what each has left for layers after
-  // its overhead and compute buffer (the default, by free memory, ignores those fixed costs).
-  std::vector<std::vector<double>> splits = {{}};
-  if (gpus.size() > 1) {
-    std::vector<double> room;
-    for (const auto& L : best.devices)
-      room.push_back(std::max(1.0, static_cast<double>(L.usable_bytes) -
-                                       static_cast<double>(L.overhead_bytes + L.compute_bytes)));
-    splits.push_back(room);
-  }
   const ComputeBuffer cb = llamacpp_compute_buffer(a, kv, kvo.n_ubatch, kvo.flash_attn, kvo.n_seq);
-  // One setting over every split candidate: `fits` when some split fits the GPUs and the RAM,
-  // `gpus_ok` when some split fits the GPUs (the RAM may still be short).
-  struct Try {
-    bool fits = false, gpus_ok = false;
-  };
-  auto try_all_splits = [&](int ngl, int n_cpu_moe, Placement& out) {
-    std::vector<std::vector<double>> cands = splits;
-    if (gpus.size() > 1) {
-      auto g = greedy_split(a, plan, kv, cb, gpus, ngl < 0 ? best.n_layer + 1 : ngl, n_cpu_moe);
-      double total = 0;
-      for (double x : g) total += x;
-      if (total > 0) cands.push_back(g);  // no layer fits anywhere: nothing to try
-    }
-    Try t;
-    for (const auto& sp : cands) {
-      PlacementSettings st = s;
-      st.ngl = ngl;
-      st.n_cpu_moe = n_cpu_moe;
-      st.tensor_split = sp;
-      Placement p = place_llamacpp(a, plan, kv, kvo, gpus, ram_gib, st);
-      bool gpus_fit = true;
-      for (const auto& L : p.devices) gpus_fit = gpus_fit && L.fits;
-      t.gpus_ok = t.gpus_ok || gpus_fit;
-      if (p.fits) {
-        out = std::move(p);
-        t.fits = true;
-        return t;
-      }
-    }
-    return t;
-  };
-  // The first setting in `order` (a range of ints walked by index) whose GPUs fit, found by
-  // bisection: each step moves work off the GPUs, so what the GPUs hold only shrinks along the
-  // order and what the RAM holds only grows. The first setting whose GPUs fit is therefore the
-  // only candidate: if its RAM is short, every later one's is too. That is the answer a walk
-  // through every setting gives, in log2(n) placements instead of n (a 92-layer MoE offloaded:
-  // 7 instead of up to 92 per estimate).
-  auto first_fit = [&](int count, const std::function<Try(int, Placement&)>& at, Placement& out) {
-    int lo = 0, hi = count;  // answer in [lo, hi]; hi = none
-    Placement scratch;
-    while (lo < hi) {
-      const int mid = lo + (hi - lo) / 2;
-      if (at(mid, scratch).gpus_ok) hi = mid;
-      else lo = mid + 1;
-    }
-    return lo < count && at(lo, out).fits;
-  };
   const int n_layer = best.n_layer;
+
+  // The search over settings for one list of devices (their usable bytes as given).
+  auto search = [&](const std::vector<PlacementDevice>& devs, bool everything_only, Placement& found) -> bool {
+    // Alternative split for several GPUs: proportional to what each has left for layers after
+    // its overhead and compute buffer (the default, by free memory, ignores those fixed costs).
+    std::vector<std::vector<double>> splits = {{}};
+    if (devs.size() > 1) {
+      const Placement first = place_llamacpp(a, plan, kv, kvo, devs, ram_gib, s);
+      std::vector<double> room;
+      for (const auto& L : first.devices)
+        room.push_back(std::max(1.0, static_cast<double>(L.usable_bytes) -
+                                         static_cast<double>(L.overhead_bytes + L.compute_bytes)));
+      splits.push_back(room);
+    }
+    // One setting over every split candidate: `fits` when some split fits the GPUs and the RAM,
+    // `gpus_ok` when some split fits the GPUs (the RAM may still be short).
+    struct Try {
+      bool fits = false, gpus_ok = false;
+    };
+    auto try_all_splits = [&](int ngl, int n_cpu_moe, Placement& out) {
+      std::vector<std::vector<double>> cands = splits;
+      if (devs.size() > 1) {
+        auto g = greedy_split(a, plan, kv, cb, devs, ngl < 0 ? n_layer + 1 : ngl, n_cpu_moe);
+        double total = 0;
+        for (double x : g) total += x;
+        if (total > 0) cands.push_back(g);  // no layer fits anywhere: nothing to try
+      }
+      Try t;
+      for (const auto& sp : cands) {
+        PlacementSettings st = s;
+        st.ngl = ngl;
+        st.n_cpu_moe = n_cpu_moe;
+        st.tensor_split = sp;
+        Placement p = place_llamacpp(a, plan, kv, kvo, devs, ram_gib, st);
+        bool gpus_fit = true;
+        for (const auto& L : p.devices) gpus_fit = gpus_fit && L.fits;
+        t.gpus_ok = t.gpus_ok || gpus_fit;
+        if (p.fits) {
+          out = std::move(p);
+          t.fits = true;
+          return t;
+        }
+      }
+      return t;
+    };
+    // The first setting in `order` (a range of ints walked by index) whose GPUs fit, found by
+    // bisection: each step moves work off the GPUs, so what the GPUs hold only shrinks along the
+    // order and what the RAM holds only grows. The first setting whose GPUs fit is therefore the
+    // only candidate: if its RAM is short, every later one's is too. That is the answer a walk
+    // through every setting gives, in log2(n) placements instead of n (a 92-layer MoE offloaded:
+    // 7 instead of up to 92 per estimate).
+    auto first_fit = [&](int count, const std::function<Try(int, Placement&)>& at, Placement& out) {
+      int lo = 0, hi = count;  // answer in [lo, hi]; hi = none
+      Placement scratch;
+      while (lo < hi) {
+        const int mid = lo + (hi - lo) / 2;
+        if (at(mid, scratch).gpus_ok) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo < count && at(lo, out).fits;
+    };
+    if (try_all_splits(-1, 0, found).fits) return true;
+    if (everything_only || ram_gib <= 0) return false;  // nowhere to offload to
+    // MoE: keep every layer on the GPUs and move the experts of the first N layers to the CPU.
+    if (a.is_moe() && first_fit(n_layer, [&](int i, Placement& o) { return try_all_splits(-1, i + 1, o); }, found))
+      return true;
+    // Then whole layers, from the top of the stack down (-ngl), experts of GPU layers kept there
+    // unless even that fails.
+    for (int moe : a.is_moe() ? std::vector<int>{0, n_layer} : std::vector<int>{0})
+      if (first_fit(n_layer + 1, [&](int i, Placement& o) { return try_all_splits(n_layer - i, moe, o); }, found))
+        return true;
+    return false;
+  };
+
   Placement found;
-  if (try_all_splits(-1, 0, found).fits) return found;
-  if (ram_gib <= 0) return best;  // nowhere to offload to
-  // MoE: keep every layer on the GPUs and move the experts of the first N layers to the CPU.
-  if (a.is_moe() && first_fit(n_layer, [&](int i, Placement& o) { return try_all_splits(-1, i + 1, o); }, found))
+  // Everything on the GPUs with another split first (several GPUs): no offload, no margin.
+  if (search(gpus, true, found)) return found;
+  if (ram_gib <= 0) return best;
+  // An offload plan is what llama.cpp's --fit (on by default) makes, and --fit leaves a target
+  // margin free on every device: `fit_params_target`, 1024 MiB per device by default
+  // (common/common.h; `-fitt/--fit-target`, "target margin per device for --fit", common/arg.cpp,
+  // https://github.com/ggml-org/llama.cpp/blob/master/common/arg.cpp). The plan is searched with
+  // that margin held back, always: a plan that fills a GPU to its last byte is not one llama.cpp
+  // makes (and fragmentation can fail it), so a setup that runs only without the margin is no fit
+  // of the automatic plan (explicit -ngl/--n-cpu-moe flags are placed as given).
+  std::vector<PlacementDevice> held = gpus;
+  for (auto& g : held) g.usable_bytes = g.usable_bytes > kFitTargetBytes ? g.usable_bytes - kFitTargetBytes : 0;
+  if (search(held, false, found)) {
+    // The devices' usable memory is what it is; the margin is reported beside it.
+    for (std::size_t i = 0; i < found.devices.size() && i < gpus.size(); ++i) {
+      found.devices[i].usable_bytes = gpus[i].usable_bytes;
+      finish(found.devices[i]);
+    }
+    found.fit_margin_bytes = kFitTargetBytes;
     return found;
-  // Then whole layers, from the top of the stack down (-ngl), experts of GPU layers kept there
-  // unless even that fails.
-  for (int moe : a.is_moe() ? std::vector<int>{0, n_layer} : std::vector<int>{0})
-    if (first_fit(n_layer + 1, [&](int i, Placement& o) { return try_all_splits(n_layer - i, moe, o); }, found))
-      return found;
+  }
   return best;
 }
 

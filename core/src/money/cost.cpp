@@ -101,8 +101,12 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     r.price_kwh_usd = (*mk)["price_kwh_local"].get<double>() * (*mk)["usd_per_unit"].get<double>();
     r.price_source = mk->value("source", "");
   }
-  r.power_w = opt_num(q, "power_w", "", 0, 1e7).value_or(r.device.tdp_w * r.count);
-  r.purchase_usd = opt_num(q, "purchase_usd", "", 0, 1e9).value_or(r.device.price_usd * r.count);
+  const auto power = opt_num(q, "power_w", "", 0, 1e7);
+  r.power_w = power.value_or(r.device.tdp_w * r.count);
+  r.power_known = power.has_value() || r.device.tdp_w > 0;
+  const auto purchase = opt_num(q, "purchase_usd", "", 0, 1e9);
+  r.purchase_usd = purchase.value_or(r.device.price_usd * r.count);
+  r.purchase_known = purchase.has_value() || r.device.price_usd > 0;
   r.amortization_months = opt_num(q, "amortization_months", "", 1, 600).value_or(defaults::kAmortizationMonths);
   r.hours_per_day = opt_num(q, "hours_per_day", "", 0.01, 24).value_or(defaults::kHoursPerDay);
   if (q.contains("months") && q["months"].is_string()) {
@@ -147,18 +151,30 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   const double amort_month = r.purchase_usd / r.amortization_months;
   const double elec_hour = r.power_w / 1000.0 * r.price_kwh_usd;
   const double owned_hour = elec_hour + amort_month / hours_month;
+  // What is not known stays null, with a code saying what is missing: a total that leaves out the
+  // purchase price would read as the cost of the hardware.
+  const bool total_known = r.power_known && r.purchase_known;
+  json unknown = json::array();
+  if (!r.purchase_known) unknown.push_back("no_purchase_price");
+  if (!r.power_known) unknown.push_back("no_power_figure");
+  const json null;
   json owned = {{"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"count", r.count}}},
-                {"power_w", r.power_w}, {"purchase_usd", r.purchase_usd},
+                {"power_w", r.power_known ? json(r.power_w) : null},
+                {"purchase_usd", r.purchase_known ? json(r.purchase_usd) : null},
                 {"amortization_months", r.amortization_months},
-                {"per_hour_usd", {{"electricity", elec_hour}, {"amortization", amort_month / hours_month},
-                                  {"total", owned_hour}}},
-                {"electricity_per_month_usd", elec_month},
-                {"per_million_tokens_usd", per_million(owned_hour, r.owned)},
-                {"electricity_only_per_million_tokens_usd", per_million(elec_hour, r.owned)}};
+                {"decode_tps", r.owned.decode_tps},
+                {"per_hour_usd", {{"electricity", r.power_known ? json(elec_hour) : null},
+                                  {"amortization", r.purchase_known ? json(amort_month / hours_month) : null},
+                                  {"total", total_known ? json(owned_hour) : null}}},
+                {"electricity_per_month_usd", r.power_known ? json(elec_month) : null},
+                {"per_million_tokens_usd", total_known ? per_million(owned_hour, r.owned) : null},
+                {"electricity_only_per_million_tokens_usd", r.power_known ? per_million(elec_hour, r.owned) : null},
+                {"unknown", unknown}};
+  const double owned_tokens_month = r.owned.decode_tps * 3600.0 * hours_month;
 
   json offers = json::array();
   std::map<std::string, json> estimated;  // device#count -> offer_estimate, each instance shape once
-  const json* chosen = nullptr;
+  const json* chosen = nullptr;  // a row of `offers`
   double chosen_month = 0;
   for (const auto& o : cat.clouds()) {
     const double vram = o.value("vram_gb", 0.0);  // total over the instance's GPUs (clouds.json)
@@ -197,6 +213,9 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"usable_bytes", static_cast<std::uint64_t>(usable)},
                 {"price_hour_usd", price}, {"billing", billing}, {"market", o.value("market", "")},
                 {"monthly_usd", month}, {"url", o.value("url", "")}, {"checked", o.value("checked", "")}};
+    // What the price is ("cheapest_offer", "starting_at", "per_gpu", "spot"…): a code the page
+    // words, never English in the instance name (data/SCHEMA.md).
+    if (o.contains("price_basis") && o["price_basis"].is_string()) row["price_basis"] = o["price_basis"];
     if (sp != r.speeds.end()) {
       row["per_million_tokens_usd"] = per_million(price, sp->second);
     } else if (!est.is_null()) {
@@ -207,17 +226,51 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
         row["per_million_tokens_usd"] = per_million(price, t);
       }
     }
+    // The same load as the owned setup: its tokens a month, made at this instance's own speed.
+    if (row.contains("per_million_tokens_usd") && owned_tokens_month > 0) {
+      const double tps = row["per_million_tokens_usd"]["decode_tps"].get<double>();
+      const double hours_day = r.hours_per_day * r.owned.decode_tps / tps;
+      if (hours_day <= 24.0)
+        row["same_load"] = {{"hours_per_day", hours_day}, {"monthly_usd", price * billed_hours_per_month(billing, hours_day)},
+                            {"decode_tps", tps}};
+    }
     offers.push_back(row);
-    const bool pick = r.offer.empty() ? (!chosen || month < chosen_month) : o.value("id", "") == r.offer;
-    if (pick) { chosen = &o; chosen_month = month; }
+  }
+  // The offer rent vs buy compares with: the one named, else the cheapest for the same load
+  // (offers with a speed), else the cheapest month at the same hours.
+  bool same_load = false;
+  for (const auto& row : offers) {
+    const bool named = !r.offer.empty() && row["id"] == r.offer;
+    if (!r.offer.empty() && !named) continue;
+    if (row.contains("same_load")) {
+      const double m = row["same_load"]["monthly_usd"].get<double>();
+      if (named || !same_load || m < chosen_month) { chosen = &row; chosen_month = m; same_load = true; }
+    } else if (named || (!same_load && (!chosen || row["monthly_usd"].get<double>() < chosen_month))) {
+      chosen = &row;
+      chosen_month = row["monthly_usd"].get<double>();
+    }
   }
   if (!r.offer.empty() && !chosen)
     throw InputError("bad_value", "offer", "offer '" + r.offer + "' is not in the catalog or does not hold the model");
+  const json chosen_row = chosen ? *chosen : json(nullptr);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const json& a, const json& b) { return a["monthly_usd"].get<double>() < b["monthly_usd"].get<double>(); });
 
   json rvb = nullptr;
   if (chosen) {
+    rvb = {{"offer", chosen_row.value("id", "")}, {"cloud_monthly_usd", chosen_month},
+           {"basis", same_load ? "same_tokens" : "same_hours"}, {"hours_per_day", r.hours_per_day},
+           {"cloud_hours_per_day", same_load ? chosen_row["same_load"]["hours_per_day"].get<double>() : r.hours_per_day},
+           {"owned_decode_tps", r.owned.decode_tps}};
+    if (same_load) {
+      rvb["tokens_per_month"] = owned_tokens_month;
+      rvb["cloud_decode_tps"] = chosen_row["same_load"]["decode_tps"];
+    }
+  }
+  if (chosen && !total_known) {
+    // Buying cannot be costed without its price and power draw: which one is missing, no series.
+    rvb["unknown"] = unknown;
+  } else if (chosen) {
     const double saving = chosen_month - elec_month;
     int horizon = r.months;
     if (horizon == 0) {
@@ -233,10 +286,10 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       own.push_back(round_cents(r.purchase_usd + elec_month * m));
       cloud.push_back(round_cents(chosen_month * m));
     }
-    rvb = {{"offer", chosen->value("id", "")}, {"cloud_monthly_usd", chosen_month},
-           {"owned_electricity_monthly_usd", elec_month}, {"purchase_usd", r.purchase_usd},
-           {"break_even_months", saving > 0 ? json(r.purchase_usd / saving) : json(nullptr)},
-           {"series", {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}}}};
+    rvb["owned_electricity_monthly_usd"] = elec_month;
+    rvb["purchase_usd"] = r.purchase_usd;
+    rvb["break_even_months"] = saving > 0 ? json(r.purchase_usd / saving) : json(nullptr);
+    rvb["series"] = {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}};
   }
   return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
           {"usage", {{"hours_per_day", r.hours_per_day}, {"hours_per_month", hours_month}}},

@@ -157,11 +157,13 @@ json cheapest_cloud(Solver& s, double min_tps) {
       tried[key] = false;
       continue;
     }
-    return {{"id", o->value("id", "")}, {"provider", o->value("provider", "")},
-            {"instance", o->value("instance", "")}, {"device", d->id}, {"name", d->name},
-            {"gpu_count", n}, {"price_hour_usd", finite_or_zero(o->value("price_hour_usd", 0.0))},
-            {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
-            {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}};
+    json row = {{"id", o->value("id", "")}, {"provider", o->value("provider", "")},
+                {"instance", o->value("instance", "")}, {"device", d->id}, {"name", d->name},
+                {"gpu_count", n}, {"price_hour_usd", finite_or_zero(o->value("price_hour_usd", 0.0))},
+                {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
+                {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}};
+    if (o->contains("price_basis") && (*o)["price_basis"].is_string()) row["price_basis"] = (*o)["price_basis"];
+    return row;
   }
   return nullptr;
 }
@@ -305,18 +307,26 @@ json picks_json(Solver& s, const json&) {
     if ((d.kind == DeviceKind::Apple || d.kind == DeviceKind::Unified) && (d.price_usd > 0 || d.used_price_usd > 0))
       largest_unified = std::max(largest_unified, d.memory_gib);
   }
+  // The weights on ONE device of the base hardware, whatever count the request names: the figure a
+  // single card or machine would have to hold. Several GPUs under a server engine hold more in
+  // total (each rank keeps its own copy of the replicated tensors), so the main estimate of 8
+  // GPUs quotes a larger figure; `weights_devices` says which setup this one is.
   std::uint64_t weights = 0;
   {
     EstimateRequest r = s.base();
+    set_devices(r, r.device, 1);
     r.ram_gib = 0;
-    weights = s.run(r, false).weights_bytes;
+    const Estimate e = s.run(r, false);
+    // The figure the estimate document of that one device quotes (memory.weights_bytes): a server
+    // engine's budget holds the checkpoint's weights as the engine loads them (server_common.cpp).
+    weights = e.vllm ? e.vllm->weights_bytes * static_cast<std::uint64_t>(std::max(1, e.vllm->tensor_parallel)) : e.weights_bytes;
   }
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
-                                     {"weights_bytes", weights}};
-  if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}};
+                                     {"weights_bytes", weights}, {"weights_devices", 1}};
+  if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
   if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
-                                             {"weights_bytes", weights}};
+                                             {"weights_bytes", weights}, {"weights_devices", 1}};
   if (value) {
     json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite_or_zero(value_per_tps)}});
     v["price_usd"] = finite_or_zero(value_price);
@@ -332,7 +342,7 @@ json picks_json(Solver& s, const json&) {
     cloud["why"] = {{"code", "cheapest_cloud_offer"}, {"provider", cloud["provider"]}};
     out["cheapest_cloud"] = cloud;
   } else {
-    missing["cheapest_cloud"] = {{"code", "no_cloud_offer_runs"}, {"weights_bytes", weights}};
+    missing["cheapest_cloud"] = {{"code", "no_cloud_offer_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
   }
   out["missing"] = missing;
   out["evaluations"] = s.evaluations();

@@ -89,6 +89,10 @@ struct Placement {
   bool ram_fits = true;
   bool fits = true;                   // every device and the RAM
   bool full_offload = false;          // all layers and the output on accelerators, no experts on CPU
+  // Memory an automatic offload plan leaves free on each device: llama.cpp's --fit target margin
+  // (1 GiB by default); 0 when no offload plan was made (every layer on the GPUs, flags given, or
+  // nothing fits).
+  std::uint64_t fit_margin_bytes = 0;
 };
 
 /// Usable host RAM for offload: RAM less what the OS keeps (10%, at least 4 GiB).
@@ -107,7 +111,8 @@ Placement place_llamacpp(const Architecture& arch, const TensorPlan& plan, const
 /// The automatic plan: all layers on the accelerators if they fit; else (MoE) the fewest early
 /// layers with experts on the CPU; else the most layers (-ngl) that fit. When several GPUs'
 /// default split overflows one of them, a split proportional to each device's room for layers
-/// is tried too. Returns the best placement found; `fits` says whether it fits at all.
+/// is tried too. An offload plan leaves llama.cpp's --fit margin free on every device when it
+/// can (`fit_margin_bytes`). Returns the best placement found; `fits` says whether it fits at all.
 Placement auto_place(const Architecture& arch, const TensorPlan& plan, const KvCache& kv,
                      const KvOptions& kvo, const std::vector<PlacementDevice>& gpus, double ram_gib,
                      bool mmap = true);

@@ -9,7 +9,10 @@
 // Per million tokens = per hour / (tokens/s x 3600) x 1e6.
 // Rent vs buy: owned cumulative = purchase + electricity x months; cloud cumulative = monthly x
 // months; they cross at purchase / (cloud monthly - electricity monthly) months (never if the
-// cloud is cheaper than the electricity alone).
+// cloud is cheaper than the electricity alone). The two serve the same load when speeds are
+// known (basis "same_tokens"): the owned setup's tokens a month (its decode speed x its hours),
+// which the instance makes in hours x owned speed / its own speed a day, billed as it bills.
+// Without a speed for any offer the basis is "same_hours" (both used the same hours a day).
 #pragma once
 #include <cstdint>
 #include <map>
@@ -45,6 +48,10 @@ struct CostRequest {
   std::string price_source;
   double power_w = 0;             // total draw under load (default: TDP x count)
   double purchase_usd = 0;        // default: catalog price x count
+  // Neither given nor in the catalog (a device without a price or a power figure): the figures
+  // that need it are unknown (null in the document), never computed as if it were zero.
+  bool power_known = true;
+  bool purchase_known = true;
   double amortization_months = 36;
   double hours_per_day = 8;
   int months = 36;                // horizon of the cumulative series; 0 = "auto" (from the break-even point)

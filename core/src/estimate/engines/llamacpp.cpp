@@ -143,7 +143,7 @@ class LlamaCppStep final : public EngineStep {
     out["placement"] = {{"engine", "llama.cpp"}, {"ngl", p.ngl}, {"n_cpu_moe", p.n_cpu_moe},
                         {"tensor_split", p.split}, {"mmap", r.placement.mmap},
                         {"full_offload", p.full_offload}, {"fits", p.fits}, {"automatic", !r.placement_given},
-                        {"n_layer", p.n_layer}};
+                        {"n_layer", p.n_layer}, {"fit_margin_bytes", p.fit_margin_bytes}};
     // The plan in all: what it holds on the accelerators and in system RAM, and how far that is
     // from memory.total_bytes (everything on the accelerators). An offload plan holds more: the
     // token embedding stays in RAM either way (memory.host_weights_bytes), and each GPU keeps a

@@ -1,0 +1,104 @@
+// Figures that must not contradict each other on screen (issue 16): each view quotes the figure of
+// the setup it names, an unknown is said plainly (never a total missing its price), rent vs buy
+// states its basis, the offload plan leaves llama.cpp's --fit margin, and data qualifiers are
+// worded in the page's language.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { open, root, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
+function core(fn, req) {
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
+  return JSON.parse(r.stdout);
+}
+const GiB = 1024 ** 3;
+
+test('the picks quote the weights of one device and say so, beside the 8-GPU breakdown of another figure', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('[data-pick="best_single_gpu"] [data-missing="no_single_card_fits"]');
+  const picks = core('solve', { model: 'deepseek-ai/DeepSeek-V3-0324', engine: 'vllm', context: 32768, solve: 'picks' });
+  const miss = picks.missing.best_single_gpu;
+  assert.equal(miss.weights_devices, 1);
+  const text = await page.textContent('[data-pick="best_single_gpu"]');
+  assert.match(text, new RegExp(`on one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)} GiB`));
+  // The main result is 8 GPUs: its weights are more (replicated per rank), and the picks never
+  // quote that figure as if it were theirs.
+  const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });
+  assert.ok(est.memory.weights_bytes > miss.weights_bytes);
+  assert.doesNotMatch(text, new RegExp(`${(est.memory.weights_bytes / GiB).toFixed(1)} GiB`));
+  assert.deepEqual(page.problems, []);
+});
+
+test('a device without a purchase price has no owned total: "—" with the reason, and a price typed in makes one', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-a5000&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-owned-mtok[data-unknown]');
+  assert.equal((await page.textContent('#cost-owned-mtok')).trim(), '—');
+  assert.match(await page.textContent('#cost-out'), /no price for this device in the catalog; enter one in “Purchase price”/);
+  // Electricity alone is known and shown as electricity.
+  assert.ok(Number(await page.getAttribute('#cost-elec-mtok', 'data-usd')) > 0);
+  // Rent vs buy: no break-even, no chart, the reason.
+  await page.waitForSelector('#rvb-unknown');
+  assert.equal(await page.$('#rvb-chart'), null);
+  assert.equal(await page.$('#rvb-break-even'), null);
+  await page.fill('#cost-purchase', '2000');
+  await page.dispatchEvent('#cost-purchase', 'change');
+  await page.waitForSelector('#cost-owned-mtok[data-usd]');
+  await page.waitForSelector('#rvb-break-even');
+  const want = core('cost', { model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-a5000', context: 8192, market: 'US', purchase_usd: 2000, months: 'auto' });
+  assert.equal(Number(await page.getAttribute('#cost-owned-mtok', 'data-usd')), want.owned.per_million_tokens_usd.single);
+  assert.deepEqual(page.problems, []);
+});
+
+test('rent vs buy states its basis: the same tokens a month at each setup\'s own speed', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
+  await page.waitForSelector('#rvb-basis');
+  const c = core('cost', { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 16384, ram_gib: 64, market: 'US', months: 'auto' });
+  const b = c.rent_vs_buy;
+  assert.equal(b.basis, 'same_tokens');
+  assert.equal(await page.getAttribute('#rvb-basis', 'data-basis'), 'same_tokens');
+  const text = await page.textContent('#rvb-basis');
+  assert.match(text, /Both make the same tokens/);
+  assert.ok(text.includes(`${b.cloud_decode_tps.toFixed(1)} tok/s`) || text.includes(`${Math.round(b.cloud_decode_tps)} tok/s`), text);
+  assert.ok(b.cloud_hours_per_day < b.hours_per_day, 'the faster instance is rented fewer hours a day');
+  if (await page.$('#rvb-cloud')) assert.equal(Number(await page.getAttribute('#rvb-cloud', 'data-usd')), b.cloud_monthly_usd);
+});
+
+test('the offload plan leaves llama.cpp\'s --fit margin free on the GPU and says so', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
+  await page.waitForSelector('#plan-margin');
+  assert.equal(Number(await page.getAttribute('#plan-margin', 'data-margin')), GiB);
+  assert.match(await page.textContent('#plan-margin'), /Each GPU keeps 1\.00 GiB free/);
+  const e = core('estimate', { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 16384, ram_gib: 64 });
+  for (const d of e.memory.devices) assert.ok(d.total_bytes + GiB <= d.usable_bytes, `${d.total_bytes} of ${d.usable_bytes}`);
+});
+
+test('price qualifiers and part-of-product names are worded in the page\'s language, the product names kept', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=fr`);
+  await page.waitForSelector('#cloud-table tbody tr');
+  await page.click('#cloud-all');
+  const cells = await page.$$eval('#cloud-table tbody td[data-basis]', (tds) => tds.map((td) => ({ basis: td.dataset.basis, text: td.textContent })));
+  assert.ok(cells.length >= 3, `${cells.length} qualified offers`);
+  for (const c of cells) {
+    assert.doesNotMatch(c.text, /cheapest|starting at|per GPU|verified hosts|prepaid|Spot\)/, c.text);
+    assert.match(c.text, /\((offre la moins chère|médiane des hôtes vérifiés|prix de départ|par GPU|spot, interruptible|36 mois prépayés)\)$/, c.text);
+  }
+  assert.ok(cells.some((c) => c.basis === 'cheapest_offer' && /^RTX 4090, 1x \(offre la moins chère\)$/.test(c.text)));
+  // A catalog entry that is one GPU of a product: the product name as is, the scope in French.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-gb200-gpu&ctx=8192&lang=fr`);
+  await page.waitForSelector('#summary');
+  assert.match(await page.textContent('body'), /NVIDIA GB200 \(par GPU\)/);
+  assert.doesNotMatch(await page.textContent('body'), /per Blackwell GPU/);
+  assert.deepEqual(page.problems, []);
+});
