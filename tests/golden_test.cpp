@@ -1,7 +1,8 @@
 // Golden journeys (tests/golden/journeys/README.md): the core gives each expected document after
 // canonical formatting, and every document validates against core/schema/result.schema.json with
 // a small validator for the part of JSON Schema the schema uses (type, const, enum, required,
-// properties, additionalProperties, items, minimum, minLength, minItems, anyOf, allOf, if/then, $ref).
+// properties, additionalProperties, items, minimum, minLength, minItems, anyOf, allOf, if/then, $ref;
+// type as one name or a list of names).
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -63,7 +64,15 @@ struct Validator {
   }
   bool ok(const json& v, const json& s0) const {
     const json& s = resolve(s0);
-    if (s.contains("type") && !is_type(v, s["type"].get<std::string>())) return false;
+    if (s.contains("type")) {
+      // One type name, or a list of them (any may match).
+      bool any = false;
+      if (s["type"].is_array())
+        for (const auto& t : s["type"]) any = any || is_type(v, t.get<std::string>());
+      else
+        any = is_type(v, s["type"].get<std::string>());
+      if (!any) return false;
+    }
     if (s.contains("const") && canonical(v) != canonical(s["const"])) return false;
     if (s.contains("enum")) {
       bool any = false;

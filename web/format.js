@@ -102,6 +102,14 @@ export function monthYear(ym, lang) {
     .format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, 1)));
 }
 
+/** A day ("2026-12-02") in the language's words ("2 December 2026", "2 déc. 2026"…). @param {string} ymd @param {string} lang */
+export function day(ymd, lang) {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(ymd || '');
+  if (!m) return ymd || '—';
+  return new Intl.DateTimeFormat(lang, { year: 'numeric', month: 'long', day: 'numeric', timeZone: 'UTC' })
+    .format(new Date(Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]))));
+}
+
 /**
  * A value from a result field whose name says its unit (…_bytes, …_usd, …_tps, …_ms); anything
  * else as a number or text. Used for sections whose fields other parts of the core add.

@@ -118,7 +118,7 @@ export default {
   measured: '测量值', estimated: '估算值', choose: '选择',
   short_fits: '放得下', short_tight: '很紧张', short_offload: '需卸载', short_no_fit: '放不下',
   acc_summary: '各组误差', acc_group: '组', acc_n_rows: '行数', acc_median: '误差绝对值中位数', acc_within: '±25% 以内', acc_decode: '解码', acc_prefill: '预填充', acc_split_in_sample: '样本内', acc_split_held_out: '留出设备', acc_split_multi_gpu: '多 GPU', acc_split_offloaded: 'GPU + 系统内存', acc_split_note: '样本内：系数就是用这些单设备行拟合的。留出设备：按设备 id 的固定规则留出四分之一设备，不用它们重新拟合后再预测它们。多 GPU 与 GPU + 系统内存的行经由放置计算预测，从不参与拟合；没有行的组表示尚无实测。', acc_plot: '预测值对比实测值', acc_plot_alt: '{0} 个速度的预测值对实测值双对数散点图，含 y = x 线与 ±25% 区间', acc_counts: '已预测 {1} 条公开记录中的 {0} 条；{2} 条未纳入（模型、设备或测试长度未知）。', acc_col_model: '模型', acc_col_device: '设备', acc_col_backend: '后端', acc_col_quant: '量化', acc_col_test: '测试', acc_col_measured: '实测', acc_col_predicted: '预测', acc_col_error: '误差', acc_col_source: '来源', acc_held_pred: '留出拟合：{0}', acc_measured_axis: '实测 tok/s', acc_predicted_axis: '预测 tok/s', acc_line: 'y = x', acc_band: '±25%',
-  acc_range: '显示的范围', acc_coverage: '落在范围内的实测', acc_range_note: '每个速度都带有低–高范围：预测值乘以“显示的范围”中的系数。“落在范围内的实测”是该组公开实测中速度落在此范围内的比例。',
+  acc_range: '显示的范围', acc_coverage: '落在范围内的实测', acc_range_note: '每个速度都带有低–高范围：预测值乘以“显示的范围”中的系数。“落在范围内的实测”给出据以评判的行（该组有留出设备时用留出设备的行，以便用未参与拟合的实测检验范围）以及其中落在范围内的行数。',
   offline_download: '下载离线版', offline_hint: '一个包含全部内容的 HTML 文件，无需网络即可打开。',
   embed_this: '嵌入', embed_title: '嵌入此估算', embed_intro: '将以下任一代码粘贴到你的网页中。两者都显示当前的模型、硬件、量化和上下文。',
   embed_widget: '小组件（一个脚本和一个元素）', embed_iframe: 'Iframe（自动调整为内容高度）',

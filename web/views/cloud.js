@@ -5,7 +5,7 @@
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
-import { gbOf, gib, list, money, num, tokens, tps } from '../format.js';
+import { day, gbOf, gib, list, money, num, tokens, tps } from '../format.js';
 import { t } from '../i18n.js';
 import { state } from '../state.js';
 
@@ -82,7 +82,7 @@ export function renderCloud(r, c, mk) {
       type: 'button', class: 'small more-rows', id: 'cloud-all', 'aria-expanded': String(showAll),
       on: { click: () => { showAll = !showAll; if (last) renderCloud(last.r, last.c, last.mk); } },
     }, showAll ? T('cloud_fewer', { 0: num(FEW, L) }) : T('cloud_all', { 0: num(sorted.length, L) })) : null,
-    h('p', { class: 'note' }, T('cloud_note', { date: list(dates, state.lang), cur: mk ? mk.currency : 'USD' })));
+    h('p', { class: 'note' }, T('cloud_note', { date: list(dates.map((x) => day(x, state.lang)), state.lang), cur: mk ? mk.currency : 'USD' })));
 }
 
 /**

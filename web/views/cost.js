@@ -119,16 +119,27 @@ async function run(r, alive) {
 }
 
 
+/** A figure as typed in the page's language (no grouping, its decimal mark). @param {number} v */
+function localNumber(v) {
+  return Number.isFinite(v) ? new Intl.NumberFormat(state.lang, { useGrouping: false, maximumFractionDigits: 4 }).format(v) : '';
+}
+
 /** The usage inputs, made once so typing in them never loses focus. @param {any} mk */
 function ensureInputs(mk) {
   const box = byId('cost-inputs');
   const unit = mk ? mk.currency : 'USD';
   if (!box.firstChild) {
     const field = (/** @type {string} */ id, /** @type {string} */ key, /** @type {Record<string, any>} */ attrs, /** @type {(v: number) => void} */ set) => {
-      const input = h('input', { id, type: 'number', inputmode: 'decimal', ...attrs });
+      // A text field, so the number reads in the page's language ("0,19" in French); a comma or a
+      // point is accepted as the decimal mark. What was typed stays; one out of range is marked.
+      const { value, ...rest } = attrs;
+      const input = h('input', { id, type: 'text', inputmode: 'decimal', autocomplete: 'off', 'data-min': rest.min, 'data-max': rest.max, value: value === undefined ? undefined : localNumber(Number(value)) });
       input.addEventListener('change', () => {
-        const v = Number(/** @type {HTMLInputElement} */ (input).value);
-        if (Number.isFinite(v) && v >= Number(attrs.min) && v <= Number(attrs.max)) { set(v); rerun(); }
+        const el = /** @type {HTMLInputElement} */ (input);
+        const v = Number(el.value.trim().replace(/\s/g, '').replace(',', '.'));
+        const ok = el.value.trim() !== '' && Number.isFinite(v) && v >= Number(rest.min) && v <= Number(rest.max);
+        el.setAttribute('aria-invalid', String(!ok));
+        if (ok) { set(v); rerun(); }
       });
       return h('div', { class: 'field' }, h('label', { for: id, id: `${id}-label` }, T(key, { 0: unit })), input);
     };
@@ -145,7 +156,7 @@ function ensureInputs(mk) {
   text('cost-amort-label', T('amort_months'));
   text('cost-purchase-label', T('cost_purchase_label', { 0: unit }));
   const kwh = /** @type {HTMLInputElement} */ (byId('cost-kwh'));
-  if (usage.kwhLocal === null && mk && document.activeElement !== kwh) kwh.value = String(mk.price_kwh_local);
+  if (usage.kwhLocal === null && mk && document.activeElement !== kwh) kwh.value = localNumber(mk.price_kwh_local);
 }
 
 /** Forget a typed electricity price and purchase price (the market changed). */
