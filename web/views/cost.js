@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, num, tps } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -77,7 +77,7 @@ export function renderCost(r) {
     run(r, () => mine === seq).catch((e) => {
       if (mine !== seq) return;
       byId('plug-cost').hidden = false;
-      fill('cost-out', h('p', { class: 'error' }, String(e && e.message || e)));
+      fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
     });
   }, 120);
 }
@@ -132,23 +132,24 @@ function ensureInputs(mk) {
     const field = (/** @type {string} */ id, /** @type {string} */ key, /** @type {Record<string, any>} */ attrs, /** @type {(v: number) => void} */ set) => {
       // A text field, so the number reads in the page's language ("0,19" in French); a comma or a
       // point is accepted as the decimal mark. What was typed stays; one out of range is marked.
-      const { value, ...rest } = attrs;
-      const input = h('input', { id, type: 'text', inputmode: 'decimal', autocomplete: 'off', 'data-min': rest.min, 'data-max': rest.max, value: value === undefined ? undefined : localNumber(Number(value)) });
+      const { value } = attrs;
+      const input = h('input', { id, type: 'text', inputmode: 'decimal', autocomplete: 'off', value: value === undefined ? undefined : localNumber(Number(value)) });
       input.addEventListener('change', () => {
         const el = /** @type {HTMLInputElement} */ (input);
         const v = Number(el.value.trim().replace(/\s/g, '').replace(',', '.'));
-        const ok = el.value.trim() !== '' && Number.isFinite(v) && v >= Number(rest.min) && v <= Number(rest.max);
+        // Any finite figure goes to the core, which answers one out of its range with a coded error.
+        const ok = el.value.trim() !== '' && Number.isFinite(v);
         el.setAttribute('aria-invalid', String(!ok));
         if (ok) { set(v); rerun(); }
       });
       return h('div', { class: 'field' }, h('label', { for: id, id: `${id}-label` }, T(key, { 0: unit })), input);
     };
     box.append(
-      field('cost-hours', 'hours_day', { min: '0.5', max: '24', step: '0.5', value: String(usage.hours ?? defaults.cost.hours_per_day) }, (v) => { usage.hours = v; }),
-      field('cost-kwh', 'elec_price', { min: '0', max: '10', step: '0.01' }, (v) => { usage.kwhLocal = v; }),
-      field('cost-amort', 'amort_months', { min: '1', max: '240', step: '1', value: String(usage.amort ?? defaults.cost.amortization_months) }, (v) => { usage.amort = Math.round(v); }),
+      field('cost-hours', 'hours_day', { value: String(usage.hours ?? defaults.cost.hours_per_day) }, (v) => { usage.hours = v; }),
+      field('cost-kwh', 'elec_price', {}, (v) => { usage.kwhLocal = v; }),
+      field('cost-amort', 'amort_months', { value: String(usage.amort ?? defaults.cost.amortization_months) }, (v) => { usage.amort = v; }),
       // Empty = the catalog's price; a device without one asks for it (the core's `unknown`).
-      field('cost-purchase', 'cost_purchase_label', { min: '0', max: '10000000', step: '1' }, (v) => { usage.purchaseLocal = v; }));
+      field('cost-purchase', 'cost_purchase_label', {}, (v) => { usage.purchaseLocal = v; }));
   }
   // Labels follow the language and the market; the price follows the market until one is typed.
   text('cost-hours-label', T('hours_day'));
