@@ -32,7 +32,7 @@ const live = new WeakMap();
  * Draw (or redraw) a chart in `el`.
  * @param {HTMLElement} el
  * @param {{x: number[], series: {label: string, values: number[], color: string, dash?: boolean}[],
- *   xLabel: string, yLabel: string, xFmt: (v: number) => string, yFmt: (v: number) => string, logX?: boolean}} spec
+ *   xLabel: string, yLabel: string, xFmt: (v: number) => string, yFmt: (v: number, digits?: number) => string, logX?: boolean}} spec
  */
 export async function lineChart(el, spec) {
   const uPlot = await loadUplot();
@@ -43,10 +43,15 @@ export async function lineChart(el, spec) {
   const axis = { stroke: cssVar('--muted'), grid: { stroke: cssVar('--line'), width: 1 }, ticks: { stroke: cssVar('--line') } };
   const opts = {
     width: width(), height: 260,
-    scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2 }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
+    // The x axis spans the data (no empty decade past the last point).
+    scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2, range: () => [Math.min(...spec.x), Math.max(...spec.x)] }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
     axes: [
       { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => t.map((v) => (v == null ? '' : spec.xFmt(v))) },
-      { ...axis, label: spec.yLabel, size: tickRoom, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map(spec.yFmt) },
+      // One number of decimals for every tick: none when every tick is whole ("0, 20, 40", not "0.0, 20").
+      { ...axis, label: spec.yLabel, size: tickRoom, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => {
+        const digits = t.every((v) => Number.isInteger(v)) ? 0 : 1;
+        return t.map((v) => spec.yFmt(v, digits));
+      } },
     ],
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },

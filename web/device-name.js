@@ -4,7 +4,7 @@
 // GMKtec EVO-X2 · Ryzen AI Max+ 395 · 128 GB"), from the core's `product_lines`, `chip`,
 // `gpu_cores` and `memory_gib` (list hardware, the estimate's `hardware`); a device the catalog
 // names no product for keeps its own name.
-import { gbOf } from './format.js';
+import { gbOf, gib } from './format.js';
 import { t } from './i18n.js';
 
 /**
@@ -46,5 +46,7 @@ export function scopedName(d, lang) {
  */
 export function deviceLabel(d, lang, all = []) {
   const name = scopedName(d, lang);
-  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? name : `${name} (${gbOf(d.memory_gib, lang)})`);
+  // The memory beside a name is in GiB like every requirement it is read against ("80 GiB" next to
+  // "needs 78.3 GiB"); a name that states its own GB (a product name) is left as it is.
+  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? name : `${name} (${d.memory_gib > 0 ? gib(d.memory_gib * 1024 ** 3, lang, 0) : "—"})`);
 }

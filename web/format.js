@@ -3,6 +3,8 @@
 // ms; always through Intl for the chosen language. Never prints NaN or Infinity.
 
 const GiB = 1024 ** 3;
+/** Between a number and its unit: a no-break space, so "1 464 ms" never breaks before "ms". */
+const U = '\u00a0';
 
 /** @param {string} lang @param {number} digits */
 function nf(lang, digits) {
@@ -26,17 +28,17 @@ export function units(lang) {
 
 /** @param {number} bytes @param {string} lang */
 export function gib(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)} ${units(lang).gib}` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)}${U}${units(lang).gib}` : '—';
 }
 
 /** @param {number} bytes @param {string} lang */
 export function gb(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)} ${units(lang).gb}` : '—';
+  return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)}${U}${units(lang).gb}` : '—';
 }
 
 /** Whole or decimal GB as a vendor states them ("24 GB", "24 Go"). @param {number} x @param {string} lang */
 export function gbOf(x, lang) {
-  return ok(x) ? `${num(x, lang, Number.isInteger(x) ? 0 : 1)} ${units(lang).gb}` : '—';
+  return ok(x) ? `${num(x, lang, Number.isInteger(x) ? 0 : 1)}${U}${units(lang).gb}` : '—';
 }
 
 /** @param {number} x @param {string} lang */
@@ -85,13 +87,13 @@ export function usd(x, lang, digits = 0) {
 
 /** @param {number} x @param {string} lang  tokens per second */
 export function tps(x, lang) {
-  return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)} tok/s` : '—';
+  return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)}${U}tok/s` : '—';
 }
 
 /** A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s"). @param {number} x @param {string} lang */
 export function ms(x, lang) {
   if (!ok(x)) return '—';
-  return x < 10000 ? `${num(x, lang)} ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)} s`;
+  return x < 10000 ? `${num(x, lang)}${U}ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)}${U}s`;
 }
 
 /** A month and year from "2025-07". @param {string} ym @param {string} lang */

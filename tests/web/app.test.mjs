@@ -69,8 +69,8 @@ test('a speed with a published run of the same model, quant and device says so, 
   const text = await page.textContent('#speed-basis');
   // The rows shipped in data/measurements/llamacpp_bench.jsonl for this device (tg512, pp512).
   assert.match(text, /^Measured:/);
-  assert.match(text, /131 tok\/s in tg512/);
-  assert.match(text, /7,139 tok\/s in pp512/);   // as the speed cards round: no decimal past 100
+  assert.match(text, /131\stok\/s in tg512/);
+  assert.match(text, /7,139\stok\/s in pp512/);   // as the speed cards round: no decimal past 100
   assert.ok(await page.$('#speed-basis a[href*="view=accuracy"]'), 'links to the accuracy of this kind of estimate');
   assert.deepEqual(page.problems, []);
 });

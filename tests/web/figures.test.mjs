@@ -78,7 +78,7 @@ test('the offload plan leaves llama.cpp\'s --fit margin free on the GPU and says
   await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
   await page.waitForSelector('#plan-margin');
   assert.equal(Number(await page.getAttribute('#plan-margin', 'data-margin')), GiB);
-  assert.match(await page.textContent('#plan-margin'), /Each GPU keeps 1\.00 GiB free/);
+  assert.match(await page.textContent('#plan-margin'), /Each GPU keeps 1\.00\sGiB free/);
   const e = core('estimate', { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 16384, ram_gib: 64 });
   for (const d of e.memory.devices) assert.ok(d.total_bytes + GiB <= d.usable_bytes, `${d.total_bytes} of ${d.usable_bytes}`);
 });

@@ -215,7 +215,7 @@ test('journey: a setup that does not fit shows no launch command, says why once,
   await page.waitForFunction(() => document.querySelectorAll('#fit-list li.fix').length > 0);
   const fit = await page.textContent('#fit-list');
   assert.match(fit, /does not run now →/);
-  assert.doesNotMatch(fit, /(\d+\.\d) tok\/s → \1 tok\/s/);
+  assert.doesNotMatch(fit, /(\d+\.\d)\stok\/s → \1\stok\/s/);
   // The core's first change is also under the verdict, the same words as the list's first item.
   await page.waitForSelector('#verdict-fix:not([hidden])');
   const firstFix = await page.textContent('#fit-list li.fix:first-child a, #fit-list li.fix:first-child strong');
@@ -229,7 +229,7 @@ test('journey: the title and description name the model and the device in the pa
   await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=fr`);
   await page.waitForFunction(() => /GLM-4\.5 Air/.test(document.title));
   // The Mac by its product, with its chip configuration and memory in French ("Go", "GPU 80 cœurs").
-  assert.match(await page.title(), /GLM-4\.5 Air sur Mac Studio · M3 Ultra GPU 80 cœurs · 512 Go/);
+  assert.match(await page.title(), /GLM-4\.5 Air sur Mac Studio · M3 Ultra GPU 80 cœurs · 512\sGo/);
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Mac Studio · M3 Ultra/);
   await page.context().close();
 });
@@ -244,20 +244,20 @@ test('journey: the hardware search finds a Mac by its product name', async () =>
   await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#summary').textContent));
   assert.equal(await page.inputValue('#hardware'), 'apple-m3-ultra-80c-gpu-512gb');
   // The select, the summary and the device page name it by product, chip configuration and memory.
-  const label = 'Mac Studio · M3 Ultra 80-core GPU · 512 GB';
+  const label = 'Mac Studio · M3 Ultra 80-core GPU · 512\u00a0GB';
   assert.equal((await page.textContent('#hardware option[value="apple-m3-ultra-80c-gpu-512gb"]')).trim(), label);
   assert.ok((await page.textContent('#summary')).includes(label), await page.textContent('#summary'));
   // A chip that ships in several products names them all, and the search finds it by either.
   await page.fill('#hw-search', 'macbook pro m4 max 128');
   await page.waitForSelector('#hw-search-options li');
   const options = await page.$$eval('#hw-search-options li .opt-name', (els) => els.map((e) => e.textContent));
-  assert.ok(options.includes('MacBook Pro / Mac Studio · M4 Max 40-core GPU · 128 GB'), options.join(' | '));
+  assert.ok(options.includes('MacBook Pro / Mac Studio · M4 Max 40-core GPU · 128\u00a0GB'), options.join(' | '));
   await page.fill('#hw-search', 'framework desktop 128');
   await page.waitForSelector('#hw-search-options li');
-  assert.match(await page.textContent('#hw-search-options li .opt-name'), /Framework Desktop .*Ryzen AI Max\+ 395 · 128 GB/);
+  assert.match(await page.textContent('#hw-search-options li .opt-name'), /Framework Desktop .*Ryzen AI Max\+ 395 · 128\sGB/);
   await open(page, `${env.url}?view=device&hw=apple-m4-pro-20c-gpu-48gb&lang=zh`);
   await page.waitForFunction(() => /Mac mini/.test(document.querySelector('#dp-title').textContent));
-  assert.match(await page.textContent('#dp-title'), /Mac mini \/ MacBook Pro · M4 Pro 20 核 GPU · 48 GB/);
+  assert.match(await page.textContent('#dp-title'), /Mac mini \/ MacBook Pro · M4 Pro 20 核 GPU · 48\sGB/);
   await page.context().close();
 });
 

@@ -33,10 +33,10 @@ test('the device page lists the module\'s runsOn entries in its order, with RAM 
   // GLM-4.5-Air runs with experts in the 64 GB of RAM, shown as such with its speed range.
   const glm = shown.find((r) => r[0] === 'GLM-4.5 Air' || /GLM-4\.5.Air/.test(r[0]));
   assert.ok(glm, 'GLM-4.5-Air row');
-  assert.match(glm.join(' '), /offload · 64 GiB RAM/);
+  assert.match(glm.join(' '), /offload · 64\sGiB RAM/);
   assert.match(glm.join(' '), /tok\/s \([\d.]+–[\d.]+\)/);
   assert.match(await page.textContent('#dp-runs caption'), new RegExp(`^${runs.length} catalog models`));
-  assert.match(await page.textContent('#dp-usable'), /usable of 24 GiB physical/);
+  assert.match(await page.textContent('#dp-usable'), /usable of 24\sGiB physical/);
   // Keyboard: the "does not fit" list opens with Enter, and a model link opens the main view.
   await page.focus('#dp-runs details:last-of-type summary');
   await page.keyboard.press('Enter');

@@ -38,7 +38,7 @@ test('the model page shows the spec card, the quantization table, GPU tiers, Mac
   // Unified-memory PCs have their own heading and table, from the same core tiers.
   await page.waitForSelector('#mp-unified table tbody tr');
   assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /DGX Spark/);
-  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 .*128 GB/);
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 .*128\sGB/);
   assert.doesNotMatch(await page.textContent('#mp-macs'), /DGX Spark|Ryzen/);
   assert.match(await page.textContent('section:has(#mp-unified) h2'), /Unified-memory PCs/);
   assert.ok(await page.$('#mp-unified details summary'), 'the 32 and 64 GB machines folded under "too little memory"');
@@ -60,7 +60,7 @@ test('the device page explains usable memory and lists what runs on it, best fir
   const page = await env.page();
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&ram=0&lang=en`);
   await page.waitForSelector('#dp-usable .big');
-  assert.match(await page.textContent('#dp-usable'), /usable of 24 GiB physical/);
+  assert.match(await page.textContent('#dp-usable'), /usable of 24\sGiB physical/);
   await page.waitForSelector('#dp-runs table tbody tr');
   const first = await page.textContent('#dp-runs tbody tr:first-child');
   assert.match(first, /Q\d_K|BF16/);
@@ -214,7 +214,7 @@ test('a hybrid model explains its KV cache as per-token cells on attention layer
   const kv = await page.textContent('#w-kv');
   // 4 attention layers of 8 KV heads of 128 (f16 K and V), and 36 Mamba-2 layers whose state does not grow.
   assert.match(kv, /^4 layers × 4\.00 KiB per layer per token × 32,768 cells\./);
-  assert.match(kv, /36 layers × a fixed recurrent state: 0\.14 GiB in all, whatever the context\./);
+  assert.match(kv, /36 layers × a fixed recurrent state: 0\.14\sGiB in all, whatever the context\./);
   assert.doesNotMatch(kv, /× 0 cells/);
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=fr`);
   assert.match(await page.textContent('#w-kv'), /36 couches × un état récurrent fixe\s:\s0,14\sGio au total/);
@@ -280,8 +280,8 @@ test('speed, launch commands and per-device memory appear when the result carrie
   });
   await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
   await page.waitForSelector('#plug-speed:not([hidden])');
-  assert.match(await page.textContent('#speed-cards'), /42\.5 tok\/s \(30\.0–50\.0\)/);
-  assert.match(await page.textContent('#speed-cards'), /4,200 ms/);
+  assert.match(await page.textContent('#speed-cards'), /42\.5\stok\/s \(30\.0–50\.0\)/);
+  assert.match(await page.textContent('#speed-cards'), /4,200\sms/);
   assert.match(await page.textContent('#commands'), /llama-server -hf x:Q4_K_M -c 8192/);
   assert.match(await page.textContent('#devices-table'), /GPU 0/);
   await page.click('#commands button');

@@ -183,6 +183,7 @@ export default {
   dp_below_quality: 'quality too low', dp_below_speed: 'too slow',
   need_more_memory: '{need} of device memory for {quant} (this device offers {usable})', need_faster: 'a faster device: it decodes at {tps}, the bar is {min}',
   acc_no_link: 'no public link', acc_filter_kind: 'Kind', acc_filter_split: 'Group', acc_filter_all: 'All', acc_filter_text: 'Model, device or quant',
+  acc_layer_split: '(split by layer)',
   acc_shown: '{0} of {1} rows shown', acc_sort_by: 'Sort by {0}',
   acc_sizes_title: 'Memory: GGUF file sizes from the config against the published files',
   acc_sizes_intro: 'For every model with published GGUF files, the file size computed from its config.json with llama.cpp’s quantization rules, against the size of the file on Hugging Face.',

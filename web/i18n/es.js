@@ -1,7 +1,7 @@
 // @ts-check
 // Textos de la interfaz en español. {nombre} marca un valor que la página rellena ya formateado.
 export default {
-  tagline: '¿Correrá este modelo en este hardware? Memoria exacta a partir de las formas de los tensores.',
+  tagline: '¿Funcionará este modelo en este equipo? Memoria exacta a partir de las formas de los tensores.',
   language: 'Idioma', theme: 'Tema oscuro', setup: 'Tu configuración', model: 'Modelo', quant: 'Cuantización',
   context: 'Contexto', kv_type: 'Tipo de caché KV', hardware: 'Hardware', count: 'Cantidad', ram: 'RAM del sistema',
   required: 'Necesaria', usable: 'Utilizable en el equipo', margin: 'Margen', kv_per_token: 'Caché KV por token',
@@ -89,7 +89,7 @@ export default {
   per_token: 'por token', repo: 'Repositorio', spec_note: 'Formas tomadas del config.json del modelo; los parámetros se cuentan a partir de ellas, con la cifra publicada al lado.',
   quants_memory: 'Cuantizaciones y memoria', mp_quants_caption: 'Tamaño de archivo y memoria a {ctx} (en {0})', file_size: 'Tamaño de archivo', mem_8k: 'Memoria a {ctx}', most_used: 'la más usada',
   mp_quants_note: 'Tamaños calculados tensor a tensor con las reglas de cuantización de llama.cpp; la memoria suma la caché KV, los búferes de cálculo y la sobrecarga.',
-  choose_title: 'Q4, Q5 u Q8: cómo elegir',
+  choose_title: 'Q4, Q5 o Q8: cómo elegir',
   gpus_run: 'GPU que lo ejecutan ({quant}, {ctx})', gpus_note: 'Cada GPU sola, primero con su propia memoria y luego con {tiers} de RAM del sistema para las capas que no caben (mucho más lento).',
   tier_fits: 'cabe en la GPU', tier_no_fit: 'no cabe', with_ram: 'descarga, necesita {0} de RAM',
   tier_title_fits: 'Funciona entero en la memoria de la GPU', tier_title_offload: 'Funciona con parte del modelo en la RAM del sistema',
@@ -183,6 +183,7 @@ export default {
   dp_below_quality: 'calidad demasiado baja', dp_below_speed: 'demasiado lento',
   need_more_memory: '{need} de memoria del dispositivo para {quant} (este ofrece {usable})', need_faster: 'un dispositivo más rápido: decodifica a {tps} y el umbral es {min}',
   acc_no_link: 'sin enlace público', acc_filter_kind: 'Tipo', acc_filter_split: 'Grupo', acc_filter_all: 'Todos', acc_filter_text: 'Modelo, dispositivo o cuantización',
+  acc_layer_split: '(reparto por capas)',
   acc_shown: '{0} de {1} filas', acc_sort_by: 'Ordenar por {0}',
   acc_sizes_title: 'Memoria: tamaños GGUF calculados desde la configuración frente a los archivos publicados',
   acc_sizes_intro: 'Para cada modelo con archivos GGUF publicados, el tamaño calculado a partir de su config.json con las reglas de cuantización de llama.cpp, frente al tamaño del archivo en Hugging Face.',
@@ -217,6 +218,6 @@ export default {
   cost_unknown_no_power_figure: "el catálogo no tiene consumo para este dispositivo, así que su electricidad es desconocida",
   rvb_unknown: "No se puede calcular el coste de comprar: {0}.",
   rvb_intro_offer: "Comprar {hw} por {price} y pagar su consumo, frente a alquilar {offer}.",
-  rvb_basis_same_tokens: "Ambos generan los mismos tokens: {tokens} al mes, a {own} durante {hours} h al día en tu equipo y a {cloud} durante {chours} h al día en {offer}, facturado como factura.",
+  rvb_basis_same_tokens: "Ambos generan los mismos tokens: {tokens} al mes, a {own} durante {hours} h al día en tu equipo y a {cloud} durante {chours} h al día en {offer}, con la facturación de esa oferta.",
   rvb_basis_same_hours: "Ambos durante {hours} h al día: la oferta no tiene estimación de velocidad, así que los tokens de cada uno pueden diferir.",
 };

@@ -119,7 +119,7 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       p.model,
-      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings ? h('span', { class: 'note' }, ` ${p.settings}`) : null),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ` ${[p.settings, p.gpu_count > 1 ? T('acc_layer_split') : ''].filter(Boolean).join(' ')}`) : null),
       p.device_class,
       p.quant,
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,

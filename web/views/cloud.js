@@ -6,7 +6,7 @@
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
 import { day, gbOf, gib, list, money, num, tokens, tps } from '../format.js';
-import { t } from '../i18n.js';
+import { labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -69,7 +69,7 @@ export function renderCloud(r, c, mk) {
   const dates = [...new Set(offers.map((/** @type {any} */ o) => o.checked).filter(Boolean))].sort();
   fill('cloud-out',
     h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: num(c.usage.hours_per_day, L, 1) })),
-    h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, `${T('sort_by')}:`),
+    h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, labelled(state.lang, T('sort_by'), '')),
       sortBtn('price', T('sort_price')), sortBtn('mtok', T('sort_mtok'))),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },

@@ -9,8 +9,8 @@ import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
-import { marketName, money, num, tps } from '../format.js';
-import { errorText, t } from '../i18n.js';
+import { marketName, money, monthYear, num, tps } from '../format.js';
+import { errorText, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -220,7 +220,7 @@ function paintCard(r, c, mk) {
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
-  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${T('cost_source')}: ${marketName(mk, state.lang)}, ${mk.period}. `,
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), `${marketName(mk, state.lang)}, ${monthYear(mk.period, state.lang)}`)}${state.lang === 'zh' ? '。' : '. '}`,
     ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }

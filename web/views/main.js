@@ -143,8 +143,10 @@ export function renderMain(r) {
       ? T('why_kv_state', { layers: num(x.layers, L), size: gib(x.bytes, L) })
       : T('why_kv', {
         layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
-      })).join(' + ');
-    text('w-kv', g || T('why_kv_none'));
+      }));
+    // One sentence: the groups joined with "+", the full stop once at the end.
+    const end = L === 'zh' ? '。' : '.';
+    text('w-kv', g.length ? `${g.map((x) => x.replace(/[.。]\s*$/, '')).join(' + ')}${end}` : T('why_kv_none'));
   }
   // llama.cpp: its compute buffer; vLLM / SGLang: the peak activations of the engine's profiling
   // run (per GPU), which is what memory.compute_bytes holds for them.
@@ -240,7 +242,7 @@ function renderSpeed(r) {
   renderSpeedBasis(s);
   renderSpeculative(r);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
-    ram: gb(r.memory.host.read_per_token_bytes, L, 1), gpu: gb(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
+    ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
   }) : '');
 }
 
@@ -479,7 +481,7 @@ export async function renderExtras(r, alive) {
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
   lineChart(byId('chart'), {
     x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
-    xFmt: (v) => tokens(v, L), yFmt: (v) => num(v, L, v < 10 ? 1 : 0),
+    xFmt: (v) => tokens(v, L), yFmt: (v, d) => num(v, L, d ?? (v < 10 ? 1 : 0)),
   }).catch(() => { byId('chart').textContent = T('chart_failed'); });
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));

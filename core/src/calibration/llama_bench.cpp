@@ -189,7 +189,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       const int cpu_moe = flags.all_experts_cpu ? static_cast<int>(model->arch.n_layer_main()) : flags.n_cpu_moe;
       if (cpu_moe > 0) { q["n_cpu_moe"] = cpu_moe; settings += " --n-cpu-moe " + std::to_string(cpu_moe); }
       if (!flags.tensor_split.empty()) q["tensor_split"] = flags.tensor_split;
-      if (gpu_count > 1) settings += " (" + std::to_string(gpu_count) + " GPUs, layer split)";
+      // Several GPUs: the row's gpu_count says it; llama-bench splits by layer (its default).
       if (offloaded) {
         // The run fitted its RAM; without a stated size assume plenty. RAM bandwidth as stated.
         q["ram_gib"] = row.contains("ram_gib") && row["ram_gib"].is_number() ? row["ram_gib"].get<double>() : 1024.0;

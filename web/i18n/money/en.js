@@ -25,7 +25,7 @@ export default {
   cloud_all: 'Show all {0} offers', cloud_fewer: 'Show the first {0}',
   rvb_title: 'Rent or buy',
   elec_price: 'Electricity per kWh ({0})', amort_months: 'Amortisation (months)',
-  break_even: 'Buying pays off after', months_n: '{0} months',
+  break_even: 'Buying breaks even after', months_n: '{0} months',
   never: 'never', never_note: 'the cloud offer costs less than the electricity alone',
   elec_month: 'Electricity per month', cloud_month: 'Renting per month',
   rvb_intro: 'Buying {hw} for {price} and paying for its power, against renting {offer} for the same hours.',
@@ -53,7 +53,7 @@ export default {
   buy_title: 'Where to buy {0}',
   buy_intro: 'Store searches for {market}. Prices move daily; the catalog price is {price}.',
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
-  size_vs: '{pub}; ours {diff}',
+  size_vs: '{pub}; our estimate differs by {diff}',
   break_even_beyond: 'Later than the {0} months the chart shows.',
   cloud_no_estimate: 'no estimate',
 };
