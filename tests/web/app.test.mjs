@@ -116,7 +116,7 @@ test('switching language translates labels and formats numbers for that language
   await page.selectOption('#lang', 'es');
   await page.waitForFunction(() => document.documentElement.lang === 'es');
   assert.equal(await page.textContent('label[for="model"]'), 'Modelo');
-  await page.waitForFunction(() => /,\d\d GiB/.test(document.querySelector('#c-total')?.textContent || ''));
+  await page.waitForFunction(() => /,\d\d\sGiB/.test(document.querySelector('#c-total')?.textContent || ''));
   await page.selectOption('#lang', 'zh');
   await page.waitForFunction(() => document.documentElement.lang === 'zh');
   assert.equal(await page.textContent('label[for="model"]'), '模型');

@@ -28,12 +28,12 @@ test('the picks quote the weights of one device and say so, beside the 8-GPU bre
   const miss = picks.missing.best_single_gpu;
   assert.equal(miss.weights_devices, 1);
   const text = await page.textContent('[data-pick="best_single_gpu"]');
-  assert.match(text, new RegExp(`on one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)} GiB`));
+  assert.match(text, new RegExp(`on one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)}\\sGiB`));
   // The main result is 8 GPUs: its weights are more (replicated per rank), and the picks never
   // quote that figure as if it were theirs.
   const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });
   assert.ok(est.memory.weights_bytes > miss.weights_bytes);
-  assert.doesNotMatch(text, new RegExp(`${(est.memory.weights_bytes / GiB).toFixed(1)} GiB`));
+  assert.doesNotMatch(text, new RegExp(`${(est.memory.weights_bytes / GiB).toFixed(1)}\\sGiB`));
   assert.deepEqual(page.problems, []);
 });
 
@@ -68,7 +68,7 @@ test('rent vs buy states its basis: the same tokens a month at each setup\'s own
   assert.equal(await page.getAttribute('#rvb-basis', 'data-basis'), 'same_tokens');
   const text = await page.textContent('#rvb-basis');
   assert.match(text, /Both make the same tokens/);
-  assert.ok(text.includes(`${b.cloud_decode_tps.toFixed(1)} tok/s`) || text.includes(`${Math.round(b.cloud_decode_tps)} tok/s`), text);
+  assert.ok(text.includes(`${b.cloud_decode_tps.toFixed(1)}\u00a0tok/s`) || text.includes(`${Math.round(b.cloud_decode_tps)}\u00a0tok/s`), text);
   assert.ok(b.cloud_hours_per_day < b.hours_per_day, 'the faster instance is rented fewer hours a day');
   if (await page.$('#rvb-cloud')) assert.equal(Number(await page.getAttribute('#rvb-cloud', 'data-usd')), b.cloud_monthly_usd);
 });

@@ -106,7 +106,7 @@ test('device page: nothing below the quality or speed floor counts as running, a
   assert.match(row, /quality too low/);
   const need = scout.needs.find((n) => n.code === 'more_memory');
   assert.ok(row.includes(gib(need.memory_bytes, 'en', 1)) && row.includes(need.quant), row);
-  assert.match(await page.textContent('#dp-floor-note'), new RegExp(`at least ${doc.floors.min_decode_tps.toFixed(1)} tok/s`));
+  assert.match(await page.textContent('#dp-floor-note'), new RegExp(`at least ${doc.floors.min_decode_tps.toFixed(1)}\\stok/s`));
   assert.equal(await scrollsSideways(page), false);
   await page.context().close();
 });
