@@ -242,7 +242,7 @@ function renderSpeed(r) {
   renderSpeedBasis(s);
   renderSpeculative(r);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
-    ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(sumOf(r.memory.devices, 'read_per_token_bytes'), L, 1),
+    ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(r.memory.host.devices_read_per_token_bytes, L, 1),
   }) : '');
 }
 
@@ -326,10 +326,6 @@ function renderUncertain(r) {
   });
 }
 
-/** @param {any[]} xs @param {string} k */
-function sumOf(xs, k) {
-  return (xs || []).reduce((a, x) => a + (typeof x[k] === 'number' ? x[k] : 0), 0);
-}
 
 /** vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens. @param {any} r */
 function renderServe(r) {

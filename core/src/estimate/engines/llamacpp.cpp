@@ -139,6 +139,11 @@ class LlamaCppStep final : public EngineStep {
     host["page_cache_bytes"] = p.page_cache_bytes;
     host["ram_usable_bytes"] = p.ram_usable_bytes;
     host["ram_fits"] = p.ram_fits;
+    // What one token reads from the accelerators' memory, all devices together (the offload
+    // limit sentence sets it beside what it reads from system RAM).
+    std::uint64_t devices_read = 0;
+    for (const auto& d : p.devices) devices_read += d.read_per_token_bytes;
+    host["devices_read_per_token_bytes"] = devices_read;
     out["memory"]["host"] = host;
     out["placement"] = {{"engine", "llama.cpp"}, {"ngl", p.ngl}, {"n_cpu_moe", p.n_cpu_moe},
                         {"tensor_split", p.split}, {"mmap", r.placement.mmap},
