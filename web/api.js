@@ -408,6 +408,18 @@ export async function readGgufHeader(blob) {
 }
 
 /**
+ * A header's bytes as a Uint8Array, or a coded error: not bytes, or more than the header limit.
+ * @param {unknown} bytes @param {string} fn the function asked (named in the message)
+ * @returns {Uint8Array}
+ */
+function headerBytes(bytes, fn) {
+  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (!(b instanceof Uint8Array)) return fail('bad_type', 'bytes', `${fn} takes the header bytes (Uint8Array or ArrayBuffer)`);
+  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  return b;
+}
+
+/**
  * Parse a GGUF header once and keep it in the module under a handle, the SHA-256 of the bytes
  * ("sha256:<hex>"); a request then names the model as {gguf_handle: handle} (optionally with
  * name, id) instead of carrying the bytes, and the core does not parse them again. The same
@@ -415,9 +427,7 @@ export async function readGgufHeader(blob) {
  * @param {Uint8Array|ArrayBuffer} bytes the file's first bytes (readGgufHeader's `bytes`)
  */
 export async function registerGguf(bytes) {
-  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-  if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'registerGguf takes the header bytes (Uint8Array or ArrayBuffer)');
-  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  const b = headerBytes(bytes, 'registerGguf');
   const handle = await sha256Handle(b);
   const doc = unwrap(await call('ggufRegister', handle, b));
   keepHeader(handle, b);
@@ -432,9 +442,7 @@ export async function registerGguf(bytes) {
  * @param {Uint8Array|ArrayBuffer} bytes the file's first bytes
  */
 export async function registerMmproj(bytes) {
-  const b = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
-  if (!(b instanceof Uint8Array)) fail('bad_type', 'bytes', 'registerMmproj takes the header bytes (Uint8Array or ArrayBuffer)');
-  if (b.length > LIMITS.MAX_GGUF_HEADER_BYTES) fail('gguf_too_large', 'bytes', `more than ${LIMITS.MAX_GGUF_HEADER_BYTES} bytes`);
+  const b = headerBytes(bytes, 'registerMmproj');
   const handle = await sha256Handle(b);
   const doc = unwrap(await call('mmprojRegister', handle, b));
   mmprojHeaders.delete(handle);
