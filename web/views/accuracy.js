@@ -8,7 +8,7 @@ import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, num, tps } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
 
@@ -196,7 +196,7 @@ export async function renderAccuracy(alive) {
     rep = built || (await call('accuracyReport')).accuracy;
     byId('acc-body').dataset.source = built ? 'build' : 'module';
   } catch (e) {
-    if (alive()) fill('acc-body', h('p', { class: 'error' }, String(/** @type {any} */ (e).message || e)));
+    if (alive()) fill('acc-body', h('p', { class: 'error' }, errorText(state.lang, e)));
     return;
   }
   if (!alive()) return;

@@ -36,7 +36,7 @@ export async function renderDevice(alive) {
   try {
     probe = await estimate(request({ ...base, model: 'Qwen/Qwen3-0.6B', quant: defaultOf('quant') }));
   } catch (e) {
-    if (alive()) fill('dp-usable', String(/** @type {any} */ (e).message || e));
+    if (alive()) fill('dp-usable', errorText(state.lang, e));
     return;
   }
   if (!alive()) return;

@@ -8,7 +8,7 @@ import { call } from '../client.js';
 import { defaults, deviceInfo } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, list as joinList, num, tokens } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
 import { paramsText, shownName } from './shared.js';
@@ -79,9 +79,8 @@ async function run(r, alive) {
     if (x.error) {
       // The core's code in the page's words; its English message stays in the tooltip.
       const err = x.error;
-      const known = err.code ? T(`err_${err.code}`, { path: String(err.path || '') }) : '';
       return h('tr', { dataset: { method: m } }, name, h('td', { colspan: String(head.length - 1), class: 'note', title: String(err.message || err) },
-        known && known !== `err_${err.code}` ? known : String(err.message || err)));
+        errorText(L, err)));
     }
     const p = x.memory.per_gpu;
     const n = x.min_count;

@@ -6,7 +6,7 @@ import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.js';
-import { t } from '../i18n.js';
+import { errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
 import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
@@ -29,7 +29,7 @@ export async function renderModel(alive) {
   } catch (e) {
     if (!alive()) return;
     text('mp-title', T('unknown_model'));
-    fill('mp-lead', String(/** @type {any} */ (e).message || e));
+    fill('mp-lead', errorText(state.lang, e));
     for (const id of ['mp-spec', 'mp-quants', 'mp-gpus', 'mp-macs', 'mp-unified', 'mp-limits', 'mp-faq']) fill(id);
     return;
   }
@@ -94,7 +94,7 @@ export async function renderModel(alive) {
     tl = await tiers(tq);
   } catch (e) {
     if (!alive()) return;
-    fill('mp-gpus', String(/** @type {any} */ (e).message || e));
+    fill('mp-gpus', errorText(state.lang, e));
     fill('mp-macs');
     fill('mp-unified');
     tl = null;
