@@ -10,6 +10,7 @@
 #include <cctype>
 #include <cstring>
 #include <map>
+#include <optional>
 
 #include "willitfit/model/architecture.hpp"
 #include "willitfit/base/base64.hpp"
@@ -292,6 +293,153 @@ json grow(const std::string& kind, const RepoFile& f, std::uint64_t needed, std:
   return {{"kind", kind}, {"path", f.path}, {"bytes", want}};
 }
 
+// Which of a GGUF repo's quants to read: the person's file or quant, else the default llama.cpp's
+// -hf takes (Q4_K_M), else a 4-bit one, else the middle size.
+std::size_t choose_row(const std::vector<Row>& list, const std::optional<std::string>& want_file,
+                       const std::optional<std::string>& want_quant, const std::string& repo) {
+  std::size_t chosen = list.size();
+  if (want_file) {
+    for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
+      for (const auto& f : list[i].files)
+        if (f.path == *want_file) chosen = i;
+    if (chosen == list.size())
+      throw InputError("hub_file_not_found", "file", "'" + *want_file + "' is not a GGUF model file of '" + repo + "'");
+    return chosen;
+  }
+  if (want_quant) {
+    const std::string u = upper(*want_quant);
+    for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
+      if (upper(list[i].name.label) == u || upper(list[i].name.quant) == u) chosen = i;
+    if (chosen == list.size()) {
+      std::string have;
+      for (const auto& r : list) have += (have.empty() ? "" : ", ") + r.name.label;
+      throw InputError("hub_quant_not_found", "quant", "'" + repo + "' has no " + *want_quant + " file; it has " + have);
+    }
+    return chosen;
+  }
+  for (const char* pref : {"Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0"})
+    for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
+      if (list[i].name.label == pref || list[i].name.quant == pref) chosen = i;
+  for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
+    if (list[i].name.label.find("Q4") != std::string::npos) chosen = i;
+  return chosen == list.size() ? list.size() / 2 : chosen;
+}
+
+// The vision projector of a GGUF repo: the person's choice, else the F16 file (the converter's
+// default type; not BF16), else the first. Its header is read in the same round as the model's;
+// one that cannot be read leaves the text model standing (out.mmproj_error). `path` is the file read.
+std::optional<MmprojFile> read_projector(const json& doc, const std::vector<RepoFile>& mmproj_files,
+                                         const std::string& repo, json& out, std::string& path) {
+  std::optional<MmprojFile> proj;
+  if (mmproj_files.empty()) return proj;
+  const auto want_mmproj = opt_str(doc, "mmproj_file", "");
+  std::size_t pick = mmproj_files.size();
+  for (std::size_t i = 0; i < mmproj_files.size() && pick == mmproj_files.size(); ++i) {
+    const std::string u = upper(basename(mmproj_files[i].path));
+    if (want_mmproj ? mmproj_files[i].path == *want_mmproj
+                    : u.find("F16") != std::string::npos && u.find("BF16") == std::string::npos)
+      pick = i;
+  }
+  if (want_mmproj && pick == mmproj_files.size())
+    throw InputError("hub_file_not_found", "mmproj_file", "'" + *want_mmproj + "' is not an mmproj file of '" + repo + "'");
+  if (pick == mmproj_files.size()) pick = 0;
+  const RepoFile& f = mmproj_files[pick];
+  out["mmproj_chosen"] = pick;
+  const std::string b64 = b64_field(doc, "gguf", f.path);
+  if (b64.empty() && doc.contains("mmproj_skip") && doc["mmproj_skip"] == true) {
+    // Offline with a repo read before its projector was: the text model still answers.
+    out["mmproj_error"] = {{"code", "hub_offline"}, {"path", "mmproj_file"},
+                           {"message", "the projector file was not read before and the Hub cannot be reached"}};
+  } else if (b64.empty()) {
+    out["read"].push_back({{"kind", "gguf"}, {"path", f.path},
+                           {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadMmproj) : kHubFirstReadMmproj}});
+  } else {
+    const std::string p = "gguf." + f.path;
+    const auto bytes = gguf_bytes_or_base64(b64, p);
+    try {
+      proj = load_mmproj(bytes, p);
+      path = f.path;
+    } catch (const GgufTruncated& e) {
+      try {
+        out["read"].push_back(grow("gguf", f, e.needed_bytes(), bytes.size()));
+      } catch (const InputError& g) {
+        out["mmproj_error"] = {{"code", g.error().code}, {"path", g.error().path}, {"message", g.error().message}};
+      }
+    } catch (const InputError& e) {
+      out["mmproj_error"] = {{"code", e.error().code}, {"path", e.error().path}, {"message", e.error().message}};
+    }
+  }
+  if (proj)
+    out["projector"] = {{"path", f.path}, {"bytes", f.bytes}, {"projector_type", proj->projector_type},
+                        {"family", proj->spec.family}, {"modelled", !proj->spec.family.empty()},
+                        {"tensors", proj->tensors}, {"tensor_bytes", proj->plan.bytes}};
+  return proj;
+}
+
+// A safetensors repo (or a config.json alone): the config and every shard's header, read until
+// each is whole, give the bytes per dtype and the one quant row (vLLM's or MLX's command).
+void safetensors_part(const json& doc, const RepoFile* config, const std::vector<RepoFile>& st,
+                      const std::string& repo, json& out) {
+  out["format"] = "safetensors";
+  json cfg;
+  if (doc.contains("config") && doc["config"].is_string()) {
+    cfg = parse_json(doc["config"].get<std::string>(), "config");
+    if (!cfg.is_object()) throw InputError("bad_type", "config", "config.json is not a JSON object");
+    (void)architecture_from_hf_config(cfg, "config");   // unsupported_model_type names it
+  } else if (doc.contains("config") && doc["config"].is_object()) {
+    cfg = doc["config"];
+    (void)architecture_from_hf_config(cfg, "config");
+  } else {
+    out["read"].push_back({{"kind", "config"}, {"path", config->path}, {"bytes", config->bytes}});
+  }
+  std::map<std::string, StBin> bins;
+  bool all = true;
+  std::uint64_t published = 0;
+  json files_j = json::array();
+  for (const auto& f : st) {
+    published += f.bytes;
+    files_j.push_back(f.path);
+    const std::string b64 = b64_field(doc, "safetensors", f.path);
+    if (b64.empty()) {
+      out["read"].push_back({{"kind", "safetensors"}, {"path", f.path},
+                             {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadSafetensors) : kHubFirstReadSafetensors}});
+      all = false;
+      continue;
+    }
+    const auto bytes = base64_decode(b64, "safetensors." + f.path);
+    if (const std::uint64_t need = parse_safetensors(bytes, f.bytes, "safetensors." + f.path, bins)) {
+      out["read"].push_back(grow("safetensors", f, need, bytes.size()));
+      all = false;
+    }
+  }
+  if (all && !st.empty()) {
+    json dt = json::array();
+    std::uint64_t total = 0, tensors = 0;
+    for (const auto& [k, b] : bins) {
+      dt.push_back({{"dtype", k}, {"tensors", b.tensors}, {"bytes", b.bytes}, {"params", b.params}});
+      total += b.bytes;
+      tensors += b.tensors;
+    }
+    out["safetensors"] = {{"bytes", total}, {"tensors", tensors}, {"dtypes", dt}, {"files", st.size()}};
+  }
+  out["chosen"] = 0;
+  out["quants"] = json::array();
+  if (!cfg.is_null()) {
+    const json q = quantization_of(cfg);
+    out["quantization"] = q;
+    const std::string fmt = q["format"].get<std::string>();
+    const std::string mt = cfg.value("model_type", std::string(""));
+    out["model_type"] = mt;
+    json row = {{"label", fmt.empty() ? q["method"].get<std::string>() : fmt}, {"quant", fmt}, {"known", !fmt.empty()},
+                {"files", files_j}, {"bytes", published}, {"split", st.size()}, {"complete", true}, {"from_header", false}};
+    const bool mlx = q["method"] == "mlx";
+    row["command"] = mlx ? "mlx_lm.server --model " + repo : "vllm serve " + repo;
+    if (!fmt.empty()) row["model"] = {{"config", cfg}, {"id", "hf:" + repo}, {"name", repo}};
+    out["quants"].push_back(row);
+    out["commands"] = mlx ? json{{"mlx", row["command"]}} : json{{"vllm", row["command"]}};
+  }
+}
+
 }  // namespace
 
 json hub_parse_ref(const std::string& text) {
@@ -428,31 +576,7 @@ json hub_repo(const json& doc) {
       list.push_back(r);
     }
     std::stable_sort(list.begin(), list.end(), [](const Row& a, const Row& b) { return a.bytes > b.bytes; });
-    // The person's choice, else the default llama.cpp's -hf takes (Q4_K_M), else a 4-bit one.
-    std::size_t chosen = list.size();
-    if (want_file) {
-      for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
-        for (const auto& f : list[i].files)
-          if (f.path == *want_file) chosen = i;
-      if (chosen == list.size())
-        throw InputError("hub_file_not_found", "file", "'" + *want_file + "' is not a GGUF model file of '" + repo + "'");
-    } else if (want_quant) {
-      const std::string u = upper(*want_quant);
-      for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
-        if (upper(list[i].name.label) == u || upper(list[i].name.quant) == u) chosen = i;
-      if (chosen == list.size()) {
-        std::string have;
-        for (const auto& r : list) have += (have.empty() ? "" : ", ") + r.name.label;
-        throw InputError("hub_quant_not_found", "quant", "'" + repo + "' has no " + *want_quant + " file; it has " + have);
-      }
-    } else {
-      for (const char* pref : {"Q4_K_M", "Q4_K_S", "IQ4_XS", "Q4_0"})
-        for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
-          if (list[i].name.label == pref || list[i].name.quant == pref) chosen = i;
-      for (std::size_t i = 0; i < list.size() && chosen == list.size(); ++i)
-        if (list[i].name.label.find("Q4") != std::string::npos) chosen = i;
-      if (chosen == list.size()) chosen = list.size() / 2;
-    }
+    const std::size_t chosen = choose_row(list, want_file, want_quant, repo);
     const Row& c = list[chosen];
     const RepoFile& first = c.files.front();
     // Every shard of a split file is read (all in the same round): the first carries the
@@ -481,54 +605,8 @@ json hub_repo(const json& doc) {
         // Reported with its path by the load below.
       }
     }
-    // The vision projector: the person's choice, else the F16 file (the converter's default
-    // type; not BF16), else the first. Its header is read in the same round as the model's.
-    std::optional<MmprojFile> proj;
     std::string proj_path;
-    if (!mmproj_files.empty()) {
-      const auto want_mmproj = opt_str(doc, "mmproj_file", "");
-      std::size_t pick = mmproj_files.size();
-      for (std::size_t i = 0; i < mmproj_files.size() && pick == mmproj_files.size(); ++i) {
-        const std::string u = upper(basename(mmproj_files[i].path));
-        if (want_mmproj ? mmproj_files[i].path == *want_mmproj
-                        : u.find("F16") != std::string::npos && u.find("BF16") == std::string::npos)
-          pick = i;
-      }
-      if (want_mmproj && pick == mmproj_files.size())
-        throw InputError("hub_file_not_found", "mmproj_file", "'" + *want_mmproj + "' is not an mmproj file of '" + repo + "'");
-      if (pick == mmproj_files.size()) pick = 0;
-      const RepoFile& f = mmproj_files[pick];
-      out["mmproj_chosen"] = pick;
-      const std::string b64 = b64_field(doc, "gguf", f.path);
-      if (b64.empty() && doc.is_object() && doc.contains("mmproj_skip") && doc["mmproj_skip"] == true) {
-        // Offline with a repo read before its projector was: the text model still answers.
-        out["mmproj_error"] = {{"code", "hub_offline"}, {"path", "mmproj_file"},
-                               {"message", "the projector file was not read before and the Hub cannot be reached"}};
-      } else if (b64.empty()) {
-        out["read"].push_back({{"kind", "gguf"}, {"path", f.path},
-                               {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadMmproj) : kHubFirstReadMmproj}});
-      } else {
-        const std::string p = "gguf." + f.path;
-        const auto bytes = gguf_bytes_or_base64(b64, p);
-        try {
-          proj = load_mmproj(bytes, p);
-          proj_path = f.path;
-        } catch (const GgufTruncated& e) {
-          try {
-            out["read"].push_back(grow("gguf", f, e.needed_bytes(), bytes.size()));
-          } catch (const InputError& g) {
-            out["mmproj_error"] = {{"code", g.error().code}, {"path", g.error().path}, {"message", g.error().message}};
-          }
-        } catch (const InputError& e) {
-          // A projector that cannot be read leaves the text model standing.
-          out["mmproj_error"] = {{"code", e.error().code}, {"path", e.error().path}, {"message", e.error().message}};
-        }
-      }
-      if (proj)
-        out["projector"] = {{"path", f.path}, {"bytes", f.bytes}, {"projector_type", proj->projector_type},
-                            {"family", proj->spec.family}, {"modelled", !proj->spec.family.empty()},
-                            {"tensors", proj->tensors}, {"tensor_bytes", proj->plan.bytes}};
-    }
+    const std::optional<MmprojFile> proj = read_projector(doc, mmproj_files, repo, out, proj_path);
     std::optional<GgufModel> model;
     if (have_all) {
       std::vector<GgufShard> shards;
@@ -574,64 +652,7 @@ json hub_repo(const json& doc) {
   }
 
   // safetensors (or a config.json alone): the config and every shard's header.
-  out["format"] = "safetensors";
-  json cfg;
-  if (doc.contains("config") && doc["config"].is_string()) {
-    cfg = parse_json(doc["config"].get<std::string>(), "config");
-    if (!cfg.is_object()) throw InputError("bad_type", "config", "config.json is not a JSON object");
-    (void)architecture_from_hf_config(cfg, "config");   // unsupported_model_type names it
-  } else if (doc.contains("config") && doc["config"].is_object()) {
-    cfg = doc["config"];
-    (void)architecture_from_hf_config(cfg, "config");
-  } else {
-    out["read"].push_back({{"kind", "config"}, {"path", config->path}, {"bytes", config->bytes}});
-  }
-  std::map<std::string, StBin> bins;
-  bool all = true;
-  std::uint64_t published = 0;
-  json files_j = json::array();
-  for (const auto& f : st) {
-    published += f.bytes;
-    files_j.push_back(f.path);
-    const std::string b64 = b64_field(doc, "safetensors", f.path);
-    if (b64.empty()) {
-      out["read"].push_back({{"kind", "safetensors"}, {"path", f.path},
-                             {"bytes", f.bytes ? std::min(f.bytes, kHubFirstReadSafetensors) : kHubFirstReadSafetensors}});
-      all = false;
-      continue;
-    }
-    const auto bytes = base64_decode(b64, "safetensors." + f.path);
-    if (const std::uint64_t need = parse_safetensors(bytes, f.bytes, "safetensors." + f.path, bins)) {
-      out["read"].push_back(grow("safetensors", f, need, bytes.size()));
-      all = false;
-    }
-  }
-  if (all && !st.empty()) {
-    json dt = json::array();
-    std::uint64_t total = 0, tensors = 0;
-    for (const auto& [k, b] : bins) {
-      dt.push_back({{"dtype", k}, {"tensors", b.tensors}, {"bytes", b.bytes}, {"params", b.params}});
-      total += b.bytes;
-      tensors += b.tensors;
-    }
-    out["safetensors"] = {{"bytes", total}, {"tensors", tensors}, {"dtypes", dt}, {"files", st.size()}};
-  }
-  out["chosen"] = 0;
-  out["quants"] = json::array();
-  if (!cfg.is_null()) {
-    const json q = quantization_of(cfg);
-    out["quantization"] = q;
-    const std::string fmt = q["format"].get<std::string>();
-    const std::string mt = cfg.value("model_type", std::string(""));
-    out["model_type"] = mt;
-    json row = {{"label", fmt.empty() ? q["method"].get<std::string>() : fmt}, {"quant", fmt}, {"known", !fmt.empty()},
-                {"files", files_j}, {"bytes", published}, {"split", st.size()}, {"complete", true}, {"from_header", false}};
-    const bool mlx = q["method"] == "mlx";
-    row["command"] = mlx ? "mlx_lm.server --model " + repo : "vllm serve " + repo;
-    if (!fmt.empty()) row["model"] = {{"config", cfg}, {"id", "hf:" + repo}, {"name", repo}};
-    out["quants"].push_back(row);
-    out["commands"] = mlx ? json{{"mlx", row["command"]}} : json{{"vllm", row["command"]}};
-  }
+  safetensors_part(doc, config, st, repo, out);
   return out;
 }
 
