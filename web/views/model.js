@@ -6,7 +6,7 @@ import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, hardware, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, tokens } from '../format.js';
-import { errorText, t } from '../i18n.js';
+import { errorText, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { qualityText } from './main.js';
 import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
@@ -176,7 +176,7 @@ export async function renderModel(alive) {
     return id ? list.find((e) => e.device.id === id) : undefined;
   };
   const firstMac = smallestFit(mt, 'macs');
-  const qa = [[T('faq_mem_q', { model: m.name }), T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }) + (long ? `${L === 'zh' ? '' : ' '}${T('faq_mem_long', long)}` : '')],
+  const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);

@@ -42,26 +42,27 @@ std::string mmproj_str(const GgufHeader& h, const char* key) {
   return kv && kv->type == GgufType::String && kv->value.is_string() ? kv->value.get<std::string>() : "";
 }
 
-// llama.cpp's projector type name -> the family projector.hpp models.
+// llama.cpp's projector type names and the families projector.hpp models, both ways.
+struct ProjectorName {
+  const char* type;    // clip.projector_type
+  const char* family;  // projector.hpp
+};
+constexpr ProjectorName kProjectorNames[] = {
+    {"gemma3", "gemma3"},          {"qwen2vl_merger", "qwen2_vl"}, {"qwen2.5vl_merger", "qwen2_5_vl"},
+    {"qwen3vl_merger", "qwen3_vl"}, {"pixtral", "pixtral"},        {"llama4", "llama4"},
+};
+
 std::string mmproj_family_of(const std::string& t) {
-  if (t == "gemma3") return "gemma3";
-  if (t == "qwen2vl_merger") return "qwen2_vl";
-  if (t == "qwen2.5vl_merger") return "qwen2_5_vl";
-  if (t == "qwen3vl_merger") return "qwen3_vl";
-  if (t == "pixtral") return "pixtral";
-  if (t == "llama4") return "llama4";
+  for (const auto& n : kProjectorNames)
+    if (t == n.type) return n.family;
   return "";
 }
 
 }  // namespace
 
 std::string mmproj_projector_type(const std::string& family) {
-  if (family == "gemma3") return "gemma3";
-  if (family == "qwen2_vl") return "qwen2vl_merger";
-  if (family == "qwen2_5_vl") return "qwen2.5vl_merger";
-  if (family == "qwen3_vl") return "qwen3vl_merger";
-  if (family == "pixtral") return "pixtral";
-  if (family == "llama4") return "llama4";
+  for (const auto& n : kProjectorNames)
+    if (family == n.family) return n.type;
   return "";
 }
 
