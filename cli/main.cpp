@@ -38,6 +38,8 @@ const char* kUsage =
     "                     [--prompt N] [--gen N] [--depth N] [--backend cuda|metal|rocm|vulkan|…]\n"
     "                     [--mtp on|off] [--draft-max K] [--workload code|prose]  (speculative decoding\n"
     "                      on the model's own MTP layers: their memory, flags and the speedup range)\n"
+    "                     [--draft-model <catalog id>] [--draft-quant Q]  (a separate draft model with the\n"
+    "                      same tokenizer: its weights, cache and compute buffer, flags and speedup range)\n"
     "                     [--images N] [--image-width PX] [--image-height PX] [--mmproj-offload on|off]\n"
     "                     [--mmproj-type f16|bf16|f32|q8_0] [--mmproj-bytes B]  (images per prompt: the\n"
     "                      vision projector's memory and placement, and the tokens the images cost)\n"
@@ -274,6 +276,7 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
       {"--mem-fraction-static", {"mem_fraction_static", 'n'}},
       {"--mtp", {"mtp", 'b'}},             {"--draft-max", {"draft_max", 'i'}},
       {"--workload", {"workload", 's'}},
+      {"--draft-model", {"draft_model", 's'}}, {"--draft-quant", {"draft_quant", 's'}},
       {"--images", {"images", 'i'}},       {"--image-width", {"image_width", 'i'}},
       {"--image-height", {"image_height", 'i'}}, {"--mmproj-offload", {"mmproj_offload", 'b'}},
       {"--mmproj-type", {"mmproj_type", 's'}}, {"--mmproj-bytes", {"mmproj_bytes", 'i'}},

@@ -37,5 +37,15 @@ for (const c of a.classes) {
   const flag = c.rows >= 5 && Math.abs(c.median_signed_pct) > 15 ? '  <- biased' : '';
   console.log(`${c.kind.padEnd(4)}${c.backend.padEnd(8)}${c.device_kind.padEnd(9)}${(c.moe ? 'moe' : 'dense').padEnd(7)}${String(c.rows).padStart(4)}  ${pct(c.median_signed_pct)} ${pct(c.median_ape_pct)} ${pct(c.coverage_pct)}${flag}`);
 }
+if (a.speculative && Array.isArray(a.speculative.rows)) {
+  const s = a.speculative;
+  console.log(`\nSpeculative decoding (${s.source}): median error ${s.fitted_median_ape_pct.toFixed(1)}% on ${s.fitted_rows} fitted rows, ${s.held_out_median_ape_pct.toFixed(1)}% (max ${s.held_out_max_ape_pct.toFixed(1)}%) on ${s.held_out_rows} held-out rows:`);
+  for (const r of s.rows) {
+    const what = typeof r.predicted === 'number'
+      ? `measured ×${r.speedup.toFixed(2)}  predicted ×${r.predicted.toFixed(2)}  ${(r.error_pct >= 0 ? '+' : '') + r.error_pct.toFixed(1)}%`
+      : Array.isArray(r.predicted_range) ? `measured ×${r.speedup_range[0]}–${r.speedup_range[1]}  predicted ×${r.predicted_range[0].toFixed(2)}–${r.predicted_range[1].toFixed(2)}  ${r.covered ? 'covered' : 'NOT covered'}` : 'no cost basis';
+    console.log(`  ${r.row_id.padEnd(10)}${r.kind.padEnd(6)}${r.split.padEnd(14)}k=${String(r.draft_max).padEnd(3)}${(r.backend || '').padEnd(7)}${what}`);
+  }
+}
 console.log('\nLeft out:');
 for (const [why, n] of Object.entries(a.excluded)) console.log(`  ${String(n).padStart(4)}  ${why}`);

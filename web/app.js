@@ -92,6 +92,13 @@ function fillPresets() {
 /** What the format select showed before the person touched it (their pick, or the result's). */
 let shownQuant = '';
 
+/** The draft-model select as the state has it (its options are the core's draft_candidates, filled by the main view). */
+function syncDraft() {
+  const sel = /** @type {HTMLSelectElement} */ (byId('draft'));
+  if (state.draft && ![...sel.options].some((o) => o.value === state.draft)) sel.append(h('option', { value: state.draft }, state.draft));
+  sel.value = state.draft || '';
+}
+
 function syncForm() {
   const mi = catalog.modelInfo(state.model);
   byId('model').value = mi && mi.custom ? mi.name : state.model;
@@ -103,6 +110,7 @@ function syncForm() {
   byId('par').value = String(state.par);
   byId('engine').value = state.engine;
   byId('mtp').checked = !!state.mtp;
+  syncDraft();
   byId('images').value = String(state.images || 0);
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
@@ -132,6 +140,8 @@ function readForm() {
   if (state.engine !== engineBefore && !quantPicked) state.quant = '';
   // Another model may ship no MTP layers: the switch starts off again for it.
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
+  // A draft model belongs to its target: another model starts without one.
+  state.draft = state.model === before && !byId('draft-field').hidden ? byId('draft').value : '';
   // Images only for a model with a vision tower (the field shows for one); another model starts
   // text-only again.
   // Numbers go to the core as typed (whole numbers): one out of its range comes back as its coded

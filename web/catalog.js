@@ -74,6 +74,7 @@ export function request(over = {}) {
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   if (v.mtp) r.mtp = true;
+  if (v.draft) r.draft_model = v.draft;
   if (v.images && v.images !== defaultOf('images')) r.images = v.images;
   return r;
 }

@@ -30,6 +30,8 @@ export const state = {
   market: '',
   /** Speculative decoding on the model's own MTP layers (request field mtp). */
   mtp: false,
+  /** A separate draft model's catalog id (request field draft_model); '' = none. */
+  draft: '',
   /** Images per prompt (request field images; 0 = text only, the vision projector not loaded). */
   images: 0,
   /** True on a first visit, before any setup is in the URL. */
@@ -88,6 +90,8 @@ export function readUrl() {
   if (!s('quant') && state.engine !== DEFAULTS.engine) state.quant = '';
   if (MARKETS.includes(s('market'))) state.market = s('market');
   state.mtp = s('mtp') === '1';
+  // The draft model goes to the core as given; it refuses an unknown or incompatible one with its code.
+  state.draft = s('draft').slice(0, 200);
   // Images per prompt go to the core as given (it refuses what is out of range, with the field).
   state.images = /^\d{1,2}$/.test(s('img')) ? Number(s('img')) : DEFAULTS.images;
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
@@ -182,6 +186,7 @@ export function queryFor(over = {}) {
     if (v.par !== DEFAULTS.par) q.par = String(v.par);
     if (v.engine !== DEFAULTS.engine) q.engine = v.engine;
     if (v.mtp) q.mtp = '1';
+    if (v.draft) q.draft = v.draft;
     if (v.images && v.images !== DEFAULTS.images) q.img = String(v.images);
   }
   if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;

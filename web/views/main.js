@@ -114,6 +114,7 @@ export function renderMain(r) {
   seg('seg-compute', m.compute_bytes);
   seg('seg-overhead', m.overhead_bytes);
   seg('seg-projector', m.projector_bytes || 0);
+  seg('seg-draft', m.draft_bytes || 0);
   byId('bar-limit').style.left = `${(100 * m.usable_bytes) / scale}%`;
   byId('bar').setAttribute('aria-label', `${T('required')} ${gib(m.total_bytes, L)} / ${T('usable')} ${gib(m.usable_bytes, L)}`);
 
@@ -131,6 +132,7 @@ export function renderMain(r) {
   ]);
   // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
   byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
+  renderDraft(r);
   text('w-weights', why);
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
@@ -247,8 +249,36 @@ function renderSpeed(r) {
 }
 
 /**
- * Speculative decoding on the model's MTP layers: what it adds to memory and, per workload, the
- * decode range and speedup the core computed (result.speculative).
+ * A separate draft model: the select offers the catalog models the core found compatible
+ * (result.draft_candidates), and the memory table gets the draft's row (result.speculative).
+ * @param {any} r
+ */
+function renderDraft(r) {
+  const L = state.lang;
+  const list = Array.isArray(r.draft_candidates) ? r.draft_candidates : [];
+  const sel = /** @type {HTMLSelectElement} */ (byId('draft'));
+  sel.replaceChildren(h('option', { value: '' }, T('draft_none')),
+    ...list.map((/** @type {any} */ c) => h('option', { value: String(c.id) }, String(c.name || c.id))));
+  if (state.draft && !list.some((/** @type {any} */ c) => c.id === state.draft)) sel.append(h('option', { value: state.draft }, state.draft));
+  sel.value = state.draft || '';
+  byId('draft-field').hidden = !(list.length > 0 || state.draft);
+  const sp = r.speculative;
+  const on = !!(sp && sp.kind === 'draft' && sp.draft);
+  byId('r-draft').hidden = !on;
+  if (!on) return;
+  text('t-draft', gib(sp.extra_bytes, L));
+  const d = sp.draft;
+  const where = sp.placement === 'cpu' ? T('system_ram') : (r.memory.devices && r.memory.devices[0] ? r.memory.devices[0].name : hwName(r));
+  text('w-draft', sentences(L, [
+    T('draft_why', { name: String(d.name || d.id), quant: String(d.quant), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
+      kvt: String(d.kv_type).toUpperCase(), ctx: tokens(d.context, L), dev: where }),
+    typeof sp.compute_bytes === 'number' ? T('draft_why_buffers', { cmp: gib(sp.compute_bytes, L), host: gib(sp.host_bytes || 0, L) }) : '',
+  ]));
+}
+
+/**
+ * Speculative decoding on the model's MTP layers or a draft model: what it adds to memory and,
+ * per workload, the decode range and speedup the core computed (result.speculative).
  * @param {any} r
  */
 function renderSpeculative(r) {
@@ -260,10 +290,12 @@ function renderSpeculative(r) {
   const range = (/** @type {any} */ x) => x && x.decode_tps_low > 0
     ? T('spec_range', { lo: num(x.decode_tps_low, L, 1), hi: num(x.decode_tps_high, L, 1), slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) })
     : x ? T('spec_range_x', { slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) }) : '';
-  text('spec-line', T('spec_line', {
+  text('spec-line', sentences(L, [T(sp.kind === 'draft' ? 'spec_line_draft' : 'spec_line', {
     tokens: tn(L, 'spec_tokens', sp.draft_max, { k: num(sp.draft_max, L) }), mem: gib(sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
-    code: range(code), prose: range(prose),
-  }));
+    code: range(code), prose: range(prose), name: sp.draft ? String(sp.draft.name || sp.draft.id) : '',
+    dc: pct(sp.draft_cost, L, 1),
+  }), sp.basis && sp.basis.held_out_rows > 0
+    ? T('spec_basis', { n: num(sp.basis.held_out_rows, L), max: pct(sp.basis.held_out_max_ape_pct / 100, L) }) : '']));
 }
 
 /**
@@ -418,7 +450,9 @@ function devicesTable(devs, host, L) {
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
   // The vision projector gets its column only where some device (or system RAM) holds it.
   const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
-  const pj = (/** @type {any} */ d) => (proj ? [gib(d.projector_bytes || 0, L)] : []);
+  // A draft model gets its column the same way.
+  const draft = devs.some((d) => d.draft_bytes > 0) || !!(host && host.draft_bytes > 0);
+  const pj = (/** @type {any} */ d) => [...(proj ? [gib(d.projector_bytes || 0, L)] : []), ...(draft ? [gib(d.draft_bytes || 0, L)] : [])];
   const rows = devs.map((d) => [d.id ? shownName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
     gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L),
     typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
@@ -426,7 +460,7 @@ function devicesTable(devs, host, L) {
     gib(host.compute_bytes, L), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L),
     h('span', { class: `tag ${host.ram_fits ? 'fits' : 'no_fit'}` }, T(host.ram_fits ? 'short_fits' : 'short_no_fit'))]);
   return table(T('per_device_caption'),
-    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), ...(proj ? [T('projector')] : []), T('required'), T('usable'), T('verdict')], rows);
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */

@@ -8,6 +8,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
 #include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/speculative.hpp"
 
 namespace wif {
 namespace {
@@ -225,7 +226,7 @@ json accuracy_report(const Catalog& cat) {
             {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
                      "devices; multi-GPU and offloaded rows are never fitted on"},
             {"groups", group_list}, {"classes", class_list}, {"table", table}, {"points", points},
-            {"sizes", size_accuracy_report(cat)}}}};
+            {"sizes", size_accuracy_report(cat)}, {"speculative", speculative_accuracy(cat)}}}};
 }
 
 }  // namespace wif

@@ -25,6 +25,7 @@ struct Memo {
   std::deque<PlanKey> plan_order;   // insertion order, oldest first
   std::map<std::string, ParamCounts> params;
   std::optional<SpeedCoefficients> coefficients;
+  std::optional<nlohmann::json> spec_basis;
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
@@ -64,6 +65,19 @@ const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat) {
   std::lock_guard<std::mutex> g(mm.lock);
   if (!mm.coefficients) mm.coefficients = speed_coefficients(cat);
   return *mm.coefficients;
+}
+
+const nlohmann::json& memo_speculative_basis(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  {
+    std::lock_guard<std::mutex> g(mm.lock);
+    if (mm.spec_basis) return *mm.spec_basis;
+  }
+  nlohmann::json a = speculative_accuracy(cat);  // plans two models per draft row: outside the lock
+  a.erase("rows");
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.spec_basis) mm.spec_basis = std::move(a);
+  return *mm.spec_basis;
 }
 
 }  // namespace wif

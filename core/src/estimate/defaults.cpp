@@ -77,8 +77,16 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   if (!request.is_null() && !request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   // With a model the server engines' default is that model's native checkpoint.
   std::optional<Architecture> arch;
-  if (request.is_object() && request.contains("model") && !request["model"].is_null())
-    arch = resolve_model(cat, request["model"], "model").arch;
+  json candidates = json::array();  // catalog models that can draft for it (speculative.hpp)
+  if (request.is_object() && request.contains("model") && !request["model"].is_null()) {
+    const ResolvedModel m = resolve_model(cat, request["model"], "model");
+    arch = m.arch;
+    if (m.entry)
+      for (const auto& id : draft_candidates(cat, m.id)) {
+        const ModelEntry* c = cat.find_model(id);
+        candidates.push_back({{"id", id}, {"name", c ? c->name : id}, {"params_total_b", c ? c->params_total_b : 0.0}});
+      }
+  }
   auto engine = [&](const char* id) {
     json e = {{"name", d::engine_name(id)}, {"formats", engine_formats(id)}, {"common_formats", d::common_formats(id)}};
     if (arch) e["quant"] = d::quant_for(id, *arch);
@@ -119,6 +127,8 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
                  {"allow_offload", "when_ram_gib"}}},
       {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},
+      {"speculative", {{"draft_candidates", candidates}, {"draft_max_model", d::kDraftMaxModel},
+                       {"draft_kv_type", d::kDraftKvType}, {"draft_max_limit", 16}}},
       {"simulator", simulator_json(request)},
       {"context_steps", context_steps(arch ? arch->n_ctx_train : 0)},
   };

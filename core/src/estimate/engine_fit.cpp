@@ -167,6 +167,13 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
   in.engine = r.engine;
   if (r.spec.mtp) in.mtp_draft = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
+  if (r.draft && e.draft_plan) {
+    in.draft_id = r.draft->id;
+    in.draft_quant = e.draft_plan->quant;
+    in.draft_gguf = r.draft->gguf;
+    in.draft_ngl = static_cast<int>(r.draft->arch.n_layer_main()) + 1;  // every layer and the output
+    in.draft_max = r.spec.draft_max;
+  }
   in.multimodal = !r.model.vision.family.empty();
   in.mmproj = e.proj_loaded;
   in.mmproj_offload = r.proj.offload;

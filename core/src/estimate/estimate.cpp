@@ -170,6 +170,55 @@ ResolvedModel resolve_model_ref(const Catalog& cat, const nlohmann::json& ref, c
 
 }  // namespace
 
+namespace {
+
+// A separate draft model (speculative.hpp): resolved like `model`, planned at draft_quant (the
+// target's format by default), and checked against the target's tokenizer as llama.cpp does
+// before drafting (common/speculative.cpp common_speculative_are_compatible).
+void parse_draft(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r) {
+  if (!q.contains("draft_model") || q["draft_model"].is_null()) {
+    if (q.contains("draft_quant") && !q["draft_quant"].is_null())
+      throw InputError("missing_field", "draft_model", "draft_quant needs a draft_model");
+    return;
+  }
+  if (r.spec.mtp)
+    throw InputError("bad_value", "draft_model", "choose the model's own MTP layers or a draft model, not both");
+  auto d = std::make_shared<ResolvedModel>(resolve_model(cat, q["draft_model"], "draft_model"));
+  const Architecture& ta = r.model.arch;
+  const Architecture& da = d->arch;
+  const std::int64_t diff = ta.n_vocab > da.n_vocab ? ta.n_vocab - da.n_vocab : da.n_vocab - ta.n_vocab;
+  if (diff > kSpecVocabMaxSizeDifference)
+    throw InputError("draft_vocab_mismatch", "draft_model",
+                     "the draft's vocabulary (" + std::to_string(da.n_vocab) + " tokens) differs from the target's (" +
+                         std::to_string(ta.n_vocab) + ") by more than the 128 tokens llama.cpp tolerates");
+  const std::string tg = r.model.entry ? tokenizer_group(cat, r.model.id) : "";
+  const std::string dg = d->entry ? tokenizer_group(cat, d->id) : "";
+  if (r.model.entry && d->entry) {
+    if (tg.empty() || tg != dg)
+      throw InputError("draft_tokenizer_mismatch", "draft_model",
+                       "'" + d->id.substr(0, 200) + "' does not share the target's tokenizer; llama.cpp refuses such a draft");
+  } else {
+    r.notes.push_back({"draft_tokenizer_unchecked", {{"draft", d->id}}});  // a file or config: token texts unknown
+  }
+  // Its format: draft_quant, else the target's when the engine runs it.
+  const auto typed = opt_str(q, "draft_quant", "");
+  std::string quant = typed.value_or(r.quant);
+  const auto f = resolve_format(quant, r.engine);
+  if (!f || !engine_accepts(r.engine, *f))
+    throw InputError("unknown_quant", "draft_quant", "unknown quantization '" + quant.substr(0, 64) + "' for " + r.engine,
+                     engine_formats(r.engine));
+  r.draft_quant = f->id;
+  if (d->entry && d->entry->raw.contains("gguf") && d->entry->raw["gguf"].is_array())  // published GGUF repos
+    for (const auto& g : d->entry->raw["gguf"])
+      if (g.is_object() && g.contains("repo") && g.contains("quant") && g["repo"].is_string() && g["quant"].is_string())
+        d->gguf.push_back({g["repo"].get<std::string>(), g["quant"].get<std::string>()});
+  r.draft = std::move(d);
+  r.spec.draft = true;
+  if (!q.contains("draft_max") || q["draft_max"].is_null()) r.spec.draft_max = defaults::kDraftMaxModel;
+}
+
+}  // namespace
+
 ResolvedModel resolve_model(const Catalog& cat, const nlohmann::json& ref, const std::string& path) {
   ResolvedModel m = resolve_model_ref(cat, ref, path);
   if (ref.is_object()) attach_mmproj(ref, path, m);
@@ -348,6 +397,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (r.spec.mtp && r.model.arch.n_layer_all() == r.model.arch.n_layer_main())
     throw InputError("no_mtp_layers", "mtp", "this model (or this file) holds no MTP / NextN layers to draft with");
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
+  parse_draft(cat, q, r);
   // Images per prompt and the vision projector (projector.hpp).
   r.proj.images = static_cast<int>(opt_int(q, "images", "", 0, 64).value_or(d::kImages));
   r.proj.width = opt_int(q, "image_width", "", 1, 16384).value_or(d::kImageWidth);
@@ -389,6 +439,11 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("bad_value", "detail", "detail must be full or summary", {"full", "summary"});
   r.summary = detail == "summary";
   r.speed.curve = !r.summary;
+  if (!r.summary && r.model.entry)  // what the page offers as draft models (speculative.hpp)
+    for (const auto& id : draft_candidates(cat, r.model.id)) {
+      const ModelEntry* m = cat.find_model(id);
+      r.draft_candidates.emplace_back(id, m ? m->name : id);
+    }
   check_memory_scale(r.model.arch, r.kv);  // before any figure is multiplied out (llamacpp/kv_cache.hpp)
   return r;
 }
@@ -414,6 +469,19 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   if (r.spec.mtp) {
     e.spec_costs = mtp_costs(a, *e.plan);
     e.spec_params = speculative_params(cat);
+    e.spec_basis = memo_speculative_basis(cat).value("by_kind", nlohmann::json::object()).value(r.spec.kind(), nlohmann::json::object());
+  }
+  if (r.draft) {
+    // The draft's own context of the same size, its cache at llama.cpp's draft default (F16).
+    e.draft_plan = model_plan(cat, *r.draft, r.draft_quant, r.qopt);
+    KvOptions dk = r.kv;
+    dk.n_ctx = e.kv.n_ctx;
+    dk.type_k = dk.type_v = *ggml_type_from_name(defaults::kDraftKvType);
+    e.draft_kv = llamacpp_kv_cache(r.draft->arch, dk);
+    e.draft_compute = llamacpp_compute_buffer(r.draft->arch, e.draft_kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
+    e.spec_costs = draft_costs(a, *e.plan, r.draft->arch, *e.draft_plan);
+    e.spec_params = speculative_params(cat);
+    e.spec_basis = memo_speculative_basis(cat).value("by_kind", nlohmann::json::object()).value(r.spec.kind(), nlohmann::json::object());
   }
   if (!r.model.vision.family.empty() && (r.proj.images > 0 || !r.summary)) {
     const VisionSpec& v = r.model.vision;
@@ -474,8 +542,11 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       mtp_bytes += t.bytes;
       mtp_params += t.n_elements();
     }
-  std::uint64_t proj_on_devices = 0;  // the vision projector booked on the accelerators
-  for (const auto& d : e.full.devices) proj_on_devices += d.projector_bytes;
+  std::uint64_t proj_on_devices = 0, draft_on_devices = 0;  // the vision projector / a draft model booked on the accelerators
+  for (const auto& d : e.full.devices) {
+    proj_on_devices += d.projector_bytes;
+    draft_on_devices += d.draft_bytes;
+  }
   const json& facts = r.device.facts;
   const json uncertain = facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object()
                              ? facts["uncertain"] : json::object();
@@ -508,6 +579,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"compute_bytes", e.compute.total_bytes},
                   {"overhead_bytes", e.overhead_bytes},
                   {"projector_bytes", proj_on_devices},
+                  {"draft_bytes", draft_on_devices},
                   {"total_bytes", e.total_bytes},
                   {"total_high_bytes", e.total_high_bytes},
                   {"usable_bytes", e.usable.usable_bytes},
@@ -534,6 +606,36 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     const double base = out.contains("speed") ? e.speed.decode_tps : 0;
     out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
                                           e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
+    out["speculative"]["label"] = "range_by_acceptance";
+    out["speculative"]["basis"] = e.spec_basis;
+  }
+  if (r.draft) {
+    // A separate draft model: its memory rows and the speedup range by workload (speculative.hpp).
+    const double base = out.contains("speed") ? e.speed.decode_tps : 0;
+    json s = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.draft_weights_bytes,
+                              e.draft_kv.total_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
+    s["compute_bytes"] = e.draft_compute.total_bytes;
+    s["host_bytes"] = e.draft_host_bytes;
+    s["extra_bytes"] = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes + e.draft_host_bytes;
+    s["placement"] = e.draft_on_device ? "device" : "cpu";
+    if (e.draft_on_device && !r.devices.empty()) s["device_id"] = r.devices.front().id;  // the first of those that hold it
+    s["draft"] = {{"id", r.draft->id}, {"name", r.draft->name}, {"quant", e.draft_plan->quant},
+                  {"params_total", count_params(r.draft->arch).total}, {"layers", r.draft->arch.n_layer_main()},
+                  {"vocab_size", r.draft->arch.n_vocab}, {"target_vocab_size", a.n_vocab},
+                  {"context", e.draft_kv.n_ctx}, {"kv_type", defaults::kDraftKvType}};
+    if (r.engine != "llama.cpp") {  // the servers budget the draft per rank (servers/vllm.hpp)
+      s.erase("compute_bytes");
+      s.erase("host_bytes");
+      s["placement"] = "device";
+    }
+    s["label"] = "range_by_acceptance";  // a range over the workload's acceptance, not a measurement
+    s["basis"] = e.spec_basis;
+    out["speculative"] = s;
+  }
+  if (!r.summary) {
+    json dc = json::array();
+    for (const auto& [id, name] : r.draft_candidates) dc.push_back({{"id", id}, {"name", name}});
+    out["draft_candidates"] = dc;
   }
   if (r.model.vision.present) out["projector"] = projector_json(r, e, out);
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;

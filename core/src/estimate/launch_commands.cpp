@@ -123,6 +123,18 @@ std::string llama_server(const LaunchInput& in) {
   if (!in.mmap) c << " --no-mmap";
   // MTP drafting (llama.cpp PR #26534: glm4moe's NextN block as a draft-mtp target).
   if (in.mtp_draft > 0) c << " --spec-type draft-mtp --spec-draft-n-max " << in.mtp_draft;
+  // A separate draft model (common/arg.cpp: -md / --model-draft or -hfd / --hf-repo-draft,
+  // -ngld / --spec-draft-ngl, --spec-draft-n-max, which replaced --draft-max). --spec-type
+  // defaults to none, and then the draft is loaded but never drafts (llama.cpp issue #25345).
+  if (in.draft_max > 0 && !in.draft_id.empty()) {
+    LaunchInput d;
+    d.model_id = in.draft_id;
+    d.quant = in.draft_quant;
+    d.gguf = in.draft_gguf;
+    if (const GgufRepo* g = find_repo(d)) c << " -hfd " << g->repo << ":" << d.quant;
+    else c << " -md " << file_name(d);
+    c << " -ngld " << in.draft_ngl << " --spec-type draft-simple --spec-draft-n-max " << in.draft_max;
+  }
   // The vision projector (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj, --no-mmproj-offload).
   if (in.multimodal) {
     const bool hf = find_repo(in) != nullptr;
@@ -146,8 +158,12 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   const std::string name = ollama_name(slug(lower(base_name(in.model_id))));
   // The model id goes into the vLLM, SGLang and MLX commands as a Hub id or a local path. A value
   // no quoting makes safe refuses those commands, with the reason in "refused".
-  const std::string why = unsafe_reason(in.model_id);
+  const std::string why = [&in] {
+    const std::string w = unsafe_reason(in.model_id);
+    return w.empty() && in.draft_max > 0 ? unsafe_reason(in.draft_id) : w;
+  }();
   const std::string model_word = why.empty() ? sh_word(in.model_id) : "";
+  const std::string draft_word = why.empty() && in.draft_max > 0 ? sh_word(in.draft_id) : "";
   auto refuse = [&out, &why](const char* tool) {
     out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
   };
@@ -158,7 +174,7 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     out["llama_server"] = llama_server(in);
   }
   // Ollama and mlx_lm have no MTP drafting: with it on, their commands are left out.
-  if (in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0) {
+  if (in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0 && in.draft_max == 0) {
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
@@ -184,6 +200,10 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     // vLLM's MTP drafter (the GLM recipe, vllm-project/recipes GLM/GLM.md).
     if (in.mtp_draft > 0)
       c << " --speculative-config.method mtp --speculative-config.num_speculative_tokens " << in.mtp_draft;
+    // vLLM's draft-model method (docs.vllm.ai features/speculative_decoding/draft_model; PR #24322).
+    if (in.draft_max > 0)
+      c << " --speculative-config.method draft_model --speculative-config.model " << draft_word
+        << " --speculative-config.num_speculative_tokens " << in.draft_max;
     if (in.engine != "sglang") out["vllm"] = c.str();
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
@@ -196,11 +216,17 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     if (in.mtp_draft > 0)
       s << " --speculative-algorithm EAGLE --speculative-num-steps " << in.mtp_draft
         << " --speculative-eagle-topk 1 --speculative-num-draft-tokens " << in.mtp_draft + 1;
+    // SGLang's small-draft-model path (docs.sglang.io advanced_features/speculative_decoding,
+    // "Standalone Speculative Decoding"): the EAGLE step flags with a whole draft model.
+    if (in.draft_max > 0)
+      s << " --speculative-algorithm STANDALONE --speculative-draft-model-path " << draft_word
+        << " --speculative-num-steps " << in.draft_max << " --speculative-eagle-topk 1 --speculative-num-draft-tokens "
+        << in.draft_max + 1;
     out["sglang"] = s.str();
   }
   if (in.kind == DeviceKind::Apple && !in.gguf_quant && !why.empty()) {
     refuse("mlx");
-  } else if (in.kind == DeviceKind::Apple && !in.gguf_quant && in.mtp_draft == 0) {
+  } else if (in.kind == DeviceKind::Apple && !in.gguf_quant && in.mtp_draft == 0 && in.draft_max == 0) {
     // MLX affine quantization, group 64 (the default of mlx_lm.convert), as the plan assumes.
     const auto pos = in.quant.find("MLX-");
     if (pos == 0) {

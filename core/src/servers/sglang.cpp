@@ -50,6 +50,8 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   v.block_size = 1;
   v.enforce_eager = true;
   v.load_mtp = o.load_mtp;
+  v.draft_arch = o.draft_arch;
+  v.draft_plan = o.draft_plan;
   VllmBudget b = vllm_budget(a, plan, total_gib, v);
 
   const double free_before = std::max(0.0, total_gib * kGiB - o.cuda_context_gib * kGiB);

@@ -110,6 +110,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.total_bytes = static_cast<std::uint64_t>(total_gib * kGiB);
   b.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(b.total_bytes) * o.gpu_memory_utilization));
   b.weights_bytes = vllm_weights_per_rank(a, plan, tp, o.load_mtp);
+  if (o.draft_arch && o.draft_plan) b.weights_bytes += vllm_weights_per_rank(*o.draft_arch, *o.draft_plan, tp);
 
   // Activation peak of the profile run.
   std::int64_t ff = 0;
@@ -134,20 +135,20 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   // KV cache groups (vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py).
   std::map<std::string, VllmKvGroup> kinds;
   const std::int64_t L = b.max_model_len, B = b.block_size, T = b.max_num_batched_tokens;
-  for (const auto& ly : a.layers) {
+  auto add_pages = [&](const Architecture& m, const LayerSpec& ly, int edt) {
     // The MTP drafter's attention layer gets its own pages in the same pool when it is loaded.
-    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || !ly.has_kv) continue;
+    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || !ly.has_kv) return;
     std::string kind = "full";
     std::uint64_t page = 0;
     if (ly.attn == AttnKind::MLA) {
       kind = "mla";  // one latent per token, not split by TP, no K/V pair
-      page = static_cast<std::uint64_t>(B * (a.mla.kv_lora_rank + a.mla.qk_rope_dim) * dt);
+      page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
     } else if (ly.attn == AttnKind::Linear) {
       kind = "mamba";
-      page = static_cast<std::uint64_t>(recurrent_elems(a) * act_dt / tp);
+      page = static_cast<std::uint64_t>(recurrent_elems(m) * act_dt / tp);
     } else {
       const std::int64_t kvh = std::max<std::int64_t>(1, ly.n_head_kv / tp);
-      page = static_cast<std::uint64_t>(B * kvh * (ly.head_dim_k + ly.head_dim_v) * dt);
+      page = static_cast<std::uint64_t>(B * kvh * (ly.head_dim_k + ly.head_dim_v) * edt);
       if (ly.attn == AttnKind::Sliding) kind = "sliding";
       if (ly.attn == AttnKind::Chunked) kind = "chunked";
     }
@@ -156,7 +157,10 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     g.layers += 1;
     g.page_bytes = std::max(g.page_bytes, page);
     if (kind != "mamba") b.kv_bytes_per_token += page / static_cast<std::uint64_t>(B);
-  }
+  };
+  for (const auto& ly : a.layers) add_pages(a, ly, dt);
+  if (o.draft_arch)  // a draft model's layers page the same pool (vllm/v1/spec_decode/draft_model.py)
+    for (const auto& ly : o.draft_arch->layers) add_pages(*o.draft_arch, ly, dtype_bytes(o.kv_cache_dtype, *o.draft_arch));
   const std::uint64_t window = [&] {
     for (const auto& ly : a.layers)
       if (ly.attn == AttnKind::Sliding || ly.attn == AttnKind::Chunked) return static_cast<std::uint64_t>(ly.window);

@@ -12,6 +12,7 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 #include "willitfit/speed/speed.hpp"
+#include "willitfit/speed/speculative.hpp"
 
 namespace wif {
 
@@ -30,5 +31,9 @@ const ParamCounts& memo_params(const Catalog& cat, const ModelEntry& m);
 
 /// speed_coefficients(cat), parsed once.
 const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat);
+
+/// How the speculative speedup model did on its public rows (speculative_accuracy's summary:
+/// fitted and held-out row counts and errors), computed once.
+const nlohmann::json& memo_speculative_basis(const Catalog& cat);
 
 }  // namespace wif

@@ -50,6 +50,11 @@ inline constexpr const char* kDetail = "full";
 inline constexpr bool kMtp = false;               // speculative decoding on the MTP layers (speculative.hpp)
 inline constexpr int kDraftMax = 1;                // tokens drafted per step (vLLM GLM recipe: 1)
 inline constexpr const char* kWorkload = "prose";
+// Tokens a separate draft model drafts per step: llama.cpp's default (common/common.h
+// common_params_speculative_draft::n_max = 3; --spec-draft-n-max, which replaced --draft-max).
+inline constexpr int kDraftMaxModel = 3;
+// The draft's KV cache type: llama.cpp's default for it (common_params_speculative cache_type_k/v = F16).
+inline constexpr const char* kDraftKvType = "f16";
 // Images per prompt (projector.hpp): 0 = text only, the vision projector not loaded. The image
 // size (pixels) sets the token count of the families with dynamic resolution (Qwen, Pixtral).
 inline constexpr int kImages = 0;

@@ -45,6 +45,12 @@ struct LaunchInput {
   double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
   std::string engine = "llama.cpp";    // "sglang": only the SGLang command, with its own budget
   int mtp_draft = 0;                  // > 0: speculative decoding on the model's MTP layers, k tokens
+  // A separate draft model (speculative.hpp): its id, format, published GGUF repos, all its
+  // layers on the GPU (-ngld), k tokens per step; draft_max 0 = none.
+  std::string draft_id, draft_quant;
+  std::vector<GgufRepo> draft_gguf;
+  int draft_ngl = 0;
+  int draft_max = 0;
   // A multimodal model (projector.hpp): `-hf` fetches and loads the repo's mmproj by itself
   // (--no-mmproj keeps it out when no image is sent); `-m` needs --mmproj <file> to load it.
   bool multimodal = false;

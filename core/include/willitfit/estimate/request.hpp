@@ -87,6 +87,10 @@ struct EstimateRequest {
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
   SpeculativeOptions spec;           // mtp / draft_max / workload (speculative.hpp)
+  // A separate draft model (request "draft_model", "draft_quant"): resolved like `model`.
+  std::shared_ptr<const ResolvedModel> draft;
+  std::string draft_quant;
+  std::vector<std::pair<std::string, std::string>> draft_candidates;  // catalog models that can draft for it: id, name
   ProjectorOptions proj;             // images / image size / mmproj placement (projector.hpp)
   bool summary = false;              // "detail": "summary": the figures a listing shows, no more
   std::vector<Note> notes;           // written as the result's notes[]
@@ -118,6 +122,16 @@ struct Estimate {
   std::uint64_t spec_weights_bytes = 0, spec_kv_bytes = 0;
   SpeculativeCosts spec_costs;
   SpeculativeParams spec_params;
+  // A separate draft model (request "draft_model"): llama.cpp loads it with its own context of
+  // the same size (its own KV cache, F16 by default) and its own compute buffer, all layers on
+  // the target's accelerator (-ngld); the embedding table stays in system RAM as for the target.
+  std::shared_ptr<const TensorPlan> draft_plan;
+  KvCache draft_kv;
+  ComputeBuffer draft_compute;
+  std::uint64_t draft_weights_bytes = 0;   // on the accelerator
+  std::uint64_t draft_host_bytes = 0;      // in system RAM (its token_embd; all of it without a GPU)
+  bool draft_on_device = false;            // booked on devices[0]; else in system RAM
+  nlohmann::json spec_basis;               // the speedup model's public rows and errors (catalog_memo.hpp)
   // The vision projector when images are sent (request "images" > 0) and the family is modelled:
   // the mmproj file and the encoder's compute buffer, on the first accelerator (libmtmd's
   // default) or in system RAM (--no-mmproj-offload, or no accelerator).

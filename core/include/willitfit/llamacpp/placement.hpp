@@ -59,6 +59,7 @@ struct DeviceLoad {
   std::uint64_t op_offload_bytes = 0; // part of compute_bytes: copy of the largest CPU weight
   std::uint64_t overhead_bytes = 0;
   std::uint64_t projector_bytes = 0;  // the vision projector and its encoder buffer (estimate/engines/llamacpp.cpp)
+  std::uint64_t draft_bytes = 0;      // a draft model's weights, KV cache and compute buffer (estimate/engines/llamacpp.cpp)
   std::uint64_t total_bytes = 0;
   std::uint64_t usable_bytes = 0;
   bool fits = true;

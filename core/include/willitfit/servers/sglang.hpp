@@ -46,6 +46,8 @@ struct SglangOptions {
   std::int64_t max_running_requests = 0;   // 0 = derived from the pool
   std::string kv_cache_dtype = "auto";
   bool load_mtp = false;                   // --speculative-algorithm EAGLE on the MTP layer
+  const Architecture* draft_arch = nullptr;  // --speculative-algorithm STANDALONE: a draft model (not owned)
+  const TensorPlan* draft_plan = nullptr;
   double cuda_context_gib = 0.45;          // taken before SGLang measures free memory (vllm.hpp)
 };
 

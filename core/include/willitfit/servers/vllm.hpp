@@ -39,6 +39,10 @@ struct VllmOptions {
   bool enforce_eager = false;            // no CUDA graphs
   bool v0_profile = false;               // V0 engine: batched tokens default max(max_model_len, 2048)
   bool load_mtp = false;                 // --speculative-config method mtp: MTP layers' weights and KV loaded
+  // --speculative-config method draft_model: a draft model loaded next to the target, at the
+  // same tensor parallelism, its layers paging the same KV pool (not owned; null = none).
+  const Architecture* draft_arch = nullptr;
+  const TensorPlan* draft_plan = nullptr;
   // Serving-speed and SGLang request fields (server_throughput.hpp, sglang.hpp):
   std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
   double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default

@@ -29,7 +29,9 @@ struct SpeculativeOptions {
   bool mtp = false;            // run with the model's own MTP layers as the draft
   int draft_max = 0;           // k: tokens drafted per step (0 = the default, 1 for MTP)
   std::string workload = "prose";  // code | prose: which acceptance range applies
-  bool on() const { return mtp; }
+  bool draft = false;          // a separate draft model drafts (request "draft_model")
+  bool on() const { return mtp || draft; }
+  const char* kind() const { return draft ? "draft" : "mtp"; }
 };
 
 /// The engine terms and acceptance ranges of data/speculative.json.
@@ -37,7 +39,21 @@ struct SpeculativeParams {
   double overhead_per_draft_token = 0.188;
   double expert_verify_share = 0.65;
   double code_low = 0.84, code_high = 0.95, prose_low = 0.70, prose_high = 0.82;  // MTP, per position
+  // A separate draft model, per position (acceptance.draft in speculative.json).
+  double draft_code_low = 0.80, draft_code_high = 0.95, draft_prose_low = 0.70, draft_prose_high = 0.89;
 };
+
+/// A draft model's tokenizer against the target's, as llama.cpp checks it before it drafts
+/// (common/speculative.cpp common_speculative_are_compatible: same vocab type, same BOS/EOS,
+/// vocabulary sizes within SPEC_VOCAB_MAX_SIZE_DIFFERENCE = 128 tokens, and the same text for
+/// every token id from SPEC_VOCAB_CHECK_START_TOKEN_ID = 5 on). Token texts are not in a config,
+/// so the catalog's tokenizer groups (speculative.json "tokenizers") stand for the last three.
+constexpr std::int64_t kSpecVocabMaxSizeDifference = 128;
+/// The catalog's tokenizer group of a model id ("" when the model is in none).
+std::string tokenizer_group(const Catalog& cat, const std::string& model_id);
+/// Catalog models that can draft for `target_id`: same tokenizer group, fewer parameters,
+/// vocabularies within 128 tokens; smallest first.
+std::vector<std::string> draft_candidates(const Catalog& cat, const std::string& target_id);
 
 /// Read from the catalog's speculative.json (defaults above when absent).
 SpeculativeParams speculative_params(const Catalog& cat);
@@ -59,11 +75,25 @@ SpeculativeCosts mtp_costs(const Architecture& a, const TensorPlan& plan);
 /// the per-layer cache of the main layers (the NextN layer mirrors the last main layer).
 std::uint64_t mtp_weight_bytes(const Architecture& a, const TensorPlan& plan);
 
+/// Costs when a separate draft model drafts: what one of its tokens reads (its layers, output
+/// head, experts at used/total; the embedding row excluded) over what one target token reads.
+SpeculativeCosts draft_costs(const Architecture& target, const TensorPlan& target_plan, const Architecture& draft,
+                             const TensorPlan& draft_plan);
+
+/// Bytes one decoded token reads from a plan (experts at used/total, MTP layers and the
+/// embedding table left out).
+std::uint64_t read_per_token_bytes(const Architecture& a, const TensorPlan& plan);
+
 double acceptance_rate(double p, int k);
 /// Speedup over plain decode for an acceptance rate r (accepted / drafted) at k drafted tokens.
 double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp);
 /// The same for a per-position acceptance p.
 double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp);
+
+/// The accuracy report's speculative rows (speculative.json measurements): per row the speedup the
+/// model predicts at the row's acceptance and k against the published one (or, for a range row,
+/// whether the predicted range holds the measured one), and the median error of the held-out rows.
+nlohmann::json speculative_accuracy(const Catalog& cat);
 
 /// The result's "speculative" block: kind, k, memory added, costs and, per workload, the
 /// acceptance and speedup ranges and the decode range they give (base_low/high = plain decode).

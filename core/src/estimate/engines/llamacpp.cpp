@@ -23,7 +23,7 @@ nlohmann::json load_json(const DeviceLoad& d) {
   nlohmann::json j = {{"id", d.id}, {"name", d.name}, {"backend", d.backend},
           {"weights_bytes", d.weights_bytes}, {"kv_bytes", d.kv_bytes},
           {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
-          {"overhead_bytes", d.overhead_bytes}, {"projector_bytes", d.projector_bytes}, {"total_bytes", d.total_bytes},
+          {"overhead_bytes", d.overhead_bytes}, {"projector_bytes", d.projector_bytes}, {"draft_bytes", d.draft_bytes}, {"total_bytes", d.total_bytes},
           {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
           {"n_layers", d.n_layers}, {"has_output", d.has_output},
           {"split", d.split}, {"dense_weights_bytes", d.dense_weights_bytes},
@@ -93,6 +93,65 @@ class LlamaCppStep final : public EngineStep {
       }
     };
     // --- end of the vision projector hook ---
+    // --- draft model hook (speculative.hpp) ---
+    // llama-server with -md loads the draft with all its layers on the GPUs (-ngld), its own
+    // context of the same size and its own compute buffer (common/speculative.cpp, tools/server);
+    // its embedding table stays in system RAM like the target's. With several GPUs and no
+    // --spec-draft-device it is split over all of them by their free memory, as the target's
+    // layers are by default (llama_model_load: tensor_split from free memory): reserved that way
+    // on each accelerator before placing, then booked as the device's draft_bytes. Without an
+    // accelerator the whole draft sits in system RAM.
+    e.draft_weights_bytes = e.draft_host_bytes = 0;
+    e.draft_on_device = false;
+    std::vector<std::uint64_t> draft_share;  // per accelerator
+    if (r.draft && e.draft_plan) {
+      const Architecture& da = r.draft->arch;
+      for (const auto& t : e.draft_plan->tensors) {
+        if (t.layer >= 0 && static_cast<std::size_t>(t.layer) < da.layers.size() && da.layers[static_cast<std::size_t>(t.layer)].is_mtp) continue;
+        if (t.role == TensorRole::TokenEmbd) {
+          e.draft_host_bytes += t.bytes;
+          if (da.tied_embeddings && is_main_token_table(t)) e.draft_weights_bytes += t.bytes;  // duplicated output
+        } else {
+          e.draft_weights_bytes += t.bytes;
+        }
+      }
+      const std::uint64_t draft_dev = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes;
+      e.draft_on_device = !gpus.empty();
+      if (e.draft_on_device) {
+        double sum = 0;
+        for (const auto& g : gpus) sum += static_cast<double>(g.usable_bytes);
+        std::uint64_t given = 0;
+        for (std::size_t i = 0; i < gpus.size(); ++i) {
+          const std::uint64_t part = i + 1 == gpus.size() ? draft_dev - given
+                                     : sum > 0 ? static_cast<std::uint64_t>(static_cast<double>(draft_dev) * static_cast<double>(gpus[i].usable_bytes) / sum)
+                                               : 0;
+          draft_share.push_back(part);
+          given += part;
+          gpus[i].overhead_bytes += part;
+        }
+      } else {
+        e.draft_host_bytes += draft_dev;
+      }
+    }
+    auto book_draft = [&e, &draft_share](Placement& p) {
+      for (std::size_t i = 0; i < draft_share.size() && i < p.devices.size(); ++i)
+        if (p.devices[i].overhead_bytes >= draft_share[i]) {
+          p.devices[i].overhead_bytes -= draft_share[i];
+          p.devices[i].draft_bytes += draft_share[i];
+        }
+      if (e.draft_host_bytes == 0) return;
+      DeviceLoad& H = p.host;  // system RAM: the embedding table (mmap'd), or the whole draft
+      H.draft_bytes += e.draft_host_bytes;
+      H.total_bytes += e.draft_host_bytes;
+      p.ram_no_mmap_bytes += e.draft_host_bytes;
+      p.ram_mmap_bytes += e.draft_host_bytes;
+      if (H.usable_bytes > 0 && H.total_bytes > H.usable_bytes) {
+        H.fits = false;
+        p.ram_fits = false;
+        p.fits = false;
+      }
+    };
+    // --- end of the draft model hook ---
     PlacementSettings all;
     all.mmap = r.placement.mmap;
     e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
@@ -103,6 +162,8 @@ class LlamaCppStep final : public EngineStep {
     book_spec(e.placement);
     book_proj(e.full);
     book_proj(e.placement);
+    book_draft(e.full);
+    book_draft(e.placement);
 
     // memory.*_bytes: everything on the accelerators (the single-device contract), summed.
     e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;

@@ -22,6 +22,10 @@ class SglangStep final : public EngineStep {
       phys_gib = std::min(phys_gib, d.memory_gib);
     }
     SglangOptions o = r.sglang;
+    if (r.draft && e.draft_plan) {  // a draft model next to the target (speculative.hpp)
+      o.draft_arch = &r.draft->arch;
+      o.draft_plan = e.draft_plan.get();
+    }
     o.context_length = server_context(r);
     e.vllm = sglang_budget(r.model.arch, *e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
     if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {

@@ -20,6 +20,10 @@ class VllmStep final : public EngineStep {
     for (const auto& d : r.devices)
       total_gib = std::min(total_gib, static_cast<double>(usable_memory(d, r.overrides).usable_bytes) / units::kGiB);
     VllmOptions o = r.vllm;
+    if (r.draft && e.draft_plan) {  // a draft model next to the target (speculative.hpp)
+      o.draft_arch = &r.draft->arch;
+      o.draft_plan = e.draft_plan.get();
+    }
     o.max_model_len = server_context(r);
     e.vllm = vllm_budget(r.model.arch, *e.plan, total_gib, o);
     if (!e.vllm->fits && e.vllm->kv_available_bytes > 0 && e.vllm->max_model_len_fit >= 256 &&
