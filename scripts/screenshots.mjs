@@ -35,6 +35,7 @@ const JOURNEYS = {
   'nofit-70b-4060': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192',
   'error-unknown-model': '?model=nobody/no-such-model&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'images-gemma3-27b-4090': '?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&img=2',
+  'draft-llama70b-3090x2': '?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',

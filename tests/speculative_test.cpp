@@ -355,3 +355,24 @@ TEST_CASE("draft candidates: same tokenizer, fewer parameters, smallest first", 
     CHECK_FALSE(e.contains("error"));
   }
 }
+
+TEST_CASE("draft model placement: split over several GPUs by their memory, whole in one pool on a Mac", "[speculative][draft]") {
+  json two = llama_pair();
+  two["model"] = "meta-llama/Llama-3.3-70B-Instruct";
+  two["hardware"] = "nvidia-rtx-3090";
+  two["count"] = 2;
+  const json t = estimate(two);
+  REQUIRE_FALSE(t.contains("error"));
+  const std::uint64_t a = u(t["memory"]["devices"][0]["draft_bytes"]), b = u(t["memory"]["devices"][1]["draft_bytes"]);
+  CHECK(a + b == u(t["memory"]["draft_bytes"]));
+  CHECK(a == Approx(static_cast<double>(b)).epsilon(0.001));  // two equal GPUs, equal shares
+  CHECK(u(t["speculative"]["host_bytes"]) > 0);                // the embedding table in system RAM
+  json mac = llama_pair();
+  mac["hardware"] = "apple-m4-max-40c-gpu-128gb";
+  const json m = estimate(mac);
+  REQUIRE_FALSE(m.contains("error"));
+  CHECK(u(m["speculative"]["host_bytes"]) == 0);
+  CHECK(u(m["memory"]["draft_bytes"]) == u(m["speculative"]["extra_bytes"]));
+  // In one pool the tied head is the table itself, not a copy: less than on a discrete GPU.
+  CHECK(u(m["speculative"]["extra_bytes"]) < u(estimate(llama_pair())["speculative"]["extra_bytes"]));
+}

@@ -617,7 +617,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     s["compute_bytes"] = e.draft_compute.total_bytes;
     s["host_bytes"] = e.draft_host_bytes;
     s["extra_bytes"] = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes + e.draft_host_bytes;
-    s["placement"] = e.draft_on_device ? "device" : "cpu";
+    s["placement"] = e.draft_on_device && r.device.kind != DeviceKind::Cpu ? "device" : "cpu";
     if (e.draft_on_device && !r.devices.empty()) s["device_id"] = r.devices.front().id;  // the first of those that hold it
     s["draft"] = {{"id", r.draft->id}, {"name", r.draft->name}, {"quant", e.draft_plan->quant},
                   {"params_total", count_params(r.draft->arch).total}, {"layers", r.draft->arch.n_layer_main()},

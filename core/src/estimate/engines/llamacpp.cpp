@@ -1,6 +1,7 @@
 // llama.cpp's fit step: the layers, experts and buffers placed on the devices (llamacpp/
 // placement.hpp), automatically or as the request's -ngl / --n-cpu-moe / -ts say, and the verdict
 // from the per-device totals with the estimate's uncertainty.
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -115,6 +116,21 @@ class LlamaCppStep final : public EngineStep {
           e.draft_weights_bytes += t.bytes;
         }
       }
+      // One memory pool (Apple, a CPU-only machine; llamacpp/placement.cpp place_unified): the
+      // embedding table is in it too, on the one device.
+      const bool pooled = !gpus.empty() && std::any_of(gpus.begin(), gpus.end(), [](const PlacementDevice& g) {
+        return g.device.kind != DeviceKind::Gpu;
+      });
+      if (pooled) {
+        e.draft_weights_bytes += e.draft_host_bytes;
+        e.draft_host_bytes = 0;
+        if (da.tied_embeddings)  // the output is the table itself, not a copy, in one pool
+          for (const auto& t : e.draft_plan->tensors)
+            if (is_main_token_table(t)) {
+              e.draft_weights_bytes -= t.bytes;
+              break;
+            }
+      }
       const std::uint64_t draft_dev = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes;
       e.draft_on_device = !gpus.empty();
       if (e.draft_on_device) {
@@ -122,7 +138,8 @@ class LlamaCppStep final : public EngineStep {
         for (const auto& g : gpus) sum += static_cast<double>(g.usable_bytes);
         std::uint64_t given = 0;
         for (std::size_t i = 0; i < gpus.size(); ++i) {
-          const std::uint64_t part = i + 1 == gpus.size() ? draft_dev - given
+          if (pooled && i > 0) break;  // one device holds the pool
+          const std::uint64_t part = pooled || i + 1 == gpus.size() ? draft_dev - given
                                      : sum > 0 ? static_cast<std::uint64_t>(static_cast<double>(draft_dev) * static_cast<double>(gpus[i].usable_bytes) / sum)
                                                : 0;
           draft_share.push_back(part);
