@@ -72,7 +72,8 @@ export function renderMain(r) {
   const badge = byId('verdict-approx');
   badge.hidden = !r.model.approximate;
   badge.textContent = r.model.approximate ? T('approx_badge') : '';
-  text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}`);
+  text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}` +
+    (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
   // The figure in GB on one line, the core's upper bound (GiB) on its own line, so neither reads
@@ -268,7 +269,9 @@ function renderDraft(r) {
   if (!on) return;
   text('t-draft', gib(sp.extra_bytes, L));
   const d = sp.draft;
-  const where = sp.placement === 'cpu' ? T('system_ram') : (r.memory.devices && r.memory.devices[0] ? r.memory.devices[0].name : hwName(r));
+  // Where the core booked it: system RAM, one device, or split over several (hwLabel words the set).
+  const holders = Array.isArray(r.memory.devices) ? r.memory.devices.filter((/** @type {any} */ x) => x.draft_bytes > 0) : [];
+  const where = sp.placement === 'cpu' ? T('system_ram') : holders.length === 1 ? holders[0].name : hwName(r);
   text('w-draft', sentences(L, [
     T('draft_why', { name: String(d.name || d.id), quant: String(d.quant), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
       kvt: String(d.kv_type).toUpperCase(), ctx: tokens(d.context, L), dev: where }),

@@ -113,6 +113,7 @@ export default {
   spec_line: "Multi-token prediction, {tokens}: +{mem} of memory (MTP layer {w}, its cache {kv}). Decode on code: {code}; on prose: {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  setup_draft: "draft: {0}",
   spec_basis: "Ranges over the acceptance seen in public runs; on {n} held-out runs the speedup model was off by {max} at most.",
   draft_why: "{name} at {quant}: weights {w} and its own {kvt} KV cache for the same {ctx} context ({kv}), on {dev}.",
   draft_why_buffers: "Its compute buffer takes {cmp}; its token embedding ({host}) stays in system RAM.",

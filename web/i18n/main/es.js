@@ -113,6 +113,7 @@ export default {
   spec_line: "Predicción de varios tokens, {tokens}: +{mem} de memoria (capa MTP {w}, su caché {kv}). Generación con código: {code}; con prosa: {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  setup_draft: "borrador: {0}",
   spec_basis: "Rangos según la aceptación vista en ejecuciones públicas; en {n} ejecuciones reservadas, el modelo de aceleración se desvió como mucho un {max}.",
   draft_why: "{name} en {quant}: pesos {w} y su propia caché KV {kvt} para el mismo contexto de {ctx} ({kv}), en {dev}.",
   draft_why_buffers: "Su búfer de cómputo ocupa {cmp}; su tabla de embeddings ({host}) se queda en la RAM del sistema.",

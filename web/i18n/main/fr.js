@@ -112,6 +112,7 @@ export default {
   spec_line: "Prédiction multi-jetons, {tokens} : +{mem} de mémoire (couche MTP {w}, son cache {kv}). Génération sur du code : {code} ; sur de la prose : {prose}.",
   spec_range: "{lo}–{hi} tok/s (×{slo}–{shi})",
   spec_range_x: "×{slo}–{shi}",
+  setup_draft: "brouillon : {0}",
   spec_basis: "Fourchettes selon l’acceptation observée dans des mesures publiques ; sur {n} mesures mises de côté, le modèle d’accélération s’est écarté d’au plus {max}.",
   draft_why: "{name} en {quant} : poids {w} et son propre cache KV {kvt} pour le même contexte de {ctx} ({kv}), sur {dev}.",
   draft_why_buffers: "Son tampon de calcul occupe {cmp} ; sa table d’embeddings ({host}) reste en mémoire système.",

@@ -111,6 +111,7 @@ export default {
   spec_line: "多 token 预测，{tokens}：内存增加 {mem}（MTP 层 {w}，其缓存 {kv}）。代码生成：{code}；文字生成：{prose}。",
   spec_range: "{lo}–{hi} tok/s（×{slo}–{shi}）",
   spec_range_x: "×{slo}–{shi}",
+  setup_draft: "草稿模型：{0}",
   spec_basis: "范围取自公开测试中观察到的接受率；在 {n} 个留出测试上，加速模型的误差最多为 {max}。",
   draft_why: "{name}（{quant}）：权重 {w}，以及它自己的 {kvt} KV 缓存，上下文同为 {ctx}（{kv}），位于 {dev}。",
   draft_why_buffers: "它的计算缓冲区占 {cmp}；它的词嵌入表（{host}）留在系统内存中。",
