@@ -266,3 +266,66 @@ TEST_CASE("the picks' missing weights are one device's, whatever count the reque
     CHECK(why["weights_bytes"].get<double>() == Approx(w1));
   }
 }
+
+// Issue 16: every hardware search offers only devices the request's engine runs on. vLLM and
+// SGLang have no Metal backend (data/backends.json: metal runs llama.cpp only), so no Mac is
+// picked for them, and the unified card's reason names the machines they do run on.
+TEST_CASE("picks and cheapest offer only devices the engine runs on, with the deciding figures", "[solve_hardware][engine_runs]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", engine}};
+    json q = base;
+    q["solve"] = "picks";
+    const json r = solve(q);
+    INFO(r.dump().substr(0, 3000));
+    REQUIRE_FALSE(r.contains("error"));
+    for (const char* card : {"best_single_gpu", "best_value", "unified_memory"}) {
+      if (!r.contains(card)) continue;
+      const wif::Device* d = cat().find_device(r[card]["id"].get<std::string>());
+      REQUIRE(d != nullptr);
+      CHECK(d->kind != wif::DeviceKind::Apple);
+      const auto e = cat().device_engines(*d);
+      CHECK(std::find(e.begin(), e.end(), engine) != e.end());
+    }
+    // The Macs are counted as left out, by kind.
+    bool apple = false;
+    for (const auto& k : r["engine_left_out"]["kinds"]) apple = apple || (k["kind"] == "apple" && k["devices"].get<int>() > 0);
+    CHECK(apple);
+    // 131 GiB of BF16 weights: no unified machine the engine runs on holds them, and the figure
+    // is the largest of those (128 GiB), not a 512 GiB Mac.
+    if (r["missing"].contains("unified_memory")) {
+      const json& m = r["missing"]["unified_memory"];
+      CHECK(m["code"] == "no_unified_fits");
+      CHECK(m["largest_memory_gib"].get<double>() < 512);
+      CHECK(m["weights_bytes"].get<double>() > m["largest_memory_gib"].get<double>() * 1073741824.0);
+    }
+    q["solve"] = "cheapest";
+    const json c = solve(q);
+    for (const auto& o : c["options"]) CHECK(o["kind"] != "apple");
+  }
+  // llama.cpp keeps the Macs.
+  const json l = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
+  REQUIRE(l.contains("unified_memory"));
+  CHECK(l["engine_left_out"]["engine"] == "llama.cpp");
+}
+
+TEST_CASE("an accelerator's cpu backend does not make a server engine run on it", "[solve_hardware][engine_runs]") {
+  // An Apple chip lists cpu beside metal (llama.cpp's CPU backend); vLLM's CPU build would run on
+  // its cores, not the GPU the estimate sizes.
+  const wif::Device* mac = cat().find_device("apple-m3-ultra-60c-gpu-256gb");
+  REQUIRE(mac != nullptr);
+  const auto e = cat().device_engines(*mac);
+  CHECK(std::find(e.begin(), e.end(), "llama.cpp") != e.end());
+  CHECK(std::find(e.begin(), e.end(), "vllm") == e.end());
+  CHECK(std::find(e.begin(), e.end(), "sglang") == e.end());
+  const json est = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", mac->id}, {"engine", "vllm"}});
+  CHECK(est["hardware"]["engine_runs"] == false);
+  // A CUDA unified machine runs vLLM: smallest_device may name it.
+  const wif::Device* spark = cat().find_device("nvidia-dgx-spark");
+  REQUIRE(spark != nullptr);
+  const auto se = cat().device_engines(*spark);
+  CHECK(std::find(se.begin(), se.end(), "vllm") != se.end());
+  const json sd = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"}, {"solve", "smallest_device"}});
+  REQUIRE(sd["found"] == true);
+  CHECK(sd["device"]["kind"] != "apple");
+}

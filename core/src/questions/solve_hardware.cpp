@@ -74,7 +74,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
   std::vector<Option> out;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
-    if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
+    if (!engine_runs(s.catalog(), d, base.engine)) continue;  // e.g. no Mac for vLLM or SGLang
     const int top = count_cap(s.catalog(), d, max_count).max_count;  // the segment's cap (solve_detail.hpp)
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
@@ -144,6 +144,7 @@ json cheapest_cloud(Solver& s, double min_tps) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
     if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
+    if (!engine_runs(s.catalog(), *d, s.base().engine)) continue;
     if (server && !tensor_parallel_accepted(s.base().model.arch, n)) continue;  // the engine refuses it
     const std::string key = d->id + "x" + std::to_string(n);
     if (tried.count(key)) continue;
@@ -226,7 +227,7 @@ json smallest_device_json(Solver& s, const json&) {
   // cheapest (an unknown price last), in catalog order otherwise.
   std::vector<const Device*> devs;
   for (const Device& d : s.catalog().devices())
-    if (d.kind != DeviceKind::Cpu && (base.engine == "llama.cpp" || d.kind == DeviceKind::Gpu)) devs.push_back(&d);
+    if (d.kind != DeviceKind::Cpu && engine_runs(s.catalog(), d, base.engine)) devs.push_back(&d);
   auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
   std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
     if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
@@ -301,12 +302,23 @@ json picks_json(Solver& s, const json&) {
   // A card that nothing qualifies for is absent (no null in results) and `missing` says why, as a
   // code with the figures behind it: the largest candidate's memory against what the weights need.
   json missing = json::object();
+  // The largest candidates are those the engine runs on (engine_runs): the figure that decided.
+  // Priced devices the engine does not run on are counted by kind in `engine_left_out`.
   double largest_card = 0, largest_unified = 0;
+  std::map<std::string, int> left_out;
   for (const Device& d : s.catalog().devices()) {
+    if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0 && !d.facts.contains("launch_price_usd"))) continue;
+    if (!engine_runs(s.catalog(), d, s.base().engine)) {
+      ++left_out[device_kind_name(d.kind)];
+      continue;
+    }
     if (d.kind == DeviceKind::Gpu && d.facts.contains("launch_price_usd")) largest_card = std::max(largest_card, d.memory_gib);
     if ((d.kind == DeviceKind::Apple || d.kind == DeviceKind::Unified) && (d.price_usd > 0 || d.used_price_usd > 0))
       largest_unified = std::max(largest_unified, d.memory_gib);
   }
+  json left = json::array();
+  for (const auto& [kind, n] : left_out) left.push_back({{"kind", kind}, {"devices", n}});
+  out["engine_left_out"] = {{"engine", s.base().engine}, {"kinds", left}};
   // The weights on ONE device of the base hardware, whatever count the request names: the figure a
   // single card or machine would have to hold. Several GPUs under a server engine hold more in
   // total (each rank keeps its own copy of the replicated tensors), so the main estimate of 8
@@ -325,7 +337,11 @@ json picks_json(Solver& s, const json&) {
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
                                      {"weights_bytes", weights}, {"weights_devices", 1}};
   if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
-  if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
+  // No unified machine the engine runs on at all: that is the reason, not their memory.
+  if (!unified && largest_unified <= 0)
+    missing["unified_memory"] = {{"code", "engine_not_on_unified"}, {"engine", s.base().engine},
+                                 {"weights_bytes", weights}, {"weights_devices", 1}};
+  else if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
                                              {"weights_bytes", weights}, {"weights_devices", 1}};
   if (value) {
     json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite_or_zero(value_per_tps)}});
