@@ -203,6 +203,7 @@ export default {
   pick_missing1_no_unified_fits: "没有统一内存机器放得下：在单台设备上权重需要 {weights}，有价格的最大一台为 {largest}。",
   pick_missing1_no_cloud_offer_runs: "目录中没有云端方案能运行它（在单台设备上权重需要 {weights}）。",
   pick_missing1_engine_not_on_unified: "目录中没有 {engine} 能运行的统一内存机器（单台设备上权重占 {weights}）。",
+  pick_missing1_below_speed_floor: "只有慢得无法使用的配置放得下：{name} 的生成速度为 {tps}，低于 {floor}。",
   picks_left_out: "{engine} 无法在{0}上运行，已略去。", kind_plural_gpu: '部分显卡', kind_plural_apple: 'Apple 芯片 Mac', kind_plural_unified: '部分统一内存 PC',
   fmt_fp4_weight_only: '仅权重 FP4：无 FP4 张量核心', fmt_moe_only_format: '仅专家', fmt_fp4_no_kernel: '无 FP4 内核',
   fmt_left_moe_only_format: '已略去 {0}：它只量化 MoE 模型的专家张量，而此模型没有专家（文件实际是 Q8_0）。',

@@ -272,30 +272,54 @@ json smallest_device_json(Solver& s, const json&) {
   return out;
 }
 
-json picks_json(Solver& s, const json&) {
-  const int max_count = defaults::kMaxCount;
-  const std::vector<Option> opts = sweep(s, max_count, {0}, 0);
+namespace {
+struct Chosen {
   const Option *fastest = nullptr, *value = nullptr, *unified = nullptr;
   double value_per_tps = 0, value_price = 0;
   std::string value_kind;
+};
+
+Chosen choose(const std::vector<Option>& opts) {
+  Chosen c;
   for (const auto& o : opts) {
     if (o.tps <= 0) continue;
     // Consumer and workstation cards carry a launch price; data-centre parts have none or a
     // street quote only (data/hardware/*.json).
     if (o.d->kind == DeviceKind::Gpu && o.count == 1 && o.d->facts.contains("launch_price_usd") &&
-        (!fastest || o.tps > fastest->tps))
-      fastest = &o;
+        (!c.fastest || o.tps > c.fastest->tps))
+      c.fastest = &o;
     const bool used = o.used_price > 0 && o.used_price < o.price;
     const double price = used ? o.used_price : o.price;
-    if (price > 0 && (!value || price / o.tps < value_per_tps)) {
-      value = &o;
-      value_per_tps = price / o.tps;
-      value_price = price;
-      value_kind = used ? "used" : o.price_kind;
+    if (price > 0 && (!c.value || price / o.tps < c.value_per_tps)) {
+      c.value = &o;
+      c.value_per_tps = price / o.tps;
+      c.value_price = price;
+      c.value_kind = used ? "used" : o.price_kind;
     }
     if ((o.d->kind == DeviceKind::Apple || o.d->kind == DeviceKind::Unified) &&
-        (!unified || o.price < unified->price || (o.price == unified->price && o.tps > unified->tps)))
-      unified = &o;
+        (!c.unified || o.price < c.unified->price || (o.price == c.unified->price && o.tps > c.unified->tps)))
+      c.unified = &o;
+  }
+  return c;
+}
+}  // namespace
+
+json picks_json(Solver& s, const json&) {
+  const int max_count = defaults::kMaxCount;
+  // A pick must decode at the floor of "runs" (defaults.hpp kRunsOnMinDecodeTps): a Mac that holds
+  // a 405B model at 2.6 tokens/s is no recommendation. The sweep without the floor says which
+  // card only slower setups would fill, so its reason is the speed, not the memory.
+  const double floor_tps = defaults::kRunsOnMinDecodeTps;
+  const std::vector<Option> opts = sweep(s, max_count, {0}, floor_tps);
+  const Chosen ch = choose(opts);
+  const Option *fastest = ch.fastest, *value = ch.value, *unified = ch.unified;
+  const double value_per_tps = ch.value_per_tps, value_price = ch.value_price;
+  const std::string value_kind = ch.value_kind;
+  std::vector<Option> slow_opts;
+  Chosen slow;
+  if (!fastest || !value || !unified) {
+    slow_opts = sweep(s, max_count, {0}, 0);
+    slow = choose(slow_opts);
   }
   json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant},
               {"count_caps", catalog_count_caps(s.catalog(), max_count)}};
@@ -333,12 +357,22 @@ json picks_json(Solver& s, const json&) {
     // engine's budget holds the checkpoint's weights as the engine loads them (server_common.cpp).
     weights = e.vllm ? e.vllm->weights_bytes * static_cast<std::uint64_t>(std::max(1, e.vllm->tensor_parallel)) : e.weights_bytes;
   }
+  // A card only setups below the speed floor would fill: that is its reason, with the figures.
+  auto too_slow = [&](const Option* o) {
+    return json{{"code", "below_speed_floor"}, {"id", o->d->id}, {"name", o->d->name}, {"count", o->count},
+                {"decode_tps", finite_or_zero(o->tps)}, {"min_decode_tps", floor_tps},
+                {"weights_bytes", weights}, {"weights_devices", 1}};
+  };
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
+  else if (slow.fastest) missing["best_single_gpu"] = too_slow(slow.fastest);
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
                                      {"weights_bytes", weights}, {"weights_devices", 1}};
-  if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
+  if (!value && slow.value) missing["best_value"] = too_slow(slow.value);
+  else if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
   // No unified machine the engine runs on at all: that is the reason, not their memory.
-  if (!unified && largest_unified <= 0)
+  if (!unified && slow.unified)
+    missing["unified_memory"] = too_slow(slow.unified);
+  else if (!unified && largest_unified <= 0)
     missing["unified_memory"] = {{"code", "engine_not_on_unified"}, {"engine", s.base().engine},
                                  {"weights_bytes", weights}, {"weights_devices", 1}};
   else if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
@@ -350,7 +384,7 @@ json picks_json(Solver& s, const json&) {
     out["best_value"] = v;
   }
   if (unified) out["unified_memory"] = pick(*unified, "cheapest_unified", {{"memory_gib", unified->d->memory_gib}});
-  json cloud = cheapest_cloud(s, 0);
+  json cloud = cheapest_cloud(s, floor_tps);
   if (!cloud.is_null()) {
     cloud["price_usd"] = cloud["price_hour_usd"];
     cloud["price_kind"] = "per_hour";

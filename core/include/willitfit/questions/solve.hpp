@@ -59,7 +59,10 @@
 //      no_single_card_fits (largest_memory_gib: the largest priced consumer/workstation card),
 //      no_priced_option_runs, no_unified_fits (largest_memory_gib: the largest priced Apple or
 //      unified machine) or no_cloud_offer_runs, or engine_not_on_unified {engine} when the engine
-//      runs on no priced unified machine. Every card only considers devices the request's engine
+//      runs on no priced unified machine, or below_speed_floor {id, name, count, decode_tps,
+//      min_decode_tps} when only setups decoding below the floor of "runs" (3 tokens/s,
+//      defaults.hpp kRunsOnMinDecodeTps) would fill the card: every pick, the cloud one too,
+//      decodes at the floor at least. Every card only considers devices the request's engine
 //      runs on (solve_detail.hpp engine_runs: no Mac for vLLM or SGLang), and the largest-memory
 //      figures are of those devices; engine_left_out {engine, kinds[{kind, devices}]} counts the
 //      priced devices left out by kind. `missing` is always present (empty when all four are).
