@@ -97,3 +97,13 @@ test('a break-even point past the written-off life says renting is cheaper over 
   // The note sits under the figure, in the same card.
   assert.match(await page.$eval('#rvb-break-even', (el) => el.parentElement?.textContent || ''), /Later than the 36 months the purchase is written off over: renting is cheaper over the hardware’s life/);
 });
+
+test('a pick card only a setup below the speed floor would fill says so with that setup\'s speed', async () => {
+  const page = await env.page();
+  // Llama 3.1 405B at Q4_K_M fits a 512 GB Mac, at about 2.6 tok/s: no unified card.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-405B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  const card = await page.$eval('#picks-cards [data-pick="unified_memory"]', (el) => ({ missing: el.querySelector('[data-missing]')?.getAttribute('data-missing'), text: el.textContent }));
+  assert.equal(card.missing, 'below_speed_floor', JSON.stringify(card));
+  assert.match(card.text, /Only setups too slow to use hold it: .*512.* decodes at [\d.,]+\stok\/s, below 3(\.0)?\stok\/s\./);
+});
