@@ -349,3 +349,37 @@ TEST_CASE("picks never recommend a setup below the speed floor and say so when o
   CHECK(runs(e));
   CHECK(e["speed"]["decode_tps"].get<double>() == Approx(m["decode_tps"].get<double>()).epsilon(0.01));
 }
+
+// Issue 16: a format with no kernel on a device is no candidate there: NVFP4 under vLLM is not
+// recommended on AMD hardware (no CUDA), while NVIDIA cards without FP4 tensor cores stay
+// candidates (weight-only Marlin path).
+std::string fp4_code(const json& e) {
+  const json& q = e.at("quant");
+  return q.contains("applicability") ? q["applicability"]["code"].get<std::string>() : "";
+}
+
+TEST_CASE("picks and smallest_device for NVFP4 name only devices with an FP4 kernel", "[solve_hardware][formats]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", "vllm"}, {"quant", "NVFP4"}};
+  json q = base;
+  q["solve"] = "picks";
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE_FALSE(r.contains("error"));
+  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
+    if (!r.contains(card)) continue;
+    const std::string id = std::string(card) == "cheapest_cloud" ? r[card]["device"] : r[card]["id"];
+    const json e = estimate(request_for(base, id, r[card]["count"].get<int>()));
+    CAPTURE(card, id, e.dump().substr(0, 400));
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK(fp4_code(e) != "fp4_no_kernel");
+  }
+  REQUIRE(r.contains("format_left_out"));
+  CHECK(r["format_left_out"]["devices"].get<int>() > 0);
+  q["solve"] = "smallest_device";
+  q["model"] = "meta-llama/Llama-3.1-8B-Instruct";
+  const json sd = solve(q);
+  REQUIRE(sd["found"] == true);
+  const json e = estimate(request_for({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"quant", "NVFP4"}}, sd["device"]["id"], 1));
+  REQUIRE_FALSE(e.contains("error"));
+  CHECK(fp4_code(e) != "fp4_no_kernel");
+}

@@ -205,6 +205,7 @@ export default {
   pick_missing1_engine_not_on_unified: "{engine} runs on no unified-memory machine in the catalog (on one device the weights take {weights}).",
   pick_missing1_below_speed_floor: "Only setups too slow to use hold it: {name} decodes at {tps}, below {floor}.",
   picks_left_out: "{engine} does not run on {0}: they are left out.", kind_plural_gpu: 'some graphics cards', kind_plural_apple: 'Apple silicon Macs', kind_plural_unified: 'some unified-memory PCs',
+  picks_format_left_out: "{0} devices without a kernel for {quant} are left out.",
   fmt_fp4_weight_only: 'weight-only FP4: no FP4 tensor cores', fmt_moe_only_format: 'experts only', fmt_fp4_no_kernel: 'no FP4 kernel',
   fmt_left_moe_only_format: '{0} is left out: it quantizes only the expert tensors of a MoE model, and this model has none (the file would be Q8_0).',
   fmt_left_fp4_no_kernel: '{0} is left out: no engine has an FP4 kernel for this device.',

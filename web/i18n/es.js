@@ -205,6 +205,7 @@ export default {
   pick_missing1_engine_not_on_unified: "{engine} no funciona en ninguna máquina de memoria unificada del catálogo (en un dispositivo los pesos ocupan {weights}).",
   pick_missing1_below_speed_floor: "Solo lo alojan configuraciones demasiado lentas para usarlas: {name} genera a {tps}, por debajo de {floor}.",
   picks_left_out: "{engine} no funciona en {0}: se dejan fuera.", kind_plural_gpu: 'algunas tarjetas gráficas', kind_plural_apple: 'los Mac con Apple silicon', kind_plural_unified: 'algunos PC de memoria unificada',
+  picks_format_left_out: "Se dejan fuera {0} dispositivos sin kernel para {quant}.",
   fmt_fp4_weight_only: 'FP4 solo en los pesos: sin núcleos tensor FP4', fmt_moe_only_format: 'solo expertos', fmt_fp4_no_kernel: 'sin kernel FP4',
   fmt_left_moe_only_format: '{0} se omite: solo cuantiza los tensores de expertos de un modelo MoE, y este modelo no tiene (el archivo sería Q8_0).',
   fmt_left_fp4_no_kernel: '{0} se omite: ningún motor tiene un kernel FP4 para este dispositivo.',

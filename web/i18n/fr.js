@@ -205,6 +205,7 @@ export default {
   pick_missing1_engine_not_on_unified: "{engine} ne tourne sur aucune machine à mémoire unifiée du catalogue (sur un appareil, les poids occupent {weights}).",
   pick_missing1_below_speed_floor: "Seules des configurations trop lentes pour servir le logent : {name} génère à {tps}, sous {floor}.",
   picks_left_out: "{engine} ne tourne pas sur {0} : ils sont écartés.", kind_plural_gpu: 'certaines cartes graphiques', kind_plural_apple: 'les Mac Apple silicon', kind_plural_unified: 'certains PC à mémoire unifiée',
+  picks_format_left_out: "{0} appareils sans noyau pour {quant} sont écartés.",
   fmt_fp4_weight_only: 'FP4 sur les poids seulement : pas de cœurs tensoriels FP4', fmt_moe_only_format: 'experts seulement', fmt_fp4_no_kernel: 'pas de noyau FP4',
   fmt_left_moe_only_format: '{0} est omis : il ne quantifie que les tenseurs d’experts d’un modèle MoE, et ce modèle n’en a pas (le fichier serait en Q8_0).',
   fmt_left_fp4_no_kernel: '{0} est omis : aucun moteur n’a de noyau FP4 pour cet appareil.',

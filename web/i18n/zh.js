@@ -205,6 +205,7 @@ export default {
   pick_missing1_engine_not_on_unified: "目录中没有 {engine} 能运行的统一内存机器（单台设备上权重占 {weights}）。",
   pick_missing1_below_speed_floor: "只有慢得无法使用的配置放得下：{name} 的生成速度为 {tps}，低于 {floor}。",
   picks_left_out: "{engine} 无法在{0}上运行，已略去。", kind_plural_gpu: '部分显卡', kind_plural_apple: 'Apple 芯片 Mac', kind_plural_unified: '部分统一内存 PC',
+  picks_format_left_out: "已略去 {0} 台没有 {quant} 内核的设备。",
   fmt_fp4_weight_only: '仅权重 FP4：无 FP4 张量核心', fmt_moe_only_format: '仅专家', fmt_fp4_no_kernel: '无 FP4 内核',
   fmt_left_moe_only_format: '已略去 {0}：它只量化 MoE 模型的专家张量，而此模型没有专家（文件实际是 Q8_0）。',
   fmt_left_fp4_no_kernel: '已略去 {0}：没有推理引擎为此设备提供 FP4 内核。',

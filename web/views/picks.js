@@ -158,6 +158,8 @@ export async function renderPicks(r, alive) {
   const left = (res.engine_left_out?.kinds || []).filter((/** @type {any} */ k) => k.devices > 0);
   const leftText = left.length ? T('picks_left_out', { engine: engineName(res.engine_left_out.engine), 0: joinList(left.map((/** @type {any} */ k) => T(`kind_plural_${k.kind}`)), L) }) : '';
   const capText = caps.length ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
-  capNote.textContent = [capText, leftText].filter(Boolean).join(' ');
-  capNote.hidden = !capText && !leftText;
+  const fmt = res.format_left_out;
+  const fmtText = fmt && fmt.devices > 0 ? T('picks_format_left_out', { quant: String(fmt.quant), 0: num(fmt.devices, L) }) : '';
+  capNote.textContent = [capText, leftText, fmtText].filter(Boolean).join(' ');
+  capNote.hidden = !capText && !leftText && !fmtText;
 }

@@ -89,6 +89,10 @@ bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine)
   return std::find(e.begin(), e.end(), engine) != e.end();
 }
 
+bool candidate(const Catalog& cat, const Device& d, const EstimateRequest& r) {
+  return engine_runs(cat, d, r.engine) && format_applicability(r.model.arch, d, r.quant) != "fp4_no_kernel";
+}
+
 CountCap count_cap(const Catalog& cat, const Device& d, int limit) {
   CountCap c;
   if (d.kind != DeviceKind::Gpu) return c;  // one Mac, one mini PC: never several

@@ -60,6 +60,9 @@ void set_devices(EstimateRequest& r, const Device& d, int count);
 /// backends (Catalog::device_engines, data/backends.json `engines`). vLLM and SGLang have no
 /// Metal backend, so no Mac is offered for them.
 bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine);
+/// engine_runs, and the request's format has a kernel there (estimate.hpp format_applicability:
+/// no NVFP4 on an AMD card or a pre-Turing GPU).
+bool candidate(const Catalog& cat, const Device& d, const EstimateRequest& r);
 std::int64_t context_of(const EstimateRequest& r);
 
 class Solver {

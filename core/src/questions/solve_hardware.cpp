@@ -74,7 +74,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
   std::vector<Option> out;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
-    if (!engine_runs(s.catalog(), d, base.engine)) continue;  // e.g. no Mac for vLLM or SGLang
+    if (!candidate(s.catalog(), d, base)) continue;  // e.g. no Mac for vLLM or SGLang, no AMD card for NVFP4
     const int top = count_cap(s.catalog(), d, max_count).max_count;  // the segment's cap (solve_detail.hpp)
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
@@ -144,7 +144,7 @@ json cheapest_cloud(Solver& s, double min_tps) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
     if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
-    if (!engine_runs(s.catalog(), *d, s.base().engine)) continue;
+    if (!candidate(s.catalog(), *d, s.base())) continue;
     if (server && !tensor_parallel_accepted(s.base().model.arch, n)) continue;  // the engine refuses it
     const std::string key = d->id + "x" + std::to_string(n);
     if (tried.count(key)) continue;
@@ -227,7 +227,7 @@ json smallest_device_json(Solver& s, const json&) {
   // cheapest (an unknown price last), in catalog order otherwise.
   std::vector<const Device*> devs;
   for (const Device& d : s.catalog().devices())
-    if (d.kind != DeviceKind::Cpu && engine_runs(s.catalog(), d, base.engine)) devs.push_back(&d);
+    if (d.kind != DeviceKind::Cpu && candidate(s.catalog(), d, base)) devs.push_back(&d);
   auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
   std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
     if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
@@ -330,10 +330,15 @@ json picks_json(Solver& s, const json&) {
   // Priced devices the engine does not run on are counted by kind in `engine_left_out`.
   double largest_card = 0, largest_unified = 0;
   std::map<std::string, int> left_out;
+  int format_left_out = 0;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0 && !d.facts.contains("launch_price_usd"))) continue;
     if (!engine_runs(s.catalog(), d, s.base().engine)) {
       ++left_out[device_kind_name(d.kind)];
+      continue;
+    }
+    if (!candidate(s.catalog(), d, s.base())) {  // the format has no kernel there
+      ++format_left_out;
       continue;
     }
     if (d.kind == DeviceKind::Gpu && d.facts.contains("launch_price_usd")) largest_card = std::max(largest_card, d.memory_gib);
@@ -343,6 +348,8 @@ json picks_json(Solver& s, const json&) {
   json left = json::array();
   for (const auto& [kind, n] : left_out) left.push_back({{"kind", kind}, {"devices", n}});
   out["engine_left_out"] = {{"engine", s.base().engine}, {"kinds", left}};
+  if (format_left_out > 0)
+    out["format_left_out"] = {{"quant", s.base().quant}, {"code", "fp4_no_kernel"}, {"devices", format_left_out}};
   // The weights on ONE device of the base hardware, whatever count the request names: the figure a
   // single card or machine would have to hold. Several GPUs under a server engine hold more in
   // total (each rank keeps its own copy of the replicated tensors), so the main estimate of 8

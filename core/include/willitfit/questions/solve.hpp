@@ -65,7 +65,9 @@
 //      decodes at the floor at least. Every card only considers devices the request's engine
 //      runs on (solve_detail.hpp engine_runs: no Mac for vLLM or SGLang), and the largest-memory
 //      figures are of those devices; engine_left_out {engine, kinds[{kind, devices}]} counts the
-//      priced devices left out by kind. `missing` is always present (empty when all four are).
+//      priced devices left out by kind; format_left_out {quant, code: fp4_no_kernel, devices}
+//      counts those where the engine runs but the format has no kernel (NVFP4 on AMD cards).
+//      `missing` is always present (empty when all four are).
 //  * smallest_device   (no hardware needed)
 //      The catalog accelerator (CPU entries left out; only devices the engine runs on)
 //      with the least memory, then the lowest price (an unknown price last), on which one device
