@@ -309,3 +309,30 @@ TEST_CASE("an offer's price basis is a code beside the provider's instance name"
   }
   CHECK(seen);
 }
+
+// Issue 16: a break-even point past the period the purchase is written off over (the cost
+// model's amortisation) is coded: buying pays only after the hardware's life.
+TEST_CASE("rent vs buy codes a break-even point beyond the amortisation period", "[cost][break_even]") {
+  json q = kBase;
+  q["memory_gib"] = 20;
+  q["months"] = 24;
+  const json within = cost(q)["rent_vs_buy"];
+  const double be = within["break_even_months"].get<double>();
+  CHECK(within["break_even"]["amortization_months"].get<double>() == 24);
+  CHECK(within["break_even"]["code"] == (be > 24 ? "beyond_amortisation" : "within_amortisation"));
+  // A dearer purchase moves the point past 24 months at the same rent: coded beyond.
+  q["purchase_usd"] = 2000 * (24.0 / be) * 3;
+  const json beyond = cost(q)["rent_vs_buy"];
+  CHECK(beyond["break_even_months"].get<double>() > 24);
+  CHECK(beyond["break_even"]["code"] == "beyond_amortisation");
+  // The boundary: a point just inside the period is within it.
+  q["purchase_usd"] = 2000 * (24.0 / be) * 0.99;
+  const json edge = cost(q)["rent_vs_buy"];
+  CHECK(edge["break_even_months"].get<double>() < 24);
+  CHECK(edge["break_even"]["code"] == "within_amortisation");
+  // Renting below the electricity alone never breaks even.
+  q["hours_per_day"] = 0.5;
+  q["price_kwh_usd"] = 5;
+  const json never = cost(q)["rent_vs_buy"];
+  if (never["break_even_months"].is_null()) CHECK(never["break_even"]["code"] == "never");
+}

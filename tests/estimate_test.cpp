@@ -5,6 +5,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
 
 using namespace wif;
 using nlohmann::json;
@@ -294,4 +295,49 @@ TEST_CASE("the defaults name each engine and its common formats, and the chart c
     if (m["id"] == "zai-org/GLM-4.5-Air") CHECK(air["context_steps"].back() == m["max_context"]);
   for (std::size_t i = 1; i < air["context_steps"].size(); ++i)
     CHECK(air["context_steps"][i].get<std::int64_t>() > air["context_steps"][i - 1].get<std::int64_t>());
+}
+
+// Issue 16: "fits with room to spare" means real room: the upper bound of the total at most 85 %
+// of the usable memory (estimate.hpp kRoomToSpareShare); above it, up to the limit, "tight".
+TEST_CASE("room to spare starts at 15 percent of the usable memory free", "[estimate][verdict]") {
+  const std::uint64_t usable = 20ull << 30;
+  const auto at = [&](double share) { return static_cast<std::uint64_t>(share * static_cast<double>(usable)); };
+  CHECK(room_to_spare(at(0.85), usable));
+  CHECK_FALSE(room_to_spare(at(0.85) + (1ull << 20), usable));
+  CHECK_FALSE(room_to_spare(at(0.91), usable));  // the reviewer's 91 %: not room to spare
+  CHECK(room_to_spare(at(0.5), usable));
+  // Through the estimate: over contexts the verdict is fits exactly when the upper bound is
+  // within the share, tight above it while the total fits; both occur.
+  bool fits = false, tight = false;
+  for (std::int64_t ctx = 8192; ctx <= 131072; ctx += 8192) {
+    const json r = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q8_0"}, {"hardware", kRtx4090}, {"context", ctx}});
+    REQUIRE_FALSE(r.contains("error"));
+    const double high = r["memory"]["total_high_bytes"].get<double>(), u = r["memory"]["usable_bytes"].get<double>();
+    CAPTURE(ctx, high / u);
+    if (r["verdict"] == "fits") { fits = true; CHECK(high <= kRoomToSpareShare * u); }
+    if (r["verdict"] == "tight") { tight = true; CHECK(high > kRoomToSpareShare * u); }
+  }
+  CHECK(fits);
+  CHECK(tight);
+}
+
+// Issue 16: a format that is no real choice for the model or device says so as a code.
+TEST_CASE("MXFP4_MOE on a dense model and NVFP4 off Blackwell carry their applicability code", "[estimate][formats]") {
+  const json dense = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "MXFP4_MOE"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(dense.contains("error"));
+  CHECK(dense["quant"]["applicability"]["code"] == "moe_only_format");
+  const json moe = estimate({{"model", "openai/gpt-oss-20b"}, {"quant", "MXFP4_MOE"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(moe.contains("error"));
+  CHECK_FALSE(moe["quant"].contains("applicability"));
+  const json q4 = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK_FALSE(q4["quant"].contains("applicability"));
+  const auto nvfp4 = [](const char* hw) {
+    return estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"quant", "NVFP4"}, {"hardware", hw}});
+  };
+  const json ada = nvfp4("nvidia-rtx-4090");
+  REQUIRE_FALSE(ada.contains("error"));
+  CHECK(ada["quant"]["applicability"]["code"] == "fp4_weight_only");
+  CHECK_FALSE(nvfp4("nvidia-rtx-5090")["quant"].contains("applicability"));
+  CHECK(nvfp4("amd-rx-7900-xtx")["quant"]["applicability"]["code"] == "fp4_no_kernel");
+  CHECK(nvfp4("nvidia-v100-sxm2-32gb")["quant"]["applicability"]["code"] == "fp4_no_kernel");
 }

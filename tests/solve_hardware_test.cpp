@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/base/error.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/hardware/device.hpp"
 
 using nlohmann::json;
@@ -265,4 +266,120 @@ TEST_CASE("the picks' missing weights are one device's, whatever count the reque
     CHECK(why["weights_devices"] == 1);
     CHECK(why["weights_bytes"].get<double>() == Approx(w1));
   }
+}
+
+// Issue 16: every hardware search offers only devices the request's engine runs on. vLLM and
+// SGLang have no Metal backend (data/backends.json: metal runs llama.cpp only), so no Mac is
+// picked for them, and the unified card's reason names the machines they do run on.
+TEST_CASE("picks and cheapest offer only devices the engine runs on, with the deciding figures", "[solve_hardware][engine_runs]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", engine}};
+    json q = base;
+    q["solve"] = "picks";
+    const json r = solve(q);
+    INFO(r.dump().substr(0, 3000));
+    REQUIRE_FALSE(r.contains("error"));
+    for (const char* card : {"best_single_gpu", "best_value", "unified_memory"}) {
+      if (!r.contains(card)) continue;
+      const wif::Device* d = cat().find_device(r[card]["id"].get<std::string>());
+      REQUIRE(d != nullptr);
+      CHECK(d->kind != wif::DeviceKind::Apple);
+      const auto e = cat().device_engines(*d);
+      CHECK(std::find(e.begin(), e.end(), engine) != e.end());
+    }
+    // The Macs are counted as left out, by kind.
+    bool apple = false;
+    for (const auto& k : r["engine_left_out"]["kinds"]) apple = apple || (k["kind"] == "apple" && k["devices"].get<int>() > 0);
+    CHECK(apple);
+    // 131 GiB of BF16 weights: no unified machine the engine runs on holds them, and the figure
+    // is the largest of those (128 GiB), not a 512 GiB Mac.
+    if (r["missing"].contains("unified_memory")) {
+      const json& m = r["missing"]["unified_memory"];
+      CHECK(m["code"] == "no_unified_fits");
+      CHECK(m["largest_memory_gib"].get<double>() < 512);
+      CHECK(m["weights_bytes"].get<double>() > m["largest_memory_gib"].get<double>() * 1073741824.0);
+    }
+    q["solve"] = "cheapest";
+    const json c = solve(q);
+    for (const auto& o : c["options"]) CHECK(o["kind"] != "apple");
+  }
+  // llama.cpp keeps the Macs.
+  const json l = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
+  REQUIRE(l.contains("unified_memory"));
+  CHECK(l["engine_left_out"]["engine"] == "llama.cpp");
+}
+
+TEST_CASE("an accelerator's cpu backend does not make a server engine run on it", "[solve_hardware][engine_runs]") {
+  // An Apple chip lists cpu beside metal (llama.cpp's CPU backend); vLLM's CPU build would run on
+  // its cores, not the GPU the estimate sizes.
+  const wif::Device* mac = cat().find_device("apple-m3-ultra-60c-gpu-256gb");
+  REQUIRE(mac != nullptr);
+  const auto e = cat().device_engines(*mac);
+  CHECK(std::find(e.begin(), e.end(), "llama.cpp") != e.end());
+  CHECK(std::find(e.begin(), e.end(), "vllm") == e.end());
+  CHECK(std::find(e.begin(), e.end(), "sglang") == e.end());
+  const json est = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", mac->id}, {"engine", "vllm"}});
+  CHECK(est["hardware"]["engine_runs"] == false);
+  // A CUDA unified machine runs vLLM: smallest_device may name it.
+  const wif::Device* spark = cat().find_device("nvidia-dgx-spark");
+  REQUIRE(spark != nullptr);
+  const auto se = cat().device_engines(*spark);
+  CHECK(std::find(se.begin(), se.end(), "vllm") != se.end());
+  const json sd = solve({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"}, {"solve", "smallest_device"}});
+  REQUIRE(sd["found"] == true);
+  CHECK(sd["device"]["kind"] != "apple");
+}
+
+// Issue 16: a pick decodes at the floor of "runs" at least. Llama 3.1 405B at Q4_K_M fits a
+// 512 GB Mac at about 2.6 tokens/s: no unified card then, and the reason is the speed, with the
+// figures (not "no unified machine holds it", which is false).
+TEST_CASE("picks never recommend a setup below the speed floor and say so when only such setups hold it", "[solve_hardware][speed_floor]") {
+  const json r = solve({{"model", "meta-llama/Llama-3.1-405B-Instruct"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE_FALSE(r.contains("error"));
+  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"})
+    if (r.contains(card)) CHECK(r[card]["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  REQUIRE_FALSE(r.contains("unified_memory"));
+  const json& m = r["missing"]["unified_memory"];
+  CHECK(m["code"] == "below_speed_floor");
+  CHECK(m["decode_tps"].get<double>() > 0);
+  CHECK(m["decode_tps"].get<double>() < m["min_decode_tps"].get<double>());
+  const json e = estimate(request_for({{"model", "meta-llama/Llama-3.1-405B-Instruct"}, {"quant", "Q4_K_M"}}, m["id"], m["count"].get<int>()));
+  CHECK(runs(e));
+  CHECK(e["speed"]["decode_tps"].get<double>() == Approx(m["decode_tps"].get<double>()).epsilon(0.01));
+}
+
+// Issue 16: a format with no kernel on a device is no candidate there: NVFP4 under vLLM is not
+// recommended on AMD hardware (no CUDA), while NVIDIA cards without FP4 tensor cores stay
+// candidates (weight-only Marlin path).
+std::string fp4_code(const json& e) {
+  const json& q = e.at("quant");
+  return q.contains("applicability") ? q["applicability"]["code"].get<std::string>() : "";
+}
+
+TEST_CASE("picks and smallest_device for NVFP4 name only devices with an FP4 kernel", "[solve_hardware][formats]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", "vllm"}, {"quant", "NVFP4"}};
+  json q = base;
+  q["solve"] = "picks";
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE_FALSE(r.contains("error"));
+  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
+    if (!r.contains(card)) continue;
+    const std::string id = std::string(card) == "cheapest_cloud" ? r[card]["device"] : r[card]["id"];
+    const json e = estimate(request_for(base, id, r[card]["count"].get<int>()));
+    CAPTURE(card, id, e.dump().substr(0, 400));
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK(fp4_code(e) != "fp4_no_kernel");
+  }
+  REQUIRE(r.contains("format_left_out"));
+  CHECK(r["format_left_out"]["devices"].get<int>() > 0);
+  q["solve"] = "smallest_device";
+  q["model"] = "meta-llama/Llama-3.1-8B-Instruct";
+  const json sd = solve(q);
+  REQUIRE(sd["found"] == true);
+  const json e = estimate(request_for({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"quant", "NVFP4"}}, sd["device"]["id"], 1));
+  REQUIRE_FALSE(e.contains("error"));
+  CHECK(fp4_code(e) != "fp4_no_kernel");
 }

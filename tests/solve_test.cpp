@@ -11,6 +11,7 @@
 #include "result_checks.hpp"
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
+#include "willitfit/estimate/defaults.hpp"
 
 using nlohmann::json;
 
@@ -210,4 +211,33 @@ TEST_CASE("kv_outlook gives the cache at 8K and 32K and the q8_0 saving, equal t
   const json l3 = solve({{"solve", "kv_outlook"}, {"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
   CHECK(l3["applies"] == false);
   CHECK(l3["reason"] == "beyond_max_context");
+}
+
+// Issue 16: a change that leaves decode below the floor of "runs" (3 tokens/s, the runs-on
+// lists' floor) is no fix: it is flagged and sorted after every usable one, and the document
+// says what the setup does now as a code.
+TEST_CASE("make_it_fit flags changes below the speed floor and codes the present state", "[solve][speed_floor]") {
+  const json none = solve(with(kLlama70, {{"context", 8192}, {"solve", "make_it_fit"}}));
+  REQUIRE_FALSE(none.contains("error"));
+  CHECK(none["state_now"] == "does_not_run");
+  CHECK(none["decode_tps_now"].get<double>() == 0);
+  const double floor = none["min_decode_tps"].get<double>();
+  CHECK(floor == Approx(wif::defaults::kRunsOnMinDecodeTps));
+  bool seen_slow = false, slow_flagged = false;
+  for (const auto& it : none["items"]) {
+    const double after = it["decode_tps_after"].get<double>();
+    const bool slow = after > 0 && after < floor;
+    CHECK(it["below_speed_floor"].get<bool>() == slow);
+    // Sorted: once a slow one is seen, no usable one follows.
+    if (seen_slow) CHECK(slow);
+    seen_slow = seen_slow || slow;
+    slow_flagged = slow_flagged || slow;
+  }
+  // 70B on one 4090 with layers in 64 GiB of RAM decodes at about 1.5 tokens/s: listed, flagged.
+  CHECK(slow_flagged);
+  // With RAM it runs offloaded now: the state says so, with its speed.
+  const json off = solve(with(kLlama70, {{"context", 8192}, {"ram_gib", 64}, {"solve", "make_it_fit"}}));
+  CHECK(off["verdict"] == "offload");
+  CHECK(off["state_now"] == "runs_offloaded");
+  CHECK(off["decode_tps_now"].get<double>() > 0);
 }

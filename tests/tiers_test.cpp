@@ -217,3 +217,12 @@ TEST_CASE("smallest_fit names, per list, the least-memory device that fits (the 
   // GLM-4.5-Air Q4_K_M (about 70 GiB) needs a Mac with at least 96 GB.
   CHECK(find(t["macs"], t["smallest_fit"]["macs"].get<std::string>())->at("device")["memory_gib"].get<double>() >= 96);
 }
+
+// Issue 16: MXFP4_MOE quantizes expert tensors only, so for a dense model the tier lists say it
+// is no real choice; for a MoE model (and any other format) they do not.
+TEST_CASE("tier lists of MXFP4_MOE on a dense model carry the moe_only_format code", "[tiers][formats]") {
+  const json dense = json::parse(api_tiers(cat(), json{{"model", "Qwen/Qwen3-0.6B"}, {"quant", "MXFP4_MOE"}}.dump()));
+  REQUIRE_FALSE(dense.contains("error"));
+  CHECK(dense["quant_applicability"]["code"] == "moe_only_format");
+  CHECK_FALSE(glm_tiers().contains("quant_applicability"));
+}

@@ -288,3 +288,58 @@ TEST_CASE("bad training requests name the field", "[training]") {
   CHECK(err({{"offload", "params"}})["path"] == "offload");
   CHECK(err({{"seq", "long"}})["code"] == "bad_type");
 }
+
+// Issue 16: the fine-tuning advice considers the person's own device first, offers only devices
+// the fine-tuning stack runs on (data/backends.json `training`: no Arc card), gives each GPU's
+// bytes at the count it names, and says what would do instead of an impossible count.
+TEST_CASE("fine-tuning advice: own device first, only stacks that run, per-GPU bytes, no absurd counts", "[training][advice]") {
+  // LoRA of an 8B model on one RTX 4090: the own device takes it (one or a few cards).
+  const json lora = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(lora.contains("error"));
+  CHECK(lora["advice"]["code"] == "own_device");
+  CHECK(lora["advice"]["id"] == "nvidia-rtx-4090");
+  const int n = lora["min_count"].get<int>();
+  CHECK(lora["advice"]["count"] == n);
+  CHECK(lora["min_count_detail"]["count"] == n);
+  if (n > 1) {
+    // Sharded: each GPU holds less than the one-GPU total, and no more than it can use.
+    CHECK(lora["min_count_detail"]["per_gpu_bytes"].get<double>() < lora["memory"]["per_gpu"]["total_bytes"].get<double>());
+    CHECK(lora["min_count_detail"]["zero"] == 3);
+  }
+  CHECK(lora["min_count_detail"]["per_gpu_bytes"].get<double>() <= lora["memory"]["usable_bytes"].get<double>());
+  // The cheapest set is never a card the training stack is not verified on.
+  for (const char* method : {"lora", "full", "qlora"}) {
+    const json r = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", method}, {"hardware", "nvidia-rtx-4090"}});
+    CAPTURE(method, r["cheapest"].dump());
+    if (!r["cheapest"].is_object()) continue;
+    const Device* d = cat().find_device(r["cheapest"]["id"].get<std::string>());
+    REQUIRE(d != nullptr);
+    CHECK(std::find(d->backends.begin(), d->backends.end(), "sycl") == d->backends.end());
+  }
+  // On an Arc card the own device is not advised, and that is said.
+  const json arc = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "intel-arc-b580"}});
+  REQUIRE_FALSE(arc.contains("error"));
+  CHECK(arc["advice"]["code"] != "own_device");
+  CHECK(arc["advice"]["own_device"] == "training_stack_not_verified");
+  // Full fine-tuning of a 70B model on 24 GB cards: more than a desktop holds. No count beyond
+  // the cap is advised; instead QLoRA (if it fits within the cap) and one GPU's memory need.
+  const json big = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"method", "full"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(big.contains("error"));
+  CHECK(big["advice"]["code"] != "own_device");
+  REQUIRE(big["advice"]["instead"].is_array());
+  bool mem = false;
+  for (const auto& i : big["advice"]["instead"]) {
+    if (i["code"] == "one_gpu_memory") { mem = true; CHECK(i["memory_bytes"] == big["memory"]["per_gpu"]["total_bytes"]); }
+    if (i["code"] == "qlora") CHECK(i["count"].get<int>() <= 4);
+  }
+  CHECK(mem);
+  // Several GPUs without ZeRO replicate: the per-GPU total is the one-GPU total, and coded so.
+  const json dp = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}, {"gpus", 4}});
+  const json one = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(dp["memory"]["per_gpu_basis"] == "replicated");
+  CHECK(dp["memory"]["per_gpu"]["total_bytes"] == one["memory"]["per_gpu"]["total_bytes"]);
+  const json z3 = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}, {"gpus", 4}, {"zero", 3}});
+  CHECK(z3["memory"]["per_gpu_basis"] == "sharded");
+  CHECK(z3["memory"]["per_gpu"]["total_bytes"].get<double>() < one["memory"]["per_gpu"]["total_bytes"].get<double>());
+  CHECK(one["memory"]["per_gpu_basis"] == "one_gpu");
+}

@@ -252,8 +252,11 @@ function paintRentVsBuy(r, c, mk) {
   const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
   const cards = h('div', { class: 'cards' },
     card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
-      typeof be === 'number' ? (be > last ? T('break_even_beyond', { 0: num(last, L) }) : '') : T('never_note'),
-      { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never' }),
+      // Past the period the core writes the purchase off over (its break_even code): renting is
+      // the cheaper way over the hardware's life.
+      typeof be === 'number' ? [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
+        be > last ? T('break_even_beyond', { 0: num(last, L) }) : ''].filter(Boolean).join(' ') : T('never_note'),
+      { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '' }),
     card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
   const s = b.series;

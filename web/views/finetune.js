@@ -68,7 +68,7 @@ async function run(r, alive) {
   if (!alive()) return;
   const L = state.lang;
   const hw = shownName(deviceInfo(state.hw) || r.hardware, L);
-  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_cheapest')];
+  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
     h('td', { 'data-label': head[i], ...props }, h('span', null, content));
@@ -84,7 +84,7 @@ async function run(r, alive) {
     }
     const p = x.memory.per_gpu;
     const n = x.min_count;
-    const ch = x.cheapest;
+    const md = x.min_count_detail;
     return h('tr', { dataset: { method: m, verdict: x.verdict } }, name,
       td(1, gib(p.weights_bytes, L), { class: 'n' }),
       td(2, gib(p.gradients_bytes, L), { class: 'n' }),
@@ -93,8 +93,8 @@ async function run(r, alive) {
       td(5, gib(p.other_bytes, L), { class: 'n' }),
       td(6, h('strong', null, gib(p.total_bytes, L)), { class: 'n', dataset: { bytes: String(p.total_bytes) } }),
       td(7, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
-      td(8, typeof n === 'number' ? (n > 1 ? T('ft_count', { 0: num(n, L) }) : num(n, L)) : T('ft_too_many'), { dataset: { count: n == null ? '' : String(n) } }),
-      td(9, ch ? `${ch.count > 1 ? `${num(ch.count, L)}× ` : ''}${ch.name}` : '—'));
+      td(8, neededText(n, md, L), { dataset: { count: n == null ? '' : String(n), withinCap: md ? String(md.within_cap) : 'false' } }),
+      td(9, adviceText(x.advice, L), { dataset: { advice: x.advice?.code || '' } }));
   });
   // The sequence and batch the core used (its document's settings), not the inputs' state.
   const used = rs.find((/** @type {any} */ x) => x && !x.error && x.settings)?.settings;
@@ -113,6 +113,29 @@ async function run(r, alive) {
         h('table', { class: 'data stack wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
           h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
           h('tbody', null, rows)))), capNote);
+}
+
+/**
+ * How many of the chosen device it takes, with what each of them holds (ZeRO-3 shards the states,
+ * so it is not the one-GPU total), or that a machine does not hold that many. All from the core.
+ * @param {number|null} n @param {any} md the core's min_count_detail @param {string} L
+ */
+function neededText(n, md, L) {
+  if (!md) return '—';
+  if (!md.within_cap) return typeof n === 'number' ? T('ft_beyond_cap', { 0: num(n, L), max: num(md.max_count, L) }) : T('ft_beyond_cap_any', { max: num(md.max_count, L) });
+  return n > 1 ? T('ft_count_each', { 0: num(n, L), each: gib(md.per_gpu_bytes, L) }) : num(n, L);
+}
+
+/** The core's advice: the person's own device, else the cheapest set, and what would do instead. @param {any} a @param {string} L */
+function adviceText(a, L) {
+  if (!a) return '—';
+  const set = (/** @type {any} */ x) => `${x.count > 1 ? `${num(x.count, L)}× ` : ''}${x.name}`;
+  const main = a.code === 'own_device' ? T('ft_advice_own', { 0: set(a) })
+    : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) }) : T('ft_advice_none');
+  const instead = (a.instead || []).map((/** @type {any} */ i) => i.code === 'qlora'
+    ? T('ft_instead_qlora', { 0: num(i.count, L) }) : T('ft_instead_memory', { 0: gib(i.memory_bytes, L) }));
+  const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '', ...instead].filter(Boolean);
+  return notes.length ? [main, h('br'), h('span', { class: 'note' }, notes.join(' '))] : main;
 }
 
 function ensureInputs() {

@@ -550,6 +550,9 @@ export async function renderExtras(r, alive) {
   await renderPicks(r, alive);
 }
 
+/** The core's applicability codes of a format that is left out of the format table (estimate.hpp format_applicability). */
+const NO_CHOICE = ['moe_only_format', 'fp4_no_kernel'];
+
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
 async function quantMatrix(r, alive) {
   const L = state.lang;
@@ -563,7 +566,11 @@ async function quantMatrix(r, alive) {
   const qs = isServer(r) ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
-  const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
+  const all = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
+  // Formats that are no real choice here (the core's quant.applicability: MXFP4_MOE on a dense
+  // model, NVFP4 with no kernel on the device) are left out and named in the note below.
+  const noChoice = all.filter((e) => NO_CHOICE.includes(e.x.quant.applicability?.code));
+  const ok = all.filter((e) => !noChoice.includes(e));
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
   const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality')];
   // The smallest-device column fills in a moment later (it needs more estimates).
@@ -572,8 +579,9 @@ async function quantMatrix(r, alive) {
     const x = e.x;
     const sp = speedOf(x);
     const published = x.gguf_file_published_bytes;
+    const how = x.quant.applicability?.code;
     return [
-      link(urlFor({ quant: e.q.id }), e.q.id),
+      how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'tag tight', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
       nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
       nw(`${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`),
@@ -585,8 +593,9 @@ async function quantMatrix(r, alive) {
     ];
   });
   fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
-  const skipped = qs.length - ok.length;
-  text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
+  const skipped = qs.length - all.length;
+  const why = noChoice.map((e) => T(`fmt_left_${e.x.quant.applicability.code}`, { 0: e.q.id }));
+  text('matrix-note', [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why].filter(Boolean).join(' '));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {

@@ -47,14 +47,18 @@ function changeText(it, L) {
  * The figures of one change: saved, new total, verdict, speed, quality. The speed goes from what
  * the setup does now (the core's `decode_tps_now`: the offload speed, 0 when it does not run) to
  * what it does after the change; `decode_tps_before` is the all-on-GPU speed, not the current one.
- * @param {any} it @param {number} now @param {string} L
+ * @param {any} it @param {number} now @param {string} L @param {any} res the make_it_fit answer
  */
-function detailText(it, now, L) {
+function detailText(it, now, L, res) {
   const parts = [];
   if (it.saved_bytes > 0) parts.push(T('fix_saved', { 0: gib(it.saved_bytes, L) }));
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
-  if (it.decode_tps_after > 0) parts.push(`${now > 0 ? tps(now, L) : T('fit_now_none')} → ${tps(it.decode_tps_after, L)}`);
+  // What the setup does now, from the core's state code: offloaded (with its speed when known) or not running.
+  const nowText = now > 0 ? tps(now, L) : T(res.state_now === 'runs_offloaded' ? 'fit_now_offloaded' : 'fit_now_none');
+  if (it.decode_tps_after > 0) parts.push(`${nowText} → ${tps(it.decode_tps_after, L)}`);
+  // Below the core's speed floor of "runs": a figure, not a fix.
+  if (it.below_speed_floor) parts.push(T('fix_too_slow', { 0: tps(res.min_decode_tps, L) }));
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
   return parts.join(' · ');
 }
@@ -81,29 +85,37 @@ export async function renderMakeItFit(r, alive) {
   const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
     h('li', { class: 'note', 'data-cap': c.segment }, T(`fit_cap_${c.segment}`, { n: num(c.segment_max_count, L) })));
   if (!items.length) { fill('fit-list', h('li', null, T('fit_none')), ...caps); return; }
-  // A setup that does not run: the core's first change goes under the verdict too, where the
-  // person is looking, with a link to the whole list.
-  const first = items[0];
+  // A setup that does not run: the core's first usable change goes under the verdict too, where
+  // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
+  const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);
+  const toAll = () => h('a', { href: '#diag-section', on: { click: (/** @type {Event} */ e) => { e.preventDefault(); byId('diag-section').scrollIntoView(); } } }, T('fit_all'));
   if (r.verdict === 'no_fit' && first) {
     const s0 = stateOf(first);
     const el = fill('verdict-fix', `${T('fit_first')} `, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
-      ` (${detailText(first, res.decode_tps_now, L)}). `, h('a', { href: '#diag-section', on: { click: (/** @type {Event} */ e) => { e.preventDefault(); byId('diag-section').scrollIntoView(); } } }, T('fit_all')));
+      ` (${detailText(first, res.decode_tps_now, L, res)}). `, toAll());
+    el.hidden = false;
+  } else if (r.verdict === 'no_fit') {
+    const el = fill('verdict-fix', `${T('fit_only_slow', { 0: tps(res.min_decode_tps, L) })} `, toAll());
     el.hidden = false;
   }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
     const label = changeText(it, L);
-    return h('li', { class: 'fix', 'data-field': it.change.field },
-      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L)));
+    return h('li', { class: it.below_speed_floor ? 'fix too-slow' : 'fix', 'data-field': it.change.field, 'data-too-slow': it.below_speed_floor ? '1' : '0' },
+      s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L, res)));
   }), ...caps);
 }
+
+/** An engine id in the engine's own spelling. @param {string} [id] */
+const engineName = (id) => (id === 'vllm' ? 'vLLM' : id === 'sglang' ? 'SGLang' : String(id || ''));
 
 /** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
 function missingText(key, m, L) {
   if (!m || !m.code) return T(`pick_none_${key}`);
   // The weights on one device (the core's `weights_devices`): several GPUs of a server engine hold
   // more in all (replicated tensors), so the sentence names the setup its figure is for.
-  return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0) });
+  return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
+    name: m.name ? `${m.count > 1 ? `${num(m.count, L)}× ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) });
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
@@ -142,6 +154,12 @@ export async function renderPicks(r, alive) {
   // How many cards of a kind a configuration may use (the core's count_caps, data/segments.json).
   const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);
   const capNote = byId('picks-caps');
-  capNote.textContent = caps.length ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
-  capNote.hidden = !caps.length;
+  // Devices the engine does not run on are left out (the core's engine_left_out, by kind).
+  const left = (res.engine_left_out?.kinds || []).filter((/** @type {any} */ k) => k.devices > 0);
+  const leftText = left.length ? T('picks_left_out', { engine: engineName(res.engine_left_out.engine), 0: joinList(left.map((/** @type {any} */ k) => T(`kind_plural_${k.kind}`)), L) }) : '';
+  const capText = caps.length ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
+  const fmt = res.format_left_out;
+  const fmtText = fmt && fmt.devices > 0 ? T('picks_format_left_out', { quant: String(fmt.quant), 0: num(fmt.devices, L) }) : '';
+  capNote.textContent = [capText, leftText, fmtText].filter(Boolean).join(' ');
+  capNote.hidden = !capText && !leftText && !fmtText;
 }

@@ -354,8 +354,14 @@ std::vector<std::string> Catalog::device_engines(const Device& d) const {
       for (const auto& e : be->engines)
         if (std::find(have.begin(), have.end(), e) == have.end()) have.push_back(e);
   };
-  add(d.backend);
-  for (const auto& b : d.backends) add(b);
+  // An accelerator's engines are those of its accelerator backends: the `cpu` entry of an Apple
+  // or unified machine's `backends` is its processor (vLLM's CPU build runs on an Apple chip's
+  // cores, not its GPU), so it does not make an engine run on the accelerator the estimate
+  // sizes. A CPU device keeps it.
+  auto counts = [&](const std::string& b) { return d.kind == DeviceKind::Cpu || b != "cpu"; };
+  if (counts(d.backend)) add(d.backend);
+  for (const auto& b : d.backends)
+    if (counts(b)) add(b);
   std::vector<std::string> out;
   for (const char* e : {"llama.cpp", "vllm", "sglang"})
     if (std::find(have.begin(), have.end(), e) != have.end()) out.push_back(e);

@@ -344,6 +344,25 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
   return d;
 }
 
+std::string format_applicability(const Architecture& a, const Device& d, const std::string& quant) {
+  if (quant == "MXFP4_MOE" && !a.is_moe()) return "moe_only_format";
+  if (quant == "NVFP4") {
+    // Blackwell parts carry the cuda-blackwell overhead class (data/hardware). The Marlin
+    // fallback needs compute capability 7.5 (Turing, first shipped 2018-09) or newer; the
+    // catalog gives no capability, so an older launch date stands for it (V100, P40).
+    if (d.overhead_backend == "cuda-blackwell") return "";
+    const bool cuda = d.backend == "cuda" || std::find(d.backends.begin(), d.backends.end(), "cuda") != d.backends.end();
+    const std::string launched = d.facts.is_object() ? d.facts.value("launch_date", "") : "";
+    if (!cuda || (!launched.empty() && launched < "2018-09")) return "fp4_no_kernel";
+    return "fp4_weight_only";
+  }
+  return "";
+}
+
+bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
+  return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
+}
+
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   EstimateRequest r;
@@ -593,6 +612,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},
       {"verdict", e.verdict},
   };
+  // A format that makes no sense here (or runs another way) says so (format_applicability).
+  if (const std::string fa = format_applicability(a, r.device, e.plan->quant); !fa.empty())
+    out["quant"]["applicability"] = {{"code", fa}};
   add_product_fields(out["hardware"], r.device);  // Mac Studio, Framework Desktop … (device.hpp)
   if (e.speed.decode_tps > 0) {
     out["speed"] = speed_to_json(e.speed, speed_options(r));

@@ -289,6 +289,13 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     rvb["owned_electricity_monthly_usd"] = elec_month;
     rvb["purchase_usd"] = r.purchase_usd;
     rvb["break_even_months"] = saving > 0 ? json(r.purchase_usd / saving) : json(nullptr);
+    // The break-even point against the hardware's life: the cost model writes the purchase off
+    // over amortization_months (its per-hour figure above), so a point past that period means
+    // the hardware is written off (and likely outdated) before owning it pays: renting is the
+    // cheaper way over its life. never: renting costs less per month than the electricity.
+    const double be = saving > 0 ? r.purchase_usd / saving : 0;
+    rvb["break_even"] = {{"code", saving <= 0 ? "never" : be > r.amortization_months ? "beyond_amortisation" : "within_amortisation"},
+                         {"amortization_months", r.amortization_months}};
     rvb["series"] = {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}};
   }
   return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},

@@ -84,6 +84,15 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.speed.backend.clear();  // each candidate on its own primary backend
 }
 
+bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine) {
+  const auto e = cat.device_engines(d);
+  return std::find(e.begin(), e.end(), engine) != e.end();
+}
+
+bool candidate(const Catalog& cat, const Device& d, const EstimateRequest& r) {
+  return engine_runs(cat, d, r.engine) && format_applicability(r.model.arch, d, r.quant) != "fp4_no_kernel";
+}
+
 CountCap count_cap(const Catalog& cat, const Device& d, int limit) {
   CountCap c;
   if (d.kind != DeviceKind::Gpu) return c;  // one Mac, one mini PC: never several
@@ -247,6 +256,14 @@ json make_it_fit_json(Solver& s, const json& q) {
   const double before = s.full_speed(base, b);
   out["decode_tps_before"] = before;
   out["decode_tps_now"] = finite_or_zero(b.speed.decode_tps);  // offload speed, 0 when it does not run
+  // What the setup does now, as a code the page words: it runs with layers or experts in system
+  // RAM (offload), or it does not run at all.
+  out["state_now"] = b.verdict == "offload" ? "runs_offloaded" : "does_not_run";
+  // The speed floor of "runs" (defaults.hpp kRunsOnMinDecodeTps, the runs-on lists' floor): a
+  // change whose decode speed stays below it is no fix. It is kept in the list so the person
+  // sees what the memory would take, flagged below_speed_floor and sorted after every usable one.
+  const double floor_tps = defaults::kRunsOnMinDecodeTps;
+  out["min_decode_tps"] = floor_tps;
 
   std::vector<Candidate> cands;
   const std::int64_t ctx = context_of(base);
@@ -354,8 +371,9 @@ json make_it_fit_json(Solver& s, const json& q) {
     if (!(runs(e.verdict, false) || (e.verdict == "offload" && b.verdict == "no_fit"))) continue;
     const double after = finite_or_zero(e.speed.decode_tps);
     const double speed_loss = before > 0 && after > 0 ? std::max(0.0, 100.0 * (1.0 - after / before)) : 0.0;
+    const bool too_slow = after > 0 && after + 1e-9 < floor_tps;
     const double harm = speed_loss + 10.0 * std::max(0.0, c.ppl.value_or(0.0)) + c.extra_harm +
-                        (e.verdict == "offload" ? 100.0 : 0.0);
+                        (e.verdict == "offload" ? 100.0 : 0.0) + (too_slow ? 1000.0 : 0.0);
     const std::uint64_t acc = accelerator_bytes(e);
     // saved_bytes is 0 when the change adds memory (more GPUs hold more in all).
     json it = {{"change", {{"field", c.field}, {"value", c.value}}}, {"request", c.patch},
@@ -364,6 +382,7 @@ json make_it_fit_json(Solver& s, const json& q) {
                {"decode_tps_before", before}, {"decode_tps_after", after},
                {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
     if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
+    it["below_speed_floor"] = too_slow;
     items.push_back(it);
   }
   std::stable_sort(items.begin(), items.end(),

@@ -55,6 +55,14 @@ nlohmann::json count_cap_json(const CountCap& c, int limit);
 /// One entry per segment whose maximum is below `limit` (a hardware-free search over the catalog).
 nlohmann::json catalog_count_caps(const Catalog& cat, int limit);
 void set_devices(EstimateRequest& r, const Device& d, int count);
+/// The one rule of every hardware search (cheapest, picks, smallest_device, the cloud offers):
+/// a device is a candidate only when the request's engine runs on one of its accelerator
+/// backends (Catalog::device_engines, data/backends.json `engines`). vLLM and SGLang have no
+/// Metal backend, so no Mac is offered for them.
+bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine);
+/// engine_runs, and the request's format has a kernel there (estimate.hpp format_applicability:
+/// no NVFP4 on an AMD card or a pre-Turing GPU).
+bool candidate(const Catalog& cat, const Device& d, const EstimateRequest& r);
 std::int64_t context_of(const EstimateRequest& r);
 
 class Solver {

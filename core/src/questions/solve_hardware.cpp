@@ -74,7 +74,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
   std::vector<Option> out;
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0)) continue;
-    if (base.engine == "vllm" && d.kind != DeviceKind::Gpu) continue;  // vLLM serves on GPUs
+    if (!candidate(s.catalog(), d, base)) continue;  // e.g. no Mac for vLLM or SGLang, no AMD card for NVFP4
     const int top = count_cap(s.catalog(), d, max_count).max_count;  // the segment's cap (solve_detail.hpp)
     for (double ram : tiers) {
       if (ram > 0 && d.kind != DeviceKind::Gpu) continue;  // one memory pool: no RAM tier
@@ -144,6 +144,7 @@ json cheapest_cloud(Solver& s, double min_tps) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
     if (!d || n < 1 || n > 64 || (n > 1 && d->kind != DeviceKind::Gpu)) continue;
+    if (!candidate(s.catalog(), *d, s.base())) continue;
     if (server && !tensor_parallel_accepted(s.base().model.arch, n)) continue;  // the engine refuses it
     const std::string key = d->id + "x" + std::to_string(n);
     if (tried.count(key)) continue;
@@ -226,7 +227,7 @@ json smallest_device_json(Solver& s, const json&) {
   // cheapest (an unknown price last), in catalog order otherwise.
   std::vector<const Device*> devs;
   for (const Device& d : s.catalog().devices())
-    if (d.kind != DeviceKind::Cpu && (base.engine == "llama.cpp" || d.kind == DeviceKind::Gpu)) devs.push_back(&d);
+    if (d.kind != DeviceKind::Cpu && candidate(s.catalog(), d, base)) devs.push_back(&d);
   auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
   std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
     if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
@@ -271,42 +272,84 @@ json smallest_device_json(Solver& s, const json&) {
   return out;
 }
 
-json picks_json(Solver& s, const json&) {
-  const int max_count = defaults::kMaxCount;
-  const std::vector<Option> opts = sweep(s, max_count, {0}, 0);
+namespace {
+struct Chosen {
   const Option *fastest = nullptr, *value = nullptr, *unified = nullptr;
   double value_per_tps = 0, value_price = 0;
   std::string value_kind;
+};
+
+Chosen choose(const std::vector<Option>& opts) {
+  Chosen c;
   for (const auto& o : opts) {
     if (o.tps <= 0) continue;
     // Consumer and workstation cards carry a launch price; data-centre parts have none or a
     // street quote only (data/hardware/*.json).
     if (o.d->kind == DeviceKind::Gpu && o.count == 1 && o.d->facts.contains("launch_price_usd") &&
-        (!fastest || o.tps > fastest->tps))
-      fastest = &o;
+        (!c.fastest || o.tps > c.fastest->tps))
+      c.fastest = &o;
     const bool used = o.used_price > 0 && o.used_price < o.price;
     const double price = used ? o.used_price : o.price;
-    if (price > 0 && (!value || price / o.tps < value_per_tps)) {
-      value = &o;
-      value_per_tps = price / o.tps;
-      value_price = price;
-      value_kind = used ? "used" : o.price_kind;
+    if (price > 0 && (!c.value || price / o.tps < c.value_per_tps)) {
+      c.value = &o;
+      c.value_per_tps = price / o.tps;
+      c.value_price = price;
+      c.value_kind = used ? "used" : o.price_kind;
     }
     if ((o.d->kind == DeviceKind::Apple || o.d->kind == DeviceKind::Unified) &&
-        (!unified || o.price < unified->price || (o.price == unified->price && o.tps > unified->tps)))
-      unified = &o;
+        (!c.unified || o.price < c.unified->price || (o.price == c.unified->price && o.tps > c.unified->tps)))
+      c.unified = &o;
+  }
+  return c;
+}
+}  // namespace
+
+json picks_json(Solver& s, const json&) {
+  const int max_count = defaults::kMaxCount;
+  // A pick must decode at the floor of "runs" (defaults.hpp kRunsOnMinDecodeTps): a Mac that holds
+  // a 405B model at 2.6 tokens/s is no recommendation. The sweep without the floor says which
+  // card only slower setups would fill, so its reason is the speed, not the memory.
+  const double floor_tps = defaults::kRunsOnMinDecodeTps;
+  const std::vector<Option> opts = sweep(s, max_count, {0}, floor_tps);
+  const Chosen ch = choose(opts);
+  const Option *fastest = ch.fastest, *value = ch.value, *unified = ch.unified;
+  const double value_per_tps = ch.value_per_tps, value_price = ch.value_price;
+  const std::string value_kind = ch.value_kind;
+  std::vector<Option> slow_opts;
+  Chosen slow;
+  if (!fastest || !value || !unified) {
+    slow_opts = sweep(s, max_count, {0}, 0);
+    slow = choose(slow_opts);
   }
   json out = {{"solve", "picks"}, {"context", context_of(s.base())}, {"quant", s.base().quant},
               {"count_caps", catalog_count_caps(s.catalog(), max_count)}};
   // A card that nothing qualifies for is absent (no null in results) and `missing` says why, as a
   // code with the figures behind it: the largest candidate's memory against what the weights need.
   json missing = json::object();
+  // The largest candidates are those the engine runs on (engine_runs): the figure that decided.
+  // Priced devices the engine does not run on are counted by kind in `engine_left_out`.
   double largest_card = 0, largest_unified = 0;
+  std::map<std::string, int> left_out;
+  int format_left_out = 0;
   for (const Device& d : s.catalog().devices()) {
+    if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0 && !d.facts.contains("launch_price_usd"))) continue;
+    if (!engine_runs(s.catalog(), d, s.base().engine)) {
+      ++left_out[device_kind_name(d.kind)];
+      continue;
+    }
+    if (!candidate(s.catalog(), d, s.base())) {  // the format has no kernel there
+      ++format_left_out;
+      continue;
+    }
     if (d.kind == DeviceKind::Gpu && d.facts.contains("launch_price_usd")) largest_card = std::max(largest_card, d.memory_gib);
     if ((d.kind == DeviceKind::Apple || d.kind == DeviceKind::Unified) && (d.price_usd > 0 || d.used_price_usd > 0))
       largest_unified = std::max(largest_unified, d.memory_gib);
   }
+  json left = json::array();
+  for (const auto& [kind, n] : left_out) left.push_back({{"kind", kind}, {"devices", n}});
+  out["engine_left_out"] = {{"engine", s.base().engine}, {"kinds", left}};
+  if (format_left_out > 0)
+    out["format_left_out"] = {{"quant", s.base().quant}, {"code", "fp4_no_kernel"}, {"devices", format_left_out}};
   // The weights on ONE device of the base hardware, whatever count the request names: the figure a
   // single card or machine would have to hold. Several GPUs under a server engine hold more in
   // total (each rank keeps its own copy of the replicated tensors), so the main estimate of 8
@@ -321,11 +364,25 @@ json picks_json(Solver& s, const json&) {
     // engine's budget holds the checkpoint's weights as the engine loads them (server_common.cpp).
     weights = e.vllm ? e.vllm->weights_bytes * static_cast<std::uint64_t>(std::max(1, e.vllm->tensor_parallel)) : e.weights_bytes;
   }
+  // A card only setups below the speed floor would fill: that is its reason, with the figures.
+  auto too_slow = [&](const Option* o) {
+    return json{{"code", "below_speed_floor"}, {"id", o->d->id}, {"name", o->d->name}, {"count", o->count},
+                {"decode_tps", finite_or_zero(o->tps)}, {"min_decode_tps", floor_tps},
+                {"weights_bytes", weights}, {"weights_devices", 1}};
+  };
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
+  else if (slow.fastest) missing["best_single_gpu"] = too_slow(slow.fastest);
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
                                      {"weights_bytes", weights}, {"weights_devices", 1}};
-  if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
-  if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
+  if (!value && slow.value) missing["best_value"] = too_slow(slow.value);
+  else if (!value) missing["best_value"] = {{"code", "no_priced_option_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
+  // No unified machine the engine runs on at all: that is the reason, not their memory.
+  if (!unified && slow.unified)
+    missing["unified_memory"] = too_slow(slow.unified);
+  else if (!unified && largest_unified <= 0)
+    missing["unified_memory"] = {{"code", "engine_not_on_unified"}, {"engine", s.base().engine},
+                                 {"weights_bytes", weights}, {"weights_devices", 1}};
+  else if (!unified) missing["unified_memory"] = {{"code", "no_unified_fits"}, {"largest_memory_gib", largest_unified},
                                              {"weights_bytes", weights}, {"weights_devices", 1}};
   if (value) {
     json v = pick(*value, "lowest_price_per_tps", {{"usd_per_tps", finite_or_zero(value_per_tps)}});
@@ -334,7 +391,7 @@ json picks_json(Solver& s, const json&) {
     out["best_value"] = v;
   }
   if (unified) out["unified_memory"] = pick(*unified, "cheapest_unified", {{"memory_gib", unified->d->memory_gib}});
-  json cloud = cheapest_cloud(s, 0);
+  json cloud = cheapest_cloud(s, floor_tps);
   if (!cloud.is_null()) {
     cloud["price_usd"] = cloud["price_hour_usd"];
     cloud["price_kind"] = "per_hour";

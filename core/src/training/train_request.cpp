@@ -38,6 +38,17 @@ std::string verdict(const TrainMemory& m, const UsableMemory& u) {
   return "no_fit";
 }
 
+// Whether the usual fine-tuning stack (PyTorch, PEFT, DeepSpeed ZeRO / FSDP) runs on one of the
+// device's backends (data/backends.json `training`): only those devices are offered.
+bool training_runs(const Catalog& cat, const Device& d) {
+  auto runs = [&](const std::string& b) {
+    const BackendInfo* be = cat.find_backend(b);
+    return be && be->raw.is_object() && be->raw.value("training", "") == "runs";
+  };
+  if (runs(d.backend)) return true;
+  return std::any_of(d.backends.begin(), d.backends.end(), runs);
+}
+
 TrainOptions with_gpus(TrainOptions o, int n) {
   o.gpus = n;
   if (n > 1 && o.zero < 3) o.zero = 3;  // more GPUs only help memory when the states are sharded
@@ -102,11 +113,17 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   const TrainMemory m = training_memory(a, o);
   const UsableMemory u = usable_memory(r.device, r.overrides);
 
-  // The least count of the chosen device that fits (ZeRO-3 beyond one GPU), up to 64.
+  // The least count of the chosen device that fits (ZeRO-3 beyond one GPU), up to 64, with the
+  // memory each of those GPUs holds (sharded: not the one-GPU total above).
   json min_count = nullptr;
+  std::uint64_t min_count_bytes = 0;
   for (int n : {1, 2, 4, 8, 16, 32, 64}) {
-    if (fits(training_memory(a, with_gpus(o, n)), u)) { min_count = n; break; }
+    const TrainMemory mn = training_memory(a, with_gpus(o, n));
+    if (fits(mn, u)) { min_count = n; min_count_bytes = mn.total_bytes; break; }
   }
+  // How many of the chosen device a machine holds (data/segments.json; one of anything else).
+  const int own_cap = r.device.kind != DeviceKind::Gpu ? 1 : cat.segment_max_count(r.device) > 0 ? cat.segment_max_count(r.device) : 8;
+  const bool own_runs = training_runs(cat, r.device);
   // The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
   json cheapest = nullptr;
   double best = 0;
@@ -116,6 +133,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     const TrainMemory mn = training_memory(a, with_gpus(o, n));
     for (const auto& d : cat.devices()) {
       if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
+      if (!training_runs(cat, d)) continue;  // e.g. no Arc card: no ZeRO-3 recipe for it
       // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
       if (o.method == TrainMethod::Qlora &&
           std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
@@ -186,6 +204,47 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
       {"min_count", min_count},
       {"cheapest", cheapest},
   };
+  // Beside one GPU's total: what each GPU holds at min_count (ZeRO-3 shards the states), and
+  // whether the request's own GPU count is sharded at all (plain data parallel copies everything
+  // to every GPU, so its per-GPU total is the one-GPU total).
+  if (!min_count.is_null())
+    out["min_count_detail"] = {{"count", min_count}, {"zero", min_count.get<int>() > 1 ? 3 : 0},
+                               {"per_gpu_bytes", min_count_bytes}, {"within_cap", min_count.get<int>() <= own_cap},
+                               {"max_count", own_cap}};
+  else  // more than 64: past any machine's count
+    out["min_count_detail"] = {{"within_cap", false}, {"max_count", own_cap}};
+  out["memory"]["per_gpu_basis"] = o.gpus <= 1 ? "one_gpu" : o.zero == 0 ? "replicated" : "sharded";
+  // The advice, in order: the person's own device when a machine holds enough of them and the
+  // training stack runs on it; else the cheapest catalog set; else nothing within the caps. When
+  // the own device needs more cards than a machine holds (or more than 64), `instead` says what
+  // would do: QLoRA when it fits the own device within the cap, and the memory one GPU needs.
+  json advice;
+  if (own_runs && !min_count.is_null() && min_count.get<int>() <= own_cap)
+    advice = {{"code", "own_device"}, {"id", r.device.id}, {"name", r.device.name}, {"count", min_count},
+              {"zero", min_count.get<int>() > 1 ? 3 : 0}, {"per_gpu_bytes", min_count_bytes}};
+  else if (!cheapest.is_null())
+    advice = {{"code", "cheapest_set"}, {"id", cheapest["id"]}, {"name", cheapest["name"]}, {"count", cheapest["count"]},
+              {"zero", cheapest["zero"]}, {"per_gpu_bytes", cheapest["per_gpu_bytes"]}};
+  else
+    advice = {{"code", "none_within_caps"}};
+  if (!own_runs) advice["own_device"] = "training_stack_not_verified";
+  if (min_count.is_null() || min_count.get<int>() > own_cap) {
+    json instead = json::array();
+    // QLoRA's NF4 kernels are CUDA-first (the cheapest-set rule above).
+    const bool cuda = std::find(r.device.backends.begin(), r.device.backends.end(), "cuda") != r.device.backends.end();
+    if (o.method != TrainMethod::Qlora && own_runs && cuda) {
+      TrainOptions q = o;
+      q.method = TrainMethod::Qlora;
+      for (int n = 1; n <= own_cap; n *= 2)
+        if (fits(training_memory(a, with_gpus(q, n)), u)) {
+          instead.push_back({{"code", "qlora"}, {"count", n}});
+          break;
+        }
+    }
+    instead.push_back({{"code", "one_gpu_memory"}, {"memory_bytes", m.total_bytes}});
+    advice["instead"] = instead;
+  }
+  out["advice"] = advice;
   // Said when the cheapest-set search left out a set because of its segment's cap (the solvers'
   // count_caps: {code, segment, segment_max_count, max_count}).
   json caps = json::array();

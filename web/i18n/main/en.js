@@ -77,6 +77,8 @@ export default {
   diag_graphs_exceed_headroom: 'CUDA graphs do not fit in the headroom the memory share leaves.',
   detect_seen_h: 'What the browser reports',
   fit_now_none: 'does not run now',
+  fit_now_offloaded: 'runs offloaded now', fix_too_slow: 'below {0}: too slow to use',
+  fit_only_slow: 'Only changes that stay below {0} would make it run, which is too slow to use: choose a smaller model or a larger device.',
   pick_none_best_single_gpu: 'No single GPU with a listed price holds all of it at this context; “Best value” shows several GPUs.',
   pick_none_unified_memory: 'No unified-memory machine in the catalog holds it at this context.',
   pick_none_cheapest_cloud: 'No cloud offer in the catalog holds it at this context.',

@@ -77,6 +77,8 @@ export default {
   diag_graphs_exceed_headroom: 'Los grafos CUDA no caben en el margen que deja la parte de memoria.',
   detect_seen_h: 'Lo que dice el navegador',
   fit_now_none: 'ahora no funciona',
+  fit_now_offloaded: 'ahora funciona con descarga a la RAM', fix_too_slow: 'por debajo de {0}: demasiado lento para usarlo',
+  fit_only_slow: 'Solo lo harían funcionar cambios que se quedan por debajo de {0}, demasiado lento para usarlo: elige un modelo más pequeño o un dispositivo más grande.',
   pick_none_best_single_gpu: 'Ninguna GPU sola con precio conocido lo contiene entero con este contexto; «Mejor relación» muestra varias GPU.',
   pick_none_unified_memory: 'Ningún equipo de memoria unificada del catálogo lo contiene con este contexto.',
   pick_none_cheapest_cloud: 'Ninguna oferta en la nube del catálogo lo contiene con este contexto.',

@@ -76,6 +76,8 @@ export default {
   diag_graphs_exceed_headroom: 'Les graphes CUDA ne tiennent pas dans la marge que laisse la part de mémoire.',
   detect_seen_h: 'Ce que dit le navigateur',
   fit_now_none: 'ne tourne pas pour l’instant',
+  fit_now_offloaded: 'tourne déjà avec déchargement en RAM', fix_too_slow: 'sous {0} : trop lent pour servir',
+  fit_only_slow: 'Seuls des changements qui restent sous {0} le feraient tourner, ce qui est trop lent pour servir : choisissez un modèle plus petit ou un appareil plus grand.',
   pick_none_best_single_gpu: 'Aucun GPU seul au prix connu ne le contient en entier à ce contexte ; « Meilleur rapport » montre plusieurs GPU.',
   pick_none_unified_memory: 'Aucune machine à mémoire unifiée du catalogue ne le contient à ce contexte.',
   pick_none_cheapest_cloud: 'Aucune offre cloud du catalogue ne le contient à ce contexte.',

@@ -48,6 +48,9 @@ export default {
   ft_weights: 'Weights', ft_grads: 'Gradients', ft_opt: 'Optimizer states', ft_act: 'Activations and logits',
   ft_other: 'Workspace and runtime', ft_total: 'Total per GPU', ft_on_hw: 'On one {0}', ft_needed: 'How many needed',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'more than 64', ft_cheapest: 'Cheapest that fits',
+  ft_advice: 'What to use', ft_count_each: '{0} (ZeRO-3), {each} each', ft_beyond_cap: '{0}: more than a machine holds ({max})', ft_beyond_cap_any: 'more than a machine holds ({max})',
+  ft_advice_own: 'Your own: {0}', ft_advice_buy: 'Buy {0}', ft_advice_none: 'No set within a machine’s card count',
+  ft_instead_qlora: 'QLoRA fits on {0} of yours.', ft_instead_memory: 'One GPU would need {0}.', ft_own_not_verified: 'The usual fine-tuning stacks are not verified on your device.',
   ft_table: 'Fine-tuning memory for {model}, {seq} tokens, batch {batch}',
   ft_trainable: '{0} trainable parameters',
   buy_title: 'Where to buy {0}',
@@ -55,5 +58,6 @@ export default {
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
   size_vs: '{pub}; our estimate differs by {diff}',
   break_even_beyond: 'Later than the {0} months the chart shows.',
+  break_even_beyond_life: 'Later than the {0} months the purchase is written off over: renting is cheaper over the hardware’s life.',
   cloud_no_estimate: 'no estimate',
 };

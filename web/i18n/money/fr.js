@@ -48,6 +48,9 @@ export default {
   ft_weights: 'Poids', ft_grads: 'Gradients', ft_opt: 'États de l’optimiseur', ft_act: 'Activations et logits',
   ft_other: 'Espace de travail et exécution', ft_total: 'Total par GPU', ft_on_hw: 'Sur {0}', ft_needed: 'Combien en faut-il',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'plus de 64', ft_cheapest: 'La moins chère qui suffit',
+  ft_advice: 'Que prendre', ft_count_each: '{0} (ZeRO-3), {each} chacune', ft_beyond_cap: '{0} : plus qu’une machine n’en accueille ({max})', ft_beyond_cap_any: 'plus qu’une machine n’en accueille ({max})',
+  ft_advice_own: 'La vôtre : {0}', ft_advice_buy: 'Achetez {0}', ft_advice_none: 'Aucun ensemble ne tient dans une machine',
+  ft_instead_qlora: 'QLoRA tient sur {0} des vôtres.', ft_instead_memory: 'Un seul GPU demanderait {0}.', ft_own_not_verified: 'Les outils de fine-tuning habituels ne sont pas vérifiés sur votre appareil.',
   ft_table: 'Mémoire d’affinage pour {model}, {seq} jetons, lot {batch}',
   ft_trainable: '{0} paramètres entraînables',
   buy_title: 'Où acheter {0}',
@@ -55,5 +58,6 @@ export default {
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
   size_vs: '{pub} ; notre estimation s’en écarte de {diff}',
   break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
+  break_even_beyond_life: 'Au-delà des {0} mois d’amortissement de l’achat : louer revient moins cher sur la durée de vie du matériel.',
   cloud_no_estimate: 'pas d’estimation',
 };

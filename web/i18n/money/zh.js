@@ -48,6 +48,9 @@ export default {
   ft_weights: '权重', ft_grads: '梯度', ft_opt: '优化器状态', ft_act: '激活与 logits',
   ft_other: '工作区与运行时', ft_total: '每 GPU 合计', ft_on_hw: '单块 {0}', ft_needed: '需要几块',
   ft_count: '{0}（ZeRO-3)', ft_too_many: '超过 64', ft_cheapest: '放得下的最便宜方案',
+  ft_advice: '用什么', ft_count_each: '{0}（ZeRO-3），每块 {each}', ft_beyond_cap: '{0}：超过一台机器能装的数量（{max}）', ft_beyond_cap_any: '超过一台机器能装的数量（{max}）',
+  ft_advice_own: '你自己的：{0}', ft_advice_buy: '购买 {0}', ft_advice_none: '没有一台机器装得下的组合',
+  ft_instead_qlora: '用 QLoRA，你的设备 {0} 块即可。', ft_instead_memory: '单块 GPU 需要 {0}。', ft_own_not_verified: '常用的微调工具尚未在你的设备上验证。',
   ft_table: '{model} 微调内存，{seq} token，批大小 {batch}',
   ft_trainable: '可训练参数 {0}',
   buy_title: '在哪里买 {0}',
@@ -55,5 +58,6 @@ export default {
   buy_search: '在 {0} 搜索', buy_none: '此市场没有列出商店。',
   size_vs: '{pub}；我们的估算偏差 {diff}',
   break_even_beyond: '晚于图表所示的 {0} 个月。',
+  break_even_beyond_life: '晚于购置成本的 {0} 个月摊销期：在硬件的使用寿命内，租用更便宜。',
   cloud_no_estimate: '无估算',
 };

@@ -60,7 +60,8 @@ class Catalog {
   const Device* find_device(const std::string& id) const;
   const BackendInfo* find_backend(const std::string& id) const;
   /// The engines that run on a device: the union, in engine order llama.cpp, vllm, sglang, of
-  /// the `engines` of each backend the device lists (backends.json). Unknown backends add none.
+  /// the `engines` of each backend the device lists (backends.json). Unknown backends add none;
+  /// the `cpu` backend counts only for a CPU device (an accelerator's engine must run on it).
   std::vector<std::string> device_engines(const Device& d) const;
   /// How many identical cards of a GPU's market segment a normal machine holds (data/segments.json
   /// max_count for the device's `segment`); 0 when the device names no segment the file lists.

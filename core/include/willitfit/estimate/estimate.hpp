@@ -44,6 +44,30 @@ struct EstimateContext {
 };
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const EstimateContext& ctx);
 
+/// "Fits with room to spare" (verdict fits) against "fits, but tight" (tight) on one device: the
+/// upper bound of its total (the estimate plus its uncertainty) must stay at or below this share
+/// of the usable memory. At least 15 % stays free because the KV cache grows with every longer
+/// prompt the person tries, and a browser or desktop compositor on the same GPU takes a GiB or
+/// two that no estimate sees; a total at 91 % of the usable memory leaves room for neither.
+inline constexpr double kRoomToSpareShare = 0.85;
+
+/// llama.cpp's verdict of a device: fits when high_bytes <= kRoomToSpareShare x usable_bytes,
+/// tight when only the estimate itself (total_bytes) is within usable_bytes.
+bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes);
+
+/// Whether a format is a meaningful choice for this model on this device: "" when it is, else a
+/// code (the result's quant.applicability, absent when "").
+///  * moe_only_format: MXFP4_MOE on a model without experts. llama-quantize's MXFP4_MOE type
+///    (tools/quantize, llama-quant.cpp llama_tensor_get_type) gives MXFP4 to expert tensors only
+///    and Q8_0 to the rest, so for a dense model it is a Q8_0 file under another name.
+///  * fp4_weight_only: NVFP4 on a CUDA GPU without Blackwell FP4 tensor cores (its overhead class
+///    is not cuda-blackwell). vLLM and SGLang then run it as weight-only FP4 through their Marlin
+///    kernels (vLLM docs/features/quantization/modelopt.md, SGLang PR #19652, compute capability
+///    7.5 and newer): decode reads the same bytes, the matrix products run in bf16.
+///  * fp4_no_kernel: NVFP4 on a device with no CUDA backend or older than Turing: no engine has a
+///    kernel for it there.
+std::string format_applicability(const Architecture& a, const Device& d, const std::string& quant);
+
 /// The result document (contract: memory.*_bytes integers, verdict, model, hardware …).
 nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);
 

@@ -13,6 +13,9 @@
 // known (basis "same_tokens"): the owned setup's tokens a month (its decode speed x its hours),
 // which the instance makes in hours x owned speed / its own speed a day, billed as it bills.
 // Without a speed for any offer the basis is "same_hours" (both used the same hours a day).
+// rent_vs_buy.break_even {code, amortization_months} sets that point against the period the
+// purchase is written off over: within_amortisation, beyond_amortisation (buying pays only after
+// the hardware's written-off life: renting is cheaper over it) or never.
 #pragma once
 #include <cstdint>
 #include <map>

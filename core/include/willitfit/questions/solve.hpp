@@ -33,7 +33,11 @@
 //      extra_price_usd (count), and harm. Items are sorted by harm, an ordering aid and not a
 //      measurement: speed lost in %, + 10 x perplexity points lost, + half the context or
 //      slots lost in %, + 30 per extra GPU, + 2 / 10 for a q8_0 / q4_0 KV cache (no quality
-//      figure in the catalog), + 100 when the result is only an offload.
+//      figure in the catalog), + 100 when the result is only an offload, + 1000 when its decode
+//      speed is below the floor of "runs" (min_decode_tps, defaults.hpp kRunsOnMinDecodeTps = 3
+//      tokens/s): such an item carries below_speed_floor true and is no fix, only a figure.
+//      Also state_now: runs_offloaded (the request runs with layers or experts in RAM) or
+//      does_not_run, and decode_tps_now (0 when it does not run).
 //  * cheapest      [min_decode_tps, max_count = 8, ram_tiers_gib = [0], allow_offload]
 //      Over catalog devices with a price (discrete GPUs up to max_count identical cards, Apple
 //      and unified machines alone; CPU entries are left out, their price is the processor only),
@@ -54,9 +58,18 @@
 //      missing.<card> says why: {code, weights_bytes, largest_memory_gib?} with code
 //      no_single_card_fits (largest_memory_gib: the largest priced consumer/workstation card),
 //      no_priced_option_runs, no_unified_fits (largest_memory_gib: the largest priced Apple or
-//      unified machine) or no_cloud_offer_runs. `missing` is always present (empty when all four are).
+//      unified machine) or no_cloud_offer_runs, or engine_not_on_unified {engine} when the engine
+//      runs on no priced unified machine, or below_speed_floor {id, name, count, decode_tps,
+//      min_decode_tps} when only setups decoding below the floor of "runs" (3 tokens/s,
+//      defaults.hpp kRunsOnMinDecodeTps) would fill the card: every pick, the cloud one too,
+//      decodes at the floor at least. Every card only considers devices the request's engine
+//      runs on (solve_detail.hpp engine_runs: no Mac for vLLM or SGLang), and the largest-memory
+//      figures are of those devices; engine_left_out {engine, kinds[{kind, devices}]} counts the
+//      priced devices left out by kind; format_left_out {quant, code: fp4_no_kernel, devices}
+//      counts those where the engine runs but the format has no kernel (NVFP4 on AMD cards).
+//      `missing` is always present (empty when all four are).
 //  * smallest_device   (no hardware needed)
-//      The catalog accelerator (CPU entries left out; discrete GPUs only for vLLM and SGLang)
+//      The catalog accelerator (CPU entries left out; only devices the engine runs on)
 //      with the least memory, then the lowest price (an unknown price last), on which one device
 //      with no system RAM runs the request fully (fits or tight). Devices below what the
 //      weights and KV cache alone need are not estimated; of devices alike in kind, usable

@@ -21,7 +21,8 @@
 // reproduces it exactly (api_estimate on it gives the same verdict, memory, speed and flags).
 //
 // Result: {model, quant, context, ram_tiers_gib, counts{gpus{fits,offload,no_fit,no_engine},macs,unified},
-//          gpus[], macs[], unified[]}, each entry
+//          gpus[], macs[], unified[], quant_applicability{code} (moe_only_format: MXFP4_MOE
+//          on a dense model, estimate.hpp format_applicability; absent otherwise)}, each entry
 //   {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, tier, ram_gib, verdict,
 //    memory{total_bytes, usable_bytes, host_ram_bytes}, speed{decode_tps, decode_tps_low,
 //    decode_tps_high} (absent when it does not run or the device states no bandwidth),

@@ -97,7 +97,13 @@ struct TrainRequest {
 TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q);
 
 /// The result document: per-GPU memory by term, verdict against the device, the least number of
-/// the chosen device that fits (ZeRO-3 beyond one GPU) and the cheapest catalog GPU set that fits.
+/// the chosen device that fits (ZeRO-3 beyond one GPU; min_count_detail gives each GPU's bytes
+/// there and whether a machine holds that many), and the cheapest catalog GPU set that fits among
+/// devices the fine-tuning stack runs on (data/backends.json `training`). memory.per_gpu_basis:
+/// one_gpu, replicated (several GPUs without ZeRO: every GPU holds the full total) or sharded.
+/// advice {code: own_device | cheapest_set | none_within_caps, id, name, count, zero,
+/// per_gpu_bytes, instead[{code: qlora, count} | {code: one_gpu_memory, memory_bytes}] when the
+/// own device needs more cards than a machine holds, own_device: training_stack_not_verified}.
 nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r);
 
 const char* train_method_name(TrainMethod m);

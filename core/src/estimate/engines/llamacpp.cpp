@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "engines.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 #include "willitfit/speed/speculative.hpp"
 
@@ -197,7 +198,7 @@ class LlamaCppStep final : public EngineStep {
       e.total_high_bytes += high(d.total_bytes);
       e.usable.usable_bytes += d.usable_bytes;
       all_fit = all_fit && d.total_bytes <= d.usable_bytes;
-      all_margin = all_margin && static_cast<double>(high(d.total_bytes)) <= 0.95 * static_cast<double>(d.usable_bytes);
+      all_margin = all_margin && room_to_spare(high(d.total_bytes), d.usable_bytes);  // estimate.hpp
     }
     e.host_weights_bytes = e.full.unified ? 0 : e.full.host.weights_bytes;
 

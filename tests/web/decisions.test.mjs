@@ -1,0 +1,109 @@
+// Issue 16 in Chromium: the page words the core's decisions about what to recommend: picks only on
+// devices the engine runs on, make-it-fit changes below the speed floor flagged (and never the
+// first fix), the fine-tuning advice (own device first, per-GPU bytes, what would do instead),
+// formats that are no real choice left out of the format table, and a break-even point past the
+// hardware's written-off life.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { open, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+test('vLLM picks name no Mac and say that Apple silicon Macs are left out', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  await page.waitForSelector('#picks-caps:not([hidden])');
+  const cards = await page.$$eval('#picks-cards .card.pick', (els) => els.map((e) => ({ key: e.dataset.pick, id: e.dataset.id || '', text: e.textContent })));
+  for (const c of cards) assert.doesNotMatch(c.id, /^apple-/, JSON.stringify(c));
+  const unified = cards.find((c) => c.key === 'unified_memory');
+  // The reason's figure is a machine vLLM runs on (128 GiB at most), never a 512 GiB Mac.
+  assert.doesNotMatch(unified.text, /512/);
+  assert.match(await page.textContent('#picks-caps'), /vLLM does not run on Apple silicon Macs/);
+});
+
+test('make it fit flags a change below the speed floor and words the present state by its code', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=64&lang=en`);
+  await page.waitForSelector('#fit-list li.fix');
+  const fixes = await page.$$eval('#fit-list li.fix', (els) => els.map((e) => ({ field: e.dataset.field, slow: e.dataset.tooSlow, text: e.textContent })));
+  // Offloaded into 64 GiB it runs now, slowly: "does not run now" would be false.
+  for (const f of fixes) assert.doesNotMatch(f.text, /does not run now/, f.text);
+  const gpus = fixes.find((f) => f.field === 'count');
+  assert.ok(gpus, JSON.stringify(fixes));
+  assert.match(gpus.text, /[\d.,]+\stok\/s → [\d.,]+\stok\/s/);
+  assert.equal(gpus.slow, '0');
+
+  // Without RAM it does not run; the offload change is listed but flagged too slow, after the
+  // usable ones, and the fix under the verdict is a usable one.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#fit-list li.fix');
+  const none = await page.$$eval('#fit-list li.fix', (els) => els.map((e) => ({ field: e.dataset.field, slow: e.dataset.tooSlow, text: e.textContent })));
+  const slow = none.filter((f) => f.slow === '1');
+  assert.ok(slow.length >= 1, JSON.stringify(none));
+  for (const f of slow) assert.match(f.text, /below 3(\.0)?\stok\/s: too slow to use/);
+  assert.ok(none.findIndex((f) => f.slow === '1') > none.findIndex((f) => f.slow === '0'));
+  await page.waitForSelector('#verdict-fix:not([hidden])');
+  assert.doesNotMatch(await page.textContent('#verdict-fix'), /too slow/);
+});
+
+test('the fine-tuning table advises the person\'s own device with what each GPU holds', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="lora"]');
+  const rows = await page.$$eval('#ft-table tbody tr', (trs) => trs.map((tr) => ({
+    m: tr.dataset.method, advice: tr.querySelector('[data-advice]')?.dataset.advice, needed: tr.querySelector('[data-count]')?.textContent,
+    count: tr.querySelector('[data-count]')?.dataset.count, text: tr.textContent,
+  })));
+  const lora = rows.find((r) => r.m === 'lora');
+  assert.equal(lora.advice, 'own_device', JSON.stringify(lora));
+  assert.match(lora.text, /Your own: .*GeForce RTX 4090/);
+  assert.doesNotMatch(lora.text, /Arc/);
+  if (Number(lora.count) > 1) assert.match(lora.needed, /ZeRO-3\), [\d.,]+\sGiB each/);
+  for (const r of rows) assert.doesNotMatch(r.text, /more than 64/);
+});
+
+test('the format table leaves MXFP4_MOE out for a dense model and says why', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#matrix table tbody tr');
+  const ids = await page.$$eval('#matrix table tbody tr', (trs) => trs.map((tr) => tr.querySelector('th,td')?.textContent || ''));
+  assert.ok(ids.some((t) => /Q4_K_M/.test(t)), ids.join());
+  assert.ok(!ids.some((t) => /MXFP4/.test(t)), ids.join());
+  assert.match(await page.textContent('#matrix-note'), /MXFP4_MOE is left out: it quantizes only the expert tensors/);
+});
+
+test('NVFP4 on an RTX 4090 under vLLM is labelled weight-only, not shown as native', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#matrix [data-applicability="fp4_weight_only"]');
+  assert.match(await page.textContent('#matrix [data-applicability="fp4_weight_only"]'), /weight-only FP4: no FP4 tensor cores/);
+  // Only NVFP4 carries it: the other formats run natively on the card.
+  assert.equal((await page.$$('#matrix [data-applicability]')).length, 1);
+});
+
+test('a break-even point past the written-off life says renting is cheaper over it', async () => {
+  const page = await env.page();
+  // Qwen3-8B on an RTX 4090: the instance that makes the same tokens costs little a month, so the
+  // purchase pays off only after about 18 years, far past its 36-month amortisation.
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#rvb-break-even[data-months]', { timeout: 300000 });
+  const months = Number(await page.getAttribute('#rvb-break-even', 'data-months'));
+  assert.ok(months > 36, String(months));
+  assert.equal(await page.getAttribute('#rvb-break-even', 'data-code'), 'beyond_amortisation');
+  // The note sits under the figure, in the same card.
+  assert.match(await page.$eval('#rvb-break-even', (el) => el.parentElement?.textContent || ''), /Later than the 36 months the purchase is written off over: renting is cheaper over the hardware’s life/);
+});
+
+test('a pick card only a setup below the speed floor would fill says so with that setup\'s speed', async () => {
+  const page = await env.page();
+  // Llama 3.1 405B at Q4_K_M fits a 512 GB Mac, at about 2.6 tok/s: no unified card.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-405B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  const card = await page.$eval('#picks-cards [data-pick="unified_memory"]', (el) => ({ missing: el.querySelector('[data-missing]')?.getAttribute('data-missing'), text: el.textContent }));
+  assert.equal(card.missing, 'below_speed_floor', JSON.stringify(card));
+  assert.match(card.text, /Only setups too slow to use hold it: .*512.* decodes at [\d.,]+\stok\/s, below 3(\.0)?\stok\/s\./);
+});
