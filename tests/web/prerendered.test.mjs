@@ -77,8 +77,8 @@ function firstFrame() {
  * The first frame's elements of a page as built (the app's module refused, so it does not take
  * the page over; scripts stay on for the violation listener), with `block` (a pattern) refused.
  */
-async function staticFrame(url, width, block) {
-  const page = await env.page({ viewport: { width, height: 900 } });
+async function staticFrame(url, width, colorScheme, block) {
+  const page = await env.page({ viewport: { width, height: 900 }, colorScheme });
   await watchViolations(page);
   await page.route(/\/app\.js$/, (r) => r.abort());
   if (block) await page.route(block, (r) => r.abort());
@@ -98,8 +98,8 @@ test('the pages under test were built', () => {
   for (const p of PAGES) assert.ok(fs.existsSync(path.join(dist, p, 'index.html')), `${p} (bash scripts/build.sh draws it)`);
 });
 
-for (const width of [1280, 390]) {
-  test(`at ${width} px the inline block alone styles the first frame exactly as the whole stylesheet does, with no CSP violation`, async () => {
+for (const [width, colorScheme] of /** @type {const} */ ([[1280, 'light'], [390, 'light'], [390, 'dark']])) {
+  test(`at ${width} px, ${colorScheme}, the inline block alone styles the first frame exactly as the whole stylesheet does, with no CSP violation`, async () => {
     for (const p of PAGES) {
       // The header the server sends names the block too (the browser applies both policies).
       const res = await fetch(env.url + p);
@@ -107,9 +107,9 @@ for (const width of [1280, 390]) {
       const hash = /style-src 'self' ('sha256-[^']+')/.exec(res.headers.get('content-security-policy') || '')?.[1];
       assert.ok(hash && html.includes(hash), `${p}: the header names the page's block`);
 
-      const whole = await staticFrame(env.url + p, width, null);
+      const whole = await staticFrame(env.url + p, width, colorScheme, null);
       // styles.css and the chart's stylesheet refused: what the first paint has before they load.
-      const inline = await staticFrame(env.url + p, width, /(styles|uPlot\.min)\.css$/);
+      const inline = await staticFrame(env.url + p, width, colorScheme, /(styles|uPlot\.min)\.css$/);
       assert.deepEqual(whole.violations, [], `${p}: no CSP violation`);
       assert.deepEqual(whole.csp, [], p);
       assert.deepEqual(inline.violations, [], p);
