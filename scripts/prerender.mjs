@@ -427,6 +427,19 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
     // same specificity, styles.css still wins.
     if (chartCss && below.contains(chartCss)) chartCss.after(main);
     else below.prepend(main);
+    // Both fetched from the head: the preload scanner requests only the first stylesheet of the
+    // body early, and the second one then waited for the first to load before it was asked for
+    // (two round trips before the rest of the page is parsed and the app starts; a trace).
+    let at = style;
+    for (const l of [chartCss, main]) {
+      if (!l || !below.contains(l)) continue;
+      const pre = document.createElement('link');
+      pre.setAttribute('rel', 'preload');
+      pre.setAttribute('as', 'style');
+      pre.setAttribute('href', l.getAttribute('href') || '');
+      at.after(pre);
+      at = pre;
+    }
     const hash = `'sha256-${crypto.createHash('sha256').update(css, 'utf8').digest('base64')}'`;
     const meta = document.createElement('meta');
     meta.setAttribute('http-equiv', 'Content-Security-Policy');
