@@ -420,6 +420,8 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
     const main = [...head.querySelectorAll('link[rel="stylesheet"]')].find((l) => /(^|\/)styles\.css$/.test(l.getAttribute('href') || ''));
     if (!main) throw new Error('prerender: the page has no styles.css in its head');
     const css = [criticalCss(styleRules, firstFrameElements(document, below)), ...rules].join('\n');
+    // The block is written as it is (raw text): the hash below is of these very bytes.
+    if (/<\/style/i.test(css)) throw new Error('prerender: the inline stylesheet would end its own element');
     const style = document.createElement('style');
     style.textContent = css;
     main.before(style);
