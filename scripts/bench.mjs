@@ -21,7 +21,11 @@
 //      layout, the font lookups (a synchronous request to the browser process per font size and
 //      weight, per family tried, per character no font in the list has), and the milliseconds of
 //      parsing, style, layout (fonts included) and paint; the same for the one-line page.
+//      With --against DIR (another build's dist/, e.g. a copy kept from before a change), the same
+//      page from that build too, served the same way, its runs alternating with this build's and
+//      the one-line page's in the same browser, so both builds meet the same load.
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
+// WIF_BENCH_RUNS=n: n runs instead of 5 for (b) and (f).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -34,7 +38,7 @@ import { startServer } from './server.mjs';
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const dist = path.join(root, 'dist');
 const BUDGET = 500 * 1000;
-const RUNS = 5;
+const RUNS = Number(process.env.WIF_BENCH_RUNS) || 5;
 const GRID_SECONDS = Number(process.env.WIF_BENCH_GRID_SECONDS) || 20;
 const APP_QUERY = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en';
 
@@ -305,6 +309,10 @@ async function prerenderedFigures() {
   if (!fs.existsSync(path.join(dist, PAGE, 'index.html'))) { console.log('\n(f) no prerendered pages in dist/ (WIF_PRERENDER=0?)'); return; }
   const { chromium } = await import('playwright-core');
   const { server, url } = await startServer({ port: 0 });
+  const ai = process.argv.indexOf('--against');
+  const againstDir = ai > 0 ? path.resolve(process.argv[ai + 1] || '') : null;
+  if (againstDir && !fs.existsSync(path.join(againstDir, PAGE, 'index.html'))) throw new Error(`bench: no /${PAGE} in ${againstDir}`);
+  const against = againstDir ? await startServer({ port: 0, root: againstDir }) : null;
   const blankDir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-bench-'));
   fs.writeFileSync(path.join(blankDir, 'blank.html'), '<!doctype html><html><head><meta charset="utf-8"><title>blank</title></head><body><p>blank</p></body></html>');
   const blank = await startServer({ port: 0, root: blankDir });
@@ -318,26 +326,38 @@ async function prerenderedFigures() {
     const tick = () => { const v = get(); if (v !== undefined) resolve(v); else setTimeout(tick, 10); };
     tick();
   });
-  const pageF = [], blankF = [], ready = [], input = [];
+  /** @typedef {{fcp: number[], ready: number[], input: number[], loads: number[], verdict: string}} Runs */
+  /** @returns {Runs} */
+  const runsOf = () => ({ fcp: [], ready: [], input: [], loads: [], verdict: '' });
+  const mine = runsOf(), theirs = runsOf();
+  /** @type {number[]} */
+  const blankF = [];
   /** @type {{page: Record<string, number>[], blank: Record<string, number>[]}} */
   const traced = { page: [], blank: [] };
-  let verdictAtFcp = '';
+  /** One fresh load of the pair page from the server at `base`. @param {string} base @param {Runs} r */
+  const measure = async (base, r) => {
+    r.loads.push(os.loadavg()[0]);
+    const ctx = await browser.newContext({ serviceWorkers: 'block' });
+    const page = await ctx.newPage();
+    await page.goto(base + PAGE, { waitUntil: 'commit' });
+    r.fcp.push(/** @type {number} */ (await page.evaluate(fcp)));
+    // What the first paint had: the verdict and the required memory are in the markup itself.
+    if (!r.verdict) r.verdict = await page.evaluate(() => `${document.querySelector('#verdict-text')?.textContent} · ${document.querySelector('#c-total')?.textContent}`);
+    await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000, polling: 10 });
+    r.ready.push(await page.evaluate(() => performance.now()));
+    const before = await page.textContent('#c-total');
+    const t0 = await page.evaluate(() => performance.now());
+    await page.selectOption('#quant', 'Q8_0');
+    await page.waitForFunction((b) => document.querySelector('#c-total')?.textContent !== b, before, { timeout: 60000, polling: 5 });
+    r.input.push(await page.evaluate(() => performance.now()) - t0);
+    await ctx.close();
+  };
   try {
     for (let i = 0; i < RUNS; i++) {
-      const ctx = await browser.newContext({ serviceWorkers: 'block' });
-      const page = await ctx.newPage();
-      await page.goto(url + PAGE, { waitUntil: 'commit' });
-      pageF.push(/** @type {number} */ (await page.evaluate(fcp)));
-      // What the first paint had: the verdict and the required memory are in the markup itself.
-      if (i === 0) verdictAtFcp = await page.evaluate(() => `${document.querySelector('#verdict-text')?.textContent} · ${document.querySelector('#c-total')?.textContent}`);
-      await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000, polling: 10 });
-      ready.push(await page.evaluate(() => performance.now()));
-      const before = await page.textContent('#c-total');
-      const t0 = await page.evaluate(() => performance.now());
-      await page.selectOption('#quant', 'Q8_0');
-      await page.waitForFunction((b) => document.querySelector('#c-total')?.textContent !== b, before, { timeout: 60000, polling: 5 });
-      input.push(await page.evaluate(() => performance.now()) - t0);
-      await ctx.close();
+      // With --against, the two builds take turns going first.
+      if (against && i % 2) await measure(against.url, theirs);
+      await measure(url, mine);
+      if (against && !(i % 2)) await measure(against.url, theirs);
       const bctx = await browser.newContext();
       const bpage = await bctx.newPage();
       await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'commit' });
@@ -355,8 +375,10 @@ async function prerenderedFigures() {
     await browser.close();
     await new Promise((r) => server.close(r));
     await new Promise((r) => blank.server.close(r));
+    if (against) await new Promise((r) => against.server.close(r));
     fs.rmSync(blankDir, { recursive: true, force: true });
   }
+  const { fcp: pageF, ready, input, verdict: verdictAtFcp } = mine;
   const runs = (/** @type {number[]} */ xs) => xs.map((t) => t.toFixed(0)).join(', ');
   console.log(`\n(f) A prerendered pair page (/${PAGE}) in headless Chromium (fresh context, median of ${RUNS})`);
   console.log(`  first contentful paint:            ${ms(median(pageF))} (runs: ${runs(pageF)}); on screen then: ${verdictAtFcp}`);
@@ -364,6 +386,14 @@ async function prerenderedFigures() {
   console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×)`);
   console.log(`  reacts to input (the app has taken over) at ${ms(median(ready))} after navigation (runs: ${runs(ready)})`);
   console.log(`  one input (format → Q8_0) to its figures on screen: ${ms(median(input))} (runs: ${runs(input)})`);
+  if (against) {
+    const load = (/** @type {number[]} */ xs) => `${Math.min(...xs).toFixed(1)}-${Math.max(...xs).toFixed(1)}`;
+    console.log(`  the same page from ${againstDir} (--against; runs alternating with the above):`);
+    console.log(`    first contentful paint:          ${ms(median(theirs.fcp))} (runs: ${runs(theirs.fcp)}); on screen then: ${theirs.verdict}`);
+    console.log(`    ratio: ${(median(theirs.fcp) / median(blankF)).toFixed(2)}× to the one-line page (this build: ${(median(pageF) / median(blankF)).toFixed(2)}×)`);
+    console.log(`    reacts to input at ${ms(median(theirs.ready))} (runs: ${runs(theirs.ready)}); one input ${ms(median(theirs.input))} (runs: ${runs(theirs.input)})`);
+    console.log(`    load average (1 min) during the runs: this build ${load(mine.loads)}, the other ${load(theirs.loads)}`);
+  }
   if (traced.page.length) {
     const med = (/** @type {Record<string, number>[]} */ xs, /** @type {string} */ k) => median(xs.map((x) => x[k]));
     console.log(`  traced (${traced.page.length} more runs each; medians): first contentful paint; then the renderer's main thread from the request to the end of the first frame's paint:`);

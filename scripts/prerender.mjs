@@ -17,12 +17,16 @@
 // per device. The pages are drawn by one process per core (WIF_JOBS, default: the core count).
 // The site's address for canonical links and the sitemap: WIF_SITE_URL (default
 // http://127.0.0.1:8080/, what `npm start` serves).
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fork } from 'node:child_process';
 import os from 'node:os';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseHTML } from 'linkedom';
+
+import { criticalCss, firstFrameElements, parseRules } from './critical-css.mjs';
+import { cspWith } from './server.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 const MORE = process.env.WIF_PAGES === 'more';
@@ -155,6 +159,8 @@ export async function prerender(dist, opts = {}) {
   const [models, hardware] = await Promise.all([api.list('models'), api.list('hardware')]);
   const template = fs.readFileSync(path.join(dist, 'index.html'), 'utf8').replace(/<html lang="en"/, '<html lang="en" data-build="static"');
   installDocument(template, site.href);
+  // The app's stylesheet, as rules: a pair page inlines those its first frame needs (finishPage).
+  const styleRules = parseRules(fs.readFileSync(path.join(dist, 'styles.css'), 'utf8'));
   const stateMod = await import(pathToFileURL(path.join(dist, 'state.js')).href);
   const app = await import(pathToFileURL(path.join(dist, 'app.js')).href);
   const catalog = await import(pathToFileURL(path.join(dist, 'catalog.js')).href);
@@ -268,7 +274,7 @@ export async function prerender(dist, opts = {}) {
       history.replaceState(null, '', `${site.pathname}?${query}`);
       await app.renderStatic();
       history.replaceState(null, '', here);
-      const css = finishPage(document, { up, query, site, rel, lang });
+      const css = finishPage(document, { up, query, site, rel, lang, styleRules });
       const html = `<!doctype html>\n${document.documentElement.outerHTML}\n`;
       fs.mkdirSync(path.join(dist, pagePath), { recursive: true });
       if (css) fs.writeFileSync(path.join(dist, pagePath, 'page.css'), `${css}\n`);
@@ -302,11 +308,14 @@ export async function prerender(dist, opts = {}) {
 /**
  * What a page needs around the app's markup: paths to the app's files from its folder, the state
  * it stands for (the live app reads it), canonical and hreflang links, FAQ structured data from
- * the visible FAQ, and the bars' widths in a stylesheet of its own (the CSP forbids style attributes).
+ * the visible FAQ, and the bars' widths in a stylesheet of its own (the CSP forbids style attributes);
+ * on a pair page, the part of the app's stylesheet its first frame needs and the bars' widths
+ * inline, named by hash in the page's own CSP (see below). Returns the page's own stylesheet
+ * (page.css), if it has one.
  * @param {Document} document
- * @param {{up: string, query: string, site: URL, rel: string, lang: string}} p
+ * @param {{up: string, query: string, site: URL, rel: string, lang: string, styleRules: import('./critical-css.mjs').Rule[]}} p
  */
-function finishPage(document, { up, query, site, rel, lang }) {
+function finishPage(document, { up, query, site, rel, lang, styleRules }) {
   const html = document.documentElement;
   html.removeAttribute('data-build');
   html.setAttribute('data-query', query);
@@ -387,14 +396,60 @@ function finishPage(document, { up, query, site, rel, lang }) {
   // they use; content-visibility: auto does not spare the first layout. So the page comes in two
   // parts: the chart's stylesheet (uPlot) opens the sections below the answer, and a stylesheet
   // in the body pauses the parser until it has loaded (content above it still paints), so the
-  // first frame is the part above it. The bars' widths (page.css) are part of the answer: they
-  // load with the page's stylesheet, so the bar never paints without them. Pages without that
-  // section (model, device) load the chart's stylesheet at the end of the body.
+  // first frame is the part above it. The bars' widths are part of the answer: they are inline
+  // with it (below), so the bar never paints without them. Pages without that section (model,
+  // device) load the chart's stylesheet at the end of the body, and the bars' widths (if any) in
+  // page.css after the app's stylesheet in the head.
   const chartCss = [...document.querySelectorAll('link[rel="stylesheet"]')].find((l) => /uPlot\.min\.css$/.test(l.getAttribute('href') || ''));
   const below = view?.id === 'view-main' ? view.querySelector(':scope > .wide') : null;
   if (chartCss) {
     if (below) below.prepend(chartCss);
     else document.body.append(chartCss);
+  }
+  if (below) {
+    // A pair page waits for no stylesheet before its first paint. A Chromium trace of the first
+    // frame had it wait for styles.css (requested from the head; 25-50 ms after navigation on
+    // an idle machine, more under load) and then for the bars' widths (page.css). So the rules
+    // of styles.css that the first frame's elements use, and the bars' widths, are inline in the
+    // head (criticalCss: copies in the stylesheet's order, so when styles.css has loaded the
+    // cascade is its own), and styles.css itself opens the sections below the answer, with the
+    // chart's stylesheet: the parser pauses there as before, and the rest of the page is parsed
+    // with the whole stylesheet. The CSP names the block by its hash (style-src 'self' alone
+    // refuses inline styles): in a <meta http-equiv> first in the head, for a host that sends no
+    // policy, and in the header scripts/server.mjs sends with the page, read from that <meta>.
+    const main = [...head.querySelectorAll('link[rel="stylesheet"]')].find((l) => /(^|\/)styles\.css$/.test(l.getAttribute('href') || ''));
+    if (!main) throw new Error('prerender: the page has no styles.css in its head');
+    const css = [criticalCss(styleRules, firstFrameElements(document, below)), ...rules].join('\n');
+    // The block is written as it is (raw text): the hash below is of these very bytes.
+    if (/<\/style/i.test(css)) throw new Error('prerender: the inline stylesheet would end its own element');
+    const style = document.createElement('style');
+    style.textContent = css;
+    main.before(style);
+    // After the chart's stylesheet, as in the head before: where both set a property with the
+    // same specificity, styles.css still wins.
+    if (chartCss && below.contains(chartCss)) chartCss.after(main);
+    else below.prepend(main);
+    // Both fetched from the head: the preload scanner requests only the first stylesheet of the
+    // body early, and the second one then waited for the first to load before it was asked for
+    // (two round trips before the rest of the page is parsed and the app starts; a trace).
+    let at = style;
+    for (const l of [chartCss, main]) {
+      if (!l || !below.contains(l)) continue;
+      const pre = document.createElement('link');
+      pre.setAttribute('rel', 'preload');
+      pre.setAttribute('as', 'style');
+      pre.setAttribute('href', l.getAttribute('href') || '');
+      at.after(pre);
+      at = pre;
+    }
+    const hash = `'sha256-${crypto.createHash('sha256').update(css, 'utf8').digest('base64')}'`;
+    const meta = document.createElement('meta');
+    meta.setAttribute('http-equiv', 'Content-Security-Policy');
+    meta.setAttribute('content', cspWith({ styles: [hash], meta: true }));
+    const charset = head.querySelector('meta[charset]');
+    if (charset) charset.after(meta);
+    else head.prepend(meta);
+    return '';
   }
   if (rules.length) {
     const css = document.createElement('link');

@@ -11,6 +11,35 @@ export const HUB_HOSTS = 'https://huggingface.co https://*.huggingface.co https:
 export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; style-src 'self'; " +
   `img-src 'self' data:; connect-src 'self' ${HUB_HOSTS}; object-src 'none'; base-uri 'none'; frame-ancestors *`;
 
+/**
+ * The policy with more sources: `styles`, the hashes of a page's inline style blocks
+ * ('sha256-…'), and `connect` (tests only: a mock Hub on 127.0.0.1). `meta`: as a page states
+ * it in a <meta http-equiv> (for hosts that send no header): without frame-ancestors, which a
+ * browser only takes from a header.
+ * @param {{styles?: string[], connect?: string[], meta?: boolean}} more
+ */
+export function cspWith({ styles = [], connect = [], meta = false } = {}) {
+  let p = CSP;
+  if (styles.length) p = p.replace("style-src 'self'", `style-src 'self' ${styles.join(' ')}`);
+  if (connect.length) p = p.replace(HUB_HOSTS, `${HUB_HOSTS} ${connect.join(' ')}`);
+  if (meta) p = p.replace(/; frame-ancestors [^;]*/, '');
+  return p;
+}
+
+/**
+ * The hashes of the inline style blocks a prerendered page names in its own policy (its
+ * <meta http-equiv="Content-Security-Policy">, written with the page by scripts/prerender.mjs):
+ * the header sent with the page names them too, or the browser, which applies both policies,
+ * would refuse the blocks.
+ * @param {string} html
+ */
+export function pageStyleHashes(html) {
+  const tag = (html.match(/<meta\s[^>]*>/gi) || []).find((t) => /\shttp-equiv="Content-Security-Policy"/i.test(t));
+  const content = tag ? /\scontent="([^"]*)"/.exec(tag) : null;
+  const styleSrc = content ? /(?:^|;)\s*style-src ([^;]*)/.exec(content[1]) : null;
+  return styleSrc ? styleSrc[1].split(/\s+/).filter((x) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(x)) : [];
+}
+
 /** Does the URL name a file under root ('/' is index.html)? @param {string} root @param {string} url */
 function exists(root, url) {
   let p;
@@ -19,6 +48,25 @@ function exists(root, url) {
   const file = path.resolve(root, `.${p}`);
   if (file !== root && !file.startsWith(root + path.sep)) return false;
   try { return fs.statSync(file).isFile(); } catch { return false; }
+}
+
+/** The style hashes of the prerendered page the URL names (none for any other file). @param {string} root @param {string} url */
+function pageStyles(root, url) {
+  let p;
+  try { p = decodeURIComponent(new URL(url, 'http://x').pathname); } catch { return []; }
+  if (!/^\/(en|es|fr|zh)\/.*(\/|\.html)$/.test(p)) return [];
+  if (p.endsWith('/')) p += 'index.html';
+  const file = path.resolve(root, `.${p}`);
+  if (!file.startsWith(root + path.sep)) return [];
+  let head;
+  try {
+    const fd = fs.openSync(file, 'r');
+    try {
+      const buf = Buffer.alloc(4096);
+      head = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
+    } finally { fs.closeSync(fd); }
+  } catch { return []; }
+  return pageStyleHashes(head);
 }
 
 /** A 404 that obeys the CSP: no inline style or script, the app's own stylesheet. @param {http.ServerResponse} res */
@@ -41,7 +89,7 @@ export function startServer(opts = {}) {
   // instead of the app and its coded error.
   const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     if (opts.csp !== false)
-      res.setHeader('Content-Security-Policy', opts.connect ? CSP.replace(HUB_HOSTS, `${HUB_HOSTS} ${opts.connect.join(' ')}`) : CSP);
+      res.setHeader('Content-Security-Policy', cspWith({ connect: opts.connect, styles: pageStyles(root, req.url || '/') }));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // The widget and its module may be loaded by pages on other origins.
     res.setHeader('Access-Control-Allow-Origin', '*');

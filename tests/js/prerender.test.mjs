@@ -2,6 +2,7 @@
 // sample of them read as a search engine or a browser without JavaScript would, and their figures
 // compared with what the module computes now for the state each page names.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import test from 'node:test';
@@ -148,21 +149,57 @@ test('pair pages come in two parts: the answer paints before the sections below 
     const doc = read(p);
     const sheets = [...doc.querySelectorAll('link[rel="stylesheet"]')];
     const hrefs = sheets.map((l) => l.getAttribute('href') || '');
-    // The page's stylesheet and the bars' widths block the first paint (in the head), so the
-    // answer's bar never paints without its widths.
-    const inHead = sheets.filter((l) => l.parentElement === doc.head).map((l) => l.getAttribute('href') || '');
-    assert.ok(inHead.some((h) => /(^|\/)styles\.css$/.test(h)), `${p}: styles.css in the head`);
-    if (fs.existsSync(path.join(dist, p, 'page.css'))) assert.ok(inHead.includes('page.css'), `${p}: page.css in the head`);
-    // The chart's stylesheet opens the sections below the answer: a stylesheet in the body pauses
-    // the parser there, so the first frame is the header and the answer.
+    // No stylesheet in the head: the first frame's rules and the bars' widths are inline there
+    // (one block), so the answer's bar never paints without its widths and the first paint
+    // waits for no request.
+    assert.deepEqual(sheets.filter((l) => l.parentElement === doc.head).map((l) => l.getAttribute('href')), [], `${p}: no stylesheet link in the head`);
+    const styles = [...doc.querySelectorAll('style')];
+    assert.equal(styles.length, 1, `${p}: one inline style block`);
+    assert.equal(styles[0].parentElement, doc.head, p);
+    assert.match(styles[0].textContent || '', /\.verdict\{/, `${p}: the block styles the verdict`);
+    assert.match(styles[0].textContent || '', /#seg-weights\{width:[\d.]+%\}/, `${p}: the block holds the bars' widths`);
+    assert.ok(!fs.existsSync(path.join(dist, p, 'page.css')), `${p}: no page.css`);
+    // The chart's stylesheet, then the app's, open the sections below the answer: a stylesheet
+    // in the body pauses the parser there, so the first frame is the header and the answer.
     const below = doc.querySelector('#view-main > .wide');
-    const first = below?.firstElementChild;
+    const [first, second] = [...(below?.children || [])];
     assert.equal(first?.tagName, 'LINK', `${p}: the sections below the answer open with a stylesheet`);
     assert.match(first?.getAttribute('href') || '', /vendor\/uPlot\.min\.css$/, p);
+    assert.equal(second?.tagName, 'LINK', `${p}: then the app's stylesheet`);
+    assert.match(second?.getAttribute('href') || '', /^(\.\.\/)+styles\.css$/, p);
     assert.equal(hrefs.filter((h) => /uPlot\.min\.css$/.test(h)).length, 1, `${p}: the chart's stylesheet once`);
+    assert.equal(hrefs.filter((h) => /styles\.css$/.test(h)).length, 1, `${p}: the app's stylesheet once`);
+    // Both asked for from the head (the preload scanner asks early only for the body's first).
+    const preloads = [...doc.head.querySelectorAll('link[rel="preload"][as="style"]')].map((l) => l.getAttribute('href'));
+    assert.deepEqual(preloads, [first.getAttribute('href'), second.getAttribute('href')], `${p}: both stylesheets preloaded`);
     // The answer itself is above that point, in the markup.
     const result = doc.getElementById('result');
     assert.ok(result && result.compareDocumentPosition(first) & 4, `${p}: the answer comes before the pause`);
     assert.notEqual(doc.getElementById('c-total')?.textContent, '—', `${p}: the required memory is in the markup`);
   }
+});
+
+test('every inline style block is named by its hash in the page\'s own CSP and in the header the server sends with it', async () => {
+  const { cspWith, pageStyleHashes } = await import(path.join(root, 'scripts', 'server.mjs'));
+  let blocks = 0;
+  for (const p of pages) {
+    const html = fs.readFileSync(path.join(dist, p, 'index.html'), 'utf8');
+    // The bytes the browser hashes: a <style> element's text as written (raw text, no entities).
+    const inline = [...html.matchAll(/<style>([^]*?)<\/style>/g)].map((m) => `'sha256-${crypto.createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
+    const metas = [...html.matchAll(/<meta\s[^>]*http-equiv="Content-Security-Policy"[^>]*>/g)];
+    if (!inline.length) { assert.equal(metas.length, 0, `${p}: a policy of its own only with inline styles`); continue; }
+    blocks += inline.length;
+    assert.equal(metas.length, 1, `${p}: one policy of its own`);
+    // First in the head after the charset: a <meta> policy governs only what follows it.
+    const doc = read(p);
+    const meta = doc.head.querySelector('meta[http-equiv="Content-Security-Policy"]');
+    assert.equal(meta?.previousElementSibling?.getAttribute('charset'), 'utf-8', `${p}: the policy right after the charset`);
+    assert.equal(doc.head.firstElementChild?.getAttribute('charset'), 'utf-8', p);
+    const hashes = pageStyleHashes(html);
+    assert.deepEqual(hashes, inline, `${p}: the policy names each inline block by the hash of its bytes`);
+    // The rest of the policy is the server's, word for word (less frame-ancestors, which only a header sets).
+    assert.equal(meta?.getAttribute('content'), cspWith({ styles: inline, meta: true }), p);
+    assert.doesNotMatch(meta?.getAttribute('content') || '', /unsafe-inline|frame-ancestors/, p);
+  }
+  assert.ok(blocks >= pairPages.length, 'every pair page has its block');
 });

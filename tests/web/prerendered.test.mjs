@@ -1,0 +1,169 @@
+// A prerendered pair page (scripts/prerender.mjs) in Chromium under the real server and its CSP:
+// its inline style block (the first frame's rules of styles.css and the bars' widths, named by
+// hash in the page's <meta> policy and in the header) is applied with no CSP violation; it
+// styles every element of the first frame exactly as the whole stylesheet does; a block whose
+// bytes no longer match its hash is refused (so the first check can fail); and the app takes
+// the page over with no violation either.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { root, setup } from './helpers.mjs';
+
+const dist = path.join(root, 'dist');
+const PAGES = ['en/glm-4.5-air/mac-studio-m3-ultra-512gb/', 'zh/glm-4.5-air/nvidia-rtx-4090/', 'fr/glm-4.5-air/macbook-pro-14-inch-m4-max-128gb/'];
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+/** Collect CSP violations (the event, in the page) from the very start of every document. */
+async function watchViolations(page) {
+  await page.addInitScript(() => {
+    /** @type {any} */ (window).__violations = [];
+    document.addEventListener('securitypolicyviolation', (e) => {
+      /** @type {any} */ (window).__violations.push(`${e.violatedDirective} ${e.blockedURI || 'inline'} ${e.sample || ''}`);
+    });
+  });
+  page.cspConsole = [];
+  page.on('console', (m) => { if (/Content Security Policy/i.test(m.text())) page.cspConsole.push(m.text()); });
+}
+
+/**
+ * Every element the first frame draws (as scripts/critical-css.mjs firstFrameElements: in
+ * document order up to and with the start of the sections below the answer, without the content
+ * of hidden elements and of closed <details>), with its box and its computed style, and the
+ * ::before and ::after of each, laid out as in that frame: what follows is removed first.
+ */
+function firstFrame() {
+  const stop = document.querySelector('#view-main > .wide');
+  if (!stop) throw new Error('no sections below the answer');
+  // The document as the first frame has it: nothing after the point where the parser pauses
+  // (the stylesheet links there are kept, they are what is compared).
+  for (const n of [...stop.childNodes]) if (!(n instanceof HTMLLinkElement)) n.remove();
+  for (let e = /** @type {Element | null} */ (stop); e && e !== document.documentElement; e = e.parentElement)
+    while (e.nextSibling) e.nextSibling.remove();
+  const out = [];
+  const undrawn = (e) => {
+    for (let p = e.parentElement; p; p = p.parentElement) {
+      if (p.hasAttribute('hidden')) return true;
+      if (p.tagName === 'DETAILS' && !p.hasAttribute('open')) {
+        const s = e.closest('summary');
+        if (!s || s.parentElement !== p) return true;
+      }
+    }
+    return false;
+  };
+  const all = [...document.querySelectorAll('*')];
+  for (const [i, e] of all.entries()) {
+    if (!undrawn(e)) {
+      const style = (/** @type {string | null} */ pseudo) => {
+        const cs = getComputedStyle(e, pseudo);
+        const o = {};
+        for (let k = 0; k < cs.length; k++) o[cs[k]] = cs.getPropertyValue(cs[k]);
+        return o;
+      };
+      const r = e.getBoundingClientRect();
+      out.push({ el: `${i} ${e.tagName.toLowerCase()}${e.id ? `#${e.id}` : ''}${e.className && typeof e.className === 'string' ? `.${e.className.trim().split(/\s+/).join('.')}` : ''}`,
+        box: [r.x, r.y, r.width, r.height].map((v) => Math.round(v * 10) / 10), style: style(null), before: style('::before'), after: style('::after') });
+    }
+    if (e === stop) break;
+  }
+  return out;
+}
+
+/**
+ * The first frame's elements of a page as built (the app's module refused, so it does not take
+ * the page over; scripts stay on for the violation listener), with `block` (a pattern) refused.
+ */
+async function staticFrame(url, width, colorScheme, block) {
+  const page = await env.page({ viewport: { width, height: 900 }, colorScheme });
+  await watchViolations(page);
+  await page.route(/\/app\.js$/, (r) => r.abort());
+  if (block) await page.route(block, (r) => r.abort());
+  await page.goto(url);
+  await page.waitForLoadState('load');
+  const frame = await page.evaluate(firstFrame);
+  const violations = await page.evaluate(() => /** @type {any} */ (window).__violations);
+  // The stylesheets that applied (a refused one is still listed, its rules unreadable).
+  const sheets = await page.evaluate(() => [...document.styleSheets].filter((s) => { try { return s.cssRules.length > 0; } catch { return false; } })
+    .map((s) => s.href || 'inline'));
+  assert.equal(await page.evaluate(() => document.body.dataset.ready), undefined, 'the app did not start');
+  await page.context().close();
+  return { frame, violations, sheets, csp: page.cspConsole };
+}
+
+test('the pages under test were built', () => {
+  for (const p of PAGES) assert.ok(fs.existsSync(path.join(dist, p, 'index.html')), `${p} (bash scripts/build.sh draws it)`);
+});
+
+for (const [width, colorScheme] of /** @type {const} */ ([[1280, 'light'], [390, 'light'], [390, 'dark']])) {
+  test(`at ${width} px, ${colorScheme}, the inline block alone styles the first frame exactly as the whole stylesheet does, with no CSP violation`, async () => {
+    for (const p of PAGES) {
+      // The header the server sends names the block too (the browser applies both policies).
+      const res = await fetch(env.url + p);
+      const html = await res.text();
+      const hash = /style-src 'self' ('sha256-[^']+')/.exec(res.headers.get('content-security-policy') || '')?.[1];
+      assert.ok(hash && html.includes(hash), `${p}: the header names the page's block`);
+
+      const whole = await staticFrame(env.url + p, width, colorScheme, null);
+      // styles.css and the chart's stylesheet refused: what the first paint has before they load.
+      const inline = await staticFrame(env.url + p, width, colorScheme, /(styles|uPlot\.min)\.css$/);
+      assert.deepEqual(whole.violations, [], `${p}: no CSP violation`);
+      assert.deepEqual(whole.csp, [], p);
+      assert.deepEqual(inline.violations, [], p);
+      assert.deepEqual(whole.sheets.filter((s) => s !== 'inline').length, 2, `${p}: styles.css and uPlot.min.css loaded`);
+      assert.deepEqual(inline.sheets, ['inline'], `${p}: only the inline block`);
+      assert.ok(whole.frame.length > 100, `${p}: the first frame draws the header and the answer (${whole.frame.length} elements)`);
+      assert.deepEqual(inline.frame.map((x) => x.el), whole.frame.map((x) => x.el), p);
+      for (const [i, w] of whole.frame.entries()) {
+        const s = inline.frame[i];
+        assert.deepEqual(s.box, w.box, `${p} ${w.el}: box`);
+        for (const part of /** @type {const} */ (['style', 'before', 'after'])) {
+          const diff = Object.keys(w[part]).filter((k) => w[part][k] !== s[part][k]).map((k) => `${k}: ${s[part][k]} (inline) vs ${w[part][k]}`);
+          assert.deepEqual(diff, [], `${p} ${w.el} ${part}`);
+        }
+      }
+    }
+  });
+}
+
+test('an inline block whose bytes do not match the hash its page names is refused (one byte changed)', async () => {
+  const p = PAGES[0];
+  const page = await env.page();
+  await watchViolations(page);
+  await page.route(/\/app\.js$/, (r) => r.abort());
+  await page.route(env.url + p, async (r) => {
+    const res = await r.fetch();
+    const body = (await res.text()).replace('.verdict{', '.verdict {');
+    await r.fulfill({ response: res, body });
+  });
+  await page.route(/(styles|uPlot\.min)\.css$/, (r) => r.abort());
+  await page.goto(env.url + p);
+  await page.waitForLoadState('load');
+  const violations = await page.evaluate(() => /** @type {any} */ (window).__violations);
+  assert.ok(violations.some((v) => /^style-src/.test(v)), `a style-src violation is reported (${violations})`);
+  // Nothing of the block applies: the verdict keeps the browser's own look.
+  assert.equal(await page.$eval('#verdict', (e) => getComputedStyle(e).backgroundColor), 'rgba(0, 0, 0, 0)');
+  await page.context().close();
+});
+
+test('the app takes a pair page over with no CSP violation, and the page keeps its stylesheets', async () => {
+  const page = await env.page();
+  await watchViolations(page);
+  await page.goto(env.url + PAGES[0]);
+  await page.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
+  await page.waitForSelector('#matrix table');
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
+  assert.deepEqual(page.cspConsole, []);
+  assert.deepEqual(page.problems, []);
+  assert.equal((await page.evaluate(() => [...document.styleSheets].filter((s) => s.href && /styles\.css$/.test(s.href)).length)), 1);
+  // Another format recomputes and the page stays styled (the stylesheets are not replaced).
+  const before = await page.textContent('#c-total');
+  await page.selectOption('#quant', 'Q8_0');
+  await page.waitForFunction((b) => document.querySelector('#c-total')?.textContent !== b, before);
+  assert.notEqual(await page.$eval('#verdict', (e) => getComputedStyle(e).backgroundColor), 'rgba(0, 0, 0, 0)');
+  assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
+  await page.context().close();
+});
