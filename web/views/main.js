@@ -16,6 +16,7 @@ import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
 import { commandsOf, deviceFigure, hwLabel, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
+import { renderEngines } from './engines.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -26,7 +27,7 @@ export function hwName(r) {
 
 /** True for the serving engines (vLLM, SGLang), whose KV cache is a preallocated pool. @param {any} r */
 export function isServer(r) {
-  return r.settings && r.settings.engine !== 'llama.cpp';
+  return !!r.settings && (r.settings.engine === 'vllm' || r.settings.engine === 'sglang');
 }
 
 /** The server's own block of the document (`vllm`, or `sglang` once the core writes it there). @param {any} r */
@@ -296,13 +297,17 @@ function renderSpeedBasis(s) {
       link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
       ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
     }), ' ');
+  } else if (label === 'mlx_fitted' && basis.mlx) {
+    // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
+    parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
+      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)} %`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)} %` }), ' ');
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
   } else {
     parts.push(T('speed_label_extrapolated', { 0: basis.backend }), ' ');
   }
   const g = basis.accuracy_group;
-  if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}#acc-tg-${g.report_group}`, T('speed_accuracy_link')));
+  if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}${g.report_group === 'mlx' ? '#acc-mlx' : `#acc-tg-${g.report_group}`}`, T('speed_accuracy_link')));
   fill('speed-basis', ...parts);
 }
 
@@ -406,6 +411,7 @@ function renderPlugins(r) {
 const CMD_LABELS = /** @type {Record<string, string>} */ ({
   llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
   ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',
+  mlx: 'mlx_lm.server', mlx_convert: 'mlx_lm.convert', mlx_generate: 'mlx_lm.generate',
 });
 
 /**
@@ -456,6 +462,8 @@ async function copy(textToCopy, btn) {
  */
 export async function renderExtras(r, alive) {
   const L = state.lang;
+  await renderEngines(r, alive);  // a Mac: llama.cpp and MLX side by side (engines.js)
+  if (!alive()) return;
   // Memory over context.
   // The core's chart contexts for this model (4K doubling to its maximum).
   let steps;
@@ -523,7 +531,8 @@ async function quantMatrix(r, alive) {
     text('matrix-note', '');
     return;
   }
-  const qs = isServer(r) ? serverQuants() : ggufQuants();
+  // llama.cpp: every GGUF type; another engine: the formats it loads (the core's defaults).
+  const qs = r.settings && r.settings.engine !== 'llama.cpp' ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
   const ok = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
@@ -547,7 +556,7 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - ok.length;
   text('matrix-note', skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '');
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));

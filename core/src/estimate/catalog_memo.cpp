@@ -25,6 +25,7 @@ struct Memo {
   std::deque<PlanKey> plan_order;   // insertion order, oldest first
   std::map<std::string, ParamCounts> params;
   std::optional<SpeedCoefficients> coefficients;
+  std::optional<MlxSpeedParams> mlx;
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
@@ -64,6 +65,13 @@ const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat) {
   std::lock_guard<std::mutex> g(mm.lock);
   if (!mm.coefficients) mm.coefficients = speed_coefficients(cat);
   return *mm.coefficients;
+}
+
+const MlxSpeedParams& memo_mlx_speed(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.mlx) mm.mlx = fit_mlx_speed(cat);
+  return *mm.mlx;
 }
 
 }  // namespace wif

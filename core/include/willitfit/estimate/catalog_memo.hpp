@@ -11,6 +11,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/speed/speed.hpp"
 
 namespace wif {
@@ -30,5 +31,8 @@ const ParamCounts& memo_params(const Catalog& cat, const ModelEntry& m);
 
 /// speed_coefficients(cat), parsed once.
 const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat);
+
+/// fit_mlx_speed(cat) (speed/mlx_speed.hpp), fitted once.
+const MlxSpeedParams& memo_mlx_speed(const Catalog& cat);
 
 }  // namespace wif
