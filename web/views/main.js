@@ -411,7 +411,7 @@ function renderPlugins(r) {
 const CMD_LABELS = /** @type {Record<string, string>} */ ({
   llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
   ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',
-  mlx: 'mlx_lm.server', mlx_convert: 'mlx_lm.convert', mlx_generate: 'mlx_lm.generate',
+  mlx: 'mlx_lm.server', mlx_generate: 'mlx_lm.generate',
 });
 
 /**

@@ -220,8 +220,7 @@ nlohmann::json launch_commands(const LaunchInput& in) {
         tag = f->mode;
       }
       path = name + "-" + tag;
-      out["mlx_convert"] = conv + " --mlx-path " + path;
-      out["mlx"] = out["mlx_convert"].get<std::string>() + " && mlx_lm.server --model " + path + " --port 8080";
+      out["mlx"] = conv + " --mlx-path " + path + " && mlx_lm.server --model " + path + " --port 8080";
     } else {
       out["mlx"] = "mlx_lm.server --model " + model_word + " --port 8080";
     }

@@ -6,7 +6,6 @@
 #include <cmath>
 
 #include "willitfit/base/text.hpp"
-#include "willitfit/model/quantize.hpp"
 
 namespace wif {
 
@@ -45,9 +44,8 @@ std::optional<MlxFormat> find_mlx_format(const std::string& id) {
   return std::nullopt;
 }
 
-TensorPlan plan_mlx(const Architecture& arch, const MlxFormat& f) {
-  TensorPlan plan;
-  plan.quant = f.id;
+MlxTensors plan_mlx(const Architecture& arch, const MlxFormat& f) {
+  MlxTensors plan;
   const bool fp16 = f.float_type == "fp16" || (f.float_type.empty() && arch.native_dtype == "fp16");
   const GgmlType flt = fp16 ? GgmlType::F16 : GgmlType::BF16;
   plan.tensors = enumerate_tensors(arch, flt);
@@ -92,7 +90,6 @@ TensorPlan plan_mlx(const Architecture& arch, const MlxFormat& f) {
   }
   // The safetensors header: about 120 bytes of JSON per entry (name, dtype, shape, offsets).
   plan.header_bytes = 8 + entries * 120;
-  plan.file_bytes = plan.weights_bytes + plan.header_bytes;
   return plan;
 }
 

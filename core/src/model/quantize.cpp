@@ -327,9 +327,16 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
   if (!q)
     throw InputError("unknown_quant", "quant",
                      "unknown quantization '" + quant + "'; see 'willitfit list quants'");
-  if (q->container == "mlx") return plan_mlx(arch, *find_mlx_format(q->id));
   TensorPlan plan;
   plan.quant = q->id;
+  if (q->container == "mlx") {
+    MlxTensors m = plan_mlx(arch, *find_mlx_format(q->id));
+    plan.tensors = std::move(m.tensors);
+    plan.weights_bytes = m.weights_bytes;
+    plan.header_bytes = m.header_bytes;
+    plan.file_bytes = m.weights_bytes + m.header_bytes;
+    return plan;
+  }
   const G src = arch.native_dtype == "fp16" ? G::F16 : G::BF16;
   plan.tensors = enumerate_tensors(arch, src);
   if (!q->gguf) {

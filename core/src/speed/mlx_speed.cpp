@@ -44,13 +44,13 @@ struct MlxRow {
   double tps = 0;
   // time per token = a / e + l x t (decode: a = bytes / bandwidth, l = layers; prefill:
   // a = FLOP time at e = 1, b = weight reads at the bandwidth share)
-  double a = 0, l = 0, b = 0;
+  double a = 0, l = 0, b = 0, lm = 0;  // lm: MoE layers (gather_qmm over the routed experts)
   bool ok = false;
   std::string why;
 };
 
-double mlx_predict(const MlxRow& r, double bw, double layer_us, double flop) {
-  if (r.kind == "tg") return 1.0 / (r.a / bw + r.l * layer_us * 1e-6);
+double mlx_predict(const MlxRow& r, double bw, double layer_us, double flop, double moe_us = 0) {
+  if (r.kind == "tg") return 1.0 / (r.a / bw + r.l * layer_us * 1e-6 + r.lm * moe_us * 1e-6);
   return 1.0 / (r.a / flop + r.b / bw);
 }
 
@@ -83,6 +83,12 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
     for (auto& b : kv.per_layer) b = static_cast<std::uint64_t>(static_cast<double>(b) * f);
   }
   return kv;
+}
+
+std::int64_t mlx_moe_layers(const Architecture& a) {
+  std::int64_t n = 0;
+  for (const auto& l : a.layers) n += l.ffn == FfnKind::MoE && !l.is_mtp ? 1 : 0;
+  return n;
 }
 
 std::uint64_t mlx_activation_bytes(const Architecture& a) {
@@ -137,6 +143,7 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
       const SpeedResult s = estimate_speed(m->arch, plan, *d, kv, o, one);
       row.a = s.decode.weights_s + s.decode.kv_s;
       row.l = static_cast<double>(s.work.layers);
+      row.lm = static_cast<double>(mlx_moe_layers(m->arch));
     } else {
       o.depth = 0;
       const SpeedResult s = estimate_speed(m->arch, plan, *d, kv, o, one);
@@ -153,19 +160,20 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
   }
   // Least squares on log(measured / predicted) over the fitted rows, by grid search (three
   // coefficients, a handful of rows).
-  auto loss_tg = [&](double bw, double lu) {
+  auto loss_tg = [&](double bw, double lu, double mu) {
     double s = 0;
     for (const auto& r : rows)
-      if (r.ok && r.fitted && r.kind == "tg") s += std::pow(std::log(r.tps / mlx_predict(r, bw, lu, 1)), 2);
+      if (r.ok && r.fitted && r.kind == "tg") s += std::pow(std::log(r.tps / mlx_predict(r, bw, lu, 1, mu)), 2);
     return s;
   };
   double best = 1e300;
-  for (int i = 20; i <= 100; ++i)
-    for (int j = 0; j <= 120; ++j) {
-      const double bw = i / 100.0, lu = j * 0.5;
-      const double l = loss_tg(bw, lu);
-      if (l < best) { best = l; p.bw_eff = bw; p.layer_us = lu; }
-    }
+  for (int i = 30; i <= 100; ++i)
+    for (int j = 0; j <= 150; ++j)
+      for (int k = 0; k <= 200; k += 2) {
+        const double bw = i / 100.0, lu = j, mu = k;
+        const double l = loss_tg(bw, lu, mu);
+        if (l < best) { best = l; p.bw_eff = bw; p.layer_us = lu; p.moe_layer_us = mu; }
+      }
   best = 1e300;
   for (int i = 5; i <= 100; ++i) {
     const double fe = i / 100.0;
@@ -183,9 +191,12 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
       p.rows.push_back(j);
       continue;
     }
-    const double pred = mlx_predict(r, p.bw_eff, p.layer_us, p.flop_eff);
+    const double pred = mlx_predict(r, p.bw_eff, p.layer_us, p.flop_eff, p.moe_layer_us);
     const double ratio = r.tps / pred;
     j["used"] = true;
+    // The row's terms at unit coefficients (seconds per token): a / share + layers x cost (decode),
+    // a / FLOP share + b / bandwidth share (prefill).
+    j["terms"] = {{"a_s", r.a}, {"b_s", r.b}, {"layers", r.l}, {"moe_layers", r.lm}};
     j["predicted_tps"] = pred;
     j["error_pct"] = 100.0 * (pred / r.tps - 1.0);
     p.rows.push_back(j);
@@ -224,6 +235,18 @@ SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, co
   KvOptions k = kv;
   k.flash_attn = true;  // mx.fast.scaled_dot_product_attention reads K and V once per step
   SpeedResult s = estimate_speed(a, plan, d, k, mo, c);
+  // MoE layers: mlx's gather_qmm over the chosen experts costs a fixed time per layer on top of
+  // the reads (fitted as moe_layer_us); every decode figure takes it.
+  const double extra = static_cast<double>(mlx_moe_layers(a)) * p.moe_layer_us * 1e-6;
+  if (extra > 0 && s.decode.total_s > 0) {
+    s.decode.overhead_s += extra;
+    s.decode.total_s += extra;
+    s.decode_tps = 1.0 / s.decode.total_s;
+    if (s.gen_avg_tps > 0) s.gen_avg_tps = 1.0 / (1.0 / s.gen_avg_tps + extra);
+    for (auto& v : s.curve_tps)
+      if (v > 0) v = 1.0 / (1.0 / v + extra);
+    s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(mo.gen) / s.gen_avg_tps : 0);
+  }
   s.decode_tps_low = s.decode_tps * p.tg_low;
   s.decode_tps_high = s.decode_tps * p.tg_high;
   if (s.prefill_available) {
@@ -242,7 +265,7 @@ SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, co
       (kind == "tg" ? tg : pp) = true;
     }
   json basis = {{"code", tg ? "measured" : "mlx_fitted"}, {"backend", "metal"}, {"engine", "mlx"},
-                {"mlx", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"flop_eff", p.flop_eff},
+                {"mlx", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"moe_layer_us", p.moe_layer_us}, {"flop_eff", p.flop_eff},
                          {"fitted_rows", p.fitted_tg + p.fitted_pp}, {"held_out_rows", p.held_tg + p.held_pp},
                          {"held_out_median_error_pct", p.tg_held_median_ape},
                          {"held_out_prefill_median_error_pct", p.pp_held_median_ape}}},
@@ -255,13 +278,13 @@ SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, co
 }
 
 json mlx_accuracy_json(const MlxSpeedParams& p) {
-  return {{"coefficients", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"flop_eff", p.flop_eff}}},
+  return {{"coefficients", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"moe_layer_us", p.moe_layer_us}, {"flop_eff", p.flop_eff}}},
           {"fitted", {{"tg", p.fitted_tg}, {"pp", p.fitted_pp}}},
           {"held_out", {{"tg", p.held_tg}, {"pp", p.held_pp},
                         {"tg_median_ape_pct", p.tg_held_median_ape}, {"pp_median_ape_pct", p.pp_held_median_ape},
                         {"tg_max_ape_pct", p.tg_held_max_ape}, {"pp_max_ape_pct", p.pp_held_max_ape}}},
           {"range", {{"tg_low", p.tg_low}, {"tg_high", p.tg_high}, {"pp_low", p.pp_low}, {"pp_high", p.pp_high}}},
-          {"rule", "rows marked fitted set the three coefficients (least squares on log error); the others are held out"},
+          {"rule", "rows marked fitted set the four coefficients (least squares on log error); the others are held out"},
           {"rows", p.rows}};
 }
 

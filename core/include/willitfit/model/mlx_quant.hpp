@@ -14,6 +14,7 @@
 //    own quant_predicate (e.g. mlx_lm/models/qwen3_moe.py Model.quant_predicate).
 //  * BF16 / FP16: the unquantized checkpoint in that float type.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,8 +23,6 @@
 #include "willitfit/model/tensors.hpp"
 
 namespace wif {
-
-struct TensorPlan;  // quantize.hpp
 
 struct MlxFormat {
   std::string id;          // "MLX-4bit", "MLX-4bit-g32", "MLX-MXFP4", "MLX-BF16" …
@@ -43,10 +42,17 @@ const std::vector<MlxFormat>& mlx_formats();
 /// The format of an id (case-insensitive), or nullopt.
 std::optional<MlxFormat> find_mlx_format(const std::string& id);
 
+/// The tensors of an MLX checkpoint, their bytes and the safetensors header estimate
+/// (quantize.hpp plan_quantization makes a TensorPlan of it).
+struct MlxTensors {
+  std::vector<Tensor> tensors;
+  std::uint64_t weights_bytes = 0;
+  std::uint64_t header_bytes = 0;
+};
+
 /// Plan the tensors of `arch` as an MLX checkpoint of format `f`: each tensor's bytes (scales and
 /// biases included), with `type` F16/BF16 for float tensors and a ggml type of like width for
-/// quantized ones (Q8_0 for 8-bit, Q4_0 below; only for display). file_bytes is the safetensors
-/// data plus a header estimate.
-TensorPlan plan_mlx(const Architecture& arch, const MlxFormat& f);
+/// quantized ones (Q8_0 for 8-bit, Q4_0 below; only for display).
+MlxTensors plan_mlx(const Architecture& arch, const MlxFormat& f);
 
 }  // namespace wif

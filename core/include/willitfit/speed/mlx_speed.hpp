@@ -17,7 +17,8 @@
 //
 // Speed: llama.cpp's speed model (speed.hpp: decode reads the active weights and the cache over
 // the bandwidth plus a fixed cost per layer; prefill is matrix FLOPs over the peak plus one weight
-// read per chunk) with MLX's own three coefficients (bandwidth share, per-layer cost, FLOP share),
+// read per chunk) with MLX's own four coefficients (bandwidth share, per-layer cost, the extra
+// cost of a MoE layer, FLOP share),
 // fitted when the catalog loads on the `fitted` rows of data/measurements/mlx.json and checked on
 // the held-out ones; every figure carries the held-out spread as its range.
 #pragma once
@@ -48,10 +49,14 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits = 0,
 /// expert).
 std::uint64_t mlx_activation_bytes(const Architecture& a);
 
+/// Layers whose feed-forward is routed experts (MTP layers left out).
+std::int64_t mlx_moe_layers(const Architecture& a);
+
 /// The fitted coefficients and how well they hold.
 struct MlxSpeedParams {
   double bw_eff = 0.7;         // share of peak bandwidth decode reaches
   double layer_us = 10;        // fixed cost per layer per decode step, microseconds
+  double moe_layer_us = 0;     // extra per MoE layer per decode step (gather_qmm), microseconds
   double flop_eff = 0.5;       // share of the device's peak FP16 rate prefill reaches
   int fitted_tg = 0, fitted_pp = 0, held_tg = 0, held_pp = 0;
   // measured / predicted over the held-out rows (the range of every figure)
