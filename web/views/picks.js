@@ -74,7 +74,7 @@ export async function renderMakeItFit(r, alive) {
   if (!alive()) return;
   // A server engine: make_it_fit plans llama.cpp settings. A setup that fits needs nothing.
   const serverFits = r.verdict === 'fits' || r.verdict === 'tight';
-  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(serverFits ? 'fit_already' : 'fit_server')) : null); return; }
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(serverFits ? 'fit_already' : r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server')) : null); return; }
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).

@@ -132,4 +132,5 @@ export default {
   matrix_title_mlx: "Every MLX format for {model} at {ctx}",
   err_engine_not_supported: "This engine does not run on this device: MLX is estimated on Apple silicon only. Choose llama.cpp, vLLM or SGLang.",
   engines_col: "Engine",
+  fit_mlx: "“Make it fit” plans llama.cpp settings; for MLX choose a smaller format or a Mac with more memory.",
 };

@@ -132,4 +132,5 @@ export default {
   matrix_title_mlx: "Todos los formatos MLX de {model} con {ctx}",
   err_engine_not_supported: "Este motor no funciona en este dispositivo: MLX solo se estima en Apple silicon. Elige llama.cpp, vLLM o SGLang.",
   engines_col: "Motor",
+  fit_mlx: "«Cómo hacer que quepa» planifica opciones de llama.cpp; con MLX elige un formato más pequeño o un Mac con más memoria.",
 };

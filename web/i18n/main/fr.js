@@ -131,4 +131,5 @@ export default {
   matrix_title_mlx: "Tous les formats MLX de {model} à {ctx}",
   err_engine_not_supported: "Ce moteur ne tourne pas sur cet appareil : MLX n’est estimé que sur Apple silicon. Choisissez llama.cpp, vLLM ou SGLang.",
   engines_col: "Moteur",
+  fit_mlx: "« Pour que ça tienne » règle les options de llama.cpp ; avec MLX, choisissez un format plus petit ou un Mac avec plus de mémoire.",
 };

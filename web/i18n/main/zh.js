@@ -130,4 +130,5 @@ export default {
   matrix_title_mlx: "{model} 在 {ctx} 下的全部 MLX 格式",
   err_engine_not_supported: "该引擎不能在这台设备上运行：MLX 只对 Apple 芯片估算。请选 llama.cpp、vLLM 或 SGLang。",
   engines_col: "引擎",
+  fit_mlx: "“如何放得下”规划的是 llama.cpp 的设置；使用 MLX 时请选更小的格式或内存更大的 Mac。",
 };
