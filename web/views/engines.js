@@ -5,7 +5,7 @@
 import { many } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { byId, fill, h, link, table } from '../dom.js';
-import { gib, tokens } from '../format.js';
+import { gib, num, tokens } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { speedOf, spreadText } from './shared.js';
@@ -34,7 +34,7 @@ export async function renderEngines(r, alive) {
   };
   const rows = [
     [T('format'), ...cells((x, e) => link(urlFor({ engine: e, quant: x.quant.id }), x.quant.id))],
-    [T('bpw'), ...cells((x) => x.quant.bits_per_weight.toFixed(2))],
+    [T('bpw'), ...cells((x) => num(x.quant.bits_per_weight, L, 2))],
     [T('weights'), ...cells((x) => gib(x.memory.weights_bytes, L))],
     [T('kv_cache'), ...cells((x) => gib(x.memory.kv_cache_bytes, L))],
     [T('required'), ...cells((x) => gib(x.memory.total_bytes, L))],
