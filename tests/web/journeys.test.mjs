@@ -130,7 +130,7 @@ const JOURNEYS = [
   { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
   // A Mac: MLX's own estimate, and llama.cpp beside it with the format of like size (the core's
   // engine_compare), every figure the CLI's for that engine and format.
-  { name: 'MLX on a Mac, llama.cpp side by side', url: '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 8192 },
+  { name: 'MLX on a Mac, llama.cpp side by side', url: '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 8192 }, opts: { bypassCSP: true },
     extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
       assert.equal(doc.quant.id, 'MLX-4bit');
       assert.equal(doc.speed.decode_label, 'mlx_fitted');

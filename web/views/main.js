@@ -152,7 +152,10 @@ export function renderMain(r) {
   // llama.cpp: its compute buffer; vLLM / SGLang: the peak activations of the engine's profiling
   // run (per GPU), which is what memory.compute_bytes holds for them.
   const act = server && server.per_gpu ? server.per_gpu.activation_bytes : null;
-  text('w-compute', typeof act === 'number'
+  text('w-compute', r.mlx
+    // MLX: one prefill chunk's activations (the core's mlx.prefill_step tokens).
+    ? T('why_compute_mlx', { n: num(r.mlx.prefill_step, L), act: gib(m.compute_bytes, L) })
+    : typeof act === 'number'
     ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
     : T((m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute', {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),

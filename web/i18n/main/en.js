@@ -133,4 +133,5 @@ export default {
   err_engine_not_supported: "This engine does not run on this device: MLX is estimated on Apple silicon only. Choose llama.cpp, vLLM or SGLang.",
   engines_col: "Engine",
   fit_mlx: "“Make it fit” plans llama.cpp settings; for MLX choose a smaller format or a Mac with more memory.",
+  why_compute_mlx: "Activations of one {n}-token prefill chunk (mlx-lm reads a prompt in chunks of that size): {act}.",
 };

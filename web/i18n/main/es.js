@@ -133,4 +133,5 @@ export default {
   err_engine_not_supported: "Este motor no funciona en este dispositivo: MLX solo se estima en Apple silicon. Elige llama.cpp, vLLM o SGLang.",
   engines_col: "Motor",
   fit_mlx: "«Cómo hacer que quepa» planifica opciones de llama.cpp; con MLX elige un formato más pequeño o un Mac con más memoria.",
+  why_compute_mlx: "Activaciones de un bloque de prellenado de {n} tokens (mlx-lm lee el prompt en bloques de ese tamaño): {act}.",
 };

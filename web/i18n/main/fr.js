@@ -132,4 +132,5 @@ export default {
   err_engine_not_supported: "Ce moteur ne tourne pas sur cet appareil : MLX n’est estimé que sur Apple silicon. Choisissez llama.cpp, vLLM ou SGLang.",
   engines_col: "Moteur",
   fit_mlx: "« Pour que ça tienne » règle les options de llama.cpp ; avec MLX, choisissez un format plus petit ou un Mac avec plus de mémoire.",
+  why_compute_mlx: "Activations d’un bloc de préremplissage de {n} jetons (mlx-lm lit le prompt par blocs de cette taille) : {act}.",
 };

@@ -131,4 +131,5 @@ export default {
   err_engine_not_supported: "该引擎不能在这台设备上运行：MLX 只对 Apple 芯片估算。请选 llama.cpp、vLLM 或 SGLang。",
   engines_col: "引擎",
   fit_mlx: "“如何放得下”规划的是 llama.cpp 的设置；使用 MLX 时请选更小的格式或内存更大的 Mac。",
+  why_compute_mlx: "一个 {n} token 预填充块的激活值（mlx-lm 按这个大小分块读取提示词）：{act}。",
 };
