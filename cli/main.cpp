@@ -31,7 +31,8 @@ const char* kUsage =
     "                     (hf:… reads the repo from the Hugging Face Hub: its file list and headers; --offline refuses;\n"
     "                      HF_TOKEN for gated repos)\n"
     "                     [--context N] [--kv-type f16|q8_0|…] [--parallel N] [--flash-attn on|off]\n"
-    "                     [--ubatch N] [--engine llama.cpp|vllm|sglang] [--count N] [--ram-gib N] [--json]\n"
+    "                     [--ubatch N] [--engine llama.cpp|vllm|sglang|mlx]\n"
+    "                     [--kv-bits N] [--kv-group-size N] (mlx) [--count N] [--ram-gib N] [--json]\n"
     "                     [--hardware <id> again, for several GPUs] [--ngl N] [--n-cpu-moe N]\n"
     "                     [--tensor-split a,b] [--no-mmap on] [--gpu-memory-utilization F]\n"
     "                     [--tensor-parallel N] [--max-num-seqs N] [--kv-cache-dtype auto|fp8]\n"
@@ -274,6 +275,7 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
       {"--gpu-memory-utilization", {"gpu_memory_utilization", 'n'}},
       {"--kv-cache-dtype", {"kv_cache_dtype", 's'}},
       {"--mem-fraction-static", {"mem_fraction_static", 'n'}},
+      {"--kv-bits", {"kv_bits", 'i'}},     {"--kv-group-size", {"kv_group_size", 'i'}},
       {"--mtp", {"mtp", 'b'}},             {"--draft-max", {"draft_max", 'i'}},
       {"--workload", {"workload", 's'}},
       {"--draft-model", {"draft_model", 's'}}, {"--draft-quant", {"draft_quant", 's'}},

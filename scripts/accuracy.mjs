@@ -49,3 +49,23 @@ if (a.speculative && Array.isArray(a.speculative.rows)) {
 }
 console.log('\nLeft out:');
 for (const [why, n] of Object.entries(a.excluded)) console.log(`  ${String(n).padStart(4)}  ${why}`);
+
+// MLX (mlx-lm on Apple silicon): the core's own fit on data/measurements/mlx.json, the error on
+// the rows kept out of it, and the planned checkpoint sizes against published ones.
+const m = a.mlx;
+if (m) {
+  const c = m.coefficients;
+  console.log(`\nMLX (mlx-lm, Apple silicon): fitted on ${m.fitted.tg} decode + ${m.fitted.pp} prefill rows; ` +
+    `bandwidth share ${c.bw_eff.toFixed(2)}, ${c.layer_us} us per layer, +${c.moe_layer_us} us per MoE layer, FLOP share ${c.flop_eff.toFixed(2)}.`);
+  const h = m.held_out;
+  console.log(`Held out: decode ${h.tg} rows, median ${pct(h.tg_median_ape_pct)} (max ${pct(h.tg_max_ape_pct).trim()}); ` +
+    `prefill ${h.pp} rows, median ${pct(h.pp_median_ape_pct)} (max ${pct(h.pp_max_ape_pct).trim()}).`);
+  console.log(`Range on every MLX figure: decode ${m.range.tg_low.toFixed(2)}–${m.range.tg_high.toFixed(2)}, prefill ${m.range.pp_low.toFixed(2)}–${m.range.pp_high.toFixed(2)} x the estimate.`);
+  for (const r of m.rows.filter((x) => x.used)) {
+    console.log(`  ${r.row_id} ${(r.kind + r.prompt).padEnd(8)}${r.model.padEnd(36)}${r.device.padEnd(30)}${String(r.tps).padStart(9)} ${r.predicted_tps.toFixed(1).padStart(9)} ${pct(r.error_pct)}  ${r.fitted ? 'fitted' : 'held out'}`);
+  }
+  console.log('MLX checkpoint sizes (planned against published):');
+  for (const s of (m.sizes || []).filter((x) => x.used)) {
+    console.log(`  ${s.row_id} ${s.repo.padEnd(50)}${s.quant.padEnd(15)}${(s.bytes / 1e9).toFixed(2).padStart(7)} GB ${(s.ours_bytes / 1e9).toFixed(2).padStart(7)} GB ${pct(s.diff_pct)}`);
+  }
+}

@@ -55,7 +55,8 @@ async function expected(page, doc) {
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) out['c-margin'] = f.gib(m.host.total_bytes, L);
     else {
       out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
-      out['c-util'] = t(L, m.margin_bytes >= 0 ? (d.settings.engine !== 'llama.cpp' ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
+      const server = d.settings.engine === 'vllm' || d.settings.engine === 'sglang';
+      out['c-util'] = t(L, m.margin_bytes >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
     // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
     const p = d.placement;
@@ -67,7 +68,7 @@ async function expected(page, doc) {
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
     if (sp && sp.prefill) out['k-prefill'] = sh.spreadText(sp.prefill, L);
     if (sp && sp.ttft) { out['k-ttft'] = sh.spreadText(sp.ttft, L, 'ms'); out.ttft_note = t(L, 'ttft_note', { 0: f.num(d.speed.prompt, L) }); }
-    const sv = d.settings.engine !== 'llama.cpp' ? (d.sglang || d.vllm) : null;
+    const sv = d.sglang || d.vllm || null;
     if (sv) {
       out['k-kv-tokens'] = `${f.num(sv.kv_tokens, L)} ${t(L, 'tokens_word')}`;
       out['k-concurrency'] = f.num(Math.floor(sv.max_concurrency), L);
@@ -127,6 +128,36 @@ const JOURNEYS = [
   { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },
   { name: 'French (Gio, decimal comma)', url: '?model=openai/gpt-oss-20b&quant=MXFP4&hw=apple-m4-max-40c-gpu-128gb&lang=fr', q: { model: 'openai/gpt-oss-20b', quant: 'MXFP4', hardware: 'apple-m4-max-40c-gpu-128gb', context: 8192 }, check: /Gio/ },
   { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
+  // A Mac: MLX's own estimate, and llama.cpp beside it with the format of like size (the core's
+  // engine_compare), every figure the CLI's for that engine and format.
+  { name: 'MLX on a Mac, llama.cpp side by side', url: '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 8192 }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      assert.equal(doc.quant.id, 'MLX-4bit');
+      assert.equal(doc.speed.decode_label, 'mlx_fitted');
+      assert.match(await page.textContent('#speed-basis'), /MLX: fitted on \d+ published mlx-lm runs/);
+      await page.waitForSelector('#plug-engines:not([hidden]) #engines-table table');
+      const ec = doc.engine_compare.quants;
+      assert.deepEqual(ec, { 'llama.cpp': 'Q4_K_M', mlx: 'MLX-4bit' });
+      const llama = cliDoc(flags({ model: 'Qwen/Qwen3-30B-A3B', quant: ec['llama.cpp'], hardware: 'apple-m4-max-40c-gpu-128gb', context: 8192 }));
+      const cells = await page.$$eval('#engines-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent)));
+      const want = await page.evaluate(async ([a, b]) => {
+        const f = await import('./format.js');
+        const sh = await import('./views/shared.js');
+        const L = document.documentElement.lang;
+        return [a, b].map((d) => ({ quant: d.quant.id, total: f.gib(d.memory.total_bytes, L), decode: sh.spreadText(sh.speedOf(d).decode, L), prefill: sh.spreadText(sh.speedOf(d).prefill, L) }));
+      }, [llama, doc]);
+      const col = (/** @type {number} */ i) => cells.map((r) => r[i]);
+      for (const [i, w] of want.entries()) {
+        assert.ok(col(i).includes(w.quant), `${w.quant} in ${col(i)}`);
+        assert.ok(col(i).includes(w.total), `${w.total} in ${col(i)}`);
+        assert.ok(col(i).includes(w.decode), `${w.decode} in ${col(i)}`);
+        assert.ok(col(i).includes(w.prefill), `${w.prefill} in ${col(i)}`);
+      }
+      assert.deepEqual(await page.$$eval('#engines-table thead th', (xs) => xs.map((x) => x.textContent)), ['Engine', 'llama.cpp', 'MLX']);
+      // The launch commands lead with MLX's.
+      assert.match(await page.textContent('#commands'), /mlx_lm\.convert --hf-path Qwen\/Qwen3-30B-A3B -q --q-bits 4 --q-group-size 64/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
   { name: 'French vLLM', url: '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=fr', q: { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 8192 } },
 ];
 

@@ -230,4 +230,11 @@ export default {
   rvb_intro_offer: "Buying {hw} for {price} and paying for its power, against renting {offer}.",
   rvb_basis_same_tokens: "Both make the same tokens: {tokens} a month, at {own} for {hours} h a day on your hardware and at {cloud} for {chours} h a day on {offer}, billed as it bills.",
   rvb_basis_same_hours: "Both for {hours} h a day: the offer has no speed estimate, so the tokens each makes may differ.",
+  acc_mlx_title: "MLX: mlx-lm speed and checkpoint sizes",
+  acc_mlx_summary: "The MLX speed model has four figures fitted on {fit} published mlx-lm runs (decode reaches {bw} of the memory bandwidth plus {us} µs per layer and {moe} µs more per MoE layer; prefill {fl} of the peak FP16 rate). On the {held} runs kept out of the fit, decode is off by {tg} (median; at most {tgmax}) and prefill by {pp} (at most {ppmax}). Every MLX speed carries that spread as its range.",
+  acc_mlx_caption: "Published mlx-lm runs against the estimate",
+  acc_mlx_col_split: "Use",
+  acc_mlx_fitted: "fitted",
+  acc_mlx_held: "held out",
+  acc_mlx_sizes_caption: "MLX checkpoint sizes: planned against published",
 };

@@ -230,4 +230,11 @@ export default {
   rvb_intro_offer: "以 {price} 购买 {hw} 并支付电费，对比租用 {offer}。",
   rvb_basis_same_tokens: "两者生成相同数量的 token：每月 {tokens} 个；你的硬件以 {own} 每天运行 {hours} 小时，{offer} 以 {cloud} 每天运行 {chours} 小时，按其计费方式计费。",
   rvb_basis_same_hours: "两者都按每天 {hours} 小时计：该方案没有速度估算，因此各自生成的 token 数可能不同。",
+  acc_mlx_title: "MLX：mlx-lm 速度与权重文件大小",
+  acc_mlx_summary: "MLX 速度模型有四个参数，按 {fit} 条公开的 mlx-lm 测试拟合（解码达到内存带宽的 {bw}，外加每层 {us} 微秒、每个 MoE 层再加 {moe} 微秒；预填充达到 FP16 峰值的 {fl}）。在未参与拟合的 {held} 条测试上，解码误差 {tg}（中位数；最大 {tgmax}），预填充误差 {pp}（最大 {ppmax}）。每个 MLX 速度都以这一离散度作为范围。",
+  acc_mlx_caption: "公开的 mlx-lm 测试与估算对照",
+  acc_mlx_col_split: "用途",
+  acc_mlx_fitted: "拟合",
+  acc_mlx_held: "留出",
+  acc_mlx_sizes_caption: "MLX 权重文件大小：计算值与公开值",
 };

@@ -214,7 +214,8 @@ export async function renderAccuracy(alive) {
     h('h2', null, T('acc_plot')),
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
     rowsSection(points),
-    sizesSection(rep.sizes));
+    sizesSection(rep.sizes),
+    mlxSection(rep.mlx));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */
@@ -230,6 +231,37 @@ export async function renderAccuracy(alive) {
     groups, band: 0.25, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
     fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band'),
   });
+}
+
+/**
+ * MLX (mlx-lm on Apple silicon): the core's three fitted coefficients, its held-out error, every
+ * published run with the core's prediction, and the planned checkpoint sizes against published
+ * ones (the report's `mlx` block).
+ * @param {any} m
+ */
+function mlxSection(m) {
+  const L = state.lang;
+  if (!m || !Array.isArray(m.rows) || !m.rows.length) return null;
+  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)} %`;
+  const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
+    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank' }, r.date || r.source) : '—');
+  const rows = m.rows.filter((/** @type {any} */ r) => r.used);
+  const sizes = Array.isArray(m.sizes) ? m.sizes.filter((/** @type {any} */ r) => r.used) : [];
+  return h('section', { id: 'acc-mlx', 'aria-labelledby': 'acc-mlx-title' },
+    h('h2', { id: 'acc-mlx-title' }, T('acc_mlx_title')),
+    h('p', { id: 'acc-mlx-summary' }, T('acc_mlx_summary', {
+      fit: num(m.fitted.tg + m.fitted.pp, L), held: num(m.held_out.tg + m.held_out.pp, L),
+      tg: p0(m.held_out.tg_median_ape_pct), tgmax: p0(m.held_out.tg_max_ape_pct),
+      pp: p0(m.held_out.pp_median_ape_pct), ppmax: p0(m.held_out.pp_max_ape_pct),
+      bw: p0(100 * m.coefficients.bw_eff), us: num(m.coefficients.layer_us, L, 0), moe: num(m.coefficients.moe_layer_us, L, 0), fl: p0(100 * m.coefficients.flop_eff) })),
+    stackTable(T('acc_mlx_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_col_quant'), T('acc_col_test'), T('acc_col_measured'),
+      T('acc_col_predicted'), T('acc_col_error'), T('acc_mlx_col_split'), T('acc_col_source')],
+    rows.map((/** @type {any} */ r) => [r.model, deviceName(r.device), r.quant, `${r.kind}${r.prompt}`, tps(r.tps, L), tps(r.predicted_tps, L),
+      `${Math.round(r.error_pct) > 0 ? '+' : ''}${num(Math.round(r.error_pct) || 0, L, 0)} %`, T(r.fitted ? 'acc_mlx_fitted' : 'acc_mlx_held'), src(r)]),
+    { id: 'acc-mlx-rows', numeric: [4, 5, 6], rowProps: (k) => ({ dataset: { row: rows[k].row_id, fitted: String(!!rows[k].fitted) } }) }),
+    sizes.length ? stackTable(T('acc_mlx_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
+      sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), `${r.diff_pct > 0 ? '+' : ''}${num(r.diff_pct, L, 1)} %`, src(r)]),
+      { id: 'acc-mlx-sizes', numeric: [2, 3, 4] }) : null);
 }
 
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */

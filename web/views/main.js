@@ -16,6 +16,7 @@ import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
 import { commandsOf, deviceFigure, hwLabel, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
+import { renderEngines } from './engines.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -26,7 +27,7 @@ export function hwName(r) {
 
 /** True for the serving engines (vLLM, SGLang), whose KV cache is a preallocated pool. @param {any} r */
 export function isServer(r) {
-  return r.settings && r.settings.engine !== 'llama.cpp';
+  return !!r.settings && (r.settings.engine === 'vllm' || r.settings.engine === 'sglang');
 }
 
 /** The server's own block of the document (`vllm`, or `sglang` once the core writes it there). @param {any} r */
@@ -154,7 +155,10 @@ export function renderMain(r) {
   // llama.cpp: its compute buffer; vLLM / SGLang: the peak activations of the engine's profiling
   // run (per GPU), which is what memory.compute_bytes holds for them.
   const act = server && server.per_gpu ? server.per_gpu.activation_bytes : null;
-  text('w-compute', typeof act === 'number'
+  text('w-compute', r.mlx
+    // MLX: one prefill chunk's activations (the core's mlx.prefill_step tokens).
+    ? T('why_compute_mlx', { n: num(r.mlx.prefill_step, L), act: gib(m.compute_bytes, L) })
+    : typeof act === 'number'
     ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
     : T((m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute', {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
@@ -331,13 +335,17 @@ function renderSpeedBasis(s) {
       link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
       ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
     }), ' ');
+  } else if (label === 'mlx_fitted' && basis.mlx) {
+    // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
+    parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
+      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)} %`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)} %` }), ' ');
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
   } else {
     parts.push(T('speed_label_extrapolated', { 0: basis.backend }), ' ');
   }
   const g = basis.accuracy_group;
-  if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}#acc-tg-${g.report_group}`, T('speed_accuracy_link')));
+  if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}${g.report_group === 'mlx' ? '#acc-mlx' : `#acc-tg-${g.report_group}`}`, T('speed_accuracy_link')));
   fill('speed-basis', ...parts);
 }
 
@@ -441,6 +449,7 @@ function renderPlugins(r) {
 const CMD_LABELS = /** @type {Record<string, string>} */ ({
   llama_server: 'llama-server', llama_cli: 'llama-cli', llama_bench: 'llama-bench', ollama: 'Ollama',
   ollama_modelfile: 'Ollama Modelfile', vllm: 'vLLM', sglang: 'SGLang', lm_studio: 'LM Studio',
+  mlx: 'mlx_lm.server', mlx_generate: 'mlx_lm.generate',
 });
 
 /**
@@ -493,6 +502,8 @@ async function copy(textToCopy, btn) {
  */
 export async function renderExtras(r, alive) {
   const L = state.lang;
+  await renderEngines(r, alive);  // a Mac: llama.cpp and MLX side by side (engines.js)
+  if (!alive()) return;
   // Memory over context.
   // The core's chart contexts for this model (4K doubling to its maximum).
   let steps;
@@ -563,7 +574,8 @@ async function quantMatrix(r, alive) {
     text('matrix-note', '');
     return;
   }
-  const qs = isServer(r) ? serverQuants() : ggufQuants();
+  // llama.cpp: every GGUF type; another engine: the formats it loads (the core's defaults).
+  const qs = r.settings && r.settings.engine !== 'llama.cpp' ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
   const all = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
@@ -592,7 +604,7 @@ async function quantMatrix(r, alive) {
       qualityText(e.q, L),
     ];
   });
-  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - all.length;
   const why = noChoice.map((e) => T(`fmt_left_${e.x.quant.applicability.code}`, { 0: e.q.id }));
   text('matrix-note', [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why].filter(Boolean).join(' '));

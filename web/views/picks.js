@@ -78,7 +78,7 @@ export async function renderMakeItFit(r, alive) {
   if (!alive()) return;
   // A server engine: make_it_fit plans llama.cpp settings. A setup that fits needs nothing.
   const serverFits = r.verdict === 'fits' || r.verdict === 'tight';
-  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(serverFits ? 'fit_already' : 'fit_server')) : null); return; }
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(serverFits ? 'fit_already' : r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server')) : null); return; }
   if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
   const items = res.items;
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
@@ -149,7 +149,7 @@ export async function renderPicks(r, alive) {
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
   // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
-  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: r.settings.engine === 'vllm' ? 'vLLM' : 'SGLang' }) : T('pick_failed'))); return; }
+  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: r.settings.engine === 'vllm' ? 'vLLM' : r.settings.engine === 'mlx' ? 'MLX' : 'SGLang' }) : T('pick_failed'))); return; }
   fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
   // How many cards of a kind a configuration may use (the core's count_caps, data/segments.json).
   const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);

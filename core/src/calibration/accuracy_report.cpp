@@ -7,6 +7,8 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/speculative.hpp"
 
@@ -226,7 +228,14 @@ json accuracy_report(const Catalog& cat) {
             {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
                      "devices; multi-GPU and offloaded rows are never fitted on"},
             {"groups", group_list}, {"classes", class_list}, {"table", table}, {"points", points},
-            {"sizes", size_accuracy_report(cat)}, {"speculative", speculative_accuracy(cat)}}}};
+            {"sizes", size_accuracy_report(cat)}, {"speculative", speculative_accuracy(cat)},
+            // MLX (mlx-lm on Apple silicon, speed/mlx_speed.hpp): its own fit and held-out rows,
+            // and the planned checkpoint sizes against published ones.
+            {"mlx", [&] {
+               json m = mlx_accuracy_json(memo_mlx_speed(cat));
+               m["sizes"] = mlx_size_report(cat);
+               return m;
+             }()}}}};
 }
 
 }  // namespace wif

@@ -26,6 +26,7 @@ struct Memo {
   std::map<std::string, ParamCounts> params;
   std::optional<SpeedCoefficients> coefficients;
   std::optional<nlohmann::json> spec_basis;
+  std::optional<MlxSpeedParams> mlx;
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
@@ -78,6 +79,13 @@ const nlohmann::json& memo_speculative_basis(const Catalog& cat) {
   std::lock_guard<std::mutex> g(mm.lock);
   if (!mm.spec_basis) mm.spec_basis = std::move(a);
   return *mm.spec_basis;
+}
+
+const MlxSpeedParams& memo_mlx_speed(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.mlx) mm.mlx = fit_mlx_speed(cat);
+  return *mm.mlx;
 }
 
 }  // namespace wif

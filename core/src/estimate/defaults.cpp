@@ -17,6 +17,7 @@ std::string server_quant(const Architecture& a) {
 }
 
 std::string quant_for(const std::string& engine, const Architecture& a) {
+  if (engine == "mlx") return kQuantMlx;
   return engine == "vllm" || engine == "sglang" ? server_quant(a) : kQuantGguf;
 }
 
@@ -32,9 +33,44 @@ std::vector<std::string> common_formats(const std::string& engine) {
   // https://huggingface.co/unsloth/Qwen3-30B-A3B-GGUF and
   // https://huggingface.co/bartowski/Meta-Llama-3.1-8B-Instruct-GGUF), best first.
   if (engine == "llama.cpp") return {"BF16", "Q8_0", "Q6_K", "Q5_K_M", "Q4_K_M", "IQ4_XS", "Q3_K_M", "Q2_K"};
+  // MLX: the formats mlx-community publishes per model (bf16, 8bit, 6bit, 5bit, 4bit, 3bit; e.g.
+  // https://huggingface.co/mlx-community/Qwen3-30B-A3B-4bit and its siblings), best first.
+  if (engine == "mlx") return {"MLX-BF16", "MLX-8bit", "MLX-6bit", "MLX-5bit", "MLX-4bit", "MLX-3bit", "MLX-MXFP4"};
   // Servers: the native checkpoint and the quantized checkpoints vLLM and SGLang document
   // (https://docs.vllm.ai/en/latest/features/quantization/index.html).
   return {"SAFETENSORS-BF16", "FP8", "AWQ-4bit", "GPTQ-4bit"};
+}
+
+std::string counterpart_quant(const std::string& quant, const std::string& engine) {
+  // Pairs of like size: GGUF types' bits per weight (ggml-common.h blocks, about 4.8 for Q4_K_M
+  // with its Q6_K rows) against MLX's bits + 32 / group (4.5 for 4-bit g64). The first pair of a
+  // format is its counterpart; MLX group variants pair as their group-64 format.
+  static const std::pair<const char*, const char*> pairs[] = {
+      {"BF16", "MLX-BF16"},   {"F16", "MLX-FP16"},    {"Q8_0", "MLX-8bit"},     {"Q6_K", "MLX-6bit"},
+      {"Q5_K_M", "MLX-5bit"}, {"Q4_K_M", "MLX-4bit"}, {"Q3_K_M", "MLX-3bit"},   {"Q2_K", "MLX-2bit"},
+      {"MXFP4_MOE", "MLX-MXFP4"}, {"F32", "MLX-BF16"}, {"Q5_K_S", "MLX-5bit"}, {"Q5_1", "MLX-5bit"},
+      {"Q5_0", "MLX-5bit"},   {"Q4_K_S", "MLX-4bit"}, {"Q4_1", "MLX-4bit"},     {"Q4_0", "MLX-4bit"},
+      {"IQ4_XS", "MLX-4bit"}, {"IQ4_NL", "MLX-4bit"}, {"Q3_K_L", "MLX-3bit"},   {"Q3_K_S", "MLX-3bit"},
+      {"IQ3_M", "MLX-3bit"},  {"IQ3_S", "MLX-3bit"},  {"IQ3_XS", "MLX-3bit"},   {"IQ3_XXS", "MLX-3bit"},
+      {"Q2_K_S", "MLX-2bit"}, {"IQ2_M", "MLX-2bit"},  {"IQ2_S", "MLX-2bit"},    {"IQ2_XS", "MLX-2bit"},
+      {"IQ2_XXS", "MLX-2bit"}, {"MLX-NVFP4", "MLX-MXFP4"}, {"MLX-MXFP8", "MLX-8bit"}};
+  const auto f = find_quant(quant);
+  if (!f) return engine == "mlx" ? kQuantMlx : kQuantGguf;
+  if (engine == "mlx") {
+    if (f->container == "mlx") return f->id;
+    for (const auto& [g, m] : pairs)
+      if (f->id == g) return m;
+    return kQuantMlx;
+  }
+  if (f->container != "mlx") return f->gguf ? f->id : kQuantGguf;
+  std::string id = f->id;
+  const auto cut = id.find("-g");
+  if (cut != std::string::npos) id = id.substr(0, cut);   // MLX-4bit-g32 pairs as MLX-4bit
+  if (id == "MLX-NVFP4") id = "MLX-MXFP4";
+  if (id == "MLX-MXFP8") id = "MLX-8bit";
+  for (const auto& [g, m] : pairs)
+    if (id == m) return g;
+  return kQuantGguf;
 }
 
 }  // namespace defaults
@@ -90,7 +126,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   auto engine = [&](const char* id) {
     json e = {{"name", d::engine_name(id)}, {"formats", engine_formats(id)}, {"common_formats", d::common_formats(id)}};
     if (arch) e["quant"] = d::quant_for(id, *arch);
-    else e["quant"] = std::string(id) == "llama.cpp" ? d::kQuantGguf : "SAFETENSORS-BF16";
+    else e["quant"] = std::string(id) == "llama.cpp" ? d::kQuantGguf : std::string(id) == "mlx" ? d::kQuantMlx : "SAFETENSORS-BF16";
     return e;
   };
   json llama = engine("llama.cpp");
@@ -101,6 +137,9 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype},
                {"enforce_eager", d::kEnforceEager}, {"tensor_parallel", "count"},
                {"max_num_seqs", nullptr}, {"max_num_batched_tokens", nullptr}, {"block_size", nullptr}});
+  json mlx = engine("mlx");
+  mlx.update({{"kv_bits", 0}, {"kv_group_size", 64}, {"kv_step", 256}, {"prefill_step", 2048},
+              {"backends", {"metal"}}});
   json sglang = engine("sglang");
   sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype},
                  {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
@@ -112,7 +151,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"images", d::kImages}, {"image_width", d::kImageWidth}, {"image_height", d::kImageHeight},
                     {"mmproj_offload", d::kMmprojOffload}, {"mmproj_type", d::kMmprojType},
                     {"concurrency", nullptr}}},
-      {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}}},
+      {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}, {"mlx", mlx}}},
       {"cost", {{"market", d::kMarket}, {"hours_per_day", d::kHoursPerDay},
                 {"amortization_months", d::kAmortizationMonths}, {"months", d::kMonths},
                 {"concurrency", d::kConcurrency}, {"power_w", "device_tdp_x_count"},

@@ -166,6 +166,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   if (e.vllm) in.vllm = e.vllm_fit ? &*e.vllm_fit : &*e.vllm;
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
   in.engine = r.engine;
+  in.mlx_kv_bits = r.mlx.kv_bits;
+  in.mlx_kv_group = r.mlx.kv_group;
   if (r.spec.mtp) in.mtp_draft = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
   if (r.draft && e.draft_plan) {
     in.draft_id = r.draft->id;

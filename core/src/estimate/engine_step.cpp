@@ -7,7 +7,7 @@ namespace engines {
 
 // The engines, in the order they are listed: each name is a function `const EngineStep& name()`
 // defined in core/src/estimate/engines/<engine>.cpp. A new engine is one more name here.
-#define WIF_ENGINE_STEPS(X) X(llamacpp_step) X(vllm_step) X(sglang_step)
+#define WIF_ENGINE_STEPS(X) X(llamacpp_step) X(vllm_step) X(sglang_step) X(mlx_step)
 
 #define WIF_DECLARE_STEP(name) const EngineStep& name();
 WIF_ENGINE_STEPS(WIF_DECLARE_STEP)

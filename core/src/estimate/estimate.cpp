@@ -49,7 +49,7 @@ void resolve_quant(const nlohmann::json& q, EstimateRequest& r) {
                      "unknown quantization '" + *typed + "'; " + r.engine + " takes " + some + " … (willitfit list quants)", ok);
   }
   if (!engine_accepts(r.engine, *f)) {
-    r.quant = defaults::server_quant(r.model.arch);
+    r.quant = defaults::quant_for(r.engine, r.model.arch);
     r.notes.push_back({"quant_replaced", {{"from", f->id}, {"to", r.quant}, {"engine", r.engine}}});
     return;
   }
@@ -407,6 +407,23 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (auto g = opt_num(q, "gpu_share", "", 0.05, 1.0)) r.overrides.gpu_share = *g;
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(d::kDisplay);
   parse_serving(cat, q, r);
+  if (r.engine == "mlx") {
+    // mlx-lm runs on Apple GPUs (data/engines.json; its CUDA build is not modelled here) and,
+    // in this estimate, on one of them.
+    if (std::find(r.device.engines.begin(), r.device.engines.end(), "mlx") == r.device.engines.end())
+      throw InputError("engine_not_supported", "engine",
+                       "MLX is estimated on Apple silicon only; '" + r.device.name.substr(0, 200) + "' runs llama.cpp, vLLM or SGLang",
+                       {"llama.cpp", "vllm", "sglang"});
+    if (r.count > 1) throw InputError("bad_value", q.contains("count") ? "count" : "hardware", "MLX is estimated on one device");
+    const auto bits = opt_int(q, "kv_bits", "", 0, 8).value_or(0);
+    if (bits == 1) throw InputError("bad_value", "kv_bits", "kv_bits is 0 (a 16-bit cache) or 2 to 8", {"0", "2", "3", "4", "5", "6", "8"});
+    if (bits == 7) throw InputError("bad_value", "kv_bits", "kv_bits is 0 (a 16-bit cache) or 2 to 8", {"0", "2", "3", "4", "5", "6", "8"});
+    r.mlx.kv_bits = static_cast<int>(bits);
+    const auto group = opt_int(q, "kv_group_size", "", 32, 128).value_or(64);
+    if (group != 32 && group != 64 && group != 128)
+      throw InputError("bad_value", "kv_group_size", "kv_group_size is 32, 64 or 128", {"32", "64", "128"});
+    r.mlx.kv_group = static_cast<int>(group);
+  }
   // Speculative decoding with the model's own MTP / NextN layers (speculative.hpp).
   r.spec.mtp = opt_bool(q, "mtp", "").value_or(d::kMtp);
   r.spec.draft_max = static_cast<int>(opt_int(q, "draft_max", "", 1, 16).value_or(d::kDraftMax));
@@ -417,6 +434,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("no_mtp_layers", "mtp", "this model (or this file) holds no MTP / NextN layers to draft with");
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
+  if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
   // Images per prompt and the vision projector (projector.hpp).
   r.proj.images = static_cast<int>(opt_int(q, "images", "", 0, 64).value_or(d::kImages));
   r.proj.width = opt_int(q, "image_width", "", 1, 16384).value_or(d::kImageWidth);
@@ -516,7 +534,11 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   // Speed for the placement that was chosen: one device, several GPUs, or GPU + system RAM.
   const SpeedCoefficients& coef = ctx.coefficients ? *ctx.coefficients : memo_speed_coefficients(cat);
   nlohmann::json not_run;
-  if (ctx.speed && !llamacpp_runs_on(coef, r.device, &not_run)) {
+  if (r.engine == "mlx") {
+    // mlx-lm's own speed (speed/mlx_speed.hpp): calibrated on public mlx-lm runs.
+    if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
+      e.speed = mlx_speed(memo_mlx_speed(cat), coef, a, *e.plan, r.device, r.kv, speed_options(r), r.model.id);
+  } else if (ctx.speed && !llamacpp_runs_on(coef, r.device, &not_run)) {
     e.speed.unavailable = not_run;  // no llama.cpp backend for this device (data/engines.json)
   } else if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit") {
     e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r), coef, r.host_link);
@@ -675,6 +697,13 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   } else {
     out["checkpoint_bytes"] = e.plan->file_bytes;
   }
+  // A Mac runs both llama.cpp and MLX: the formats of like size the page sets side by side (it
+  // asks the core for both estimates; estimate_many).
+  const auto runs = [&r](const char* eng) { return std::find(r.device.engines.begin(), r.device.engines.end(), eng) != r.device.engines.end(); };
+  if (!r.summary && r.count == 1 && !r.model.plan && runs("mlx") && runs("llama.cpp") && (r.engine == "llama.cpp" || r.engine == "mlx"))
+    out["engine_compare"] = {{"engines", {"llama.cpp", "mlx"}},
+                             {"quants", {{"llama.cpp", defaults::counterpart_quant(e.plan->quant, "llama.cpp")},
+                                         {"mlx", defaults::counterpart_quant(e.plan->quant, "mlx")}}}};
   serving_to_json(r, e, out);
   return out;
 }

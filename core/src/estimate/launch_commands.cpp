@@ -1,4 +1,5 @@
 #include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/model/mlx_quant.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -227,16 +228,34 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   if (in.kind == DeviceKind::Apple && !in.gguf_quant && !why.empty()) {
     refuse("mlx");
   } else if (in.kind == DeviceKind::Apple && !in.gguf_quant && in.mtp_draft == 0 && in.draft_max == 0) {
-    // MLX affine quantization, group 64 (the default of mlx_lm.convert), as the plan assumes.
-    const auto pos = in.quant.find("MLX-");
-    if (pos == 0) {
-      const std::string bits = in.quant.substr(4, in.quant.find("bit") - 4);
-      const std::string path = name + "-" + bits + "bit";
-      out["mlx"] = "mlx_lm.convert --hf-path " + model_word + " -q --q-bits " + bits +
-                   " --q-group-size 64 --mlx-path " + path + " && mlx_lm.server --model " + path + " --port 8080";
+    // mlx_lm.convert's flags for the planned format (mlx_lm/convert.py: -q, --q-bits,
+    // --q-group-size, --q-mode, --dtype), then mlx_lm.server on the converted folder.
+    const auto f = find_mlx_format(in.quant);
+    std::string path = model_word;
+    if (f) {
+      std::string conv = "mlx_lm.convert --hf-path " + model_word;
+      std::string tag;
+      if (f->mode == "float") {
+        conv += std::string(" --dtype ") + (f->float_type == "fp16" ? "float16" : "bfloat16");
+        tag = f->float_type;
+      } else if (f->mode == "affine") {
+        conv += " -q --q-bits " + std::to_string(f->bits) + " --q-group-size " + std::to_string(f->group_size);
+        tag = std::to_string(f->bits) + "bit" + (f->group_size == 64 ? "" : "-g" + std::to_string(f->group_size));
+      } else {
+        conv += " -q --q-mode " + f->mode;
+        tag = f->mode;
+      }
+      path = name + "-" + tag;
+      out["mlx"] = conv + " --mlx-path " + path + " && mlx_lm.server --model " + path + " --port 8080";
     } else {
       out["mlx"] = "mlx_lm.server --model " + model_word + " --port 8080";
     }
+    // One generation with the estimate's cache settings (mlx_lm/generate.py --kv-bits,
+    // --kv-group-size, --max-kv-size); the server grows its cache as the estimate assumes.
+    std::string gen = "mlx_lm.generate --model " + path + " --max-kv-size " + std::to_string(in.kv.n_ctx);
+    if (in.mlx_kv_bits > 0)
+      gen += " --kv-bits " + std::to_string(in.mlx_kv_bits) + " --kv-group-size " + std::to_string(in.mlx_kv_group);
+    out["mlx_generate"] = gen + " --max-tokens 256 --prompt 'Hello'";
   }
   return out;
 }

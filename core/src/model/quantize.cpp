@@ -7,6 +7,7 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/text.hpp"
+#include "willitfit/model/mlx_quant.hpp"
 
 namespace wif {
 namespace {
@@ -37,7 +38,7 @@ constexpr FtypeRow kFtypes[] = {
 //  AWQ/GPTQ 4-bit, group 128: 4 bits + fp16 scale + 4-bit zero per group = 4.156 bits.
 //  GPTQ 8-bit group 128: 8 + (16 + 8)/128.  bitsandbytes NF4 with double quantization:
 //  4 bits + 8-bit absmax per 64 + fp32 per 256 absmax = 4.127 bits. bnb INT8: 8 bits + fp32 row scale.
-//  MLX affine, group 64: bits + fp16 scale + fp16 bias per 64 (MLX also quantizes embeddings).
+//  MLX checkpoints (affine 2-8 bits and groups, mxfp4 / nvfp4 / mxfp8, BF16): model/mlx_quant.hpp.
 //  NVFP4: 4 bits + one FP8 scale per 16 values = 4.5 bits.
 struct OtherFormat {
   const char* id;
@@ -54,9 +55,6 @@ constexpr OtherFormat kOther[] = {
     {"GPTQ-8bit", "safetensors", 8.0 + 24.0 / 128.0, 16.0},
     {"BNB-NF4", "safetensors", 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0), 16.0},
     {"BNB-INT8", "safetensors", 8.0, 16.0},
-    {"MLX-4bit", "mlx", 4.0 + 32.0 / 64.0, 4.0 + 32.0 / 64.0},
-    {"MLX-6bit", "mlx", 6.0 + 32.0 / 64.0, 6.0 + 32.0 / 64.0},
-    {"MLX-8bit", "mlx", 8.0 + 32.0 / 64.0, 8.0 + 32.0 / 64.0},
     {"NVFP4", "safetensors", 4.5, 16.0},
 };
 
@@ -247,6 +245,7 @@ const std::vector<QuantFormat>& quant_formats() {
     std::vector<QuantFormat> out;
     for (const auto& r : kFtypes) out.push_back({r.id, "gguf", true});
     for (const auto& r : kOther) out.push_back({r.id, r.container, false});
+    for (const auto& f : mlx_formats()) out.push_back({f.id, "mlx", false});
     return out;
   }();
   return v;
@@ -268,6 +267,16 @@ bool server(const std::string& engine) { return engine == "vllm" || engine == "s
 std::optional<QuantFormat> resolve_format(const std::string& text, const std::string& engine) {
   const std::string u = text::upper(text);
   struct Alias { const char* from; const char* to; };
+  if (engine == "mlx") {
+    // mlx_lm.convert's words for its formats: -q --q-bits N (affine), --q-mode mxfp4/nvfp4/mxfp8,
+    // --dtype bfloat16/float16 (mlx_lm/convert.py).
+    static const Alias mlx[] = {{"BF16", "MLX-BF16"}, {"BFLOAT16", "MLX-BF16"}, {"FP16", "MLX-FP16"}, {"F16", "MLX-FP16"},
+                                {"FLOAT16", "MLX-FP16"}, {"MXFP4", "MLX-MXFP4"}, {"NVFP4", "MLX-NVFP4"}, {"MXFP8", "MLX-MXFP8"},
+                                {"8BIT", "MLX-8bit"}, {"6BIT", "MLX-6bit"}, {"5BIT", "MLX-5bit"}, {"4BIT", "MLX-4bit"},
+                                {"3BIT", "MLX-3bit"}, {"2BIT", "MLX-2bit"}};
+    for (const auto& a : mlx)
+      if (u == a.from) return find_quant(a.to);
+  }
   // Server aliases come first so that "BF16" on vLLM is the checkpoint, not the GGUF type.
   static const Alias servers[] = {{"BF16", "SAFETENSORS-BF16"}, {"FP16", "SAFETENSORS-FP16"},
                                   {"F16", "SAFETENSORS-FP16"}, {"SAFETENSORS", "SAFETENSORS-BF16"},
@@ -289,6 +298,7 @@ std::optional<QuantFormat> resolve_format(const std::string& text, const std::st
 }
 
 bool engine_accepts(const std::string& engine, const QuantFormat& q) {
+  if (engine == "mlx") return q.container == "mlx";  // mlx-lm loads MLX checkpoints
   return !server(engine) || q.container == "safetensors";
 }
 
@@ -319,6 +329,14 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
                      "unknown quantization '" + quant + "'; see 'willitfit list quants'");
   TensorPlan plan;
   plan.quant = q->id;
+  if (q->container == "mlx") {
+    MlxTensors m = plan_mlx(arch, *find_mlx_format(q->id));
+    plan.tensors = std::move(m.tensors);
+    plan.weights_bytes = m.weights_bytes;
+    plan.header_bytes = m.header_bytes;
+    plan.file_bytes = m.weights_bytes + m.header_bytes;
+    return plan;
+  }
   const G src = arch.native_dtype == "fp16" ? G::F16 : G::BF16;
   plan.tensors = enumerate_tensors(arch, src);
   if (!q->gguf) {

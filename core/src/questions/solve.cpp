@@ -406,7 +406,9 @@ json kv_outlook_json(Solver& s, const json& q) {
     out["evaluations"] = s.evaluations();
     return out;
   };
-  if (base.engine != "llama.cpp") return stop("server_pool");
+  // MLX grows its cache with the context too (speed/mlx_speed.hpp): the outlook applies, without
+  // the q8_0 line (its quantized cache is --kv-bits, not a llama.cpp cache type).
+  if (base.engine != "llama.cpp" && base.engine != "mlx") return stop("server_pool");
   const std::int64_t max_ctx = base.model.arch.n_ctx_train;
   if (max_ctx > 0 && max_ctx < d::kOutlookTo) return stop("beyond_max_context");
   auto at = [&](std::int64_t ctx, std::optional<GgmlType> kv) {
@@ -423,7 +425,7 @@ json kv_outlook_json(Solver& s, const json& q) {
   // A q8_0 cache needs flash attention for its V half (llama.cpp refuses it otherwise).
   const bool already = base.kv.type_k == GgmlType::Q8_0 && base.kv.type_v == GgmlType::Q8_0;
   out["q8_0"] = nullptr;
-  if (!already && base.kv.flash_attn) {
+  if (!already && base.kv.flash_attn && base.engine == "llama.cpp") {
     Estimate c = at(d::kOutlookTo, GgmlType::Q8_0);
     if (c.kv.total_bytes < b.kv.total_bytes)
       out["q8_0"] = {{"kv_cache_bytes", c.kv.total_bytes}, {"total_bytes", c.total_bytes},

@@ -11,6 +11,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/speed/speed.hpp"
 #include "willitfit/speed/speculative.hpp"
 
@@ -35,5 +36,8 @@ const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat);
 /// How the speculative speedup model did on its public rows (speculative_accuracy's summary:
 /// fitted and held-out row counts and errors), computed once.
 const nlohmann::json& memo_speculative_basis(const Catalog& cat);
+
+/// fit_mlx_speed(cat) (speed/mlx_speed.hpp), fitted once.
+const MlxSpeedParams& memo_mlx_speed(const Catalog& cat);
 
 }  // namespace wif

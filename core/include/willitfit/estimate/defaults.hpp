@@ -65,6 +65,7 @@ inline constexpr const char* kMmprojType = "f16";   // convert_hf_to_gguf.py --m
 
 // llama.cpp: a GGUF file type.
 inline constexpr const char* kQuantGguf = "Q4_K_M";
+inline constexpr const char* kQuantMlx = "MLX-4bit";   // mlx_lm.convert -q: 4 bits, group 64
 
 // vLLM (vllm/engine/arg_utils.py defaults) and SGLang (server_args.py); 0 = the engine decides.
 inline constexpr double kGpuMemoryUtilization = 0.92;
@@ -123,6 +124,11 @@ std::string engine_name(const std::string& engine);
 
 /// The formats most repos publish for `engine`, best first (a model's format table lists these).
 std::vector<std::string> common_formats(const std::string& engine);
+
+/// The format of `engine` ("llama.cpp" or "mlx") nearest in bits per weight to `quant` of the
+/// other one: Q4_K_M <-> MLX-4bit, Q8_0 <-> MLX-8bit, BF16 <-> MLX-BF16 … (the side-by-side of a
+/// Mac result, estimate_to_json `engine_compare`). `quant` itself when it is already the engine's.
+std::string counterpart_quant(const std::string& quant, const std::string& engine);
 
 }  // namespace wif::defaults
 

@@ -58,6 +58,8 @@ struct LaunchInput {
   bool mmproj_offload = true;         // false: --no-mmproj-offload (the encoder on the CPU)
   std::string mmproj_type = "f16";    // the file's type, for its local name
   std::string mmproj_file;            // the real file's name (a Hub repo's mmproj), else made up
+  int mlx_kv_bits = 0;                // engine mlx: a quantized cache (mlx_lm.generate --kv-bits)
+  int mlx_kv_group = 64;
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).

@@ -62,6 +62,13 @@ struct Note {
   nlohmann::json values = nlohmann::json::object();
 };
 
+/// mlx-lm's settings (engine "mlx", speed/mlx_speed.hpp): a quantized KV cache (mlx_lm.generate
+/// --kv-bits, --kv-group-size; 0 = 16-bit).
+struct MlxOptions {
+  int kv_bits = 0;
+  int kv_group = 64;
+};
+
 struct EstimateRequest {
   ResolvedModel model;
   std::string quant = "Q4_K_M";
@@ -84,6 +91,7 @@ struct EstimateRequest {
   bool placement_given = false;      // ngl / n_cpu_moe / tensor_split set: no automatic plan
   VllmOptions vllm;                  // vLLM's settings; vllm.max_model_len is never set here
   SglangOptions sglang;              // SGLang's settings; sglang.context_length is never set here
+  MlxOptions mlx;                    // mlx-lm's settings (engine "mlx")
   HostLink host_link;                // system RAM bandwidth and PCIe link for offloaded parts
   SpeedOptions speed;                // prompt / gen / depth (llama-bench -p / -n / -d), backend
   SpeculativeOptions spec;           // mtp / draft_max / workload (speculative.hpp)

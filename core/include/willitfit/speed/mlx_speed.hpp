@@ -1,0 +1,84 @@
+// MLX (mlx-lm) on Apple silicon: the memory it holds besides the weights, and its speed.
+//
+// Memory (ml-explore/mlx-lm mlx_lm/models/cache.py, mlx_lm/generate.py):
+//  * KVCache keeps K and V in the model's float type and grows in chunks of `step` = 256 tokens
+//    (update_and_fetch rounds each growth up to a multiple of 256): a context of n tokens holds
+//    ceil(n / 256) x 256 cells, the same padding llama.cpp gives its context, so the cache is
+//    llama.cpp's F16 cache at that context. Sliding-window layers use RotatingKVCache (at most the
+//    window); recurrent layers keep their state. QuantizedKVCache (kv_bits 4 or 8, group 64)
+//    stores each group's scale and bias in the float type: bits + 32 / 64 bits per element.
+//  * Prefill runs in chunks of prefill_step_size = 2048 tokens (generate_step): the activations
+//    of one chunk through the widest feed-forward are the working buffer.
+//  * The cap is Metal's recommendedMaxWorkingSetSize: mlx-lm wires that much for generation
+//    (generate.py wired_limit, mx.set_wired_limit) and warns when the weights pass 90 % of it;
+//    mlx's allocator (mlx/backend/metal/allocator.cpp MetalAllocator) fails allocations past
+//    1.5 x of it and pages long before. The same cap llama.cpp on Metal reports as the device's
+//    memory (hardware/device.hpp usable_memory, iogpu.wired_limit_mb included).
+//
+// Speed: llama.cpp's speed model (speed.hpp: decode reads the active weights and the cache over
+// the bandwidth plus a fixed cost per layer; prefill is matrix FLOPs over the peak plus one weight
+// read per chunk) with MLX's own four coefficients (bandwidth share, per-layer cost, the extra
+// cost of a MoE layer, FLOP share),
+// fitted when the catalog loads on the `fitted` rows of data/measurements/mlx.json and checked on
+// the held-out ones; every figure carries the held-out spread as its range.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "willitfit/catalog/catalog.hpp"
+#include "willitfit/hardware/device.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/architecture.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/speed.hpp"
+
+namespace wif {
+
+constexpr std::int64_t kMlxKvStep = 256;        // mlx_lm/models/cache.py KVCache.step
+constexpr std::int64_t kMlxPrefillStep = 2048;  // mlx_lm/generate.py prefill_step_size
+
+/// mlx-lm's cache for one request of `n_ctx` tokens (0 = the model's own), with K/V in 16-bit
+/// floats, or quantized to `kv_bits` (0 = not quantized; 2..8) in groups of `kv_group`.
+KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits = 0, int kv_group = 64);
+
+/// Activations of one prefill chunk (kMlxPrefillStep tokens, 16-bit): the residual stream, the
+/// attention projections and the widest feed-forward (for MoE, the routed rows of every chosen
+/// expert).
+std::uint64_t mlx_activation_bytes(const Architecture& a);
+
+/// Layers whose feed-forward is routed experts (MTP layers left out).
+std::int64_t mlx_moe_layers(const Architecture& a);
+
+/// The fitted coefficients and how well they hold.
+struct MlxSpeedParams {
+  double bw_eff = 0.7;         // share of peak bandwidth decode reaches
+  double layer_us = 10;        // fixed cost per layer per decode step, microseconds
+  double moe_layer_us = 0;     // extra per MoE layer per decode step (gather_qmm), microseconds
+  double flop_eff = 0.5;       // share of the device's peak FP16 rate prefill reaches
+  int fitted_tg = 0, fitted_pp = 0, held_tg = 0, held_pp = 0;
+  // measured / predicted over the held-out rows (the range of every figure)
+  double tg_low = 0.8, tg_high = 1.2, pp_low = 0.7, pp_high = 1.3;
+  double tg_held_median_ape = 0, pp_held_median_ape = 0, tg_held_max_ape = 0, pp_held_max_ape = 0;
+  nlohmann::json rows = nlohmann::json::array();  // every row with its prediction (the report)
+};
+
+/// Fit on data/measurements/mlx.json (`runs`, fitted rows) and check on the held-out ones
+/// (estimate/catalog_memo.hpp memo_mlx_speed keeps one per catalog).
+MlxSpeedParams fit_mlx_speed(const Catalog& cat);
+
+/// Speed of one request on one Apple device: the speed.hpp result with MLX's coefficients, its
+/// range from the held-out spread, and `basis` {code: "mlx_fitted"|"measured", rows …}.
+SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, const Architecture& a, const TensorPlan& plan, const Device& d,
+                      const KvOptions& kv, const SpeedOptions& o, const std::string& model_id);
+
+/// The accuracy report's `mlx` block: coefficients, fitted / held-out counts and errors, rows.
+nlohmann::json mlx_accuracy_json(const MlxSpeedParams& p);
+
+/// `sizes` of data/measurements/mlx.json against the planned checkpoint bytes (each row with
+/// ours, published and the difference in percent).
+nlohmann::json mlx_size_report(const Catalog& cat);
+
+}  // namespace wif

@@ -1,0 +1,63 @@
+// MLX's fit step (mlx-lm on one Apple GPU): the checkpoint's tensors (model/mlx_quant.hpp), the
+// cache as mlx-lm grows it and one prefill chunk's activations (speed/mlx_speed.hpp), the Metal
+// runtime's overhead (data/backends.json, as llama.cpp on Metal), against the same working-set
+// cap llama.cpp on Metal budgets against (hardware/device.hpp usable_memory): mlx-lm wires
+// recommendedMaxWorkingSetSize for generation (mlx_lm/generate.py wired_limit).
+#include <cstdint>
+
+#include "engines.hpp"
+#include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/model/mlx_quant.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
+
+namespace wif::engines {
+namespace {
+
+constexpr std::uint64_t kMlxMiB = 1024ull * 1024ull;
+
+class MlxStep final : public EngineStep {
+ public:
+  const char* id() const override { return "mlx"; }
+
+  void fit(const Catalog& cat, const EstimateRequest& r, Estimate& e) const override {
+    const Architecture& a = r.model.arch;
+    e.kv = mlx_kv_cache(a, r.kv.n_ctx, r.mlx.kv_bits, r.mlx.kv_group);
+    e.compute = ComputeBuffer{};
+    e.compute.ffn_bytes = mlx_activation_bytes(a);
+    e.compute.total_bytes = e.compute.ffn_bytes;
+    e.weights_bytes = e.plan->weights_bytes;
+    e.host_weights_bytes = 0;
+    e.overhead_bytes = backend_overhead_bytes(cat, r.device);
+    e.total_bytes = e.weights_bytes + e.kv.total_bytes + e.compute.total_bytes + e.overhead_bytes;
+    // The same uncertainty as llama.cpp's per-device figure: 2 % plus 256 MiB.
+    e.total_high_bytes = e.total_bytes + static_cast<std::uint64_t>(0.02 * static_cast<double>(e.total_bytes)) + 256 * kMlxMiB;
+    e.usable = usable_memory(r.device, r.overrides);
+    const double U = static_cast<double>(e.usable.usable_bytes);
+    if (static_cast<double>(e.total_high_bytes) <= 0.95 * U) e.verdict = "fits";
+    else if (e.total_bytes <= e.usable.usable_bytes) e.verdict = "tight";
+    else e.verdict = "no_fit";
+  }
+
+  void write(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) const override {
+    const auto f = find_mlx_format(e.plan->quant);
+    const double U = static_cast<double>(e.usable.usable_bytes);
+    nlohmann::json j = {
+        {"kv_step", kMlxKvStep}, {"prefill_step", kMlxPrefillStep},
+        {"kv_bits", r.mlx.kv_bits}, {"kv_group_size", r.mlx.kv_group},
+        {"mode", f ? f->mode : ""}, {"bits", f ? f->bits : 0}, {"group_size", f ? f->group_size : 0},
+        {"working_set_bytes", e.usable.usable_bytes},
+        // mlx-lm warns ("close to the maximum recommended size … can be slow") past 90 % of it.
+        {"weights_share_of_working_set", U > 0 ? static_cast<double>(e.weights_bytes) / U : 0.0},
+        {"slow_warning", U > 0 && static_cast<double>(e.weights_bytes) > 0.9 * U}};
+    out["mlx"] = j;
+  }
+};
+
+}  // namespace
+
+const EngineStep& mlx_step() {
+  static const MlxStep step;
+  return step;
+}
+
+}  // namespace wif::engines

@@ -1,0 +1,314 @@
+// MLX's cache, working buffer and speed (mlx_speed.hpp). Sources: ml-explore/mlx-lm
+// mlx_lm/models/cache.py (KVCache.step = 256, QuantizedKVCache), mlx_lm/generate.py
+// (prefill_step_size = 2048, wired_limit), ml-explore/mlx mlx/backend/metal/allocator.cpp.
+#include "willitfit/speed/mlx_speed.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+#include "willitfit/base/error.hpp"
+
+namespace wif {
+namespace {
+
+using nlohmann::json;
+
+double mlx_median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The coefficients speed.hpp reads, set to MLX's: one backend class with the three fitted
+// figures, no quant-family or device-class factors, no llama.cpp kernel-shape effects.
+SpeedCoefficients mlx_coefficients(const MlxSpeedParams& p, const SpeedCoefficients& base) {
+  SpeedCoefficients c;
+  c.tflops_per_core = base.tflops_per_core;  // Apple peak FP16 per GPU core where a chip states none
+  BackendSpeed b;
+  b.bw_eff = p.bw_eff;
+  b.layer_us = p.layer_us;
+  b.flop_eff = p.flop_eff;
+  b.fitted = true;
+  c.backends["metal"] = b;
+  c.moe_prefill = 1.0;
+  c.expert_rows_half = 0;
+  c.attn_eff = 1.0;
+  return c;
+}
+
+struct MlxRow {
+  json src;
+  std::string kind;
+  bool fitted = false;
+  double tps = 0;
+  // time per token = a / e + l x t (decode: a = bytes / bandwidth, l = layers; prefill:
+  // a = FLOP time at e = 1, b = weight reads at the bandwidth share)
+  double a = 0, l = 0, b = 0, lm = 0;  // lm: MoE layers (gather_qmm over the routed experts)
+  bool ok = false;
+  std::string why;
+};
+
+double mlx_predict(const MlxRow& r, double bw, double layer_us, double flop, double moe_us = 0) {
+  if (r.kind == "tg") return 1.0 / (r.a / bw + r.l * layer_us * 1e-6 + r.lm * moe_us * 1e-6);
+  return 1.0 / (r.a / flop + r.b / bw);
+}
+
+}  // namespace
+
+KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int kv_group) {
+  KvOptions o;
+  const std::int64_t ctx = n_ctx > 0 ? n_ctx : a.n_ctx_train;
+  o.n_ctx = (ctx + kMlxKvStep - 1) / kMlxKvStep * kMlxKvStep;  // KVCache grows by `step` cells
+  o.n_seq = 1;
+  o.unified = true;
+  o.n_ubatch = 1;           // RotatingKVCache keeps at most the window
+  o.type_k = o.type_v = GgmlType::F16;
+  o.flash_attn = true;
+  o.swa_full = false;
+  o.mla_v_less = true;
+  KvCache kv = llamacpp_kv_cache(a, o);
+  if (kv_bits > 0) {
+    // QuantizedKVCache: `bits` per element plus a 16-bit scale and bias per group.
+    const double f = (static_cast<double>(kv_bits) + 32.0 / static_cast<double>(kv_group)) / 16.0;
+    kv.total_bytes = 0;
+    for (auto& g : kv.groups) {
+      if (g.kind != "recurrent") {
+        g.bytes = static_cast<std::uint64_t>(static_cast<double>(g.bytes) * f);
+        g.bytes_per_token = static_cast<std::uint64_t>(static_cast<double>(g.bytes_per_token) * f);
+      }
+      kv.total_bytes += g.bytes;
+    }
+    kv.bytes_per_token_full = static_cast<std::uint64_t>(static_cast<double>(kv.bytes_per_token_full) * f);
+    for (auto& b : kv.per_layer) b = static_cast<std::uint64_t>(static_cast<double>(b) * f);
+  }
+  return kv;
+}
+
+std::int64_t mlx_moe_layers(const Architecture& a) {
+  std::int64_t n = 0;
+  for (const auto& l : a.layers) n += l.ffn == FfnKind::MoE && !l.is_mtp ? 1 : 0;
+  return n;
+}
+
+std::uint64_t mlx_activation_bytes(const Architecture& a) {
+  std::int64_t widest = 0, attn = 0;
+  const std::int64_t routed = a.moe.n_ff_exp * std::max<std::int64_t>(1, a.moe.n_expert_used) + a.moe.n_shared * a.moe.n_ff_shexp;
+  for (const auto& l : a.layers) {
+    widest = std::max(widest, l.ffn == FfnKind::Dense ? l.n_ff : routed);
+    attn = std::max(attn, l.n_head * l.head_dim_k + 2 * l.n_head_kv * std::max(l.head_dim_k, l.head_dim_v));
+  }
+  // Residual and normed stream (2 x n_embd), the attention projections, gate / up / their
+  // product in the feed-forward (3 x widest); 16-bit elements.
+  const double per_token = 2.0 * static_cast<double>(a.n_embd) + static_cast<double>(attn) + 3.0 * static_cast<double>(widest);
+  return static_cast<std::uint64_t>(per_token * 2.0 * static_cast<double>(kMlxPrefillStep));
+}
+
+MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
+  MlxSpeedParams p;
+  const json* doc = cat.document("measurements/mlx.json");
+  if (!doc || !doc->contains("runs") || !(*doc)["runs"].is_array()) return p;
+  const SpeedCoefficients base = speed_coefficients(cat);
+  MlxSpeedParams unit;
+  unit.bw_eff = 1.0;
+  unit.layer_us = 0.0;
+  unit.flop_eff = 1.0;
+  const SpeedCoefficients one = mlx_coefficients(unit, base);
+  std::vector<MlxRow> rows;
+  for (const auto& r : (*doc)["runs"]) {
+    MlxRow row;
+    row.src = r;
+    row.kind = r.value("kind", "");
+    row.fitted = r.value("fitted", false);
+    row.tps = r.value("tps", 0.0);
+    const ModelEntry* m = cat.find_model(r.value("model", ""));
+    const Device* d = cat.find_device(r.value("device", ""));
+    const auto q = find_quant(r.value("quant", ""));
+    if (!m || !d || !q || q->container != "mlx" || row.tps <= 0 || (row.kind != "tg" && row.kind != "pp")) {
+      row.why = !m ? "unknown_model" : !d ? "unknown_device" : !q ? "unknown_quant" : "bad_row";
+      rows.push_back(row);
+      continue;
+    }
+    const TensorPlan plan = plan_quantization(m->arch, q->id);
+    const KvOptions kv;  // F16 cache, flash attention: what kv_read_bytes needs
+    SpeedOptions o;
+    o.prompt = std::max<std::int64_t>(1, r.value("prompt", 512));
+    o.gen = std::max<std::int64_t>(1, r.value("gen", 128));
+    o.n_ubatch = kMlxPrefillStep;
+    o.curve = false;
+    o.backend = "metal";
+    if (row.kind == "tg") {
+      // The mean step over the generated tokens: the step in the middle of them.
+      o.depth = o.prompt + o.gen / 2;
+      const SpeedResult s = estimate_speed(m->arch, plan, *d, kv, o, one);
+      row.a = s.decode.weights_s + s.decode.kv_s;
+      row.l = static_cast<double>(s.work.layers);
+      row.lm = static_cast<double>(mlx_moe_layers(m->arch));
+    } else {
+      o.depth = 0;
+      const SpeedResult s = estimate_speed(m->arch, plan, *d, kv, o, one);
+      if (!s.prefill.available) {
+        row.why = "no_flop_rate";
+        rows.push_back(row);
+        continue;
+      }
+      row.a = (s.prefill.matmul_s + s.prefill.attention_s) / static_cast<double>(o.prompt);
+      row.b = s.prefill.weights_s / static_cast<double>(o.prompt);
+    }
+    row.ok = true;
+    rows.push_back(row);
+  }
+  // Least squares on log(measured / predicted) over the fitted rows, by grid search (three
+  // coefficients, a handful of rows).
+  auto loss_tg = [&](double bw, double lu, double mu) {
+    double s = 0;
+    for (const auto& r : rows)
+      if (r.ok && r.fitted && r.kind == "tg") s += std::pow(std::log(r.tps / mlx_predict(r, bw, lu, 1, mu)), 2);
+    return s;
+  };
+  double best = 1e300;
+  for (int i = 30; i <= 100; ++i)
+    for (int j = 0; j <= 150; ++j)
+      for (int k = 0; k <= 200; k += 2) {
+        const double bw = i / 100.0, lu = j, mu = k;
+        const double l = loss_tg(bw, lu, mu);
+        if (l < best) { best = l; p.bw_eff = bw; p.layer_us = lu; p.moe_layer_us = mu; }
+      }
+  best = 1e300;
+  for (int i = 5; i <= 100; ++i) {
+    const double fe = i / 100.0;
+    double s = 0;
+    for (const auto& r : rows)
+      if (r.ok && r.fitted && r.kind == "pp") s += std::pow(std::log(r.tps / mlx_predict(r, p.bw_eff, p.layer_us, fe)), 2);
+    if (s < best) { best = s; p.flop_eff = fe; }
+  }
+  std::vector<double> tg_ratio, pp_ratio, tg_ape, pp_ape;
+  for (auto& r : rows) {
+    json j = r.src;
+    if (!r.ok) {
+      j["used"] = false;
+      j["why"] = r.why;
+      p.rows.push_back(j);
+      continue;
+    }
+    const double pred = mlx_predict(r, p.bw_eff, p.layer_us, p.flop_eff, p.moe_layer_us);
+    const double ratio = r.tps / pred;
+    j["used"] = true;
+    // The row's terms at unit coefficients (seconds per token): a / share + layers x cost (decode),
+    // a / FLOP share + b / bandwidth share (prefill).
+    j["terms"] = {{"a_s", r.a}, {"b_s", r.b}, {"layers", r.l}, {"moe_layers", r.lm}};
+    j["predicted_tps"] = pred;
+    j["error_pct"] = 100.0 * (pred / r.tps - 1.0);
+    p.rows.push_back(j);
+    (r.kind == "tg" ? (r.fitted ? p.fitted_tg : p.held_tg) : (r.fitted ? p.fitted_pp : p.held_pp)) += 1;
+    if (!r.fitted) {
+      (r.kind == "tg" ? tg_ratio : pp_ratio).push_back(ratio);
+      (r.kind == "tg" ? tg_ape : pp_ape).push_back(100.0 * std::fabs(pred / r.tps - 1.0));
+    }
+  }
+  // The range of a figure: the held-out rows' lowest and highest measured / predicted, never
+  // narrower than +-15 %.
+  auto range = [](const std::vector<double>& v, double& lo, double& hi) {
+    lo = 0.85;
+    hi = 1.15;
+    for (double x : v) {
+      lo = std::min(lo, x);
+      hi = std::max(hi, x);
+    }
+  };
+  range(tg_ratio, p.tg_low, p.tg_high);
+  range(pp_ratio, p.pp_low, p.pp_high);
+  p.tg_held_median_ape = mlx_median(tg_ape);
+  p.pp_held_median_ape = mlx_median(pp_ape);
+  p.tg_held_max_ape = tg_ape.empty() ? 0 : *std::max_element(tg_ape.begin(), tg_ape.end());
+  p.pp_held_max_ape = pp_ape.empty() ? 0 : *std::max_element(pp_ape.begin(), pp_ape.end());
+  return p;
+}
+
+SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, const Architecture& a,
+                      const TensorPlan& plan, const Device& d, const KvOptions& kv, const SpeedOptions& o,
+                      const std::string& model_id) {
+  const SpeedCoefficients c = mlx_coefficients(p, base);
+  SpeedOptions mo = o;
+  mo.n_ubatch = kMlxPrefillStep;
+  mo.backend = "metal";
+  KvOptions k = kv;
+  k.flash_attn = true;  // mx.fast.scaled_dot_product_attention reads K and V once per step
+  SpeedResult s = estimate_speed(a, plan, d, k, mo, c);
+  // MoE layers: mlx's gather_qmm over the chosen experts costs a fixed time per layer on top of
+  // the reads (fitted as moe_layer_us); every decode figure takes it.
+  const double extra = static_cast<double>(mlx_moe_layers(a)) * p.moe_layer_us * 1e-6;
+  if (extra > 0 && s.decode.total_s > 0) {
+    s.decode.overhead_s += extra;
+    s.decode.total_s += extra;
+    s.decode_tps = 1.0 / s.decode.total_s;
+    if (s.gen_avg_tps > 0) s.gen_avg_tps = 1.0 / (1.0 / s.gen_avg_tps + extra);
+    for (auto& v : s.curve_tps)
+      if (v > 0) v = 1.0 / (1.0 / v + extra);
+    s.total_ms = s.ttft_ms + (s.gen_avg_tps > 0 ? 1000.0 * static_cast<double>(mo.gen) / s.gen_avg_tps : 0);
+  }
+  s.decode_tps_low = s.decode_tps * p.tg_low;
+  s.decode_tps_high = s.decode_tps * p.tg_high;
+  if (s.prefill_available) {
+    s.prefill_tps_low = s.prefill_tps * p.pp_low;
+    s.prefill_tps_high = s.prefill_tps * p.pp_high;
+  }
+  s.group = "mlx";
+  // A published run of this very model, format and device, when there is one.
+  json measured = json::array();
+  bool tg = false, pp = false;
+  for (const auto& r : p.rows)
+    if (r.value("model", "") == model_id && r.value("quant", "") == plan.quant && r.value("device", "") == d.id) {
+      const std::string kind = r.value("kind", "");
+      measured.push_back({{"kind", kind}, {"test", kind + std::to_string(r.value("prompt", 0))}, {"tps", r.value("tps", 0.0)},
+                          {"row_id", r.value("row_id", "")}, {"source", r.value("source", "")}, {"date", r.value("date", "")}});
+      (kind == "tg" ? tg : pp) = true;
+    }
+  json basis = {{"code", tg ? "measured" : "mlx_fitted"}, {"backend", "metal"}, {"engine", "mlx"},
+                {"mlx", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"moe_layer_us", p.moe_layer_us}, {"flop_eff", p.flop_eff},
+                         {"fitted_rows", p.fitted_tg + p.fitted_pp}, {"held_out_rows", p.held_tg + p.held_pp},
+                         {"held_out_median_error_pct", p.tg_held_median_ape},
+                         {"held_out_prefill_median_error_pct", p.pp_held_median_ape}}},
+                {"accuracy_group", {{"split", "mlx"}, {"backend", "metal"}, {"device_kind", device_kind_name(d.kind)},
+                                    {"moe", a.is_moe()}, {"report_group", "mlx"}}}};
+  if (!measured.empty()) basis["measured"] = measured;
+  s.basis = {{"decode_label", tg ? "measured" : "mlx_fitted"}, {"basis", basis}};
+  if (s.prefill_available) s.basis["prefill_label"] = pp ? "measured" : "mlx_fitted";
+  return s;
+}
+
+json mlx_accuracy_json(const MlxSpeedParams& p) {
+  return {{"coefficients", {{"bw_eff", p.bw_eff}, {"layer_us", p.layer_us}, {"moe_layer_us", p.moe_layer_us}, {"flop_eff", p.flop_eff}}},
+          {"fitted", {{"tg", p.fitted_tg}, {"pp", p.fitted_pp}}},
+          {"held_out", {{"tg", p.held_tg}, {"pp", p.held_pp},
+                        {"tg_median_ape_pct", p.tg_held_median_ape}, {"pp_median_ape_pct", p.pp_held_median_ape},
+                        {"tg_max_ape_pct", p.tg_held_max_ape}, {"pp_max_ape_pct", p.pp_held_max_ape}}},
+          {"range", {{"tg_low", p.tg_low}, {"tg_high", p.tg_high}, {"pp_low", p.pp_low}, {"pp_high", p.pp_high}}},
+          {"rule", "rows marked fitted set the four coefficients (least squares on log error); the others are held out"},
+          {"rows", p.rows}};
+}
+
+json mlx_size_report(const Catalog& cat) {
+  json out = json::array();
+  const json* doc = cat.document("measurements/mlx.json");
+  if (!doc || !doc->contains("sizes") || !(*doc)["sizes"].is_array()) return out;
+  for (const auto& r : (*doc)["sizes"]) {
+    json j = r;
+    const ModelEntry* m = cat.find_model(r.value("model", ""));
+    const auto q = find_quant(r.value("quant", ""));
+    const double pub = r.value("bytes", 0.0);
+    if (!m || !q || q->container != "mlx" || pub <= 0) {
+      j["used"] = false;
+      out.push_back(j);
+      continue;
+    }
+    const TensorPlan plan = plan_quantization(m->arch, q->id);
+    j["used"] = true;
+    j["ours_bytes"] = plan.file_bytes;
+    j["diff_pct"] = 100.0 * (static_cast<double>(plan.file_bytes) / pub - 1.0);
+    out.push_back(j);
+  }
+  return out;
+}
+
+}  // namespace wif

@@ -1,0 +1,52 @@
+// @ts-check
+// A Mac runs both llama.cpp and MLX: the two side by side for the result's model, context and
+// device, each with its format of like size (the core's engine_compare). Every figure is one of
+// the two estimates the core returns for them (one estimate_many call); nothing is computed here.
+import { many } from '../client.js';
+import { defaults, request } from '../catalog.js';
+import { byId, fill, h, link, table } from '../dom.js';
+import { gib, num, tokens } from '../format.js';
+import { t } from '../i18n.js';
+import { state, urlFor } from '../state.js';
+import { speedOf, spreadText } from './shared.js';
+
+const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
+
+/**
+ * The side-by-side section, or nothing (hidden) when the result has no engine_compare.
+ * @param {any} r the result on screen @param {() => boolean} alive
+ */
+export async function renderEngines(r, alive) {
+  const box = byId('plug-engines');
+  const ec = r && r.engine_compare;
+  if (!ec || !ec.quants || !Array.isArray(ec.engines)) { box.hidden = true; fill('engines-table'); return; }
+  /** @type {string[]} */
+  const ids = ec.engines;
+  const rs = await many(ids.map((e) => request({ engine: e, quant: ec.quants[e] })));
+  if (!alive()) return;
+  const L = state.lang;
+  const name = (/** @type {string} */ e) => String(defaults?.engines?.[e]?.name ?? e);
+  /** @param {(x: any, e: string) => any} f */
+  const cells = (f) => rs.map((x, i) => (x && !x.error ? f(x, ids[i]) : T('engines_failed')));
+  const label = (/** @type {any} */ x) => {
+    const l = x.speed && x.speed.decode_label;
+    return l ? T(`engines_label_${l}`) : '';
+  };
+  const rows = [
+    [T('format'), ...cells((x, e) => link(urlFor({ engine: e, quant: x.quant.id }), x.quant.id))],
+    [T('bpw'), ...cells((x) => num(x.quant.bits_per_weight, L, 2))],
+    [T('weights'), ...cells((x) => gib(x.memory.weights_bytes, L))],
+    [T('kv_cache'), ...cells((x) => gib(x.memory.kv_cache_bytes, L))],
+    [T('required'), ...cells((x) => gib(x.memory.total_bytes, L))],
+    [T('verdict'), ...cells((x) => h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)))],
+    [T('decode'), ...cells((x) => { const s = speedOf(x); return s && s.decode ? spreadText(s.decode, L) : '—'; })],
+    [T('prefill'), ...cells((x) => { const s = speedOf(x); return s && s.prefill ? spreadText(s.prefill, L) : '—'; })],
+    [T('engines_basis'), ...cells((x) => label(x) || '—')],
+  ];
+  fill('engines-table', table(T('engines_caption', { ctx: tokens(r.settings.context_requested, L) }),
+    [T('engines_col'), ...ids.map(name)], rows, { class: 'data engines' }));
+  const mlx = rs[ids.indexOf('mlx')];
+  const warn = mlx && !mlx.error && mlx.mlx && mlx.mlx.slow_warning;
+  fill('engines-note', T('engines_note'), warn ? [' ', T('engines_slow_warning')] : null);
+  box.hidden = false;
+}
