@@ -7,7 +7,7 @@ import { solve } from '../client.js';
 import { request } from '../catalog.js';
 import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
-import { gib, list as joinList, num, tokens, tps, usd } from '../format.js';
+import { gib, list as joinList, num, signed, tokens, tps, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
@@ -55,7 +55,7 @@ function detailText(it, now, L) {
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
   if (it.decode_tps_after > 0) parts.push(`${now > 0 ? tps(now, L) : T('fit_now_none')} → ${tps(it.decode_tps_after, L)}`);
-  if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
+  if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));
   return parts.join(' · ');
 }
 
