@@ -86,11 +86,11 @@ function sourceCell(src) {
 /**
  * A run's command-line settings ("-ngl 99 --n-cpu-moe 48") with each flag kept on one line with
  * its value: the line breaks between flags only.
- * @param {string} [settings]
+ * @param {string} [settings] @returns {string | (string | HTMLElement)[]}
  */
 function flagsText(settings) {
   if (!settings) return '';
-  return settings.split(/ (?=-)/).map((f, i) => [i ? ' ' : '', h('span', { class: 'nw' }, f)]);
+  return settings.split(/ (?=-)/).flatMap((f, i) => [i ? ' ' : '', h('span', { class: 'nw' }, f)]);
 }
 
 /**
