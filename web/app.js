@@ -254,13 +254,21 @@ function showError(e) {
   // The core's code says what went wrong in the page's words; the code and the core's own
   // message (English, for developers) are folded under "Technical details".
   if (err instanceof WillitfitError || (err && err.code)) {
-    const known = T(`err_${err.code}`, { path: String(err.path || '') });
+    // The sentences that name the share button use its own label ({share}).
+    const known = T(`err_${err.code}`, { path: String(err.path || ''), share: T('share') });
     box.dataset.code = String(err.code);
     // A model id the catalog does not know, shaped like a Hub repo: offer to read it from there.
     const hub = err.code === 'unknown_model' && state.view === 'main' && isHubText(state.model)
       ? h('p', null, h('button', { type: 'button', id: 'err-hub', on: { click: () => openHub(state.model) } }, T('hub_try', { 0: state.model })))
       : null;
+    // A link to this error, to send to whoever gave the link or to report it: named for what it
+    // copies, unlike the answer's share button (hidden while there is no answer).
+    const msg = h('span', { class: 'note', role: 'status' });
+    const copyErr = h('button', { type: 'button', class: 'small', id: 'err-share', on: { click: async () => {
+      msg.textContent = T(await copyLink(null) ? 'link_copied' : 'copy_failed');
+    } } }, T('share_error'));
     fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })), hub,
+      state.view === 'main' && /^https?:$/.test(location.protocol) ? h('p', { class: 'btns' }, copyErr, msg) : null,
       h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
   } else box.textContent = String(err && err.message || err);
   byId('verdict').dataset.verdict = 'error';
