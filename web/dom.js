@@ -52,7 +52,7 @@ export function slashBreaks(text) {
 export function scrollCue(el) {
   const set = () => {
     const max = el.scrollWidth - el.clientWidth;
-    const more = max > 1 ? [el.scrollLeft > 1 ? 'start' : '', el.scrollLeft < max - 1 ? 'end' : ''].filter(Boolean).join(' ') : '';
+    const more = max > 4 ? [el.scrollLeft > 4 ? 'start' : '', el.scrollLeft < max - 4 ? 'end' : ''].filter(Boolean).join(' ') : '';
     if (el.dataset.more !== more) el.dataset.more = more;
   };
   el.addEventListener('scroll', set, { passive: true });

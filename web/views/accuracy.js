@@ -157,7 +157,7 @@ function rowsSection(points) {
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
       tps(p.measured_tps, L),
       h('span', null, tps(p.predicted_tps, L), p.predicted_held_out_tps
-        ? h('span', { class: 'note held' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) })) : null),
+        ? [' ', h('span', { class: 'note held' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) }))] : null),
       `${signed(p.error_pct, L, 1)}\u00a0%`,
       sourceCell(p.source),
     ]);
