@@ -162,3 +162,18 @@ test('the error box copies a link to the error under a name of its own, in four 
     await page.context().close();
   }
 });
+
+test('the copy buttons beside the launch commands are named for the command each copies, in four languages', async () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    const page = await env.page();
+    await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=${lang}`);
+    await page.waitForSelector('#commands button');
+    const names = await page.$$eval('#commands .cmd', (cmds) => cmds.map((c) => ({
+      label: c.querySelector('button')?.getAttribute('aria-label') || '', text: c.querySelector('button')?.textContent || '', head: c.querySelector('strong')?.textContent || '' })));
+    assert.ok(names.length >= 2, `${lang}: ${names.length} commands`);
+    assert.equal(new Set(names.map((n) => n.label)).size, names.length, `${lang}: ${JSON.stringify(names)}`);
+    // The name starts with the visible word (a speech-input user says what they see) and names the command.
+    for (const n of names) assert.ok(n.label.startsWith(n.text) && n.label.includes(n.head), `${lang}: ${JSON.stringify(n)}`);
+    await page.context().close();
+  }
+});

@@ -387,7 +387,8 @@ function renderPlugins(r) {
   if (cmds.length && runs) {
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
       h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
-        h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
+        // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
+        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, c.command)))));
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;

@@ -7,6 +7,7 @@ export default {
   hero_examples: 'Popular setups:',
   setup_change: 'Change', hw_search_ph: 'Search: Mac Studio, RTX 4090, MacBook Pro M4 Max…',
   hw_search_hint: 'Type a product or chip name to search, or choose from the list below.',
+  copy_named: 'Copy {0}',
   share_error: 'Copy link to this error',
   share: 'Copy link to this answer', link_copied: 'Link copied.',
   link_copied_gguf: 'Link copied. A GGUF file is too large for a link: whoever opens it imports the same file to see this model.',

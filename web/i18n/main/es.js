@@ -7,6 +7,7 @@ export default {
   hero_examples: 'Configuraciones populares:',
   setup_change: 'Cambiar', hw_search_ph: 'Busca: Mac Studio, RTX 4090, MacBook Pro M4 Max…',
   hw_search_hint: 'Escribe el nombre de un producto o de un chip para buscar, o elige en la lista de abajo.',
+  copy_named: 'Copiar {0}',
   share_error: 'Copiar el enlace a este error',
   share: 'Copiar el enlace a esta respuesta', link_copied: 'Enlace copiado.',
   link_copied_gguf: 'Enlace copiado. Un archivo GGUF no cabe en un enlace: quien lo abra debe importar el mismo archivo para ver este modelo.',

@@ -7,6 +7,7 @@ export default {
   hero_examples: 'Configurations courantes :',
   setup_change: 'Modifier', hw_search_ph: 'Rechercher : Mac Studio, RTX 4090, MacBook Pro M4 Max…',
   hw_search_hint: 'Tapez le nom d’un produit ou d’une puce pour chercher, ou choisissez dans la liste ci-dessous.',
+  copy_named: 'Copier {0}',
   share_error: 'Copier le lien vers cette erreur',
   share: 'Copier le lien vers cette réponse', link_copied: 'Lien copié.',
   link_copied_gguf: 'Lien copié. Un fichier GGUF est trop gros pour un lien : la personne qui l’ouvre doit importer le même fichier pour voir ce modèle.',

@@ -6,6 +6,7 @@ export default {
   hero_examples: '常见配置：',
   setup_change: '修改', hw_search_ph: '搜索：Mac Studio、RTX 4090、MacBook Pro M4 Max…',
   hw_search_hint: '输入产品或芯片名称搜索，或在下面的列表中选择。',
+  copy_named: '复制 {0}',
   share_error: '复制此错误的链接',
   share: '复制此结果的链接', link_copied: '链接已复制。',
   link_copied_gguf: '链接已复制。GGUF 文件太大，放不进链接：打开链接的人需要导入同一个文件才能看到这个模型。',
