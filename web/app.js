@@ -263,7 +263,7 @@ function showError(e) {
       : null;
     // A link to this error, to send to whoever gave the link or to report it: named for what it
     // copies, unlike the answer's share button (hidden while there is no answer).
-    const msg = h('span', { class: 'note', role: 'status' });
+    const msg = h('span', { class: 'note', role: 'status', id: 'err-share-msg' });
     const copyErr = h('button', { type: 'button', class: 'small', id: 'err-share', on: { click: async () => {
       msg.textContent = T(await copyLink(null) ? 'link_copied' : 'copy_failed');
     } } }, T('share_error'));
