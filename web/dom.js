@@ -56,6 +56,9 @@ export function scrollCue(el) {
     if (el.dataset.more !== more) el.dataset.more = more;
   };
   el.addEventListener('scroll', set, { passive: true });
+  // A link reached by the keyboard comes wholly into view, clear of the faded edge (scroll-padding):
+  // the browser's own focus scrolling leaves a partly shown item where it is.
+  el.addEventListener('focusin', (e) => { /** @type {HTMLElement} */ (e.target).scrollIntoView?.({ block: 'nearest', inline: 'nearest' }); });
   if (typeof ResizeObserver === 'function') new ResizeObserver(set).observe(el);
   new MutationObserver(set).observe(el, { childList: true, subtree: true, characterData: true });
   set();

@@ -38,6 +38,15 @@ test('at 390 px the popular setups scroll sideways with a faded edge where more 
   assert.equal(start.scrolls, true, 'seven setups do not fit a phone: the test needs the strip to scroll');
   assert.equal(start.more, 'end');
   assert.match(start.mask, /gradient/);
+  // The second setup, partly shown, comes into view when the keyboard reaches it (its start, and
+  // its end too unless it is wider than the strip).
+  await page.focus('#examples li:first-child a');
+  await page.keyboard.press('Tab');
+  await page.waitForFunction(() => {
+    const ul = /** @type {HTMLElement} */ (document.getElementById('examples')).getBoundingClientRect();
+    const a = /** @type {HTMLElement} */ (document.activeElement).getBoundingClientRect();
+    return a.left >= ul.left && (a.right <= ul.right || a.width > ul.width - 40) && a.left < ul.right - 40;
+  });
   // The last setup, reached by the keyboard, scrolls into view; the strip then fades its start only.
   const n = await page.$$eval('#examples a', (as) => as.length);
   await page.focus('#examples li:first-child a');
