@@ -5,7 +5,7 @@
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
-import { byId, fill, h } from './dom.js';
+import { byId, fill, h, scrollCue } from './dom.js';
 import { gbOf, num, tokens } from './format.js';
 import { applyStrings, t } from './i18n.js';
 import { initInputs, refreshSaved } from './inputs.js';
@@ -264,13 +264,21 @@ function showError(e) {
   // The core's code says what went wrong in the page's words; the code and the core's own
   // message (English, for developers) are folded under "Technical details".
   if (err instanceof WillitfitError || (err && err.code)) {
-    const known = T(`err_${err.code}`, { path: String(err.path || '') });
+    // The sentences that name the share button use its own label ({share}).
+    const known = T(`err_${err.code}`, { path: String(err.path || ''), share: T('share') });
     box.dataset.code = String(err.code);
     // A model id the catalog does not know, shaped like a Hub repo: offer to read it from there.
     const hub = err.code === 'unknown_model' && state.view === 'main' && isHubText(state.model)
       ? h('p', null, h('button', { type: 'button', id: 'err-hub', on: { click: () => openHub(state.model) } }, T('hub_try', { 0: state.model })))
       : null;
+    // A link to this error, to send to whoever gave the link or to report it: named for what it
+    // copies, unlike the answer's share button (hidden while there is no answer).
+    const msg = h('span', { class: 'note', role: 'status', id: 'err-share-msg' });
+    const copyErr = h('button', { type: 'button', class: 'small', id: 'err-share', on: { click: async () => {
+      msg.textContent = T(await copyLink(null) ? 'link_copied' : 'copy_failed');
+    } } }, T('share_error'));
     fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })), hub,
+      state.view === 'main' && /^https?:$/.test(location.protocol) ? h('p', { class: 'btns' }, copyErr, msg) : null,
       h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
   } else box.textContent = String(err && err.message || err);
   byId('verdict').dataset.verdict = 'error';
@@ -299,14 +307,8 @@ function updateTabs() {
   }
   byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
-  // On a phone the tabs scroll sideways: bring the current one into view (sideways only).
-  // After the frame's layout: the labels above may have changed the tabs' widths.
-  const nav = byId('tabs'), cur = byId(`tab-${state.view}`);
-  requestAnimationFrame(() => {
-    if (!(nav.scrollWidth > nav.clientWidth) || typeof cur.getBoundingClientRect !== 'function') return;
-    const n = nav.getBoundingClientRect(), c = cur.getBoundingClientRect();
-    if (c.left < n.left || c.right > n.right) nav.scrollLeft += c.left - n.left - 8;
-  });
+  // A tab named after a long model or device may end in "…" on a phone: its title holds the whole name.
+  for (const v of ['model', 'device']) { const a = byId(`tab-${v}`); a.title = a.textContent; }
 }
 
 function applyLang() {
@@ -352,6 +354,7 @@ async function init() {
   fillSelect(byId('engine'), Object.entries(catalog.defaults.engines).map(([id, e]) => ({ value: id, label: String(e.name ?? id) })));
   fillSelect(byId('market'), catalog.markets.map((m) => ({ value: m.id, label: `${m.id} · ${m.currency}` })));
   applyLang();
+  scrollCue(byId('examples'));   // on a phone the popular setups scroll sideways: fade the edge with more
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });
   attachSearch(byId('mp-search'), catalog.searchItems, (id) => { state.model = resolveTyped(id); update(true); });

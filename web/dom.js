@@ -34,6 +34,36 @@ function append(el, children) {
   }
 }
 
+/**
+ * Text with a line-break opportunity after each slash (a <wbr>), so a repo id or a URL wraps
+ * between its parts rather than inside a word; its textContent stays the text.
+ * @param {string} text @returns {(string | HTMLElement)[]}
+ */
+export function slashBreaks(text) {
+  return String(text).split('/').flatMap((part, i, all) => (i < all.length - 1 ? [`${part}/`, h('wbr', null)] : [part]));
+}
+
+/**
+ * Mark a sideways-scrolling strip with where more of it lies (`data-more`: "start", "end", both
+ * or none), kept up to date as it scrolls, resizes or changes; the styles fade that edge, so a
+ * person sees there is more than the screen shows.
+ * @param {HTMLElement} el
+ */
+export function scrollCue(el) {
+  const set = () => {
+    const max = el.scrollWidth - el.clientWidth;
+    const more = max > 4 ? [el.scrollLeft > 4 ? 'start' : '', el.scrollLeft < max - 4 ? 'end' : ''].filter(Boolean).join(' ') : '';
+    if (el.dataset.more !== more) el.dataset.more = more;
+  };
+  el.addEventListener('scroll', set, { passive: true });
+  // A link reached by the keyboard comes wholly into view, clear of the faded edge (scroll-padding):
+  // the browser's own focus scrolling leaves a partly shown item where it is.
+  el.addEventListener('focusin', (e) => { /** @type {HTMLElement} */ (e.target).scrollIntoView?.({ block: 'nearest', inline: 'nearest' }); });
+  if (typeof ResizeObserver === 'function') new ResizeObserver(set).observe(el);
+  new MutationObserver(set).observe(el, { childList: true, subtree: true, characterData: true });
+  set();
+}
+
 /** Replace the children of the element with this id. @param {string} id @param {...any} children */
 export function fill(id, ...children) {
   const el = byId(id);

@@ -53,6 +53,21 @@ export function pct(ratio, lang, digits = 0) {
     : '—';
 }
 
+/** The minus sign (U+2212) in place of the hyphen-minus Intl writes for negative figures. @param {string} s */
+const minus = (s) => s.replace(/-/g, '\u2212');
+
+/**
+ * A signed figure with a fixed number of decimals: "+1.2", "−0.4" (the minus sign U+2212, never a
+ * hyphen-minus), and "0.0" for a value that rounds to zero (no sign). Its unit goes after it with
+ * a no-break space (`${signed(x, lang)}\u00a0%`).
+ * @param {number} x @param {string} lang @param {number} [digits]
+ */
+export function signed(x, lang, digits = 1) {
+  return ok(x)
+    ? minus(new Intl.NumberFormat(lang, { signDisplay: 'exceptZero', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(x))
+    : '—';
+}
+
 /**
  * A signed percentage with a fixed number of decimals: "+1.2 %", "−0.4 %", and "0.0 %" for a
  * value that rounds to zero (no sign). @param {number} percent already in percent
@@ -60,8 +75,8 @@ export function pct(ratio, lang, digits = 0) {
  */
 export function signedPct(percent, lang, digits = 1) {
   return ok(percent)
-    ? new Intl.NumberFormat(lang, { style: 'percent', signDisplay: 'exceptZero', minimumFractionDigits: digits, maximumFractionDigits: digits })
-      .format(percent / 100).replace('-', '−')   // the minus sign the rest of the page uses
+    ? minus(new Intl.NumberFormat(lang, { style: 'percent', signDisplay: 'exceptZero', minimumFractionDigits: digits, maximumFractionDigits: digits })
+      .format(percent / 100))
     : '—';
 }
 

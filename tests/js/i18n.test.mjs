@@ -46,3 +46,57 @@ test('speeds carry one unit in every language: tok/s, as the figures the page fo
     assert.deepEqual(other, [], lang);
   }
 });
+
+/** A string's words, without its placeholders, command-line flags, file names and URLs. @param {unknown} v */
+const prose = (v) => String(v).replace(/\{[^}]*\}/g, ' ').replace(/(^|[\s(])--?[\w-]+/g, ' ').replace(/\S+\.(json|gguf|md)\b/g, ' ').replace(/https?:\/\/\S+/g, ' ');
+
+test('Spanish and French say in their own words what English calls an embedding, a backend, a prompt…', () => {
+  // Words of the trade each language has its own word for (product names, flags, file formats and
+  // units such as llama.cpp, --n-cpu-moe, GGUF, KV stay as they are). French already says "invite".
+  const english = /\b(embeddings?|backends?|prompts?|datasets?|hosts?|checkpoint(s|ing)?|all-reduce|config|throughput|speed-?ups?|benchmarks?|default|settings|downloads?|uploads?|feedback|fine-tun\w*|offload(ed|ing)?|overhead|buffers?|layers?|graphs?)\b/i;
+  for (const lang of ['es', 'fr']) {
+    const bad = Object.entries(STRINGS[lang]).filter(([, v]) => english.test(prose(v))).map(([k, v]) => `${k}: ${v}`);
+    assert.deepEqual(bad, [], lang);
+  }
+  // Chinese: none of these either, and a full-width opening parenthesis closes full-width.
+  const zhEnglish = /\b(embeddings?|backends?|prompts?|datasets?|config|graphs?|all-reduce|checkpoint\w*)\b/i;
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => zhEnglish.test(prose(v))).map(([k]) => k), []);
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /（[^（）]*\)/.test(String(v))).map(([k]) => k), []);
+});
+
+test('a figure and its unit never part at a line end: a no-break space joins them in every language', () => {
+  const broken = /\}[ \t](s|ms|GiB|GB|Gio|Go|KiB|Kio|tok\/s|W|kWh|h|%)(?![\p{L}\p{N}])/u;
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    const bad = Object.entries(STRINGS[lang]).filter(([, v]) => broken.test(String(v))).map(([k, v]) => `${k}: ${v}`);
+    assert.deepEqual(bad, [], lang);
+  }
+  // Not vacuous: the strings do put units after figures.
+  assert.ok(Object.values(STRINGS.fr).some((v) => /\}\u00a0(Go|s|%)/.test(String(v))));
+});
+
+test('French sets a no-break space before : ; ? ! and inside « »', () => {
+  const bad = Object.entries(STRINGS.fr).filter(([, v]) => / [:;?!»]|« /.test(String(v).replace(/https?:\/\/\S+/g, ''))).map(([k, v]) => `${k}: ${v}`);
+  assert.deepEqual(bad, []);
+});
+
+test('the button on an error and the share button have names of their own in every language', () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    const s = STRINGS[lang];
+    assert.ok(s.share_error && s.share && s.share_error !== s.share, lang);
+    // The error sentence that points to the share button names it by its label.
+    assert.match(s.err_unknown_model, /\{share\}/, lang);
+  }
+});
+
+test('signed figures use the minus sign (U+2212), never a hyphen-minus, in every language', async () => {
+  const { signed, signedPct } = await import(path.join(root, 'web', 'format.js'));
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    for (const x of [-60.14, -0.5, -1234.5]) {
+      const a = signed(x, lang, 1), b = signedPct(x, lang, 1);
+      assert.ok(!a.includes('-') && a.startsWith('\u2212'), `${lang} ${a}`);
+      assert.ok(!b.includes('-') && b.startsWith('\u2212'), `${lang} ${b}`);
+    }
+    assert.match(signed(97.8, lang, 1), /^\+97[.,]8$/);   // "+" straight before the figure, in French too
+    assert.doesNotMatch(signed(-0.04, lang, 1), /[−+-]/);  // rounds to zero: no sign
+  }
+});

@@ -25,7 +25,8 @@ for (const [c, query] of routed) {
     assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'error');
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     // The page's own plain message, its folded details and (for an id shaped like a Hub repo) its
-    // own button to read the repo, and nothing from the input as markup.
-    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary, button#err-hub)').length), 0);
+    // own button to read the repo, its button copying a link to the error and that button's status
+    // line, and nothing from the input as markup.
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary, button#err-hub, button#err-share, span#err-share-msg)').length), 0);
   });
 }

@@ -6,8 +6,8 @@
 import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
-import { byId, fill, h } from '../dom.js';
-import { gib, num, tps } from '../format.js';
+import { byId, fill, h, slashBreaks } from '../dom.js';
+import { gib, num, signed, tps } from '../format.js';
 import { errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -17,7 +17,7 @@ const SPLITS = ['in_sample', 'held_out', 'multi_gpu', 'offloaded'];
 const KIND = { tg: 'acc_decode', pp: 'acc_prefill' };
 
 /** @param {number} x */
-const pctText = (x) => `${num(x, state.lang, 1)} %`;
+const pctText = (x) => `${num(x, state.lang, 1)}\u00a0%`;
 
 /** Filter the rows table to one group and bring it into view. @param {Event} ev @param {string} kind @param {string} split */
 function showGroup(ev, kind, split) {
@@ -58,17 +58,49 @@ function summaryTable(groups) {
 }
 
 /**
- * A row's source as a link a person can follow: the data's URL, labelled by its site and path.
- * A row whose data names no URL says so (the data's own description stays in the tooltip).
+ * A URL shortened for a table cell: its site and first two path parts, "…" for the parts between,
+ * and its last part (a part over 32 characters, such as a commit hash, cut to its start and "…"):
+ * "github.com/ggml-org/llama.cpp/…/15021". The link keeps the full URL (and its title shows it).
+ * @param {string} src
+ */
+function shortUrl(src) {
+  let u;
+  try { u = new URL(src); } catch { return src; }
+  const cut = (/** @type {string} */ s) => (s.length > 32 ? `${s.slice(0, 12)}…` : s);
+  const parts = u.pathname.split('/').filter(Boolean).map((p) => { try { return decodeURIComponent(p); } catch { return p; } });
+  const kept = parts.length > 3 ? [...parts.slice(0, 2), '…', parts[parts.length - 1]] : parts;
+  return [u.hostname.replace(/^www\./, ''), ...kept.map(cut)].join('/');
+}
+
+/**
+ * A row's source as a link a person can follow: the data's URL, labelled by its site and a
+ * shortened path (the full URL in its title). A row whose data names no URL says so (the data's
+ * own description stays in the tooltip).
  * @param {string} src
  */
 function sourceCell(src) {
-  if (/^https?:\/\//.test(src)) {
-    let label = src;
-    try { const u = new URL(src); label = u.hostname.replace(/^www\./, '') + u.pathname.replace(/\/$/, '').slice(0, 48); } catch { /* keep */ }
-    return h('a', { href: src, rel: 'noopener noreferrer', target: '_blank' }, label);
-  }
+  if (/^https?:\/\//.test(src)) return h('a', { href: src, rel: 'noopener noreferrer', target: '_blank', title: src, class: 'src' }, slashBreaks(shortUrl(src)));
   return h('span', { class: 'note', title: src || null }, T('acc_no_link'));
+}
+
+/**
+ * A run's command-line settings ("-ngl 99 --n-cpu-moe 48") with each flag kept on one line with
+ * its value: the line breaks between flags only.
+ * @param {string} [settings] @returns {string | (string | HTMLElement)[]}
+ */
+function flagsText(settings) {
+  if (!settings) return '';
+  return settings.split(/ (?=-)/).flatMap((f, i) => [i ? ' ' : '', h('span', { class: 'nw' }, f)]);
+}
+
+/**
+ * A model id as "owner/" and its name, the line breaking only after the slash: a name such as
+ * Meta-Llama-3-70B stays whole.
+ * @param {string} id
+ */
+function modelCell(id) {
+  const i = String(id).indexOf('/');
+  return i < 0 ? h('span', { class: 'nw' }, id) : h('span', null, id.slice(0, i + 1), h('wbr', null), h('span', { class: 'nw' }, id.slice(i + 1)));
 }
 
 /** The split a speed row belongs to, as the summary names them. @param {any} p */
@@ -118,15 +150,15 @@ function rowsSection(points) {
       T(k), on ? (view.dir > 0 ? ' ▲' : ' ▼') : '');
     });
     const body = rows.map((p) => [
-      p.model,
-      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ` ${[p.settings, p.gpu_count > 1 ? T('acc_layer_split') : ''].filter(Boolean).join(' ')}`) : null),
+      modelCell(p.model),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
       p.device_class,
-      p.quant,
+      h('span', { class: 'nw' }, p.quant),
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
       tps(p.measured_tps, L),
       h('span', null, tps(p.predicted_tps, L), p.predicted_held_out_tps
-        ? h('span', { class: 'note' }, ` · ${T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) })}`) : null),
-      `${p.error_pct > 0 ? '+' : ''}${num(p.error_pct, L, 1)} %`,
+        ? [' ', h('span', { class: 'note held' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) }))] : null),
+      `${signed(p.error_pct, L, 1)}\u00a0%`,
       sourceCell(p.source),
     ]);
     out.replaceChildren(stackTable('', /** @type {any} */ (head), body, { id: 'acc-rows', numeric: [5, 6, 7],
@@ -148,20 +180,20 @@ function rowsSection(points) {
 function sizesSection(z) {
   const L = state.lang;
   if (!z || !Array.isArray(z.rows) || !z.rows.length) return null;
-  const p2 = (/** @type {number} */ x) => `${num(x, L, 2)} %`;
+  const p2 = (/** @type {number} */ x) => `${num(x, L, 2)}\u00a0%`;
   const rows = [...z.rows].sort((a, b) => Math.abs(b.error_pct) - Math.abs(a.error_pct));
   const repo = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
-    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank' }, r.repo || r.source) : (r.repo || '—'));
+    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: 'src' }, slashBreaks(r.repo || shortUrl(r.source))) : (r.repo || '—'));
   return h('section', { id: 'acc-sizes', 'aria-labelledby': 'acc-sizes-title' },
     h('h2', { id: 'acc-sizes-title' }, T('acc_sizes_title')),
     h('p', null, T('acc_sizes_intro')),
     h('p', { class: 'big', id: 'acc-sizes-summary' }, T('acc_sizes_summary', { n: num(z.compared, L), median: p2(z.median_abs_error_pct),
-      mean: p2(z.mean_abs_error_pct), p90: p2(z.p90_abs_error_pct), max: p2(z.max_abs_error_pct), within: `${num(z.within_1_pct, L, 0)} %` })),
+      mean: p2(z.mean_abs_error_pct), p90: p2(z.p90_abs_error_pct), max: p2(z.max_abs_error_pct), within: `${num(z.within_1_pct, L, 0)}\u00a0%` })),
     z.flagged ? h('p', { class: 'note' }, T('acc_sizes_flagged', { 0: num(z.flagged, L) })) : null,
     h('details', { class: 'more' }, h('summary', null, T('acc_sizes_rows', { 0: num(rows.length, L) })),
       stackTable(T('acc_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
         rows.map((r) => [r.name || r.model, r.quant, gib(r.published_bytes, L, 2), gib(r.computed_bytes, L, 2),
-          h('span', { title: r.size_differs || null }, `${r.error_pct > 0 ? '+' : ''}${num(r.error_pct, L, 2)} %${r.size_differs ? ' *' : ''}`), repo(r)]),
+          h('span', { title: r.size_differs || null }, `${signed(r.error_pct, L, 2)}\u00a0%${r.size_differs ? '\u00a0*' : ''}`), repo(r)]),
         { id: 'acc-size-rows', numeric: [2, 3, 4], rowProps: (k) => ({ dataset: { model: rows[k].model, quant: rows[k].quant } }) })));
 }
 

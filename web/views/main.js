@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, num, pct, signedPct, tokens, tps, units } from '../format.js';
+import { gb, gib, list, num, pct, signed, signedPct, tokens, tps, units } from '../format.js';
 import { aside, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -430,7 +430,8 @@ function renderPlugins(r) {
   if (cmds.length && runs) {
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
       h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
-        h('button', { type: 'button', class: 'small', on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
+        // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
+        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, c.command)))));
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
@@ -647,9 +648,9 @@ export function qualityText(q, L) {
   const band = q && q.quality && q.quality.band;
   const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  if (!band || band === 'unknown') return `${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL`;
+  if (!band || band === 'unknown') return `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`;
   const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
-  return `${T(word)} (${d >= 0 ? '+' : ''}${num(d, L, d < 1 ? 2 : 1)} % PPL)`;
+  return aside(L, T(word), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`);
 }
 
 /** @param {any} r @param {any} outlook the core's kv_outlook answer, or null */

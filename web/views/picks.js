@@ -7,7 +7,7 @@ import { solve } from '../client.js';
 import { request } from '../catalog.js';
 import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
-import { gib, list as joinList, num, tokens, tps, usd } from '../format.js';
+import { gib, list as joinList, num, signed, tokens, tps, usd } from '../format.js';
 import { t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
@@ -59,7 +59,7 @@ function detailText(it, now, L, res) {
   if (it.decode_tps_after > 0) parts.push(`${nowText} → ${tps(it.decode_tps_after, L)}`);
   // Below the core's speed floor of "runs": a figure, not a fix.
   if (it.below_speed_floor) parts.push(T('fix_too_slow', { 0: tps(res.min_decode_tps, L) }));
-  if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: `${it.ppl_delta_pct >= 0 ? '+' : ''}${num(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1)}` }));
+  if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));
   return parts.join(' · ');
 }
 
