@@ -242,7 +242,7 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   const std::set<std::string> added = {"gemma4", "kimi-linear", "hunyuan-moe", "granitehybrid", "gemma3n"};
   // Entries added in session 7 on architectures modelled before, each with a published byte count.
   const std::set<std::string> added_models = {"Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507",
-                                              "mistralai/Devstral-Small-2507"};
+                                              "mistralai/Devstral-Small-2507", "moonshotai/Kimi-K2.5"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -261,10 +261,13 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   }
   // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published; Granite 4.0-H Small Q4_K_M:
   // 19,479,099,488 B computed, 19,476,621,984 B published (+0.01%); ggml-org's Q8_0 of Gemma 3n
-  // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M.
-  CHECK(checked >= 9);
+  // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M;
+  // bartowski's Kimi K2.5 Q3_K_S (442.13 GB computed, 444.83 GB published, -0.6%) and IQ4_XS
+  // (546.21 GB computed, 547.61 GB published, -0.3%).
+  CHECK(checked >= 11);
   for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
-                         "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507"}) {
+                         "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507",
+                         "moonshotai/Kimi-K2.5"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
   }
@@ -294,5 +297,29 @@ TEST_CASE("Granite 4.0-H Small: the written GGUF and IBM's published metadata gi
     CAPTURE(ctx);
     CHECK(kv_bytes(g, ctx) == kv_bytes(a, ctx));
     CHECK(kv_bytes(r.arch_read, ctx) == kv_bytes(a, ctx));
+  }
+}
+
+TEST_CASE("Kimi K2.5: the GGUF written from its config reads back as the same 61-layer MLA model", "[gguf]") {
+  const Architecture& a = cat().find_model("moonshotai/Kimi-K2.5")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Kimi K2.5");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.read.tensors.size() == r.computed.tensors.size());
+  const Architecture& b = r.arch_read;
+  CHECK(b.gguf_arch == "deepseek2");
+  CHECK(b.is_mla());
+  CHECK(b.n_layer_main() == 61);
+  CHECK(b.n_vocab == 163840);
+  CHECK(b.n_ctx_train == 262144);
+  CHECK(b.moe.n_expert == 384);
+  CHECK(b.moe.n_expert_used == 8);
+  CHECK(b.moe.n_shared == 1);
+  CHECK(b.layers[0].ffn == FfnKind::Dense);
+  CHECK(b.layers[1].ffn == FfnKind::MoE);
+  CHECK(count_params(b).total == count_params(a).total);
+  for (std::int64_t ctx : {4096, 131072, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+    CHECK(kv_bytes(b, ctx) == 61ull * 576 * 2 * static_cast<std::uint64_t>(ctx));
   }
 }

@@ -366,3 +366,48 @@ TEST_CASE("Gemma 3n: per-layer embeddings, AltUp and LAuReL tensors, and the las
     CHECK(pc.active == pc.total - 256 * n_layer * V);
   }
 }
+
+TEST_CASE("Kimi K2.5: Kimi K2's MLA text model read from text_config, whatever its model_type says", "[hf_config]") {
+  const ModelEntry* e = wif_test::catalog().find_model("moonshotai/Kimi-K2.5");
+  REQUIRE(e != nullptr);
+  const nlohmann::json& cfg = e->raw["config"];
+  CHECK(cfg["model_type"] == "kimi_k25");
+  const Architecture& a = e->arch;
+  CHECK(a.gguf_arch == "deepseek2");
+  CHECK(a.is_mla());
+  REQUIRE(a.n_layer_main() == 61);
+  CHECK(a.layers[0].ffn == FfnKind::Dense);
+  for (std::size_t il = 1; il < a.layers.size(); ++il) CHECK(a.layers[il].ffn == FfnKind::MoE);
+  CHECK(a.n_ctx_train == 262144);   // twice Kimi K2's 131072
+  CHECK(a.topology() == "MoE 384x8 + MLA");
+  // By hand from the shapes of the published weight list (language_model.*, 61 layers):
+  // attention per layer: q_a 1536x7168 + q_a_norm 1536 + q_b 12288x1536 + kv_a 576x7168 +
+  // kv_a_norm 512 + kv_b 16384x512 + o 7168x8192 + two layer norms 2x7168;
+  // layer 0 dense FFN 3x18432x7168; layers 1-60: 385 experts (384 routed + 1 shared) of
+  // 3x2048x7168, router 384x7168 and its 384 score biases; embedding and head 163840x7168 each.
+  const std::int64_t E = 7168, V = 163840, expert = 3ll * 2048 * E;
+  const std::int64_t attn = 1536 * E + 1536 + 12288ll * 1536 + 576 * E + 512 + 16384ll * 512 + E * 8192 + 2 * E;
+  const std::int64_t moe_layer = 385 * expert + 384 * E + 384;
+  const std::int64_t total = 2 * V * E + E + 61 * attn + 3ll * 18432 * E + 60 * moe_layer;
+  CHECK(total == 1026408232448ll);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  // Active per token: 8 routed + 1 shared expert per MoE layer; NVIDIA's 32.86B counts the
+  // embedding table too (the core's active count leaves the lookup table out).
+  const std::int64_t active_no_embd = V * E + E + 61 * attn + 3ll * 18432 * E + 60 * (9 * expert + 384 * E + 384);
+  CHECK(pc.active == active_no_embd);
+  CHECK(static_cast<double>(pc.active + V * E) == Approx(32.86e9).epsilon(0.0005));
+  // The same text_config read with its model_type given as kimi_k2 (other public copies), or
+  // left out (the top-level kimi_k25 then names the family), gives the same model.
+  for (const char* mt : {"kimi_k2", ""}) {
+    CAPTURE(mt);
+    nlohmann::json c = cfg;
+    if (*mt) c["text_config"]["model_type"] = mt;
+    else c["text_config"].erase("model_type");
+    const Architecture b = architecture_from_hf_config(c, "config");
+    CHECK(b.gguf_arch == "deepseek2");
+    CHECK(b.approximate.empty());
+    CHECK(count_params(b).total == total);
+    CHECK(b.moe.has_router_bias);
+  }
+}

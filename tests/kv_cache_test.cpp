@@ -102,8 +102,8 @@ TEST_CASE("Gemma 3 27B has 10 global and 52 sliding layers", "[kv_cache]") {
   CHECK(group(kv, "sliding").bytes == 624ull * 1024 * 1024);
 }
 
-TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1 and Kimi K2", "[kv_cache]") {
-  for (const char* id : {"deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct"}) {
+TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1, Kimi K2 and Kimi K2.5", "[kv_cache]") {
+  for (const char* id : {"deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5"}) {
     CAPTURE(id);
     KvOptions o;
     o.n_ctx = 4096;
@@ -115,6 +115,17 @@ TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1 and Kimi K2", "[kv_cache]
     o.type_k = GgmlType::Q8_0;
     CHECK(llamacpp_kv_cache(catalog_arch(id), o).bytes_per_token_full == 61u * 612);
   }
+}
+
+TEST_CASE("Kimi K2.5 at its full 262144 tokens: one 576-wide latent per layer and token, 17.2 GiB", "[kv_cache]") {
+  // kv_lora_rank 512 + qk_rope_head_dim 64 per layer (llama.cpp's MLA cache without V), 61 layers,
+  // F16: 70,272 bytes per token; the vision tower adds no cache.
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(catalog_arch("moonshotai/Kimi-K2.5"), o);
+  CHECK(group(kv, "mla").layers == 61);
+  CHECK(kv.bytes_per_token_full == 61u * (512 + 64) * 2);
+  CHECK(kv.total_bytes == 61ull * 576 * 2 * 262144);             // 17.16 GiB
 }
 
 TEST_CASE("Qwen3-Next keeps a fixed recurrent state on 36 layers and a cache on 12", "[kv_cache]") {

@@ -46,6 +46,9 @@ constexpr Family kFamilies[] = {
     {"gemma4", "gemma4", true},         {"gemma4_text", "gemma4", true},
     {"kimi_linear", "kimi-linear", false}, {"granitemoehybrid", "granitehybrid", true},
     {"gemma3n", "gemma3n", true},       {"gemma3n_text", "gemma3n", true},
+    // Kimi K2.5 wraps Kimi K2's text model in text_config (whose own model_type, deepseek_v3 or
+    // kimi_k2, is read first); this entry serves a text_config that leaves model_type out.
+    {"kimi_k25", "deepseek2", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -466,7 +469,7 @@ void read_experts(const json& c, const std::string& mt, const std::string& path,
     if (mt.rfind("llama4", 0) == 0) a.moe.n_shared = 1;
     if (a.moe.n_shared > 0 && a.moe.n_ff_shexp == 0) a.moe.n_ff_shexp = a.moe.n_ff_exp;
     a.moe.has_router_bias = mt == "deepseek_v3" || mt == "deepseek_v32" || mt == "kimi_k2" ||
-                            mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
+                            mt == "kimi_k25" || mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
                             mt == "glm_moe_dsa" || opt_bool(c, "use_routing_bias", path).value_or(false) ||
                             opt_bool(c, "use_expert_bias", path).value_or(false) ||
                             opt_str(c, "topk_method", path).value_or("") == "noaux_tc";
