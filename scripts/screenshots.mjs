@@ -36,6 +36,8 @@ const JOURNEYS = {
   'error-unknown-model': '?model=nobody/no-such-model&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'images-gemma3-27b-4090': '?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&img=2',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
+  'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
+  'model-gemma4-26b': '?view=model&model=google/gemma-4-26B-A4B-it',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',
 };

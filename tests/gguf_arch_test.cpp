@@ -242,7 +242,8 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   const std::set<std::string> added = {"gemma4", "kimi-linear", "hunyuan-moe", "granitehybrid", "gemma3n"};
   // Entries added in session 7 on architectures modelled before, each with a published byte count.
   const std::set<std::string> added_models = {"Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507",
-                                              "mistralai/Devstral-Small-2507", "moonshotai/Kimi-K2.5"};
+                                              "mistralai/Devstral-Small-2507", "moonshotai/Kimi-K2.5",
+                                              "google/gemma-4-26B-A4B-it"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -267,7 +268,7 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   CHECK(checked >= 11);
   for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
                          "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507",
-                         "moonshotai/Kimi-K2.5"}) {
+                         "moonshotai/Kimi-K2.5", "google/gemma-4-26B-A4B-it"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
   }
@@ -322,4 +323,32 @@ TEST_CASE("Kimi K2.5: the GGUF written from its config reads back as the same 61
     CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
     CHECK(kv_bytes(b, ctx) == 61ull * 576 * 2 * static_cast<std::uint64_t>(ctx));
   }
+}
+
+TEST_CASE("Gemma 4 26B-A4B: the written GGUF reads back with the dense MLP and the experts on every layer", "[gguf]") {
+  const Architecture& a = cat().find_model("google/gemma-4-26B-A4B-it")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Gemma 4 26B A4B");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.read.tensors.size() == 658u);
+  const Architecture& b = r.arch_read;
+  CHECK(b.gguf_arch == "gemma4");
+  CHECK(b.moe.n_expert == 128);
+  CHECK(b.moe.n_expert_used == 8);
+  CHECK(b.moe.n_ff_exp == 704);
+  REQUIRE(b.layers.size() == 30);
+  for (const auto& L : b.layers) {
+    CHECK(L.ffn == FfnKind::MoE);
+    CHECK(L.n_ff == 2112);
+  }
+  CHECK(kinds(b) == std::map<std::string, int>{{"full", 5}, {"sliding", 25}});
+  CHECK(count_params(b).total == count_params(a).total);
+  CHECK(count_params(b).active == count_params(a).active);
+  for (std::int64_t ctx : {4096, 32768, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+  }
+  // The expert stacks are the fused gate+up and the down projection, each with 128 experts.
+  int fused = 0;
+  for (const auto& t : r.read.tensors) fused += t.name.find("ffn_gate_up_exps.weight") != std::string::npos && t.ne[2] == 128;
+  CHECK(fused == 30);
 }

@@ -411,3 +411,48 @@ TEST_CASE("Kimi K2.5: Kimi K2's MLA text model read from text_config, whatever i
     CHECK(b.moe.has_router_bias);
   }
 }
+
+TEST_CASE("Gemma 4 26B-A4B: on every layer a dense MLP of 2112 beside 128 experts of 704, top 8", "[hf_config]") {
+  const Architecture& a = arch_of("google/gemma-4-26B-A4B-it");
+  REQUIRE(a.layers.size() == 30);
+  CHECK(a.gguf_arch == "gemma4");
+  CHECK(a.moe.n_expert == 128);
+  CHECK(a.moe.n_expert_used == 8);   // the config's top_k_experts
+  CHECK(a.moe.n_ff_exp == 704);
+  CHECK(a.moe.n_shared == 0);
+  int sliding = 0;
+  for (const auto& L : a.layers) {
+    CHECK(L.ffn == FfnKind::MoE);
+    CHECK(L.n_ff == 2112);
+    if (L.attn == AttnKind::Sliding) {
+      ++sliding;
+      CHECK(L.n_head_kv == 8);
+      CHECK(L.head_dim_k == 256);
+    } else {
+      CHECK(L.n_head_kv == 2);
+      CHECK(L.head_dim_k == 512);
+      CHECK(L.v_from_k);
+    }
+  }
+  CHECK(sliding == 25);
+  // llama.cpp's loader creates 658 tensors for this model: 3 outside the layers, 21 on each
+  // sliding layer and 20 on each global one (no attn_v).
+  CHECK(enumerate_tensors(a).size() == 658u);
+  // By hand (E = 2816): attention 25 x (q 4096 + k 2048 + v 2048 + o 4096) x E and
+  // 5 x (q 8192 + k 1024 + o 8192) x E, q/k norms 25 x 512 + 5 x 1024; per layer the dense MLP
+  // 3 x 2112 x E, router 128 x E, experts 128 x 3 x 704 x E, 128 expert scales, 8 vectors of E
+  // (4 norms around attention and MLP, 3 of the MoE branch, the router's input scale) and one
+  // output scale; the tied 262144 x E table, the output norm and a 256-entry rope_freqs table.
+  const std::int64_t E = 2816, V = 262144;
+  const std::int64_t attn = 25 * (4096 + 2048 + 2048 + 4096) * E + 5 * (8192 + 1024 + 8192) * E + 25 * 512 + 5 * 1024;
+  const std::int64_t per_layer = 3 * 2112 * E + 128 * E + 128ll * 3 * 704 * E + 128 + 8 * E + 1;
+  const std::int64_t total = V * E + E + 256 + attn + 30 * per_layer;
+  CHECK(total == 25233142046ll);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  CHECK(static_cast<double>(pc.total) == Approx(25.2e9).epsilon(0.002));   // the card's 25.2B
+  // Active: every expert stack read at 8/128; the card's 3.8B includes the embedding table.
+  const std::int64_t experts = 30 * (128ll * 3 * 704 * E + 128);
+  CHECK(pc.active == total - V * E - experts + experts / 16 + V * E);   // tied: the table is the output head
+  CHECK(static_cast<double>(pc.active) == Approx(3.8e9).epsilon(0.01));
+}

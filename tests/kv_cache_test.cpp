@@ -161,6 +161,22 @@ TEST_CASE("Gemma 4 31B caches 10 global layers of 4 x 512 and 50 windowed layers
   CHECK(swa.bytes == 50ull * 2 * 16 * 256 * 2 * 1536);
 }
 
+TEST_CASE("Gemma 4 26B-A4B caches 5 global layers of 2 x 512 and 25 windowed layers of 8 x 256", "[kv_cache]") {
+  // The experts change no cache: the attention is Gemma 4 31B's at a smaller width; K=V global
+  // layers still keep both K and V in llama.cpp's cache (src/models/gemma4.cpp).
+  const Architecture& a = catalog_arch("google/gemma-4-26B-A4B-it");
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 5);
+  CHECK(kv.bytes_per_token_full == 5u * 2 * 2 * 512 * 2);            // 20 KiB per token
+  CHECK(group(kv, "full").bytes == 5ull * 2 * 2 * 512 * 2 * 262144);  // 5 GiB at 256K
+  const KvGroup& swa = group(kv, "sliding");
+  CHECK(swa.layers == 25);
+  CHECK(swa.cells == 1536);                                           // 1024 + 512, padded to 256
+  CHECK(swa.bytes == 25ull * 2 * 8 * 256 * 2 * 1536);                 // 300 MiB, whatever the context
+}
+
 TEST_CASE("Hunyuan-A13B caches 32 layers of 8 KV heads of 128", "[kv_cache]") {
   KvOptions o;
   o.n_ctx = 32768;

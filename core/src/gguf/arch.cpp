@@ -318,6 +318,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
     }
     if (moe_layer) {
       L.ffn = FfnKind::MoE;
+      if (arch == "gemma4") L.n_ff = n_ff[il];   // Gemma 4 keeps a dense MLP beside the experts
     } else if (n_ff[il] > 0) {
       L.ffn = FfnKind::Dense;
       L.n_ff = n_ff[il];

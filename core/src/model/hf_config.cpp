@@ -87,6 +87,12 @@ json normalized(const std::string& mt, json c, const std::string& path) {
   }
   if (mt == "gemma4" || mt == "gemma4_text") {
     if (!c.contains("use_qk_norm")) c["use_qk_norm"] = true;   // q/k norms on every layer (gemma4.cpp)
+    // Gemma 4's MoE checkpoint (26B-A4B) names its routing width top_k_experts.
+    if (c.contains("top_k_experts") && !c.contains("num_experts_per_tok")) c["num_experts_per_tok"] = c["top_k_experts"];
+    if (!opt_bool(c, "enable_moe_block", path).value_or(false)) {
+      c.erase("num_experts");   // without the MoE block the expert keys are unused
+      c.erase("num_experts_per_tok");
+    }
   }
   if (mt == "gemma3n" || mt == "gemma3n_text") {
     // Gemma 3n lists the FFN width per layer; every published checkpoint gives one value for all.
@@ -120,9 +126,20 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
   if (mt == "gemma4" || mt == "gemma4_text") {
     // Gemma 4: global (full-attention) layers have their own wider heads and fewer KV heads, and
     // with attention_k_eq_v no v_proj (llama.cpp src/models/gemma4.cpp uses K as V).
-    if (opt_bool(c, "enable_moe_block", path).value_or(false))
-      throw InputError("unsupported_value", join_path(path, "enable_moe_block"),
-                       "Gemma 4's MoE block (26B-A4B) is not modelled yet");
+    if (opt_bool(c, "enable_moe_block", path).value_or(false)) {
+      // Gemma 4 26B-A4B: every layer runs a dense GeGLU MLP of intermediate_size beside its routed
+      // experts (transformers models/gemma4, Gemma4TextDecoderLayer; llama.cpp load_tensors for
+      // LLM_ARCH_GEMMA4 creates ffn_gate/up/down for every layer and the expert tensors where
+      // ffn_gate_inp exists).
+      if (!a.is_moe())
+        throw InputError("missing_field", join_path(path, "num_experts"),
+                         "a Gemma 4 config with enable_moe_block needs num_experts and top_k_experts");
+      const std::int64_t dense = req_int(c, "intermediate_size", path, 1, 1 << 20);
+      for (auto& L : a.layers) {
+        L.ffn = FfnKind::MoE;
+        L.n_ff = dense;
+      }
+    }
     if (opt_int(c, "hidden_size_per_layer_input", path, 0, 1 << 20).value_or(0) > 0)
       throw InputError("unsupported_value", join_path(path, "hidden_size_per_layer_input"),
                        "Gemma 4's per-layer embeddings (E2B/E4B) are not modelled yet");
