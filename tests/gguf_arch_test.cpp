@@ -352,3 +352,24 @@ TEST_CASE("Gemma 4 26B-A4B: the written GGUF reads back with the dense MLP and t
   for (const auto& t : r.read.tensors) fused += t.name.find("ffn_gate_up_exps.weight") != std::string::npos && t.ne[2] == 128;
   CHECK(fused == 30);
 }
+
+TEST_CASE("Nemotron 3 Super: the latent width survives the GGUF round trip", "[gguf]") {
+  const Architecture& a = cat().find_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Nemotron 3 Super");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  const Architecture& b = r.arch_read;
+  CHECK(b.moe.n_latent == 1024);
+  CHECK(b.moe.n_expert == 512);
+  CHECK(b.moe.n_expert_used == 22);
+  CHECK(b.recurrent.kind == "mamba2");
+  CHECK(kinds(b) == std::map<std::string, int>{{"full", 8}, {"linear", 40}, {"none", 40}});
+  CHECK(count_params(b).total == count_params(a).total);
+  for (std::int64_t ctx : {4096, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+  }
+  // Without the key the same tensors read as hidden-width experts: the latent width must be written.
+  bool key = false;
+  for (const auto& kv : parse_gguf_header(r.header).kv) key |= kv.key == b.gguf_arch + ".moe_latent_size";
+  CHECK(key);
+}

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -455,4 +456,51 @@ TEST_CASE("Gemma 4 26B-A4B: on every layer a dense MLP of 2112 beside 128 expert
   const std::int64_t experts = 30 * (128ll * 3 * 704 * E + 128);
   CHECK(pc.active == total - V * E - experts + experts / 16 + V * E);   // tied: the table is the output head
   CHECK(static_cast<double>(pc.active) == Approx(3.8e9).epsilon(0.01));
+}
+
+TEST_CASE("Nemotron 3 Super: 40 Mamba-2, 40 LatentMoE and 8 attention layers, experts in a 1024-wide latent", "[hf_config]") {
+  const Architecture& a = arch_of("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16");
+  REQUIRE(a.layers.size() == 88);   // the MTP module is not modelled
+  std::map<std::string, int> attn, ffn;
+  for (const auto& L : a.layers) {
+    ++attn[attn_kind_name(L.attn)];
+    ffn[L.ffn == FfnKind::MoE ? "moe" : L.ffn == FfnKind::Dense ? "dense" : "none"]++;
+  }
+  CHECK(attn == std::map<std::string, int>{{"full", 8}, {"linear", 40}, {"none", 40}});
+  CHECK(ffn == std::map<std::string, int>{{"moe", 40}, {"none", 48}});
+  CHECK(a.moe.n_latent == 1024);
+  CHECK(a.moe.n_expert == 512);
+  CHECK(a.moe.n_expert_used == 22);
+  CHECK(a.moe.n_ff_exp == 2688);
+  CHECK(a.moe.n_ff_shexp == 5376);
+  // Expert stacks are 1024 wide (not hidden_size), the latent projections 4096 x 1024 each.
+  int latent = 0;
+  for (const auto& t : enumerate_tensors(a)) {
+    if (t.name.find("ffn_up_exps") != std::string::npos) CHECK(t.ne[0] == 1024);
+    if (t.name.find("ffn_down_exps") != std::string::npos) CHECK(t.ne[1] == 1024);
+    latent += t.name.find("ffn_latent_") != std::string::npos && t.n_elements() == 4096 * 1024;
+  }
+  CHECK(latent == 80);
+  // By hand from the checkpoint's tensors (E = 4096): untied 131072 x E table and head, output norm;
+  // Mamba-2 layers: norm, in_proj E x (2 x 8192 + 2 x 8 x 128 + 128), conv1d 4 x 10240 and its bias,
+  // dt_bias, A and D (128 each), group norm 8192, out_proj 8192 x E; attention layers: norm,
+  // q E x 4096, k and v E x 256, o 4096 x E; MoE layers: norm, router 512 x E and its 512 score biases,
+  // latent projections 2 x E x 1024, 512 experts of up 1024 x 2688 and down 2688 x 1024, the
+  // shared expert 2 x E x 5376 (squared ReLU, no gate).
+  const std::int64_t E = 4096, V = 131072;
+  const std::int64_t mamba = E + E * 18560 + 4 * 10240 + 10240 + 3 * 128 + 8192 + 8192 * E;
+  const std::int64_t attention = E + E * 4096 + 2 * E * 256 + 4096 * E;
+  const std::int64_t expert = 2ll * 1024 * 2688;
+  const std::int64_t moe = E + 512 * E + 512 + 2 * E * 1024 + 512 * expert + 2 * E * 5376;
+  const std::int64_t total = 2 * V * E + E + 40 * mamba + 8 * attention + 40 * moe;
+  const ParamCounts pc = count_params(a);
+  // The core's nemotron_h tensor list leaves out two small tensors of each MoE layer that the
+  // checkpoint has, its pre-norm (4096) and its router's score-correction bias (512): 184,320 in all.
+  CHECK(pc.total + 40 * E + 40 * 512 == total);
+  // A public count of the checkpoint: 123,611,012,096 weights less the MTP module's
+  // 2,942,324,736 (its F32 score biases, 40 x 512, aside).
+  CHECK(total - 40 * 512 == 123611012096ll - 2942324736ll);
+  CHECK(static_cast<double>(pc.total) == Approx(120.6e9).epsilon(0.001));
+  // Active: 22 of 512 experts; 12.1B without the embedding table (Raschka's exact count).
+  CHECK(static_cast<double>(pc.active) == Approx(12.1e9).epsilon(0.015));
 }

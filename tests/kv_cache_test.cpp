@@ -177,6 +177,21 @@ TEST_CASE("Gemma 4 26B-A4B caches 5 global layers of 2 x 512 and 25 windowed lay
   CHECK(swa.bytes == 25ull * 2 * 8 * 256 * 2 * 1536);                 // 300 MiB, whatever the context
 }
 
+TEST_CASE("Nemotron 3 Super caches 8 attention layers of 2 x 128 and a fixed Mamba-2 state on 40", "[kv_cache]") {
+  // The 40 LatentMoE layers keep nothing; llama_hparams::n_embd_r = (4 - 1) x (8192 + 2 x 8 x 128)
+  // and n_embd_s = 128 x 8192 per Mamba-2 layer, in f32.
+  const Architecture& a = catalog_arch("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16");
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 8);
+  CHECK(kv.bytes_per_token_full == 8u * 2 * 2 * 128 * 2);            // 8 KiB per token
+  CHECK(group(kv, "full").bytes == 8ull * 2 * 2 * 128 * 2 * 262144);  // 2 GiB at 256K
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 40);
+  CHECK(rec.bytes == 40ull * 4 * (3 * (8192 + 2 * 8 * 128) + 128 * 8192));
+}
+
 TEST_CASE("Hunyuan-A13B caches 32 layers of 8 KV heads of 128", "[kv_cache]") {
   KvOptions o;
   o.n_ctx = 32768;

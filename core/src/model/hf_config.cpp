@@ -485,6 +485,9 @@ void read_experts(const json& c, const std::string& mt, const std::string& path,
     }
     if (mt.rfind("llama4", 0) == 0) a.moe.n_shared = 1;
     if (a.moe.n_shared > 0 && a.moe.n_ff_shexp == 0) a.moe.n_ff_shexp = a.moe.n_ff_exp;
+    // Nemotron 3 Super's LatentMoE (transformers NemotronHConfig.moe_latent_size; llama.cpp
+    // ffn_latent_down / ffn_latent_up): the routed experts read and write moe_latent_size.
+    a.moe.n_latent = opt_int(c, "moe_latent_size", path, 0, kBig).value_or(0);
     a.moe.has_router_bias = mt == "deepseek_v3" || mt == "deepseek_v32" || mt == "kimi_k2" ||
                             mt == "kimi_k25" || mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
                             mt == "glm_moe_dsa" || opt_bool(c, "use_routing_bias", path).value_or(false) ||

@@ -168,9 +168,16 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
   if (m.expert_bias) b.add(blk(il, "ffn_gate_inp.bias"), {m.n_expert}, il, TensorRole::Bias);
   if (m.has_router_bias) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
-  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
-  b.add(blk(il, "ffn_up_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
-  b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, E, m.n_expert}, il, TensorRole::ExpDown);
+  // LatentMoE (Nemotron 3 Super; llama.cpp LLM_ARCH_NEMOTRON_H_MOE): the routed experts work in
+  // n_latent, entered through ffn_latent_down and left through ffn_latent_up, both always read.
+  const std::int64_t X = m.n_latent > 0 ? m.n_latent : E;
+  if (m.n_latent > 0) {
+    b.add(blk(il, "ffn_latent_down.weight"), {E, X}, il, TensorRole::Other);
+    b.add(blk(il, "ffn_latent_up.weight"), {X, E}, il, TensorRole::Other);
+  }
+  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
+  b.add(blk(il, "ffn_up_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
+  b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, X, m.n_expert}, il, TensorRole::ExpDown);
   if (m.expert_bias) {
     b.add(blk(il, "ffn_gate_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);
     b.add(blk(il, "ffn_up_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);
