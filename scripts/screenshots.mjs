@@ -38,6 +38,7 @@ const JOURNEYS = {
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
   'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
   'model-gemma4-26b': '?view=model&model=google/gemma-4-26B-A4B-it',
+  'model-nemotron-super': '?view=model&model=nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',
 };
