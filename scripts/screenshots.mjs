@@ -38,6 +38,9 @@ const JOURNEYS = {
   'images-gemma3-27b-4090': '?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&img=2',
   'draft-llama70b-3090x2': '?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
+  'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
+  'model-gemma4-26b': '?view=model&model=google/gemma-4-26B-A4B-it',
+  'model-nemotron-super': '?view=model&model=nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',
 };

@@ -242,7 +242,8 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   const std::set<std::string> added = {"gemma4", "kimi-linear", "hunyuan-moe", "granitehybrid", "gemma3n"};
   // Entries added in session 7 on architectures modelled before, each with a published byte count.
   const std::set<std::string> added_models = {"Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507",
-                                              "mistralai/Devstral-Small-2507"};
+                                              "mistralai/Devstral-Small-2507", "moonshotai/Kimi-K2.5",
+                                              "google/gemma-4-26B-A4B-it"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -261,10 +262,13 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   }
   // Granite 4.0-H Tiny Q4_0: 3.98 GB computed, 3.96 GB published; Granite 4.0-H Small Q4_K_M:
   // 19,479,099,488 B computed, 19,476,621,984 B published (+0.01%); ggml-org's Q8_0 of Gemma 3n
-  // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M.
-  CHECK(checked >= 9);
+  // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M;
+  // bartowski's Kimi K2.5 Q3_K_S (442.13 GB computed, 444.83 GB published, -0.6%) and IQ4_XS
+  // (546.21 GB computed, 547.61 GB published, -0.3%).
+  CHECK(checked >= 11);
   for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
-                         "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507"}) {
+                         "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507",
+                         "moonshotai/Kimi-K2.5", "google/gemma-4-26B-A4B-it"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
   }
@@ -295,4 +299,77 @@ TEST_CASE("Granite 4.0-H Small: the written GGUF and IBM's published metadata gi
     CHECK(kv_bytes(g, ctx) == kv_bytes(a, ctx));
     CHECK(kv_bytes(r.arch_read, ctx) == kv_bytes(a, ctx));
   }
+}
+
+TEST_CASE("Kimi K2.5: the GGUF written from its config reads back as the same 61-layer MLA model", "[gguf]") {
+  const Architecture& a = cat().find_model("moonshotai/Kimi-K2.5")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Kimi K2.5");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.read.tensors.size() == r.computed.tensors.size());
+  const Architecture& b = r.arch_read;
+  CHECK(b.gguf_arch == "deepseek2");
+  CHECK(b.is_mla());
+  CHECK(b.n_layer_main() == 61);
+  CHECK(b.n_vocab == 163840);
+  CHECK(b.n_ctx_train == 262144);
+  CHECK(b.moe.n_expert == 384);
+  CHECK(b.moe.n_expert_used == 8);
+  CHECK(b.moe.n_shared == 1);
+  CHECK(b.layers[0].ffn == FfnKind::Dense);
+  CHECK(b.layers[1].ffn == FfnKind::MoE);
+  CHECK(count_params(b).total == count_params(a).total);
+  for (std::int64_t ctx : {4096, 131072, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+    CHECK(kv_bytes(b, ctx) == 61ull * 576 * 2 * static_cast<std::uint64_t>(ctx));
+  }
+}
+
+TEST_CASE("Gemma 4 26B-A4B: the written GGUF reads back with the dense MLP and the experts on every layer", "[gguf]") {
+  const Architecture& a = cat().find_model("google/gemma-4-26B-A4B-it")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Gemma 4 26B A4B");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  CHECK(r.read.tensors.size() == 658u);
+  const Architecture& b = r.arch_read;
+  CHECK(b.gguf_arch == "gemma4");
+  CHECK(b.moe.n_expert == 128);
+  CHECK(b.moe.n_expert_used == 8);
+  CHECK(b.moe.n_ff_exp == 704);
+  REQUIRE(b.layers.size() == 30);
+  for (const auto& L : b.layers) {
+    CHECK(L.ffn == FfnKind::MoE);
+    CHECK(L.n_ff == 2112);
+  }
+  CHECK(kinds(b) == std::map<std::string, int>{{"full", 5}, {"sliding", 25}});
+  CHECK(count_params(b).total == count_params(a).total);
+  CHECK(count_params(b).active == count_params(a).active);
+  for (std::int64_t ctx : {4096, 32768, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+  }
+  // The expert stacks are the fused gate+up and the down projection, each with 128 experts.
+  int fused = 0;
+  for (const auto& t : r.read.tensors) fused += t.name.find("ffn_gate_up_exps.weight") != std::string::npos && t.ne[2] == 128;
+  CHECK(fused == 30);
+}
+
+TEST_CASE("Nemotron 3 Super: the latent width survives the GGUF round trip", "[gguf]") {
+  const Architecture& a = cat().find_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")->arch;
+  const RoundTrip r = round_trip(a, "Q4_K_M", "Nemotron 3 Super");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  const Architecture& b = r.arch_read;
+  CHECK(b.moe.n_latent == 1024);
+  CHECK(b.moe.n_expert == 512);
+  CHECK(b.moe.n_expert_used == 22);
+  CHECK(b.recurrent.kind == "mamba2");
+  CHECK(kinds(b) == std::map<std::string, int>{{"full", 8}, {"linear", 40}, {"none", 40}});
+  CHECK(count_params(b).total == count_params(a).total);
+  for (std::int64_t ctx : {4096, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+  }
+  // Without the key the same tensors read as hidden-width experts: the latent width must be written.
+  bool key = false;
+  for (const auto& kv : parse_gguf_header(r.header).kv) key |= kv.key == b.gguf_arch + ".moe_latent_size";
+  CHECK(key);
 }

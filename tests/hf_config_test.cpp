@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 #include <set>
 #include <tuple>
 
@@ -365,4 +366,141 @@ TEST_CASE("Gemma 3n: per-layer embeddings, AltUp and LAuReL tensors, and the las
     // tied output head does.
     CHECK(pc.active == pc.total - 256 * n_layer * V);
   }
+}
+
+TEST_CASE("Kimi K2.5: Kimi K2's MLA text model read from text_config, whatever its model_type says", "[hf_config]") {
+  const ModelEntry* e = wif_test::catalog().find_model("moonshotai/Kimi-K2.5");
+  REQUIRE(e != nullptr);
+  const nlohmann::json& cfg = e->raw["config"];
+  CHECK(cfg["model_type"] == "kimi_k25");
+  const Architecture& a = e->arch;
+  CHECK(a.gguf_arch == "deepseek2");
+  CHECK(a.is_mla());
+  REQUIRE(a.n_layer_main() == 61);
+  CHECK(a.layers[0].ffn == FfnKind::Dense);
+  for (std::size_t il = 1; il < a.layers.size(); ++il) CHECK(a.layers[il].ffn == FfnKind::MoE);
+  CHECK(a.n_ctx_train == 262144);   // twice Kimi K2's 131072
+  CHECK(a.topology() == "MoE 384x8 + MLA");
+  // By hand from the shapes of the published weight list (language_model.*, 61 layers):
+  // attention per layer: q_a 1536x7168 + q_a_norm 1536 + q_b 12288x1536 + kv_a 576x7168 +
+  // kv_a_norm 512 + kv_b 16384x512 + o 7168x8192 + two layer norms 2x7168;
+  // layer 0 dense FFN 3x18432x7168; layers 1-60: 385 experts (384 routed + 1 shared) of
+  // 3x2048x7168, router 384x7168 and its 384 score biases; embedding and head 163840x7168 each.
+  const std::int64_t E = 7168, V = 163840, expert = 3ll * 2048 * E;
+  const std::int64_t attn = 1536 * E + 1536 + 12288ll * 1536 + 576 * E + 512 + 16384ll * 512 + E * 8192 + 2 * E;
+  const std::int64_t moe_layer = 385 * expert + 384 * E + 384;
+  const std::int64_t total = 2 * V * E + E + 61 * attn + 3ll * 18432 * E + 60 * moe_layer;
+  CHECK(total == 1026408232448ll);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  // Active per token: 8 routed + 1 shared expert per MoE layer; NVIDIA's 32.86B counts the
+  // embedding table too (the core's active count leaves the lookup table out).
+  const std::int64_t active_no_embd = V * E + E + 61 * attn + 3ll * 18432 * E + 60 * (9 * expert + 384 * E + 384);
+  CHECK(pc.active == active_no_embd);
+  CHECK(static_cast<double>(pc.active + V * E) == Approx(32.86e9).epsilon(0.0005));
+  // The same text_config read with its model_type given as kimi_k2 (other public copies), or
+  // left out (the top-level kimi_k25 then names the family), gives the same model.
+  for (const char* mt : {"kimi_k2", ""}) {
+    CAPTURE(mt);
+    nlohmann::json c = cfg;
+    if (*mt) c["text_config"]["model_type"] = mt;
+    else c["text_config"].erase("model_type");
+    const Architecture b = architecture_from_hf_config(c, "config");
+    CHECK(b.gguf_arch == "deepseek2");
+    CHECK(b.approximate.empty());
+    CHECK(count_params(b).total == total);
+    CHECK(b.moe.has_router_bias);
+  }
+}
+
+TEST_CASE("Gemma 4 26B-A4B: on every layer a dense MLP of 2112 beside 128 experts of 704, top 8", "[hf_config]") {
+  const Architecture& a = arch_of("google/gemma-4-26B-A4B-it");
+  REQUIRE(a.layers.size() == 30);
+  CHECK(a.gguf_arch == "gemma4");
+  CHECK(a.moe.n_expert == 128);
+  CHECK(a.moe.n_expert_used == 8);   // the config's top_k_experts
+  CHECK(a.moe.n_ff_exp == 704);
+  CHECK(a.moe.n_shared == 0);
+  int sliding = 0;
+  for (const auto& L : a.layers) {
+    CHECK(L.ffn == FfnKind::MoE);
+    CHECK(L.n_ff == 2112);
+    if (L.attn == AttnKind::Sliding) {
+      ++sliding;
+      CHECK(L.n_head_kv == 8);
+      CHECK(L.head_dim_k == 256);
+    } else {
+      CHECK(L.n_head_kv == 2);
+      CHECK(L.head_dim_k == 512);
+      CHECK(L.v_from_k);
+    }
+  }
+  CHECK(sliding == 25);
+  // llama.cpp's loader creates 658 tensors for this model: 3 outside the layers, 21 on each
+  // sliding layer and 20 on each global one (no attn_v).
+  CHECK(enumerate_tensors(a).size() == 658u);
+  // By hand (E = 2816): attention 25 x (q 4096 + k 2048 + v 2048 + o 4096) x E and
+  // 5 x (q 8192 + k 1024 + o 8192) x E, q/k norms 25 x 512 + 5 x 1024; per layer the dense MLP
+  // 3 x 2112 x E, router 128 x E, experts 128 x 3 x 704 x E, 128 expert scales, 8 vectors of E
+  // (4 norms around attention and MLP, 3 of the MoE branch, the router's input scale) and one
+  // output scale; the tied 262144 x E table, the output norm and a 256-entry rope_freqs table.
+  const std::int64_t E = 2816, V = 262144;
+  const std::int64_t attn = 25 * (4096 + 2048 + 2048 + 4096) * E + 5 * (8192 + 1024 + 8192) * E + 25 * 512 + 5 * 1024;
+  const std::int64_t per_layer = 3 * 2112 * E + 128 * E + 128ll * 3 * 704 * E + 128 + 8 * E + 1;
+  const std::int64_t total = V * E + E + 256 + attn + 30 * per_layer;
+  CHECK(total == 25233142046ll);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  CHECK(static_cast<double>(pc.total) == Approx(25.2e9).epsilon(0.002));   // the card's 25.2B
+  // Active: every expert stack read at 8/128; the card's 3.8B includes the embedding table.
+  const std::int64_t experts = 30 * (128ll * 3 * 704 * E + 128);
+  CHECK(pc.active == total - V * E - experts + experts / 16 + V * E);   // tied: the table is the output head
+  CHECK(static_cast<double>(pc.active) == Approx(3.8e9).epsilon(0.01));
+}
+
+TEST_CASE("Nemotron 3 Super: 40 Mamba-2, 40 LatentMoE and 8 attention layers, experts in a 1024-wide latent", "[hf_config]") {
+  const Architecture& a = arch_of("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16");
+  REQUIRE(a.layers.size() == 88);   // the MTP module is not modelled
+  std::map<std::string, int> attn, ffn;
+  for (const auto& L : a.layers) {
+    ++attn[attn_kind_name(L.attn)];
+    ffn[L.ffn == FfnKind::MoE ? "moe" : L.ffn == FfnKind::Dense ? "dense" : "none"]++;
+  }
+  CHECK(attn == std::map<std::string, int>{{"full", 8}, {"linear", 40}, {"none", 40}});
+  CHECK(ffn == std::map<std::string, int>{{"moe", 40}, {"none", 48}});
+  CHECK(a.moe.n_latent == 1024);
+  CHECK(a.moe.n_expert == 512);
+  CHECK(a.moe.n_expert_used == 22);
+  CHECK(a.moe.n_ff_exp == 2688);
+  CHECK(a.moe.n_ff_shexp == 5376);
+  // Expert stacks are 1024 wide (not hidden_size), the latent projections 4096 x 1024 each.
+  int latent = 0;
+  for (const auto& t : enumerate_tensors(a)) {
+    if (t.name.find("ffn_up_exps") != std::string::npos) CHECK(t.ne[0] == 1024);
+    if (t.name.find("ffn_down_exps") != std::string::npos) CHECK(t.ne[1] == 1024);
+    latent += t.name.find("ffn_latent_") != std::string::npos && t.n_elements() == 4096 * 1024;
+  }
+  CHECK(latent == 80);
+  // By hand from the checkpoint's tensors (E = 4096): untied 131072 x E table and head, output norm;
+  // Mamba-2 layers: norm, in_proj E x (2 x 8192 + 2 x 8 x 128 + 128), conv1d 4 x 10240 and its bias,
+  // dt_bias, A and D (128 each), group norm 8192, out_proj 8192 x E; attention layers: norm,
+  // q E x 4096, k and v E x 256, o 4096 x E; MoE layers: norm, router 512 x E and its 512 score biases,
+  // latent projections 2 x E x 1024, 512 experts of up 1024 x 2688 and down 2688 x 1024, the
+  // shared expert 2 x E x 5376 (squared ReLU, no gate).
+  const std::int64_t E = 4096, V = 131072;
+  const std::int64_t mamba = E + E * 18560 + 4 * 10240 + 10240 + 3 * 128 + 8192 + 8192 * E;
+  const std::int64_t attention = E + E * 4096 + 2 * E * 256 + 4096 * E;
+  const std::int64_t expert = 2ll * 1024 * 2688;
+  const std::int64_t moe = E + 512 * E + 512 + 2 * E * 1024 + 512 * expert + 2 * E * 5376;
+  const std::int64_t total = 2 * V * E + E + 40 * mamba + 8 * attention + 40 * moe;
+  const ParamCounts pc = count_params(a);
+  // The core's nemotron_h tensor list leaves out two small tensors of each MoE layer that the
+  // checkpoint has, its pre-norm (4096) and its router's score-correction bias (512): 184,320 in all.
+  CHECK(pc.total + 40 * E + 40 * 512 == total);
+  // A public count of the checkpoint: 123,611,012,096 weights less the MTP module's
+  // 2,942,324,736 (its F32 score biases, 40 x 512, aside).
+  CHECK(total - 40 * 512 == 123611012096ll - 2942324736ll);
+  CHECK(static_cast<double>(pc.total) == Approx(120.6e9).epsilon(0.001));
+  // Active: 22 of 512 experts; 12.1B without the embedding table (Raschka's exact count).
+  CHECK(static_cast<double>(pc.active) == Approx(12.1e9).epsilon(0.015));
 }

@@ -102,8 +102,8 @@ TEST_CASE("Gemma 3 27B has 10 global and 52 sliding layers", "[kv_cache]") {
   CHECK(group(kv, "sliding").bytes == 624ull * 1024 * 1024);
 }
 
-TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1 and Kimi K2", "[kv_cache]") {
-  for (const char* id : {"deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct"}) {
+TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1, Kimi K2 and Kimi K2.5", "[kv_cache]") {
+  for (const char* id : {"deepseek-ai/DeepSeek-R1", "moonshotai/Kimi-K2-Instruct", "moonshotai/Kimi-K2.5"}) {
     CAPTURE(id);
     KvOptions o;
     o.n_ctx = 4096;
@@ -115,6 +115,17 @@ TEST_CASE("MLA caches the 576-wide latent: DeepSeek R1 and Kimi K2", "[kv_cache]
     o.type_k = GgmlType::Q8_0;
     CHECK(llamacpp_kv_cache(catalog_arch(id), o).bytes_per_token_full == 61u * 612);
   }
+}
+
+TEST_CASE("Kimi K2.5 at its full 262144 tokens: one 576-wide latent per layer and token, 17.2 GiB", "[kv_cache]") {
+  // kv_lora_rank 512 + qk_rope_head_dim 64 per layer (llama.cpp's MLA cache without V), 61 layers,
+  // F16: 70,272 bytes per token; the vision tower adds no cache.
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(catalog_arch("moonshotai/Kimi-K2.5"), o);
+  CHECK(group(kv, "mla").layers == 61);
+  CHECK(kv.bytes_per_token_full == 61u * (512 + 64) * 2);
+  CHECK(kv.total_bytes == 61ull * 576 * 2 * 262144);             // 17.16 GiB
 }
 
 TEST_CASE("Qwen3-Next keeps a fixed recurrent state on 36 layers and a cache on 12", "[kv_cache]") {
@@ -148,6 +159,37 @@ TEST_CASE("Gemma 4 31B caches 10 global layers of 4 x 512 and 50 windowed layers
   CHECK(swa.layers == 50);
   CHECK(swa.cells == 1536);                                           // 1024 + 512, padded to 256
   CHECK(swa.bytes == 50ull * 2 * 16 * 256 * 2 * 1536);
+}
+
+TEST_CASE("Gemma 4 26B-A4B caches 5 global layers of 2 x 512 and 25 windowed layers of 8 x 256", "[kv_cache]") {
+  // The experts change no cache: the attention is Gemma 4 31B's at a smaller width; K=V global
+  // layers still keep both K and V in llama.cpp's cache (src/models/gemma4.cpp).
+  const Architecture& a = catalog_arch("google/gemma-4-26B-A4B-it");
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 5);
+  CHECK(kv.bytes_per_token_full == 5u * 2 * 2 * 512 * 2);            // 20 KiB per token
+  CHECK(group(kv, "full").bytes == 5ull * 2 * 2 * 512 * 2 * 262144);  // 5 GiB at 256K
+  const KvGroup& swa = group(kv, "sliding");
+  CHECK(swa.layers == 25);
+  CHECK(swa.cells == 1536);                                           // 1024 + 512, padded to 256
+  CHECK(swa.bytes == 25ull * 2 * 8 * 256 * 2 * 1536);                 // 300 MiB, whatever the context
+}
+
+TEST_CASE("Nemotron 3 Super caches 8 attention layers of 2 x 128 and a fixed Mamba-2 state on 40", "[kv_cache]") {
+  // The 40 LatentMoE layers keep nothing; llama_hparams::n_embd_r = (4 - 1) x (8192 + 2 x 8 x 128)
+  // and n_embd_s = 128 x 8192 per Mamba-2 layer, in f32.
+  const Architecture& a = catalog_arch("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16");
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 8);
+  CHECK(kv.bytes_per_token_full == 8u * 2 * 2 * 128 * 2);            // 8 KiB per token
+  CHECK(group(kv, "full").bytes == 8ull * 2 * 2 * 128 * 2 * 262144);  // 2 GiB at 256K
+  const KvGroup& rec = group(kv, "recurrent");
+  CHECK(rec.layers == 40);
+  CHECK(rec.bytes == 40ull * 4 * (3 * (8192 + 2 * 8 * 128) + 128 * 8192));
 }
 
 TEST_CASE("Hunyuan-A13B caches 32 layers of 8 KV heads of 128", "[kv_cache]") {

@@ -230,3 +230,17 @@ TEST_CASE("projector inputs: coded errors with the field path", "[projector]") {
   huge["image_width"] = 100000;
   CHECK(estimate(huge)["error"]["path"] == "image_width");
 }
+
+TEST_CASE("Kimi K2.5's MoonViT tower is reported as not modelled, and its estimate loads no projector", "[projector]") {
+  const VisionSpec v = vision_spec_from_config(model_config("moonshotai/Kimi-K2.5"));
+  CHECK(v.present);
+  CHECK(v.family.empty());
+  CHECK(v.code == "projector_family_unknown");
+  CHECK(v.model_type == "kimi_k25");
+  const json r = estimate({{"model", "moonshotai/Kimi-K2.5"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h200-sxm"},
+                           {"count", 8}, {"context", 32768}, {"images", 1}});
+  REQUIRE(r.contains("projector"));
+  CHECK(r["projector"]["code"] == "projector_family_unknown");
+  CHECK(r["projector"]["modelled"] == false);
+  CHECK(r["memory"]["projector_bytes"] == 0);
+}

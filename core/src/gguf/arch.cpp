@@ -167,6 +167,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
   a.attn_sinks = m.tensor(0, "attn_sinks.weight");
   a.post_norms = m.tensor(0, "post_attention_norm.weight");
   a.fused_qkv = arch == "phi3" || arch == "phi2";
+  a.ffn_gated = arch.rfind("nemotron_h", 0) != 0;   // Nemotron-H MLPs and experts are up/down (squared ReLU)
   a.attn_out_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
 
   // MoE.
@@ -178,6 +179,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
     // Mixtral-style files (arch llama) give the expert width as feed_forward_length.
     a.moe.n_ff_exp = m.opt("expert_feed_forward_length").value_or(n_ff[0]);
     a.moe.n_shared = m.opt("expert_shared_count").value_or(0);
+    a.moe.n_latent = m.opt("moe_latent_size").value_or(0);
     a.moe.n_ff_shexp = m.opt("expert_shared_feed_forward_length").value_or(a.moe.n_shared ? a.moe.n_ff_exp : 0);
     if (a.moe.n_shared == 0 && a.moe.n_ff_shexp > 0) a.moe.n_shared = 1;   // Qwen2-MoE writes only the width
     for (int il = 0; il < n_layer && !a.moe.has_router_bias; ++il) a.moe.has_router_bias = m.tensor(il, "exp_probs_b.bias");
@@ -318,6 +320,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
     }
     if (moe_layer) {
       L.ffn = FfnKind::MoE;
+      if (arch == "gemma4") L.n_ff = n_ff[il];   // Gemma 4 keeps a dense MLP beside the experts
     } else if (n_ff[il] > 0) {
       L.ffn = FfnKind::Dense;
       L.n_ff = n_ff[il];

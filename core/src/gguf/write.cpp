@@ -217,6 +217,7 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     u32("expert_count", a.moe.n_expert);
     u32("expert_used_count", a.moe.n_expert_used);
     u32("expert_feed_forward_length", a.moe.n_ff_exp);
+    if (a.moe.n_latent > 0) u32("moe_latent_size", a.moe.n_latent);   // llama-arch.cpp LLM_KV_MOE_LATENT_SIZE
     if (a.moe.n_shared > 0) {
       u32("expert_shared_count", a.moe.n_shared);
       u32("expert_shared_feed_forward_length", a.moe.n_ff_shexp);

@@ -14,9 +14,10 @@ ComputeBuffer llamacpp_compute_buffer(const Architecture& a, const KvCache& kv,
     if (L.is_mtp) continue;
     std::uint64_t ff = 0;
     if (L.ffn == FfnKind::Dense) ff = 2 * static_cast<std::uint64_t>(L.n_ff);
-    if (L.ffn == FfnKind::MoE)
-      ff = 2 * static_cast<std::uint64_t>(a.moe.n_expert_used * a.moe.n_ff_exp +
-                                          a.moe.n_shared * a.moe.n_ff_shexp);
+    if (L.ffn == FfnKind::MoE)  // Gemma 4's dense MLP beside the experts runs before them
+      ff = std::max(2 * static_cast<std::uint64_t>(a.moe.n_expert_used * a.moe.n_ff_exp +
+                                                   a.moe.n_shared * a.moe.n_ff_shexp),
+                    2 * static_cast<std::uint64_t>(L.n_ff));
     widest_ffn = std::max(widest_ffn, ff);
     if (!flash_attn && L.attn != AttnKind::Linear && L.attn != AttnKind::None) {
       // The KQ matrix spans every cell of the layer's cache (n_kv) for each query head.

@@ -46,6 +46,9 @@ constexpr Family kFamilies[] = {
     {"gemma4", "gemma4", true},         {"gemma4_text", "gemma4", true},
     {"kimi_linear", "kimi-linear", false}, {"granitemoehybrid", "granitehybrid", true},
     {"gemma3n", "gemma3n", true},       {"gemma3n_text", "gemma3n", true},
+    // Kimi K2.5 wraps Kimi K2's text model in text_config (whose own model_type, deepseek_v3 or
+    // kimi_k2, is read first); this entry serves a text_config that leaves model_type out.
+    {"kimi_k25", "deepseek2", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -84,6 +87,12 @@ json normalized(const std::string& mt, json c, const std::string& path) {
   }
   if (mt == "gemma4" || mt == "gemma4_text") {
     if (!c.contains("use_qk_norm")) c["use_qk_norm"] = true;   // q/k norms on every layer (gemma4.cpp)
+    // Gemma 4's MoE checkpoint (26B-A4B) names its routing width top_k_experts.
+    if (c.contains("top_k_experts") && !c.contains("num_experts_per_tok")) c["num_experts_per_tok"] = c["top_k_experts"];
+    if (!opt_bool(c, "enable_moe_block", path).value_or(false)) {
+      c.erase("num_experts");   // without the MoE block the expert keys are unused
+      c.erase("num_experts_per_tok");
+    }
   }
   if (mt == "gemma3n" || mt == "gemma3n_text") {
     // Gemma 3n lists the FFN width per layer; every published checkpoint gives one value for all.
@@ -117,9 +126,20 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
   if (mt == "gemma4" || mt == "gemma4_text") {
     // Gemma 4: global (full-attention) layers have their own wider heads and fewer KV heads, and
     // with attention_k_eq_v no v_proj (llama.cpp src/models/gemma4.cpp uses K as V).
-    if (opt_bool(c, "enable_moe_block", path).value_or(false))
-      throw InputError("unsupported_value", join_path(path, "enable_moe_block"),
-                       "Gemma 4's MoE block (26B-A4B) is not modelled yet");
+    if (opt_bool(c, "enable_moe_block", path).value_or(false)) {
+      // Gemma 4 26B-A4B: every layer runs a dense GeGLU MLP of intermediate_size beside its routed
+      // experts (transformers models/gemma4, Gemma4TextDecoderLayer; llama.cpp load_tensors for
+      // LLM_ARCH_GEMMA4 creates ffn_gate/up/down for every layer and the expert tensors where
+      // ffn_gate_inp exists).
+      if (!a.is_moe())
+        throw InputError("missing_field", join_path(path, "num_experts"),
+                         "a Gemma 4 config with enable_moe_block needs num_experts and top_k_experts");
+      const std::int64_t dense = req_int(c, "intermediate_size", path, 1, 1 << 20);
+      for (auto& L : a.layers) {
+        L.ffn = FfnKind::MoE;
+        L.n_ff = dense;
+      }
+    }
     if (opt_int(c, "hidden_size_per_layer_input", path, 0, 1 << 20).value_or(0) > 0)
       throw InputError("unsupported_value", join_path(path, "hidden_size_per_layer_input"),
                        "Gemma 4's per-layer embeddings (E2B/E4B) are not modelled yet");
@@ -465,8 +485,11 @@ void read_experts(const json& c, const std::string& mt, const std::string& path,
     }
     if (mt.rfind("llama4", 0) == 0) a.moe.n_shared = 1;
     if (a.moe.n_shared > 0 && a.moe.n_ff_shexp == 0) a.moe.n_ff_shexp = a.moe.n_ff_exp;
+    // Nemotron 3 Super's LatentMoE (transformers NemotronHConfig.moe_latent_size; llama.cpp
+    // ffn_latent_down / ffn_latent_up): the routed experts read and write moe_latent_size.
+    a.moe.n_latent = opt_int(c, "moe_latent_size", path, 0, kBig).value_or(0);
     a.moe.has_router_bias = mt == "deepseek_v3" || mt == "deepseek_v32" || mt == "kimi_k2" ||
-                            mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
+                            mt == "kimi_k25" || mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
                             mt == "glm_moe_dsa" || opt_bool(c, "use_routing_bias", path).value_or(false) ||
                             opt_bool(c, "use_expert_bias", path).value_or(false) ||
                             opt_str(c, "topk_method", path).value_or("") == "noaux_tc";

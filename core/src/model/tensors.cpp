@@ -148,12 +148,36 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   }
   if (L.ffn != FfnKind::MoE) return;
   const auto& m = a.moe;
+  if (a.gguf_arch == "gemma4") {
+    // Gemma 4 26B-A4B (llama.cpp load_tensors, LLM_ARCH_GEMMA4): the dense MLP every layer has,
+    // then the router with its input scale, the MoE branch's own norms, fused gate+up expert
+    // stacks and a per-expert output scale.
+    b.add(blk(il, "ffn_gate.weight"), {E, L.n_ff}, il, TensorRole::FfnGate);
+    b.add(blk(il, "ffn_up.weight"), {E, L.n_ff}, il, TensorRole::FfnUp);
+    b.add(blk(il, "ffn_down.weight"), {L.n_ff, E}, il, TensorRole::FfnDown);
+    b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
+    b.add(blk(il, "ffn_gate_inp.scale"), {E}, il, TensorRole::Router);
+    b.add(blk(il, "pre_ffw_norm_2.weight"), {E}, il, TensorRole::Norm);
+    b.add(blk(il, "post_ffw_norm_1.weight"), {E}, il, TensorRole::Norm);
+    b.add(blk(il, "post_ffw_norm_2.weight"), {E}, il, TensorRole::Norm);
+    b.add(blk(il, "ffn_gate_up_exps.weight"), {E, 2 * m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
+    b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, E, m.n_expert}, il, TensorRole::ExpDown);
+    b.add(blk(il, "ffn_down_exps.scale"), {m.n_expert}, il, TensorRole::ExpDown);
+    return;
+  }
   b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
   if (m.expert_bias) b.add(blk(il, "ffn_gate_inp.bias"), {m.n_expert}, il, TensorRole::Bias);
   if (m.has_router_bias) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
-  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
-  b.add(blk(il, "ffn_up_exps.weight"), {E, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
-  b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, E, m.n_expert}, il, TensorRole::ExpDown);
+  // LatentMoE (Nemotron 3 Super; llama.cpp LLM_ARCH_NEMOTRON_H_MOE): the routed experts work in
+  // n_latent, entered through ffn_latent_down and left through ffn_latent_up, both always read.
+  const std::int64_t X = m.n_latent > 0 ? m.n_latent : E;
+  if (m.n_latent > 0) {
+    b.add(blk(il, "ffn_latent_down.weight"), {E, X}, il, TensorRole::Other);
+    b.add(blk(il, "ffn_latent_up.weight"), {X, E}, il, TensorRole::Other);
+  }
+  if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
+  b.add(blk(il, "ffn_up_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
+  b.add(blk(il, "ffn_down_exps.weight"), {m.n_ff_exp, X, m.n_expert}, il, TensorRole::ExpDown);
   if (m.expert_bias) {
     b.add(blk(il, "ffn_gate_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);
     b.add(blk(il, "ffn_up_exps.bias"), {m.n_ff_exp, m.n_expert}, il, TensorRole::Bias);

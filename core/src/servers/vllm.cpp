@@ -117,9 +117,11 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   for (const auto& L : a.layers) {
     if (L.is_mtp) continue;
     if (L.ffn == FfnKind::Dense) ff = std::max<std::int64_t>(ff, 3 * L.n_ff / tp + 3 * a.n_embd);
-    if (L.ffn == FfnKind::MoE)  // fused-MoE caches: [T, top_k, 2N], [T*top_k, N], [T, top_k, hidden]
+    if (L.ffn == FfnKind::MoE) {  // fused-MoE caches: [T, top_k, 2N], [T*top_k, N], [T, top_k, hidden]
       ff = std::max<std::int64_t>(ff, 3 * (a.moe.n_expert_used * a.moe.n_ff_exp + a.moe.n_shared * a.moe.n_ff_shexp) / tp +
                                           a.moe.n_expert_used * a.n_embd + 3 * a.n_embd);
+      ff = std::max<std::int64_t>(ff, 3 * L.n_ff / tp + 3 * a.n_embd);   // Gemma 4's dense MLP beside them
+    }
   }
   const double tokens_part = static_cast<double>(b.max_num_batched_tokens) * act_dt * static_cast<double>(ff);
   // V0's profile run had no dummy sampler pass (vllm-0001/0002: the peak above the weights is

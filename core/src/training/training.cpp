@@ -97,6 +97,7 @@ double layer_bytes_per_token(const Architecture& a, const LayerSpec& L, const Tr
     const double routed = static_cast<double>(m.n_expert_used * m.n_ff_exp);
     const double shared = static_cast<double>(m.n_shared * m.n_ff_shexp);
     ffn = 2.0 * (2.0 * h + static_cast<double>(m.n_expert_used) * h + 3.0 * (routed + shared));
+    ffn += 2.0 * 3.0 * static_cast<double>(L.n_ff);   // Gemma 4: a dense MLP beside the experts (0 elsewhere)
   }
   return attn + ffn;
 }

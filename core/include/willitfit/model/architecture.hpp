@@ -59,6 +59,8 @@ struct MoeSpec {
   std::int64_t n_ff_shexp = 0;     // intermediate size of one shared expert
   bool has_router_bias = false;    // exp_probs_b (DeepSeek V3 / GLM-4.5 style)
   bool expert_bias = false;        // biases on expert projections (gpt-oss)
+  std::int64_t n_latent = 0;       // LatentMoE (Nemotron 3 Super): routed experts work in this width,
+                                   // between a down- and an up-projection from and to hidden_size
 };
 
 struct MlaSpec {
