@@ -56,4 +56,5 @@ export default {
   size_vs: '{pub}; our estimate differs by {diff}',
   break_even_beyond: 'Later than the {0} months the chart shows.',
   cloud_no_estimate: 'no estimate',
+  cloud_listed: "listed as {0}",
 };

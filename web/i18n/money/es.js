@@ -56,4 +56,5 @@ export default {
   size_vs: '{pub}; nuestra estimación difiere un {diff}',
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
   cloud_no_estimate: 'sin estimación',
+  cloud_listed: "anunciada como {0}",
 };

@@ -56,4 +56,5 @@ export default {
   size_vs: '{pub} ; notre estimation s’en écarte de {diff}',
   break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
   cloud_no_estimate: 'pas d’estimation',
+  cloud_listed: "annoncée à {0}",
 };

@@ -56,4 +56,5 @@ export default {
   size_vs: '{pub}；我们的估算偏差 {diff}',
   break_even_beyond: '晚于图表所示的 {0} 个月。',
   cloud_no_estimate: '无估算',
+  cloud_listed: "标称 {0}",
 };
