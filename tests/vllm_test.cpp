@@ -215,3 +215,27 @@ TEST_CASE("MLA's cache is kept whole on every tensor-parallel rank; GQA's only p
   for (const auto& [k, b] : b16.weights.parts) kv_part = kv_part || (k == "kv_heads" && b > 0);
   CHECK(kv_part);
 }
+
+TEST_CASE("batched throughput never gives a user more than the one-user estimate beside it", "[vllm][throughput]") {
+  // DeepSeek-V3 keeps the layer-split one-user figure (no MoE tensor-parallel row to check a
+  // step); the serving model alone gave each of 4 users 128 tok/s beside a 78 tok/s one-user
+  // estimate. Capped: every per-user figure is at most the estimate, aggregates follow.
+  const json r = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                           {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(r.contains("error"));
+  const json& t = r["vllm"]["throughput"];
+  const double one = r["speed"]["gen_avg_tps"].get<double>();
+  REQUIRE(t.contains("single_user_cap_tps"));
+  CHECK(t["single_user_cap_tps"] == one);
+  CHECK(t["per_user_tps"].get<double>() <= one);
+  for (std::size_t i = 0; i < t["curve"]["per_user_tps"].size(); ++i) {
+    CHECK(t["curve"]["per_user_tps"][i].get<double>() <= one);
+    CHECK_THAT(t["curve"]["aggregate_tps"][i].get<double>(),
+               WithinRel(t["curve"]["per_user_tps"][i].get<double>() * t["curve"]["concurrency"][i].get<double>(), 1e-9));
+  }
+  // A dense model under tensor parallelism: its one-user figure is the same serving step, no cap.
+  const json l = estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"engine", "vllm"}, {"quant", "FP8"},
+                           {"hardware", "nvidia-h100-sxm"}, {"count", 4}, {"context", 32768}});
+  REQUIRE_FALSE(l.contains("error"));
+  CHECK_FALSE(l["vllm"]["throughput"].contains("single_user_cap_tps"));
+}

@@ -39,6 +39,9 @@ test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the we
   assert.match(w, new RegExp(`plus ${gibRe(v.per_gpu.replicated_weights_bytes)} it keeps whole, as every GPU does \\(MLA down-projections ${gibRe(v.weights.replicated_parts.mla_down)}`));
   assert.match(w, new RegExp(`${gibRe(v.weights.extra_copies_bytes)} more than the ${gibRe(v.weights.loaded_bytes)} of the checkpoint`));
   assert.ok(v.weights.extra_copies_bytes / GiB > 7 && v.weights.extra_copies_bytes / GiB < 8);
+  // Batched users never decode faster than one user alone: the card says the cap.
+  assert.ok(v.throughput.single_user_cap_tps > 0);
+  assert.match(await page.textContent('.card:has(#k-aggregate)'), /each: capped at the one-user estimate above/);
   assert.deepEqual(page.problems, []);
 });
 
@@ -115,6 +118,6 @@ test('a setup that does not fit shows no cost inputs (no figure would use them),
   assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'no_fit');
   assert.equal(await page.isVisible('#cost-purchase'), false);
   assert.equal(await page.isVisible('#cost-inputs'), false);
-  assert.match(await page.textContent('#cost-out'), /No speed estimate, so no cost per token/);
+  assert.match(await page.textContent('#cost-none'), /This setup does not fit, so it has no speed and no cost per token/);
   assert.deepEqual(page.problems, []);
 });

@@ -96,7 +96,7 @@ async function run(r, alive) {
   // speed (the setup does not fit, or has no speed model) no figure uses them, so they go with it.
   byId('cost-inputs').hidden = !hasSpeed;
   if (!hasSpeed) {
-    fill('cost-out', h('p', { class: 'note' }, T('cost_no_speed')));
+    fill('cost-out', h('p', { class: 'note', id: 'cost-none' }, T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
     byId('plug-cloud').hidden = true;
     byId('plug-rvb').hidden = true;
     return;

@@ -435,6 +435,10 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r), coef, r.host_link);
     attach_speed_basis(e.speed, coef, r.model.id, e.plan->quant, r.device, r.count, a.is_moe());
     server_decode_speed(cat, r, e, coef);  // vLLM / SGLang across GPUs: tensor parallel, not a layer split
+    // The batched figures never promise a user more than the one-user estimate beside them
+    // (at the same depth: the average over the generation).
+    if (e.throughput && e.speed.group != "tensor_parallel")
+      cap_at_single_user(*e.throughput, e.speed.gen_avg_tps > 0 ? e.speed.gen_avg_tps : e.speed.decode_tps);
   }
   return e;
 }

@@ -147,4 +147,5 @@ export default {
   mp_gap: "At {quant} the file is {file}; the memory column counts what is on the {gpu}, so it can be below the file.",
   mp_gap_mtp: "The file’s multi-token-prediction layer ({0}) is not loaded unless multi-token prediction is on.",
   matrix_gap: "At {quant} the file is {file}; the weights column counts what is on the device.",
+  aggregate_note_capped: "{n} at once, {per} each: capped at the one-user estimate above (the batched model alone gives more per user here)",
 };

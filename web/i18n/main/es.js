@@ -147,4 +147,5 @@ export default {
   mp_gap: "En {quant} el archivo ocupa {file}; la columna de memoria cuenta lo que está en la {gpu}, así que puede quedar por debajo del archivo.",
   mp_gap_mtp: "La capa de predicción de varios tokens del archivo ({0}) no se carga salvo que actives la predicción de varios tokens.",
   matrix_gap: "En {quant} el archivo ocupa {file}; la columna de pesos cuenta lo que está en el dispositivo.",
+  aggregate_note_capped: "{n} a la vez, {per} cada uno: limitado a la estimación para un usuario de arriba (el modelo por lotes solo daría aquí más por usuario)",
 };

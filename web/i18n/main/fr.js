@@ -146,4 +146,5 @@ export default {
   mp_gap: "En {quant}, le fichier fait {file} ; la colonne mémoire compte ce qui est sur la {gpu}, elle peut donc être inférieure au fichier.",
   mp_gap_mtp: "La couche de prédiction multi-jetons du fichier ({0}) n’est chargée que si vous activez la prédiction multi-jetons.",
   matrix_gap: "En {quant}, le fichier fait {file} ; la colonne des poids compte ce qui est sur l’appareil.",
+  aggregate_note_capped: "{n} à la fois, {per} chacun : plafonné à l’estimation pour un utilisateur ci-dessus (le modèle par lots seul donnerait ici plus par utilisateur)",
 };

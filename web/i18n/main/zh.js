@@ -145,4 +145,5 @@ export default {
   mp_gap: "{quant} 格式的文件为 {file}；内存一列只计算放在 {gpu} 上的部分，所以可能小于文件大小。",
   mp_gap_mtp: "文件中的多 token 预测层（{0}）只有在你开启多 token 预测时才会加载。",
   matrix_gap: "{quant} 格式的文件为 {file}；权重一列只计算放在设备上的部分。",
+  aggregate_note_capped: "同时 {n} 个，每个 {per}：以上方的单用户估算为上限（只按批处理模型算，这里每个用户会更快）",
 };

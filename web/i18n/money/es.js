@@ -57,4 +57,5 @@ export default {
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
   cloud_no_estimate: 'sin estimación',
   cloud_listed: "anunciada como {0}",
+  cost_no_fit: "Esta configuración no cabe, así que no tiene velocidad ni coste por token; «Cómo hacer que quepa» y «Hardware recomendado», más abajo, muestran configuraciones que lo ejecutan.",
 };

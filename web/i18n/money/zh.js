@@ -57,4 +57,5 @@ export default {
   break_even_beyond: '晚于图表所示的 {0} 个月。',
   cloud_no_estimate: '无估算',
   cloud_listed: "标称 {0}",
+  cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”和“硬件推荐”列出了能运行它的配置。",
 };
