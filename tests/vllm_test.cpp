@@ -228,6 +228,13 @@ TEST_CASE("batched throughput never gives a user more than the one-user estimate
   REQUIRE(t.contains("single_user_cap_tps"));
   CHECK(t["single_user_cap_tps"] == one);
   CHECK(t["per_user_tps"].get<double>() <= one);
+  CHECK(t["capped"] == (t["per_user_tps"].get<double>() == one));
+  // At 32K the pool holds 20 requests, each slower than one alone: the curve's first points are
+  // capped, the requested point is not, and the card must not say it is.
+  const json r32 = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                             {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"context", 32768}});
+  CHECK(r32["vllm"]["throughput"]["capped"] == false);
+  CHECK(r32["vllm"]["throughput"]["curve"]["per_user_tps"][0] == r32["vllm"]["throughput"]["single_user_cap_tps"]);
   for (std::size_t i = 0; i < t["curve"]["per_user_tps"].size(); ++i) {
     CHECK(t["curve"]["per_user_tps"][i].get<double>() <= one);
     CHECK_THAT(t["curve"]["aggregate_tps"][i].get<double>(),

@@ -40,7 +40,7 @@ test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the we
   assert.match(w, new RegExp(`${gibRe(v.weights.extra_copies_bytes)} more than the ${gibRe(v.weights.loaded_bytes)} of the checkpoint`));
   assert.ok(v.weights.extra_copies_bytes / GiB > 7 && v.weights.extra_copies_bytes / GiB < 8);
   // Batched users never decode faster than one user alone: the card says the cap.
-  assert.ok(v.throughput.single_user_cap_tps > 0);
+  assert.ok(v.throughput.single_user_cap_tps > 0 && v.throughput.capped === true);
   assert.match(await page.textContent('.card:has(#k-aggregate)'), /each: capped at the one-user estimate above/);
   assert.deepEqual(page.problems, []);
 });

@@ -418,7 +418,7 @@ function renderServe(r) {
       ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_cache_bytes, L) })
       : T('kv_pool_note', { 0: gib(r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
     card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
-    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.single_user_cap_tps > 0 ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
 }
 
 /** Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed. @param {any} r */

@@ -101,7 +101,11 @@ nlohmann::json serving_throughput_json(const ServingThroughput& t) {
                      {"allreduce_ms", finite_or_zero(p.allreduce_ms)}}},
           {"compute_bound", p.compute_bound}, {"exceeds_capacity", t.exceeds_capacity},
           {"curve", {{"concurrency", cc}, {"aggregate_tps", agg}, {"per_user_tps", user}}}};
-  if (t.single_user_cap_tps > 0) out["single_user_cap_tps"] = t.single_user_cap_tps;
+  if (t.single_user_cap_tps > 0) {
+    out["single_user_cap_tps"] = t.single_user_cap_tps;
+    // Whether the requested point itself was capped (the curve's few-user points may be alone).
+    out["capped"] = p.per_user_tps == t.single_user_cap_tps;  // the value cap_at_single_user assigned
+  }
   return out;
 }
 
