@@ -24,8 +24,9 @@ const gibRe = (b, d = 2) => `${(b / GiB).toFixed(d).replace(/\B(?=(\d{3})+(?!\d)
 
 test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the weights above the checkpoint, said with the core\'s figures', async () => {
   const page = await env.page();
-  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=en`);
-  const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm' });
+  // The model's whole context (163,840): the pool holds 4 requests, each capped at one user's speed.
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=163840&lang=en`);
+  const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 163840 });
   const v = est.vllm;
   assert.equal(v.kv_copies, 8);
   const kv = await page.textContent('#w-kv');
@@ -42,6 +43,12 @@ test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the we
   // Batched users never decode faster than one user alone: the card says the cap.
   assert.ok(v.throughput.single_user_cap_tps > 0 && v.throughput.capped === true);
   assert.match(await page.textContent('.card:has(#k-aggregate)'), /each: capped at the one-user estimate above/);
+  // At 32K the pool holds 20 requests, each slower than one alone: no cap is said.
+  const e32 = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });
+  assert.equal(e32.vllm.throughput.capped, false);
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#k-aggregate');
+  assert.doesNotMatch(await page.textContent('.card:has(#k-aggregate)'), /capped/);
   assert.deepEqual(page.problems, []);
 });
 
