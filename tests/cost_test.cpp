@@ -336,3 +336,46 @@ TEST_CASE("rent vs buy codes a break-even point beyond the amortisation period",
   const json never = cost(q)["rent_vs_buy"];
   if (never["break_even_months"].is_null()) CHECK(never["break_even"]["code"] == "never");
 }
+
+TEST_CASE("every cloud offer's memory per GPU matches its device's, in GiB or in decimal GB, or says why not", "[cost][catalog][clouds]") {
+  const Catalog& c = wif_test::catalog();
+  int checked = 0;
+  for (const auto& o : c.clouds()) {
+    const Device* d = c.find_device(o.value("device", ""));
+    REQUIRE(d != nullptr);
+    const double per = o.value("vram_gb", 0.0) / std::max(1, o.value("gpu_count", 1));
+    const std::string code = cloud_vram_code(per, d->memory_gib);
+    CAPTURE(o.value("id", ""), per, d->memory_gib, code);
+    // Less than the device is allowed only with the reason in the entry (a vGPU or MIG slice …);
+    // more than the device is a mistake in one of the two entries.
+    if (code == "less") CHECK(o.contains("vram_reason"));
+    else CHECK((code == "gib_figure" || code == "decimal_gb"));
+    ++checked;
+  }
+  CHECK(checked > 50);
+  // The B200: NVIDIA's "180 GB" per HGX GPU is nvidia-smi's 183359 MiB (179 GiB) = 192.3 GB, so
+  // RunPod's 180, AWS's 1432 / 8 = 179 and Hyperstack's 192 are one memory in two units.
+  CHECK(cloud_vram_code(180, 180) == "gib_figure");
+  CHECK(cloud_vram_code(179, 180) == "gib_figure");
+  CHECK(cloud_vram_code(192, 180) == "decimal_gb");
+  CHECK(cloud_vram_code(96, 180) == "less");
+  CHECK(cloud_vram_code(250, 180) == "more");
+  CHECK(cloud_vram_code(80, 0) == "no_device");
+}
+
+TEST_CASE("a cost answer's offers carry the memory per GPU the estimate used and how the listed figure reads", "[cost][clouds]") {
+  const json r = json::parse(api_cost(wif_test::catalog(), json{{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 50}}.dump()));
+  REQUIRE_FALSE(r.contains("error"));
+  int b200 = 0;
+  for (const auto& o : r["clouds"]) {
+    if (o["device"] != "nvidia-b200") continue;
+    ++b200;
+    CAPTURE(o["id"]);
+    // 180 GiB (or the 179 an offer lists), whichever unit the provider used for its figure.
+    CHECK(o["memory_per_gpu_bytes"].get<double>() / wif_test::kGiB <= 180.0);
+    CHECK(o["memory_per_gpu_bytes"].get<double>() / wif_test::kGiB >= 179.0);
+    if (o["id"] == "hyperstack-b200-1") CHECK(o["vram_code"] == "decimal_gb");
+    if (o["id"] == "runpod-b200-1") CHECK(o["vram_code"] == "gib_figure");
+  }
+  CHECK(b200 >= 4);
+}

@@ -142,3 +142,42 @@ TEST_CASE("MoE under vLLM keeps the layer-split figure and its label (no MoE row
   CHECK(r["speed"]["decode_label"] != "tensor_parallel");
   CHECK_FALSE(r["speed"]["basis"].contains("tensor_parallel"));
 }
+
+TEST_CASE("the tensor-parallel step by part: shares add to one, the bound is the largest part, the total is the step", "[tensor_parallel][step]") {
+  for (int n : {2, 4, 8}) {
+    const json r = estimate(server("meta-llama/Meta-Llama-3-8B", "nvidia-h100-sxm", n, "vllm", "SAFETENSORS-BF16"));
+    REQUIRE_FALSE(r.contains("error"));
+    const json& st = r["speed"]["basis"]["tensor_parallel"]["step"];
+    CAPTURE(n, st.dump());
+    double sum = 0, most = 0;
+    std::string largest;
+    for (const auto& [k, v] : st["share"].items()) {
+      sum += v.get<double>();
+      if (st["ms"][k].get<double>() > most) { most = st["ms"][k].get<double>(); largest = k; }
+    }
+    CHECK_THAT(sum, Catch::Matchers::WithinRel(1.0, 1e-9));
+    CHECK(st["bound"] == largest);
+    CHECK_THAT(st["total_ms"].get<double>(), Catch::Matchers::WithinRel(r["speed"]["terms"]["decode_step_ms"].get<double>(), 1e-9));
+    CHECK_THAT(st["ms"]["allreduce"].get<double>(),
+               Catch::Matchers::WithinRel(r["speed"]["basis"]["tensor_parallel"]["allreduce_ms"].get<double>(), 1e-9));
+  }
+  // 8B over 8 H100: each rank reads 1/8 of 16 GB in well under a millisecond, so the per-layer
+  // launches, not the reads, take most of the step: the sentence must not say "bandwidth".
+  const json r8 = estimate(server("meta-llama/Meta-Llama-3-8B", "nvidia-h100-sxm", 8, "vllm", "SAFETENSORS-BF16"));
+  CHECK(r8["speed"]["basis"]["tensor_parallel"]["step"]["bound"] == "overhead");
+  CHECK(r8["speed"]["basis"]["tensor_parallel"]["step"]["share"]["weights"].get<double>() < 0.5);
+}
+
+TEST_CASE("a published run of the exact setup: the headline stays the estimate, with the run and the difference beside it", "[tensor_parallel][measured]") {
+  const json r = estimate(server("meta-llama/Meta-Llama-3-8B", "nvidia-h100-sxm", 4, "vllm", "SAFETENSORS-BF16"));
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["speed"]["decode_label"] == "measured");
+  const json& dm = r["speed"]["decode_measured"];
+  CHECK(dm["measured_tps"] == 260.4);  // data/tensor_parallel.json lambda-h100-llama3-8b-tp4
+  CHECK(dm["estimate_tps"] == r["speed"]["decode_tps"]);
+  CHECK_THAT(dm["difference"].get<double>(), Catch::Matchers::WithinRel(r["speed"]["decode_tps"].get<double>() / 260.4 - 1, 1e-12));
+  CHECK(dm["row_id"] == "lambda-h100-llama3-8b-tp4");
+  // No published run of the setup: no comparison.
+  const json o = estimate(server("meta-llama/Meta-Llama-3-8B", "nvidia-h100-sxm", 2, "vllm", "SAFETENSORS-BF16"));
+  CHECK_FALSE(o["speed"].contains("decode_measured"));
+}

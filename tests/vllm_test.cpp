@@ -149,3 +149,100 @@ TEST_CASE("vLLM KV capacity is within 10% of the mappable calibration rows", "[v
   }
   std::printf("  vLLM rows: worst KV capacity error %.2f%%\n", 100 * worst);
 }
+
+TEST_CASE("DeepSeek V3 on 8x H200: the weights over the GPUs exceed the checkpoint by what every GPU keeps whole", "[vllm][replicated]") {
+  const json r = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                           {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(r.contains("error"));
+  const json& v = r["vllm"];
+  const double per = v["per_gpu"]["weights_bytes"].get<double>();
+  const double rep = v["per_gpu"]["replicated_weights_bytes"].get<double>();
+  const double loaded = v["weights"]["loaded_bytes"].get<double>();
+  const double extra = v["weights"]["extra_copies_bytes"].get<double>();
+  // The split part once plus the replicated part on each of 8 ranks: 8 x per = loaded + 7 x rep.
+  CHECK_THAT(8 * per, WithinRel(loaded + 7 * rep, 1e-6));
+  CHECK_THAT(extra, WithinRel(8 * per - loaded, 1e-6));
+  CHECK_THAT(r["memory"]["weights_bytes"].get<double>(), WithinRel(loaded + extra, 1e-6));
+  // No MTP layer in this catalog entry: the checkpoint is what loads.
+  CHECK(r["checkpoint_unloaded_bytes"] == 0);
+  CHECK_THAT(r["checkpoint_bytes"].get<double>(), WithinRel(loaded, 1e-9));
+  // The parts add up to the replicated figure; MLA's down projections (q_a 7168x1536 and
+  // kv_a_mqa 7168x576 per layer, FP8) are most of it, the MoE routers next.
+  double sum = 0;
+  for (const auto& [k, b] : v["weights"]["replicated_parts"].items()) sum += b.get<double>();
+  CHECK_THAT(sum, WithinRel(rep, 1e-6));
+  const double mla = v["weights"]["replicated_parts"]["mla_down"].get<double>();
+  CHECK(mla > 61.0 * 7168 * 2112 * 0.99);  // at least one byte a weight
+  CHECK(mla / rep > 0.7);
+  CHECK(v["weights"]["replicated_parts"].contains("router"));
+  // The reviewers' 7.4 GiB: the seven extra copies of those parts.
+  CHECK(extra / wif_test::kGiB > 7.0);
+  CHECK(extra / wif_test::kGiB < 8.0);
+  std::printf("  DeepSeek-V3 8xH200 weights: %.2f GiB per GPU, %.3f GiB replicated (mla_down %.3f), checkpoint %.2f GiB, "
+              "+%.2f GiB over 8 GPUs\n", per / wif_test::kGiB, rep / wif_test::kGiB, mla / wif_test::kGiB,
+              loaded / wif_test::kGiB, extra / wif_test::kGiB);
+}
+
+TEST_CASE("MLA's cache is kept whole on every tensor-parallel rank; GQA's only past its KV heads", "[vllm][replicated]") {
+  const json ds = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                            {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(ds.contains("error"));
+  CHECK(ds["vllm"]["kv_copies"] == 8);
+  CHECK(ds["vllm"]["kv_copies_code"] == "mla_latent");
+  // The pool on the page: per GPU, and the 8 copies in all.
+  CHECK(ds["memory"]["kv_cache_bytes"].get<double>() == 8 * ds["vllm"]["per_gpu"]["kv_available_bytes"].get<double>());
+  // SGLang keeps the same latent on every rank.
+  const json sg = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "sglang"},
+                            {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(sg.contains("error"));
+  CHECK(sg["sglang"]["kv_copies"] == 8);
+
+  // Llama 3.3 70B has 8 KV heads: split over 4 GPUs, two copies of each over 16.
+  const json l4 = estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"engine", "vllm"}, {"quant", "FP8"},
+                            {"hardware", "nvidia-h100-sxm"}, {"count", 4}, {"context", 32768}});
+  REQUIRE_FALSE(l4.contains("error"));
+  CHECK(l4["vllm"]["kv_copies"] == 1);
+  CHECK(l4["vllm"]["kv_copies_code"].is_null());
+  const Architecture& ll = arch("meta-llama/Llama-3.3-70B-Instruct");
+  VllmOptions o;
+  o.max_model_len = 8192;
+  o.tensor_parallel = 16;
+  const auto b16 = vllm_budget(ll, plan_quantization(ll, "FP8"), 80, o);
+  CHECK(b16.kv_copies == 2);
+  CHECK(b16.kv_copies_code == "kv_heads_below_tp");
+  // …and the K/V projections join what every rank keeps (in part).
+  bool kv_part = false;
+  for (const auto& [k, b] : b16.weights.parts) kv_part = kv_part || (k == "kv_heads" && b > 0);
+  CHECK(kv_part);
+}
+
+TEST_CASE("batched throughput never gives a user more than the one-user estimate beside it", "[vllm][throughput]") {
+  // DeepSeek-V3 keeps the layer-split one-user figure (no MoE tensor-parallel row to check a
+  // step); the serving model alone gave each of 4 users 128 tok/s beside a 78 tok/s one-user
+  // estimate. Capped: every per-user figure is at most the estimate, aggregates follow.
+  const json r = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                           {"hardware", "nvidia-h200-sxm"}, {"count", 8}});
+  REQUIRE_FALSE(r.contains("error"));
+  const json& t = r["vllm"]["throughput"];
+  const double one = r["speed"]["gen_avg_tps"].get<double>();
+  REQUIRE(t.contains("single_user_cap_tps"));
+  CHECK(t["single_user_cap_tps"] == one);
+  CHECK(t["per_user_tps"].get<double>() <= one);
+  CHECK(t["capped"] == (t["per_user_tps"].get<double>() == one));
+  // At 32K the pool holds 20 requests, each slower than one alone: the curve's first points are
+  // capped, the requested point is not, and the card must not say it is.
+  const json r32 = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"},
+                             {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"context", 32768}});
+  CHECK(r32["vllm"]["throughput"]["capped"] == false);
+  CHECK(r32["vllm"]["throughput"]["curve"]["per_user_tps"][0] == r32["vllm"]["throughput"]["single_user_cap_tps"]);
+  for (std::size_t i = 0; i < t["curve"]["per_user_tps"].size(); ++i) {
+    CHECK(t["curve"]["per_user_tps"][i].get<double>() <= one);
+    CHECK_THAT(t["curve"]["aggregate_tps"][i].get<double>(),
+               WithinRel(t["curve"]["per_user_tps"][i].get<double>() * t["curve"]["concurrency"][i].get<double>(), 1e-9));
+  }
+  // A dense model under tensor parallelism: its one-user figure is the same serving step, no cap.
+  const json l = estimate({{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"engine", "vllm"}, {"quant", "FP8"},
+                           {"hardware", "nvidia-h100-sxm"}, {"count", 4}, {"context", 32768}});
+  REQUIRE_FALSE(l.contains("error"));
+  CHECK_FALSE(l["vllm"]["throughput"].contains("single_user_cap_tps"));
+}

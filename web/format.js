@@ -105,10 +105,13 @@ export function tps(x, lang) {
   return ok(x) ? `${num(x, lang, x < 100 ? 1 : 0)}${U}tok/s` : '—';
 }
 
-/** A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s"). @param {number} x @param {string} lang */
-export function ms(x, lang) {
+/**
+ * A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s").
+ * @param {number} x @param {string} lang @param {number} [digits] decimals of a figure in ms
+ */
+export function ms(x, lang, digits = 0) {
   if (!ok(x)) return '—';
-  return x < 10000 ? `${num(x, lang)}${U}ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)}${U}s`;
+  return x < 10000 ? `${num(x, lang, digits)}${U}ms` : `${num(x / 1000, lang, x < 100000 ? 1 : 0)}${U}s`;
 }
 
 /** A month and year from "2025-07". @param {string} ym @param {string} lang */

@@ -56,7 +56,10 @@ export function renderCloud(r, c, mk) {
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
       h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, instanceName(o)),
-      h('td', { 'data-label': head[2] }, `${num(o.gpu_count, L)} × ${gbOf(o.vram_per_gpu_gb, L)}`),
+      // Memory per GPU in GiB as the estimate used it (the core's memory_per_gpu_bytes); a provider
+      // that lists the same memory in decimal GB (vram_code decimal_gb: B200 as 192 GB) is named beside it.
+      h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
+        o.vram_code === 'decimal_gb' ? h('span', { class: 'note' }, ` (${T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })})`) : null),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),

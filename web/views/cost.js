@@ -92,8 +92,11 @@ async function run(r, alive) {
   ensureInputs(mk);
   const hasSpeed = r.speed && typeof r.speed.decode_tps === 'number' && r.speed.decode_tps > 0;
   byId('plug-cost').hidden = false;
+  // Hours, electricity, amortization and purchase price feed only the cost per token: without a
+  // speed (the setup does not fit, or has no speed model) no figure uses them, so they go with it.
+  byId('cost-inputs').hidden = !hasSpeed;
   if (!hasSpeed) {
-    fill('cost-out', h('p', { class: 'note' }, T('cost_no_speed')));
+    fill('cost-out', h('p', { class: 'note', id: 'cost-none' }, T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
     byId('plug-cloud').hidden = true;
     byId('plug-rvb').hidden = true;
     return;

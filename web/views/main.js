@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, num, pct, signed, signedPct, tokens, tps, units } from '../format.js';
+import { gb, gib, list, ms, num, pct, signed, signedPct, tokens, tps, units } from '../format.js';
 import { aside, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -127,10 +127,14 @@ export function renderMain(r) {
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
   const why = sentences(L, [
     T('why_weights', { n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: aside(L, gib(file, L), gb(file, L)) }),
-    m.host_weights_bytes > 0 ? T('why_host', { 0: gib(m.host_weights_bytes, L) }) : '',
+    m.host_weights_bytes > 0 ? hostText(m, L) : '',
     // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
     r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number' ? T('mtp_note', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
+    // A server engine: the checkpoint's MTP layer it leaves unloaded (the core's checkpoint_unloaded_bytes).
+    server && r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.checkpoint_unloaded_bytes > 0
+      ? T('mtp_note_server', { 0: gib(r.mtp.file_bytes, L), engine: engineName(r.settings.engine) }) : '',
     r.mtp && r.mtp.loaded ? T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) }) : '',
+    server ? weightsOverGpus(server, m, L) : '',
   ]);
   // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
   byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
@@ -140,7 +144,14 @@ export function renderMain(r) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
     // and activations becomes a pool of KV blocks, whatever the context asked for.
     // SGLang's pool is counted in single tokens: "blocks of 1 token" says nothing.
-    text('w-kv', T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) }));
+    const pool = T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) });
+    // The same tokens' cache on several GPUs (MLA's one latent head, or fewer KV heads than
+    // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
+    const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
+      engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
+      per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_cache_bytes, L),
+    }) : '';
+    text('w-kv', sentences(L, [pool, copies]));
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
@@ -168,6 +179,48 @@ export function renderMain(r) {
   byId('par-field').hidden = !!server;
   crumbs(r);
   renderPlugins(r);
+}
+
+/**
+ * What stays in system RAM of an all-on-GPU plan (llama.cpp's input layer), by its parts: the
+ * token embedding, and Gemma 3n's per-layer embedding table beside it (memory.host_weights_parts).
+ * @param {any} m result.memory @param {string} L
+ */
+export function hostText(m, L) {
+  const p = m.host_weights_parts || {};
+  return p.per_layer_token_embd > 0
+    ? T('why_host_ple', { emb: gib(p.token_embd || 0, L), ple: gib(p.per_layer_token_embd, L), all: gib(m.host_weights_bytes, L) })
+    : T('why_host', { 0: gib(m.host_weights_bytes, L) });
+}
+
+/**
+ * What of the file is not in the accelerator figures, by its parts: the input embeddings llama.cpp
+ * keeps in system RAM on a discrete GPU, and a multi-token-prediction layer it does not load.
+ * Empty when neither applies.
+ * @param {any} r @param {string} L
+ */
+export function fileGap(r, L) {
+  const host = r.memory.host_weights_bytes > 0 ? hostText(r.memory, L) : '';
+  const mtp = r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded ? T('mp_gap_mtp', { 0: gib(r.mtp.file_bytes, L) }) : '';
+  return sentences(L, [host, mtp]);
+}
+
+/**
+ * vLLM / SGLang over several GPUs: the weights figure is the per-GPU share times the GPUs, which
+ * is more than the file by what every GPU keeps whole; the parts and sizes are the core's
+ * (server.per_gpu.replicated_weights_bytes, server.weights).
+ * @param {any} sv the server block @param {any} m result.memory @param {string} L
+ */
+function weightsOverGpus(sv, m, L) {
+  const n = sv.settings && sv.settings.tensor_parallel;
+  const w = sv.weights;
+  if (!(n > 1) || !w || !sv.per_gpu) return '';
+  const parts = Object.entries(w.replicated_parts || {}).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1])
+    .map(([k, b]) => T('rep_part', { what: T(`rep_part_${k}`), size: gib(b, L, b < 0.01 * 1024 ** 3 ? 3 : 2) }));
+  return T(parts.length ? 'why_weights_tp' : 'why_weights_tp_split', {
+    n: num(n, L), per: gib(sv.per_gpu.weights_bytes, L), rep: gib(sv.per_gpu.replicated_weights_bytes, L),
+    parts: list(parts, L), all: gib(m.weights_bytes, L), extra: gib(w.extra_copies_bytes, L), loaded: gib(w.loaded_bytes, L),
+  });
 }
 
 /**
@@ -242,7 +295,7 @@ function renderSpeed(r) {
   const bw = uncertainMark(u, 'bandwidth_gbs', L);
   const fl = uncertainMark(u, 'fp16_tflops', L);
   fill('speed-cards',
-    sp.decode ? card([T('decode'), bw ? ' ' : '', bw], spreadText(sp.decode, L), T(offload ? 'decode_note_offload' : 'decode_note'), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
+    sp.decode ? card([T('decode'), bw ? ' ' : '', bw], spreadText(sp.decode, L), decodeNote(s, offload, L), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
     sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
     sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
   renderUncertain(r);
@@ -284,6 +337,17 @@ function renderDraft(r) {
 }
 
 /**
+ * The decode card's line: a published run of this exact setup makes the card say the figure is
+ * our estimate, what the run measured and how far apart they are (the core's speed.decode_measured).
+ * @param {any} s result.speed @param {boolean} offload @param {string} L
+ */
+function decodeNote(s, offload, L) {
+  const dm = s && s.decode_measured;
+  if (dm && dm.measured_tps > 0) return T('decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
+  return T(offload ? 'decode_note_offload' : 'decode_note');
+}
+
+/**
  * Speculative decoding on the model's MTP layers or a draft model: what it adds to memory and,
  * per workload, the decode range and speedup the core computed (result.speculative).
  * @param {any} r
@@ -303,6 +367,23 @@ function renderSpeculative(r) {
     dc: pct(sp.draft_cost, L, 1),
   }), sp.basis && sp.basis.held_out_rows > 0
     ? T('spec_basis', { n: num(sp.basis.held_out_rows, L), max: pct(sp.basis.held_out_max_ape_pct / 100, L) }) : '']));
+}
+
+/**
+ * vLLM / SGLang over several GPUs: the core's tensor-parallel step, what one token's step is made
+ * of and its largest part (basis.tensor_parallel.step), and the public runs behind it.
+ * @param {any} tpb basis.tensor_parallel @param {string} L
+ */
+function tpSentence(tpb, L) {
+  const st = tpb.step;
+  const steps = st && st.ms ? Object.keys(st.ms).filter((k) => st.ms[k] > 0).map((k) => T('step_part', {
+    what: T(`step_${k}`, { ar: num(tpb.allreduces_per_token, L) }), ms: ms(st.ms[k], L, st.ms[k] < 10 ? 2 : 1), share: pct(st.share[k], L),
+  })) : [];
+  return T(steps.length ? 'speed_label_tp_step' : 'speed_label_tp', {
+    link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
+    ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
+    parts: list(steps, L), bound: steps.length ? T(`bound_${st.bound}`) : '',
+  });
 }
 
 /**
@@ -328,13 +409,10 @@ function renderSpeedBasis(s) {
       try { host = new URL(src).host; } catch { /* keep the text */ }
       parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? `, ${basis.measured[0].date}` : '')), ' ');
     }
+    // A tensor-parallel estimate checked against the run: what its step is made of, too.
+    if (basis.tensor_parallel) parts.push(tpSentence(basis.tensor_parallel, L), ' ');
   } else if (label === 'tensor_parallel' && basis.tensor_parallel) {
-    // vLLM / SGLang over several GPUs: the core's tensor-parallel step and the public runs behind it.
-    const tpb = basis.tensor_parallel;
-    parts.push(T('speed_label_tp', {
-      link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
-      ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
-    }), ' ');
+    parts.push(tpSentence(basis.tensor_parallel, L), ' ');
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
@@ -379,9 +457,11 @@ function renderServe(r) {
   if (!sv) return;
   const tp = sv.throughput || null;
   fill('serve-cards',
-    card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, T('kv_pool_note', { 0: gib(r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
+    card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
+      ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_cache_bytes, L) })
+      : T('kv_pool_note', { 0: gib(r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
     card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
-    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T('aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
 }
 
 /** Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed. @param {any} r */
@@ -428,11 +508,14 @@ function renderPlugins(r) {
   note.hidden = runs && r.verdict !== 'offload';
   note.textContent = !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '';
   if (cmds.length && runs) {
+    // What a command leaves out and why (the core's commands.notes, codes).
+    const cnotes = r.commands && Array.isArray(r.commands.notes) ? r.commands.notes : [];
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
       h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
-      h('pre', null, h('code', null, c.command)))));
+      h('pre', null, h('code', null, c.command)))),
+    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))));
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
@@ -608,7 +691,11 @@ async function quantMatrix(r, alive) {
   fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
   const skipped = qs.length - all.length;
   const why = noChoice.map((e) => T(`fmt_left_${e.x.quant.applicability.code}`, { 0: e.q.id }));
-  text('matrix-note', [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why].filter(Boolean).join(' '));
+  // The weights column is what the device holds: below the file by what stays in RAM or is not
+  // loaded, said for the format on screen (the core's parts).
+  const gap = fileGap(r, L);
+  text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
+    gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '']));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {

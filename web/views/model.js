@@ -8,13 +8,23 @@ import { fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, signed, tokens } from '../format.js';
 import { aside, errorText, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { qualityText } from './main.js';
+import { fileGap, qualityText } from './main.js';
 import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
 export const REF_GPU = 'nvidia-rtx-4090';
 const GiB = 1024 ** 3;
+
+/**
+ * Why the memory column can be below the file size, for the page's format (main.js fileGap); null
+ * when nothing of the file is off the GPU.
+ * @param {any} r @param {string} L
+ */
+function gapNote(r, L) {
+  const why = fileGap(r, L);
+  return why ? h('p', { class: 'note', id: 'mp-quants-gap' }, sentences(L, [T('mp_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L), gpu: deviceName(REF_GPU) }), why])) : null;
+}
 
 /** @param {() => boolean} alive */
 export async function renderModel(alive) {
@@ -83,7 +93,10 @@ export async function renderModel(alive) {
       smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), nameWithMemory(smallest[i], L)) : '—',
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
-  h('p', { class: 'note' }, T('mp_quants_note')));
+  h('p', { class: 'note' }, T('mp_quants_note')),
+  // Memory below the file size: what of the file is not on the GPU, by its parts (the core's
+  // host_weights_parts and the MTP layer llama.cpp does not load), for the format the page is at.
+  gapNote(r, L));
   fill('mp-choose', chooseAdvice(okq.map((e) => ({ q: e.q, bytes: e.x.gguf_file_bytes ?? e.x.checkpoint_bytes }))));
 
   // GPUs alone and with 32/64/128 GB RAM, tiered, and Macs: one call, the core tiers and sorts.

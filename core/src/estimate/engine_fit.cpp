@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <utility>
+#include <vector>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -91,6 +93,32 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   find_engine_step(r.engine)->fit(cat, r, e);  // the request reader accepts only engines with a step
 }
 
+namespace {
+
+// One decode step of a tensor-parallel group at one request, by part: each part's milliseconds
+// and share of the step, and the part that takes the most ("bound": weights | kv | allreduce |
+// overhead), so a sentence about what limits the speed is the core's, not the page's.
+nlohmann::json step_parts(const ServingPoint& at) {
+  // A compute-bound step (serving_step: the matmuls take longer than the reads) is its compute
+  // time plus the all-reduces; otherwise the reads, the launches and the all-reduces.
+  std::vector<std::pair<const char*, double>> parts;
+  if (at.compute_bound) parts = {{"compute", at.compute_ms}, {"allreduce", at.allreduce_ms}};
+  else parts = {{"weights", at.weights_ms}, {"kv", at.kv_ms}, {"overhead", at.overhead_ms}, {"allreduce", at.allreduce_ms}};
+  double total = 0;
+  for (const auto& p : parts) total += p.second;
+  nlohmann::json ms = nlohmann::json::object(), share = nlohmann::json::object();
+  const char* bound = parts.front().first;
+  double most = -1;
+  for (const auto& [k, v] : parts) {
+    ms[k] = v;
+    share[k] = total > 0 ? v / total : 0.0;
+    if (v > most) { most = v; bound = k; }
+  }
+  return {{"ms", ms}, {"share", share}, {"total_ms", total}, {"bound", bound}};
+}
+
+}  // namespace
+
 void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate& e, const SpeedCoefficients& c) {
   if (!server_engine(r.engine) || !e.vllm || e.speed.decode_tps <= 0) return;
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
@@ -138,6 +166,7 @@ void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate&
                           {"tensor_parallel", {{"size", b.tensor_parallel}, {"link", tp_link(gpu, b.tensor_parallel)},
                                                {"allreduces_per_token", allreduces_per_step(tp, r.model.arch)},
                                                {"allreduce_ms", at.allreduce_ms},
+                                               {"step", step_parts(at)},
                                                {"rows", tp.rows}, {"held_out_rows", tp.held_out_rows},
                                                {"held_out_max_error", tp.held_out_max_error}}},
                           {"accuracy_group", {{"split", "tensor_parallel"}, {"backend", s.backend},

@@ -185,6 +185,15 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     out["ollama_modelfile"] = mf.str();
     const std::string tag = name + "-" + lower(in.quant);
     out["ollama"] = "ollama create " + tag + " -f Modelfile && ollama run " + tag;
+    // Images asked for: llama-server gets --mmproj, but the Modelfile stays text-only. A second
+    // FROM line with the projector is accepted by `ollama create`, yet the vision families modelled
+    // here (gemma3, qwen2.5-vl, qwen3-vl, mistral3, llama4) run on Ollama's own engine, which
+    // does not take a split projector: ollama/ollama PR 12241 (merged 2025-09) sends such a model
+    // to the legacy llama.cpp runner, kept "only for backwards compatibility for legacy models"
+    // (maintainer, PR 13306), and issues 9967 / 12896 show vision lost that way. A code the page
+    // words, instead of a projector line that would load and not see images.
+    if (in.multimodal && in.mmproj)
+      out["notes"].push_back({{"tool", "ollama"}, {"code", "ollama_projector_not_split"}});
   }
   if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm && !why.empty()) {
     if (in.engine != "sglang") refuse("vllm");

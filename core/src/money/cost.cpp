@@ -49,6 +49,14 @@ double usd_per_million_tokens(double usd_per_hour, double tps) {
   return usd_per_hour / (tps * 3600.0) * 1e6;
 }
 
+std::string cloud_vram_code(double per_gpu_gb, double device_memory_gib) {
+  if (!(device_memory_gib > 0) || !(per_gpu_gb > 0)) return "no_device";
+  constexpr double kGiBInGB = 1.073741824;
+  if (std::fabs(per_gpu_gb / device_memory_gib - 1.0) <= 0.02) return "gib_figure";
+  if (std::fabs(per_gpu_gb / (device_memory_gib * kGiBInGB) - 1.0) <= 0.02) return "decimal_gb";
+  return per_gpu_gb < device_memory_gib ? "less" : "more";
+}
+
 double billed_hours_per_month(const std::string& billing, double hours_per_day) {
   if (billing == "monthly") return 24.0 * kDaysPerMonth;
   if (billing == "per-hour") return std::ceil(hours_per_day) * kDaysPerMonth;
@@ -210,6 +218,11 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"instance", o.value("instance", "")}, {"device", o.value("device", "")},
                 {"gpu_count", o.value("gpu_count", 1)}, {"vram_gb", vram},
                 {"vram_per_gpu_gb", vram / gpus},
+                // The memory per GPU the estimate used (GiB) and how the provider's figure reads
+                // against the catalog device (cloud_vram_code), so a page can show one unit.
+                {"memory_per_gpu_bytes", static_cast<std::uint64_t>(
+                     (dev ? (vram > 0 ? std::min(dev->memory_gib, vram / gpus) : dev->memory_gib) * 1073741824.0 : vram / gpus * 1e9))},
+                {"vram_code", cloud_vram_code(vram / gpus, dev ? dev->memory_gib : 0.0)},
                 {"usable_bytes", static_cast<std::uint64_t>(usable)},
                 {"price_hour_usd", price}, {"billing", billing}, {"market", o.value("market", "")},
                 {"monthly_usd", month}, {"url", o.value("url", "")}, {"checked", o.value("checked", "")}};

@@ -50,28 +50,50 @@ std::string vllm_quantization_flag(const std::string& q) {
   return "";
 }
 
-std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
+VllmWeightSplit vllm_weight_split(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
   const std::int64_t n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head_kv);
-  double sum = 0;
+  double sum = 0, loaded = 0;
+  std::map<std::string, double> parts;  // what each rank holds whole (or in part for K/V), by kind
   for (const auto& t : plan.tensors) {
     if (!load_mtp && t.layer >= 0 && static_cast<std::size_t>(t.layer) < a.layers.size() &&
         a.layers[static_cast<std::size_t>(t.layer)].is_mtp)
       continue;  // MTP layers load only with speculative decoding
     double div = tp;
+    const char* part = nullptr;
     switch (t.role) {
-      case TensorRole::Norm: case TensorRole::Bias: case TensorRole::Router: div = 1; break;
+      case TensorRole::Norm: case TensorRole::Bias: div = 1; part = "norms"; break;
+      case TensorRole::Router: div = 1; part = "router"; break;
       case TensorRole::AttnK: case TensorRole::AttnV:
         div = static_cast<double>(std::min<std::int64_t>(tp, n_kv));  // heads replicated past n_kv
+        part = "kv_heads";
         break;
       case TensorRole::AttnOther:
-        // MLA down projections (q_a, kv_a_mqa) and the sparse-attention indexer are replicated.
-        if (has(t.name, "_a.") || has(t.name, "_a_mqa") || has(t.name, "indexer")) div = 1;
+        // MLA down projections (q_a, kv_a_mqa) and the sparse-attention indexer are replicated
+        // (vllm/model_executor/models/deepseek_v2.py: ReplicatedLinear / disable_tp).
+        if (has(t.name, "indexer")) { div = 1; part = "indexer"; }
+        else if (has(t.name, "_a.") || has(t.name, "_a_mqa")) { div = 1; part = "mla_down"; }
         break;
       default: break;
     }
-    sum += static_cast<double>(t.bytes) / div;
+    const double b = static_cast<double>(t.bytes);
+    sum += b / div;
+    loaded += b;
+    if (part && div < tp) parts[part] += b / div;
   }
-  return static_cast<std::uint64_t>(sum);
+  VllmWeightSplit s;
+  s.per_rank_bytes = static_cast<std::uint64_t>(sum);
+  s.loaded_bytes = static_cast<std::uint64_t>(loaded);
+  for (const auto& [k, v] : parts) {
+    s.parts.emplace_back(k, static_cast<std::uint64_t>(v));
+    s.replicated_bytes += static_cast<std::uint64_t>(v);
+  }
+  const double all = sum * tp;
+  s.extra_copies_bytes = all > loaded ? static_cast<std::uint64_t>(all - loaded) : 0;
+  return s;
+}
+
+std::uint64_t vllm_weights_per_rank(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
+  return vllm_weight_split(a, plan, tp, load_mtp).per_rank_bytes;
 }
 
 bool tensor_parallel_accepted(const Architecture& a, int tp) {
@@ -109,7 +131,8 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
 
   b.total_bytes = static_cast<std::uint64_t>(total_gib * kGiB);
   b.requested_bytes = static_cast<std::uint64_t>(std::ceil(static_cast<double>(b.total_bytes) * o.gpu_memory_utilization));
-  b.weights_bytes = vllm_weights_per_rank(a, plan, tp, o.load_mtp);
+  b.weights = vllm_weight_split(a, plan, tp, o.load_mtp);
+  b.weights_bytes = b.weights.per_rank_bytes;
   if (o.draft_arch && o.draft_plan) b.weights_bytes += vllm_weights_per_rank(*o.draft_arch, *o.draft_plan, tp);
 
   // Activation peak of the profile run.
@@ -144,12 +167,21 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     std::uint64_t page = 0;
     if (ly.attn == AttnKind::MLA) {
       kind = "mla";  // one latent per token, not split by TP, no K/V pair
+      // vLLM counts MLA as one KV head (vllm/config/model.py ModelConfig.get_num_kv_heads), and a
+      // head count below TP is replicated, not split: every rank keeps the whole latent cache.
+      b.kv_copies = std::max(b.kv_copies, tp);
+      b.kv_copies_code = "mla_latent";
       page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
     } else if (ly.attn == AttnKind::Linear) {
       kind = "mamba";
       page = static_cast<std::uint64_t>(recurrent_elems(m) * act_dt / tp);
     } else {
       const std::int64_t kvh = std::max<std::int64_t>(1, ly.n_head_kv / tp);
+      if (ly.n_head_kv > 0 && ly.n_head_kv < tp)  // each KV head kept on tp / n_head_kv ranks
+        if (tp / ly.n_head_kv > b.kv_copies) {
+          b.kv_copies = static_cast<int>(tp / ly.n_head_kv);
+          b.kv_copies_code = "kv_heads_below_tp";
+        }
       page = static_cast<std::uint64_t>(B * kvh * (ly.head_dim_k + ly.head_dim_v) * edt);
       if (ly.attn == AttnKind::Sliding) kind = "sliding";
       if (ly.attn == AttnKind::Chunked) kind = "chunked";

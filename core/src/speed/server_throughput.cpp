@@ -71,6 +71,19 @@ ServingThroughput serving_throughput(const Architecture& a, const TensorPlan& pl
   return t;
 }
 
+void cap_at_single_user(ServingThroughput& t, double tps) {
+  if (!(tps > 0)) return;
+  auto cap = [&](ServingPoint& p) {
+    if (!(p.per_user_tps > tps)) return;
+    p.per_user_tps = tps;
+    p.aggregate_tps = tps * static_cast<double>(p.concurrency);
+    p.step_ms = 1e3 / tps;
+    t.single_user_cap_tps = tps;
+  };
+  cap(t.at);
+  for (auto& p : t.curve) cap(p);
+}
+
 nlohmann::json serving_throughput_json(const ServingThroughput& t) {
   using nlohmann::json;
   json cc = json::array(), agg = json::array(), user = json::array();
@@ -80,7 +93,7 @@ nlohmann::json serving_throughput_json(const ServingThroughput& t) {
     user.push_back(finite_or_zero(p.per_user_tps));
   }
   const ServingPoint& p = t.at;
-  return {{"depth", t.depth}, {"concurrency", p.concurrency}, {"max_concurrency", t.max_concurrency},
+  json out = {{"depth", t.depth}, {"concurrency", p.concurrency}, {"max_concurrency", t.max_concurrency},
           {"aggregate_tps", finite_or_zero(p.aggregate_tps)}, {"per_user_tps", finite_or_zero(p.per_user_tps)},
           {"step_ms", finite_or_zero(p.step_ms)},
           {"terms", {{"weights_ms", finite_or_zero(p.weights_ms)}, {"kv_ms", finite_or_zero(p.kv_ms)},
@@ -88,6 +101,12 @@ nlohmann::json serving_throughput_json(const ServingThroughput& t) {
                      {"allreduce_ms", finite_or_zero(p.allreduce_ms)}}},
           {"compute_bound", p.compute_bound}, {"exceeds_capacity", t.exceeds_capacity},
           {"curve", {{"concurrency", cc}, {"aggregate_tps", agg}, {"per_user_tps", user}}}};
+  if (t.single_user_cap_tps > 0) {
+    out["single_user_cap_tps"] = t.single_user_cap_tps;
+    // Whether the requested point itself was capped (the curve's few-user points may be alone).
+    out["capped"] = p.per_user_tps == t.single_user_cap_tps;  // the value cap_at_single_user assigned
+  }
+  return out;
 }
 
 }  // namespace wif

@@ -60,4 +60,6 @@ export default {
   break_even_beyond: 'Later than the {0} months the chart shows.',
   break_even_beyond_life: 'Later than the {0} months the purchase is written off over: renting is cheaper over the hardware’s life.',
   cloud_no_estimate: 'no estimate',
+  cloud_listed: "listed as {0}",
+  cost_no_fit: "This setup does not fit, so it has no speed and no cost per token; “Make it fit” and the hardware picks below show setups that run it.",
 };

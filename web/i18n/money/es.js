@@ -60,4 +60,6 @@ export default {
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
   break_even_beyond_life: 'Más tarde que los {0} meses en los que se amortiza la compra: alquilar sale más barato durante la vida del hardware.',
   cloud_no_estimate: 'sin estimación',
+  cloud_listed: "anunciada como {0}",
+  cost_no_fit: "Esta configuración no cabe, así que no tiene velocidad ni coste por token; «Cómo hacer que quepa» y «Hardware recomendado», más abajo, muestran configuraciones que lo ejecutan.",
 };

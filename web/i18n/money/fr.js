@@ -60,4 +60,6 @@ export default {
   break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
   break_even_beyond_life: 'Au-delà des {0} mois d’amortissement de l’achat : louer revient moins cher sur la durée de vie du matériel.',
   cloud_no_estimate: 'pas d’estimation',
+  cloud_listed: "annoncée à {0}",
+  cost_no_fit: "Cette configuration ne tient pas : elle n’a donc ni vitesse ni coût par jeton. « Pour que ça tienne » et « Matériel conseillé », plus bas, montrent des configurations qui le font tourner.",
 };

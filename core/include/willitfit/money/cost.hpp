@@ -62,6 +62,17 @@ struct CostRequest {
   std::string offer;              // offer for rent vs buy ("" = cheapest that fits)
 };
 
+/// How a cloud offer's stated memory per GPU (clouds.json vram_gb / gpu_count, "GB" as the
+/// provider writes it) reads against its catalog device's memory_gib:
+///   "gib_figure"  the same number as the device's GiB (within 2 %): providers that copy
+///                 nvidia-smi's MiB / 1024 and call it GB (B200: 180, or 179 = 183359 MiB)
+///   "decimal_gb"  the device's memory in 10^9 bytes (within 2 %): B200 as 192 GB
+///   "less"        less than the device has: the instance exposes part of it (the offer must say
+///                 why in vram_reason; the catalog test checks)
+///   "more"        more than the device has: a catalog mistake (the catalog test fails on it)
+///   "no_device"   no catalog device to compare with
+std::string cloud_vram_code(double per_gpu_gb, double device_memory_gib);
+
 /// Dollars per million tokens at `tps` for a cost of `usd_per_hour`; 0 when tps is 0.
 double usd_per_million_tokens(double usd_per_hour, double tps);
 

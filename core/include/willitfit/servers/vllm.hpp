@@ -21,6 +21,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "willitfit/model/architecture.hpp"
@@ -61,6 +62,17 @@ struct VllmKvGroup {
   std::int64_t blocks_per_request = 0;  // at max_model_len
 };
 
+/// The weights of one tensor-parallel rank and what of them every rank keeps whole.
+struct VllmWeightSplit {
+  std::uint64_t per_rank_bytes = 0;      // on one rank: its 1/TP share plus the replicated tensors
+  std::uint64_t loaded_bytes = 0;        // the checkpoint's tensors that load, counted once
+  std::uint64_t replicated_bytes = 0;    // on one rank, tensors not split over TP (or split < TP ways)
+  std::uint64_t extra_copies_bytes = 0;  // TP x per_rank - loaded: the copies beyond the first
+  // replicated_bytes by kind, codes: norms (norms and biases), router, kv_heads (K/V projections
+  // past the KV head count), mla_down (MLA's q_a / kv_a_mqa), indexer (sparse-attention indexer).
+  std::vector<std::pair<std::string, std::uint64_t>> parts;
+};
+
 struct VllmBudget {
   int tensor_parallel = 1;
   std::int64_t max_model_len = 0, max_num_seqs = 0, max_num_batched_tokens = 0;
@@ -69,6 +81,7 @@ struct VllmBudget {
   std::uint64_t total_bytes = 0;        // per GPU, as the driver reports it
   std::uint64_t requested_bytes = 0;    // total x utilization
   std::uint64_t weights_bytes = 0;      // on one rank
+  VllmWeightSplit weights;              // weights_bytes by part (what every rank keeps whole)
   std::uint64_t activation_bytes = 0;   // profile-run torch peak above the weights
   std::uint64_t non_torch_bytes = 0;
   std::uint64_t cuda_graph_bytes = 0;
@@ -79,6 +92,10 @@ struct VllmBudget {
   std::int64_t num_blocks = 0;
   std::int64_t kv_tokens = 0;           // num_blocks x block_size
   double max_concurrency = 0;           // requests of max_model_len that fit at once
+  // GPUs that hold the same token's cache: TP for MLA (one latent "KV head", which vLLM does not
+  // split and keeps whole on every rank), TP / KV heads when TP exceeds them, else 1.
+  int kv_copies = 1;
+  std::string kv_copies_code;           // why, when kv_copies > 1: mla_latent | kv_heads_below_tp
   std::uint64_t kv_bytes_per_token = 0; // all layers on one rank, full-attention view
   std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold
   bool graphs_fit_headroom = true;      // CUDA graphs + context fit in (1 - util) x total
@@ -105,6 +122,7 @@ VllmBudget vllm_budget(const Architecture& arch, const TensorPlan& plan, double 
 /// norms and routers replicated, K/V projections replicated when TP exceeds the KV heads,
 /// MLA's low-rank down projections replicated.
 std::uint64_t vllm_weights_per_rank(const Architecture& arch, const TensorPlan& plan, int tp, bool load_mtp = false);
+VllmWeightSplit vllm_weight_split(const Architecture& arch, const TensorPlan& plan, int tp, bool load_mtp = false);
 
 /// vLLM's --quantization value for a checkpoint format ("" when the checkpoint says it itself
 /// or needs none).

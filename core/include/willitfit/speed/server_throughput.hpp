@@ -43,7 +43,14 @@ struct ServingThroughput {
   ServingPoint at;                     // at the requested (or default = max) concurrency
   bool exceeds_capacity = false;       // the requested concurrency is above max_concurrency
   std::vector<ServingPoint> curve;     // concurrency 1, 2, 4, … up to max_concurrency
+  double single_user_cap_tps = 0;      // > 0: per-user speeds capped at the one-user estimate
 };
+
+/// Each user of a batch decodes no faster than one user alone: where this serving model gives
+/// more per user than the estimate's own one-user figure (a MoE step at a few requests, which the
+/// single-request figure does not take from this model), every point is capped at `tps` and its
+/// aggregate is `tps` x concurrency; `single_user_cap_tps` records it. No change when none is over.
+void cap_at_single_user(ServingThroughput& t, double tps);
 
 /// One step at `n` requests of `depth` tokens each, on `gpu` (every rank alike) for budget `b`.
 /// `tp` gives the all-reduce costs (nullptr: the built-in priors).

@@ -27,6 +27,8 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
   for (const auto& g : b.groups)
     groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"page_bytes", g.page_bytes},
                       {"blocks_per_request", g.blocks_per_request}});
+  nlohmann::json parts = nlohmann::json::object();
+  for (const auto& [k, v] : b.weights.parts) parts[k] = v;
   return {{"settings", {{"tensor_parallel", b.tensor_parallel}, {"max_model_len", b.max_model_len},
                         {"gpu_memory_utilization", util}, {"kv_cache_dtype", b.kv_cache_dtype},
                         {"max_num_seqs", b.max_num_seqs}, {"max_num_batched_tokens", b.max_num_batched_tokens},
@@ -35,7 +37,15 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
                        {"weights_bytes", b.weights_bytes}, {"activation_bytes", b.activation_bytes},
                        {"non_torch_bytes", b.non_torch_bytes}, {"cuda_graph_bytes", b.cuda_graph_bytes},
                        {"cuda_context_bytes", b.cuda_context_bytes},
-                       {"kv_available_bytes", b.kv_available_bytes}, {"process_bytes", b.process_bytes}}},
+                       {"kv_available_bytes", b.kv_available_bytes}, {"process_bytes", b.process_bytes},
+                       {"replicated_weights_bytes", b.weights.replicated_bytes}}},
+          // Weights over the group against the checkpoint: what loads (counted once), what every
+          // rank keeps whole by part, and the copies beyond the first (TP x per GPU - loaded).
+          {"weights", {{"loaded_bytes", b.weights.loaded_bytes}, {"replicated_parts", parts},
+                       {"extra_copies_bytes", b.weights.extra_copies_bytes}}},
+          // How many GPUs keep the same token's cache (MLA: all of them), and why.
+          {"kv_copies", b.kv_copies},
+          {"kv_copies_code", b.kv_copies > 1 ? nlohmann::json(b.kv_copies_code) : nlohmann::json(nullptr)},
           {"kv_groups", groups}, {"layers_per_group", b.layers_per_group},
           {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
           {"kv_bytes_per_token", b.kv_bytes_per_token},

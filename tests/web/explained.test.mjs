@@ -1,0 +1,130 @@
+// A figure beside another that seems to contradict it says why, from the core's parts (issue 16):
+// MLA's cache kept whole on every GPU, the weights over the GPUs above the checkpoint, memory below
+// the file, what limits a tensor-parallel step, the estimate beside a measured run, a cloud's
+// memory in one unit, the Modelfile without the projector, and no empty cost inputs on a no-fit.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { open, root, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
+function core(fn, req) {
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
+  return JSON.parse(r.stdout);
+}
+const GiB = 1024 ** 3;
+/** "79.29 GiB" as the page prints it in English (a narrow no-break space before the unit). @param {number} b */
+const gibRe = (b, d = 2) => `${(b / GiB).toFixed(d).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}\\sGiB`;
+
+test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the weights above the checkpoint, said with the core\'s figures', async () => {
+  const page = await env.page();
+  // The model's whole context (163,840): the pool holds 4 requests, each capped at one user's speed.
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=163840&lang=en`);
+  const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 163840 });
+  const v = est.vllm;
+  assert.equal(v.kv_copies, 8);
+  const kv = await page.textContent('#w-kv');
+  assert.match(kv, /MLA caches one latent vector per token/);
+  assert.match(kv, new RegExp(`each of the 8 GPUs keeps the whole cache, ${gibRe(v.per_gpu.kv_available_bytes)} per GPU and ${gibRe(est.memory.kv_cache_bytes)} in all`));
+  // The pool card says per GPU and in all too.
+  assert.match(await page.textContent('.card:has(#k-kv-tokens)'), new RegExp(`${gibRe(v.per_gpu.kv_available_bytes)} per GPU, ${gibRe(est.memory.kv_cache_bytes)} on the 8 GPUs`));
+  // The weights: per GPU, what each keeps whole (MLA down-projections first), and the extra copies.
+  const w = await page.textContent('#w-weights');
+  assert.match(w, new RegExp(`Each of the 8 GPUs holds ${gibRe(v.per_gpu.weights_bytes)}`));
+  assert.match(w, new RegExp(`plus ${gibRe(v.per_gpu.replicated_weights_bytes)} it keeps whole, as every GPU does \\(MLA down-projections ${gibRe(v.weights.replicated_parts.mla_down)}`));
+  assert.match(w, new RegExp(`${gibRe(v.weights.extra_copies_bytes)} more than the ${gibRe(v.weights.loaded_bytes)} of the checkpoint`));
+  assert.ok(v.weights.extra_copies_bytes / GiB > 7 && v.weights.extra_copies_bytes / GiB < 8);
+  // Batched users never decode faster than one user alone: the card says the cap.
+  assert.ok(v.throughput.single_user_cap_tps > 0 && v.throughput.capped === true);
+  assert.match(await page.textContent('.card:has(#k-aggregate)'), /each: capped at the one-user estimate above/);
+  // At 32K the pool holds 20 requests, each slower than one alone: no cap is said.
+  const e32 = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });
+  assert.equal(e32.vllm.throughput.capped, false);
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#k-aggregate');
+  assert.doesNotMatch(await page.textContent('.card:has(#k-aggregate)'), /capped/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a tensor-parallel step says what takes most of it, and a measured run of the setup is named beside our estimate', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Meta-Llama-3-8B&quant=SAFETENSORS-BF16&hw=nvidia-h100-sxm&count=4&engine=vllm&lang=en`);
+  await page.waitForSelector('#k-decode');
+  const est = core('estimate', { model: 'meta-llama/Meta-Llama-3-8B', quant: 'SAFETENSORS-BF16', hardware: 'nvidia-h100-sxm', count: 4, engine: 'vllm' });
+  const dm = est.speed.decode_measured;
+  assert.equal(dm.measured_tps, 260.4);
+  const card = await page.textContent('.card:has(#k-decode)');
+  const pct = Math.round(100 * dm.difference);
+  assert.match(card, new RegExp(`Our estimate, one user; a published run of this setup measured 260\\stok/s \\(ours \\+${pct}%\\)`));
+  const basis = await page.textContent('#speed-basis');
+  const st = est.speed.basis.tensor_parallel.step;
+  const words = { weights: 'reading the weights from memory', overhead: 'the fixed per-layer costs, not the reads', allreduce: 'the communication between the GPUs', kv: 'reading the KV cache', compute: 'the arithmetic' };
+  assert.match(basis, new RegExp(`the largest part is ${words[st.bound]}`));
+  assert.match(basis, new RegExp(`64 all-reduces between the GPUs [\\d.]+\\sms \\(${Math.round(100 * st.share.allreduce)}%\\)`));
+  // 8 GPUs: the launches, not the reads, take most of the step, and the sentence says so.
+  const e8 = core('estimate', { model: 'meta-llama/Meta-Llama-3-8B', quant: 'SAFETENSORS-BF16', hardware: 'nvidia-h100-sxm', count: 8, engine: 'vllm' });
+  assert.equal(e8.speed.basis.tensor_parallel.step.bound, 'overhead');
+  await open(page, `${env.url}?model=meta-llama/Meta-Llama-3-8B&quant=SAFETENSORS-BF16&hw=nvidia-h100-sxm&count=8&engine=vllm&lang=en`);
+  await page.waitForSelector('#k-decode');
+  assert.match(await page.textContent('#speed-basis'), /the largest part is the fixed per-layer costs, not the reads/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('memory below the file size is explained by its parts: Gemma 3n\'s embeddings in system RAM', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=model&model=google/gemma-3n-E4B-it&lang=en`);
+  await page.waitForSelector('#mp-quants-gap');
+  const est = core('estimate', { model: 'google/gemma-3n-E4B-it', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 });
+  const p = est.memory.host_weights_parts;
+  assert.ok(p.per_layer_token_embd > 0 && p.token_embd > 0);
+  assert.ok(est.memory.total_bytes < est.gguf_file_bytes);
+  const gap = await page.textContent('#mp-quants-gap');
+  assert.match(gap, new RegExp(`the per-layer embedding table \\(${gibRe(p.per_layer_token_embd)}\\), ${gibRe(est.memory.host_weights_bytes)} in all, stay in system RAM`));
+  // The main result's weights line names the same parts.
+  await open(page, `${env.url}?model=google/gemma-3n-E4B-it&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  assert.match(await page.textContent('#w-weights'), new RegExp(`the per-layer embedding table \\(${gibRe(p.per_layer_token_embd)}\\)`));
+  assert.deepEqual(page.problems, []);
+});
+
+test('cloud memory per GPU in one unit, a provider\'s decimal GB named beside it', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await page.waitForSelector('#cloud-table');
+  await page.click('#cloud-all');
+  const hs = await page.textContent('[data-offer="hyperstack-b200-1"] [data-vram]');
+  assert.match(hs, /1 × 180\sGiB \(listed as 192\sGB\)/);
+  const rp = await page.textContent('[data-offer="runpod-b200-1"] [data-vram]');
+  assert.match(rp, /^1 × 180\sGiB$/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the Ollama Modelfile of a model read with images says it loads the text model only', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&img=1&lang=en`);
+  const est = core('estimate', { model: 'google/gemma-3-27b-it', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', images: 1 });
+  assert.match(est.commands.llama_server, /--mmproj|-hf /);
+  assert.deepEqual(est.commands.notes, [{ tool: 'ollama', code: 'ollama_projector_not_split' }]);
+  await page.waitForSelector('#commands [data-code="ollama_projector_not_split"]');
+  assert.match(await page.textContent('#commands'), /The Ollama Modelfile loads the text model only/);
+  // Text only: no note.
+  const txt = core('estimate', { model: 'google/gemma-3-27b-it', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090' });
+  assert.equal(txt.commands.notes, undefined);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a setup that does not fit shows no cost inputs (no figure would use them), only why there is no cost', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await page.waitForSelector('#plug-cost:not([hidden]) #cost-out p');
+  assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'no_fit');
+  assert.equal(await page.isVisible('#cost-purchase'), false);
+  assert.equal(await page.isVisible('#cost-inputs'), false);
+  assert.match(await page.textContent('#cost-none'), /This setup does not fit, so it has no speed and no cost per token/);
+  assert.deepEqual(page.problems, []);
+});
