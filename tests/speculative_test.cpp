@@ -376,3 +376,18 @@ TEST_CASE("draft model placement: split over several GPUs by their memory, whole
   // In one pool the tied head is the table itself, not a copy: less than on a discrete GPU.
   CHECK(u(m["speculative"]["extra_bytes"]) < u(estimate(llama_pair())["speculative"]["extra_bytes"]));
 }
+
+// The MLX estimate plans no draft checkpoint: a draft model is refused at its path, and no
+// candidates are offered for it (the page would otherwise show a select that cannot be used).
+TEST_CASE("a draft model under MLX is a coded error and MLX offers no draft candidates", "[speculative][draft][mlx]") {
+  json q = {{"model", "Qwen/Qwen3-30B-A3B"}, {"engine", "mlx"}, {"quant", "MLX-4bit"},
+                      {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"context", 8192}};
+  const json plain = estimate(q);
+  REQUIRE_FALSE(plain.contains("error"));
+  CHECK((!plain.contains("draft_candidates") || plain["draft_candidates"].empty()));
+  q["draft_model"] = "Qwen/Qwen3-0.6B";
+  const json bad = estimate(q);
+  REQUIRE(bad.contains("error"));
+  CHECK(bad["error"]["code"] == "bad_value");
+  CHECK(bad["error"]["path"] == "draft_model");
+}

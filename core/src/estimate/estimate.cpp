@@ -435,6 +435,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
   if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
+  // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
+  // weights would be booked as zero): refused rather than counted wrong.
+  if (r.draft && r.engine == "mlx")
+    throw InputError("bad_value", "draft_model", "the MLX estimate does not model a draft model; choose llama.cpp, vLLM or SGLang for one");
   // Images per prompt and the vision projector (projector.hpp).
   r.proj.images = static_cast<int>(opt_int(q, "images", "", 0, 64).value_or(d::kImages));
   r.proj.width = opt_int(q, "image_width", "", 1, 16384).value_or(d::kImageWidth);
@@ -476,7 +480,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("bad_value", "detail", "detail must be full or summary", {"full", "summary"});
   r.summary = detail == "summary";
   r.speed.curve = !r.summary;
-  if (!r.summary && r.model.entry)  // what the page offers as draft models (speculative.hpp)
+  if (!r.summary && r.model.entry && r.engine != "mlx")  // what the page offers as draft models (speculative.hpp)
     for (const auto& id : draft_candidates(cat, r.model.id)) {
       const ModelEntry* m = cat.find_model(id);
       r.draft_candidates.emplace_back(id, m ? m->name : id);
