@@ -230,11 +230,11 @@ export default {
   rvb_intro_offer: "Comprar {hw} por {price} y pagar su consumo, frente a alquilar {offer}.",
   rvb_basis_same_tokens: "Ambos generan los mismos tokens: {tokens} al mes, a {own} durante {hours} h al día en tu equipo y a {cloud} durante {chours} h al día en {offer}, con la facturación de esa oferta.",
   rvb_basis_same_hours: "Ambos durante {hours} h al día: la oferta no tiene estimación de velocidad, así que los tokens de cada uno pueden diferir.",
-  acc_mlx_title: "MLX: velocidad de mlx-lm y tamaños de los checkpoints",
+  acc_mlx_title: "MLX: velocidad de mlx-lm y tamaños de los archivos de pesos",
   acc_mlx_summary: "El modelo de velocidad de MLX tiene cuatro cifras ajustadas con {fit} ejecuciones publicadas de mlx-lm (la decodificación alcanza el {bw} del ancho de banda de memoria más {us} µs por capa y {moe} µs más por capa MoE; el prellenado, el {fl} del pico FP16). En las {held} ejecuciones que quedaron fuera del ajuste, la decodificación se desvía un {tg} (mediana; como mucho {tgmax}) y el prellenado un {pp} (como mucho {ppmax}). Cada velocidad de MLX lleva esa dispersión como intervalo.",
   acc_mlx_caption: "Ejecuciones publicadas de mlx-lm frente a la estimación",
   acc_mlx_col_split: "Uso",
   acc_mlx_fitted: "ajuste",
   acc_mlx_held: "fuera del ajuste",
-  acc_mlx_sizes_caption: "Tamaños de checkpoints MLX: calculados frente a publicados",
+  acc_mlx_sizes_caption: "Tamaños de los pesos MLX: calculados frente a publicados",
 };

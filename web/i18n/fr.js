@@ -230,11 +230,11 @@ export default {
   rvb_intro_offer: "Achat de {hw} pour {price}, électricité comprise, contre la location de {offer}.",
   rvb_basis_same_tokens: "Les deux produisent les mêmes jetons : {tokens} par mois, à {own} pendant {hours} h par jour sur votre matériel et à {cloud} pendant {chours} h par jour sur {offer}, facturé selon son mode.",
   rvb_basis_same_hours: "Les deux pendant {hours} h par jour : l’offre n’a pas d’estimation de vitesse, donc les jetons produits peuvent différer.",
-  acc_mlx_title: "MLX : vitesse de mlx-lm et tailles des checkpoints",
+  acc_mlx_title: "MLX : vitesse de mlx-lm et tailles des fichiers de poids",
   acc_mlx_summary: "Le modèle de vitesse MLX a quatre chiffres ajustés sur {fit} exécutions mlx-lm publiées (le décodage atteint {bw} de la bande passante mémoire plus {us} µs par couche et {moe} µs de plus par couche MoE ; le préremplissage {fl} du pic FP16). Sur les {held} exécutions tenues hors de l’ajustement, l’écart est de {tg} en décodage (médiane ; au plus {tgmax}) et de {pp} en préremplissage (au plus {ppmax}). Chaque vitesse MLX porte cet écart comme fourchette.",
   acc_mlx_caption: "Exécutions mlx-lm publiées face à l’estimation",
   acc_mlx_col_split: "Usage",
   acc_mlx_fitted: "ajustement",
   acc_mlx_held: "hors ajustement",
-  acc_mlx_sizes_caption: "Tailles des checkpoints MLX : calculées face aux publiées",
+  acc_mlx_sizes_caption: "Tailles des poids MLX : calculées face aux publiées",
 };

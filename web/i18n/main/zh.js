@@ -162,7 +162,7 @@ export default {
   step_weights: "读取每块 GPU 分到的权重",
   step_kv: "读取 KV 缓存",
   step_overhead: "内核启动等每层固定开销",
-  step_allreduce: "GPU 之间的 {ar} 次 all-reduce",
+  step_allreduce: "GPU 之间的 {ar} 次全归约",
   step_compute: "矩阵运算",
   bound_weights: "从显存读取权重",
   bound_kv: "读取 KV 缓存",
