@@ -274,7 +274,7 @@ export async function renderAccuracy(alive) {
 function mlxSection(m) {
   const L = state.lang;
   if (!m || !Array.isArray(m.rows) || !m.rows.length) return null;
-  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)} %`;
+  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)}\u00a0%`;
   const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
     ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank' }, r.date || r.source) : '—');
   const rows = m.rows.filter((/** @type {any} */ r) => r.used);
@@ -289,10 +289,10 @@ function mlxSection(m) {
     stackTable(T('acc_mlx_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_col_quant'), T('acc_col_test'), T('acc_col_measured'),
       T('acc_col_predicted'), T('acc_col_error'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [r.model, deviceName(r.device), r.quant, `${r.kind}${r.prompt}`, tps(r.tps, L), tps(r.predicted_tps, L),
-      `${Math.round(r.error_pct) > 0 ? '+' : ''}${num(Math.round(r.error_pct) || 0, L, 0)} %`, T(r.fitted ? 'acc_mlx_fitted' : 'acc_mlx_held'), src(r)]),
+      `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%`, T(r.fitted ? 'acc_mlx_fitted' : 'acc_mlx_held'), src(r)]),
     { id: 'acc-mlx-rows', numeric: [4, 5, 6], rowProps: (k) => ({ dataset: { row: rows[k].row_id, fitted: String(!!rows[k].fitted) } }) }),
     sizes.length ? stackTable(T('acc_mlx_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
-      sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), `${r.diff_pct > 0 ? '+' : ''}${num(r.diff_pct, L, 1)} %`, src(r)]),
+      sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), `${signed(r.diff_pct, L, 2)}\u00a0%`, src(r)]),
       { id: 'acc-mlx-sizes', numeric: [2, 3, 4] }) : null);
 }
 

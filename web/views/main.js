@@ -416,7 +416,7 @@ function renderSpeedBasis(s) {
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
-      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)} %`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)} %` }), ' ');
+      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), ' ');
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
   } else {
