@@ -12,9 +12,11 @@ namespace wif_test {
 /// Figures that may legitimately be negative: a deficit is a negative margin, a quality delta
 /// (quants.json "ppl_delta_pct") can be below zero (found by the catalog fuzz target), and a
 /// difference is signed: placement.over_full_bytes (a plan against the all-on-GPU total) and
-/// gguf_file_published_diff_pct (our file against the published one).
+/// gguf_file_published_diff_pct (our file against the published one), speed.decode_measured's
+/// difference (our estimate against a published run of the same setup).
 inline bool may_be_negative(const std::string& key) {
   return key == "margin_bytes" || key == "over_full_bytes" || key == "gguf_file_published_diff_pct" ||
+         key == "difference" ||
          key.find("delta") != std::string::npos;
 }
 
