@@ -3,21 +3,14 @@
 // the file, what limits a tensor-parallel step, the estimate beside a measured run, a cloud's
 // memory in one unit, the Modelfile without the projector, and no empty cost inputs on a no-fit.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { open, root, setup } from './helpers.mjs';
+import { core, open, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env.close(); });
 
-/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
-function core(fn, req) {
-  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
-  return JSON.parse(r.stdout);
-}
 const GiB = 1024 ** 3;
 /** "79.29 GiB" as the page prints it in English (a narrow no-break space before the unit). @param {number} b */
 const gibRe = (b, d = 2) => `${(b / GiB).toFixed(d).replace(/\B(?=(\d{3})+(?!\d))/g, ',')}\\sGiB`;

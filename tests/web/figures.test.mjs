@@ -3,21 +3,14 @@
 // states its basis, the offload plan leaves llama.cpp's --fit margin, and data qualifiers are
 // worded in the page's language.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { open, root, setup } from './helpers.mjs';
+import { core, open, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
 after(async () => { await env.close(); });
 
-/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
-function core(fn, req) {
-  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
-  return JSON.parse(r.stdout);
-}
 const GiB = 1024 ** 3;
 
 test('the picks quote the weights of one device and say so, beside the 8-GPU breakdown of another figure', async () => {

@@ -1,5 +1,6 @@
 // Browser test harness: the real dist/ served with its CSP, and Debian's Chromium driven by
 // playwright-core (no browser download). One browser per test file.
+import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -7,6 +8,13 @@ import { chromium } from 'playwright-core';
 import { startServer } from '../../scripts/server.mjs';
 
 export const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..', '..');
+
+/** The native CLI's document for an api function and request (`willitfit api FN -`), to compare
+ * the page with. @param {string} fn @param {object} req */
+export function core(fn, req) {
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
+  return JSON.parse(r.stdout);
+}
 
 export async function setup() {
   const { server, url } = await startServer({ port: 0 });

@@ -2,12 +2,11 @@
 // published GGUF sizes, driven in Chromium for GLM-4.5-Air Q4_K_M at 8K on an RTX 4090 with
 // 64 GB of system RAM (the offload case of issue 7).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
+import { axeProblems, core, open, root, scrollsSideways, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -17,11 +16,6 @@ const shots = path.join(root, 'test-results');
 fs.mkdirSync(shots, { recursive: true });
 const PAGE = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&kv=f16&count=1&ram=64';
 
-/** The CLI's document for an api function and request (`willitfit api FN -`). @param {string} fn @param {object} req */
-function core(fn, req) {
-  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', fn, '-'], { input: JSON.stringify(req), encoding: 'utf8' });
-  return JSON.parse(r.stdout);
-}
 
 /** Read the simulator's counters with the page's own clock. */
 const sample = (page) => page.evaluate(() => ({ now: performance.now(), tokens: Number(document.querySelector('#sim-body').dataset.tokens || 0), text: document.querySelector('#sim-out').textContent.length }));
