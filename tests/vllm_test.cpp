@@ -202,7 +202,7 @@ TEST_CASE("MLA's cache is kept whole on every tensor-parallel rank; GQA's only p
                             {"hardware", "nvidia-h100-sxm"}, {"count", 4}, {"context", 32768}});
   REQUIRE_FALSE(l4.contains("error"));
   CHECK(l4["vllm"]["kv_copies"] == 1);
-  CHECK(l4["vllm"]["kv_copies_code"].is_null());
+  CHECK(l4["vllm"]["kv_copies_code"] == "none");
   const Architecture& ll = arch("meta-llama/Llama-3.3-70B-Instruct");
   VllmOptions o;
   o.max_model_len = 8192;

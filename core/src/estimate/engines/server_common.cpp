@@ -45,7 +45,7 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
                        {"extra_copies_bytes", b.weights.extra_copies_bytes}}},
           // How many GPUs keep the same token's cache (MLA: all of them), and why.
           {"kv_copies", b.kv_copies},
-          {"kv_copies_code", b.kv_copies > 1 ? nlohmann::json(b.kv_copies_code) : nlohmann::json(nullptr)},
+          {"kv_copies_code", b.kv_copies > 1 ? b.kv_copies_code : std::string("none")},
           {"kv_groups", groups}, {"layers_per_group", b.layers_per_group},
           {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
           {"kv_bytes_per_token", b.kv_bytes_per_token},
