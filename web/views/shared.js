@@ -8,7 +8,7 @@ import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, productLabel, scopedName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
-import { t } from '../i18n.js';
+import { aside, t } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -61,8 +61,9 @@ export function spreadText(x, lang, unit = 'tps') {
   if (!x) return '';
   const f = unit === 'ms' ? ms : tps;
   const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
-  const range = Number.isFinite(x.lo) && Number.isFinite(x.hi) ? ` (${num(x.lo, lang, d)}–${num(x.hi, lang, d)})` : '';
-  return `~${f(x.v, lang)}${range}`;
+  const value = `~${f(x.v, lang)}`;
+  // The range in the language's parentheses (full-width in Chinese).
+  return Number.isFinite(x.lo) && Number.isFinite(x.hi) ? aside(lang, value, `${num(x.lo, lang, d)}–${num(x.hi, lang, d)}`) : value;
 }
 
 /**
