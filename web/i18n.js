@@ -45,6 +45,12 @@ export function labelled(lang, label, value) {
   return lang === 'fr' ? `${label}\u00a0: ${value}` : lang === 'zh' ? `${label}：${value}` : `${label}: ${value}`;
 }
 
+/** Clauses of one sentence parted by the language's semicolon (French: no-break space before it;
+ * Chinese: full-width). @param {string} lang @param {string[]} parts */
+export function clauses(lang, parts) {
+  return parts.filter(Boolean).join(lang === 'fr' ? '\u00a0; ' : lang === 'zh' ? '；' : '; ');
+}
+
 /** Sentences run on with a space, except in Chinese (no space after 。). @param {string} lang @param {string[]} parts */
 export function sentences(lang, parts) {
   return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');

@@ -197,3 +197,17 @@ test('a speed range sits in the language\'s parentheses: full-width in Chinese, 
     if (lang === 'zh') assert.doesNotMatch(text, /\(/, `a half-width parenthesis in: ${text}`);
   }
 });
+
+test('the cost section\'s list of inputs parts its clauses with the language\'s semicolon', async () => {
+  const page = await env.page();
+  for (const lang of ['fr', 'zh', 'en']) {
+    await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=${lang}`);
+    await page.waitForSelector('#cost-inputs-used');
+    await page.waitForFunction(() => ((document.getElementById('cost-inputs-used') || {}).textContent || '').length > 20);
+    const text = await page.$eval('#cost-inputs-used', (e) => e.textContent || '');
+    if (lang === 'fr') assert.match(text, /\u00a0; /, text);
+    if (lang === 'fr') assert.doesNotMatch(text, /[^\u00a0];/, text);
+    if (lang === 'zh') { assert.match(text, /；/, text); assert.doesNotMatch(text, /;/, text); }
+    if (lang === 'en') assert.match(text, /[^\s]; /, text);
+  }
+});

@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { errorText, labelled, t } from '../i18n.js';
+import { clauses, errorText, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -173,7 +173,7 @@ export function resetElectricity() {
 
 /** Why a figure is unknown, from the core's `unknown` codes (no price, no power figure). @param {string[]} codes */
 function unknownText(codes) {
-  return codes.map((c) => T(`cost_unknown_${c}`)).join('; ');
+  return clauses(state.lang, codes.map((c) => T(`cost_unknown_${c}`)));
 }
 
 /** @param {string} k @param {string} v @param {string} s @param {Record<string, string>} [data] */
@@ -220,7 +220,7 @@ function paintCard(r, c, mk) {
   else parts.push(T('cost_unknown_no_power_figure'));
   if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
   else parts.push(T('cost_unknown_no_purchase_price'));
-  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${parts.join('; ')}.`);
+  const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
   const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), `${marketName(mk, state.lang)}, ${monthYear(mk.period, state.lang)}`)}${state.lang === 'zh' ? '。' : '. '}`,
