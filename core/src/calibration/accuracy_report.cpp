@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/stats.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/speed/mlx_speed.hpp"
@@ -16,13 +17,6 @@ namespace wif {
 namespace {
 
 using nlohmann::json;
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Baseline 1: bandwidth (summed over the GPUs the row used) over the file size.
 double naive_tps(const BenchCase& c) {

@@ -7,18 +7,12 @@
 #include <cmath>
 
 #include "willitfit/base/error.hpp"
+#include "willitfit/base/stats.hpp"
 
 namespace wif {
 namespace {
 
 using nlohmann::json;
-
-double mlx_median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // The coefficients speed.hpp reads, set to MLX's: one backend class with the three fitted
 // figures, no quant-family or device-class factors, no llama.cpp kernel-shape effects.
@@ -218,8 +212,8 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
   };
   range(tg_ratio, p.tg_low, p.tg_high);
   range(pp_ratio, p.pp_low, p.pp_high);
-  p.tg_held_median_ape = mlx_median(tg_ape);
-  p.pp_held_median_ape = mlx_median(pp_ape);
+  p.tg_held_median_ape = median(tg_ape);
+  p.pp_held_median_ape = median(pp_ape);
   p.tg_held_max_ape = tg_ape.empty() ? 0 : *std::max_element(tg_ape.begin(), tg_ape.end());
   p.pp_held_max_ape = pp_ape.empty() ? 0 : *std::max_element(pp_ape.begin(), pp_ape.end());
   return p;
