@@ -61,8 +61,10 @@ try {
       const sep = query ? '&' : '?';
       await page.goto(`${url}${query}${sep}lang=${lang}`);
       await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
-      // Sections fill in from the worker after the verdict; wait until none says it is working.
-      await page.waitForFunction(() => !document.querySelector('[data-pending="true"]'), null, { timeout: 120000 }).catch(() => {});
+      // Sections fill in from the worker after the verdict; wait until no section on screen says it is
+      // working (a hidden view's placeholder waits for that view to open).
+      await page.waitForFunction(() => ![...document.querySelectorAll('[data-pending="true"]')].some((e) => /** @type {HTMLElement} */ (e).offsetParent), null, { timeout: 180000 })
+        .catch(() => console.error(`${name} ${lang} ${theme} ${width}: a section still says it is working`));
       await page.waitForTimeout(500);
       const full = await page.evaluate(() => document.documentElement.scrollHeight);
       const n = Math.min(maxSlices, Math.ceil(full / height));

@@ -145,7 +145,7 @@ for (const [name, url, ready] of [
       const page = await env.page();
       await open(page, `${env.url}${url}&lang=${lang}`);
       await page.waitForSelector(ready);
-      await page.waitForFunction(() => !document.querySelector('[data-pending="true"]'));
+      await page.waitForFunction(() => ![...document.querySelectorAll('[data-pending="true"]')].some((e) => /** @type {HTMLElement} */ (e).offsetParent));
       const nodes = await shownText(page);
       const hyphen = nodes.flatMap((t) => t.match(/(?:^|[\s(（:：≈~+×])-\d[\d.,\u00a0\u202f]*\s?%?/g) || []);
       assert.deepEqual(hyphen, [], `${name} ${lang}`);

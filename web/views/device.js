@@ -61,7 +61,7 @@ export async function renderDevice(alive) {
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
     h('p', null, ruleFromCode(probe.memory.usable_rule_code, L)),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
-  fill('dp-runs', h('p', { class: 'note' }, T('working')));
+  fill('dp-runs', h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
   // quantization, sorted fits, offload (with RAM), no fit.
   let list;
