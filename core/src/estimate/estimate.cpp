@@ -435,6 +435,14 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
   if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
+  // DeepSeek V4's compressed caches are modelled as llama.cpp allocates them; vLLM's, SGLang's
+  // and MLX's layouts for them are not, so those engines are refused rather than sized wrong.
+  if (r.engine != "llama.cpp" &&
+      std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
+                  [](const LayerSpec& l) { return l.attn == AttnKind::Compressed; }))
+    throw InputError("unsupported_value", "engine",
+                     "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
+                     {"llama.cpp"});
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.
   if (r.draft && r.engine == "mlx")

@@ -87,7 +87,7 @@ std::string model_type_for(const std::string& arch) {
       {"glm4moe", "glm4_moe"},   {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"},
       {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
-      {"gemma4", "gemma4_text"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
+      {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
       {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"},
   };
   for (const auto& p : k)
@@ -331,6 +331,36 @@ Architecture gguf_architecture(const GgufHeader& h) {
         (L.head_dim_k <= 0 || L.head_dim_v <= 0))
       m.bad(m.key("attention.key_length"), "gives no head size for layer " + std::to_string(il));
     a.layers.push_back(L);
+  }
+  if (arch == "deepseek4") {
+    // DeepSeek V4 (llama.cpp src/models/deepseek4.cpp load_arch_hparams): every layer slides over
+    // attention.sliding_window tokens with one head_dim key, and compress_ratios (at least one per
+    // block) adds the compressed caches; ratios other than 0, 4 and 128 are refused as upstream does.
+    const GgufKv* cr = h.find(m.key("attention.compress_ratios"));
+    if (!cr || cr->type != GgufType::Array || cr->value.is_null() || static_cast<std::int64_t>(cr->count) < n_layer)
+      throw InputError("gguf_missing_key", "gguf." + m.key("attention.compress_ratios"),
+                       "a deepseek4 GGUF needs attention.compress_ratios with one entry per block");
+    auto& v4 = a.dsv4;
+    v4.hc_mult = m.req("hyper_connection.count");
+    v4.q_lora_rank = m.req("attention.q_lora_rank");
+    v4.o_groups = m.req("attention.output_group_count");
+    v4.o_lora_rank = m.req("attention.output_lora_rank");
+    v4.hash_layers = m.opt("hash_layer_count").value_or(0);
+    v4.index_topk = m.req("attention.indexer.top_k");
+    a.indexer_heads = m.req("attention.indexer.head_count");
+    a.indexer_head_dim = m.req("attention.indexer.key_length");
+    if (v4.hc_mult < 1 || v4.o_groups < 1 || v4.q_lora_rank < 1) m.bad(m.key("hyper_connection.count"), "must be positive");
+    if (window <= 0) m.bad(m.key("attention.sliding_window"), "must be positive for deepseek4");
+    for (std::int64_t il = 0; il < n_layer; ++il) {
+      LayerSpec& L = a.layers[static_cast<std::size_t>(il)];
+      const std::int64_t r = m.as_int(cr->value[static_cast<std::size_t>(il)], m.key("attention.compress_ratios"));
+      if (r != 0 && r != 4 && r != 128) m.bad(m.key("attention.compress_ratios"), "holds a ratio other than 0, 4 or 128");
+      L.attn = AttnKind::Compressed;
+      L.compress_ratio = r;
+      L.window = window;
+      L.has_kv = true;
+    }
+    a.moe.has_router_bias = a.is_moe();
   }
   return a;
 }

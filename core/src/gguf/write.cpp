@@ -209,10 +209,25 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     kv.push_back(gguf_kv_array(p + "attention.sliding_window_pattern", GgufType::Bool, std::move(pattern)));
   }
   for (const auto& L : a.layers)
-    if (L.attn == AttnKind::Sliding && L.window > 0) {
+    if ((L.attn == AttnKind::Sliding || L.attn == AttnKind::Compressed) && L.window > 0) {
       u32("attention.sliding_window", L.window);
       break;
     }
+  if (a.gguf_arch == "deepseek4") {
+    // DeepSeek V4 (llama-arch.cpp LLM_KV_ATTENTION_COMPRESS_RATIOS, LLM_KV_HYPER_CONNECTION_COUNT,
+    // LLM_KV_HASH_LAYER_COUNT …; read by llama_model_deepseek4::load_arch_hparams).
+    json ratios = json::array();
+    for (const auto& L : a.layers) ratios.push_back(L.compress_ratio);
+    kv.push_back(gguf_kv_array(p + "attention.compress_ratios", GgufType::U32, std::move(ratios)));
+    u32("attention.q_lora_rank", a.dsv4.q_lora_rank);
+    u32("attention.output_group_count", a.dsv4.o_groups);
+    u32("attention.output_lora_rank", a.dsv4.o_lora_rank);
+    u32("attention.indexer.head_count", a.indexer_heads);
+    u32("attention.indexer.key_length", a.indexer_head_dim);
+    u32("attention.indexer.top_k", a.dsv4.index_topk);
+    u32("hyper_connection.count", a.dsv4.hc_mult);
+    u32("hash_layer_count", a.dsv4.hash_layers);
+  }
   if (a.is_moe()) {
     u32("expert_count", a.moe.n_expert);
     u32("expert_used_count", a.moe.n_expert_used);

@@ -24,6 +24,9 @@ ComputeBuffer llamacpp_compute_buffer(const Architecture& a, const KvCache& kv,
       std::uint64_t cells = static_cast<std::uint64_t>(kv.n_ctx);
       if (L.attn == AttnKind::Sliding || L.attn == AttnKind::Chunked)
         cells = std::min<std::uint64_t>(cells, static_cast<std::uint64_t>(L.window + n_ubatch));
+      if (L.attn == AttnKind::Compressed)  // DeepSeek V4: the window and the compressed entries
+        cells = std::min<std::uint64_t>(cells, static_cast<std::uint64_t>(L.window + n_ubatch)) +
+                (L.compress_ratio > 0 ? cells / static_cast<std::uint64_t>(L.compress_ratio) : 0);
       attn = std::max(attn, cells * static_cast<std::uint64_t>(L.n_head));
     }
   }

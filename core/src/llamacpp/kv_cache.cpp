@@ -73,6 +73,9 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
   kv.per_layer.assign(a.layers.size(), 0);
 
   KvGroup full{"full"}, swa{"sliding"}, chunk{"chunked"}, mla{"mla"}, rec{"recurrent"};
+  // DeepSeek V4: ratio-4 (CSA, with indexer keys) and ratio-128 (HCA) compressed caches.
+  KvGroup csa{"compressed"}, hca{"compressed"};
+  std::uint64_t dsv4_compressed_per_token = 0;
   const std::int64_t swa_unified = o.unified ? o.n_seq : 1;
   const std::uint64_t rec_layer = recurrent_bytes(a) * static_cast<std::uint64_t>(std::max<std::int64_t>(1, o.n_seq));
   for (std::size_t il = 0; il < a.layers.size(); ++il) {
@@ -85,6 +88,45 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
       continue;
     }
     if (L.attn == AttnKind::None || !L.has_kv) continue;
+    if (L.attn == AttnKind::Compressed) {
+      // DeepSeek V4 (llama.cpp src/llama-kv-cache-dsv4.cpp, llama_kv_cache_dsv4 constructor): all
+      // caches are K-only (the key is also the value). Every layer keeps its keys over the sliding
+      // window in llama_kv_cache_iswa (set_swa_pattern(0): all layers slide); a layer with ratio r
+      // adds pad256(ceil(ctx / r)) compressed keys, ratio 4 also lightning-indexer keys of
+      // indexer_head_dim for the same cells; the compressors' running kv and score rows are F32.
+      const std::uint64_t key = row(o.type_k, L.head_dim_k);
+      const std::int64_t wc = o.swa_full ? n_ctx_seq : std::min(n_ctx_seq, pad_to(L.window * swa_unified + o.n_ubatch, 256));
+      std::uint64_t b = key * static_cast<std::uint64_t>(wc) * static_cast<std::uint64_t>(streams);
+      swa.layers += 1;
+      swa.cells = wc;
+      swa.bytes_per_token += key;
+      swa.bytes += b;
+      const std::int64_t r = L.compress_ratio;
+      if (r > 0) {
+        const std::int64_t cc = pad_to(std::max<std::int64_t>(1, (n_ctx_seq + r - 1) / r), 256);
+        const bool indexed = r == 4;
+        const std::uint64_t cell = key + (indexed ? row(o.type_k, a.indexer_head_dim) : 0);
+        KvGroup& g = indexed ? csa : hca;
+        const std::uint64_t cb = cell * static_cast<std::uint64_t>(cc) * static_cast<std::uint64_t>(streams);
+        g.layers += 1;
+        g.cells = cc;
+        g.bytes_per_token += cell;
+        g.bytes += cb;
+        b += cb;
+        dsv4_compressed_per_token += cell / static_cast<std::uint64_t>(r);
+        // Compressor state rows (llama_dsv4_comp_state: kv and score, F32, one set per stream):
+        // ratio 4 pools overlapping windows, 2r rows of 2 x head_dim, and its indexer 2r rows of
+        // 2 x indexer_head_dim; ratio 128 keeps r rows of head_dim.
+        const std::int64_t st = indexed ? 2 * r * 2 * L.head_dim_k + 2 * r * 2 * a.indexer_head_dim
+                                        : r * L.head_dim_k;
+        const std::uint64_t sb = 4u * 2u * static_cast<std::uint64_t>(st) * static_cast<std::uint64_t>(streams);
+        rec.layers += 1;
+        rec.bytes += sb;
+        b += sb;
+      }
+      kv.per_layer[il] = b;
+      continue;
+    }
     KvGroup* g = &full;
     std::uint64_t per_tok = 0;
     std::int64_t cells = n_ctx_seq;
@@ -106,12 +148,13 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
     g->bytes += b;
     kv.per_layer[il] = b;
   }
-  for (KvGroup* g : {&full, &mla, &swa, &chunk, &rec})
+  for (KvGroup* g : {&full, &mla, &swa, &chunk, &csa, &hca, &rec})
     if (g->layers > 0) {
       kv.groups.push_back(*g);
       kv.total_bytes += g->bytes;
     }
-  kv.bytes_per_token_full = full.bytes_per_token + mla.bytes_per_token;
+  // DeepSeek V4's compressed caches grow by cell / ratio per token of context.
+  kv.bytes_per_token_full = full.bytes_per_token + mla.bytes_per_token + dsv4_compressed_per_token;
   return kv;
 }
 
@@ -125,7 +168,8 @@ void check_memory_scale(const Architecture& a, const KvOptions& o) {
     const LD ctx = n_ctx + 256 * n_seq;  // llama.cpp pads each stream to 256 cells
     LD kv = 0;
     for (const auto& L : a.layers)  // f32 is the widest cache type: 4 bytes per element
-      kv += 4 * ctx * (d(L.n_head_kv) * d(L.head_dim_k + L.head_dim_v) + d(a.mla.kv_lora_rank + a.mla.qk_rope_dim)) +
+      kv += 4 * ctx * (d(L.n_head_kv) * d(L.head_dim_k + L.head_dim_v) + d(a.mla.kv_lora_rank + a.mla.qk_rope_dim) +
+                       d(a.indexer_head_dim)) +
             4 * n_seq * recurrent_state_upper_bound(a);
     return kv;
   };

@@ -49,6 +49,7 @@ constexpr Family kFamilies[] = {
     // Kimi K2.5 wraps Kimi K2's text model in text_config (whose own model_type, deepseek_v3 or
     // kimi_k2, is read first); this entry serves a text_config that leaves model_type out.
     {"kimi_k25", "deepseek2", false},
+    {"deepseek_v4", "deepseek4", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -172,6 +173,54 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
     const std::int64_t shared = opt_int(c, "num_kv_shared_layers", path, 0, n_layer - 1).value_or(0);
     for (std::int64_t il = n_layer - shared; il < n_layer; ++il) a.layers[static_cast<std::size_t>(il)].has_kv = false;
   }
+  if (mt == "deepseek_v4") {
+    // DeepSeek V4 (transformers-style config.json of DeepSeek-V4-Flash; llama.cpp
+    // src/models/deepseek4.cpp load_arch_hparams / load_arch_tensors): every layer keeps one
+    // head_dim-wide key (also the value) over sliding_window tokens, and compress_ratios[il]
+    // adds a compressed cache (llama.cpp loads ratios 0, 4 and 128 only). The list has one more
+    // entry than num_hidden_layers: the last belongs to the MTP layer, which is not modelled.
+    const std::string rp = join_path(path, "compress_ratios");
+    if (!c.contains("compress_ratios") || !c["compress_ratios"].is_array())
+      throw InputError("missing_field", rp, "a deepseek_v4 config needs compress_ratios, one per layer");
+    const json& cr = c["compress_ratios"];
+    const std::int64_t n_all = static_cast<std::int64_t>(a.layers.size());
+    const std::int64_t n_main = a.n_layer_main();
+    if (static_cast<std::int64_t>(cr.size()) < n_main)
+      throw InputError("bad_value", rp, "compress_ratios is shorter than num_hidden_layers");
+    const std::int64_t window = req_int(c, "sliding_window", path, 1, std::int64_t{1} << 40);
+    const std::int64_t hd = req_int(c, "head_dim", path, 1, 1 << 16);
+    for (std::int64_t il = 0; il < n_all; ++il) {
+      LayerSpec& L = a.layers[static_cast<std::size_t>(il)];
+      std::int64_t ratio = 0;
+      if (il < static_cast<std::int64_t>(cr.size())) {
+        ratio = int_value(cr[static_cast<std::size_t>(il)], rp + "[" + std::to_string(il) + "]", 0, 1 << 20);
+        if (ratio != 0 && ratio != 4 && ratio != 128)
+          throw InputError("unsupported_value", rp + "[" + std::to_string(il) + "]",
+                           "llama.cpp's DeepSeek V4 loader supports compression ratios 0, 4 and 128 only");
+      }
+      L.attn = AttnKind::Compressed;
+      L.window = window;
+      L.compress_ratio = ratio;
+      L.n_head_kv = 1;   // one shared key per token (llama.cpp attn_kv is {n_embd, head_dim})
+      L.head_dim_k = L.head_dim_v = hd;
+    }
+    auto& v4 = a.dsv4;
+    v4.hc_mult = req_int(c, "hc_mult", path, 1, 64);
+    v4.q_lora_rank = req_int(c, "q_lora_rank", path, 1, 1 << 30);
+    v4.o_groups = req_int(c, "o_groups", path, 1, 1 << 16);
+    v4.o_lora_rank = req_int(c, "o_lora_rank", path, 1, 1 << 30);
+    v4.hash_layers = opt_int(c, "num_hash_layers", path, 0, n_main).value_or(0);
+    v4.index_topk = req_int(c, "index_topk", path, 1, std::int64_t{1} << 40);
+    const std::int64_t heads = a.layers.empty() ? 0 : a.layers[0].n_head;
+    if ((heads * hd) % v4.o_groups != 0)
+      throw InputError("bad_value", join_path(path, "o_groups"), "o_groups must divide the heads' total width");
+    if (a.indexer_heads <= 0 || a.indexer_head_dim <= 0)
+      throw InputError("missing_field", join_path(path, "index_n_heads"),
+                       "a deepseek_v4 config needs index_n_heads and index_head_dim");
+    if (!a.is_moe())
+      throw InputError("missing_field", join_path(path, "n_routed_experts"), "a deepseek_v4 config needs its experts");
+    a.moe.has_router_bias = true;   // score bias on the layers past the hash-routed ones
+  }
   if (mt == "kimi_linear") {
     // Kimi Linear: linear_attn_config names its KDA layers and its MLA layers, counting from 1
     // (the checkpoint's kv_b_proj sits on layers 3, 7, …, 26 for full_attn_layers 4, 8, …, 27).
@@ -266,6 +315,7 @@ const char* attn_kind_name(AttnKind k) {
     case AttnKind::MLA: return "mla";
     case AttnKind::Linear: return "linear";
     case AttnKind::None: return "none";
+    case AttnKind::Compressed: return "compressed";
   }
   return "full";
 }
@@ -704,6 +754,8 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   read_attention_pattern(c, mt, path, d.n_layer, pattern);
   read_recurrent(c, mt, path, a);
 
+  // DeepSeek V4's MTP layer (num_nextn_predict_layers) is left out like DeepSeek V3's: the
+  // published GGUFs of it (1,328 tensors) hold none, and its card's 284B does not count it.
   const std::int64_t n_mtp = (mt == "glm4_moe")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));

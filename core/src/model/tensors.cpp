@@ -34,8 +34,52 @@ struct Builder {
 
 std::string blk(int il, const char* what) { return "blk." + std::to_string(il) + "." + what; }
 
+// DeepSeek V4 attention and hyper-connection mixes (llama.cpp src/models/deepseek4.cpp,
+// llama_model_deepseek4::load_arch_tensors; GGUF names as its converter writes them).
+void dsv4_attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
+  const std::int64_t E = a.n_embd, hd = L.head_dim_k, H = L.n_head;
+  const auto& v = a.dsv4;
+  b.add(blk(il, "attn_sinks.weight"), {H}, il, TensorRole::Norm);
+  b.add(blk(il, "attn_q_a.weight"), {E, v.q_lora_rank}, il, TensorRole::AttnOther);
+  b.add(blk(il, "attn_q_a_norm.weight"), {v.q_lora_rank}, il, TensorRole::Norm);
+  b.add(blk(il, "attn_q_b.weight"), {v.q_lora_rank, H * hd}, il, TensorRole::AttnOther);
+  b.add(blk(il, "attn_kv.weight"), {E, hd}, il, TensorRole::AttnOther);
+  b.add(blk(il, "attn_kv_a_norm.weight"), {hd}, il, TensorRole::Norm);
+  b.add(blk(il, "attn_output_a.weight"), {H * hd / v.o_groups, v.o_lora_rank * v.o_groups}, il, TensorRole::AttnOut);
+  b.add(blk(il, "attn_output_b.weight"), {v.o_groups * v.o_lora_rank, E}, il, TensorRole::AttnOut);
+  {  // hyper-connection mixes, on the MTP layer too (upstream creates them for every layer)
+    const std::int64_t hc_dim = v.hc_mult * E, mix = (2 + v.hc_mult) * v.hc_mult;
+    for (const std::string w : {"hc_attn", "hc_ffn"}) {
+      // Small mixing matrices, kept unquantized here (Router role); the converter's own type for
+      // them is not settled (F16 in some files, F32 in others).
+      b.add(blk(il, (w + "_fn.weight").c_str()), {hc_dim, mix}, il, TensorRole::Router);
+      b.add(blk(il, (w + "_base.weight").c_str()), {mix}, il, TensorRole::Norm);
+      b.add(blk(il, (w + "_scale.weight").c_str()), {3}, il, TensorRole::Norm);
+    }
+  }
+  const std::int64_t r = L.compress_ratio;
+  if (r == 0) return;
+  const std::int64_t coff = r == 4 ? 2 : 1;  // ratio-4 compressors pool overlapping windows
+  b.add(blk(il, "attn_compressor_kv.weight"), {E, coff * hd}, il, TensorRole::AttnOther);
+  b.add(blk(il, "attn_compressor_gate.weight"), {E, coff * hd}, il, TensorRole::AttnOther);
+  b.add(blk(il, "attn_compressor_ape.weight"), {coff * hd, r}, il, TensorRole::Router);
+  b.add(blk(il, "attn_compressor_norm.weight"), {hd}, il, TensorRole::Norm);
+  if (r != 4) return;
+  const std::int64_t ih = a.indexer_heads, id = a.indexer_head_dim;
+  b.add(blk(il, "indexer.proj.weight"), {E, ih}, il, TensorRole::Router);
+  b.add(blk(il, "indexer.attn_q_b.weight"), {v.q_lora_rank, ih * id}, il, TensorRole::AttnOther);
+  b.add(blk(il, "indexer_compressor_kv.weight"), {E, 2 * id}, il, TensorRole::AttnOther);
+  b.add(blk(il, "indexer_compressor_gate.weight"), {E, 2 * id}, il, TensorRole::AttnOther);
+  b.add(blk(il, "indexer_compressor_ape.weight"), {2 * id, r}, il, TensorRole::Router);
+  b.add(blk(il, "indexer_compressor_norm.weight"), {id}, il, TensorRole::Norm);
+}
+
 void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
   const std::int64_t E = a.n_embd;
+  if (L.attn == AttnKind::Compressed) {
+    dsv4_attention(b, a, L, il);
+    return;
+  }
   if (L.attn == AttnKind::MLA) {
     const auto& m = a.mla;
     const std::int64_t qk = m.qk_nope_dim + m.qk_rope_dim;
@@ -166,8 +210,12 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
     return;
   }
   b.add(blk(il, "ffn_gate_inp.weight"), {E, m.n_expert}, il, TensorRole::Router);
+  // DeepSeek V4's first num_hash_layers pick their experts from a token-id table (an integer
+  // lookup, 4 bytes a value) and carry no score bias (llama.cpp LLM_TENSOR_FFN_GATE_TID2EID).
+  const bool hash_routed = a.gguf_arch == "deepseek4" && !L.is_mtp && il < a.dsv4.hash_layers;
+  if (hash_routed) b.add(blk(il, "ffn_gate_tid2eid.weight"), {m.n_expert_used, a.n_vocab}, il, TensorRole::Router);
   if (m.expert_bias) b.add(blk(il, "ffn_gate_inp.bias"), {m.n_expert}, il, TensorRole::Bias);
-  if (m.has_router_bias) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
+  if (m.has_router_bias && !hash_routed) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
   // LatentMoE (Nemotron 3 Super; llama.cpp LLM_ARCH_NEMOTRON_H_MOE): the routed experts work in
   // n_latent, entered through ffn_latent_down and left through ffn_latent_up, both always read.
   const std::int64_t X = m.n_latent > 0 ? m.n_latent : E;
@@ -203,6 +251,11 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
   b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
   if (!a.tied_embeddings) b.add("output.weight", {E, a.n_vocab}, -1, TensorRole::Output);
   const std::int64_t n_layer = static_cast<std::int64_t>(a.layers.size());
+  if (a.dsv4.hc_mult > 0) {  // DeepSeek V4 output hyper-connection collapse (llama.cpp hc_head_*)
+    b.add("output_hc_fn.weight", {a.dsv4.hc_mult * E, a.dsv4.hc_mult}, -1, TensorRole::Router);
+    b.add("output_hc_base.weight", {a.dsv4.hc_mult}, -1, TensorRole::Norm);
+    b.add("output_hc_scale.weight", {1}, -1, TensorRole::Norm);
+  }
   if (a.n_embd_per_layer > 0) {
     // Gemma 3n (llama.cpp src/llama-model.cpp load_tensors, LLM_ARCH_GEMMA3N): AltUp projections, the
     // per-layer token table (a lookup, LLM_TENSOR_LAYER_INPUT) and its projection.

@@ -154,6 +154,23 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
   for (std::size_t il = 0; il < a.layers.size(); ++il) {
     const LayerSpec& L = a.layers[il];
     if (L.is_mtp || (on_device && !on_device(static_cast<std::int64_t>(il)))) continue;
+    if (L.attn == AttnKind::Compressed) {
+      // DeepSeek V4 decode (llama.cpp src/models/deepseek4.cpp): the window's keys, then for
+      // ratio 4 every lightning-indexer key (ctx / 4) and the top-k compressed keys it picks, for
+      // ratio 128 every compressed key (ctx / 128).
+      const double key = static_cast<double>(ggml_row_bytes(kv.type_k, static_cast<std::uint64_t>(L.head_dim_k)));
+      total += key * std::min(d, static_cast<double>(L.window));
+      if (L.compress_ratio > 0) {
+        const double n_c = std::floor(d / static_cast<double>(L.compress_ratio));
+        if (L.compress_ratio == 4) {
+          const double ikey = static_cast<double>(ggml_row_bytes(kv.type_k, static_cast<std::uint64_t>(a.indexer_head_dim)));
+          total += ikey * n_c + key * std::min(n_c, static_cast<double>(a.dsv4.index_topk));
+        } else {
+          total += key * n_c;
+        }
+      }
+      continue;
+    }
     double layer_bytes = static_cast<double>(c.per_layer[il]);
     // Without flash attention the KQ and KQV matmuls broadcast each KV head over its group of
     // query heads (ggml mul_mat broadcasting over dim 2), so K and V stream once per query head
@@ -166,7 +183,7 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
         total += layer_bytes / 256.0 * std::min(d, static_cast<double>(L.window));
         break;
       case AttnKind::Full: case AttnKind::MLA: total += layer_bytes / 256.0 * d; break;
-      case AttnKind::None: break;
+      case AttnKind::None: case AttnKind::Compressed: break;
     }
   }
   return total;
@@ -178,6 +195,22 @@ double attention_flops(const Architecture& a, std::int64_t n_tokens, std::int64_
     const LayerSpec& L = a.layers[il];
     if (L.is_mtp || (on_device && !on_device(static_cast<std::int64_t>(il)))) continue;
     if (L.attn == AttnKind::Linear || L.attn == AttnKind::None) continue;
+    if (L.attn == AttnKind::Compressed) {
+      // DeepSeek V4: every head scores and mixes 512-wide keys (also the values) over the window
+      // and over the compressed entries (token p sees p / r of them, at most index_topk for
+      // ratio 4, whose indexer also scores all p / 4 indexer keys with its own heads).
+      const double r = static_cast<double>(L.compress_ratio), dd = static_cast<double>(depth),
+                   nn = static_cast<double>(n_tokens);
+      double keys = attended_sum(dd, nn, static_cast<double>(L.window));
+      if (L.compress_ratio > 0) {
+        const double cap = L.compress_ratio == 4 ? static_cast<double>(a.dsv4.index_topk) : 0;
+        keys += r * attended_sum(dd / r, nn / r, cap);
+        if (L.compress_ratio == 4)
+          total += 2.0 * static_cast<double>(a.indexer_heads * a.indexer_head_dim) * r * attended_sum(dd / r, nn / r, 0);
+      }
+      total += 2.0 * static_cast<double>(L.n_head) * static_cast<double>(2 * L.head_dim_k) * keys;
+      continue;
+    }
     // QK^T and PV: 2 FLOPs per multiply-add, over the key and value widths of every query head.
     // MLA runs absorbed in llama.cpp: keys are the latent + RoPE part, values the latent.
     double width = static_cast<double>(L.head_dim_k + L.head_dim_v);

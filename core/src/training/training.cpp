@@ -81,6 +81,9 @@ double layer_bytes_per_token(const Architecture& a, const LayerSpec& L, const Tr
       break;
     }
     case AttnKind::None: break;
+    case AttnKind::Compressed:
+      throw InputError("unsupported_value", "model",
+                       "training DeepSeek V4's compressed attention and hyper-connections is not modelled yet");
   }
   if (!o.flash_attn && L.attn != AttnKind::Linear && L.attn != AttnKind::None) {
     // Eager attention keeps the softmax output: heads x keys per token, bf16 (Korthikanti §4.1).

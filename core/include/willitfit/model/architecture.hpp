@@ -18,6 +18,11 @@ enum class AttnKind {
   MLA,       // multi-head latent attention (DeepSeek V2/V3, Kimi K2): caches a compressed latent
   Linear,    // recurrent / linear attention / SSM: fixed-size state, no per-token cache
   None,      // no token mixing that keeps state (e.g. Nemotron-H MLP-only blocks)
+  // DeepSeek V4 (llama.cpp src/models/deepseek4.cpp, src/llama-kv-cache-dsv4.cpp): one 512-wide
+  // key that is also the value, kept over a sliding window of `window` tokens; a layer with
+  // compress_ratio r > 0 also keeps one compressed key per r tokens (r = 4 adds a lightning
+  // indexer key per entry and attends to its top-k entries).
+  Compressed,
 };
 
 enum class FfnKind { Dense, MoE, None };
@@ -49,6 +54,7 @@ struct LayerSpec {
   FfnKind ffn = FfnKind::Dense;
   std::int64_t n_ff = 0;       // dense intermediate size (Dense layers)
   bool is_mtp = false;         // extra next-token-prediction layer (not used for normal decode)
+  std::int64_t compress_ratio = 0;  // Compressed layers: tokens per compressed entry (0: window only)
 };
 
 struct MoeSpec {
@@ -71,6 +77,16 @@ struct MlaSpec {
   std::int64_t v_head_dim = 0;
 };
 
+/// DeepSeek V4 shapes beside the heads (config.json keys; llama.cpp LLM_ARCH_DEEPSEEK4 hparams).
+struct Dsv4Spec {
+  std::int64_t hc_mult = 0;        // hyper-connection streams (hc_mult)
+  std::int64_t q_lora_rank = 0;    // query down-projection width
+  std::int64_t o_groups = 0;       // grouped output LoRA: groups (o_groups)
+  std::int64_t o_lora_rank = 0;    // and rank per group (o_lora_rank)
+  std::int64_t hash_layers = 0;    // leading layers routed by a token-id table (num_hash_layers)
+  std::int64_t index_topk = 0;     // compressed entries a ratio-4 layer attends to (index_topk)
+};
+
 struct Architecture {
   std::string model_type;    // HF model_type, e.g. "glm4_moe"
   std::string gguf_arch;     // llama.cpp arch name, e.g. "glm4moe"
@@ -82,6 +98,7 @@ struct Architecture {
   MoeSpec moe;
   MlaSpec mla;
   RecurrentSpec recurrent;
+  Dsv4Spec dsv4;
   // Tensor-shape details that change sizes or quantization rules.
   bool qkv_bias = false;        // biases on q/k/v (Qwen2, GLM-4.5)
   bool out_bias = false;        // bias on attn_output (gpt-oss)
