@@ -42,6 +42,7 @@ const JOURNEYS = {
   'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
   'model-gemma4-26b': '?view=model&model=google/gemma-4-26B-A4B-it',
   'model-nemotron-super': '?view=model&model=nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16',
+  'model-step35-flash': '?view=model&model=stepfun-ai/Step-3.5-Flash',
   'model-gemma3n': '?view=model&model=google/gemma-3n-E4B-it',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',

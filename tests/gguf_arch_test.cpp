@@ -100,7 +100,7 @@ TEST_CASE("the size computed from a config equals the size read back from a GGUF
 TEST_CASE("catalog models survive the GGUF round trip with the same weights and KV cache", "[gguf]") {
   const std::set<std::string> required = {"llama", "qwen2", "qwen3", "qwen3moe", "glm4moe", "deepseek2",
                                           "gpt-oss", "gemma3", "phi3", "qwen3next", "gemma4", "kimi-linear",
-                                          "hunyuan-moe", "granitehybrid", "gemma3n", "nemotron_h"};
+                                          "hunyuan-moe", "granitehybrid", "gemma3n", "nemotron_h", "step35"};
   std::set<std::string> seen;
   int same = 0, total = 0;
   for (const auto& m : cat().models()) {
@@ -351,6 +351,50 @@ TEST_CASE("Gemma 4 26B-A4B: the written GGUF reads back with the dense MLP and t
   int fused = 0;
   for (const auto& t : r.read.tensors) fused += t.name.find("ffn_gate_up_exps.weight") != std::string::npos && t.ne[2] == 128;
   CHECK(fused == 30);
+}
+
+TEST_CASE("Step-3.5 Flash: per-layer heads, the sliding pattern, head gates and MTP heads survive the GGUF round trip", "[gguf]") {
+  const Architecture& a = cat().find_model("stepfun-ai/Step-3.5-Flash")->arch;
+  const RoundTrip r = round_trip(a, "Q8_0", "Step-3.5 Flash");
+  CHECK(r.read.weights_bytes == r.computed.weights_bytes);
+  const Architecture& b = r.arch_read;
+  CHECK(b.gguf_arch == "step35");
+  CHECK(b.model_type == "step3p5");
+  CHECK(b.attn_head_gate);
+  REQUIRE(b.layers.size() == 48);
+  CHECK(b.n_layer_main() == 45);
+  for (std::size_t il = 0; il < b.layers.size(); ++il) {
+    CAPTURE(il);
+    CHECK(b.layers[il].n_head == a.layers[il].n_head);
+    CHECK(b.layers[il].n_head_kv == 8);
+    CHECK(b.layers[il].attn == a.layers[il].attn);
+    CHECK(b.layers[il].window == a.layers[il].window);
+    CHECK(b.layers[il].ffn == a.layers[il].ffn);
+  }
+  CHECK(count_params(b).total == count_params(a).total);
+  CHECK(count_params(b).active == count_params(a).active);
+  for (std::int64_t ctx : {4096, 262144}) {
+    CAPTURE(ctx);
+    CHECK(kv_bytes(b, ctx) == kv_bytes(a, ctx));
+  }
+  // The head-count list, the per-layer sliding flags and the MTP layers' own output heads.
+  const GgufHeader h = parse_gguf_header(r.header);
+  REQUIRE(h.find("step35.attention.head_count") != nullptr);
+  CHECK(h.find("step35.attention.head_count")->count == 48u);
+  REQUIRE(h.find("step35.attention.sliding_window_pattern") != nullptr);
+  CHECK(h.find("step35.attention.sliding_window_pattern")->value[1] == true);
+  CHECK(h.find("step35.attention.sliding_window_pattern")->value[4] == false);
+  CHECK(h.find("step35.nextn_predict_layers")->value == 3);
+  int heads = 0, gates = 0;
+  for (const auto& t : r.read.tensors) {
+    heads += t.name.find("nextn.shared_head_head.weight") != std::string::npos && t.ne[1] == 128896;
+    gates += t.name.find("attn_gate.weight") != std::string::npos;
+  }
+  CHECK(heads == 3);
+  CHECK(gates == 48);
+  // AesSedai's Q8_0 file (197.43 GiB, MTP heads included) within 1%.
+  const double published = 197.43 * 1073741824.0;
+  CHECK(std::fabs(static_cast<double>(r.computed.file_bytes) - published) / published < 0.01);
 }
 
 TEST_CASE("Nemotron 3 Super: the latent width survives the GGUF round trip", "[gguf]") {

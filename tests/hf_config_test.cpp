@@ -458,6 +458,36 @@ TEST_CASE("Gemma 4 26B-A4B: on every layer a dense MLP of 2112 beside 128 expert
   CHECK(static_cast<double>(pc.active) == Approx(3.8e9).epsilon(0.01));
 }
 
+TEST_CASE("Nemotron 3 Nano 30B-A3B: every block's pre-norm and each MoE router's score biases are counted", "[hf_config]") {
+  const Architecture& a = arch_of("nvidia/NVIDIA-Nemotron-3-Nano-30B-A3B-BF16");
+  REQUIRE(a.layers.size() == 52);
+  // By hand (E = 2688): untied 131072 x E table and head, output norm; Mamba-2 layers (64 heads of
+  // 64, 8 groups, state 128): norm, in_proj E x (2 x 4096 + 2 x 8 x 128 + 64), conv1d 4 x 6144 and
+  // its bias, dt_bias, A and D (64 each), group norm 4096, out_proj 4096 x E; attention layers: norm,
+  // q E x 4096, k and v E x 256, o 4096 x E; MoE layers: norm, router 128 x E and its 128 score
+  // biases, 128 experts of up and down 1856 x E (squared ReLU, no gate), shared expert 2 x E x 3712.
+  const std::int64_t E = 2688, V = 131072;
+  const std::int64_t mamba = E + E * 10304 + 4 * 6144 + 6144 + 3 * 64 + 4096 + 4096 * E;
+  const std::int64_t attention = E + E * 4096 + 2 * E * 256 + 4096 * E;
+  const std::int64_t experts = 128ll * 2 * 1856 * E;
+  const std::int64_t moe = E + 128 * E + 128 + experts + 2 * E * 3712;
+  const std::int64_t total = 2 * V * E + E + 23 * mamba + 6 * attention + 23 * moe;
+  CHECK(total == 31577940288ll);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  // The 23 MoE layers' pre-norms and score biases: 23 x (2688 + 128) = 64,768 values.
+  std::int64_t small = 0;
+  for (const auto& t : enumerate_tensors(a))
+    if (t.layer >= 0 && a.layers[static_cast<std::size_t>(t.layer)].ffn == FfnKind::MoE &&
+        (t.name.find("attn_norm") != std::string::npos || t.name.find("exp_probs_b") != std::string::npos))
+      small += t.n_elements();
+  CHECK(small == 64768);
+  CHECK(static_cast<double>(pc.total) == Approx(31.6e9).epsilon(0.002));   // NVIDIA's 31.6B
+  // Active: 6 of 128 routed experts, the embedding table aside (3.2B).
+  CHECK(pc.active == total - V * E - 23 * experts + 23 * experts * 6 / 128);
+  CHECK(static_cast<double>(pc.active) == Approx(3.2e9).epsilon(0.01));
+}
+
 TEST_CASE("Nemotron 3 Super: 40 Mamba-2, 40 LatentMoE and 8 attention layers, experts in a 1024-wide latent", "[hf_config]") {
   const Architecture& a = arch_of("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16");
   REQUIRE(a.layers.size() == 88);   // the MTP module is not modelled
@@ -494,13 +524,101 @@ TEST_CASE("Nemotron 3 Super: 40 Mamba-2, 40 LatentMoE and 8 attention layers, ex
   const std::int64_t moe = E + 512 * E + 512 + 2 * E * 1024 + 512 * expert + 2 * E * 5376;
   const std::int64_t total = 2 * V * E + E + 40 * mamba + 8 * attention + 40 * moe;
   const ParamCounts pc = count_params(a);
-  // The core's nemotron_h tensor list leaves out two small tensors of each MoE layer that the
-  // checkpoint has, its pre-norm (4096) and its router's score-correction bias (512): 184,320 in all.
-  CHECK(pc.total + 40 * E + 40 * 512 == total);
+  // Each MoE layer's pre-norm (4096) and score-correction bias (512) are counted: llama.cpp loads
+  // both (LLM_ARCH_NEMOTRON_H: attn_norm on every block, exp_probs_b required on MoE blocks).
+  CHECK(pc.total == total);
+  int moe_norms = 0, score_biases = 0;
+  for (const auto& t : enumerate_tensors(a)) {
+    if (t.layer < 0 || a.layers[static_cast<std::size_t>(t.layer)].ffn != FfnKind::MoE) continue;
+    moe_norms += t.name == "blk." + std::to_string(t.layer) + ".attn_norm.weight" && t.n_elements() == E;
+    score_biases += t.name == "blk." + std::to_string(t.layer) + ".exp_probs_b.bias" && t.n_elements() == 512;
+  }
+  CHECK(moe_norms == 40);
+  CHECK(score_biases == 40);
   // A public count of the checkpoint: 123,611,012,096 weights less the MTP module's
   // 2,942,324,736 (its F32 score biases, 40 x 512, aside).
   CHECK(total - 40 * 512 == 123611012096ll - 2942324736ll);
   CHECK(static_cast<double>(pc.total) == Approx(120.6e9).epsilon(0.001));
   // Active: 22 of 512 experts; 12.1B without the embedding table (Raschka's exact count).
   CHECK(static_cast<double>(pc.active) == Approx(12.1e9).epsilon(0.015));
+}
+
+TEST_CASE("Step-3.5 Flash: 64-head full layers every fourth, 96-head sliding layers, head gates, 3 dense MTP layers", "[hf_config]") {
+  const Architecture& a = arch_of("stepfun-ai/Step-3.5-Flash");
+  CHECK(a.gguf_arch == "step35");
+  REQUIRE(a.layers.size() == 48);
+  CHECK(a.n_layer_main() == 45);
+  CHECK(a.attn_head_gate);
+  CHECK(a.qk_norm);
+  CHECK(a.moe.n_expert == 288);
+  CHECK(a.moe.n_expert_used == 8);
+  CHECK(a.moe.n_ff_exp == 1280);
+  CHECK(a.moe.n_shared == 1);
+  CHECK(a.moe.n_ff_shexp == 1280);
+  CHECK(a.moe.has_router_bias);
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    CAPTURE(il);
+    const LayerSpec& L = a.layers[il];
+    CHECK(L.is_mtp == (il >= 45));
+    CHECK(L.attn == (il % 4 == 0 ? AttnKind::Full : AttnKind::Sliding));
+    CHECK(L.n_head == (il % 4 == 0 ? 64 : 96));
+    CHECK(L.n_head_kv == 8);
+    CHECK(L.head_dim_k == 128);
+    CHECK(L.window == (il % 4 == 0 ? 0 : 512));
+    const bool moe = il >= 3 && il < 45;   // moe_layers_enum 3..44; the MTP layers are dense
+    CHECK(L.ffn == (moe ? FfnKind::MoE : FfnKind::Dense));
+    if (!moe) CHECK(L.n_ff == 11264);
+  }
+  // By hand (E = 4096, V = 128896): untied table and head, output norm; per layer the two norms,
+  // q/k norms (128 each), q E x (heads x 128), k and v E x 1024, o (heads x 128) x E and the head
+  // gate E x heads; dense FFN 3 x E x 11264 on layers 0-2; MoE layers: router 288 x E and its 288
+  // score biases, 288 experts of 3 x 1280 x E and a shared expert of 3 x E x 1280.
+  const std::int64_t E = 4096, V = 128896;
+  auto attention = [&](std::int64_t h) { return 2 * E + 2 * 128 + E * h * 128 + 2 * E * 1024 + h * 128 * E + E * h; };
+  const std::int64_t dense = 3 * E * 11264;
+  const std::int64_t experts = 288ll * 3 * 1280 * E;
+  const std::int64_t moe = 288 * E + 288 + experts + 3 * E * 1280;
+  const std::int64_t main = 2 * V * E + E + 12 * attention(64) + 33 * attention(96) + 3 * dense + 42 * moe;
+  CHECK(main == 196956130368ll);
+  // Each MTP layer: a sliding layer with a dense FFN, eh_proj 2E x E, three norms and its own head.
+  const std::int64_t mtp = attention(96) + dense + 2 * E * E + 3 * E + E * V;
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.mtp == 3 * mtp);
+  CHECK(pc.total == main + 3 * mtp);
+  CHECK(pc.total == 199384301376ll);   // the checkpoint's 199.4B with its MTP layers
+  CHECK(static_cast<double>(pc.total - pc.mtp) == Approx(196e9).epsilon(0.005));   // StepFun's 196B
+  // Active: 8 of 288 routed experts, the embedding table and the MTP layers aside (StepFun: 11B).
+  // (8/288 is not exact in binary, so the core's sum may round by a parameter or two.)
+  CHECK(static_cast<double>(pc.active) == Approx(static_cast<double>(main - V * E - 42 * experts + 42 * experts / 36)).margin(4));
+  CHECK(static_cast<double>(pc.active) == Approx(11e9).epsilon(0.05));
+}
+
+TEST_CASE("Step 3.5: a bad moe_layers_enum or sliding-layer head setup is a coded error at its path", "[hf_config]") {
+  const nlohmann::json base = wif_test::catalog().find_model("stepfun-ai/Step-3.5-Flash")->raw["config"];
+  auto code_at = [](const nlohmann::json& c) -> std::pair<std::string, std::string> {
+    try {
+      architecture_from_hf_config(c, "config");
+    } catch (const InputError& e) {
+      return {e.error().code, e.error().path};
+    }
+    return {"", ""};
+  };
+  nlohmann::json c = base;
+  c["moe_layers_enum"] = "3,4,x";
+  CHECK(code_at(c) == std::make_pair(std::string("bad_value"), std::string("config.moe_layers_enum")));
+  c["moe_layers_enum"] = "3,4,99";
+  CHECK(code_at(c) == std::make_pair(std::string("bad_value"), std::string("config.moe_layers_enum")));
+  c["moe_layers_enum"] = 7;
+  CHECK(code_at(c) == std::make_pair(std::string("bad_type"), std::string("config.moe_layers_enum")));
+  c = base;
+  c["attention_other_setting"]["num_attention_groups"] = 7;   // 7 does not divide 96
+  CHECK(code_at(c) == std::make_pair(std::string("bad_value"), std::string("config.attention_other_setting.num_attention_groups")));
+  c = base;
+  c["layer_types"].erase(c["layer_types"].size() - 1);   // 47 entries: neither 45 nor 45 + 3
+  CHECK(code_at(c) == std::make_pair(std::string("bad_value"), std::string("config.layer_types")));
+  // The enum as a list reads the same as the string.
+  c = base;
+  c["moe_layers_enum"] = nlohmann::json::array();
+  for (int i = 3; i < 45; ++i) c["moe_layers_enum"].push_back(i);
+  CHECK(count_params(architecture_from_hf_config(c, "config")).total == count_params(arch_of("stepfun-ai/Step-3.5-Flash")).total);
 }

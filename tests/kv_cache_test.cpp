@@ -177,6 +177,22 @@ TEST_CASE("Gemma 4 26B-A4B caches 5 global layers of 2 x 512 and 25 windowed lay
   CHECK(swa.bytes == 25ull * 2 * 8 * 256 * 2 * 1536);                 // 300 MiB, whatever the context
 }
 
+TEST_CASE("Step-3.5 Flash caches 12 full layers of 8 x 128 and 33 windowed layers of 512 tokens", "[kv_cache]") {
+  // The sliding layers' 96 query heads share the same 8 KV heads of 128 as the full layers' 64;
+  // the 3 MTP layers keep no cache in the main pass.
+  const Architecture& a = catalog_arch("stepfun-ai/Step-3.5-Flash");
+  KvOptions o;
+  o.n_ctx = 262144;
+  const KvCache kv = llamacpp_kv_cache(a, o);
+  CHECK(group(kv, "full").layers == 12);
+  CHECK(kv.bytes_per_token_full == 12u * 2 * 8 * 128 * 2);              // 48 KiB per token
+  CHECK(group(kv, "full").bytes == 12ull * 2 * 8 * 128 * 2 * 262144);   // 12 GiB at 256K
+  const KvGroup& swa = group(kv, "sliding");
+  CHECK(swa.layers == 33);
+  CHECK(swa.cells == 1024);                                              // 512 + 512, padded to 256
+  CHECK(swa.bytes == 33ull * 2 * 8 * 128 * 2 * 1024);                    // 132 MiB, whatever the context
+}
+
 TEST_CASE("Nemotron 3 Super caches 8 attention layers of 2 x 128 and a fixed Mamba-2 state on 40", "[kv_cache]") {
   // The 40 LatentMoE layers keep nothing; llama_hparams::n_embd_r = (4 - 1) x (8192 + 2 x 8 x 128)
   // and n_embd_s = 128 x 8192 per Mamba-2 layer, in f32.

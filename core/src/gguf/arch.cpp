@@ -88,7 +88,7 @@ std::string model_type_for(const std::string& arch) {
       {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
       {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
-      {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"},
+      {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"}, {"step35", "step3p5"},
   };
   for (const auto& p : k)
     if (arch == p.first) return p.second;
@@ -169,6 +169,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
   a.fused_qkv = arch == "phi3" || arch == "phi2";
   a.ffn_gated = arch.rfind("nemotron_h", 0) != 0;   // Nemotron-H MLPs and experts are up/down (squared ReLU)
   a.attn_out_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
+  a.attn_head_gate = m.tensor(0, "attn_gate.weight");   // Step 3.5's per-head gate projection
 
   // MoE.
   a.moe.n_expert = m.opt("expert_count").value_or(0);

@@ -202,8 +202,9 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
         }
     }
   }
-  // Gemma 4 writes which layers slide as one bool per layer (convert_hf_to_gguf.py, Gemma4Model).
-  if (a.gguf_arch == "gemma4") {
+  // Gemma 4 and Step 3.5 files say which layers slide with one bool per layer (convert_hf_to_gguf.py
+  // for Gemma 4; llama.cpp's step35 load_arch_hparams reads the same key with get_key_or_arr).
+  if (a.gguf_arch == "gemma4" || a.gguf_arch == "step35") {
     json pattern = json::array();
     for (const auto& L : a.layers) pattern.push_back(L.attn == AttnKind::Sliding);
     kv.push_back(gguf_kv_array(p + "attention.sliding_window_pattern", GgufType::Bool, std::move(pattern)));

@@ -50,6 +50,7 @@ constexpr Family kFamilies[] = {
     // kimi_k2, is read first); this entry serves a text_config that leaves model_type out.
     {"kimi_k25", "deepseek2", false},
     {"deepseek_v4", "deepseek4", false},
+    {"step3p5", "step35", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -66,6 +67,39 @@ json with_class_defaults(const std::string& mt, json c) {
     def("max_position_embeddings", 131072);
   }
   return c;
+}
+
+// Step 3.5's moe_layers_enum: layer indices as "3,4,…,44" or as a list; each at most
+// num_hidden_layers + num_nextn_predict_layers - 1 (the MTP layers follow the decoder's).
+std::vector<std::int64_t> step_moe_layers(const json& c, const std::string& path) {
+  std::vector<std::int64_t> out;
+  if (!c.contains("moe_layers_enum") || c["moe_layers_enum"].is_null()) return out;
+  const std::string p = join_path(path, "moe_layers_enum");
+  const std::int64_t n_all = opt_int(c, "num_hidden_layers", path, 1, 8192).value_or(0) +
+                             opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0);
+  const json& e = c["moe_layers_enum"];
+  auto check = [&](std::int64_t v) {
+    if (v < 0 || v >= n_all)
+      throw InputError("bad_value", p, "moe_layers_enum names layer " + std::to_string(v) + ", past the last layer");
+    out.push_back(v);
+  };
+  if (e.is_string()) {
+    std::stringstream s(e.get<std::string>());
+    std::string item;
+    while (std::getline(s, item, ',')) {
+      const auto b = item.find_first_not_of(" \t"), z = item.find_last_not_of(" \t");
+      if (b == std::string::npos) continue;
+      const std::string t = item.substr(b, z - b + 1);
+      if (t.empty() || t.size() > 6 || t.find_first_not_of("0123456789") != std::string::npos)
+        throw InputError("bad_value", p, "moe_layers_enum must list layer numbers separated by commas");
+      check(std::stoll(t));
+    }
+  } else if (e.is_array()) {
+    for (std::size_t i = 0; i < e.size(); ++i) check(int_value(e[i], p + "[" + std::to_string(i) + "]", 0, 8192));
+  } else {
+    throw InputError("bad_type", p, "moe_layers_enum must be a string of layer numbers or a list");
+  }
+  return out;
 }
 
 // Per-family key spellings mapped onto the ones build() reads, before anything is sized.
@@ -119,6 +153,30 @@ json normalized(const std::string& mt, json c, const std::string& path) {
   }
   if (mt == "kimi_linear" && c.contains("num_experts_per_token") && !c.contains("num_experts_per_tok"))
     c["num_experts_per_tok"] = c["num_experts_per_token"];
+  if (mt == "step3p5") {
+    // Step 3.5 (StepFun's configuration_step3p5.py) names KV heads num_attention_groups, the
+    // routing width moe_top_k, the shared expert share_expert_dim and lists its MoE layers in
+    // moe_layers_enum ("3,4,…,44" or a list); without use_moe the expert keys are unused.
+    auto alias = [&c](const char* from, const char* to) {
+      if (c.contains(from) && !c.contains(to)) c[to] = c[from];
+    };
+    alias("num_attention_groups", "num_key_value_heads");
+    alias("moe_top_k", "num_experts_per_tok");
+    alias("share_expert_dim", "shared_expert_intermediate_size");
+    alias("use_moe_router_bias", "use_routing_bias");
+    if (!opt_bool(c, "use_moe", path).value_or(true)) {
+      c.erase("moe_num_experts");
+      c.erase("num_experts_per_tok");
+    } else if (c.contains("moe_layers_enum") && c.contains("num_hidden_layers") &&
+               c["num_hidden_layers"].is_number_integer() && !c.contains("moe_layer_freq")) {
+      const std::int64_t n_layer = c["num_hidden_layers"].get<std::int64_t>();
+      json mask = json::array();
+      for (std::int64_t il = 0; il < n_layer; ++il) mask.push_back(0);
+      for (std::int64_t il : step_moe_layers(c, path))
+        if (il >= 0 && il < n_layer) mask[static_cast<std::size_t>(il)] = 1;
+      c["moe_layer_freq"] = mask;
+    }
+  }
   return c;
 }
 
@@ -220,6 +278,52 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
     if (!a.is_moe())
       throw InputError("missing_field", join_path(path, "n_routed_experts"), "a deepseek_v4 config needs its experts");
     a.moe.has_router_bias = true;   // score bias on the layers past the hash-routed ones
+  }
+  if (mt == "step3p5") {
+    // Step 3.5 (StepFun's modeling_step3p5.py; llama.cpp LLM_ARCH_STEP35): the sliding layers take
+    // their own head count and KV groups from attention_other_setting, every layer may gate each
+    // head through its own projection (use_head_wise_attn_gate), and the MTP layers' FFN is dense
+    // unless moe_layers_enum names them.
+    a.attn_head_gate = opt_bool(c, "use_head_wise_attn_gate", path).value_or(false);
+    const std::string op = join_path(path, "attention_other_setting");
+    if (c.contains("attention_other_setting") && !c["attention_other_setting"].is_null()) {
+      const json& o = c["attention_other_setting"];
+      if (!o.is_object()) throw InputError("bad_type", op, "attention_other_setting must be an object");
+      const std::string kind = opt_str(o, "attention_type", op).value_or("sliding_attention");
+      if (kind != "sliding_attention")
+        throw InputError("unsupported_value", join_path(op, "attention_type"),
+                         "attention_other_setting for '" + kind + "' layers is not modelled");
+      const std::int64_t nh = opt_int(o, "num_attention_heads", op, 1, 1 << 16).value_or(0);
+      const std::int64_t nkv = opt_int_any(o, {"num_attention_groups", "num_key_value_heads"}, op, 1, 1 << 16).value_or(0);
+      const std::int64_t hd = opt_int(o, "head_dim", op, 1, 1 << 16).value_or(0);
+      for (auto& L : a.layers) {
+        if (L.attn != AttnKind::Sliding) continue;
+        if (nh > 0) L.n_head = nh;
+        if (nkv > 0) L.n_head_kv = nkv;
+        if (hd > 0) L.head_dim_k = L.head_dim_v = hd;
+        if (L.n_head_kv > L.n_head || L.n_head % L.n_head_kv != 0)
+          throw InputError("bad_value", join_path(op, "num_attention_groups"),
+                           "the sliding layers' key/value groups must divide their attention heads");
+      }
+    }
+    if (a.is_moe()) {
+      const std::vector<std::int64_t> moe = step_moe_layers(c, path);
+      const std::int64_t n_ff = opt_int(c, "intermediate_size", path, 1, 1 << 30).value_or(0);
+      for (auto& L : a.layers) {
+        if (!L.is_mtp) continue;
+        const std::int64_t il = &L - a.layers.data();
+        if (std::find(moe.begin(), moe.end(), il) != moe.end()) {
+          L.ffn = FfnKind::MoE;
+          L.n_ff = 0;
+        } else {
+          if (n_ff <= 0)
+            throw InputError("missing_field", join_path(path, "intermediate_size"),
+                             "a dense feed-forward layer needs intermediate_size");
+          L.ffn = FfnKind::Dense;
+          L.n_ff = n_ff;
+        }
+      }
+    }
   }
   if (mt == "kimi_linear") {
     // Kimi Linear: linear_attn_config names its KDA layers and its MLA layers, counting from 1
@@ -538,9 +642,11 @@ void read_experts(const json& c, const std::string& mt, const std::string& path,
     // Nemotron 3 Super's LatentMoE (transformers NemotronHConfig.moe_latent_size; llama.cpp
     // ffn_latent_down / ffn_latent_up): the routed experts read and write moe_latent_size.
     a.moe.n_latent = opt_int(c, "moe_latent_size", path, 0, kBig).value_or(0);
+    // Score-correction biases (e_score_correction_bias -> exp_probs_b; llama.cpp requires them for
+    // Nemotron-H MoE layers too, LLM_ARCH_NEMOTRON_H load_tensors).
     a.moe.has_router_bias = mt == "deepseek_v3" || mt == "deepseek_v32" || mt == "kimi_k2" ||
                             mt == "kimi_k25" || mt == "glm4_moe" || mt == "minimax_m2" || mt == "glm4_moe_lite" ||
-                            mt == "glm_moe_dsa" || opt_bool(c, "use_routing_bias", path).value_or(false) ||
+                            mt == "glm_moe_dsa" || mt == "nemotron_h" || opt_bool(c, "use_routing_bias", path).value_or(false) ||
                             opt_bool(c, "use_expert_bias", path).value_or(false) ||
                             opt_str(c, "topk_method", path).value_or("") == "noaux_tc";
   } else {
@@ -589,7 +695,11 @@ void read_mla(const json& c, const std::string& path, Architecture& a) {
 void read_attention_pattern(const json& c, const std::string& mt, const std::string& path, std::int64_t n_layer,
                             AttentionPattern& p) {
   p.layer_types = string_list(c, "layer_types", path);
-  if (!p.layer_types.empty() && static_cast<std::int64_t>(p.layer_types.size()) != n_layer)
+  // Step 3.5's list goes on over its MTP layers (num_nextn_predict_layers more entries).
+  const std::int64_t n_listed =
+      mt == "step3p5" ? n_layer + opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : n_layer;
+  if (!p.layer_types.empty() && static_cast<std::int64_t>(p.layer_types.size()) != n_layer &&
+      static_cast<std::int64_t>(p.layer_types.size()) != n_listed)
     throw InputError("bad_value", join_path(path, "layer_types"),
                      "layer_types has " + std::to_string(p.layer_types.size()) + " entries for " +
                          std::to_string(n_layer) + " layers");
@@ -707,7 +817,8 @@ LayerSpec build_layer(const json& c, const std::string& mt, const std::string& p
     L.head_dim_k = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
     L.head_dim_v = a.mla.v_head_dim;
   }
-  set_attention_kind(c, mt, path, a, d, p, li, L);
+  // ... unless layer_types lists them too (Step 3.5).
+  set_attention_kind(c, mt, path, a, d, p, il < static_cast<std::int64_t>(p.layer_types.size()) ? il : li, L);
   if (!p.hybrid.empty()) {
     const char k = p.hybrid[static_cast<std::size_t>(li)];
     if (k == 'M') { L.attn = AttnKind::Linear; L.ffn = FfnKind::None; }
@@ -756,7 +867,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
 
   // DeepSeek V4's MTP layer (num_nextn_predict_layers) is left out like DeepSeek V3's: the
   // published GGUFs of it (1,328 tensors) hold none, and its card's 284B does not count it.
-  const std::int64_t n_mtp = (mt == "glm4_moe")
+  const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));
   check_architecture_scale(a, path);

@@ -173,6 +173,8 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
     b.add(blk(il, "attn_k_norm.weight"), {L.head_dim_k}, il, TensorRole::Norm);
   }
   b.add(blk(il, "attn_output.weight"), {L.n_head * L.head_dim_v, E}, il, TensorRole::AttnOut);
+  // Step 3.5's head-wise gate (llama.cpp LLM_ARCH_STEP35 load_tensors: attn_gate {n_embd, n_head}).
+  if (a.attn_head_gate) b.add(blk(il, "attn_gate.weight"), {E, L.n_head}, il, TensorRole::AttnOther);
   if (a.out_bias) b.add(blk(il, "attn_output.bias"), {E}, il, TensorRole::Bias);
   if (a.attn_sinks) b.add(blk(il, "attn_sinks.weight"), {L.n_head}, il, TensorRole::Norm);
 }
@@ -275,8 +277,9 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       }
   for (int il = 0; il < static_cast<int>(a.layers.size()); ++il) {
     const LayerSpec& L = a.layers[il];
-    if (L.attn != AttnKind::None || a.model_type != "nemotron_h")
-      b.add(blk(il, "attn_norm.weight"), {E}, il, TensorRole::Norm);
+    // Every block has this pre-norm, Nemotron-H's MLP and MoE blocks too (llama.cpp load_tensors,
+    // LLM_ARCH_NEMOTRON_H: "all blocks use the attn norm").
+    b.add(blk(il, "attn_norm.weight"), {E}, il, TensorRole::Norm);
     attention(b, a, L, il);
     if (a.post_norms) b.add(blk(il, "post_attention_norm.weight"), {E}, il, TensorRole::Norm);
     if (L.ffn != FfnKind::None) {
@@ -304,6 +307,10 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       b.add(blk(il, "nextn.enorm.weight"), {E}, il, TensorRole::Norm);
       b.add(blk(il, "nextn.hnorm.weight"), {E}, il, TensorRole::Norm);
       b.add(blk(il, "nextn.shared_head_norm.weight"), {E}, il, TensorRole::Norm);
+      // Step 3.5's MTP blocks each keep their own output head (nextn.shared_head_head in
+      // llama.cpp's LLM_ARCH_STEP35 loader; the checkpoint's shared_head.output).
+      if (a.gguf_arch == "step35")
+        b.add(blk(il, "nextn.shared_head_head.weight"), {E, a.n_vocab}, il, TensorRole::Other);
     }
   }
   return out;

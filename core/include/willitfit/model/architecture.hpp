@@ -107,6 +107,7 @@ struct Architecture {
   bool attn_sinks = false;      // per-head sink logits (gpt-oss)
   bool ffn_gated = true;        // SwiGLU-style gate projection (false: Nemotron-H squared-ReLU MLPs)
   bool attn_out_gate = false;   // queries carry an output gate: attn_q is twice as wide (Qwen3-Next/3.5)
+  bool attn_head_gate = false;  // one sigmoid gate per head from its own projection, attn_gate E x n_head (Step 3.5)
   std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
   std::int64_t indexer_head_dim = 0;
   bool post_norms = false;      // extra post-attention / post-FFN norms (Gemma 2/3)
