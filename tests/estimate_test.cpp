@@ -341,3 +341,27 @@ TEST_CASE("MXFP4_MOE on a dense model and NVFP4 off Blackwell carry their applic
   CHECK(nvfp4("amd-rx-7900-xtx")["quant"]["applicability"]["code"] == "fp4_no_kernel");
   CHECK(nvfp4("nvidia-v100-sxm2-32gb")["quant"]["applicability"]["code"] == "fp4_no_kernel");
 }
+
+// Issue 16: bitsandbytes under vLLM runs where vLLM has its kernels (data/quants.json `backends`:
+// CUDA and ROCm; vllm/platforms/rocm.py lists it, the XPU platform does not). Elsewhere the
+// estimate says so with a code instead of sizing a setup that cannot load.
+TEST_CASE("bitsandbytes formats carry backend_no_kernel off CUDA and ROCm", "[estimate][formats]") {
+  const auto bnb = [](const char* quant, const char* hw) {
+    return estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"quant", quant}, {"hardware", hw}});
+  };
+  for (const char* quant : {"BNB-NF4", "BNB-INT8"}) {
+    CAPTURE(quant);
+    const json cuda = bnb(quant, "nvidia-rtx-4090"), rocm = bnb(quant, "amd-rx-7900-xtx"), xpu = bnb(quant, "intel-arc-a770-16gb");
+    REQUIRE_FALSE(cuda.contains("error"));
+    REQUIRE_FALSE(rocm.contains("error"));
+    REQUIRE_FALSE(xpu.contains("error"));
+    CHECK_FALSE(cuda["quant"].contains("applicability"));
+    CHECK_FALSE(rocm["quant"].contains("applicability"));
+    CHECK(xpu["quant"]["applicability"]["code"] == "backend_no_kernel");
+  }
+  // A format with no `backends` list is not affected.
+  CHECK_FALSE(bnb("AWQ-4bit", "intel-arc-a770-16gb")["quant"].contains("applicability"));
+  CHECK(format_has_no_kernel("backend_no_kernel"));
+  CHECK(format_has_no_kernel("fp4_no_kernel"));
+  CHECK_FALSE(format_has_no_kernel("fp4_weight_only"));
+}

@@ -9,6 +9,7 @@
 #include "test_util.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/model/mlx_quant.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/mlx_speed.hpp"
@@ -188,4 +189,31 @@ TEST_CASE("the MLX speed fit: physical coefficients, held-out rows checked, ever
   // The accuracy report carries the block.
   const json& acc = wif_test::accuracy_report();
   CHECK(acc["mlx"]["held_out"]["tg"] == p.held_tg);
+}
+
+// Issue 16: MLX's "fits" is the same room to spare as every other engine's (estimate.hpp
+// room_to_spare, kRoomToSpareShare of the working set); it used a 95 % share of its own. Over
+// contexts the verdict is fits exactly when the upper bound is within the share, tight between
+// it and the limit, and a total between 85 % and 95 % of the working set is tight.
+TEST_CASE("MLX's fits uses the one room-to-spare share of every verdict", "[mlx][verdict]") {
+  bool fits = false, tight = false, tight_below_old_share = false;
+  // Qwen3 30B-A3B at 8 bits on a 64 GB M3 Max: from about 68 % of the working set at 8K to 92 %
+  // at 128K, so the sweep crosses both shares.
+  for (const char* quant : {"MLX-8bit"})
+    for (std::int64_t ctx = 8192; ctx <= 131072; ctx += 4096) {
+      const json r = estimate({{"model", "Qwen/Qwen3-30B-A3B"}, {"hardware", "apple-m3-max-40c-gpu-64gb"},
+                               {"engine", "mlx"}, {"quant", quant}, {"context", ctx}});
+      REQUIRE_FALSE(r.contains("error"));
+      const double high = r["memory"]["total_high_bytes"].get<double>(), u = r["memory"]["usable_bytes"].get<double>();
+      const double total = r["memory"]["total_bytes"].get<double>();
+      CAPTURE(quant, ctx, high / u);
+      CHECK((r["verdict"] == "fits") == (high <= kRoomToSpareShare * u));
+      CHECK((r["verdict"] == "tight") == (high > kRoomToSpareShare * u && total <= u));
+      fits = fits || r["verdict"] == "fits";
+      tight = tight || r["verdict"] == "tight";
+      tight_below_old_share = tight_below_old_share || (r["verdict"] == "tight" && high <= 0.95 * u);
+    }
+  CHECK(fits);
+  CHECK(tight);
+  CHECK(tight_below_old_share);
 }

@@ -383,3 +383,25 @@ TEST_CASE("picks and smallest_device for NVFP4 name only devices with an FP4 ker
   REQUIRE_FALSE(e.contains("error"));
   CHECK(fp4_code(e) != "fp4_no_kernel");
 }
+
+// Issue 16: hardware picks for a bitsandbytes checkpoint under vLLM name only devices whose
+// backend has its kernels (CUDA, ROCm), and say how many were left out and why, as a code.
+TEST_CASE("picks for a bitsandbytes format leave out devices without its kernels", "[solve_hardware][formats]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"quant", "BNB-NF4"}};
+  json q = base;
+  q["solve"] = "picks";
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE_FALSE(r.contains("error"));
+  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
+    if (!r.contains(card)) continue;
+    const std::string id = std::string(card) == "cheapest_cloud" ? r[card]["device"] : r[card]["id"];
+    const json e = estimate(request_for(base, id, r[card]["count"].get<int>()));
+    CAPTURE(card, id);
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK_FALSE(e["quant"].contains("applicability"));
+  }
+  REQUIRE(r.contains("format_left_out"));
+  CHECK(r["format_left_out"]["code"] == "backend_no_kernel");
+  CHECK(r["format_left_out"]["devices"].get<int>() > 0);
+}

@@ -5,6 +5,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/training/training.hpp"
 
 using namespace wif;
@@ -342,4 +343,33 @@ TEST_CASE("fine-tuning advice: own device first, only stacks that run, per-GPU b
   CHECK(z3["memory"]["per_gpu_basis"] == "sharded");
   CHECK(z3["memory"]["per_gpu"]["total_bytes"].get<double>() < one["memory"]["per_gpu"]["total_bytes"].get<double>());
   CHECK(one["memory"]["per_gpu_basis"] == "one_gpu");
+}
+
+// Issue 16: a training verdict uses the same room to spare as an inference estimate
+// (estimate.hpp room_to_spare): "fits" when the upper bound of the per-GPU total (the uncertain
+// activation and runtime terms plus 15 %) is within kRoomToSpareShare of the usable memory,
+// "tight" above that while the total itself fits. The old rule called a total at 95 % "fits".
+TEST_CASE("a training verdict uses the one room-to-spare share of every verdict", "[training][verdict]") {
+  bool fits = false, tight = false, tight_near_limit = false;
+  for (const char* method : {"lora", "qlora"})
+    for (int seq = 512; seq <= 16384; seq *= 2)
+      for (int batch : {1, 2, 4, 8}) {
+        const json r = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", method}, {"hardware", "nvidia-rtx-4090"},
+                              {"seq", seq}, {"batch", batch}});
+        REQUIRE_FALSE(r.contains("error"));
+        const auto& m = r["memory"]["per_gpu"];
+        REQUIRE(m.contains("total_high_bytes"));
+        const double high = m["total_high_bytes"].get<double>(), total = m["total_bytes"].get<double>();
+        const double u = r["memory"]["usable_bytes"].get<double>();
+        CAPTURE(method, seq, batch, high / u);
+        CHECK(high >= total);
+        CHECK((r["verdict"] == "fits") == (high <= kRoomToSpareShare * u));
+        CHECK((r["verdict"] == "tight") == (high > kRoomToSpareShare * u && total <= u));
+        fits = fits || r["verdict"] == "fits";
+        tight = tight || r["verdict"] == "tight";
+        tight_near_limit = tight_near_limit || (r["verdict"] == "tight" && high <= u);
+      }
+  CHECK(fits);
+  CHECK(tight);
+  CHECK(tight_near_limit);
 }

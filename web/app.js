@@ -7,8 +7,8 @@ import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, scrollCue } from './dom.js';
 import { gbOf, num, tokens } from './format.js';
-import { applyStrings, t } from './i18n.js';
-import { initInputs, refreshSaved } from './inputs.js';
+import { applyStrings, clauses, labelled, t, tn } from './i18n.js';
+import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
 import { productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
@@ -70,7 +70,8 @@ function hardwareItems() {
 
 /** A catalog device's option text: its product label, else "name · memory". @param {any} d */
 function hardwareOption(d) {
-  return productLabel(d, state.lang, catalog.hardware) ?? `${d.name} · ${gbOf(d.memory_gib, state.lang)}`;
+  // A name that states its size (the core's name_base) is not followed by it twice.
+  return productLabel(d, state.lang, catalog.hardware) ?? `${d.name_base || d.name} · ${gbOf(d.memory_gib, state.lang)}`;
 }
 
 function fillHardware() {
@@ -427,8 +428,13 @@ function showStoreProblems() {
   const box = byId('store-notice');
   box.hidden = p.length === 0;
   if (!p.length) return;
-  fill('store-notice', h('span', null, T('store_problem', { 0: String(p.length) })), ' ',
-    h('span', { class: 'mono' }, p.map((x) => `${x.kind} ${x.key}: ${x.reason}`).join('; ')), ' ',
+  // Each entry: what it was, its key, and why in the page's language (store.js codes); the
+  // browser's own text (an exception's name or message), where there is one, only as a tooltip.
+  const L = state.lang;
+  const said = p.map((x) => labelled(L, `${T(`aside_kind_${x.kind}`)}${x.key ? ` ${x.key}` : ''}`, asideReason(L, x)));
+  const detail = p.map((x) => x.detail).filter(Boolean).join('\n');
+  fill('store-notice', h('span', null, tn(L, 'store_problem', p.length, { 0: num(p.length, L) })), ' ',
+    h('span', { class: 'aside-reasons', dataset: { codes: p.map((x) => x.code).join(' ') }, ...(detail ? { title: detail } : {}) }, clauses(L, said)), ' ',
     h('button', { type: 'button', class: 'small', on: { click: () => store.download({ set_aside: store.setAsideEntries() }, 'willitfit-set-aside.json') } }, T('download_aside')), ' ',
     h('button', { type: 'button', class: 'small', on: { click: () => { store.clearAside(); box.hidden = true; } } }, T('dismiss')));
 }

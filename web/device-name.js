@@ -8,7 +8,7 @@ import { gbOf, gib } from './format.js';
 import { t } from './i18n.js';
 
 /**
- * @typedef {{id?: string, name: string, kind?: string, memory_gib: number, product_lines?: string[],
+ * @typedef {{id?: string, name: string, name_base?: string, kind?: string, memory_gib: number, product_lines?: string[],
  *   chip?: string|null, gpu_cores?: number|null, cpu_cores?: number|null}} Named
  */
 
@@ -40,13 +40,22 @@ export function scopedName(d, lang) {
 }
 
 /**
- * The device's name as the page shows it: the product label, else "RTX 4090 (24 GB)" (or the
- * name alone when it already states its memory).
+ * The name without the memory size a vendor's name states (the core's `name_base`: "NVIDIA H20"
+ * for "NVIDIA H20 141GB"), with its scope: what a table whose memory column gives the size in GiB
+ * shows, so no vendor GB figure stands beside a GiB one. A product label stays as it is.
+ * @param {Named & {name_scope?: string|null}} d @param {string} lang @param {Named[]} [all]
+ */
+export function tableName(d, lang, all = []) {
+  return productLabel(d, lang, all) ?? scopedName({ ...d, name: d.name_base || d.name }, lang);
+}
+
+/**
+ * The device's name as the page shows it: the product label, else "RTX 4090 (24 GiB)" — the memory
+ * in GiB like every requirement it is read against ("80 GiB" next to "needs 78.3 GiB"); a name
+ * that states its own size in the vendor's GB is shown without it (`name_base`), so it is said once.
  * @param {Named} d @param {string} lang @param {Named[]} [all]
  */
 export function deviceLabel(d, lang, all = []) {
-  const name = scopedName(d, lang);
-  // The memory beside a name is in GiB like every requirement it is read against ("80 GiB" next to
-  // "needs 78.3 GiB"); a name that states its own GB (a product name) is left as it is.
-  return productLabel(d, lang, all) ?? (/\d\s?GB\b/i.test(d.name) ? name : `${name} (${d.memory_gib > 0 ? gib(d.memory_gib * 1024 ** 3, lang, 0) : "—"})`);
+  const name = scopedName({ ...d, name: d.name_base || d.name }, lang);
+  return productLabel(d, lang, all) ?? `${name} (${d.memory_gib > 0 ? gib(d.memory_gib * 1024 ** 3, lang, 0) : "—"})`;
 }

@@ -18,6 +18,19 @@ const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}
 /** @type {Hooks} */
 let hooks;
 
+/**
+ * Why a saved entry was set aside (store.js's code and its figures), in the page's language; an
+ * entry from an older page that has no code is only said to be unreadable.
+ * @param {string} lang @param {{code?: string, params?: Record<string, number|string>}} x
+ */
+export function asideReason(lang, x) {
+  /** @type {Record<string, string>} */
+  const vars = {};
+  for (const [k, v] of Object.entries(x.params || {})) vars[k] = typeof v === 'number' ? num(v, lang) : String(v);
+  const said = x.code ? t(lang, `aside_${x.code}`, vars) : '';
+  return said && said !== `aside_${x.code}` ? said : t(lang, 'aside_other');
+}
+
 /** @param {Hooks} hk */
 export function initInputs(hk) {
   hooks = hk;
@@ -70,7 +83,8 @@ export async function importConfig(txt, fileName) {
   const msg = byId('cfg-msg');
   /** @type {any} */
   let config;
-  try { config = JSON.parse(txt); } catch (e) { msg.textContent = `${T('cfg_not_json')} ${String(/** @type {any} */ (e).message)}`; return; }
+  // The browser's parser message is in its own language, not the page's: a tooltip only.
+  try { config = JSON.parse(txt); } catch (e) { msg.textContent = T('cfg_not_json'); msg.title = String(/** @type {any} */ (e).message || ''); return; }
   if (!config || typeof config !== 'object' || Array.isArray(config)) { msg.textContent = T('cfg_not_object'); return; }
   let name = byId('cfg-name').value.trim() || (typeof config._name_or_path === 'string' && config._name_or_path) ||
     (fileName && fileName !== 'config' ? fileName : '');
@@ -120,7 +134,7 @@ function addDevice() {
     memory_gib: Number(byId('cd-mem').value), bandwidth_gbs: Number(byId('cd-bw').value),
   };
   const why = store.validDevice(d);
-  if (why) { msg.textContent = `${T('cd_invalid')} (${why})`; return; }
+  if (why) { msg.textContent = `${T('cd_invalid')} (${asideReason(state.lang, { code: why })})`; return; }
   const key = store.addDevice(d);
   msg.textContent = T('cd_saved', { 0: d.name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
   refreshSaved();

@@ -9,7 +9,13 @@ const ASIDE = 'willitfit.aside.v1';
 
 /** @typedef {{name: string, config: object, saved?: string}} CustomModel */
 /** @typedef {{name: string, kind: string, memory_gib: number, bandwidth_gbs: number, fp16_tflops?: number, backend?: string}} CustomDevice */
-/** @typedef {{kind: 'model'|'device'|'file'|'storage', key: string, reason: string, raw: string}} AsideEntry */
+/**
+ * Why an entry could not be read, as a code the page words in its language (i18n `aside_<code>`,
+ * with `params`); `detail` is the browser's own text where there is one (the exception's name or
+ * message), kept as it came and never shown as the sentence.
+ * @typedef {{code: string, params?: Record<string, number|string>, detail?: string}} Why
+ */
+/** @typedef {{kind: 'model'|'device'|'file'|'storage', key: string, code: string, params?: Record<string, number|string>, detail?: string, raw: string}} AsideEntry */
 
 // Bounds on what is read back (storage holds text written by anyone with devtools or an
 // extension): the whole saved text (2 MiB, as the core's saved.hpp kMaxSavedBytes), one entry
@@ -53,11 +59,11 @@ export function jsonDepth(text) {
 /** The start of a long text, for the set-aside list. @param {string} raw */
 const clip = (raw) => (raw.length > ASIDE_CHARS ? raw.slice(0, ASIDE_CHARS) : raw);
 
-/** Why a stored text cannot be read, or '' when it can. @param {string} raw @param {number} limit */
+/** Why a stored text cannot be read, or null when it can. @param {string} raw @param {number} limit @returns {Why|null} */
 function unreadable(raw, limit) {
-  if (raw.length > limit) return `too large (${raw.length} characters; limit ${limit})`;
-  if (jsonDepth(raw) > MAX_DEPTH) return `nested deeper than ${MAX_DEPTH} levels`;
-  return '';
+  if (raw.length > limit) return { code: 'too_large', params: { chars: raw.length, limit } };
+  if (jsonDepth(raw) > MAX_DEPTH) return { code: 'too_deep', params: { limit: MAX_DEPTH } };
+  return null;
 }
 
 /** JSON text of a value, or '' when it has none (cyclic, BigInt). @param {any} v */
@@ -65,21 +71,21 @@ function text(v) {
   try { return JSON.stringify(v) ?? ''; } catch { return ''; }
 }
 
-/** @param {any} m */
+/** What is wrong with a saved model, as a code (i18n `aside_<code>`), or '' when nothing is. @param {any} m */
 export function validModel(m) {
-  if (!m || typeof m !== 'object') return 'not an object';
-  if (typeof m.name !== 'string' || !m.name) return 'no name';
-  if (!m.config || typeof m.config !== 'object' || Array.isArray(m.config)) return 'no config object';
+  if (!m || typeof m !== 'object') return 'not_object';
+  if (typeof m.name !== 'string' || !m.name) return 'no_name';
+  if (!m.config || typeof m.config !== 'object' || Array.isArray(m.config)) return 'no_config';
   return '';
 }
 
-/** @param {any} d */
+/** What is wrong with a saved device, as a code (i18n `aside_<code>`), or '' when nothing is. @param {any} d */
 export function validDevice(d) {
-  if (!d || typeof d !== 'object') return 'not an object';
-  if (typeof d.name !== 'string' || !d.name) return 'no name';
-  if (!['gpu', 'apple', 'unified', 'cpu'].includes(d.kind)) return 'bad kind';
-  if (!(typeof d.memory_gib === 'number' && d.memory_gib > 0 && d.memory_gib < 1e5)) return 'bad memory_gib';
-  if (!(typeof d.bandwidth_gbs === 'number' && d.bandwidth_gbs > 0 && d.bandwidth_gbs < 1e6)) return 'bad bandwidth_gbs';
+  if (!d || typeof d !== 'object') return 'not_object';
+  if (typeof d.name !== 'string' || !d.name) return 'no_name';
+  if (!['gpu', 'apple', 'unified', 'cpu'].includes(d.kind)) return 'bad_kind';
+  if (!(typeof d.memory_gib === 'number' && d.memory_gib > 0 && d.memory_gib < 1e5)) return 'bad_memory';
+  if (!(typeof d.bandwidth_gbs === 'number' && d.bandwidth_gbs > 0 && d.bandwidth_gbs < 1e6)) return 'bad_bandwidth';
   return '';
 }
 
@@ -101,8 +107,8 @@ function write(key, value) {
     return true;
   } catch (e) {
     lastWriteFailed = true;
-    const reason = `storage refused the write (${/** @type {any} */ (e)?.name || 'error'}); kept for this visit only`;
-    if (!problems.some((p) => p.kind === 'storage' && p.key === key)) problems.push({ kind: 'storage', key, reason, raw: '' });
+    const detail = String(/** @type {any} */ (e)?.name || 'Error');
+    if (!problems.some((p) => p.kind === 'storage' && p.key === key)) problems.push({ kind: 'storage', key, code: 'storage_refused', detail, raw: '' });
     return false;
   }
 }
@@ -126,10 +132,10 @@ export function load() {
   let doc;
   const why = unreadable(raw, MAX_TEXT);
   try {
-    if (why) throw new Error(why);
+    if (why) throw new Error(why.code);
     doc = JSON.parse(raw);
   } catch (e) {
-    setAside({ kind: 'file', key: KEY, reason: why || 'not valid JSON', raw: clip(raw) });
+    setAside({ kind: 'file', key: KEY, ...(why || { code: 'not_json', detail: String(/** @type {any} */ (e)?.message || '') }), raw: clip(raw) });
     // The unreadable text is replaced by what survived (nothing): its start is in the aside list.
     save();
     return;
@@ -161,20 +167,21 @@ function entriesOf(o) {
 export function merge(doc) {
   let n = 0;
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) {
-    setAside({ kind: 'file', key: '', reason: 'not an object', raw: text(doc) });
+    setAside({ kind: 'file', key: '', code: 'not_object', raw: text(doc) });
     return 0;
   }
   for (const [kind, list, valid] of /** @type {const} */ ([['model', 'models', validModel], ['device', 'devices', validDevice]])) {
     const given = doc[list];
     if (given !== undefined && given !== null && entriesOf(given).length === 0 && (typeof given !== 'object' || Array.isArray(given)))
-      setAside({ kind, key: list, reason: 'not an object of entries', raw: text(given) });
+      setAside({ kind, key: list, code: 'not_entries', raw: text(given) });
     let count = 0;
     for (const [k, m] of entriesOf(given)) {
       const raw = text(m);
-      const why = ++count > MAX_ENTRIES ? `more than ${MAX_ENTRIES} entries`
-        : k.length > MAX_KEY ? `key longer than ${MAX_KEY} characters`
-        : !raw ? 'not JSON' : unreadable(raw, MAX_ENTRY) || valid(m);
-      if (why) setAside({ kind, key: k.slice(0, MAX_KEY), reason: why, raw });
+      /** @type {Why|null} */
+      const why = ++count > MAX_ENTRIES ? { code: 'too_many', params: { limit: MAX_ENTRIES } }
+        : k.length > MAX_KEY ? { code: 'key_too_long', params: { limit: MAX_KEY } }
+        : !raw ? { code: 'no_json' } : unreadable(raw, MAX_ENTRY) || (valid(m) ? { code: valid(m) } : null);
+      if (why) setAside({ kind, key: k.slice(0, MAX_KEY), ...why, raw });
       else { /** @type {Record<string, any>} */ (data[list])[k] = m; n++; }
     }
   }

@@ -94,6 +94,10 @@ test('cloud memory per GPU in one unit, a provider\'s decimal GB named beside it
   assert.match(hs, /1 × 180\sGiB \(listed as 192\sGB\)/);
   const rp = await page.textContent('[data-offer="runpod-b200-1"] [data-vram]');
   assert.match(rp, /^1 × 180\sGiB$/);
+  // Issue 16: an instance whose name states its GB ("A100 SXM 80GB") has that figure named as the
+  // provider's beside the GiB one, so the name's "80GB" never stands unexplained.
+  const a100 = await page.textContent('[data-offer="runpod-a100-80gb-sxm-1"] [data-vram]');
+  assert.match(a100, /^1 × 80\sGiB \(listed as 80\sGB\)$/);
   assert.deepEqual(page.problems, []);
 });
 

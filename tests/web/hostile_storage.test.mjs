@@ -21,21 +21,21 @@ const goodModel = { name: 'Good one', config: CFG };
 
 const deepText = (n) => `{"models": {"custom:deep": {"name": "d", "config": ${'['.repeat(n)}${']'.repeat(n)}}}, "devices": {}}`;
 
-/** Each case: what goes into storage before the load, and what the notice must name. */
+/** Each case: what goes into storage before the load, the code(s) the notice must carry and its English words. */
 const cases = [
-  ['a 4.5 MB invalid JSON blob', () => ({ [KEY]: `{${'x'.repeat(4.5e6)}` }), /too large|not valid JSON/],
-  ['invalid JSON', () => ({ [KEY]: '{"models": {' }), /not valid JSON/],
-  ['a top-level array', () => ({ [KEY]: '[1,2,3]' }), /not an object/],
-  ['models as a list', () => ({ [KEY]: JSON.stringify({ models: [goodModel], devices: {} }) }), /not an object of entries/],
-  ['a saved entry nested 3,000 deep', () => ({ [KEY]: deepText(3000) }), /nested deeper than 64/],
-  ['a saved entry nested 100,000 deep', () => ({ [KEY]: deepText(100000) }), /nested deeper than 64/],
-  ['a huge entry', () => ({ [KEY]: JSON.stringify({ models: { 'custom:huge': { name: 'h', config: { ...CFG, pad: 'p'.repeat(400000) } } } }) }), /too large/],
-  ['wrong field types', () => ({ [KEY]: JSON.stringify({ models: { 'custom:a': { name: 5, config: CFG } }, devices: { 'custom:d': { name: 'd', kind: 'tpu', memory_gib: 1, bandwidth_gbs: 1 } } }) }), /no name|bad kind/],
-  ['an unreadable aside list', () => ({ [ASIDE]: '{not json', [KEY]: '{"models": 5}' }), /not an object of entries/],
-  ['a huge aside list', () => ({ [ASIDE]: JSON.stringify(new Array(3000).fill({ kind: 'file', key: 'k', reason: 'r', raw: 'r'.repeat(1000) })), [KEY]: '[' }), /not valid JSON/],
+  ['a 4.5 MB invalid JSON blob', () => ({ [KEY]: `{${'x'.repeat(4.5e6)}` }), /too_large|not_json/, /too large \(4,500,001 characters; the limit is 2,097,152\)|not valid JSON/],
+  ['invalid JSON', () => ({ [KEY]: '{"models": {' }), /not_json/, /saved list willitfit\.custom\.v1: not valid JSON/],
+  ['a top-level array', () => ({ [KEY]: '[1,2,3]' }), /not_object/, /not an object/],
+  ['models as a list', () => ({ [KEY]: JSON.stringify({ models: [goodModel], devices: {} }) }), /not_entries/, /saved model models: not a list of named entries/],
+  ['a saved entry nested 3,000 deep', () => ({ [KEY]: deepText(3000) }), /too_deep/, /nested deeper than 64 levels/],
+  ['a saved entry nested 100,000 deep', () => ({ [KEY]: deepText(100000) }), /too_deep/, /nested deeper than 64 levels/],
+  ['a huge entry', () => ({ [KEY]: JSON.stringify({ models: { 'custom:huge': { name: 'h', config: { ...CFG, pad: 'p'.repeat(400000) } } } }) }), /too_large/, /too large \([\d,]+ characters; the limit is 262,144\)/],
+  ['wrong field types', () => ({ [KEY]: JSON.stringify({ models: { 'custom:a': { name: 5, config: CFG } }, devices: { 'custom:d': { name: 'd', kind: 'tpu', memory_gib: 1, bandwidth_gbs: 1 } } }) }), /no_name bad_kind/, /custom:a: no name; saved device custom:d: unknown kind of device/],
+  ['an unreadable aside list', () => ({ [ASIDE]: '{not json', [KEY]: '{"models": 5}' }), /not_entries/, /not a list of named entries/],
+  ['a huge aside list', () => ({ [ASIDE]: JSON.stringify(new Array(3000).fill({ kind: 'file', key: 'k', reason: 'r', raw: 'r'.repeat(1000) })), [KEY]: '[' }), /not_json/, /not valid JSON/],
 ];
 
-for (const [what, fill, notice] of cases) {
+for (const [what, fill, codes, words] of cases) {
   test(`storage holding ${what}: the page loads, answers and reports what it set aside`, async () => {
     const page = await env.page();
     await page.goto(`${env.url}embed.html`);   // same origin, registers no worker, reads no storage
@@ -43,7 +43,8 @@ for (const [what, fill, notice] of cases) {
     await open(page, `${env.url}${VIEW}`);
     assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'fits');
     await page.waitForSelector('#store-notice:not([hidden])');
-    assert.match(await page.textContent('#store-notice'), notice);
+    assert.match(await page.getAttribute('#store-notice .aside-reasons', 'data-codes'), codes);
+    assert.match(await page.textContent('#store-notice'), words);
     // The set-aside copy is bounded, so setting it aside cannot fill the storage it came from.
     const sizes = await page.evaluate(() => [localStorage.getItem('willitfit.aside.v1')?.length ?? 0, localStorage.getItem('willitfit.custom.v1')?.length ?? 0]);
     assert.ok(sizes[0] < 300 * 4200, `aside list of ${sizes[0]} characters`);
@@ -51,6 +52,39 @@ for (const [what, fill, notice] of cases) {
     await open(page, `${env.url}${VIEW}`);
     assert.equal(await page.getAttribute('#verdict', 'data-verdict'), 'fits');
     assert.deepEqual(page.problems.filter((p) => !/Failed to load resource/.test(p)), []);
+    await page.context().close();
+  });
+}
+
+// Issue 16: the notice words each reason in the page's language (store.js gives codes, never an
+// English sentence); the browser's own text is only a tooltip, and the set-aside text is kept.
+const WORDED = {
+  es: [/1 entrada guardada no se pudo leer/, /lista guardada willitfit\.custom\.v1: no es JSON válido/, /modelo guardado custom:a: sin nombre; dispositivo guardado custom:d: tipo de dispositivo desconocido/],
+  fr: [/1 entrée enregistrée est illisible/, /liste enregistrée willitfit\.custom\.v1\u00a0: JSON non valide/, /modèle enregistré custom:a\u00a0: sans nom\u00a0; appareil enregistré custom:d\u00a0: type d’appareil inconnu/],
+  zh: [/1 个已保存项/, /已保存的列表 willitfit\.custom\.v1：不是有效的 JSON/, /已保存的模型 custom:a：没有名称；已保存的设备 custom:d：未知的设备类型/],
+};
+for (const [lang, [count, badJson, badFields]] of Object.entries(WORDED)) {
+  test(`the saved-entries notice in ${lang} words its reasons in ${lang}, with no English reason on screen`, async () => {
+    const page = await env.page();
+    const load = async (items) => {
+      await page.goto(`${env.url}embed.html`);
+      await page.evaluate((it) => { localStorage.clear(); for (const [k, v] of Object.entries(it)) localStorage.setItem(k, v); }, items);
+      await open(page, `${env.url}${VIEW}&lang=${lang}`);
+      await page.waitForSelector('#store-notice:not([hidden])');
+      return page.textContent('#store-notice');
+    };
+    const broken = '{"models": {';
+    const one = await load({ [KEY]: broken });
+    assert.match(one, count);
+    assert.match(one, badJson);
+    assert.doesNotMatch(one, /not valid JSON|Unexpected|JSON at position|Expected/);
+    // The parser's own message is a tooltip, and the broken text is recoverable as it was.
+    assert.ok((await page.getAttribute('#store-notice .aside-reasons', 'title'))?.length > 0);
+    const kept = await page.evaluate(() => JSON.parse(localStorage.getItem('willitfit.aside.v1')));
+    assert.ok(kept.some((e) => e.raw === '{"models": {' && e.code === 'not_json'), JSON.stringify(kept));
+    const two = await load({ [KEY]: JSON.stringify({ models: { 'custom:a': { name: 5, config: CFG } }, devices: { 'custom:d': { name: 'd', kind: 'tpu', memory_gib: 1, bandwidth_gbs: 1 } } }) });
+    assert.match(two, badFields);
+    assert.doesNotMatch(two, /no name|bad kind/);
     await page.context().close();
   });
 }
@@ -82,10 +116,10 @@ test('with storage full, saving a custom model tells the person and the model st
   const stored = await page.evaluate(async (cfg) => {
     const store = await import('./store.js');
     const key = store.addModel({ name: 'Full storage', config: cfg });
-    return { key, problems: store.problems.map((p) => `${p.kind}: ${p.reason}`), has: !!store.models()[key] };
+    return { key, problems: store.problems.map((p) => `${p.kind}: ${p.code} (${p.detail})`), has: !!store.models()[key] };
   }, CFG);
   assert.equal(stored.has, true);
-  assert.ok(stored.problems.some((p) => /storage: storage refused the write \(QuotaExceededError\)/.test(p)), JSON.stringify(stored.problems));
+  assert.ok(stored.problems.some((p) => /storage: storage_refused \(QuotaExceededError\)/.test(p)), JSON.stringify(stored.problems));
   assert.deepEqual(page.problems.filter((p) => /QuotaExceeded/.test(p)), []);
   // Through the form, as a person does it: the pasted config is used and the message says why
   // it will not be there next time.

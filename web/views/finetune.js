@@ -55,7 +55,8 @@ export function renderFinetune(r) {
   timer = setTimeout(() => {
     run(r, () => mine === seq).catch((e) => {
       if (mine !== seq) return;
-      fill('finetune-out', h('p', { class: 'error' }, String(e && e.message || e)));
+      // The core's error in the page's language (its code), its English message only as a tooltip.
+      fill('finetune-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
     });
   }, 160);
 }

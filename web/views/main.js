@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, nameWithMemory, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, nameWithMemory, rowName, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { renderEngines } from './engines.js';
 
@@ -549,7 +549,7 @@ function devicesTable(devs, host, L) {
   // A draft model gets its column the same way.
   const draft = devs.some((d) => d.draft_bytes > 0) || !!(host && host.draft_bytes > 0);
   const pj = (/** @type {any} */ d) => [...(proj ? [gib(d.projector_bytes || 0, L)] : []), ...(draft ? [gib(d.draft_bytes || 0, L)] : [])];
-  const rows = devs.map((d) => [d.id ? shownName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
+  const rows = devs.map((d) => [d.id ? rowName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
     gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L),
     typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
@@ -646,7 +646,7 @@ export async function renderExtras(r, alive) {
 }
 
 /** The core's applicability codes of a format that is left out of the format table (estimate.hpp format_applicability). */
-const NO_CHOICE = ['moe_only_format', 'fp4_no_kernel'];
+const NO_CHOICE = ['moe_only_format', 'fp4_no_kernel', 'backend_no_kernel'];
 
 /** Every GGUF format at the current settings. @param {any} r @param {() => boolean} alive */
 async function quantMatrix(r, alive) {
@@ -754,7 +754,11 @@ function faq(r, outlook) {
 /** @param {any} r */
 function links(r) {
   const L = state.lang;
-  fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32)).slice(-48).reverse()
+  // Only devices the chosen engine runs on (the core's engines_run for each device): under vLLM
+  // or SGLang no Mac is offered.
+  const engine = r.settings.engine;
+  fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32) &&
+    Array.isArray(d.engines_run) && d.engines_run.includes(engine)).slice(-48).reverse()
     .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), nameWithMemory(d, L)))));
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));

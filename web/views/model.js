@@ -9,7 +9,7 @@ import { gbOf, gib, list as joinList, monthYear, num, signed, tokens } from '../
 import { aside, errorText, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
-import { nameWithMemory, paramsText, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
+import { nameWithMemory, paramsText, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -127,7 +127,7 @@ export async function renderModel(alive) {
   const hasSpeed = [...gt, ...mt, ...ut].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
     const cells = [
-      link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), shownName(e.device, L)),
+      link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
       e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(`tier_${e.tier}`),

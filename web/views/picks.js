@@ -4,7 +4,7 @@
 // before → after and quality cost) and "Hardware picks" (one picks call: four cards). The page
 // only renders; every figure and the ranking come from the core.
 import { solve } from '../client.js';
-import { request } from '../catalog.js';
+import { defaults, request } from '../catalog.js';
 import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
 import { gib, list as joinList, num, signed, tokens, tps, usd } from '../format.js';
@@ -106,8 +106,8 @@ export async function renderMakeItFit(r, alive) {
   }), ...caps);
 }
 
-/** An engine id in the engine's own spelling. @param {string} [id] */
-const engineName = (id) => (id === 'vllm' ? 'vLLM' : id === 'sglang' ? 'SGLang' : String(id || ''));
+/** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
+const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
 
 /** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
 function missingText(key, m, L) {
@@ -149,7 +149,7 @@ export async function renderPicks(r, alive) {
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
   // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
-  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: r.settings.engine === 'vllm' ? 'vLLM' : r.settings.engine === 'mlx' ? 'MLX' : 'SGLang' }) : T('pick_failed'))); return; }
+  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: engineName(r.settings.engine) }) : T('pick_failed'))); return; }
   fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
   // How many cards of a kind a configuration may use (the core's count_caps, data/segments.json).
   const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);

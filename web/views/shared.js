@@ -5,7 +5,7 @@
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
-import { deviceLabel, productLabel, scopedName } from '../device-name.js';
+import { deviceLabel, productLabel, scopedName, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
 import { aside, t } from '../i18n.js';
@@ -111,7 +111,17 @@ export function nameWithMemory(d, lang) {
  */
 export function shownName(d, lang) {
   const w = withProducts(d);
-  return productLabel(w, lang, hardware) ?? scopedName(w, lang);
+  // A name that states its size in the vendor's GB is said with the size in GiB instead
+  // (device-name.js deviceLabel: "NVIDIA H20 (141 GiB)"), as every memory figure on the page.
+  return productLabel(w, lang, hardware) ?? (w.name_base && w.memory_gib > 0 ? deviceLabel(w, lang, hardware) : scopedName(w, lang));
+}
+
+/**
+ * A device's name in a table whose columns give its memory in GiB: without the size a vendor's
+ * name states (device-name.js tableName). @param {{id?: string, name: string, memory_gib?: number}} d @param {string} lang
+ */
+export function rowName(d, lang) {
+  return tableName(withProducts(d), lang, hardware);
 }
 
 /** A result's hardware as the page names it: "2× name" for several. @param {any} r an estimate @param {string} lang */
@@ -123,7 +133,7 @@ export function hwLabel(r, lang) {
 /** @param {any} d */
 function withProducts(d) {
   const info = d && d.id ? deviceInfo(d.id) : null;
-  return info && !Array.isArray(d.product_lines) ? { ...info, ...d, product_lines: info.product_lines, chip: info.chip, gpu_cores: info.gpu_cores, cpu_cores: info.cpu_cores, name_scope: info.name_scope } : d;
+  return info && !Array.isArray(d.product_lines) ? { ...info, ...d, product_lines: info.product_lines, chip: info.chip, gpu_cores: info.gpu_cores, cpu_cores: info.cpu_cores, name_scope: info.name_scope, name_base: info.name_base } : d;
 }
 
 /**

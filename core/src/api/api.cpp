@@ -156,6 +156,9 @@ std::string api_list(const Catalog& cat, const std::string& what) {
                    {"bandwidth_gbs", known(d.bandwidth_gbs)}, {"fp16_tflops", known(d.fp16_tflops)},
                    {"backend", d.backend}, {"price_usd", known(d.price_usd)},
                    {"uncertain", d.facts.is_object() && d.facts.contains("uncertain") ? d.facts["uncertain"] : json::object()}};
+        // The engines the core estimates on it (data/backends.json, the same list as an
+        // estimate's hardware.engines): a list of devices for one engine keeps only these.
+        it["engines_run"] = cat.device_engines(d);
         if (coef.basis) {  // which engines run on it (data/engines.json, speed_basis.hpp)
           it["engines"] = device_engines_json(*coef.basis, d);
           it["llamacpp_status"] = llamacpp_status(*coef.basis, d);

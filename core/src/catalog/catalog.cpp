@@ -162,6 +162,7 @@ struct CatalogLoader {
       g << gib;
       v["id"] = id + "-" + g.str() + "gb";
       v["name"] = e.value("name", id) + " " + g.str() + "GB";
+      v["name_base"] = e.value("name", id);  // the name without the size it now states
       v["chip_id"] = id;
       // The option's own launch price when the entry states one (device.hpp option_price).
       const nlohmann::json op = option_price(e, gib, p);
@@ -218,6 +219,15 @@ struct CatalogLoader {
           req_int(e, "gpu_count", p, 1, 1024);
           c.clouds_.push_back(e);
         } else if (f.path == "quants.json") {
+          // `backends` (optional): the device backends on which the serving engines have a kernel
+          // for the format (estimate.hpp format_applicability), with `backends_source`.
+          if (e.contains("backends")) {
+            if (!e["backends"].is_array() || e["backends"].empty())
+              throw InputError("bad_type", join_path(p, "backends"), "expected a non-empty list of backend ids");
+            for (const auto& x : e["backends"])
+              if (!x.is_string()) throw InputError("bad_type", join_path(p, "backends"), "a backend id must be a string");
+            req_str(e, "backends_source", p);
+          }
           c.quants_.push_back(e);
         } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
           req_num(e, "price_kwh_local", p, 0.0001, 100);

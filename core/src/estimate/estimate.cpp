@@ -344,8 +344,18 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
   return d;
 }
 
-std::string format_applicability(const Architecture& a, const Device& d, const std::string& quant) {
+std::string format_applicability(const Catalog& cat, const Architecture& a, const Device& d, const std::string& quant) {
   if (quant == "MXFP4_MOE" && !a.is_moe()) return "moe_only_format";
+  // data/quants.json `backends`: where the format's kernels run (bitsandbytes: vLLM lists it for
+  // CUDA and ROCm, vllm/platforms/rocm.py supported_quantization; not for XPU, CPU or Gaudi).
+  for (const auto& q : cat.quants()) {
+    if (text::upper(q.value("id", std::string())) != text::upper(quant) || !q.contains("backends")) continue;
+    const auto& bs = q["backends"];
+    const auto listed = [&](const std::string& b) { return std::find(bs.begin(), bs.end(), b) != bs.end(); };
+    bool any = listed(d.backend);
+    for (const auto& b : d.backends) any = any || listed(b);
+    if (!any) return "backend_no_kernel";
+  }
   if (quant == "NVFP4") {
     // Blackwell parts carry the cuda-blackwell overhead class (data/hardware). The Marlin
     // fallback needs compute capability 7.5 (Turing, first shipped 2018-09) or newer; the
@@ -358,6 +368,8 @@ std::string format_applicability(const Architecture& a, const Device& d, const s
   }
   return "";
 }
+
+bool format_has_no_kernel(const std::string& code) { return code == "fp4_no_kernel" || code == "backend_no_kernel"; }
 
 bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
   return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
@@ -512,6 +524,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     for (const auto& t : e.plan->tensors) e.params.total += t.n_elements();
   }
   e.quality = quality_json(cat, e.plan->quant);
+  e.applicability = format_applicability(cat, a, r.device, e.plan->quant);
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
@@ -651,8 +664,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       {"verdict", e.verdict},
   };
   // A format that makes no sense here (or runs another way) says so (format_applicability).
-  if (const std::string fa = format_applicability(a, r.device, e.plan->quant); !fa.empty())
-    out["quant"]["applicability"] = {{"code", fa}};
+  if (!e.applicability.empty()) out["quant"]["applicability"] = {{"code", e.applicability}};
   add_product_fields(out["hardware"], r.device);  // Mac Studio, Framework Desktop … (device.hpp)
   if (e.speed.decode_tps > 0) {
     out["speed"] = speed_to_json(e.speed, speed_options(r));

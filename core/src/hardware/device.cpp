@@ -28,6 +28,10 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   // A catalog entry that is one part of a product ("NVIDIA GB200", one of its Blackwell GPUs):
   // the code the page words beside the name, which stays the product's own.
   if (f.is_object() && f.contains("name_scope") && f["name_scope"].is_string()) out["name_scope"] = f["name_scope"];
+  // The name without the memory size the vendor's name states ("NVIDIA H20" for "NVIDIA H20
+  // 141GB"): a table whose memory column gives the size in GiB names the device by it, so no
+  // vendor GB figure stands beside a GiB one.
+  if (f.is_object() && f.contains("name_base") && f["name_base"].is_string()) out["name_base"] = f["name_base"];
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
 }
@@ -102,6 +106,8 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   Device d;
   d.id = opt_str(j, "id", path).value_or("custom");
   d.name = req_str(j, "name", path);
+  if (const auto base = opt_str(j, "name_base", path); base && (base->empty() || base->size() >= d.name.size()))
+    throw InputError("bad_value", join_path(path, "name_base"), "'name_base' must be the name shortened by the memory size it states");
   d.vendor = opt_str(j, "vendor", path).value_or("");
   const std::string kind = req_str(j, "kind", path);
   if (kind == "gpu") d.kind = DeviceKind::Gpu;

@@ -90,7 +90,7 @@ bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine)
 }
 
 bool candidate(const Catalog& cat, const Device& d, const EstimateRequest& r) {
-  return engine_runs(cat, d, r.engine) && format_applicability(r.model.arch, d, r.quant) != "fp4_no_kernel";
+  return engine_runs(cat, d, r.engine) && !format_has_no_kernel(format_applicability(cat, r.model.arch, d, r.quant));
 }
 
 CountCap count_cap(const Catalog& cat, const Device& d, int limit) {

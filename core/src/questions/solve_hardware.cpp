@@ -331,6 +331,7 @@ json picks_json(Solver& s, const json&) {
   double largest_card = 0, largest_unified = 0;
   std::map<std::string, int> left_out;
   int format_left_out = 0;
+  std::string format_code;  // format_applicability's code for the devices left out
   for (const Device& d : s.catalog().devices()) {
     if (d.kind == DeviceKind::Cpu || (d.price_usd <= 0 && d.used_price_usd <= 0 && !d.facts.contains("launch_price_usd"))) continue;
     if (!engine_runs(s.catalog(), d, s.base().engine)) {
@@ -339,6 +340,7 @@ json picks_json(Solver& s, const json&) {
     }
     if (!candidate(s.catalog(), d, s.base())) {  // the format has no kernel there
       ++format_left_out;
+      if (format_code.empty()) format_code = format_applicability(s.catalog(), s.base().model.arch, d, s.base().quant);
       continue;
     }
     if (d.kind == DeviceKind::Gpu && d.facts.contains("launch_price_usd")) largest_card = std::max(largest_card, d.memory_gib);
@@ -349,7 +351,7 @@ json picks_json(Solver& s, const json&) {
   for (const auto& [kind, n] : left_out) left.push_back({{"kind", kind}, {"devices", n}});
   out["engine_left_out"] = {{"engine", s.base().engine}, {"kinds", left}};
   if (format_left_out > 0)
-    out["format_left_out"] = {{"quant", s.base().quant}, {"code", "fp4_no_kernel"}, {"devices", format_left_out}};
+    out["format_left_out"] = {{"quant", s.base().quant}, {"code", format_code}, {"devices", format_left_out}};
   // The weights on ONE device of the base hardware, whatever count the request names: the figure a
   // single card or machine would have to hold. Several GPUs under a server engine hold more in
   // total (each rank keeps its own copy of the replicated tensors), so the main estimate of 8

@@ -186,7 +186,7 @@ json tier_lists(const Catalog& cat, const json& q) {
   out["smallest_fit"] = std::move(smallest);
   // A format that is no real choice for this model (MXFP4_MOE on a dense model: estimate.hpp
   // format_applicability) says so beside the lists.
-  if (const std::string fa = format_applicability(r.model.arch, *probe, r.model.plan->quant); fa == "moe_only_format")
+  if (const std::string fa = format_applicability(cat, r.model.arch, *probe, r.model.plan->quant); fa == "moe_only_format")
     out["quant_applicability"] = {{"code", fa}};
   out["counts"] = {{"gpus", counts(out["gpus"])}, {"macs", counts(out["macs"])}, {"unified", counts(out["unified"])}};
   return out;

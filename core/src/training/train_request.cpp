@@ -7,6 +7,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/training/training.hpp"
 
 namespace wif {
@@ -28,13 +29,18 @@ E pick(const json& q, const char* key, std::initializer_list<std::pair<const cha
 
 bool fits(const TrainMemory& m, const UsableMemory& u) { return m.total_bytes <= u.usable_bytes; }
 
-// Verdict margin: the activation and runtime terms are the uncertain ones (about 15% against the
-// calibration rows), so a fit inside that band is "tight".
-std::string verdict(const TrainMemory& m, const UsableMemory& u) {
-  const double U = static_cast<double>(u.usable_bytes), T = static_cast<double>(m.total_bytes);
+// The upper bound of the per-GPU total: the activation and runtime terms are the uncertain ones
+// (about 15 % against the calibration rows), the weights and states are exact.
+std::uint64_t total_high_bytes(const TrainMemory& m) {
   const double unsure = 0.15 * static_cast<double>(m.activations_bytes + m.logits_bytes + m.runtime_bytes);
-  if (T + unsure <= U) return "fits";
-  if (T <= U) return "tight";
+  return m.total_bytes + static_cast<std::uint64_t>(unsure);
+}
+
+// The verdict on the one rule every estimate uses (estimate.hpp room_to_spare): "fits" when the
+// upper bound leaves room to spare, "tight" when only the total itself is within the memory.
+std::string verdict(const TrainMemory& m, const UsableMemory& u) {
+  if (room_to_spare(total_high_bytes(m), u.usable_bytes)) return "fits";
+  if (m.total_bytes <= u.usable_bytes) return "tight";
   return "no_fit";
 }
 
@@ -189,6 +195,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                                {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
                                {"workspace_bytes", m.workspace_bytes}, {"runtime_bytes", m.runtime_bytes},
                                {"tensors_bytes", m.tensors_bytes}, {"total_bytes", m.total_bytes},
+                               {"total_high_bytes", total_high_bytes(m)},
                                // The three columns a table shows: optimizer state (fp32 master copy and
                                // moments), activations (with the logits), and the rest (workspace, runtime).
                                {"optimizer_state_bytes", m.master_bytes + m.optimizer_bytes},

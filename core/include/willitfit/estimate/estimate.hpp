@@ -66,7 +66,13 @@ bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes);
 ///    7.5 and newer): decode reads the same bytes, the matrix products run in bf16.
 ///  * fp4_no_kernel: NVFP4 on a device with no CUDA backend or older than Turing: no engine has a
 ///    kernel for it there.
-std::string format_applicability(const Architecture& a, const Device& d, const std::string& quant);
+///  * backend_no_kernel: a format whose data/quants.json entry lists the backends its kernels run on
+///    (`backends`: bitsandbytes under vLLM on CUDA and ROCm) on a device with none of them.
+std::string format_applicability(const Catalog& cat, const Architecture& a, const Device& d, const std::string& quant);
+
+/// The codes of format_applicability under which no engine can run the format on the device at
+/// all (a device list for that format leaves the device out).
+bool format_has_no_kernel(const std::string& code);
 
 /// The result document (contract: memory.*_bytes integers, verdict, model, hardware …).
 nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e);

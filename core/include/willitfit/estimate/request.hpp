@@ -115,6 +115,7 @@ struct Estimate {
   std::uint64_t total_high_bytes = 0;   // upper end of the estimate's uncertainty
   UsableMemory usable;                  // summed over `count` devices
   std::string verdict;                  // fits | tight | offload | no_fit
+  std::string applicability;            // estimate.hpp format_applicability ("" when the format applies)
   ParamCounts params;
   Placement placement;                  // the chosen llama.cpp placement (memory.devices[])
   Placement full;                       // everything on the accelerators (memory.*_bytes)

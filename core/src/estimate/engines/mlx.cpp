@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engines.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 #include "willitfit/model/mlx_quant.hpp"
 #include "willitfit/speed/mlx_speed.hpp"
@@ -14,6 +15,9 @@ namespace wif::engines {
 namespace {
 
 constexpr std::uint64_t kMlxMiB = 1024ull * 1024ull;
+// mlx-lm's own warning, not a verdict: it prints "close to the maximum recommended size … can be
+// slow" when the weights pass 90 % of the working set (mlx_lm/generate.py wired_limit).
+constexpr double kMlxSlowWarningShare = 0.9;
 
 class MlxStep final : public EngineStep {
  public:
@@ -32,8 +36,8 @@ class MlxStep final : public EngineStep {
     // The same uncertainty as llama.cpp's per-device figure: 2 % plus 256 MiB.
     e.total_high_bytes = e.total_bytes + static_cast<std::uint64_t>(0.02 * static_cast<double>(e.total_bytes)) + 256 * kMlxMiB;
     e.usable = usable_memory(r.device, r.overrides);
-    const double U = static_cast<double>(e.usable.usable_bytes);
-    if (static_cast<double>(e.total_high_bytes) <= 0.95 * U) e.verdict = "fits";
+    // "fits" on the one rule every engine's verdict uses (estimate.hpp room_to_spare).
+    if (room_to_spare(e.total_high_bytes, e.usable.usable_bytes)) e.verdict = "fits";
     else if (e.total_bytes <= e.usable.usable_bytes) e.verdict = "tight";
     else e.verdict = "no_fit";
   }
@@ -46,9 +50,8 @@ class MlxStep final : public EngineStep {
         {"kv_bits", r.mlx.kv_bits}, {"kv_group_size", r.mlx.kv_group},
         {"mode", f ? f->mode : ""}, {"bits", f ? f->bits : 0}, {"group_size", f ? f->group_size : 0},
         {"working_set_bytes", e.usable.usable_bytes},
-        // mlx-lm warns ("close to the maximum recommended size … can be slow") past 90 % of it.
         {"weights_share_of_working_set", U > 0 ? static_cast<double>(e.weights_bytes) / U : 0.0},
-        {"slow_warning", U > 0 && static_cast<double>(e.weights_bytes) > 0.9 * U}};
+        {"slow_warning", U > 0 && static_cast<double>(e.weights_bytes) > kMlxSlowWarningShare * U}};
     out["mlx"] = j;
   }
 };

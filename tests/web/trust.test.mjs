@@ -1,0 +1,101 @@
+// Issue 16, "a page a person trusts": no device name carries a vendor GB figure beside a GiB
+// column, no list of devices offers one the chosen engine does not run on, and a format with no
+// kernel on the device's backend says so in the page's language.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { core, open, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+/** A vendor's size inside a name: "141GB", "80GB", "(144 GB HBM3e)", "141 Go". */
+const NAME_GB = /\b\d+\s?(GB|Go)\b/;
+
+test('a device whose name states its GB is named without it where a GiB column gives the size, and once elsewhere', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-h20-141gb&ctx=8192&lang=en`);
+  await page.waitForSelector('#devices-table table');
+  // The per-device table: "NVIDIA H20" beside its GiB figures, no "141GB".
+  const first = await page.textContent('#devices-table tbody tr th, #devices-table tbody tr td');
+  assert.equal(first.trim(), 'NVIDIA H20');
+  assert.doesNotMatch(await page.textContent('#devices-table'), NAME_GB);
+  // The select names it once, in the vendor's GB as every option does ("NVIDIA H20 · 141 GB").
+  const option = await page.evaluate(() => document.querySelector('#hardware option[value="nvidia-h20-141gb"]')?.textContent);
+  assert.match(option, /^NVIDIA H20 · 141\sGB$/);
+  // The crumb to the device page and the headings: the size in GiB, said once.
+  assert.match(await page.textContent('#crumbs'), /NVIDIA H20 \(141\sGiB\)/);
+  assert.doesNotMatch(await page.textContent('#crumbs'), /141GB/);
+  // The core gives the short name: nothing is cut out of the name in the page's code.
+  const listed = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb' });
+  assert.equal(listed.hardware.name_base, 'NVIDIA H20');
+  assert.equal(listed.hardware.name, 'NVIDIA H20 141GB');
+  // French: the same, with the language's unit.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-sxm&ctx=8192&lang=fr`);
+  await page.waitForSelector('#devices-table table');
+  assert.doesNotMatch(await page.textContent('#devices-table'), NAME_GB);
+  assert.match(await page.evaluate(() => document.querySelector('#hardware option[value="nvidia-a100-80gb-sxm"]')?.textContent), /^NVIDIA A100 SXM4 · 80\sGo$/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('the model page\'s GPU list names devices without a vendor GB beside its GiB column', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=model&model=meta-llama/Llama-3.1-8B-Instruct&lang=en`);
+  await page.waitForSelector('#mp-gpus table');
+  const names = await page.$$eval('#mp-gpus tbody tr', (rows) => rows.map((r) => r.querySelector('th, td')?.textContent || ''));
+  assert.ok(names.length > 10, `${names.length} rows`);
+  assert.deepEqual(names.filter((n) => /\b\d+\s?GB\b/.test(n) && !/·/.test(n)), [], 'a name with a GB figure that is not a product label');
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('under vLLM the "on other devices" links offer only devices vLLM runs on: no Mac', async () => {
+  const page = await env.page();
+  for (const [engine, macs] of [['vllm', false], ['sglang', false], ['llama.cpp', true]]) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&ctx=8192&engine=${engine}&lang=en`);
+    await page.waitForFunction(() => document.querySelectorAll('#links-devices li').length > 0);
+    const ids = await page.$$eval('#links-devices a', (as) => as.map((a) => new URL(a.href).searchParams.get('hw')));
+    const info = await page.evaluate(async (list) => {
+      const catalog = await import('./catalog.js');
+      return list.map((id) => ({ id, kind: catalog.deviceInfo(id)?.kind, engines: catalog.deviceInfo(id)?.engines_run }));
+    }, ids);
+    assert.ok(info.length > 5, `${engine}: ${info.length} links`);
+    for (const d of info) assert.ok(Array.isArray(d.engines) && d.engines.includes(engine), `${engine}: ${d.id} (${JSON.stringify(d.engines)})`);
+    assert.equal(info.some((d) => d.kind === 'apple'), macs, `${engine}: Macs ${macs ? 'listed' : 'left out'}`);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('bitsandbytes under vLLM on an Intel Arc is left out of the format table with its reason, in en and es', async () => {
+  const page = await env.page();
+  for (const [lang, words] of [['en', /BNB-NF4 is left out: the serving engines have no kernel for it on this device’s backend/],
+    ['es', /BNB-NF4 se omite: los motores de servicio no tienen kernel para él en la plataforma de este dispositivo/]]) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=intel-arc-a770-16gb&engine=vllm&ctx=8192&lang=${lang}`);
+    await page.waitForFunction(() => /BNB-NF4/.test(document.getElementById('matrix-note')?.textContent || ''));
+    assert.match(await page.textContent('#matrix-note'), words);
+  }
+  // On a ROCm card it stays a choice.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=amd-rx-7900-xtx&engine=vllm&ctx=8192&lang=en`);
+  await page.waitForSelector('#matrix table');
+  assert.doesNotMatch(await page.textContent('#matrix-note'), /BNB-NF4/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('a pasted config that is not JSON is said in the page\'s language; the parser\'s English only as a tooltip', async () => {
+  const page = await env.page();
+  for (const [lang, words] of [['fr', /^Ce n’est pas du JSON valide\.$/], ['zh', /^这不是有效的 JSON。$/], ['en', /^This is not valid JSON\.$/]]) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=${lang}`);
+    await page.evaluate(() => { for (const d of document.querySelectorAll('details')) d.open = true; });
+    await page.fill('#cfg-text', '{"hidden_size": 4096,');
+    await page.click('#cfg-go');
+    await page.waitForFunction(() => (document.getElementById('cfg-msg')?.textContent || '').length > 0);
+    assert.match((await page.textContent('#cfg-msg')).trim(), words);
+    assert.ok(((await page.getAttribute('#cfg-msg', 'title')) || '').length > 0, 'the parser message kept as a tooltip');
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
