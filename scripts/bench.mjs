@@ -14,13 +14,15 @@
 //      requests made and the bytes read (target: the API call plus one Range read of the header);
 //  (f) a prerendered pair page (scripts/prerender.mjs): first contentful paint with the verdict
 //      and key figures in the markup, against the first contentful paint of a one-line page served
-//      by the same server (target: at most 1.5×), then how long until the page reacts to an input
+//      by the same server (target: at most 1.5×; both read after the page's load event, so that no
+//      script of the bench runs in a page before its first paint, and with Chromium's own omnibox
+//      renderer switched off: NO_TOP_CHROME_WEBUI), then how long until the page reacts to an input
 //      (the app has taken it over) and how long one input (another format) takes to show.
 //      With --trace, then what the renderer's main thread did before that first paint, from a
 //      Chromium trace (separate runs: tracing slows the page): the layout objects of the first
 //      layout, the font lookups (a synchronous request to the browser process per font size and
 //      weight, per family tried, per character no font in the list has), and the milliseconds of
-//      parsing, style, layout (fonts included) and paint; the same for the one-line page.
+//      parsing, style, layout (fonts included), paint and script; the same for the one-line page.
 //      With --against DIR (another build's dist/, e.g. a copy kept from before a change), the same
 //      page from that build too, served the same way, its runs alternating with this build's and
 //      the one-line page's in the same browser, so both builds meet the same load.
@@ -256,9 +258,17 @@ async function hubFirstVerdict(/** @type {any} */ api) {
 }
 
 // ---------------------------------------------------------------- (f) prerendered page
+/**
+ * Chromium (headless, one window per context) sometimes starts a renderer for its own omnibox
+ * popup (chrome://omnibox-popup.top-chrome/, preloaded WebUI) while a page loads: 30-40 ms of
+ * CPU (a trace, all processes) that fell on one measured load or another at random, so that
+ * load's first paint waited for a busy CPU. Switched off for the first-paint figures.
+ */
+const NO_TOP_CHROME_WEBUI = '--disable-features=PreloadTopChromeWebUI,WebUIOmniboxPopup,WebUIOmniboxAimPopup';
+
 /** Main-thread events named in a first-frame breakdown (Chromium's trace event names). */
 const FIRST_FRAME = {
-  parse: ['ParseHTML'], style: ['UpdateLayoutTree'], layout: ['Layout'], paint: ['Paint'],
+  parse: ['ParseHTML'], style: ['UpdateLayoutTree'], layout: ['Layout'], paint: ['Paint'], script: ['EvaluateScript', 'v8.evaluateModule'],
   'font lookups': ['FontCache::GetFontPlatformData'],
 };
 const FONT_IPC = {
@@ -280,7 +290,7 @@ async function traceFirstFrame(browser, target) {
   const events = [];
   cdp.on('Tracing.dataCollected', (e) => { events.push(...e.value); });
   await cdp.send('Tracing.start', { categories: 'devtools.timeline,disabled-by-default-devtools.timeline,loading,fonts,disabled-by-default-fonts', transferMode: 'ReportEvents' });
-  await page.goto(target, { waitUntil: 'commit' });
+  await page.goto(target, { waitUntil: 'load' });   // no script of ours in the page before (see measure)
   await page.waitForFunction(() => performance.getEntriesByName('first-contentful-paint').length > 0, null, { timeout: 60000, polling: 10 });
   const done = new Promise((r) => cdp.once('Tracing.tracingComplete', r));
   await cdp.send('Tracing.end');
@@ -319,7 +329,7 @@ async function prerenderedFigures() {
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH || '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update',
-      '--disable-sync', '--no-first-run', '--disable-quic'],
+      '--disable-sync', '--no-first-run', '--disable-quic', NO_TOP_CHROME_WEBUI],
   });
   const fcp = () => new Promise((resolve) => {
     const get = () => performance.getEntriesByName('first-contentful-paint')[0]?.startTime;
@@ -339,7 +349,9 @@ async function prerenderedFigures() {
     r.loads.push(os.loadavg()[0]);
     const ctx = await browser.newContext({ serviceWorkers: 'block' });
     const page = await ctx.newPage();
-    await page.goto(base + PAGE, { waitUntil: 'commit' });
+    // The first paint is read once the page has loaded: a script run in the page while it loads
+    // (Playwright's, for evaluate) would take the main thread from the frame being measured.
+    await page.goto(base + PAGE, { waitUntil: 'load' });
     r.fcp.push(/** @type {number} */ (await page.evaluate(fcp)));
     // What the first paint had: the verdict and the required memory are in the markup itself.
     if (!r.verdict) r.verdict = await page.evaluate(() => `${document.querySelector('#verdict-text')?.textContent} · ${document.querySelector('#c-total')?.textContent}`);
@@ -360,7 +372,7 @@ async function prerenderedFigures() {
       if (against && !(i % 2)) await measure(against.url, theirs);
       const bctx = await browser.newContext();
       const bpage = await bctx.newPage();
-      await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'commit' });
+      await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'load' });
       blankF.push(/** @type {number} */ (await bpage.evaluate(fcp)));
       await bctx.close();
     }

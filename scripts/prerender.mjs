@@ -432,6 +432,13 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
     // Both fetched from the head: the preload scanner requests only the first stylesheet of the
     // body early, and the second one then waited for the first to load before it was asked for
     // (two round trips before the rest of the page is parsed and the app starts; a trace).
+    // The cost, on a near server (npm run bench: localhost): the preloaded styles.css often
+    // arrives before the first frame is on screen, the parser then goes on through the rest of
+    // the page, and that frame is shown later (Chromium traces: about 30 ms more of the main
+    // thread before the first paint, in some loads and not others: the two clusters of the
+    // bench's runs). Without the preloads it never arrived that early; fetchpriority="low" on
+    // them did not lower the request's priority (still High in the trace). Over a real network
+    // a round trip of tens of ms may keep the stylesheet behind the first frame (not measured).
     let at = style;
     for (const l of [chartCss, main]) {
       if (!l || !below.contains(l)) continue;
