@@ -322,17 +322,17 @@ function specSection(s) {
       cuda: p0(100 * s.overhead_per_draft_token), metal: p0(100 * s.metal_overhead_per_draft_token), fit: num(fit, L),
       held: num(s.held_out_rows, L), med: p0(s.held_out_median_ape_pct), max: p0(s.held_out_max_ape_pct),
       inside: num(s.held_out_in_stated_range, L), stated: num(s.held_out_stated_rows, L) })),
-    stackTable(T('acc_spec_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_col_backend'), T('acc_spec_col_k'), T('acc_spec_col_workload'),
+    stackTable(T('acc_spec_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_spec_col_k'), T('acc_spec_col_workload'),
       T('acc_spec_col_acceptance'), T('acc_col_measured'), T('acc_col_predicted'), T('acc_col_error'), T('acc_spec_col_stated'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [
       h('span', null, modelCell(r.model), ' ', h('span', { class: 'note' }, r.draft_model ? T('acc_spec_draft', { 0: r.draft_model }) : T('acc_spec_mtp'))),
-      r.hardware, r.backend, num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
+      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
       typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
       typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
       typeof r.error_pct === 'number' ? `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%` : '—',
       Array.isArray(r.stated_range) ? h('span', null, span(r.stated_range), ' ', h('span', { class: 'note' }, T(r.in_stated_range ? 'acc_spec_inside' : 'acc_spec_outside'))) : '—',
       split(r), src(r)]),
-    { id: 'acc-spec-rows', numeric: [3, 6, 7, 8], rowProps: (k) => ({ dataset: { row: rows[k].row_id, split: rows[k].split, inside: String(!!rows[k].in_stated_range) } }) }));
+    { id: 'acc-spec-rows', numeric: [2, 5, 6, 7], rowProps: (k) => ({ dataset: { row: rows[k].row_id, split: rows[k].split, inside: String(!!rows[k].in_stated_range) } }) }));
 }
 
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */
