@@ -39,12 +39,21 @@ for (const c of a.classes) {
 }
 if (a.speculative && Array.isArray(a.speculative.rows)) {
   const s = a.speculative;
-  console.log(`\nSpeculative decoding (${s.source}): median error ${s.fitted_median_ape_pct.toFixed(1)}% on ${s.fitted_rows} fitted rows, ${s.held_out_median_ape_pct.toFixed(1)}% (max ${s.held_out_max_ape_pct.toFixed(1)}%) on ${s.held_out_rows} held-out rows:`);
+  console.log(`\nSpeculative decoding (${s.source}): overhead per drafted token ${s.overhead_per_draft_token} (CUDA fit), ${s.metal_overhead_per_draft_token} on Metal up to ${s.metal_small_batch_max_draft} drafted tokens.`);
+  console.log(`Median error ${s.fitted_median_ape_pct.toFixed(1)}% on ${s.fitted_rows} fitted rows with an acceptance, ${s.held_out_median_ape_pct.toFixed(1)}% (max ${s.held_out_max_ape_pct.toFixed(1)}%) on ${s.held_out_rows} held-out ones; ` +
+    `held-out acceptance ranges bracket ${s.held_out_range_covered} of ${s.held_out_range_rows}; the range a result states for the workload holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs (${s.held_out_stated_coverage_pct.toFixed(0)}%).`);
+  for (const [k, v] of Object.entries(s.by_kind || {})) {
+    console.log(`  ${k.padEnd(6)} held out: ${v.held_out_rows} rows, median ${v.held_out_median_ape_pct.toFixed(1)}%, max ${v.held_out_max_ape_pct.toFixed(1)}%; in the stated range ${v.held_out_in_stated_range} of ${v.held_out_stated_rows}`);
+  }
+  const x = (v) => `x${v.toFixed(2)}`;
+  const span = (r) => `x${r[0].toFixed(2)}-${r[1].toFixed(2)}`;
   for (const r of s.rows) {
-    const what = typeof r.predicted === 'number'
-      ? `measured ×${r.speedup.toFixed(2)}  predicted ×${r.predicted.toFixed(2)}  ${(r.error_pct >= 0 ? '+' : '') + r.error_pct.toFixed(1)}%`
-      : Array.isArray(r.predicted_range) ? `measured ×${r.speedup_range[0]}–${r.speedup_range[1]}  predicted ×${r.predicted_range[0].toFixed(2)}–${r.predicted_range[1].toFixed(2)}  ${r.covered ? 'covered' : 'NOT covered'}` : 'no cost basis';
-    console.log(`  ${r.row_id.padEnd(10)}${r.kind.padEnd(6)}${r.split.padEnd(14)}k=${String(r.draft_max).padEnd(3)}${(r.backend || '').padEnd(7)}${what}`);
+    const meas = typeof r.speedup === 'number' ? x(r.speedup) : Array.isArray(r.speedup_range) ? span(r.speedup_range) : '-';
+    const pred = typeof r.predicted === 'number' ? `${x(r.predicted)} ${(r.error_pct >= 0 ? '+' : '') + r.error_pct.toFixed(1)}%`
+      : Array.isArray(r.predicted_range) ? `${span(r.predicted_range)} ${r.covered ? 'covered' : 'NOT covered'}` : '-';
+    const stated = Array.isArray(r.stated_range) ? `${span(r.stated_range)} ${r.in_stated_range ? 'inside' : 'OUTSIDE'}` : '-';
+    console.log(`  ${r.row_id.padEnd(10)}${r.kind.padEnd(6)}${r.split.padEnd(14)}k=${String(r.draft_max).padEnd(3)}${(r.backend || '').padEnd(7)}${(r.workload_class || '').padEnd(6)}` +
+      `${String(r.hardware).slice(0, 26).padEnd(27)}measured ${meas.padEnd(12)} predicted ${pred.padEnd(22)} stated ${stated}`);
   }
 }
 console.log('\nLeft out:');

@@ -46,6 +46,8 @@ const JOURNEYS = {
   'model-gemma3n': '?view=model&model=google/gemma-3n-E4B-it',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',
+  // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
+  'widget-draft-llama8b-4090': 'embed.html?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
 };
 
 const { server, url } = await startServer({ root: opt('--root', undefined) });
@@ -59,13 +61,17 @@ try {
       const height = width < 600 ? 844 : 900;
       const ctx = await browser.newContext({ viewport: { width, height }, colorScheme: /** @type {'light'|'dark'} */ (theme), serviceWorkers: 'block' });
       const page = await ctx.newPage();
-      const sep = query ? '&' : '?';
+      const sep = query.includes('?') ? '&' : '?';
       await page.goto(`${url}${query}${sep}lang=${lang}`);
-      await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
-      // Sections fill in from the worker after the verdict; wait until no section on screen says it is
-      // working (a hidden view's placeholder waits for that view to open).
-      await page.waitForFunction(() => ![...document.querySelectorAll('[data-pending="true"]')].some((e) => /** @type {HTMLElement} */ (e).offsetParent), null, { timeout: 180000 })
-        .catch(() => console.error(`${name} ${lang} ${theme} ${width}: a section still says it is working`));
+      if (query.startsWith('embed.html')) {
+        await page.waitForFunction(() => /** @type {HTMLElement | null} */ (document.querySelector('#card'))?.dataset.verdict, null, { timeout: 120000 });
+      } else {
+        await page.waitForSelector('body[data-ready="true"]', { timeout: 120000 });
+        // Sections fill in from the worker after the verdict; wait until no section on screen says it
+        // is working (a hidden view's placeholder waits for that view to open).
+        await page.waitForFunction(() => ![...document.querySelectorAll('[data-pending="true"]')].some((e) => /** @type {HTMLElement} */ (e).offsetParent), null, { timeout: 180000 })
+          .catch(() => console.error(`${name} ${lang} ${theme} ${width}: a section still says it is working`));
+      }
       await page.waitForTimeout(500);
       const full = await page.evaluate(() => document.documentElement.scrollHeight);
       const n = Math.min(maxSlices, Math.ceil(full / height));

@@ -3,6 +3,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "test_util.hpp"
 #include "willitfit/estimate/estimate.hpp"
@@ -76,7 +78,11 @@ TEST_CASE("MTP on (llama.cpp): the layer's weights and one layer's cache are add
 }
 
 TEST_CASE("MTP speedup: code above prose, the decode range is plain decode times the speedup", "[speculative]") {
-  const json r = estimate(glm(true));
+  json cuda = glm(true, "nvidia-rtx-3090");  // PR #26534's setup: four RTX 3090s
+  cuda["count"] = 4;
+  const json r = estimate(cuda);
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["speculative"]["overhead_code"] == "fitted");
   const json& w = r["speculative"]["workloads"];
   REQUIRE(w.size() == 2);
   const json& code = w[0]["workload"] == "code" ? w[0] : w[1];
@@ -94,36 +100,133 @@ TEST_CASE("MTP speedup: code above prose, the decode range is plain decode times
   CHECK(r3["speculative"]["draft_max"] == 3);
   CHECK(r3["commands"]["llama_server"].get<std::string>().find("--spec-draft-n-max 3") != std::string::npos);
   CHECK(r3["speculative"]["workloads"][0]["acceptance_low"].get<double>() < w[0]["acceptance_low"].get<double>());
+  // The same model on an M3 Ultra: Metal's small verify batches cost more, the speedup is lower.
+  const json mac = estimate(glm(true));
+  REQUIRE_FALSE(mac.contains("error"));
+  CHECK(mac["speculative"]["overhead_code"] == "metal_small_batch");
+  CHECK(mac["speculative"]["overhead_per_draft_token"].get<double>() == Approx(speculative_params(cat()).metal_overhead_per_draft_token));
+  CHECK(mac["speculative"]["workloads"][0]["speedup_high"].get<double>() < code["speedup_low"].get<double>());
 }
 
-TEST_CASE("the speedup model reproduces the fitted measurements and brackets the held-out one", "[speculative]") {
+TEST_CASE("Metal's overhead per drafted token applies to small verify batches only, any case of the name", "[speculative]") {
+  const SpeculativeParams sp = speculative_params(cat());
+  const json& m = spec_doc()["metal"];
+  CHECK(sp.metal_overhead_per_draft_token == Approx(m["overhead_per_draft_token"].get<double>()));
+  CHECK(sp.metal_small_batch_max_draft == m["small_batch_max_draft"].get<int>());
+  CHECK(sp.metal_overhead_per_draft_token > 2 * sp.overhead_per_draft_token);
+  CHECK(sp.overhead("metal", 2) == Approx(sp.metal_overhead_per_draft_token));
+  CHECK(sp.overhead("Metal", sp.metal_small_batch_max_draft) == Approx(sp.metal_overhead_per_draft_token));
+  CHECK(sp.overhead("metal", sp.metal_small_batch_max_draft + 1) == Approx(sp.overhead_per_draft_token));  // matrix-matrix kernels
+  CHECK(sp.overhead("cuda", 2) == Approx(sp.overhead_per_draft_token));
+  CHECK(sp.overhead("", 2) == Approx(sp.overhead_per_draft_token));
+  // On Metal the fitted share stands for the whole verified row: a MoE target's expert share is not added again.
+  SpeculativeCosts dense, moe;
+  dense.draft_cost = moe.draft_cost = 0.08;
+  moe.routed_share = 0.5;
+  CHECK(speculative_speedup_at_rate(0.8, 2, moe, sp, "metal") == Approx(speculative_speedup_at_rate(0.8, 2, dense, sp, "metal")));
+  CHECK(speculative_speedup_at_rate(0.8, 2, moe, sp, "cuda") < speculative_speedup_at_rate(0.8, 2, dense, sp, "cuda"));
+  CHECK(speculative_speedup_at_rate(0.8, 2, dense, sp, "metal") < speculative_speedup_at_rate(0.8, 2, dense, sp, "cuda"));
+}
+
+TEST_CASE("the speedup model reproduces the fitted measurements; the report checks the held-out ones", "[speculative]") {
   const SpeculativeParams sp = speculative_params(cat());
   const json& d = spec_doc();
   CHECK(sp.overhead_per_draft_token == Approx(d["overhead_per_draft_token"].get<double>()));
-  int fitted = 0, held = 0;
+  int fitted = 0;
   for (const auto& row : d["measurements"]) {
     INFO(row["row_id"].get<std::string>());
     CHECK(row.contains("source"));
+    CHECK(row.contains("date"));
     CHECK(row.contains("checked"));
-    if (row.value("outside_model", false) || row.value("kind", "") == "draft") continue;  // drafts: below
+    CHECK(row.contains("workload_class"));
+    if (row.value("outside_model", false) || row.value("kind", "") == "draft" || !row["fitted"].get<bool>()) continue;
     SpeculativeCosts c;
     c.draft_cost = row["draft_cost"].get<double>();
     c.routed_share = row["routed_expert_share"].get<double>();
     const int k = row["draft_max"].get<int>();
-    if (row["fitted"].get<bool>()) {
-      CHECK(speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), k, c, sp) ==
+    const std::string backend = row["backend"].get<std::string>();
+    if (row.contains("acceptance_rate")) {
+      CHECK(speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), k, c, sp, backend) ==
             Approx(row["speedup"].get<double>()).epsilon(0.05));
-      ++fitted;
     } else {
-      const double lo = speculative_speedup_at_rate(row["acceptance_rate_range"][0].get<double>(), k, c, sp);
-      const double hi = speculative_speedup_at_rate(row["acceptance_rate_range"][1].get<double>(), k, c, sp);
-      CHECK(lo <= row["speedup_range"][0].get<double>());
-      CHECK(hi >= row["speedup_range"][1].get<double>());
+      // A row without acceptance sets a bound of the workload's range: it sits just inside it.
+      REQUIRE(row["workload_class"] == "prose");
+      const double low = speculative_speedup(sp.prose_low, k, c, sp, backend);
+      CHECK(low <= row["speedup"].get<double>());
+      CHECK(low == Approx(row["speedup"].get<double>()).epsilon(0.02));
+    }
+    ++fitted;
+  }
+  CHECK(fitted == 4);  // spec-0001, 0002, 0020 (prose low), 0021 (Metal)
+  // The Metal row is what moved the Metal term: at the CUDA-fitted overhead it is far off.
+  for (const auto& row : d["measurements"])
+    if (row["row_id"] == "spec-0021") {
+      SpeculativeCosts c;
+      c.draft_cost = row["draft_cost"].get<double>();
+      CHECK(speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), 2, c, sp, "cuda") > 1.5 * row["speedup"].get<double>());
+    }
+}
+
+TEST_CASE("speculative accuracy report: held-out errors and the stated range's coverage, recounted", "[speculative]") {
+  const SpeculativeParams sp = speculative_params(cat());
+  const json a = speculative_accuracy(cat());
+  REQUIRE(a["rows"].size() == spec_doc()["measurements"].size());
+  int held = 0, stated = 0, inside = 0, ranges = 0, covered = 0;
+  std::vector<double> apes;
+  for (const auto& r : a["rows"]) {
+    INFO(r["row_id"].get<std::string>());
+    if (r["split"] == "outside_model") {
+      CHECK_FALSE(r.contains("stated_range"));
+      continue;
+    }
+    if (r["split"] == "held_out" && r.contains("error_pct")) {
       ++held;
+      apes.push_back(std::fabs(r["error_pct"].get<double>()));
+    }
+    if (r.contains("predicted_range")) {
+      ++ranges;
+      covered += r["covered"].get<bool>() ? 1 : 0;
+      CHECK(r["predicted_range"][0].get<double>() < r["predicted_range"][1].get<double>());
+    }
+    REQUIRE(r.contains("stated_range"));
+    const double lo = r["stated_range"][0].get<double>(), hi = r["stated_range"][1].get<double>();
+    CHECK(lo < hi);
+    const double m_lo = r.contains("speedup_range") ? r["speedup_range"][0].get<double>() : r["speedup"].get<double>();
+    const double m_hi = r.contains("speedup_range") ? r["speedup_range"][1].get<double>() : r["speedup"].get<double>();
+    CHECK(r["in_stated_range"].get<bool>() == (lo <= m_lo && hi >= m_hi));
+    // A mixed workload's range spans prose's low to code's high, at the row's k and backend.
+    if (r["workload_class"] == "mixed" && r["kind"] == "mtp") {
+      SpeculativeCosts c;
+      c.draft_cost = r["draft_cost"].get<double>();
+      const int k = r["draft_max"].get<int>();
+      if (r["model"] == "Qwen3.8-27B") {
+        CHECK(lo == Approx(speculative_speedup(sp.prose_low, k, c, sp, r["backend"].get<std::string>())));
+        CHECK(hi == Approx(speculative_speedup(sp.code_high, k, c, sp, r["backend"].get<std::string>())));
+      }
+    }
+    if (r["split"] == "held_out") {
+      ++stated;
+      inside += r["in_stated_range"].get<bool>() ? 1 : 0;
     }
   }
-  CHECK(fitted == 2);
-  CHECK(held == 1);
+  CHECK(a["held_out_rows"] == held);
+  CHECK(held >= 10);
+  CHECK(a["held_out_stated_rows"] == stated);
+  CHECK(a["held_out_in_stated_range"] == inside);
+  CHECK(a["held_out_stated_coverage_pct"].get<double>() == Approx(100.0 * inside / stated));
+  CHECK(a["held_out_max_ape_pct"].get<double>() == Approx(*std::max_element(apes.begin(), apes.end())));
+  CHECK(ranges >= 4);
+  CHECK(a["held_out_range_rows"] == ranges);
+  CHECK(a["held_out_range_covered"] == covered);
+  // Both backends are held out: CUDA and Metal rows.
+  int metal = 0, cuda = 0;
+  for (const auto& r : a["rows"])
+    if (r["split"] == "held_out") {
+      if (r["backend"] == "Metal") ++metal;
+      if (r["backend"] == "CUDA") ++cuda;
+    }
+  CHECK(metal >= 3);
+  CHECK(cuda >= 10);
 }
 
 TEST_CASE("the GLM-4.5-Air row's draft cost and expert share are what the core computes", "[speculative]") {
@@ -328,7 +431,8 @@ TEST_CASE("draft model rows: the held-out measurements fall in the predicted ran
       c = draft_costs(t->arch, plan_quantization(t->arch, row["quant"].get<std::string>()), d->arch,
                       plan_quantization(d->arch, row["draft_quant"].get<std::string>()));
     }
-    const double pred = speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), row["draft_max"].get<int>(), c, sp);
+    const double pred = speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), row["draft_max"].get<int>(), c, sp,
+                                                    row["backend"].get<std::string>());
     // Within 25 % of the measured speedup: the CUDA row lands near -4 %, the Metal one (its
     // baseline given only as "about 11 tokens per second") near +22 %; the accuracy report lists both.
     CHECK(pred == Approx(row["speedup"].get<double>()).epsilon(0.25));

@@ -3,7 +3,8 @@
 // leak in or out), themable through CSS custom properties (--wif-*) and ::part(). It computes
 // through the same wasm core as the app; every widget on a page shares one module instance.
 // Attribute changes are batched into one render per microtask. Attributes: model, hardware, quant,
-// context, ram, kv-type, count, lang; show="cost" adds the cost per million tokens on that
+// context, ram, kv-type, count, lang, draft (a catalog draft model for speculative decoding: its
+// memory is the bar's own segment, memory.draft_bytes); show="cost" adds the cost per million tokens on that
 // hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN";
 // theme="dark" (or "auto": follow the reader's system) switches the default colours (CSS only).
 // A model on the Hugging Face Hub: hf="owner/repo" (or any Hub link, or owner/repo:QUANT) with
@@ -40,7 +41,7 @@ const CSS = `
 :host { display: block; max-width: 460px; margin: 10px 0; font: 14px/1.4 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif;
   --wif-bg: #ffffff; --wif-fg: #1c1d1f; --wif-muted: #5c6066; --wif-line: #dfe1e4; --wif-accent: #2457c5;
   --wif-fits: #1f7a3d; --wif-tight: #9a6700; --wif-offload: #b4541a; --wif-nofit: #b3261e;
-  --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; }
+  --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; --wif-draft: #c0508a; }
 :host([theme="dark"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
 @media (prefers-color-scheme: dark) {
   :host([theme="auto"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
@@ -55,6 +56,7 @@ const CSS = `
 .line { color: var(--wif-muted); margin: 8px 0; font-variant-numeric: tabular-nums; overflow-wrap: anywhere; }
 .bar { position: relative; display: flex; height: 12px; border-radius: 4px; background: var(--wif-line); overflow: hidden; }
 .seg { height: 100%; } .w { background: var(--wif-weights); } .k { background: var(--wif-kv); } .o { background: var(--wif-other); }
+.d { background: var(--wif-draft); }
 .limit { position: absolute; top: 0; bottom: 0; border-left: 2px solid var(--wif-fg); }
 a { color: var(--wif-accent); }
 .foot { margin-top: 8px; font-size: 12px; display: flex; justify-content: space-between; gap: 8px; }
@@ -65,7 +67,7 @@ let sheet = null;
 
 export class WillItFitElement extends HTMLElement {
   static get observedAttributes() {
-    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market', 'hf', 'file'];
+    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market', 'hf', 'file', 'draft'];
   }
 
   constructor() {
@@ -88,8 +90,10 @@ export class WillItFitElement extends HTMLElement {
     this.$line = el('p', 'line');
     this.$bar = el('div', 'bar');
     this.$bar.setAttribute('part', 'bar');
-    // Weights, cache, then compute buffers, overhead and projector (one colour: 'other').
-    this.$segs = [el('div', 'seg w'), el('div', 'seg k'), el('div', 'seg o'), el('div', 'seg o'), el('div', 'seg o')];
+    // Weights, cache, then compute buffers, overhead and projector (one colour: 'other'), then a
+    // draft model's weights, cache and buffer (memory.draft_bytes) in its own colour.
+    this.$segs = [el('div', 'seg w'), el('div', 'seg k'), el('div', 'seg o'), el('div', 'seg o'), el('div', 'seg o'), el('div', 'seg d')];
+    this.$segs.forEach((x, i) => x.setAttribute('part', ['seg-weights', 'seg-kv', 'seg-compute', 'seg-overhead', 'seg-projector', 'seg-draft'][i]));
     this.$limit = el('div', 'limit');
     this.$bar.append(...this.$segs, this.$limit);
     const foot = el('div', 'foot');
@@ -149,6 +153,7 @@ export class WillItFitElement extends HTMLElement {
     if (a('ram') !== null) req.ram_gib = n(a('ram'));
     if (a('count') !== null) req.count = n(a('count'));
     if (a('kv-type')) req.kv_type = a('kv-type');
+    if (a('draft')) req.draft_model = a('draft');   // a draft model for speculative decoding (catalog id)
     return req;
   }
 
@@ -182,6 +187,7 @@ export class WillItFitElement extends HTMLElement {
     if (base.ram_gib) page.searchParams.set('ram', String(base.ram_gib));
     if (base.count) page.searchParams.set('count', String(base.count));
     if (base.kv_type) page.searchParams.set('kv', String(base.kv_type));
+    if (base.draft_model) page.searchParams.set('draft', String(base.draft_model));
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
@@ -193,12 +199,14 @@ export class WillItFitElement extends HTMLElement {
       const m = r.memory;
       this.$line.removeAttribute('title');
       delete this.dataset.code;
-      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}`;
+      // A draft model is named in the title (the bar's pink part is its memory), as on the page's setup line.
+      const draft = r.speculative && r.speculative.draft ? ` · ${t(lang, 'setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : '';
+      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}${draft}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
       this.$line.textContent = `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)} (${pct(m.utilization, lang)}) · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
-      const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0];
+      const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0, m.draft_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
       // The core's range with the speed, as the page shows it; an approximate estimate says so.

@@ -122,6 +122,8 @@ export interface Speculative {
   kind: 'mtp'; engine: Engine; draft_max: number; workload: 'code' | 'prose';
   weights_bytes: number; kv_bytes: number; extra_bytes: number; draft_cost: number; routed_share: number;
   overhead_per_draft_token?: number; expert_verify_share?: number;
+  /** 'metal_small_batch': llama.cpp on Metal with a verify batch of up to 8 rows (the Metal share per drafted token). */
+  overhead_code?: 'fitted' | 'metal_small_batch';
   workloads: SpeculativeWorkload[]; source?: string;
 }
 
@@ -140,6 +142,8 @@ export interface EstimateResult {
     overhead_bytes: number; total_bytes: number; total_high_bytes: number; usable_bytes: number;
     /** The vision projector on the accelerators (inside total_bytes, outside the other parts). */
     projector_bytes?: number;
+    /** A separate draft model's weights, cache and compute buffer on the accelerators (inside total_bytes, outside the other parts). */
+    draft_bytes?: number;
     physical_bytes: number; margin_bytes: number; utilization: number;
     usable_rule_code: UsableRule;
     devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;

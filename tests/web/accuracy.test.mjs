@@ -84,3 +84,41 @@ test('the accuracy page reads in every language and fits a phone screen', async 
   await page.screenshot({ path: path.join(shots, 'accuracy-phone.png'), fullPage: true });
   assert.deepEqual(page.problems, []);
 });
+
+test('the speculative decoding rows: measured, predicted and the stated range as the report has them, in four languages', async () => {
+  const s = report.speculative;
+  const shown = s.rows.filter((r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
+  assert.ok(shown.length >= 20, 'the published speculative runs are in the report');
+  const page = await env.page({ viewport: { width: 390, height: 844 } });
+  const titles = { en: 'Speculative decoding', fr: 'Décodage spéculatif', es: 'Decodificación especulativa', zh: '推测解码' };
+  for (const [lang, title] of Object.entries(titles)) {
+    await open(page, `${env.url}?view=accuracy&lang=${lang}`);
+    await page.waitForSelector('#acc-spec-rows tbody tr');
+    assert.ok((await page.textContent('#acc-spec-title')).startsWith(title), lang);
+    assert.equal(await page.$$eval('#acc-spec-rows tbody tr', (r) => r.length), shown.length, lang);
+  }
+  assert.equal(await scrollsSideways(page), false);
+  await open(page, `${env.url}?view=accuracy&lang=en`);
+  await page.waitForSelector('#acc-spec-rows tbody tr');
+  // The summary carries the report's held-out figures and the stated range's coverage.
+  const summary = await page.textContent('#acc-spec-summary');
+  assert.match(summary, new RegExp(`holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs`));
+  assert.match(summary, new RegExp(`off by ${Math.round(s.held_out_median_ape_pct)}\u00a0% \\(median; at most ${Math.round(s.held_out_max_ape_pct)}\u00a0%\\)`));
+  assert.match(summary, new RegExp(`${Math.round(100 * s.metal_overhead_per_draft_token)}\u00a0% on Metal`));
+  // Each row as the report has it: a point row's figures, a range row's range, inside or outside.
+  for (const r of shown) {
+    const sel = `#acc-spec-rows tr[data-row="${r.row_id}"]`;
+    const text = await page.textContent(sel);
+    if (typeof r.predicted === 'number') assert.ok(text.includes(`×${r.predicted.toFixed(2)}`), `${r.row_id}: ${text}`);
+    if (Array.isArray(r.predicted_range)) assert.ok(text.includes(`×${r.predicted_range[0].toFixed(2)}–${r.predicted_range[1].toFixed(2)}`), `${r.row_id}: ${text}`);
+    if (Array.isArray(r.stated_range)) {
+      assert.ok(text.includes(`×${r.stated_range[0].toFixed(2)}–${r.stated_range[1].toFixed(2)} ${r.in_stated_range ? 'inside' : 'outside'}`), `${r.row_id}: ${text}`);
+      assert.equal(await page.getAttribute(sel, 'data-inside'), String(r.in_stated_range));
+    }
+  }
+  assert.ok(await page.$('#acc-spec-rows tr[data-split="fitted"]'));
+  assert.ok(await page.$('#acc-spec-rows a[href^="https://github.com/sudoingX/qwen38-mtp"]'));
+  assert.doesNotMatch(await page.textContent('#acc-spec'), /undefined|NaN|Infinity/);
+  await page.locator('#acc-spec').screenshot({ path: path.join(shots, 'accuracy-spec-phone.png') });
+  assert.deepEqual(page.problems, []);
+});

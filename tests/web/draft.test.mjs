@@ -68,3 +68,30 @@ test('a link with a draft of another tokenizer shows the core\'s coded error in 
   assert.equal(await page.getAttribute('#error', 'data-code'), 'draft_tokenizer_mismatch');
   assert.match(await page.textContent('#error'), /does not share the model’s tokenizer/);
 });
+
+test('on a Mac the speculative line says why Metal gains little, and every result says how often its range held', async () => {
+  const mac = { ...request, hardware: 'apple-m4-max-40c-gpu-128gb', draft_model: 'meta-llama/Llama-3.2-1B-Instruct' };
+  const core = await api.estimate(mac);
+  const cuda = await api.estimate({ ...request, draft_model: 'meta-llama/Llama-3.2-1B-Instruct' });
+  assert.equal(core.speculative.overhead_code, 'metal_small_batch');
+  assert.equal(cuda.speculative.overhead_code, 'fitted');
+  const page = await env.page();
+  await open(page, `${env.url}?model=${mac.model}&quant=Q4_K_M&hw=${mac.hardware}&ctx=8192&draft=${mac.draft_model}&lang=en`);
+  await page.waitForFunction(() => /Metal/.test(document.querySelector('#spec-line')?.textContent || ''));
+  const spec = await page.textContent('#spec-line');
+  const { pct } = await import(path.join(root, 'web', 'format.js'));
+  assert.ok(spec.includes(`each drafted token costs about ${pct(core.speculative.overhead_per_draft_token, 'en')} of a decode step`), spec);
+  const b = core.speculative.basis;
+  assert.ok(b.held_out_stated_rows > 0);
+  assert.ok(spec.includes(`held ${b.held_out_in_stated_range} of ${b.held_out_stated_rows} held-out runs`), spec);
+  const prose = core.speculative.workloads.find((w) => w.workload === 'prose');
+  assert.ok(spec.includes(`×${num(prose.speedup_low, 'en', 2)}–${num(prose.speedup_high, 'en', 2)}`), spec);
+  // The same setup on a 4090 names no Metal cost.
+  const pc = await env.page();
+  await open(pc, `${env.url}?${base}&draft=meta-llama/Llama-3.2-1B-Instruct&lang=fr`);
+  await pc.waitForFunction(() => (document.querySelector('#spec-line')?.textContent || '').length > 0);
+  assert.doesNotMatch(await pc.textContent('#spec-line'), /Metal/);
+  assert.match(await pc.textContent('#spec-line'), /mesures mises de côté\./);
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(pc.problems, []);
+});

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { startMockHub } from '../mock/hub.mjs';
-import { otherOrigin, root, setup } from './helpers.mjs';
+import { core, otherOrigin, root, setup } from './helpers.mjs';
 
 let env;
 let host;   // a blog on another origin
@@ -148,4 +148,41 @@ test('Hub attributes: hf with quant or file reads the repo (the mock Hub), and f
   } finally {
     await mock.close();
   }
+});
+
+test('a draft model is its own segment of the bar, sized from the core\'s memory.draft_bytes, and named in the title', async () => {
+  const req = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', quant: 'Q4_K_M', context: 8192 };
+  const withDraft = core('estimate', { ...req, draft_model: 'meta-llama/Llama-3.2-1B-Instruct' });
+  const plain = core('estimate', req);
+  assert.ok(withDraft.memory.draft_bytes > 0, 'the core books the draft on the GPU');
+  pages.set('/draft.html', `<!doctype html><html><body>
+    <will-it-fit id="d" model="${req.model}" hardware="${req.hardware}" quant="Q4_K_M" context="8192" draft="meta-llama/Llama-3.2-1B-Instruct"></will-it-fit>
+    <will-it-fit id="p" model="${req.model}" hardware="${req.hardware}" quant="Q4_K_M" context="8192" lang="zh"></will-it-fit>
+    <script type="module" src="${env.url}widget.js"></script></body></html>`);
+  const page = await env.page();
+  await page.goto(`${hostUrl}/draft.html`);
+  await page.waitForFunction(() => document.querySelector('#d')?.dataset.verdict && document.querySelector('#p')?.dataset.verdict);
+  const read = (/** @type {string} */ id) => page.evaluate((i) => {
+    const r = /** @type {ShadowRoot} */ (document.getElementById(i)?.shadowRoot);
+    const bar = /** @type {HTMLElement} */ (r.querySelector('.bar')).getBoundingClientRect().width;
+    const seg = (/** @type {string} */ p) => /** @type {HTMLElement} */ (r.querySelector(`[part="${p}"]`)).getBoundingClientRect().width / bar;
+    return { title: r.querySelector('.title')?.textContent, draft: seg('seg-draft'), weights: seg('seg-weights'),
+      color: getComputedStyle(/** @type {HTMLElement} */ (r.querySelector('[part="seg-draft"]'))).backgroundColor,
+      href: /** @type {HTMLAnchorElement} */ (r.querySelector('.foot a')).href };
+  }, id);
+  const d = await read('d');
+  const m = withDraft.memory;
+  const scale = Math.max(m.total_bytes, m.usable_bytes);
+  assert.ok(Math.abs(d.draft - m.draft_bytes / scale) < 0.005, JSON.stringify({ d, draft: m.draft_bytes / scale }));
+  assert.ok(Math.abs(d.weights - m.weights_bytes / scale) < 0.005);
+  assert.notEqual(d.color, 'rgba(0, 0, 0, 0)');
+  assert.match(String(d.title), new RegExp(`draft: ${withDraft.speculative.draft.name.replace(/[.]/g, '\\.')}$`));
+  assert.match(d.href, /[?&]draft=meta-llama%2FLlama-3\.2-1B-Instruct(&|$)/);
+  // Without a draft the segment is empty and the title names none (in Chinese here).
+  const p = await read('p');
+  assert.equal(plain.memory.draft_bytes, 0);
+  assert.equal(p.draft, 0);
+  assert.ok(!String(p.title).includes('草稿'), String(p.title));
+  await page.screenshot({ path: path.join(root, 'test-results', 'widget-draft.png') });
+  assert.deepEqual(page.problems, []);
 });

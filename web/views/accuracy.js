@@ -247,7 +247,8 @@ export async function renderAccuracy(alive) {
     h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
     rowsSection(points),
     sizesSection(rep.sizes),
-    mlxSection(rep.mlx));
+    mlxSection(rep.mlx),
+    specSection(rep.speculative));
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */
@@ -294,6 +295,44 @@ function mlxSection(m) {
     sizes.length ? stackTable(T('acc_mlx_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
       sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), `${signed(r.diff_pct, L, 2)}\u00a0%`, src(r)]),
       { id: 'acc-mlx-sizes', numeric: [2, 3, 4] }) : null);
+}
+
+/**
+ * Speculative decoding (a draft model or a model's own MTP layers): the speedup the core predicts
+ * for each published run against the measured one, the range a result states for the run's
+ * workload, and the held-out summary (the report's `speculative` block).
+ * @param {any} s
+ */
+function specSection(s) {
+  const L = state.lang;
+  if (!s || !Array.isArray(s.rows) || !s.rows.length) return null;
+  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)}\u00a0%`;
+  const times = (/** @type {number} */ x) => `×${num(x, L, 2)}`;
+  const span = (/** @type {number[]} */ r) => `×${num(r[0], L, 2)}–${num(r[1], L, 2)}`;
+  const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
+    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: 'src' }, r.date || shortUrl(r.source)) : '—');
+  const rows = s.rows.filter((/** @type {any} */ r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
+  const fit = rows.filter((/** @type {any} */ r) => r.split === 'fitted').length;
+  const acceptance = (/** @type {any} */ r) => (typeof r.acceptance_rate === 'number' ? p0(100 * r.acceptance_rate)
+    : Array.isArray(r.acceptance_rate_range) ? `${num(100 * r.acceptance_rate_range[0], L, 0)}–${p0(100 * r.acceptance_rate_range[1])}` : '—');
+  const split = (/** @type {any} */ r) => T(r.split === 'fitted' ? 'acc_mlx_fitted' : r.split === 'held_out' ? 'acc_mlx_held' : 'acc_spec_outside_model');
+  return h('section', { id: 'acc-spec', 'aria-labelledby': 'acc-spec-title' },
+    h('h2', { id: 'acc-spec-title' }, T('acc_spec_title')),
+    h('p', { id: 'acc-spec-summary' }, T('acc_spec_summary', {
+      cuda: p0(100 * s.overhead_per_draft_token), metal: p0(100 * s.metal_overhead_per_draft_token), fit: num(fit, L),
+      held: num(s.held_out_rows, L), med: p0(s.held_out_median_ape_pct), max: p0(s.held_out_max_ape_pct),
+      inside: num(s.held_out_in_stated_range, L), stated: num(s.held_out_stated_rows, L) })),
+    stackTable(T('acc_spec_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_spec_col_k'), T('acc_spec_col_workload'),
+      T('acc_spec_col_acceptance'), T('acc_col_measured'), T('acc_col_predicted'), T('acc_col_error'), T('acc_spec_col_stated'), T('acc_mlx_col_split'), T('acc_col_source')],
+    rows.map((/** @type {any} */ r) => [
+      h('span', null, modelCell(r.model), ' ', h('span', { class: 'note' }, r.draft_model ? T('acc_spec_draft', { 0: r.draft_model }) : T('acc_spec_mtp'))),
+      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
+      typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
+      typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
+      typeof r.error_pct === 'number' ? `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%` : '—',
+      Array.isArray(r.stated_range) ? h('span', null, span(r.stated_range), ' ', h('span', { class: 'note' }, T(r.in_stated_range ? 'acc_spec_inside' : 'acc_spec_outside'))) : '—',
+      split(r), src(r)]),
+    { id: 'acc-spec-rows', numeric: [2, 5, 6, 7], rowProps: (k) => ({ dataset: { row: rows[k].row_id, split: rows[k].split, inside: String(!!rows[k].in_stated_range) } }) }));
 }
 
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */

@@ -689,7 +689,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     // Speedup range by workload over the plain decode figures (speculative.hpp).
     const double base = out.contains("speed") ? e.speed.decode_tps : 0;
     out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
-                                          e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
+                                          e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high,
+                                          r.device.backend);
     out["speculative"]["label"] = "range_by_acceptance";
     out["speculative"]["basis"] = e.spec_basis;
   }
@@ -697,7 +698,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     // A separate draft model: its memory rows and the speedup range by workload (speculative.hpp).
     const double base = out.contains("speed") ? e.speed.decode_tps : 0;
     json s = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.draft_weights_bytes,
-                              e.draft_kv.total_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high);
+                              e.draft_kv.total_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high,
+                              r.device.backend);
     s["compute_bytes"] = e.draft_compute.total_bytes;
     s["host_bytes"] = e.draft_host_bytes;
     s["extra_bytes"] = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes + e.draft_host_bytes;

@@ -1,8 +1,11 @@
 #include "willitfit/speed/speculative.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
+
+#include "willitfit/base/stats.hpp"
 
 namespace wif {
 namespace {
@@ -24,13 +27,28 @@ void range_or(const nlohmann::json& j, const char* k, double& lo, double& hi) {
   }
 }
 
+bool is_metal(const std::string& backend) {
+  std::string b;
+  for (char ch : backend) b += static_cast<char>(std::tolower(static_cast<unsigned char>(ch)));
+  return b == "metal";
+}
+
 }  // namespace
+
+double SpeculativeParams::overhead(const std::string& backend, int k) const {
+  return is_metal(backend) && k <= metal_small_batch_max_draft ? metal_overhead_per_draft_token : overhead_per_draft_token;
+}
 
 SpeculativeParams speculative_params(const Catalog& cat) {
   SpeculativeParams p;
   if (const nlohmann::json* d = cat.document("speculative.json")) {
     p.overhead_per_draft_token = num_or(*d, "overhead_per_draft_token", p.overhead_per_draft_token);
     p.expert_verify_share = num_or(*d, "expert_verify_share", p.expert_verify_share);
+    if (d->contains("metal") && (*d)["metal"].is_object()) {
+      const auto& m = (*d)["metal"];
+      p.metal_overhead_per_draft_token = num_or(m, "overhead_per_draft_token", p.metal_overhead_per_draft_token);
+      p.metal_small_batch_max_draft = static_cast<int>(num_or(m, "small_batch_max_draft", p.metal_small_batch_max_draft));
+    }
     if (d->contains("acceptance") && (*d)["acceptance"].contains("mtp")) {
       const auto& m = (*d)["acceptance"]["mtp"];
       range_or(m, "code", p.code_low, p.code_high);
@@ -143,16 +161,23 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
   const SpeculativeParams sp = speculative_params(cat);
   json rows = json::array();
   std::vector<double> held, fitted;
-  std::map<std::string, std::pair<std::vector<double>, std::vector<double>>> by_kind;  // kind -> fitted, held-out errors
+  struct KindStats {
+    std::vector<double> fitted, held;
+    int stated = 0, stated_inside = 0;  // held-out rows checked against the stated range, and inside it
+  };
+  std::map<std::string, KindStats> by_kind;
+  int stated = 0, stated_inside = 0, ranges = 0, ranges_covered = 0;  // held-out acceptance-range rows
   const json* d = cat.document("speculative.json");
   if (!d || !d->contains("measurements") || !(*d)["measurements"].is_array()) return {{"rows", rows}};
   for (const auto& m : (*d)["measurements"]) {
-    if (!m.is_object() || !m.contains("draft_max")) continue;
+    if (!m.is_object() || !m.contains("draft_max") || !m["draft_max"].is_number_integer()) continue;
     const std::string kind = m.value("kind", "mtp");
+    const std::string backend = m.value("backend", "");
     const bool outside = m.value("outside_model", false), fit = m.value("fitted", false);
     json row = {{"row_id", m.value("row_id", "")}, {"kind", kind}, {"model", m.value("model", "")},
-                {"hardware", m.value("hardware", "")}, {"backend", m.value("backend", "")},
-                {"draft_max", m["draft_max"]}, {"source", m.value("source", "")},
+                {"quant", m.value("quant", "")}, {"hardware", m.value("hardware", "")}, {"backend", backend},
+                {"engine", m.value("engine", "")}, {"draft_max", m["draft_max"]}, {"source", m.value("source", "")},
+                {"date", m.value("date", "")}, {"workload_class", m.value("workload_class", "mixed")},
                 {"split", outside ? "outside_model" : fit ? "fitted" : "held_out"}};
     if (m.contains("draft_model")) row["draft_model"] = m["draft_model"];
     SpeculativeCosts c;
@@ -171,40 +196,80 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
     }
     row["draft_cost"] = c.draft_cost;
     const int k = m["draft_max"].get<int>();
-    if (m.contains("acceptance_rate") && m.contains("speedup")) {
-      const double pred = speculative_speedup_at_rate(m["acceptance_rate"].get<double>(), k, c, sp);
-      const double meas = m["speedup"].get<double>();
-      row["acceptance_rate"] = m["acceptance_rate"];
-      row["speedup"] = meas;
-      row["predicted"] = pred;
-      row["error_pct"] = 100.0 * (pred - meas) / meas;
-      if (!outside) {
-        const double ape = std::fabs(100.0 * (pred - meas) / meas);
-        (fit ? fitted : held).push_back(ape);
-        (fit ? by_kind[kind].first : by_kind[kind].second).push_back(ape);
-      }
-    } else if (m.contains("acceptance_rate_range") && m.contains("speedup_range")) {
-      const double lo = speculative_speedup_at_rate(m["acceptance_rate_range"][0].get<double>(), k, c, sp);
-      const double hi = speculative_speedup_at_rate(m["acceptance_rate_range"][1].get<double>(), k, c, sp);
+    row["overhead_per_draft_token"] = sp.overhead(backend, k);
+    auto speedup = [&](double r) { return speculative_speedup_at_rate(r, k, c, sp, backend); };
+    const bool has_rate = m.contains("acceptance_rate") && m["acceptance_rate"].is_number();
+    const bool has_rate_range = m.contains("acceptance_rate_range") && m["acceptance_rate_range"].is_array() &&
+                                m["acceptance_rate_range"].size() == 2;
+    const bool has_speedup = m.contains("speedup") && m["speedup"].is_number();
+    const bool has_speedup_range = m.contains("speedup_range") && m["speedup_range"].is_array() && m["speedup_range"].size() == 2;
+    // The measured speedup as a range (a single figure is a range of one).
+    double meas_lo = 0, meas_hi = 0;
+    if (has_speedup) meas_lo = meas_hi = m["speedup"].get<double>();
+    if (has_speedup_range) {
+      meas_lo = m["speedup_range"][0].get<double>();
+      meas_hi = m["speedup_range"][1].get<double>();
       row["speedup_range"] = m["speedup_range"];
+    }
+    if (has_speedup) row["speedup"] = meas_lo;
+    if (has_rate && has_speedup) {
+      const double pred = speedup(m["acceptance_rate"].get<double>());
+      row["acceptance_rate"] = m["acceptance_rate"];
+      row["predicted"] = pred;
+      row["error_pct"] = 100.0 * (pred - meas_lo) / meas_lo;
+      if (!outside) {
+        const double ape = std::fabs(100.0 * (pred - meas_lo) / meas_lo);
+        (fit ? fitted : held).push_back(ape);
+        (fit ? by_kind[kind].fitted : by_kind[kind].held).push_back(ape);
+      }
+    } else if (has_rate_range && (has_speedup || has_speedup_range)) {
+      const double lo = speedup(m["acceptance_rate_range"][0].get<double>());
+      const double hi = speedup(m["acceptance_rate_range"][1].get<double>());
+      row["acceptance_rate_range"] = m["acceptance_rate_range"];
       row["predicted_range"] = {lo, hi};
-      row["covered"] = lo <= m["speedup_range"][0].get<double>() && hi >= m["speedup_range"][1].get<double>();
+      row["covered"] = lo <= meas_lo && hi >= meas_hi;
+      if (!fit && !outside) {
+        ++ranges;
+        ranges_covered += lo <= meas_lo && hi >= meas_hi ? 1 : 0;
+      }
+    }
+    // The range a result states for this workload (speculative_json's code/prose ranges at this k
+    // and backend; a mixed workload spans prose's low to code's high).
+    if ((has_speedup || has_speedup_range) && !outside) {
+      const bool draft = kind == "draft";
+      const std::string w = m.value("workload_class", "mixed");
+      const double p_lo = w == "code" ? (draft ? sp.draft_code_low : sp.code_low) : (draft ? sp.draft_prose_low : sp.prose_low);
+      const double p_hi = w == "prose" ? (draft ? sp.draft_prose_high : sp.prose_high) : (draft ? sp.draft_code_high : sp.code_high);
+      const double s_lo = speculative_speedup(p_lo, k, c, sp, backend), s_hi = speculative_speedup(p_hi, k, c, sp, backend);
+      const bool inside = s_lo <= meas_lo && s_hi >= meas_hi;
+      row["stated_range"] = {s_lo, s_hi};
+      row["in_stated_range"] = inside;
+      if (!fit) {
+        ++stated;
+        stated_inside += inside ? 1 : 0;
+        ++by_kind[kind].stated;
+        by_kind[kind].stated_inside += inside ? 1 : 0;
+      }
     }
     rows.push_back(row);
   }
-  auto median = [](std::vector<double> v) {
-    if (v.empty()) return 0.0;
-    std::sort(v.begin(), v.end());
-    return v.size() % 2 ? v[v.size() / 2] : 0.5 * (v[v.size() / 2 - 1] + v[v.size() / 2]);
-  };
+  auto max_of = [](const std::vector<double>& v) { return v.empty() ? 0.0 : *std::max_element(v.begin(), v.end()); };
   json kinds = json::object();
   for (const auto& [k, v] : by_kind)
-    kinds[k] = {{"fitted_rows", v.first.size()}, {"held_out_rows", v.second.size()},
-                {"fitted_median_ape_pct", median(v.first)}, {"held_out_median_ape_pct", median(v.second)},
-                {"held_out_max_ape_pct", v.second.empty() ? 0.0 : *std::max_element(v.second.begin(), v.second.end())}};
+    kinds[k] = {{"fitted_rows", v.fitted.size()}, {"held_out_rows", v.held.size()},
+                {"fitted_median_ape_pct", median(v.fitted)}, {"held_out_median_ape_pct", median(v.held)},
+                {"held_out_max_ape_pct", max_of(v.held)},
+                {"held_out_stated_rows", v.stated}, {"held_out_in_stated_range", v.stated_inside}};
   return {{"rows", rows}, {"by_kind", kinds}, {"fitted_rows", fitted.size()}, {"held_out_rows", held.size()},
           {"fitted_median_ape_pct", median(fitted)}, {"held_out_median_ape_pct", median(held)},
-          {"held_out_max_ape_pct", held.empty() ? 0.0 : *std::max_element(held.begin(), held.end())},
+          {"held_out_max_ape_pct", max_of(held)},
+          {"held_out_stated_rows", stated}, {"held_out_in_stated_range", stated_inside},
+          {"held_out_stated_coverage_pct", stated > 0 ? 100.0 * stated_inside / stated : 0.0},
+          {"held_out_range_rows", ranges}, {"held_out_range_covered", ranges_covered},
+          {"overhead_per_draft_token", sp.overhead_per_draft_token},
+          {"metal_overhead_per_draft_token", sp.metal_overhead_per_draft_token},
+          {"metal_small_batch_max_draft", sp.metal_small_batch_max_draft},
+          {"expert_verify_share", sp.expert_verify_share},
           {"source", "data/speculative.json"}};
 }
 
@@ -218,25 +283,32 @@ double acceptance_rate(double p, int k) {
   return s / k;
 }
 
-double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp) {
+double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
+                                   const std::string& backend) {
   const double tokens = 1.0 + k * r;
-  const double cost = 1.0 + k * (c.draft_cost + sp.overhead_per_draft_token + sp.expert_verify_share * c.routed_share);
+  // On Metal's small-batch kernels each verified row re-reads most of what a decode step reads,
+  // the other experts of a MoE model among it: the fitted share stands for the whole row there.
+  const bool small_metal = is_metal(backend) && k <= sp.metal_small_batch_max_draft;
+  const double verify = small_metal ? sp.metal_overhead_per_draft_token
+                                    : sp.overhead_per_draft_token + sp.expert_verify_share * c.routed_share;
+  const double cost = 1.0 + k * (c.draft_cost + verify);
   return tokens / cost;
 }
 
-double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp) {
-  return speculative_speedup_at_rate(acceptance_rate(p, k), k, c, sp);
+double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
+                           const std::string& backend) {
+  return speculative_speedup_at_rate(acceptance_rate(p, k), k, c, sp, backend);
 }
 
 nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& engine, const SpeculativeCosts& c,
                                 const SpeculativeParams& sp, std::uint64_t weights_bytes, std::uint64_t kv_bytes,
-                                double base_tps, double base_low, double base_high) {
+                                double base_tps, double base_low, double base_high, const std::string& backend) {
   using nlohmann::json;
   const int k = o.draft_max > 0 ? o.draft_max : 1;
   const bool draft = o.draft;
   json w = json::array();
   auto one = [&](const char* name, double plo, double phi) {
-    const double slo = speculative_speedup(plo, k, c, sp), shi = speculative_speedup(phi, k, c, sp);
+    const double slo = speculative_speedup(plo, k, c, sp, backend), shi = speculative_speedup(phi, k, c, sp, backend);
     json j = {{"workload", name}, {"p_low", plo}, {"p_high", phi},
               {"acceptance_low", acceptance_rate(plo, k)}, {"acceptance_high", acceptance_rate(phi, k)},
               {"speedup_low", slo}, {"speedup_high", shi}};
@@ -252,7 +324,9 @@ nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& 
   return {{"kind", o.kind()}, {"engine", engine}, {"draft_max", k}, {"workload", o.workload},
           {"weights_bytes", weights_bytes}, {"kv_bytes", kv_bytes}, {"extra_bytes", weights_bytes + kv_bytes},
           {"draft_cost", c.draft_cost}, {"routed_share", c.routed_share},
-          {"overhead_per_draft_token", sp.overhead_per_draft_token}, {"expert_verify_share", sp.expert_verify_share},
+          {"overhead_per_draft_token", sp.overhead(backend, k)},
+          {"overhead_code", is_metal(backend) && k <= sp.metal_small_batch_max_draft ? "metal_small_batch" : "fitted"},
+          {"expert_verify_share", sp.expert_verify_share},
           {"workloads", w}, {"source", "data/speculative.json"}};
 }
 

@@ -10,7 +10,11 @@
 // single-token decode times, 1 + k·(draft_cost + overhead + expert_verify_share·routed_share):
 // draft_cost is what one drafted token reads over what one target token reads; a MoE target
 // reads other experts for each extra token it verifies (routed_share of its reads). overhead and
-// expert_verify_share are fitted on public measurements (data/speculative.json).
+// expert_verify_share are fitted on public measurements (data/speculative.json). On Metal a verify
+// batch of up to 8 rows runs llama.cpp's small-batch matrix-vector kernels, which barely amortize
+// the weight read over the rows (ggml/src/ggml-metal/ggml-metal-ops.cpp: matrix-matrix only above
+// ne11_mm_min = 8 rows), so each drafted token costs a larger share there (metal_overhead_...),
+// which stands for the whole verified row (a MoE model's other experts included).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,9 +42,15 @@ struct SpeculativeOptions {
 struct SpeculativeParams {
   double overhead_per_draft_token = 0.188;
   double expert_verify_share = 0.65;
-  double code_low = 0.84, code_high = 0.95, prose_low = 0.70, prose_high = 0.82;  // MTP, per position
+  double code_low = 0.84, code_high = 0.95, prose_low = 0.61, prose_high = 0.82;  // MTP, per position
   // A separate draft model, per position (acceptance.draft in speculative.json).
   double draft_code_low = 0.80, draft_code_high = 0.95, draft_prose_low = 0.70, draft_prose_high = 0.89;
+  // llama.cpp on Metal (speculative.json "metal"): the overhead per drafted token while the verify
+  // batch (k + 1 rows) stays on the small-batch kernels, i.e. k <= metal_small_batch_max_draft.
+  double metal_overhead_per_draft_token = 0.657;
+  int metal_small_batch_max_draft = 7;
+  /// The overhead per drafted token on a backend ("metal", "cuda" ..., any case) at k drafted tokens.
+  double overhead(const std::string& backend, int k) const;
 };
 
 /// A draft model's tokenizer against the target's, as llama.cpp checks it before it drafts
@@ -86,19 +96,24 @@ std::uint64_t read_per_token_bytes(const Architecture& a, const TensorPlan& plan
 
 double acceptance_rate(double p, int k);
 /// Speedup over plain decode for an acceptance rate r (accepted / drafted) at k drafted tokens.
-double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp);
+/// `backend` is the device's primary backend ("" or any but Metal: the CUDA-fitted overhead).
+double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
+                                   const std::string& backend = "");
 /// The same for a per-position acceptance p.
-double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp);
+double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
+                           const std::string& backend = "");
 
 /// The accuracy report's speculative rows (speculative.json measurements): per row the speedup the
 /// model predicts at the row's acceptance and k against the published one (or, for a range row,
-/// whether the predicted range holds the measured one), and the median error of the held-out rows.
+/// whether the predicted range holds the measured one), the median error of the held-out rows, and
+/// per row the range a result states for the row's workload (code, prose, or mixed: prose low to
+/// code high) at its k and backend, with whether the measured speedup falls inside it.
 nlohmann::json speculative_accuracy(const Catalog& cat);
 
 /// The result's "speculative" block: kind, k, memory added, costs and, per workload, the
 /// acceptance and speedup ranges and the decode range they give (base_low/high = plain decode).
 nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& engine, const SpeculativeCosts& c,
                                 const SpeculativeParams& sp, std::uint64_t weights_bytes, std::uint64_t kv_bytes,
-                                double base_tps, double base_low, double base_high);
+                                double base_tps, double base_low, double base_high, const std::string& backend = "");
 
 }  // namespace wif
