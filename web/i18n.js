@@ -56,6 +56,17 @@ export function sentences(lang, parts) {
   return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
 }
 
+/**
+ * A text that stands alone after a label (a card's note, a value in words) in sentence case: its
+ * first letter upper-cased as the language does it ("never" -> "Never"). Strings are kept
+ * lower-case where they are also joined mid-sentence. @param {string} lang @param {string} s
+ */
+export function sentenceCase(lang, s) {
+  if (typeof s !== 'string' || !s) return s;
+  const first = String.fromCodePoint(/** @type {number} */ (s.codePointAt(0)));
+  return /\p{Ll}/u.test(first) ? first.toLocaleUpperCase(lang) + s.slice(first.length) : s;
+}
+
 /** "value (aside)" with the language's parentheses (full-width in Chinese). @param {string} lang @param {string} value @param {string} aside */
 export function aside(lang, value, aside) {
   return lang === 'zh' ? `${value}（${aside}）` : `${value} (${aside})`;

@@ -5,8 +5,8 @@
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
-import { day, gbOf, gib, list, money, num, tokens, tps } from '../format.js';
-import { labelled, t } from '../i18n.js';
+import { day, gbOf, gib, list, money, num, times, tokens, tps } from '../format.js';
+import { aside, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -94,7 +94,10 @@ export function renderCloud(r, c, mk) {
  * @param {{instance: string, price_basis?: string}} o
  */
 export function instanceName(o) {
-  return o.price_basis ? `${o.instance} (${T(`cloud_basis_${o.price_basis}`)})` : o.instance;
+  // The catalog writes a count as "RTX 3090, 1x": the page writes it with the multiplication sign.
+  const L = state.lang;
+  const inst = String(o.instance || '').replace(/\b(\d+)x$/, (_, n) => times(Number(n), L));
+  return o.price_basis ? aside(L, inst, T(`cloud_basis_${o.price_basis}`)) : inst;
 }
 
 /**

@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { clauses, errorText, labelled, t } from '../i18n.js';
+import { clauses, errorText, labelled, sentenceCase, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -178,7 +178,9 @@ function unknownText(codes) {
 
 /** @param {string} k @param {string} v @param {string} s @param {Record<string, string>} [data] */
 function card(k, v, s, data) {
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, v), h('div', { class: 's' }, s));
+  // The value and the note stand alone under the label: each starts as a sentence does.
+  const L = state.lang;
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, sentenceCase(L, v)), h('div', { class: 's' }, sentenceCase(L, s)));
 }
 
 /** Cost per million tokens on owned hardware, with what it was computed from. @param {any} r @param {any} c @param {any} mk */

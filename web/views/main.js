@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, ms, num, pct, signed, signedPct, tokens, tps, units } from '../format.js';
+import { gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, tokens, tps, units } from '../format.js';
 import { aside, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -273,11 +273,9 @@ export function engineName(e) {
   return known && typeof known.name === 'string' ? known.name : e;
 }
 
-/** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
+/** Parameters in the language's words (format.js params: "109B", "109 Md", "1092亿"). @param {number} n @param {string} L */
 export function params(n, L) {
-  // Chinese counts in 亿 (10^8), not in billions: Intl's compact form says it ("81.92亿").
-  if (L === 'zh') return new Intl.NumberFormat('zh', { notation: 'compact', maximumFractionDigits: 2 }).format(n);
-  return T('params_b', { 0: num(n / 1e9, L, 2) });
+  return paramsCount(n, L);
 }
 
 /** The speed cards, with the core's low–high range on every figure and the prompt the TTFT is for. @param {any} r */

@@ -14,7 +14,7 @@ export default {
   summary: '{model} at {quant} with a context of {ctx} tokens needs {total} on {hw} ({usable} usable).',
   summary_server: '{model} at {quant} on {hw}: weights, activations and the preallocated KV pool take {total} of {usable} usable (context up to {ctx} tokens).',
   margin: 'Margin', utilization: '{0} of usable memory in use', in_ram: 'In system RAM', of_ram: 'of {0} usable RAM',
-  params_b: '{0}B', unit_kib: 'KiB',
+  unit_kib: 'KiB',
   why_kv_pool: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {blocks} blocks of {block} tokens, {tokens} tokens in all, shared by every request.',
   decode_note: 'Generating, one user', decode_note_offload: 'Generating, one user, with part of the model in system RAM',
   prefill_note: 'Reading a prompt of {0} tokens', ttft_note: 'For a prompt of {0} tokens',
