@@ -11,7 +11,7 @@ export default {
   verdict_offload: '只能把部分模型放在系统内存中运行（较慢）', verdict_no_fit: '无法运行',
   verdict_pending: '计算中…', physical: '物理 {0}', utilization: '占可用内存的 {0}',
   summary: '{model}（{quant}，{ctx} token 上下文）在 {hw} 上需要 {total}（可用 {usable}）。',
-  why_weights: '{n} 个参数，平均每个权重 {bpw} 位；文件 {file}。',
+  why_weights: '{n}个参数，平均每个权重 {bpw} 位；文件 {file}。',
   why_host: '词嵌入（{0}）留在系统内存中，这是 llama.cpp 在独立显卡上的做法。',
   why_kv: '{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_none: '没有按 token 的缓存（只有循环状态）。',

@@ -94,9 +94,10 @@ export function renderCloud(r, c, mk) {
  * @param {{instance: string, price_basis?: string}} o
  */
 export function instanceName(o) {
-  // The catalog writes a count as "RTX 3090, 1x": the page writes it with the multiplication sign.
+  // The catalog writes a count as "RTX 3090, 1x": the page writes "1× RTX 3090" (multiplication sign).
   const L = state.lang;
-  const inst = String(o.instance || '').replace(/\b(\d+)x$/, (_, n) => times(Number(n), L));
+  const m = /^(.*?)(?:,\s*|\s+\()(\d+)x\)?$/.exec(String(o.instance || ''));
+  const inst = m ? `${times(Number(m[2]), L)} ${m[1]}` : String(o.instance || '');
   return o.price_basis ? aside(L, inst, T(`cloud_basis_${o.price_basis}`)) : inst;
 }
 
