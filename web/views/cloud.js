@@ -59,13 +59,13 @@ export function renderCloud(r, c, mk) {
       // Memory per GPU in GiB as the estimate used it (the core's memory_per_gpu_bytes); a provider
       // that lists the same memory in decimal GB (vram_code decimal_gb: B200 as 192 GB) is named beside it.
       h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        o.vram_code === 'decimal_gb' ? h('span', { class: 'note' }, ` (${T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })})`) : null),
+        o.vram_code === 'decimal_gb' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
       h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(o.estimate)),
       h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single) } } : {}) }, pm ? m(pm.single) : '—'),
-      h('td', { 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
+      h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
   const caption = T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
@@ -96,8 +96,10 @@ export function renderCloud(r, c, mk) {
 export function instanceName(o) {
   // The catalog writes a count as "RTX 3090, 1x": the page writes "1× RTX 3090" (multiplication sign).
   const L = state.lang;
-  const m = /^(.*?)(?:,\s*|\s+\()(\d+)x\)?$/.exec(String(o.instance || ''));
-  const inst = m ? `${times(Number(m[2]), L)} ${m[1]}` : String(o.instance || '');
+  const raw = String(o.instance || '');
+  const m = /^(.*?)(?:,\s*|\s+\()(\d+)x\)?$/.exec(raw);
+  const lead = /^(\d+)x\s+(.+)$/.exec(raw);
+  const inst = m ? `${times(Number(m[2]), L)} ${m[1]}` : lead ? `${times(Number(lead[1]), L)} ${lead[2]}` : raw;
   return o.price_basis ? aside(L, inst, T(`cloud_basis_${o.price_basis}`)) : inst;
 }
 
