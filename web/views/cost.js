@@ -226,7 +226,7 @@ function paintCard(r, c, mk) {
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
   const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
-    ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
+    ...urls.flatMap((u, i) => [i ? (state.lang === 'zh' ? '，' : ', ') : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }
 
