@@ -122,6 +122,33 @@ function syncForm() {
   byId('context').value = String(i >= 0 ? i : CONTEXTS.findIndex((c) => c >= state.ctx) >= 0 ? CONTEXTS.findIndex((c) => c >= state.ctx) : 3);
   byId('context-out').textContent = tokens(state.ctx, state.lang);
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
+  hardwareFull();
+}
+
+/** A canvas to measure text with. @type {CanvasRenderingContext2D | null} */
+let measure = null;
+
+/**
+ * A select cuts its text at its edge with no cue ("Mac Studio · M3 Ultra GPU 80 cœ"): when the
+ * chosen device's name is wider than the select, the whole name is written under it.
+ */
+function hardwareFull() {
+  const sel = /** @type {HTMLSelectElement} */ (byId('hardware'));
+  const out = document.getElementById('hw-full');
+  if (!out) return;
+  const opt = sel.selectedOptions && sel.selectedOptions[0];
+  const label = opt ? opt.textContent || '' : '';
+  sel.title = label;
+  if (!measure) measure = document.createElement('canvas').getContext('2d');
+  let cut = false;
+  if (measure && label && sel.clientWidth > 0) {
+    const cs = getComputedStyle(sel);
+    measure.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
+    // The select's own padding and its arrow take about 40 px of its width.
+    cut = measure.measureText(label).width > sel.clientWidth - 40;
+  }
+  out.hidden = !cut;
+  out.textContent = cut ? label : '';
 }
 
 function readForm() {
@@ -378,6 +405,8 @@ async function init() {
   byId('context').addEventListener('input', () => { readForm(); update(false); });
   byId('context').addEventListener('change', () => { readForm(); update(true); });
   form.addEventListener('submit', (/** @type {Event} */ e) => e.preventDefault());
+  window.addEventListener('resize', hardwareFull);
+  byId('hardware').addEventListener('change', hardwareFull);
   byId('lang').addEventListener('change', () => { state.lang = byId('lang').value; applyLang(); update(true); });
   byId('market').addEventListener('change', () => { state.market = byId('market').value; resetElectricity(); update(true); });
   byId('dp-device').addEventListener('change', () => { state.hw = byId('dp-device').value; update(true); });

@@ -98,7 +98,7 @@ export function table(caption, head, rows, props) {
   // instead of running off with the table; the <caption> stays for screen readers.
   return h('div', { class: 'table-block' }, caption ? h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption) : null,
     h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
-    h('table', props || { class: 'data' },
+    h('table', props || { class: 'data wrap-head' },
       caption ? h('caption', { class: 'sr' }, caption) : null,
       h('thead', null, h('tr', null, head.map((c) => h('th', { scope: 'col' }, c)))),
       h('tbody', null, rows.map((r) => h('tr', null, r.map((c, i) => (i === 0 ? h('th', { scope: 'row' }, c) : h('td', { 'data-label': head[i] ?? null }, c)))))))));

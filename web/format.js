@@ -85,7 +85,11 @@ export function signedPct(percent, lang, digits = 1) {
  * @param {string[]} items @param {string} lang @param {'conjunction' | 'disjunction'} [type] "a, b and c" or "a, b or c"
  */
 export function list(items, lang, type = 'conjunction') {
-  try { return new Intl.ListFormat(lang, { style: 'long', type }).format(items); } catch { return items.join(', '); }
+  let s;
+  try { s = new Intl.ListFormat(lang, { style: 'long', type }).format(items); } catch { s = items.join(', '); }
+  // Chinese sets a space between a Latin letter or digit and the 和/或 that joins it ("64 GB 或
+  // 128 GB", "Gaudi 2 和 Intel"), as the page's own sentences do ("在 {0} 上").
+  return lang === 'zh' ? s.replace(/([\p{Script=Latin}\p{N}\p{Pe}%])(和|或)/gu, '$1 $2').replace(/(和|或)([\p{Script=Latin}\p{N}])/gu, '$1 $2') : s;
 }
 
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */
@@ -177,4 +181,42 @@ export function marketName(mk, L) {
     if (n && n !== code) return n;
   } catch { /* not a region code */ }
   return String(mk.name || mk.id);
+}
+
+/**
+ * A parameter count in the language's own scale words, with one rule of precision everywhere:
+ * three significant digits, and never fewer than the whole part ("8.03B", "70.6B", "109B",
+ * "1.03T"; "8,03 mil M", "1026 mil M"; "8,03 Md", "1 026 Md"; "80.3亿", "1.03万亿"). A count of
+ * 10¹² or more is never worded "billón"/"billion" in Spanish or French, where that word means
+ * 10¹² and reads as 10⁹ to many: Spanish and French keep counting in thousands of millions.
+ * Trailing zeros are dropped ("1T", not "1.00T"). A number and its scale word never part.
+ * @param {number} count  parameters (not billions) @param {string} lang
+ */
+export function params(count, lang) {
+  if (!(ok(count) && count > 0)) return '—';
+  /** @type {Array<[number, string]>} scale and its word, largest first */
+  const scales = lang === 'zh' ? [[1e12, '万亿'], [1e8, '亿'], [1e4, '万']]
+    : lang === 'es' ? [[1e9, `${U}mil${U}M`], [1e6, `${U}M`], [1e3, `${U}mil`]]
+      : lang === 'fr' ? [[1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
+        : [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
+  const [scale, word] = scales.find(([s]) => count >= s) || [1, ''];
+  const x = count / scale;
+  const whole = Math.max(1, Math.floor(Math.log10(x)) + 1);
+  const digits = Math.max(0, 3 - whole);
+  // Rounding may carry into a new whole digit (9.996 -> 10.0): drop a decimal then.
+  const r = Number(x.toFixed(digits));
+  const d = r >= 10 ** whole ? Math.max(0, digits - 1) : digits;
+  // Chinese writes 1092亿 ungrouped; Spanish groups from five digits (1026, 10 260), as the RAE's
+  // rule and Chromium's locale data do.
+  const grouping = /** @type {any} */ (lang === 'zh' ? false : lang === 'es' ? 'min2' : 'auto');
+  return `${new Intl.NumberFormat(lang, { maximumFractionDigits: d, minimumFractionDigits: 0, useGrouping: grouping }).format(x)}${word}`;
+}
+
+/**
+ * A count of devices before their name, with the multiplication sign (never a letter x) as the
+ * language spaces it: "2×" in English, Spanish and Chinese, "2 ×" with a no-break space in French.
+ * @param {number} n @param {string} lang
+ */
+export function times(n, lang) {
+  return ok(n) ? `${num(n, lang)}${lang === 'fr' ? U : ''}×` : '—';
 }

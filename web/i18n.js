@@ -24,7 +24,18 @@ export function t(lang, key, vars) {
   const table = (Object.hasOwn(STRINGS, lang) && STRINGS[lang]) || STRINGS.en;
   let s = table[key] ?? STRINGS.en[key] ?? key;
   if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(v);
-  return s;
+  return lang === 'zh' ? zhSpacing(s) : s;
+}
+
+/**
+ * Chinese typography for text the page composes: a space between a Han character and a Latin
+ * letter on either side ("在 Apple 芯片 Mac 上", "tok/s 和 pp512"), and after the conjunctions
+ * 和/或/与 before a figure ("和 4 张"). A figure stays against the Han unit after it ("80.3亿",
+ * "2025年6月"). @param {string} s
+ */
+export function zhSpacing(s) {
+  return s.replace(/(\p{Script=Han})(?=[A-Za-z])/gu, '$1 ').replace(/([A-Za-z])(?=\p{Script=Han})/gu, '$1 ')
+    .replace(/(和|或|与)(?=\d)/gu, '$1 ');
 }
 
 /**
@@ -51,9 +62,25 @@ export function clauses(lang, parts) {
   return parts.filter(Boolean).join(lang === 'fr' ? '\u00a0; ' : lang === 'zh' ? '；' : '; ');
 }
 
+/** Items of a phrase parted by the language's comma (Chinese: full-width，). @param {string} lang @param {string[]} parts */
+export function commas(lang, parts) {
+  return parts.filter(Boolean).join(lang === 'zh' ? '，' : ', ');
+}
+
 /** Sentences run on with a space, except in Chinese (no space after 。). @param {string} lang @param {string[]} parts */
 export function sentences(lang, parts) {
   return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
+}
+
+/**
+ * A text that stands alone after a label (a card's note, a value in words) in sentence case: its
+ * first letter upper-cased as the language does it ("never" -> "Never"). Strings are kept
+ * lower-case where they are also joined mid-sentence. @param {string} lang @param {string} s
+ */
+export function sentenceCase(lang, s) {
+  if (typeof s !== 'string' || !s) return s;
+  const first = String.fromCodePoint(/** @type {number} */ (s.codePointAt(0)));
+  return /\p{Ll}/u.test(first) ? first.toLocaleUpperCase(lang) + s.slice(first.length) : s;
 }
 
 /** "value (aside)" with the language's parentheses (full-width in Chinese). @param {string} lang @param {string} value @param {string} aside */

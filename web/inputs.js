@@ -7,7 +7,7 @@ import * as catalog from './catalog.js';
 import { call, estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
-import { gbOf, num } from './format.js';
+import { gbOf, num, params as paramsCount } from './format.js';
 import { errorText, labelled, t } from './i18n.js';
 import { state } from './state.js';
 import * as store from './store.js';
@@ -93,7 +93,7 @@ export async function importConfig(txt, fileName) {
     // No name given: the architecture the config names and the parameter count the core found.
     if (!name) {
       const arch = Array.isArray(config.architectures) && typeof config.architectures[0] === 'string' ? config.architectures[0] : String(r.model.model_type || 'config.json');
-      name = T('imported_name', { arch: arch.replace(/ForCausalLM$|ForConditionalGeneration$/, ''), params: T('params_b', { 0: num(r.model.params_total / 1e9, state.lang, 1) }) });
+      name = T('imported_name', { arch: arch.replace(/ForCausalLM$|ForConditionalGeneration$/, ''), params: paramsCount(r.model.params_total, state.lang) });
     }
   } catch (e) {
     const err = /** @type {any} */ (e);

@@ -100,3 +100,60 @@ test('signed figures use the minus sign (U+2212), never a hyphen-minus, in every
     assert.doesNotMatch(signed(-0.04, lang, 1), /[−+-]/);  // rounds to zero: no sign
   }
 });
+
+test('parameter counts: one precision rule (three significant digits) and each language\'s scale words, 10¹² never a "billón"', async () => {
+  const { params } = await import(path.join(root, 'web', 'format.js'));
+  const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ');
+  // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
+  const want = {
+    en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
+    es: ['8,03 mil M', '70,6 mil M', '109 mil M', '1026 mil M', '560 M'],
+    fr: ['8,03 Md', '70,6 Md', '109 Md', '1 026 Md', '560 M'],
+    zh: ['80.3亿', '706亿', '1092亿', '1.03万亿', '5.6亿'],
+  };
+  for (const [lang, w] of Object.entries(want)) {
+    assert.deepEqual([8.03e9, 70.55e9, 109.23e9, 1.026e12, 560e6].map((n) => nb(params(n, lang))), w, lang);
+  }
+  // The same precision for every count of a scale: 8.2B is "8.2B", not "8.20B"; a rounding that
+  // carries gains no extra digit.
+  assert.equal(params(8.2e9, 'en'), '8.2B');
+  assert.equal(params(9.996e9, 'en'), '10B');
+  // Number and scale word never part at a line end.
+  assert.match(params(8.03e9, 'es'), /^8,03\u00a0mil\u00a0M$/);
+  assert.equal(params(Number.NaN, 'en'), '—');
+  assert.equal(params(0, 'en'), '—');
+});
+
+test('one term per concept: Spanish offload is never "descarga" (the download button\'s word), decode one word per language, no English "Hardware" or "flash attention" in es/fr/zh', () => {
+  const es = Object.entries(STRINGS.es).filter(([k]) => /offload|with_ram|plan_title|faq_gpu_no/.test(k) || /offload/i.test(String(STRINGS.en[k])));
+  assert.deepEqual(es.filter(([, v]) => /descarg/i.test(String(v))), []);
+  assert.ok(es.some(([, v]) => /volcado/.test(String(v))));
+  // Decode: the card's word everywhere the concept is named.
+  const decode = { es: /decodific(?!ador)/i, fr: /décodage/i, zh: /解码/ };
+  for (const [lang, re] of Object.entries(decode)) {
+    assert.deepEqual(Object.entries(STRINGS[lang]).filter(([, v]) => re.test(String(v))).map(([k]) => k), [], lang);
+  }
+  assert.deepEqual(Object.entries(STRINGS.es).filter(([, v]) => /\bhardware\b/i.test(String(v))).map(([k]) => k), []);
+  for (const lang of ['es', 'fr', 'zh']) {
+    assert.deepEqual(Object.entries(STRINGS[lang]).filter(([, v]) => /flash attention/i.test(String(v))).map(([k]) => k), [], lang);
+  }
+});
+
+test('a note or value standing alone under a label starts as a sentence, in the language\'s own case rules', async () => {
+  const { sentenceCase, t } = await import(path.join(root, 'web', 'i18n.js'));
+  for (const lang of ['en', 'es', 'fr']) {
+    const s = sentenceCase(lang, t(lang, 'never_note'));
+    assert.match(s, /^\p{Lu}/u, `${lang}: ${s}`);
+    assert.match(sentenceCase(lang, t(lang, 'cost_unknown_no_power_figure')), /^\p{Lu}/u, lang);
+  }
+  assert.equal(sentenceCase('en', 'never'), 'Never');
+  assert.equal(sentenceCase('zh', '从不'), '从不');
+  assert.equal(sentenceCase('en', '—'), '—');
+});
+
+test('a count of devices carries the multiplication sign with the language\'s spacing, never a letter x', async () => {
+  const { times } = await import(path.join(root, 'web', 'format.js'));
+  assert.equal(times(8, 'en'), '8×');
+  assert.equal(times(8, 'fr'), '8\u00a0×');
+  assert.equal(times(4, 'zh'), '4×');
+});

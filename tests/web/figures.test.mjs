@@ -87,7 +87,7 @@ test('price qualifiers and part-of-product names are worded in the page\'s langu
     assert.doesNotMatch(c.text, /cheapest|starting at|per GPU|verified hosts|prepaid|Spot\)/, c.text);
     assert.match(c.text, /\((offre la moins chère|médiane des hôtes vérifiés|prix de départ|par GPU|spot, interruptible|36 mois prépayés)\)$/, c.text);
   }
-  assert.ok(cells.some((c) => c.basis === 'cheapest_offer' && /^RTX 4090, 1x \(offre la moins chère\)$/.test(c.text)));
+  assert.ok(cells.some((c) => c.basis === 'cheapest_offer' && /^1\u00a0× RTX 4090 \(offre la moins chère\)$/.test(c.text)));
   // A catalog entry that is one GPU of a product: the product name as is, the scope in French.
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-gb200-gpu&ctx=8192&lang=fr`);
   await page.waitForSelector('#summary');

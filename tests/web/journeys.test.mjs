@@ -200,7 +200,7 @@ test('journey: an imported config.json shows the CLI figures for that config, an
   await page.click('#cfg-go');
   await page.waitForFunction(() => /imported/.test(document.querySelector('#summary').textContent));
   // Named from its architecture and the core's parameter count, not "qwen3 4096".
-  assert.match(await page.textContent('#summary'), /^Qwen3 \(8\.\dB parameters, imported\)/);
+  assert.match(await page.textContent('#summary'), /^Qwen3 \(8\.19B parameters, imported\)/);
   await sameAsCli(page, cliDoc(flags({ model: cfg, quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090', context: 8192 })));
   await page.click('#share');
   await page.waitForFunction(() => /copied/i.test(document.querySelector('#share-msg').textContent));

@@ -211,3 +211,47 @@ test('the cost section\'s list of inputs parts its clauses with the language\'s 
     if (lang === 'en') assert.match(text, /[^\s]; /, text);
   }
 });
+
+test('issue 16: parameter counts, device counts, Chinese punctuation, computed sizes and sentence-case notes as a person reads them', async () => {
+  const page = await env.page();
+  // Kimi K2.5 (about 1.03 × 10¹² parameters): never "1 B"/"1 Bn", in thousands of millions.
+  await open(page, `${env.url}?view=model&model=moonshotai/Kimi-K2.5&lang=es`);
+  await page.waitForFunction(() => /mil\u00a0M/.test(document.body.innerText));
+  const es = await page.evaluate(() => document.body.innerText);
+  assert.match(es, /1026\u00a0mil\u00a0M/, 'Kimi K2.5 in Spanish');
+  assert.doesNotMatch(es, /\d\u00a0?B\b|\bbill[oó]n/i);
+  // The quantization matrix: a size in every File size cell, a computed one marked as such.
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=zh`);
+  await page.waitForSelector('#matrix tbody tr');
+  const sizes = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => (tr.children[tr.children.length - 2] || {}).textContent || ''));
+  assert.ok(sizes.length > 5);
+  for (const s of sizes) assert.match(s, /\d.*GB/, `a size in: ${s}`);
+  assert.ok(sizes.some((s) => /（计算值）/.test(s)), sizes.join(' | '));
+  // Chinese composed text: no half-width parenthesis or comma-space inside the speed basis or the cost source.
+  await page.waitForSelector('#cost-source');
+  const src = await page.$eval('#cost-source', (e) => e.textContent || '');
+  assert.doesNotMatch(src, /, /, src);
+  const zhText = await page.evaluate(() => document.body.innerText);
+  assert.doesNotMatch(zhText, /\dx\b/, 'no letter x as a multiplication sign');
+  // French cost cards: a note or a word value under its label starts with a capital letter.
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=fr`);
+  await page.waitForSelector('#rvb-break-even');
+  const notes = await page.$$eval('#plug-cost .card .s, #plug-cost .card .v', (es) => es.map((e) => (e.textContent || '').trim()).filter((t) => /^\p{L}/u.test(t)));
+  assert.ok(notes.length > 0);
+  assert.deepEqual(notes.filter((t) => /^\p{Ll}/u.test(t)), []);
+  // The cost inputs sit on one line whatever their labels' length.
+  const tops = await page.$$eval('#cost-inputs input', (is) => is.map((i) => Math.round(i.getBoundingClientRect().top)));
+  assert.equal(new Set(tops).size, 1, `input tops: ${tops}`);
+});
+
+test('issue 16: at 1280 px the cloud table fits its box in Spanish, and a cut device name is written whole under the select', async () => {
+  const page = await env.page({ viewport: { width: 1280, height: 900 } });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=8192&lang=es`);
+  await page.waitForSelector('#cloud-table tbody tr');
+  const over = await page.$eval('#cloud-table', (t) => { const w = /** @type {HTMLElement} */ (t.parentElement); return w.scrollWidth - w.clientWidth; });
+  assert.ok(over <= 1, `the cloud table overflows by ${over} px`);
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768&lang=fr`);
+  await page.waitForSelector('#hw-full:not([hidden])');
+  const full = await page.$eval('#hw-full', (e) => e.textContent || '');
+  assert.match(full, /M3 Ultra GPU 80\scœurs · 512\sGo/, full);
+});

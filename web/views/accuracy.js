@@ -8,7 +8,7 @@ import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, fill, h, slashBreaks } from '../dom.js';
 import { gib, num, signed, tps } from '../format.js';
-import { errorText, t } from '../i18n.js';
+import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
 
@@ -47,7 +47,7 @@ function summaryTable(groups) {
     h('td', { dataset: { field: 'coverage_pct' }, 'data-label': T('acc_coverage'), class: 'n' },
       h('span', null, h('span', { class: 'pct' }, g.coverage_rows > 0 ? pctText(g.coverage_pct) : '—'),
         g.coverage_rows > 0 ? h('span', { class: 'note cov-rows', dataset: { rows: String(g.coverage_rows), inside: String(g.coverage_inside_rows), basis: g.coverage_basis } },
-          ` (${T(`acc_cov_${g.coverage_basis === 'held_out' ? 'held_out' : 'in_sample'}`, { n: num(g.coverage_inside_rows, state.lang), m: num(g.coverage_rows, state.lang) })})`) : null)));
+          aside(state.lang, '', T(`acc_cov_${g.coverage_basis === 'held_out' ? 'held_out' : 'in_sample'}`, { n: num(g.coverage_inside_rows, state.lang), m: num(g.coverage_rows, state.lang) }))) : null)));
   const order = (/** @type {any} */ g) => (g.kind === 'tg' ? 0 : 10) + SPLITS.indexOf(g.split);
   return h('div', { class: 'table-wrap fit' },
     h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),

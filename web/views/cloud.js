@@ -5,8 +5,8 @@
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { byId, fill, h } from '../dom.js';
-import { day, gbOf, gib, list, money, num, tokens, tps } from '../format.js';
-import { labelled, t } from '../i18n.js';
+import { day, gbOf, gib, list, money, num, times, tokens, tps } from '../format.js';
+import { aside, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -61,13 +61,13 @@ export function renderCloud(r, c, mk) {
       // B200 as 192 GB) or, where the instance's name states it ("A100 SXM 80GB"), the GiB figure
       // called GB (gib_figure), so the GB in a name never stands unexplained beside a GiB figure.
       h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && /\d\s?GB\b/i.test(String(o.instance)))) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note' }, ` (${T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })})`) : null),
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && /\d\s?GB\b/i.test(String(o.instance)))) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
       h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(o.estimate)),
       h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single) } } : {}) }, pm ? m(pm.single) : '—'),
-      h('td', { 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
+      h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
   const caption = T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
@@ -96,7 +96,13 @@ export function renderCloud(r, c, mk) {
  * @param {{instance: string, price_basis?: string}} o
  */
 export function instanceName(o) {
-  return o.price_basis ? `${o.instance} (${T(`cloud_basis_${o.price_basis}`)})` : o.instance;
+  // The catalog writes a count as "RTX 3090, 1x": the page writes "1× RTX 3090" (multiplication sign).
+  const L = state.lang;
+  const raw = String(o.instance || '');
+  const m = /^(.*?)(?:,\s*|\s+\()(\d+)x\)?$/.exec(raw);
+  const lead = /^(\d+)x\s+(.+)$/.exec(raw);
+  const inst = m ? `${times(Number(m[2]), L)} ${m[1]}` : lead ? `${times(Number(lead[1]), L)} ${lead[2]}` : raw;
+  return o.price_basis ? aside(L, inst, T(`cloud_basis_${o.price_basis}`)) : inst;
 }
 
 /**

@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { clauses, errorText, labelled, t } from '../i18n.js';
+import { clauses, commas, errorText, labelled, sentenceCase, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -178,7 +178,9 @@ function unknownText(codes) {
 
 /** @param {string} k @param {string} v @param {string} s @param {Record<string, string>} [data] */
 function card(k, v, s, data) {
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, v), h('div', { class: 's' }, s));
+  // The value and the note stand alone under the label: each starts as a sentence does.
+  const L = state.lang;
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, sentenceCase(L, v)), h('div', { class: 's' }, sentenceCase(L, s)));
 }
 
 /** Cost per million tokens on owned hardware, with what it was computed from. @param {any} r @param {any} c @param {any} mk */
@@ -223,8 +225,8 @@ function paintCard(r, c, mk) {
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
   // The citation: the market and period, and the publisher's page(s) by host name.
   const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
-  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), `${marketName(mk, state.lang)}, ${monthYear(mk.period, state.lang)}`)}${state.lang === 'zh' ? '。' : '. '}`,
-    ...urls.flatMap((u, i) => [i ? ', ' : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
+  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
+    ...urls.flatMap((u, i) => [i ? (state.lang === 'zh' ? '，' : ', ') : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
   fill('cost-out', cards, inputs, src);
 }
 

@@ -89,7 +89,7 @@ export async function renderDevice(alive) {
     const m = e.model;
     const cells = [
       link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib }), m.name),
-      `${paramsText(m.params_total_b * 1e9, L)}${m.params_active_b && m.params_active_b < m.params_total_b ? ` (${paramsText(m.params_active_b * 1e9, L)} ${T('active')})` : ''}`,
+      m.params_active_b && m.params_active_b < m.params_total_b ? aside(L, paramsText(m.params_total_b * 1e9, L), `${paramsText(m.params_active_b * 1e9, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total_b * 1e9, L),
       e.quant,
       qualityCell(e),
       gib(e.memory.total_bytes, L, 1),

@@ -8,8 +8,8 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, ms, num, pct, signed, signedPct, tokens, tps, units } from '../format.js';
-import { aside, sentences, t, tn } from '../i18n.js';
+import { gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, tokens, tps, units } from '../format.js';
+import { aside, commas, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -240,7 +240,7 @@ function renderProjector(r) {
     text('w-projector', T(p.code === 'vision_config_incomplete' ? 'proj_incomplete' : 'proj_unmodelled', { 0: String(p.missing || p.model_type || '?') }));
     return;
   }
-  const file = `${gib(p.bytes, L)}, ${gb(p.bytes, L)}`;
+  const file = commas(L, [gib(p.bytes, L), gb(p.bytes, L)]);
   const img = p.image || {};
   const size = T(img.size_dependent ? 'proj_size_at' : 'proj_size_fixed', { w: num(img.width, L), h: num(img.height, L) });
   const parts = [];
@@ -273,11 +273,9 @@ export function engineName(e) {
   return known && typeof known.name === 'string' ? known.name : e;
 }
 
-/** Parameters in the language's words ("109.23B", "109,23 Md"). @param {number} n @param {string} L */
+/** Parameters in the language's words (format.js params: "109B", "109 Md", "1092亿"). @param {number} n @param {string} L */
 export function params(n, L) {
-  // Chinese counts in 亿 (10^8), not in billions: Intl's compact form says it ("81.92亿").
-  if (L === 'zh') return new Intl.NumberFormat('zh', { notation: 'compact', maximumFractionDigits: 2 }).format(n);
-  return T('params_b', { 0: num(n / 1e9, L, 2) });
+  return paramsCount(n, L);
 }
 
 /** The speed cards, with the core's low–high range on every figure and the prompt the TTFT is for. @param {any} r */
@@ -401,29 +399,31 @@ function renderSpeedBasis(s) {
   if (!basis || !label) { fill('speed-basis'); return; }
   /** @type {any[]} */
   const parts = [];
+  // Between sentences: a space, none after a Chinese 。.
+  const sp = L === 'zh' ? '' : ' ';
   if (label === 'measured' && Array.isArray(basis.measured) && basis.measured.length) {
     // One published run of each kind (decode, then prefill), not two of the same.
     const first = ['tg', 'pp'].map((k) => basis.measured.find((/** @type {any} */ x) => x.kind === k)).filter(Boolean);
     const runs = first.map((/** @type {any} */ x) => T('speed_measured_run', { 0: tps(x.tps, L), 1: x.test }));
-    parts.push(T('speed_label_measured', { 0: list(runs, L) }), ' ');
+    parts.push(T('speed_label_measured', { 0: list(runs, L) }), sp);
     const src = basis.measured[0].source;
     if (typeof src === 'string' && /^https:\/\//.test(src)) {
       let host = src;
       try { host = new URL(src).host; } catch { /* keep the text */ }
-      parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? `, ${basis.measured[0].date}` : '')), ' ');
+      parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? (L === 'zh' ? '，' : ', ') + basis.measured[0].date : '')), sp);
     }
     // A tensor-parallel estimate checked against the run: what its step is made of, too.
-    if (basis.tensor_parallel) parts.push(tpSentence(basis.tensor_parallel, L), ' ');
+    if (basis.tensor_parallel) parts.push(tpSentence(basis.tensor_parallel, L), sp);
   } else if (label === 'tensor_parallel' && basis.tensor_parallel) {
-    parts.push(tpSentence(basis.tensor_parallel, L), ' ');
+    parts.push(tpSentence(basis.tensor_parallel, L), sp);
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
-      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), ' ');
+      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), sp);
   } else if (label === 'calibrated') {
-    parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), ' ');
+    parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), sp);
   } else {
-    parts.push(T('speed_label_extrapolated', { 0: basis.backend }), ' ');
+    parts.push(T('speed_label_extrapolated', { 0: basis.backend }), sp);
   }
   const g = basis.accuracy_group;
   if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}${g.report_group === 'mlx' ? '#acc-mlx' : `#acc-tg-${g.report_group}`}`, T('speed_accuracy_link')));
@@ -566,8 +566,10 @@ function devicesTable(devs, host, L) {
 function card(k, v, s, attrs) {
   // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
   // broken in its middle (the text stays the same).
-  const cut = v.indexOf(' (');
-  const value = cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), ' ', h('span', { class: 'v-range' }, v.slice(cut + 1))] : v;
+  // Chinese writes the range in full-width parentheses with no space before them ("~81.9 tok/s（36.5–51.6）").
+  const zh = typeof v === 'string' ? v.indexOf('（') : -1;
+  const cut = zh > 0 ? zh : typeof v === 'string' ? v.indexOf(' (') : -1;
+  const value = cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'v-range' }, v.slice(zh > 0 ? cut : cut + 1))] : v;
   return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, value), h('div', { class: 's' }, s));
 }
 
@@ -683,7 +685,7 @@ async function quantMatrix(r, alive) {
       how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'tag tight', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
       nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
-      nw(`${gib(x.memory.total_bytes, L)} (${gb(x.memory.total_bytes, L, 1)})`),
+      nw(aside(L, gib(x.memory.total_bytes, L), gb(x.memory.total_bytes, L, 1))),
       ...(hasSpeed ? [sp && sp.decode ? nw(spreadText(sp.decode, L)) : '—'] : []),
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
@@ -713,16 +715,24 @@ async function quantMatrix(r, alive) {
  * @param {string} v
  */
 function nw(v) {
-  const cut = v.indexOf(' (');
-  return cut > 0 ? [h('span', { class: 'nw' }, v.slice(0, cut)), ' ', h('span', { class: 'nw' }, v.slice(cut + 1))] : h('span', { class: 'nw' }, v);
+  // Chinese: the bracket is full-width with no space before it.
+  const zh = v.indexOf('（');
+  const cut = zh > 0 ? zh : v.indexOf(' (');
+  return cut > 0 ? [h('span', { class: 'nw' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'nw' }, v.slice(zh > 0 ? cut : cut + 1))] : h('span', { class: 'nw' }, v);
 }
 
 /**
- * "published" or "computed", and beside a published file its size and how far ours is from it.
+ * Beside a published file its size and how far ours is from it; else the computed size, marked computed.
  * @param {any} x @param {any} published @param {string} L
  */
 function publishedCell(x, published, L) {
-  if (typeof published !== 'number' || !(published > 0)) return T('size_computed');
+  // No published file: the size the core computed for the file, marked as computed.
+  if (typeof published !== 'number' || !(published > 0)) {
+    const computed = typeof x.gguf_file_bytes === 'number' ? x.gguf_file_bytes : x.checkpoint_bytes;
+    return typeof computed === 'number' && computed > 0
+      ? h('span', { class: 'pubsize', dataset: { computed: String(computed) } }, nw(aside(L, gb(computed, L, 1), T('size_computed'))))
+      : '—';
+  }
   const ours = x.gguf_file_bytes;
   // One short line (the table is wide already); the repo it was read from is in the tooltip.
   return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },

@@ -7,8 +7,8 @@ import { solve } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
-import { gib, list as joinList, num, signed, tokens, tps, usd } from '../format.js';
-import { t } from '../i18n.js';
+import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
+import { aside, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -115,7 +115,7 @@ function missingText(key, m, L) {
   // The weights on one device (the core's `weights_devices`): several GPUs of a server engine hold
   // more in all (replicated tensors), so the sentence names the setup its figure is for.
   return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
-    name: m.name ? `${m.count > 1 ? `${num(m.count, L)}× ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) });
+    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) });
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
@@ -123,8 +123,9 @@ function card(key, p, L, missing) {
   if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const dev = shownName(cloud ? { ...p, id: p.device } : p, L);
-  const name = cloud ? `${p.provider} · ${p.count > 1 ? `${p.count}× ` : ''}${dev}${p.price_basis ? ` (${T(`cloud_basis_${p.price_basis}`)})` : ''}` : `${p.count > 1 ? `${p.count}× ` : ''}${dev}`;
-  const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : `${usd(p.price_usd, L)} (${T(`price_${p.price_kind}`)})`;
+  const named = `${p.count > 1 ? `${times(p.count, L)} ` : ''}${dev}`;
+  const name = cloud ? `${p.provider} · ${p.price_basis ? aside(L, named, T(`cloud_basis_${p.price_basis}`)) : named}` : named;
+  const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : aside(L, usd(p.price_usd, L), T(`price_${p.price_kind}`));
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
     : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })
     : p.why.code === 'cheapest_cloud_offer' ? T('why_cloud') : T('why_fastest');

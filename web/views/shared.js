@@ -7,7 +7,7 @@ import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, productLabel, scopedName, tableName } from '../device-name.js';
 import { h } from '../dom.js';
-import { byKey, gbOf, gib, ms, num, pct, tps, units } from '../format.js';
+import { byKey, gbOf, gib, ms, num, params as paramsCount, pct, times, tps, units } from '../format.js';
 import { aside, t } from '../i18n.js';
 
 /**
@@ -127,7 +127,7 @@ export function rowName(d, lang) {
 /** A result's hardware as the page names it: "2× name" for several. @param {any} r an estimate @param {string} lang */
 export function hwLabel(r, lang) {
   const name = shownName(r.hardware, lang);
-  return r.hardware.count > 1 ? `${r.hardware.count}× ${name}` : name;
+  return r.hardware.count > 1 ? `${times(r.hardware.count, lang)} ${name}` : name;
 }
 
 /** @param {any} d */
@@ -163,13 +163,12 @@ export function stackTable(caption, head, rows, opts = {}) {
 }
 
 /**
- * A parameter count for people, in the language's own short scale: 109.2B, 109,2 Md,
- * 109,2 mil M, 1092亿.
+ * A parameter count for people, in the language's own scale words (format.js params): 109B,
+ * 109 Md, 109 mil M, 1092亿.
  * @param {number} count  parameters (not billions) @param {string} lang
  */
 export function paramsText(count, lang) {
-  if (!(typeof count === 'number' && Number.isFinite(count) && count > 0)) return '—';
-  return new Intl.NumberFormat(lang, { notation: 'compact', compactDisplay: 'short', maximumFractionDigits: 1 }).format(count);
+  return paramsCount(count, lang);
 }
 
 /** Set the tab title and the meta description (both in the page's language). @param {string} title @param {string} description */
