@@ -443,21 +443,3 @@ TEST_CASE("a GPU segment that segments.json does not list is a catalog error", "
   CHECK(c.errors()[0].code == "unknown_reference");
   CHECK(c.errors()[0].path == "hardware#gpu-a.segment");
 }
-
-// Issue 16: the model page printed "Active per token 4.5B (published 6.9B)" for Gemma 3n, the
-// published total copied into the active field. Active is published or unknown, never the total.
-TEST_CASE("a published active figure is one the entry states; absent, it is unknown, not the total", "[catalog][params]") {
-  const auto* g = wif_test::catalog().find_model("google/gemma-3n-E4B-it");
-  REQUIRE(g != nullptr);
-  CHECK(g->params_total_b == Approx(6.87));
-  CHECK(g->params_active_b == 0);
-  const nlohmann::json e = wif_test::estimate({{"model", "google/gemma-3n-E4B-it"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
-  REQUIRE_FALSE(e.contains("error"));
-  CHECK(e["model"]["params_active_published_b"].is_null());
-  CHECK(e["model"]["params_total_published_b"].get<double>() == Approx(6.87));
-  CHECK(e["model"]["params_active"].get<double>() < 0.8 * e["model"]["params_total"].get<double>());
-  // A mixture of experts states its active share: that one is shown.
-  const nlohmann::json q = wif_test::estimate({{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
-  REQUIRE_FALSE(q.contains("error"));
-  CHECK(q["model"]["params_active_published_b"].get<double>() == Approx(3.3));
-}

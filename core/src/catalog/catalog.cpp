@@ -98,9 +98,7 @@ struct CatalogLoader {
       if (!m.release.empty() && !valid_date(m.release))
         throw InputError("bad_value", join_path(p, "release"), "release must be YYYY-MM");
       m.params_total_b = req_num(doc, "params_total_b", p, 0.001, 1e5);
-      // Active per token only as published: absent, it is unknown (0), never the total copied
-      // over (Gemma 3n's total beside its computed active read as a published active figure).
-      m.params_active_b = opt_num(doc, "params_active_b", p, 0.001, 1e5).value_or(0);
+      m.params_active_b = opt_num(doc, "params_active_b", p, 0.001, 1e5).value_or(m.params_total_b);
       if (m.params_active_b > m.params_total_b * 1.0001)
         throw InputError("bad_value", join_path(p, "params_active_b"), "active parameters exceed the total");
       require_provenance(doc, p);
