@@ -86,7 +86,7 @@ test('a draft model: one decode figure on the card, the simulator and the cost; 
   // The card: the prose range, the workload named, the plain figure beside it.
   assert.equal(Number(await page.getAttribute('#k-decode', 'data-v')), prose.decode_tps);
   assert.equal(Number(await page.getAttribute('#k-decode', 'data-lo')), prose.decode_tps_low);
-  const card = await page.textContent('#k-decode');
+  const card = await page.$eval('#k-decode', (e) => (e.closest('.card') || e).textContent);
   assert.ok(card.includes('with the draft model, on prose'), card);
   assert.ok(card.includes(tps(plain.speed.decode_tps, 'en')), card);
   // Memory: the row, the note and the per-device column agree; Required counts that part.
