@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "willitfit/api/api.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/speculative.hpp"
 
@@ -92,8 +93,8 @@ TEST_CASE("MTP speedup: code above prose, the decode range is plain decode times
   // GLM-4.5-Air drafting one token: llama.cpp PR #26534 measured ~1.17-1.20x.
   CHECK(code["speedup_low"].get<double>() > 1.05);
   CHECK(code["speedup_high"].get<double>() < 1.35);
-  CHECK(code["decode_tps_low"].get<double>() == Approx(r["speed"]["decode_tps_low"].get<double>() * code["speedup_low"].get<double>()));
-  CHECK(code["decode_tps_high"].get<double>() == Approx(r["speed"]["decode_tps_high"].get<double>() * code["speedup_high"].get<double>()));
+  CHECK(code["decode_tps_low"].get<double>() == Approx(r["speed"]["decode_speculative"]["plain_decode_tps_low"].get<double>() * code["speedup_low"].get<double>()));
+  CHECK(code["decode_tps_high"].get<double>() == Approx(r["speed"]["decode_speculative"]["plain_decode_tps_high"].get<double>() * code["speedup_high"].get<double>()));
   json k3 = glm(true);
   k3["draft_max"] = 3;
   const json r3 = estimate(k3);
@@ -410,7 +411,7 @@ TEST_CASE("draft model speedup: rises with acceptance, falls with the draft's co
   CHECK(code["workload"] == "code");
   CHECK(code["speedup_low"].get<double>() > prose["speedup_low"].get<double>());
   CHECK(code["speedup_high"].get<double>() >= prose["speedup_high"].get<double>());
-  CHECK(code["decode_tps_low"].get<double>() == Approx(on["speed"]["decode_tps_low"].get<double>() * code["speedup_low"].get<double>()));
+  CHECK(code["decode_tps_low"].get<double>() == Approx(on["speed"]["decode_speculative"]["plain_decode_tps_low"].get<double>() * code["speedup_low"].get<double>()));
 }
 
 TEST_CASE("draft model rows: the held-out measurements fall in the predicted range", "[speculative][draft]") {
@@ -494,4 +495,67 @@ TEST_CASE("a draft model under MLX is a coded error and MLX offers no draft cand
   REQUIRE(bad.contains("error"));
   CHECK(bad["error"]["code"] == "bad_value");
   CHECK(bad["error"]["path"] == "draft_model");
+}
+
+// Issue 16: the decode card, the simulator and the cost section read speed.decode_tps; with a
+// draft model (or MTP) on, that figure is the speculative range for the request's workload, the
+// same numbers the "speculative" block gives for it, and the plain figure stays beside it.
+TEST_CASE("with speculative decoding the headline decode is the speculative range for the stated workload", "[speculative][draft][headline]") {
+  const json off = estimate(llama_pair(""));
+  const json on = estimate(llama_pair());
+  REQUIRE_FALSE(on.contains("error"));
+  REQUIRE(off["speed"]["decode_tps"].get<double>() > 0);
+  auto row = [](const json& r, const char* w) {
+    for (const auto& x : r["speculative"]["workloads"])
+      if (x["workload"] == w) return x;
+    return json();
+  };
+  const json prose = row(on, "prose");
+  REQUIRE(prose.is_object());
+  const json& s = on["speed"];
+  CHECK(s["decode_tps"].get<double>() == Approx(prose["decode_tps"].get<double>()));
+  CHECK(s["decode_tps_low"].get<double>() == Approx(prose["decode_tps_low"].get<double>()));
+  CHECK(s["decode_tps_high"].get<double>() == Approx(prose["decode_tps_high"].get<double>()));
+  CHECK(s["decode_tps"].get<double>() > off["speed"]["decode_tps"].get<double>());
+  const json& ds = s["decode_speculative"];
+  CHECK(ds["workload"] == "prose");
+  CHECK(ds["kind"] == "draft");
+  CHECK(ds["plain_decode_tps"].get<double>() == Approx(off["speed"]["decode_tps"].get<double>()));
+  CHECK(ds["plain_decode_tps_low"].get<double>() == Approx(off["speed"]["decode_tps_low"].get<double>()));
+  // The curve over depth and the generation average move by the same factor.
+  const double f = s["decode_tps"].get<double>() / off["speed"]["decode_tps"].get<double>();
+  CHECK(s["gen_avg_tps"].get<double>() == Approx(off["speed"]["gen_avg_tps"].get<double>() * f));
+  CHECK(s["curve"]["decode_tps"][0].get<double>() == Approx(off["speed"]["curve"]["decode_tps"][0].get<double>() * f));
+  // Asked for code, the code range.
+  json qc = llama_pair();
+  qc["workload"] = "code";
+  const json c = estimate(qc);
+  CHECK(c["speed"]["decode_tps_high"].get<double>() == Approx(row(c, "code")["decode_tps_high"].get<double>()));
+  CHECK(c["speed"]["decode_speculative"]["workload"] == "code");
+  // The cost section prices the owned setup at that same figure.
+  json q = llama_pair();
+  q["price_kwh_usd"] = 0.2;
+  q["power_w"] = 450;
+  q["purchase_usd"] = 1600;
+  q["hours_per_day"] = 8;
+  q["amortization_months"] = 36;
+  const json k = json::parse(api_cost(cat(), q.dump()));
+  REQUIRE_FALSE(k.contains("error"));
+  CHECK(k["owned"]["decode_tps"].get<double>() == Approx(s["decode_tps"].get<double>()));
+}
+
+// Issue 16: the "Draft model" row and the note state the part counted in Required (what the
+// accelerators hold); the embedding table llama.cpp keeps in system RAM is named apart.
+TEST_CASE("the draft's counted memory is what the accelerators hold, summing to the memory total's draft part", "[speculative][draft]") {
+  json two = llama_pair();
+  two["model"] = "meta-llama/Llama-3.3-70B-Instruct";
+  two["hardware"] = "nvidia-rtx-3090";
+  two["count"] = 2;
+  const json t = estimate(two);
+  REQUIRE_FALSE(t.contains("error"));
+  const json& s = t["speculative"];
+  CHECK(u(s["counted_bytes"]) == u(t["memory"]["draft_bytes"]));
+  CHECK(u(s["counted_bytes"]) == u(t["memory"]["devices"][0]["draft_bytes"]) + u(t["memory"]["devices"][1]["draft_bytes"]));
+  CHECK(u(s["counted_bytes"]) + u(s["host_bytes"]) == u(s["extra_bytes"]));
+  CHECK(u(s["host_bytes"]) > 0);
 }

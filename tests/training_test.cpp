@@ -373,3 +373,48 @@ TEST_CASE("a training verdict uses the one room-to-spare share of every verdict"
   CHECK(tight);
   CHECK(tight_near_limit);
 }
+
+// Issue 16 (screenshot review): the advice counts from the cards the person has and states the
+// cap of the set it names. 70B LoRA on 2x RTX 3090 said "Your own: 4x" and "QLoRA fits on 4 of
+// yours"; GLM-4.5 Air QLoRA on a 512 GB Mac read "fits, 1 needed" beside "Buy ...".
+TEST_CASE("fine-tuning advice counts from the person's own cards and names the set's card cap", "[training][advice]") {
+  // Two 3090s: a set of four of them is two more than the person has.
+  const json two = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"method", "qlora"}, {"hardware", "nvidia-rtx-3090"}, {"count", 2}});
+  REQUIRE_FALSE(two.contains("error"));
+  const json& a = two["advice"];
+  CAPTURE(a.dump());
+  REQUIRE(a["code"] == "own_device");
+  CHECK(a["have"] == 2);
+  CHECK(a["more"] == std::max(0, a["count"].get<int>() - 2));
+  // Without a count, one is what the person has.
+  const json one = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"method", "qlora"}, {"hardware", "nvidia-rtx-3090"}});
+  CHECK(one["advice"]["have"] == 1);
+  CHECK(one["advice"]["more"] == one["advice"]["count"].get<int>() - 1);
+  // LoRA of the 70B: QLoRA instead, counted from the two the person has.
+  const json lora = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"method", "full"}, {"hardware", "nvidia-rtx-3090"}, {"count", 2}});
+  for (const auto& i : lora["advice"].value("instead", json::array()))
+    if (i["code"] == "qlora") CHECK(i["more"] == std::max(0, i["count"].get<int>() - 2));
+  // A Mac that holds it by memory: said first, with the verified set as the alternative.
+  const json mac = train({{"model", "zai-org/GLM-4.5-Air"}, {"method", "qlora"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}});
+  REQUIRE_FALSE(mac.contains("error"));
+  CHECK(mac["verdict"] != "no_fit");
+  CHECK(mac["min_count"] == 1);
+  CHECK(mac["advice"]["code"] == "own_device_unverified");
+  CHECK(mac["advice"]["count"] == 1);
+  CHECK(mac["advice"]["more"] == 0);
+  CHECK(mac["advice"]["own_device"] == "training_stack_not_verified");
+  REQUIRE(mac["advice"]["alternative"].is_object());
+  CHECK(mac["advice"]["alternative"]["code"] == "cheapest_set");
+  // Every set advised to buy carries its segment's cap and stays within it.
+  for (const char* hw : {"nvidia-rtx-4090", "apple-m3-ultra-80c-gpu-512gb", "nvidia-rtx-3090"})
+    for (const char* method : {"full", "lora", "qlora"}) {
+      const json r = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"method", method}, {"hardware", hw}});
+      const json& adv = r["advice"];
+      for (const json* b : {&adv, adv.contains("alternative") ? &adv["alternative"] : nullptr}) {
+        if (!b || (*b)["code"] != "cheapest_set") continue;
+        CAPTURE(hw, method, b->dump());
+        REQUIRE(b->contains("segment_max_count"));
+        CHECK((*b)["count"].get<int>() <= (*b)["segment_max_count"].get<int>());
+      }
+    }
+}

@@ -4,9 +4,10 @@
 // formats that are no real choice left out of the format table, and a break-even point past the
 // hardware's written-off life.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { open, setup } from './helpers.mjs';
+import { open, root, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -64,6 +65,42 @@ test('the fine-tuning table advises the person\'s own device with what each GPU 
   assert.doesNotMatch(lora.text, /Arc/);
   if (Number(lora.count) > 1) assert.match(lora.needed, /ZeRO-3\), [\d.,]+\sGiB each/);
   for (const r of rows) assert.doesNotMatch(r.text, /more than 64/);
+});
+
+// Issue 16 (screenshot review): "Your own: 4× GeForce RTX 3090" for a person with two, and on a
+// Mac that holds it "fits, 1" beside "Buy …": the advice counts from the person's cards (the
+// core's have/more), and every set it names stays within the card cap the note states.
+test('the fine-tuning advice counts from the person\'s cards and never passes the cap it states', async () => {
+  const api = await import(path.join(root, 'dist', 'api.js'));
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&ctx=8192&count=2&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="qlora"]');
+  const core = await api.train({ model: 'meta-llama/Llama-3.1-70B-Instruct', hardware: 'nvidia-rtx-3090', method: 'qlora', count: 2 });
+  const q = await page.textContent('#ft-table tr[data-method="qlora"]');
+  assert.equal(core.advice.have, 2);
+  if (core.advice.code === 'own_device' && core.advice.more > 0) assert.match(q, new RegExp(`${core.advice.more} more than the 2 you have`));
+  else if (core.advice.code === 'own_device') assert.doesNotMatch(q, /more than the/);
+  assert.doesNotMatch(q, /of yours/);
+  // The cap note names the cap of every set advised to buy, and none passes it.
+  const caps = (await page.textContent('#ft-caps').catch(() => '')) || '';
+  for (const tr of await page.$$eval('#ft-table tbody tr', (trs) => trs.map((t) => t.textContent))) {
+    const m = /Buy (\d+)× /.exec(tr);
+    if (!m) continue;
+    const n = Number(m[1]);
+    const stated = [...caps.matchAll(/(\d+) (?:consumer cards|workstation cards|data-centre GPUs)/g)].map((x) => Number(x[1]));
+    assert.ok(stated.some((c) => c >= n), `${tr} / ${caps}`);
+  }
+  // A 512 GB Mac holds GLM-4.5 Air's QLoRA: said first, the verified set as the alternative.
+  const mac = await env.page();
+  await open(mac, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=8192&lang=en`);
+  await mac.waitForSelector('#ft-table tbody tr[data-method="qlora"]');
+  const row = await mac.$eval('#ft-table tr[data-method="qlora"]', (tr) => ({ advice: tr.querySelector('[data-advice]')?.dataset.advice, text: tr.textContent }));
+  assert.equal(row.advice, 'own_device_unverified');
+  assert.match(row.text, /Your own: .*Mac Studio|Your own: .*M3 Ultra/);
+  assert.match(row.text, /not verified on your device/);
+  assert.match(row.text, /On a verified stack: buy /);
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(mac.problems, []);
 });
 
 test('the format table leaves MXFP4_MOE out for a dense model and says why', async () => {

@@ -9,7 +9,7 @@ import { after, before, test } from 'node:test';
 import { open, root, setup } from './helpers.mjs';
 
 const api = await import(path.join(root, 'dist', 'api.js'));
-const { gib, num } = await import(path.join(root, 'web', 'format.js'));
+const { gib, num, tps } = await import(path.join(root, 'web', 'format.js'));
 
 let env;
 before(async () => { env = await setup(); });
@@ -34,7 +34,7 @@ test('Llama 3.1 8B with Llama 3.2 1B drafting: the options, the row, the plan, t
   await page.waitForFunction(() => /draft=meta-llama/.test(decodeURIComponent(location.search)));
   await page.waitForFunction((t) => document.querySelector('#c-total')?.textContent?.trim() === t, gib(core.memory.total_bytes, 'en'));
   assert.equal(await page.isVisible('#r-draft'), true);
-  assert.equal((await page.textContent('#t-draft')).trim(), gib(core.speculative.extra_bytes, 'en'));
+  assert.equal((await page.textContent('#t-draft')).trim(), gib(core.speculative.counted_bytes, 'en'));
   const why = await page.textContent('#w-draft');
   assert.ok(why.includes(gib(core.speculative.kv_bytes, 'en')), why);
   assert.match(why, /F16 KV cache/);
@@ -94,4 +94,47 @@ test('on a Mac the speculative line says why Metal gains little, and every resul
   assert.match(await pc.textContent('#spec-line'), /mesures mises de côté\./);
   assert.deepEqual(page.problems, []);
   assert.deepEqual(pc.problems, []);
+});
+
+// Issue 16: Llama 3.3 70B on 2× RTX 3090 with a 1B draft. The decode card, the simulator and the
+// cost section all read the core's one decode figure, the speculative range for the stated
+// workload (prose by default), and the draft's row, the note and the per-device column state the
+// same memory: what the GPUs hold, with the embedding table in system RAM named apart.
+test('a draft model: one decode figure on the card, the simulator and the cost; one draft memory figure', async () => {
+  const req = { model: 'meta-llama/Llama-3.3-70B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090', count: 2, context: 8192,
+    draft_model: 'meta-llama/Llama-3.2-1B-Instruct' };
+  const core = await api.estimate(req);
+  const plain = await api.estimate({ ...req, draft_model: undefined });
+  const prose = core.speculative.workloads.find((w) => w.workload === 'prose');
+  assert.ok(core.speed.decode_tps > plain.speed.decode_tps);
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct&lang=en`);
+  await page.waitForSelector('#k-decode');
+  // The card: the prose range, the workload named, the plain figure beside it.
+  assert.equal(Number(await page.getAttribute('#k-decode', 'data-v')), prose.decode_tps);
+  assert.equal(Number(await page.getAttribute('#k-decode', 'data-lo')), prose.decode_tps_low);
+  const card = await page.$eval('#k-decode', (e) => (e.closest('.card') || e).textContent);
+  assert.ok(card.includes('with the draft model, on prose'), card);
+  assert.ok(card.includes(tps(plain.speed.decode_tps, 'en')), card);
+  // Memory: the row, the note and the per-device column agree; Required counts that part.
+  const dev = core.memory.devices.reduce((s, d) => s + d.draft_bytes, 0);
+  assert.equal(core.speculative.counted_bytes, dev);
+  assert.equal((await page.textContent('#t-draft')).trim(), gib(dev, 'en'));
+  const spec = await page.textContent('#spec-line');
+  assert.ok(spec.includes(`+${gib(dev, 'en')}`), spec);
+  assert.ok(!spec.includes(gib(core.speculative.extra_bytes, 'en')), spec);
+  assert.ok((await page.textContent('#w-draft')).includes(gib(core.speculative.host_bytes, 'en')));
+  // The simulator's rate is the core's for its prompt, with the draft on.
+  await page.waitForSelector('#sim-target[data-tps]');
+  const simPrompt = Number(await page.inputValue('#sim-prompt').catch(() => '4096')) || 4096;
+  const sim = await api.estimate({ ...req, prompt: simPrompt });
+  assert.equal(Number(await page.getAttribute('#sim-target', 'data-tps')), sim.speed.decode_tps);
+  assert.ok(sim.speed.decode_speculative && sim.speed.decode_tps > sim.speed.decode_speculative.plain_decode_tps);
+  // The cost section prices the owned setup at the card's figure.
+  await page.waitForFunction(() => document.querySelector('#cost-out')?.textContent?.includes('tok/s'));
+  const cost = await page.textContent('#cost-out');
+  assert.ok(cost.includes(tps(core.speed.decode_tps, 'en')), cost);
+  assert.ok(!cost.includes(tps(plain.speed.decode_tps, 'en')), cost);
+  assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
+  assert.deepEqual(page.problems, []);
 });

@@ -222,7 +222,7 @@ export default {
   fmt_left_fp4_no_kernel: '{0} is left out: no engine has an FP4 kernel for this device.',
   plan_margin: "Each GPU keeps {0} free: the margin llama.cpp’s --fit leaves by default (-fitt).",
   plan_margin_none: "This plan comes from the flags as given: it keeps no margin free on the GPUs beyond their usable memory (llama.cpp’s --fit would).",
-  acc_cov_held_out: "{n} of {m} held-out rows",
+  acc_cov_held_out: "{n} of {m} rows on held-out devices",
   acc_cov_in_sample: "{n} of {m} rows",
   cloud_basis_cheapest_offer: "cheapest offer",
   cloud_basis_median_verified_hosts: "median of verified hosts",

@@ -222,7 +222,7 @@ export default {
   fmt_left_fp4_no_kernel: '{0} se omite: ningún motor tiene un kernel FP4 para este dispositivo.',
   plan_margin: "Cada GPU deja {0} libres: el margen que --fit de llama.cpp deja por defecto (-fitt).",
   plan_margin_none: "Este plan sale de las opciones tal como se dieron: no deja margen libre en las GPU más allá de su memoria utilizable (--fit de llama.cpp sí lo haría).",
-  acc_cov_held_out: "{n} de {m} filas apartadas",
+  acc_cov_held_out: "{n} de {m} filas en dispositivos apartados",
   acc_cov_in_sample: "{n} de {m} filas",
   cloud_basis_cheapest_offer: "oferta más barata",
   cloud_basis_median_verified_hosts: 'mediana de proveedores verificados',

@@ -222,7 +222,7 @@ export default {
   fmt_left_fp4_no_kernel: '{0} est omis : aucun moteur n’a de noyau FP4 pour cet appareil.',
   plan_margin: "Chaque GPU garde {0} libres : la marge que --fit de llama.cpp laisse par défaut (-fitt).",
   plan_margin_none: "Ce plan vient des options telles que données : il ne garde aucune marge libre sur les GPU au-delà de leur mémoire utilisable (--fit de llama.cpp le ferait).",
-  acc_cov_held_out: "{n} sur {m} lignes mises de côté",
+  acc_cov_held_out: "{n} sur {m} lignes sur des appareils mis de côté",
   acc_cov_in_sample: "{n} sur {m} lignes",
   cloud_basis_cheapest_offer: "offre la moins chère",
   cloud_basis_median_verified_hosts: "médiane des hôtes vérifiés",

@@ -222,7 +222,7 @@ export default {
   fmt_left_fp4_no_kernel: '已略去 {0}：没有推理引擎为此设备提供 FP4 内核。',
   plan_margin: "每块 GPU 保留 {0} 空闲：这是 llama.cpp 的 --fit 默认留出的余量（-fitt）。",
   plan_margin_none: "此方案来自给定的参数：除可用显存外不在 GPU 上保留余量（llama.cpp 的 --fit 会保留）。",
-  acc_cov_held_out: "留出行 {m} 条中的 {n} 条",
+  acc_cov_held_out: "留出设备上的 {m} 行中的 {n} 行",
   acc_cov_in_sample: "{m} 条中的 {n} 条",
   cloud_basis_cheapest_offer: "最低报价",
   cloud_basis_median_verified_hosts: "已验证主机中位价",

@@ -32,6 +32,8 @@ export const ftInputs = { seq: null, batch: null, checkpointing: null };
 export function trainRequest(method) {
   /** @type {Record<string, any>} */
   const q = { model: store.modelRef(state.model), hardware: store.deviceRef(state.hw), method };
+  // How many the person has: the core's advice counts from it (how many more a set takes).
+  if (state.count > 1) q.count = state.count;
   if (ftInputs.seq !== null) q.seq = ftInputs.seq;
   if (ftInputs.batch !== null) q.batch = ftInputs.batch;
   if (ftInputs.checkpointing !== null) q.checkpointing = ftInputs.checkpointing;
@@ -104,6 +106,10 @@ async function run(r, alive) {
   /** @type {Map<string, number>} */
   const caps = new Map();
   for (const x of rs) for (const c of (x.error ? [] : x.count_caps || [])) caps.set(c.segment, c.segment_max_count);
+  // …and the cap of each set it advises buying, so no advice reads past a count the note states.
+  for (const x of rs) for (const b of (x.error || !x.advice ? [] : [x.advice, x.advice.alternative])) {
+    if (b && b.segment && b.segment_max_count > 0) caps.set(b.segment, b.segment_max_count);
+  }
   const capNote = caps.size ? h('p', { class: 'note', id: 'ft-caps' }, T('picks_caps', { 0: joinList([...caps].map(([s, n]) => T(`cap_short_${s}`, { n: num(n, L) })), L) })) : null;
   fill('finetune-out',
     used ? h('p', { class: 'note' }, T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
@@ -131,11 +137,14 @@ function neededText(n, md, L) {
 function adviceText(a, L) {
   if (!a) return '—';
   const set = (/** @type {any} */ x) => `${x.count > 1 ? `${num(x.count, L)}× ` : ''}${x.name}`;
-  const main = a.code === 'own_device' ? T('ft_advice_own', { 0: set(a) })
+  const own = a.code === 'own_device' || a.code === 'own_device_unverified';
+  const main = own ? (a.more > 0 ? T('ft_advice_own_more', { 0: set(a), more: num(a.more, L), have: num(a.have, L) }) : T('ft_advice_own', { 0: set(a) }))
     : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) }) : T('ft_advice_none');
   const instead = (a.instead || []).map((/** @type {any} */ i) => i.code === 'qlora'
-    ? T('ft_instead_qlora', { 0: num(i.count, L) }) : T('ft_instead_memory', { 0: gib(i.memory_bytes, L) }));
-  const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '', ...instead].filter(Boolean);
+    ? (i.more > 0 ? T('ft_instead_qlora_more', { 0: num(i.count, L), more: num(i.more, L) }) : T('ft_instead_qlora', { 0: num(i.count, L) }))
+    : T('ft_instead_memory', { 0: gib(i.memory_bytes, L) }));
+  const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '',
+    a.alternative ? T('ft_advice_or_buy', { 0: set(a.alternative) }) : '', ...instead].filter(Boolean);
   return notes.length ? [main, h('br'), h('span', { class: 'note' }, notes.join(' '))] : main;
 }
 

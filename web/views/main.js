@@ -322,7 +322,7 @@ function renderDraft(r) {
   const on = !!(sp && sp.kind === 'draft' && sp.draft);
   byId('r-draft').hidden = !on;
   if (!on) return;
-  text('t-draft', gib(sp.extra_bytes, L));
+  text('t-draft', gib(sp.counted_bytes, L));  // the part counted in Required; the RAM part is named in the row
   const d = sp.draft;
   // Where the core booked it: system RAM, one device, or split over several (hwLabel words the set).
   const holders = Array.isArray(r.memory.devices) ? r.memory.devices.filter((/** @type {any} */ x) => x.draft_bytes > 0) : [];
@@ -341,6 +341,11 @@ function renderDraft(r) {
  */
 function decodeNote(s, offload, L) {
   const dm = s && s.decode_measured;
+  // Speculative decoding on: the figure is the core's speculative range for the stated workload;
+  // the note names the workload and the plain figure (speed.decode_speculative).
+  const ds = s && s.decode_speculative;
+  if (ds && ds.plain_decode_tps > 0) return T('decode_note_spec', { how: T(ds.kind === 'draft' ? 'decode_how_draft' : 'decode_how_mtp'),
+    workload: T(`workload_${ds.workload}`), plain: tps(ds.plain_decode_tps, L) });
   if (dm && dm.measured_tps > 0) return T('decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
   return T(offload ? 'decode_note_offload' : 'decode_note');
 }
@@ -360,7 +365,7 @@ function renderSpeculative(r) {
     ? T('spec_range', { lo: num(x.decode_tps_low, L, 1), hi: num(x.decode_tps_high, L, 1), slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) })
     : x ? T('spec_range_x', { slo: num(x.speedup_low, L, 2), shi: num(x.speedup_high, L, 2) }) : '';
   text('spec-line', sentences(L, [T(sp.kind === 'draft' ? 'spec_line_draft' : 'spec_line', {
-    tokens: tn(L, 'spec_tokens', sp.draft_max, { k: num(sp.draft_max, L) }), mem: gib(sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
+    tokens: tn(L, 'spec_tokens', sp.draft_max, { k: num(sp.draft_max, L) }), mem: gib(sp.kind === 'draft' ? sp.counted_bytes : sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
     code: range(code), prose: range(prose), name: sp.draft ? String(sp.draft.name || sp.draft.id) : '',
     dc: pct(sp.draft_cost, L, 1),
   }), sp.overhead_code === 'metal_small_batch' ? T('spec_metal', { share: pct(sp.overhead_per_draft_token, L) }) : '',

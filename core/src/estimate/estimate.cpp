@@ -509,6 +509,53 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   return r;
 }
 
+namespace {
+// Speculative decoding (the model's MTP layers or a draft model) changes how fast a person gets
+// tokens, so the headline decode is the speculative figure for the request's workload (code or
+// prose, default prose), the same range the "speculative" block gives for that workload
+// (speculative_json: plain low x speedup at the low acceptance, plain high x at the high one,
+// the plain figure x their mean). Every figure read from the decode rate -- the generation
+// average, the curve over depth, the total time, the cost per token -- then moves with it. The
+// plain figures stay in speed.decode_speculative, beside the workload and speedups used.
+void apply_speculative_speed(const EstimateRequest& r, Estimate& e) {
+  SpeedResult& s = e.speed;
+  if (!r.spec.on() || s.decode_tps <= 0 || s.decode_tps_low <= 0 || s.decode_tps_high <= 0) return;
+  const SpeculativeParams& sp = e.spec_params;
+  const bool code = r.spec.workload == "code";
+  const double plo = r.spec.draft ? (code ? sp.draft_code_low : sp.draft_prose_low) : (code ? sp.code_low : sp.prose_low);
+  const double phi = r.spec.draft ? (code ? sp.draft_code_high : sp.draft_prose_high) : (code ? sp.code_high : sp.prose_high);
+  const int k = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
+  const double slo = speculative_speedup(plo, k, e.spec_costs, sp), shi = speculative_speedup(phi, k, e.spec_costs, sp);
+  const double mid = 0.5 * (slo + shi);
+  if (!(slo > 0) || !(shi > 0)) return;
+  nlohmann::json plain = {{"kind", r.spec.kind()}, {"workload", r.spec.workload}, {"draft_max", k},
+                          {"plain_decode_tps", s.decode_tps}, {"plain_decode_tps_low", s.decode_tps_low},
+                          {"plain_decode_tps_high", s.decode_tps_high}, {"plain_gen_avg_tps", s.gen_avg_tps},
+                          {"speedup_low", slo}, {"speedup_high", shi}, {"speedup", mid}};
+  if (s.prefill_available && s.total_ms > s.ttft_ms) {
+    plain["plain_total_ms"] = s.total_ms;
+    s.total_ms = s.ttft_ms + (s.total_ms - s.ttft_ms) / mid;
+  }
+  s.decode_tps *= mid;
+  s.decode_tps_low *= slo;
+  s.decode_tps_high *= shi;
+  s.gen_avg_tps *= mid;
+  for (double& v : s.curve_tps) v *= mid;
+  if (!s.basis.is_object()) s.basis = nlohmann::json::object();
+  s.basis["decode_speculative"] = plain;
+}
+
+// The plain (no speculation) decode figures, whichever way the headline was set.
+struct PlainDecode { double tps, low, high; };
+PlainDecode plain_decode(const SpeedResult& s) {
+  if (s.basis.is_object() && s.basis.contains("decode_speculative")) {
+    const auto& p = s.basis["decode_speculative"];
+    return {p.value("plain_decode_tps", 0.0), p.value("plain_decode_tps_low", 0.0), p.value("plain_decode_tps_high", 0.0)};
+  }
+  return {s.decode_tps, s.decode_tps_low, s.decode_tps_high};
+}
+}  // namespace
+
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r) {
   return run_estimate(cat, r, EstimateContext{});
 }
@@ -574,6 +621,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     if (e.throughput && e.speed.group != "tensor_parallel")
       cap_at_single_user(*e.throughput, e.speed.gen_avg_tps > 0 ? e.speed.gen_avg_tps : e.speed.decode_tps);
   }
+  apply_speculative_speed(r, e);
   return e;
 }
 
@@ -679,30 +727,37 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       for (const auto& m : basis["measured"])
         if (m.is_object() && m.value("kind", "") == "tg" && m.contains("tps") && m["tps"].is_number() && m["tps"].get<double>() > 0) {
           const double meas = m["tps"].get<double>();
-          out["speed"]["decode_measured"] = {{"measured_tps", meas}, {"estimate_tps", e.speed.decode_tps},
-                                             {"difference", e.speed.decode_tps / meas - 1.0},
+          const double est = plain_decode(e.speed).tps;  // a published run is plain decode
+          out["speed"]["decode_measured"] = {{"measured_tps", meas}, {"estimate_tps", est},
+                                             {"difference", est / meas - 1.0},
                                              {"test", m.value("test", "")}, {"row_id", m.value("row_id", "")}};
           break;
         }
   }
   if (r.spec.mtp) {
     // Speedup range by workload over the plain decode figures (speculative.hpp).
-    const double base = out.contains("speed") ? e.speed.decode_tps : 0;
+    const PlainDecode pd = plain_decode(e.speed);
+    const double base = out.contains("speed") ? pd.tps : 0;
     out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
-                                          e.spec_kv_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high,
-                                          r.device.backend);
+                                          e.spec_kv_bytes, base, pd.low, pd.high,
+                              r.device.backend);
     out["speculative"]["label"] = "range_by_acceptance";
     out["speculative"]["basis"] = e.spec_basis;
   }
   if (r.draft) {
     // A separate draft model: its memory rows and the speedup range by workload (speculative.hpp).
-    const double base = out.contains("speed") ? e.speed.decode_tps : 0;
+    const PlainDecode pd = plain_decode(e.speed);
+    const double base = out.contains("speed") ? pd.tps : 0;
     json s = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.draft_weights_bytes,
-                              e.draft_kv.total_bytes, base, e.speed.decode_tps_low, e.speed.decode_tps_high,
+                              e.draft_kv.total_bytes, base, pd.low, pd.high,
                               r.device.backend);
     s["compute_bytes"] = e.draft_compute.total_bytes;
     s["host_bytes"] = e.draft_host_bytes;
     s["extra_bytes"] = e.draft_weights_bytes + e.draft_kv.total_bytes + e.draft_compute.total_bytes + e.draft_host_bytes;
+    // The part counted in the memory total (the "Draft model" row and Required): what the
+    // accelerators hold (memory.draft_bytes); on a CPU-only device, all of it. The embedding
+    // table llama.cpp keeps in system RAM (host_bytes) is named apart, as the target's is.
+    s["counted_bytes"] = e.draft_on_device ? draft_on_devices : s["extra_bytes"].get<std::uint64_t>();
     s["placement"] = e.draft_on_device && r.device.kind != DeviceKind::Cpu ? "device" : "cpu";
     if (e.draft_on_device && !r.devices.empty()) s["device_id"] = r.devices.front().id;  // the first of those that hold it
     s["draft"] = {{"id", r.draft->id}, {"name", r.draft->name}, {"quant", e.draft_plan->quant},

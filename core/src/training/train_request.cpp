@@ -109,6 +109,7 @@ TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
   }
   o.gpus = static_cast<int>(opt_int(q, "gpus", "", 1, 1024).value_or(defaults::kGpus));
   o.zero = static_cast<int>(opt_int(q, "zero", "", 0, 3).value_or(defaults::kZero));
+  r.owned = static_cast<int>(opt_int(q, "count", "", 1, 64).value_or(defaults::kCount));
   r.overrides.display_attached = opt_bool(q, "display", "").value_or(defaults::kDisplay);
   return r;
 }
@@ -222,16 +223,37 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     out["min_count_detail"] = {{"within_cap", false}, {"max_count", own_cap}};
   out["memory"]["per_gpu_basis"] = o.gpus <= 1 ? "one_gpu" : o.zero == 0 ? "replicated" : "sharded";
   // The advice, in order: the person's own device when a machine holds enough of them and the
-  // training stack runs on it; else the cheapest catalog set; else nothing within the caps. When
-  // the own device needs more cards than a machine holds (or more than 64), `instead` says what
-  // would do: QLoRA when it fits the own device within the cap, and the memory one GPU needs.
-  json advice;
-  if (own_runs && !min_count.is_null() && min_count.get<int>() <= own_cap)
-    advice = {{"code", "own_device"}, {"id", r.device.id}, {"name", r.device.name}, {"count", min_count},
-              {"zero", min_count.get<int>() > 1 ? 3 : 0}, {"per_gpu_bytes", min_count_bytes}};
-  else if (!cheapest.is_null())
-    advice = {{"code", "cheapest_set"}, {"id", cheapest["id"]}, {"name", cheapest["name"]}, {"count", cheapest["count"]},
+  // training stack runs on it -- with how many more than they have when it takes more (`owned`,
+  // the request's count); else the cheapest catalog set, with its segment's card cap. When the
+  // own device holds it by memory but the usual stacks are not verified on it, that is said
+  // first ("own_device_unverified") and the cheapest set follows as the verified alternative.
+  // When the own device needs more cards than a machine holds (or more than 64), `instead` says
+  // what would do: QLoRA when it fits the own device within the cap, and the memory one GPU needs.
+  const int have = r.owned;
+  const bool own_holds = !min_count.is_null() && min_count.get<int>() <= own_cap;
+  auto own = [&](const char* code) {
+    const int n = min_count.get<int>();
+    json j = {{"code", code}, {"id", r.device.id}, {"name", r.device.name}, {"count", n},
+              {"zero", n > 1 ? 3 : 0}, {"per_gpu_bytes", min_count_bytes}, {"have", have}, {"more", std::max(0, n - have)}};
+    return j;
+  };
+  auto buy = [&]() {
+    json j = {{"code", "cheapest_set"}, {"id", cheapest["id"]}, {"name", cheapest["name"]}, {"count", cheapest["count"]},
               {"zero", cheapest["zero"]}, {"per_gpu_bytes", cheapest["per_gpu_bytes"]}};
+    if (const Device* d = cat.find_device(cheapest["id"].get<std::string>()); d && cat.segment_max_count(*d) > 0) {
+      j["segment"] = d->facts.value("segment", "");
+      j["segment_max_count"] = cat.segment_max_count(*d);
+    }
+    return j;
+  };
+  json advice;
+  if (own_runs && own_holds)
+    advice = own("own_device");
+  else if (!own_runs && own_holds) {
+    advice = own("own_device_unverified");
+    if (!cheapest.is_null()) advice["alternative"] = buy();
+  } else if (!cheapest.is_null())
+    advice = buy();
   else
     advice = {{"code", "none_within_caps"}};
   if (!own_runs) advice["own_device"] = "training_stack_not_verified";
@@ -244,7 +266,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
       q.method = TrainMethod::Qlora;
       for (int n = 1; n <= own_cap; n *= 2)
         if (fits(training_memory(a, with_gpus(q, n)), u)) {
-          instead.push_back({{"code", "qlora"}, {"count", n}});
+          instead.push_back({{"code", "qlora"}, {"count", n}, {"have", have}, {"more", std::max(0, n - have)}});
           break;
         }
     }

@@ -92,6 +92,7 @@ struct TrainRequest {
   Device device;
   TrainOptions opt;
   MemoryOverrides overrides;
+  int owned = 1;  // how many of `device` the person has (request "count"): the advice counts from it
 };
 
 TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q);
