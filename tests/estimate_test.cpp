@@ -111,6 +111,24 @@ TEST_CASE("a catalog model's published GGUF of the estimated format is named bes
   CHECK_FALSE(estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "IQ1_S"}, {"hardware", "nvidia-rtx-4090"}}).contains("gguf_file_published_bytes"));
 }
 
+// Issue 16 (screenshot review): Gemma 3n E4B read "Active per token 4.5B (published 6.9B)": the
+// catalog's active figure of a dense entry is its total by convention, not a published active count.
+TEST_CASE("a published active count is given only where the publisher gives one apart from the total", "[estimate]") {
+  for (const char* id : {"google/gemma-3n-E4B-it", "meta-llama/Llama-3.1-8B-Instruct", "Qwen/Qwen3-30B-A3B"}) {
+    const ModelEntry* m = cat().find_model(id);
+    REQUIRE(m != nullptr);
+    const json r = estimate({{"model", id}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+    REQUIRE_FALSE(r.contains("error"));
+    CAPTURE(id, m->params_active_b, m->params_total_b);
+    if (m->params_active_b > 0 && m->params_active_b < m->params_total_b)
+      CHECK(r["model"]["params_active_published_b"] == m->params_active_b);
+    else
+      CHECK(r["model"]["params_active_published_b"].is_null());
+  }
+  CHECK(estimate({{"model", "google/gemma-3n-E4B-it"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}})["model"]["params_active_published_b"].is_null());
+  CHECK(estimate({{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}})["model"]["params_active_published_b"] == Approx(3.3));
+}
+
 TEST_CASE("a summary estimate has the full estimate's figures without commands, loads, terms or curve", "[estimate]") {
   for (const json& base : {json{{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 64}},
                            json{{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}}}) {

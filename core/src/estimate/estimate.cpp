@@ -674,7 +674,11 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
                  {"params_active", e.params.active},
                  {"params_total_published_b", r.model.params_total_b > 0 ? json(r.model.params_total_b) : json(nullptr)},
-                 {"params_active_published_b", r.model.params_active_b > 0 ? json(r.model.params_active_b) : json(nullptr)},
+                 // A published active count only where the publisher gives one apart from the total (a
+                 // dense entry's active equals its total by the catalog's convention; Gemma 3n's 6.9B
+                 // total is not an active figure beside our 4.5B without the per-layer lookups).
+                 {"params_active_published_b", r.model.params_active_b > 0 && r.model.params_active_b < r.model.params_total_b
+                                                   ? json(r.model.params_active_b) : json(nullptr)},
                  {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
                  {"approximate", !a.approximate.empty()}, {"shape", shape}}},
       {"mtp", {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
