@@ -443,3 +443,29 @@ TEST_CASE("a GPU segment that segments.json does not list is a catalog error", "
   CHECK(c.errors()[0].code == "unknown_reference");
   CHECK(c.errors()[0].path == "hardware#gpu-a.segment");
 }
+
+TEST_CASE("a market's electricity price is refused without its primary publisher", "[catalog]") {
+  const std::string base = R"({"id":"XX","name":"X","currency":"USD","price_kwh_local":0.2,"usd_per_unit":1,"checked":"2026-12-02",)";
+  const std::string none = base + R"("source":"https://mirror.example/x"})";
+  const std::string other = base + R"("source":"https://mirror.example/x","primary":{"publisher":"Office","url":"https://stats.example/x","seen":"2026-12-05"}})";
+  const std::string good = base + R"("source":"https://stats.example/x","primary":{"publisher":"Office","url":"https://stats.example/x","seen":"2026-12-05"}})";
+  const auto load = [](const std::string& m) { return Catalog::load({{"markets.json", R"({"markets":[)" + m + "]}"}}); };
+  const Catalog a = load(none);
+  REQUIRE(a.errors().size() == 1);
+  CHECK(a.errors()[0].path == "markets.json#XX.primary");
+  CHECK(a.markets().empty());
+  const Catalog b = load(other);
+  REQUIRE(b.errors().size() == 1);
+  CHECK(b.errors()[0].path == "markets.json#XX.source");
+  const Catalog g = load(good);
+  CHECK(g.errors().empty());
+  CHECK(g.markets().size() == 1);
+  // The shipped markets each name theirs.
+  const Catalog c = Catalog::load(embedded_catalog());
+  REQUIRE(c.markets().size() >= 4);
+  for (const auto& m : c.markets()) {
+    CAPTURE(m["id"].get<std::string>());
+    CHECK(m["primary"]["publisher"].get<std::string>().size() > 2);
+    CHECK(m["source"] == m["primary"]["url"]);
+  }
+}

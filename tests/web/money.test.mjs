@@ -220,3 +220,24 @@ test('the new sections are translated, have no serious accessibility problem, an
   assert.deepEqual(page.problems, []);
   assert.deepEqual(phone.problems, []);
 });
+
+// The electricity price is cited to its primary publisher by name (data/markets.json `primary`),
+// never to a page that only repeats the figure, in each market.
+test('the electricity price names its primary publisher, never a mirror', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}${PAGE}&lang=en`);
+  const want = {
+    US: ['U.S. Bureau of Labor Statistics via FRED', 'fred.stlouisfed.org'],
+    EU: ['Eurostat', 'ec.europa.eu'],
+    UK: ['Ofgem', 'ofgem.gov.uk'],
+    CN: ['National Development and Reform Commission, as reported by China Daily', 'europe.chinadaily.com.cn'],
+  };
+  for (const [m, [name, host]] of Object.entries(want)) {
+    if (m !== 'US') await page.selectOption('#market', m);
+    await page.waitForFunction((h) => document.querySelector('#cost-source a')?.getAttribute('href')?.includes(h), host);
+    const links = await page.$$eval('#cost-source a', (as) => as.map((a) => ({ text: a.firstChild?.textContent, host: new URL(a.href).hostname })));
+    assert.deepEqual(links, [{ text: name, host }], m);
+  }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

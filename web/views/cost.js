@@ -223,10 +223,13 @@ function paintCard(r, c, mk) {
   if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
   else parts.push(T('cost_unknown_no_purchase_price'));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
-  // The citation: the market and period, and the publisher's page(s) by host name.
-  const urls = !given && mk ? [...(Array.isArray(mk.sources) ? mk.sources : []), mk.source].filter((u) => typeof u === 'string' && /^https?:\/\/[^\s"<>]+$/.test(u)) : [];
-  const src = urls.length ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
-    ...urls.flatMap((u, i) => [i ? (state.lang === 'zh' ? '，' : ', ') : '', h('a', { href: u, rel: 'noopener noreferrer', target: '_blank' }, new URL(u).hostname, h('span', { class: 'sr' }, ` ${T('new_tab')}`))])) : null;
+  // The citation: the market and period, and the primary publisher by name, linked to its page
+  // (data/markets.json `primary`; the pages that only repeat the figure stay in the data for audit).
+  const pr = !given && mk && mk.primary && typeof mk.primary.url === 'string' && /^https?:\/\/[^\s"<>]+$/.test(mk.primary.url) ? mk.primary : null;
+  const who = pr ? (pr.via ? T('cost_source_via', { publisher: pr.publisher, via: pr.via })
+    : pr.reported_by ? T('cost_source_reported', { publisher: pr.publisher, by: pr.reported_by }) : String(pr.publisher)) : '';
+  const src = pr ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
+    h('a', { href: pr.url, rel: 'noopener noreferrer', target: '_blank', title: pr.url }, who, h('span', { class: 'sr' }, ` ${T('new_tab')}`))) : null;
   fill('cost-out', cards, inputs, src);
 }
 

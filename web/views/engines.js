@@ -12,17 +12,44 @@ import { speedOf, spreadText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
+/** @param {any} r @returns {any} the result's engine_compare when it has one */
+const compareOf = (r) => {
+  const ec = r && r.engine_compare;
+  return ec && ec.quants && Array.isArray(ec.engines) ? ec : null;
+};
+
+/**
+ * Drawn with the one estimate (renderMain): the section is shown at once, marked pending, when the
+ * result has an engine_compare, and hidden when it has none. The table itself waits for two more
+ * estimates (renderEngines); until then the section says it is working, so a reader (or a capture
+ * that waits for no pending section) never sees the page as finished without it.
+ * @param {any} r the result on screen
+ */
+export function announceEngines(r) {
+  const box = byId('plug-engines');
+  if (!compareOf(r)) { box.hidden = true; fill('engines-table'); fill('engines-note'); return; }
+  fill('engines-table', h('p', { class: 'note', 'data-pending': 'true' }, T('working')));
+  fill('engines-note');
+  box.hidden = false;
+}
+
 /**
  * The side-by-side section, or nothing (hidden) when the result has no engine_compare.
  * @param {any} r the result on screen @param {() => boolean} alive
  */
 export async function renderEngines(r, alive) {
   const box = byId('plug-engines');
-  const ec = r && r.engine_compare;
-  if (!ec || !ec.quants || !Array.isArray(ec.engines)) { box.hidden = true; fill('engines-table'); return; }
+  const ec = compareOf(r);
+  if (!ec) { box.hidden = true; fill('engines-table'); return; }
   /** @type {string[]} */
   const ids = ec.engines;
-  const rs = await many(ids.map((e) => request({ engine: e, quant: ec.quants[e] })));
+  /** @type {any[]} */
+  let rs;
+  try {
+    rs = await many(ids.map((e) => request({ engine: e, quant: ec.quants[e] })));
+  } catch {
+    rs = ids.map(() => null);   // each column says it has no estimate; the section stops working
+  }
   if (!alive()) return;
   const L = state.lang;
   const name = (/** @type {string} */ e) => String(defaults?.engines?.[e]?.name ?? e);

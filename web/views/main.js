@@ -16,7 +16,7 @@ import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
 import { commandsOf, deviceFigure, hwLabel, nameWithMemory, rowName, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
-import { renderEngines } from './engines.js';
+import { announceEngines, renderEngines } from './engines.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -179,6 +179,7 @@ export function renderMain(r) {
   byId('par-field').hidden = !!server;
   crumbs(r);
   renderPlugins(r);
+  announceEngines(r);   // a Mac: the side-by-side section, pending until renderExtras fills it
 }
 
 /**

@@ -233,6 +233,20 @@ struct CatalogLoader {
           req_num(e, "price_kwh_local", p, 0.0001, 100);
           req_num(e, "usd_per_unit", p, 0.000001, 1e6);
           req_str(e, "currency", p);
+          // The price is cited to its primary publisher (a statistics office, regulator or
+          // ministry), named and linked; the page links `source`, so `source` is that page. A
+          // page that only repeats the figure (a mirror, a news report) stays in `sources`.
+          if (!e.contains("primary") || !e["primary"].is_object())
+            throw InputError("missing_field", p + ".primary", "a market's price needs its primary publisher");
+          const nlohmann::json& pr = e["primary"];
+          req_str(pr, "publisher", p + ".primary");
+          const std::string purl = req_str(pr, "url", p + ".primary");
+          if (purl.rfind("http", 0) != 0)
+            throw InputError("bad_value", p + ".primary.url", "the primary publisher's page must be a URL");
+          if (!valid_date(req_str(pr, "seen", p + ".primary")))
+            throw InputError("bad_value", p + ".primary.seen", "seen must be a date YYYY-MM-DD");
+          if (e["source"].get<std::string>() != purl)
+            throw InputError("bad_value", p + ".source", "the cited source must be the primary publisher's page");
           c.markets_.push_back(e);
         } else {
           BackendInfo b;

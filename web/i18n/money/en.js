@@ -35,6 +35,7 @@ export default {
   cost_owned: 'Your hardware, one user', cost_elec_only: 'Electricity only', cost_cloud_best: 'Cheapest cloud per token',
   cost_per_mtok: 'per million tokens', cost_per_hour: '{0} per hour',
   cost_inputs: 'From {tps} (our decode estimate), {power} W under load, electricity at {price} per kWh ({market}, {period}), and the purchase price {purchase} spread over {months} months of {hours} hours a day.',
+  cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, as reported by {by}',
   cost_source: 'Electricity price source', cost_given: 'your price',
   cost_cloud_note: '{offer} at {price} per hour and {tps}.',
   cost_no_hw: 'This device has no power draw or price in the catalog, so there is no owned cost to show.',

@@ -35,6 +35,7 @@ export default {
   cost_owned: 'Tu equipo, un usuario', cost_elec_only: 'Solo electricidad', cost_cloud_best: 'Nube más barata por token',
   cost_per_mtok: 'por millón de tokens', cost_per_hour: '{0} por hora',
   cost_inputs: 'A partir de {tps} (nuestra estimación de generación), {power} W en carga, electricidad a {price} por kWh ({market}, {period}) y el precio de compra {purchase} repartido en {months} meses de {hours} horas al día.',
+  cost_source_via: '{publisher} vía {via}', cost_source_reported: '{publisher}, según {by}',
   cost_source: 'Fuente del precio de la electricidad', cost_given: 'tu precio',
   cost_cloud_note: '{offer} a {price} por hora y {tps}.',
   cost_no_hw: 'Este dispositivo no tiene consumo ni precio en el catálogo; no hay coste propio que mostrar.',

@@ -35,6 +35,7 @@ export default {
   cost_owned: 'Votre matériel, un utilisateur', cost_elec_only: 'Électricité seule', cost_cloud_best: 'Cloud le moins cher par jeton',
   cost_per_mtok: 'par million de jetons', cost_per_hour: '{0} par heure',
   cost_inputs: 'À partir de {tps} (notre estimation de génération), {power} W en charge, électricité à {price} le kWh ({market}, {period}) et le prix d’achat {purchase} réparti sur {months} mois de {hours} heures par jour.',
+  cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, d’après {by}',
   cost_source: 'Source du prix de l’électricité', cost_given: 'votre prix',
   cost_cloud_note: '{offer} à {price} de l’heure et {tps}.',
   cost_no_hw: 'Cet appareil n’a ni consommation ni prix dans le catalogue ; pas de coût en propre à afficher.',

@@ -35,6 +35,7 @@ export default {
   cost_owned: '自有硬件，单用户', cost_elec_only: '仅电费', cost_cloud_best: '每 token 最便宜的云',
   cost_per_mtok: '每百万 token', cost_per_hour: '每小时 {0}',
   cost_inputs: '依据 {tps}（我们的生成速度估算）、满载 {power} W、电价每度 {price}（{market}，{period}），以及购买价 {purchase} 按每天 {hours} 小时摊销 {months} 个月。',
+  cost_source_via: '{publisher}（经 {via}）', cost_source_reported: '{publisher}（据 {by} 报道）',
   cost_source: '电价来源', cost_given: '你的电价',
   cost_cloud_note: '{offer}，每小时 {price}，速度 {tps}。',
   cost_no_hw: '目录中没有此设备的功耗和价格，无法计算自有硬件成本。',
