@@ -134,6 +134,8 @@ test('one term per concept: Spanish offload is never "descarga" (the download bu
     assert.deepEqual(Object.entries(STRINGS[lang]).filter(([, v]) => re.test(String(v))).map(([k]) => k), [], lang);
   }
   assert.deepEqual(Object.entries(STRINGS.es).filter(([, v]) => /\bhardware\b/i.test(String(v))).map(([k]) => k), []);
+  // The French word is feminine: a term swapped in keeps its agreement ("génération spéculative").
+  assert.deepEqual(Object.entries(STRINGS.fr).filter(([, v]) => /génération spéculatif\b/i.test(String(v))).map(([k]) => k), []);
   for (const lang of ['es', 'fr', 'zh']) {
     assert.deepEqual(Object.entries(STRINGS[lang]).filter(([, v]) => /flash attention/i.test(String(v))).map(([k]) => k), [], lang);
   }

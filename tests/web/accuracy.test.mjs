@@ -92,7 +92,7 @@ test('the speculative decoding rows: measured, predicted and the stated range as
   const shown = s.rows.filter((r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
   assert.ok(shown.length >= 20, 'the published speculative runs are in the report');
   const page = await env.page({ viewport: { width: 390, height: 844 } });
-  const titles = { en: 'Speculative decoding', fr: 'Décodage spéculatif', es: 'Decodificación especulativa', zh: '推测解码' };
+  const titles = { en: 'Speculative decoding', fr: 'Génération spéculative', es: 'Generación especulativa', zh: '推测生成' };
   for (const [lang, title] of Object.entries(titles)) {
     await open(page, `${env.url}?view=accuracy&lang=${lang}`);
     await page.waitForSelector('#acc-spec-rows tbody tr');
