@@ -28,7 +28,12 @@ export function units(lang) {
 
 /** @param {number} bytes @param {string} lang */
 export function gib(bytes, lang, digits = 2) {
-  return ok(bytes) ? `${nf(lang, digits).format(bytes / GiB)}${U}${units(lang).gib}` : '—';
+  if (!ok(bytes)) return '—';
+  // A part too small to show at this precision is said as below the smallest step ("< 0.01 GiB"),
+  // never as a zero it is not; an exact zero stays 0.
+  const step = 10 ** -digits;
+  if (bytes > 0 && bytes / GiB < step / 2) return `<${U}${nf(lang, digits).format(step)}${U}${units(lang).gib}`;
+  return `${nf(lang, digits).format(bytes / GiB)}${U}${units(lang).gib}`;
 }
 
 /** @param {number} bytes @param {string} lang */

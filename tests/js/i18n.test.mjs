@@ -159,3 +159,13 @@ test('a count of devices carries the multiplication sign with the language\'s sp
   assert.equal(times(8, 'fr'), '8\u00a0×');
   assert.equal(times(4, 'zh'), '4×');
 });
+
+test('a memory part too small for two decimals is said as below 0.01 GiB, never as a zero it is not', async () => {
+  const { gib } = await import(path.join(root, 'web', 'format.js'));
+  assert.match(gib(1_000_000, 'en'), /^<\s0\.01\sGiB$/u);
+  assert.match(gib(1_000_000, 'fr'), /^<\s0,01\sGio$/u);
+  assert.match(gib(0, 'en'), /^0\.00\sGiB$/u);
+  assert.match(gib(5_368_710, 'en'), /^0\.01\sGiB$/u);
+  assert.match(gib(1_073_741_824, 'es'), /^1,00\sGiB$/u);
+  assert.equal(gib(Number.NaN, 'en'), '—');
+});

@@ -32,7 +32,7 @@ export default {
   rvb_chart: 'Cumulative cost over {0} months', buy_series: 'Buy', rent_series: 'Rent', month: 'Month',
   rvb_no_price: 'The catalog has no price for this device, so buying cannot be compared.',
   rvb_no_offer: 'No cloud offer holds this model, so there is nothing to rent.',
-  cost_owned: 'Your hardware, one user', cost_elec_only: 'Electricity only', cost_cloud_best: 'Cheapest cloud per token',
+  cost_owned: 'Your hardware, one user', cost_elec_only: 'Electricity only', cost_cloud_best: 'Cheapest cloud per million tokens',
   cost_per_mtok: 'per million tokens', cost_per_hour: '{0} per hour',
   cost_inputs: 'From {tps} (our decode estimate), {power} W under load, electricity at {price} per kWh ({market}, {period}), and the purchase price {purchase} spread over {months} months of {hours} hours a day.',
   cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, as reported by {by}',

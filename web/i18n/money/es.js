@@ -32,7 +32,7 @@ export default {
   rvb_chart: 'Coste acumulado en {0} meses', buy_series: 'Comprar', rent_series: 'Alquilar', month: 'Mes',
   rvb_no_price: 'El catálogo no tiene precio para este dispositivo, así que no se puede comparar la compra.',
   rvb_no_offer: 'Ninguna oferta en la nube admite este modelo; no hay nada que alquilar.',
-  cost_owned: 'Tu equipo, un usuario', cost_elec_only: 'Solo electricidad', cost_cloud_best: 'Nube más barata por token',
+  cost_owned: 'Tu equipo, un usuario', cost_elec_only: 'Solo electricidad', cost_cloud_best: 'Nube más barata por millón de tokens',
   cost_per_mtok: 'por millón de tokens', cost_per_hour: '{0} por hora',
   cost_inputs: 'A partir de {tps} (nuestra estimación de generación), {power} W en carga, electricidad a {price} por kWh ({market}, {period}) y el precio de compra {purchase} repartido en {months} meses de {hours} horas al día.',
   cost_source_via: '{publisher} vía {via}', cost_source_reported: '{publisher}, según {by}',

@@ -32,7 +32,7 @@ export default {
   rvb_chart: 'Coût cumulé sur {0} mois', buy_series: 'Acheter', rent_series: 'Louer', month: 'Mois',
   rvb_no_price: 'Le catalogue n’a pas de prix pour cet appareil ; l’achat ne peut pas être comparé.',
   rvb_no_offer: 'Aucune offre cloud ne contient ce modèle ; rien à louer.',
-  cost_owned: 'Votre matériel, un utilisateur', cost_elec_only: 'Électricité seule', cost_cloud_best: 'Cloud le moins cher par jeton',
+  cost_owned: 'Votre matériel, un utilisateur', cost_elec_only: 'Électricité seule', cost_cloud_best: 'Cloud le moins cher par million de jetons',
   cost_per_mtok: 'par million de jetons', cost_per_hour: '{0} par heure',
   cost_inputs: 'À partir de {tps} (notre estimation de génération), {power} W en charge, électricité à {price} le kWh ({market}, {period}) et le prix d’achat {purchase} réparti sur {months} mois de {hours} heures par jour.',
   cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, d’après {by}',

@@ -32,7 +32,7 @@ export default {
   rvb_chart: '{0} 个月累计成本', buy_series: '购买', rent_series: '租用', month: '月',
   rvb_no_price: '目录中没有此设备的价格，无法比较购买。',
   rvb_no_offer: '没有云方案放得下这个模型，无从租用。',
-  cost_owned: '自有硬件，单用户', cost_elec_only: '仅电费', cost_cloud_best: '每 token 最便宜的云',
+  cost_owned: '自有硬件，单用户', cost_elec_only: '仅电费', cost_cloud_best: '每百万 token 最便宜的云',
   cost_per_mtok: '每百万 token', cost_per_hour: '每小时 {0}',
   cost_inputs: '依据 {tps}（我们的生成速度估算）、满载 {power} W、电价每度 {price}（{market}，{period}），以及购买价 {purchase} 按每天 {hours} 小时摊销 {months} 个月。',
   cost_source_via: '{publisher}（经 {via}）', cost_source_reported: '{publisher}（据 {by} 报道）',
