@@ -330,6 +330,10 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
       else if (isFile(v)) el.setAttribute(a, up + v);
     }
   }
+  // The app is asked for after the first frame (web/boot.js says why).
+  const entry = document.querySelector('script[type="module"][src$="app.js"]');
+  if (!entry) throw new Error('prerender: the page no longer loads app.js as a module');
+  entry.setAttribute('src', (entry.getAttribute('src') || '').replace(/app\.js$/, 'boot.js'));
   // The long device lists of the form (every catalog device, twice) keep their chosen entry: the
   // live app fills them again when it takes the page over, and without it they change nothing.
   for (const sel of document.querySelectorAll('select')) {
@@ -469,6 +473,20 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
   return rules.join('\n');
 }
 
+/**
+ * A shard's answer to the process that forked it, then the channel closed. The answer can be
+ * megabytes (every page's title and description): the channel is closed once it has been
+ * written. Closed right after send(), a large answer was dropped and the shard ended with exit
+ * code 0 and no answer, so drawing every page (npm start) failed while a quick build passed.
+ * @param {unknown} r
+ */
+export async function answerParent(r) {
+  const send = process.send?.bind(process);
+  if (!send) return;
+  await new Promise((resolve, reject) => { send(r, undefined, undefined, (/** @type {Error | null} */ e) => (e ? reject(e) : resolve(null))); });
+  process.disconnect?.();
+}
+
 // node scripts/prerender.mjs [--dist <dist>] [--limit k]: draw the pages (the first k models and
 // devices only, with --limit: a quick build); --shard i/n is one drawing process (see prerender).
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
@@ -480,8 +498,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     const limit = arg('--limit');
     const { pairs } = await new Promise((resolve) => process.once('message', resolve));
     const r = await prerender(dist, { shard: [i, n], pairs, ...(limit !== undefined ? { limit: Number(limit) } : {}) });
-    process.send?.(r);
-    process.disconnect?.();
+    await answerParent(r);
   } else {
     const limit = arg('--limit');
     await prerender(dist, limit !== undefined ? { limit: Number(limit) } : {});

@@ -488,14 +488,7 @@ export async function renderStatic() {
 
 // A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js);
 // at build time (a document marked data-build="static") scripts/prerender.mjs calls renderStatic.
-// A prerendered page (data-query) is a whole answer before the app runs: the app takes it over
-// after the page's first frame is on screen, so that frame waits for none of its work. A Chromium
-// trace of a pair page at times had the app's first steps run before the first paint (when the rest
-// of the page and the modules had arrived by then). rAF runs just before a frame; a task queued
-// from it runs after that frame. A hidden tab runs no frames: at most 100 ms are waited.
-const afterFirstFrame = () => new Promise((resolve) => {
-  requestAnimationFrame(() => setTimeout(resolve, 0));
-  setTimeout(resolve, 100);
-});
+// A prerendered page (data-query) is a whole answer before the app runs: it loads this module
+// through boot.js, after its first frame is on screen, and the app then takes it over.
 if (!isSavedCopy() && document.documentElement.dataset.build !== 'static')
-  (document.documentElement.dataset.query !== undefined ? afterFirstFrame() : Promise.resolve()).then(init).catch(showError);
+  Promise.resolve().then(init).catch(showError);

@@ -179,6 +179,43 @@ test('pair pages come in two parts: the answer paints before the sections below 
   }
 });
 
+test('every page asks for the app only after its first frame: its module script is boot.js, which imports app.js', () => {
+  for (const p of [...new Set([...pairPages, ...sample])]) {
+    const doc = read(p);
+    const scripts = [...doc.querySelectorAll('script[type="module"]')].map((s) => s.getAttribute('src') || '');
+    assert.equal(scripts.length, 1, `${p}: one module script`);
+    assert.match(scripts[0], /^(\.\.\/)+boot\.js$/, `${p}: the module script is boot.js`);
+    assert.ok(fs.existsSync(path.join(dist, p, scripts[0])), `${p}: ${scripts[0]} resolves to a file`);
+  }
+  const boot = fs.readFileSync(path.join(dist, 'boot.js'), 'utf8');
+  assert.match(boot, /import\('\.\/app\.js'\)/, 'boot.js imports the app');
+  assert.match(boot, /requestAnimationFrame/, 'after a frame');
+  assert.doesNotMatch(boot, /^import /m, 'boot.js imports nothing up front');
+});
+
+test('a shard of the page drawing hands a large answer to its parent whole (npm start draws every page)', async () => {
+  const { fork } = await import('node:child_process');
+  const os = await import('node:os');
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'wif-shard-'));
+  const child = path.join(dir, 'child.mjs');
+  // About 6 MB, as the index of every page a shard draws: the size that was lost before.
+  fs.writeFileSync(child, `import { answerParent } from ${JSON.stringify(new URL('../../scripts/prerender.mjs', import.meta.url).href)};\n` +
+    'await new Promise((r) => process.once(\'message\', r));\n' +
+    'await answerParent({ index: Array.from({ length: 20000 }, (_, i) => ({ path: `en/m${i}/`, title: \'t\'.repeat(120), description: \'d\'.repeat(180) })) });\n');
+  try {
+    const c = fork(child, [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    /** @type {any} */
+    let got = null;
+    c.on('message', (m) => { got = m; });
+    c.send({ go: true });
+    const code = await new Promise((r) => c.on('exit', r));
+    assert.equal(code, 0);
+    assert.equal(got?.index?.length, 20000, 'the whole answer arrived');
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test('every inline style block is named by its hash in the page\'s own CSP and in the header the server sends with it', async () => {
   const { cspWith, pageStyleHashes } = await import(path.join(root, 'scripts', 'server.mjs'));
   let blocks = 0;
