@@ -435,11 +435,12 @@ TEST_CASE("draft model rows: the held-out measurements fall in the predicted ran
     const double pred = speculative_speedup_at_rate(row["acceptance_rate"].get<double>(), row["draft_max"].get<int>(), c, sp,
                                                     row["backend"].get<std::string>());
     // Within 25 % of the measured speedup: the CUDA row lands near -4 %, the Metal one (its
-    // baseline given only as "about 11 tokens per second") near +22 %; the accuracy report lists both.
+    // baseline given only as "about 11 tokens per second") near +22 %, the CPU-only one (70B F16
+    // with a 7B Q8_0 draft, PR #2926) near +12 %; the accuracy report lists them all.
     CHECK(pred == Approx(row["speedup"].get<double>()).epsilon(0.25));
     ++held;
   }
-  CHECK(held == 2);
+  CHECK(held == 3);
 }
 
 TEST_CASE("draft candidates: same tokenizer, fewer parameters, smallest first", "[speculative][draft]") {

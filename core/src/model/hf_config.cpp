@@ -865,8 +865,10 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   read_attention_pattern(c, mt, path, d.n_layer, pattern);
   read_recurrent(c, mt, path, a);
 
-  // DeepSeek V4's MTP layer (num_nextn_predict_layers) is left out like DeepSeek V3's: the
-  // published GGUFs of it (1,328 tensors) hold none, and its card's 284B does not count it.
+  // MTP layers are counted only where llama.cpp's converter writes them into the GGUF. DeepSeek
+  // V2/V3 and V3.1 leave theirs out (conversion/deepseek.py, DeepseekV2Model.skip_mtp: layers past
+  // num_hidden_layers are dropped; llama-bench prints 671.03B for DeepSeek-V3), and so does DeepSeek
+  // V4 (the published GGUFs of it, 1,328 tensors, hold none; its card's 284B does not count it).
   const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));
