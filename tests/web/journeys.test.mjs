@@ -61,6 +61,7 @@ async function expected(page, doc) {
       out['c-util'] = dem
         ? (dem.room_sequences > 0 ? tn(L, 'pool_room_note', dem.room_sequences, { n: f.num(dem.room_sequences, L), ctx: f.tokens(dem.context, L) })
           : dem.room_sequences === 0 ? t(L, 'pool_room_none', { ctx: f.tokens(dem.context, L) })
+          : dem.pool_sequences === 0 ? t(L, 'pool_room_short', { ctx: f.tokens(dem.context, L) })
           : t(L, 'pool_room_over', { pool: f.num(dem.pool_sequences, L), asked: f.num(dem.sequences, L), ctx: f.tokens(dem.context, L) }))
         : t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }

@@ -110,6 +110,7 @@ export function renderMain(r) {
     const ctx = tokens(dem.context, L);
     text('c-util', dem.room_sequences > 0 ? tn(L, 'pool_room_note', dem.room_sequences, { n: num(dem.room_sequences, L), ctx })
       : dem.room_sequences === 0 ? T('pool_room_none', { ctx })
+      : dem.pool_sequences === 0 ? T('pool_room_short', { ctx })
       : T('pool_room_over', { pool: num(dem.pool_sequences, L), asked: num(dem.sequences, L), ctx }));
   } else {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');

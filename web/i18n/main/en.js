@@ -196,4 +196,5 @@ export default {
   concurrency_server: "Sequences at once",
   concurrency_note_pool: "at {ctx} tokens each, as many as the KV pool holds; the command’s {flag} {cap} is the engine’s cap, which only shorter requests reach",
   concurrency_note_cap: "at {ctx} tokens each: the command’s {flag} {cap} caps them (the KV pool would hold {pool})",
+  pool_room_short: "the pool cannot hold one sequence of {ctx} tokens: the engine’s share lacks this much",
 };

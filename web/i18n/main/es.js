@@ -196,4 +196,5 @@ export default {
   concurrency_server: "Secuencias a la vez",
   concurrency_note_pool: "de {ctx} tokens cada una, todas las que caben en la reserva KV; el {flag} {cap} del comando es el tope del motor, que solo alcanzan peticiones más cortas",
   concurrency_note_cap: "de {ctx} tokens cada una: el {flag} {cap} del comando las limita (la reserva KV admitiría {pool})",
+  pool_room_short: "la reserva no admite ni una secuencia de {ctx} tokens: a la parte del motor le falta esto",
 };

@@ -195,4 +195,5 @@ export default {
   concurrency_server: "Séquences à la fois",
   concurrency_note_pool: "de {ctx} jetons chacune, autant que la réserve KV en contient ; le {flag} {cap} de la commande est le plafond du moteur, que seules des requêtes plus courtes atteignent",
   concurrency_note_cap: "de {ctx} jetons chacune : le {flag} {cap} de la commande les plafonne (la réserve KV en contiendrait {pool})",
+  pool_room_short: "la réserve ne contient pas une seule séquence de {ctx} jetons : c’est ce qui manque à la part du moteur",
 };

@@ -192,4 +192,5 @@ export default {
   concurrency_server: "同时运行的序列",
   concurrency_note_pool: "每个 {ctx} 个 token，即 KV 缓存池能容纳的数量；命令中的 {flag} {cap} 是引擎的上限，只有更短的请求才会达到",
   concurrency_note_cap: "每个 {ctx} 个 token：受命令中的 {flag} {cap} 限制（KV 缓存池本可容纳 {pool} 个）",
+  pool_room_short: "缓存池连一个 {ctx} token 的序列都放不下：引擎的份额还差这么多",
 };
