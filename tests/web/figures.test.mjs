@@ -143,7 +143,7 @@ test('SGLang: Required is what one sequence needs, against what the engine sets 
   assert.equal(one, c.owned.per_million_tokens_usd.single);
   assert.equal(all, c.owned.per_million_tokens_usd.batched);
   assert.ok(all < one);
-  assert.match(await page.textContent('#cost-inputs-used'), /for one user and [\d,.]+ tok\/s for 4 users at once/);
+  assert.match(await page.textContent('#cost-inputs-used'), /for one user and [\d,.]+\stok\/s for 4 users at once/);
   assert.deepEqual(page.problems, []);
 });
 
