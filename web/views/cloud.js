@@ -69,7 +69,7 @@ export function renderCloud(r, c, mk) {
       // vLLM / SGLang: beside one user's figure, the same hour over the aggregate of the requests
       // the instance's pool holds at once (the core's batched figure).
       h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? m(pm.single) : '—',
-        pm && pm.batched ? h('span', { class: 'note s-line' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null),
+        pm && pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
