@@ -208,7 +208,9 @@ function paintCard(r, c, mk) {
       ? card(T('cost_owned_all'), m(o.per_million_tokens_usd.batched), `${T('cost_per_mtok')} · ${T('cost_all_note', { n: num(o.per_million_tokens_usd.concurrency, L), tps: tps(o.per_million_tokens_usd.batched_tps, L) })}`,
         { id: 'cost-owned-all-mtok', 'data-usd': String(o.per_million_tokens_usd.batched) })
       : null,
-    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
+    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}${
+      // Without a purchase price there is no all-users card: its electricity says the same here.
+      !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) })
       : card(T('cost_elec_only'), '—', T('cost_unknown_no_power_figure'), { id: 'cost-elec-mtok', 'data-unknown': 'no_power_figure' }),
     best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
