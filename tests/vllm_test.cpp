@@ -190,7 +190,7 @@ TEST_CASE("MLA's cache is kept whole on every tensor-parallel rank; GQA's only p
   CHECK(ds["vllm"]["kv_copies"] == 8);
   CHECK(ds["vllm"]["kv_copies_code"] == "mla_latent");
   // The pool on the page: per GPU, and the 8 copies in all.
-  CHECK(ds["memory"]["kv_cache_bytes"].get<double>() == 8 * ds["vllm"]["per_gpu"]["kv_available_bytes"].get<double>());
+  CHECK(ds["memory"]["kv_pool_bytes"].get<double>() == 8 * ds["vllm"]["per_gpu"]["kv_available_bytes"].get<double>());
   // SGLang keeps the same latent on every rank.
   const json sg = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "sglang"},
                             {"hardware", "nvidia-h200-sxm"}, {"count", 8}});

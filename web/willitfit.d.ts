@@ -94,12 +94,27 @@ export interface DeviceLoad {
   total_bytes: number; usable_bytes: number; fits: boolean; [field: string]: unknown;
 }
 
+export interface ServerDemand {
+  /** The stated sequences (the request's concurrency, else one: sequences_code 'one') at `context`. */
+  sequences: number; sequences_code: 'asked' | 'one'; context: number;
+  kv_per_sequence_bytes: number; kv_bytes: number; kv_pool_bytes: number;
+  /** The pool beyond the stated sequences; negative when it lacks room for them. */
+  room_bytes: number;
+  /** Sequences of `context` the pool holds at once, and beyond the stated ones. */
+  pool_sequences: number; room_sequences: number;
+  /** The running-request cap the command passes (engine_cap_flag), and the smaller of it and pool_sequences. */
+  engine_cap: number; engine_cap_flag: '--max-num-seqs' | '--max-running-requests'; sequences_at_once: number;
+  limit_code: 'pool' | 'engine_cap';
+}
+
 export interface ServerBudget {
   engine?: Engine;
   settings: { tensor_parallel: number; max_model_len: number; gpu_memory_utilization?: number; mem_fraction_static?: number; [k: string]: unknown };
   per_gpu: { total_bytes: number; weights_bytes: number; kv_available_bytes: number; [k: string]: unknown };
   kv_tokens: number; max_model_len_fit: number; max_concurrency: number; fits: boolean;
   diagnostics: Coded<DiagnosticCode>[];
+  /** What the request needs of the pool against what it holds (bytes over all GPUs). */
+  demand?: ServerDemand;
   fit?: ServerBudget;
   throughput?: Record<string, unknown>;
   [field: string]: unknown;
@@ -145,6 +160,10 @@ export interface EstimateResult {
     /** A separate draft model's weights, cache and compute buffer on the accelerators (inside total_bytes, outside the other parts). */
     draft_bytes?: number;
     physical_bytes: number; margin_bytes: number; utilization: number;
+    /** vLLM / SGLang: the preallocated KV pool (kv_cache_bytes is what the stated sequences need of it). */
+    kv_pool_bytes?: number;
+    /** vLLM / SGLang: what the engine sets aside, the whole pool with it (total_bytes is the need). */
+    reserved_bytes?: number;
     usable_rule_code: UsableRule;
     devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;
   };

@@ -24,9 +24,9 @@ test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the we
   assert.equal(v.kv_copies, 8);
   const kv = await page.textContent('#w-kv');
   assert.match(kv, /MLA caches one latent vector per token/);
-  assert.match(kv, new RegExp(`each of the 8 GPUs keeps the whole cache, ${gibRe(v.per_gpu.kv_available_bytes)} per GPU and ${gibRe(est.memory.kv_cache_bytes)} in all`));
+  assert.match(kv, new RegExp(`each of the 8 GPUs keeps the whole cache, ${gibRe(v.per_gpu.kv_available_bytes)} per GPU and ${gibRe(est.memory.kv_pool_bytes)} in all`));
   // The pool card says per GPU and in all too.
-  assert.match(await page.textContent('.card:has(#k-kv-tokens)'), new RegExp(`${gibRe(v.per_gpu.kv_available_bytes)} per GPU, ${gibRe(est.memory.kv_cache_bytes)} on the 8 GPUs`));
+  assert.match(await page.textContent('.card:has(#k-kv-tokens)'), new RegExp(`${gibRe(v.per_gpu.kv_available_bytes)} per GPU, ${gibRe(est.memory.kv_pool_bytes)} on the 8 GPUs`));
   // The weights: per GPU, what each keeps whole (MLA down-projections first), and the extra copies.
   const w = await page.textContent('#w-weights');
   assert.match(w, new RegExp(`Each of the 8 GPUs holds ${gibRe(v.per_gpu.weights_bytes)}`));

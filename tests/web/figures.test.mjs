@@ -95,3 +95,64 @@ test('price qualifiers and part-of-product names are worded in the page\'s langu
   assert.doesNotMatch(await page.textContent('body'), /per Blackwell GPU/);
   assert.deepEqual(page.problems, []);
 });
+
+test('SGLang: Required is what one sequence needs, against what the engine sets aside, with the pool\'s room as the margin', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=en`);
+  await page.waitForSelector('#k-concurrency');
+  const est = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192 });
+  const m = est.memory, d = est.sglang.demand;
+  // The need is below the engine's share (SGLang's share is all of usable memory), and the
+  // page says which is which.
+  assert.ok(m.total_bytes < m.reserved_bytes && m.reserved_bytes <= m.usable_bytes);
+  assert.equal(await page.textContent('#c-usable-label'), 'Set aside by the engine');
+  assert.equal(await page.textContent('#c-total'), `${(m.total_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  assert.equal(await page.textContent('#c-usable'), `${(m.reserved_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  assert.equal(await page.textContent('#c-physical'), `of ${(m.usable_bytes / GiB).toFixed(2)}\u00a0GiB usable on the device`);
+  // The margin is the pool's room beyond the one sequence: gigabytes and sequences, never +0.00.
+  const margin = await page.textContent('#c-margin');
+  assert.equal(margin, `+${(m.margin_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  assert.ok(m.margin_bytes > 3 * GiB);
+  assert.equal(await page.textContent('#c-util'), `room for ${d.room_sequences} more sequences of 8K tokens`);
+  assert.match(await page.textContent('#summary'), /needs [\d.]+\sGiB for one sequence of 8K tokens .*SGLang sets aside [\d.]+\sGiB of [\d.]+\sGiB usable; its KV pool holds 4 such sequences at once/);
+  // Sequences at once and the command's cap: the same figures, each named.
+  assert.equal(await page.textContent('#k-concurrency'), '4');
+  const capNote = await page.textContent('#k-concurrency + .s');
+  assert.match(capNote, new RegExp(`the command’s --max-running-requests ${d.engine_cap} is the engine’s cap`));
+  assert.match(await page.textContent('#commands'), new RegExp(`--max-running-requests ${d.engine_cap}\\b`));
+  // The rest of the pool has its own row beside the cache the sequence needs.
+  assert.equal(await page.isVisible('#r-pool'), true);
+  assert.equal(await page.textContent('#t-kv'), `${(m.kv_cache_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  // Memory over context: the need grows against a fixed share, and fails where it passes the pool.
+  await page.waitForFunction(() => document.querySelectorAll('#chart-table tbody tr').length >= 5);
+  const rows = await page.$$eval('#chart-table tbody tr', (trs) => trs.map((tr) => [...tr.children].map((c) => c.textContent)));
+  const head = await page.$$eval('#chart-table thead th', (ths) => ths.map((c) => c.textContent));
+  assert.deepEqual(head, ['Context', 'Weights', 'KV cache', 'KV cache pool', 'Required', 'Verdict']);
+  const kv = rows.map((r) => parseFloat(r[2]));
+  for (let i = 1; i < kv.length; i++) assert.ok(kv[i] > kv[i - 1], `KV need grows with context: ${kv}`);
+  assert.deepEqual([...new Set(rows.map((r) => r[3]))], [`${(m.kv_pool_bytes / GiB).toFixed(2)}\u00a0GiB`], 'the pool is the same at every context');
+  assert.deepEqual(rows.find((r) => r[0] === '32K')?.[5], 'Fits: the engine starts, its KV cache pool filling the rest');
+  assert.deepEqual(rows.find((r) => r[0] === '64K')?.[5], 'Does not fit');
+  assert.ok(parseFloat(rows.find((r) => r[0] === '64K')[2]) > parseFloat(rows[0][3]), 'at 64K one sequence needs more than the pool');
+  assert.doesNotMatch(await page.textContent('#diag-list'), /context and KV-type comparisons apply to llama\.cpp only/);
+  // Cost: one user's decode and the aggregate at the pool's concurrency, both from the core.
+  await page.waitForSelector('#cost-owned-all-mtok');
+  const one = Number(await page.getAttribute('#cost-owned-mtok', 'data-usd'));
+  const all = Number(await page.getAttribute('#cost-owned-all-mtok', 'data-usd'));
+  const c = core('cost', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192, market: 'US', months: 'auto' });
+  assert.equal(one, c.owned.per_million_tokens_usd.single);
+  assert.equal(all, c.owned.per_million_tokens_usd.batched);
+  assert.ok(all < one);
+  assert.match(await page.textContent('#cost-inputs-used'), /for one user and [\d,.]+\stok\/s for 4 users at once/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the serving view in French: the engine\'s share and the pool\'s room are worded, not left in English', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  await page.waitForSelector('#k-concurrency');
+  assert.equal(await page.textContent('#c-usable-label'), 'Mis de côté par le moteur');
+  assert.match(await page.textContent('#c-util'), /^place pour 3 séquences de plus de 8K jetons$/);
+  assert.match(await page.textContent('#k-concurrency + .s'), /le --max-running-requests [\d\u202f\u00a0]+ de la commande est le plafond du moteur/);
+  assert.deepEqual(page.problems, []);
+});

@@ -47,16 +47,23 @@ async function expected(page, doc) {
   return page.evaluate(async (d) => {
     const f = await import('./format.js');
     const sh = await import('./views/shared.js');
-    const { t } = await import('./i18n.js');
+    const { t, tn } = await import('./i18n.js');
     const L = document.documentElement.lang;
     const m = d.memory;
     /** @type {Record<string, string>} */
-    const out = { 'c-total': f.gib(m.total_bytes, L), 'c-usable': f.gib(m.usable_bytes, L) };
+    const sv = d.sglang || d.vllm || null;
+    const dem = sv ? sv.demand : null;
+    // vLLM / SGLang: the need, what the engine sets aside, and the pool's room in sequences.
+    const out = { 'c-total': f.gib(m.total_bytes, L), 'c-usable': f.gib(dem ? m.reserved_bytes : m.usable_bytes, L) };
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) out['c-margin'] = f.gib(m.host.total_bytes, L);
     else {
       out['c-margin'] = (m.margin_bytes >= 0 ? '+' : '−') + f.gib(Math.abs(m.margin_bytes), L);
-      const server = d.settings.engine === 'vllm' || d.settings.engine === 'sglang';
-      out['c-util'] = t(L, m.margin_bytes >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: f.pct(m.utilization, L) });
+      out['c-util'] = dem
+        ? (dem.room_sequences > 0 ? tn(L, 'pool_room_note', dem.room_sequences, { n: f.num(dem.room_sequences, L), ctx: f.tokens(dem.context, L) })
+          : dem.room_sequences === 0 ? t(L, 'pool_room_none', { ctx: f.tokens(dem.context, L) })
+          : dem.pool_sequences === 0 ? t(L, 'pool_room_short', { ctx: f.tokens(dem.context, L) })
+          : t(L, 'pool_room_over', { pool: f.num(dem.pool_sequences, L), asked: f.num(dem.sequences, L), ctx: f.tokens(dem.context, L) }))
+        : t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
     // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
     const p = d.placement;
@@ -68,10 +75,9 @@ async function expected(page, doc) {
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
     if (sp && sp.prefill) out['k-prefill'] = sh.spreadText(sp.prefill, L);
     if (sp && sp.ttft) { out['k-ttft'] = sh.spreadText(sp.ttft, L, 'ms'); out.ttft_note = t(L, 'ttft_note', { 0: f.num(d.speed.prompt, L) }); }
-    const sv = d.sglang || d.vllm || null;
     if (sv) {
       out['k-kv-tokens'] = `${f.num(sv.kv_tokens, L)} ${t(L, 'tokens_word')}`;
-      out['k-concurrency'] = f.num(Math.floor(sv.max_concurrency), L);
+      out['k-concurrency'] = f.num(dem.sequences_at_once, L);
     }
     return out;
   }, doc);

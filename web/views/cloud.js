@@ -66,7 +66,10 @@ export function renderCloud(r, c, mk) {
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
       h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(o.estimate)),
-      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single) } } : {}) }, pm ? m(pm.single) : '—'),
+      // vLLM / SGLang: beside one user's figure, the same hour over the aggregate of the requests
+      // the instance's pool holds at once (the core's batched figure).
+      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? m(pm.single) : '—',
+        pm && pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });

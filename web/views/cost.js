@@ -202,7 +202,15 @@ function paintCard(r, c, mk) {
       ? card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
         { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) })
       : card(T('cost_owned'), '—', unknownText(unknown), { id: 'cost-owned-mtok', 'data-unknown': unknown.join(' ') }),
-    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
+    // vLLM / SGLang: the same hour over the aggregate of the requests the pool holds at once
+    // (the core's batched figure), beside the one-user figure.
+    o.per_million_tokens_usd && o.per_million_tokens_usd.batched
+      ? card(T('cost_owned_all'), m(o.per_million_tokens_usd.batched), `${T('cost_per_mtok')} · ${T('cost_all_note', { n: num(o.per_million_tokens_usd.concurrency, L), tps: tps(o.per_million_tokens_usd.batched_tps, L) })}`,
+        { id: 'cost-owned-all-mtok', 'data-usd': String(o.per_million_tokens_usd.batched) })
+      : null,
+    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}${
+      // Without a purchase price there is no all-users card: its electricity says the same here.
+      !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) })
       : card(T('cost_elec_only'), '—', T('cost_unknown_no_power_figure'), { id: 'cost-elec-mtok', 'data-unknown': 'no_power_figure' }),
     best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
@@ -214,7 +222,10 @@ function paintCard(r, c, mk) {
   const e = c.electricity;
   const given = e.source === 'given';
   // Only what is known is stated: no "— W" and no "$0" purchase price for a device without one.
-  const parts = [T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
+  const pm = o.per_million_tokens_usd || o.electricity_only_per_million_tokens_usd;
+  const parts = [pm && pm.batched_tps > 0
+    ? T('cost_from_tps_batched', { tps: tps(o.decode_tps, L), agg: tps(pm.batched_tps, L), n: num(pm.concurrency, L) })
+    : T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',

@@ -59,9 +59,14 @@ export function renderMain(r) {
   // A server engine's KV pool fills what its share leaves: "room to spare" would contradict the margin.
   text('verdict-text', T(isServer(r) && r.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${r.verdict}`));
   const server = isServer(r) ? serverOf(r) : null;
-  text('summary', T(server ? 'summary_server' : 'summary', {
+  // vLLM / SGLang: what the stated sequences need (the core's memory.total_bytes) against what
+  // the engine sets aside (memory.reserved_bytes) and how many such sequences its pool holds.
+  const dem = server && server.demand ? server.demand : null;
+  const seqs = dem ? tn(L, 'seq_count', dem.sequences, { n: num(dem.sequences, L) }) : '';
+  text('summary', T(dem ? 'summary_server' : 'summary', {
     model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
+    ...(dem ? { seqs, engine: engineName(r.settings.engine), reserved: gib(m.reserved_bytes, L), pool: num(dem.pool_sequences, L) } : {}),
   }));
   // An architecture the core does not model exactly, estimated as a standard decoder: say so.
   // Filled by "make it fit" (picks.js) for this request only.
@@ -81,10 +86,14 @@ export function renderMain(r) {
   // as the other's twin.
   fill('c-total-gb', h('span', { class: 's-line' }, gb(m.total_bytes, L)),
     m.total_high_bytes > m.total_bytes ? h('span', { class: 's-line' }, T('upper', { 0: gib(m.total_high_bytes, L) })) : null);
-  text('c-usable', gib(m.usable_bytes, L));
+  // A preallocating engine: the second card is what it sets aside, out of the usable memory.
+  const usableLabel = byId('c-usable-label');
+  usableLabel.dataset.i18n = dem ? 'reserved' : 'usable';
+  usableLabel.textContent = T(usableLabel.dataset.i18n);
+  text('c-usable', gib(dem ? m.reserved_bytes : m.usable_bytes, L));
   // A memory size public sources do not settle: marked on the card it feeds.
   fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
-  text('c-physical', T('physical', { 0: gib(m.physical_bytes, L, 0) }));
+  text('c-physical', dem ? T('reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
   if (r.verdict === 'offload' && host) {
@@ -92,13 +101,22 @@ export function renderMain(r) {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('in_ram');
     text('c-margin', gib(host.total_bytes, L));
     text('c-util', T('of_ram', { 0: gib(host.ram_usable_bytes, L) }));
+  } else if (dem) {
+    // The pool's room beyond the sequences asked (the core's demand.room_bytes), in sequences
+    // of the same length.
+    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('pool_room');
+    const margin = m.margin_bytes;
+    text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
+    const ctx = tokens(dem.context, L);
+    text('c-util', dem.room_sequences > 0 ? tn(L, 'pool_room_note', dem.room_sequences, { n: num(dem.room_sequences, L), ctx })
+      : dem.room_sequences === 0 ? T('pool_room_none', { ctx })
+      : dem.pool_sequences === 0 ? T('pool_room_short', { ctx })
+      : T('pool_room_over', { pool: num(dem.pool_sequences, L), asked: num(dem.sequences, L), ctx }));
   } else {
     /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
-    // vLLM / SGLang give the KV pool whatever their memory share leaves, so "in use" near 100 %
-    // is by design, not a lack of room: the line says so.
-    text('c-util', T(margin >= 0 ? (server ? 'utilization_server' : 'utilization') : 'utilization_over', { 0: pct(m.utilization, L) }));
+    text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
   text('c-topology', topologyText(r.model.topology_code, L));
@@ -113,6 +131,9 @@ export function renderMain(r) {
   const seg = (/** @type {string} */ id, /** @type {number} */ b) => { byId(id).style.width = `${(100 * b) / scale}%`; };
   seg('seg-weights', m.weights_bytes);
   seg('seg-kv', m.kv_cache_bytes);
+  // The rest of a server engine's pool, set aside beside what the sequences asked need.
+  const poolRest = dem ? Math.max(0, (m.kv_pool_bytes || 0) - m.kv_cache_bytes) : 0;
+  seg('seg-pool', poolRest);
   seg('seg-compute', m.compute_bytes);
   seg('seg-overhead', m.overhead_bytes);
   seg('seg-projector', m.projector_bytes || 0);
@@ -122,6 +143,8 @@ export function renderMain(r) {
 
   text('t-weights', gib(m.weights_bytes, L));
   text('t-kv', gib(m.kv_cache_bytes, L));
+  byId('r-pool').hidden = !dem;
+  text('t-pool', dem ? gib(poolRest, L) : '');
   text('t-compute', gib(m.compute_bytes, L));
   text('t-overhead', gib(m.overhead_bytes, L));
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
@@ -149,9 +172,13 @@ export function renderMain(r) {
     // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
     const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
       engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
-      per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_cache_bytes, L),
+      per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_pool_bytes ?? m.kv_cache_bytes, L),
     }) : '';
-    text('w-kv', sentences(L, [pool, copies]));
+    // The cache row is what the stated sequences need of the pool; the pool itself is described
+    // on the row of its rest.
+    const need = dem ? T('why_kv_need', { seqs, ctx: tokens(dem.context, L), need: gib(m.kv_cache_bytes, L) }) : '';
+    text('w-kv', sentences(L, dem ? [need, copies] : [pool, copies]));
+    text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
@@ -467,10 +494,27 @@ function renderServe(r) {
   const tp = sv.throughput || null;
   fill('serve-cards',
     card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
-      ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_cache_bytes, L) })
-      : T('kv_pool_note', { 0: gib(r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
-    card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
+      ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
+      : T('kv_pool_note', { 0: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
+    // How many sequences of the context run at once: what the pool holds or the engine's cap in
+    // the command, whichever is smaller (the core's demand), and what each figure is.
+    sv.demand ? card(T('concurrency_server'), num(sv.demand.sequences_at_once, L),
+      capNote(sv.demand, L), { id: 'k-concurrency', dataset: { v: String(sv.demand.sequences_at_once), cap: String(sv.demand.engine_cap) } })
+    : card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
     tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+}
+
+/**
+ * How many sequences run at once and what caps them: the pool, or the engine's running-request
+ * cap, quoted as the launch command writes it (flag and figure, unbroken).
+ * @param {any} d the server's demand block @param {string} L
+ */
+function capNote(d, L) {
+  const mark = '\u0000';
+  const s = T(d.limit_code === 'engine_cap' ? 'concurrency_note_cap' : 'concurrency_note_pool', {
+    ctx: tokens(d.context, L), flag: mark, cap: '', pool: num(d.pool_sequences, L) });
+  const [a, b] = s.split(mark);
+  return h('span', null, a, h('code', { class: 'flag' }, `${d.engine_cap_flag} ${d.engine_cap}`), (b ?? '').replace(/^ +/, ' '));
 }
 
 /** Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed. @param {any} r */
@@ -568,7 +612,7 @@ function devicesTable(devs, host, L) {
     [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
-/** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string} s @param {Record<string, any>} [attrs] on the value */
+/** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
   // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
   // broken in its middle (the text stays the same).
@@ -615,6 +659,9 @@ export async function renderExtras(r, alive) {
     { label: T('weights'), values: okRes.map((x) => x.memory.weights_bytes / G), color: '--weights' },
     { label: T('kv_cache'), values: okRes.map((x) => x.memory.kv_cache_bytes / G), color: '--kv' },
     { label: T('required'), values: okRes.map((x) => x.memory.total_bytes / G), color: '--fg' },
+    // vLLM / SGLang: the pool the engine preallocates, the same at every context, against which
+    // the cache one sequence needs grows (the need passes the usable line where it passes the pool).
+    ...(isServer(r) ? [{ label: T('kv_pool'), values: okRes.map((x) => (x.memory.kv_pool_bytes ?? 0) / G), color: '--kv', dash: true }] : []),
     { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
   ];
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
@@ -622,8 +669,10 @@ export async function renderExtras(r, alive) {
     x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
     xFmt: (v) => tokens(v, L), yFmt: (v, d) => num(v, L, d ?? (v < 10 ? 1 : 0)),
   }).catch(() => { byId('chart').textContent = T('chart_failed'); });
-  fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), T('required'), T('verdict')],
-    okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L), gib(x.memory.total_bytes, L), T(`verdict_${x.verdict}`)])));
+  const srv = isServer(r);
+  fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), ...(srv ? [T('kv_pool')] : []), T('required'), T('verdict')],
+    okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
+      ...(srv ? [gib(x.memory.kv_pool_bytes ?? 0, L)] : []), gib(x.memory.total_bytes, L), T(srv && x.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${x.verdict}`)])));
 
   // Diagnostics. A serving engine preallocates its pool whatever the context: its own codes and
   // one line saying why. For llama.cpp, the core's cache outlook (solve kv_outlook): how the cache grows from its default context to

@@ -218,9 +218,14 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
     s << "python3 -m sglang.launch_server --model-path " << model_word << " --tp " << v.tensor_parallel
-      << " --context-length " << v.max_model_len << " --mem-fraction-static " << num(in.gpu_memory_utilization)
-      << " --kv-cache-dtype " << skv << " --max-running-requests " << v.max_num_seqs;
-    if (in.engine == "sglang") s << " --chunked-prefill-size " << v.max_num_batched_tokens;
+      << " --context-length " << v.max_model_len;
+    // The memory fraction and the running-request cap are the budget's own only when it is
+    // SGLang's (sglang.hpp); beside a vLLM estimate they would pass vLLM's utilization and
+    // max_num_seqs as SGLang's, so the command leaves them to SGLang's defaults.
+    if (in.engine == "sglang") s << " --mem-fraction-static " << num(in.gpu_memory_utilization);
+    s << " --kv-cache-dtype " << skv;
+    if (in.engine == "sglang")
+      s << " --max-running-requests " << v.max_num_seqs << " --chunked-prefill-size " << v.max_num_batched_tokens;
     if (!q.empty() && q != "bitsandbytes") s << " --quantization " << q;
     // SGLang drafts with the MTP layer through its EAGLE path (docs.sglang.io basic_usage/glm45).
     if (in.mtp_draft > 0)

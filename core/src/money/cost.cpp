@@ -40,6 +40,17 @@ json per_million(double usd_hour, const Throughput& t) {
   return j;
 }
 
+// vLLM / SGLang: the aggregate decode of the requests the pool holds at once (the estimate's
+// serving throughput), when that is more than one request; else none.
+Throughput batched_of(const Estimate& e) {
+  Throughput t;
+  if (e.throughput && e.throughput->at.concurrency > 1 && e.throughput->at.aggregate_tps > 0) {
+    t.batched_tps = e.throughput->at.aggregate_tps;
+    t.concurrency = static_cast<int>(e.throughput->at.concurrency);
+  }
+  return t;
+}
+
 double round_cents(double x) { return std::round(x * 100.0) / 100.0; }
 
 }  // namespace
@@ -72,12 +83,14 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   // With a model, the estimate of the same document on the owned hardware gives the memory need
   // and, unless the request states one, the decode speed.
   std::optional<double> owned_decode;
+  Throughput owned_batched;  // a serving engine's aggregate at the concurrency its pool allows
   if (!q.contains("memory_gib") && q.contains("model")) {
     json eq = q;
     for (const char* k : kMoneyFields) eq.erase(k);
     const EstimateRequest er = parse_request(cat, eq);
     const Estimate e = run_estimate(cat, er);
     r.need_bytes = e.total_bytes;
+    owned_batched = batched_of(e);
     if (e.speed.decode_tps > 0) owned_decode = e.speed.decode_tps;
     else if (!q.contains("decode_tps"))
       throw InputError("no_decode_speed", "decode_tps",
@@ -86,6 +99,10 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     r.estimate_request = std::move(eq);
   }
   r.owned = parse_speed(q, "", owned_decode);
+  if (!q.contains("batched_tps") && !q.contains("decode_tps") && owned_batched.batched_tps > 0) {
+    r.owned.batched_tps = owned_batched.batched_tps;
+    r.owned.concurrency = owned_batched.concurrency;
+  }
   if (q.contains("speeds")) {
     if (!q["speeds"].is_object()) throw InputError("bad_type", "speeds", "speeds maps a device id to {decode_tps, batched_tps}");
     for (const auto& [id, v] : q["speeds"].items()) {
@@ -143,6 +160,11 @@ json offer_estimate(const Catalog& cat, const json& base, const std::string& dev
     const Estimate e = run_estimate(cat, parse_request(cat, eq));
     json out = {{"verdict", e.verdict}};
     if (e.speed.decode_tps > 0) out["decode_tps"] = e.speed.decode_tps;
+    const Throughput b = batched_of(e);
+    if (b.batched_tps > 0) {
+      out["batched_tps"] = b.batched_tps;
+      out["concurrency"] = b.concurrency;
+    }
     if (e.speed.unavailable.is_object() && e.speed.unavailable.contains("code"))
       out["speed_unavailable_code"] = e.speed.unavailable["code"];
     return out;
@@ -236,6 +258,10 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       if (est.contains("decode_tps")) {
         Throughput t;
         t.decode_tps = est["decode_tps"].get<double>();
+        if (est.contains("batched_tps")) {
+          t.batched_tps = est["batched_tps"].get<double>();
+          t.concurrency = est["concurrency"].get<int>();
+        }
         row["per_million_tokens_usd"] = per_million(price, t);
       }
     }

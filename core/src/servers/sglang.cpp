@@ -73,6 +73,8 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   b.kv_tokens = pool > 0 && cell > 0 ? static_cast<std::int64_t>(pool / cell) : 0;
   b.num_blocks = b.kv_tokens;
   b.max_model_len_fit = b.kv_tokens;
+  // One request of context_length tokens: a token of the pool each (page size 1).
+  b.kv_request_bytes = static_cast<std::uint64_t>(b.max_model_len) * b.kv_bytes_per_token;
   b.max_concurrency = b.max_model_len > 0 ? static_cast<double>(b.kv_tokens) / static_cast<double>(b.max_model_len) : 0;
   b.max_num_seqs = o.max_running_requests > 0
                        ? o.max_running_requests

@@ -228,6 +228,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.kv_tokens = b.num_blocks * B;
   const std::int64_t per_req = gs > 0 ? need(L) : 0;
   b.max_concurrency = per_req > 0 ? static_cast<double>(b.num_blocks) / static_cast<double>(per_req) : 0.0;
+  b.kv_request_bytes = static_cast<std::uint64_t>(per_req) * page_max * static_cast<std::uint64_t>(gs);
   // Longest single request that fits: binary search on the (monotone) block need.
   std::int64_t lo = 0, hi = std::max<std::int64_t>(L, b.kv_tokens) * 4 + B;
   while (lo < hi) {

@@ -65,4 +65,8 @@ export default {
   cloud_no_estimate: 'no estimate',
   cloud_listed: "listed as {0}",
   cost_no_fit: "This setup does not fit, so it has no speed and no cost per token; “Make it fit” and the hardware picks below show setups that run it.",
+  cost_owned_all: "Your hardware, all users",
+  cost_all_note: "{n} users at once, {tps} in all",
+  cost_from_tps_batched: "From {tps} for one user and {agg} for {n} users at once (our decode estimates)",
+  cloud_batched: "{0} for {n} users at once ({tps})",
 };

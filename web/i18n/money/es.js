@@ -65,4 +65,8 @@ export default {
   cloud_no_estimate: 'sin estimación',
   cloud_listed: "anunciada como {0}",
   cost_no_fit: "Esta configuración no cabe, así que no tiene velocidad ni coste por token; «Cómo hacer que quepa» y «Equipos recomendados», más abajo, muestran configuraciones que lo ejecutan.",
+  cost_owned_all: "Tu equipo, todos los usuarios",
+  cost_all_note: "{n} usuarios a la vez, {tps} en total",
+  cost_from_tps_batched: "A partir de {tps} para un usuario y {agg} para {n} usuarios a la vez (nuestras estimaciones de generación)",
+  cloud_batched: "{0} con {n} usuarios a la vez ({tps})",
 };

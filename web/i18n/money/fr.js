@@ -65,4 +65,8 @@ export default {
   cloud_no_estimate: 'pas d’estimation',
   cloud_listed: "annoncée à {0}",
   cost_no_fit: "Cette configuration ne tient pas : elle n’a donc ni vitesse ni coût par jeton. « Pour que ça tienne » et « Matériel conseillé », plus bas, montrent des configurations qui le font tourner.",
+  cost_owned_all: "Votre matériel, tous utilisateurs",
+  cost_all_note: "{n} utilisateurs à la fois, {tps} en tout",
+  cost_from_tps_batched: "À partir de {tps} pour un utilisateur et {agg} pour {n} utilisateurs à la fois (nos estimations de génération)",
+  cloud_batched: "{0} pour {n} utilisateurs à la fois ({tps})",
 };

@@ -65,4 +65,8 @@ export default {
   cloud_no_estimate: '无估算',
   cloud_listed: "标称 {0}",
   cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”和“硬件推荐”列出了能运行它的配置。",
+  cost_owned_all: "你的硬件，所有用户",
+  cost_all_note: "同时 {n} 个用户，共 {tps}",
+  cost_from_tps_batched: "依据一个用户时的 {tps} 和同时 {n} 个用户时的 {agg}（我们的生成速度估算）",
+  cloud_batched: "同时 {n} 个用户时 {0}（{tps}）",
 };

@@ -98,6 +98,8 @@ struct VllmBudget {
   std::string kv_copies_code;           // why, when kv_copies > 1: mla_latent | kv_heads_below_tp
   std::uint64_t kv_bytes_per_token = 0; // all layers on one rank, full-attention view
   std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold
+  std::uint64_t kv_request_bytes = 0;   // on one rank, what one request of max_model_len takes
+                                        // of the pool (its blocks over every group)
   bool graphs_fit_headroom = true;      // CUDA graphs + context fit in (1 - util) x total
   bool fits = false;                    // weights fit and one request of max_model_len fits
   std::uint64_t process_bytes = 0;      // what nvidia-smi would show: requested + context + graphs

@@ -1,6 +1,9 @@
 // What the engine steps (engine_step.hpp) share: llama.cpp's placement, which every engine starts
 // from (the memory terms and the speed model read it), and the server engines' common writer.
 #pragma once
+#include <cstdint>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include "willitfit/catalog/catalog.hpp"
@@ -15,7 +18,25 @@ const EngineStep& llamacpp_step();
 /// carry (e.vllm_fit when set, else e.vllm).
 void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e);
 
-/// vLLM and SGLang: the pool as memory.*, memory.devices[] (one per tensor-parallel rank), the
+/// vLLM and SGLang: what the request needs of the preallocated pool against what the pool holds.
+/// The stated sequences (the request's concurrency, else one) at the budget's context take
+/// kv_bytes; room_bytes is the pool beyond them (signed); pool_sequences how many of that length
+/// the pool holds at once, engine_cap the running-request cap the command passes
+/// (--max-num-seqs / --max-running-requests), sequences_at_once the smaller and limit_code which
+/// one limits ("pool" | "engine_cap"). Bytes are per GPU.
+struct ServerDemand {
+  std::int64_t sequences = 1;
+  std::string sequences_code;      // "asked" (the request's concurrency) | "one" (none stated)
+  std::int64_t context = 0;
+  std::uint64_t kv_per_sequence_bytes = 0, kv_bytes = 0, kv_pool_bytes = 0;
+  std::int64_t room_bytes = 0;
+  std::int64_t pool_sequences = 0, room_sequences = 0, engine_cap = 0, sequences_at_once = 0;
+  std::string limit_code;
+};
+ServerDemand server_demand(const EstimateRequest& r, const VllmBudget& b);
+
+/// vLLM and SGLang: the need (weights, activations, the stated sequences' cache) as memory.*,
+/// the pool (memory.kv_pool_bytes) and the engine's whole share (memory.reserved_bytes) beside it, memory.devices[] (one per tensor-parallel rank), the
 /// budget under the engine's own key (`util`: the memory fraction it used), settings.context.
 void write_server(const EstimateRequest& r, const Estimate& e, double util, nlohmann::json& out);
 

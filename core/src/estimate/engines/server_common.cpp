@@ -1,6 +1,8 @@
-// What vLLM's and SGLang's fit steps share: the pool written as the result's memory terms, the
-// budget under the engine's own key (one shape, read alike by views), and batched throughput.
+// What vLLM's and SGLang's fit steps share: the need of the stated sequences written as the
+// result's memory terms with the pool and the engine's share beside them, the budget under the
+// engine's own key (one shape, read alike by views), and batched throughput.
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 
 #include "engines.hpp"
@@ -54,7 +56,36 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
           {"diagnostics", diagnostics(b)}};
 }
 
+nlohmann::json demand_json(const ServerDemand& d, std::uint64_t tp) {
+  const auto all = [&](std::int64_t v) { return v * static_cast<std::int64_t>(tp); };
+  return {{"sequences", d.sequences}, {"sequences_code", d.sequences_code}, {"context", d.context},
+          {"kv_per_sequence_bytes", all(static_cast<std::int64_t>(d.kv_per_sequence_bytes))},
+          {"kv_bytes", all(static_cast<std::int64_t>(d.kv_bytes))},
+          {"kv_pool_bytes", all(static_cast<std::int64_t>(d.kv_pool_bytes))},
+          {"room_bytes", all(d.room_bytes)},
+          {"pool_sequences", d.pool_sequences}, {"room_sequences", d.room_sequences},
+          {"engine_cap", d.engine_cap}, {"sequences_at_once", d.sequences_at_once}, {"limit_code", d.limit_code}};
+}
+
 }  // namespace
+
+ServerDemand server_demand(const EstimateRequest& r, const VllmBudget& b) {
+  ServerDemand d;
+  d.sequences = r.vllm.concurrency > 0 ? r.vllm.concurrency : 1;
+  d.sequences_code = r.vllm.concurrency > 0 ? "asked" : "one";
+  d.context = b.max_model_len;
+  d.kv_per_sequence_bytes = b.kv_request_bytes;
+  d.kv_bytes = b.kv_request_bytes * static_cast<std::uint64_t>(d.sequences);
+  d.kv_pool_bytes = static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.kv_available_bytes));
+  // Signed: a pool below zero (the weights alone overrun the engine's share) adds its deficit.
+  d.room_bytes = b.kv_available_bytes - static_cast<std::int64_t>(d.kv_bytes);
+  d.pool_sequences = static_cast<std::int64_t>(std::floor(std::max(0.0, b.max_concurrency)));
+  d.room_sequences = d.pool_sequences - d.sequences;
+  d.engine_cap = b.max_num_seqs;
+  d.sequences_at_once = std::min(d.pool_sequences, d.engine_cap);
+  d.limit_code = d.pool_sequences > d.engine_cap ? "engine_cap" : "pool";
+  return d;
+}
 
 void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   // Each request holds depth + prompt + half its generation (the mean over its decode).
@@ -73,30 +104,43 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   const std::uint64_t tp = static_cast<std::uint64_t>(b.tensor_parallel);
   const std::uint64_t kv = static_cast<std::uint64_t>(std::max<std::int64_t>(0, b.kv_available_bytes));
   const std::uint64_t over = b.non_torch_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
+  // A preallocating engine's share of memory (weights, activations, the pool it fills) is a
+  // budget, not a requirement. What the request needs is the weights, the activations and the
+  // cache of the sequences it states (one when it states none) at its context; the margin is
+  // the pool's room beyond them (negative: the engine's share lacks that much).
+  const ServerDemand d = server_demand(r, b);
+  const std::uint64_t need_kv = d.kv_bytes;   // one rank
   auto& m = out["memory"];
   m["weights_bytes"] = b.weights_bytes * tp;
   m["host_weights_bytes"] = 0;
-  m["kv_cache_bytes"] = kv * tp;
+  m["kv_cache_bytes"] = need_kv * tp;
+  m["kv_pool_bytes"] = kv * tp;
   m["compute_bytes"] = b.activation_bytes * tp;
   m["overhead_bytes"] = over * tp;
-  m["total_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
+  m["total_bytes"] = (b.weights_bytes + need_kv + b.activation_bytes + over) * tp;
   m["total_high_bytes"] = m["total_bytes"];
+  m["reserved_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
   m["usable_bytes"] = b.total_bytes * tp;
-  m["margin_bytes"] = static_cast<std::int64_t>(b.total_bytes * tp) - m["total_bytes"].get<std::int64_t>();
+  m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);
   m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
   json& sv = out[r.engine];
   sv = budget_json(b, util);
   sv["engine"] = r.engine;
+  sv["demand"] = demand_json(d, tp);
+  // The launch command's flag that carries engine_cap (launch_commands.cpp).
+  sv["demand"]["engine_cap_flag"] = r.engine == "sglang" ? "--max-running-requests" : "--max-num-seqs";
   if (e.vllm_fit) sv["fit"] = budget_json(*e.vllm_fit, util);
   if (e.throughput) sv["throughput"] = serving_throughput_json(*e.throughput);
   out["settings"]["context"] = b.max_model_len;
   if (r.summary) return;  // no per-device loads
   json devs = json::array();
   for (std::uint64_t i = 0; i < tp; ++i) {
-    const Device& d = r.devices[static_cast<std::size_t>(i)];
-    const std::uint64_t total = b.weights_bytes + b.activation_bytes + kv + over;
-    devs.push_back({{"id", d.id}, {"name", d.name}, {"backend", d.backend},
-                    {"weights_bytes", b.weights_bytes}, {"kv_bytes", kv}, {"compute_bytes", b.activation_bytes},
+    const Device& dv = r.devices[static_cast<std::size_t>(i)];
+    // Each GPU's part of the need, as memory's terms; the pool it sets aside beside it.
+    const std::uint64_t total = b.weights_bytes + b.activation_bytes + need_kv + over;
+    devs.push_back({{"id", dv.id}, {"name", dv.name}, {"backend", dv.backend},
+                    {"weights_bytes", b.weights_bytes}, {"kv_bytes", need_kv}, {"kv_pool_bytes", kv},
+                    {"compute_bytes", b.activation_bytes},
                     {"overhead_bytes", over}, {"total_bytes", total}, {"usable_bytes", b.total_bytes},
                     {"fits", b.fits}, {"read_per_token_bytes", b.weights_bytes}});
   }

@@ -1,0 +1,144 @@
+// vLLM and SGLang set a KV pool aside at start: the result says what the request needs (weights,
+// activations and the stated sequences' cache at its context) against that share, the pool's room
+// beyond them, how many sequences the pool holds against the engine's running-request cap, and the
+// cost per token at one user and at the pool's concurrency.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <sstream>
+#include <string>
+
+#include "test_util.hpp"
+#include "willitfit/api/api.hpp"
+
+using nlohmann::json;
+
+namespace {
+const wif::Catalog& cat() { return wif_test::catalog(); }
+using wif_test::estimate;
+double num(const json& j) { return j.get<double>(); }
+json sglang_8b(std::int64_t ctx) {
+  return estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"},
+                   {"hardware", "nvidia-rtx-4090"}, {"context", ctx}});
+}
+// The value after `flag` in a launch command.
+long long flag_value(const std::string& cmd, const std::string& flag) {
+  std::istringstream in(cmd);
+  for (std::string w; in >> w;)
+    if (w == flag && in >> w) return std::stoll(w);
+  FAIL("no " << flag << " in " << cmd);
+  return -1;
+}
+}  // namespace
+
+TEST_CASE("SGLang: Required is the need of one sequence at the context, below the engine's share", "[serving_demand]") {
+  const json r = sglang_8b(8192);
+  REQUIRE(r["verdict"] == "fits");
+  const json& m = r["memory"];
+  const json& sv = r["sglang"];
+  const json& d = sv["demand"];
+  // Llama 3.1 8B: 32 layers x 8 KV heads x 128 x (K + V) x 2 bytes = 128 KiB a token.
+  CHECK(num(sv["kv_bytes_per_token"]) == 131072);
+  CHECK(d["sequences"] == 1);
+  CHECK(d["sequences_code"] == "one");
+  CHECK(d["context"] == 8192);
+  CHECK(num(d["kv_bytes"]) == 8192.0 * 131072);  // 1 GiB
+  CHECK(num(m["kv_cache_bytes"]) == num(d["kv_bytes"]));
+  CHECK(num(m["kv_pool_bytes"]) == num(sv["per_gpu"]["kv_available_bytes"]));
+  CHECK(num(m["total_bytes"]) == num(m["weights_bytes"]) + num(m["kv_cache_bytes"]) + num(m["compute_bytes"]) + num(m["overhead_bytes"]));
+  // The engine's share is the same terms with the whole pool: all of usable memory for SGLang
+  // (its static fraction plus what it leaves to activations), so the old "margin" was zero.
+  CHECK(num(m["reserved_bytes"]) == num(m["total_bytes"]) - num(m["kv_cache_bytes"]) + num(m["kv_pool_bytes"]));
+  CHECK(num(m["reserved_bytes"]) <= num(m["usable_bytes"]));
+  CHECK(num(m["total_bytes"]) < num(m["reserved_bytes"]));
+  // The margin is the pool's room beyond the one sequence: more than 3 GiB on a 4090.
+  CHECK(num(m["margin_bytes"]) == num(m["kv_pool_bytes"]) - num(m["kv_cache_bytes"]));
+  CHECK(num(m["margin_bytes"]) > 3.0 * wif_test::kGiB);
+  CHECK(num(d["room_bytes"]) == num(m["margin_bytes"]));
+  CHECK(num(m["utilization"]) < 0.9);
+  // Sequences: what the pool holds at once at 8K against the engine's cap in the command.
+  CHECK(d["pool_sequences"] == static_cast<std::int64_t>(std::floor(num(sv["max_concurrency"]))));
+  CHECK(d["pool_sequences"] == 4);
+  CHECK(d["room_sequences"] == 3);
+  CHECK(d["engine_cap"] == sv["settings"]["max_num_seqs"]);
+  CHECK(flag_value(r["commands"]["sglang"], "--max-running-requests") == d["engine_cap"].get<long long>());
+  CHECK(d["engine_cap"].get<long long>() > 4);  // SGLang's default cap, reached by shorter requests
+  CHECK(d["limit_code"] == "pool");
+  CHECK(d["sequences_at_once"] == 4);
+  CHECK(sv["throughput"]["max_concurrency"] == d["sequences_at_once"]);
+  // Per device: the same need and the pool beside it.
+  REQUIRE(m["devices"].size() == 1);
+  CHECK(m["devices"][0]["total_bytes"] == m["total_bytes"]);
+  CHECK(m["devices"][0]["kv_pool_bytes"] == m["kv_pool_bytes"]);
+}
+
+TEST_CASE("the need grows with the context against a fixed engine share, and crosses it where the pool ends", "[serving_demand]") {
+  double last = 0, reserved = 0;
+  for (std::int64_t ctx : {4096, 8192, 16384, 32768}) {
+    CAPTURE(ctx);
+    const json r = sglang_8b(ctx);
+    REQUIRE(r["verdict"] == "fits");
+    const double total = num(r["memory"]["total_bytes"]);
+    CHECK(total > last);
+    CHECK(num(r["memory"]["total_bytes"]) <= num(r["memory"]["reserved_bytes"]));
+    if (reserved > 0) CHECK(num(r["memory"]["reserved_bytes"]) == reserved);
+    reserved = num(r["memory"]["reserved_bytes"]);
+    last = total;
+  }
+  // 64K: one sequence needs 8 GiB of cache, more than the pool: the need is over the share.
+  const json r = sglang_8b(65536);
+  CHECK(r["verdict"] == "no_fit");
+  CHECK(num(r["memory"]["total_bytes"]) > num(r["memory"]["reserved_bytes"]));
+  CHECK(num(r["memory"]["margin_bytes"]) < 0);
+  CHECK(r["sglang"]["demand"]["pool_sequences"] == 0);
+}
+
+TEST_CASE("vLLM: one sequence's blocks, the sequences asked, and a cap below the pool", "[serving_demand]") {
+  const json r = estimate({{"model", "deepseek-ai/DeepSeek-V3-0324"}, {"engine", "vllm"}, {"hardware", "nvidia-h200-sxm"},
+                           {"count", 8}, {"context", 32768}, {"concurrency", 3}});
+  REQUIRE(r["verdict"] == "fits");
+  const json& sv = r["vllm"];
+  const json& d = sv["demand"];
+  CHECK(d["sequences"] == 3);
+  CHECK(d["sequences_code"] == "asked");
+  // MLA on 61 layers at block 64: 32768 / 64 = 512 blocks of 61 x 64 x 576 latents x 2 bytes,
+  // kept whole on each of the 8 GPUs.
+  const double per_gpu = 512.0 * 61 * 64 * 576 * 2;
+  CHECK(num(d["kv_per_sequence_bytes"]) == 8 * per_gpu);
+  CHECK(num(d["kv_bytes"]) == 3 * 8 * per_gpu);
+  CHECK(num(r["memory"]["kv_cache_bytes"]) == num(d["kv_bytes"]));
+  CHECK(num(d["room_bytes"]) == num(d["kv_pool_bytes"]) - num(d["kv_bytes"]));
+  CHECK(d["room_sequences"] == d["pool_sequences"].get<long long>() - 3);
+  CHECK(flag_value(r["commands"]["vllm"], "--max-num-seqs") == d["engine_cap"].get<long long>());
+  // A cap below what the pool holds limits the sequences at once, and says so.
+  const json c = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "nvidia-h100-sxm"},
+                           {"context", 4096}, {"max_num_seqs", 8}});
+  REQUIRE(c["verdict"] == "fits");
+  CHECK(c["vllm"]["demand"]["pool_sequences"].get<long long>() > 8);
+  CHECK(c["vllm"]["demand"]["limit_code"] == "engine_cap");
+  CHECK(c["vllm"]["demand"]["sequences_at_once"] == 8);
+}
+
+TEST_CASE("a serving engine's cost per token is given at one user and at the pool's concurrency", "[serving_demand][cost]") {
+  const json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"}, {"hardware", "nvidia-rtx-4090"},
+                  {"context", 8192}, {"market", "US"}};
+  const json c = json::parse(wif::api_cost(cat(), q.dump()));
+  REQUIRE_FALSE(c.contains("error"));
+  const json e = estimate(q);
+  const json& tp = e["sglang"]["throughput"];
+  REQUIRE(tp["concurrency"].get<int>() > 1);
+  const json& pm = c["owned"]["per_million_tokens_usd"];
+  CHECK(num(pm["decode_tps"]) == num(e["speed"]["decode_tps"]));
+  REQUIRE(pm.contains("batched"));
+  CHECK(num(pm["batched_tps"]) == num(tp["aggregate_tps"]));
+  CHECK(pm["concurrency"] == tp["concurrency"]);
+  CHECK(num(pm["batched"]) < num(pm["single"]));
+  CHECK_THAT(num(pm["batched"]) * num(pm["batched_tps"]), Catch::Matchers::WithinRel(num(pm["single"]) * num(pm["decode_tps"]), 1e-9));
+  // llama.cpp serves one request here: no batched figure is made up.
+  json l = q;
+  l["engine"] = "llama.cpp";
+  l["quant"] = "Q4_K_M";
+  const json cl = json::parse(wif::api_cost(cat(), l.dump()));
+  REQUIRE_FALSE(cl.contains("error"));
+  CHECK_FALSE(cl["owned"]["per_million_tokens_usd"].contains("batched"));
+}
