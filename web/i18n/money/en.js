@@ -65,4 +65,12 @@ export default {
   cloud_no_estimate: 'no estimate',
   cloud_listed: "listed as {0}",
   cost_no_fit: "This setup does not fit, so it has no speed and no cost per token; “Make it fit” and the hardware picks below show setups that run it.",
+  cloud_engine_other: "{engine} runs on none of the GPUs these offers rent. The table shows the nearest setup that runs there: the same model with {other} at {quant}.",
+  cloud_engine_none: "{engine} runs on none of the GPUs these offers rent.",
+  cloud_table_engine: "Cloud offers for {model} with {engine} at {quant}, {ctx}",
+  cost_cloud_other: "{other}, {quant}",
+  cost_at_least: "at least {0}",
+  cost_purchase_only: "the purchase price alone: {0}",
+  rvb_at_least_note: "the purchase price over the monthly cost of renting {0}; its electricity would push the point later",
+  rvb_unknown_short: "Buying cannot be compared with renting without the purchase price the cost above asks for.",
 };

@@ -65,4 +65,12 @@ export default {
   cloud_no_estimate: 'pas d’estimation',
   cloud_listed: "annoncée à {0}",
   cost_no_fit: "Cette configuration ne tient pas : elle n’a donc ni vitesse ni coût par jeton. « Pour que ça tienne » et « Matériel conseillé », plus bas, montrent des configurations qui le font tourner.",
+  cloud_engine_other: "{engine} ne tourne sur aucun des GPU que louent ces offres. Le tableau montre la configuration la plus proche qui y tourne : le même modèle avec {other} en {quant}.",
+  cloud_engine_none: "{engine} ne tourne sur aucun des GPU que louent ces offres.",
+  cloud_table_engine: "Offres cloud pour {model} avec {engine} en {quant}, {ctx}",
+  cost_cloud_other: "{other}, {quant}",
+  cost_at_least: "au moins {0}",
+  cost_purchase_only: "le prix d’achat seul : {0}",
+  rvb_at_least_note: "le prix d’achat divisé par le coût mensuel de la location de {0} ; son électricité retarderait ce point",
+  rvb_unknown_short: "L’achat ne peut pas être comparé à la location sans le prix d’achat que demande le coût ci-dessus.",
 };

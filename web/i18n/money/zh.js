@@ -65,4 +65,12 @@ export default {
   cloud_no_estimate: '无估算',
   cloud_listed: "标称 {0}",
   cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”和“硬件推荐”列出了能运行它的配置。",
+  cloud_engine_other: "这些方案租用的 GPU 都无法运行 {engine}。下表给出能在其上运行的最接近的配置：同一模型，使用 {other}、{quant}。",
+  cloud_engine_none: "这些方案租用的 GPU 都无法运行 {engine}。",
+  cloud_table_engine: "{model}（{engine}，{quant}，{ctx}）的云方案",
+  cost_cloud_other: "{other}，{quant}",
+  cost_at_least: "至少 {0}",
+  cost_purchase_only: "仅计购买价格：{0}",
+  rvb_at_least_note: "购买价格除以租用 {0} 的月费；电费会让回本更晚",
+  rvb_unknown_short: "缺少上方成本所需的购买价格，无法比较购买与租用。",
 };
