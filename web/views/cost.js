@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { aside, clauses, commas, errorText, labelled, sentenceCase, t } from '../i18n.js';
+import { clauses, commas, errorText, labelled, sentenceCase, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -214,10 +214,10 @@ function paintCard(r, c, mk) {
         : card(T('cost_owned'), '—', unknownText(unknown), { id: 'cost-owned-mtok', 'data-unknown': unknown.join(' ') }),
     o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }) : null,
-    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
-      // Offers estimated for another engine (the core's cloud_engine) say which.
-      offer: `${best.provider} ${ce ? aside(L, instanceName(best), T('cost_cloud_other', { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) })) : instanceName(best)}`,
-      price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+    // Offers estimated for another engine (the core's cloud_engine) say which.
+    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
+      offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+      ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
   // The purchase field shows the price the figures use (the catalog's) until one is typed.
   const buy = /** @type {HTMLInputElement | null} */ (document.getElementById('cost-purchase'));

@@ -68,7 +68,7 @@ export default {
   cloud_engine_other: "{engine} ne tourne sur aucun des GPU que louent ces offres. Le tableau montre la configuration la plus proche qui y tourne : le même modèle avec {other} en {quant}.",
   cloud_engine_none: "{engine} ne tourne sur aucun des GPU que louent ces offres.",
   cloud_table_engine: "Offres cloud pour {model} avec {engine} en {quant}, {ctx}",
-  cost_cloud_other: "{other}, {quant}",
+  cost_cloud_note_other: "{offer} à {price} de l’heure et {tps}, avec {other} en {quant}.",
   cost_at_least: "au moins {0}",
   cost_purchase_only: "le prix d’achat seul : {0}",
   rvb_at_least_note: "le prix d’achat divisé par le coût mensuel de la location de {0} ; son électricité retarderait ce point",
