@@ -260,6 +260,86 @@ TEST_CASE("owned cost without a purchase price or a power figure is unknown, not
   CHECK(np["owned"]["electricity_only_per_million_tokens_usd"].is_null());
   CHECK(np["owned"]["per_million_tokens_usd"].is_null());
   CHECK(np["owned"]["unknown"] == json::array({"no_power_figure"}));
+  // The purchase price is known: its part alone is computed, a lower bound of the total ($2000
+  // over 24 months of 10 h a day at 100 tok/s), and rent vs buy gives the least break-even point
+  // (the purchase over the offer's month: electricity only lowers the saving).
+  const double amort = 2000.0 / 24.0 / (10.0 * 30.4375);
+  CHECK(np["owned"]["purchase_only_per_million_tokens_usd"]["single"].get<double>() == Approx(amort / 0.36));
+  CHECK(np["owned"]["purchase_only_per_million_tokens_usd"]["single"].get<double>() <
+        cost(kBase)["owned"]["per_million_tokens_usd"]["single"].get<double>());
+  const json& nb = np["rent_vs_buy"];
+  REQUIRE(nb.is_object());
+  CHECK(nb["unknown"] == json::array({"no_power_figure"}));
+  CHECK(nb["break_even_months_at_least"].get<double>() == Approx(2000.0 / nb["cloud_monthly_usd"].get<double>()));
+  // With the power known the true point lies past the least one.
+  json known = p;
+  known["power_w"] = 500;
+  const json kb = cost(known)["rent_vs_buy"];
+  if (kb.contains("break_even_months") && kb["break_even_months"].is_number())
+    CHECK(kb["break_even_months"].get<double>() >= nb["break_even_months_at_least"].get<double>());
+  // Both known, or the price unknown: no purchase-only figure, no least point.
+  CHECK(cost(kBase)["owned"]["purchase_only_per_million_tokens_usd"].is_null());
+  CHECK(r["owned"]["purchase_only_per_million_tokens_usd"].is_null());
+  CHECK_FALSE(b.contains("break_even_months_at_least"));
+}
+
+// MLX runs on Apple silicon, which no cloud offer rents: the answer says so once (cloud_engine)
+// and estimates the offers for the nearest setup a rented GPU runs (llama.cpp at the GGUF type of
+// the same quality rank), rather than listing offers that each have no estimate.
+TEST_CASE("with an engine no cloud offer runs, the offers are estimated for the nearest setup, said once", "[cost][clouds]") {
+  const json base = {{"model", "Qwen/Qwen3-30B-A3B"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"engine", "mlx"}, {"context", 32768}};
+  for (const auto& [quant, gguf] : {std::pair<const char*, const char*>{"MLX-4bit", "Q4_K_M"}, {"MLX-8bit", "Q8_0"}}) {
+    CAPTURE(quant);
+    json q = base;
+    q["quant"] = quant;
+    const json r = cost(q);
+    REQUIRE_FALSE(r.contains("error"));
+    const json& ce = r["cloud_engine"];
+    REQUIRE(ce.is_object());
+    CHECK(ce["code"] == "engine_not_on_cloud");
+    CHECK(ce["engine"] == "mlx");
+    CHECK(ce["shown_engine"] == "llama.cpp");
+    CHECK(ce["shown_quant"] == gguf);
+    REQUIRE(r["clouds"].size() >= 5);
+    int with_speed = 0;
+    for (const auto& o : r["clouds"]) {
+      CAPTURE(o["id"]);
+      CHECK_FALSE(o["estimate"].contains("error"));
+      if (o.contains("per_million_tokens_usd")) ++with_speed;
+    }
+    CHECK(with_speed == static_cast<int>(r["clouds"].size()));
+    // The figures are those of that setup estimated directly on the offer's GPUs.
+    const json& first = r["clouds"][0];
+    json direct = {{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", gguf}, {"context", 32768}, {"engine", "llama.cpp"},
+                   {"hardware", first["device"]}, {"count", first["gpu_count"]}, {"ram_gib", 0}};
+    const json e = json::parse(api_estimate(cat(), direct.dump()));
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK(first["per_million_tokens_usd"]["decode_tps"].get<double>() == Approx(e["speed"]["decode_tps"].get<double>()));
+    CHECK(ce["memory_need_bytes"].get<double>() > 0);
+  }
+  // llama.cpp itself runs on rented GPUs: no cloud_engine.
+  json ll = base;
+  ll["engine"] = "llama.cpp";
+  CHECK(cost(ll)["cloud_engine"].is_null());
+}
+
+TEST_CASE("an offer whose instance name states a GB figure carries it, so the page reads no names", "[cost][clouds]") {
+  const json r = cost({{"hardware", "nvidia-rtx-4090"}, {"decode_tps", 50}});
+  REQUIRE_FALSE(r.contains("error"));
+  int named = 0, unnamed = 0;
+  for (const auto& o : r["clouds"]) {
+    CAPTURE(o["instance"]);
+    const std::string inst = o["instance"].get<std::string>();
+    if (inst.find("80GB") != std::string::npos) {
+      CHECK(o["name_gb"].get<double>() == 80.0);
+      ++named;
+    } else if (inst.find("GB") == std::string::npos && inst.find("gb") == std::string::npos) {
+      CHECK_FALSE(o.contains("name_gb"));
+      ++unnamed;
+    }
+  }
+  CHECK(named >= 5);
+  CHECK(unnamed >= 5);
 }
 
 // Rent vs buy compares setups that serve the same load: the owned setup's tokens a month, which a

@@ -225,11 +225,15 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
     std::stable_sort(devs.begin(), devs.end(), [&](const wif::Device* a, const wif::Device* b) {
       return a->memory_gib != b->memory_gib ? a->memory_gib < b->memory_gib : price(a) < price(b);
     });
+    // Runs: fits or tight, at the floor of "runs" (3 tokens/s) unless the device has no speed model.
     std::string first;
     for (const auto* d : devs) {
       json e = request_for(base, d->id, 1);
       e["ram_gib"] = 0;
-      if (runs(estimate(e))) { first = d->id; break; }
+      const json x = estimate(e);
+      const double tps = x.contains("speed") && x["speed"].is_object() && x["speed"].contains("decode_tps") && x["speed"]["decode_tps"].is_number()
+                             ? x["speed"]["decode_tps"].get<double>() : 0.0;
+      if (runs(x) && (tps <= 0 || tps >= wif::defaults::kRunsOnMinDecodeTps)) { first = d->id; break; }
     }
     // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
     CHECK(r["device"]["id"] == first);
@@ -242,6 +246,73 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
   REQUIRE_FALSE(none.contains("error"));
   CHECK(none["found"] == false);
   CHECK_FALSE(none.contains("device"));
+}
+
+// A device that holds the model but decodes slower than a person reads is not "the smallest device
+// that runs it": the 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K (57 GiB of its 60 usable)
+// at 2.7 tokens/s from 204.8 GB/s. The answer passes it, names it as below the floor, and the
+// device it gives decodes at the floor at least.
+TEST_CASE("smallest_device passes a device that holds the model below the speed floor, and names it", "[solve_hardware]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}, {"context", 8192}};
+  json jetson = request_for(base, "nvidia-jetson-agx-orin-64gb", 1);
+  jetson["ram_gib"] = 0;
+  const json je = estimate(jetson);
+  REQUIRE(runs(je));  // it holds the model...
+  REQUIRE(je["speed"]["decode_tps"].get<double>() < wif::defaults::kRunsOnMinDecodeTps);  // ...too slowly
+  json q = base;
+  q["solve"] = "smallest_device";
+  const json r = solve(q);
+  INFO(r.dump());
+  REQUIRE(r["found"] == true);
+  CHECK(r["device"]["id"] != "nvidia-jetson-agx-orin-64gb");
+  CHECK(r["device"]["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  CHECK(r["min_decode_tps"].get<double>() == wif::defaults::kRunsOnMinDecodeTps);
+  REQUIRE(r.contains("below_speed_floor"));
+  CHECK(r["below_speed_floor"]["decode_tps"].get<double>() < wif::defaults::kRunsOnMinDecodeTps);
+  CHECK(r["below_speed_floor"]["memory_gib"].get<double>() <= r["device"]["memory_gib"].get<double>());
+  // The answer runs when estimated directly, at its own speed.
+  json direct = request_for(base, r["device"]["id"].get<std::string>(), 1);
+  direct["ram_gib"] = 0;
+  const json de = estimate(direct);
+  CHECK(runs(de));
+  CHECK(de["speed"]["decode_tps"].get<double>() == Approx(r["device"]["decode_tps"].get<double>()));
+  // At Q5_K_M (50 GiB) the Jetson reaches the floor: it stays the answer there.
+  q["quant"] = "Q5_K_M";
+  const json q5 = solve(q);
+  CHECK(q5["device"]["id"] == "nvidia-jetson-agx-orin-64gb");
+  CHECK_FALSE(q5.contains("below_speed_floor"));
+}
+
+// MLX runs on Apple silicon only: its picks are worked out (not refused on the first GPU of the
+// catalog), the GPU card says the engine runs on no card, and the cloud card says no offer runs it
+// and gives the nearest answer, the same model with llama.cpp at the GGUF type of the same quality.
+TEST_CASE("picks under MLX: the Mac cards, and codes with the nearest cloud answer for the rest", "[solve_hardware]") {
+  const json r = solve({{"model", "Qwen/Qwen3-30B-A3B"}, {"engine", "mlx"}, {"context", 32768}, {"solve", "picks"}});
+  INFO(r.dump().substr(0, 3000));
+  REQUIRE_FALSE(r.contains("error"));
+  REQUIRE(r.contains("unified_memory"));
+  CHECK(r["unified_memory"]["id"].get<std::string>().rfind("apple-", 0) == 0);
+  CHECK_FALSE(r.contains("best_single_gpu"));
+  CHECK(r["missing"]["best_single_gpu"]["code"] == "engine_not_on_gpu");
+  CHECK(r["missing"]["best_single_gpu"]["engine"] == "mlx");
+  CHECK_FALSE(r.contains("cheapest_cloud"));
+  const json& cloud = r["missing"]["cheapest_cloud"];
+  CHECK(cloud["code"] == "engine_not_on_cloud");
+  REQUIRE(cloud.contains("alternative"));
+  const json& alt = cloud["alternative"];
+  CHECK(alt["engine"] == "llama.cpp");
+  CHECK(alt["quant"] == "Q4_K_M");
+  CHECK(alt["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  // It is the llama.cpp picks' own cloud card.
+  const json ll = solve({{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", "Q4_K_M"}, {"context", 32768}, {"solve", "picks"}});
+  REQUIRE(ll.contains("cheapest_cloud"));
+  CHECK(alt["id"] == ll["cheapest_cloud"]["id"]);
+  CHECK(alt["decode_tps"].get<double>() == Approx(ll["cheapest_cloud"]["decode_tps"].get<double>()));
+  // smallest_device under MLX names a Mac.
+  const json sd = solve({{"model", "Qwen/Qwen3-30B-A3B"}, {"engine", "mlx"}, {"context", 32768}, {"solve", "smallest_device"}});
+  REQUIRE_FALSE(sd.contains("error"));
+  REQUIRE(sd["found"] == true);
+  CHECK(sd["device"]["kind"] == "apple");
 }
 
 // The picks' "weights take …" figure is the weights on ONE device, and says so: DeepSeek-V3 under

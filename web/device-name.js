@@ -18,7 +18,7 @@ import { t } from './i18n.js';
  * @param {Named[]} [all] the catalog's devices: a chip sold in two CPU bins with the same GPU
  *   (M1 Pro 8- and 10-core CPU, 14-core GPU) names its CPU cores too, so no two labels are alike
  */
-export function productLabel(d, lang, all = []) {
+export function productLabel(d, lang, all = [], unit = 'gb') {
   const lines = Array.isArray(d.product_lines) ? d.product_lines : [];
   if (!lines.length || !d.chip) return null;
   let chip = d.chip;
@@ -27,7 +27,9 @@ export function productLabel(d, lang, all = []) {
       o.memory_gib === d.memory_gib && o.cpu_cores !== d.cpu_cores);
     chip = `${d.chip} ${twin && d.cpu_cores ? t(lang, 'dev_cpu_gpu_cores', { cpu: String(d.cpu_cores), gpu: String(d.gpu_cores) }) : t(lang, 'dev_gpu_cores', { 0: String(d.gpu_cores) })}`;
   }
-  return `${lines.join(' / ')} · ${chip} · ${gbOf(d.memory_gib, lang)}`;
+  // The memory option as the product is sold ("· 64 GB"), or, in a table whose figures are GiB,
+  // the same memory in GiB ("· 64 GiB"), so one table reads in one unit.
+  return `${lines.join(' / ')} · ${chip} · ${unit === 'gib' ? gib(d.memory_gib * 1024 ** 3, lang, 0) : gbOf(d.memory_gib, lang)}`;
 }
 
 /**
@@ -46,7 +48,22 @@ export function scopedName(d, lang) {
  * @param {Named & {name_scope?: string|null}} d @param {string} lang @param {Named[]} [all]
  */
 export function tableName(d, lang, all = []) {
-  return productLabel(d, lang, all) ?? scopedName({ ...d, name: d.name_base || d.name }, lang);
+  const product = productLabel(d, lang, all, 'gib');
+  if (product) return product;
+  // Two catalog devices that differ only in memory share a base name (NVIDIA H20 96GB and 141GB,
+  // A100 40GB and 80GB): each keeps its size, in GiB like the table's figures, so no two rows read alike.
+  const base = scopedName({ ...d, name: d.name_base || d.name }, lang);
+  const twin = all.some((o) => o.id !== d.id && o.kind === d.kind && scopedName({ ...o, name: o.name_base || o.name }, lang) === base);
+  return twin && d.memory_gib > 0 ? `${base} (${gib(d.memory_gib * 1024 ** 3, lang, 0)})` : base;
+}
+
+/**
+ * A device named in a table whose figures are GiB, with its memory: the product label with the
+ * memory in GiB, else "RTX 4090 (24 GiB)" (deviceLabel).
+ * @param {Named & {name_scope?: string|null}} d @param {string} lang @param {Named[]} [all]
+ */
+export function tableLabel(d, lang, all = []) {
+  return productLabel(d, lang, all, 'gib') ?? deviceLabel(d, lang, all);
 }
 
 /**

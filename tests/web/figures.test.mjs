@@ -35,7 +35,8 @@ test('a device without a purchase price has no owned total: "—" with the reaso
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-a5000&ctx=8192&lang=en`);
   await page.waitForSelector('#cost-owned-mtok[data-unknown]');
   assert.equal((await page.textContent('#cost-owned-mtok')).trim(), '—');
-  assert.match(await page.textContent('#cost-out'), /no price for this device in the catalog; enter one in “Purchase price”/);
+  // The reason, said once, on the card it empties (it opens the card's note: a capital).
+  assert.match(await page.textContent('#cost-out'), /No price for this device in the catalog; enter one in “Purchase price”/);
   // Electricity alone is known and shown as electricity.
   assert.ok(Number(await page.getAttribute('#cost-elec-mtok', 'data-usd')) > 0);
   // Rent vs buy: no break-even, no chart, the reason.

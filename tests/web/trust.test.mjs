@@ -17,9 +17,11 @@ test('a device whose name states its GB is named without it where a GiB column g
   const page = await env.page();
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-h20-141gb&ctx=8192&lang=en`);
   await page.waitForSelector('#devices-table table');
-  // The per-device table: "NVIDIA H20" beside its GiB figures, no "141GB".
+  // The per-device table: no "141GB" beside its GiB figures; the catalog has a 96 GB H20 too, so
+  // the name keeps its size in GiB, the table's unit ("NVIDIA H20 (141 GiB)"), and no two rows
+  // of any table read alike.
   const first = await page.textContent('#devices-table tbody tr th, #devices-table tbody tr td');
-  assert.equal(first.trim(), 'NVIDIA H20');
+  assert.equal(first.trim(), 'NVIDIA H20 (141\u00a0GiB)');
   assert.doesNotMatch(await page.textContent('#devices-table'), NAME_GB);
   // The select names it once, in the vendor's GB as every option does ("NVIDIA H20 · 141 GB").
   const option = await page.evaluate(() => document.querySelector('#hardware option[value="nvidia-h20-141gb"]')?.textContent);

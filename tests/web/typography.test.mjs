@@ -225,7 +225,8 @@ test('issue 16: parameter counts, device counts, Chinese punctuation, computed s
   await page.waitForSelector('#matrix tbody tr');
   const sizes = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => (tr.children[tr.children.length - 2] || {}).textContent || ''));
   assert.ok(sizes.length > 5);
-  for (const s of sizes) assert.match(s, /\d.*GB/, `a size in: ${s}`);
+  // In GiB, the table's one unit (issue 16): a published size is converted from its bytes.
+  for (const s of sizes) assert.match(s, /\d.*GiB/, `a size in: ${s}`);
   assert.ok(sizes.some((s) => /（计算值）/.test(s)), sizes.join(' | '));
   // Chinese composed text: no half-width parenthesis or comma-space inside the speed basis or the cost source.
   await page.waitForSelector('#cost-source');

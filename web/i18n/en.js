@@ -234,7 +234,6 @@ export default {
   cost_purchase_label: "Purchase price ({0})",
   cost_unknown_no_purchase_price: "no price for this device in the catalog; enter one in “Purchase price”",
   cost_unknown_no_power_figure: "no power figure for this device in the catalog, so its electricity is unknown",
-  rvb_unknown: "Buying cannot be costed: {0}.",
   rvb_intro_offer: "Buying {hw} for {price} and paying for its power, against renting {offer}.",
   rvb_basis_same_tokens: "Both make the same tokens: {tokens} a month, at {own} for {hours} h a day on your hardware and at {cloud} for {chours} h a day on {offer}, billed as it bills.",
   rvb_basis_same_hours: "Both for {hours} h a day: the offer has no speed estimate, so the tokens each makes may differ.",
@@ -260,4 +259,7 @@ export default {
   acc_spec_w_mixed: "code and prose",
   acc_spec_mtp: "MTP layers",
   acc_spec_draft: "draft: {0}",
+  pick_missing1_engine_not_on_gpu: "{engine} runs on none of the catalog’s graphics cards (on one device the weights take {weights}).",
+  pick_missing1_engine_not_on_cloud: "{engine} runs on none of the GPUs the catalog’s cloud offers rent (on one device the weights take {weights}).",
+  pick_cloud_other: "{engine} runs on no rented GPU: this is the same model with {other} at {quant}.",
 };

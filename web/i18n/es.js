@@ -234,7 +234,6 @@ export default {
   cost_purchase_label: "Precio de compra ({0})",
   cost_unknown_no_purchase_price: "el catálogo no tiene precio para este dispositivo; escribe uno en «Precio de compra»",
   cost_unknown_no_power_figure: "el catálogo no tiene consumo para este dispositivo, así que su electricidad es desconocida",
-  rvb_unknown: "No se puede calcular el coste de comprar: {0}.",
   rvb_intro_offer: "Comprar {hw} por {price} y pagar su consumo, frente a alquilar {offer}.",
   rvb_basis_same_tokens: "Ambos generan los mismos tokens: {tokens} al mes, a {own} durante {hours} h al día en tu equipo y a {cloud} durante {chours} h al día en {offer}, con la facturación de esa oferta.",
   rvb_basis_same_hours: "Ambos durante {hours} h al día: la oferta no tiene estimación de velocidad, así que los tokens de cada uno pueden diferir.",
@@ -260,4 +259,7 @@ export default {
   acc_spec_w_mixed: "código y prosa",
   acc_spec_mtp: "capas MTP",
   acc_spec_draft: "borrador: {0}",
+  pick_missing1_engine_not_on_gpu: "{engine} no funciona en ninguna tarjeta gráfica del catálogo (en un dispositivo los pesos ocupan {weights}).",
+  pick_missing1_engine_not_on_cloud: "{engine} no funciona en ninguna de las GPU que alquilan las ofertas en la nube del catálogo (en un dispositivo los pesos ocupan {weights}).",
+  pick_cloud_other: "{engine} no funciona en ninguna GPU de alquiler: es el mismo modelo con {other} en {quant}.",
 };

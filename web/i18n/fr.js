@@ -234,7 +234,6 @@ export default {
   cost_purchase_label: "Prix d’achat ({0})",
   cost_unknown_no_purchase_price: "le catalogue n’a pas de prix pour cet appareil ; saisissez-en un dans « Prix d’achat »",
   cost_unknown_no_power_figure: "le catalogue n’a pas de consommation pour cet appareil, donc son électricité est inconnue",
-  rvb_unknown: "L’achat ne peut pas être chiffré : {0}.",
   rvb_intro_offer: "Achat de {hw} pour {price}, électricité comprise, contre la location de {offer}.",
   rvb_basis_same_tokens: "Les deux produisent les mêmes jetons : {tokens} par mois, à {own} pendant {hours} h par jour sur votre matériel et à {cloud} pendant {chours} h par jour sur {offer}, facturé selon son mode.",
   rvb_basis_same_hours: "Les deux pendant {hours} h par jour : l’offre n’a pas d’estimation de vitesse, donc les jetons produits peuvent différer.",
@@ -260,4 +259,7 @@ export default {
   acc_spec_w_mixed: "code et prose",
   acc_spec_mtp: "couches MTP",
   acc_spec_draft: "brouillon : {0}",
+  pick_missing1_engine_not_on_gpu: "{engine} ne tourne sur aucune carte graphique du catalogue (sur un appareil, les poids occupent {weights}).",
+  pick_missing1_engine_not_on_cloud: "{engine} ne tourne sur aucun des GPU que louent les offres cloud du catalogue (sur un appareil, les poids occupent {weights}).",
+  pick_cloud_other: "{engine} ne tourne sur aucun GPU loué : voici le même modèle avec {other} en {quant}.",
 };

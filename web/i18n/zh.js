@@ -234,7 +234,6 @@ export default {
   cost_purchase_label: "购买价（{0}）",
   cost_unknown_no_purchase_price: "目录中没有这个设备的价格；请在“购买价”中填写",
   cost_unknown_no_power_figure: "目录中没有这个设备的功耗，因此电费未知",
-  rvb_unknown: "无法计算购买成本：{0}。",
   rvb_intro_offer: "以 {price} 购买 {hw} 并支付电费，对比租用 {offer}。",
   rvb_basis_same_tokens: "两者生成相同数量的 token：每月 {tokens} 个；你的硬件以 {own} 每天运行 {hours} 小时，{offer} 以 {cloud} 每天运行 {chours} 小时，按其计费方式计费。",
   rvb_basis_same_hours: "两者都按每天 {hours} 小时计：该方案没有速度估算，因此各自生成的 token 数可能不同。",
@@ -260,4 +259,7 @@ export default {
   acc_spec_w_mixed: "代码和文本",
   acc_spec_mtp: "MTP 层",
   acc_spec_draft: "草稿模型：{0}",
+  pick_missing1_engine_not_on_gpu: "目录中没有 {engine} 能运行的显卡（单台设备上权重占 {weights}）。",
+  pick_missing1_engine_not_on_cloud: "目录中的云方案所租用的 GPU 都无法运行 {engine}（单台设备上权重占 {weights}）。",
+  pick_cloud_other: "{engine} 无法在租用的 GPU 上运行；这是同一模型使用 {other}、{quant} 的结果。",
 };

@@ -4,6 +4,7 @@
 // hours per day as the provider bills it, our tokens/s on that instance and the cost per million
 // tokens. Sortable by price per hour or by cost per million tokens. Offer links come from
 // data/clouds.json only (https URLs), never from anything a person typed.
+import { defaults } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { day, gbOf, gib, list, money, num, times, tokens, tps } from '../format.js';
 import { aside, labelled, t } from '../i18n.js';
@@ -18,6 +19,9 @@ let last = null;
 /** The table shows the first FEW offers until the person asks for all of them. */
 const FEW = 12;
 let showAll = false;
+
+/** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
+const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
 
 /** @param {any} o */
 const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.single : Infinity);
@@ -37,10 +41,18 @@ export function renderCloud(r, c, mk) {
   const L = state.lang;
   const sec = byId('plug-cloud');
   sec.hidden = false;
-  const need = gib(c.memory_need_bytes, L);
+  // The request's engine runs on no rented GPU (MLX): the core says so once (cloud_engine) and
+  // estimates the offers for the nearest setup a rented GPU runs (llama.cpp at the GGUF type of the
+  // same quality), which the note and the caption name.
+  const ce = c.cloud_engine;
+  const other = ce && ce.shown_engine ? ce : null;
+  const need = gib(other && typeof ce.memory_need_bytes === 'number' ? ce.memory_need_bytes : c.memory_need_bytes, L);
+  const engineNote = ce ? h('p', { class: 'note', id: 'cloud-engine', dataset: { code: ce.code, engine: ce.engine } },
+    other ? T('cloud_engine_other', { engine: engineName(ce.engine), other: engineName(ce.shown_engine), quant: String(ce.shown_quant) })
+      : T('cloud_engine_none', { engine: engineName(ce.engine) })) : null;
   const offers = c.clouds;
   if (!offers.length) {
-    fill('cloud-out', h('p', { class: 'note' }, T('cloud_none', { total: need })));
+    fill('cloud-out', engineNote, other || !ce ? h('p', { class: 'note' }, T('cloud_none', { total: need })) : null);
     return;
   }
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
@@ -61,7 +73,7 @@ export function renderCloud(r, c, mk) {
       // B200 as 192 GB) or, where the instance's name states it ("A100 SXM 80GB"), the GiB figure
       // called GB (gib_figure), so the GB in a name never stands unexplained beside a GiB figure.
       h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && /\d\s?GB\b/i.test(String(o.instance)))) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
@@ -73,9 +85,10 @@ export function renderCloud(r, c, mk) {
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
-  const caption = T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
+  const caption = other ? T('cloud_table_engine', { model: r.model.name, quant: String(ce.shown_quant), ctx: tokens(r.settings.context_requested, L), engine: engineName(ce.shown_engine) })
+    : T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
   const dates = [...new Set(offers.map((/** @type {any} */ o) => o.checked).filter(Boolean))].sort();
-  fill('cloud-out',
+  fill('cloud-out', engineNote,
     h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: num(c.usage.hours_per_day, L, 1) })),
     h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, labelled(state.lang, T('sort_by'), '')),
       sortBtn('price', T('sort_price')), sortBtn('mtok', T('sort_mtok'))),

@@ -171,6 +171,9 @@ export function resetElectricity() {
   if (p) /** @type {HTMLInputElement} */ (p).value = '';
 }
 
+/** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
+const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
+
 /** Why a figure is unknown, from the core's `unknown` codes (no price, no power figure). @param {string[]} codes */
 function unknownText(codes) {
   return clauses(state.lang, codes.map((c) => T(`cost_unknown_${c}`)));
@@ -196,12 +199,19 @@ function paintCard(r, c, mk) {
     fill('cost-out', h('p', { class: 'note' }, T('cost_no_hw')));
     return;
   }
-  // What the core could not compute is null: shown as "—" with the reason, never as a total.
+  // What the core could not compute is null: never a total. Each unknown is said once, on the
+  // card it empties: a known purchase price with no power figure gives the purchase part alone
+  // (the core's purchase_only_per_million_tokens_usd, at least the total), labelled as such, and
+  // the electricity card, empty for the same reason, is left out.
+  const po = o.purchase_only_per_million_tokens_usd;
+  const ce = c.cloud_engine && c.cloud_engine.shown_engine ? c.cloud_engine : null;
   const cards = h('div', { class: 'cards' },
     o.per_million_tokens_usd
       ? card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
         { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) })
-      : card(T('cost_owned'), '—', unknownText(unknown), { id: 'cost-owned-mtok', 'data-unknown': unknown.join(' ') }),
+      : po ? card(T('cost_owned'), T('cost_at_least', { 0: m(po.single) }), `${T('cost_per_mtok')} · ${T('cost_purchase_only', { 0: unknownText(unknown) })}`,
+        { id: 'cost-owned-mtok', 'data-usd-min': String(po.single), 'data-unknown': unknown.join(' ') })
+        : card(T('cost_owned'), '—', unknownText(unknown), { id: 'cost-owned-mtok', 'data-unknown': unknown.join(' ') }),
     // vLLM / SGLang: the same hour over the aggregate of the requests the pool holds at once
     // (the core's batched figure), beside the one-user figure.
     o.per_million_tokens_usd && o.per_million_tokens_usd.batched
@@ -211,10 +221,11 @@ function paintCard(r, c, mk) {
     o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}${
       // Without a purchase price there is no all-users card: its electricity says the same here.
       !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
-      { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) })
-      : card(T('cost_elec_only'), '—', T('cost_unknown_no_power_figure'), { id: 'cost-elec-mtok', 'data-unknown': 'no_power_figure' }),
-    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T('cost_cloud_note', {
+      { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }) : null,
+    // Offers estimated for another engine (the core's cloud_engine) say which.
+    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
       offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+      ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
     }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
   // The purchase field shows the price the figures use (the catalog's) until one is typed.
   const buy = /** @type {HTMLInputElement | null} */ (document.getElementById('cost-purchase'));
@@ -226,13 +237,12 @@ function paintCard(r, c, mk) {
   const parts = [pm && pm.batched_tps > 0
     ? T('cost_from_tps_batched', { tps: tps(o.decode_tps, L), agg: tps(pm.batched_tps, L), n: num(pm.concurrency, L) })
     : T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
+  // An unknown is said on the owned card above, not again here.
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
   }));
-  else parts.push(T('cost_unknown_no_power_figure'));
   if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
-  else parts.push(T('cost_unknown_no_purchase_price'));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
   // The citation: the market and period, and the primary publisher by name, linked to its page
   // (data/markets.json `primary`; the pages that only repeat the figure stay in the data for audit).
@@ -262,7 +272,13 @@ function paintRentVsBuy(r, c, mk) {
     : T('rvb_basis_same_hours', { hours: num(b.hours_per_day, L, 1) });
   const basisNote = h('p', { class: 'note', id: 'rvb-basis', dataset: { basis: b.basis } }, basis);
   if (Array.isArray(b.unknown)) {
-    fill('rvb-out', h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown', { 0: unknownText(b.unknown) })), basisNote);
+    // The unknown is named on the cost card above. With only the power missing the core gives the
+    // least break-even point (the purchase over the offer's month: electricity only delays it).
+    const least = b.break_even_months_at_least;
+    fill('rvb-out', typeof least === 'number'
+      ? h('div', { class: 'cards' }, card(T('break_even'), T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }), T('rvb_at_least_note', { 0: offerName }),
+        { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' ') }))
+      : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')), basisNote);
     return;
   }
   const be = b.break_even_months;

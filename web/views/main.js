@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, nameWithMemory, rowName, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -740,7 +740,7 @@ async function quantMatrix(r, alive) {
       how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'tag tight', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
       nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
-      nw(aside(L, gib(x.memory.total_bytes, L), gb(x.memory.total_bytes, L, 1))),
+      nw(gib(x.memory.total_bytes, L)),
       ...(hasSpeed ? [sp && sp.decode ? nw(spreadText(sp.decode, L)) : '—'] : []),
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
@@ -759,7 +759,7 @@ async function quantMatrix(r, alive) {
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), nameWithMemory(d, L)) : '—');
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), tableNameWithMemory(d, L)) : '—');
     cells[i].className = '';
   });
 }
@@ -785,13 +785,13 @@ function publishedCell(x, published, L) {
   if (typeof published !== 'number' || !(published > 0)) {
     const computed = typeof x.gguf_file_bytes === 'number' ? x.gguf_file_bytes : x.checkpoint_bytes;
     return typeof computed === 'number' && computed > 0
-      ? h('span', { class: 'pubsize', dataset: { computed: String(computed) } }, nw(aside(L, gb(computed, L, 1), T('size_computed'))))
+      ? h('span', { class: 'pubsize', dataset: { computed: String(computed) } }, nw(aside(L, gib(computed, L), T('size_computed'))))
       : '—';
   }
   const ours = x.gguf_file_bytes;
   // One short line (the table is wide already); the repo it was read from is in the tooltip.
   return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
-    `${T('size_published')} `, T('size_vs', { pub: gb(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
+    `${T('size_published')} `, T('size_vs', { pub: gib(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
 }
 
 /**
@@ -827,7 +827,7 @@ function links(r) {
   const engine = r.settings.engine;
   fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32) &&
     Array.isArray(d.engines_run) && d.engines_run.includes(engine)).slice(-48).reverse()
-    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), nameWithMemory(d, L)))));
+    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), tableNameWithMemory(d, L)))));
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));

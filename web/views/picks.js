@@ -120,6 +120,17 @@ function missingText(key, m, L) {
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
 function card(key, p, L, missing) {
+  // The engine runs on no rented GPU (MLX): the reason once, and the core's nearest answer, the
+  // cheapest offer for the same model with llama.cpp at the GGUF type of the same quality.
+  const alt = !p && missing?.code === 'engine_not_on_cloud' ? missing.alternative : null;
+  if (alt) {
+    const named = `${alt.gpu_count > 1 ? `${times(alt.gpu_count, L)} ` : ''}${shownName({ ...alt, id: alt.device }, L)}`;
+    return h('div', { class: 'card pick', 'data-pick': key, 'data-id': alt.device, dataset: { missing: missing.code, engine: alt.engine } },
+      h('div', { class: 'k' }, T(`pick_${key}`)),
+      h('div', { class: 'v' }, `${alt.provider} · ${alt.price_basis ? aside(L, named, T(`cloud_basis_${alt.price_basis}`)) : named}`),
+      h('div', { class: 's' }, `${T('pick_per_hour', { 0: usd(alt.price_hour_usd, L, 2) })} · ${tps(alt.decode_tps, L)} · ${T(`short_${alt.verdict}`)}`),
+      h('div', { class: 's note' }, T('pick_cloud_other', { engine: engineName(missing.engine), other: engineName(alt.engine), quant: String(alt.quant) })));
+  }
   if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const dev = shownName(cloud ? { ...p, id: p.device } : p, L);
@@ -156,9 +167,13 @@ export async function renderPicks(r, alive) {
   const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);
   const capNote = byId('picks-caps');
   // Devices the engine does not run on are left out (the core's engine_left_out, by kind).
-  const left = (res.engine_left_out?.kinds || []).filter((/** @type {any} */ k) => k.devices > 0);
+  // A kind whose card already says the engine runs on none of them is not named again.
+  const said = [res.missing?.best_single_gpu?.code === 'engine_not_on_gpu' ? ['gpu'] : [],
+    res.missing?.unified_memory?.code === 'engine_not_on_unified' ? ['apple', 'unified'] : []].flat();
+  const left = (res.engine_left_out?.kinds || []).filter((/** @type {any} */ k) => k.devices > 0 && !said.includes(k.kind));
   const leftText = left.length ? T('picks_left_out', { engine: engineName(res.engine_left_out.engine), 0: joinList(left.map((/** @type {any} */ k) => T(`kind_plural_${k.kind}`)), L) }) : '';
-  const capText = caps.length ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
+  // Card counts mean nothing where the engine runs on no card (MLX: one Mac).
+  const capText = caps.length && !said.includes('gpu') ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
   const fmt = res.format_left_out;
   const fmtText = fmt && fmt.devices > 0 ? T('picks_format_left_out', { quant: String(fmt.quant), 0: num(fmt.devices, L) }) : '';
   capNote.textContent = [capText, leftText, fmtText].filter(Boolean).join(' ');

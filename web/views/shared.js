@@ -5,7 +5,7 @@
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
-import { deviceLabel, productLabel, scopedName, tableName } from '../device-name.js';
+import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, ms, num, params as paramsCount, pct, times, tps, units } from '../format.js';
 import { aside, t } from '../i18n.js';
@@ -101,6 +101,14 @@ export function factList(obj, lang) {
  */
 export function nameWithMemory(d, lang) {
   return deviceLabel(withProducts(d), lang, hardware);
+}
+
+/**
+ * A device with its memory in a table whose figures are GiB (device-name.js tableLabel): a product
+ * label says its memory in GiB there too. @param {{id?: string, name: string, memory_gib?: number}} d @param {string} lang
+ */
+export function tableNameWithMemory(d, lang) {
+  return tableLabel(withProducts(d), lang, hardware);
 }
 
 /**

@@ -223,4 +223,38 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   out["commands"] = launch_commands(in);
 }
 
+bool engine_on_any_cloud(const Catalog& cat, const std::string& engine) {
+  for (const auto& o : cat.clouds()) {
+    const Device* d = cat.find_device(o.value("device", ""));
+    if (!d) continue;
+    const auto e = cat.device_engines(*d);
+    if (std::find(e.begin(), e.end(), engine) != e.end()) return true;
+  }
+  return false;
+}
+
+nlohmann::json cloud_fallback_request(const Catalog& cat, const nlohmann::json& request) {
+  nlohmann::json q = request;
+  q["engine"] = defaults::kEngine;
+  for (const char* k : {"kv_bits", "kv_group_size"}) q.erase(k);
+  // The GGUF type of the same quality rank (quants.json), else llama.cpp's default.
+  std::string quant = defaults::kQuantGguf;
+  if (request.contains("quant") && request["quant"].is_string()) {
+    const std::string from = request["quant"].get<std::string>();
+    int rank = -1;
+    for (const auto& x : cat.quants())
+      if (x.value("id", "") == from && x.contains("rank") && x["rank"].is_number_integer()) rank = x["rank"].get<int>();
+    if (rank >= 0)
+      for (const auto& x : cat.quants()) {
+        const auto f = find_quant(x.value("id", ""));
+        if (f && f->gguf && x.contains("rank") && x["rank"].is_number_integer() && x["rank"].get<int>() == rank) {
+          quant = f->id;
+          break;
+        }
+      }
+  }
+  q["quant"] = quant;
+  return {{"request", q}, {"engine", defaults::kEngine}, {"quant", quant}};
+}
+
 }  // namespace wif

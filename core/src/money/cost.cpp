@@ -1,6 +1,7 @@
 #include "willitfit/money/cost.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <map>
 #include <optional>
@@ -9,6 +10,7 @@
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/base/units.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/engine_fit.hpp"
 #include "willitfit/estimate/estimate.hpp"
 
 namespace wif {
@@ -52,6 +54,28 @@ Throughput batched_of(const Estimate& e) {
 }
 
 double round_cents(double x) { return std::round(x * 100.0) / 100.0; }
+
+// The memory figure an instance's name states in GB ("A100 SXM 80GB, 1x" -> 80; "H100 80 GB" -> 80),
+// or nullopt: a page that shows memory in GiB names the provider's GB beside it when the name says
+// GB, so the page never reads a name itself.
+std::optional<double> name_gb(const std::string& name) {
+  for (std::size_t i = 0; i + 1 < name.size(); ++i) {
+    if (std::toupper(static_cast<unsigned char>(name[i])) != 'G' || std::toupper(static_cast<unsigned char>(name[i + 1])) != 'B') continue;
+    if (i + 2 < name.size() && std::isalnum(static_cast<unsigned char>(name[i + 2]))) continue;
+    std::size_t end = i;
+    if (end > 0 && name[end - 1] == ' ') --end;
+    std::size_t start = end;
+    while (start > 0 && (std::isdigit(static_cast<unsigned char>(name[start - 1])) || name[start - 1] == '.')) --start;
+    if (start == end || !std::isdigit(static_cast<unsigned char>(name[start]))) continue;
+    if (start > 0 && std::isalpha(static_cast<unsigned char>(name[start - 1]))) continue;  // "RTX6000GB" is no size
+    try {
+      return std::stod(name.substr(start, end - start));
+    } catch (...) {
+      continue;
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -199,9 +223,41 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"electricity_per_month_usd", r.power_known ? json(elec_month) : null},
                 {"per_million_tokens_usd", total_known ? per_million(owned_hour, r.owned) : null},
                 {"electricity_only_per_million_tokens_usd", r.power_known ? per_million(elec_hour, r.owned) : null},
+                // No power figure but a purchase price: the purchase part alone, a lower bound of the
+                // total (electricity only adds), so a known price is never shown as "—".
+                {"purchase_only_per_million_tokens_usd",
+                 r.purchase_known && !r.power_known ? per_million(amort_month / hours_month, r.owned) : null},
                 {"unknown", unknown}};
   const double owned_tokens_month = r.owned.decode_tps * 3600.0 * hours_month;
 
+  // The request the offers are estimated with: the owned one, or, when its engine runs on no
+  // rented GPU (MLX: Apple silicon only), the nearest one that does (engine_fit.hpp
+  // cloud_fallback_request: llama.cpp, the GGUF type of the same quality rank), said once in
+  // `cloud_engine` so the table is never a list of offers each saying "no estimate".
+  std::optional<json> offer_request = r.estimate_request;
+  std::uint64_t offer_need = r.need_bytes;
+  json cloud_engine = nullptr;
+  if (r.estimate_request) {
+    const std::string engine = r.estimate_request->value("engine", std::string(defaults::kEngine));
+    if (!engine_on_any_cloud(cat, engine)) {
+      const json fb = cloud_fallback_request(cat, *r.estimate_request);
+      cloud_engine = {{"code", "engine_not_on_cloud"}, {"engine", engine}, {"shown_engine", fb["engine"]},
+                      {"shown_quant", fb["quant"]}};
+      if (engine_on_any_cloud(cat, fb["engine"].get<std::string>())) {
+        offer_request = fb["request"];
+        // What the other setup needs, estimated on the owned hardware (llama.cpp runs on it);
+        // the owned figure when that setup is refused there.
+        try {
+          offer_need = run_estimate(cat, parse_request(cat, *offer_request)).total_bytes;
+        } catch (const InputError&) {
+        }
+        cloud_engine["memory_need_bytes"] = offer_need;
+      } else {
+        offer_request.reset();
+        cloud_engine["shown_engine"] = nullptr;
+      }
+    }
+  }
   json offers = json::array();
   std::map<std::string, json> estimated;  // device#count -> offer_estimate, each instance shape once
   const json* chosen = nullptr;  // a row of `offers`
@@ -221,15 +277,16 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       if (vram > 0) per_gpu.memory_gib = std::min(per_gpu.memory_gib, vram / gpus);
       usable = static_cast<double>(usable_memory(per_gpu).usable_bytes) * gpus;
     }
-    if (r.need_bytes > 0 && usable < static_cast<double>(r.need_bytes)) continue;
+    if (!cloud_engine.is_null() && !offer_request) continue;  // no offer runs the engine, nor the other
+    if (offer_need > 0 && usable < static_cast<double>(offer_need)) continue;
     // The model on this instance: an offer whose own estimate does not fit (a server engine's
     // budget is stricter than the owned need, say) is not an offer that holds the model.
     json est;
     auto sp = r.speeds.find(o.value("device", ""));
-    if (sp == r.speeds.end() && r.estimate_request && dev) {
+    if (sp == r.speeds.end() && offer_request && dev) {
       const std::string key = dev->id + "#" + std::to_string(gpus);
       auto it = estimated.find(key);
-      if (it == estimated.end()) it = estimated.emplace(key, offer_estimate(cat, *r.estimate_request, dev->id, gpus)).first;
+      if (it == estimated.end()) it = estimated.emplace(key, offer_estimate(cat, *offer_request, dev->id, gpus)).first;
       est = it->second;
       if (est.value("verdict", "") == "no_fit") continue;
     }
@@ -251,6 +308,7 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     // What the price is ("cheapest_offer", "starting_at", "per_gpu", "spot"…): a code the page
     // words, never English in the instance name (data/SCHEMA.md).
     if (o.contains("price_basis") && o["price_basis"].is_string()) row["price_basis"] = o["price_basis"];
+    if (const auto g = name_gb(o.value("instance", ""))) row["name_gb"] = *g;
     if (sp != r.speeds.end()) {
       row["per_million_tokens_usd"] = per_million(price, sp->second);
     } else if (!est.is_null()) {
@@ -309,6 +367,9 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   if (chosen && !total_known) {
     // Buying cannot be costed without its price and power draw: which one is missing, no series.
     rvb["unknown"] = unknown;
+    // With the price known and only the power missing, the break-even point is at least the
+    // purchase over the cloud's month: electricity only lowers the monthly saving.
+    if (r.purchase_known && chosen_month > 0) rvb["break_even_months_at_least"] = r.purchase_usd / chosen_month;
   } else if (chosen) {
     const double saving = chosen_month - elec_month;
     int horizon = r.months;
@@ -342,6 +403,7 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
           {"memory_need_bytes", r.need_bytes},
           {"owned", owned},
           {"clouds", offers},
+          {"cloud_engine", cloud_engine},
           {"rent_vs_buy", rvb}};
 }
 

@@ -449,9 +449,15 @@ json run_solve(const Catalog& cat, const json& request) {
   json er = request;
   for (const char* k : kSolveFields) er.erase(k);
   if (hardware_free && (!er.contains("hardware") || er["hardware"].is_null())) {
-    // Replaced per candidate; any catalog GPU lets the rest of the request be read.
+    // Replaced per candidate; a catalog device the request's engine runs on lets the rest of the
+    // request be read (a GPU where the engine runs on one; MLX runs on Apple silicon only, so its
+    // picks are read on a Mac rather than refused on the first GPU).
     const auto& ds = cat.devices();
-    auto gpu = std::find_if(ds.begin(), ds.end(), [](const Device& d) { return d.kind == DeviceKind::Gpu; });
+    const std::string engine = er.contains("engine") && er["engine"].is_string() ? er["engine"].get<std::string>() : std::string(defaults::kEngine);
+    auto gpu = std::find_if(ds.begin(), ds.end(), [&](const Device& d) { return d.kind == DeviceKind::Gpu && engine_runs(cat, d, engine); });
+    if (gpu == ds.end())
+      gpu = std::find_if(ds.begin(), ds.end(), [&](const Device& d) { return d.kind != DeviceKind::Cpu && engine_runs(cat, d, engine); });
+    if (gpu == ds.end()) gpu = std::find_if(ds.begin(), ds.end(), [](const Device& d) { return d.kind == DeviceKind::Gpu; });
     if (gpu == ds.end()) throw InputError("missing_field", "hardware", "the catalog holds no GPU to compare");
     er["hardware"] = gpu->id;
     er.erase("count");

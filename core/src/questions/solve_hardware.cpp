@@ -245,27 +245,40 @@ json smallest_device_json(Solver& s, const json&) {
     const Estimate pe = s.run(probe, false);
     lower = static_cast<double>(pe.weights_bytes + pe.kv.total_bytes);
   }
-  // Devices alike in kind, usable memory, backend and its overhead answer alike: one of them is
-  // estimated.
+  // Devices alike in kind, usable memory, backend, its overhead and memory bandwidth answer alike:
+  // one of them is estimated.
   std::vector<std::string> tried;
-  json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant}};
+  // A device that holds the request but decodes below the floor of "runs" (defaults.hpp
+  // kRunsOnMinDecodeTps, as the picks) is no answer to "the smallest device that runs it": a
+  // 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K (57 GiB of its 60 usable) at 2.7 tokens/s.
+  // The first such device is named in `below_speed_floor`, so the answer can say why it was passed.
+  const double floor_tps = defaults::kRunsOnMinDecodeTps;
+  json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant},
+              {"min_decode_tps", floor_tps}};
   for (const Device* d : devs) {
     if (d->memory_gib * units::kGiB < lower) continue;
     const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
                             std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
-                            std::to_string(backend_overhead_bytes(s.catalog(), *d));
+                            std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
     if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
     tried.push_back(cls);
     EstimateRequest r = base;
     set_devices(r, *d, 1);
     r.ram_gib = 0;
     r.placement_given = false;
-    const Estimate e = s.run(r, false);
+    const Estimate e = s.run(r, true);
     if (!runs(e.verdict, false)) continue;
+    const double tps = finite_or_zero(e.speed.decode_tps);
+    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
+                {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
+                {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps}};
+    // No speed model for the device (speed.unavailable): its memory answer stands, as before.
+    if (tps > 0 && tps + 1e-9 < floor_tps) {
+      if (!out.contains("below_speed_floor")) out["below_speed_floor"] = dev;
+      continue;
+    }
     out["found"] = true;
-    out["device"] = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
-                     {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
-                     {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}};
+    out["device"] = dev;
     break;
   }
   out["evaluations"] = s.evaluations();
@@ -304,7 +317,7 @@ Chosen choose(const std::vector<Option>& opts) {
 }
 }  // namespace
 
-json picks_json(Solver& s, const json&) {
+json picks_json(Solver& s, const json& q) {
   const int max_count = defaults::kMaxCount;
   // A pick must decode at the floor of "runs" (defaults.hpp kRunsOnMinDecodeTps): a Mac that holds
   // a 405B model at 2.6 tokens/s is no recommendation. The sweep without the floor says which
@@ -374,6 +387,10 @@ json picks_json(Solver& s, const json&) {
   };
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});
   else if (slow.fastest) missing["best_single_gpu"] = too_slow(slow.fastest);
+  else if (largest_card <= 0 && left_out.count(device_kind_name(DeviceKind::Gpu)))
+    // No priced card the engine runs on at all (MLX: Apple silicon only): that is the reason.
+    missing["best_single_gpu"] = {{"code", "engine_not_on_gpu"}, {"engine", s.base().engine},
+                                  {"weights_bytes", weights}, {"weights_devices", 1}};
   else missing["best_single_gpu"] = {{"code", "no_single_card_fits"}, {"largest_memory_gib", largest_card},
                                      {"weights_bytes", weights}, {"weights_devices", 1}};
   if (!value && slow.value) missing["best_value"] = too_slow(slow.value);
@@ -400,6 +417,32 @@ json picks_json(Solver& s, const json&) {
     cloud["count"] = cloud["gpu_count"];
     cloud["why"] = {{"code", "cheapest_cloud_offer"}, {"provider", cloud["provider"]}};
     out["cheapest_cloud"] = cloud;
+  } else if (!engine_on_any_cloud(s.catalog(), s.base().engine)) {
+    // The engine runs on no rented GPU (MLX: Apple silicon only): the reason, and the nearest
+    // answer, the cheapest offer for the same model under llama.cpp at the GGUF type of the same
+    // quality rank (engine_fit.hpp cloud_fallback_request), when one runs it at the floor.
+    json m = {{"code", "engine_not_on_cloud"}, {"engine", s.base().engine}, {"weights_bytes", weights}, {"weights_devices", 1}};
+    const json fb = cloud_fallback_request(s.catalog(), q);
+    json fq = fb["request"];
+    fq.erase("solve");
+    const auto& ds = s.catalog().devices();
+    const std::string fe = fb["engine"].get<std::string>();
+    auto gpu = std::find_if(ds.begin(), ds.end(), [&](const Device& d) { return d.kind == DeviceKind::Gpu && engine_runs(s.catalog(), d, fe); });
+    if (gpu != ds.end()) {
+      fq["hardware"] = gpu->id;
+      fq.erase("count");
+      try {
+        Solver other(s.catalog(), parse_request(s.catalog(), fq));
+        json alt = cheapest_cloud(other, floor_tps);
+        if (!alt.is_null()) {
+          alt["engine"] = fe;
+          alt["quant"] = other.base().quant;
+          m["alternative"] = alt;
+        }
+      } catch (const InputError&) {
+      }
+    }
+    missing["cheapest_cloud"] = m;
   } else {
     missing["cheapest_cloud"] = {{"code", "no_cloud_offer_runs"}, {"weights_bytes", weights}, {"weights_devices", 1}};
   }

@@ -69,4 +69,12 @@ export default {
   cost_all_note: "{n} users at once, {tps} in all",
   cost_from_tps_batched: "From {tps} for one user and {agg} for {n} users at once (our decode estimates)",
   cloud_batched: "{0} for {n} users at once ({tps})",
+  cloud_engine_other: "{engine} runs on none of the GPUs these offers rent. The table shows the nearest setup that runs there: the same model with {other} at {quant}.",
+  cloud_engine_none: "{engine} runs on none of the GPUs these offers rent.",
+  cloud_table_engine: "Cloud offers for {model} with {engine} at {quant}, {ctx}",
+  cost_cloud_note_other: "{offer} at {price} per hour and {tps}, with {other} at {quant}.",
+  cost_at_least: "at least {0}",
+  cost_purchase_only: "the purchase price alone: {0}",
+  rvb_at_least_note: "the purchase price over the monthly cost of renting {0}; its electricity would push the point later",
+  rvb_unknown_short: "Buying cannot be compared with renting without the purchase price the cost above asks for.",
 };

@@ -69,4 +69,12 @@ export default {
   cost_all_note: "{n} usuarios a la vez, {tps} en total",
   cost_from_tps_batched: "A partir de {tps} para un usuario y {agg} para {n} usuarios a la vez (nuestras estimaciones de generación)",
   cloud_batched: "{0} con {n} usuarios a la vez ({tps})",
+  cloud_engine_other: "{engine} no funciona en ninguna de las GPU que alquilan estas ofertas. La tabla muestra la configuración más cercana que sí funciona ahí: el mismo modelo con {other} en {quant}.",
+  cloud_engine_none: "{engine} no funciona en ninguna de las GPU que alquilan estas ofertas.",
+  cloud_table_engine: "Ofertas en la nube para {model} con {engine} en {quant}, {ctx}",
+  cost_cloud_note_other: "{offer} a {price} por hora y {tps}, con {other} en {quant}.",
+  cost_at_least: "al menos {0}",
+  cost_purchase_only: "solo el precio de compra: {0}",
+  rvb_at_least_note: "el precio de compra entre lo que cuesta al mes alquilar {0}; su electricidad retrasaría ese punto",
+  rvb_unknown_short: "No se puede comparar comprar con alquilar sin el precio de compra que pide el coste de arriba.",
 };

@@ -69,4 +69,12 @@ export default {
   cost_all_note: "{n} utilisateurs à la fois, {tps} en tout",
   cost_from_tps_batched: "À partir de {tps} pour un utilisateur et {agg} pour {n} utilisateurs à la fois (nos estimations de génération)",
   cloud_batched: "{0} pour {n} utilisateurs à la fois ({tps})",
+  cloud_engine_other: "{engine} ne tourne sur aucun des GPU que louent ces offres. Le tableau montre la configuration la plus proche qui y tourne : le même modèle avec {other} en {quant}.",
+  cloud_engine_none: "{engine} ne tourne sur aucun des GPU que louent ces offres.",
+  cloud_table_engine: "Offres cloud pour {model} avec {engine} en {quant}, {ctx}",
+  cost_cloud_note_other: "{offer} à {price} de l’heure et {tps}, avec {other} en {quant}.",
+  cost_at_least: "au moins {0}",
+  cost_purchase_only: "le prix d’achat seul : {0}",
+  rvb_at_least_note: "le prix d’achat divisé par le coût mensuel de la location de {0} ; son électricité retarderait ce point",
+  rvb_unknown_short: "L’achat ne peut pas être comparé à la location sans le prix d’achat que demande le coût ci-dessus.",
 };

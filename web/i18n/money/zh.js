@@ -69,4 +69,12 @@ export default {
   cost_all_note: "同时 {n} 个用户，共 {tps}",
   cost_from_tps_batched: "依据一个用户时的 {tps} 和同时 {n} 个用户时的 {agg}（我们的生成速度估算）",
   cloud_batched: "同时 {n} 个用户时 {0}（{tps}）",
+  cloud_engine_other: "这些方案租用的 GPU 都无法运行 {engine}。下表给出能在其上运行的最接近的配置：同一模型，使用 {other}、{quant}。",
+  cloud_engine_none: "这些方案租用的 GPU 都无法运行 {engine}。",
+  cloud_table_engine: "{model}（{engine}，{quant}，{ctx}）的云方案",
+  cost_cloud_note_other: "{offer}，每小时 {price}，速度 {tps}，使用 {other}、{quant}。",
+  cost_at_least: "至少 {0}",
+  cost_purchase_only: "仅计购买价格：{0}",
+  rvb_at_least_note: "购买价格除以租用 {0} 的月费；电费会让回本更晚",
+  rvb_unknown_short: "缺少上方成本所需的购买价格，无法比较购买与租用。",
 };

@@ -34,6 +34,18 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
 /// models only (MoE keeps the layer-split figure: no public single-request MoE row to check it).
 void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate& e, const SpeedCoefficients& c);
 
+/// Whether any offer of data/clouds.json is on a catalog device `engine` runs on (the device's
+/// backends, Catalog::device_engines). MLX runs on Apple silicon, which no cloud offer rents.
+bool engine_on_any_cloud(const Catalog& cat, const std::string& engine);
+
+/// The nearest request a rented GPU runs when the request's engine runs on no cloud offer: the
+/// same model, context and settings under llama.cpp (it runs on every catalog GPU), with the GGUF
+/// type of the same quality rank as the request's format (quants.json `rank`: MLX-8bit -> Q8_0),
+/// else llama.cpp's default type; the engine's own fields (kv_bits, kv_group_size) dropped.
+/// Returns {request, engine, quant} with the hardware left as given. Used by the cost answer's
+/// cloud table and the picks' cloud card, each of which says it is this other setup.
+nlohmann::json cloud_fallback_request(const Catalog& cat, const nlohmann::json& request);
+
 /// Add the engine step's part (placement or server budget, per-device memory) and the launch
 /// commands to the result document.
 void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out);

@@ -16,6 +16,16 @@
 // rent_vs_buy.break_even {code, amortization_months} sets that point against the period the
 // purchase is written off over: within_amortisation, beyond_amortisation (buying pays only after
 // the hardware's written-off life: renting is cheaper over it) or never.
+// Unknowns: owned.unknown lists no_purchase_price / no_power_figure; a figure that needs one is
+// null. With the price known and the power not, owned.purchase_only_per_million_tokens_usd is the
+// purchase part alone (a lower bound) and rent_vs_buy.break_even_months_at_least the purchase over
+// the cloud's month (electricity only pushes the point later).
+// Offers: each row carries name_gb when the instance's name states a GB figure ("80GB"), so a page
+// showing GiB names the provider's GB without reading the name. cloud_engine is null, or, when the
+// request's engine runs on no offer's device (MLX: Apple silicon only), {code:
+// "engine_not_on_cloud", engine, shown_engine, shown_quant, memory_need_bytes}: the offers are
+// then estimated for that other setup (engine_fit.hpp cloud_fallback_request), which the page says
+// once; shown_engine is null when no offer runs that one either (the list is then empty).
 #pragma once
 #include <cstdint>
 #include <map>

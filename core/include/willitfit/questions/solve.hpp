@@ -59,7 +59,11 @@
 //      no_single_card_fits (largest_memory_gib: the largest priced consumer/workstation card),
 //      no_priced_option_runs, no_unified_fits (largest_memory_gib: the largest priced Apple or
 //      unified machine) or no_cloud_offer_runs, or engine_not_on_unified {engine} when the engine
-//      runs on no priced unified machine, or below_speed_floor {id, name, count, decode_tps,
+//      runs on no priced unified machine, engine_not_on_gpu {engine} when it runs on no priced
+//      card, engine_not_on_cloud {engine, alternative?} when it runs on no cloud offer's device
+//      (MLX; alternative: the cheapest_cloud card for the same model under llama.cpp at the GGUF
+//      type of the same quality rank, engine_fit.hpp cloud_fallback_request, with its engine and
+//      quant; absent when none runs it at the floor), or below_speed_floor {id, name, count, decode_tps,
 //      min_decode_tps} when only setups decoding below the floor of "runs" (3 tokens/s,
 //      defaults.hpp kRunsOnMinDecodeTps) would fill the card: every pick, the cloud one too,
 //      decodes at the floor at least. Every card only considers devices the request's engine
@@ -71,10 +75,14 @@
 //  * smallest_device   (no hardware needed)
 //      The catalog accelerator (CPU entries left out; only devices the engine runs on)
 //      with the least memory, then the lowest price (an unknown price last), on which one device
-//      with no system RAM runs the request fully (fits or tight). Devices below what the
-//      weights and KV cache alone need are not estimated; of devices alike in kind, usable
-//      memory, backend and backend overhead one is. Result: found, device {id, name, kind, memory_gib, price_usd, verdict,
-//      total_bytes, usable_bytes} (absent when none runs it), context, quant, evaluations.
+//      with no system RAM runs the request fully (fits or tight) at the floor of "runs" at least
+//      (min_decode_tps: defaults.hpp kRunsOnMinDecodeTps, 3 tokens/s, as the picks; a device with
+//      no speed model is judged on memory alone). Devices below what the weights and KV cache
+//      alone need are not estimated; of devices alike in kind, usable memory, backend, backend
+//      overhead and bandwidth one is. Result: found, device {id, name, kind, memory_gib,
+//      price_usd, verdict, total_bytes, usable_bytes, decode_tps} (absent when none runs it),
+//      below_speed_floor (the same fields for the first smaller device that holds the request
+//      but decodes below the floor; absent when none), min_decode_tps, context, quant, evaluations.
 //
 // For cheapest, picks and smallest_device the request's hardware is optional (it is replaced per candidate).
 // Bad input throws InputError: unknown kind -> bad_value at "solve"; bad extra fields at their

@@ -1,0 +1,53 @@
+// The catalog check on device names: every name the page shows for a device (web/device-name.js,
+// from the core's catalog listing) is unique among the catalog's accelerators, in every language,
+// so no two rows, options or links read alike (two "NVIDIA H20" rows, one of 96 and one of 141 GiB).
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+
+import { api } from './helpers.mjs';
+import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../../web/device-name.js';
+
+const hardware = /** @type {any[]} */ (await api.list('hardware')).filter((d) => d.kind !== 'cpu');
+
+/** The labels of one kind that are shared by more than one device. @param {(d: any) => string} f */
+function duplicates(f) {
+  /** @type {Map<string, string[]>} */
+  const seen = new Map();
+  for (const d of hardware) {
+    const k = f(d);
+    seen.set(k, [...(seen.get(k) || []), d.id]);
+  }
+  return [...seen].filter(([, ids]) => ids.length > 1);
+}
+
+for (const lang of ['en', 'es', 'fr', 'zh']) {
+  test(`no two catalog devices share a display label (${lang})`, () => {
+    assert.ok(hardware.length > 100, `${hardware.length} devices`);
+    const kinds = {
+      // The select, headings and lists: the product label or "name (N GiB)".
+      deviceLabel: (/** @type {any} */ d) => deviceLabel(d, lang, hardware),
+      // A table whose figures are GiB: the name without the vendor's size, unless a twin needs it.
+      tableName: (/** @type {any} */ d) => tableName(d, lang, hardware),
+      tableLabel: (/** @type {any} */ d) => tableLabel(d, lang, hardware),
+      // The product label, else the catalog name with its scope.
+      shown: (/** @type {any} */ d) => productLabel(d, lang, hardware) ?? scopedName(d, lang),
+    };
+    for (const [kind, f] of Object.entries(kinds)) assert.deepEqual(duplicates(f), [], `${kind} labels shared by several devices`);
+  });
+}
+
+test('twins that differ only in memory keep their size in GiB in a table; a product label says GiB there', () => {
+  const byId = (/** @type {string} */ id) => hardware.find((d) => d.id === id);
+  const h96 = byId('nvidia-h20-96gb'), h141 = byId('nvidia-h20-141gb');
+  assert.ok(h96 && h141);
+  // The core gives both the same base name: the table name tells them apart by memory, in GiB.
+  assert.equal(h96.name_base, h141.name_base);
+  assert.equal(tableName(h96, 'en', hardware), 'NVIDIA H20 (96\u00a0GiB)');
+  assert.equal(tableName(h141, 'en', hardware), 'NVIDIA H20 (141\u00a0GiB)');
+  // A device with no twin keeps the short name in a table.
+  assert.equal(tableName(byId('nvidia-h200-sxm'), 'en', hardware), 'NVIDIA H200 SXM');
+  // A product label in a table gives its memory in GiB, as the table's other figures.
+  const jetson = byId('nvidia-jetson-agx-orin-64gb');
+  assert.match(tableLabel(jetson, 'en', hardware), /· 64\u00a0GiB$/);
+  assert.match(deviceLabel(jetson, 'en', hardware), /· 64\u00a0GB$/);
+});
