@@ -52,7 +52,7 @@ export default {
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'more than 64', ft_cheapest: 'Cheapest that fits',
   ft_advice: 'What to use', ft_count_each: '{0} (ZeRO-3), {each} each', ft_beyond_cap: '{0}: more than a machine holds ({max})', ft_beyond_cap_any: 'more than a machine holds ({max})',
   ft_advice_own: 'Your own: {0}', ft_advice_buy: 'Buy {0}', ft_advice_none: 'No set within a machine’s card count',
-  ft_instead_qlora: 'QLoRA fits on {0} of yours.', ft_instead_memory: 'One GPU would need {0}.', ft_own_not_verified: 'The usual fine-tuning stacks are not verified on your device.',
+  ft_instead_qlora: 'QLoRA fits on {0} of yours.', ft_own_not_verified: 'The usual fine-tuning stacks are not verified on your device.',
   ft_advice_own_more: 'Your own: {0}, {more} more than the {have} you have', ft_advice_or_buy: 'On a verified stack: buy {0}.',
   ft_instead_qlora_more: 'QLoRA fits on {0} of this device ({more} more than you have).',
   ft_table: 'Fine-tuning memory for {model}, {seq} tokens, batch {batch}',

@@ -52,7 +52,7 @@ export default {
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'más de 64', ft_cheapest: 'La más barata que sirve',
   ft_advice: 'Qué usar', ft_count_each: '{0} (ZeRO-3), {each} cada una', ft_beyond_cap: '{0}: más de las que admite una máquina ({max})', ft_beyond_cap_any: 'más de las que admite una máquina ({max})',
   ft_advice_own: 'La tuya: {0}', ft_advice_buy: 'Compra {0}', ft_advice_none: 'Ningún conjunto cabe en una máquina',
-  ft_instead_qlora: 'QLoRA cabe en {0} de las tuyas.', ft_instead_memory: 'Una sola GPU necesitaría {0}.', ft_own_not_verified: 'Las herramientas habituales de ajuste fino no están verificadas en tu dispositivo.',
+  ft_instead_qlora: 'QLoRA cabe en {0} de las tuyas.', ft_own_not_verified: 'Las herramientas habituales de ajuste fino no están verificadas en tu dispositivo.',
   ft_advice_own_more: 'La tuya: {0}, {more} más de las {have} que tienes', ft_advice_or_buy: 'Con herramientas verificadas: compra {0}.',
   ft_instead_qlora_more: 'QLoRA cabe en {0} de este dispositivo ({more} más de los que tienes).',
   ft_table: 'Memoria de ajuste fino para {model}, {seq} tokens, lote {batch}',

@@ -52,7 +52,7 @@ export default {
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'plus de 64', ft_cheapest: 'La moins chère qui suffit',
   ft_advice: 'Que prendre', ft_count_each: '{0} (ZeRO-3), {each} chacune', ft_beyond_cap: '{0} : plus qu’une machine n’en accueille ({max})', ft_beyond_cap_any: 'plus qu’une machine n’en accueille ({max})',
   ft_advice_own: 'La vôtre : {0}', ft_advice_buy: 'Achetez {0}', ft_advice_none: 'Aucun ensemble ne tient dans une machine',
-  ft_instead_qlora: 'QLoRA tient sur {0} des vôtres.', ft_instead_memory: 'Un seul GPU demanderait {0}.', ft_own_not_verified: 'Les outils d’affinage habituels ne sont pas vérifiés sur votre appareil.',
+  ft_instead_qlora: 'QLoRA tient sur {0} des vôtres.', ft_own_not_verified: 'Les outils d’affinage habituels ne sont pas vérifiés sur votre appareil.',
   ft_advice_own_more: 'La vôtre : {0}, {more} de plus que les {have} que vous avez', ft_advice_or_buy: 'Avec des outils vérifiés : achetez {0}.',
   ft_instead_qlora_more: 'QLoRA tient sur {0} de cet appareil ({more} de plus que vous n’en avez).',
   ft_table: 'Mémoire d’affinage pour {model}, {seq} jetons, lot {batch}',

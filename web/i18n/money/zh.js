@@ -52,7 +52,7 @@ export default {
   ft_count: '{0}（ZeRO-3）', ft_too_many: '超过 64', ft_cheapest: '放得下的最便宜方案',
   ft_advice: '用什么', ft_count_each: '{0}（ZeRO-3），每块 {each}', ft_beyond_cap: '{0}：超过一台机器能装的数量（{max}）', ft_beyond_cap_any: '超过一台机器能装的数量（{max}）',
   ft_advice_own: '你自己的：{0}', ft_advice_buy: '购买 {0}', ft_advice_none: '没有一台机器装得下的组合',
-  ft_instead_qlora: '用 QLoRA，你的设备 {0} 块即可。', ft_instead_memory: '单块 GPU 需要 {0}。', ft_own_not_verified: '常用的微调工具尚未在你的设备上验证。',
+  ft_instead_qlora: '用 QLoRA，你的设备 {0} 块即可。', ft_own_not_verified: '常用的微调工具尚未在你的设备上验证。',
   ft_advice_own_more: '你自己的：{0}，比你现有的 {have} 块多 {more} 块', ft_advice_or_buy: '若用经过验证的工具：购买 {0}。',
   ft_instead_qlora_more: '用 QLoRA，这种设备 {0} 块即可（比你现有的多 {more} 块）。',
   ft_table: '{model} 微调内存，{seq} token，批大小 {batch}',
