@@ -6,6 +6,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 
 using namespace wif;

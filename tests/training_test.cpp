@@ -445,8 +445,10 @@ TEST_CASE("LoRA's frozen base is the full fine-tune's weights, its adapters apar
     CHECK(static_cast<double>(u(l["frozen_weights_bytes"])) >= 0.999 * static_cast<double>(u(f["weights_bytes"])));
     // The adapters: 4 bytes (fp32) per trainable parameter.
     CHECK(u(l["trainable_weights_bytes"]) == static_cast<std::uint64_t>(4 * lora["params"]["trainable"].get<std::int64_t>()));
-    // QLoRA's NF4 base is under a third of the bf16 one.
-    CHECK(u(q["frozen_weights_bytes"]) < u(l["frozen_weights_bytes"]) / 3 + (1ull << 30));
+    // QLoRA's NF4 base is smaller than the bf16 one (the embeddings and head PEFT keeps in fp32
+    // weigh more on a small model: about half of an 8B's bf16 base, a third of a 106B's).
+    CHECK(u(q["frozen_weights_bytes"]) < u(l["frozen_weights_bytes"]));
+    CHECK(u(q["frozen_weights_bytes"]) < u(l["frozen_weights_bytes"]) * 6 / 10);
   }
   // Sharded (ZeRO-3) the parts shrink together and still add up.
   const json z = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"},
