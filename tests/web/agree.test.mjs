@@ -69,7 +69,7 @@ test('the fine-tuning table: LoRA\'s frozen base apart from its adapters, caps a
   const full = core('train', { model: 'zai-org/GLM-4.5-Air', hardware: 'nvidia-rtx-4090', method: 'full' });
   // LoRA's frozen base is never more than full fine-tuning's weights, and the cell says which is which.
   assert.ok(by.lora.frozen <= full.memory.per_gpu.weights_bytes, JSON.stringify(by.lora));
-  assert.match(by.lora.weights, /frozen base [\d.,]+\sGiB \+ adapters [\d.,]+\sGiB/);
+  assert.match(by.lora.weights, /frozen base [\d.,]+\sGiB\s*\+ adapters [\d.,]+\sGiB/);
   assert.equal(by.full.frozen, 0);
   assert.doesNotMatch(by.full.weights, /frozen base/);
   // The count's cap is stated in the note, with the segment it belongs to.

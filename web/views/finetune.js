@@ -146,7 +146,8 @@ function neededText(n, md, L) {
  */
 function weightsText(p, method, L) {
   if (method === 'full' || !(p.trainable_weights_bytes > 0)) return gib(p.weights_bytes, L);
-  return [gib(p.weights_bytes, L), h('br'), h('span', { class: 'note' }, T('ft_weights_split', { base: gib(p.frozen_weights_bytes, L), ad: gib(p.trainable_weights_bytes, L) }))];
+  return [gib(p.weights_bytes, L), h('br'), h('span', { class: 'note' }, T('ft_weights_base', { 0: gib(p.frozen_weights_bytes, L) })),
+    h('br'), h('span', { class: 'note' }, T('ft_weights_adapters', { 0: gib(p.trainable_weights_bytes, L) }))];
 }
 
 /**

@@ -46,7 +46,7 @@ export default {
   ft_prec_fp32: "fp32 precision",
   ft_seq: 'Sequence length', ft_batch: 'Micro-batch', ft_ckpt: 'Gradient checkpointing', ft_on: 'on', ft_off: 'off',
   ft_method: 'Method', ft_qlora: 'QLoRA (4-bit base)', ft_lora: 'LoRA (16-bit base)', ft_full: 'Full (every weight trained)',
-  ft_weights_split: 'frozen base {base} + adapters {ad}',
+  ft_weights_base: 'frozen base {0}', ft_weights_adapters: '+ adapters {0}',
   ft_weights: 'Weights', ft_grads: 'Gradients', ft_opt: 'Optimizer states', ft_act: 'Activations and logits',
   ft_other: 'Workspace and runtime', ft_total: 'Total per GPU', ft_on_hw: 'On one {0}', ft_needed: 'How many needed',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'more than 64', ft_cheapest: 'Cheapest that fits',

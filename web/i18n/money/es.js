@@ -46,7 +46,7 @@ export default {
   ft_prec_fp32: "precisión fp32",
   ft_seq: 'Longitud de secuencia', ft_batch: 'Micro-lote', ft_ckpt: 'Recálculo de activaciones', ft_on: 'sí', ft_off: 'no',
   ft_method: 'Método', ft_qlora: 'QLoRA (base en 4 bits)', ft_lora: 'LoRA (base en 16 bits)', ft_full: 'Completo (se entrenan todos los pesos)',
-  ft_weights_split: 'base congelada {base} + adaptadores {ad}',
+  ft_weights_base: 'base congelada {0}', ft_weights_adapters: '+ adaptadores {0}',
   ft_weights: 'Pesos', ft_grads: 'Gradientes', ft_opt: 'Estados del optimizador', ft_act: 'Activaciones y logits',
   ft_other: 'Espacio de trabajo y entorno de ejecución', ft_total: 'Total por GPU', ft_on_hw: 'En {0}', ft_needed: 'Cuántas hacen falta',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'más de 64', ft_cheapest: 'La más barata que sirve',

@@ -46,7 +46,7 @@ export default {
   ft_prec_fp32: "précision fp32",
   ft_seq: 'Longueur de séquence', ft_batch: 'Micro-lot', ft_ckpt: 'Recalcul des activations', ft_on: 'oui', ft_off: 'non',
   ft_method: 'Méthode', ft_qlora: 'QLoRA (base 4 bits)', ft_lora: 'LoRA (base 16 bits)', ft_full: 'Complet (tous les poids entraînés)',
-  ft_weights_split: 'base figée {base} + adaptateurs {ad}',
+  ft_weights_base: 'base figée {0}', ft_weights_adapters: '+ adaptateurs {0}',
   ft_weights: 'Poids', ft_grads: 'Gradients', ft_opt: 'États de l’optimiseur', ft_act: 'Activations et logits',
   ft_other: 'Espace de travail et exécution', ft_total: 'Total par GPU', ft_on_hw: 'Sur {0}', ft_needed: 'Combien en faut-il',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'plus de 64', ft_cheapest: 'La moins chère qui suffit',

@@ -46,7 +46,7 @@ export default {
   ft_prec_fp32: "fp32 精度",
   ft_seq: '序列长度', ft_batch: '微批大小', ft_ckpt: '梯度检查点', ft_on: '开', ft_off: '关',
   ft_method: '方法', ft_qlora: 'QLoRA（4 位底模）', ft_lora: 'LoRA（16 位底模）', ft_full: '全参数（训练全部权重）',
-  ft_weights_split: '冻结的基座 {base} + 适配器 {ad}',
+  ft_weights_base: '冻结的基座 {0}', ft_weights_adapters: '+ 适配器 {0}',
   ft_weights: '权重', ft_grads: '梯度', ft_opt: '优化器状态', ft_act: '激活与 logits',
   ft_other: '工作区与运行时', ft_total: '每 GPU 合计', ft_on_hw: '单块 {0}', ft_needed: '需要几块',
   ft_count: '{0}（ZeRO-3）', ft_too_many: '超过 64', ft_cheapest: '放得下的最便宜方案',
