@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, nameWithMemory, rowName, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, nameWithMemory, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -715,11 +715,11 @@ async function quantMatrix(r, alive) {
   // Decode speed by kernel family (the core's speed.quant_family): where the table holds more
   // than one, speeds are not in the order of the bits, and the note says why.
   const families = [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
-  const qualityModels = [...new Set(ok.filter((e) => typeof e.q.ppl_delta_pct === 'number').map((e) => e.q.quality_model).filter(Boolean))];
+  const qualityRef = qualityReference(ok.map((e) => e.q));
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
     gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
-    qualityModels.length ? T('quality_ref_note', { 0: list(qualityModels, L) }) : '']));
+    qualityRef ? T('quality_ref_note', { 0: qualityRef }) : '']));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {

@@ -9,7 +9,7 @@ import { gbOf, gib, list as joinList, monthYear, num, signed, times, tokens, tps
 import { aside, errorText, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
-import { nameWithMemory, paramsText, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
+import { nameWithMemory, paramsText, rowName, shownName, setPageMeta, qualityReference, smallestDevices, spreadText, stackTable, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -256,8 +256,8 @@ function requiredDiffers(rows, L) {
  * @param {any[]} qs the formats in the table @param {string} L
  */
 export function qualityRefNote(qs, L) {
-  const models = [...new Set(qs.filter((q) => typeof q.ppl_delta_pct === 'number').map((q) => q.quality_model).filter(Boolean))];
-  return models.length ? h('p', { class: 'note', id: 'quality-ref', dataset: { models: String(models.length) } }, T('quality_ref_note', { 0: joinList(models, L) })) : null;
+  const ref = qualityReference(qs);
+  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note', { 0: ref })) : null;
 }
 
 /** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
@@ -287,7 +287,7 @@ function chooseAdvice(rows) {
   if (by.Q6_K && by.Q5_K_M) items.push(T('choose_q56', { q6: size('Q6_K'), q5: size('Q5_K_M'), q8: size('Q8_0'), q6ppl: ppl('Q6_K'), q5ppl: ppl('Q5_K_M') }));
   if (by.Q4_K_M) items.push(T('choose_q4', { q4: size('Q4_K_M'), bf16: size('BF16'), ppl: ppl('Q4_K_M') }));
   if (by.Q3_K_M || by.Q2_K) items.push(T('choose_low', { q3: size('Q3_K_M'), q2: size('Q2_K'), q3ppl: ppl('Q3_K_M'), q2ppl: ppl('Q2_K') }));
-  const qm = rows.find((x) => x.q.quality_model)?.q.quality_model;
+  const qm = qualityReference(rows.map((x) => x.q));
   return [...items.map((x) => h('li', null, x)), qm ? h('li', { class: 'note' }, T('choose_ppl_note', { 0: qm })) : null];
 }
 

@@ -256,3 +256,15 @@ export function uncertainMark(u, field, L) {
   const why = uncertainWhy(x, L);
   return h('span', { class: 'unc', title: why, dataset: { field, why: x.why } }, t(L, 'unc_mark'), h('span', { class: 'sr' }, `: ${why}`));
 }
+
+/**
+ * The reference measurement most of the table's perplexity figures come from (the formats'
+ * quality_model; a format measured another way keeps its own line in the catalog).
+ * @param {any[]} qs
+ */
+export function qualityReference(qs) {
+  /** @type {Map<string, number>} */
+  const n = new Map();
+  for (const q of qs) if (typeof q.ppl_delta_pct === 'number' && q.quality_model) n.set(q.quality_model, (n.get(q.quality_model) || 0) + 1);
+  return [...n].sort((a, b) => b[1] - a[1])[0]?.[0] || '';
+}
