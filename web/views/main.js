@@ -719,7 +719,7 @@ async function quantMatrix(r, alive) {
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
     gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
-    qualityRef ? T('quality_ref_note', { 0: qualityRef }) : '']));
+    qualityRef ? T('quality_ref_note') : '']));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {

@@ -251,13 +251,13 @@ function requiredDiffers(rows, L) {
 }
 
 /**
- * What the quality column is: one reference model's measured perplexity change per format (the
- * catalog's quality_model, data/quants.json), the same on every model's page.
+ * What the quality column is: one reference model's measured perplexity change per format, the
+ * same on every model's page, with a link to where it was measured (the catalog's source).
  * @param {any[]} qs the formats in the table @param {string} L
  */
 export function qualityRefNote(qs, L) {
   const ref = qualityReference(qs);
-  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note', { 0: ref })) : null;
+  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note'), ' ', h('a', { href: ref, rel: 'noopener', target: '_blank' }, T('quality_ref_source'))) : null;
 }
 
 /** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
@@ -287,8 +287,8 @@ function chooseAdvice(rows) {
   if (by.Q6_K && by.Q5_K_M) items.push(T('choose_q56', { q6: size('Q6_K'), q5: size('Q5_K_M'), q8: size('Q8_0'), q6ppl: ppl('Q6_K'), q5ppl: ppl('Q5_K_M') }));
   if (by.Q4_K_M) items.push(T('choose_q4', { q4: size('Q4_K_M'), bf16: size('BF16'), ppl: ppl('Q4_K_M') }));
   if (by.Q3_K_M || by.Q2_K) items.push(T('choose_low', { q3: size('Q3_K_M'), q2: size('Q2_K'), q3ppl: ppl('Q3_K_M'), q2ppl: ppl('Q2_K') }));
-  const qm = qualityReference(rows.map((x) => x.q));
-  return [...items.map((x) => h('li', null, x)), qm ? h('li', { class: 'note' }, T('choose_ppl_note', { 0: qm })) : null];
+  // Whose perplexity figures these are: the quantization table's note says it (qualityRefNote).
+  return items.map((x) => h('li', null, x));
 }
 
 /** @param {string} summary @param {Node | null} body */

@@ -258,13 +258,13 @@ export function uncertainMark(u, field, L) {
 }
 
 /**
- * The reference measurement most of the table's perplexity figures come from (the formats'
- * quality_model; a format measured another way keeps its own line in the catalog).
+ * Where most of the table's perplexity figures were measured (the formats' `source` in the
+ * catalog, data/quants.json: one reference model's run, the same for every model).
  * @param {any[]} qs
  */
 export function qualityReference(qs) {
   /** @type {Map<string, number>} */
   const n = new Map();
-  for (const q of qs) if (typeof q.ppl_delta_pct === 'number' && q.quality_model) n.set(q.quality_model, (n.get(q.quality_model) || 0) + 1);
+  for (const q of qs) if (typeof q.ppl_delta_pct === 'number' && q.source) n.set(q.source, (n.get(q.source) || 0) + 1);
   return [...n].sort((a, b) => b[1] - a[1])[0]?.[0] || '';
 }
