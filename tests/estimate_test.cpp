@@ -383,3 +383,26 @@ TEST_CASE("bitsandbytes formats carry backend_no_kernel off CUDA and ROCm", "[es
   CHECK(format_has_no_kernel("fp4_no_kernel"));
   CHECK_FALSE(format_has_no_kernel("fp4_weight_only"));
 }
+
+TEST_CASE("the cache per 1K tokens times the context plus its fixed part is the cache total", "[estimate][kv_split]") {
+  // Sliding-window and hybrid models: windowed layers and recurrent state do not grow with the
+  // context; the growing part per token times the cells, plus the fixed part, is the total.
+  const auto u = [](const json& v) { return v.get<std::uint64_t>(); };
+  struct Case { const char* model; bool fixed; };
+  for (const Case c : {Case{"google/gemma-3-27b-it", true}, Case{"google/gemma-4-26B-A4B-it", true},
+                       Case{"stepfun-ai/Step-3.5-Flash", true}, Case{"nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16", true},
+                       Case{"zai-org/GLM-4.5-Air", false}, Case{"moonshotai/Kimi-K2.5", false}}) {
+    for (int ctx : {8192, 32768}) {
+      CAPTURE(c.model, ctx);
+      const json r = estimate({{"model", c.model}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", ctx}});
+      REQUIRE_FALSE(r.contains("error"));
+      const auto& kv = r["memory"]["kv"];
+      const std::uint64_t cells = u(kv["cells"]);
+      CHECK(u(kv["growing_bytes_per_token"]) * cells + u(kv["fixed_bytes"]) == u(r["memory"]["kv_cache_bytes"]));
+      CHECK((u(kv["fixed_bytes"]) > 0) == c.fixed);
+      CHECK(kv["fixed_kinds"].empty() == !c.fixed);
+      CHECK(u(kv["growing_bytes_per_1k"]) == 1024 * u(kv["growing_bytes_per_token"]));
+      if (!c.fixed) CHECK(u(kv["growing_bytes_per_token"]) == u(kv["bytes_per_token"]));
+    }
+  }
+}

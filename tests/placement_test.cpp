@@ -6,6 +6,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 
 using namespace wif;
@@ -230,4 +231,48 @@ TEST_CASE("an automatic offload plan leaves llama.cpp's --fit margin free on eac
   // A model that fits whole needs no plan: no margin is claimed.
   const nlohmann::json small = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 64}});
   CHECK(small["placement"]["fit_margin_bytes"] == 0);
+}
+
+TEST_CASE("one plan, one set of figures: the graph buffers apart from the offload buffer, a verdict per device", "[placement][plan]") {
+  const auto u = [](const json& v) { return v.get<std::uint64_t>(); };
+  const json r = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                           {"context", 16384}, {"ram_gib", 64}});
+  REQUIRE(r["verdict"] == "offload");
+  const auto& gpu = r["memory"]["devices"][0];
+  // compute_bytes holds the graph and llama.cpp's buffer for weights held in RAM; the graph part
+  // is the compute figure of the model on the accelerators (memory.compute_bytes) on one GPU.
+  CHECK(u(gpu["compute_graph_bytes"]) + u(gpu["op_offload_bytes"]) == u(gpu["compute_bytes"]));
+  CHECK(u(gpu["compute_graph_bytes"]) == u(r["memory"]["compute_bytes"]));
+  CHECK(u(gpu["op_offload_bytes"]) > 0);
+  // -ngl counts the output layer as one more than the repeating layers: the GPU holds every
+  // layer and the output, which is what the page says beside "-ngl".
+  CHECK(gpu["n_layers"] == r["placement"]["n_layer"]);
+  CHECK(gpu["has_output"] == true);
+  CHECK(r["placement"]["ngl"].get<int>() == gpu["n_layers"].get<int>() + 1);
+  // The device's tag comes from the headline's rule: an offload plan fills the GPU up to
+  // llama.cpp's --fit margin, past the share that leaves room to spare, so it is "tight".
+  const double share = static_cast<double>(u(gpu["total_bytes"])) / static_cast<double>(u(gpu["usable_bytes"]));
+  CHECK(share > kRoomToSpareShare);
+  CHECK(gpu["verdict"] == "tight");
+  CHECK(r["memory"]["host"]["verdict"] == "fits");
+}
+
+TEST_CASE("a per-device tag never says fits where the headline says tight", "[placement][verdict]") {
+  // Two 24 GB cards holding a 70B Q4_K_M at 8K: the headline's verdict is the devices' worst tag.
+  for (const json& q : {json{{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-3090"}, {"count", 2}, {"context", 8192}},
+                        json{{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 8192}},
+                        json{{"model", "Qwen/Qwen3-32B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 8192}}}) {
+    CAPTURE(q.dump());
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    const std::string v = r["verdict"];
+    if (v != "fits" && v != "tight") continue;
+    bool any_tight = false;
+    for (const auto& d : r["memory"]["devices"]) {
+      const bool spare = room_to_spare(static_cast<std::uint64_t>(d["total_bytes"].get<double>() * 1.02) + (256ull << 20), d["usable_bytes"].get<std::uint64_t>());
+      CHECK(d["verdict"] == (spare ? "fits" : "tight"));
+      any_tight = any_tight || d["verdict"] == "tight";
+    }
+    CHECK(any_tight == (v == "tight"));
+  }
 }

@@ -418,3 +418,52 @@ TEST_CASE("fine-tuning advice counts from the person's own cards and names the s
       }
     }
 }
+
+static json lora_one_8b() { return train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}}); }
+
+TEST_CASE("LoRA's frozen base is the full fine-tune's weights, its adapters apart", "[training][weights]") {
+  // The weights column holds the frozen base and the trained weights: for LoRA the base is the
+  // same bf16 weights full fine-tuning trains, so its frozen part is never larger than full's
+  // weights; what LoRA holds beyond them is its fp32 adapters, named apart.
+  const auto u = [](const json& v) { return v.get<std::uint64_t>(); };
+  for (const char* model : {"zai-org/GLM-4.5-Air", "meta-llama/Llama-3.1-8B", "Qwen/Qwen3-8B"}) {
+    CAPTURE(model);
+    const json full = train({{"model", model}, {"method", "full"}, {"hardware", "nvidia-rtx-4090"}});
+    const json lora = train({{"model", model}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}});
+    const json qlora = train({{"model", model}, {"method", "qlora"}, {"hardware", "nvidia-rtx-4090"}});
+    for (const json* r : {&full, &lora, &qlora}) {
+      const auto& m = (*r)["memory"]["per_gpu"];
+      CHECK(u(m["frozen_weights_bytes"]) + u(m["trainable_weights_bytes"]) == u(m["weights_bytes"]));
+    }
+    const auto& f = full["memory"]["per_gpu"];
+    const auto& l = lora["memory"]["per_gpu"];
+    const auto& q = qlora["memory"]["per_gpu"];
+    CHECK(u(f["frozen_weights_bytes"]) == 0);
+    CHECK(u(f["trainable_weights_bytes"]) == u(f["weights_bytes"]));
+    // The same base: LoRA's frozen bf16 weights are full's bf16 weights (within rounding).
+    CHECK(u(l["frozen_weights_bytes"]) <= u(f["weights_bytes"]));
+    CHECK(static_cast<double>(u(l["frozen_weights_bytes"])) >= 0.999 * static_cast<double>(u(f["weights_bytes"])));
+    // The adapters: 4 bytes (fp32) per trainable parameter.
+    CHECK(u(l["trainable_weights_bytes"]) == static_cast<std::uint64_t>(4 * lora["params"]["trainable"].get<std::int64_t>()));
+    // QLoRA's NF4 base is smaller than the bf16 one (the embeddings and head PEFT keeps in fp32
+    // weigh more on a small model: about half of an 8B's bf16 base, a third of a 106B's).
+    CHECK(u(q["frozen_weights_bytes"]) < u(l["frozen_weights_bytes"]));
+    CHECK(u(q["frozen_weights_bytes"]) < u(l["frozen_weights_bytes"]) * 6 / 10);
+  }
+  // Sharded (ZeRO-3) the parts shrink together and still add up.
+  const json z = train({{"model", "meta-llama/Llama-3.1-8B"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"},
+                        {"gpus", 4}, {"zero", 3}});
+  REQUIRE_FALSE(z.contains("error"));
+  const auto& zm = z["memory"]["per_gpu"];
+  CHECK(u(zm["frozen_weights_bytes"]) + u(zm["trainable_weights_bytes"]) == u(zm["weights_bytes"]));
+  CHECK(u(zm["frozen_weights_bytes"]) < u(lora_one_8b()["memory"]["per_gpu"]["frozen_weights_bytes"]) / 3);
+}
+
+TEST_CASE("the fine-tuning count names the segment whose card cap it states", "[training][advice]") {
+  const json r = train({{"model", "zai-org/GLM-4.5-Air"}, {"method", "lora"}, {"hardware", "nvidia-rtx-4090"}});
+  REQUIRE_FALSE(r.contains("error"));
+  const auto& md = r["min_count_detail"];
+  CHECK(md["within_cap"] == false);
+  CHECK(md["segment"] == "consumer");
+  CHECK(md["max_count"] == 4);
+}

@@ -91,7 +91,12 @@ export interface DeviceLoad {
   weights_bytes: number; kv_bytes: number; compute_bytes: number; overhead_bytes: number;
   /** The vision projector's weights and encoder buffer held here (images sent). */
   projector_bytes?: number;
-  total_bytes: number; usable_bytes: number; fits: boolean; [field: string]: unknown;
+  total_bytes: number; usable_bytes: number; fits: boolean;
+  /** This device's tag on the headline's rule: tight when it fits without room to spare. */
+  verdict: 'fits' | 'tight' | 'no_fit';
+  /** compute_bytes without llama.cpp's buffer for weights held in RAM (op_offload_bytes). */
+  compute_graph_bytes: number;
+  [field: string]: unknown;
 }
 
 export interface ServerDemand {

@@ -7,7 +7,7 @@
 import { call } from '../client.js';
 import { defaults, deviceInfo } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
-import { gib, list as joinList, num, tokens } from '../format.js';
+import { gib, list as joinList, num, times, tokens } from '../format.js';
 import { errorText, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
@@ -75,6 +75,9 @@ async function run(r, alive) {
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
     h('td', { 'data-label': head[i], ...props }, h('span', null, content));
+  // A note one row of the advice column already gives is not said again in the next ones.
+  /** @type {Set<string>} */
+  const shownNotes = new Set();
   const rows = METHODS.map((m, i) => {
     const x = rs[i];
     const name = h('th', { scope: 'row', 'data-label': head[0] }, h('span', null, T(`ft_${m}`),
@@ -89,7 +92,7 @@ async function run(r, alive) {
     const n = x.min_count;
     const md = x.min_count_detail;
     return h('tr', { dataset: { method: m, verdict: x.verdict } }, name,
-      td(1, gib(p.weights_bytes, L), { class: 'n' }),
+      td(1, weightsText(p, m, L), { class: 'n', dataset: { frozen: String(p.frozen_weights_bytes), trainable: String(p.trainable_weights_bytes) } }),
       td(2, gib(p.gradients_bytes, L), { class: 'n' }),
       td(3, gib(p.optimizer_state_bytes, L), { class: 'n' }),
       td(4, gib(p.activation_total_bytes, L), { class: 'n' }),
@@ -97,7 +100,7 @@ async function run(r, alive) {
       td(6, h('strong', null, gib(p.total_bytes, L)), { class: 'n', dataset: { bytes: String(p.total_bytes) } }),
       td(7, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
       td(8, neededText(n, md, L), { dataset: { count: n == null ? '' : String(n), withinCap: md ? String(md.within_cap) : 'false' } }),
-      td(9, adviceText(x.advice, L), { dataset: { advice: x.advice?.code || '' } }));
+      td(9, adviceText(x.advice, L, shownNotes), { dataset: { advice: x.advice?.code || '' } }));
   });
   // The sequence and batch the core used (its document's settings), not the inputs' state.
   const used = rs.find((/** @type {any} */ x) => x && !x.error && x.settings)?.settings;
@@ -106,6 +109,8 @@ async function run(r, alive) {
   /** @type {Map<string, number>} */
   const caps = new Map();
   for (const x of rs) for (const c of (x.error ? [] : x.count_caps || [])) caps.set(c.segment, c.segment_max_count);
+  // …the cap the "how many needed" column counts the chosen device against (its segment's)…
+  for (const x of rs) if (!x.error && x.min_count_detail && x.min_count_detail.segment) caps.set(x.min_count_detail.segment, x.min_count_detail.max_count);
   // …and the cap of each set it advises buying, so no advice reads past a count the note states.
   for (const x of rs) for (const b of (x.error || !x.advice ? [] : [x.advice, x.advice.alternative])) {
     if (b && b.segment && b.segment_max_count > 0) caps.set(b.segment, b.segment_max_count);
@@ -133,18 +138,39 @@ function neededText(n, md, L) {
   return n > 1 ? T('ft_count_each', { 0: num(n, L), each: gib(md.per_gpu_bytes, L) }) : num(n, L);
 }
 
-/** The core's advice: the person's own device, else the cheapest set, and what would do instead. @param {any} a @param {string} L */
-function adviceText(a, L) {
+/**
+ * The weights a method holds: for LoRA and QLoRA the frozen base and the trained adapters are
+ * said apart (the core's frozen_weights_bytes and trainable_weights_bytes), so the base reads as
+ * the same weights full fine-tuning trains (bf16) or their NF4 form, not as more than them.
+ * @param {any} p the core's memory.per_gpu @param {string} method @param {string} L
+ */
+function weightsText(p, method, L) {
+  if (method === 'full' || !(p.trainable_weights_bytes > 0)) return gib(p.weights_bytes, L);
+  return [gib(p.weights_bytes, L), h('br'), h('span', { class: 'note' }, T('ft_weights_base', { 0: gib(p.frozen_weights_bytes, L) })),
+    h('br'), h('span', { class: 'note' }, T('ft_weights_adapters', { 0: gib(p.trainable_weights_bytes, L) }))];
+}
+
+/**
+ * The core's advice: the person's own device, else the cheapest set, and what would do instead.
+ * Device names as the page names them (its product label), the count in the page's own form.
+ * @param {any} a @param {string} L @param {Set<string>} said notes earlier rows gave
+ */
+function adviceText(a, L, said) {
   if (!a) return '—';
-  const set = (/** @type {any} */ x) => `${x.count > 1 ? `${num(x.count, L)}× ` : ''}${x.name}`;
+  const set = (/** @type {any} */ x) => {
+    const name = shownName(deviceInfo(x.id) || x, L);
+    return x.count > 1 ? `${times(x.count, L)} ${name}` : name;
+  };
   const own = a.code === 'own_device' || a.code === 'own_device_unverified';
   const main = own ? (a.more > 0 ? T('ft_advice_own_more', { 0: set(a), more: num(a.more, L), have: num(a.have, L) }) : T('ft_advice_own', { 0: set(a) }))
     : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) }) : T('ft_advice_none');
-  const instead = (a.instead || []).map((/** @type {any} */ i) => i.code === 'qlora'
-    ? (i.more > 0 ? T('ft_instead_qlora_more', { 0: num(i.count, L), more: num(i.more, L) }) : T('ft_instead_qlora', { 0: num(i.count, L) }))
-    : T('ft_instead_memory', { 0: gib(i.memory_bytes, L) }));
+  // What would do instead: QLoRA on the person's device. (The core's one_gpu_memory is the row's
+  // own "total per GPU" figure, which the table already shows.)
+  const instead = (a.instead || []).filter((/** @type {any} */ i) => i.code === 'qlora').map((/** @type {any} */ i) =>
+    (i.more > 0 ? T('ft_instead_qlora_more', { 0: num(i.count, L), more: num(i.more, L) }) : T('ft_instead_qlora', { 0: num(i.count, L) })));
   const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '',
-    a.alternative ? T('ft_advice_or_buy', { 0: set(a.alternative) }) : '', ...instead].filter(Boolean);
+    a.alternative ? T('ft_advice_or_buy', { 0: set(a.alternative) }) : '', ...instead].filter((x) => x && !said.has(x));
+  for (const x of notes) said.add(x);
   return notes.length ? [main, h('br'), h('span', { class: 'note' }, notes.join(' '))] : main;
 }
 

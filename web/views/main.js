@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -527,7 +527,10 @@ function renderPlan(r) {
   box.hidden = !show;
   if (!show) return;
   const flags = [`-ngl ${p.ngl}`, p.n_cpu_moe > 0 ? `--n-cpu-moe ${p.n_cpu_moe}` : ''].filter(Boolean).join(' ');
-  const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', null, T('plan_gpu', {
+  // A GPU that holds the output layer too says so: -ngl counts it as one layer more than the
+  // model's repeating layers (llama.cpp llama-model.cpp: the output goes to a GPU only when
+  // n_gpu_layers > n_layer), so "-ngl 47" and "46 layers" name the same plan.
+  const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', { dataset: { layers: String(d.n_layers), output: String(!!d.has_output) } }, T(d.has_output ? 'plan_gpu_output' : 'plan_gpu', {
     name: d.id ? shownName(d, L) : d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
   })));
   items.push(h('li', null, p.n_cpu_moe > 0
@@ -602,14 +605,18 @@ function devicesTable(devs, host, L) {
   // A draft model gets its column the same way.
   const draft = devs.some((d) => d.draft_bytes > 0) || !!(host && host.draft_bytes > 0);
   const pj = (/** @type {any} */ d) => [...(proj ? [gib(d.projector_bytes || 0, L)] : []), ...(draft ? [gib(d.draft_bytes || 0, L)] : [])];
-  const rows = devs.map((d) => [d.id ? rowName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), gib(d.compute_bytes, L),
-    gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L),
-    typeof d.fits === 'boolean' ? h('span', { class: `tag ${d.fits ? 'fits' : 'no_fit'}` }, T(d.fits ? 'short_fits' : 'short_no_fit')) : '—']);
+  // llama.cpp's buffer for running weights held in RAM on the GPU gets its own column where a
+  // device keeps one, so the compute column is the same graph figure the memory breakdown shows.
+  const opo = devs.some((d) => d.op_offload_bytes > 0);
+  const cmp = (/** @type {any} */ d) => (opo ? [gib(d.compute_graph_bytes, L), gib(d.op_offload_bytes || 0, L)] : [gib(d.compute_bytes, L)]);
+  // Each row's tag is the core's verdict code for that device, on the headline's rule.
+  const tag = (/** @type {any} */ d) => (typeof d.verdict === 'string' ? h('span', { class: `tag ${d.verdict}`, dataset: { verdict: d.verdict } }, T(`short_${d.verdict}`)) : '—');
+  const rows = devs.map((d) => [d.id ? rowName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), ...cmp(d),
+    gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L), tag(d)]);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
-    gib(host.compute_bytes, L), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L),
-    h('span', { class: `tag ${host.ram_fits ? 'fits' : 'no_fit'}` }, T(host.ram_fits ? 'short_fits' : 'short_no_fit'))]);
+    ...cmp(host), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L), tag(host)]);
   return table(T('per_device_caption'),
-    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), ...(opo ? [T('op_offload_col')] : []), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */
@@ -728,7 +735,7 @@ async function quantMatrix(r, alive) {
   const noChoice = all.filter((e) => NO_CHOICE.includes(e.x.quant.applicability?.code));
   const ok = all.filter((e) => !noChoice.includes(e));
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality')];
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality_ref')];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -754,8 +761,14 @@ async function quantMatrix(r, alive) {
   // The weights column is what the device holds: below the file by what stays in RAM or is not
   // loaded, said for the format on screen (the core's parts).
   const gap = fileGap(r, L);
+  // Decode speed by kernel family (the core's speed.quant_family): where the table holds more
+  // than one, speeds are not in the order of the bits, and the note says why.
+  const families = [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
+  const qualityRef = qualityReference(ok.map((e) => e.q));
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
-    gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '']));
+    gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
+    families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
+    qualityRef ? T('quality_ref_note') : '']));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
   if (!alive()) return;
   smallest.forEach((d, i) => {

@@ -3,13 +3,13 @@
 // run it with 32/64/128 GB of system RAM (tiered), the Macs and the unified-memory PCs that run
 // it, its limits in plain words and a FAQ, every number from core estimates.
 import { estimate, many, solve, tiers } from '../client.js';
-import { defaults, hardware, modelInfo, quants, request } from '../catalog.js';
-import { fill, h, link, text } from '../dom.js';
-import { gbOf, gib, list as joinList, monthYear, num, signed, tokens } from '../format.js';
+import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
+import { byId, fill, h, link, text } from '../dom.js';
+import { gbOf, gib, list as joinList, monthYear, num, signed, times, tokens, tps } from '../format.js';
 import { aside, errorText, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
-import { paramsText, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, topologyText } from './shared.js';
+import { paramsText, qualityReference, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -33,9 +33,9 @@ export async function renderModel(alive) {
   // The model on its own at the core's defaults (context, format, cache, engine), not the form's.
   const ctx = defaultOf('ctx'), quant = defaultOf('quant');
   const base = { model: state.model, ctx, kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), ram: defaultOf('ram') };
-  let r, r1k;
+  let r;
   try {
-    [r, r1k] = await Promise.all([estimate(request({ ...base, quant, hw: REF_GPU })), estimate(request({ ...base, quant, hw: REF_GPU, ctx: 1024 }))]);
+    r = await estimate(request({ ...base, quant, hw: REF_GPU }));
   } catch (e) {
     if (!alive()) return;
     text('mp-title', T('unknown_model'));
@@ -62,7 +62,7 @@ export async function renderModel(alive) {
     [T('kv_heads'), s.mla_kv_lora_rank > 0 ? aside(L, 'MLA', `${T('latent')} ${num(s.mla_kv_lora_rank, L)}`) : dash(s.n_head_kv)],
     [T('head_dim'), dash(s.head_dim)],
     [T('vocab'), dash(s.vocab_size)],
-    [T('kv_per_1k'), aside(L, gib(r1k.memory.kv_cache_bytes, L), 'f16')],
+    [T('kv_per_1k'), kvPer1k(r, L)],
     [T('max_context'), m.max_context > 0 ? aside(L, tokens(m.max_context, L), num(m.max_context, L)) : '—'],
     [T('license'), m.license || info?.license || '—'],
     [T('params_total'), m.params_total_published_b ? aside(L, paramsText(m.params_total, L), `${T('published')} ${paramsText(m.params_total_published_b * 1e9, L)}`) : paramsText(m.params_total, L)],
@@ -85,7 +85,7 @@ export async function renderModel(alive) {
   if (!alive()) return;
   // One unit in the table (GiB, the unit llama.cpp prints), every column visible at any width.
   fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(REF_GPU), ctx: tokens(ctx, L) }),
-    [T('format'), T('file_size'), T('mem_8k', { ctx: tokens(ctx, L) }), T('smallest_device'), T('quality')],
+    [T('format'), T('file_size'), T('mem_8k', { ctx: tokens(ctx, L) }), T('smallest_device'), T('quality_ref')],
     okq.map((e, i) => [
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
@@ -94,6 +94,7 @@ export async function renderModel(alive) {
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, T('mp_quants_note')),
+  qualityRefNote(okq.map((e) => e.q), L),
   // Memory below the file size: what of the file is not on the GPU, by its parts (the core's
   // host_weights_parts and the MTP layer llama.cpp does not load), for the format the page is at.
   gapNote(r, L));
@@ -130,7 +131,8 @@ export async function renderModel(alive) {
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(`tier_${e.tier}`),
+      // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict).
+      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(e.tier === 'fits' && e.verdict === 'tight' ? 'tier_tight' : `tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
@@ -157,6 +159,22 @@ export async function renderModel(alive) {
     group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
     group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { ram: mostRam, 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
     noEngine(gt));
+  // A model no single device holds: the least costly real setups from the core's cheapest solver
+  // (several GPUs holding it in their memory, or GPUs with the tiers' system RAM), said first, at
+  // no slower than the speed floor the page uses for "runs" (the core's runs_on default).
+  if (tl && tl.smallest_fit && !tl.smallest_fit.gpus && !tl.smallest_fit.macs && !tl.smallest_fit.unified) {
+    const sv = await solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'cheapest', ram_tiers_gib: [0, ...tl.ram_tiers_gib], min_decode_tps: defaults.runs_on.min_decode_tps }).catch(() => null);
+    if (!alive()) return;
+    const opts = sv && Array.isArray(sv.options) ? sv.options : [];
+    const inGpu = opts.find((/** @type {any} */ o) => o.verdict === 'fits' || o.verdict === 'tight');
+    const withRam = opts.find((/** @type {any} */ o) => o.verdict === 'offload');
+    const item = (/** @type {any} */ o) => h('li', { dataset: { device: o.id, count: String(o.count), ram: String(o.ram_gib), verdict: o.verdict } },
+      link(urlFor({ view: 'main', hw: o.id, quant, ctx, count: o.count, ram: o.ram_gib }), `${times(o.count, L)} ${shownName(deviceInfo(o.id) || o, L)}`), ' ',
+      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gbOf(o.ram_gib, L), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
+    const box = h('div', { id: 'mp-setups' }, h('p', null, T(inGpu || withRam ? 'mp_no_single' : 'mp_no_setup', { model: m.name, quant: tl.quant, ctx: tokens(tl.context, L) })),
+      inGpu || withRam ? h('ul', { class: 'plain' }, inGpu ? item(inGpu) : null, withRam ? item(withRam) : null) : null);
+    byId('mp-gpus').prepend(box);
+  }
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
   const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
     const runs = list.filter((e) => e.tier === 'fits' || e.tier === 'offload');
@@ -167,6 +185,8 @@ export async function renderModel(alive) {
   if (tl) {
     shared('mp-macs', mt, 'macs_caption', 'macs_no_fit');
     shared('mp-unified', ut, 'unified_caption', 'unified_no_fit');
+    const why = requiredDiffers([...gt, ...mt, ...ut].filter((e) => e.memory && (e.tier === 'fits' || e.tier === 'offload')), L);
+    if (why) byId('mp-gpus').append(why);
   }
 
   // Limits and FAQ.
@@ -196,6 +216,50 @@ export async function renderModel(alive) {
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
+/**
+ * The cache per 1K tokens of context, from the core's split of the cache (memory.kv): what grows
+ * with the context, and on sliding-window or hybrid models the part that does not (windowed
+ * layers, recurrent state), with the total at the page's context, so the figures add up.
+ * @param {any} r @param {string} L
+ */
+function kvPer1k(r, L) {
+  const kv = r.memory.kv;
+  const per = gib(kv.growing_bytes_per_1k, L);
+  if (!(kv.fixed_bytes > 0)) return h('span', { id: 'mp-kv', dataset: { per1k: String(kv.growing_bytes_per_1k), fixed: '0', total: String(r.memory.kv_cache_bytes), cells: String(kv.cells) } }, aside(L, per, 'f16'));
+  return h('span', { id: 'mp-kv', dataset: { per1k: String(kv.growing_bytes_per_1k), fixed: String(kv.fixed_bytes), total: String(r.memory.kv_cache_bytes), cells: String(kv.cells) } },
+    T('kv_per_1k_fixed', { 0: per, fixed: gib(kv.fixed_bytes, L), kinds: joinList(kv.fixed_kinds.map((/** @type {string} */ k) => T(`kv_kind_${k}`)), L),
+      total: gib(r.memory.kv_cache_bytes, L), ctx: tokens(r.settings.context_requested, L) }));
+}
+
+/**
+ * Why "Required" is not the same on every device at the same format and context: the parts of
+ * the core's total (tiers memory) that differ between the rows, each with its range. Weights
+ * differ where a discrete GPU leaves the token embedding in system RAM and unified memory counts
+ * it; compute buffers and runtime overhead are each backend's own (CUDA, ROCm, Metal, Vulkan).
+ * @param {any[]} rows tier entries with figures @param {string} L
+ */
+function requiredDiffers(rows, L) {
+  const parts = /** @type {const} */ ([['weights_bytes', 'part_weights'], ['compute_bytes', 'part_compute'], ['overhead_bytes', 'part_overhead'], ['kv_cache_bytes', 'part_kv']]);
+  const said = [];
+  for (const [k, key] of parts) {
+    const vs = rows.map((e) => e.memory[k]).filter((v) => typeof v === 'number');
+    if (!vs.length) continue;
+    const lo = gib(Math.min(...vs), L), hi = gib(Math.max(...vs), L);
+    if (lo !== hi) said.push(T(key, { 0: `${lo}–${hi}` }));
+  }
+  return said.length ? h('p', { class: 'note', id: 'mp-required-why' }, T('required_differs', { 0: joinList(said, L) })) : null;
+}
+
+/**
+ * What the quality column is: one reference model's measured perplexity change per format, the
+ * same on every model's page, with a link to where it was measured (the catalog's source).
+ * @param {any[]} qs the formats in the table @param {string} L
+ */
+export function qualityRefNote(qs, L) {
+  const ref = qualityReference(qs);
+  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note'), ' ', h('a', { href: ref, rel: 'noopener', target: '_blank' }, T('quality_ref_source'))) : null;
+}
+
 /** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
 const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' });
 /** @param {any} quality @param {any} q @param {string} L */
@@ -223,8 +287,8 @@ function chooseAdvice(rows) {
   if (by.Q6_K && by.Q5_K_M) items.push(T('choose_q56', { q6: size('Q6_K'), q5: size('Q5_K_M'), q8: size('Q8_0'), q6ppl: ppl('Q6_K'), q5ppl: ppl('Q5_K_M') }));
   if (by.Q4_K_M) items.push(T('choose_q4', { q4: size('Q4_K_M'), bf16: size('BF16'), ppl: ppl('Q4_K_M') }));
   if (by.Q3_K_M || by.Q2_K) items.push(T('choose_low', { q3: size('Q3_K_M'), q2: size('Q2_K'), q3ppl: ppl('Q3_K_M'), q2ppl: ppl('Q2_K') }));
-  const qm = rows.find((x) => x.q.quality_model)?.q.quality_model;
-  return [...items.map((x) => h('li', null, x)), qm ? h('li', { class: 'note' }, T('choose_ppl_note', { 0: qm })) : null];
+  // Whose perplexity figures these are: the quantization table's note says it (qualityRefNote).
+  return items.map((x) => h('li', null, x));
 }
 
 /** @param {string} summary @param {Node | null} body */

@@ -264,3 +264,15 @@ export function uncertainMark(u, field, L) {
   const why = uncertainWhy(x, L);
   return h('span', { class: 'unc', title: why, dataset: { field, why: x.why } }, t(L, 'unc_mark'), h('span', { class: 'sr' }, `: ${why}`));
 }
+
+/**
+ * Where most of the table's perplexity figures were measured (the formats' `source` in the
+ * catalog, data/quants.json: one reference model's run, the same for every model).
+ * @param {any[]} qs
+ */
+export function qualityReference(qs) {
+  /** @type {Map<string, number>} */
+  const n = new Map();
+  for (const q of qs) if (typeof q.ppl_delta_pct === 'number' && q.source) n.set(q.source, (n.get(q.source) || 0) + 1);
+  return [...n].sort((a, b) => b[1] - a[1])[0]?.[0] || '';
+}

@@ -182,7 +182,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
         json it = {{"id", q.id}, {"container", q.container}, {"gguf", q.gguf}};
         for (const auto& e : cat.quants())
           if (e.value("id", "") == q.id) {
-            for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank"})
+            // quality_model and source: the one reference model the quality figure was measured
+            // on, and where (the page words the quality column as that model's figure).
+            for (const char* k : {"family", "bits_per_weight_nominal", "description", "ppl_delta_pct", "kld_mean", "rank",
+                                  "quality_model", "source"})
               if (e.contains(k)) it[k] = e[k];
           }
         it["quality"] = quality_json(cat, q.id);

@@ -633,6 +633,21 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   for (const auto& g : e.kv.groups)
     kv_groups.push_back({{"kind", g.kind}, {"layers", g.layers}, {"cells", g.cells},
                          {"bytes_per_token", g.bytes_per_token}, {"bytes", g.bytes}});
+  // The cache in two parts, so a "per 1K tokens" figure times the context gives the total: what
+  // grows with every token of context (groups that keep every cell) and what stays the same at
+  // this context (a sliding or chunked window shorter than the context, a recurrent state; in
+  // llama.cpp's llama-kv-cache-iswa.cpp the SWA cache is sized to the window, not n_ctx).
+  std::uint64_t kv_growing_per_token = 0, kv_fixed = 0;
+  json kv_fixed_kinds = json::array();
+  for (const auto& g : e.kv.groups) {
+    const bool fixed = g.kind == "recurrent" || g.cells < e.kv.n_ctx;
+    if (!fixed) {
+      kv_growing_per_token += g.bytes_per_token;
+      continue;
+    }
+    kv_fixed += g.bytes;
+    if (std::find(kv_fixed_kinds.begin(), kv_fixed_kinds.end(), g.kind) == kv_fixed_kinds.end()) kv_fixed_kinds.push_back(g.kind);
+  }
   const double U = static_cast<double>(e.usable.usable_bytes);
   // Shape facts for the page's spec card, from the first attention layer that has heads.
   const Architecture& a = r.model.arch;
@@ -711,7 +726,10 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
                   {"usable_rule_code", {{"code", e.usable.rule_code}, {"params", e.usable.rule_params}}},
-                  {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full}}},
+                  {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full},
+                          {"growing_bytes_per_token", kv_growing_per_token},
+                          {"growing_bytes_per_1k", kv_growing_per_token * 1024}, {"fixed_bytes", kv_fixed},
+                          {"fixed_kinds", kv_fixed_kinds}, {"cells", e.kv.n_ctx}}},
                   {"compute", {{"logits_bytes", e.compute.logits_bytes},
                                {"attention_bytes", e.compute.attention_bytes},
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},

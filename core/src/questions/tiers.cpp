@@ -42,7 +42,13 @@ Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const s
   if (e) {
     j["verdict"] = e->verdict;
     j["memory"] = {{"total_bytes", e->total_bytes}, {"usable_bytes", e->usable.usable_bytes},
-                   {"host_ram_bytes", e->placement.unified ? 0 : e->placement.ram_no_mmap_bytes}};
+                   {"host_ram_bytes", e->placement.unified ? 0 : e->placement.ram_no_mmap_bytes},
+                   // The parts of total_bytes, so a page can say which of them differ between
+                   // devices (the backend's compute buffers and runtime overhead; the token
+                   // embedding llama.cpp keeps in RAM on a discrete GPU but not on unified memory).
+                   {"weights_bytes", e->weights_bytes}, {"host_weights_bytes", e->host_weights_bytes},
+                   {"kv_cache_bytes", e->kv.total_bytes + e->spec_kv_bytes}, {"compute_bytes", e->compute.total_bytes},
+                   {"overhead_bytes", e->overhead_bytes}};
     if (tier != "no_fit" && e->speed.decode_tps > 0 && std::isfinite(e->speed.decode_tps)) {
       out.speed = e->speed.decode_tps;
       j["speed"] = {{"decode_tps", finite_or_zero(e->speed.decode_tps)}, {"decode_tps_low", finite_or_zero(e->speed.decode_tps_low)},

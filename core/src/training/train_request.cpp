@@ -191,7 +191,9 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                   {"quantized", m.params.quantized},
                   {"trainable_pct", m.params.total > 0 ? 100.0 * static_cast<double>(m.params.trainable) /
                                                              static_cast<double>(m.params.total) : 0.0}}},
-      {"memory", {{"per_gpu", {{"weights_bytes", m.weights_bytes}, {"gradients_bytes", m.gradients_bytes},
+      {"memory", {{"per_gpu", {{"weights_bytes", m.weights_bytes},
+                               {"frozen_weights_bytes", m.frozen_weights_bytes},
+                               {"trainable_weights_bytes", m.trainable_weights_bytes}, {"gradients_bytes", m.gradients_bytes},
                                {"master_bytes", m.master_bytes}, {"optimizer_bytes", m.optimizer_bytes},
                                {"activations_bytes", m.activations_bytes}, {"logits_bytes", m.logits_bytes},
                                {"workspace_bytes", m.workspace_bytes}, {"runtime_bytes", m.runtime_bytes},
@@ -221,6 +223,10 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                                {"max_count", own_cap}};
   else  // more than 64: past any machine's count
     out["min_count_detail"] = {{"within_cap", false}, {"max_count", own_cap}};
+  // Whose cap max_count is: the device's segment (data/segments.json), so a note on the caps can
+  // name the one the table counts against; absent for a device without one (its cap is 1 or 8).
+  if (r.device.kind == DeviceKind::Gpu && cat.segment_max_count(r.device) > 0)
+    out["min_count_detail"]["segment"] = r.device.facts.value("segment", "");
   out["memory"]["per_gpu_basis"] = o.gpus <= 1 ? "one_gpu" : o.zero == 0 ? "replicated" : "sharded";
   // The advice, in order: the person's own device when a machine holds enough of them and the
   // training stack runs on it -- with how many more than they have when it takes more (`owned`,

@@ -190,6 +190,7 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
 
   // Sharding (ZeRO paper §5): stage 1 splits optimizer states (with the fp32 master), stage 2 also
   // gradients, stage 3 also the parameters. Plain data parallel replicates everything.
+  double frozen_w = p.frozen_w;
   double weights = p.trainable_w + p.frozen_w, grads = p.grads, master = p.master, optim = p.optim;
   m.state_bytes_per_param = p.params.trainable > 0
       ? (p.trainable_w + p.grads + p.master + p.optim) / static_cast<double>(p.params.trainable) : 0.0;
@@ -198,6 +199,7 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
   double workspace = 0;
   if (o.zero >= 3) {
     weights /= N;
+    frozen_w /= N;
     workspace += 2.0 * p.largest_layer_w;  // the layer being computed and the one prefetched
   }
   double cpu = 0;
@@ -209,6 +211,7 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
   if (o.offload == Offload::Params) {
     cpu += weights;
     weights = 0;
+    frozen_w = 0;
   }
   if (o.method == TrainMethod::Qlora) workspace += 2.0 * p.largest_tensor;  // one dequantized weight
 
@@ -246,6 +249,8 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
   }
 
   m.weights_bytes = static_cast<std::uint64_t>(weights);
+  m.frozen_weights_bytes = std::min(m.weights_bytes, static_cast<std::uint64_t>(frozen_w));
+  m.trainable_weights_bytes = m.weights_bytes - m.frozen_weights_bytes;
   m.gradients_bytes = static_cast<std::uint64_t>(grads);
   m.master_bytes = static_cast<std::uint64_t>(master);
   m.optimizer_bytes = static_cast<std::uint64_t>(optim);

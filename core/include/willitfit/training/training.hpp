@@ -73,6 +73,10 @@ struct TrainMemory {
   TrainParams params;
   std::uint64_t weights_bytes = 0, gradients_bytes = 0, master_bytes = 0, optimizer_bytes = 0,
                 activations_bytes = 0, logits_bytes = 0, workspace_bytes = 0, runtime_bytes = 0;
+  // weights_bytes in its two parts: the frozen base (LoRA: bf16; QLoRA: NF4 with the layers
+  // left unquantized; full fine-tuning: none) and the trained weights (full: every weight in the
+  // compute dtype; LoRA/QLoRA: the adapters, fp32 under PEFT). frozen + trainable = weights.
+  std::uint64_t frozen_weights_bytes = 0, trainable_weights_bytes = 0;
   std::uint64_t tensors_bytes = 0;  // everything above but runtime: what torch reports as peak
   std::uint64_t total_bytes = 0;    // tensors + runtime: what must fit on each GPU
   std::uint64_t cpu_bytes = 0;      // offloaded optimizer / parameters / activations in system RAM

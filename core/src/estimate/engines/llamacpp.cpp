@@ -27,6 +27,13 @@ nlohmann::json load_json(const DeviceLoad& d) {
           {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
           {"overhead_bytes", d.overhead_bytes}, {"projector_bytes", d.projector_bytes}, {"draft_bytes", d.draft_bytes}, {"total_bytes", d.total_bytes},
           {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
+          // The page's tag for this device, on the headline's rule (estimate.hpp room_to_spare):
+          // "tight" when it fits but the estimate's upper bound leaves no room to spare.
+          {"verdict", !d.fits ? "no_fit" : room_to_spare(high(d.total_bytes), d.usable_bytes) ? "fits" : "tight"},
+          // The compute graph's buffers apart from the buffer llama.cpp keeps to run weights held
+          // in RAM on the GPU (op_offload_bytes; compute_bytes holds both): the graph part is
+          // what memory.compute_bytes counts when everything is on the accelerators.
+          {"compute_graph_bytes", d.compute_bytes - std::min(d.compute_bytes, d.op_offload_bytes)},
           {"n_layers", d.n_layers}, {"has_output", d.has_output},
           {"split", d.split}, {"dense_weights_bytes", d.dense_weights_bytes},
           {"expert_weights_bytes", d.expert_weights_bytes},
@@ -218,6 +225,7 @@ class LlamaCppStep final : public EngineStep {
     host["page_cache_bytes"] = p.page_cache_bytes;
     host["ram_usable_bytes"] = p.ram_usable_bytes;
     host["ram_fits"] = p.ram_fits;
+    host["verdict"] = !p.ram_fits ? "no_fit" : room_to_spare(high(p.host.total_bytes), p.ram_usable_bytes) ? "fits" : "tight";
     // What one token reads from the accelerators' memory, all devices together (the offload
     // limit sentence sets it beside what it reads from system RAM).
     std::uint64_t devices_read = 0;

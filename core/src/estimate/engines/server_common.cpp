@@ -142,7 +142,10 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
                     {"weights_bytes", b.weights_bytes}, {"kv_bytes", need_kv}, {"kv_pool_bytes", kv},
                     {"compute_bytes", b.activation_bytes},
                     {"overhead_bytes", over}, {"total_bytes", total}, {"usable_bytes", b.total_bytes},
-                    {"fits", b.fits}, {"read_per_token_bytes", b.weights_bytes}});
+                    {"fits", b.fits}, {"read_per_token_bytes", b.weights_bytes},
+                    // The headline's code for each GPU (the server preallocates its budget, so
+                    // fits or not; vllm.cpp / sglang.cpp set the verdict the same way).
+                    {"verdict", b.fits ? "fits" : "no_fit"}, {"compute_graph_bytes", b.activation_bytes}});
   }
   m["devices"] = devs;
 }
