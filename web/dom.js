@@ -44,6 +44,18 @@ export function slashBreaks(text) {
 }
 
 /**
+ * A command line as its tokens, each in a `tok` span the styles keep whole (an inline block: a
+ * flag such as --n-gpu-layers or a file name such as GLM-4.5-Air-Q4_K_M.gguf never parts at its
+ * hyphens; only a token longer than the whole line wraps inside itself), the spaces between them
+ * as text, so the line breaks between tokens and its textContent stays the command. A class, not
+ * an inline style: the site's policy allows no style attributes.
+ * @param {string} text @returns {(string | HTMLElement)[]}
+ */
+export function commandTokens(text) {
+  return String(text).split(/(\s+)/).filter((x) => x !== '').map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, x)));
+}
+
+/**
  * Mark a sideways-scrolling strip with where more of it lies (`data-more`: "start", "end", both
  * or none), kept up to date as it scrolls, resizes or changes; the styles fade that edge, so a
  * person sees there is more than the screen shows.

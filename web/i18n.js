@@ -72,6 +72,19 @@ export function sentences(lang, parts) {
   return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
 }
 
+/** The space between two sentences or a sentence and what follows it (a link, a button): none in
+ * Chinese, whose 。 closes a sentence without one. @param {string} lang */
+export function gap(lang) {
+  return lang === 'zh' ? '' : ' ';
+}
+
+/** A sentence closed with the language's full stop (Chinese 。), unless it already ends in one
+ * (。！？.!?). @param {string} lang @param {string} s */
+export function sentence(lang, s) {
+  if (!s || /[。！？.!?]$/u.test(s)) return s;
+  return `${s}${lang === 'zh' ? '。' : '.'}`;
+}
+
 /**
  * A text that stands alone after a label (a card's note, a value in words) in sentence case: its
  * first letter upper-cased as the language does it ("never" -> "Never"). Strings are kept

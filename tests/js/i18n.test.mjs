@@ -103,7 +103,7 @@ test('signed figures use the minus sign (U+2212), never a hyphen-minus, in every
 
 test('parameter counts: one precision rule (three significant digits) and each language\'s scale words, 10¹² never a "billón"', async () => {
   const { params } = await import(path.join(root, 'web', 'format.js'));
-  const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ');
+  const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ').replace(/\u2060/g, '');
   // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
   const want = {
     en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
@@ -120,6 +120,10 @@ test('parameter counts: one precision rule (three significant digits) and each l
   assert.equal(params(9.996e9, 'en'), '10B');
   // Number and scale word never part at a line end.
   assert.match(params(8.03e9, 'es'), /^8,03\u00a0mil\u00a0M$/);
+  // Chinese: a word joiner between the figure and 亿/万 (a digit and a Han character are a line
+  // break opportunity otherwise), and no space.
+  assert.equal(params(8.03e9, 'zh'), '80.3\u2060亿');
+  assert.equal(params(1.026e12, 'zh'), '1.03\u2060万\u2060亿');
   assert.equal(params(Number.NaN, 'en'), '—');
   assert.equal(params(0, 'en'), '—');
 });

@@ -60,8 +60,10 @@ export function renderCloud(r, c, mk) {
       // provider lists in GB is named beside it, whether it is decimal GB (vram_code decimal_gb:
       // B200 as 192 GB) or, where the instance's name states it ("A100 SXM 80GB"), the GiB figure
       // called GB (gib_figure), so the GB in a name never stands unexplained beside a GiB figure.
-      h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && /\d\s?GB\b/i.test(String(o.instance)))) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
+      // One value in the cell (the figure with the listed GB under it): on a phone's card it sits
+      // right-aligned beside its label as a whole, not as two flex items apart.
+      h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, h('span', { class: 'mem' }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && /\d\s?GB\b/i.test(String(o.instance)))) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null)),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
