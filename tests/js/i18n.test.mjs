@@ -173,3 +173,19 @@ test('a memory part too small for two decimals is said as below 0.01 GiB, never 
   assert.match(gib(1_073_741_824, 'es'), /^1,00\sGiB$/u);
   assert.equal(gib(Number.NaN, 'en'), '—');
 });
+
+test('Chinese sentences join without a space after 。 and each closes itself; other languages keep theirs', async () => {
+  const { gap, sentence, sentences, t } = await import(path.join(root, 'web', 'i18n.js'));
+  assert.equal(sentences('zh', ['用 QLoRA 即可。', '单块 GPU 需要 10 GiB', '']), '用 QLoRA 即可。单块 GPU 需要 10 GiB。');
+  assert.equal(sentences('en', ['One.', 'Two.']), 'One. Two.');
+  assert.equal(sentence('zh', '可以运行，但余量很小'), '可以运行，但余量很小。');
+  assert.equal(sentence('en', 'Fits, but tight'), 'Fits, but tight.');
+  assert.equal(sentence('en', 'Done.'), 'Done.');
+  assert.equal(gap('zh'), '');
+  assert.equal(gap('fr'), ' ');
+  // The tight verdict in Chinese is said as what it is (little headroom), not as "very tense".
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /紧张/.test(String(v))).map(([k]) => k), []);
+  assert.match(t('zh', 'verdict_tight'), /余量/);
+  // No string of a language carries a sentence joined after 。 with a space.
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /。 /.test(String(v))).map(([k]) => k), []);
+});

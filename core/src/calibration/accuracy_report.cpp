@@ -201,7 +201,8 @@ json accuracy_report(const Catalog& cat) {
            "|" + p["quant"].get<std::string>() + "|" + p["kind"].get<std::string>() + "|" + p["test"].get<std::string>() + "|" +
            p["device_class"].get<std::string>() + "|" + p.value("settings", "")].push_back(i);
     }
-    for (const auto& [key, idx] : same) {
+    for (const auto& entry : same) {
+      const std::vector<std::size_t>& idx = entry.second;  // (a lambda cannot capture a structured binding in C++17)
       json distinct = json::array();
       if (idx.size() > 1) {
         auto differs = [&](auto get) {
