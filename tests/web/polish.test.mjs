@@ -57,8 +57,10 @@ test('chart legends name their series without "—", the reference lines are mar
     assert.ok(!/:\s*$/.test(entry), `legend entry "${entry}" ends in a colon`);
   }
   // Over the plot the values come back.
+  await page.locator('#rvb-chart').scrollIntoViewIfNeeded();
   const box = await page.$eval('#rvb-chart .u-over', (o) => { const r = o.getBoundingClientRect(); return { x: r.x + r.width / 2, y: r.y + r.height / 2 }; });
-  await page.mouse.move(box.x, box.y);
+  await page.mouse.move(box.x - 5, box.y);
+  await page.mouse.move(box.x, box.y, { steps: 3 });
   await page.waitForFunction(() => [...document.querySelectorAll('#rvb-chart .u-legend .u-value')].some((v) => v.textContent && v.textContent !== '—'));
   // The simulator: its output box is not on screen before Start, and is once text streams.
   await page.waitForSelector('#sim-start:not([disabled])');
