@@ -44,15 +44,23 @@ export function slashBreaks(text) {
 }
 
 /**
- * A command line as its tokens, each in a `tok` span the styles keep whole (an inline block: a
- * flag such as --n-gpu-layers or a file name such as GLM-4.5-Air-Q4_K_M.gguf never parts at its
- * hyphens; only a token longer than the whole line wraps inside itself), the spaces between them
- * as text, so the line breaks between tokens and its textContent stays the command. A class, not
- * an inline style: the site's policy allows no style attributes.
+ * A command line in whole pieces: the program, then each flag with its value ("-ngl 47",
+ * "--n-cpu-moe 36", "-m GLM-4.5-Air-Q4_K_M.gguf"), each in a `tok` span the styles keep on one
+ * line (an inline block: a flag never parts at its hyphens nor from its value; only a piece longer
+ * than the whole line wraps inside itself). The spaces between pieces stay text, so the line
+ * breaks between them and the textContent is the command as given. A class, not an inline style:
+ * the site's policy allows no style attributes.
  * @param {string} text @returns {(string | HTMLElement)[]}
  */
 export function commandTokens(text) {
-  return String(text).split(/(\s+)/).filter((x) => x !== '').map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, x)));
+  /** @type {string[]} */
+  const pieces = [];
+  // Split at the spaces before a flag (a token starting with "-"); a value stays with its flag.
+  for (const part of String(text).split(/(\s+)(?=-)/)) {
+    if (part === '') continue;
+    pieces.push(part);
+  }
+  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, x)));
 }
 
 /**

@@ -109,7 +109,7 @@ test('the accuracy page: the band from the report, and rows that look the same s
   assert.deepEqual(page.problems, []);
 });
 
-test('at 390 px a launch command breaks between its tokens only, its text the command', async () => {
+test('at 390 px a launch command breaks between its flags only (each with its value), its text the command', async () => {
   const page = await env.page(PHONE);
   for (const lang of ['en', 'fr']) {
     await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=${lang}`);
@@ -127,7 +127,9 @@ test('at 390 px a launch command breaks between its tokens only, its text the co
       // One line each (a token as wide as the box may wrap inside itself; none is here).
       for (const t of c.toks) assert.ok(t.h < 1.6 * c.lh, `"${t.text}" spans ${t.h}px at a line height of ${c.lh}px`);
     }
-    assert.ok(cmds.some((c) => c.toks.some((t) => t.text === '--n-cpu-moe')), 'the offload flag is a token of its own');
+    // A flag stays with its value: '--n-cpu-moe 36' and '-ngl 47' are whole pieces.
+    assert.ok(cmds.some((c) => c.toks.some((t) => /^--n-cpu-moe \d+$/.test(t.text))), 'the offload flag with its value');
+    assert.ok(cmds.every((c) => c.toks.every((t) => /^-/.test(t.text) || t === c.toks[0])), 'each piece after the program starts at a flag');
   }
   assert.deepEqual(page.problems, []);
 });

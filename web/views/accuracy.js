@@ -48,7 +48,7 @@ function distinctText(p) {
     if (f === 'backend') return s.backend || T('acc_backend_none');
     if (f === 'flash_attn') return T(s.flash_attn === true ? 'acc_fa_on' : s.flash_attn === false ? 'acc_fa_off' : 'acc_fa_none');
     if (f === 'build') return s.build ? T('acc_build', { 0: s.build }) : T('acc_build_none');
-    if (f === 'flags') return s.flags ? h('span', { class: 'nw' }, s.flags) : T('acc_flags_none');
+    if (f === 'flags') return s.flags ? h('span', null, flagsText(s.flags)) : T('acc_flags_none');
     if (f === 'source') return T('acc_other_source');
     if (f === 'row_id') return T('acc_row', { 0: p.row_id });
     return '';

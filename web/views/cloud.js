@@ -55,7 +55,7 @@ export function renderCloud(r, c, mk) {
     const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
-      h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, instanceName(o)),
+      h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, h('span', null, instanceName(o))),
       // Memory per GPU in GiB as the estimate used it (the core's memory_per_gpu_bytes); what the
       // provider lists in GB is named beside it, whether it is decimal GB (vram_code decimal_gb:
       // B200 as 192 GB) or, where the instance's name states it ("A100 SXM 80GB"), the GiB figure
