@@ -7,7 +7,7 @@
 import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
-import { byId, fill, h, slashBreaks } from '../dom.js';
+import { byId, commandTokens, fill, h, slashBreaks } from '../dom.js';
 import { gib, num, pct, signed, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
@@ -48,7 +48,8 @@ function distinctText(p) {
     if (f === 'backend') return s.backend || T('acc_backend_none');
     if (f === 'flash_attn') return T(s.flash_attn === true ? 'acc_fa_on' : s.flash_attn === false ? 'acc_fa_off' : 'acc_fa_none');
     if (f === 'build') return s.build ? T('acc_build', { 0: s.build }) : T('acc_build_none');
-    if (f === 'flags') return s.flags ? h('span', null, flagsText(s.flags)) : T('acc_flags_none');
+    // Each flag whole with its value, wrapping inside itself only when longer than the cell.
+    if (f === 'flags') return s.flags ? h('span', null, commandTokens(s.flags)) : T('acc_flags_none');
     if (f === 'source') return T('acc_other_source');
     if (f === 'row_id') return T('acc_row', { 0: p.row_id });
     return '';
