@@ -60,7 +60,11 @@ export function commandTokens(text) {
     if (part === '') continue;
     pieces.push(part);
   }
-  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, x)));
+  // Inside a piece a break may come after _ | = . / ( (a <wbr>, no text): a piece longer than its
+  // box (a tensor-override rule in a table cell) wraps there rather than between two letters, and
+  // a table's column need not be as wide as the whole rule.
+  const inner = (/** @type {string} */ x) => x.split(/(?<=[_|=./(])/).flatMap((part, i) => (i ? [h('wbr', null), part] : [part]));
+  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, inner(x))));
 }
 
 /**
