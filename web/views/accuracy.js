@@ -181,7 +181,7 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       modelCell(p.model),
-      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
       h('span', null, p.device_class, Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
       h('span', { class: 'nw' }, p.quant),
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
