@@ -372,7 +372,7 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
   const view = document.querySelector('.view:not([hidden])');
   const qa = view ? [...view.querySelectorAll('.faq details')].map((d) => {
     const q = d.querySelector('summary')?.textContent?.trim() || '';
-    const a = [...d.children].filter((c) => c.tagName !== 'SUMMARY').map((c) => c.textContent?.trim()).join(' ').trim();
+    const a = [...d.children].filter((c) => c.tagName !== 'SUMMARY').map((c) => c.textContent?.trim()).join(lang === 'zh' ? '' : ' ').trim();  // no space after a Chinese 。
     return { q, a };
   }).filter((x) => x.q && x.a) : [];
   if (qa.length) {

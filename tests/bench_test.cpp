@@ -87,6 +87,62 @@ TEST_CASE("the report lists decode and prefill for every split, with rows equal 
   CHECK(want["tg/multi_gpu"] > 0);
 }
 
+TEST_CASE("the report states its error band and counts the in-sample rows within it", "[bench]") {
+  const double band = report()["band_pct"].get<double>();
+  CHECK(band == 25.0);
+  for (const char* kind : {"tg", "pp"}) {
+    int n = 0, in = 0;
+    for (const auto& p : report()["points"])
+      if (p["kind"] == kind && p["group"] == "single") {
+        ++n;
+        in += std::fabs(p["error_pct"].get<double>()) <= band ? 1 : 0;
+      }
+    for (const auto& g : report()["groups"])
+      if (g["kind"] == kind && g["split"] == "in_sample") {
+        CAPTURE(kind);
+        REQUIRE(n > 0);
+        CHECK(std::fabs(g["within_25_pct"].get<double>() - 100.0 * in / n) < 1e-9);
+      }
+  }
+}
+
+TEST_CASE("points that look the same name the fields that differ between them", "[bench]") {
+  std::map<std::string, std::vector<const json*>> same;
+  for (const auto& p : report()["points"]) {
+    REQUIRE(p.contains("distinct"));
+    REQUIRE(p.contains("setup"));
+    same[p["model"].get<std::string>() + "|" + p["hardware"].get<std::string>() + "|" + p["gpu_count"].dump() + "|" +
+         p["quant"].get<std::string>() + "|" + p["test"].get<std::string>() + "|" + p["device_class"].get<std::string>() + "|" +
+         p.value("settings", "")].push_back(&p);
+  }
+  int sets = 0;
+  for (const auto& [key, ps] : same) {
+    CAPTURE(key);
+    if (ps.size() == 1) {
+      CHECK((*ps[0])["distinct"].empty());
+      continue;
+    }
+    ++sets;
+    const json& d = (*ps[0])["distinct"];
+    REQUIRE_FALSE(d.empty());
+    for (const json* p : ps) CHECK((*p)["distinct"] == d);
+    // Each named field (other than the row id) really takes two values within the set.
+    for (const auto& f : d) {
+      if (f == "row_id") continue;
+      std::set<std::string> values;
+      for (const json* p : ps) values.insert(f == "source" ? (*p)["source"].dump() : (*p)["setup"][f.get<std::string>()].dump());
+      CHECK(values.size() > 1);
+    }
+  }
+  CHECK(sets > 0);
+  // GLM-4.5-Air on Strix Halo: the same test under two Vulkan drivers and flash attention on/off.
+  for (const auto& p : report()["points"])
+    if (p["row_id"] == "bench-0343") {
+      CHECK(p["setup"]["backend"] == "Vulkan AMDVLK");
+      CHECK(p["distinct"] == json::array({"backend", "flash_attn"}));
+    }
+}
+
 TEST_CASE("held-out decode stays within the issue's bar on devices the fit never saw", "[bench]") {
   for (const auto& g : report()["groups"])
     if (g["kind"] == "tg" && g["split"] == "held_out") {

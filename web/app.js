@@ -7,7 +7,7 @@ import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, scrollCue } from './dom.js';
 import { gbOf, num, tokens } from './format.js';
-import { applyStrings, clauses, labelled, t, tn } from './i18n.js';
+import { applyStrings, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
 import { productLabel } from './device-name.js';
@@ -462,7 +462,7 @@ function showStoreProblems() {
   const L = state.lang;
   const said = p.map((x) => labelled(L, `${T(`aside_kind_${x.kind}`)}${x.key ? ` ${x.key}` : ''}`, asideReason(L, x)));
   const detail = p.map((x) => x.detail).filter(Boolean).join('\n');
-  fill('store-notice', h('span', null, tn(L, 'store_problem', p.length, { 0: num(p.length, L) })), ' ',
+  fill('store-notice', h('span', null, tn(L, 'store_problem', p.length, { 0: num(p.length, L) })), gap(L),
     h('span', { class: 'aside-reasons', dataset: { codes: p.map((x) => x.code).join(' ') }, ...(detail ? { title: detail } : {}) }, clauses(L, said)), ' ',
     h('button', { type: 'button', class: 'small', on: { click: () => store.download({ set_aside: store.setAsideEntries() }, 'willitfit-set-aside.json') } }, T('download_aside')), ' ',
     h('button', { type: 'button', class: 'small', on: { click: () => { store.clearAside(); box.hidden = true; } } }, T('dismiss')));

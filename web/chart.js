@@ -56,11 +56,13 @@ export async function lineChart(el, spec) {
     legend: { live: true },
     cursor: { drag: { x: false, y: false } },
     series: [
-      { label: spec.xLabel, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : spec.xFmt(v)) },
+      // Off the plot the legend names the series only: an empty value (no "—"), which the page's
+      // CSS hides with its colon, and the x entry (no series of its own) hides altogether.
+      { label: spec.xLabel, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '' : spec.xFmt(v)) },
       ...spec.series.map((s) => ({
         label: s.label, stroke: cssVar(s.color), width: 2, dash: s.dash ? [6, 4] : undefined,
         points: { show: !s.dash, size: 5 },
-        value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '—' : spec.yFmt(v)),
+        value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '' : spec.yFmt(v)),
       })),
     ],
   };
@@ -117,13 +119,22 @@ export async function scatterChart(el, spec) {
     ],
   };
   // Reference lines are drawn through every x (they are straight on log-log axes).
-  const data = [xs, xs.map((x) => x), xs.map((x) => x * (1 + spec.band)), xs.map((x) => x * (1 - spec.band)), ...cols];
+  // No band stated (a report without band_pct): no band drawn, none listed.
+  const band = spec.band > 0 && Number.isFinite(spec.band) ? spec.band : null;
+  const data = [xs, xs.map((x) => x), xs.map((x) => (band ? x * (1 + band) : null)), xs.map((x) => (band ? x * (1 - band) : null)), ...cols];
   const plot = new uPlot(opts, data, el);
   // The band's lower edge shares the ±band legend entry: uPlot would list it as "Value".
   // (Series 3; a legend that is not live leaves the x series out, one entry fewer.)
   const items = plot.root.querySelectorAll('.u-legend .u-series');
-  const lower = /** @type {HTMLElement | undefined} */ (items[items.length === opts.series.length ? 3 : 2]);
+  const first = items.length === opts.series.length ? 1 : 0;
+  const lower = /** @type {HTMLElement | undefined} */ (items[first + 2]);
   if (lower) lower.hidden = true;
+  if (!band && items[first + 1]) /** @type {HTMLElement} */ (items[first + 1]).hidden = true;
+  // The reference lines' legend marks are lines (solid y = x, dashed band), not empty boxes.
+  [[items[first], 'solid'], [items[first + 1], 'dashed']].forEach(([it, style]) => {
+    const mark = /** @type {HTMLElement | null | undefined} */ (/** @type {Element | undefined} */ (it)?.querySelector('.u-marker'));
+    if (mark) { mark.classList.add('line-mark'); mark.dataset.line = String(style); }
+  });
   el.dataset.points = String(all.length);  // what the plot shows, for tests and assistive tech alike
   const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   ro.observe(el);

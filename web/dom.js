@@ -44,6 +44,30 @@ export function slashBreaks(text) {
 }
 
 /**
+ * A command line in whole pieces: the program, then each flag with its value ("-ngl 47",
+ * "--n-cpu-moe 36", "-m GLM-4.5-Air-Q4_K_M.gguf"), each in a `tok` span the styles keep on one
+ * line (an inline block: a flag never parts at its hyphens nor from its value; only a piece longer
+ * than the whole line wraps inside itself). The spaces between pieces stay text, so the line
+ * breaks between them and the textContent is the command as given. A class, not an inline style:
+ * the site's policy allows no style attributes.
+ * @param {string} text @returns {(string | HTMLElement)[]}
+ */
+export function commandTokens(text) {
+  /** @type {string[]} */
+  const pieces = [];
+  // Split at the spaces before a flag (a token starting with "-"); a value stays with its flag.
+  for (const part of String(text).split(/(\s+)(?=-)/)) {
+    if (part === '') continue;
+    pieces.push(part);
+  }
+  // Inside a piece a break may come after _ | = . / ( (a <wbr>, no text): a piece longer than its
+  // box (a tensor-override rule in a table cell) wraps there rather than between two letters, and
+  // a table's column need not be as wide as the whole rule.
+  const inner = (/** @type {string} */ x) => x.split(/(?<=[_|=./(])/).flatMap((part, i) => (i ? [h('wbr', null), part] : [part]));
+  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, inner(x))));
+}
+
+/**
  * Mark a sideways-scrolling strip with where more of it lies (`data-more`: "start", "end", both
  * or none), kept up to date as it scrolls, resizes or changes; the styles fade that edge, so a
  * person sees there is more than the screen shows.

@@ -7,7 +7,7 @@ import './widget.js';
 
 const p = new URLSearchParams(location.search);
 const card = /** @type {HTMLElement} */ (document.getElementById('card'));
-const map = { model: 'model', hf: 'hf', file: 'file', hw: 'hardware', quant: 'quant', ctx: 'context', lang: 'lang', ram: 'ram', kv: 'kv-type', count: 'count', theme: 'theme', draft: 'draft' };
+const map = { model: 'model', hf: 'hf', file: 'file', hw: 'hardware', quant: 'quant', ctx: 'context', lang: 'lang', ram: 'ram', kv: 'kv-type', count: 'count', theme: 'theme', draft: 'draft', mtp: 'mtp' };
 for (const [param, attr] of Object.entries(map)) {
   const v = p.get(param);
   if (v !== null) card.setAttribute(attr, v.slice(0, 200));

@@ -2,9 +2,14 @@
 // Number formatting for people: GiB for memory (GB beside it where vendors speak GB), tokens/s,
 // ms; always through Intl for the chosen language. Never prints NaN or Infinity.
 
+import { aside } from './i18n.js';
+
 const GiB = 1024 ** 3;
 /** Between a number and its unit: a no-break space, so "1 464 ms" never breaks before "ms". */
 const U = '\u00a0';
+// A word joiner: no line break at it, nothing drawn. Chinese has a break opportunity between a
+// digit and a Han character (UAX #14), so "80.3亿" could part as "80.3" / "亿" without it.
+const WJ = '\u2060';
 
 /** @param {string} lang @param {number} digits */
 function nf(lang, digits) {
@@ -115,6 +120,20 @@ export function tps(x, lang) {
 }
 
 /**
+ * A speed (or a time) with the core's range: "~49.9 tok/s (34.6–53.2)", "~179 tok/s (107–247)",
+ * the range in the language's parentheses (full-width in Chinese). The page's cards and the
+ * embeddable card both write it with this. @param {{v:number, lo:number, hi:number}|null} x
+ * @param {string} lang @param {'tps'|'ms'} unit
+ */
+export function spreadText(x, lang, unit = 'tps') {
+  if (!x) return '';
+  const f = unit === 'ms' ? ms : tps;
+  const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
+  const value = `~${f(x.v, lang)}`;
+  return Number.isFinite(x.lo) && Number.isFinite(x.hi) ? aside(lang, value, `${num(x.lo, lang, d)}–${num(x.hi, lang, d)}`) : value;
+}
+
+/**
  * A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s").
  * @param {number} x @param {string} lang @param {number} [digits] decimals of a figure in ms
  */
@@ -200,7 +219,7 @@ export function marketName(mk, L) {
 export function params(count, lang) {
   if (!(ok(count) && count > 0)) return '—';
   /** @type {Array<[number, string]>} scale and its word, largest first */
-  const scales = lang === 'zh' ? [[1e12, '万亿'], [1e8, '亿'], [1e4, '万']]
+  const scales = lang === 'zh' ? [[1e12, `${WJ}万${WJ}亿`], [1e8, `${WJ}亿`], [1e4, `${WJ}万`]]
     : lang === 'es' ? [[1e9, `${U}mil${U}M`], [1e6, `${U}M`], [1e3, `${U}mil`]]
       : lang === 'fr' ? [[1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
         : [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];

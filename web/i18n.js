@@ -67,9 +67,24 @@ export function commas(lang, parts) {
   return parts.filter(Boolean).join(lang === 'zh' ? '，' : ', ');
 }
 
-/** Sentences run on with a space, except in Chinese (no space after 。). @param {string} lang @param {string[]} parts */
+/** Sentences run on with a space, except in Chinese: no space after 。, and a part that does not
+ * close itself gets its 。 (joined bare, two clauses would run together). @param {string} lang @param {string[]} parts */
 export function sentences(lang, parts) {
-  return parts.filter(Boolean).join(lang === 'zh' ? '' : ' ');
+  const some = parts.filter(Boolean);
+  return lang === 'zh' ? some.map((p) => sentence(lang, p)).join('') : some.join(' ');
+}
+
+/** The space between two sentences or a sentence and what follows it (a link, a button): none in
+ * Chinese, whose 。 closes a sentence without one. @param {string} lang */
+export function gap(lang) {
+  return lang === 'zh' ? '' : ' ';
+}
+
+/** A sentence closed with the language's full stop (Chinese 。), unless it already ends in one
+ * (。！？.!?). @param {string} lang @param {string} s */
+export function sentence(lang, s) {
+  if (!s || /[。！？.!?]$/u.test(s)) return s;
+  return `${s}${lang === 'zh' ? '。' : '.'}`;
 }
 
 /**

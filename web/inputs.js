@@ -160,7 +160,7 @@ async function detect() {
   const c = await readClues();
   const best = propose(c, catalog.hardware);
   const seen = [c.webgpu && `WebGPU: ${c.webgpu}`, c.webgl && `WebGL: ${c.webgl}`,
-    c.deviceMemoryGb !== null && `${T('device_memory')}: ≥ ${gbOf(c.deviceMemoryGb, state.lang)}`].filter(Boolean).join(' · ');
+    c.deviceMemoryGb !== null && labelled(state.lang, T('device_memory'), `≥ ${gbOf(c.deviceMemoryGb, state.lang)}`)].filter(Boolean).join(' · ');
   // The answer first; what the browser said (a renderer string, a clue rather than a product
   // name) folded beneath it.
   fill('detect-out',

@@ -35,6 +35,7 @@ export function snippets(s, base) {
   if (s.kv !== defaultOf('kv')) attrs.push(['kv-type', s.kv]);
   if (s.count !== 1) attrs.push(['count', String(s.count)]);
   if (s.draft) attrs.push(['draft', s.draft]);   // the widget books the draft model's memory too
+  if (s.mtp) attrs.push(['mtp', '1']);   // and the MTP layers' speed, as the page shows it
   const widget = `<script type="module" src="${attr(new URL('widget.js', dir).href)}"></script>\n` +
     `<will-it-fit ${attrs.map(([k, v]) => `${k}="${attr(v)}"`).join(' ')}>${attr(`${hub ? hub.hf : s.model} · ${hub ? hub.quant : s.quant} · ${s.hw}`)}</will-it-fit>`;
   const q = new URLSearchParams(hub ? { hf: hub.hf, hw: s.hw, quant: hub.quant, ctx: String(s.ctx), lang: s.lang }
@@ -43,6 +44,7 @@ export function snippets(s, base) {
   if (s.kv !== defaultOf('kv')) q.set('kv', s.kv);
   if (s.count !== 1) q.set('count', String(s.count));
   if (s.draft) q.set('draft', s.draft);
+  if (s.mtp) q.set('mtp', '1');
   const iframe = `<iframe src="${attr(`${new URL('embed.html', dir).href}?${q}`)}" title="${attr(`willitfit: ${hub ? hub.hf : s.model}`)}" ` +
     'width="480" height="200" style="max-width:100%;border:0" loading="lazy"></iframe>\n' +
     `<script type="module" src="${attr(new URL('embed-host.js', dir).href)}"></script>`;

@@ -8,7 +8,7 @@
 // a custom element's definition is never saved with the DOM, so in a saved copy (HTML only,
 // "complete" or MHTML, with or without its stylesheet) the notice shows without any script.
 import { byId, h } from './dom.js';
-import { t } from './i18n.js';
+import { gap, t } from './i18n.js';
 import { state } from './state.js';
 
 /** Hides the notice in the live app (see styles.css: wif-snapshot:defined). */
@@ -37,8 +37,8 @@ export function writeSnapshot() {
   const when = h('time', { datetime: now.toISOString() }, date);
   const [before, after] = T('snapshot_text').split('{0}');
   byId('snapshot').replaceChildren(
-    h('strong', null, T('snapshot_title')), ' ',
-    h('span', null, before ?? '', when, after ?? ''), ' ',
+    h('strong', null, T('snapshot_title')), gap(state.lang),
+    h('span', null, before ?? '', when, after ?? ''), gap(state.lang),
     h('a', { href: location.href, rel: 'noopener' }, T('snapshot_live')), ' · ',
     h('a', { href: new URL('willitfit-offline.html', location.href).href, download: 'willitfit-offline.html' }, T('snapshot_offline')));
 }

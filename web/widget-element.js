@@ -6,16 +6,18 @@
 // context, ram, kv-type, count, lang, draft (a catalog draft model for speculative decoding: its
 // memory is the bar's own segment, memory.draft_bytes); show="cost" adds the cost per million tokens on that
 // hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN";
-// theme="dark" (or "auto": follow the reader's system) switches the default colours (CSS only).
+// mtp="1" (speculative decoding on the model's own MTP layers, the page's switch);
+// the colours follow the reader's system (prefers-color-scheme) unless theme="light" or
+// theme="dark" pins them (CSS only; theme="auto" is the default, said explicitly).
 // A model on the Hugging Face Hub: hf="owner/repo" (or any Hub link, or owner/repo:QUANT) with
 // quant="Q4_K_M" or file="path/in/repo.gguf" in place of model; the widget reads the repo as the
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
 // and fails with the page's coded messages (hub.js hubErrorKey).
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
-import { gib, money, num, pct, tokens } from './format.js';
+import { gib, money, pct, spreadText, tokens, tps } from './format.js';
 import { productLabel } from './device-name.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
-import { STRINGS, t } from './i18n.js';
+import { aside, STRINGS, t } from './i18n.js';
 
 /**
  * Lookups shared by every widget on the page, by reference, quant and file: changing another
@@ -44,7 +46,7 @@ const CSS = `
   --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; --wif-draft: #c0508a; }
 :host([theme="dark"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
 @media (prefers-color-scheme: dark) {
-  :host([theme="auto"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
+  :host(:not([theme="light"])) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
 }
 .card { background: var(--wif-bg); color: var(--wif-fg); border: 1px solid var(--wif-line); border-radius: 10px; padding: 12px 14px; }
 .title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }
@@ -67,7 +69,7 @@ let sheet = null;
 
 export class WillItFitElement extends HTMLElement {
   static get observedAttributes() {
-    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market', 'hf', 'file', 'draft'];
+    return ['model', 'hardware', 'quant', 'context', 'lang', 'ram', 'kv-type', 'count', 'show', 'market', 'hf', 'file', 'draft', 'mtp'];
   }
 
   constructor() {
@@ -154,6 +156,7 @@ export class WillItFitElement extends HTMLElement {
     if (a('count') !== null) req.count = n(a('count'));
     if (a('kv-type')) req.kv_type = a('kv-type');
     if (a('draft')) req.draft_model = a('draft');   // a draft model for speculative decoding (catalog id)
+    if (a('mtp') === '1' || a('mtp') === 'true') req.mtp = true;   // the model's own MTP layers draft
     return req;
   }
 
@@ -188,6 +191,7 @@ export class WillItFitElement extends HTMLElement {
     if (base.count) page.searchParams.set('count', String(base.count));
     if (base.kv_type) page.searchParams.set('kv', String(base.kv_type));
     if (base.draft_model) page.searchParams.set('draft', String(base.draft_model));
+    if (base.mtp) page.searchParams.set('mtp', '1');
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
@@ -204,19 +208,23 @@ export class WillItFitElement extends HTMLElement {
       this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}${draft}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
-      this.$line.textContent = `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)} (${pct(m.utilization, lang)}) · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
+      this.$line.textContent = `${aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang))} · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0, m.draft_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
       this.$limit.style.left = `${(100 * m.usable_bytes) / scale}%`;
-      // The core's range with the speed, as the page shows it; an approximate estimate says so.
+      // The page's decode card: the same field (speed.decode_tps, the speculative figure when a
+      // draft model or MTP is on) and its range, written by the same function.
       const sp = r.speed;
-      const range = sp && Number.isFinite(sp.decode_tps_low) && Number.isFinite(sp.decode_tps_high)
-        ? ` (${num(sp.decode_tps_low, lang, 1)}–${num(sp.decode_tps_high, lang, 1)})` : '';
       // A bandwidth public sources do not settle (hardware.uncertain) is said beside the speed.
       const unsure = r.hardware.uncertain && r.hardware.uncertain.bandwidth_gbs ? ` · ${t(lang, 'unc_mark')}` : '';
       this.$speed.textContent = sp && Number.isFinite(sp.decode_tps)
-        ? `~${num(sp.decode_tps, lang, 1)} tok/s${range}${unsure}` : '';
+        ? `${spreadText({ v: sp.decode_tps, lo: sp.decode_tps_low ?? NaN, hi: sp.decode_tps_high ?? NaN }, lang)}${unsure}` : '';
+      this.$speed.dataset.v = sp && Number.isFinite(sp.decode_tps) ? String(sp.decode_tps) : '';
+      // Speculative decoding on: the core's workload and the plain figure, as the page's note says.
+      const ds = sp && sp.decode_speculative;
+      this.$speed.title = ds && ds.plain_decode_tps > 0 ? t(lang, 'decode_note_spec', { how: t(lang, ds.kind === 'draft' ? 'decode_how_draft' : 'decode_how_mtp'),
+        workload: t(lang, `workload_${ds.workload}`), plain: tps(ds.plain_decode_tps, lang) }) : '';
       this.$approx.hidden = !r.model.approximate;
       this.$approx.textContent = r.model.approximate ? t(lang, 'approx_badge') : '';
       await this.renderCost(r, req, lang, mine);
@@ -256,8 +264,8 @@ export class WillItFitElement extends HTMLElement {
    */
   async renderCost(r, req, lang, mine) {
     const want = (this.getAttribute('show') || '').split(/[\s,]+/).includes('cost');
-    const tps = r.speed && r.speed.decode_tps;
-    if (!want || !(tps > 0)) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
+    const decode = r.speed && r.speed.decode_tps;
+    if (!want || !(decode > 0)) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
     /** @type {Record<string, unknown>} */
     const q = { ...req };
     if (this.getAttribute('market')) q.market = this.getAttribute('market');   // else the core's default

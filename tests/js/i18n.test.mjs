@@ -103,7 +103,7 @@ test('signed figures use the minus sign (U+2212), never a hyphen-minus, in every
 
 test('parameter counts: one precision rule (three significant digits) and each language\'s scale words, 10¹² never a "billón"', async () => {
   const { params } = await import(path.join(root, 'web', 'format.js'));
-  const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ');
+  const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ').replace(/\u2060/g, '');
   // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
   const want = {
     en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
@@ -120,6 +120,10 @@ test('parameter counts: one precision rule (three significant digits) and each l
   assert.equal(params(9.996e9, 'en'), '10B');
   // Number and scale word never part at a line end.
   assert.match(params(8.03e9, 'es'), /^8,03\u00a0mil\u00a0M$/);
+  // Chinese: a word joiner between the figure and 亿/万 (a digit and a Han character are a line
+  // break opportunity otherwise), and no space.
+  assert.equal(params(8.03e9, 'zh'), '80.3\u2060亿');
+  assert.equal(params(1.026e12, 'zh'), '1.03\u2060万\u2060亿');
   assert.equal(params(Number.NaN, 'en'), '—');
   assert.equal(params(0, 'en'), '—');
 });
@@ -168,4 +172,20 @@ test('a memory part too small for two decimals is said as below 0.01 GiB, never 
   assert.match(gib(5_368_710, 'en'), /^0\.01\sGiB$/u);
   assert.match(gib(1_073_741_824, 'es'), /^1,00\sGiB$/u);
   assert.equal(gib(Number.NaN, 'en'), '—');
+});
+
+test('Chinese sentences join without a space after 。 and each closes itself; other languages keep theirs', async () => {
+  const { gap, sentence, sentences, t } = await import(path.join(root, 'web', 'i18n.js'));
+  assert.equal(sentences('zh', ['用 QLoRA 即可。', '单块 GPU 需要 10 GiB', '']), '用 QLoRA 即可。单块 GPU 需要 10 GiB。');
+  assert.equal(sentences('en', ['One.', 'Two.']), 'One. Two.');
+  assert.equal(sentence('zh', '可以运行，但余量很小'), '可以运行，但余量很小。');
+  assert.equal(sentence('en', 'Fits, but tight'), 'Fits, but tight.');
+  assert.equal(sentence('en', 'Done.'), 'Done.');
+  assert.equal(gap('zh'), '');
+  assert.equal(gap('fr'), ' ');
+  // The tight verdict in Chinese is said as what it is (little headroom), not as "very tense".
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /紧张/.test(String(v))).map(([k]) => k), []);
+  assert.match(t('zh', 'verdict_tight'), /余量/);
+  // No string of a language carries a sentence joined after 。 with a space.
+  assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /。 /.test(String(v))).map(([k]) => k), []);
 });

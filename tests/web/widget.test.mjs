@@ -38,7 +38,7 @@ test('a blog on another origin embeds two widgets that share one wasm instance a
   const es = await page.evaluate(() => document.querySelector('#b').shadowRoot.querySelector('.verdict').textContent);
   assert.equal(es, 'Cabe con margen');
   // The speed carries the core's range, as on the page.
-  assert.match(await page.evaluate(() => document.querySelector('#a').shadowRoot.querySelector('.foot span').textContent), /^~[\d.]+ tok\/s \([\d.]+–[\d.]+\)$/);
+  assert.match(await page.evaluate(() => document.querySelector('#a').shadowRoot.querySelector('.foot span').textContent), /^~[\d.]+\u00a0tok\/s \([\d.]+–[\d.]+\)$/);
   assert.equal(wasmLoads.length, 1, 'one module for both widgets');
   // No style leaks either way, no new globals.
   assert.equal(await page.evaluate(() => getComputedStyle(document.querySelector('#own')).color), 'rgb(255, 0, 0)');
@@ -184,5 +184,29 @@ test('a draft model is its own segment of the bar, sized from the core\'s memory
   assert.equal(p.draft, 0);
   assert.ok(!String(p.title).includes('草稿'), String(p.title));
   await page.screenshot({ path: path.join(root, 'test-results', 'widget-draft.png') });
+  assert.deepEqual(page.problems, []);
+});
+
+test('with a draft model or MTP on, the card shows the page\'s decode figure (the speculative one), written the same way', async () => {
+  const page = await env.page();
+  for (const q of ['model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
+    'model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768&mtp=1']) {
+    for (const lang of ['en', 'zh']) {
+      await page.goto(`${env.url}?${q}&lang=${lang}`);
+      await page.waitForSelector('body[data-ready="true"]');
+      await page.waitForSelector('#k-decode');
+      const onPage = await page.evaluate(() => { const e = /** @type {HTMLElement} */ (document.getElementById('k-decode')); return { v: e.dataset.v, text: e.textContent }; });
+      await page.goto(`${env.url}embed.html?${q}&lang=${lang}`);
+      await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict);
+      const card = await page.evaluate(() => { const s = document.getElementById('card').shadowRoot.querySelector('.foot span'); return { v: s.dataset.v, text: s.textContent, title: s.title }; });
+      assert.equal(card.v, onPage.v, `${q} ${lang}: the same field`);
+      assert.equal(card.text, onPage.text, `${q} ${lang}: written the same way`);
+      // The plain figure is named beside it (the tooltip), as the page's card note does.
+      assert.ok(card.title.length > 0, `${q} ${lang}: the speculative note`);
+      // The card's link opens the same setup, speculation on.
+      const href = await page.evaluate(() => document.getElementById('card').shadowRoot.querySelector('.foot a').href);
+      assert.match(href, q.includes('mtp=1') ? /[?&]mtp=1(&|$)/ : /[?&]draft=/);
+    }
+  }
   assert.deepEqual(page.problems, []);
 });

@@ -1,5 +1,5 @@
-// The embed card's colour theme: light by default, dark with theme=dark, and theme=auto following
-// the reader's system setting; the verdict colours stay the same.
+// The embed card's colour theme: the reader's system setting by default (and with theme=auto),
+// pinned by theme=light or theme=dark; the verdict colours stay the same.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -17,8 +17,9 @@ const colours = (page) => page.evaluate(() => {
 });
 const dark = (/** @type {string} */ rgb) => rgb.match(/\d+/g).slice(0, 3).map(Number).reduce((a, b) => a + b, 0) < 200;
 
-test('the embed is light by default, dark with theme=dark, and follows the system with theme=auto', async () => {
-  for (const [query, scheme, wantDark] of [['', 'dark', false], ['&theme=dark', 'light', true], ['&theme=auto', 'dark', true], ['&theme=auto', 'light', false]]) {
+test('the embed follows the system by default and with theme=auto, and theme=light or theme=dark pins it', async () => {
+  for (const [query, scheme, wantDark] of [['', 'dark', true], ['', 'light', false], ['&theme=dark', 'light', true], ['&theme=light', 'dark', false],
+    ['&theme=auto', 'dark', true], ['&theme=auto', 'light', false]]) {
     const page = await env.page({ colorScheme: scheme });
     await page.goto(`${env.url}${Q}${query}`);
     await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict === 'offload');

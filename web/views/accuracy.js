@@ -1,13 +1,14 @@
 // @ts-check
 // The accuracy page ("How accurate is this?"): the core's accuracyReport() as it is, no figure
 // of its own. A summary per group (decode / prefill; in-sample, held-out, multi-GPU, offloaded),
-// a log-log plot of predicted against measured with the y = x line and the ±25% band, and every
-// row as a table (one plot point per table row).
+// a log-log plot of predicted against measured with the y = x line and the report's error band
+// (band_pct), and every row as a table (one plot point per table row; rows that look the same
+// name what sets them apart: the report's `distinct` fields of each row's `setup`).
 import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
-import { byId, fill, h, slashBreaks } from '../dom.js';
-import { gib, num, signed, tps } from '../format.js';
+import { byId, commandTokens, fill, h, slashBreaks } from '../dom.js';
+import { gib, num, pct, signed, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -30,14 +31,43 @@ function showGroup(ev, kind, split) {
   document.getElementById('acc-rows-sec')?.scrollIntoView();
 }
 
-/** @param {any[]} groups */
-function summaryTable(groups) {
+/** The report's error band as the language writes a percentage ("25%", "25 %"). @param {any} rep */
+const bandText = (rep) => pct(Number(rep && rep.band_pct) / 100, state.lang);
+
+/**
+ * What sets a row apart from the rows that look the same (same model, device, quant, test,
+ * backend class and placement): each field the core lists in `distinct`, worded from the row's
+ * `setup` ("Vulkan RADV, flash attention off", "build b6761"); nothing for a row without twins.
+ * @param {any} p
+ */
+function distinctText(p) {
+  const L = state.lang;
+  const d = Array.isArray(p.distinct) ? p.distinct : [];
+  const s = p.setup || {};
+  const words = d.map((/** @type {string} */ f) => {
+    if (f === 'backend') return s.backend || T('acc_backend_none');
+    if (f === 'flash_attn') return T(s.flash_attn === true ? 'acc_fa_on' : s.flash_attn === false ? 'acc_fa_off' : 'acc_fa_none');
+    if (f === 'build') return s.build ? T('acc_build', { 0: s.build }) : T('acc_build_none');
+    // Each flag whole with its value, wrapping inside itself only when longer than the cell.
+    if (f === 'flags') return s.flags ? h('span', null, commandTokens(s.flags)) : T('acc_flags_none');
+    if (f === 'source') return T('acc_other_source');
+    if (f === 'row_id') return T('acc_row', { 0: p.row_id });
+    return '';
+  }).filter(Boolean);
+  if (!words.length) return null;
+  const sep = L === 'zh' ? '，' : ', ';
+  return h('span', { class: 'note distinct', title: T('acc_distinct'), dataset: { distinct: d.join(' ') } },
+    words.flatMap((/** @type {any} */ w, /** @type {number} */ i) => (i ? [sep, w] : [w])));
+}
+
+/** @param {any[]} groups @param {string} band */
+function summaryTable(groups, band) {
   const row = (/** @type {any} */ g) => h('tr', { dataset: { group: `${g.kind}-${g.split}` } },
     h('th', { scope: 'row', 'data-label': T('acc_group') }, g.rows ? h('a', { href: `#acc-${g.kind}-${g.split}`, on: { click: (/** @type {Event} */ ev) => showGroup(ev, g.kind, g.split) } },
       `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`) : `${T(KIND[/** @type {'tg'|'pp'} */ (g.kind)])} · ${T(`acc_split_${g.split}`)}`),
     h('td', { dataset: { field: 'rows' }, 'data-label': T('acc_n_rows'), class: 'n' }, h('span', null, num(g.rows, state.lang))),
     h('td', { dataset: { field: 'median_ape_pct' }, 'data-label': T('acc_median'), class: 'n' }, h('span', null, g.rows ? pctText(g.median_ape_pct) : '—')),
-    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within'), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')),
+    h('td', { dataset: { field: 'within_25_pct' }, 'data-label': T('acc_within', { band }), class: 'n' }, h('span', null, g.rows ? pctText(g.within_25_pct) : '—')),
     // The range every speed of this group is shown with (factors on the prediction), and how many
     // of the group's measured runs fall inside it.
     h('td', { dataset: { field: 'range' }, 'data-label': T('acc_range'), class: 'n' },
@@ -52,7 +82,7 @@ function summaryTable(groups) {
   return h('div', { class: 'table-wrap fit' },
     h('table', { class: 'data stack', id: 'acc-summary' }, h('caption', null, T('acc_summary')),
       h('thead', null, h('tr', null, h('th', { scope: 'col' }, T('acc_group')), h('th', { scope: 'col' }, T('acc_n_rows')),
-        h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within')),
+        h('th', { scope: 'col' }, T('acc_median')), h('th', { scope: 'col' }, T('acc_within', { band })),
         h('th', { scope: 'col' }, T('acc_range')), h('th', { scope: 'col' }, T('acc_coverage')))),
       h('tbody', null, [...groups].sort((a, b) => order(a) - order(b)).map(row))));
 }
@@ -135,7 +165,7 @@ function rowsSection(points) {
       h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
   function draw() {
     const rows = points.filter((p) => (!view.kind || p.kind === view.kind) && (!view.split || splitOf(p) === view.split)
-      && (!view.q || `${p.model} ${p.hardware} ${deviceName(p.hardware)} ${p.quant} ${p.device_class}`.toLowerCase().includes(view.q)));
+      && (!view.q || `${p.model} ${p.hardware} ${deviceName(p.hardware)} ${p.quant} ${p.device_class} ${p.setup?.backend || ''} ${p.setup?.build || ''}`.toLowerCase().includes(view.q)));
     const key = keys[view.sort];
     rows.sort((a, b) => {
       const x = key(a), y = key(b);
@@ -151,8 +181,8 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       modelCell(p.model),
-      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
-      p.device_class,
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
+      h('span', null, p.device_class, Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
       h('span', { class: 'nw' }, p.quant),
       `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
       tps(p.measured_tps, L),
@@ -238,13 +268,13 @@ export async function renderAccuracy(alive) {
   const excluded = Object.values(rep.excluded || {}).reduce((a, b) => a + Number(b), 0);
   fill('acc-body',
     h('p', { id: 'acc-counts' }, T('acc_counts', { 0: num(rep.rows_used, state.lang), 1: num(rep.rows_total, state.lang), 2: num(excluded, state.lang) })),
-    summaryTable(rep.groups || []),
+    summaryTable(rep.groups || [], bandText(rep)),
     h('p', { class: 'note' }, T('acc_split_note')),
     h('p', { class: 'note', id: 'acc-range-note' }, T('acc_range_note')),
     // Speed together (groups, the plot, the rows), then the memory claim: the plot no longer sits
     // under the memory heading.
     h('h2', null, T('acc_plot')),
-    h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang) }) }),
+    h('div', { class: 'chart', id: 'acc-chart', role: 'img', 'aria-label': T('acc_plot_alt', { 0: num(points.length, state.lang), band: bandText(rep) }) }),
     rowsSection(points),
     sizesSection(rep.sizes),
     mlxSection(rep.mlx),
@@ -261,8 +291,8 @@ export async function renderAccuracy(alive) {
     label: /** @type {any} */ (label)[k] || k, color: /** @type {any} */ (color)[k] || '--muted', points: pts,
   }));
   await scatterChart(byId('acc-chart'), {
-    groups, band: 0.25, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
-    fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band'),
+    groups, band: Number(rep.band_pct) / 100, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
+    fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
   });
 }
 

@@ -67,13 +67,15 @@ export function renderCloud(r, c, mk) {
     const safe = typeof o.url === 'string' && /^https:\/\/[^\s"<>]+$/.test(o.url);
     return h('tr', { dataset: { offer: o.id } },
       h('th', { scope: 'row' }, o.provider),
-      h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, instanceName(o)),
+      h('td', { class: 'wrap', 'data-label': head[1], ...(o.price_basis ? { dataset: { basis: o.price_basis } } : {}) }, h('span', null, instanceName(o))),
       // Memory per GPU in GiB as the estimate used it (the core's memory_per_gpu_bytes); what the
       // provider lists in GB is named beside it, whether it is decimal GB (vram_code decimal_gb:
       // B200 as 192 GB) or, where the instance's name states it ("A100 SXM 80GB"), the GiB figure
       // called GB (gib_figure), so the GB in a name never stands unexplained beside a GiB figure.
-      h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null),
+      // One value in the cell (the figure with the listed GB under it): on a phone's card it sits
+      // right-aligned beside its label as a whole, not as two flex items apart.
+      h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, h('span', { class: 'mem' }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null)),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),

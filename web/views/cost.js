@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { clauses, commas, errorText, labelled, sentenceCase, t } from '../i18n.js';
+import { clauses, commas, errorText, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -289,8 +289,8 @@ function paintRentVsBuy(r, c, mk) {
     card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
       // Past the period the core writes the purchase off over (its break_even code): renting is
       // the cheaper way over the hardware's life.
-      typeof be === 'number' ? [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
-        be > last ? T('break_even_beyond', { 0: num(last, L) }) : ''].filter(Boolean).join(' ') : T('never_note'),
+      typeof be === 'number' ? sentences(L, [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
+        be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '' }),
     card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));

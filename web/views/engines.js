@@ -6,7 +6,7 @@ import { many } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { byId, fill, h, link, table } from '../dom.js';
 import { gib, num, tokens } from '../format.js';
-import { t } from '../i18n.js';
+import { gap, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { speedOf, spreadText } from './shared.js';
 
@@ -74,6 +74,6 @@ export async function renderEngines(r, alive) {
     [T('engines_col'), ...ids.map(name)], rows, { class: 'data engines' }));
   const mlx = rs[ids.indexOf('mlx')];
   const warn = mlx && !mlx.error && mlx.mlx && mlx.mlx.slow_warning;
-  fill('engines-note', T('engines_note'), warn ? [' ', T('engines_slow_warning')] : null);
+  fill('engines-note', T('engines_note'), warn ? [gap(state.lang), T('engines_slow_warning')] : null);
   box.hidden = false;
 }

@@ -8,7 +8,7 @@ import { call } from '../client.js';
 import { defaults, deviceInfo } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { gib, list as joinList, num, times, tokens } from '../format.js';
-import { errorText, t } from '../i18n.js';
+import { errorText, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
 import { paramsText, shownName } from './shared.js';
@@ -171,7 +171,7 @@ function adviceText(a, L, said) {
   const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '',
     a.alternative ? T('ft_advice_or_buy', { 0: set(a.alternative) }) : '', ...instead].filter((x) => x && !said.has(x));
   for (const x of notes) said.add(x);
-  return notes.length ? [main, h('br'), h('span', { class: 'note' }, notes.join(' '))] : main;
+  return notes.length ? [main, h('br'), h('span', { class: 'note' }, sentences(L, notes))] : main;
 }
 
 function ensureInputs() {

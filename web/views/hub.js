@@ -10,7 +10,7 @@
 // Hub's origin; one click forgets it.
 import * as catalog from '../catalog.js';
 import { call, many } from '../client.js';
-import { h } from '../dom.js';
+import { commandTokens, h } from '../dom.js';
 import { gb, gib, list, tps } from '../format.js';
 import { hubBase, hubErrorKey, hubModels, modelFor } from '../hub.js';
 import { t } from '../i18n.js';
@@ -141,7 +141,7 @@ async function render(el, ctl) {
     // The projector file the core read (hub_repo.hpp): its weights, or why it could not be read.
     ...(repo.projector ? [h('p', { class: 'note', id: 'hub-projector' }, T('hub_mmproj_read', { 0: repo.projector.path, 1: gib(repo.projector.tensor_bytes, state.lang) }))] : []),
     ...(repo.mmproj_error ? [h('p', { class: 'warn', id: 'hub-projector-error' }, T('hub_mmproj_bad', { 0: repo.mmproj[repo.mmproj_chosen ?? 0]?.path || '?', 1: mmprojReason(String(repo.mmproj_error.code)) }))] : []),
-    h('p', null, T('hub_launch'), ' ', h('code', { id: 'hub-command', class: 'mono' }, chosen ? chosen.command : '')),
+    h('p', null, T('hub_launch'), ' ', h('code', { id: 'hub-command', class: 'mono' }, chosen ? commandTokens(chosen.command) : '')),
     tokenBox(el, found.ref.repo));
 }
 

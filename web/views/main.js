@@ -7,9 +7,9 @@
 import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
-import { byId, fill, h, link, table, text } from '../dom.js';
+import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
 import { gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, tokens, tps, units } from '../format.js';
-import { aside, commas, sentences, t, tn } from '../i18n.js';
+import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -292,7 +292,7 @@ function renderProjector(r) {
   // Read from the repo's own mmproj file (core gguf/mmproj.hpp), not computed from a config.
   if (p.source === 'mmproj_file' && p.file)
     parts.push(T('proj_file', { 0: String(p.file.path || '?'), 1: String(p.file.revision || '').slice(0, 12) || '?', 2: num(p.file.tensors, L) }));
-  text('w-projector', parts.join(' '));
+  text('w-projector', sentences(L, parts));
 }
 
 /** An engine id as it spells itself (the core's defaults: engines[id].name). @param {string} e */
@@ -543,9 +543,9 @@ function renderPlan(r) {
   const over = { emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
   const total = h('p', { id: 'plan-total', dataset: { total: String(p.total_bytes), over: String(p.over_full_bytes) } },
     T('plan_total', { total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
-    ' ', T(p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', over));
+    gap(L), T(p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', over));
   fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items), total,
-    h('p', { class: 'note' }, T('plan_flags'), ' ', h('code', null, flags)));
+    h('p', { class: 'note' }, T('plan_flags'), gap(L), h('code', null, commandTokens(flags))));
 }
 
 /** Sections for result fields other helpers add; hidden while absent. @param {any} r */
@@ -570,7 +570,7 @@ function renderPlugins(r) {
       h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
-      h('pre', null, h('code', null, c.command)))),
+      h('pre', null, h('code', null, commandTokens(c.command))))),
     cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))));
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
@@ -744,7 +744,9 @@ async function quantMatrix(r, alive) {
     const published = x.gguf_file_published_bytes;
     const how = x.quant.applicability?.code;
     return [
-      how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'tag tight', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
+      // How a format applies here is a sentence ("FP4 sur les poids seulement : pas de cœurs
+      // tensoriels FP4"), not a pill: a note under the format's name, marked in the caution colour.
+      how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'applic', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
       nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
       nw(gib(x.memory.total_bytes, L)),
@@ -826,7 +828,7 @@ function faq(r, outlook) {
   const L = state.lang;
   const qa = [
     [T('faq_run_q', { hw: hwName(r), model: r.model.name }),
-      `${T(`verdict_${r.verdict}`)}. ${T('faq_run_a', { quant: r.quant.id, ctx: tokens(state.ctx, L), total: gib(r.memory.total_bytes, L), w: gib(r.memory.weights_bytes, L), kv: gib(r.memory.kv_cache_bytes, L), usable: gib(r.memory.usable_bytes, L) })}`],
+      sentences(L, [sentence(L, T(`verdict_${r.verdict}`)), T('faq_run_a', { quant: r.quant.id, ctx: tokens(state.ctx, L), total: gib(r.memory.total_bytes, L), w: gib(r.memory.weights_bytes, L), kv: gib(r.memory.kv_cache_bytes, L), usable: gib(r.memory.usable_bytes, L) })])],
   ];
   if (outlook && outlook.applies) qa.push([T('faq_32k_q', { model: r.model.name, to: tokens(outlook.to_context, L) }), T('faq_32k_a', { kv: gib(outlook.to.kv_cache_bytes, L), total: gib(outlook.to.total_bytes, L), gb: gb(outlook.to.total_bytes, L) })]);
   fill('faq-main', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));

@@ -8,7 +8,7 @@ import { defaults, request } from '../catalog.js';
 import { shownName } from './shared.js';
 import { byId, fill, h, link } from '../dom.js';
 import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
-import { aside, t } from '../i18n.js';
+import { aside, gap, sentence, sentences, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -91,11 +91,11 @@ export async function renderMakeItFit(r, alive) {
   const toAll = () => h('a', { href: '#diag-section', on: { click: (/** @type {Event} */ e) => { e.preventDefault(); byId('diag-section').scrollIntoView(); } } }, T('fit_all'));
   if (r.verdict === 'no_fit' && first) {
     const s0 = stateOf(first);
-    const el = fill('verdict-fix', `${T('fit_first')} `, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
-      ` (${detailText(first, res.decode_tps_now, L, res)}). `, toAll());
+    const el = fill('verdict-fix', `${T('fit_first')}${gap(L)}`, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
+      sentence(L, aside(L, '', detailText(first, res.decode_tps_now, L, res))) + gap(L), toAll());
     el.hidden = false;
   } else if (r.verdict === 'no_fit') {
-    const el = fill('verdict-fix', `${T('fit_only_slow', { 0: tps(res.min_decode_tps, L) })} `, toAll());
+    const el = fill('verdict-fix', `${T('fit_only_slow', { 0: tps(res.min_decode_tps, L) })}${gap(L)}`, toAll());
     el.hidden = false;
   }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
@@ -176,6 +176,6 @@ export async function renderPicks(r, alive) {
   const capText = caps.length && !said.includes('gpu') ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
   const fmt = res.format_left_out;
   const fmtText = fmt && fmt.devices > 0 ? T('picks_format_left_out', { quant: String(fmt.quant), 0: num(fmt.devices, L) }) : '';
-  capNote.textContent = [capText, leftText, fmtText].filter(Boolean).join(' ');
+  capNote.textContent = sentences(L, [capText, leftText, fmtText]);
   capNote.hidden = !capText && !leftText && !fmtText;
 }

@@ -7,8 +7,8 @@ import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
-import { byKey, gbOf, gib, ms, num, params as paramsCount, pct, times, tps, units } from '../format.js';
-import { aside, t } from '../i18n.js';
+import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
+import { t } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -56,15 +56,8 @@ export function speedOf(r) {
   return decode || prefill || ttft ? { decode, prefill, ttft } : null;
 }
 
-/** "~49.9 tok/s (34–53)" @param {{v:number, lo:number, hi:number}|null} x @param {string} lang @param {'tps'|'ms'} unit */
-export function spreadText(x, lang, unit = 'tps') {
-  if (!x) return '';
-  const f = unit === 'ms' ? ms : tps;
-  const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
-  const value = `~${f(x.v, lang)}`;
-  // The range in the language's parentheses (full-width in Chinese).
-  return Number.isFinite(x.lo) && Number.isFinite(x.hi) ? aside(lang, value, `${num(x.lo, lang, d)}–${num(x.hi, lang, d)}`) : value;
-}
+/** "~49.9 tok/s (34–53)": format.js's, shared with the embeddable card. */
+export { spreadText };
 
 /**
  * Launch commands from `result.commands`, whatever the shape: an array of {engine|label,

@@ -10,7 +10,7 @@ import { call, estimate } from '../client.js';
 import { request } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { ms, num, tokens, tps } from '../format.js';
-import { t } from '../i18n.js';
+import { sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -106,13 +106,16 @@ function ensureControls() {
       h('div', { class: 'cards sim-stats' },
         stat('sim-elapsed', 'sim_elapsed'), stat('sim-tokens', 'sim_tokens'), stat('sim-rate', 'sim_rate')),
       h('p', { id: 'sim-status', class: 'note', role: 'status' }),
-      h('div', { id: 'sim-out', class: 'sim-out', 'aria-hidden': 'true' }));
+      // The stand-in text, shown once it streams (an empty box before Start said nothing; with
+      // reduced motion the text does not stream and the box stays away).
+      h('div', { id: 'sim-out', class: 'sim-out', 'aria-hidden': 'true', hidden: true, title: T('sim_output') }));
   }
   const sel = /** @type {HTMLSelectElement} */ (byId('sim-prompt'));
   const lengths = offer ? offer.prompts : [];
   sel.replaceChildren(...lengths.map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
   sel.value = String(prompt());
-  byId('sim-intro').textContent = T('sim_intro') + (reduced() ? ` ${T('sim_reduced')}` : '');
+  byId('sim-intro').textContent = sentences(state.lang, [T('sim_intro'), reduced() ? T('sim_reduced') : '']);
+  byId('sim-out').title = T('sim_output');
   byId('sim-prompt-label').textContent = T('sim_prompt');
   byId('sim-start').textContent = shown > 0 || started ? T('sim_restart') : T('sim_start');
   byId('sim-stop').textContent = T('sim_stop');
@@ -135,6 +138,7 @@ function start() {
   shown = 0;
   firstAt = NaN;
   fill('sim-out');
+  byId('sim-out').hidden = reduced();
   started = performance.now();
   byId('sim-stop').disabled = false;
   byId('sim-start').textContent = T('sim_restart');

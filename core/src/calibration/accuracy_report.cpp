@@ -23,8 +23,11 @@ double naive_tps(const BenchCase& c) {
   return c.device->bandwidth_gbs * 1e9 * static_cast<double>(c.gpu_count) / c.file_bytes;
 }
 
+// The error band the report counts rows within and the page draws around y = x (±25 %).
+constexpr double kBandPct = 25.0;
+
 json stats(const std::vector<double>& e) {
-  const double within = static_cast<double>(std::count_if(e.begin(), e.end(), [](double x) { return x <= 25.0; }));
+  const double within = static_cast<double>(std::count_if(e.begin(), e.end(), [](double x) { return x <= kBandPct; }));
   return json{{"median_ape_pct", median(e)},
               {"within_25_pct", e.empty() ? 0.0 : 100.0 * within / static_cast<double>(e.size())}};
 }
@@ -43,6 +46,19 @@ double share_pct(const std::vector<bool>& v) {
 }
 
 bool usable(double p) { return p > 0 && std::isfinite(p); }
+
+// What a published row states about its run beyond the fields every point shows (model, device,
+// quant, test, backend class, placement flags): the backend as the source names it ("Vulkan
+// RADV"), flash attention, the llama.cpp build and the run's own flags. Absent fields are null.
+json row_setup(const json* row) {
+  json s = {{"backend", nullptr}, {"flash_attn", nullptr}, {"build", nullptr}, {"flags", nullptr}};
+  if (!row) return s;
+  if (row->contains("backend") && (*row)["backend"].is_string()) s["backend"] = (*row)["backend"];
+  if (row->contains("flash_attn") && (*row)["flash_attn"].is_number()) s["flash_attn"] = (*row)["flash_attn"].get<int>() != 0;
+  if (row->contains("build") && (*row)["build"].is_string()) s["build"] = (*row)["build"];
+  if (row->contains("flags") && (*row)["flags"].is_string() && !(*row)["flags"].get<std::string>().empty()) s["flags"] = (*row)["flags"];
+  return s;
+}
 
 // The value below which `share` of the sorted values lie (nearest rank).
 double nearest_rank_quantile(std::vector<double> v, double share) {
@@ -130,6 +146,9 @@ json accuracy_report(const Catalog& cat) {
   // Signed error per class: kind x backend x device kind x dense/MoE, single-device rows.
   struct Cls { std::vector<double> signed_pct, abs_pct; std::vector<bool> in; };
   std::map<std::string, Cls> classes;
+  std::map<std::string, const json*> rows_by_id;
+  for (const auto& row : cat.measurements())
+    if (row.contains("row_id") && row["row_id"].is_string()) rows_by_id[row["row_id"].get<std::string>()] = &row;
   json points = json::array();
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const BenchCase& c = *cases[i];
@@ -166,7 +185,38 @@ json accuracy_report(const Catalog& cat) {
                {"error_pct", (pred[i] - c.measured_tps) / c.measured_tps * 100.0}};
     if (!c.settings.empty()) pt["settings"] = c.settings;
     if (c.held_out && pred_held[i] > 0) pt["predicted_held_out_tps"] = pred_held[i];
+    const auto r = rows_by_id.find(c.row_id);
+    pt["setup"] = row_setup(r == rows_by_id.end() ? nullptr : r->second);
     points.push_back(pt);
+  }
+  // Points that look the same (model, device and count, quant, test, backend class, placement)
+  // name what differs between them: `distinct` lists the fields of `setup` (then "source", then
+  // "row_id" when nothing else does) whose values are not all equal within that set, so the page
+  // shows "Vulkan RADV, flash attention off" beside one and "Vulkan AMDVLK" beside the other.
+  {
+    std::map<std::string, std::vector<std::size_t>> same;
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const json& p = points[i];
+      same[p["model"].get<std::string>() + "|" + p["hardware"].get<std::string>() + "|" + std::to_string(p["gpu_count"].get<int>()) +
+           "|" + p["quant"].get<std::string>() + "|" + p["kind"].get<std::string>() + "|" + p["test"].get<std::string>() + "|" +
+           p["device_class"].get<std::string>() + "|" + p.value("settings", "")].push_back(i);
+    }
+    for (const auto& entry : same) {
+      const std::vector<std::size_t>& idx = entry.second;  // (a lambda cannot capture a structured binding in C++17)
+      json distinct = json::array();
+      if (idx.size() > 1) {
+        auto differs = [&](auto get) {
+          for (std::size_t j = 1; j < idx.size(); ++j)
+            if (get(points[idx[j]]) != get(points[idx[0]])) return true;
+          return false;
+        };
+        for (const char* f : {"backend", "flash_attn", "build", "flags"})
+          if (differs([&](const json& p) { return p["setup"][f]; })) distinct.push_back(f);
+        if (differs([](const json& p) { return p["source"]; })) distinct.push_back("source");
+        if (distinct.empty()) distinct.push_back("row_id");
+      }
+      for (std::size_t i : idx) points[i]["distinct"] = distinct;
+    }
   }
   json table = json::array();
   for (const auto& [key, a] : by_class)
@@ -217,6 +267,8 @@ json accuracy_report(const Catalog& cat) {
   for (const auto& [why, n] : set.excluded) excluded[why] = n;
   return {{"accuracy",
            {{"rows_total", set.rows_total}, {"rows_used", points.size()}, {"excluded", excluded},
+            // The band `within_25_pct` counts rows inside, in percent of the measured speed.
+            {"band_pct", kBandPct},
             {"baseline_scale", scale}, {"coefficients_source", k.source}, {"fitted_on", k.fitted_on},
             {"held_out_rule", "devices whose catalog id hashes (FNV-1a, 32-bit) to 1 mod 4; refit without their rows"},
             {"note", "in-sample: fitted on these same single-device rows; held-out: refit without the held-out "
