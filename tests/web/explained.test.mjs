@@ -125,3 +125,21 @@ test('a setup that does not fit shows no cost inputs (no figure would use them),
   assert.match(await page.textContent('#cost-none'), /This setup does not fit, so it has no speed and no cost per token/);
   assert.deepEqual(page.problems, []);
 });
+
+test('the compute buffer\'s sentence names only the parts the core counts: no "(0.00 GiB)" attention scratch under FlashAttention', async () => {
+  const page = await env.page();
+  const q = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 16384, ram_gib: 64 };
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
+  const est = core('estimate', q);
+  const c = est.memory.compute;
+  const text = await page.textContent('#w-compute');
+  assert.ok(!/0\.00\sGiB/.test(text), text);
+  if (c.attention_bytes === 0) {
+    assert.match(text, /with FlashAttention, attention keeps no scratch matrix of its own/);
+    assert.doesNotMatch(text, /attention scratch/);
+  } else {
+    assert.match(text, new RegExp(`attention scratch \\(${gibRe(c.attention_bytes)}\\)`));
+  }
+  assert.match(text, new RegExp(`FFN scratch \\(${gibRe(c.ffn_bytes)}\\)`));
+  await page.close();
+});

@@ -198,7 +198,9 @@ export function renderMain(r) {
     ? T('why_compute_mlx', { n: num(r.mlx.prefill_step, L), act: gib(m.compute_bytes, L) })
     : typeof act === 'number'
     ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
-    : T((m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute', {
+    // With FlashAttention the core counts no attention scratch (0 bytes): the sentence leaves
+    // that term out rather than showing "(0.00 GiB)".
+    : T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
       n: num((m.devices || []).length, L) }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
