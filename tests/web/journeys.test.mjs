@@ -47,7 +47,7 @@ async function expected(page, doc) {
   return page.evaluate(async (d) => {
     const f = await import('./format.js');
     const sh = await import('./views/shared.js');
-    const { t, tn } = await import('./i18n.js');
+    const { gap, t, tn } = await import('./i18n.js');
     const L = document.documentElement.lang;
     const m = d.memory;
     /** @type {Record<string, string>} */
@@ -68,7 +68,7 @@ async function expected(page, doc) {
     // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
     const p = d.placement;
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) {
-      out['plan-total'] = `${t(L, 'plan_total', { total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })} ${
+      out['plan-total'] = `${t(L, 'plan_total', { total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })}${gap(L)}${
         t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
     }
     const sp = sh.speedOf(d);

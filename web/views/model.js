@@ -6,7 +6,7 @@ import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
 import { gbOf, gib, list as joinList, monthYear, num, signed, times, tokens, tps } from '../format.js';
-import { aside, errorText, sentences, t } from '../i18n.js';
+import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
 import { paramsText, qualityReference, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, topologyText } from './shared.js';
@@ -257,7 +257,7 @@ function requiredDiffers(rows, L) {
  */
 export function qualityRefNote(qs, L) {
   const ref = qualityReference(qs);
-  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note'), ' ', h('a', { href: ref, rel: 'noopener', target: '_blank' }, T('quality_ref_source'))) : null;
+  return ref ? h('p', { class: 'note', id: 'quality-ref' }, T('quality_ref_note'), gap(L), h('a', { href: ref, rel: 'noopener', target: '_blank' }, T('quality_ref_source'))) : null;
 }
 
 /** The core's quality band for a format (data/quants.json quality_bands), with its figure. */
