@@ -142,3 +142,30 @@ TEST_CASE("a serving engine's cost per token is given at one user and at the poo
   REQUIRE_FALSE(cl.contains("error"));
   CHECK_FALSE(cl["owned"]["per_million_tokens_usd"].contains("batched"));
 }
+
+TEST_CASE("vLLM and SGLang read the form's parallel sequences as the sequences the person states", "[serving_demand]") {
+  for (const char* engine : {"sglang", "vllm"}) {
+    INFO(engine);
+    const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", engine},
+                       {"hardware", "nvidia-rtx-4090"}, {"context", 8192}};
+    json by_parallel = base, by_concurrency = base;
+    by_parallel["parallel"] = 3;
+    by_concurrency["concurrency"] = 3;
+    const json one = estimate(base), p = estimate(by_parallel), c = estimate(by_concurrency);
+    const json& dp = p[engine]["demand"];
+    CHECK(dp["sequences"] == 3);
+    CHECK(c[engine]["demand"]["sequences"] == 3);
+    CHECK(one[engine]["demand"]["sequences"] == 1);
+    // The same need either way, and three sequences' cache more than one's.
+    CHECK(num(p["memory"]["total_bytes"]) == num(c["memory"]["total_bytes"]));
+    CHECK(num(p["memory"]["kv_cache_bytes"]) == Approx(3 * num(one["memory"]["kv_cache_bytes"])).epsilon(1e-9));
+    // concurrency, where both are given, is the one that counts.
+    json both = by_parallel;
+    both["concurrency"] = 2;
+    CHECK(estimate(both)[engine]["demand"]["sequences"] == 2);
+  }
+  // llama.cpp keeps parallel as its -np (cells per sequence), not a server's demand.
+  const json l = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"},
+                           {"hardware", "nvidia-rtx-4090"}, {"context", 8192}, {"parallel", 3}});
+  CHECK(l["settings"]["parallel"] == 3);
+}

@@ -208,7 +208,7 @@ export class WillItFitElement extends HTMLElement {
       this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}${draft}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
-      this.$line.textContent = `${aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang))} · ${tokens(r.settings.context_requested, lang)} ${t(lang, 'context').toLowerCase()}`;
+      this.$line.textContent = `${aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang))} · ${t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })}`;
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0, m.draft_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });

@@ -97,6 +97,21 @@ test('price qualifiers and part-of-product names are worded in the page\'s langu
   assert.deepEqual(page.problems, []);
 });
 
+test('SGLang: the parallel sequences field states how many sequences the need and the pool\'s room are for', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&par=3&lang=en`);
+  await page.waitForSelector('#k-concurrency');
+  assert.equal(await page.isVisible('#par'), true, 'the field is there for a server engine');
+  const est = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192, parallel: 3 });
+  const one = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192 });
+  assert.equal(est.sglang.demand.sequences, 3);
+  assert.ok(est.memory.total_bytes > one.memory.total_bytes);
+  assert.equal(await page.textContent('#c-total'), `${(est.memory.total_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  assert.equal(await page.textContent('#c-margin'), `+${(est.memory.margin_bytes / GiB).toFixed(2)}\u00a0GiB`);
+  assert.match(await page.textContent('#summary'), /for 3 sequences of 8K tokens/);
+  assert.deepEqual(page.problems, []);
+});
+
 test('SGLang: Required is what one sequence needs, against what the engine sets aside, with the pool\'s room as the margin', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=en`);
@@ -155,5 +170,15 @@ test('the serving view in French: the engine\'s share and the pool\'s room are w
   assert.equal(await page.textContent('#c-usable-label'), 'Mis de côté par le moteur');
   assert.match(await page.textContent('#c-util'), /^place pour 3 séquences de plus de 8K jetons$/);
   assert.match(await page.textContent('#k-concurrency + .s'), /le --max-running-requests [\d\u202f\u00a0]+ de la commande est le plafond du moteur/);
+  assert.deepEqual(page.problems, []);
+});
+
+test('rent vs buy without a purchase price says it cannot compare, and states no basis for a comparison it did not make', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#rvb-unknown');
+  const c = core('cost', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768, market: 'US', months: 'auto' });
+  assert.ok(Array.isArray(c.rent_vs_buy.unknown) && typeof c.rent_vs_buy.break_even_months_at_least !== 'number');
+  assert.equal(await page.$('#rvb-basis'), null);
   assert.deepEqual(page.problems, []);
 });

@@ -113,6 +113,7 @@ export default {
   unified_run: 'Unified-memory PCs that run it ({quant}, {ctx})', unified_caption: 'Unified-memory PCs', unified_no_fit: 'Unified-memory PCs with too little memory ({0})', unified_note: 'Machines whose CPU and GPU share one memory pool, such as AMD Ryzen AI Max (Strix Halo) and NVIDIA DGX Spark. The share the GPU may use is set by the BIOS or the driver.',
   limits: 'The limits in plain words',
   limit_moe: '{model} is a mixture of experts: all {total} parameters must sit in memory, but only about {active} are read for each token, so it generates much faster than a dense model of the same size.',
+  w_context: '{0} context',
   limit_ctx: 'The KV cache grows with the context: {kv8} at {ctx}, {kv32} at {to}.',
   limit_small: 'With less memory, a smaller format helps only so far: even IQ2_XXS needs about {total}; past that, choose a smaller model of the same family.',
   faq_mem_q: 'How much memory does {model} need?', faq_mem_a: 'About {total} at {quant} with a context of {ctx}, cache and buffers included; about {q8} at Q8_0.', faq_mem_long: 'A {to} context adds a KV cache of {kv32}.',

@@ -113,6 +113,7 @@ export default {
   unified_run: 'PC de memoria unificada que lo ejecutan ({quant}, {ctx})', unified_caption: 'PC de memoria unificada', unified_no_fit: 'PC de memoria unificada con poca memoria ({0})', unified_note: 'Equipos cuya CPU y GPU comparten una sola memoria, como AMD Ryzen AI Max (Strix Halo) y NVIDIA DGX Spark. La parte que puede usar la GPU la fija la BIOS o el controlador.',
   limits: 'Los límites, en claro',
   limit_moe: '{model} es una mezcla de expertos: sus {total} parámetros deben estar en memoria, pero por cada token solo se leen unos {active}, así que genera mucho más rápido que un modelo denso del mismo tamaño.',
+  w_context: 'contexto de {0}',
   limit_ctx: 'La caché KV crece con el contexto: {kv8} a {ctx}, {kv32} a {to}.',
   limit_small: 'Con menos memoria, un formato más pequeño ayuda hasta cierto punto: incluso IQ2_XXS necesita unos {total}; por debajo, elige un modelo menor de la misma familia.',
   faq_mem_q: '¿Cuánta memoria necesita {model}?', faq_mem_a: 'Unos {total} en {quant} con un contexto de {ctx}, caché y búferes incluidos; unos {q8} en Q8_0.', faq_mem_long: 'Un contexto de {to} añade una caché KV de {kv32}.',

@@ -113,6 +113,7 @@ export default {
   unified_run: '能运行它的统一内存 PC（{quant}，{ctx}）', unified_caption: '统一内存 PC', unified_no_fit: '内存不足的统一内存 PC（{0}）', unified_note: 'CPU 与 GPU 共用同一内存池的机器，如 AMD Ryzen AI Max（Strix Halo）和 NVIDIA DGX Spark。GPU 可用的份额由 BIOS 或驱动设定。',
   limits: '通俗说明限制',
   limit_moe: '{model} 是混合专家模型：全部 {total} 参数都必须放在内存中，但每个 token 只读取约 {active}，因此生成速度远快于同等规模的稠密模型。',
+  w_context: '{0} 上下文',
   limit_ctx: 'KV 缓存随上下文增长：{ctx} 时 {kv8}，{to} 时 {kv32}。',
   limit_small: '内存更少时，更小的格式作用有限：即使 IQ2_XXS 也约需 {total}；再小就请选择同系列的小模型。',
   faq_mem_q: '{model} 需要多少内存？', faq_mem_a: '{quant}、{ctx} 上下文下约 {total}（含缓存和缓冲区）；Q8_0 约 {q8}。', faq_mem_long: '{to} 上下文会增加 {kv32} 的 KV 缓存。',

@@ -278,7 +278,10 @@ function paintRentVsBuy(r, c, mk) {
     fill('rvb-out', typeof least === 'number'
       ? h('div', { class: 'cards' }, card(T('break_even'), T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }), T('rvb_at_least_note', { 0: offerName }),
         { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' ') }))
-      : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')), basisNote);
+      : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')),
+    // The basis only where a figure stands on it (the least break-even point), not under "cannot
+    // be compared".
+    typeof least === 'number' ? basisNote : null);
     return;
   }
   const be = b.break_even_months;

@@ -205,7 +205,8 @@ export function renderMain(r) {
       n: num((m.devices || []).length, L) }));
   text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
   renderProjector(r);
-  byId('par-field').hidden = !!server;
+  // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
+  // need and the pool's room for (its request's parallel, read as concurrency).
   crumbs(r);
   renderPlugins(r);
   announceEngines(r);   // a Mac: the side-by-side section, pending until renderExtras fills it

@@ -69,7 +69,10 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
 
   VllmOptions& v = r.vllm;
   v.tensor_parallel = static_cast<int>(opt_int(q, "tensor_parallel", "", 1, 1024).value_or(r.count));
-  v.concurrency = opt_int(q, "concurrency", "", 1, 1000000).value_or(0);
+  // The sequences the person states: `concurrency`, or for vLLM / SGLang the form's "parallel
+  // sequences" (`parallel`, llama.cpp's -np), which means the same thing to a server engine.
+  v.concurrency = opt_int(q, "concurrency", "", 1, 1000000)
+                      .value_or(server_engine(r.engine) ? opt_int(q, "parallel", "", 1, 4096).value_or(0) : 0);
   v.mem_fraction_static = opt_num(q, "mem_fraction_static", "", 0.01, 1.0).value_or(0);
   if (server_engine(r.engine) && v.tensor_parallel > r.count)
     throw InputError("bad_value", "tensor_parallel", "tensor parallel size exceeds the number of GPUs (" + std::to_string(r.count) + ")");
