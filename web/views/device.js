@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { backendName, gib, list, num, signed, tokens, usd } from '../format.js';
+import { backendName, gib, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -143,7 +143,7 @@ function qualityCell(e) {
   const band = T(`band_${e.quality || 'unknown'}`);
   const q = quants.find((x) => x.id === e.quant);
   const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, band, `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : band;
+  return typeof d === 'number' ? aside(L, band, `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : band;
 }
 
 /** One of the core's `needs` codes in words. @param {any} n */

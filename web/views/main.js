@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
-import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signedPct, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -455,7 +455,7 @@ function renderSpeedBasis(s) {
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
-      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), sp);
+      err: pct((basis.mlx.held_out_median_error_pct) / 100, L, 0), perr: pct((basis.mlx.held_out_prefill_median_error_pct) / 100, L, 0) }), sp);
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), sp);
   } else {
@@ -821,9 +821,9 @@ export function qualityText(q, L) {
   const band = q && q.quality && q.quality.band;
   const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  if (!band || band === 'unknown') return `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`;
+  if (!band || band === 'unknown') return `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`;
   const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
-  return aside(L, T(word), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`);
+  return aside(L, T(word), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`);
 }
 
 /** @param {any} r @param {any} outlook the core's kv_outlook answer, or null */

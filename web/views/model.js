@@ -5,7 +5,7 @@
 import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
-import { gib, list as joinList, monthYear, num, signed, times, tokens, tps } from '../format.js';
+import { gib, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
@@ -267,7 +267,7 @@ const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless
 function bandText(quality, q, L) {
   if (!quality || !BAND_KEYS[quality.band]) return qualityText(q, L);
   const d = quality.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : T(BAND_KEYS[quality.band]);
+  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : T(BAND_KEYS[quality.band]);
 }
 
 /**
@@ -281,7 +281,7 @@ function chooseAdvice(rows) {
   const size = (/** @type {string} */ id) => (by[id] ? gib(by[id].bytes, L, 1) : '—');
   const ppl = (/** @type {string} */ id) => {
     const d = by[id]?.q.ppl_delta_pct;
-    return typeof d === 'number' ? `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%` : T('quality_unknown');
+    return typeof d === 'number' ? signedPct(d, L, d < 1 ? 2 : 1) : T('quality_unknown');
   };
   const items = [];
   if (by.Q8_0) items.push(T('choose_q8', { q8: size('Q8_0'), bf16: size('BF16'), ppl: ppl('Q8_0') }));
