@@ -91,7 +91,7 @@ export default {
   quality: 'Quality', quality_unknown: 'not measured', q_lossless: 'lossless', q_near: 'near lossless', q_good: 'good', q_noticeable: 'noticeable loss', q_heavy: 'heavy loss',
   matrix_skipped: '{0} formats do not apply to this model (for example ternary formats) and are left out.',
   faq: 'Questions', faq_run_q: 'Can {hw} run {model}?', faq_run_a: 'At {quant} with a {ctx} context it needs {total} ({w} weights + {kv} KV cache + buffers) against {usable} usable.',
-  faq_32k_q: 'How much memory does {model} need with a {to} context?', faq_32k_a: 'The KV cache takes {kv}, and the total comes to {total} ({gb}).',
+  faq_32k_q: 'How much memory does {model} need with a {to} context?', faq_32k_a: 'The KV cache takes {kv}, and the total comes to {total} ({gb} in decimal GB, as downloads count).',
   links_devices: '{model} on other devices', links_models: 'Other models on {hw}', links_devices_short: 'On other devices', links_models_short: 'Other models on this device',
   open_model_page: 'About {0}', open_device_page: 'About {0}', open_compare: 'Check {0} on your hardware',
   choose_model: 'Choose a model', mp_title: '{0}: memory and hardware', mp_lead: 'At {quant} with an {ctx} context, {model} needs about {total}, cache and buffers included.',

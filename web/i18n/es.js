@@ -91,7 +91,7 @@ export default {
   quality: 'Calidad', quality_unknown: 'sin medir', q_lossless: 'sin pérdida', q_near: 'casi sin pérdida', q_good: 'buena', q_noticeable: 'pérdida apreciable', q_heavy: 'pérdida fuerte',
   matrix_skipped: '{0} formatos no se aplican a este modelo (por ejemplo los ternarios) y se omiten.',
   faq: 'Preguntas', faq_run_q: '¿Puede {hw} ejecutar {model}?', faq_run_a: 'En {quant} con un contexto de {ctx} necesita {total} ({w} de pesos + {kv} de caché KV + búferes) frente a {usable} utilizables.',
-  faq_32k_q: '¿Cuánta memoria necesita {model} con un contexto de {to}?', faq_32k_a: 'La caché KV ocupa {kv} y el total llega a {total} ({gb}).',
+  faq_32k_q: '¿Cuánta memoria necesita {model} con un contexto de {to}?', faq_32k_a: 'La caché KV ocupa {kv} y el total llega a {total} ({gb} en GB decimales, como cuentan las descargas).',
   links_devices: '{model} en otros equipos', links_models: 'Otros modelos en {hw}', links_devices_short: 'En otros equipos', links_models_short: 'Otros modelos en este equipo',
   open_model_page: 'Sobre {0}', open_device_page: 'Sobre {0}', open_compare: 'Comprobar {0} en tu equipo',
   choose_model: 'Elige un modelo', mp_title: '{0}: memoria y equipo', mp_lead: 'En {quant} con un contexto de {ctx}, {model} necesita unos {total}, con caché y búferes incluidos.',

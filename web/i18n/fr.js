@@ -91,7 +91,7 @@ export default {
   quality: 'Qualité', quality_unknown: 'non mesurée', q_lossless: 'sans perte', q_near: 'quasi sans perte', q_good: 'bonne', q_noticeable: 'perte perceptible', q_heavy: 'perte importante',
   matrix_skipped: '{0} formats ne s’appliquent pas à ce modèle (par exemple les formats ternaires) et sont omis.',
   faq: 'Questions', faq_run_q: '{hw} peut-il faire tourner {model} ?', faq_run_a: 'En {quant} avec un contexte de {ctx}, il faut {total} ({w} de poids + {kv} de cache KV + tampons) pour {usable} utilisables.',
-  faq_32k_q: 'Combien de mémoire faut-il pour {model} avec un contexte de {to} ?', faq_32k_a: 'Le cache KV occupe {kv} et le total atteint {total} ({gb}).',
+  faq_32k_q: 'Combien de mémoire faut-il pour {model} avec un contexte de {to} ?', faq_32k_a: 'Le cache KV occupe {kv} et le total atteint {total} ({gb} en Go décimaux, comme les téléchargements).',
   links_devices: '{model} sur d’autres appareils', links_models: 'Autres modèles sur {hw}', links_devices_short: 'Sur d’autres appareils', links_models_short: 'Autres modèles sur cet appareil',
   open_model_page: 'À propos de {0}', open_device_page: 'À propos de {0}', open_compare: 'Vérifier {0} sur votre matériel',
   choose_model: 'Choisir un modèle', mp_title: '{0} : mémoire et matériel nécessaires', mp_lead: 'En {quant} avec un contexte de {ctx}, {model} demande environ {total}, cache et tampons compris.',

@@ -91,7 +91,7 @@ export default {
   quality: '质量', quality_unknown: '未测量', q_lossless: '无损', q_near: '几乎无损', q_good: '良好', q_noticeable: '有明显损失', q_heavy: '损失严重',
   matrix_skipped: '{0} 种格式不适用于此模型（例如三值格式），已略去。',
   faq: '常见问题', faq_run_q: '{hw} 能运行 {model} 吗？', faq_run_a: '在 {quant}、{ctx} 上下文下需要 {total}（{w} 权重 + {kv} KV 缓存 + 缓冲区），可用内存为 {usable}。',
-  faq_32k_q: '{model} 在 {to} 上下文下需要多少内存？', faq_32k_a: 'KV 缓存占 {kv}，总计 {total}（{gb}）。',
+  faq_32k_q: '{model} 在 {to} 上下文下需要多少内存？', faq_32k_a: 'KV 缓存占 {kv}，总计 {total}（按下载的十进制 GB 计为 {gb}）。',
   links_devices: '{model} 在其他设备上', links_models: '{hw} 上的其他模型', links_devices_short: '在其他设备上', links_models_short: '此设备上的其他模型',
   open_model_page: '关于 {0}', open_device_page: '关于 {0}', open_compare: '在你的硬件上检查 {0}',
   choose_model: '选择模型', mp_title: '{0}：所需内存与硬件', mp_lead: '在 {quant}、{ctx} 上下文下，{model} 约需 {total}（含缓存和缓冲区）。',
