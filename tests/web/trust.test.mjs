@@ -123,3 +123,20 @@ test('a pasted config that is not JSON is said in the page\'s language; the pars
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('issue 16: backends named as their projects write them, and Chinese percentages with no space before %', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForFunction(() => /backend on other devices/.test(document.body.innerText));
+  const en = await page.evaluate(() => document.body.innerText);
+  assert.match(en, /the CUDA backend on other devices/);
+  assert.doesNotMatch(en, /\b(cuda|rocm|sycl) backend/);
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=zh`);
+  await page.waitForSelector('#matrix tbody tr');
+  await page.waitForFunction(() => /PPL/.test(document.getElementById('matrix')?.textContent || ''));
+  const zh = await page.textContent('#matrix');
+  assert.match(zh, /\d%/);
+  assert.doesNotMatch(zh, /\d[\s\u00a0\u202f]%/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
