@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, list, num, signed, tokens, usd } from '../format.js';
+import { backendName, gib, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -51,7 +51,7 @@ export async function renderDevice(alive) {
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
     [T('memory'), marked('memory_gib', gib(d.memory_gib * GiB, L, 0))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
-    [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
+    [T('backend'), backendName(probe.hardware.backend)], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
     [T('engines'), engineList(probe.hardware.engines)],
   ];
   fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))),
@@ -143,7 +143,7 @@ function qualityCell(e) {
   const band = T(`band_${e.quality || 'unknown'}`);
   const q = quants.find((x) => x.id === e.quant);
   const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, band, `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : band;
+  return typeof d === 'number' ? aside(L, band, `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : band;
 }
 
 /** One of the core's `needs` codes in words. @param {any} n */

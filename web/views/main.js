@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signedPct, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -82,9 +82,9 @@ export function renderMain(r) {
     (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
-  // The figure in GB on one line, the core's upper bound (GiB) on its own line, so neither reads
-  // as the other's twin.
-  fill('c-total-gb', h('span', { class: 's-line' }, gb(m.total_bytes, L)),
+  // The figure in decimal GB on one line, said to be GB and why (disks and downloads count in
+  // 10⁹ bytes), the core's upper bound (GiB) on its own line, so neither reads as the other's twin.
+  fill('c-total-gb', h('span', { class: 's-line' }, T('in_gb', { 0: gb(m.total_bytes, L) })),
     m.total_high_bytes > m.total_bytes ? h('span', { class: 's-line' }, T('upper', { 0: gib(m.total_high_bytes, L) })) : null);
   // A preallocating engine: the second card is what it sets aside, out of the usable memory.
   const usableLabel = byId('c-usable-label');
@@ -203,7 +203,7 @@ export function renderMain(r) {
     : T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
       n: num((m.devices || []).length, L) }));
-  text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
+  text('w-overhead', T('why_overhead', { backend: backendName(r.hardware.backend) }));
   renderProjector(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
   // need and the pool's room for (its request's parallel, read as concurrency).
@@ -455,11 +455,11 @@ function renderSpeedBasis(s) {
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
-      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), sp);
+      err: pct((basis.mlx.held_out_median_error_pct) / 100, L, 0), perr: pct((basis.mlx.held_out_prefill_median_error_pct) / 100, L, 0) }), sp);
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), sp);
   } else {
-    parts.push(T('speed_label_extrapolated', { 0: basis.backend }), sp);
+    parts.push(T('speed_label_extrapolated', { 0: backendName(basis.backend) }), sp);
   }
   const g = basis.accuracy_group;
   if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}${g.report_group === 'mlx' ? '#acc-mlx' : `#acc-tg-${g.report_group}`}`, T('speed_accuracy_link')));
@@ -821,9 +821,9 @@ export function qualityText(q, L) {
   const band = q && q.quality && q.quality.band;
   const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  if (!band || band === 'unknown') return `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`;
+  if (!band || band === 'unknown') return `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`;
   const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
-  return aside(L, T(word), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`);
+  return aside(L, T(word), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`);
 }
 
 /** @param {any} r @param {any} outlook the core's kv_outlook answer, or null */

@@ -5,7 +5,7 @@
 import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
-import { gbOf, gib, list as joinList, monthYear, num, signed, times, tokens, tps } from '../format.js';
+import { gib, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
@@ -115,7 +115,7 @@ export async function renderModel(alive) {
   }
   if (!alive()) return;
   // The section's heading and note name the tiers' own format, context and RAM sizes (the core's).
-  const ramTier = (/** @type {number} */ g) => gbOf(g, L);
+  const ramTier = (/** @type {number} */ g) => gib(g * 1024 ** 3, L, 0);
   text('mp-gpus-title', T('gpus_run', { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) }));
   const tierAt = { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) };
   text('mp-macs-title', T('macs_run', tierAt));
@@ -131,8 +131,9 @@ export async function renderModel(alive) {
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict).
-      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(e.tier === 'fits' && e.verdict === 'tight' ? 'tier_tight' : `tier_${e.tier}`),
+      // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict);
+      // a Mac or other unified-memory machine holds it in its unified memory, not in GPU memory.
+      e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * 1024 ** 3, L, 0) }) : T(e.tier === 'fits' && e.verdict === 'tight' ? 'tier_tight' : e.tier === 'fits' && (e.device.kind === 'apple' || e.device.kind === 'unified') ? 'tier_fits_unified' : `tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
@@ -170,7 +171,7 @@ export async function renderModel(alive) {
     const withRam = opts.find((/** @type {any} */ o) => o.verdict === 'offload');
     const item = (/** @type {any} */ o) => h('li', { dataset: { device: o.id, count: String(o.count), ram: String(o.ram_gib), verdict: o.verdict } },
       link(urlFor({ view: 'main', hw: o.id, quant, ctx, count: o.count, ram: o.ram_gib }), `${times(o.count, L)} ${shownName(deviceInfo(o.id) || o, L)}`), ' ',
-      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gbOf(o.ram_gib, L), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
+      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gib(o.ram_gib * 1024 ** 3, L, 0), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
     const box = h('div', { id: 'mp-setups' }, h('p', null, T(inGpu || withRam ? 'mp_no_single' : 'mp_no_setup', { model: m.name, quant: tl.quant, ctx: tokens(tl.context, L) })),
       inGpu || withRam ? h('ul', { class: 'plain' }, inGpu ? item(inGpu) : null, withRam ? item(withRam) : null) : null);
     byId('mp-gpus').prepend(box);
@@ -210,9 +211,9 @@ export async function renderModel(alive) {
   };
   const firstMac = smallestFit(mt, 'macs');
   const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gib(firstMac.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
@@ -266,7 +267,7 @@ const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless
 function bandText(quality, q, L) {
   if (!quality || !BAND_KEYS[quality.band]) return qualityText(q, L);
   const d = quality.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : T(BAND_KEYS[quality.band]);
+  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : T(BAND_KEYS[quality.band]);
 }
 
 /**
@@ -280,7 +281,7 @@ function chooseAdvice(rows) {
   const size = (/** @type {string} */ id) => (by[id] ? gib(by[id].bytes, L, 1) : '—');
   const ppl = (/** @type {string} */ id) => {
     const d = by[id]?.q.ppl_delta_pct;
-    return typeof d === 'number' ? `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%` : T('quality_unknown');
+    return typeof d === 'number' ? signedPct(d, L, d < 1 ? 2 : 1) : T('quality_unknown');
   };
   const items = [];
   if (by.Q8_0) items.push(T('choose_q8', { q8: size('Q8_0'), bf16: size('BF16'), ppl: ppl('Q8_0') }));

@@ -35,8 +35,8 @@ function changeText(it, L) {
     case 'kv_type': return T('fix_kv', { t: String(v) });
     case 'flash_attn': return T('fix_fa');
     case 'quant': return T('fix_quant', { q: String(v) });
-    case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: num(it.request.ram_gib, L) });
-    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: num(it.request.ram_gib, L) });
+    case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
+    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
     case 'parallel': return T('fix_parallel', { n: num(v, L) });
     case 'count': return it.extra_price_usd > 0 ? T('fix_count_price', { n: num(v, L), price: usd(it.extra_price_usd, L) }) : T('fix_count', { n: num(v, L) });
     default: return `${it.change.field} = ${v}`;
@@ -138,7 +138,7 @@ function card(key, p, L, missing) {
   const name = cloud ? `${p.provider} · ${p.price_basis ? aside(L, named, T(`cloud_basis_${p.price_basis}`)) : named}` : named;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : aside(L, usd(p.price_usd, L), T(`price_${p.price_kind}`));
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
-    : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })
+    : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: gib(p.why.memory_gib * 1024 ** 3, L, 0) })
     : p.why.code === 'cheapest_cloud_offer' ? T('why_cloud') : T('why_fastest');
   return h('div', { class: 'card pick', 'data-pick': key, 'data-id': cloud ? p.device : p.id },
     h('div', { class: 'k' }, T(`pick_${key}`)),

@@ -165,7 +165,7 @@ export function stackTable(caption, head, rows, opts = {}) {
 
 /**
  * A parameter count for people, in the language's own scale words (format.js params): 109B,
- * 109 Md, 109 mil M, 1092亿.
+ * 109 Md, 109.000 M, 1092亿.
  * @param {number} count  parameters (not billions) @param {string} lang
  */
 export function paramsText(count, lang) {

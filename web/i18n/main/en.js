@@ -33,7 +33,7 @@ export default {
   commands_no_fit: 'No launch command: this setup does not fit. “Make it fit” below lists changes that do.',
   commands_offload: 'These commands run the offload plan above: part of the model stays in system RAM.',
   system_ram: 'System RAM', experts_only: 'experts',
-  diag_server: "vLLM and SGLang set their KV pool aside at start, whatever the context: the memory-over-context chart shows what one sequence needs of it at each length. The KV-type outlook applies to llama.cpp only.",
+  diag_server: 'vLLM and SGLang set their KV pool aside at start, whatever the context: the memory-over-context chart shows what one sequence needs of it at each length. The notes on how the KV cache grows with context and what a q8_0 cache saves apply to llama.cpp only.',
   fit_server: '“Make it fit” plans llama.cpp settings; for vLLM and SGLang change the GPUs or the format.',
   matrix_title_server: 'Every checkpoint format for {model} (vLLM/SGLang)',
   title_main_named: '{model} on {hw}: will it fit? — willitfit', title_model_named: '{model}: memory and hardware — willitfit',

@@ -33,7 +33,7 @@ export default {
   commands_no_fit: 'Sin comando de arranque: esta configuración no cabe. «Cómo hacer que quepa», más abajo, propone cambios que sí.',
   commands_offload: 'Estos comandos ejecutan el plan de volcado a RAM de arriba: parte del modelo queda en la RAM del sistema.',
   system_ram: 'RAM del sistema', experts_only: 'expertos',
-  diag_server: "vLLM y SGLang apartan su reserva KV al arrancar, sea cual sea el contexto: el gráfico de memoria según el contexto muestra lo que una secuencia necesita de ella en cada longitud. La previsión por tipo de caché vale solo para llama.cpp.",
+  diag_server: 'vLLM y SGLang apartan su reserva KV al arrancar, sea cual sea el contexto: el gráfico de memoria según el contexto muestra lo que una secuencia necesita de ella en cada longitud. Las notas sobre cómo crece la caché KV con el contexto y lo que ahorra una caché q8_0 valen solo para llama.cpp.',
   fit_server: '«Cómo hacer que quepa» planifica opciones de llama.cpp; con vLLM y SGLang cambia las GPU o el formato.',
   matrix_title_server: 'Todos los formatos de pesos de {model} (vLLM/SGLang)',
   title_main_named: '{model} en {hw}: ¿cabe? — willitfit', title_model_named: '{model}: memoria y equipo — willitfit',
