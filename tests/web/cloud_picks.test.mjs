@@ -39,6 +39,10 @@ for (const lang of ['en', 'es', 'fr', 'zh']) {
     // The cheapest-cloud cost card says its offer is the llama.cpp setup.
     assert.match(await page.textContent('#cost-cloud-mtok + .s, #plug-cost .cards'), /llama\.cpp/);
     // The picks are worked out: the Mac card, the GPU card's reason, the cloud card's nearest answer.
+    // The Mac chosen runs it: said first, the picks folded under it as other hardware.
+    await page.waitForSelector('#picks-own:not([hidden])');
+    assert.equal(await page.$eval('#picks-fold', (e) => /** @type {HTMLDetailsElement} */ (e).open), false);
+    await page.click('#picks-fold summary');
     await page.waitForSelector('[data-pick="cheapest_cloud"]');
     assert.equal(await page.$('#picks-failed'), null);
     const picks = core('solve', { model: 'Qwen/Qwen3-30B-A3B', engine: 'mlx', context: 32768, solve: 'picks' });
@@ -46,7 +50,9 @@ for (const lang of ['en', 'es', 'fr', 'zh']) {
     assert.equal(await page.getAttribute('[data-pick="cheapest_cloud"]', 'data-missing'), 'engine_not_on_cloud');
     assert.equal(await page.getAttribute('[data-pick="cheapest_cloud"]', 'data-id'), alt.device);
     assert.match(await page.textContent('[data-pick="cheapest_cloud"]'), new RegExp(alt.provider));
-    assert.equal(await page.getAttribute('[data-pick="best_single_gpu"] .s', 'data-missing'), 'engine_not_on_gpu');
+    // The GPU card has no answer: no empty card, its reason in the one line under the picks.
+    assert.equal(await page.$('.card[data-pick="best_single_gpu"]'), null);
+    assert.equal(await page.getAttribute('#picks-missing [data-pick="best_single_gpu"]', 'data-missing'), 'engine_not_on_gpu');
     assert.equal(await page.getAttribute('[data-pick="unified_memory"]', 'data-id'), picks.unified_memory.id);
     // The footnote does not say again that MLX leaves out graphics cards: the card says it.
     const caps = await page.$eval('#picks-caps', (e) => (e.hidden ? '' : e.textContent || ''));
