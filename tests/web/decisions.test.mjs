@@ -131,8 +131,13 @@ test('a break-even point past the written-off life says renting is cheaper over 
   const months = Number(await page.getAttribute('#rvb-break-even', 'data-months'));
   assert.ok(months > 36, String(months));
   assert.equal(await page.getAttribute('#rvb-break-even', 'data-code'), 'beyond_amortisation');
-  // The note sits under the figure, in the same card.
-  assert.match(await page.$eval('#rvb-break-even', (el) => el.parentElement?.textContent || ''), /Later than the 36 months the purchase is written off over: renting is cheaper over the hardware’s life/);
+  // Past the hardware's 60-month useful life (data/segments.json) too: that is the one reason
+  // given, in the same card under the figure, not the written-off period and the chart's end again.
+  assert.ok(months > 60, String(months));
+  assert.equal(await page.getAttribute('#rvb-break-even', 'data-life'), 'beyond_useful_life');
+  const note = await page.$eval('#rvb-break-even', (el) => el.parentElement?.textContent || '');
+  assert.match(note, new RegExp(`About ${Math.round(months)} months, longer than the 60 months hardware is commonly counted to last: buying does not pay off within its useful life\\.`));
+  assert.doesNotMatch(note, /written off over|the chart shows/);
 });
 
 test('a pick card only a setup below the speed floor would fill says so with that setup\'s speed', async () => {

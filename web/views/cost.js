@@ -310,9 +310,11 @@ function paintRentVsBuy(r, c, mk) {
     card(T('break_even'), pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
       // Past the period the core writes the purchase off over (its break_even code): renting is
       // the cheaper way over the hardware's life.
-      typeof be === 'number' ? sentences(L, [pastLife ? T('break_even_past_life_at', { 0: num(be, L, 0), life: num(b.break_even_life.months, L) }) : '',
-        b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
-        be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
+      // Past the useful life that one sentence is the reason (the written-off period and the
+      // chart's end are shorter still, so they are not said again).
+      typeof be === 'number' ? sentences(L, pastLife ? [T('break_even_past_life_at', { 0: num(be, L, 0), life: num(b.break_even_life.months, L) })]
+        : [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
+          be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '', 'data-life': b.break_even_life?.code || '' }),
     card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
