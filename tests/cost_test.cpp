@@ -464,7 +464,7 @@ TEST_CASE("a cost answer's offers carry the memory per GPU the estimate used and
 // point (and the least point when the power is unknown) against the useful life in
 // data/segments.json, with the life and its source.
 TEST_CASE("rent vs buy codes a break-even point past the hardware's useful life", "[cost][break_even]") {
-  const wif::json* seg = cat().document("segments.json");
+  const json* seg = cat().document("segments.json");
   REQUIRE(seg != nullptr);
   const double life = (*seg)["useful_life"]["months"].get<double>();
   CHECK(life == 60);
