@@ -292,7 +292,7 @@ function paintRentVsBuy(r, c, mk) {
     fill('rvb-out', typeof least === 'number'
       ? h('div', { class: 'cards' }, card(T('break_even'),
         pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
-        pastLife ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life: num(b.break_even_life.months, L) }), T('rvb_at_least_note', { 0: offerName })]) : T('rvb_at_least_note', { 0: offerName }),
+        pastLife ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life: num(b.break_even_life.months, L) }), sentenceCase(L, T('rvb_at_least_note', { 0: offerName }))]) : T('rvb_at_least_note', { 0: offerName }),
         { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' '), 'data-life': b.break_even_life?.code || '' }), lifeSource(b, L))
       : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')),
     // The basis only where a figure stands on it (the least break-even point), not under "cannot
