@@ -210,5 +210,5 @@ export default {
   pick_why_below_speed_floor: 'ninguna utilizable, solo lo alojan configuraciones demasiado lentas: {name} genera a {tps}, por debajo de {floor}',
   picks_own_runs_tps: 'Tu {hw} ya lo ejecuta ({verdict}, {tps}): no necesitas comprar nada para esto.',
   picks_own_runs: 'Tu {hw} ya lo ejecuta ({verdict}): no necesitas comprar nada para esto.',
-  picks_others: 'Otro hardware que lo ejecuta',
+  picks_others: 'Otros equipos que lo ejecutan',
 };

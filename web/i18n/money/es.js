@@ -79,7 +79,7 @@ export default {
   rvb_at_least_note: "el precio de compra entre lo que cuesta al mes alquilar {0}; su electricidad retrasaría ese punto",
   rvb_unknown_short: "No se puede comparar comprar con alquilar sin el precio de compra que pide el coste de arriba.",
   break_even_past_life: 'después de sus {0} meses de vida útil',
-  break_even_past_life_least: 'Al menos {0} meses, más que los {life} meses que se suele contar que dura el hardware: comprar no sale a cuenta dentro de su vida útil.',
-  break_even_past_life_at: 'Unos {0} meses, más que los {life} meses que se suele contar que dura el hardware: comprar no sale a cuenta dentro de su vida útil.',
+  break_even_past_life_least: 'Al menos {0} meses, más que los {life} meses que se suele contar que dura un equipo: comprar no sale a cuenta dentro de su vida útil.',
+  break_even_past_life_at: 'Unos {0} meses, más que los {life} meses que se suele contar que dura un equipo: comprar no sale a cuenta dentro de su vida útil.',
   useful_life_note: 'Vida útil: {0} meses, el periodo en que las normas fiscales de EE. UU. amortizan un ordenador como bien de 5 años.', useful_life_source: 'Fuente',
 };
