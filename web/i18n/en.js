@@ -267,6 +267,6 @@ export default {
   smallest_none: 'no single device', smallest_device_n: 'Smallest device, {n} of it', required_all: 'Required (all {n})',
   smallest_none_note: '“No single device”: no GPU, Mac or unified-memory PC in the catalog runs that format on its own at this context.',
   smallest_none_note_n: '“No single device”: of no card in the catalog do {n} run that format at this context.',
-  quality_none_mlx: 'Quality: the catalog holds no published perplexity measurement of MLX’s 4-, 6- and 8-bit formats against 16-bit, so the table shows no quality column.',
+  quality_none_mlx: 'Quality: the catalog holds no published perplexity measurement of MLX’s formats against 16-bit, so the table shows no quality column.',
   quality_none: 'Quality: the catalog holds no published perplexity measurement of these formats, so the table shows no quality column.',
 };

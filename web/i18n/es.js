@@ -267,6 +267,6 @@ export default {
   smallest_none: 'ningún dispositivo solo', smallest_device_n: 'Dispositivo más pequeño, {n} de él', required_all: 'Necesario (los {n})',
   smallest_none_note: '«Ningún dispositivo solo»: ninguna GPU, Mac ni PC de memoria unificada del catálogo ejecuta ese formato por sí sola con este contexto.',
   smallest_none_note_n: '«Ningún dispositivo solo»: de ninguna tarjeta del catálogo bastan {n} para ejecutar ese formato con este contexto.',
-  quality_none_mlx: 'Calidad: el catálogo no tiene ninguna medición publicada de perplejidad de los formatos de 4, 6 y 8 bits de MLX frente a 16 bits, así que la tabla no muestra columna de calidad.',
+  quality_none_mlx: 'Calidad: el catálogo no tiene ninguna medición publicada de perplejidad de los formatos de MLX frente a 16 bits, así que la tabla no muestra columna de calidad.',
   quality_none: 'Calidad: el catálogo no tiene ninguna medición publicada de perplejidad de estos formatos, así que la tabla no muestra columna de calidad.',
 };

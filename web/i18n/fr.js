@@ -267,6 +267,6 @@ export default {
   smallest_none: 'aucun appareil seul', smallest_device_n: 'Plus petit appareil, {n} de celui-ci', required_all: 'Nécessaire (les {n})',
   smallest_none_note: '« Aucun appareil seul » : aucun GPU, Mac ni PC à mémoire unifiée du catalogue ne fait tourner ce format seul à ce contexte.',
   smallest_none_note_n: '« Aucun appareil seul » : d’aucune carte du catalogue {n} exemplaires ne font tourner ce format à ce contexte.',
-  quality_none_mlx: 'Qualité : le catalogue ne contient aucune mesure publiée de perplexité des formats 4, 6 et 8 bits de MLX face au 16 bits ; le tableau n’a donc pas de colonne de qualité.',
+  quality_none_mlx: 'Qualité : le catalogue ne contient aucune mesure publiée de perplexité des formats de MLX face au 16 bits ; le tableau n’a donc pas de colonne de qualité.',
   quality_none: 'Qualité : le catalogue ne contient aucune mesure publiée de perplexité de ces formats ; le tableau n’a donc pas de colonne de qualité.',
 };

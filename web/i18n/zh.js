@@ -267,6 +267,6 @@ export default {
   smallest_none: '没有单台设备', smallest_device_n: '最小设备（{n} 台）', required_all: '所需（{n} 台合计）',
   smallest_none_note: '“没有单台设备”：在此上下文下，目录中没有任何 GPU、Mac 或统一内存 PC 能单独运行该格式。',
   smallest_none_note_n: '“没有单台设备”：在此上下文下，目录中没有哪种显卡用 {n} 块能运行该格式。',
-  quality_none_mlx: '质量：目录中没有 MLX 的 4、6、8 位格式相对 16 位的已发表困惑度测量，所以表中不列质量一栏。',
+  quality_none_mlx: '质量：目录中没有 MLX 各格式相对 16 位的已发表困惑度测量，所以表中不列质量一栏。',
   quality_none: '质量：目录中没有这些格式的已发表困惑度测量，所以表中不列质量一栏。',
 };
