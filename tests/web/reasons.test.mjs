@@ -98,7 +98,7 @@ test('a several-GPU format table: "Required" and "Smallest device" on the same b
   await page.waitForFunction(() => ![...document.querySelectorAll('#matrix td span.note')].some((e) => e.textContent === '…'), null, { timeout: 180000 });
   const heads = await page.$$eval('#matrix thead th', (ths) => ths.map((t) => t.textContent));
   assert.ok(heads.includes('Required (all 2)'), heads.join(' | '));
-  assert.ok(heads.includes('Smallest device, 2 of it'), heads.join(' | '));
+  assert.ok(heads.includes('Smallest device, 2 of them'), heads.join(' | '));
   const q4 = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('a[href*="hw="]')].map((a) => a.textContent || '').pop() || ''));
   const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, count: 2, ram_gib: 0, solve: 'smallest_device' });
   assert.equal(sd.device.count, 2);

@@ -264,7 +264,7 @@ export default {
   tier_each_gpu: 'Each GPU and what it needs ({0})',
   macs_title_none: 'Macs ({quant}, {ctx})', macs_none_run: 'No Mac in the catalog runs it at these settings.', macs_each: 'Each Mac and what it needs ({0})',
   unified_title_none: 'Unified-memory PCs ({quant}, {ctx})', unified_none_run: 'No unified-memory PC in the catalog runs it at these settings.', unified_each: 'Each unified-memory PC and what it needs ({0})',
-  smallest_none: 'no single device', smallest_device_n: 'Smallest device, {n} of it', required_all: 'Required (all {n})',
+  smallest_none: 'no single device', smallest_device_n: 'Smallest device, {n} of them', required_all: 'Required (all {n})',
   smallest_none_note: '“No single device”: no GPU, Mac or unified-memory PC in the catalog runs that format on its own at this context.',
   smallest_none_note_n: '“No single device”: of no card in the catalog do {n} run that format at this context.',
   quality_none_mlx: 'Quality: the catalog holds no published perplexity measurement of MLX’s formats against 16-bit, so the table shows no quality column.',

@@ -264,7 +264,7 @@ export default {
   tier_each_gpu: 'Chaque GPU et ce qu’il lui faut ({0})',
   macs_title_none: 'Les Mac ({quant}, {ctx})', macs_none_run: 'Aucun Mac du catalogue ne le fait tourner avec ces réglages.', macs_each: 'Chaque Mac et ce qu’il lui faut ({0})',
   unified_title_none: 'Les PC à mémoire unifiée ({quant}, {ctx})', unified_none_run: 'Aucun PC à mémoire unifiée du catalogue ne le fait tourner avec ces réglages.', unified_each: 'Chaque PC à mémoire unifiée et ce qu’il lui faut ({0})',
-  smallest_none: 'aucun appareil seul', smallest_device_n: 'Plus petit appareil, {n} de celui-ci', required_all: 'Nécessaire (les {n})',
+  smallest_none: 'aucun appareil seul', smallest_device_n: 'Plus petit appareil, {n} exemplaires', required_all: 'Nécessaire (les {n})',
   smallest_none_note: '« Aucun appareil seul » : aucun GPU, Mac ni PC à mémoire unifiée du catalogue ne fait tourner ce format seul à ce contexte.',
   smallest_none_note_n: '« Aucun appareil seul » : d’aucune carte du catalogue {n} exemplaires ne font tourner ce format à ce contexte.',
   quality_none_mlx: 'Qualité : le catalogue ne contient aucune mesure publiée de perplexité des formats de MLX face au 16 bits ; le tableau n’a donc pas de colonne de qualité.',
