@@ -476,3 +476,28 @@ TEST_CASE("picks for a bitsandbytes format leave out devices without its kernels
   CHECK(r["format_left_out"]["code"] == "backend_no_kernel");
   CHECK(r["format_left_out"]["devices"].get<int>() > 0);
 }
+
+// Issue 16: on a several-GPU page the format table's "Smallest device" stood on one device while
+// "Required" was the whole setup's. With a count the answer is the smallest card of which that
+// many run it: a graphics card, the count in the answer, and smaller than the one-device answer.
+TEST_CASE("smallest_device at a count names the smallest card of which that many run it", "[solve_hardware]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}, {"solve", "smallest_device"}};
+  const json one = solve(base);
+  json q2 = base;
+  q2["count"] = 2;
+  const json two = solve(q2);
+  INFO(one.dump() << "\n" << two.dump());
+  REQUIRE(one["found"] == true);
+  REQUIRE(two["found"] == true);
+  CHECK(one["count"] == 1);
+  CHECK(two["count"] == 2);
+  CHECK(two["device"]["count"] == 2);
+  CHECK(two["device"]["kind"] == "gpu");
+  CHECK(two["device"]["memory_gib"].get<double>() < one["device"]["memory_gib"].get<double>());
+  // That many of it run it, and its figure is the whole setup's, as the request's own total is.
+  json e = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192},
+            {"hardware", two["device"]["id"]}, {"count", 2}, {"ram_gib", 0}};
+  const json x = estimate(e);
+  CHECK(runs(x));
+  CHECK(x["memory"]["total_bytes"] == two["device"]["total_bytes"]);
+}

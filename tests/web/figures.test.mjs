@@ -16,12 +16,25 @@ const GiB = 1024 ** 3;
 test('the picks quote the weights of one device and say so, beside the 8-GPU breakdown of another figure', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
-  await page.waitForSelector('[data-pick="best_single_gpu"] [data-missing="no_single_card_fits"]');
+  await page.waitForSelector('#picks-missing [data-pick="best_single_gpu"][data-missing="no_single_card_fits"]', { state: 'attached' });
+  // The 8 H200s chosen run it: the picks fold as other hardware under that line; open them.
+  if (await page.$('#picks-fold')) await page.click('#picks-fold summary');
   const picks = core('solve', { model: 'deepseek-ai/DeepSeek-V3-0324', engine: 'vllm', context: 32768, solve: 'picks' });
   const miss = picks.missing.best_single_gpu;
   assert.equal(miss.weights_devices, 1);
-  const text = await page.textContent('[data-pick="best_single_gpu"]');
-  assert.match(text, new RegExp(`on one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)}\\sGiB`));
+  // Issue 16: three cards had no answer and each said the same weights figure. Now no empty card
+  // is drawn; one line names each card's reason, and the weights figure is said once.
+  const section = await page.textContent('#picks-section');
+  const figure = `${(miss.weights_bytes / GiB).toFixed(1)}\u00a0GiB`;
+  const said = section.split(figure).length - 1 + section.split(figure.replace('\u00a0', ' ')).length - 1;
+  assert.equal(said, 1, section);
+  const text = await page.textContent('#picks-missing');
+  assert.match(text, new RegExp(`^On one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)}\\sGiB\\.`));
+  for (const k of Object.keys(picks.missing)) {
+    assert.equal(await page.$(`.card[data-pick="${k}"]:not([data-missing="engine_not_on_cloud"])`), null, k);
+    assert.equal(await page.getAttribute(`#picks-missing [data-pick="${k}"]`, 'data-missing'), picks.missing[k].code);
+  }
+  assert.match(text, /Best single GPU: none, the largest priced consumer or workstation card has 96\sGiB\./);
   // The main result is 8 GPUs: its weights are more (replicated per rank), and the picks never
   // quote that figure as if it were theirs.
   const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });

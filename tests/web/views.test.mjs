@@ -201,7 +201,9 @@ test('the main view adds the context chart with its table, the quantization matr
   await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length > 15);
   assert.match(await page.textContent('#matrix'), /Q4_K_M/);
   assert.match(await page.textContent('#diag-list'), /from 8K to 32K/);   // the core's kv_outlook (solve)
-  assert.match(await page.textContent('#fit-list'), /already fits/);
+  // A setup that fits has nothing to change: no "Make it fit" heading over "already fits".
+  await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('#fit-title')).hidden);
+  assert.equal(await page.$eval('#fit-list', (e) => /** @type {HTMLElement} */ (e).hidden), true);
   await page.waitForFunction(() => document.querySelectorAll('#links-models li').length > 20);
   // The speed section renders the core's speed figures; nothing shows "undefined" or NaN.
   await page.waitForSelector('#plug-speed', { state: 'visible' });

@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
-import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signedPct, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -738,7 +738,14 @@ async function quantMatrix(r, alive) {
   const noChoice = all.filter((e) => NO_CHOICE.includes(e.x.quant.applicability?.code));
   const ok = all.filter((e) => !noChoice.includes(e));
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality_ref')];
+  // Several devices: "Required" is the whole setup's total, so the smallest device is the one of
+  // which as many hold it (the core's smallest_device at the request's count); both say so.
+  const n = state.count > 1 ? num(state.count, L) : '';
+  // No row with a measured quality change (MLX's formats: no published perplexity measurement of
+  // them in the catalog): no column of "not measured", one note says so.
+  const measured = (/** @type {any} */ e) => typeof (e.x.quant.quality?.ppl_delta_pct ?? e.q.ppl_delta_pct) === 'number';
+  const anyQuality = ok.some(measured);
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), n ? T('required_all', { n }) : T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), n ? T('smallest_device_n', { n }) : T('smallest_device'), T('size_source'), ...(anyQuality ? [T('quality_ref')] : [])];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -757,7 +764,7 @@ async function quantMatrix(r, alive) {
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
       publishedCell(x, published, L),
-      qualityText(e.q, L),
+      ...(anyQuality ? [qualityText(e.q, L)] : []),
     ];
   });
   fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
@@ -768,18 +775,26 @@ async function quantMatrix(r, alive) {
   const gap = fileGap(r, L);
   // Decode speed by kernel family (the core's speed.quant_family): where the table holds more
   // than one, speeds are not in the order of the bits, and the note says why.
-  const families = [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
+  // The note describes llama.cpp's kernel families: said for llama.cpp only, never under another
+  // engine's table.
+  const families = r.settings?.engine !== 'llama.cpp' ? [] : [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
   const qualityRef = qualityReference(ok.map((e) => e.q));
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
     gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
-    qualityRef ? T('quality_ref_note') : '']));
-  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
+    qualityRef ? T('quality_ref_note') : '', anyQuality ? '' : T(r.settings?.engine === 'mlx' ? 'quality_none_mlx' : 'quality_none')]));
+  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), tableNameWithMemory(d, L)) : '—');
-    cells[i].className = '';
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`) : T('smallest_none'));
+    cells[i].className = d ? '' : 'note';
+    if (!d) cells[i].dataset.none = 'true';
   });
+  // Where no device holds a format, why in words, once under the table.
+  if (smallest.some((d) => !d)) {
+    const note = byId('matrix-note');
+    note.textContent = sentences(L, [note.textContent || '', T(n ? 'smallest_none_note_n' : 'smallest_none_note', { n })]);
+  }
 }
 
 /**

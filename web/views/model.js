@@ -90,10 +90,10 @@ export async function renderModel(alive) {
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)) : '—',
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
-  h('p', { class: 'note' }, T('mp_quants_note')),
+  h('p', { class: 'note' }, sentences(L, [T('mp_quants_note'), smallest.some((d, i) => !d && okq[i]) ? T('smallest_none_note') : ''])),
   qualityRefNote(okq.map((e) => e.q), L),
   // Memory below the file size: what of the file is not on the GPU, by its parts (the core's
   // host_weights_parts and the MTP layer llama.cpp does not load), for the format the page is at.
@@ -148,17 +148,23 @@ export async function renderModel(alive) {
     : h('div', null, one(caption, list.slice(0, SHOW)),
       details(T('show_all_rows', { 0: num(list.length, state.lang) }), one(caption, list.slice(SHOW)))));
   const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
-  const empty = () => h('p', { class: 'note' }, T('none_in_catalog'));
   // Devices llama.cpp has no backend for (the core's tier "no_engine") get no figures: named once.
   const noEngine = (/** @type {any[]} */ list) => {
     const ne = list.filter((e) => e.tier === 'no_engine');
     return ne.length ? h('p', { class: 'note', dataset: { noEngine: String(ne.length) } },
       T('no_engine_list', { 0: joinList(ne.map((e) => e.device.name), state.lang) })) : null;
   };
+  // Each reason once: a tier with no device is one line, not a heading over "none"; when no GPU
+  // runs it at all, one line says so (or the setups box below does, naming what does instead)
+  // and the list of GPUs that do not folds under a plain summary.
+  const gFits = group(gt, 'fits', 999), gOff = group(gt, 'offload', 999), gNo = group(gt, 'no_fit', 999);
+  const gpusRun = gFits.length + gOff.length > 0;
+  const noSingle = !!(tl && tl.smallest_fit && !tl.smallest_fit.gpus && !tl.smallest_fit.macs && !tl.smallest_fit.unified);
   if (tl) fill('mp-gpus',
-    group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
-    group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
-    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { ram: mostRam, 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
+    gFits.length ? tbl(T('tier_title_fits'), gFits) : gOff.length ? h('p', { class: 'note', id: 'mp-gpus-none-fit' }, T('tier_none_fit')) : null,
+    gOff.length ? tbl(T('tier_title_offload'), gOff) : null,
+    !gpusRun && !noSingle ? h('p', { id: 'mp-gpus-none' }, T('gpus_none_run', { ram: mostRam })) : null,
+    gNo.length ? details(gpusRun ? T('tier_title_no_fit', { ram: mostRam, 0: String(gNo.length) }) : T('tier_each_gpu', { 0: num(gNo.length, L) }), tbl(T('tier_title_no_fit_short'), gNo)) : null,
     noEngine(gt));
   // A model no single device holds: the least costly real setups from the core's cheapest solver
   // (several GPUs holding it in their memory, or GPUs with the tiers' system RAM), said first, at
@@ -177,15 +183,18 @@ export async function renderModel(alive) {
     byId('mp-gpus').prepend(box);
   }
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
-  const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
+  // None runs it: the heading names the kind without "that run it", one line says none does,
+  // and the machines fold under a plain summary (the reason said once, not as a heading).
+  const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit, /** @type {string} */ kind) => {
     const runs = list.filter((e) => e.tier === 'fits' || e.tier === 'offload');
     const not = list.filter((e) => e.tier === 'no_fit');
-    fill(id, runs.length ? tbl(T(caption), runs) : h('p', { class: 'note' }, T('tier_title_no_fit_short')),
-      not.length ? details(T(noFit, { 0: String(not.length) }), tbl(T(caption), not)) : null, noEngine(list));
+    text(`${id}-title`, T(runs.length ? `${kind}_run` : `${kind}_title_none`, tierAt));
+    fill(id, runs.length ? tbl(T(caption), runs) : h('p', { dataset: { none: 'true' } }, T(`${kind}_none_run`)),
+      not.length ? details(runs.length ? T(noFit, { 0: String(not.length) }) : T(`${kind}_each`, { 0: num(not.length, L) }), tbl(T(caption), not)) : null, noEngine(list));
   };
   if (tl) {
-    shared('mp-macs', mt, 'macs_caption', 'macs_no_fit');
-    shared('mp-unified', ut, 'unified_caption', 'unified_no_fit');
+    shared('mp-macs', mt, 'macs_caption', 'macs_no_fit', 'macs');
+    shared('mp-unified', ut, 'unified_caption', 'unified_no_fit', 'unified');
     const why = requiredDiffers([...gt, ...mt, ...ut].filter((e) => e.memory && (e.tier === 'fits' || e.tier === 'offload')), L);
     if (why) byId('mp-gpus').append(why);
   }

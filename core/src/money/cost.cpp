@@ -197,6 +197,19 @@ json offer_estimate(const Catalog& cat, const json& base, const std::string& dev
   }
 }
 
+// The break-even point against the hardware's useful life (data/segments.json useful_life: months
+// and its public source): beyond_useful_life when owning pays off only after the hardware is
+// that old, else within_useful_life; null when the catalog states no life.
+json useful_life(const Catalog& cat, double break_even_months) {
+  const json* doc = cat.document("segments.json");
+  if (!doc || !doc->is_object() || !doc->contains("useful_life")) return nullptr;
+  const json& ul = (*doc)["useful_life"];
+  if (!ul.is_object() || !ul.contains("months") || !ul["months"].is_number()) return nullptr;
+  const double months = ul["months"].get<double>();
+  return {{"code", break_even_months > months ? "beyond_useful_life" : "within_useful_life"},
+          {"months", months}, {"source", ul.value("source", "")}};
+}
+
 }  // namespace
 
 json cost_to_json(const Catalog& cat, const CostRequest& r) {
@@ -369,7 +382,10 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     rvb["unknown"] = unknown;
     // With the price known and only the power missing, the break-even point is at least the
     // purchase over the cloud's month: electricity only lowers the monthly saving.
-    if (r.purchase_known && chosen_month > 0) rvb["break_even_months_at_least"] = r.purchase_usd / chosen_month;
+    if (r.purchase_known && chosen_month > 0) {
+      rvb["break_even_months_at_least"] = r.purchase_usd / chosen_month;
+      if (json life = useful_life(cat, r.purchase_usd / chosen_month); !life.is_null()) rvb["break_even_life"] = life;
+    }
   } else if (chosen) {
     const double saving = chosen_month - elec_month;
     int horizon = r.months;
@@ -396,6 +412,8 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     const double be = saving > 0 ? r.purchase_usd / saving : 0;
     rvb["break_even"] = {{"code", saving <= 0 ? "never" : be > r.amortization_months ? "beyond_amortisation" : "within_amortisation"},
                          {"amortization_months", r.amortization_months}};
+    if (saving > 0)
+      if (json life = useful_life(cat, be); !life.is_null()) rvb["break_even_life"] = life;
     rvb["series"] = {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}};
   }
   return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},

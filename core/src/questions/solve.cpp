@@ -460,7 +460,9 @@ json run_solve(const Catalog& cat, const json& request) {
     if (gpu == ds.end()) gpu = std::find_if(ds.begin(), ds.end(), [](const Device& d) { return d.kind == DeviceKind::Gpu; });
     if (gpu == ds.end()) throw InputError("missing_field", "hardware", "the catalog holds no GPU to compare");
     er["hardware"] = gpu->id;
-    er.erase("count");
+    // smallest_device keeps the request's count, its basis (several graphics cards); the others
+    // choose the count per candidate.
+    if (kind != "smallest_device" || gpu->kind != DeviceKind::Gpu) er.erase("count");
   }
   Solver s(cat, parse_request(cat, er));
   if (kind == "max_context") return max_context_json(s, request);

@@ -223,11 +223,15 @@ json cheapest_json(Solver& s, const json& q) {
 
 json smallest_device_json(Solver& s, const json&) {
   const EstimateRequest& base = s.base();
+  // The request's count is the basis: with several devices the answer is the smallest device of
+  // which that many hold it (so its figure compares with the request's whole-setup total), and
+  // only graphics cards come several to a machine.
+  const int n = std::max(1, base.count);
   // Candidates: the catalog's accelerators (CPU entries left out), least memory first, then the
   // cheapest (an unknown price last), in catalog order otherwise.
   std::vector<const Device*> devs;
   for (const Device& d : s.catalog().devices())
-    if (d.kind != DeviceKind::Cpu && candidate(s.catalog(), d, base)) devs.push_back(&d);
+    if (d.kind != DeviceKind::Cpu && (n == 1 || d.kind == DeviceKind::Gpu) && candidate(s.catalog(), d, base)) devs.push_back(&d);
   auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
   std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
     if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
@@ -254,22 +258,22 @@ json smallest_device_json(Solver& s, const json&) {
   // The first such device is named in `below_speed_floor`, so the answer can say why it was passed.
   const double floor_tps = defaults::kRunsOnMinDecodeTps;
   json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant},
-              {"min_decode_tps", floor_tps}};
+              {"count", n}, {"min_decode_tps", floor_tps}};
   for (const Device* d : devs) {
-    if (d->memory_gib * units::kGiB < lower) continue;
+    if (d->memory_gib * units::kGiB * n < lower) continue;
     const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
                             std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
                             std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
     if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
     tried.push_back(cls);
     EstimateRequest r = base;
-    set_devices(r, *d, 1);
+    set_devices(r, *d, n);
     r.ram_gib = 0;
     r.placement_given = false;
     const Estimate e = s.run(r, true);
     if (!runs(e.verdict, false)) continue;
     const double tps = finite_or_zero(e.speed.decode_tps);
-    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
+    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"count", n},
                 {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
                 {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps}};
     // No speed model for the device (speed.unavailable): its memory answer stands, as before.

@@ -15,7 +15,10 @@
 // Without a speed for any offer the basis is "same_hours" (both used the same hours a day).
 // rent_vs_buy.break_even {code, amortization_months} sets that point against the period the
 // purchase is written off over: within_amortisation, beyond_amortisation (buying pays only after
-// the hardware's written-off life: renting is cheaper over it) or never.
+// the hardware's written-off life: renting is cheaper over it) or never. rent_vs_buy.break_even_life
+// {code, months, source} sets the point (or the least point, when only the power is unknown)
+// against the hardware's useful life in data/segments.json: beyond_useful_life or
+// within_useful_life (absent when the point is never, or the catalog states no life).
 // Unknowns: owned.unknown lists no_purchase_price / no_power_figure; a figure that needs one is
 // null. With the price known and the power not, owned.purchase_only_per_million_tokens_usd is the
 // purchase part alone (a lower bound) and rent_vs_buy.break_even_months_at_least the purchase over
