@@ -169,3 +169,43 @@ TEST_CASE("vLLM and SGLang read the form's parallel sequences as the sequences t
                            {"hardware", "nvidia-rtx-4090"}, {"context", 8192}, {"parallel", 3}});
   CHECK(l["settings"]["parallel"] == 3);
 }
+
+// Every caller of an estimate's total (solve, cost's cloud filter) reads the serving engine's
+// memory, the figure the estimate document states as memory.total_bytes, not the llama.cpp
+// placement the engine step starts from.
+TEST_CASE("vLLM and SGLang: solve's and cost's totals are the engine's memory, as the estimate states it", "[serving_demand][solve][cost]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    INFO(engine);
+    const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", engine}, {"context", 8192}, {"parallel", 3}};
+    json on4090 = base;
+    on4090["hardware"] = "nvidia-rtx-4090";
+    const json e = estimate(on4090);
+    REQUIRE(e["verdict"] == "fits");
+    const double need = num(e["memory"]["total_bytes"]);
+    // max_context at the model's own limit or below: the total is the estimate's at that context.
+    json mc = on4090;
+    mc["solve"] = "max_context";
+    mc["min_context"] = 8192;
+    const json m = json::parse(wif::api_solve(cat(), mc.dump()));
+    REQUIRE_FALSE(m.contains("error"));
+    REQUIRE(m["max_context"].get<std::int64_t>() > 0);
+    json at = on4090;
+    at["context"] = m["max_context"];
+    CHECK(num(m["total_bytes"]) == num(estimate(at)["memory"]["total_bytes"]));
+    // smallest_device: the device's total is that device's estimate's.
+    json sd = base;
+    sd["solve"] = "smallest_device";
+    const json s = json::parse(wif::api_solve(cat(), sd.dump()));
+    REQUIRE(s["found"] == true);
+    json direct = base;
+    direct["hardware"] = s["device"]["id"];
+    direct["ram_gib"] = 0;
+    CHECK(num(s["device"]["total_bytes"]) == num(estimate(direct)["memory"]["total_bytes"]));
+    // cost: the need the cloud offers are filtered by is the estimate's.
+    json cq = on4090;
+    cq["market"] = "US";
+    const json c = json::parse(wif::api_cost(cat(), cq.dump()));
+    REQUIRE_FALSE(c.contains("error"));
+    CHECK(num(c["memory_need_bytes"]) == need);
+  }
+}
