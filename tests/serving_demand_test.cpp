@@ -209,3 +209,47 @@ TEST_CASE("vLLM and SGLang: solve's and cost's totals are the engine's memory, a
     CHECK(num(c["memory_need_bytes"]) == need);
   }
 }
+
+// The cheapest cloud offer per token and the table's order read one figure, on the basis the
+// request states: one user, or the sequences a serving engine is asked to hold at once.
+TEST_CASE("cost ranks cloud offers per token on the stated basis: one user, or the stated sequences", "[serving_demand][cost]") {
+  for (const int seqs : {0, 4}) {
+    INFO("parallel " << seqs);
+    json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "nvidia-rtx-4090"},
+              {"context", 8192}, {"market", "US"}};
+    if (seqs > 0) q["parallel"] = seqs;
+    const json c = json::parse(wif::api_cost(cat(), q.dump()));
+    REQUIRE_FALSE(c.contains("error"));
+    const bool stated = seqs > 1;
+    CHECK(c["cloud_basis"]["code"] == (stated ? "stated_sequences" : "one_user"));
+    CHECK(c["cloud_basis"]["sequences"] == (stated ? seqs : 1));
+    double lowest = 1e300;
+    std::string lowest_id;
+    int batched_rows = 0;
+    for (const auto& o : c["clouds"]) {
+      if (!o.contains("per_million_tokens_usd")) continue;
+      const json& pm = o["per_million_tokens_usd"];
+      if (stated && pm.contains("batched")) {
+        ++batched_rows;
+        CHECK(num(pm["basis_usd"]) == num(pm["batched"]));
+        CHECK(pm["basis_sequences"] == pm["concurrency"]);
+        CHECK(pm["concurrency"].get<int>() <= seqs);
+      } else {
+        CHECK(num(pm["basis_usd"]) == num(pm["single"]));
+        CHECK(pm["basis_sequences"] == 1);
+      }
+      if (num(pm["basis_usd"]) < lowest) {
+        lowest = num(pm["basis_usd"]);
+        lowest_id = o["id"].get<std::string>();
+      }
+    }
+    REQUIRE(c.contains("cheapest_offer"));
+    CHECK(num(c["cheapest_offer"]["usd"]) == lowest);
+    CHECK(c["cheapest_offer"]["id"] == lowest_id);
+    if (stated) {
+      CHECK(batched_rows > 0);
+      // Four users at once cost less per token than one on the same offer.
+      CHECK(lowest < num(json::parse(wif::api_cost(cat(), [&] { json o = q; o.erase("parallel"); return o.dump(); }()))["cheapest_offer"]["usd"]));
+    }
+  }
+}
