@@ -115,7 +115,7 @@ function missingText(key, m, L) {
   // The weights on one device (the core's `weights_devices`): several GPUs of a server engine hold
   // more in all (replicated tensors), so the sentence names the setup its figure is for.
   return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
-    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) });
+    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), low: tps(m.decode_tps_low ?? m.decode_tps ?? 0, L), floor: tps(m.min_decode_tps || 0, L) });
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
