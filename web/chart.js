@@ -46,7 +46,27 @@ export async function lineChart(el, spec) {
     // The x axis spans the data (no empty decade past the last point).
     scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2, range: () => [Math.min(...spec.x), Math.max(...spec.x)] }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
     axes: [
-      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => t.map((v) => (v == null ? '' : spec.xFmt(v))) },
+      // The labels drawn (on the canvas) are kept on the element too (data-x-ticks), so a test
+      // can read what a person sees at the axis's end.
+      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => {
+        const labels = t.map((v) => (v == null ? '' : spec.xFmt(v)));
+        el.dataset.xTicks = labels.filter(Boolean).join('|');
+        return labels;
+      },
+        // A log x axis is labelled at the data's own points (the core's contexts), so its last
+        // label is the end of the range the title names (40K, not the power of two before it).
+        // Walking back from the end, a point closer than `gap` px to the one kept after it goes
+        // unlabelled (32K beside 40K on a phone), never the end itself.
+        ...(spec.logX ? { splits: (/** @type {any} */ u) => {
+          const gap = 44;
+          const xs = [...spec.x].sort((a, b) => a - b);
+          /** @type {number[]} */
+          const kept = [];
+          for (let i = xs.length - 1; i >= 0; i--) {
+            if (!kept.length || u.valToPos(kept[0], 'x') - u.valToPos(xs[i], 'x') >= gap) kept.unshift(xs[i]);
+          }
+          return kept;
+        } } : {}) },
       // One number of decimals for every tick: none when every tick is whole ("0, 20, 40", not "0.0, 20").
       { ...axis, label: spec.yLabel, size: tickRoom, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => {
         const digits = t.every((v) => Number.isInteger(v)) ? 0 : 1;
