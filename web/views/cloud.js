@@ -88,10 +88,12 @@ export function renderCloud(r, c, mk) {
       // The figure on the core's basis first (the one the table sorts by): one user's with the
       // batched one under it, or, where the request states several sequences, theirs with one
       // user's under it.
-      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.basis_usd), single: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? m(pm.basis_usd) : '—',
-        pm && pm.basis_sequences > 1 ? [h('span', { class: 'note batched' }, T('cloud_batched_basis', { n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })),
+      // One value in the cell (the figure with its notes under it), so a phone's card keeps it
+      // whole beside its label.
+      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.basis_usd), single: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? h('span', { class: 'mtok' }, m(pm.basis_usd),
+        pm.basis_sequences > 1 ? [h('span', { class: 'note batched' }, T('cloud_batched_basis', { n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })),
           h('span', { class: 'note batched single' }, T('cloud_single', { 0: m(pm.single), tps: tps(pm.decode_tps, L) }))]
-          : pm && pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null),
+          : pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null) : '—'),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
