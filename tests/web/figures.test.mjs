@@ -206,6 +206,16 @@ test('memory over context: the x axis is labelled up to the end the title names,
     assert.deepEqual(page.problems, []);
     await page.close();
   }
+  // Llama 3.1 8B to 128K on a phone: octaves narrower than uPlot's own label spacing still keep
+  // both ends (its log filter dropped every other label, the start among them).
+  const page = await env.page({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
+  const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
+  assert.equal(ticks[0], '4K', String(ticks));
+  assert.equal(ticks[ticks.length - 1], '128K', String(ticks));
+  assert.match(await page.textContent('#chart-title'), /de 4K à 128K/);
+  await page.close();
 });
 
 test('vLLM: the cheapest cloud card and the table\'s order read the per-token figure on the basis the request states', async () => {
