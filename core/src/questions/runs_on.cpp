@@ -191,6 +191,11 @@ class ModelScan {
 
 }  // namespace
 
+const std::vector<std::string>& runs_on_request_fields() {
+  static const std::vector<std::string> fields = {"min_quality", "min_decode_tps"};
+  return fields;
+}
+
 json runs_on(const Catalog& cat, const json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   for (const char* k : {"model", "quant"})

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -443,6 +444,11 @@ json kv_outlook_json(Solver& s, const json& q) {
 }
 
 }  // namespace
+
+const std::vector<std::string>& solve_request_fields() {
+  static const std::vector<std::string> fields(std::begin(kSolveFields), std::end(kSolveFields));
+  return fields;
+}
 
 json run_solve(const Catalog& cat, const json& request) {
   if (!request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
