@@ -35,7 +35,8 @@ test('French says "location" for rented GPUs, never "cloud" in running text', ()
   // The placeholder {cloud} is a figure, not a word.
   const cloud = hits('fr', /\bcloud\b/iu).filter((s) => /(?<!\{)\bcloud\b(?!\})/iu.test(s.replace(/\{cloud\}/g, '')));
   assert.deepEqual(cloud, []);
-  assert.match(STRINGS.fr.cost_cloud_best, /^Location/);
+  assert.match(STRINGS.fr.cost_cloud_best_one_user, /^Location/);
+  assert.match(STRINGS.fr.cost_cloud_best_stated_sequences, /^Location/);
 });
 
 test('Chinese: no space before %, full-width parentheses, one term for your own hardware, 内存 for unified memory', () => {

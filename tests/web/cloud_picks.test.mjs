@@ -118,7 +118,8 @@ test('the format table: one unit (GiB), and the smallest device decodes at the f
   const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q6_K', context: 8192, count: 1, ram_gib: 0, solve: 'smallest_device' });
   assert.equal(q6, sd.device.id);
   assert.notEqual(q6, 'nvidia-jetson-agx-orin-64gb');
-  assert.ok(sd.device.decode_tps >= sd.min_decode_tps);
+  // The floor holds on the low end of the answer's range, not on its central figure.
+  assert.ok(sd.device.decode_tps_low >= sd.min_decode_tps);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

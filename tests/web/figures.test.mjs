@@ -196,3 +196,67 @@ test('rent vs buy without a purchase price says it cannot compare, and states no
   assert.equal(await page.$('#rvb-basis'), null);
   assert.deepEqual(page.problems, []);
 });
+
+test('memory over context: the x axis is labelled up to the end the title names, and the pool has its own legend colour', async () => {
+  // Qwen3-8B's maximum context is 40,960 tokens: the core's chart contexts end at 40K, not 32K.
+  for (const [lang, theme] of /** @type {const} */ ([['en', 'light'], ['fr', 'dark']])) {
+    const page = await env.page({ colorScheme: theme, viewport: { width: 390, height: 844 } });
+    await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&lang=${lang}`);
+    await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
+    const steps = core('defaults', { model: 'Qwen/Qwen3-8B' }).context_steps;
+    assert.equal(steps[steps.length - 1], 40960);
+    const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
+    const title = await page.textContent('#chart-title');
+    assert.equal(ticks[ticks.length - 1], '40K', `${lang}: ${ticks}`);
+    assert.ok(title.includes('40K') && !title.includes('32K'), title);
+    assert.equal(ticks[0], '4K');
+    // The KV cache and the pool: two legend entries, two colours.
+    const markers = await page.$$eval('#chart .u-legend .u-series', (rows) => rows.map((r) => ({
+      label: r.querySelector('.u-label')?.textContent, colour: getComputedStyle(r.querySelector('.u-marker')).borderColor })));
+    const kv = markers.find((m) => /^(KV cache|Cache KV)$/.test(String(m.label)));
+    const pool = markers.find((m) => /^(KV cache pool|Réserve de cache KV)$/.test(String(m.label)));
+    assert.ok(kv && pool, JSON.stringify(markers));
+    assert.notEqual(kv.colour, pool.colour, `${theme}: ${JSON.stringify(markers)}`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+  // Llama 3.1 8B to 128K on a phone: octaves narrower than uPlot's own label spacing still keep
+  // both ends (its log filter dropped every other label, the start among them).
+  const page = await env.page({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
+  const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
+  assert.equal(ticks[0], '4K', String(ticks));
+  assert.equal(ticks[ticks.length - 1], '128K', String(ticks));
+  assert.match(await page.textContent('#chart-title'), /de 4K à 128K/);
+  await page.close();
+});
+
+test('vLLM: the cheapest cloud card and the table\'s order read the per-token figure on the basis the request states', async () => {
+  const base = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'vllm', context: 8192, market: 'US', months: 'auto' };
+  for (const par of [1, 4]) {
+    const page = await env.page();
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&par=${par}&lang=en`);
+    await page.waitForSelector('#cost-cloud-mtok');
+    const c = core('cost', par > 1 ? { ...base, parallel: par } : base);
+    const stated = par > 1;
+    assert.equal(c.cloud_basis.code, stated ? 'stated_sequences' : 'one_user');
+    assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-basis'), c.cloud_basis.code);
+    assert.equal(Number(await page.getAttribute('#cost-cloud-mtok', 'data-usd')), c.cheapest_offer.usd);
+    assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-offer'), c.cheapest_offer.id);
+    const label = await page.textContent('#cost-cloud-mtok >> xpath=preceding-sibling::div[@class="k"]');
+    assert.equal(label, stated ? `Cheapest cloud, ${par} users at once` : 'Cheapest cloud, one user');
+    // The table sorted by cost per million tokens: the same basis, lowest first, the card's offer on top.
+    const btn = await page.textContent('[data-sort="mtok"]');
+    assert.equal(btn, stated ? `Cost per million tokens, ${par} users at once` : 'Cost per million tokens');
+    await page.click('[data-sort="mtok"]');
+    const rows = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.offer, usd: tr.children[7].dataset.usd ? Number(tr.children[7].dataset.usd) : Infinity })));
+    for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].usd <= rows[i].usd, 'sorted on the basis');
+    assert.equal(rows[0].usd, c.cheapest_offer.usd);
+    const byId = new Map(c.clouds.map((o) => [o.id, o]));
+    for (const r of rows) if (Number.isFinite(r.usd)) assert.equal(r.usd, byId.get(r.id).per_million_tokens_usd.basis_usd);
+    await page.click('[data-sort="price"]');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+});

@@ -191,8 +191,11 @@ function paintCard(r, c, mk) {
   const L = state.lang;
   const o = c.owned;
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
-  const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
-    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
+  // The core's cheapest offer per million tokens on its basis (cloud_basis: one user, or the
+  // sequences a vLLM / SGLang request states), the same figure the table sorts by.
+  const cheapest = c.cheapest_offer;
+  const best = cheapest ? c.clouds.find((/** @type {any} */ x) => x.id === cheapest.id) : null;
+  const basis = c.cloud_basis && c.cloud_basis.code === 'stated_sequences' ? c.cloud_basis : null;
   // A saved custom device has neither: a cost of zero would read as "free".
   const unknown = /** @type {string[]} */ (Array.isArray(o.unknown) ? o.unknown : []);
   if (unknown.length === 2) {
@@ -223,10 +226,15 @@ function paintCard(r, c, mk) {
       !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }) : null,
     // Offers estimated for another engine (the core's cloud_engine) say which.
-    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
-      offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
-      ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
-    }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
+    // The label says the basis; the note the offer's own figure behind it (its pool may hold fewer
+    // sequences than stated: the core's `sequences` is the offer's).
+    best ? card(basis ? T('cost_cloud_best_stated_sequences', { n: num(basis.sequences, L) }) : T('cost_cloud_best_one_user'), m(cheapest.usd),
+      `${T('cost_per_mtok')} · ${cheapest.sequences > 1 ? T('cost_cloud_note_seq', {
+        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.batched_tps, L), n: num(cheapest.sequences, L),
+      }) : T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
+        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+        ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
+      })}`, { id: 'cost-cloud-mtok', 'data-usd': String(cheapest.usd), 'data-basis': basis ? 'stated_sequences' : 'one_user', 'data-offer': String(cheapest.id) }) : null);
   // The purchase field shows the price the figures use (the catalog's) until one is typed.
   const buy = /** @type {HTMLInputElement | null} */ (document.getElementById('cost-purchase'));
   if (buy) buy.placeholder = typeof o.purchase_usd === 'number' ? m(o.purchase_usd, 0) : '—';

@@ -121,7 +121,7 @@ const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ??
 function missText(key, m, L) {
   if (!m || !m.code) return sentence(L, T(`pick_none_${key}`));
   return sentence(L, T(`pick_why_${m.code}`, { largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
-    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) }));
+    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), low: tps(m.decode_tps_low ?? m.decode_tps ?? 0, L), floor: tps(m.min_decode_tps || 0, L) }));
 }
 
 /**

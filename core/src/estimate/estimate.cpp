@@ -375,6 +375,21 @@ bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
   return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
 }
 
+const std::vector<std::string>& estimate_request_fields() {
+  // Kept beside parse_request and parse_serving / parse_draft (engine_fit.cpp, above): a field
+  // read there and missing here is refused by the API as unknown, which the tests catch.
+  static const std::vector<std::string> fields = {
+      "model", "engine", "quant", "hardware", "count", "context", "parallel", "kv_unified", "ubatch",
+      "flash_attn", "swa_full", "kv_type", "kv_type_k", "kv_type_v", "rules", "imatrix", "mla_v_less",
+      "ram_gib", "wired_limit_mib", "gpu_share", "display", "ngl", "n_cpu_moe", "tensor_split", "mmap",
+      "tensor_parallel", "concurrency", "mem_fraction_static", "gpu_memory_utilization", "max_num_seqs",
+      "max_num_batched_tokens", "kv_cache_dtype", "block_size", "enforce_eager", "kv_bits", "kv_group_size",
+      "mtp", "draft_max", "workload", "draft_model", "draft_quant", "images", "image_width", "image_height",
+      "mmproj_offload", "mmproj_type", "mmproj_bytes", "prompt", "gen", "depth", "backend",
+      "ram_bandwidth_gbs", "pcie_gbs", "detail"};
+  return fields;
+}
+
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   EstimateRequest r;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -79,6 +80,15 @@ std::optional<double> name_gb(const std::string& name) {
 
 }  // namespace
 
+const std::vector<std::string>& cost_request_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> f(std::begin(kMoneyFields), std::end(kMoneyFields));
+    f.push_back("memory_gib");
+    return f;
+  }();
+  return fields;
+}
+
 double usd_per_million_tokens(double usd_per_hour, double tps) {
   if (tps <= 0) return 0.0;
   return usd_per_hour / (tps * 3600.0) * 1e6;
@@ -114,6 +124,7 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     const EstimateRequest er = parse_request(cat, eq);
     const Estimate e = run_estimate(cat, er);
     r.need_bytes = e.total_bytes;
+    if (server_engine(er.engine) && er.vllm.concurrency > 1) r.stated_sequences = er.vllm.concurrency;
     owned_batched = batched_of(e);
     if (e.speed.decode_tps > 0) owned_decode = e.speed.decode_tps;
     else if (!q.contains("decode_tps"))
@@ -336,6 +347,14 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
         row["per_million_tokens_usd"] = per_million(price, t);
       }
     }
+    // The figure the offers are ranked by (cloud_basis): one user's, or the stated sequences'
+    // aggregate (fewer when the offer's pool holds fewer: its batched concurrency, else one).
+    if (row.contains("per_million_tokens_usd")) {
+      json& pm = row["per_million_tokens_usd"];
+      const bool batched = r.stated_sequences > 1 && pm.contains("batched");
+      pm["basis_usd"] = batched ? pm["batched"] : pm["single"];
+      pm["basis_sequences"] = batched ? pm["concurrency"] : json(1);
+    }
     // The same load as the owned setup: its tokens a month, made at this instance's own speed.
     if (row.contains("per_million_tokens_usd") && owned_tokens_month > 0) {
       const double tps = row["per_million_tokens_usd"]["decode_tps"].get<double>();
@@ -365,6 +384,15 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   const json chosen_row = chosen ? *chosen : json(nullptr);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const json& a, const json& b) { return a["monthly_usd"].get<double>() < b["monthly_usd"].get<double>(); });
+  // The lowest cost per million tokens on the basis (the first of equals in the month order).
+  json cheapest = nullptr;
+  for (const auto& row : offers)
+    if (row.contains("per_million_tokens_usd") &&
+        (cheapest.is_null() || row["per_million_tokens_usd"]["basis_usd"].get<double>() < cheapest["usd"].get<double>()))
+      cheapest = {{"id", row["id"]}, {"usd", row["per_million_tokens_usd"]["basis_usd"]},
+                  {"sequences", row["per_million_tokens_usd"]["basis_sequences"]}};
+  const json basis = {{"code", r.stated_sequences > 1 ? "stated_sequences" : "one_user"},
+                      {"sequences", r.stated_sequences > 1 ? r.stated_sequences : 1}};
 
   json rvb = nullptr;
   if (chosen) {
@@ -416,13 +444,16 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       if (json life = useful_life(cat, be); !life.is_null()) rvb["break_even_life"] = life;
     rvb["series"] = {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}};
   }
-  return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
+  json out = {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
           {"usage", {{"hours_per_day", r.hours_per_day}, {"hours_per_month", hours_month}}},
           {"memory_need_bytes", r.need_bytes},
           {"owned", owned},
           {"clouds", offers},
+          {"cloud_basis", basis},
           {"cloud_engine", cloud_engine},
           {"rent_vs_buy", rvb}};
+  if (!cheapest.is_null()) out["cheapest_offer"] = cheapest;  // absent when no offer has a speed
+  return out;
 }
 
 }  // namespace wif

@@ -207,7 +207,7 @@ export default {
   pick_why_engine_not_on_unified: 'none, {engine} runs on no unified-memory machine in the catalog',
   pick_why_engine_not_on_gpu: 'none, {engine} runs on none of the catalog’s graphics cards',
   pick_why_engine_not_on_cloud: 'none, {engine} runs on none of the GPUs the catalog’s cloud offers rent',
-  pick_why_below_speed_floor: 'none usable, only setups too slow to use hold it: {name} decodes at {tps}, below {floor}',
+  pick_why_below_speed_floor: 'none usable, only setups too slow to use hold it: {name} may decode as slowly as {low} (estimate {tps}), below {floor}',
   picks_own_runs_tps: 'Your {hw} already runs it ({verdict}, {tps}): nothing to buy for this.',
   picks_own_runs: 'Your {hw} already runs it ({verdict}): nothing to buy for this.',
   picks_others: 'Other hardware that runs it',

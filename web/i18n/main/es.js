@@ -207,7 +207,7 @@ export default {
   pick_why_engine_not_on_unified: 'ninguna, {engine} no funciona en ninguna máquina de memoria unificada del catálogo',
   pick_why_engine_not_on_gpu: 'ninguna, {engine} no funciona en ninguna tarjeta gráfica del catálogo',
   pick_why_engine_not_on_cloud: 'ninguna, {engine} no funciona en ninguna de las GPU que alquilan las ofertas en la nube del catálogo',
-  pick_why_below_speed_floor: 'ninguna utilizable, solo lo alojan configuraciones demasiado lentas: {name} genera a {tps}, por debajo de {floor}',
+  pick_why_below_speed_floor: 'ninguna utilizable, solo lo alojan configuraciones demasiado lentas: {name} puede generar a solo {low} (estimación {tps}), por debajo de {floor}',
   picks_own_runs_tps: 'Tu {hw} ya lo ejecuta ({verdict}, {tps}): no necesitas comprar nada para esto.',
   picks_own_runs: 'Tu {hw} ya lo ejecuta ({verdict}): no necesitas comprar nada para esto.',
   picks_others: 'Otros equipos que lo ejecutan',

@@ -206,7 +206,7 @@ export default {
   pick_why_engine_not_on_unified: 'aucune, {engine} ne tourne sur aucune machine à mémoire unifiée du catalogue',
   pick_why_engine_not_on_gpu: 'aucune, {engine} ne tourne sur aucune carte graphique du catalogue',
   pick_why_engine_not_on_cloud: 'aucune, {engine} ne tourne sur aucun des GPU que louent les offres de location du catalogue',
-  pick_why_below_speed_floor: 'aucune utilisable, seules des configurations trop lentes le logent : {name} génère à {tps}, sous {floor}',
+  pick_why_below_speed_floor: 'aucune utilisable, seules des configurations trop lentes le logent : {name} peut générer à seulement {low} (estimation {tps}), sous {floor}',
   picks_own_runs_tps: 'Votre {hw} le fait déjà tourner ({verdict}, {tps}) : rien à acheter pour cela.',
   picks_own_runs: 'Votre {hw} le fait déjà tourner ({verdict}) : rien à acheter pour cela.',
   picks_others: 'Autre matériel qui le fait tourner',

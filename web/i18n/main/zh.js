@@ -205,7 +205,7 @@ export default {
   pick_why_engine_not_on_unified: '无，目录中没有 {engine} 能运行的统一内存机器',
   pick_why_engine_not_on_gpu: '无，目录中没有 {engine} 能运行的显卡',
   pick_why_engine_not_on_cloud: '无，目录中的云方案所租用的 GPU 都无法运行 {engine}',
-  pick_why_below_speed_floor: '无可用的，只有慢得无法使用的配置放得下：{name} 的生成速度为 {tps}，低于 {floor}',
+  pick_why_below_speed_floor: '无可用的，只有慢得无法使用的配置放得下：{name} 的生成速度可能低至 {low}（估算 {tps}），低于 {floor}',
   picks_own_runs_tps: '你的 {hw} 已经能运行它（{verdict}，{tps}）：不需要为此购买。',
   picks_own_runs: '你的 {hw} 已经能运行它（{verdict}）：不需要为此购买。',
   picks_others: '其他能运行它的硬件',

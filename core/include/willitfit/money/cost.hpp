@@ -29,11 +29,18 @@
 // "engine_not_on_cloud", engine, shown_engine, shown_quant, memory_need_bytes}: the offers are
 // then estimated for that other setup (engine_fit.hpp cloud_fallback_request), which the page says
 // once; shown_engine is null when no offer runs that one either (the list is then empty).
+// Basis: cloud_basis {code, sequences} says which figure ranks the offers per token: "one_user"
+// (one stream's decode) unless a vLLM / SGLang request states several sequences (concurrency, or
+// the form's parallel sequences), then "stated_sequences" (the aggregate at those sequences, or
+// at as many as the offer's pool holds when fewer). Each offer's per_million_tokens_usd carries
+// basis_usd and basis_sequences on that basis, and cheapest_offer {id, usd, sequences} names the
+// lowest (absent when no offer has a speed): the card and the table's order read the same figure.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -73,7 +80,13 @@ struct CostRequest {
   int months = 36;                // horizon of the cumulative series; 0 = "auto" (from the break-even point)
   std::uint64_t need_bytes = 0;   // memory the model needs (total over GPUs); 0 = list every offer
   std::string offer;              // offer for rent vs buy ("" = cheapest that fits)
+  // The sequences a vLLM / SGLang request states (its concurrency, or parallel): more than one
+  // makes them the basis of the per-token ranking of offers; 0 or 1 is one user.
+  std::int64_t stated_sequences = 0;
 };
+
+/// The fields a cost request reads beyond an estimate request's (its money fields, memory_gib).
+const std::vector<std::string>& cost_request_fields();
 
 /// How a cloud offer's stated memory per GPU (clouds.json vram_gb / gpu_count, "GB" as the
 /// provider writes it) reads against its catalog device's memory_gib:

@@ -92,6 +92,7 @@
 // own paths; make_it_fit / best_quant with engine vllm -> bad_value at "engine".
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -101,5 +102,8 @@ namespace wif {
 
 /// Run the solver named by request["solve"]. Throws InputError.
 nlohmann::json run_solve(const Catalog& cat, const nlohmann::json& request);
+
+/// The fields a solve request reads beyond an estimate request's (solve, min_context …).
+const std::vector<std::string>& solve_request_fields();
 
 }  // namespace wif
