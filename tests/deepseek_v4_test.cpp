@@ -204,6 +204,15 @@ TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, vLLM and SGLa
   CHECK(kv["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull);
   CHECK(kv["fixed_kinds"] == nlohmann::json::array({"sliding", "recurrent"}));
   CHECK(6880ull * 131072 + kv["fixed_bytes"].get<std::uint64_t>() == 947798016ull);
+  // At 8K the ratio-128 rows are padded from 64 to 256 cells: the padding (20 x 192 x 1,024 bytes)
+  // stays in the fixed part, so per-1K times the context plus the fixed part is still the total.
+  const nlohmann::json r8 = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"quant", "MXFP4_MOE"},
+                                                {"hardware", "nvidia-h100-sxm"}, {"count", 2}, {"context", 8192}});
+  REQUIRE_FALSE(r8.contains("error"));
+  const nlohmann::json& kv8 = r8["memory"]["kv"];
+  CHECK(kv8["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
+  CHECK(kv8["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull + 20ull * 192 * 1024);
+  CHECK(6880ull * 8192 + kv8["fixed_bytes"].get<std::uint64_t>() == r8["memory"]["kv_cache_bytes"].get<std::uint64_t>());
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
     const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"hardware", "nvidia-h100-sxm"},

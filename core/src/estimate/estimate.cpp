@@ -658,8 +658,14 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     kv_fixed += g.bytes;
     if (std::find(kv_fixed_kinds.begin(), kv_fixed_kinds.end(), g.kind) == kv_fixed_kinds.end()) kv_fixed_kinds.push_back(g.kind);
   }
-  if (kv_compressed && e.kv.bytes_per_token_full > kv_full_mla_per_token)
-    kv_growing_per_token += e.kv.bytes_per_token_full - kv_full_mla_per_token;
+  if (kv_compressed) {
+    if (e.kv.bytes_per_token_full > kv_full_mla_per_token)
+      kv_growing_per_token += e.kv.bytes_per_token_full - kv_full_mla_per_token;
+    // Their cells are padded to 256 past ceil(ctx / ratio): that padding does not grow token by
+    // token either, so the fixed part is what the growing rate leaves of the total (they add up).
+    const std::uint64_t grown = kv_growing_per_token * static_cast<std::uint64_t>(e.kv.n_ctx);
+    kv_fixed = e.kv.total_bytes > grown ? e.kv.total_bytes - grown : 0;
+  }
   const double U = static_cast<double>(e.usable.usable_bytes);
   // Shape facts for the page's spec card, from the first attention layer that has heads.
   const Architecture& a = r.model.arch;
