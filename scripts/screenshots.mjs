@@ -47,6 +47,9 @@ const JOURNEYS = {
   'model-nemotron-super': '?view=model&model=nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16',
   'model-step35-flash': '?view=model&model=stepfun-ai/Step-3.5-Flash',
   'model-gemma3n': '?view=model&model=google/gemma-3n-E4B-it',
+  'model-dsv4-flash': '?view=model&model=deepseek-ai/DeepSeek-V4-Flash',
+  'dsv4-flash-h100x2': '?model=deepseek-ai/DeepSeek-V4-Flash&quant=MXFP4_MOE&hw=nvidia-h100-sxm&count=2&ctx=131072',
+  'dsv4-flash-vllm-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   accuracy: '?view=accuracy',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
