@@ -131,6 +131,24 @@ const JOURNEYS = [
       assert.match(line, /FP16 compute [\d.]+ TFLOPS: derived/);
       assert.deepEqual(await axeProblems(page), []);
     } },
+  // Sources disagree 4x on the Ascend 910B's bandwidth (400 GB/s against 1.6 TB/s): the core widens the
+  // decode range by the low and high figure (speed.device_uncertain) and the line under the cards says so.
+  { name: 'a card whose sources disagree on its bandwidth: the decode range spans both figures', url: '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=huawei-ascend-910b&ctx=8192&lang=en', q: { model: 'Qwen/Qwen3-8B', quant: 'Q4_K_M', hardware: 'huawei-ascend-910b', context: 8192 }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      const w = doc.speed.device_uncertain;
+      assert.ok(Array.isArray(w) && w.length >= 1, JSON.stringify(doc.speed));
+      assert.equal(w[0].field, 'bandwidth_gbs');
+      assert.equal(w[0].range, 'decode');
+      assert.ok(Math.abs(w[0].low_factor - 400 / 1600) < 1e-9, String(w[0].low_factor));
+      // The card shows the core's widened range, whose low end is a quarter of the settled-source one.
+      const lo = Number(await page.getAttribute('#k-decode', 'data-lo'));
+      assert.ok(Math.abs(lo / doc.speed.decode_tps_low - 1) < 1e-6, `${lo} against ${doc.speed.decode_tps_low}`);
+      assert.ok(doc.speed.decode_tps_low < 0.3 * doc.speed.decode_tps);
+      const line = await page.textContent('#speed-uncertain');
+      assert.match(line, /The decode range spans the bandwidth from 400\sGB\/s to 1[,\u202f\u00a0]?600\sGB\/s\./);
+      assert.match(line, /public sources disagree/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
   { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },
   { name: 'French (Gio, decimal comma)', url: '?model=openai/gpt-oss-20b&quant=MXFP4&hw=apple-m4-max-40c-gpu-128gb&lang=fr', q: { model: 'openai/gpt-oss-20b', quant: 'MXFP4', hardware: 'apple-m4-max-40c-gpu-128gb', context: 8192 }, check: /Gio/ },
   { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },

@@ -480,10 +480,19 @@ function renderUncertain(r) {
   const di = deviceInfo(r.hardware.id);
   const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
   const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
-  el.textContent = T('unc_speed_note', {
+  // Where the core widened a speed range by an unsettled figure's low and high (speed.device_uncertain),
+  // say which range and over which figures.
+  const widened = (Array.isArray(r.speed?.device_uncertain) ? r.speed.device_uncertain : [])
+    .map((/** @type {any} */ w) => xs.find((x) => x.field === w.field && x.low !== null && x.high !== null && (w.range === 'decode' || w.range === 'prefill')) ? w : null)
+    .filter(Boolean)
+    .map((/** @type {any} */ w) => {
+      const x = /** @type {{field: string, low: number, high: number}} */ (xs.find((f) => f.field === w.field));
+      return T(w.range === 'decode' ? 'unc_widened_decode' : 'unc_widened_prefill', { low: deviceFigure(x.field, x.low, L), high: deviceFigure(x.field, x.high, L) });
+    });
+  el.textContent = [T('unc_speed_note', {
     device: shownName(r.hardware, L),
     list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
-  });
+  }), ...widened].join(L === 'zh' ? '' : ' ');
 }
 
 
