@@ -88,7 +88,9 @@ async function sameAsCli(page, doc) {
   await page.waitForFunction(() => !['pending', ''].includes(document.querySelector('#verdict').dataset.verdict) && document.querySelector('#c-total').textContent !== '—');
   // A setup that does not run has no speed: the speed cards stay hidden (checked below), so there
   // is nothing to wait for.
-  const runs = doc.verdict !== 'no_fit';
+  // A setup with no speed estimate (the engine's speed model has no backend there: speed_unavailable)
+  // shows none either.
+  const runs = doc.verdict !== 'no_fit' && !!doc.speed;
   if (runs) await page.waitForFunction(() => !document.querySelector('#plug-speed').hidden);
   const want = await expected(page, doc);
   // The view may still be on the previous request (an import re-renders a moment later).
@@ -99,7 +101,7 @@ async function sameAsCli(page, doc) {
   for (const [k, v] of Object.entries(want)) assert.equal(got[k], v, `${k}: page "${got[k]}", CLI "${v}"`);
   // The range is the core's: decode always carries one; a setup that does not run shows no speed.
   if (runs) assert.match(got['k-decode'], /[(（].+–.+[)）]/);
-  else assert.equal(await page.locator('#plug-speed').isVisible(), false, 'no speed cards for a setup that does not run');
+  else assert.equal(await page.locator('#plug-speed').isVisible(), false, 'no speed cards for a setup that does not run or has no speed estimate');
   assert.doesNotMatch(await page.textContent('#result'), /undefined|NaN|Infinity/);
   return got;
 }
@@ -147,6 +149,17 @@ const JOURNEYS = [
       const line = await page.textContent('#speed-uncertain');
       assert.match(line, /The decode range spans the bandwidth from 400\sGB\/s to 1[,\u202f\u00a0]?600\sGB\/s\./);
       assert.match(line, /public sources disagree/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
+  // vLLM on a MetaX C500 (no llama.cpp there, so no single-user speed): the batched throughput rests on a
+  // bandwidth no MetaX page states, and its card carries the mark.
+  { name: 'vLLM on a card whose bandwidth is second-hand: the throughput card is marked', url: '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en', q: { model: 'Qwen/Qwen3-8B', hardware: 'metax-c500', engine: 'vllm', context: 8192 }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      assert.ok(doc.hardware.uncertain.bandwidth_gbs, JSON.stringify(doc.hardware.uncertain));
+      assert.ok(doc.speed_unavailable && !doc.speed);
+      assert.ok(doc.vllm.throughput.aggregate_tps > 0);
+      const marks = await page.$$eval('#serve-cards .unc', (xs) => xs.map((x) => `${x.dataset.field}:${x.firstChild.textContent}`));
+      assert.deepEqual(marks, ['bandwidth_gbs:uncertain']);
       assert.deepEqual(await axeProblems(page), []);
     } },
   { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },

@@ -504,6 +504,9 @@ function renderServe(r) {
   box.hidden = !sv;
   if (!sv) return;
   const tp = sv.throughput || null;
+  // The batched throughput rests on the bandwidth (or, compute-bound, on the FP16 rate): a figure
+  // public sources do not settle is marked on it too, as on the speed cards.
+  const tpMark = tp ? uncertainMark(r.hardware.uncertain, tp.compute_bound ? 'fp16_tflops' : 'bandwidth_gbs', L) : null;
   fill('serve-cards',
     card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
       ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
@@ -513,7 +516,7 @@ function renderServe(r) {
     sv.demand ? card(T('concurrency_server'), num(sv.demand.sequences_at_once, L),
       capNote(sv.demand, L), { id: 'k-concurrency', dataset: { v: String(sv.demand.sequences_at_once), cap: String(sv.demand.engine_cap) } })
     : card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
-    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+    tp && tp.aggregate_tps > 0 ? card([T('aggregate'), tpMark ? ' ' : '', tpMark], tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
 }
 
 /**
