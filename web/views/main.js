@@ -473,7 +473,8 @@ function renderSpeedBasis(s) {
  */
 function renderUncertain(r) {
   const L = state.lang;
-  const xs = uncertainFields(r.hardware.uncertain);
+  // The figures the speeds and the fit rest on; others (a TDP, an INT8 rate) are the device page's.
+  const xs = uncertainFields(r.hardware.uncertain).filter((x) => ['bandwidth_gbs', 'fp16_tflops', 'memory_gib'].includes(x.field));
   const el = byId('speed-uncertain');
   el.hidden = !xs.length;
   if (!xs.length) { el.textContent = ''; return; }
