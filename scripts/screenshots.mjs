@@ -51,6 +51,12 @@ const JOURNEYS = {
   'dsv4-flash-h100x2': '?model=deepseek-ai/DeepSeek-V4-Flash&quant=MXFP4_MOE&hw=nvidia-h100-sxm&count=2&ctx=131072',
   'dsv4-flash-vllm-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
+  // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
+  // decode range widened by the bandwidth's low and high.
+  'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',
+  'device-uncertain-910b': '?view=device&hw=huawei-ascend-910b&ram=0',
+  'vllm-uncertain-qwen3-8b-c500': '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192',
+  'uncertain-910b-qwen3-8b': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=huawei-ascend-910b&ctx=8192',
   accuracy: '?view=accuracy',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
   'widget-draft-llama8b-4090': 'embed.html?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',

@@ -318,6 +318,19 @@ TEST_CASE("a figure marked uncertain names a known reason and a range that holds
   CHECK(marked >= 1);
 }
 
+TEST_CASE("an uncertain memory size lists the smallest figure a source gives, so no verdict rests on a larger one", "[catalog][uncertain]") {
+  int memory = 0;
+  for (const auto& d : wif_test::catalog().devices()) {
+    if (!d.facts.contains("uncertain") || !d.facts["uncertain"].contains("memory_gib")) continue;
+    const auto& m = d.facts["uncertain"]["memory_gib"];
+    CAPTURE(d.id);
+    ++memory;
+    REQUIRE(m.contains("low"));
+    CHECK(m["low"].get<double>() == Approx(d.facts["memory_gib"].get<double>()));
+  }
+  CHECK(memory >= 1);  // the Cambricon MLU590 (80 GB in code listings, 192 GB on a review site)
+}
+
 TEST_CASE("every figure marked uncertain names its reason and where the figures come from", "[catalog]") {
   // A figure public sources do not settle (issue 19: the Ascend 910B's bandwidth differs 4x between
   // sources) says why, and a disagreement names each conflicting figure and a source for it.
@@ -353,11 +366,11 @@ TEST_CASE("every figure marked uncertain names its reason and where the figures 
   CHECK(with_sources >= 1);
 }
 
-TEST_CASE("the Ascend 910B and 910C run exactly the engines engines.json gives their backends", "[catalog][runs_on]") {
+TEST_CASE("the Chinese datacenter cards run exactly the engines engines.json gives their backends", "[catalog][runs_on]") {
   const Catalog& c = wif_test::catalog();
   const nlohmann::json* table = c.document("engines.json");
   REQUIRE(table != nullptr);
-  for (const char* id : {"huawei-ascend-910b", "huawei-ascend-910c"}) {
+  for (const char* id : {"huawei-ascend-910b", "huawei-ascend-910c", "metax-c500", "kunlunxin-p800", "cambricon-mlu590", "cambricon-mlu370-x8"}) {
     CAPTURE(id);
     const Device* d = c.find_device(id);
     REQUIRE(d != nullptr);
@@ -387,6 +400,12 @@ TEST_CASE("the Ascend 910B and 910C run exactly the engines engines.json gives t
   CHECK(has("huawei-ascend-910b", "llama.cpp"));
   CHECK(!has("huawei-ascend-910c", "llama.cpp"));
   CHECK(has("huawei-ascend-910c", "vllm"));
+  // MetaX, Kunlunxin and Cambricon run vLLM through their vendors' plugins, and no llama.cpp.
+  for (const char* id : {"metax-c500", "kunlunxin-p800", "cambricon-mlu590"}) {
+    CAPTURE(id);
+    CHECK(has(id, "vllm"));
+    CHECK(!has(id, "llama.cpp"));
+  }
 }
 
 TEST_CASE("every catalog GPU names a segment with a sourced card count; every Mac and mini PC its products", "[catalog]") {

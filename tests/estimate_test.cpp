@@ -219,6 +219,70 @@ TEST_CASE("an uncertain hardware figure reaches the result for the page to show"
   CHECK(sure["hardware"]["uncertain"].empty());
 }
 
+TEST_CASE("an uncertain bandwidth widens the decode range by its low and high, an uncertain FP16 rate the prefill range", "[estimate][uncertain]") {
+  // The same card twice, once with figures public sources do not settle: the central figures stay,
+  // the ranges that rest on the unsettled figure widen by low / listed and high / listed.
+  const json card = {{"name", "Card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 1000}, {"fp16_tflops", 100}, {"backend", "cuda"}};
+  json unsure = card;
+  unsure["uncertain"] = {{"bandwidth_gbs", {{"why", "sources_disagree"}, {"low", 400}, {"high", 1250}}},
+                         {"fp16_tflops", {{"why", "unverified"}, {"low", 80}, {"high", 100}}}};
+  const json req = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 4096}};
+  json a = req, b = req;
+  a["hardware"] = card;
+  b["hardware"] = unsure;
+  const json sure = estimate(a), wide = estimate(b);
+  REQUIRE_FALSE(sure.contains("error"));
+  REQUIRE_FALSE(wide.contains("error"));
+  const json &s = sure["speed"], &w = wide["speed"];
+  CHECK(w["decode_tps"].get<double>() == Approx(s["decode_tps"].get<double>()));
+  CHECK(w["decode_tps_low"].get<double>() == Approx(s["decode_tps_low"].get<double>() * 0.4));
+  CHECK(w["decode_tps_high"].get<double>() == Approx(s["decode_tps_high"].get<double>() * 1.25));
+  CHECK(w["prefill_tps"].get<double>() == Approx(s["prefill_tps"].get<double>()));
+  CHECK(w["prefill_tps_low"].get<double>() == Approx(s["prefill_tps_low"].get<double>() * 0.8));
+  CHECK(w["prefill_tps_high"].get<double>() == Approx(s["prefill_tps_high"].get<double>()));
+  CHECK(w["ttft_ms_high"].get<double>() == Approx(s["ttft_ms_high"].get<double>() / 0.8));
+  REQUIRE(w["device_uncertain"].is_array());
+  REQUIRE(w["device_uncertain"].size() == 2);
+  CHECK(w["device_uncertain"][0]["field"] == "bandwidth_gbs");
+  CHECK(w["device_uncertain"][0]["range"] == "decode");
+  CHECK(w["device_uncertain"][0]["low_factor"].get<double>() == Approx(0.4));
+  CHECK(w["device_uncertain"][0]["high_factor"].get<double>() == Approx(1.25));
+  CHECK(w["device_uncertain"][1]["field"] == "fp16_tflops");
+  CHECK(w["device_uncertain"][1]["high_factor"].get<double>() == Approx(1.0));
+  CHECK_FALSE(s.contains("device_uncertain"));
+  // No low or high given: marked on the page, but there is nothing to widen by.
+  json bare = card;
+  bare["uncertain"] = {{"bandwidth_gbs", {{"why", "unverified"}}}};
+  json c = req;
+  c["hardware"] = bare;
+  const json u = estimate(c);
+  REQUIRE_FALSE(u.contains("error"));
+  CHECK(u["speed"]["decode_tps_low"].get<double>() == Approx(s["decode_tps_low"].get<double>()));
+  CHECK_FALSE(u["speed"].contains("device_uncertain"));
+}
+
+TEST_CASE("the Ascend 910B's disputed bandwidth reaches vLLM's decode range, and the catalog's Chinese cards with unsettled figures load", "[estimate][uncertain]") {
+  const json r = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "BF16"}, {"engine", "vllm"}, {"hardware", "huawei-ascend-910b"}});
+  REQUIRE_FALSE(r.contains("error"));
+  REQUIRE(r.contains("speed"));
+  const json& sp = r["speed"];
+  REQUIRE(sp["device_uncertain"].is_array());
+  CHECK(sp["device_uncertain"][0]["field"] == "bandwidth_gbs");
+  CHECK(sp["device_uncertain"][0]["low_factor"].get<double>() == Approx(400.0 / 1600.0));
+  CHECK(sp["decode_tps_low"].get<double>() < 0.3 * sp["decode_tps"].get<double>());
+  for (const char* id : {"metax-c500", "kunlunxin-p800", "cambricon-mlu590"}) {
+    CAPTURE(id);
+    const json e = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "BF16"}, {"engine", "vllm"}, {"hardware", id}});
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK(e["hardware"]["uncertain"].contains("bandwidth_gbs"));
+    CHECK(e["verdict"] != "no_fit");
+    if (e.contains("speed")) {
+      CHECK(e["speed"]["decode_tps_low"].get<double>() < e["speed"]["decode_tps"].get<double>());
+      CHECK(e["speed"].contains("device_uncertain"));
+    }
+  }
+}
+
 TEST_CASE("GLM-4.5-Air's NextN layer is in the file but not resident, and the result says how much", "[estimate]") {
   const json r = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"ram_gib", 128}});
   REQUIRE_FALSE(r.contains("error"));

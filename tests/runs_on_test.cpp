@@ -204,8 +204,13 @@ TEST_CASE("a device llama.cpp does not run on gets no list, and says which engin
   CHECK(g["engine_runs"] == false);
   CHECK(g["models"].empty());
   CHECK(g["device"]["engines"] == json::array({"vllm"}));
+  // Cambricon runs vLLM through its vllm-mlu plugin (MLU370 and later); Hygon's DTK lists no engine.
   const json c = json::parse(api_runs_on(cat(), json{{"hardware", "cambricon-mlu370-x8"}}.dump()));
   CHECK(c["engine_runs"] == false);
-  CHECK(c["device"]["engines"].empty());
+  CHECK(c["device"]["engines"] == json::array({"vllm"}));
+  const json h = json::parse(api_runs_on(cat(), json{{"hardware", "hygon-dcu-k100-ai"}}.dump()));
+  REQUIRE_FALSE(h.contains("error"));
+  CHECK(h["engine_runs"] == false);
+  CHECK(h["device"]["engines"].empty());
   CHECK(mac512()["engine_runs"] == true);
 }

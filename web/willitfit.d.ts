@@ -129,6 +129,8 @@ export interface Speed {
   decode_tps: number; decode_tps_low: number; decode_tps_high: number;
   /** What the decode figure stands on; 'tensor_parallel': vLLM / SGLang over several GPUs (basis.tensor_parallel). */
   decode_label?: 'measured' | 'calibrated' | 'extrapolated' | 'tensor_parallel';
+  /** Uncertain device figures (hardware.uncertain low/high) that widened the decode or prefill range. */
+  device_uncertain?: { field: 'bandwidth_gbs' | 'fp16_tflops'; range: 'decode' | 'prefill'; low_factor: number; high_factor: number }[];
   prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;
 }
 

@@ -88,7 +88,9 @@ async function sameAsCli(page, doc) {
   await page.waitForFunction(() => !['pending', ''].includes(document.querySelector('#verdict').dataset.verdict) && document.querySelector('#c-total').textContent !== '—');
   // A setup that does not run has no speed: the speed cards stay hidden (checked below), so there
   // is nothing to wait for.
-  const runs = doc.verdict !== 'no_fit';
+  // A setup with no speed estimate (the engine's speed model has no backend there: speed_unavailable)
+  // shows none either.
+  const runs = doc.verdict !== 'no_fit' && !!doc.speed;
   if (runs) await page.waitForFunction(() => !document.querySelector('#plug-speed').hidden);
   const want = await expected(page, doc);
   // The view may still be on the previous request (an import re-renders a moment later).
@@ -99,7 +101,7 @@ async function sameAsCli(page, doc) {
   for (const [k, v] of Object.entries(want)) assert.equal(got[k], v, `${k}: page "${got[k]}", CLI "${v}"`);
   // The range is the core's: decode always carries one; a setup that does not run shows no speed.
   if (runs) assert.match(got['k-decode'], /[(（].+–.+[)）]/);
-  else assert.equal(await page.locator('#plug-speed').isVisible(), false, 'no speed cards for a setup that does not run');
+  else assert.equal(await page.locator('#plug-speed').isVisible(), false, 'no speed cards for a setup that does not run or has no speed estimate');
   assert.doesNotMatch(await page.textContent('#result'), /undefined|NaN|Infinity/);
   return got;
 }
@@ -129,6 +131,37 @@ const JOURNEYS = [
       assert.ok(await page.isVisible('#speed-uncertain'));
       assert.ok(line.includes(`Memory bandwidth ${doc.hardware.bandwidth_gbs} GB/s: derived from related specifications`), line);
       assert.match(line, /FP16 compute [\d.]+ TFLOPS: derived/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
+  // Sources disagree 4x on the Ascend 910B's bandwidth (400 GB/s against 1.6 TB/s): the core widens the
+  // decode range by the low and high figure (speed.device_uncertain) and the line under the cards says so.
+  { name: 'a card whose sources disagree on its bandwidth: the decode range spans both figures', url: '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=huawei-ascend-910b&ctx=8192&lang=en', q: { model: 'Qwen/Qwen3-8B', quant: 'Q4_K_M', hardware: 'huawei-ascend-910b', context: 8192 }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      const w = doc.speed.device_uncertain;
+      assert.ok(Array.isArray(w) && w.length >= 1, JSON.stringify(doc.speed));
+      assert.equal(w[0].field, 'bandwidth_gbs');
+      assert.equal(w[0].range, 'decode');
+      assert.ok(Math.abs(w[0].low_factor - 400 / 1600) < 1e-9, String(w[0].low_factor));
+      // The card shows the core's widened range, whose low end is a quarter of the settled-source one.
+      const lo = Number(await page.getAttribute('#k-decode', 'data-lo'));
+      assert.ok(Math.abs(lo / doc.speed.decode_tps_low - 1) < 1e-6, `${lo} against ${doc.speed.decode_tps_low}`);
+      assert.ok(doc.speed.decode_tps_low < 0.3 * doc.speed.decode_tps);
+      const line = await page.textContent('#speed-uncertain');
+      assert.match(line, /The decode range spans the bandwidth from 400\sGB\/s to 1[,\u202f\u00a0]?600\sGB\/s\./);
+      assert.match(line, /public sources disagree/);
+      // Only the figures the speeds rest on: the 910B's disputed TDP is the device page's, not this line's.
+      assert.doesNotMatch(line, /tdp_w|—:/);
+      assert.deepEqual(await axeProblems(page), []);
+    } },
+  // vLLM on a MetaX C500 (no llama.cpp there, so no single-user speed): the batched throughput rests on a
+  // bandwidth no MetaX page states, and its card carries the mark.
+  { name: 'vLLM on a card whose bandwidth is second-hand: the throughput card is marked', url: '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en', q: { model: 'Qwen/Qwen3-8B', hardware: 'metax-c500', engine: 'vllm', context: 8192 }, opts: { bypassCSP: true },
+    extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
+      assert.ok(doc.hardware.uncertain.bandwidth_gbs, JSON.stringify(doc.hardware.uncertain));
+      assert.ok(doc.speed_unavailable && !doc.speed);
+      assert.ok(doc.vllm.throughput.aggregate_tps > 0);
+      const marks = await page.$$eval('#serve-cards .unc', (xs) => xs.map((x) => `${x.dataset.field}:${x.firstChild.textContent}`));
+      assert.deepEqual(marks, ['bandwidth_gbs:uncertain']);
       assert.deepEqual(await axeProblems(page), []);
     } },
   { name: 'Spanish', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=es', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192 } },

@@ -127,14 +127,19 @@ test('device page with 64 GB of RAM: a 70B model below 3 tok/s is "too slow", wi
   await page.context().close();
 });
 
-test('device page for Gaudi 3 and a Cambricon card: no llama.cpp estimate, the engines that do run named', async () => {
+test('device page for Gaudi 3, a Cambricon card and a Hygon card: no llama.cpp estimate, the engines that do run named', async () => {
   const page = await env.page();
   await open(page, `${env.url}?view=device&hw=intel-gaudi-3&lang=en`);
   await page.waitForSelector('#dp-no-engine');
   assert.match(await page.textContent('#dp-runs'), /llama\.cpp does not run on the Intel Gaudi 3/);
   assert.match(await page.textContent('#dp-runs'), /vLLM/);
   assert.equal(await page.$('#dp-runs table'), null);
+  // Cambricon runs vLLM through its vllm-mlu plugin; Hygon's DTK lists no engine at all.
   await open(page, `${env.url}?view=device&hw=cambricon-mlu370-x8&lang=en`);
+  await page.waitForSelector('#dp-no-engine');
+  assert.match(await page.textContent('#dp-runs'), /llama\.cpp does not run on the Cambricon MLU370-X8/);
+  assert.match(await page.textContent('#dp-runs'), /Engines with upstream support for it: vLLM/);
+  await open(page, `${env.url}?view=device&hw=hygon-dcu-k100-ai&lang=en`);
   await page.waitForSelector('#dp-no-engine');
   assert.match(await page.textContent('#dp-runs'), /None of the engines/);
   await page.context().close();

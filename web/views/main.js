@@ -473,17 +473,27 @@ function renderSpeedBasis(s) {
  */
 function renderUncertain(r) {
   const L = state.lang;
-  const xs = uncertainFields(r.hardware.uncertain);
+  // The figures the speeds and the fit rest on; others (a TDP, an INT8 rate) are the device page's.
+  const xs = uncertainFields(r.hardware.uncertain).filter((x) => ['bandwidth_gbs', 'fp16_tflops', 'memory_gib'].includes(x.field));
   const el = byId('speed-uncertain');
   el.hidden = !xs.length;
   if (!xs.length) { el.textContent = ''; return; }
   const di = deviceInfo(r.hardware.id);
   const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
   const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
-  el.textContent = T('unc_speed_note', {
+  // Where the core widened a speed range by an unsettled figure's low and high (speed.device_uncertain),
+  // say which range and over which figures.
+  const widened = (Array.isArray(r.speed?.device_uncertain) ? r.speed.device_uncertain : [])
+    .map((/** @type {any} */ w) => xs.find((x) => x.field === w.field && x.low !== null && x.high !== null && (w.range === 'decode' || w.range === 'prefill')) ? w : null)
+    .filter(Boolean)
+    .map((/** @type {any} */ w) => {
+      const x = /** @type {{field: string, low: number, high: number}} */ (xs.find((f) => f.field === w.field));
+      return T(w.range === 'decode' ? 'unc_widened_decode' : 'unc_widened_prefill', { low: deviceFigure(x.field, x.low, L), high: deviceFigure(x.field, x.high, L) });
+    });
+  el.textContent = [T('unc_speed_note', {
     device: shownName(r.hardware, L),
     list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
-  });
+  }), ...widened].join(L === 'zh' ? '' : ' ');
 }
 
 
@@ -495,6 +505,9 @@ function renderServe(r) {
   box.hidden = !sv;
   if (!sv) return;
   const tp = sv.throughput || null;
+  // The batched throughput rests on the bandwidth (or, compute-bound, on the FP16 rate): a figure
+  // public sources do not settle is marked on it too, as on the speed cards.
+  const tpMark = tp ? uncertainMark(r.hardware.uncertain, tp.compute_bound ? 'fp16_tflops' : 'bandwidth_gbs', L) : null;
   fill('serve-cards',
     card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
       ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
@@ -504,7 +517,7 @@ function renderServe(r) {
     sv.demand ? card(T('concurrency_server'), num(sv.demand.sequences_at_once, L),
       capNote(sv.demand, L), { id: 'k-concurrency', dataset: { v: String(sv.demand.sequences_at_once), cap: String(sv.demand.engine_cap) } })
     : card(T('concurrency'), num(Math.floor(sv.max_concurrency), L), T('concurrency_note', { 0: tokens(sv.settings?.max_model_len ?? r.settings.context, L) }), { id: 'k-concurrency', dataset: { v: String(sv.max_concurrency) } }),
-    tp && tp.aggregate_tps > 0 ? card(T('aggregate'), tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
+    tp && tp.aggregate_tps > 0 ? card([T('aggregate'), tpMark ? ' ' : '', tpMark], tps(tp.aggregate_tps, L), T(tp.capped ? 'aggregate_note_capped' : 'aggregate_note', { n: num(tp.concurrency, L), per: tps(tp.per_user_tps, L) }), { id: 'k-aggregate', dataset: { v: String(tp.aggregate_tps) } }) : null);
 }
 
 /**

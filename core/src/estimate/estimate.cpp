@@ -563,6 +563,44 @@ void apply_speculative_speed(const EstimateRequest& r, Estimate& e) {
   s.basis["decode_speculative"] = plain;
 }
 
+// A device figure public sources do not settle (the catalog entry's `uncertain`, with the low and
+// high figures the sources give) widens the range of the speeds that rest on it: decode streams the
+// weights, so its range scales with the bandwidth's low and high; prefill is matrix work, so its
+// range scales with the FP16 rate's. The central figure stays the listed one. Only ever wider: a
+// low above the listed figure or a high below it changes nothing. The basis says which figure
+// widened which range and by how much, for the page to say so.
+void widen_for_uncertain_device(const EstimateRequest& r, Estimate& e) {
+  SpeedResult& s = e.speed;
+  const nlohmann::json& facts = r.device.facts;
+  if (s.decode_tps <= 0 || !facts.is_object() || !facts.contains("uncertain") || !facts["uncertain"].is_object()) return;
+  const nlohmann::json& u = facts["uncertain"];
+  // {low factor, high factor} of one field: its low and high over the listed figure, else {1, 1}.
+  auto factors = [&](const char* field, double listed) -> std::pair<double, double> {
+    if (!(listed > 0) || !u.contains(field) || !u[field].is_object()) return {1.0, 1.0};
+    const nlohmann::json& f = u[field];
+    const double lo = f.contains("low") && f["low"].is_number() ? f["low"].get<double>() : listed;
+    const double hi = f.contains("high") && f["high"].is_number() ? f["high"].get<double>() : listed;
+    if (!(lo > 0) || !(hi > 0)) return {1.0, 1.0};
+    return {std::min(1.0, lo / listed), std::max(1.0, hi / listed)};
+  };
+  nlohmann::json widened = nlohmann::json::array();
+  const auto [blo, bhi] = factors("bandwidth_gbs", r.device.bandwidth_gbs);
+  if (blo < 1.0 || bhi > 1.0) {
+    s.decode_tps_low *= blo;
+    s.decode_tps_high *= bhi;
+    widened.push_back({{"field", "bandwidth_gbs"}, {"range", "decode"}, {"low_factor", blo}, {"high_factor", bhi}});
+  }
+  const auto [flo, fhi] = factors("fp16_tflops", r.device.fp16_tflops);
+  if (s.prefill_available && s.prefill_tps > 0 && (flo < 1.0 || fhi > 1.0)) {
+    s.prefill_tps_low *= flo;
+    s.prefill_tps_high *= fhi;
+    widened.push_back({{"field", "fp16_tflops"}, {"range", "prefill"}, {"low_factor", flo}, {"high_factor", fhi}});
+  }
+  if (widened.empty()) return;
+  if (!s.basis.is_object()) s.basis = nlohmann::json::object();
+  s.basis["device_uncertain"] = widened;
+}
+
 // The plain (no speculation) decode figures, whichever way the headline was set.
 struct PlainDecode { double tps, low, high; };
 PlainDecode plain_decode(const SpeedResult& s) {
@@ -639,6 +677,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     if (e.throughput && e.speed.group != "tensor_parallel")
       cap_at_single_user(*e.throughput, e.speed.gen_avg_tps > 0 ? e.speed.gen_avg_tps : e.speed.decode_tps);
   }
+  widen_for_uncertain_device(r, e);  // before speculation, which scales the widened plain range
   apply_speculative_speed(r, e);
   return e;
 }

@@ -102,6 +102,8 @@ export default {
   unc_unverified: "not checked against a vendor page",
   unc_range: "{0} to {1}",
   unc_speed_note: "Public sources do not settle these figures of the {device}: {list}. Speeds marked “uncertain” rest on them.",
+  unc_widened_decode: "The decode range spans the bandwidth from {low} to {high}.",
+  unc_widened_prefill: "The prefill range spans the FP16 rate from {low} to {high}.",
   dp_unc_note: "Public sources do not settle every figure of this device; the marked ones are uncertain, and the speeds below rest on them.",
   fit_first: "What makes it run:",
   fit_all: "All changes that help",

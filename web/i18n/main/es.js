@@ -102,6 +102,8 @@ export default {
   unc_unverified: "sin comprobar en una página del fabricante",
   unc_range: "de {0} a {1}",
   unc_speed_note: "Para {device}, las fuentes públicas no precisan estos datos: {list}. Las velocidades marcadas como «incierto» dependen de ellos.",
+  unc_widened_decode: "El rango de generación abarca el ancho de banda de {low} a {high}.",
+  unc_widened_prefill: "El rango de prellenado abarca el cálculo FP16 de {low} a {high}.",
   dp_unc_note: "Las fuentes públicas no precisan todos los datos de este dispositivo; los marcados son inciertos y las velocidades de abajo dependen de ellos.",
   fit_first: "Qué hace que funcione:",
   fit_all: "Todos los cambios que ayudan",

@@ -101,6 +101,8 @@ export default {
   unc_unverified: "non vérifié sur une page du fabricant",
   unc_range: "de {0} à {1}",
   unc_speed_note: "Pour {device}, les sources publiques n’établissent pas ces chiffres : {list}. Les vitesses marquées « incertain » en dépendent.",
+  unc_widened_decode: "La fourchette de génération couvre la bande passante de {low} à {high}.",
+  unc_widened_prefill: "La fourchette de préremplissage couvre le calcul FP16 de {low} à {high}.",
   dp_unc_note: "Les sources publiques n’établissent pas tous les chiffres de cet appareil ; ceux qui sont marqués sont incertains, et les vitesses ci-dessous en dépendent.",
   fit_first: "Ce qui le fait tourner :",
   fit_all: "Tous les changements utiles",

@@ -100,6 +100,8 @@ export default {
   unc_unverified: "未经厂商页面核实",
   unc_range: "{0} 至 {1}",
   unc_speed_note: "{device} 的以下数据公开来源尚无定论：{list}。标有“不确定”的速度依赖于这些数据。",
+  unc_widened_decode: "生成速度的范围涵盖了 {low} 至 {high} 的带宽。",
+  unc_widened_prefill: "预填充速度的范围涵盖了 {low} 至 {high} 的 FP16 算力。",
   dp_unc_note: "该设备并非每项数据都有公开来源可以确定；标注的几项不确定，下面的速度依赖于它们。",
   fit_first: "怎样才能运行：",
   fit_all: "所有有用的改动",
