@@ -69,6 +69,8 @@ export default {
   download_aside: 'Download them', dismiss: 'Dismiss',
   speed: 'Speed', decode: 'Decode', prefill: 'Prefill', ttft: 'Time to first token', decode_note: 'Generating, one user',
   commands: 'Launch commands', copy: 'Copy', copied: 'Copied', copy_failed: 'Copy failed', per_device: 'Memory per device', per_device_caption: 'Layers and memory on each accelerator',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (each)',
   cost: 'Cost', finetune: 'Fine-tuning memory', diagnostics: 'Diagnostics', make_it_fit: 'Make it fit',
   diag_kv: '{model} ({topo}): from {from} to {to} tokens the KV cache grows from {a} to {b}; the total at {to} is {total}.',
   diag_q8: 'A q8_0 KV cache saves {save} at {to} (total {total}), with a very small quality cost.',

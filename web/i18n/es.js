@@ -69,6 +69,8 @@ export default {
   download_aside: 'Descargarlas', dismiss: 'Cerrar',
   speed: 'Velocidad', decode: 'Generación', prefill: 'Prellenado', ttft: 'Tiempo hasta el primer token', decode_note: 'Generando, un usuario',
   commands: 'Comandos de lanzamiento', copy: 'Copiar', copied: 'Copiado', copy_failed: 'No se pudo copiar', per_device: 'Memoria por dispositivo', per_device_caption: 'Capas y memoria en cada acelerador',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (cada uno)',
   cost: 'Coste', finetune: 'Memoria para ajuste fino', diagnostics: 'Diagnóstico', make_it_fit: 'Cómo hacer que quepa',
   diag_kv: '{model} ({topo}): de {from} a {to} tokens la caché KV pasa de {a} a {b}; el total a {to} es {total}.',
   diag_q8: 'Una caché KV q8_0 ahorra {save} a {to} (total {total}) con una pérdida de calidad muy pequeña.',

@@ -69,6 +69,8 @@ export default {
   download_aside: 'Les télécharger', dismiss: 'Fermer',
   speed: 'Vitesse', decode: 'Génération', prefill: 'Préremplissage', ttft: 'Délai du premier jeton', decode_note: 'Génération, un utilisateur',
   commands: 'Commandes de lancement', copy: 'Copier', copied: 'Copié', copy_failed: 'Copie impossible', per_device: 'Mémoire par appareil', per_device_caption: 'Couches et mémoire sur chaque accélérateur',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (chacun)',
   cost: 'Coût', finetune: 'Mémoire pour l’affinage', diagnostics: 'Diagnostic', make_it_fit: 'Pour que ça tienne',
   diag_kv: '{model} ({topo}) : de {from} à {to} jetons, le cache KV passe de {a} à {b} ; le total à {to} est de {total}.',
   diag_q8: 'Un cache KV q8_0 économise {save} à {to} (total {total}), pour une perte de qualité très faible.',

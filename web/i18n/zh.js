@@ -69,6 +69,8 @@ export default {
   download_aside: '下载这些项', dismiss: '关闭',
   speed: '速度', decode: '生成', prefill: '预填充', ttft: '首个 token 延迟', decode_note: '生成阶段，单用户',
   commands: '启动命令', copy: '复制', copied: '已复制', copy_failed: '复制失败', per_device: '每个设备的内存', per_device_caption: '每个加速器上的层与内存',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name}（每个）',
   cost: '成本', finetune: '微调内存', diagnostics: '诊断', make_it_fit: '如何放得下',
   diag_kv: '{model}（{topo}）：从 {from} 到 {to} token，KV 缓存从 {a} 增长到 {b}；{to} 时总计 {total}。',
   diag_q8: '在 {to} 时使用 q8_0 KV 缓存可节省 {save}（总计 {total}），质量损失很小。',
