@@ -1,5 +1,8 @@
 // Issue 16, the page on a phone (390 px) as reviewers read it: devices the core placed alike are
-// one row (one card), not eight equal ones.
+// one row (one card), not eight equal ones; ids, repository names, flags and file names never end
+// a line at one of their hyphens when they fit on a line; on the accuracy page the legend draws the
+// band dashed as the plot does in every language, a phone card's label carries no sort arrow, a
+// row's flags are said once, and the log axes start at a round value.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
@@ -56,4 +59,75 @@ test('eight H200 the core places alike are one card ("8× … (each)"), at 390 a
   const split = await rowsOf(page, '#devices-table');
   assert.equal(split.length, 2);
   assert.doesNotMatch(split.map((x) => x.text).join(' '), /\(each\)/);
+});
+
+/**
+ * Lines that end at a hyphen or dash inside a piece of text with no space (an id, a file name, a
+ * flag; a piece ends at a space, after a slash and at a CJK ideograph) although the whole piece
+ * fits the width of the box it sits in: "Llama-3.1-8B-" / "Instruct", "（-" / "fitt）".
+ * @param {any} page @param {string} sel
+ */
+function badBreaks(page, sel) {
+  return page.evaluate((/** @type {string} */ s) => {
+    const STOP = /[\s\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uFF0C\uFF1A\uFF1B]/;
+    /** @type {string[]} */
+    const out = [];
+    for (const root of document.querySelectorAll(s)) {
+      /** @type {{ch: string, r: DOMRect | null, el: Element}[]} */
+      const cs = [];
+      const tw = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+        const el = /** @type {Element} */ (n.parentElement);
+        if (!el.getClientRects().length || el.closest('.sr, thead')) continue;
+        const t = /** @type {Text} */ (n).data;
+        for (let i = 0; i < t.length; i++) {
+          const rg = document.createRange();
+          rg.setStart(n, i); rg.setEnd(n, i + 1);
+          cs.push({ ch: t[i], r: rg.getClientRects()[0] || null, el });
+        }
+      }
+      for (let k = 1; k < cs.length; k++) {
+        const a = cs[k - 1], b = cs[k];
+        if (!a.r || !b.r || !/[-\u2010\u2013]/.test(a.ch) || STOP.test(b.ch) || b.r.top < a.r.bottom - 2) continue;
+        let i = k - 1, j = k;
+        while (i > 0 && !STOP.test(cs[i - 1].ch) && cs[i - 1].ch !== '/') i--;
+        while (j + 1 < cs.length && !STOP.test(cs[j + 1].ch) && cs[j].ch !== '/') j++;
+        const piece = cs.slice(i, j + 1);
+        const width = piece.reduce((w, c) => w + (c.r ? c.r.width : 0), 0);
+        // The box the piece sits in: its nearest block's content width.
+        let box = a.el;
+        while (box.parentElement && /^inline/.test(getComputedStyle(box).display)) box = box.parentElement;
+        const st = getComputedStyle(box);
+        const room = box.clientWidth - parseFloat(st.paddingLeft) - parseFloat(st.paddingRight);
+        if (width <= room) out.push(`${piece.slice(0, k - i).map((c) => c.ch).join('')}|${piece.slice(k - i).map((c) => c.ch).join('')} (${Math.round(width)} of ${Math.round(room)} px)`);
+      }
+    }
+    return out;
+  }, sel);
+}
+
+test('at 390 px ids, repository names, quantizations, flags and file names end no line at a hyphen when they fit a line (en, zh)', async () => {
+  const page = await env.page(PHONE);
+  // SGLang in Chinese: the summary names SAFETENSORS-BF16, a card quotes --max-running-requests,
+  // the commands name meta-llama/Llama-3.1-8B-Instruct.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=zh`);
+  await page.waitForSelector('#commands pre');
+  assert.match(await page.textContent('#summary'), /SAFETENSORS-BF16/);
+  assert.deepEqual(await badBreaks(page, '#summary, #serve-cards, #commands, #faq-main'), []);
+  // The flag in the card's note is on one line (half a phone was narrower than it).
+  const flag = await page.$eval('#serve-cards code.flag', (c) => ({ text: c.textContent, lines: c.getClientRects().length, h: c.getBoundingClientRect().height, lh: parseFloat(getComputedStyle(c).lineHeight) || 16 }));
+  assert.match(flag.text, /^--max-running-requests \d+$/);
+  assert.ok(flag.lines === 1 && flag.h < 1.6 * flag.lh, JSON.stringify(flag));
+  // The offload plan in Chinese: "（-fitt）" stays whole.
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=zh`);
+  await page.waitForSelector('#plan:not([hidden]) li[data-layers]');
+  assert.match(await page.textContent('#plan'), /（-fitt）/);
+  assert.deepEqual(await badBreaks(page, '#plan, #summary, #commands'), []);
+  // English: an Ollama tag in a command ("meta-llama-3-8b-q4_K_M") stays whole.
+  await open(page, `${env.url}?model=meta-llama/Meta-Llama-3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#commands pre');
+  assert.deepEqual(await badBreaks(page, '#commands, #summary, #plug-speed'), []);
+  // The text is the text: the command copies as written.
+  assert.match(await page.textContent('#commands'), /ollama run meta-llama-3-8b/i);
+  assert.deepEqual(page.problems, []);
 });
