@@ -131,3 +131,136 @@ test('at 390 px ids, repository names, quantizations, flags and file names end n
   assert.match(await page.textContent('#commands'), /ollama run meta-llama-3-8b/i);
   assert.deepEqual(page.problems, []);
 });
+
+/**
+ * Runs of ink along the middle row of an element as drawn (a solid line is one run, a dashed one
+ * several): the pixels of a screenshot of its box and a little around it, read in a blank page.
+ * @param {any} page @param {string} sel @param {number} nth
+ */
+async function inkRuns(page, sel, nth) {
+  const el = page.locator(sel).nth(nth);
+  await el.scrollIntoViewIfNeeded();
+  const b = await el.boundingBox();
+  const png = await page.screenshot({ clip: { x: b.x - 3, y: b.y - 3, width: b.width + 6, height: b.height + 6 } });
+  const blank = await page.context().newPage();
+  const runs = await blank.evaluate(async (/** @type {string} */ b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const x = /** @type {CanvasRenderingContext2D} */ (c.getContext('2d'));
+    x.drawImage(img, 0, 0);
+    const d = x.getImageData(0, 0, c.width, c.height).data;
+    const px = (/** @type {number} */ i, /** @type {number} */ j) => [0, 1, 2].map((k) => d[(j * c.width + i) * 4 + k]);
+    const bg = px(0, 0);
+    const y = Math.floor(c.height / 2);
+    let n = 0, ink = false;
+    for (let i = 0; i < c.width; i++) {
+      const p = px(i, y);
+      const on = Math.abs(p[0] - bg[0]) + Math.abs(p[1] - bg[1]) + Math.abs(p[2] - bg[2]) > 60;
+      if (on && !ink) n++;
+      ink = on;
+    }
+    return n;
+  }, png.toString('base64'));
+  await blank.close();
+  return runs;
+}
+
+test('the accuracy legend draws the ±band dashed and y = x solid, as the plot does, in every language at 1280 and 390 px; the memory chart\'s legend too', async () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    for (const opts of [{}, PHONE]) {
+      const page = await env.page(opts);
+      await open(page, `${env.url}?view=accuracy&lang=${lang}`);
+      await page.waitForSelector('#acc-chart .u-legend .u-series');
+      const marks = '#acc-chart .u-legend .u-series:not([hidden]) .u-marker';
+      assert.equal(await inkRuns(page, marks, 0), 1, `${lang} ${opts === PHONE ? 390 : 1280}: y = x is one solid line`);
+      assert.ok(await inkRuns(page, marks, 1) >= 2, `${lang} ${opts === PHONE ? 390 : 1280}: the band's mark is dashed`);
+      await page.context().close();
+    }
+  }
+  // The memory-over-context chart: "Required" solid, "Usable on device" dashed, as the lines are.
+  const page = await env.page(PHONE);
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=es`);
+  await page.waitForFunction(() => document.querySelectorAll('#chart .u-legend .u-series').length > 3);
+  const names = await page.$$eval('#chart .u-legend .u-series', (s) => s.map((x) => (x.textContent || '').trim()));
+  const req = names.findIndex((n) => /^Necesari/.test(n)), use = names.findIndex((n) => /^Utilizable/.test(n));
+  assert.ok(req > 0 && use > 0, names.join(' | '));
+  assert.equal(await inkRuns(page, '#chart .u-legend .u-series .u-marker', req), 1, 'the required line is solid');
+  assert.ok(await inkRuns(page, '#chart .u-legend .u-series .u-marker', use) >= 2, 'the usable line is dashed');
+  assert.deepEqual(page.problems, []);
+});
+
+test('the accuracy rows on a phone: card labels carry no sort arrow, a row\'s flags are said once, the log axes start at a round value', async () => {
+  const page = await env.page(PHONE);
+  await open(page, `${env.url}?view=accuracy&lang=en`);
+  await page.waitForSelector('#acc-rows tbody tr');
+  const rep = await page.evaluate(async () => (await (await fetch('accuracy.json')).json()).accuracy);
+  // The header sorts by error (its button says so); the cards' labels are the columns' names.
+  const labels = await page.$$eval('#acc-rows tbody tr:first-child :is(td, th)', (cs) => cs.map((c) => c.getAttribute('data-label')));
+  assert.ok(labels.includes('Error'), labels.join(' | '));
+  assert.ok(labels.every((l) => !/[▲▼]/.test(l || '')), labels.join(' | '));
+  assert.match(await page.textContent('#acc-rows thead'), /Error ▼/);
+  // Each flag once in a row: the device cell's settings and the backend cell's note share none.
+  const flagsOf = (/** @type {string} */ t) => [...t.matchAll(/(?:^|\s)(--?[a-z][\w-]*(?: [^\s-][^\s]*)?)/g)].map((m) => m[1]);
+  const rows = await page.$$eval('#acc-rows tbody tr', (trs) => trs.map((tr) => ({
+    row: tr.getAttribute('data-row'), device: tr.querySelector('[data-device] .note')?.textContent || '', backend: tr.querySelector('.distinct')?.textContent || '' })));
+  const withBoth = rows.filter((r) => r.device && r.backend && flagsOf(r.backend).length);
+  assert.ok(withBoth.length >= 4, `${withBoth.length} rows with flags in both cells`);
+  for (const r of withBoth) {
+    const twice = flagsOf(r.device).filter((f) => flagsOf(r.backend).includes(f));
+    assert.deepEqual(twice, [], `${r.row}: "${r.device}" / "${r.backend}"`);
+  }
+  // Every published flag of such a row is still on it, in one cell or the other.
+  const p = rep.points.find((/** @type {any} */ x) => x.row_id === 'bench-0730');
+  const r = rows.find((x) => x.row === 'bench-0730');
+  assert.ok(p && r);
+  for (const f of flagsOf(p.setup.flags)) assert.ok(`${r.device} ${r.backend}`.includes(f), `${f} missing from bench-0730`);
+  // The axes: ticks a person reads, from a round start at or below the smallest figure.
+  const ticks = String(await page.getAttribute('#acc-chart', 'data-ticks')).split(' | ');
+  const values = ticks.map((t) => Number(t.replace(/,/g, '')));
+  assert.ok(values.every((v) => Number.isFinite(v) && /^[125]0*$/.test(String(v).replace('.', '').replace(/^0+/, ''))), ticks.join(' | '));
+  const all = rep.points.flatMap((/** @type {any} */ x) => [x.measured_tps, x.predicted_tps]);
+  assert.ok(values[0] <= Math.min(...all), `${values[0]} above the smallest figure ${Math.min(...all)}`);
+  assert.ok(values[0] > Math.min(...all) / 10, `${values[0]}: a decade of nothing`);
+  for (let i = 1; i < values.length; i++) assert.ok(values[i] === 10 * values[i - 1] || (i === 1 && values[1] > values[0]), ticks.join(' | '));
+  assert.deepEqual(page.problems, []);
+});
+
+test('at 390 px nothing runs past the screen or past the box that clips it (the memory-over-context cards\' verdict was cut)', async () => {
+  const page = await env.page(PHONE);
+  for (const [q, lang, ready] of [
+    ['?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768', 'en', '#chart-table tbody tr'],
+    ['?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192', 'zh', '#chart-table tbody tr'],
+    ['?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64', 'fr', '#chart-table tbody tr'],
+    ['?view=accuracy', 'es', '#acc-rows tbody tr'],
+  ]) {
+    await open(page, `${env.url}${q}&lang=${lang}`);
+    await page.waitForSelector(ready, { state: 'attached' });
+    const cut = await page.evaluate(() => {
+      document.querySelectorAll('#content details').forEach((d) => { /** @type {HTMLDetailsElement} */ (d).open = true; });
+      /** @type {string[]} */
+      const out = [];
+      if (document.documentElement.scrollWidth > innerWidth + 1) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth}px`);
+      for (const el of document.querySelectorAll('#content *')) {
+        if (!el.getClientRects().length || el.closest('.sr, table.stack thead')) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width === 0) continue;
+        // The nearest box that scrolls (a strip with its own cue) or clips what passes its edges.
+        let box = null;
+        for (let e = el.parentElement; e && e !== document.body; e = e.parentElement) {
+          const o = getComputedStyle(e).overflowX;
+          if (o === 'auto' || o === 'scroll') { box = 'scrolls'; break; }
+          if (o === 'hidden' || o === 'clip') { box = e.getBoundingClientRect(); break; }
+        }
+        if (box === 'scrolls') continue;
+        const right = box ? box.right : innerWidth, left = box ? box.left : 0;
+        if (r.right > right + 1 || r.left < left - 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} "${(el.textContent || '').trim().slice(0, 40)}" ${Math.round(r.left)}–${Math.round(r.right)} past ${Math.round(left)}–${Math.round(right)}`);
+      }
+      return out;
+    });
+    assert.deepEqual(cut.slice(0, 10), [], `${q} ${lang}`);
+  }
+  assert.deepEqual(page.problems, []);
+});

@@ -49,7 +49,13 @@ function distinctText(p) {
     if (f === 'flash_attn') return T(s.flash_attn === true ? 'acc_fa_on' : s.flash_attn === false ? 'acc_fa_off' : 'acc_fa_none');
     if (f === 'build') return s.build ? T('acc_build', { 0: s.build }) : T('acc_build_none');
     // Each flag whole with its value, wrapping inside itself only when longer than the cell.
-    if (f === 'flags') return s.flags ? h('span', null, commandTokens(s.flags)) : T('acc_flags_none');
+    // The device cell already shows the run's settings ("-ngl 99 --n-cpu-moe 48"): here only the
+    // published flags beyond them ("-fa 1"), so no flag is said twice in a row.
+    if (f === 'flags') {
+      if (!s.flags) return T('acc_flags_none');
+      const more = extraFlags(s.flags, p.settings);
+      return h('span', { dataset: { flags: more } }, commandTokens(more));
+    }
     if (f === 'source') return T('acc_other_source');
     if (f === 'row_id') return T('acc_row', { 0: p.row_id });
     return '';
@@ -58,6 +64,18 @@ function distinctText(p) {
   const sep = L === 'zh' ? '，' : ', ';
   return h('span', { class: 'note distinct', title: T('acc_distinct'), dataset: { distinct: d.join(' ') } },
     words.flatMap((/** @type {any} */ w, /** @type {number} */ i) => (i ? [sep, w] : [w])));
+}
+
+/**
+ * The flags of `flags` that `shown` does not already hold, each flag with its value ("-fa 1"); all
+ * of `flags` when every one of them is shown (the note then still says what sets the row apart).
+ * @param {string} flags @param {string} [shown]
+ */
+function extraFlags(flags, shown) {
+  const pieces = (/** @type {string} */ x) => String(x).split(/\s+(?=-)/).map((f) => f.trim()).filter(Boolean);
+  const have = new Set(pieces(shown || ''));
+  const rest = pieces(flags).filter((f) => !have.has(f));
+  return rest.length ? rest.join(' ') : flags;
 }
 
 /** @param {any[]} groups @param {string} band */
@@ -175,7 +193,7 @@ function rowsSection(points) {
     const head = cols.map((k) => {
       if (!keys[k]) return T(k);
       const on = view.sort === k;
-      return h('button', { type: 'button', class: 'sort', dataset: { sort: k }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
+      return h('button', { type: 'button', class: 'sort', dataset: { sort: k, label: T(k) }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
         on: { click: () => { view.dir = on ? -view.dir : (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1); view.sort = k; draw(); } } },
       T(k), on ? (view.dir > 0 ? ' ▲' : ' ▼') : '');
     });
@@ -292,7 +310,7 @@ export async function renderAccuracy(alive) {
   }));
   await scatterChart(byId('acc-chart'), {
     groups, band: Number(rep.band_pct) / 100, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
-    fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
+    fmt: (v) => num(v, state.lang, Number.isInteger(v) ? 0 : 1), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
   });
 }
 
