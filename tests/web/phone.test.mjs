@@ -243,9 +243,19 @@ test('at 390 px nothing runs past the screen or past the box that clips it (the 
       /** @type {string[]} */
       const out = [];
       if (document.documentElement.scrollWidth > innerWidth + 1) out.push(`the page scrolls sideways: ${document.documentElement.scrollWidth}px`);
-      for (const el of document.querySelectorAll('#content *')) {
+      // Every element, and every run of text (a cell's text is no element of its own).
+      /** @type {{el: Element, r: DOMRect, what: string}[]} */
+      const boxes = [];
+      for (const el of document.querySelectorAll('#content *')) boxes.push({ el, r: el.getBoundingClientRect(), what: (el.textContent || '').trim().slice(0, 40) });
+      const tw = document.createTreeWalker(/** @type {Node} */ (document.getElementById('content')), NodeFilter.SHOW_TEXT);
+      for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+        if (!n.parentElement || !(/** @type {Text} */ (n).data.trim())) continue;
+        const rg = document.createRange();
+        rg.selectNodeContents(n);
+        boxes.push({ el: n.parentElement, r: rg.getBoundingClientRect(), what: `text "${/** @type {Text} */ (n).data.trim().slice(0, 40)}"` });
+      }
+      for (const { el, r, what } of boxes) {
         if (!el.getClientRects().length || el.closest('.sr, table.stack thead')) continue;
-        const r = el.getBoundingClientRect();
         if (r.width === 0) continue;
         // The nearest box that scrolls (a strip with its own cue) or clips what passes its edges.
         let box = null;
@@ -255,8 +265,13 @@ test('at 390 px nothing runs past the screen or past the box that clips it (the 
           if (o === 'hidden' || o === 'clip') { box = e.getBoundingClientRect(); break; }
         }
         if (box === 'scrolls') continue;
-        const right = box ? box.right : innerWidth, left = box ? box.left : 0;
-        if (r.right > right + 1 || r.left < left - 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} "${(el.textContent || '').trim().slice(0, 40)}" ${Math.round(r.left)}–${Math.round(r.right)} past ${Math.round(left)}–${Math.round(right)}`);
+        // Nor past the card it is drawn in: a table row shown as a card on a phone, a card, a panel
+        // (a details' content clips without saying so in any style a script can read).
+        const tr = el.closest('tr');
+        const card = tr && getComputedStyle(tr).display === 'block' ? tr : el.closest('.card, .panel');
+        const c = card ? card.getBoundingClientRect() : null;
+        const right = Math.min(box ? box.right : innerWidth, c ? c.right : innerWidth), left = Math.max(box ? box.left : 0, c ? c.left : 0);
+        if (r.right > right + 1 || r.left < left - 1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')} ${what} ${Math.round(r.left)}–${Math.round(r.right)} past ${Math.round(left)}–${Math.round(right)}`);
       }
       return out;
     });
