@@ -176,6 +176,8 @@ test('the accuracy legend draws the ±band dashed and y = x solid, as the plot d
       await page.waitForSelector('#acc-chart .u-legend .u-series');
       const marks = '#acc-chart .u-legend .u-series:not([hidden]) .u-marker';
       assert.equal(await inkRuns(page, marks, 0), 1, `${lang} ${opts === PHONE ? 390 : 1280}: y = x is one solid line`);
+      // The sort menu is for phones only: at 1280 px the header sorts.
+      assert.equal(await page.isVisible('#acc-sort'), opts === PHONE);
       assert.ok(await inkRuns(page, marks, 1) >= 2, `${lang} ${opts === PHONE ? 390 : 1280}: the band's mark is dashed`);
       await page.context().close();
     }
@@ -202,6 +204,14 @@ test('the accuracy rows on a phone: card labels carry no sort arrow, a row\'s fl
   assert.ok(labels.includes('Error'), labels.join(' | '));
   assert.ok(labels.every((l) => !/[▲▼]/.test(l || '')), labels.join(' | '));
   assert.match(await page.textContent('#acc-rows thead'), /Error ▼/);
+  // The header is out of sight on a phone: a menu sets the order (figures largest first).
+  assert.equal(await page.isVisible('#acc-sort'), true);
+  assert.equal(await page.$eval('#acc-sort', (s) => /** @type {HTMLSelectElement} */ (s).value), 'acc_col_error');
+  await page.selectOption('#acc-sort', 'acc_col_measured');
+  const measured = await page.$$eval('#acc-rows tbody tr', (trs) => trs.slice(0, 5).map((tr) => tr.getAttribute('data-row')));
+  const byMeasured = [...rep.points].sort((a, b) => b.measured_tps - a.measured_tps).slice(0, 5).map((x) => x.row_id);
+  assert.deepEqual(measured, byMeasured);
+  await page.selectOption('#acc-sort', 'acc_col_error');
   // Each flag once in a row: the device cell's settings and the backend cell's note share none.
   const flagsOf = (/** @type {string} */ t) => [...t.matchAll(/(?:^|\s)(--?[a-z][\w-]*(?: [^\s-][^\s]*)?)/g)].map((m) => m[1]);
   const rows = await page.$$eval('#acc-rows tbody tr', (trs) => trs.map((tr) => ({

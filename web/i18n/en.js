@@ -203,6 +203,8 @@ export default {
   acc_no_link: 'no public link', acc_filter_kind: 'Kind', acc_filter_split: 'Group', acc_filter_all: 'All', acc_filter_text: 'Model, device or quant',
   acc_layer_split: '(split by layer)',
   acc_shown: '{0} of {1} rows shown', acc_sort_by: 'Sort by {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Sort by',
   acc_sizes_title: 'Memory: GGUF file sizes from the config against the published files',
   acc_sizes_intro: 'For every model with published GGUF files, the file size computed from its config.json with llama.cpp’s quantization rules, against the size of the file on Hugging Face.',
   acc_sizes_summary: '{n} files compared: median error {median}, mean {mean}, 90th percentile {p90}, largest {max}; {within} within 1 %.',

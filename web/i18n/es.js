@@ -203,6 +203,8 @@ export default {
   acc_no_link: 'sin enlace público', acc_filter_kind: 'Tipo', acc_filter_split: 'Grupo', acc_filter_all: 'Todos', acc_filter_text: 'Modelo, dispositivo o cuantización',
   acc_layer_split: '(reparto por capas)',
   acc_shown: '{0} de {1} filas', acc_sort_by: 'Ordenar por {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Ordenar por',
   acc_sizes_title: 'Memoria: tamaños GGUF calculados desde la configuración frente a los archivos publicados',
   acc_sizes_intro: 'Para cada modelo con archivos GGUF publicados, el tamaño calculado a partir de su config.json con las reglas de cuantización de llama.cpp, frente al tamaño del archivo en Hugging Face.',
   acc_sizes_summary: '{n} archivos comparados: error mediano {median}, medio {mean}, percentil 90 {p90}, máximo {max}; {within} dentro del 1 %.',

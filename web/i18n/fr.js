@@ -203,6 +203,8 @@ export default {
   acc_no_link: 'pas de lien public', acc_filter_kind: 'Type', acc_filter_split: 'Groupe', acc_filter_all: 'Tous', acc_filter_text: 'Modèle, appareil ou quantification',
   acc_layer_split: '(réparti par couches)',
   acc_shown: '{0} lignes sur {1}', acc_sort_by: 'Trier par {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Trier par',
   acc_sizes_title: 'Mémoire : tailles GGUF calculées depuis la configuration face aux fichiers publiés',
   acc_sizes_intro: 'Pour chaque modèle dont des fichiers GGUF sont publiés, la taille calculée depuis son config.json avec les règles de quantification de llama.cpp, face à la taille du fichier sur Hugging Face.',
   acc_sizes_summary: '{n} fichiers comparés : erreur médiane {median}, moyenne {mean}, 90e centile {p90}, maximum {max} ; {within} à moins de 1 %.',

@@ -203,6 +203,8 @@ export default {
   acc_no_link: '无公开链接', acc_filter_kind: '类型', acc_filter_split: '分组', acc_filter_all: '全部', acc_filter_text: '模型、设备或量化',
   acc_layer_split: '（按层切分）',
   acc_shown: '显示 {0} / {1} 行', acc_sort_by: '按{0}排序',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: '排序方式',
   acc_sizes_title: '内存：按配置计算的 GGUF 文件大小对照公开文件',
   acc_sizes_intro: '对每个有公开 GGUF 文件的模型，用 llama.cpp 的量化规则从其 config.json 计算文件大小，与 Hugging Face 上的文件大小对照。',
   acc_sizes_summary: '比较了 {n} 个文件：误差中位数 {median}，平均 {mean}，90 分位 {p90}，最大 {max}；{within} 在 1 % 以内。',

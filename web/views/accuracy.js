@@ -168,6 +168,7 @@ function rowsSection(points) {
     acc_col_predicted: (p) => p.predicted_tps, acc_col_error: (p) => Math.abs(p.error_pct) };
   // A link to one group (e.g. a result's speed linking to the accuracy of that kind of estimate):
   // #acc-tg-held_out opens the rows filtered to decode, held-out devices.
+  const firstDir = (/** @type {string} */ k) => (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1);
   const hash = /^#acc-(tg|pp)(?:-(in_sample|held_out|multi_gpu|offloaded))?$/.exec(location.hash);
   const view = { kind: hash ? hash[1] : '', split: hash?.[2] || '', q: '', sort: 'acc_col_error', dir: -1 };
   const out = h('div', { id: 'acc-rows-out' });
@@ -179,6 +180,11 @@ function rowsSection(points) {
   const controls = h('div', { class: 'acc-controls' },
     select('acc-kind', T('acc_filter_kind'), [['', T('acc_filter_all')], ['tg', T('acc_decode')], ['pp', T('acc_prefill')]], (v) => { view.kind = v; }),
     select('acc-split', T('acc_filter_split'), [['', T('acc_filter_all')], ...SPLITS.map((x) => /** @type {[string, string]} */ ([x, T(`acc_split_${x}`)]))], (v) => { view.split = v; }),
+    // On a phone the table's header (its sort buttons) is out of sight: the order is chosen here,
+    // each column in its usual direction (names A to Z, figures largest first).
+    h('div', { class: 'field sort-field' }, h('label', { for: 'acc-sort' }, T('acc_sort')),
+      h('select', { id: 'acc-sort', on: { change: (/** @type {Event} */ ev) => { const k = /** @type {HTMLSelectElement} */ (ev.target).value; view.sort = k; view.dir = firstDir(k); draw(); } } },
+        Object.keys(keys).map((k) => h('option', { value: k }, T(k))))),
     h('div', { class: 'field' }, h('label', { for: 'acc-q' }, T('acc_filter_text')),
       h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
   function draw() {
@@ -194,7 +200,7 @@ function rowsSection(points) {
       if (!keys[k]) return T(k);
       const on = view.sort === k;
       return h('button', { type: 'button', class: 'sort', dataset: { sort: k, label: T(k) }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
-        on: { click: () => { view.dir = on ? -view.dir : (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1); view.sort = k; draw(); } } },
+        on: { click: () => { view.dir = on ? -view.dir : firstDir(k); view.sort = k; draw(); } } },
       T(k), on ? (view.dir > 0 ? ' ▲' : ' ▼') : '');
     });
     const body = rows.map((p) => [
@@ -211,6 +217,8 @@ function rowsSection(points) {
     ]);
     out.replaceChildren(stackTable('', /** @type {any} */ (head), body, { id: 'acc-rows', numeric: [5, 6, 7],
       rowProps: (k) => ({ dataset: { row: rows[k].row_id, group: rows[k].group, kind: rows[k].kind, split: splitOf(rows[k]), heldOut: rows[k].held_out ? '1' : '0' } }) }));
+    const sortSel = /** @type {HTMLSelectElement | null} */ (controls.querySelector('#acc-sort'));
+    if (sortSel) sortSel.value = view.sort;
     const th = out.querySelector(`button[data-sort="${view.sort}"]`)?.closest('th');
     if (th) th.setAttribute('aria-sort', view.dir > 0 ? 'ascending' : 'descending');
   }
