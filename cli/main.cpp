@@ -580,6 +580,17 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
   return d.contains("error") ? 2 : 0;
 }
 
+// The core's warnings about the request (an unknown field: `warnings` in the result), one line
+// each on standard error, so a person running a request file sees the field that was not read.
+void print_warnings(const json& d) {
+  if (!d.is_object() || !d.contains("warnings") || !d["warnings"].is_array()) return;
+  for (const auto& w : d["warnings"])
+    if (w.is_object())
+      std::cerr << "warning: " << w.value("code", std::string()) << " '" << w.value("path", std::string()) << "'"
+                << (w.contains("did_you_mean") ? " (did you mean '" + w.value("did_you_mean", std::string()) + "'?)" : std::string())
+                << "\n";
+}
+
 // `<command> --request file.json`: the request document as written, unchanged, to the API (the
 // same text the wasm module would get); read to the API's own bound plus one byte, so an
 // oversized file gets the API's json_too_large.
@@ -595,7 +606,9 @@ int run_request_file(const wif::Catalog& cat, const std::string& cmd, const std:
   else if (cmd == "cost") doc = wif::api_cost(cat, text);
   else doc = wif::api_estimate(cat, text);
   print(doc, pretty);
-  return json::parse(doc).contains("error") ? 2 : 0;
+  const json d = json::parse(doc);
+  print_warnings(d);
+  return d.contains("error") ? 2 : 0;
 }
 
 // `api <function> <request.json|->`: one request document, as the wasm module takes it, to the
@@ -633,6 +646,9 @@ int run_api_command(const wif::Catalog& cat, const std::vector<std::string>& arg
     else return fail("bad_value", "function", "api functions: estimate, estimate_many, solve, tiers, runs_on, train, cost, defaults, check_saved");
     std::cout << doc << "\n";
     const json d = json::parse(doc);
+    print_warnings(d);
+    if (d.is_array())
+      for (const auto& x : d) print_warnings(x);
     return d.is_object() && d.contains("error") ? 2 : 0;
   }
   if (cmd == "defaults") {

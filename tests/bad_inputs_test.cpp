@@ -112,3 +112,83 @@ TEST_CASE("every request in the bad-input table gives its structured error with 
   }
   CHECK(ran >= 150);
 }
+
+// A request field no reader knows is never dropped without a word: a near miss of a field the
+// request does not give is refused naming the field and the one meant; any other is answered
+// with a warning naming it beside the result, which is otherwise the same.
+TEST_CASE("unknown request fields: a misspelling is an error naming it, any other a warning", "[bad_inputs][unknown_field]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 8192}};
+  auto est = [](const json& q) { return json::parse(wif::api_estimate(wif_test::catalog(), q.dump())); };
+  const json plain = est(base);
+  REQUIRE_FALSE(plain.contains("error"));
+  CHECK_FALSE(plain.contains("warnings"));
+  // "ram_gb": 64 meant ram_gib: read as no RAM it would change the answer, so it is refused.
+  json typo = base;
+  typo["ram_gb"] = 64;
+  const json te = est(typo);
+  REQUIRE(te.contains("error"));
+  CHECK(te["error"]["code"] == "unknown_field");
+  CHECK(te["error"]["path"] == "ram_gb");
+  CHECK(te["error"]["accepted"] == json::array({"ram_gib"}));
+  json ctx = base;
+  ctx.erase("context");
+  ctx["Contxt"] = 4096;
+  CHECK(est(ctx)["error"]["accepted"] == json::array({"context"}));
+  // Beside the field it resembles, it is a warning that names both.
+  json both = typo;
+  both["ram_gib"] = 64;
+  const json be = est(both);
+  REQUIRE_FALSE(be.contains("error"));
+  REQUIRE(be.contains("warnings"));
+  CHECK(be["warnings"] == json::parse(R"([{"code":"unknown_field","path":"ram_gb","did_you_mean":"ram_gib"}])"));
+  // A field like no other: a warning, and the same answer as without it.
+  json other = base;
+  other["colour"] = "blue";
+  const json oe = est(other);
+  REQUIRE_FALSE(oe.contains("error"));
+  CHECK(oe["warnings"] == json::parse(R"([{"code":"unknown_field","path":"colour"}])"));
+  CHECK(oe["memory"] == plain["memory"]);
+  CHECK(oe["verdict"] == plain["verdict"]);
+  // Each function knows its own fields: a solve's and a cost's read without a warning, and an
+  // estimate's own fields under them too; a solver's field sent to estimate is unknown.
+  json sq = base;
+  sq["solve"] = "max_context";
+  sq["min_context"] = 4096;
+  CHECK_FALSE(json::parse(wif::api_solve(wif_test::catalog(), sq.dump())).contains("warnings"));
+  json cq = base;
+  cq["market"] = "US";
+  cq["hours_per_day"] = 4;
+  const json ce = json::parse(wif::api_cost(wif_test::catalog(), cq.dump()));
+  REQUIRE_FALSE(ce.contains("error"));
+  CHECK_FALSE(ce.contains("warnings"));
+  json eq = base;
+  eq["hours_per_day"] = 4;
+  CHECK(est(eq)["warnings"][0]["path"] == "hours_per_day");
+  json rq = {{"hardware", "nvidia-rtx-4090"}, {"min_quality", "reduced"}, {"flavour", 1}};
+  const json ro = json::parse(wif::api_runs_on(wif_test::catalog(), rq.dump()));
+  REQUIRE_FALSE(ro.contains("error"));
+  CHECK(ro["warnings"] == json::parse(R"([{"code":"unknown_field","path":"flavour"}])"));
+  // estimate_many: each entry its own.
+  const json many = json::parse(wif::api_estimate_many(wif_test::catalog(), json::array({base, other, typo}).dump()));
+  REQUIRE(many.size() == 3);
+  CHECK_FALSE(many[0].contains("warnings"));
+  CHECK(many[1]["warnings"][0]["path"] == "colour");
+  CHECK(many[2]["error"]["code"] == "unknown_field");
+}
+
+TEST_CASE("unknown request fields are bounded for any input: long names, many of them", "[bad_inputs][unknown_field]") {
+  json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}, {"context", 8192}};
+  // A 100,000-byte name of three-byte characters: quoted cut on a character boundary.
+  std::string longname;
+  while (longname.size() < 100000) longname += "\xe2\x82\xac";  // the euro sign
+  q[longname] = 1;
+  for (int i = 0; i < 100; ++i) q["zz_extra_" + std::to_string(1000 + i)] = i;
+  const std::string text = wif::api_estimate(wif_test::catalog(), q.dump());
+  const json r = json::parse(text);  // valid UTF-8, or parse would throw
+  REQUIRE_FALSE(r.contains("error"));
+  const json& w = r["warnings"];
+  REQUIRE(w.size() == 65);
+  CHECK(w[64]["code"] == "warnings_left_out");
+  CHECK(w[64]["count"] == 101 - 64);
+  for (std::size_t i = 0; i < 64; ++i) CHECK(w[i]["path"].get<std::string>().size() <= 200);
+}

@@ -459,3 +459,38 @@ TEST_CASE("a cost answer's offers carry the memory per GPU the estimate used and
   }
   CHECK(b200 >= 4);
 }
+
+// Issue 16: "At least 312 months" to break even is past any hardware's life. The core sets the
+// point (and the least point when the power is unknown) against the useful life in
+// data/segments.json, with the life and its source.
+TEST_CASE("rent vs buy codes a break-even point past the hardware's useful life", "[cost][break_even]") {
+  const json* seg = cat().document("segments.json");
+  REQUIRE(seg != nullptr);
+  const double life = (*seg)["useful_life"]["months"].get<double>();
+  CHECK(life == 60);
+  json q = kBase;
+  q["memory_gib"] = 20;
+  const json b = cost(q)["rent_vs_buy"];
+  REQUIRE(b["break_even_months"].is_number());
+  const double be = b["break_even_months"].get<double>();
+  CHECK(b["break_even_life"]["months"].get<double>() == life);
+  CHECK(b["break_even_life"]["source"].get<std::string>().rfind("https://", 0) == 0);
+  CHECK(b["break_even_life"]["code"] == (be > life ? "beyond_useful_life" : "within_useful_life"));
+  // A purchase five times dearer than one that breaks even at the life: past it.
+  q["purchase_usd"] = 2000 * (life / be) * 5;
+  const json far = cost(q)["rent_vs_buy"];
+  CHECK(far["break_even_months"].get<double>() > life);
+  CHECK(far["break_even_life"]["code"] == "beyond_useful_life");
+  q["purchase_usd"] = 2000 * (life / be) * 0.9;
+  CHECK(cost(q)["rent_vs_buy"]["break_even_life"]["code"] == "within_useful_life");
+  // Power unknown: the least point is set against the life too.
+  json p = q;
+  p.erase("power_w");
+  p["purchase_usd"] = 2000 * (life / be) * 50;
+  p["hardware"] = {{"name", "Quiet card"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 900}, {"fp16_tflops", 100}};
+  const json np = cost(p)["rent_vs_buy"];
+  INFO(np.dump());
+  REQUIRE(np["break_even_months_at_least"].is_number());
+  CHECK(np["break_even_months_at_least"].get<double>() > life);
+  CHECK(np["break_even_life"]["code"] == "beyond_useful_life");
+}

@@ -186,6 +186,40 @@ TEST_CASE("DeepSeek V4 Flash from its config: llama.cpp estimates its cache, vLL
   const nlohmann::json v = wif_test::estimate({{"model", {{"config", cfg}}}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}});
   REQUIRE(v.contains("error"));
-  CHECK(v["error"]["code"] == "unsupported_value");
+  CHECK(v["error"]["code"] == "engine_cache_not_modelled");
   CHECK(v["error"]["path"] == "engine");
+}
+
+TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, vLLM and SGLang answer engine_cache_not_modelled", "[deepseek_v4][estimate]") {
+  const nlohmann::json r = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"quant", "MXFP4_MOE"},
+                                               {"hardware", "nvidia-h100-sxm"}, {"count", 2}, {"context", 131072}});
+  REQUIRE_FALSE(r.contains("error"));
+  // The catalog entry's config is the one the hand counts above were made from.
+  CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 947798016ull);
+  // The page's "per 1K tokens" split: the compressed caches grow with the context (6,880 bytes a
+  // token: 21 x 1280 / 4 + 20 x 1024 / 128), the 128-token windows (768 cells of 1,024 bytes on 43
+  // layers) and the compressor state (12,206,080 bytes) do not; the two parts add up to the total.
+  const nlohmann::json& kv = r["memory"]["kv"];
+  CHECK(kv["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
+  CHECK(kv["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull);
+  CHECK(kv["fixed_kinds"] == nlohmann::json::array({"sliding", "recurrent"}));
+  CHECK(6880ull * 131072 + kv["fixed_bytes"].get<std::uint64_t>() == 947798016ull);
+  // At 8K the ratio-128 rows are padded from 64 to 256 cells: the padding (20 x 192 x 1,024 bytes)
+  // stays in the fixed part, so per-1K times the context plus the fixed part is still the total.
+  const nlohmann::json r8 = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"quant", "MXFP4_MOE"},
+                                                {"hardware", "nvidia-h100-sxm"}, {"count", 2}, {"context", 8192}});
+  REQUIRE_FALSE(r8.contains("error"));
+  const nlohmann::json& kv8 = r8["memory"]["kv"];
+  CHECK(kv8["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
+  CHECK(kv8["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull + 20ull * 192 * 1024);
+  CHECK(6880ull * 8192 + kv8["fixed_bytes"].get<std::uint64_t>() == r8["memory"]["kv_cache_bytes"].get<std::uint64_t>());
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"hardware", "nvidia-h100-sxm"},
+                                                 {"count", 4}, {"engine", engine}});
+    REQUIRE(v.contains("error"));
+    CHECK(v["error"]["code"] == "engine_cache_not_modelled");
+    CHECK(v["error"]["path"] == "engine");
+    CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
+  }
 }

@@ -169,3 +169,87 @@ TEST_CASE("vLLM and SGLang read the form's parallel sequences as the sequences t
                            {"hardware", "nvidia-rtx-4090"}, {"context", 8192}, {"parallel", 3}});
   CHECK(l["settings"]["parallel"] == 3);
 }
+
+// Every caller of an estimate's total (solve, cost's cloud filter) reads the serving engine's
+// memory, the figure the estimate document states as memory.total_bytes, not the llama.cpp
+// placement the engine step starts from.
+TEST_CASE("vLLM and SGLang: solve's and cost's totals are the engine's memory, as the estimate states it", "[serving_demand][solve][cost]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    INFO(engine);
+    const json base = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", engine}, {"context", 8192}, {"parallel", 3}};
+    json on4090 = base;
+    on4090["hardware"] = "nvidia-rtx-4090";
+    const json e = estimate(on4090);
+    REQUIRE(e["verdict"] == "fits");
+    const double need = num(e["memory"]["total_bytes"]);
+    // max_context at the model's own limit or below: the total is the estimate's at that context.
+    json mc = on4090;
+    mc["solve"] = "max_context";
+    mc["min_context"] = 8192;
+    const json m = json::parse(wif::api_solve(cat(), mc.dump()));
+    REQUIRE_FALSE(m.contains("error"));
+    REQUIRE(m["max_context"].get<std::int64_t>() > 0);
+    json at = on4090;
+    at["context"] = m["max_context"];
+    CHECK(num(m["total_bytes"]) == num(estimate(at)["memory"]["total_bytes"]));
+    // smallest_device: the device's total is that device's estimate's.
+    json sd = base;
+    sd["solve"] = "smallest_device";
+    const json s = json::parse(wif::api_solve(cat(), sd.dump()));
+    REQUIRE(s["found"] == true);
+    json direct = base;
+    direct["hardware"] = s["device"]["id"];
+    direct["ram_gib"] = 0;
+    CHECK(num(s["device"]["total_bytes"]) == num(estimate(direct)["memory"]["total_bytes"]));
+    // cost: the need the cloud offers are filtered by is the estimate's.
+    json cq = on4090;
+    cq["market"] = "US";
+    const json c = json::parse(wif::api_cost(cat(), cq.dump()));
+    REQUIRE_FALSE(c.contains("error"));
+    CHECK(num(c["memory_need_bytes"]) == need);
+  }
+}
+
+// The cheapest cloud offer per token and the table's order read one figure, on the basis the
+// request states: one user, or the sequences a serving engine is asked to hold at once.
+TEST_CASE("cost ranks cloud offers per token on the stated basis: one user, or the stated sequences", "[serving_demand][cost]") {
+  for (const int seqs : {0, 4}) {
+    INFO("parallel " << seqs);
+    json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "nvidia-rtx-4090"},
+              {"context", 8192}, {"market", "US"}};
+    if (seqs > 0) q["parallel"] = seqs;
+    const json c = json::parse(wif::api_cost(cat(), q.dump()));
+    REQUIRE_FALSE(c.contains("error"));
+    const bool stated = seqs > 1;
+    CHECK(c["cloud_basis"]["code"] == (stated ? "stated_sequences" : "one_user"));
+    CHECK(c["cloud_basis"]["sequences"] == (stated ? seqs : 1));
+    double lowest = 1e300;
+    std::string lowest_id;
+    int batched_rows = 0;
+    for (const auto& o : c["clouds"]) {
+      if (!o.contains("per_million_tokens_usd")) continue;
+      const json& pm = o["per_million_tokens_usd"];
+      if (stated && pm.contains("batched")) {
+        ++batched_rows;
+        CHECK(num(pm["basis_usd"]) == num(pm["batched"]));
+        CHECK(pm["basis_sequences"] == pm["concurrency"]);
+        CHECK(pm["concurrency"].get<int>() <= seqs);
+      } else {
+        CHECK(num(pm["basis_usd"]) == num(pm["single"]));
+        CHECK(pm["basis_sequences"] == 1);
+      }
+      if (num(pm["basis_usd"]) < lowest) {
+        lowest = num(pm["basis_usd"]);
+        lowest_id = o["id"].get<std::string>();
+      }
+    }
+    REQUIRE(c.contains("cheapest_offer"));
+    CHECK(num(c["cheapest_offer"]["usd"]) == lowest);
+    CHECK(c["cheapest_offer"]["id"] == lowest_id);
+    if (stated) {
+      CHECK(batched_rows > 0);
+      // Four users at once cost less per token than one on the same offer.
+      CHECK(lowest < num(json::parse(wif::api_cost(cat(), [&] { json o = q; o.erase("parallel"); return o.dump(); }()))["cheapest_offer"]["usd"]));
+    }
+  }
+}

@@ -80,14 +80,14 @@ TEST_CASE("cheapest lists configurations by price that each run and reach the wa
   for (const auto& o : r["options"]) {
     CHECK(o["price_usd"].get<double>() >= last);
     last = o["price_usd"];
-    CHECK(o["decode_tps"].get<double>() >= 30);
+    CHECK(o["decode_tps_low"].get<double>() >= 30);  // the floor holds on the range's low end
     CHECK(o["count"].get<int>() <= 8);
     CHECK((o["price_kind"] == "street" || o["price_kind"] == "launch" || o["price_kind"] == "launch_option" || o["price_kind"] == "launch_base_config" ||
            o["price_kind"] == "used"));
     CHECK(runs(estimate(request_for(kAir, o["id"], o["count"]))));
   }
   REQUIRE(r.contains("cloud"));
-  CHECK(r["cloud"]["decode_tps"].get<double>() >= 30);
+  CHECK(r["cloud"]["decode_tps_low"].get<double>() >= 30);
 }
 
 TEST_CASE("cheapest for vLLM and SGLang names only tensor-parallel sizes the engine accepts", "[solve_hardware]") {
@@ -225,15 +225,18 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
     std::stable_sort(devs.begin(), devs.end(), [&](const wif::Device* a, const wif::Device* b) {
       return a->memory_gib != b->memory_gib ? a->memory_gib < b->memory_gib : price(a) < price(b);
     });
-    // Runs: fits or tight, at the floor of "runs" (3 tokens/s) unless the device has no speed model.
+    // Runs: fits or tight, at the floor of "runs" (3 tokens/s) on the low end of the decode range
+    // unless the device has no speed model.
     std::string first;
     for (const auto* d : devs) {
       json e = request_for(base, d->id, 1);
       e["ram_gib"] = 0;
       const json x = estimate(e);
-      const double tps = x.contains("speed") && x["speed"].is_object() && x["speed"].contains("decode_tps") && x["speed"]["decode_tps"].is_number()
-                             ? x["speed"]["decode_tps"].get<double>() : 0.0;
-      if (runs(x) && (tps <= 0 || tps >= wif::defaults::kRunsOnMinDecodeTps)) { first = d->id; break; }
+      const bool has = x.contains("speed") && x["speed"].is_object() && x["speed"].contains("decode_tps") && x["speed"]["decode_tps"].is_number();
+      const double tps = has ? x["speed"]["decode_tps"].get<double>() : 0.0;
+      const double low = has && x["speed"].contains("decode_tps_low") && x["speed"]["decode_tps_low"].get<double>() > 0
+                             ? x["speed"]["decode_tps_low"].get<double>() : tps;
+      if (runs(x) && (tps <= 0 || low >= wif::defaults::kRunsOnMinDecodeTps)) { first = d->id; break; }
     }
     // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
     CHECK(r["device"]["id"] == first);
@@ -265,7 +268,7 @@ TEST_CASE("smallest_device passes a device that holds the model below the speed 
   INFO(r.dump());
   REQUIRE(r["found"] == true);
   CHECK(r["device"]["id"] != "nvidia-jetson-agx-orin-64gb");
-  CHECK(r["device"]["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  CHECK(r["device"]["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
   CHECK(r["min_decode_tps"].get<double>() == wif::defaults::kRunsOnMinDecodeTps);
   REQUIRE(r.contains("below_speed_floor"));
   CHECK(r["below_speed_floor"]["decode_tps"].get<double>() < wif::defaults::kRunsOnMinDecodeTps);
@@ -276,11 +279,80 @@ TEST_CASE("smallest_device passes a device that holds the model below the speed 
   const json de = estimate(direct);
   CHECK(runs(de));
   CHECK(de["speed"]["decode_tps"].get<double>() == Approx(r["device"]["decode_tps"].get<double>()));
-  // At Q5_K_M (50 GiB) the Jetson reaches the floor: it stays the answer there.
+  // At Q5_K_M (50 GiB) the Jetson's central figure reaches the floor (3.1 tokens/s) but its range
+  // starts below it (2.2): a floor holds on the low end, so it is passed and named, and the
+  // answer's own low end is at the floor at least.
   q["quant"] = "Q5_K_M";
+  json j5 = jetson;
+  j5["quant"] = "Q5_K_M";
+  const json je5 = estimate(j5);
+  REQUIRE(runs(je5));
+  REQUIRE(je5["speed"]["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  REQUIRE(je5["speed"]["decode_tps_low"].get<double>() < wif::defaults::kRunsOnMinDecodeTps);
   const json q5 = solve(q);
-  CHECK(q5["device"]["id"] == "nvidia-jetson-agx-orin-64gb");
-  CHECK_FALSE(q5.contains("below_speed_floor"));
+  INFO(q5.dump());
+  REQUIRE(q5["found"] == true);
+  CHECK(q5["device"]["id"] != "nvidia-jetson-agx-orin-64gb");
+  CHECK(q5["device"]["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  REQUIRE(q5.contains("below_speed_floor"));
+  CHECK(q5["below_speed_floor"]["id"] == "nvidia-jetson-agx-orin-64gb");
+  CHECK(q5["below_speed_floor"]["decode_tps_low"].get<double>() == Approx(je5["speed"]["decode_tps_low"].get<double>()));
+}
+
+// Every speed floor of the core holds on the low end of the estimate's range, never on its central
+// figure alone: picks, cheapest (its min_decode_tps), make_it_fit's below_speed_floor and runs_on.
+TEST_CASE("speed floors hold on the low end of the decode range", "[solve_hardware][floors]") {
+  const double floor = wif::defaults::kRunsOnMinDecodeTps;
+  // picks: every card's low end reaches the floor (Llama 3.1 70B, where slow setups hold it).
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q5_K_M"}, {"context", 8192}};
+  json pq = base;
+  pq["solve"] = "picks";
+  const json p = solve(pq);
+  INFO(p.dump().substr(0, 3000));
+  REQUIRE_FALSE(p.contains("error"));
+  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
+    CAPTURE(card);
+    if (!p.contains(card)) continue;
+    CHECK(p[card]["decode_tps_low"].get<double>() + 1e-9 >= floor);
+  }
+  for (const auto& [k, m] : p["missing"].items())
+    if (m.value("code", "") == "below_speed_floor") {
+      CAPTURE(k);
+      CHECK(m["decode_tps_low"].get<double>() < floor);
+    }
+  // cheapest with a stated floor: each option's low end reaches it, and a floor between one
+  // option's low end and its central figure leaves that option out.
+  json cq = base;
+  cq["solve"] = "cheapest";
+  cq["min_decode_tps"] = 5;
+  const json c = solve(cq);
+  REQUIRE_FALSE(c.contains("error"));
+  REQUIRE(c["options"].size() > 0);
+  for (const auto& o : c["options"]) CHECK(o["decode_tps_low"].get<double>() + 1e-9 >= 5);
+  if (c.contains("cloud")) CHECK(c["cloud"]["decode_tps_low"].get<double>() + 1e-9 >= 5);
+  // runs_on on the Jetson: a row that runs has its low end at the floor; one passed for speed
+  // names its low end below it.
+  const json ro = json::parse(wif::api_runs_on(cat(), json{{"hardware", "nvidia-jetson-agx-orin-64gb"}, {"context", 8192}}.dump()));
+  REQUIRE_FALSE(ro.contains("error"));
+  int slow = 0;
+  for (const auto& m : ro["models"]) {
+    if (m.contains("below_floor") && m["below_floor"] == "speed") {
+      ++slow;
+      CHECK(m["needs"][0]["decode_tps_low"].get<double>() < floor);
+    } else if (m["tier"] != "no_fit" && m.contains("speed")) {
+      CHECK(m["speed"]["decode_tps_low"].get<double>() + 1e-9 >= floor);
+    }
+  }
+  CHECK(slow > 0);
+  // make_it_fit: a change is below the floor exactly when its low end is.
+  const json mf = solve({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192},
+                         {"hardware", "nvidia-rtx-4090"}, {"solve", "make_it_fit"}});
+  REQUIRE_FALSE(mf.contains("error"));
+  REQUIRE(mf["items"].size() > 0);
+  for (const auto& it : mf["items"]) {
+    if (it["decode_tps_after"].get<double>() <= 0) continue;
+    CHECK(it["below_speed_floor"].get<bool>() == (it["decode_tps_after_low"].get<double>() + 1e-9 < floor));
+  }
 }
 
 // MLX runs on Apple silicon only: its picks are worked out (not refused on the first GPU of the
@@ -302,7 +374,7 @@ TEST_CASE("picks under MLX: the Mac cards, and codes with the nearest cloud answ
   const json& alt = cloud["alternative"];
   CHECK(alt["engine"] == "llama.cpp");
   CHECK(alt["quant"] == "Q4_K_M");
-  CHECK(alt["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+  CHECK(alt["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
   // It is the llama.cpp picks' own cloud card.
   const json ll = solve({{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", "Q4_K_M"}, {"context", 32768}, {"solve", "picks"}});
   REQUIRE(ll.contains("cheapest_cloud"));
@@ -410,12 +482,12 @@ TEST_CASE("picks never recommend a setup below the speed floor and say so when o
   INFO(r.dump().substr(0, 3000));
   REQUIRE_FALSE(r.contains("error"));
   for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"})
-    if (r.contains(card)) CHECK(r[card]["decode_tps"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
+    if (r.contains(card)) CHECK(r[card]["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
   REQUIRE_FALSE(r.contains("unified_memory"));
   const json& m = r["missing"]["unified_memory"];
   CHECK(m["code"] == "below_speed_floor");
   CHECK(m["decode_tps"].get<double>() > 0);
-  CHECK(m["decode_tps"].get<double>() < m["min_decode_tps"].get<double>());
+  CHECK(m["decode_tps_low"].get<double>() < m["min_decode_tps"].get<double>());
   const json e = estimate(request_for({{"model", "meta-llama/Llama-3.1-405B-Instruct"}, {"quant", "Q4_K_M"}}, m["id"], m["count"].get<int>()));
   CHECK(runs(e));
   CHECK(e["speed"]["decode_tps"].get<double>() == Approx(m["decode_tps"].get<double>()).epsilon(0.01));
@@ -475,4 +547,29 @@ TEST_CASE("picks for a bitsandbytes format leave out devices without its kernels
   REQUIRE(r.contains("format_left_out"));
   CHECK(r["format_left_out"]["code"] == "backend_no_kernel");
   CHECK(r["format_left_out"]["devices"].get<int>() > 0);
+}
+
+// Issue 16: on a several-GPU page the format table's "Smallest device" stood on one device while
+// "Required" was the whole setup's. With a count the answer is the smallest card of which that
+// many run it: a graphics card, the count in the answer, and smaller than the one-device answer.
+TEST_CASE("smallest_device at a count names the smallest card of which that many run it", "[solve_hardware]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}, {"solve", "smallest_device"}};
+  const json one = solve(base);
+  json q2 = base;
+  q2["count"] = 2;
+  const json two = solve(q2);
+  INFO(one.dump() << "\n" << two.dump());
+  REQUIRE(one["found"] == true);
+  REQUIRE(two["found"] == true);
+  CHECK(one["count"] == 1);
+  CHECK(two["count"] == 2);
+  CHECK(two["device"]["count"] == 2);
+  CHECK(two["device"]["kind"] == "gpu");
+  CHECK(two["device"]["memory_gib"].get<double>() < one["device"]["memory_gib"].get<double>());
+  // That many of it run it, and its figure is the whole setup's, as the request's own total is.
+  json e = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192},
+            {"hardware", two["device"]["id"]}, {"count", 2}, {"ram_gib", 0}};
+  const json x = estimate(e);
+  CHECK(runs(x));
+  CHECK(x["memory"]["total_bytes"] == two["device"]["total_bytes"]);
 }

@@ -6,11 +6,11 @@
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, scrollCue, watchWhole } from './dom.js';
-import { gbOf, num, tokens } from './format.js';
-import { applyStrings, clauses, gap, labelled, t, tn } from './i18n.js';
+import { gib, num, tokens } from './format.js';
+import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
-import { productLabel } from './device-name.js';
+import { deviceLabel, nameSize, productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
@@ -58,11 +58,11 @@ function fillSelect(sel, items) {
  * 512 GB"), chip name and every product they ship in (the core's `products`), and saved ones.
  */
 function hardwareItems() {
-  const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: gbOf(d.memory_gib, state.lang) }));
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ id, name: d.name, org: T('saved_group'), hint: nameSize({ ...d, custom: true }, state.lang) }));
   return [...custom, ...catalog.hardware.map((d) => {
     const product = productLabel(d, state.lang, catalog.hardware);
     return {
-      id: d.id, name: product ?? d.name, org: d.vendor, hint: product ? d.name : gbOf(d.memory_gib, state.lang),
+      id: d.id, name: product ?? d.name, org: d.vendor, hint: product ? d.name : nameSize(d, state.lang),
       keywords: [d.name, ...(Array.isArray(d.products) ? d.products : [])].join(' '),
     };
   })];
@@ -70,13 +70,14 @@ function hardwareItems() {
 
 /** A catalog device's option text: its product label, else "name · memory". @param {any} d */
 function hardwareOption(d) {
-  // A name that states its size (the core's name_base) is not followed by it twice.
-  return productLabel(d, state.lang, catalog.hardware) ?? `${d.name_base || d.name} · ${gbOf(d.memory_gib, state.lang)}`;
+  // A name that states its size (the core's name_base) is not followed by it twice; the size is
+  // the vendor's GB on every surface (device-name.js).
+  return deviceLabel(d, state.lang, catalog.hardware);
 }
 
 function fillHardware() {
-  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: `${d.name} · ${gbOf(d.memory_gib, state.lang)}`, group: T('saved_group') }));
-  const cat = catalog.hardware.map((d) => ({ value: d.id, label: hardwareOption(d), group: `${d.vendor} (${T(`kind_${d.kind}`)})` }));
+  const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: deviceLabel({ ...d, custom: true }, state.lang), group: T('saved_group') }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: hardwareOption(d), group: aside(state.lang, d.vendor, T(`kind_${d.kind}`)) }));
   fillSelect(byId('hardware'), [...custom, ...cat]);
   fillSelect(byId('dp-device'), cat);
 }
@@ -321,7 +322,7 @@ function fillExamples() {
     const mi = catalog.modelInfo(model);
     const di = catalog.deviceInfo(hw);
     if (!mi || !di) return null;
-    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gbOf(ram, state.lang)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
+    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gib(ram * 1024 ** 3, state.lang, 0)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
     return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
   }));
   box.hidden = false;
@@ -343,7 +344,8 @@ function applyLang() {
   applyStrings(state.lang);
   for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
   fillExamples();
-  for (const sel of ['ram', 'dp-ram']) for (const o of /** @type {HTMLSelectElement} */ (byId(sel)).options) if (Number(o.value) > 0) o.textContent = gbOf(Number(o.value), state.lang);
+  // System RAM in GiB, the unit the core reads it in (ram_gib) and every RAM figure it returns.
+  for (const sel of ['ram', 'dp-ram']) for (const o of /** @type {HTMLSelectElement} */ (byId(sel)).options) if (Number(o.value) > 0) o.textContent = gib(Number(o.value) * 1024 ** 3, state.lang, 0);
   fillPresets();
   fillHardware();
   syncForm();

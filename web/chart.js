@@ -59,7 +59,36 @@ export async function lineChart(el, spec) {
     // The x axis spans the data (no empty decade past the last point).
     scales: { x: { time: false, distr: spec.logX ? 3 : 1, log: 2, range: () => [Math.min(...spec.x), Math.max(...spec.x)] }, y: { range: (/** @type {any} */ _u, /** @type {number} */ lo, /** @type {number} */ hi) => [0, hi * 1.08] } },
     axes: [
-      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => t.map((v) => (v == null ? '' : spec.xFmt(v))) },
+      // The labels drawn (on the canvas) are kept on the element too (data-x-ticks), so a test
+      // can read what a person sees at the axis's end.
+      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {(number|null)[]} */ t) => {
+        const labels = t.map((v) => (v == null ? '' : spec.xFmt(v)));
+        el.dataset.xTicks = labels.filter(Boolean).join('|');
+        return labels;
+      },
+        // A log x axis is labelled at the data's own points (the core's contexts), so its last
+        // label is the end of the range the title names (40K, not the power of two before it).
+        // Walking back from the end, a point closer than `gap` px to the one kept after it goes
+        // unlabelled (32K beside 40K on a phone); the start is labelled too (the title's other
+        // end), in place of the label after it when they are too close, never the end itself.
+        ...(spec.logX ? { splits: (/** @type {any} */ u) => {
+          const gap = 40;
+          const pos = (/** @type {number} */ v) => u.valToPos(v, 'x');
+          const xs = [...spec.x].sort((a, b) => a - b);
+          /** @type {number[]} */
+          const kept = [];
+          for (let i = xs.length - 1; i >= 0; i--) {
+            if (!kept.length || pos(kept[0]) - pos(xs[i]) >= gap) kept.unshift(xs[i]);
+          }
+          if (xs.length && kept[0] !== xs[0]) {
+            if (kept.length > 1 && pos(kept[0]) - pos(xs[0]) < gap) kept[0] = xs[0];
+            else if (kept.length === 1 ? pos(kept[0]) - pos(xs[0]) >= gap : true) kept.unshift(xs[0]);
+          }
+          return kept;
+        },
+        // uPlot's own log filter would then drop every other label where an octave is narrower
+        // than its spacing (the start among them): the splits above are spaced already.
+        filter: (/** @type {any} */ _u, /** @type {number[]} */ splits) => splits } : {}) },
       // One number of decimals for every tick: none when every tick is whole ("0, 20, 40", not "0.0, 20").
       { ...axis, label: spec.yLabel, size: tickRoom, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => {
         const digits = t.every((v) => Number.isInteger(v)) ? 0 : 1;

@@ -18,9 +18,26 @@ export class CancelledError extends Error {
 /** @type {Promise<Port> | null} */
 let portPromise = null;
 
+/**
+ * The page never sends a field the core does not read: a result that carries the core's
+ * `warnings` (unknown_field, with its path) is a defect of the page, said on the console, where
+ * every page test fails on it. @param {any} v a result, or a batch's [{ok, value}]
+ */
+function reportWarnings(v) {
+  const docs = Array.isArray(v) ? v.map((x) => (x && x.ok ? x.value : x)) : [v];
+  for (const d of docs) {
+    if (d && Array.isArray(d.warnings) && d.warnings.length) console.error(`willitfit: the core did not read ${d.warnings.map((/** @type {any} */ w) => `${w.code} ${w.path}`).join(', ')}`);
+  }
+  return v;
+}
+
 /** @returns {Promise<Port>} */
 function port() {
-  if (!portPromise) portPromise = startWorker().catch(() => mainThreadPort());
+  if (!portPromise) {
+    portPromise = startWorker().catch(() => mainThreadPort()).then((p) => ({
+      where: p.where, call: (/** @type {string} */ fn, /** @type {any[]} */ args) => p.call(fn, args).then(reportWarnings),
+    }));
+  }
   return portPromise;
 }
 

@@ -210,9 +210,11 @@ export function marketName(mk, L) {
 /**
  * A parameter count in the language's own scale words, with one rule of precision everywhere:
  * three significant digits, and never fewer than the whole part ("8.03B", "70.6B", "109B",
- * "1.03T"; "8,03 mil M", "1026 mil M"; "8,03 Md", "1 026 Md"; "80.3亿", "1.03万亿"). A count of
- * 10¹² or more is never worded "billón"/"billion" in Spanish or French, where that word means
- * 10¹² and reads as 10⁹ to many: Spanish and French keep counting in thousands of millions.
+ * "1.03T"; "8,03 Md", "1 026 Md"; "80.3亿", "1.03万亿"). Spanish counts in millions, as Spanish
+ * technical and press writing does ("70.000 millones de parámetros"), abbreviated M: "8030 M",
+ * "30.500 M", "1.030.000 M" (three significant digits, the rest zeros). A count of 10¹² or more
+ * is never worded "billón"/"billion" in Spanish or French, where that word means 10¹² and reads
+ * as 10⁹ to many.
  * Trailing zeros are dropped ("1T", not "1.00T"). A number and its scale word never part.
  * @param {number} count  parameters (not billions) @param {string} lang
  */
@@ -220,11 +222,12 @@ export function params(count, lang) {
   if (!(ok(count) && count > 0)) return '—';
   /** @type {Array<[number, string]>} scale and its word, largest first */
   const scales = lang === 'zh' ? [[1e12, `${WJ}万${WJ}亿`], [1e8, `${WJ}亿`], [1e4, `${WJ}万`]]
-    : lang === 'es' ? [[1e9, `${U}mil${U}M`], [1e6, `${U}M`], [1e3, `${U}mil`]]
+    : lang === 'es' ? [[1e6, `${U}M`], [1e3, `${U}mil`]]
       : lang === 'fr' ? [[1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
         : [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
   const [scale, word] = scales.find(([s]) => count >= s) || [1, ''];
-  const x = count / scale;
+  // Spanish millions may run to seven whole digits: three significant ones, the rest zeros.
+  const x = lang === 'es' && count / scale >= 1000 ? Number((count / scale).toPrecision(3)) : count / scale;
   const whole = Math.max(1, Math.floor(Math.log10(x)) + 1);
   const digits = Math.max(0, 3 - whole);
   // Rounding may carry into a new whole digit (9.996 -> 10.0): drop a decimal then.
@@ -244,3 +247,19 @@ export function params(count, lang) {
 export function times(n, lang) {
   return ok(n) ? `${num(n, lang)}${lang === 'fr' ? U : ''}×` : '—';
 }
+
+/**
+ * A compute backend's name as its project writes it ("CUDA", "ROCm", "Metal", "Vulkan", "SYCL"),
+ * from the core's backend code (data/backends.json ids: "cuda", "rocm"...); a code not listed
+ * here is shown as it is. Names of projects, not words: the same in every language.
+ * @param {string|null|undefined} code
+ */
+export function backendName(code) {
+  if (typeof code !== 'string' || !code) return '—';
+  return BACKENDS[code] || code;
+}
+const BACKENDS = /** @type {Record<string, string>} */ ({
+  cuda: 'CUDA', 'cuda-blackwell': 'CUDA', rocm: 'ROCm', vulkan: 'Vulkan', sycl: 'SYCL', metal: 'Metal',
+  cann: 'CANN', 'cann-a3': 'CANN', musa: 'MUSA', synapseai: 'SynapseAI', neuware: 'Neuware', maca: 'MACA',
+  kunlun: 'Kunlun XPU', dtk: 'DTK', cpu: 'CPU',
+});

@@ -7,8 +7,8 @@ import * as catalog from './catalog.js';
 import { call, estimate } from './client.js';
 import { propose, readClues } from './detect.js';
 import { byId, fill, h } from './dom.js';
-import { gbOf, num, params as paramsCount } from './format.js';
-import { errorText, labelled, t } from './i18n.js';
+import { gbOf, gib, num, params as paramsCount } from './format.js';
+import { aside, errorText, labelled, t } from './i18n.js';
 import { state } from './state.js';
 import * as store from './store.js';
 
@@ -134,7 +134,7 @@ function addDevice() {
     memory_gib: Number(byId('cd-mem').value), bandwidth_gbs: Number(byId('cd-bw').value),
   };
   const why = store.validDevice(d);
-  if (why) { msg.textContent = `${T('cd_invalid')} (${asideReason(state.lang, { code: why })})`; return; }
+  if (why) { msg.textContent = aside(state.lang, T('cd_invalid'), asideReason(state.lang, { code: why })); return; }
   const key = store.addDevice(d);
   msg.textContent = T('cd_saved', { 0: d.name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
   refreshSaved();
@@ -151,7 +151,7 @@ export function refreshSaved() {
     h('button', { type: 'button', class: 'small', 'aria-label': `${T('remove')} ${label}`, on: { click: () => { store.remove(what, key); refreshSaved(); hooks.refresh(); } } }, T('remove')));
   fill('saved-list', ms.length + ds.length === 0 ? h('li', { class: 'note' }, T('saved_none')) : null,
     ms.map(([k, m]) => item('models', k, labelled(state.lang, T('model'), m.name))),
-    ds.map(([k, d]) => item('devices', k, labelled(state.lang, T('hardware'), `${d.name} (${gbOf(d.memory_gib, state.lang)})`))));
+    ds.map(([k, d]) => item('devices', k, labelled(state.lang, T('hardware'), aside(state.lang, d.name, gib(d.memory_gib * 1024 ** 3, state.lang, 0))))));
 }
 
 async function detect() {

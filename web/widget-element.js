@@ -14,8 +14,8 @@
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
 // and fails with the page's coded messages (hub.js hubErrorKey).
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
-import { gib, money, pct, spreadText, tokens, tps } from './format.js';
-import { productLabel } from './device-name.js';
+import { gib, money, pct, spreadText, times, tokens, tps } from './format.js';
+import { deviceLabel, productLabel, scopedName } from './device-name.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
 import { aside, STRINGS, t } from './i18n.js';
 
@@ -205,7 +205,10 @@ export class WillItFitElement extends HTMLElement {
       delete this.dataset.code;
       // A draft model is named in the title (the bar's pink part is its memory), as on the page's setup line.
       const draft = r.speculative && r.speculative.draft ? ` · ${t(lang, 'setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : '';
-      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${r.hardware.count}× ` : ''}${productLabel(r.hardware, lang) ?? r.hardware.name}${draft}`;
+      // The device named as the page's setup line names it (views/shared.js shownName): the product
+      // label, else the name with the vendor's size said once ("NVIDIA H20 · 141 GB").
+      const hw = productLabel(r.hardware, lang) ?? (r.hardware.name_base ? deviceLabel(r.hardware, lang) : scopedName(r.hardware, lang));
+      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${times(r.hardware.count, lang)} ` : ''}${hw}${draft}`;
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
       this.$line.textContent = `${aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang))} · ${t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })}`;

@@ -149,6 +149,8 @@ export interface Speculative {
 
 export interface EstimateResult {
   schema_version: 1;
+  /** Fields of the request the core did not read (RequestWarning); absent when there are none. */
+  warnings?: RequestWarning[];
   model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; topology_code: TopologyCode; [k: string]: unknown };
   quant: { id: string; bits_per_weight: number; quality: Quality };
   hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
@@ -210,8 +212,16 @@ export interface TopologyCode {
 /** A count search capped by the card's segment (solve `count_caps[]`, data/segments.json). */
 export interface CountCap { code: 'segment_max_count'; segment: string; segment_max_count: number; max_count: number }
 
+/**
+ * A request field that no reader of the function knows (estimate, estimate_many, solve, cost,
+ * tiers, runs_on): listed beside the result, never silently dropped. A near miss of a field the
+ * request does not give ("ram_gb" for ram_gib) is an unknown_field error instead, with the field
+ * meant in `accepted`. Past 64 warnings, one warnings_left_out counts the rest.
+ */
+export interface RequestWarning { code: 'unknown_field' | 'warnings_left_out'; path: string; did_you_mean?: string; count?: number }
+
 /** Documents whose shape api.hpp and the headers it names describe (solve.hpp, training.hpp …). */
-export interface Versioned { schema_version: 1; [field: string]: unknown }
+export interface Versioned { schema_version: 1; warnings?: RequestWarning[]; [field: string]: unknown }
 
 export class WillitfitError extends Error {
   constructor(e: ErrorBody);

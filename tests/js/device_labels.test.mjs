@@ -36,18 +36,40 @@ for (const lang of ['en', 'es', 'fr', 'zh']) {
   });
 }
 
-test('twins that differ only in memory keep their size in GiB in a table; a product label says GiB there', () => {
+test('twins that differ only in memory keep their size in a table; every name says its size in the vendor\'s GB', () => {
   const byId = (/** @type {string} */ id) => hardware.find((d) => d.id === id);
   const h96 = byId('nvidia-h20-96gb'), h141 = byId('nvidia-h20-141gb');
   assert.ok(h96 && h141);
-  // The core gives both the same base name: the table name tells them apart by memory, in GiB.
+  // The core gives both the same base name: the table name tells them apart by the vendor's size.
   assert.equal(h96.name_base, h141.name_base);
-  assert.equal(tableName(h96, 'en', hardware), 'NVIDIA H20 (96\u00a0GiB)');
-  assert.equal(tableName(h141, 'en', hardware), 'NVIDIA H20 (141\u00a0GiB)');
+  assert.equal(tableName(h96, 'en', hardware), 'NVIDIA H20 · 96\u00a0GB');
+  assert.equal(tableName(h141, 'en', hardware), 'NVIDIA H20 · 141\u00a0GB');
   // A device with no twin keeps the short name in a table.
   assert.equal(tableName(byId('nvidia-h200-sxm'), 'en', hardware), 'NVIDIA H200 SXM');
-  // A product label in a table gives its memory in GiB, as the table's other figures.
+  assert.equal(deviceLabel(byId('nvidia-h200-sxm'), 'en', hardware), 'NVIDIA H200 SXM · 141\u00a0GB');
+  // A product label reads the same in a table as in the picker (issue 16: "128 GB" in the nav,
+  // "128 GiB" in a table was one device in two units).
   const jetson = byId('nvidia-jetson-agx-orin-64gb');
-  assert.match(tableLabel(jetson, 'en', hardware), /· 64\u00a0GiB$/);
-  assert.match(deviceLabel(jetson, 'en', hardware), /· 64\u00a0GB$/);
+  assert.match(tableLabel(jetson, 'en', hardware), /· 64\u00a0GB$/);
+  assert.equal(tableLabel(jetson, 'en', hardware), deviceLabel(jetson, 'en', hardware));
+  // A saved device's size is the GiB the person typed, and says so.
+  assert.equal(deviceLabel({ id: 'mine', name: 'My card', memory_gib: 20, custom: true }, 'en'), 'My card · 20\u00a0GiB');
 });
+
+for (const lang of ['en', 'es', 'fr', 'zh']) {
+  test(`every surface names a device's size in one unit, the vendor's GB (${lang})`, () => {
+    const gbUnit = lang === 'fr' ? 'Go' : 'GB';
+    const sized = new RegExp(`\\d\\u00a0(GiB|Gio|GB|Go)`, 'gu');
+    const labels = (/** @type {any} */ d) => [deviceLabel(d, lang, hardware), tableName(d, lang, hardware), tableLabel(d, lang, hardware), productLabel(d, lang, hardware) ?? ''];
+    let seen = 0;
+    for (const d of hardware) {
+      for (const s of labels(d)) {
+        for (const m of s.matchAll(sized)) { seen++; assert.equal(m[1], gbUnit, `${d.id}: ${s}`); }
+      }
+    }
+    assert.ok(seen > hardware.length, `${seen} sizes read`);
+    // The scope of a part in the language's parentheses (full-width in Chinese).
+    const gb200 = hardware.find((d) => d.name_scope);
+    if (gb200 && lang === 'zh') assert.match(scopedName(gb200, lang), /（.+）$/);
+  });
+}

@@ -107,7 +107,8 @@ test('parameter counts: one precision rule (three significant digits) and each l
   // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
   const want = {
     en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
-    es: ['8,03 mil M', '70,6 mil M', '109 mil M', '1026 mil M', '560 M'],
+    // Spanish counts in millions, as Spanish writing does ("70.000 millones"), three significant digits.
+    es: ['8030 M', '70.600 M', '109.000 M', '1.030.000 M', '560 M'],
     fr: ['8,03 Md', '70,6 Md', '109 Md', '1 026 Md', '560 M'],
     zh: ['80.3亿', '706亿', '1092亿', '1.03万亿', '5.6亿'],
   };
@@ -119,7 +120,8 @@ test('parameter counts: one precision rule (three significant digits) and each l
   assert.equal(params(8.2e9, 'en'), '8.2B');
   assert.equal(params(9.996e9, 'en'), '10B');
   // Number and scale word never part at a line end.
-  assert.match(params(8.03e9, 'es'), /^8,03\u00a0mil\u00a0M$/);
+  assert.match(params(8.03e9, 'es'), /^8030\u00a0M$/);
+  assert.equal(params(30.53e9, 'es'), '30.500\u00a0M');
   // Chinese: a word joiner between the figure and 亿/万 (a digit and a Han character are a line
   // break opportunity otherwise), and no space.
   assert.equal(params(8.03e9, 'zh'), '80.3\u2060亿');

@@ -96,11 +96,12 @@ test('the fine-tuning table: LoRA\'s frozen base apart from its adapters, caps a
 
 test('the spec card\'s cache per 1K tokens adds up to the cache total on sliding-window and hybrid models', async () => {
   const page = await env.page();
-  for (const model of ['google/gemma-3-27b-it', 'google/gemma-4-26B-A4B-it', 'stepfun-ai/Step-3.5-Flash', 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16', 'zai-org/GLM-4.5-Air']) {
+  for (const model of ['google/gemma-3-27b-it', 'google/gemma-4-26B-A4B-it', 'stepfun-ai/Step-3.5-Flash', 'deepseek-ai/DeepSeek-V4-Flash', 'nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16', 'zai-org/GLM-4.5-Air']) {
     await open(page, `${env.url}?view=model&model=${model}&lang=en`);
     await page.waitForSelector('#mp-kv');
     const d = await page.$eval('#mp-kv', (e) => ({ ...e.dataset, text: e.textContent }));
     assert.equal(Number(d.per1k) * Number(d.cells) / 1024 + Number(d.fixed), Number(d.total), `${model} ${JSON.stringify(d)}`);
+    assert.doesNotMatch(d.text, /kv_kind_|\b0\.00\s/, `${model} ${d.text}`);  // no raw key, no zero rate
     if (model.startsWith('zai-org')) assert.equal(d.fixed, '0');
     else assert.match(d.text, /plus [\d.,]+\sGiB that does not grow \(.+\): [\d.,]+\sGiB at 8K/, `${model} ${d.text}`);
   }

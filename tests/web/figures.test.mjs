@@ -16,12 +16,25 @@ const GiB = 1024 ** 3;
 test('the picks quote the weights of one device and say so, beside the 8-GPU breakdown of another figure', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
-  await page.waitForSelector('[data-pick="best_single_gpu"] [data-missing="no_single_card_fits"]');
+  await page.waitForSelector('#picks-missing [data-pick="best_single_gpu"][data-missing="no_single_card_fits"]', { state: 'attached' });
+  // The 8 H200s chosen run it: the picks fold as other hardware under that line; open them.
+  if (await page.$('#picks-fold')) await page.click('#picks-fold summary');
   const picks = core('solve', { model: 'deepseek-ai/DeepSeek-V3-0324', engine: 'vllm', context: 32768, solve: 'picks' });
   const miss = picks.missing.best_single_gpu;
   assert.equal(miss.weights_devices, 1);
-  const text = await page.textContent('[data-pick="best_single_gpu"]');
-  assert.match(text, new RegExp(`on one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)}\\sGiB`));
+  // Issue 16: three cards had no answer and each said the same weights figure. Now no empty card
+  // is drawn; one line names each card's reason, and the weights figure is said once.
+  const section = await page.textContent('#picks-section');
+  const figure = `${(miss.weights_bytes / GiB).toFixed(1)}\u00a0GiB`;
+  const said = section.split(figure).length - 1 + section.split(figure.replace('\u00a0', ' ')).length - 1;
+  assert.equal(said, 1, section);
+  const text = await page.textContent('#picks-missing');
+  assert.match(text, new RegExp(`^On one device the weights alone take ${(miss.weights_bytes / GiB).toFixed(1)}\\sGiB\\.`));
+  for (const k of Object.keys(picks.missing)) {
+    assert.equal(await page.$(`.card[data-pick="${k}"]:not([data-missing="engine_not_on_cloud"])`), null, k);
+    assert.equal(await page.getAttribute(`#picks-missing [data-pick="${k}"]`, 'data-missing'), picks.missing[k].code);
+  }
+  assert.match(text, /Best single GPU: none, the largest priced consumer or workstation card has 96\sGiB\./);
   // The main result is 8 GPUs: its weights are more (replicated per rank), and the picks never
   // quote that figure as if it were theirs.
   const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 });
@@ -61,7 +74,8 @@ test('rent vs buy states its basis: the same tokens a month at each setup\'s own
   assert.equal(b.basis, 'same_tokens');
   assert.equal(await page.getAttribute('#rvb-basis', 'data-basis'), 'same_tokens');
   const text = await page.textContent('#rvb-basis');
-  assert.match(text, /Both make the same tokens/);
+  assert.match(text, /Compared on equal output/);
+  assert.doesNotMatch(text, /billed as it bills/);
   assert.ok(text.includes(`${b.cloud_decode_tps.toFixed(1)}\u00a0tok/s`) || text.includes(`${Math.round(b.cloud_decode_tps)}\u00a0tok/s`), text);
   assert.ok(b.cloud_hours_per_day < b.hours_per_day, 'the faster instance is rented fewer hours a day');
   if (await page.$('#rvb-cloud')) assert.equal(Number(await page.getAttribute('#rvb-cloud', 'data-usd')), b.cloud_monthly_usd);
@@ -181,4 +195,68 @@ test('rent vs buy without a purchase price says it cannot compare, and states no
   assert.ok(Array.isArray(c.rent_vs_buy.unknown) && typeof c.rent_vs_buy.break_even_months_at_least !== 'number');
   assert.equal(await page.$('#rvb-basis'), null);
   assert.deepEqual(page.problems, []);
+});
+
+test('memory over context: the x axis is labelled up to the end the title names, and the pool has its own legend colour', async () => {
+  // Qwen3-8B's maximum context is 40,960 tokens: the core's chart contexts end at 40K, not 32K.
+  for (const [lang, theme] of /** @type {const} */ ([['en', 'light'], ['fr', 'dark']])) {
+    const page = await env.page({ colorScheme: theme, viewport: { width: 390, height: 844 } });
+    await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&lang=${lang}`);
+    await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
+    const steps = core('defaults', { model: 'Qwen/Qwen3-8B' }).context_steps;
+    assert.equal(steps[steps.length - 1], 40960);
+    const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
+    const title = await page.textContent('#chart-title');
+    assert.equal(ticks[ticks.length - 1], '40K', `${lang}: ${ticks}`);
+    assert.ok(title.includes('40K') && !title.includes('32K'), title);
+    assert.equal(ticks[0], '4K');
+    // The KV cache and the pool: two legend entries, two colours.
+    const markers = await page.$$eval('#chart .u-legend .u-series', (rows) => rows.map((r) => ({
+      label: r.querySelector('.u-label')?.textContent, colour: getComputedStyle(r.querySelector('.u-marker')).borderColor })));
+    const kv = markers.find((m) => /^(KV cache|Cache KV)$/.test(String(m.label)));
+    const pool = markers.find((m) => /^(KV cache pool|Réserve de cache KV)$/.test(String(m.label)));
+    assert.ok(kv && pool, JSON.stringify(markers));
+    assert.notEqual(kv.colour, pool.colour, `${theme}: ${JSON.stringify(markers)}`);
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
+  // Llama 3.1 8B to 128K on a phone: octaves narrower than uPlot's own label spacing still keep
+  // both ends (its log filter dropped every other label, the start among them).
+  const page = await env.page({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
+  const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
+  assert.equal(ticks[0], '4K', String(ticks));
+  assert.equal(ticks[ticks.length - 1], '128K', String(ticks));
+  assert.match(await page.textContent('#chart-title'), /de 4K à 128K/);
+  await page.close();
+});
+
+test('vLLM: the cheapest cloud card and the table\'s order read the per-token figure on the basis the request states', async () => {
+  const base = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'vllm', context: 8192, market: 'US', months: 'auto' };
+  for (const par of [1, 4]) {
+    const page = await env.page();
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&par=${par}&lang=en`);
+    await page.waitForSelector('#cost-cloud-mtok');
+    const c = core('cost', par > 1 ? { ...base, parallel: par } : base);
+    const stated = par > 1;
+    assert.equal(c.cloud_basis.code, stated ? 'stated_sequences' : 'one_user');
+    assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-basis'), c.cloud_basis.code);
+    assert.equal(Number(await page.getAttribute('#cost-cloud-mtok', 'data-usd')), c.cheapest_offer.usd);
+    assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-offer'), c.cheapest_offer.id);
+    const label = await page.textContent('#cost-cloud-mtok >> xpath=preceding-sibling::div[@class="k"]');
+    assert.equal(label, stated ? `Cheapest cloud, ${par} users at once` : 'Cheapest cloud, one user');
+    // The table sorted by cost per million tokens: the same basis, lowest first, the card's offer on top.
+    const btn = await page.textContent('[data-sort="mtok"]');
+    assert.equal(btn, stated ? `Cost per million tokens, ${par} users at once` : 'Cost per million tokens');
+    await page.click('[data-sort="mtok"]');
+    const rows = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.offer, usd: tr.children[7].dataset.usd ? Number(tr.children[7].dataset.usd) : Infinity })));
+    for (let i = 1; i < rows.length; i++) assert.ok(rows[i - 1].usd <= rows[i].usd, 'sorted on the basis');
+    assert.equal(rows[0].usd, c.cheapest_offer.usd);
+    const byId = new Map(c.clouds.map((o) => [o.id, o]));
+    for (const r of rows) if (Number.isFinite(r.usd)) assert.equal(r.usd, byId.get(r.id).per_million_tokens_usd.basis_usd);
+    await page.click('[data-sort="price"]');
+    assert.deepEqual(page.problems, []);
+    await page.close();
+  }
 });

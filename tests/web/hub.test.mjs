@@ -61,6 +61,8 @@ test('?hf= lists the repo quants with published size, our memory, fit and speed,
   assert.equal(q4.verdict, 'fits');
   assert.match(String(q4.text), /GB/);
   assert.match(String(q4.text), /GiB/);
+  // Issue 16: the file size in GiB like the Required column, the listed GB beside it, never GB alone.
+  assert.match(String(q4.text), /[\d.]+\sGiB \([\d.]+\sGB\)/);
   assert.equal(await p.textContent('#hub-command'), 'llama-server -hf mock/Llama-3.1-8B-GGUF:Q4_K_M');
   assert.match(String(await p.textContent('#hub-badge')), new RegExp(SHA.slice(0, 12)));
   // The BF16 split is estimated too (its plan computed from the architecture in shard 1).

@@ -167,3 +167,34 @@ test('the app takes a pair page over with no CSP violation, and the page keeps i
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__violations), []);
   await page.context().close();
 });
+
+// Every font size and weight the first screen draws is a font strike Chromium must look up (a
+// synchronous request from the renderer to the browser process on Linux) and rasterize glyphs
+// for before its first paint: the type scale (web/styles.css) keeps the first screen of a pair
+// page, at desktop and phone width, in every language, to four strikes (size × bold or not).
+test('the first screen of a pair page draws its text in at most four font strikes', async () => {
+  for (const p of PAGES) for (const width of [1280, 390]) {
+    const page = await env.page();
+    await page.setViewportSize({ width, height: width === 1280 ? 720 : 844 });
+    await page.route(/\/(boot|app)\.js$/, (r) => r.abort());
+    await page.goto(env.url + p);
+    await page.waitForLoadState('load');
+    const strikes = await page.evaluate(() => {
+      const out = new Map();
+      const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+      for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+        const el = n.parentElement;
+        if (!el || !n.textContent?.trim()) continue;
+        const r = el.getBoundingClientRect();
+        if (r.width === 0 || r.bottom <= 0 || r.top >= innerHeight || el.closest('.sr')) continue;
+        const cs = getComputedStyle(el);
+        const key = `${cs.fontSize} ${Number(cs.fontWeight) >= 600 ? 'bold' : 'normal'}`;
+        if (!out.has(key)) out.set(key, `${el.tagName.toLowerCase()}.${el.className} "${n.textContent.trim().slice(0, 20)}"`);
+      }
+      return [...out].map(([k, v]) => `${k}: ${v}`);
+    });
+    assert.ok(strikes.length >= 2, `${p} at ${width}: the check sees text (${strikes})`);
+    assert.ok(strikes.length <= 4, `${p} at ${width} px: ${strikes.length} strikes on the first screen:\n${strikes.join('\n')}`);
+    await page.context().close();
+  }
+});

@@ -1,5 +1,5 @@
-// Issue 16, "a page a person trusts": no device name carries a vendor GB figure beside a GiB
-// column, no list of devices offers one the chosen engine does not run on, and a format with no
+// Issue 16, "a page a person trusts": a device's name carries its size as the vendor sells it
+// (GB) on every surface, while every figure is GiB, no list of devices offers one the chosen engine does not run on, and a format with no
 // kernel on the device's backend says so in the page's language.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
@@ -10,25 +10,19 @@ let env;
 before(async () => { env = await setup(); });
 after(async () => { await env.close(); });
 
-/** A vendor's size inside a name: "141GB", "80GB", "(144 GB HBM3e)", "141 Go". */
-const NAME_GB = /\b\d+\s?(GB|Go)\b/;
-
-test('a device whose name states its GB is named without it where a GiB column gives the size, and once elsewhere', async () => {
+test('a device\'s name carries its size as the vendor sells it (GB) on every surface; the figures are GiB', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-h20-141gb&ctx=8192&lang=en`);
   await page.waitForSelector('#devices-table table');
-  // The per-device table: no "141GB" beside its GiB figures; the catalog has a 96 GB H20 too, so
-  // the name keeps its size in GiB, the table's unit ("NVIDIA H20 (141 GiB)"), and no two rows
-  // of any table read alike.
+  // The per-device table: the catalog has a 96 GB H20 too, so the name keeps its size, in the
+  // vendor's GB like every device name ("NVIDIA H20 · 141 GB"), and no two rows read alike.
   const first = await page.textContent('#devices-table tbody tr th, #devices-table tbody tr td');
-  assert.equal(first.trim(), 'NVIDIA H20 (141\u00a0GiB)');
-  assert.doesNotMatch(await page.textContent('#devices-table'), NAME_GB);
-  // The select names it once, in the vendor's GB as every option does ("NVIDIA H20 · 141 GB").
+  assert.equal(first.trim(), 'NVIDIA H20 · 141\u00a0GB');
+  // The select, the crumb, the nav tab: the same name with the same size, said once.
   const option = await page.evaluate(() => document.querySelector('#hardware option[value="nvidia-h20-141gb"]')?.textContent);
   assert.match(option, /^NVIDIA H20 · 141\sGB$/);
-  // The crumb to the device page and the headings: the size in GiB, said once.
-  assert.match(await page.textContent('#crumbs'), /NVIDIA H20 \(141\sGiB\)/);
-  assert.doesNotMatch(await page.textContent('#crumbs'), /141GB/);
+  assert.match(await page.textContent('#crumbs'), /NVIDIA H20 · 141\sGB/);
+  assert.doesNotMatch(await page.textContent('#crumbs'), /141GB|141\sGiB/);
   // The core gives the short name: nothing is cut out of the name in the page's code.
   const listed = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb' });
   assert.equal(listed.hardware.name_base, 'NVIDIA H20');
@@ -36,8 +30,36 @@ test('a device whose name states its GB is named without it where a GiB column g
   // French: the same, with the language's unit.
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-sxm&ctx=8192&lang=fr`);
   await page.waitForSelector('#devices-table table');
-  assert.doesNotMatch(await page.textContent('#devices-table'), NAME_GB);
+  const frName = await page.textContent('#devices-table tbody tr th, #devices-table tbody tr td');
+  assert.doesNotMatch(frName, /Gio|GiB/, frName);
   assert.match(await page.evaluate(() => document.querySelector('#hardware option[value="nvidia-a100-80gb-sxm"]')?.textContent), /^NVIDIA A100 SXM4 · 80\sGo$/);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('issue 16: one device, one size in one unit on the nav, the summary line, the picker, the crumb, tables and the model page', async () => {
+  const page = await env.page();
+  /** Every "name · N unit" a surface shows, as its unit. @param {string} text */
+  const units = (text) => [...text.matchAll(/512\s(GiB|GB)(?![A-Za-z])/g)].map((m) => m[1]);
+  const hw = 'apple-m3-ultra-80c-gpu-512gb';
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=${hw}&ctx=32768&lang=en`);
+  await page.waitForSelector('#devices-table table');
+  await page.waitForFunction(() => (document.getElementById('setup-line')?.textContent || '').includes('Mac Studio'));
+  const surfaces = {
+    nav: await page.textContent('#tab-device'),
+    summary: await page.textContent('#setup-line'),
+    picker: await page.evaluate((id) => document.querySelector(`#hardware option[value="${id}"]`)?.textContent || '', hw),
+    crumb: await page.textContent('#crumbs'),
+    table: await page.textContent('#devices-table tbody'),
+  };
+  await open(page, `${env.url}?view=model&model=zai-org/GLM-4.5-Air&lang=en`);
+  await page.waitForSelector('#mp-macs table tbody tr');
+  surfaces.modelMacs = await page.$$eval('#mp-macs tbody tr', (rows) => rows.map((r) => r.querySelector('th, td')?.textContent || '').filter((t) => t.includes('M3 Ultra 80-core')).join(' | '));
+  for (const [where, text] of Object.entries(surfaces)) {
+    const u = units(text || '');
+    assert.ok(u.length > 0, `${where} names the device with its size: ${text}`);
+    assert.deepEqual([...new Set(u)], ['GB'], `${where}: ${text}`);
+  }
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
@@ -98,6 +120,23 @@ test('a pasted config that is not JSON is said in the page\'s language; the pars
     assert.match((await page.textContent('#cfg-msg')).trim(), words);
     assert.ok(((await page.getAttribute('#cfg-msg', 'title')) || '').length > 0, 'the parser message kept as a tooltip');
   }
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});
+
+test('issue 16: backends named as their projects write them, and Chinese percentages with no space before %', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForFunction(() => /backend on other devices/.test(document.body.innerText));
+  const en = await page.evaluate(() => document.body.innerText);
+  assert.match(en, /the CUDA backend on other devices/);
+  assert.doesNotMatch(en, /\b(cuda|rocm|sycl) backend/);
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=zh`);
+  await page.waitForSelector('#matrix tbody tr');
+  await page.waitForFunction(() => /PPL/.test(document.getElementById('matrix')?.textContent || ''));
+  const zh = await page.textContent('#matrix');
+  assert.match(zh, /\d%/);
+  assert.doesNotMatch(zh, /\d[\s\u00a0\u202f]%/);
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });

@@ -38,8 +38,10 @@ test('the model page shows the spec card, the quantization table, GPU tiers, Mac
   // Unified-memory PCs have their own heading and table, from the same core tiers.
   await page.waitForSelector('#mp-unified table tbody tr');
   assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /DGX Spark/);
-  // A product label in a table of GiB figures says its memory in GiB too (issue 16: one unit per table).
-  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 · 128\sGiB/);
+  // A product label says its memory as it is sold, in GB, in a table as everywhere (issue 16: a
+  // device's name in one unit on every surface); the table's figures are GiB.
+  assert.match(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 · 128\sGB/);
+  assert.doesNotMatch(await page.textContent('#mp-unified table:first-of-type tbody'), /Ryzen AI Max\+ 395 · 128\sGiB/);
   assert.doesNotMatch(await page.textContent('#mp-macs'), /DGX Spark|Ryzen/);
   assert.match(await page.textContent('section:has(#mp-unified) h2'), /Unified-memory PCs/);
   assert.ok(await page.$('#mp-unified details summary'), 'the 32 and 64 GB machines folded under "too little memory"');
@@ -199,7 +201,9 @@ test('the main view adds the context chart with its table, the quantization matr
   await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length > 15);
   assert.match(await page.textContent('#matrix'), /Q4_K_M/);
   assert.match(await page.textContent('#diag-list'), /from 8K to 32K/);   // the core's kv_outlook (solve)
-  assert.match(await page.textContent('#fit-list'), /already fits/);
+  // A setup that fits has nothing to change: no "Make it fit" heading over "already fits".
+  await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('#fit-title')).hidden);
+  assert.equal(await page.$eval('#fit-list', (e) => /** @type {HTMLElement} */ (e).hidden), true);
   await page.waitForFunction(() => document.querySelectorAll('#links-models li').length > 20);
   // The speed section renders the core's speed figures; nothing shows "undefined" or NaN.
   await page.waitForSelector('#plug-speed', { state: 'visible' });

@@ -23,10 +23,13 @@ let showAll = false;
 /** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
 const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
 
-/** @param {any} o */
-const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.single : Infinity);
+/** An offer's cost per million tokens on the core's basis (cloud_basis). @param {any} o */
+const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.basis_usd : Infinity);
 
-/** Offers in the chosen order (unknown $/Mtok last, then by price). @param {any[]} offers */
+/**
+ * Offers in the chosen order (unknown $/Mtok last, then by price): by cost per million tokens,
+ * the core's basis_usd, the figure its cheapest_offer is the lowest of. @param {any[]} offers
+ */
 export function sortOffers(offers, key = sortKey) {
   return [...offers].sort((a, b) => (key === 'mtok' ? perM(a) - perM(b) || a.price_hour_usd - b.price_hour_usd
     : a.price_hour_usd - b.price_hour_usd || perM(a) - perM(b)));
@@ -82,8 +85,15 @@ export function renderCloud(r, c, mk) {
       h('td', { 'data-label': head[6] }, pm ? tps(pm.decode_tps, L) : noSpeed(o.estimate)),
       // vLLM / SGLang: beside one user's figure, the same hour over the aggregate of the requests
       // the instance's pool holds at once (the core's batched figure).
-      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? m(pm.single) : '—',
-        pm && pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null),
+      // The figure on the core's basis first (the one the table sorts by): one user's with the
+      // batched one under it, or, where the request states several sequences, theirs with one
+      // user's under it.
+      // One value in the cell (the figure with its notes under it), so a phone's card keeps it
+      // whole beside its label.
+      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.basis_usd), single: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? h('span', { class: 'mtok' }, m(pm.basis_usd),
+        pm.basis_sequences > 1 ? [h('span', { class: 'note batched' }, T('cloud_batched_basis', { n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })),
+          h('span', { class: 'note batched single' }, T('cloud_single', { 0: m(pm.single), tps: tps(pm.decode_tps, L) }))]
+          : pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null) : '—'),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
   });
@@ -93,7 +103,8 @@ export function renderCloud(r, c, mk) {
   fill('cloud-out', engineNote,
     h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: num(c.usage.hours_per_day, L, 1) })),
     h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, labelled(state.lang, T('sort_by'), '')),
-      sortBtn('price', T('sort_price')), sortBtn('mtok', T('sort_mtok'))),
+      sortBtn('price', T('sort_price')), sortBtn('mtok', c.cloud_basis && c.cloud_basis.code === 'stated_sequences'
+        ? T('sort_mtok_stated', { n: num(c.cloud_basis.sequences, L) }) : T('sort_mtok'))),
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap', tabindex: '0', role: 'region', 'aria-label': caption },
         h('table', { class: 'data wrap-head', id: 'cloud-table' }, h('caption', { class: 'sr' }, caption),

@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
-import { clauses, commas, errorText, labelled, sentenceCase, sentences, t } from '../i18n.js';
+import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -191,8 +191,11 @@ function paintCard(r, c, mk) {
   const L = state.lang;
   const o = c.owned;
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
-  const best = c.clouds.filter((/** @type {any} */ x) => x.per_million_tokens_usd)
-    .sort((/** @type {any} */ a, /** @type {any} */ b) => a.per_million_tokens_usd.single - b.per_million_tokens_usd.single)[0];
+  // The core's cheapest offer per million tokens on its basis (cloud_basis: one user, or the
+  // sequences a vLLM / SGLang request states), the same figure the table sorts by.
+  const cheapest = c.cheapest_offer;
+  const best = cheapest ? c.clouds.find((/** @type {any} */ x) => x.id === cheapest.id) : null;
+  const basis = c.cloud_basis && c.cloud_basis.code === 'stated_sequences' ? c.cloud_basis : null;
   // A saved custom device has neither: a cost of zero would read as "free".
   const unknown = /** @type {string[]} */ (Array.isArray(o.unknown) ? o.unknown : []);
   if (unknown.length === 2) {
@@ -223,10 +226,15 @@ function paintCard(r, c, mk) {
       !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }) : null,
     // Offers estimated for another engine (the core's cloud_engine) say which.
-    best ? card(T('cost_cloud_best'), m(best.per_million_tokens_usd.single), T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
-      offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
-      ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
-    }), { id: 'cost-cloud-mtok', 'data-usd': String(best.per_million_tokens_usd.single) }) : null);
+    // The label says the basis; the note the offer's own figure behind it (its pool may hold fewer
+    // sequences than stated: the core's `sequences` is the offer's).
+    best ? card(basis ? T('cost_cloud_best_stated_sequences', { n: num(basis.sequences, L) }) : T('cost_cloud_best_one_user'), m(cheapest.usd),
+      `${T('cost_per_mtok')} · ${cheapest.sequences > 1 ? T('cost_cloud_note_seq', {
+        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.batched_tps, L), n: num(cheapest.sequences, L),
+      }) : T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
+        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+        ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
+      })}`, { id: 'cost-cloud-mtok', 'data-usd': String(cheapest.usd), 'data-basis': basis ? 'stated_sequences' : 'one_user', 'data-offer': String(cheapest.id) }) : null);
   // The purchase field shows the price the figures use (the catalog's) until one is typed.
   const buy = /** @type {HTMLInputElement | null} */ (document.getElementById('cost-purchase'));
   if (buy) buy.placeholder = typeof o.purchase_usd === 'number' ? m(o.purchase_usd, 0) : '—';
@@ -254,6 +262,17 @@ function paintCard(r, c, mk) {
   fill('cost-out', cards, inputs, src);
 }
 
+/**
+ * Where the useful life the break-even point is set against comes from (the core's
+ * break_even_life.source), said once under the cards when the point is past it.
+ * @param {any} b the core's rent_vs_buy @param {string} L
+ */
+function lifeSource(b, L) {
+  const life = b.break_even_life;
+  if (!life || life.code !== 'beyond_useful_life' || !life.source) return null;
+  return h('p', { class: 'note', id: 'rvb-life' }, T('useful_life_note', { 0: num(life.months, L) }), gap(L), h('a', { href: life.source, rel: 'noopener', target: '_blank' }, T('useful_life_source')));
+}
+
 /** Months to break even, electricity per month, and cumulative cost (chart and table). @param {any} r @param {any} c @param {any} mk */
 function paintRentVsBuy(r, c, mk) {
   const L = state.lang;
@@ -275,9 +294,14 @@ function paintRentVsBuy(r, c, mk) {
     // The unknown is named on the cost card above. With only the power missing the core gives the
     // least break-even point (the purchase over the offer's month: electricity only delays it).
     const least = b.break_even_months_at_least;
+    // Past the hardware's useful life (the core's break_even_life, data/segments.json): said as
+    // that, with the least figure in the note, not as a count of decades of months.
+    const pastLife = b.break_even_life?.code === 'beyond_useful_life';
     fill('rvb-out', typeof least === 'number'
-      ? h('div', { class: 'cards' }, card(T('break_even'), T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }), T('rvb_at_least_note', { 0: offerName }),
-        { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' ') }))
+      ? h('div', { class: 'cards' }, card(T('break_even'),
+        pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
+        pastLife ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life: num(b.break_even_life.months, L) }), sentenceCase(L, T('rvb_at_least_note', { 0: offerName }))]) : T('rvb_at_least_note', { 0: offerName }),
+        { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' '), 'data-life': b.break_even_life?.code || '' }), lifeSource(b, L))
       : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')),
     // The basis only where a figure stands on it (the least break-even point), not under "cannot
     // be compared".
@@ -288,13 +312,18 @@ function paintRentVsBuy(r, c, mk) {
   // Past the chart's last month the point is not on it: the card says so rather than leave the
   // chart looking as if buying never pays off.
   const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
+  // Past the hardware's useful life (the core's break_even_life): said as that, the figure in the note.
+  const pastLife = typeof be === 'number' && b.break_even_life?.code === 'beyond_useful_life';
   const cards = h('div', { class: 'cards' },
-    card(T('break_even'), typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
+    card(T('break_even'), pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
       // Past the period the core writes the purchase off over (its break_even code): renting is
       // the cheaper way over the hardware's life.
-      typeof be === 'number' ? sentences(L, [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
-        be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
-      { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '' }),
+      // Past the useful life that one sentence is the reason (the written-off period and the
+      // chart's end are shorter still, so they are not said again).
+      typeof be === 'number' ? sentences(L, pastLife ? [T('break_even_past_life_at', { 0: num(be, L, 0), life: num(b.break_even_life.months, L) })]
+        : [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
+          be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
+      { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '', 'data-life': b.break_even_life?.code || '' }),
     card(T('elec_month'), m(b.owned_electricity_monthly_usd), '', { id: 'rvb-elec', 'data-usd': String(b.owned_electricity_monthly_usd) }),
     card(T('cloud_month'), m(b.cloud_monthly_usd), offerName, { id: 'rvb-cloud', 'data-usd': String(b.cloud_monthly_usd) }));
   const s = b.series;
@@ -302,7 +331,7 @@ function paintRentVsBuy(r, c, mk) {
   const rows = s.months.map((/** @type {number} */ mo, /** @type {number} */ i) => [num(mo, L), m(s.owned_usd[i], 0), m(s.cloud_usd[i], 0)]);
   fill('rvb-out',
     h('p', { class: 'note' }, T('rvb_intro_offer', { hw: hwLabel(r, state.lang), price: m(b.purchase_usd, 0), offer: offerName })),
-    basisNote, cards, h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
+    basisNote, cards, lifeSource(b, L), h('h3', null, T('rvb_chart', { 0: num(s.months.length - 1, L) })), chart,
     h('details', { class: 'more' }, h('summary', null, T('as_table')),
       table(T('rvb_chart', { 0: num(s.months.length - 1, L) }), [T('month'), T('buy_series'), T('rent_series')], rows)));
   const rate = mk && mk.currency !== 'USD' && mk.usd_per_unit > 0 ? mk.usd_per_unit : 1;

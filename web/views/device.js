@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, text } from '../dom.js';
-import { gib, list, num, signed, tokens, usd } from '../format.js';
+import { backendName, gib, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -51,7 +51,7 @@ export async function renderDevice(alive) {
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
     [T('memory'), marked('memory_gib', gib(d.memory_gib * GiB, L, 0))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
-    [T('backend'), probe.hardware.backend || '—'], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
+    [T('backend'), backendName(probe.hardware.backend)], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
     [T('engines'), engineList(probe.hardware.engines)],
   ];
   fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))),
@@ -143,14 +143,15 @@ function qualityCell(e) {
   const band = T(`band_${e.quality || 'unknown'}`);
   const q = quants.find((x) => x.id === e.quant);
   const d = typeof e.ppl_delta_pct === 'number' ? e.ppl_delta_pct : q?.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, band, `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : band;
+  return typeof d === 'number' ? aside(L, band, `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : band;
 }
 
 /** One of the core's `needs` codes in words. @param {any} n */
 function needText(n) {
   const L = state.lang;
   if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L, 1), quant: n.quant, usable: gib(n.usable_bytes, L) });
-  if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
+  // The floor holds on the low end of the core's range (decode_tps_low): the sentence names it.
+  if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, low: `${num(n.decode_tps_low ?? n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
   return n.code;
 }
 

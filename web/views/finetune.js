@@ -112,7 +112,7 @@ async function run(r, alive) {
   // …the cap the "how many needed" column counts the chosen device against (its segment's)…
   for (const x of rs) if (!x.error && x.min_count_detail && x.min_count_detail.segment) caps.set(x.min_count_detail.segment, x.min_count_detail.max_count);
   // …and the cap of each set it advises buying, so no advice reads past a count the note states.
-  for (const x of rs) for (const b of (x.error || !x.advice ? [] : [x.advice, x.advice.alternative])) {
+  for (const x of rs) for (const b of (x.error || !x.advice ? [] : [x.advice])) {
     if (b && b.segment && b.segment_max_count > 0) caps.set(b.segment, b.segment_max_count);
   }
   const capNote = caps.size ? h('p', { class: 'note', id: 'ft-caps' }, T('picks_caps', { 0: joinList([...caps].map(([s, n]) => T(`cap_short_${s}`, { n: num(n, L) })), L) })) : null;
@@ -134,7 +134,12 @@ async function run(r, alive) {
  */
 function neededText(n, md, L) {
   if (!md) return '—';
-  if (!md.within_cap) return typeof n === 'number' ? T('ft_beyond_cap', { 0: num(n, L), max: num(md.max_count, L) }) : T('ft_beyond_cap_any', { max: num(md.max_count, L) });
+  // The core's smallest count (every count, not powers of two); past the cap of the device's
+  // machine, named in the caps note under the table (its segment) or one machine (a Mac).
+  if (!md.within_cap && typeof n === 'number') return T('ft_beyond_cap', { 0: num(n, L), each: gib(md.per_gpu_bytes, L), max: num(md.max_count, L) });
+  // No count holds it: the core's code says why (one machine too small, or what each GPU keeps
+  // at any count).
+  if (!md.within_cap) return md.code === 'unsharded_exceeds' ? T('ft_unsharded_exceeds', { floor: gib(md.floor_bytes, L) }) : T('ft_one_machine_too_small');
   return n > 1 ? T('ft_count_each', { 0: num(n, L), each: gib(md.per_gpu_bytes, L) }) : num(n, L);
 }
 
@@ -169,7 +174,7 @@ function adviceText(a, L, said) {
   const instead = (a.instead || []).filter((/** @type {any} */ i) => i.code === 'qlora').map((/** @type {any} */ i) =>
     (i.more > 0 ? T('ft_instead_qlora_more', { 0: num(i.count, L), more: num(i.more, L) }) : T('ft_instead_qlora', { 0: num(i.count, L) })));
   const notes = [a.own_device === 'training_stack_not_verified' ? T('ft_own_not_verified') : '',
-    a.alternative ? T('ft_advice_or_buy', { 0: set(a.alternative) }) : '', ...instead].filter((x) => x && !said.has(x));
+    ...instead].filter((x) => x && !said.has(x));
   for (const x of notes) said.add(x);
   return notes.length ? [main, h('br'), h('span', { class: 'note' }, sentences(L, notes))] : main;
 }

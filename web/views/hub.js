@@ -13,7 +13,7 @@ import { call, many } from '../client.js';
 import { commandTokens, h } from '../dom.js';
 import { gb, gib, list, tps } from '../format.js';
 import { hubBase, hubErrorKey, hubModels, modelFor } from '../hub.js';
-import { t } from '../i18n.js';
+import { aside, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
 
@@ -130,7 +130,8 @@ async function render(el, ctl) {
         const ok = r && !r.error;
         return h('tr', { dataset: { label: row.label, verdict: ok ? r.verdict : '' }, class: i === repo.chosen ? 'chosen' : '' },
           h('td', { class: 'mono' }, row.label, row.split > 1 ? ` (${row.split})` : ''),
-          h('td', null, row.bytes ? gb(row.bytes, state.lang) : '—'),
+          // The file in GiB like the Required column beside it, with the GB Hugging Face lists it in.
+          h('td', null, row.bytes ? aside(state.lang, gib(row.bytes, state.lang), gb(row.bytes, state.lang)) : '—'),
           h('td', null, ok ? gib(r.memory.total_bytes, state.lang) : '—'),
           h('td', null, ok ? T(`verdict_${r.verdict}`) : (r && r.error ? `[${r.error.code}]` : T('hub_not_read'))),
           h('td', null, ok && r.speed ? tps(r.speed.decode_tps, state.lang) : '—'),

@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
-import { gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -82,9 +82,9 @@ export function renderMain(r) {
     (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
-  // The figure in GB on one line, the core's upper bound (GiB) on its own line, so neither reads
-  // as the other's twin.
-  fill('c-total-gb', h('span', { class: 's-line' }, gb(m.total_bytes, L)),
+  // The figure in decimal GB on one line, said to be GB and why (disks and downloads count in
+  // 10⁹ bytes), the core's upper bound (GiB) on its own line, so neither reads as the other's twin.
+  fill('c-total-gb', h('span', { class: 's-line' }, T('in_gb', { 0: gb(m.total_bytes, L) })),
     m.total_high_bytes > m.total_bytes ? h('span', { class: 's-line' }, T('upper', { 0: gib(m.total_high_bytes, L) })) : null);
   // A preallocating engine: the second card is what it sets aside, out of the usable memory.
   const usableLabel = byId('c-usable-label');
@@ -203,7 +203,7 @@ export function renderMain(r) {
     : T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
       n: num((m.devices || []).length, L) }));
-  text('w-overhead', T('why_overhead', { backend: r.hardware.backend }));
+  text('w-overhead', T('why_overhead', { backend: backendName(r.hardware.backend) }));
   renderProjector(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
   // need and the pool's room for (its request's parallel, read as concurrency).
@@ -455,11 +455,11 @@ function renderSpeedBasis(s) {
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
-      err: `${num(basis.mlx.held_out_median_error_pct, L, 0)}\u00a0%`, perr: `${num(basis.mlx.held_out_prefill_median_error_pct, L, 0)}\u00a0%` }), sp);
+      err: pct((basis.mlx.held_out_median_error_pct) / 100, L, 0), perr: pct((basis.mlx.held_out_prefill_median_error_pct) / 100, L, 0) }), sp);
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), sp);
   } else {
-    parts.push(T('speed_label_extrapolated', { 0: basis.backend }), sp);
+    parts.push(T('speed_label_extrapolated', { 0: backendName(basis.backend) }), sp);
   }
   const g = basis.accuracy_group;
   if (g && g.report_group) parts.push(link(`${urlFor({ view: 'accuracy' })}${g.report_group === 'mlx' ? '#acc-mlx' : `#acc-tg-${g.report_group}`}`, T('speed_accuracy_link')));
@@ -683,7 +683,7 @@ export async function renderExtras(r, alive) {
     { label: T('required'), values: okRes.map((x) => x.memory.total_bytes / G), color: '--fg' },
     // vLLM / SGLang: the pool the engine preallocates, the same at every context, against which
     // the cache one sequence needs grows (the need passes the usable line where it passes the pool).
-    ...(isServer(r) ? [{ label: T('kv_pool'), values: okRes.map((x) => (x.memory.kv_pool_bytes ?? 0) / G), color: '--kv', dash: true }] : []),
+    ...(isServer(r) ? [{ label: T('kv_pool'), values: okRes.map((x) => (x.memory.kv_pool_bytes ?? 0) / G), color: '--pool', dash: true }] : []),
     { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
   ];
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
@@ -750,7 +750,14 @@ async function quantMatrix(r, alive) {
   const noChoice = all.filter((e) => NO_CHOICE.includes(e.x.quant.applicability?.code));
   const ok = all.filter((e) => !noChoice.includes(e));
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), T('smallest_device'), T('size_source'), T('quality_ref')];
+  // Several devices: "Required" is the whole setup's total, so the smallest device is the one of
+  // which as many hold it (the core's smallest_device at the request's count); both say so.
+  const n = state.count > 1 ? num(state.count, L) : '';
+  // No row with a measured quality change (MLX's formats: no published perplexity measurement of
+  // them in the catalog): no column of "not measured", one note says so.
+  const measured = (/** @type {any} */ e) => typeof (e.x.quant.quality?.ppl_delta_pct ?? e.q.ppl_delta_pct) === 'number';
+  const anyQuality = ok.some(measured);
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), n ? T('required_all', { n }) : T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), n ? T('smallest_device_n', { n }) : T('smallest_device'), T('size_source'), ...(anyQuality ? [T('quality_ref')] : [])];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -769,7 +776,7 @@ async function quantMatrix(r, alive) {
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
       publishedCell(x, published, L),
-      qualityText(e.q, L),
+      ...(anyQuality ? [qualityText(e.q, L)] : []),
     ];
   });
   fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
@@ -780,18 +787,26 @@ async function quantMatrix(r, alive) {
   const gap = fileGap(r, L);
   // Decode speed by kernel family (the core's speed.quant_family): where the table holds more
   // than one, speeds are not in the order of the bits, and the note says why.
-  const families = [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
+  // The note describes llama.cpp's kernel families: said for llama.cpp only, never under another
+  // engine's table.
+  const families = r.settings?.engine !== 'llama.cpp' ? [] : [...new Set(ok.map((e) => speedOf(e.x)?.decode ? e.x.speed?.quant_family : null).filter(Boolean))];
   const qualityRef = qualityReference(ok.map((e) => e.q));
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
     gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
-    qualityRef ? T('quality_ref_note') : '']));
-  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id })));
+    qualityRef ? T('quality_ref_note') : '', anyQuality ? '' : T(r.settings?.engine === 'mlx' ? 'quality_none_mlx' : 'quality_none')]));
+  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: 1, ram: 0 }), tableNameWithMemory(d, L)) : '—');
-    cells[i].className = '';
+    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`) : T('smallest_none'));
+    cells[i].className = d ? '' : 'note';
+    if (!d) cells[i].dataset.none = 'true';
   });
+  // Where no device holds a format, why in words, once under the table.
+  if (smallest.some((d) => !d)) {
+    const note = byId('matrix-note');
+    note.textContent = sentences(L, [note.textContent || '', T(n ? 'smallest_none_note_n' : 'smallest_none_note', { n })]);
+  }
 }
 
 /**
@@ -833,9 +848,9 @@ export function qualityText(q, L) {
   const band = q && q.quality && q.quality.band;
   const d = q && q.quality && typeof q.quality.ppl_delta_pct === 'number' ? q.quality.ppl_delta_pct : q && q.ppl_delta_pct;
   if (typeof d !== 'number') return T('quality_unknown');
-  if (!band || band === 'unknown') return `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`;
+  if (!band || band === 'unknown') return `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`;
   const word = { lossless: 'q_lossless', near_lossless: 'q_near', good: 'q_good', noticeable: 'q_noticeable', heavy: 'q_heavy' }[/** @type {string} */ (band)] || 'quality_unknown';
-  return aside(L, T(word), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`);
+  return aside(L, T(word), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`);
 }
 
 /** @param {any} r @param {any} outlook the core's kv_outlook answer, or null */

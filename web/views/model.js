@@ -5,7 +5,7 @@
 import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
-import { gbOf, gib, list as joinList, monthYear, num, signed, times, tokens, tps } from '../format.js';
+import { gib, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
@@ -90,10 +90,10 @@ export async function renderModel(alive) {
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)) : '—',
+      smallest[i] ? link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
-  h('p', { class: 'note' }, T('mp_quants_note')),
+  h('p', { class: 'note' }, sentences(L, [T('mp_quants_note'), smallest.some((d, i) => !d && okq[i]) ? T('smallest_none_note') : ''])),
   qualityRefNote(okq.map((e) => e.q), L),
   // Memory below the file size: what of the file is not on the GPU, by its parts (the core's
   // host_weights_parts and the MTP layer llama.cpp does not load), for the format the page is at.
@@ -115,7 +115,7 @@ export async function renderModel(alive) {
   }
   if (!alive()) return;
   // The section's heading and note name the tiers' own format, context and RAM sizes (the core's).
-  const ramTier = (/** @type {number} */ g) => gbOf(g, L);
+  const ramTier = (/** @type {number} */ g) => gib(g * 1024 ** 3, L, 0);
   text('mp-gpus-title', T('gpus_run', { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) }));
   const tierAt = { quant: tl ? tl.quant : quant, ctx: tokens(tl ? tl.context : ctx, L) };
   text('mp-macs-title', T('macs_run', tierAt));
@@ -131,8 +131,9 @@ export async function renderModel(alive) {
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
       gib(e.device.memory_gib * GiB, L, 0),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
-      // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict).
-      e.tier === 'offload' ? T('with_ram', { 0: gbOf(e.ram_gib, L) }) : T(e.tier === 'fits' && e.verdict === 'tight' ? 'tier_tight' : `tier_${e.tier}`),
+      // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict);
+      // a Mac or other unified-memory machine holds it in its unified memory, not in GPU memory.
+      e.tier === 'offload' ? T('with_ram', { 0: gib(e.ram_gib * 1024 ** 3, L, 0) }) : T(e.tier === 'fits' && e.verdict === 'tight' ? 'tier_tight' : e.tier === 'fits' && (e.device.kind === 'apple' || e.device.kind === 'unified') ? 'tier_fits_unified' : `tier_${e.tier}`),
     ];
     if (hasSpeed) cells.push(e.speed ? spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L) : '—');
     return cells;
@@ -147,17 +148,23 @@ export async function renderModel(alive) {
     : h('div', null, one(caption, list.slice(0, SHOW)),
       details(T('show_all_rows', { 0: num(list.length, state.lang) }), one(caption, list.slice(SHOW)))));
   const group = (/** @type {any[]} */ list, /** @type {string} */ tier, /** @type {number} */ max) => list.filter((e) => e.tier === tier).slice(0, max);
-  const empty = () => h('p', { class: 'note' }, T('none_in_catalog'));
   // Devices llama.cpp has no backend for (the core's tier "no_engine") get no figures: named once.
   const noEngine = (/** @type {any[]} */ list) => {
     const ne = list.filter((e) => e.tier === 'no_engine');
     return ne.length ? h('p', { class: 'note', dataset: { noEngine: String(ne.length) } },
       T('no_engine_list', { 0: joinList(ne.map((e) => e.device.name), state.lang) })) : null;
   };
+  // Each reason once: a tier with no device is one line, not a heading over "none"; when no GPU
+  // runs it at all, one line says so (or the setups box below does, naming what does instead)
+  // and the list of GPUs that do not folds under a plain summary.
+  const gFits = group(gt, 'fits', 999), gOff = group(gt, 'offload', 999), gNo = group(gt, 'no_fit', 999);
+  const gpusRun = gFits.length + gOff.length > 0;
+  const noSingle = !!(tl && tl.smallest_fit && !tl.smallest_fit.gpus && !tl.smallest_fit.macs && !tl.smallest_fit.unified);
   if (tl) fill('mp-gpus',
-    group(gt, 'fits', 999).length ? tbl(T('tier_title_fits'), group(gt, 'fits', 999)) : h('div', null, h('p', { class: 'table-title' }, T('tier_title_fits')), empty()),
-    group(gt, 'offload', 999).length ? tbl(T('tier_title_offload'), group(gt, 'offload', 999)) : null,
-    group(gt, 'no_fit', 999).length ? details(T('tier_title_no_fit', { ram: mostRam, 0: String(group(gt, 'no_fit', 999).length) }), tbl(T('tier_title_no_fit_short'), group(gt, 'no_fit', 999))) : null,
+    gFits.length ? tbl(T('tier_title_fits'), gFits) : gOff.length ? h('p', { class: 'note', id: 'mp-gpus-none-fit' }, T('tier_none_fit')) : null,
+    gOff.length ? tbl(T('tier_title_offload'), gOff) : null,
+    !gpusRun && !noSingle ? h('p', { id: 'mp-gpus-none' }, T('gpus_none_run', { ram: mostRam })) : null,
+    gNo.length ? details(gpusRun ? T('tier_title_no_fit', { ram: mostRam, 0: String(gNo.length) }) : T('tier_each_gpu', { 0: num(gNo.length, L) }), tbl(T('tier_title_no_fit_short'), gNo)) : null,
     noEngine(gt));
   // A model no single device holds: the least costly real setups from the core's cheapest solver
   // (several GPUs holding it in their memory, or GPUs with the tiers' system RAM), said first, at
@@ -170,21 +177,24 @@ export async function renderModel(alive) {
     const withRam = opts.find((/** @type {any} */ o) => o.verdict === 'offload');
     const item = (/** @type {any} */ o) => h('li', { dataset: { device: o.id, count: String(o.count), ram: String(o.ram_gib), verdict: o.verdict } },
       link(urlFor({ view: 'main', hw: o.id, quant, ctx, count: o.count, ram: o.ram_gib }), `${times(o.count, L)} ${shownName(deviceInfo(o.id) || o, L)}`), ' ',
-      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gbOf(o.ram_gib, L), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
+      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gib(o.ram_gib * 1024 ** 3, L, 0), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
     const box = h('div', { id: 'mp-setups' }, h('p', null, T(inGpu || withRam ? 'mp_no_single' : 'mp_no_setup', { model: m.name, quant: tl.quant, ctx: tokens(tl.context, L) })),
       inGpu || withRam ? h('ul', { class: 'plain' }, inGpu ? item(inGpu) : null, withRam ? item(withRam) : null) : null);
     byId('mp-gpus').prepend(box);
   }
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.
-  const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit) => {
+  // None runs it: the heading names the kind without "that run it", one line says none does,
+  // and the machines fold under a plain summary (the reason said once, not as a heading).
+  const shared = (/** @type {string} */ id, /** @type {any[]} */ list, /** @type {string} */ caption, /** @type {string} */ noFit, /** @type {string} */ kind) => {
     const runs = list.filter((e) => e.tier === 'fits' || e.tier === 'offload');
     const not = list.filter((e) => e.tier === 'no_fit');
-    fill(id, runs.length ? tbl(T(caption), runs) : h('p', { class: 'note' }, T('tier_title_no_fit_short')),
-      not.length ? details(T(noFit, { 0: String(not.length) }), tbl(T(caption), not)) : null, noEngine(list));
+    text(`${id}-title`, T(runs.length ? `${kind}_run` : `${kind}_title_none`, tierAt));
+    fill(id, runs.length ? tbl(T(caption), runs) : h('p', { dataset: { none: 'true' } }, T(`${kind}_none_run`)),
+      not.length ? details(runs.length ? T(noFit, { 0: String(not.length) }) : T(`${kind}_each`, { 0: num(not.length, L) }), tbl(T(caption), not)) : null, noEngine(list));
   };
   if (tl) {
-    shared('mp-macs', mt, 'macs_caption', 'macs_no_fit');
-    shared('mp-unified', ut, 'unified_caption', 'unified_no_fit');
+    shared('mp-macs', mt, 'macs_caption', 'macs_no_fit', 'macs');
+    shared('mp-unified', ut, 'unified_caption', 'unified_no_fit', 'unified');
     const why = requiredDiffers([...gt, ...mt, ...ut].filter((e) => e.memory && (e.tier === 'fits' || e.tier === 'offload')), L);
     if (why) byId('mp-gpus').append(why);
   }
@@ -210,9 +220,9 @@ export async function renderModel(alive) {
   };
   const firstMac = smallestFit(mt, 'macs');
   const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
-    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gbOf(firstMac.device.memory_gib, L) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
+    [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gib(firstMac.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gbOf(firstGpu.device.memory_gib, L) }) : T('faq_gpu_no')]);
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 
@@ -266,7 +276,7 @@ const BAND_KEYS = /** @type {Record<string, string>} */ ({ lossless: 'q_lossless
 function bandText(quality, q, L) {
   if (!quality || !BAND_KEYS[quality.band]) return qualityText(q, L);
   const d = quality.ppl_delta_pct;
-  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%\u00a0PPL`) : T(BAND_KEYS[quality.band]);
+  return typeof d === 'number' ? aside(L, T(BAND_KEYS[quality.band]), `${signedPct(d, L, d < 1 ? 2 : 1)}\u00a0PPL`) : T(BAND_KEYS[quality.band]);
 }
 
 /**
@@ -280,7 +290,7 @@ function chooseAdvice(rows) {
   const size = (/** @type {string} */ id) => (by[id] ? gib(by[id].bytes, L, 1) : '—');
   const ppl = (/** @type {string} */ id) => {
     const d = by[id]?.q.ppl_delta_pct;
-    return typeof d === 'number' ? `${signed(d, L, d < 1 ? 2 : 1)}\u00a0%` : T('quality_unknown');
+    return typeof d === 'number' ? signedPct(d, L, d < 1 ? 2 : 1) : T('quality_unknown');
   };
   const items = [];
   if (by.Q8_0) items.push(T('choose_q8', { q8: size('Q8_0'), bf16: size('BF16'), ppl: ppl('Q8_0') }));

@@ -35,8 +35,8 @@ function changeText(it, L) {
     case 'kv_type': return T('fix_kv', { t: String(v) });
     case 'flash_attn': return T('fix_fa');
     case 'quant': return T('fix_quant', { q: String(v) });
-    case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: num(it.request.ram_gib, L) });
-    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: num(it.request.ram_gib, L) });
+    case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
+    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
     case 'parallel': return T('fix_parallel', { n: num(v, L) });
     case 'count': return it.extra_price_usd > 0 ? T('fix_count_price', { n: num(v, L), price: usd(it.extra_price_usd, L) }) : T('fix_count', { n: num(v, L) });
     default: return `${it.change.field} = ${v}`;
@@ -76,10 +76,15 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
-  // A server engine: make_it_fit plans llama.cpp settings. A setup that fits needs nothing.
-  const serverFits = r.verdict === 'fits' || r.verdict === 'tight';
-  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(serverFits ? 'fit_already' : r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server')) : null); return; }
-  if (res.already_fits) { fill('fit-list', h('li', null, T('fit_already'))); return; }
+  // A setup that already fits has nothing to change: the section is not shown (the verdict above
+  // says it fits), rather than a heading over "nothing to change".
+  const fits = r.verdict === 'fits' || r.verdict === 'tight';
+  const nothing = res ? !!res.already_fits : fits;
+  byId('fit-title').hidden = nothing;
+  byId('fit-list').hidden = nothing;
+  if (nothing) { fill('fit-list'); return; }
+  // A server engine: make_it_fit plans llama.cpp settings.
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server')) : null); return; }
   const items = res.items;
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
   const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
@@ -109,13 +114,42 @@ export async function renderMakeItFit(r, alive) {
 /** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
 const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
 
-/** Why a card is empty, from the core's `missing` code and figures. @param {string} key @param {any} m @param {string} L */
-function missingText(key, m, L) {
-  if (!m || !m.code) return T(`pick_none_${key}`);
-  // The weights on one device (the core's `weights_devices`): several GPUs of a server engine hold
-  // more in all (replicated tensors), so the sentence names the setup its figure is for.
-  return T(`pick_missing${m.weights_devices === 1 ? '1' : ''}_${m.code}`, { weights: gib(m.weights_bytes, L, 1), largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
-    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), floor: tps(m.min_decode_tps || 0, L) });
+/**
+ * Why a card has no answer, from the core's `missing` code and figures, without the weights
+ * figure (the line says it once for every card). @param {string} key @param {any} m @param {string} L
+ */
+function missText(key, m, L) {
+  if (!m || !m.code) return sentence(L, T(`pick_none_${key}`));
+  return sentence(L, T(`pick_why_${m.code}`, { largest: gib((m.largest_memory_gib || 0) * 1024 ** 3, L, 0), engine: engineName(m.engine),
+    name: m.name ? `${m.count > 1 ? `${times(m.count, L)} ` : ''}${shownName({ id: m.id, name: m.name }, L)}` : '', tps: tps(m.decode_tps || 0, L), low: tps(m.decode_tps_low ?? m.decode_tps ?? 0, L), floor: tps(m.min_decode_tps || 0, L) }));
+}
+
+/**
+ * "Your device already runs it": the core's verdict on the person's own setup (fits or tight)
+ * with its decode speed; the picks then fold under it as other hardware, not as advice to buy.
+ * @param {any} r the current estimate @param {string} L
+ */
+function ownRuns(r, L) {
+  const own = byId('picks-own');
+  const runs = r && (r.verdict === 'fits' || r.verdict === 'tight');
+  const cards = byId('picks-cards'), caps = byId('picks-caps'), missing = byId('picks-missing');
+  let fold = document.getElementById('picks-fold');
+  if (runs) {
+    const count = r.hardware?.count > 1 ? `${times(r.hardware.count, L)} ` : '';
+    const speed = r.speed && r.speed.decode_tps > 0 ? tps(r.speed.decode_tps, L) : '';
+    own.textContent = T(speed ? 'picks_own_runs_tps' : 'picks_own_runs', { hw: `${count}${shownName(r.hardware, L)}`, verdict: T(`short_${r.verdict}`), tps: speed });
+    own.hidden = false;
+    if (!fold) {
+      fold = h('details', { class: 'more', id: 'picks-fold' }, h('summary', { id: 'picks-fold-summary' }, ''));
+      own.after(fold);
+    }
+    byId('picks-fold-summary').textContent = T('picks_others');
+    fold.append(missing, cards, caps);
+  } else {
+    own.hidden = true;
+    own.textContent = '';
+    if (fold) { fold.before(missing, cards, caps); fold.remove(); }
+  }
 }
 
 /** One card of the picks. @param {string} key @param {any} p @param {string} L @param {any} [missing] */
@@ -131,14 +165,14 @@ function card(key, p, L, missing) {
       h('div', { class: 's' }, `${T('pick_per_hour', { 0: usd(alt.price_hour_usd, L, 2) })} · ${tps(alt.decode_tps, L)} · ${T(`short_${alt.verdict}`)}`),
       h('div', { class: 's note' }, T('pick_cloud_other', { engine: engineName(missing.engine), other: engineName(alt.engine), quant: String(alt.quant) })));
   }
-  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missingText(key, missing, L)));
+  if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const dev = shownName(cloud ? { ...p, id: p.device } : p, L);
   const named = `${p.count > 1 ? `${times(p.count, L)} ` : ''}${dev}`;
   const name = cloud ? `${p.provider} · ${p.price_basis ? aside(L, named, T(`cloud_basis_${p.price_basis}`)) : named}` : named;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : aside(L, usd(p.price_usd, L), T(`price_${p.price_kind}`));
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
-    : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: num(p.why.memory_gib, L) })
+    : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: gib(p.why.memory_gib * 1024 ** 3, L, 0) })
     : p.why.code === 'cheapest_cloud_offer' ? T('why_cloud') : T('why_fastest');
   return h('div', { class: 'card pick', 'data-pick': key, 'data-id': cloud ? p.device : p.id },
     h('div', { class: 'k' }, T(`pick_${key}`)),
@@ -161,8 +195,22 @@ export async function renderPicks(r, alive) {
   if (!alive()) return;
   byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
   // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
-  if (!res) { fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: engineName(r.settings.engine) }) : T('pick_failed'))); return; }
-  fill('picks-cards', ...['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'].map((k) => card(k, res[k], L, res.missing?.[k])));
+  if (!res) { byId('picks-missing').hidden = true; ownRuns(r, L); fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: engineName(r.settings.engine) }) : T('pick_failed'))); return; }
+  const keys = ['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'];
+  // A card nothing qualifies for is not drawn as if it had an answer: the cards with one, and
+  // the others' reasons in one line under them, the weights figure they share said once (the
+  // core's `missing`: a code per card, all with the same weights on one device).
+  const empty = keys.filter((k) => !res[k] && !(res.missing?.[k]?.code === 'engine_not_on_cloud' && res.missing[k].alternative));
+  fill('picks-cards', ...keys.filter((k) => !empty.includes(k)).map((k) => card(k, res[k], L, res.missing?.[k])));
+  const missNote = byId('picks-missing');
+  const miss = empty.map((k) => ({ k, m: res.missing?.[k] }));
+  const withWeights = miss.find((x) => x.m && x.m.code && x.m.code !== 'below_speed_floor' && x.m.weights_bytes > 0);
+  fill('picks-missing', withWeights ? `${T(withWeights.m.weights_devices === 1 ? 'picks_weights_once1' : 'picks_weights_once', { weights: gib(withWeights.m.weights_bytes, L, 1) })}${gap(L)}` : null,
+    ...miss.map(({ k, m }, i) => h('span', { dataset: { pick: k, missing: m?.code || '' } }, h('strong', null, T('pick_label', { 0: T(`pick_${k}`) })), gap(L), missText(k, m, L), i < miss.length - 1 ? gap(L) : null)));
+  missNote.hidden = !miss.length;
+  // The person's own hardware already runs it: said first, and the picks (other hardware to buy)
+  // folded away under it, not offered as advice.
+  ownRuns(r, L);
   // How many cards of a kind a configuration may use (the core's count_caps, data/segments.json).
   const caps = /** @type {import('../willitfit').CountCap[]} */ (res.count_caps || []);
   const capNote = byId('picks-caps');

@@ -14,13 +14,14 @@ import { t } from '../i18n.js';
  * For each request, the smallest catalog device (least memory, then price) on which it runs
  * fully: the core's `smallest_device` solver (core/include/willitfit/questions/solve.hpp).
  * @param {Record<string, any>[]} overs  request overrides, one per question
- * @returns {Promise<(any|null)[]>} the catalog device entry or null
+ * @returns {Promise<(any|null)[]>} the catalog device entry with the count that holds it, or null
  */
 export async function smallestDevices(overs) {
   return Promise.all(overs.map(async (o) => {
     try {
-      const r = /** @type {any} */ (await solve({ ...request({ ...o, count: 1, ram: 0 }), solve: 'smallest_device' }));
-      return r.found ? deviceInfo(r.device.id) || r.device : null;
+      // The count of the request is the basis (the core's: that many of the device), one by default.
+      const r = /** @type {any} */ (await solve({ ...request({ ...o, count: o.count ?? 1, ram: 0 }), solve: 'smallest_device' }));
+      return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1 } : null;
     } catch {
       return null;
     }
@@ -167,7 +168,7 @@ export function stackTable(caption, head, rows, opts = {}) {
 
 /**
  * A parameter count for people, in the language's own scale words (format.js params): 109B,
- * 109 Md, 109 mil M, 1092亿.
+ * 109 Md, 109.000 M, 1092亿.
  * @param {number} count  parameters (not billions) @param {string} lang
  */
 export function paramsText(count, lang) {

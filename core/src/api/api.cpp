@@ -1,5 +1,11 @@
 #include "willitfit/api/api.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <initializer_list>
+#include <string>
+#include <vector>
+
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/calibration/bench_paste.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
@@ -59,12 +65,89 @@ void add_published_size(const Catalog& cat, const json& q, json& out) {
     }
 }
 
+// At most `n` bytes of `s`, cut on a UTF-8 boundary (a key is valid UTF-8: parse_json checked it),
+// so a path quoted in an error or a warning is never a broken sequence, whatever its length.
+std::string cut_utf8(const std::string& s, std::size_t n) {
+  if (s.size() <= n) return s;
+  std::size_t end = n;
+  while (end > 0 && (static_cast<unsigned char>(s[end]) & 0xC0) == 0x80) --end;
+  return s.substr(0, end);
+}
+
+// Levenshtein distance of two short names (the caller keeps both to 64 bytes).
+std::size_t edit_distance(const std::string& a, const std::string& b) {
+  std::vector<std::size_t> row(b.size() + 1);
+  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (std::size_t i = 1; i <= a.size(); ++i) {
+    std::size_t diag = row[0];
+    row[0] = i;
+    for (std::size_t j = 1; j <= b.size(); ++j) {
+      const std::size_t up = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diag = up;
+    }
+  }
+  return row[b.size()];
+}
+
+// The request's top-level fields that none of `known` names. A field is never dropped without a
+// word: one within a letter or two of a known field the request does not also give ("ram_gb" for
+// ram_gib, "contxt" for context) is a misspelling that would change the answer, refused as
+// unknown_field with the field meant in `accepted`; any other is answered beside the result as a
+// warning {code: unknown_field, path}. Bounded for any input: names past 64 bytes are compared
+// with nothing, and at most 64 warnings are listed (then one warnings_left_out with the count).
+json unknown_fields(const json& q, std::initializer_list<const std::vector<std::string>*> known) {
+  json warnings = json::array();
+  if (!q.is_object()) return warnings;  // the reader's own bad_type answers it
+  std::size_t left_out = 0;
+  for (const auto& item : q.items()) {
+    const std::string& key = item.key();
+    bool found = false;
+    for (const auto* set : known)
+      if (std::find(set->begin(), set->end(), key) != set->end()) found = true;
+    if (found) continue;
+    std::string near;
+    if (key.size() <= 64) {
+      std::string lower = key;
+      for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      std::size_t best = 3;
+      for (const auto* set : known)
+        for (const auto& f : *set) {
+          const std::size_t d = edit_distance(lower, f);
+          if (d < best && d <= (f.size() <= 4 ? 1u : 2u)) {
+            best = d;
+            near = f;
+          }
+        }
+    }
+    const std::string path = cut_utf8(key, 200);
+    if (!near.empty() && !q.contains(near))
+      throw InputError("unknown_field", path, "unknown field '" + path + "'; did you mean '" + near + "'?", {near});
+    if (warnings.size() >= 64) {
+      ++left_out;
+      continue;
+    }
+    json w = {{"code", "unknown_field"}, {"path", path}};
+    if (!near.empty()) w["did_you_mean"] = near;
+    warnings.push_back(w);
+  }
+  if (left_out > 0) warnings.push_back({{"code", "warnings_left_out"}, {"path", ""}, {"count", left_out}});
+  return warnings;
+}
+
+// The result with the request's warnings beside it (absent when there are none).
+json with_warnings(json doc, json warnings) {
+  if (!warnings.empty()) doc["warnings"] = std::move(warnings);
+  return doc;
+}
+
 // One estimate document, the same for api_estimate and each entry of api_estimate_many.
 std::string estimate_one(const Catalog& cat, const json& q) {
+  json warnings = unknown_fields(q, {&estimate_request_fields()});
   const EstimateRequest r = parse_request(cat, q);
   json out = estimate_to_json(r, run_estimate(cat, r));
   add_published_size(cat, q, out);
-  return versioned(std::move(out));
+  return versioned(with_warnings(std::move(out), std::move(warnings)));
 }
 
 }  // namespace
@@ -112,15 +195,27 @@ std::string api_estimate_many(const Catalog& cat, const std::string& requests_js
 }
 
 std::string api_tiers(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return versioned(tier_lists(cat, parse_json(request_json, ""))); });
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    json w = unknown_fields(q, {&estimate_request_fields()});
+    return versioned(with_warnings(tier_lists(cat, q), std::move(w)));
+  });
 }
 
 std::string api_runs_on(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return versioned(runs_on(cat, parse_json(request_json, ""))); });
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    json w = unknown_fields(q, {&estimate_request_fields(), &runs_on_request_fields()});
+    return versioned(with_warnings(runs_on(cat, q), std::move(w)));
+  });
 }
 
 std::string api_solve(const Catalog& cat, const std::string& request_json) {
-  return guarded([&] { return versioned(run_solve(cat, parse_json(request_json, ""))); });
+  return guarded([&] {
+    const json q = parse_json(request_json, "");
+    json w = unknown_fields(q, {&estimate_request_fields(), &solve_request_fields()});
+    return versioned(with_warnings(run_solve(cat, q), std::move(w)));
+  });
 }
 
 std::string api_train(const Catalog& cat, const std::string& request_json) {
@@ -133,7 +228,8 @@ std::string api_train(const Catalog& cat, const std::string& request_json) {
 std::string api_cost(const Catalog& cat, const std::string& request_json) {
   return guarded([&] {
     const json q = parse_json(request_json, "");
-    return versioned(cost_to_json(cat, parse_cost_request(cat, q)));
+    json w = unknown_fields(q, {&estimate_request_fields(), &cost_request_fields()});
+    return versioned(with_warnings(cost_to_json(cat, parse_cost_request(cat, q)), std::move(w)));
   });
 }
 

@@ -321,6 +321,15 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     if (seg->is_object() && seg->contains("segments") && (*seg)["segments"].is_array())
       for (const auto& s : (*seg)["segments"])
         if (s.is_object() && s.contains("id") && s["id"].is_string()) known.insert(s["id"].get<std::string>());
+    // The hardware's useful life (months, with its source), read by the rent-or-buy comparison.
+    if (seg->is_object() && seg->contains("useful_life")) {
+      const nlohmann::json& ul = (*seg)["useful_life"];
+      if (!ul.is_object() || !ul.contains("months") || !ul["months"].is_number() || ul["months"].get<double>() < 1 ||
+          ul["months"].get<double>() > 600)
+        c.errors_.push_back({"bad_value", "segments.json#useful_life.months", "expected a number of months from 1 to 600"});
+      else if (!ul.contains("source") || !ul["source"].is_string() || ul["source"].get<std::string>().rfind("http", 0) != 0)
+        c.errors_.push_back({"missing_field", "segments.json#useful_life.source", "the useful life needs its public source"});
+    }
     for (const auto& d : c.devices_)
       if (d.facts.is_object() && d.facts.contains("segment") &&
           (!d.facts["segment"].is_string() || !known.count(d.facts["segment"].get<std::string>())))

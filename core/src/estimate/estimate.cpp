@@ -375,6 +375,21 @@ bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
   return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
 }
 
+const std::vector<std::string>& estimate_request_fields() {
+  // Kept beside parse_request and parse_serving / parse_draft (engine_fit.cpp, above): a field
+  // read there and missing here is refused by the API as unknown, which the tests catch.
+  static const std::vector<std::string> fields = {
+      "model", "engine", "quant", "hardware", "count", "context", "parallel", "kv_unified", "ubatch",
+      "flash_attn", "swa_full", "kv_type", "kv_type_k", "kv_type_v", "rules", "imatrix", "mla_v_less",
+      "ram_gib", "wired_limit_mib", "gpu_share", "display", "ngl", "n_cpu_moe", "tensor_split", "mmap",
+      "tensor_parallel", "concurrency", "mem_fraction_static", "gpu_memory_utilization", "max_num_seqs",
+      "max_num_batched_tokens", "kv_cache_dtype", "block_size", "enforce_eager", "kv_bits", "kv_group_size",
+      "mtp", "draft_max", "workload", "draft_model", "draft_quant", "images", "image_width", "image_height",
+      "mmproj_offload", "mmproj_type", "mmproj_bytes", "prompt", "gen", "depth", "backend",
+      "ram_bandwidth_gbs", "pcie_gbs", "detail"};
+  return fields;
+}
+
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   EstimateRequest r;
@@ -448,11 +463,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   parse_draft(cat, q, r);
   if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
   // DeepSeek V4's compressed caches are modelled as llama.cpp allocates them; vLLM's, SGLang's
-  // and MLX's layouts for them are not, so those engines are refused rather than sized wrong.
+  // and MLX's layouts for them are not, so those engines are refused rather than sized wrong,
+  // with a code of its own that the page words (not a request the person got wrong).
   if (r.engine != "llama.cpp" &&
       std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
                   [](const LayerSpec& l) { return l.attn == AttnKind::Compressed; }))
-    throw InputError("unsupported_value", "engine",
+    throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
@@ -637,16 +653,33 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   // grows with every token of context (groups that keep every cell) and what stays the same at
   // this context (a sliding or chunked window shorter than the context, a recurrent state; in
   // llama.cpp's llama-kv-cache-iswa.cpp the SWA cache is sized to the window, not n_ctx).
-  std::uint64_t kv_growing_per_token = 0, kv_fixed = 0;
+  // DeepSeek V4's compressed caches hold ceil(ctx / ratio) cells: fewer than the context, yet they
+  // grow with it, at the rate the cache reports for them (bytes_per_token_full less the full and
+  // MLA groups' own per-token bytes), so they count as growing, never as a fixed part.
+  std::uint64_t kv_growing_per_token = 0, kv_fixed = 0, kv_full_mla_per_token = 0;
+  bool kv_compressed = false;
   json kv_fixed_kinds = json::array();
   for (const auto& g : e.kv.groups) {
+    if (g.kind == "compressed") {
+      kv_compressed = true;
+      continue;
+    }
     const bool fixed = g.kind == "recurrent" || g.cells < e.kv.n_ctx;
     if (!fixed) {
       kv_growing_per_token += g.bytes_per_token;
+      if (g.kind == "full" || g.kind == "mla") kv_full_mla_per_token += g.bytes_per_token;
       continue;
     }
     kv_fixed += g.bytes;
     if (std::find(kv_fixed_kinds.begin(), kv_fixed_kinds.end(), g.kind) == kv_fixed_kinds.end()) kv_fixed_kinds.push_back(g.kind);
+  }
+  if (kv_compressed) {
+    if (e.kv.bytes_per_token_full > kv_full_mla_per_token)
+      kv_growing_per_token += e.kv.bytes_per_token_full - kv_full_mla_per_token;
+    // Their cells are padded to 256 past ceil(ctx / ratio): that padding does not grow token by
+    // token either, so the fixed part is what the growing rate leaves of the total (they add up).
+    const std::uint64_t grown = kv_growing_per_token * static_cast<std::uint64_t>(e.kv.n_ctx);
+    kv_fixed = e.kv.total_bytes > grown ? e.kv.total_bytes - grown : 0;
   }
   const double U = static_cast<double>(e.usable.usable_bytes);
   // Shape facts for the page's spec card, from the first attention layer that has heads.

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -79,6 +80,15 @@ std::optional<double> name_gb(const std::string& name) {
 
 }  // namespace
 
+const std::vector<std::string>& cost_request_fields() {
+  static const std::vector<std::string> fields = [] {
+    std::vector<std::string> f(std::begin(kMoneyFields), std::end(kMoneyFields));
+    f.push_back("memory_gib");
+    return f;
+  }();
+  return fields;
+}
+
 double usd_per_million_tokens(double usd_per_hour, double tps) {
   if (tps <= 0) return 0.0;
   return usd_per_hour / (tps * 3600.0) * 1e6;
@@ -114,6 +124,7 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     const EstimateRequest er = parse_request(cat, eq);
     const Estimate e = run_estimate(cat, er);
     r.need_bytes = e.total_bytes;
+    if (server_engine(er.engine) && er.vllm.concurrency > 1) r.stated_sequences = er.vllm.concurrency;
     owned_batched = batched_of(e);
     if (e.speed.decode_tps > 0) owned_decode = e.speed.decode_tps;
     else if (!q.contains("decode_tps"))
@@ -195,6 +206,19 @@ json offer_estimate(const Catalog& cat, const json& base, const std::string& dev
   } catch (const InputError& err) {
     return {{"error", err.error().code}};
   }
+}
+
+// The break-even point against the hardware's useful life (data/segments.json useful_life: months
+// and its public source): beyond_useful_life when owning pays off only after the hardware is
+// that old, else within_useful_life; null when the catalog states no life.
+json useful_life(const Catalog& cat, double break_even_months) {
+  const json* doc = cat.document("segments.json");
+  if (!doc || !doc->is_object() || !doc->contains("useful_life")) return nullptr;
+  const json& ul = (*doc)["useful_life"];
+  if (!ul.is_object() || !ul.contains("months") || !ul["months"].is_number()) return nullptr;
+  const double months = ul["months"].get<double>();
+  return {{"code", break_even_months > months ? "beyond_useful_life" : "within_useful_life"},
+          {"months", months}, {"source", ul.value("source", "")}};
 }
 
 }  // namespace
@@ -323,6 +347,14 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
         row["per_million_tokens_usd"] = per_million(price, t);
       }
     }
+    // The figure the offers are ranked by (cloud_basis): one user's, or the stated sequences'
+    // aggregate (fewer when the offer's pool holds fewer: its batched concurrency, else one).
+    if (row.contains("per_million_tokens_usd")) {
+      json& pm = row["per_million_tokens_usd"];
+      const bool batched = r.stated_sequences > 1 && pm.contains("batched");
+      pm["basis_usd"] = batched ? pm["batched"] : pm["single"];
+      pm["basis_sequences"] = batched ? pm["concurrency"] : json(1);
+    }
     // The same load as the owned setup: its tokens a month, made at this instance's own speed.
     if (row.contains("per_million_tokens_usd") && owned_tokens_month > 0) {
       const double tps = row["per_million_tokens_usd"]["decode_tps"].get<double>();
@@ -352,6 +384,15 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   const json chosen_row = chosen ? *chosen : json(nullptr);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const json& a, const json& b) { return a["monthly_usd"].get<double>() < b["monthly_usd"].get<double>(); });
+  // The lowest cost per million tokens on the basis (the first of equals in the month order).
+  json cheapest = nullptr;
+  for (const auto& row : offers)
+    if (row.contains("per_million_tokens_usd") &&
+        (cheapest.is_null() || row["per_million_tokens_usd"]["basis_usd"].get<double>() < cheapest["usd"].get<double>()))
+      cheapest = {{"id", row["id"]}, {"usd", row["per_million_tokens_usd"]["basis_usd"]},
+                  {"sequences", row["per_million_tokens_usd"]["basis_sequences"]}};
+  const json basis = {{"code", r.stated_sequences > 1 ? "stated_sequences" : "one_user"},
+                      {"sequences", r.stated_sequences > 1 ? r.stated_sequences : 1}};
 
   json rvb = nullptr;
   if (chosen) {
@@ -369,7 +410,10 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     rvb["unknown"] = unknown;
     // With the price known and only the power missing, the break-even point is at least the
     // purchase over the cloud's month: electricity only lowers the monthly saving.
-    if (r.purchase_known && chosen_month > 0) rvb["break_even_months_at_least"] = r.purchase_usd / chosen_month;
+    if (r.purchase_known && chosen_month > 0) {
+      rvb["break_even_months_at_least"] = r.purchase_usd / chosen_month;
+      if (json life = useful_life(cat, r.purchase_usd / chosen_month); !life.is_null()) rvb["break_even_life"] = life;
+    }
   } else if (chosen) {
     const double saving = chosen_month - elec_month;
     int horizon = r.months;
@@ -396,15 +440,20 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     const double be = saving > 0 ? r.purchase_usd / saving : 0;
     rvb["break_even"] = {{"code", saving <= 0 ? "never" : be > r.amortization_months ? "beyond_amortisation" : "within_amortisation"},
                          {"amortization_months", r.amortization_months}};
+    if (saving > 0)
+      if (json life = useful_life(cat, be); !life.is_null()) rvb["break_even_life"] = life;
     rvb["series"] = {{"months", months}, {"owned_usd", own}, {"cloud_usd", cloud}};
   }
-  return {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
+  json out = {{"electricity", {{"market", r.market}, {"price_kwh_usd", r.price_kwh_usd}, {"source", r.price_source}}},
           {"usage", {{"hours_per_day", r.hours_per_day}, {"hours_per_month", hours_month}}},
           {"memory_need_bytes", r.need_bytes},
           {"owned", owned},
           {"clouds", offers},
+          {"cloud_basis", basis},
           {"cloud_engine", cloud_engine},
           {"rent_vs_buy", rvb}};
+  if (!cheapest.is_null()) out["cheapest_offer"] = cheapest;  // absent when no offer has a speed
+  return out;
 }
 
 }  // namespace wif

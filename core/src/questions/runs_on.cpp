@@ -113,7 +113,7 @@ class ModelScan {
     Row row = entry(m, r, first, first_e, 2, true);
     row.doc["below_floor"] = "speed";
     json need = {{"code", "faster_device"}, {"decode_tps", finite_or_zero(first_e.speed.decode_tps)},
-                 {"min_decode_tps", floors_.min_decode_tps}};
+                 {"decode_tps_low", solve_detail::floor_decode_tps(first_e)}, {"min_decode_tps", floors_.min_decode_tps}};
     row.doc["needs"] = json::array({need});
     // Everything on the device decodes faster than an offload: say what that takes.
     if (first_tier == 1) add_need_memory(row, r, first, &first_e);
@@ -125,7 +125,8 @@ class ModelScan {
 
   bool too_slow(const EstimateRequest& r, const Estimate& e) const {
     if (floors_.min_decode_tps <= 0 || r.device.bandwidth_gbs <= 0) return false;  // no speed: no floor
-    return !(e.speed.decode_tps + 1e-9 >= floors_.min_decode_tps);
+    // The floor holds on the range's low end (solve_detail.hpp floor_decode_tps).
+    return !(solve_detail::floor_decode_tps(e) + 1e-9 >= floors_.min_decode_tps);
   }
 
   // needs[] += {code more_memory, memory_bytes, usable_bytes}: what quantization `i` takes with
@@ -189,6 +190,11 @@ class ModelScan {
 };
 
 }  // namespace
+
+const std::vector<std::string>& runs_on_request_fields() {
+  static const std::vector<std::string> fields = {"min_quality", "min_decode_tps"};
+  return fields;
+}
 
 json runs_on(const Catalog& cat, const json& q) {
   if (!q.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <iterator>
 #include <map>
 #include <optional>
 
@@ -20,6 +21,11 @@ namespace solve_detail {
 
 bool runs(const std::string& verdict, bool allow_offload) {
   return verdict == "fits" || verdict == "tight" || (allow_offload && verdict == "offload");
+}
+
+double floor_decode_tps(const Estimate& e) {
+  const double low = e.speed.decode_tps_low;
+  return std::isfinite(low) && low > 0 ? low : finite_or_zero(e.speed.decode_tps);
 }
 
 
@@ -370,8 +376,9 @@ json make_it_fit_json(Solver& s, const json& q) {
     const Estimate e = s.run(c.r, true);
     if (!(runs(e.verdict, false) || (e.verdict == "offload" && b.verdict == "no_fit"))) continue;
     const double after = finite_or_zero(e.speed.decode_tps);
+    const double after_low = floor_decode_tps(e);  // the floor holds on the range's low end
     const double speed_loss = before > 0 && after > 0 ? std::max(0.0, 100.0 * (1.0 - after / before)) : 0.0;
-    const bool too_slow = after > 0 && after + 1e-9 < floor_tps;
+    const bool too_slow = after > 0 && after_low + 1e-9 < floor_tps;
     const double harm = speed_loss + 10.0 * std::max(0.0, c.ppl.value_or(0.0)) + c.extra_harm +
                         (e.verdict == "offload" ? 100.0 : 0.0) + (too_slow ? 1000.0 : 0.0);
     const std::uint64_t acc = accelerator_bytes(e);
@@ -379,7 +386,7 @@ json make_it_fit_json(Solver& s, const json& q) {
     json it = {{"change", {{"field", c.field}, {"value", c.value}}}, {"request", c.patch},
                {"saved_bytes", b.total_bytes > acc ? b.total_bytes - acc : 0},
                {"total_bytes", acc}, {"usable_bytes", e.usable.usable_bytes}, {"verdict", e.verdict},
-               {"decode_tps_before", before}, {"decode_tps_after", after},
+               {"decode_tps_before", before}, {"decode_tps_after", after}, {"decode_tps_after_low", after_low},
                {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
     if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
     it["below_speed_floor"] = too_slow;
@@ -438,6 +445,11 @@ json kv_outlook_json(Solver& s, const json& q) {
 
 }  // namespace
 
+const std::vector<std::string>& solve_request_fields() {
+  static const std::vector<std::string> fields(std::begin(kSolveFields), std::end(kSolveFields));
+  return fields;
+}
+
 json run_solve(const Catalog& cat, const json& request) {
   if (!request.is_object()) throw InputError("bad_type", "", "the request must be a JSON object");
   if (!request.contains("solve")) throw InputError("missing_field", "solve", "'solve' names the solver: max_context, best_quant, make_it_fit, cheapest, picks, smallest_device or kv_outlook");
@@ -460,7 +472,9 @@ json run_solve(const Catalog& cat, const json& request) {
     if (gpu == ds.end()) gpu = std::find_if(ds.begin(), ds.end(), [](const Device& d) { return d.kind == DeviceKind::Gpu; });
     if (gpu == ds.end()) throw InputError("missing_field", "hardware", "the catalog holds no GPU to compare");
     er["hardware"] = gpu->id;
-    er.erase("count");
+    // smallest_device keeps the request's count, its basis (several graphics cards); the others
+    // choose the count per candidate.
+    if (kind != "smallest_device" || gpu->kind != DeviceKind::Gpu) er.erase("count");
   }
   Solver s(cat, parse_request(cat, er));
   if (kind == "max_context") return max_context_json(s, request);

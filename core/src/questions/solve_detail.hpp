@@ -22,6 +22,12 @@ constexpr std::int64_t kSearchLimit = 1 << 20; // context cap when the model sta
 /// fits / tight, or offload too when allowed.
 bool runs(const std::string& verdict, bool allow_offload);
 
+/// The decode figure a speed floor is held against (smallest_device, picks, cheapest, make_it_fit,
+/// runs_on): the low end of the estimate's range, so a setup whose range reaches below the floor is
+/// never passed on its central figure (a Jetson at 3.1 tokens/s whose range starts at 2.2 does not
+/// run a model "at 3 tokens/s"); the central figure where the estimate gives no range.
+double floor_decode_tps(const Estimate& e);
+
 /// A GGUF file type as quants.json ranks it (lower rank = higher quality).
 struct QuantRank {
   std::string id;

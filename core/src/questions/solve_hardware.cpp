@@ -28,6 +28,7 @@ struct Option {
   double used_price = 0;       // total used price, 0 when the catalog has none
   std::string verdict;
   double tps = 0;
+  double tps_low = 0;          // the range's low end, the figure a speed floor is held against
   std::uint64_t total_bytes = 0;
 };
 
@@ -100,9 +101,10 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
         }
         const Estimate es = s.run(r, true);
         const double tps = finite_or_zero(es.speed.decode_tps);
-        if (tps + 1e-9 < min_tps) {
-          if (tps <= last_tps * 1.01) break;  // more cards of a layer split do not decode faster
-          last_tps = tps;
+        const double low = floor_decode_tps(es);  // a floor holds on the range's low end
+        if (low + 1e-9 < min_tps) {
+          if (low <= last_tps * 1.01) break;  // more cards of a layer split do not decode faster
+          last_tps = low;
           continue;
         }
         Option o;
@@ -114,6 +116,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
         o.used_price = d.used_price_usd * n;
         o.verdict = es.verdict;
         o.tps = tps;
+        o.tps_low = low;
         o.total_bytes = es.total_bytes;
         out.push_back(o);
         break;
@@ -127,7 +130,7 @@ json option_json(const Option& o) {
   return {{"id", o.d->id}, {"name", o.d->name}, {"kind", device_kind_name(o.d->kind)}, {"count", o.count},
           {"memory_gib", o.d->memory_gib}, {"ram_gib", o.ram_gib}, {"price_usd", finite_or_zero(o.price)},
           {"price_kind", o.price_kind}, {"used_price_usd", finite_or_zero(o.used_price)}, {"verdict", o.verdict},
-          {"decode_tps", finite_or_zero(o.tps)}, {"total_bytes", o.total_bytes}};
+          {"decode_tps", finite_or_zero(o.tps)}, {"decode_tps_low", finite_or_zero(o.tps_low)}, {"total_bytes", o.total_bytes}};
 }
 
 // The cheapest cloud offer per hour whose GPUs run the request (estimated on the offer's device
@@ -154,7 +157,8 @@ json cheapest_cloud(Solver& s, double min_tps) {
     r.placement_given = false;
     const Estimate e = s.run(r, true);
     const double tps = finite_or_zero(e.speed.decode_tps);
-    if (!runs(e.verdict, false) || tps + 1e-9 < min_tps) {
+    const double low = floor_decode_tps(e);  // a floor holds on the range's low end
+    if (!runs(e.verdict, false) || low + 1e-9 < min_tps) {
       tried[key] = false;
       continue;
     }
@@ -162,7 +166,7 @@ json cheapest_cloud(Solver& s, double min_tps) {
                 {"instance", o->value("instance", "")}, {"device", d->id}, {"name", d->name},
                 {"gpu_count", n}, {"price_hour_usd", finite_or_zero(o->value("price_hour_usd", 0.0))},
                 {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
-                {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}};
+                {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}, {"decode_tps_low", low}};
     if (o->contains("price_basis") && (*o)["price_basis"].is_string()) row["price_basis"] = (*o)["price_basis"];
     return row;
   }
@@ -223,11 +227,15 @@ json cheapest_json(Solver& s, const json& q) {
 
 json smallest_device_json(Solver& s, const json&) {
   const EstimateRequest& base = s.base();
+  // The request's count is the basis: with several devices the answer is the smallest device of
+  // which that many hold it (so its figure compares with the request's whole-setup total), and
+  // only graphics cards come several to a machine.
+  const int n = std::max(1, base.count);
   // Candidates: the catalog's accelerators (CPU entries left out), least memory first, then the
   // cheapest (an unknown price last), in catalog order otherwise.
   std::vector<const Device*> devs;
   for (const Device& d : s.catalog().devices())
-    if (d.kind != DeviceKind::Cpu && candidate(s.catalog(), d, base)) devs.push_back(&d);
+    if (d.kind != DeviceKind::Cpu && (n == 1 || d.kind == DeviceKind::Gpu) && candidate(s.catalog(), d, base)) devs.push_back(&d);
   auto price = [](const Device* d) { return d->price_usd > 0 ? d->price_usd : 1e12; };
   std::stable_sort(devs.begin(), devs.end(), [&](const Device* a, const Device* b) {
     if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
@@ -254,26 +262,29 @@ json smallest_device_json(Solver& s, const json&) {
   // The first such device is named in `below_speed_floor`, so the answer can say why it was passed.
   const double floor_tps = defaults::kRunsOnMinDecodeTps;
   json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant},
-              {"min_decode_tps", floor_tps}};
+              {"count", n}, {"min_decode_tps", floor_tps}};
   for (const Device* d : devs) {
-    if (d->memory_gib * units::kGiB < lower) continue;
+    if (d->memory_gib * units::kGiB * n < lower) continue;
     const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
                             std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
                             std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
     if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
     tried.push_back(cls);
     EstimateRequest r = base;
-    set_devices(r, *d, 1);
+    set_devices(r, *d, n);
     r.ram_gib = 0;
     r.placement_given = false;
     const Estimate e = s.run(r, true);
     if (!runs(e.verdict, false)) continue;
     const double tps = finite_or_zero(e.speed.decode_tps);
-    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)},
+    const double low = floor_decode_tps(e);
+    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"count", n},
                 {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
-                {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps}};
+                {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps},
+                {"decode_tps_low", low}};
     // No speed model for the device (speed.unavailable): its memory answer stands, as before.
-    if (tps > 0 && tps + 1e-9 < floor_tps) {
+    // The floor holds on the range's low end: 3.1 tokens/s with a low end of 2.2 is below 3.
+    if (tps > 0 && low + 1e-9 < floor_tps) {
       if (!out.contains("below_speed_floor")) out["below_speed_floor"] = dev;
       continue;
     }
@@ -382,7 +393,7 @@ json picks_json(Solver& s, const json& q) {
   // A card only setups below the speed floor would fill: that is its reason, with the figures.
   auto too_slow = [&](const Option* o) {
     return json{{"code", "below_speed_floor"}, {"id", o->d->id}, {"name", o->d->name}, {"count", o->count},
-                {"decode_tps", finite_or_zero(o->tps)}, {"min_decode_tps", floor_tps},
+                {"decode_tps", finite_or_zero(o->tps)}, {"decode_tps_low", finite_or_zero(o->tps_low)}, {"min_decode_tps", floor_tps},
                 {"weights_bytes", weights}, {"weights_devices", 1}};
   };
   if (fastest) out["best_single_gpu"] = pick(*fastest, "fastest_single_gpu", {{"decode_tps", fastest->tps}});

@@ -120,23 +120,33 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   const TrainMemory m = training_memory(a, o);
   const UsableMemory u = usable_memory(r.device, r.overrides);
 
-  // The least count of the chosen device that fits (ZeRO-3 beyond one GPU), up to 64, with the
-  // memory each of those GPUs holds (sharded: not the one-GPU total above).
+  // The least count of the chosen device that fits, with the memory each of those GPUs holds
+  // (sharded: not the one-GPU total above). Every count from one, not powers of two: DeepSpeed
+  // ZeRO-3 and FSDP shard over any number of ranks (no count restriction, unlike tensor
+  // parallelism's divisor of the heads). Only graphics cards are counted past one: a Mac or a
+  // unified-memory PC is one machine whose memory is not pooled with another's for training.
+  // Past kMaxTrainCount the part each GPU keeps whole (activations, runtime) decides: the
+  // per-GPU total there is given as the floor no count goes below.
+  constexpr int kMaxTrainCount = 1024;
+  const int search_to = r.device.kind == DeviceKind::Gpu ? kMaxTrainCount : 1;
   json min_count = nullptr;
   std::uint64_t min_count_bytes = 0;
-  for (int n : {1, 2, 4, 8, 16, 32, 64}) {
+  for (int n = 1; n <= search_to; ++n) {
     const TrainMemory mn = training_memory(a, with_gpus(o, n));
     if (fits(mn, u)) { min_count = n; min_count_bytes = mn.total_bytes; break; }
   }
-  // How many of the chosen device a machine holds (data/segments.json; one of anything else).
-  const int own_cap = r.device.kind != DeviceKind::Gpu ? 1 : cat.segment_max_count(r.device) > 0 ? cat.segment_max_count(r.device) : 8;
+  // How many of the chosen device a machine holds (data/segments.json; one of anything else),
+  // and why that many: the device's segment, a machine that is one device, or the default of 8.
+  const int own_seg = r.device.kind == DeviceKind::Gpu ? cat.segment_max_count(r.device) : 0;
+  const int own_cap = r.device.kind != DeviceKind::Gpu ? 1 : own_seg > 0 ? own_seg : 8;
+  const char* own_cap_code = r.device.kind != DeviceKind::Gpu ? "one_machine" : own_seg > 0 ? "segment" : "default_max";
   const bool own_runs = training_runs(cat, r.device);
   // The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
   json cheapest = nullptr;
   double best = 0;
   // Segments whose cap left out a set that would hold it: {segment: {cap, that set's price}}.
   std::map<std::string, std::pair<int, double>> capped;
-  for (int n : {1, 2, 4, 8}) {
+  for (int n = 1; n <= 8; ++n) {
     const TrainMemory mn = training_memory(a, with_gpus(o, n));
     for (const auto& d : cat.devices()) {
       if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
@@ -220,9 +230,16 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   if (!min_count.is_null())
     out["min_count_detail"] = {{"count", min_count}, {"zero", min_count.get<int>() > 1 ? 3 : 0},
                                {"per_gpu_bytes", min_count_bytes}, {"within_cap", min_count.get<int>() <= own_cap},
-                               {"max_count", own_cap}};
-  else  // more than 64: past any machine's count
-    out["min_count_detail"] = {{"within_cap", false}, {"max_count", own_cap}};
+                               {"max_count", own_cap}, {"cap_code", own_cap_code}};
+  else {
+    // No count holds it: one machine that is too small ("one_machine"), or graphics cards whose
+    // unsharded part alone is more than one of them holds at any count ("unsharded_exceeds",
+    // with what each GPU keeps at kMaxTrainCount).
+    out["min_count_detail"] = {{"within_cap", false}, {"max_count", own_cap}, {"cap_code", own_cap_code},
+                               {"code", r.device.kind == DeviceKind::Gpu ? "unsharded_exceeds" : "one_machine_too_small"}};
+    if (r.device.kind == DeviceKind::Gpu)
+      out["min_count_detail"]["floor_bytes"] = training_memory(a, with_gpus(o, kMaxTrainCount)).total_bytes;
+  }
   // Whose cap max_count is: the device's segment (data/segments.json), so a note on the caps can
   // name the one the table counts against; absent for a device without one (its cap is 1 or 8).
   if (r.device.kind == DeviceKind::Gpu && cat.segment_max_count(r.device) > 0)
@@ -232,7 +249,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   // training stack runs on it -- with how many more than they have when it takes more (`owned`,
   // the request's count); else the cheapest catalog set, with its segment's card cap. When the
   // own device holds it by memory but the usual stacks are not verified on it, that is said
-  // first ("own_device_unverified") and the cheapest set follows as the verified alternative.
+  // ("own_device_unverified"), and no set to buy is advised: the person's device does it.
   // When the own device needs more cards than a machine holds (or more than 64), `instead` says
   // what would do: QLoRA when it fits the own device within the cap, and the memory one GPU needs.
   const int have = r.owned;
@@ -255,10 +272,11 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   json advice;
   if (own_runs && own_holds)
     advice = own("own_device");
-  else if (!own_runs && own_holds) {
+  else if (!own_runs && own_holds)
+    // The person's own device holds it: no set to buy is advised beside it (the usual stacks
+    // not being verified there is said by the own_device note below).
     advice = own("own_device_unverified");
-    if (!cheapest.is_null()) advice["alternative"] = buy();
-  } else if (!cheapest.is_null())
+  else if (!cheapest.is_null())
     advice = buy();
   else
     advice = {{"code", "none_within_caps"}};
@@ -270,7 +288,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     if (o.method != TrainMethod::Qlora && own_runs && cuda) {
       TrainOptions q = o;
       q.method = TrainMethod::Qlora;
-      for (int n = 1; n <= own_cap; n *= 2)
+      for (int n = 1; n <= own_cap; ++n)
         if (fits(training_memory(a, with_gpus(q, n)), u)) {
           instead.push_back({{"code", "qlora"}, {"count", n}, {"have", have}, {"more", std::max(0, n - have)}});
           break;

@@ -29,6 +29,10 @@ namespace wif {
 /// Resolve a request document against the catalog. Throws InputError with the field's path.
 EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& req);
 
+/// Every top-level field parse_request reads (the API's check of unknown fields, api.cpp, starts
+/// from these; solve, cost and runs_on add their own).
+const std::vector<std::string>& estimate_request_fields();
+
 /// The speed model's options for `r`: its own, with the decode curve running to the request's
 /// context (the model's own when 0). Derived from the one context, never stored beside it.
 SpeedOptions speed_options(const EstimateRequest& r);

@@ -15,7 +15,10 @@
 // Without a speed for any offer the basis is "same_hours" (both used the same hours a day).
 // rent_vs_buy.break_even {code, amortization_months} sets that point against the period the
 // purchase is written off over: within_amortisation, beyond_amortisation (buying pays only after
-// the hardware's written-off life: renting is cheaper over it) or never.
+// the hardware's written-off life: renting is cheaper over it) or never. rent_vs_buy.break_even_life
+// {code, months, source} sets the point (or the least point, when only the power is unknown)
+// against the hardware's useful life in data/segments.json: beyond_useful_life or
+// within_useful_life (absent when the point is never, or the catalog states no life).
 // Unknowns: owned.unknown lists no_purchase_price / no_power_figure; a figure that needs one is
 // null. With the price known and the power not, owned.purchase_only_per_million_tokens_usd is the
 // purchase part alone (a lower bound) and rent_vs_buy.break_even_months_at_least the purchase over
@@ -26,11 +29,18 @@
 // "engine_not_on_cloud", engine, shown_engine, shown_quant, memory_need_bytes}: the offers are
 // then estimated for that other setup (engine_fit.hpp cloud_fallback_request), which the page says
 // once; shown_engine is null when no offer runs that one either (the list is then empty).
+// Basis: cloud_basis {code, sequences} says which figure ranks the offers per token: "one_user"
+// (one stream's decode) unless a vLLM / SGLang request states several sequences (concurrency, or
+// the form's parallel sequences), then "stated_sequences" (the aggregate at those sequences, or
+// at as many as the offer's pool holds when fewer). Each offer's per_million_tokens_usd carries
+// basis_usd and basis_sequences on that basis, and cheapest_offer {id, usd, sequences} names the
+// lowest (absent when no offer has a speed): the card and the table's order read the same figure.
 #pragma once
 #include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -70,7 +80,13 @@ struct CostRequest {
   int months = 36;                // horizon of the cumulative series; 0 = "auto" (from the break-even point)
   std::uint64_t need_bytes = 0;   // memory the model needs (total over GPUs); 0 = list every offer
   std::string offer;              // offer for rent vs buy ("" = cheapest that fits)
+  // The sequences a vLLM / SGLang request states (its concurrency, or parallel): more than one
+  // makes them the basis of the per-token ranking of offers; 0 or 1 is one user.
+  std::int64_t stated_sequences = 0;
 };
+
+/// The fields a cost request reads beyond an estimate request's (its money fields, memory_gib).
+const std::vector<std::string>& cost_request_fields();
 
 /// How a cloud offer's stated memory per GPU (clouds.json vram_gb / gpu_count, "GB" as the
 /// provider writes it) reads against its catalog device's memory_gib:

@@ -56,6 +56,7 @@
 // llama.cpp -> bad_value at "engine"; hardware, context … as an estimate request reports them.
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -65,5 +66,8 @@ namespace wif {
 
 /// Every catalog model at its best quantization on one device (see above). Throws InputError.
 nlohmann::json runs_on(const Catalog& cat, const nlohmann::json& request);
+
+/// The fields a runs-on request reads beyond an estimate request's (its floors).
+const std::vector<std::string>& runs_on_request_fields();
 
 }  // namespace wif

@@ -79,7 +79,10 @@
 //      (min_decode_tps: defaults.hpp kRunsOnMinDecodeTps, 3 tokens/s, as the picks; a device with
 //      no speed model is judged on memory alone). Devices below what the weights and KV cache
 //      alone need are not estimated; of devices alike in kind, usable memory, backend, backend
-//      overhead and bandwidth one is. Result: found, device {id, name, kind, memory_gib,
+//      overhead and bandwidth one is. With a count above one the request's count is the basis:
+//      the smallest graphics card of which that many run it (count in the result and device),
+//      so its figures compare with the request's own whole-setup total.
+//      Result: found, count, device {id, name, kind, count, memory_gib,
 //      price_usd, verdict, total_bytes, usable_bytes, decode_tps} (absent when none runs it),
 //      below_speed_floor (the same fields for the first smaller device that holds the request
 //      but decodes below the floor; absent when none), min_decode_tps, context, quant, evaluations.
@@ -89,6 +92,7 @@
 // own paths; make_it_fit / best_quant with engine vllm -> bad_value at "engine".
 #pragma once
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -98,5 +102,8 @@ namespace wif {
 
 /// Run the solver named by request["solve"]. Throws InputError.
 nlohmann::json run_solve(const Catalog& cat, const nlohmann::json& request);
+
+/// The fields a solve request reads beyond an estimate request's (solve, min_context …).
+const std::vector<std::string>& solve_request_fields();
 
 }  // namespace wif

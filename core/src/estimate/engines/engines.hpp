@@ -35,6 +35,13 @@ struct ServerDemand {
 };
 ServerDemand server_demand(const EstimateRequest& r, const VllmBudget& b);
 
+/// vLLM and SGLang: the estimate's total (and its high end) becomes the engine's memory as the
+/// estimate document states it: weights, activations, the engine's fixed overheads and the cache of
+/// the stated sequences (one when none is stated), over every tensor-parallel rank. Every caller of
+/// Estimate::total_bytes (solve, cost's cloud filter, the tiers) then reads the engine's figure, not
+/// llama.cpp's placement the step started from. Called by each server fit step once its budget is set.
+void set_server_totals(const EstimateRequest& r, Estimate& e);
+
 /// vLLM and SGLang: the need (weights, activations, the stated sequences' cache) as memory.*,
 /// the pool (memory.kv_pool_bytes) and the engine's whole share (memory.reserved_bytes) beside it, memory.devices[] (one per tensor-parallel rank), the
 /// budget under the engine's own key (`util`: the memory fraction it used), settings.context.

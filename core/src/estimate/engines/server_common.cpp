@@ -87,6 +87,14 @@ ServerDemand server_demand(const EstimateRequest& r, const VllmBudget& b) {
   return d;
 }
 
+void set_server_totals(const EstimateRequest& r, Estimate& e) {
+  const VllmBudget& b = *e.vllm;
+  const std::uint64_t tp = static_cast<std::uint64_t>(std::max(1, b.tensor_parallel));
+  const std::uint64_t over = b.non_torch_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
+  e.total_bytes = (b.weights_bytes + server_demand(r, b).kv_bytes + b.activation_bytes + over) * tp;
+  e.total_high_bytes = e.total_bytes;
+}
+
 void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   // Each request holds depth + prompt + half its generation (the mean over its decode).
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
@@ -117,8 +125,8 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   m["kv_pool_bytes"] = kv * tp;
   m["compute_bytes"] = b.activation_bytes * tp;
   m["overhead_bytes"] = over * tp;
-  m["total_bytes"] = (b.weights_bytes + need_kv + b.activation_bytes + over) * tp;
-  m["total_high_bytes"] = m["total_bytes"];
+  m["total_bytes"] = e.total_bytes;  // set_server_totals: the same terms, over the ranks
+  m["total_high_bytes"] = e.total_high_bytes;
   m["reserved_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
   m["usable_bytes"] = b.total_bytes * tp;
   m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);

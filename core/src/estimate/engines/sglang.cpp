@@ -33,6 +33,7 @@ class SglangStep final : public EngineStep {
       e.vllm_fit = sglang_budget(r.model.arch, *e.plan, total_gib, phys_gib, o);
     }
     e.verdict = e.vllm->fits ? "fits" : "no_fit";
+    set_server_totals(r, e);
     server_throughput(cat, r, e);
   }
 

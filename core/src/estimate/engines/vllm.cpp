@@ -32,6 +32,7 @@ class VllmStep final : public EngineStep {
       e.vllm_fit = vllm_budget(r.model.arch, *e.plan, total_gib, o);
     }
     e.verdict = e.vllm->fits ? "fits" : "no_fit";
+    set_server_totals(r, e);
     server_throughput(cat, r, e);
   }
 
