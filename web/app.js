@@ -5,7 +5,7 @@
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
-import { byId, fill, h, scrollCue } from './dom.js';
+import { byId, fill, h, scrollCue, watchWhole } from './dom.js';
 import { gib, num, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
@@ -384,6 +384,8 @@ async function init() {
   fillSelect(byId('engine'), Object.entries(catalog.defaults.engines).map(([id, e]) => ({ value: id, label: String(e.name ?? id) })));
   fillSelect(byId('market'), catalog.markets.map((m) => ({ value: m.id, label: `${m.id} · ${m.currency}` })));
   applyLang();
+  // Ids and code-like pieces in what the views draw stay whole on a line (no "Llama-3.1-8B-" / "Instruct").
+  watchWhole(byId('content'));
   scrollCue(byId('examples'));   // on a phone the popular setups scroll sideways: fade the edge with more
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });

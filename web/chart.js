@@ -25,6 +25,19 @@ function tickRoom(u, values) {
   return Math.ceil(w) + 22;
 }
 
+/**
+ * A legend row's mark drawn as its series' line (styles.css .line-mark): solid or dashed, in the
+ * line's colour (a custom property set through the CSSOM, as uPlot sets its own marks' colours).
+ * @param {Element | undefined} item @param {'solid' | 'dashed'} style @param {string} color
+ */
+function lineMark(item, style, color) {
+  const mark = /** @type {HTMLElement | null | undefined} */ (item?.querySelector('.u-marker'));
+  if (!mark) return;
+  mark.classList.add('line-mark');
+  mark.dataset.line = style;
+  mark.style.setProperty('--mark', color);
+}
+
 /** @type {WeakMap<HTMLElement, {plot: any, ro: ResizeObserver}>} */
 const live = new WeakMap();
 
@@ -96,9 +109,31 @@ export async function lineChart(el, spec) {
     ],
   };
   const plot = new uPlot(opts, [spec.x, ...spec.series.map((s) => s.values)], el);
+  // Each series' legend mark is its line, solid or dashed as the plot draws it (uPlot's default is
+  // a box with a dashed border, which read as a box beside a dotted line). Series n is row n.
+  const items = plot.root.querySelectorAll('.u-legend .u-series');
+  spec.series.forEach((s, i) => lineMark(/** @type {Element | undefined} */ (items[i + 1]), s.dash ? 'dashed' : 'solid', cssVar(s.color)));
   const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: 260 }));
   ro.observe(el);
   live.set(el, { plot, ro });
+}
+
+/**
+ * A log axis for values from `min` to `max` (both > 0): its ends the nearest round values outside
+ * them (1, 2 or 5 × 10^k, a little room kept), its ticks the powers of ten inside and the start
+ * when it sits far enough from the next power for both labels to read.
+ * @param {number} min @param {number} max
+ */
+export function logAxis(min, max) {
+  const steps = [1, 2, 5, 10];
+  const down = (/** @type {number} */ v) => { const p = 10 ** Math.floor(Math.log10(v)); return p * Math.max(...steps.filter((s) => s * p <= v * (1 + 1e-9))); };
+  const up = (/** @type {number} */ v) => { const p = 10 ** Math.floor(Math.log10(v)); return p * Math.min(...steps.filter((s) => s * p >= v * (1 - 1e-9))); };
+  const lo = down(min / 1.15), hi = up(max * 1.15);
+  /** @type {number[]} */
+  const ticks = [];
+  for (let e = Math.ceil(Math.log10(lo) - 1e-9); 10 ** e <= hi * (1 + 1e-9); e++) ticks.push(10 ** e);
+  if (!ticks.length || Math.log10(ticks[0] / lo) >= 0.5) ticks.unshift(lo);
+  return { lo, hi, ticks };
 }
 
 /**
@@ -118,7 +153,10 @@ export async function scatterChart(el, spec) {
   const all = spec.groups.flatMap((g, gi) => g.points.map((p) => ({ gi, x: p[0], y: p[1] }))).sort((a, b) => a.x - b.x);
   const xs = all.map((p) => p.x);
   const vals = [...xs, ...all.map((p) => p.y)].filter((v) => v > 0);
-  const lo = Math.min(...vals) / 1.5, hi = Math.max(...vals) * 1.5;
+  // Both axes start and end at round values (1, 2 or 5 times a power of ten) just outside the data,
+  // ticked at the powers of ten between them and at the start: "2, 10, 100, 1,000", never "1.7"
+  // (every tick labelled: uPlot's own filter for log axes would drop the start).
+  const { lo, hi, ticks } = logAxis(Math.min(...vals), Math.max(...vals));
   const cols = spec.groups.map((_, gi) => all.map((p) => (p.gi === gi ? p.y : null)));
   const width = () => Math.max(260, el.clientWidth);
   const height = () => Math.min(420, Math.max(260, width() * 0.6));
@@ -131,8 +169,8 @@ export async function scatterChart(el, spec) {
     width: width(), height: height(),
     scales: { x: { time: false, distr: 3, range: () => [lo, hi] }, y: { distr: 3, range: () => [lo, hi] } },
     axes: [
-      { ...axis, label: spec.xLabel, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
-      { ...axis, label: spec.yLabel, size: 64, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
+      { ...axis, label: spec.xLabel, splits: () => ticks, filter: (/** @type {any} */ _u, /** @type {number[]} */ t) => t, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
+      { ...axis, label: spec.yLabel, size: 64, splits: () => ticks, filter: (/** @type {any} */ _u, /** @type {number[]} */ t) => t, values: (/** @type {any} */ _u, /** @type {number[]} */ t) => t.map((v) => (v == null ? '' : spec.fmt(v))) },
     ],
     legend: { live: false },
     cursor: { drag: { x: false, y: false } },
@@ -160,11 +198,10 @@ export async function scatterChart(el, spec) {
   if (lower) lower.hidden = true;
   if (!band && items[first + 1]) /** @type {HTMLElement} */ (items[first + 1]).hidden = true;
   // The reference lines' legend marks are lines (solid y = x, dashed band), not empty boxes.
-  [[items[first], 'solid'], [items[first + 1], 'dashed']].forEach(([it, style]) => {
-    const mark = /** @type {HTMLElement | null | undefined} */ (/** @type {Element | undefined} */ (it)?.querySelector('.u-marker'));
-    if (mark) { mark.classList.add('line-mark'); mark.dataset.line = String(style); }
-  });
+  lineMark(items[first], 'solid', cssVar('--muted'));
+  lineMark(items[first + 1], 'dashed', cssVar('--muted'));
   el.dataset.points = String(all.length);  // what the plot shows, for tests and assistive tech alike
+  el.dataset.ticks = ticks.map((v) => spec.fmt(v)).join(' | ');  // the axes' labels as drawn (both axes alike)
   const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: height() }));
   ro.observe(el);
   live.set(el, { plot, ro });

@@ -64,7 +64,12 @@ export function commandTokens(text) {
   // box (a tensor-override rule in a table cell) wraps there rather than between two letters, and
   // a table's column need not be as wide as the whole rule.
   const inner = (/** @type {string} */ x) => x.split(/(?<=[_|=./(])/).flatMap((part, i) => (i ? [h('wbr', null), part] : [part]));
-  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, inner(x))));
+  // A piece longer than the line ("&& ollama run meta-llama-3-8b-q4_K_M", "-m owner/name") breaks
+  // first at its spaces and after a slash: each word, and each part of "owner/name", is whole on a
+  // line of its own (a `tok-w` inline block), so a model name never ends a line at one of its hyphens.
+  const words = (/** @type {string} */ x) => x.split(/(\s+)/).flatMap((w) => /** @type {(string | HTMLElement)[]} */ (w === '' ? [] : /^\s+$/.test(w) ? [w]
+    : w.split(/(?<=\/)(?=.)/).map((part) => h('span', { class: 'tok-w' }, inner(part)))));
+  return pieces.map((x) => (/^\s+$/.test(x) ? x : h('span', { class: 'tok' }, words(x))));
 }
 
 /**
@@ -131,4 +136,80 @@ export function table(caption, head, rows, props) {
 /** A link inside the app (router intercepts it). @param {string} href @param {string} label */
 export function link(href, label, cls = '') {
   return h('a', { href, class: cls || null, dataset: { nav: '1' } }, label);
+}
+
+/**
+ * Ids, names and code-like pieces in running text stay whole on a line: a repository name
+ * ("Llama-3.1-8B-Instruct"), a quantization ("SAFETENSORS-BF16"), a flag ("--max-running-requests"),
+ * a date ("2025-06"), a range ("131–227"). Browsers break a line after any hyphen or dash, so a
+ * phone's narrow line drew "Llama-3.1-8B-" / "Instruct" and "（--fit-" / "target）". Each run of
+ * text with no space that holds a hyphen or dash (with the brackets around it) goes in a `whole`
+ * span, an inline block the styles keep on one line: it moves to the next line as a piece, and
+ * only a piece longer than the whole line wraps inside itself. A repository id is two pieces, the
+ * line may break after its slash. The text is unchanged (textContent, copy and search read the
+ * same characters).
+ * @param {Node} root
+ */
+export function keepWhole(root) {
+  const SKIP = 'script, style, pre, code, textarea, select, option, svg, .sr, .whole, .tok, .tabs, .u-legend, [contenteditable]';
+  /** @type {Text[]} */
+  const todo = [];
+  const visit = (/** @type {Node} */ n) => {
+    if (n.nodeType === 3) {
+      const p = n.parentElement;
+      if (p && !p.closest(SKIP) && DASHED.test(/** @type {Text} */ (n).data)) todo.push(/** @type {Text} */ (n));
+      return;
+    }
+    if (n.nodeType !== 1 && n.nodeType !== 11) return;
+    if (n.nodeType === 1 && /** @type {Element} */ (n).closest(SKIP)) return;
+    const w = document.createTreeWalker(n, NodeFilter.SHOW_TEXT);
+    for (let t = w.nextNode(); t; t = w.nextNode()) visit(t);
+  };
+  visit(root);
+  for (const t of todo) {
+    const text = t.data;
+    /** @type {(string | HTMLElement)[]} */
+    const out = [];
+    let last = 0;
+    for (const m of text.matchAll(RUN)) {
+      if (!DASHED.test(m[0])) continue;
+      if (m.index > last) out.push(text.slice(last, m.index));
+      // A break may come after a slash: each part of "owner/name" is its own piece.
+      for (const part of m[0].split(/(?<=\/)(?=.)/)) out.push(DASHED.test(part) ? h('span', { class: 'whole' }, part) : part);
+      last = m.index + m[0].length;
+    }
+    if (!out.length) continue;
+    if (last < text.length) out.push(text.slice(last));
+    t.replaceWith(...out);
+  }
+}
+
+/** A run of text with no space and no CJK ideograph or kana (between which lines break freely). */
+const RUN = /[^\s\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF0C\uFF1A\uFF1B]+/g;
+/** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
+const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;
+
+/**
+ * Keep ids and code-like pieces whole (keepWhole) in everything drawn under `root` from now on:
+ * the views fill their sections as the core answers, so the styles follow each new node.
+ * @param {HTMLElement} root
+ */
+export function watchWhole(root) {
+  /** @type {Set<Node>} */
+  const pending = new Set();
+  let queued = false;
+  const flush = () => {
+    queued = false;
+    const nodes = [...pending];
+    pending.clear();
+    for (const n of nodes) if (n.isConnected) keepWhole(n);
+  };
+  new MutationObserver((records) => {
+    for (const r of records) {
+      if (r.type === 'characterData') pending.add(r.target);
+      else r.addedNodes.forEach((n) => pending.add(n));
+    }
+    if (!queued && pending.size) { queued = true; queueMicrotask(flush); }
+  }).observe(root, { childList: true, subtree: true, characterData: true });
+  keepWhole(root);
 }

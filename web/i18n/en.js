@@ -69,6 +69,8 @@ export default {
   download_aside: 'Download them', dismiss: 'Dismiss',
   speed: 'Speed', decode: 'Decode', prefill: 'Prefill', ttft: 'Time to first token', decode_note: 'Generating, one user',
   commands: 'Launch commands', copy: 'Copy', copied: 'Copied', copy_failed: 'Copy failed', per_device: 'Memory per device', per_device_caption: 'Layers and memory on each accelerator',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (each)',
   cost: 'Cost', finetune: 'Fine-tuning memory', diagnostics: 'Diagnostics', make_it_fit: 'Make it fit',
   diag_kv: '{model} ({topo}): from {from} to {to} tokens the KV cache grows from {a} to {b}; the total at {to} is {total}.',
   diag_q8: 'A q8_0 KV cache saves {save} at {to} (total {total}), with a very small quality cost.',
@@ -201,6 +203,8 @@ export default {
   acc_no_link: 'no public link', acc_filter_kind: 'Kind', acc_filter_split: 'Group', acc_filter_all: 'All', acc_filter_text: 'Model, device or quant',
   acc_layer_split: '(split by layer)',
   acc_shown: '{0} of {1} rows shown', acc_sort_by: 'Sort by {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Sort by',
   acc_sizes_title: 'Memory: GGUF file sizes from the config against the published files',
   acc_sizes_intro: 'For every model with published GGUF files, the file size computed from its config.json with llama.cpp’s quantization rules, against the size of the file on Hugging Face.',
   acc_sizes_summary: '{n} files compared: median error {median}, mean {mean}, 90th percentile {p90}, largest {max}; {within} within 1 %.',

@@ -69,6 +69,8 @@ export default {
   download_aside: 'Descargarlas', dismiss: 'Cerrar',
   speed: 'Velocidad', decode: 'Generación', prefill: 'Prellenado', ttft: 'Tiempo hasta el primer token', decode_note: 'Generando, un usuario',
   commands: 'Comandos de lanzamiento', copy: 'Copiar', copied: 'Copiado', copy_failed: 'No se pudo copiar', per_device: 'Memoria por dispositivo', per_device_caption: 'Capas y memoria en cada acelerador',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (cada uno)',
   cost: 'Coste', finetune: 'Memoria para ajuste fino', diagnostics: 'Diagnóstico', make_it_fit: 'Cómo hacer que quepa',
   diag_kv: '{model} ({topo}): de {from} a {to} tokens la caché KV pasa de {a} a {b}; el total a {to} es {total}.',
   diag_q8: 'Una caché KV q8_0 ahorra {save} a {to} (total {total}) con una pérdida de calidad muy pequeña.',
@@ -201,6 +203,8 @@ export default {
   acc_no_link: 'sin enlace público', acc_filter_kind: 'Tipo', acc_filter_split: 'Grupo', acc_filter_all: 'Todos', acc_filter_text: 'Modelo, dispositivo o cuantización',
   acc_layer_split: '(reparto por capas)',
   acc_shown: '{0} de {1} filas', acc_sort_by: 'Ordenar por {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Ordenar por',
   acc_sizes_title: 'Memoria: tamaños GGUF calculados desde la configuración frente a los archivos publicados',
   acc_sizes_intro: 'Para cada modelo con archivos GGUF publicados, el tamaño calculado a partir de su config.json con las reglas de cuantización de llama.cpp, frente al tamaño del archivo en Hugging Face.',
   acc_sizes_summary: '{n} archivos comparados: error mediano {median}, medio {mean}, percentil 90 {p90}, máximo {max}; {within} dentro del 1 %.',

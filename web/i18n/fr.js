@@ -69,6 +69,8 @@ export default {
   download_aside: 'Les télécharger', dismiss: 'Fermer',
   speed: 'Vitesse', decode: 'Génération', prefill: 'Préremplissage', ttft: 'Délai du premier jeton', decode_note: 'Génération, un utilisateur',
   commands: 'Commandes de lancement', copy: 'Copier', copied: 'Copié', copy_failed: 'Copie impossible', per_device: 'Mémoire par appareil', per_device_caption: 'Couches et mémoire sur chaque accélérateur',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name} (chacun)',
   cost: 'Coût', finetune: 'Mémoire pour l’affinage', diagnostics: 'Diagnostic', make_it_fit: 'Pour que ça tienne',
   diag_kv: '{model} ({topo}) : de {from} à {to} jetons, le cache KV passe de {a} à {b} ; le total à {to} est de {total}.',
   diag_q8: 'Un cache KV q8_0 économise {save} à {to} (total {total}), pour une perte de qualité très faible.',
@@ -201,6 +203,8 @@ export default {
   acc_no_link: 'pas de lien public', acc_filter_kind: 'Type', acc_filter_split: 'Groupe', acc_filter_all: 'Tous', acc_filter_text: 'Modèle, appareil ou quantification',
   acc_layer_split: '(réparti par couches)',
   acc_shown: '{0} lignes sur {1}', acc_sort_by: 'Trier par {0}',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: 'Trier par',
   acc_sizes_title: 'Mémoire : tailles GGUF calculées depuis la configuration face aux fichiers publiés',
   acc_sizes_intro: 'Pour chaque modèle dont des fichiers GGUF sont publiés, la taille calculée depuis son config.json avec les règles de quantification de llama.cpp, face à la taille du fichier sur Hugging Face.',
   acc_sizes_summary: '{n} fichiers comparés : erreur médiane {median}, moyenne {mean}, 90e centile {p90}, maximum {max} ; {within} à moins de 1 %.',

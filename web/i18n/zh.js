@@ -69,6 +69,8 @@ export default {
   download_aside: '下载这些项', dismiss: '关闭',
   speed: '速度', decode: '生成', prefill: '预填充', ttft: '首个 token 延迟', decode_note: '生成阶段，单用户',
   commands: '启动命令', copy: '复制', copied: '已复制', copy_failed: '复制失败', per_device: '每个设备的内存', per_device_caption: '每个加速器上的层与内存',
+  // Devices the core placed alike, one row: "8× NVIDIA H200 SXM (each)".
+  devices_each: '{n} {name}（每个）',
   cost: '成本', finetune: '微调内存', diagnostics: '诊断', make_it_fit: '如何放得下',
   diag_kv: '{model}（{topo}）：从 {from} 到 {to} token，KV 缓存从 {a} 增长到 {b}；{to} 时总计 {total}。',
   diag_q8: '在 {to} 时使用 q8_0 KV 缓存可节省 {save}（总计 {total}），质量损失很小。',
@@ -201,6 +203,8 @@ export default {
   acc_no_link: '无公开链接', acc_filter_kind: '类型', acc_filter_split: '分组', acc_filter_all: '全部', acc_filter_text: '模型、设备或量化',
   acc_layer_split: '（按层切分）',
   acc_shown: '显示 {0} / {1} 行', acc_sort_by: '按{0}排序',
+  // The rows' order on a phone, where the sortable header is out of sight.
+  acc_sort: '排序方式',
   acc_sizes_title: '内存：按配置计算的 GGUF 文件大小对照公开文件',
   acc_sizes_intro: '对每个有公开 GGUF 文件的模型，用 llama.cpp 的量化规则从其 config.json 计算文件大小，与 Hugging Face 上的文件大小对照。',
   acc_sizes_summary: '比较了 {n} 个文件：误差中位数 {median}，平均 {mean}，90 分位 {p90}，最大 {max}；{within} 在 1% 以内。',

@@ -49,7 +49,13 @@ function distinctText(p) {
     if (f === 'flash_attn') return T(s.flash_attn === true ? 'acc_fa_on' : s.flash_attn === false ? 'acc_fa_off' : 'acc_fa_none');
     if (f === 'build') return s.build ? T('acc_build', { 0: s.build }) : T('acc_build_none');
     // Each flag whole with its value, wrapping inside itself only when longer than the cell.
-    if (f === 'flags') return s.flags ? h('span', null, commandTokens(s.flags)) : T('acc_flags_none');
+    // The device cell already shows the run's settings ("-ngl 99 --n-cpu-moe 48"): here only the
+    // published flags beyond them ("-fa 1"), so no flag is said twice in a row.
+    if (f === 'flags') {
+      if (!s.flags) return T('acc_flags_none');
+      const more = extraFlags(s.flags, p.settings);
+      return h('span', { dataset: { flags: more } }, commandTokens(more));
+    }
     if (f === 'source') return T('acc_other_source');
     if (f === 'row_id') return T('acc_row', { 0: p.row_id });
     return '';
@@ -58,6 +64,18 @@ function distinctText(p) {
   const sep = L === 'zh' ? '，' : ', ';
   return h('span', { class: 'note distinct', title: T('acc_distinct'), dataset: { distinct: d.join(' ') } },
     words.flatMap((/** @type {any} */ w, /** @type {number} */ i) => (i ? [sep, w] : [w])));
+}
+
+/**
+ * The flags of `flags` that `shown` does not already hold, each flag with its value ("-fa 1"); all
+ * of `flags` when every one of them is shown (the note then still says what sets the row apart).
+ * @param {string} flags @param {string} [shown]
+ */
+function extraFlags(flags, shown) {
+  const pieces = (/** @type {string} */ x) => String(x).split(/\s+(?=-)/).map((f) => f.trim()).filter(Boolean);
+  const have = new Set(pieces(shown || ''));
+  const rest = pieces(flags).filter((f) => !have.has(f));
+  return rest.length ? rest.join(' ') : flags;
 }
 
 /** @param {any[]} groups @param {string} band */
@@ -150,6 +168,7 @@ function rowsSection(points) {
     acc_col_predicted: (p) => p.predicted_tps, acc_col_error: (p) => Math.abs(p.error_pct) };
   // A link to one group (e.g. a result's speed linking to the accuracy of that kind of estimate):
   // #acc-tg-held_out opens the rows filtered to decode, held-out devices.
+  const firstDir = (/** @type {string} */ k) => (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1);
   const hash = /^#acc-(tg|pp)(?:-(in_sample|held_out|multi_gpu|offloaded))?$/.exec(location.hash);
   const view = { kind: hash ? hash[1] : '', split: hash?.[2] || '', q: '', sort: 'acc_col_error', dir: -1 };
   const out = h('div', { id: 'acc-rows-out' });
@@ -161,6 +180,11 @@ function rowsSection(points) {
   const controls = h('div', { class: 'acc-controls' },
     select('acc-kind', T('acc_filter_kind'), [['', T('acc_filter_all')], ['tg', T('acc_decode')], ['pp', T('acc_prefill')]], (v) => { view.kind = v; }),
     select('acc-split', T('acc_filter_split'), [['', T('acc_filter_all')], ...SPLITS.map((x) => /** @type {[string, string]} */ ([x, T(`acc_split_${x}`)]))], (v) => { view.split = v; }),
+    // On a phone the table's header (its sort buttons) is out of sight: the order is chosen here,
+    // each column in its usual direction (names A to Z, figures largest first).
+    h('div', { class: 'field sort-field' }, h('label', { for: 'acc-sort' }, T('acc_sort')),
+      h('select', { id: 'acc-sort', on: { change: (/** @type {Event} */ ev) => { const k = /** @type {HTMLSelectElement} */ (ev.target).value; view.sort = k; view.dir = firstDir(k); draw(); } } },
+        Object.keys(keys).map((k) => h('option', { value: k }, T(k))))),
     h('div', { class: 'field' }, h('label', { for: 'acc-q' }, T('acc_filter_text')),
       h('input', { id: 'acc-q', type: 'search', spellcheck: 'false', on: { input: (/** @type {Event} */ ev) => { view.q = /** @type {HTMLInputElement} */ (ev.target).value.trim().toLowerCase(); draw(); } } })));
   function draw() {
@@ -175,8 +199,8 @@ function rowsSection(points) {
     const head = cols.map((k) => {
       if (!keys[k]) return T(k);
       const on = view.sort === k;
-      return h('button', { type: 'button', class: 'sort', dataset: { sort: k }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
-        on: { click: () => { view.dir = on ? -view.dir : (k === 'acc_col_model' || k === 'acc_col_device' ? 1 : -1); view.sort = k; draw(); } } },
+      return h('button', { type: 'button', class: 'sort', dataset: { sort: k, label: T(k) }, 'aria-label': T('acc_sort_by', { 0: T(k) }),
+        on: { click: () => { view.dir = on ? -view.dir : firstDir(k); view.sort = k; draw(); } } },
       T(k), on ? (view.dir > 0 ? ' ▲' : ' ▼') : '');
     });
     const body = rows.map((p) => [
@@ -193,6 +217,8 @@ function rowsSection(points) {
     ]);
     out.replaceChildren(stackTable('', /** @type {any} */ (head), body, { id: 'acc-rows', numeric: [5, 6, 7],
       rowProps: (k) => ({ dataset: { row: rows[k].row_id, group: rows[k].group, kind: rows[k].kind, split: splitOf(rows[k]), heldOut: rows[k].held_out ? '1' : '0' } }) }));
+    const sortSel = /** @type {HTMLSelectElement | null} */ (controls.querySelector('#acc-sort'));
+    if (sortSel) sortSel.value = view.sort;
     const th = out.querySelector(`button[data-sort="${view.sort}"]`)?.closest('th');
     if (th) th.setAttribute('aria-sort', view.dir > 0 ? 'ascending' : 'descending');
   }
@@ -292,7 +318,7 @@ export async function renderAccuracy(alive) {
   }));
   await scatterChart(byId('acc-chart'), {
     groups, band: Number(rep.band_pct) / 100, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
-    fmt: (v) => num(v, state.lang, v < 10 ? 1 : 0), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
+    fmt: (v) => num(v, state.lang, Number.isInteger(v) ? 0 : 1), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
   });
 }
 

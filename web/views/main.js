@@ -627,7 +627,19 @@ function devicesTable(devs, host, L) {
   const cmp = (/** @type {any} */ d) => (opo ? [gib(d.compute_graph_bytes, L), gib(d.op_offload_bytes || 0, L)] : [gib(d.compute_bytes, L)]);
   // Each row's tag is the core's verdict code for that device, on the headline's rule.
   const tag = (/** @type {any} */ d) => (typeof d.verdict === 'string' ? h('span', { class: `tag ${d.verdict}`, dataset: { verdict: d.verdict } }, T(`short_${d.verdict}`)) : '—');
-  const rows = devs.map((d) => [d.id ? rowName(d, L) : d.name || '—', layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), ...cmp(d),
+  // Devices the core placed alike (every field of its entry the same: a tensor-parallel group, a
+  // pipeline with no layers named) are one row, "8× NVIDIA H200 SXM (each)", not eight equal rows
+  // (eight equal cards on a phone); a device that holds something else keeps its own row.
+  /** @type {{d: any, n: number}[]} */
+  const groups = [];
+  for (const d of devs) {
+    const last = groups[groups.length - 1];
+    if (last && JSON.stringify(last.d) === JSON.stringify(d)) last.n++;
+    else groups.push({ d, n: 1 });
+  }
+  const name = (/** @type {any} */ d) => (d.id ? rowName(d, L) : d.name || '—');
+  const rows = groups.map(({ d, n }) => [n > 1 ? h('span', { dataset: { count: String(n) } }, T('devices_each', { n: times(n, L), name: name(d) })) : name(d),
+    layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), ...cmp(d),
     gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L), tag(d)]);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
     ...cmp(host), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L), tag(host)]);

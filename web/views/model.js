@@ -70,7 +70,7 @@ export async function renderModel(alive) {
     ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
   ];
   const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
-  fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', null, h('dt', null, T('repo')), h('dd', null, repo))),
+  fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', { class: 'repo' }, h('dt', null, T('repo')), h('dd', null, repo))),
     h('p', { class: 'note' }, T('spec_note')),
     link(urlFor({ view: 'main', quant, ctx }), T('open_compare', { 0: m.name }), 'button-link'));
 

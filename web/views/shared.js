@@ -150,8 +150,10 @@ function withProducts(d) {
 export function stackTable(caption, head, rows, opts = {}) {
   const numeric = new Set(opts.numeric || []);
   const cell = (/** @type {any} */ c, /** @type {number} */ i) => {
-    // A heading may be an element (a sort button): the card label is its text.
-    const label = typeof head[i] === 'string' ? head[i] : String(/** @type {any} */ (head[i])?.textContent ?? '');
+    // A heading may be an element (a sort button): the card label is the column's name it carries
+    // (data-label), else its text; a sort arrow belongs to the header, not to every card.
+    const hd = /** @type {any} */ (head[i]);
+    const label = typeof hd === 'string' ? hd : String(hd?.dataset?.label ?? hd?.textContent ?? '');
     const props = { 'data-label': label, class: numeric.has(i) ? 'n' : null };
     const inner = h('span', null, c);
     return i === 0 ? h('th', { ...props, scope: 'row' }, inner) : h('td', props, inner);
