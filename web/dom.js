@@ -174,18 +174,24 @@ export function keepWhole(root) {
     for (const m of text.matchAll(RUN)) {
       if (!DASHED.test(m[0])) continue;
       if (m.index > last) out.push(text.slice(last, m.index));
-      // A break may come after a slash: each part of "owner/name" is its own piece.
-      for (const part of m[0].split(/(?<=\/)(?=.)/)) out.push(DASHED.test(part) ? h('span', { class: 'whole' }, part) : part);
+      // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
+      // unit: "tok/s", "GB/s" stay one piece).
+      for (const part of m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/)) out.push(DASHED.test(part) ? h('span', { class: 'whole' }, part) : part);
       last = m.index + m[0].length;
     }
     if (!out.length) continue;
     if (last < text.length) out.push(text.slice(last));
-    t.replaceWith(...out);
+    // In a flex or grid container (a phone card's cell) each text node and span would be an item of
+    // its own, spread across the row: the pieces stay together in one inline box there.
+    const parent = t.parentElement;
+    const display = parent && out.length > 1 ? getComputedStyle(parent).display : '';
+    if (/flex|grid/.test(display)) t.replaceWith(h('span', { class: 'kw' }, ...out));
+    else t.replaceWith(...out);
   }
 }
 
-/** A run of text with no space and no CJK ideograph or kana (between which lines break freely). */
-const RUN = /[^\s\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF0C\uFF1A\uFF1B]+/g;
+/** A run of text with no space, no CJK ideograph or kana and no full-width punctuation (where lines break freely). */
+const RUN = /[^\s\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
 /** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
 const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;
 

@@ -26,7 +26,9 @@ for (const [c, query] of routed) {
     assert.equal(await page.evaluate(() => window.__pwned), undefined);
     // The page's own plain message, its folded details and (for an id shaped like a Hub repo) its
     // own button to read the repo, its button copying a link to the error and that button's status
-    // line, and nothing from the input as markup.
-    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary, button#err-hub, button#err-share, span#err-share-msg)').length), 0);
+    // line, the page's own wrapper that keeps a hyphenated piece on one line (span.whole, text only),
+    // and nothing from the input as markup.
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :not(p, details, summary, button#err-hub, button#err-share, span#err-share-msg, span.whole, span.kw)').length), 0);
+    assert.equal(await page.evaluate(() => document.querySelectorAll('#error :is(span.whole, span.kw) :not(span.whole)').length), 0);
   });
 }
