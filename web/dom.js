@@ -190,8 +190,12 @@ export function keepWhole(root) {
   }
 }
 
-/** A run of text with no space, no CJK ideograph or kana and no full-width punctuation (where lines break freely). */
-const RUN = /[^\s\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
+/**
+ * A run of text with no breaking space (a no-break space inside a figure, "65.28 GiB–65.60 GiB",
+ * keeps the figure one run), no CJK ideograph or kana and no full-width punctuation (where lines
+ * break freely).
+ */
+const RUN = /[^\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000\ufeff\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
 /** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
 const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;
 

@@ -28,7 +28,7 @@ export default {
   storage_full: "Le stockage du navigateur est plein : conservé pour cette visite seulement (exportez-le pour le garder).",
   gguf_reading: 'Lecture de l’en-tête GGUF…',
   gguf_loaded: 'En-tête de {0} lu ({1} tenseurs). L’estimation part du fichier ; il n’est gardé que pour cette visite (les en-têtes GGUF sont trop volumineux pour être enregistrés).',
-  error: 'Estimation impossible', free_suffix: 'libres', over_suffix: 'manquants', upper: 'jusqu’à {0}', in_gb: 'soit {0} en Go décimaux, comme les téléchargements',
+  error: 'Estimation impossible', free_suffix: 'libres', over_suffix: 'manquants', upper: 'estimation jusqu’à {0}', in_gb: 'soit {0} en Go décimaux, comme les téléchargements',
   skip: 'Aller au contenu', result: 'Résultat', presets: 'Contextes courants',
   tab_main: 'Modèle × matériel', tab_model: 'Modèle', tab_device: 'Matériel', tab_accuracy: 'Précision',
   title_main: 'willitfit — ce LLM tourne-t-il sur ce matériel ?', title_model: 'willitfit — modèle', title_device: 'willitfit — matériel', title_accuracy: 'willitfit — précision',

@@ -30,7 +30,7 @@ export default {
   plan_total: 'In all {total}: {gpu} on the accelerators and {ram} in system RAM, {over} more than the {full} the model needs on the accelerators alone.',
   plan_over: 'Most of the difference is the token embedding, which stays in system RAM either way ({emb}).',
   plan_over_buf: 'Most of the difference is the token embedding, which stays in system RAM either way ({emb}), and a {buf} buffer on the GPU into which llama.cpp copies the weights held in RAM to process long prompts there.',
-  commands_no_fit: 'No launch command: this setup does not fit. “Make it fit” below lists changes that do.',
+  commands_no_fit: "No launch command: this setup does not fit. “Make it fit” below says what a change on this device would give, and the hardware picks what runs it.",
   commands_offload: 'These commands run the offload plan above: part of the model stays in system RAM.',
   system_ram: 'System RAM', experts_only: 'experts',
   diag_server: 'vLLM and SGLang set their KV pool aside at start, whatever the context: the memory-over-context chart shows what one sequence needs of it at each length. The notes on how the KV cache grows with context and what a q8_0 cache saves apply to llama.cpp only.',

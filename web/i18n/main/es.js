@@ -30,7 +30,7 @@ export default {
   plan_total: 'En total {total}: {gpu} en los aceleradores y {ram} en la RAM del sistema, {over} más que los {full} que el modelo necesita solo en los aceleradores.',
   plan_over: 'La diferencia es sobre todo la tabla de incrustación de los tokens, que queda en la RAM del sistema en ambos casos ({emb}).',
   plan_over_buf: 'La diferencia es sobre todo la tabla de incrustación de los tokens, que queda en la RAM del sistema en ambos casos ({emb}), y un búfer de {buf} en la GPU al que llama.cpp copia los pesos guardados en la RAM para procesar allí las entradas largas.',
-  commands_no_fit: 'Sin comando de arranque: esta configuración no cabe. «Cómo hacer que quepa», más abajo, propone cambios que sí.',
+  commands_no_fit: "Sin comando de arranque: esta configuración no cabe. «Cómo hacer que quepa», más abajo, dice qué daría un cambio en este equipo, y «Equipos recomendados», qué lo ejecuta.",
   commands_offload: 'Estos comandos ejecutan el plan de volcado a RAM de arriba: parte del modelo queda en la RAM del sistema.',
   system_ram: 'RAM del sistema', experts_only: 'expertos',
   diag_server: 'vLLM y SGLang apartan su reserva KV al arrancar, sea cual sea el contexto: el gráfico de memoria según el contexto muestra lo que una secuencia necesita de ella en cada longitud. Las notas sobre cómo crece la caché KV con el contexto y lo que ahorra una caché q8_0 valen solo para llama.cpp.',

@@ -30,7 +30,7 @@ export default {
   plan_total: 'Au total {total} : {gpu} sur les accélérateurs et {ram} en RAM système, soit {over} de plus que les {full} nécessaires au modèle sur les seuls accélérateurs.',
   plan_over: 'L’essentiel de l’écart est la table de plongement des jetons, qui reste en RAM système dans les deux cas ({emb}).',
   plan_over_buf: 'L’essentiel de l’écart : la table de plongement des jetons, qui reste en RAM système dans les deux cas ({emb}), et un tampon de {buf} sur le GPU, où llama.cpp copie les poids gardés en RAM système pour y traiter les longues invites.',
-  commands_no_fit: 'Pas de commande de lancement : cette configuration ne tient pas. « Pour que ça tienne », plus bas, propose des changements qui marchent.',
+  commands_no_fit: "Pas de commande de lancement : cette configuration ne tient pas. « Pour que ça tienne », plus bas, dit ce que donnerait un changement sur cet appareil, et « Matériel conseillé », ce qui le fait tourner.",
   commands_offload: 'Ces commandes lancent le plan de déchargement ci-dessus : une partie du modèle reste en RAM système.',
   system_ram: 'RAM système', experts_only: 'experts',
   diag_server: 'vLLM et SGLang mettent leur réserve KV de côté au démarrage, quel que soit le contexte : le graphique de la mémoire selon le contexte montre ce qu’une séquence en demande à chaque longueur. Les notes sur la croissance du cache KV avec le contexte et sur ce qu’économise un cache q8_0 ne valent que pour llama.cpp.',

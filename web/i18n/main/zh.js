@@ -29,7 +29,7 @@ export default {
   plan_total: '共 {total}：加速器上 {gpu}，系统内存中 {ram}，比模型全部放在加速器上所需的 {full} 多 {over}。',
   plan_over: '差额主要是词嵌入，无论哪种方式都留在系统内存中（{emb}）。',
   plan_over_buf: '差额主要是词嵌入，无论哪种方式都留在系统内存中（{emb}）；以及 GPU 上 {buf} 的缓冲区，llama.cpp 把内存中的权重复制到这里，在 GPU 上处理长提示。',
-  commands_no_fit: '没有启动命令：这个配置装不下。下面的“如何放得下”列出了可行的改动。',
+  commands_no_fit: "没有启动命令：这个配置装不下。下面的“如何放得下”说明在这台设备上改动后的结果，“硬件推荐”列出能运行它的硬件。",
   commands_offload: '这些命令运行上面的卸载方案：部分模型留在系统内存中。',
   system_ram: '系统内存', experts_only: '专家',
   diag_server: 'vLLM 和 SGLang 无论上下文多长，都在启动时预留 KV 缓存池：“内存随上下文变化”图表显示了每种长度下一个序列需要其中多少。关于 KV 缓存随上下文增长、以及换用 q8_0 缓存能省多少的说明，只适用于 llama.cpp。',

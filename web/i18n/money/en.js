@@ -65,7 +65,7 @@ export default {
   break_even_beyond_life: 'Later than the {0} months the purchase is written off over: renting is cheaper over the hardware’s life.',
   cloud_no_estimate: 'no estimate',
   cloud_listed: "listed as {0}",
-  cost_no_fit: "This setup does not fit, so it has no speed and no cost per token; “Make it fit” and the hardware picks below show setups that run it.",
+  cost_no_fit: "This setup does not fit, so it has no speed and no cost per token; “Make it fit” below says what a change on this device would give, and the hardware picks what runs it.",
   cost_cloud_best_one_user: "Cheapest cloud, one user",
   cost_cloud_best_stated_sequences: "Cheapest cloud, {n} users at once",
   cost_cloud_note_seq: "{offer} at {price} per hour, {tps} in all for {n} users at once.",

@@ -65,7 +65,7 @@ export default {
   break_even_beyond_life: '晚于购置成本的 {0} 个月摊销期：在硬件的使用寿命内，租用更便宜。',
   cloud_no_estimate: '无估算',
   cloud_listed: "标称 {0}",
-  cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”和“硬件推荐”列出了能运行它的配置。",
+  cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”说明在这台设备上改动后的结果，“硬件推荐”列出能运行它的硬件。",
   cost_cloud_best_one_user: "最便宜的云，单用户",
   cost_cloud_best_stated_sequences: "最便宜的云，同时 {n} 个用户",
   cost_cloud_note_seq: "{offer}，每小时 {price}，同时 {n} 个用户共 {tps}。",
