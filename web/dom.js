@@ -181,12 +181,10 @@ export function keepWhole(root) {
     }
     if (!out.length) continue;
     if (last < text.length) out.push(text.slice(last));
-    // In a flex or grid container (a phone card's cell) each text node and span would be an item of
-    // its own, spread across the row: the pieces stay together in one inline box there.
-    const parent = t.parentElement;
-    const display = parent && out.length > 1 ? getComputedStyle(parent).display : '';
-    if (/flex|grid/.test(display)) t.replaceWith(h('span', { class: 'kw' }, ...out));
-    else t.replaceWith(...out);
+    // The pieces stay together in one inline box: in a flex or grid container (a phone card's cell)
+    // each text node and span would be an item of its own, spread across the row. (Always, not only
+    // there: asking each parent's computed style forced a style pass per text.)
+    t.replaceWith(out.length > 1 ? h('span', { class: 'kw' }, ...out) : out[0]);
   }
 }
 
