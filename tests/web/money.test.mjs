@@ -242,3 +242,17 @@ test('the electricity price names its primary publisher, never a mirror', async 
   assert.deepEqual(page.problems, []);
   await page.context().close();
 });
+
+test('a device with no power figure states no electricity price source (its electricity is unknown)', async () => {
+  const page = await env.page();
+  // The catalog has no power figure for this Mac: the cost card says its electricity is unknown.
+  await open(page, `${env.url}?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&ctx=32768&lang=en`);
+  await page.waitForSelector('#cost-inputs-used');
+  const info = core('estimate', { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 32768 });
+  assert.ok(info && !info.error, 'the estimate runs');
+  assert.equal(await page.$('#cost-source'), null, 'no price source under a cost without electricity');
+  // A device with a power figure keeps its source (the check can fail).
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-source a');
+  await page.context().close();
+});

@@ -254,7 +254,8 @@ function paintCard(r, c, mk) {
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
   // The citation: the market and period, and the primary publisher by name, linked to its page
   // (data/markets.json `primary`; the pages that only repeat the figure stay in the data for audit).
-  const pr = !given && mk && mk.primary && typeof mk.primary.url === 'string' && /^https?:\/\/[^\s"<>]+$/.test(mk.primary.url) ? mk.primary : null;
+  // The price's source only where the figures use the price (a device with a power figure).
+  const pr = typeof o.power_w === 'number' && !given && mk && mk.primary && typeof mk.primary.url === 'string' && /^https?:\/\/[^\s"<>]+$/.test(mk.primary.url) ? mk.primary : null;
   const who = pr ? (pr.via ? T('cost_source_via', { publisher: pr.publisher, via: pr.via })
     : pr.reported_by ? T('cost_source_reported', { publisher: pr.publisher, by: pr.reported_by }) : String(pr.publisher)) : '';
   const src = pr ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
