@@ -433,26 +433,16 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
     // same specificity, styles.css still wins.
     if (chartCss && below.contains(chartCss)) chartCss.after(main);
     else below.prepend(main);
-    // Both fetched from the head: the preload scanner requests only the first stylesheet of the
-    // body early, and the second one then waited for the first to load before it was asked for
-    // (two round trips before the rest of the page is parsed and the app starts; a trace).
-    // The cost, on a near server (npm run bench: localhost): the preloaded styles.css often
-    // arrives before the first frame is on screen, the parser then goes on through the rest of
-    // the page, and that frame is shown later (Chromium traces: about 30 ms more of the main
-    // thread before the first paint, in some loads and not others: the two clusters of the
-    // bench's runs). Without the preloads it never arrived that early; fetchpriority="low" on
-    // them did not lower the request's priority (still High in the trace). Over a real network
-    // a round trip of tens of ms may keep the stylesheet behind the first frame (not measured).
-    let at = style;
-    for (const l of [chartCss, main]) {
-      if (!l || !below.contains(l)) continue;
-      const pre = document.createElement('link');
-      pre.setAttribute('rel', 'preload');
-      pre.setAttribute('as', 'style');
-      pre.setAttribute('href', l.getAttribute('href') || '');
-      at.after(pre);
-      at = pre;
-    }
+    // Neither is preloaded from the head. With both preloaded (an earlier build), styles.css often
+    // arrived before the parser reached its link, the parser did not pause, and the first frame
+    // was the whole page: Chromium traces of the pair page under load had the first frame lay out
+    // every section (about 2,000 layout objects against 202 above the pause), and side by side
+    // (npm run bench, 15 runs each) the first paint came at 68-76 ms with the preloads against
+    // 44 ms without, the one-line page at 24. Without them the preload scanner asks early for
+    // the first stylesheet of the body (the chart's, small) and for styles.css only when the
+    // parser reaches it, so the parser always waits there and the header and the answer are
+    // painted first. The cost is one request for styles.css that starts when the parser gets there
+    // (a few ms after the document arrives) instead of with the document.
     const hash = `'sha256-${crypto.createHash('sha256').update(css, 'utf8').digest('base64')}'`;
     const meta = document.createElement('meta');
     meta.setAttribute('http-equiv', 'Content-Security-Policy');
