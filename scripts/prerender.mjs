@@ -437,8 +437,9 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
     // arrived before the parser reached its link, the parser did not pause, and the first frame
     // was the whole page: Chromium traces of the pair page under load had the first frame lay out
     // every section (about 2,000 layout objects against 202 above the pause), and side by side
-    // (npm run bench, 15 runs each) the first paint came at 68-76 ms with the preloads against
-    // 44 ms without, the one-line page at 24. Without them the preload scanner asks early for
+    // (npm run bench -- --static --against, 15 runs alternating, a loaded machine) the first paint
+    // came at 76 ms with the preloads against 48 ms without, the one-line page at 32. Without
+    // them the preload scanner asks early for
     // the first stylesheet of the body (the chart's, small) and for styles.css only when the
     // parser reaches it, so the parser always waits there and the header and the answer are
     // painted first. The cost is one request for styles.css that starts when the parser gets there
