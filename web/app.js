@@ -371,6 +371,14 @@ function setTheme(/** @type {string | null} */ theme) {
   byId('theme').setAttribute('aria-pressed', String(dark));
 }
 
+/** The selects whose options are the core's lists: formats, engines, markets (a prerendered page has them too). */
+function fillCatalogSelects() {
+  fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
+  // The engines and markets the core knows, in its own spelling (product names, not translated).
+  fillSelect(byId('engine'), Object.entries(catalog.defaults.engines).map(([id, e]) => ({ value: id, label: String(e.name ?? id) })));
+  fillSelect(byId('market'), catalog.markets.map((m) => ({ value: m.id, label: `${m.id} · ${m.currency}` })));
+}
+
 async function init() {
   defineSnapshot();
   readUrl();
@@ -379,10 +387,7 @@ async function init() {
   store.load();
   await Promise.all([catalog.load(), loadPages()]);
   readUrl();   // again: a missing key now means the core's default
-  fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
-  // The engines and markets the core knows, in its own spelling (product names, not translated).
-  fillSelect(byId('engine'), Object.entries(catalog.defaults.engines).map(([id, e]) => ({ value: id, label: String(e.name ?? id) })));
-  fillSelect(byId('market'), catalog.markets.map((m) => ({ value: m.id, label: `${m.id} · ${m.currency}` })));
+  fillCatalogSelects();
   applyLang();
   // Ids and code-like pieces in what the views draw stay whole on a line (no "Llama-3.1-8B-" / "Instruct").
   watchWhole(byId('content'));
@@ -483,7 +488,7 @@ export async function renderStatic() {
     store.load();
     await catalog.load();
   }
-  fillSelect(byId('quant'), catalog.quants.map((q) => ({ value: q.id, label: q.id, group: q.gguf ? 'GGUF' : q.container })));
+  fillCatalogSelects();
   readUrl();
   applyLang();
   await update(false);

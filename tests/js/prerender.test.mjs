@@ -181,6 +181,18 @@ test('pair pages come in two parts: the answer paints before the sections below 
   }
 });
 
+test('every select of a page has its options and one of them chosen before the app runs (the header\'s market list was empty)', () => {
+  for (const p of [...new Set([...pairPages, ...sample])]) {
+    const doc = read(p);
+    for (const sel of doc.querySelectorAll('select')) {
+      if (sel.closest('[hidden]')) continue;   // not drawn (e.g. the form of the main view on a device page)
+      const opts = [...sel.querySelectorAll('option')];
+      assert.ok(opts.length > 0, `${p}: #${sel.id} has no option`);
+      assert.ok(opts.filter((o) => o.hasAttribute('selected')).length <= 1, `${p}: #${sel.id} has one chosen option at most`);
+    }
+  }
+});
+
 test('every page asks for the app only after its first frame: its module script is boot.js, which imports app.js', () => {
   for (const p of [...new Set([...pairPages, ...sample])]) {
     const doc = read(p);
