@@ -89,6 +89,7 @@ std::string model_type_for(const std::string& arch) {
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
       {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
       {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"}, {"step35", "step3p5"},
+      {"deepseek32", "deepseek_v32"},
   };
   for (const auto& p : k)
     if (arch == p.first) return p.second;
@@ -332,6 +333,16 @@ Architecture gguf_architecture(const GgufHeader& h) {
         (L.head_dim_k <= 0 || L.head_dim_v <= 0))
       m.bad(m.key("attention.key_length"), "gives no head size for layer " + std::to_string(il));
     a.layers.push_back(L);
+  }
+  if (arch == "deepseek32") {
+    // DeepSeek V3.2 (llama.cpp src/models/deepseek32.cpp, load_arch_hparams): MLA plus the lightning
+    // indexer, whose three keys the loader requires.
+    if (!mla) m.bad(m.key("attention.kv_lora_rank"), "is needed: deepseek32 requires MLA");
+    a.indexer_heads = m.req("attention.indexer.head_count");
+    a.indexer_head_dim = m.req("attention.indexer.key_length");
+    a.indexer_top_k = m.req("attention.indexer.top_k");
+    if (a.indexer_heads < 1 || a.indexer_head_dim < 1)
+      m.bad(m.key("attention.indexer.head_count"), "must be positive for deepseek32");
   }
   if (arch == "deepseek4") {
     // DeepSeek V4 (llama.cpp src/models/deepseek4.cpp load_arch_hparams): every layer slides over

@@ -46,7 +46,7 @@ TensorRole role_of(const std::string& full) {
   if (n == "output.weight") return TensorRole::Output;
   if (ends_with(n, ".bias") || has(n, "exp_probs_b")) return TensorRole::Bias;
   if (has(n, "norm") || n == "attn_sinks.weight") return TensorRole::Norm;
-  if (has(n, "ffn_gate_inp") || n == "indexer.weights_proj.weight") return TensorRole::Router;
+  if (has(n, "ffn_gate_inp") || n == "indexer.weights_proj.weight" || n == "indexer.proj.weight") return TensorRole::Router;
   if (n == "attn_q.weight") return TensorRole::AttnQ;
   if (n == "attn_k.weight") return TensorRole::AttnK;
   if (n == "attn_v.weight") return TensorRole::AttnV;

@@ -229,6 +229,12 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     u32("hyper_connection.count", a.dsv4.hc_mult);
     u32("hash_layer_count", a.dsv4.hash_layers);
   }
+  if (a.gguf_arch == "deepseek32") {
+    // DeepSeek V3.2's lightning indexer (llama_model_deepseek32::load_arch_hparams reads all three).
+    u32("attention.indexer.head_count", a.indexer_heads);
+    u32("attention.indexer.key_length", a.indexer_head_dim);
+    u32("attention.indexer.top_k", a.indexer_top_k);
+  }
   if (a.is_moe()) {
     u32("expert_count", a.moe.n_expert);
     u32("expert_used_count", a.moe.n_expert_used);

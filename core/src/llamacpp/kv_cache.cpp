@@ -73,6 +73,10 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
   kv.per_layer.assign(a.layers.size(), 0);
 
   KvGroup full{"full"}, swa{"sliding"}, chunk{"chunked"}, mla{"mla"}, rec{"recurrent"};
+  // DeepSeek V3.2's lightning-indexer keys (llama.cpp llama_kv_cache_dsa: a second K-only cache
+  // beside the MLA one, same cells, one key of indexer_head_dim per layer, type -ctk).
+  KvGroup idx{"indexer"};
+  const bool dsa = a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0;
   // DeepSeek V4: ratio-4 (CSA, with indexer keys) and ratio-128 (HCA) compressed caches.
   KvGroup csa{"compressed"}, hca{"compressed"};
   std::uint64_t dsv4_compressed_per_token = 0;
@@ -144,17 +148,28 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
     g->layers += 1;
     g->cells = cells;
     g->bytes_per_token += per_tok;
-    const std::uint64_t b = per_tok * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
+    std::uint64_t b = per_tok * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
     g->bytes += b;
+    if (dsa && L.attn == AttnKind::MLA) {
+      // llama_kv_cache_dsa's constructor builds the indexer cache with the MLA cache's kv_size,
+      // n_seq_max and type_k: ggml_new_tensor_3d(type_k, indexer_head_size, kv_size, n_stream).
+      const std::uint64_t ik = row(o.type_k, a.indexer_head_dim);
+      const std::uint64_t ib = ik * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
+      idx.layers += 1;
+      idx.cells = cells;
+      idx.bytes_per_token += ik;
+      idx.bytes += ib;
+      b += ib;
+    }
     kv.per_layer[il] = b;
   }
-  for (KvGroup* g : {&full, &mla, &swa, &chunk, &csa, &hca, &rec})
+  for (KvGroup* g : {&full, &mla, &idx, &swa, &chunk, &csa, &hca, &rec})
     if (g->layers > 0) {
       kv.groups.push_back(*g);
       kv.total_bytes += g->bytes;
     }
   // DeepSeek V4's compressed caches grow by cell / ratio per token of context.
-  kv.bytes_per_token_full = full.bytes_per_token + mla.bytes_per_token + dsv4_compressed_per_token;
+  kv.bytes_per_token_full = full.bytes_per_token + mla.bytes_per_token + idx.bytes_per_token + dsv4_compressed_per_token;
   return kv;
 }
 

@@ -26,7 +26,7 @@ constexpr Family kFamilies[] = {
     {"qwen3_moe", "qwen3moe", false},   {"qwen3_next", "qwen3next", false},
     {"glm4", "glm4", false},            {"glm4_moe", "glm4moe", false},
     {"deepseek_v2", "deepseek2", false}, {"deepseek_v3", "deepseek2", false},
-    {"deepseek_v32", "deepseek2", false}, {"kimi_k2", "deepseek2", false},
+    {"deepseek_v32", "deepseek32", false}, {"kimi_k2", "deepseek2", false},
     {"gpt_oss", "gpt-oss", false},      {"gemma", "gemma", true},
     {"gemma2", "gemma2", true},         {"gemma3", "gemma3", true},
     {"gemma3_text", "gemma3", true},    {"phi3", "phi3", false},
@@ -601,6 +601,7 @@ void read_tensor_flags(const json& c, const std::string& mt, const std::string& 
   a.attn_out_gate = qwen_hybrid || opt_bool(c, "attn_output_gate", path).value_or(false);
   a.indexer_heads = opt_int(c, "index_n_heads", path, 0, 4096).value_or(0);
   a.indexer_head_dim = opt_int(c, "index_head_dim", path, 0, 65536).value_or(0);
+  a.indexer_top_k = opt_int(c, "index_topk", path, 0, std::int64_t{1} << 40).value_or(0);
   a.qk_norm = mt == "qwen3" || mt == "qwen3_moe" || qwen_hybrid || mt == "gemma3" || mt == "gemma3n" ||
               mt == "gemma3n_text" ||
               mt == "gemma3_text" || mt == "minimax_m2" || opt_bool(c, "use_qk_norm", path).value_or(false);
@@ -869,7 +870,9 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   // V2/V3 and V3.1 leave theirs out (conversion/deepseek.py, DeepseekV2Model.skip_mtp: layers past
   // num_hidden_layers are dropped; llama-bench prints 671.03B for DeepSeek-V3), and so does DeepSeek
   // V4 (the published GGUFs of it, 1,328 tensors, hold none; its card's 284B does not count it).
-  const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5")
+  // DeepSeek V3.2 keeps its own (llama.cpp PR #26457, merged 2026-08-02: DeepseekV32Model sets
+  // skip_mtp = False and block_count = num_hidden_layers + num_nextn_predict_layers).
+  const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5" || mt == "deepseek_v32")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));
   check_architecture_scale(a, path);

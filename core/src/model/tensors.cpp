@@ -96,7 +96,17 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
     b.add(blk(il, "attn_k_b.weight"), {m.qk_nope_dim, m.kv_lora_rank, L.n_head}, il, TensorRole::AttnOther);
     b.add(blk(il, "attn_v_b.weight"), {m.kv_lora_rank, m.v_head_dim, L.n_head}, il, TensorRole::AttnOther);
     b.add(blk(il, "attn_output.weight"), {L.n_head * m.v_head_dim, E}, il, TensorRole::AttnOut);
-    if (a.indexer_heads > 0) {  // DeepSeek sparse attention "lightning indexer"
+    if (a.indexer_heads > 0 && a.gguf_arch == "deepseek32") {
+      // DeepSeek V3.2's lightning indexer as llama.cpp loads it (src/models/deepseek32.cpp,
+      // llama_model_deepseek32::load_arch_tensors): a LayerNorm with bias on its single key head.
+      const std::int64_t ih = a.indexer_heads, id = a.indexer_head_dim;
+      b.add(blk(il, "indexer.k_norm.weight"), {id}, il, TensorRole::Norm);
+      b.add(blk(il, "indexer.k_norm.bias"), {id}, il, TensorRole::Bias);
+      b.add(blk(il, "indexer.proj.weight"), {E, ih}, il, TensorRole::Router);
+      b.add(blk(il, "indexer.attn_k.weight"), {E, id}, il, TensorRole::AttnOther);
+      b.add(blk(il, "indexer.attn_q_b.weight"), {m.q_lora_rank > 0 ? m.q_lora_rank : E, ih * id}, il,
+            TensorRole::AttnOther);
+    } else if (a.indexer_heads > 0) {  // DeepSeek sparse attention "lightning indexer"
       const std::int64_t qin = m.q_lora_rank > 0 ? m.q_lora_rank : E;
       b.add(blk(il, "indexer.q_proj.weight"), {qin, a.indexer_heads * a.indexer_head_dim}, il, TensorRole::AttnOther);
       b.add(blk(il, "indexer.k_proj.weight"), {E, a.indexer_head_dim}, il, TensorRole::AttnOther);
@@ -311,6 +321,13 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       // llama.cpp's LLM_ARCH_STEP35 loader; the checkpoint's shared_head.output).
       if (a.gguf_arch == "step35")
         b.add(blk(il, "nextn.shared_head_head.weight"), {E, a.n_vocab}, il, TensorRole::Other);
+      // DeepSeek V3.2's converter writes every model.layers.61.* tensor, the checkpoint's own
+      // embedding and head copies included (llama.cpp DeepseekV32Model, skip_mtp = False; the
+      // loader takes them as nextn.embed_tokens and nextn.shared_head_head).
+      if (a.gguf_arch == "deepseek32") {
+        b.add(blk(il, "nextn.embed_tokens.weight"), {E, a.n_vocab}, il, TensorRole::Other);
+        b.add(blk(il, "nextn.shared_head_head.weight"), {E, a.n_vocab}, il, TensorRole::Other);
+      }
     }
   }
   return out;

@@ -66,18 +66,24 @@ SpeculativeParams speculative_params(const Catalog& cat) {
 SpeculativeCosts mtp_costs(const Architecture& a, const TensorPlan& plan) {
   SpeculativeCosts c;
   const double used = a.moe.n_expert > 0 ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
-  double target = 0, routed = 0, draft = 0;
+  double target = 0, routed = 0, draft = 0, shared_head = 0;
+  bool own_head = false;
   for (const auto& t : plan.tensors) {
     if (t.role == TensorRole::TokenEmbd) continue;  // one row per token
     const double b = static_cast<double>(t.bytes) * (is_routed(t.role) ? used : 1.0);
     if (in_mtp_layer(a, t.layer)) {
+      // A block's own embedding copy (DeepSeek V3.2's nextn.embed_tokens) is a lookup too; its
+      // own head (nextn.shared_head_head) replaces the model's output head for the draft.
+      if (t.name.find("nextn.embed_tokens") != std::string::npos) continue;
+      if (t.name.find("nextn.shared_head_head") != std::string::npos) own_head = true;
       draft += b;
       continue;
     }
     target += b;
     if (is_routed(t.role)) routed += b;
-    if (t.role == TensorRole::Output) draft += b;  // the NextN block runs the shared output head again
+    if (t.role == TensorRole::Output) shared_head += b;  // the NextN block runs the shared output head again
   }
+  if (!own_head) draft += shared_head;
   c.target_read_bytes = static_cast<std::uint64_t>(target);
   c.draft_read_bytes = static_cast<std::uint64_t>(draft);
   c.draft_cost = target > 0 ? draft / target : 0;

@@ -110,6 +110,7 @@ struct Architecture {
   bool attn_head_gate = false;  // one sigmoid gate per head from its own projection, attn_gate E x n_head (Step 3.5)
   std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
   std::int64_t indexer_head_dim = 0;
+  std::int64_t indexer_top_k = 0;   // entries each query attends to (index_topk; llama.cpp deepseek32)
   bool post_norms = false;      // extra post-attention / post-FFN norms (Gemma 2/3)
   // Gemma 3n (llama.cpp src/llama-model.cpp, LLM_ARCH_GEMMA3N): a per-layer embedding table of
   // n_embd_per_layer x n_layer columns (an input-layer lookup, kept on the CPU like token_embd),
