@@ -471,6 +471,13 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
+  // DeepSeek V3.2's sparse attention: llama.cpp's llama_kv_cache_dsa is modelled (the MLA latent
+  // plus the lightning indexer's keys); vLLM and SGLang keep their own DSA layouts (an FP8 latent
+  // with scales, an FP8 indexer cache), not modelled here, and MLX's is not either.
+  if (r.engine != "llama.cpp" && r.model.arch.gguf_arch == "deepseek32")
+    throw InputError("engine_cache_not_modelled", "engine",
+                     "this engine's cache for DeepSeek V3.2's sparse attention is not modelled yet; choose llama.cpp",
+                     {"llama.cpp"});
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.
   if (r.draft && r.engine == "mlx")
