@@ -50,6 +50,12 @@ const JOURNEYS = {
   'model-dsv4-flash': '?view=model&model=deepseek-ai/DeepSeek-V4-Flash',
   'dsv4-flash-h100x2': '?model=deepseek-ai/DeepSeek-V4-Flash&quant=MXFP4_MOE&hw=nvidia-h100-sxm&count=2&ctx=131072',
   'dsv4-flash-vllm-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
+  // DeepSeek V3.2 in llama.cpp: the DSA cache (latent + indexer keys), the MTP block in the file,
+  // drafting with it on the 8x H200 pair, a Mac Studio with 512 GB, and vLLM refused.
+  'model-dsv32': '?view=model&model=deepseek-ai/DeepSeek-V3.2',
+  'dsv32-h200x8-mtp': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&mtp=1',
+  'dsv32-m3ultra-512': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768',
+  'dsv32-vllm-refused': '?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.

@@ -185,7 +185,7 @@ TEST_CASE("DeepSeek V3.2: vLLM, SGLang and MLX answer engine_cache_not_modelled 
     CHECK(v["error"]["code"] == "engine_cache_not_modelled");
     CHECK(v["error"]["path"] == "engine");
   }
-  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "Q4_K_M"}, {"hardware", "apple-m3-ultra-80c-gpu"},
+  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "Q4_K_M"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
                                                {"engine", "mlx"}});
   REQUIRE(m.contains("error"));
   CHECK(m["error"]["code"] == "engine_cache_not_modelled");

@@ -143,3 +143,29 @@ test('the compute buffer\'s sentence names only the parts the core counts: no "(
   assert.match(text, new RegExp(`FFN scratch \\(${gibRe(c.ffn_bytes)}\\)`));
   await page.close();
 });
+
+test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys beside the latent, the spec names the MTP block in the total, vLLM is refused in words', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&lang=en`);
+  const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3.2', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', count: 8, context: 131072 });
+  const [latent, idx] = est.memory.kv.groups;
+  assert.equal(latent.kind, 'mla');
+  assert.equal(idx.kind, 'indexer');
+  // 128 indexer key values at f16: 256 bytes per layer per token, 0.25 KiB.
+  assert.equal(idx.bytes_per_token / idx.layers, 256);
+  const kv = await page.textContent('#w-kv');
+  assert.match(kv, /^61 layers × 1\.13\sKiB per layer per token × 131,072 cells \+ indexer keys: 61 layers × 0\.25\sKiB per layer per token × 131,072 cells\.$/);
+  // The file's MTP block is said, not loaded (the core's mtp figures).
+  assert.equal(est.mtp.loaded, false);
+  assert.ok(est.mtp.file_bytes > 0);
+  // The model page: the total with the publisher's figure and the MTP block it counts.
+  assert.equal(est.mtp.params, 13477385728);
+  await open(page, `${env.url}?view=model&model=deepseek-ai/DeepSeek-V3.2&lang=en`);
+  await page.waitForSelector('#mp-spec dl');
+  assert.match(await page.textContent('#mp-spec'), /685B \(published 671B, MTP block 13\.5B\)/);
+  // vLLM's DSA cache is not modelled: the coded refusal in the page's words, no figures.
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.match(await page.textContent('#error'), /cache for this model’s sparse or compressed attention is not modelled yet/);
+  assert.deepEqual(page.problems, []);
+});

@@ -183,7 +183,8 @@ export function renderMain(r) {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
       ? T('why_kv_state', { layers: num(x.layers, L), size: gib(x.bytes, L) })
-      : T('why_kv', {
+      // DeepSeek V3.2's lightning-indexer keys, cached beside the MLA latent (memory.kv group "indexer").
+      : T(x.kind === 'indexer' ? 'why_kv_indexer' : 'why_kv', {
         layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
       }));
     // One sentence: the groups joined with "+", the full stop once at the end.

@@ -65,7 +65,7 @@ export async function renderModel(alive) {
     [T('kv_per_1k'), kvPer1k(r, L)],
     [T('max_context'), m.max_context > 0 ? aside(L, tokens(m.max_context, L), num(m.max_context, L)) : '—'],
     [T('license'), m.license || info?.license || '—'],
-    [T('params_total'), m.params_total_published_b ? aside(L, paramsText(m.params_total, L), `${T('published')} ${paramsText(m.params_total_published_b * 1e9, L)}`) : paramsText(m.params_total, L)],
+    [T('params_total'), paramsTotal(r, L)],
     [T('params_active'), m.params_active_published_b ? aside(L, paramsText(m.params_active, L), `${T('published')} ${paramsText(m.params_active_published_b * 1e9, L)}`) : paramsText(m.params_active, L)],
     ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
   ];
@@ -224,6 +224,19 @@ export async function renderModel(alive) {
   const firstGpu = smallestFit(gt, 'gpus');
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
+}
+
+/**
+ * The total parameter count, with the publisher's figure and, where the file holds an MTP block
+ * (counted in the total, loaded only to draft with), that block's own count, both from the core.
+ * @param {any} r @param {string} L
+ */
+function paramsTotal(r, L) {
+  const m = r.model;
+  const notes = [];
+  if (m.params_total_published_b) notes.push(`${T('published')} ${paramsText(m.params_total_published_b * 1e9, L)}`);
+  if (r.mtp && r.mtp.params > 0) notes.push(T('params_mtp', { 0: paramsText(r.mtp.params, L) }));
+  return notes.length ? aside(L, paramsText(m.params_total, L), notes.join(L === 'zh' ? '，' : ', ')) : paramsText(m.params_total, L);
 }
 
 /**
