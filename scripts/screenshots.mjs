@@ -50,6 +50,9 @@ const JOURNEYS = {
   'model-dsv4-flash': '?view=model&model=deepseek-ai/DeepSeek-V4-Flash',
   'dsv4-flash-h100x2': '?model=deepseek-ai/DeepSeek-V4-Flash&quant=MXFP4_MOE&hw=nvidia-h100-sxm&count=2&ctx=131072',
   'dsv4-flash-vllm-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
+  'model-kimi-k3': '?view=model&model=moonshotai/Kimi-K3',
+  'kimi-k3-h200x8': '?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072',
+  'kimi-k3-vllm-refused': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.

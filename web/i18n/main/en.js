@@ -150,7 +150,7 @@ export default {
   speed_label_mlx: "MLX: fitted on {rows} published mlx-lm runs; on the {held} runs kept out of the fit, decode is off by {err} and prefill by {perr} (median).",
   matrix_title_mlx: "Every MLX format for {model} at {ctx}",
   err_engine_not_supported: "This engine does not run on this device: MLX is estimated on Apple silicon only. Choose llama.cpp, vLLM or SGLang.",
-  err_engine_cache_not_modelled: "This engine’s cache for this model’s compressed attention is not modelled yet, so it gets no estimate here rather than a wrong one. Choose llama.cpp.",
+  err_engine_cache_not_modelled: "This engine’s memory for this model’s architecture is not modelled yet, so it gets no estimate here rather than a wrong one. Choose llama.cpp.",
   engines_col: "Engine",
   fit_mlx: "“Make it fit” plans llama.cpp settings; for MLX choose a smaller format or a Mac with more memory.",
   why_compute_mlx: "Activations of one {n}-token prefill chunk (mlx-lm reads a prompt in chunks of that size): {act}.",

@@ -150,7 +150,7 @@ export default {
   speed_label_mlx: "MLX: ajustado con {rows} ejecuciones publicadas de mlx-lm; en las {held} que quedaron fuera del ajuste, la generación se desvía un {err} y el prellenado un {perr} (mediana).",
   matrix_title_mlx: "Todos los formatos MLX de {model} con {ctx}",
   err_engine_not_supported: "Este motor no funciona en este dispositivo: MLX solo se estima en Apple silicon. Elige llama.cpp, vLLM o SGLang.",
-  err_engine_cache_not_modelled: "La caché de este motor para la atención comprimida de este modelo aún no está modelada, así que aquí no tiene estimación en lugar de una errónea. Elige llama.cpp.",
+  err_engine_cache_not_modelled: "La memoria de este motor para la arquitectura de este modelo aún no está modelada, así que aquí no tiene estimación en lugar de una errónea. Elige llama.cpp.",
   engines_col: "Motor",
   fit_mlx: "«Cómo hacer que quepa» planifica opciones de llama.cpp; con MLX elige un formato más pequeño o un Mac con más memoria.",
   why_compute_mlx: "Activaciones de un bloque de prellenado de {n} tokens (mlx-lm lee la entrada en bloques de ese tamaño): {act}.",

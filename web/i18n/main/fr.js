@@ -149,7 +149,7 @@ export default {
   speed_label_mlx: "MLX : ajusté sur {rows} exécutions mlx-lm publiées ; sur les {held} tenues hors de l’ajustement, l’écart est de {err} en génération et de {perr} en préremplissage (médiane).",
   matrix_title_mlx: "Tous les formats MLX de {model} à {ctx}",
   err_engine_not_supported: "Ce moteur ne tourne pas sur cet appareil : MLX n’est estimé que sur Apple silicon. Choisissez llama.cpp, vLLM ou SGLang.",
-  err_engine_cache_not_modelled: "Le cache de ce moteur pour l’attention compressée de ce modèle n’est pas encore modélisé : il n’a donc pas d’estimation ici plutôt qu’une fausse. Choisissez llama.cpp.",
+  err_engine_cache_not_modelled: "La mémoire de ce moteur pour l’architecture de ce modèle n’est pas encore modélisée : il n’a donc pas d’estimation ici plutôt qu’une fausse. Choisissez llama.cpp.",
   engines_col: "Moteur",
   fit_mlx: "« Pour que ça tienne » règle les options de llama.cpp ; avec MLX, choisissez un format plus petit ou un Mac avec plus de mémoire.",
   why_compute_mlx: "Activations d’un bloc de préremplissage de {n} jetons (mlx-lm lit l’invite par blocs de cette taille) : {act}.",

@@ -148,7 +148,7 @@ export default {
   speed_label_mlx: "MLX：按 {rows} 条公开的 mlx-lm 测试拟合；在未参与拟合的 {held} 条测试上，生成误差 {err}，预填充误差 {perr}（中位数）。",
   matrix_title_mlx: "{model} 在 {ctx} 下的全部 MLX 格式",
   err_engine_not_supported: "该引擎不能在这台设备上运行：MLX 只对 Apple 芯片估算。请选 llama.cpp、vLLM 或 SGLang。",
-  err_engine_cache_not_modelled: "这个引擎为该模型的压缩注意力保留的缓存尚未建模，所以这里不给估算，以免给出错误的数字。请选 llama.cpp。",
+  err_engine_cache_not_modelled: "这个引擎为该模型架构所需的内存尚未建模，所以这里不给估算，以免给出错误的数字。请选 llama.cpp。",
   engines_col: "引擎",
   fit_mlx: "“如何放得下”规划的是 llama.cpp 的设置；使用 MLX 时请选更小的格式或内存更大的 Mac。",
   why_compute_mlx: "一个 {n} token 预填充块的激活值（mlx-lm 按这个大小分块读取提示词）：{act}。",
