@@ -43,7 +43,7 @@ constexpr std::int64_t mla_layer = 1536 + 512 + E * 1536 + 1536 * H * 192   // q
                                    + E * (512 + 64)                          // kv_a_mqa
                                    + 128 * 512 * H + 512 * 128 * H           // k_b, v_b
                                    + E * H * 128 + H * 128 * E;              // attn_gate, attn_output
-constexpr std::int64_t experts_layer = 3 * 3584 * 3072 * 896;
+constexpr std::int64_t experts_layer = std::int64_t{3} * 3584 * 3072 * 896;
 constexpr std::int64_t moe_rest = E * 896 + 896                // router, score bias
                                   + 2 * E * 3584 + 3584        // ffn_routed_down / _up, latent norm
                                   + 3 * E * 6144;              // two shared experts, fused to 6144
@@ -209,7 +209,7 @@ TEST_CASE("Kimi K3 from the catalog: llama.cpp sizes it, other engines and train
     CAPTURE(engine);
     const bool mac = std::string(engine) == "mlx";   // mlx-lm is estimated on Apple silicon only
     const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"},
-                                                 {"hardware", mac ? "apple-m3-ultra-80c-gpu" : "nvidia-h200-sxm"},
+                                                 {"hardware", mac ? "apple-m3-ultra-80c-gpu-512gb" : "nvidia-h200-sxm"},
                                                  {"count", mac ? 1 : 8}, {"engine", engine}});
     REQUIRE(v.contains("error"));
     CHECK(v["error"]["code"] == "engine_cache_not_modelled");

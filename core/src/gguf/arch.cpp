@@ -365,9 +365,10 @@ Architecture gguf_architecture(const GgufHeader& h) {
   }
   if (arch == "kimi-k3") {
     // Kimi K3 (llama.cpp src/models/kimi-k3.cpp): the KDA output gate is always the full-rank
-    // ssm_g; the MLA output gate and the latent norm are optional tensors, so a file says by
+    // ssm_g and every MoE layer has its score bias; the MLA output gate and the latent norm are optional tensors, so a file says by
     // holding them (a header without tensors is read as the released model has them).
     a.recurrent.full_rank_gate = true;
+    a.moe.has_router_bias = a.is_moe();   // exp_probs_b is a required tensor of every MoE layer
     a.attn_res_block = m.opt("attn_res.block_size").value_or(0);
     if (a.attn_res_block < 0 || a.attn_res_block > n_layer) m.bad(m.key("attn_res.block_size"), "must be between 0 and block_count");
     bool gate = h.tensors.empty(), latent_norm = h.tensors.empty();
