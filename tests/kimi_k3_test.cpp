@@ -85,6 +85,11 @@ TEST_CASE("Kimi K3: 93 layers, KDA on 69 and gated MLA on 24, layer 0 dense, 92 
   CHECK(a.attn_res_block == 12);
   CHECK(a.mla.kv_lora_rank == 512);
   CHECK(a.mla.qk_rope_dim == 64);
+  // Hybrid KDA + MLA, said as such (not as plain MLA); Kimi Linear the same.
+  CHECK(a.topology_code()["attention"] == "hybrid_linear_mla");
+  CHECK(a.topology() == "MoE 896x16 + hybrid linear/MLA");
+  CHECK(wif_test::catalog_arch("moonshotai/Kimi-Linear-48B-A3B-Instruct").topology_code()["attention"] == "hybrid_linear_mla");
+  CHECK(wif_test::catalog_arch("moonshotai/Kimi-K2.5").topology_code()["attention"] == "mla");
 }
 
 TEST_CASE("Kimi K3: 2,779.48B parameters by hand (published 2.78T), 104.19B active (published 104.2B)", "[kimi_k3]") {

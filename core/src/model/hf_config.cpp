@@ -462,7 +462,9 @@ nlohmann::json Architecture::topology_code() const {
     c["experts"] = moe.n_expert;
     c["experts_used"] = moe.n_expert_used;
   }
-  if (is_mla()) c["attention"] = "mla";
+  // Kimi Linear and K3 mix recurrent (KDA) layers with MLA ones: named as such, not as plain MLA.
+  if (is_mla() && lin) c["attention"] = "hybrid_linear_mla";
+  else if (is_mla()) c["attention"] = "mla";
   else if (lin) c["attention"] = "hybrid_linear";
   else if (!layers.empty() && layers[0].n_head_kv == layers[0].n_head) c["attention"] = "mha";
   else if (!layers.empty() && layers[0].n_head_kv == 1) c["attention"] = "mqa";
@@ -477,7 +479,7 @@ std::string Architecture::topology() const {
   if (c["ffn"] == "moe") s << "MoE " << c["experts"].get<std::int64_t>() << "x" << c["experts_used"].get<std::int64_t>() << " + ";
   else s << "dense + ";
   const std::string att = c["attention"];
-  s << (att == "mla" ? "MLA" : att == "hybrid_linear" ? "hybrid linear/GQA" : att == "mha" ? "MHA" : att == "mqa" ? "MQA" : "GQA");
+  s << (att == "mla" ? "MLA" : att == "hybrid_linear" ? "hybrid linear/GQA" : att == "hybrid_linear_mla" ? "hybrid linear/MLA" : att == "mha" ? "MHA" : att == "mqa" ? "MQA" : "GQA");
   if (c["window"] == "some_layers") s << " + sliding window";
   else if (c["window"] == "all_layers") s << " (sliding window)";
   return s.str();

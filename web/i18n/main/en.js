@@ -133,7 +133,7 @@ export default {
   err_draft_tokenizer_mismatch: "This draft model does not share the model’s tokenizer, and llama.cpp refuses such a pair ({path}). Choose one from the list.",
   err_draft_vocab_mismatch: "The draft model’s vocabulary differs from the model’s by more than the 128 tokens llama.cpp allows ({path}).",
   topo_dense: "Dense", topo_moe: "MoE, {1} of {0} experts per token",
-  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "linear attention + GQA",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "linear attention + GQA", topo_att_hybrid_linear_mla: "linear attention + MLA",
   topo_win_some_layers: "sliding window on some layers", topo_win_all_layers: "sliding window on every layer",
   note_prompt_beyond_context: "A {prompt}-token prompt after {depth} tokens already in the cache is longer than the {context}-token context: a server started with this context would refuse it.",
   engines_title: "llama.cpp and MLX on this Mac",

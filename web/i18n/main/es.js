@@ -133,7 +133,7 @@ export default {
   err_draft_tokenizer_mismatch: "Este modelo borrador no comparte el tokenizador del modelo y llama.cpp rechaza esa pareja ({path}). Elige uno de la lista.",
   err_draft_vocab_mismatch: "El vocabulario del modelo borrador difiere del vocabulario del modelo en más de los 128 tokens que admite llama.cpp ({path}).",
   topo_dense: "Denso", topo_moe: "MoE, {1} de {0} expertos por token",
-  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "atención lineal + GQA",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "atención lineal + GQA", topo_att_hybrid_linear_mla: "atención lineal + MLA",
   topo_win_some_layers: "ventana deslizante en algunas capas", topo_win_all_layers: "ventana deslizante en todas las capas",
   note_prompt_beyond_context: 'Una entrada de {prompt} tokens tras {depth} tokens ya en la caché supera el contexto de {context} tokens: un servidor iniciado con este contexto la rechazaría.',
   engines_title: "llama.cpp y MLX en este Mac",

@@ -132,7 +132,7 @@ export default {
   err_draft_tokenizer_mismatch: "Ce modèle brouillon ne partage pas le tokeniseur du modèle, et llama.cpp refuse une telle paire ({path}). Choisissez-en un dans la liste.",
   err_draft_vocab_mismatch: "Le vocabulaire du modèle brouillon diffère de celui du modèle de plus des 128 jetons que llama.cpp tolère ({path}).",
   topo_dense: "Dense", topo_moe: "MoE, {1} experts sur {0} par jeton",
-  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "attention linéaire + GQA",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "attention linéaire + GQA", topo_att_hybrid_linear_mla: "attention linéaire + MLA",
   topo_win_some_layers: "fenêtre glissante sur certaines couches", topo_win_all_layers: "fenêtre glissante sur toutes les couches",
   note_prompt_beyond_context: "Une invite de {prompt} jetons après {depth} jetons déjà en cache dépasse le contexte de {context} jetons : un serveur lancé avec ce contexte la refuserait.",
   engines_title: "llama.cpp et MLX sur ce Mac",

@@ -131,7 +131,7 @@ export default {
   err_draft_tokenizer_mismatch: "这个草稿模型与主模型的分词器不同，llama.cpp 会拒绝这样的组合（{path}）。请从列表中选择一个。",
   err_draft_vocab_mismatch: "草稿模型的词表与主模型相差超过 llama.cpp 允许的 128 个 token（{path}）。",
   topo_dense: "稠密", topo_moe: "MoE，每个 token 激活 {0} 个专家中的 {1} 个",
-  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "线性注意力 + GQA",
+  topo_att_mla: "MLA", topo_att_gqa: "GQA", topo_att_mqa: "MQA", topo_att_mha: "MHA", topo_att_hybrid_linear: "线性注意力 + GQA", topo_att_hybrid_linear_mla: "线性注意力 + MLA",
   topo_win_some_layers: "部分层使用滑动窗口", topo_win_all_layers: "所有层使用滑动窗口",
   note_prompt_beyond_context: "缓存中已有 {depth} 个 token 时，{prompt} 个 token 的提示超出了 {context} 个 token 的上下文：以此上下文启动的服务器会拒绝它。",
   engines_title: "这台 Mac 上的 llama.cpp 与 MLX",
