@@ -56,6 +56,9 @@ const JOURNEYS = {
   'dsv32-h200x8-mtp': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&mtp=1',
   'dsv32-m3ultra-512': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768',
   'dsv32-vllm-refused': '?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
+  'model-kimi-k3': '?view=model&model=moonshotai/Kimi-K3',
+  'kimi-k3-h200x8': '?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072',
+  'kimi-k3-vllm-refused': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.

@@ -101,16 +101,16 @@ function catalogFiles() {
 test('every .json and .jsonl file in data/ is non-empty and valid JSON, pending/ included', () => {
   /** @type {string[]} */
   const problems = [];
-  let checked = 0, pending = 0;
+  let checked = 0, pendingDirs = 0;
   /** @param {string} dir */
   const walk = (dir) => {
+    if (path.relative(root, dir).startsWith(path.join('data', 'pending'))) pendingDirs++;
     for (const name of fs.readdirSync(dir).sort()) {
       const p = path.join(dir, name);
       if (fs.statSync(p).isDirectory()) { walk(p); continue; }
       if (!name.endsWith('.json') && !name.endsWith('.jsonl')) continue;
       const rel = path.relative(root, p);
       checked++;
-      if (rel.startsWith(path.join('data', 'pending'))) pending++;
       const text = fs.readFileSync(p, 'utf8');
       if (!text.trim()) { problems.push(`${rel}: empty`); continue; }
       const docs = name.endsWith('.jsonl') ? text.split('\n').filter((l) => l.trim()) : [text];
@@ -124,7 +124,9 @@ test('every .json and .jsonl file in data/ is non-empty and valid JSON, pending/
   };
   walk(dataDir);
   assert.ok(checked > 50, `expected the whole catalog, read ${checked} files`);
-  assert.ok(pending >= 1, 'expected data/pending/ to be read');
+  // pending/ may hold no JSON at all (Kimi K3, the last model there, reached the catalog in
+  // session 13); the walk must still go through it, so that a file put there later is checked.
+  assert.ok(pendingDirs >= 1, 'expected data/pending/ to be walked');
   assert.deepEqual(problems, []);
 });
 

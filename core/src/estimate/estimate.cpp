@@ -478,6 +478,11 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V3.2's sparse attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
+  // Kimi K3 likewise: llama.cpp's loader and caches for it are modelled (src/models/kimi-k3.cpp);
+  // how vLLM, SGLang and mlx-lm hold its latent experts, attention residuals and hybrid cache is not.
+  if (r.engine != "llama.cpp" && r.model.arch.gguf_arch == "kimi-k3")
+    throw InputError("engine_cache_not_modelled", "engine",
+                     "this engine's memory for Kimi K3 is not modelled yet; choose llama.cpp", {"llama.cpp"});
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.
   if (r.draft && r.engine == "mlx")

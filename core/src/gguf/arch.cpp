@@ -87,7 +87,7 @@ std::string model_type_for(const std::string& arch) {
       {"glm4moe", "glm4_moe"},   {"deepseek2", "deepseek_v3"}, {"gpt-oss", "gpt_oss"},
       {"gemma3", "gemma3_text"}, {"command-r", "cohere"},    {"llama4", "llama4_text"},
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
-      {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"hunyuan-moe", "hunyuan_v1_moe"},
+      {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"kimi-k3", "kimi_k3"}, {"hunyuan-moe", "hunyuan_v1_moe"},
       {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"}, {"step35", "step3p5"},
       {"deepseek32", "deepseek_v32"},
   };
@@ -170,7 +170,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
   a.fused_qkv = arch == "phi3" || arch == "phi2";
   a.ffn_gated = arch.rfind("nemotron_h", 0) != 0;   // Nemotron-H MLPs and experts are up/down (squared ReLU)
   a.attn_out_gate = arch == "qwen3next" || arch == "qwen35" || arch == "qwen35moe";
-  a.attn_head_gate = m.tensor(0, "attn_gate.weight");   // Step 3.5's per-head gate projection
+  a.attn_head_gate = arch != "kimi-k3" && m.tensor(0, "attn_gate.weight");   // Step 3.5's per-head gate projection
 
   // MoE.
   a.moe.n_expert = m.opt("expert_count").value_or(0);
@@ -181,7 +181,7 @@ Architecture gguf_architecture(const GgufHeader& h) {
     // Mixtral-style files (arch llama) give the expert width as feed_forward_length.
     a.moe.n_ff_exp = m.opt("expert_feed_forward_length").value_or(n_ff[0]);
     a.moe.n_shared = m.opt("expert_shared_count").value_or(0);
-    a.moe.n_latent = m.opt("moe_latent_size").value_or(0);
+    a.moe.n_latent = m.opt(arch == "kimi-k3" ? "expert_latent_length" : "moe_latent_size").value_or(0);
     a.moe.n_ff_shexp = m.opt("expert_shared_feed_forward_length").value_or(a.moe.n_shared ? a.moe.n_ff_exp : 0);
     if (a.moe.n_shared == 0 && a.moe.n_ff_shexp > 0) a.moe.n_shared = 1;   // Qwen2-MoE writes only the width
     for (int il = 0; il < n_layer && !a.moe.has_router_bias; ++il) a.moe.has_router_bias = m.tensor(il, "exp_probs_b.bias");
@@ -373,6 +373,22 @@ Architecture gguf_architecture(const GgufHeader& h) {
       L.has_kv = true;
     }
     a.moe.has_router_bias = a.is_moe();
+  }
+  if (arch == "kimi-k3") {
+    // Kimi K3 (llama.cpp src/models/kimi-k3.cpp): the KDA output gate is always the full-rank
+    // ssm_g and every MoE layer has its score bias; the MLA output gate and the latent norm are optional tensors, so a file says by
+    // holding them (a header without tensors is read as the released model has them).
+    a.recurrent.full_rank_gate = true;
+    a.moe.has_router_bias = a.is_moe();   // exp_probs_b is a required tensor of every MoE layer
+    a.attn_res_block = m.opt("attn_res.block_size").value_or(0);
+    if (a.attn_res_block < 0 || a.attn_res_block > n_layer) m.bad(m.key("attn_res.block_size"), "must be between 0 and block_count");
+    bool gate = h.tensors.empty(), latent_norm = h.tensors.empty();
+    for (int il = 0; il < n_layer; ++il) {
+      gate = gate || m.tensor(il, "attn_gate.weight");
+      latent_norm = latent_norm || m.tensor(il, "ffn_routed_norm.weight");
+    }
+    a.mla_out_gate = gate && a.is_mla();
+    a.moe.latent_norm = latent_norm && a.moe.n_latent > 0;
   }
   return a;
 }

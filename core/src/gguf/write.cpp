@@ -239,7 +239,8 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     u32("expert_count", a.moe.n_expert);
     u32("expert_used_count", a.moe.n_expert_used);
     u32("expert_feed_forward_length", a.moe.n_ff_exp);
-    if (a.moe.n_latent > 0) u32("moe_latent_size", a.moe.n_latent);   // llama-arch.cpp LLM_KV_MOE_LATENT_SIZE
+    // llama-arch.cpp LLM_KV_MOE_LATENT_SIZE; Kimi K3's loader reads LLM_KV_EXPERT_LATENT_LENGTH.
+    if (a.moe.n_latent > 0) u32(a.gguf_arch == "kimi-k3" ? "expert_latent_length" : "moe_latent_size", a.moe.n_latent);
     if (a.moe.n_shared > 0) {
       u32("expert_shared_count", a.moe.n_shared);
       u32("expert_shared_feed_forward_length", a.moe.n_ff_shexp);
@@ -279,6 +280,8 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     u32("ssm.conv_kernel", r.d_conv);
     u32("kda.head_dim", r.k_head_dim);
   }
+  // Kimi K3 (llama_model_kimi_k3::load_arch_hparams, LLM_KV_ATTN_RES_BLOCK_SIZE).
+  if (a.attn_res_block > 0) u32("attn_res.block_size", a.attn_res_block);
   kv.push_back(gguf_kv("tokenizer.ggml.model", GgufType::String, "gpt2"));
   json tokens = json::array();
   for (std::int64_t i = 0; i < a.n_vocab; ++i) tokens.push_back("t" + std::to_string(i));

@@ -51,6 +51,9 @@ constexpr Family kFamilies[] = {
     {"kimi_k25", "deepseek2", false},
     {"deepseek_v4", "deepseek4", false},
     {"step3p5", "step35", false},
+    // Kimi K3 wraps a kimi_linear text model with latent experts and attention residuals; llama.cpp
+    // gives it an arch of its own (LLM_ARCH_KIMI_K3, src/models/kimi-k3.cpp).
+    {"kimi_k3", "kimi-k3", false},
 };
 
 // Values the transformers config classes use when config.json omits the key (the file then
@@ -151,8 +154,12 @@ json normalized(const std::string& mt, json c, const std::string& path) {
       else c["intermediate_size"] = c["shared_intermediate_size"];
     }
   }
-  if (mt == "kimi_linear" && c.contains("num_experts_per_token") && !c.contains("num_experts_per_tok"))
+  if ((mt == "kimi_linear" || mt == "kimi_k3") && c.contains("num_experts_per_token") && !c.contains("num_experts_per_tok"))
     c["num_experts_per_tok"] = c["num_experts_per_token"];
+  // Kimi K3's routed experts work in routed_expert_hidden_size (its latent MoE; llama.cpp
+  // expert_latent_length), read where Nemotron 3 Super's moe_latent_size is.
+  if (mt == "kimi_k3" && c.contains("routed_expert_hidden_size") && !c.contains("moe_latent_size"))
+    c["moe_latent_size"] = c["routed_expert_hidden_size"];
   if (mt == "step3p5") {
     // Step 3.5 (StepFun's configuration_step3p5.py) names KV heads num_attention_groups, the
     // routing width moe_top_k, the shared expert share_expert_dim and lists its MoE layers in
@@ -325,7 +332,7 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
       }
     }
   }
-  if (mt == "kimi_linear") {
+  if (mt == "kimi_linear" || mt == "kimi_k3") {
     // Kimi Linear: linear_attn_config names its KDA layers and its MLA layers, counting from 1
     // (the checkpoint's kv_b_proj sits on layers 3, 7, …, 26 for full_attn_layers 4, 8, …, 27).
     const std::string lp = join_path(path, "linear_attn_config");
@@ -350,6 +357,19 @@ void finish_family(Architecture& a, const json& c, const std::string& mt, const 
       L.has_kv = false;
     }
     a.moe.has_router_bias = a.is_moe();   // e_score_correction_bias -> exp_probs_b
+    if (mt == "kimi_k3") {
+      // Kimi K3 (llama.cpp src/models/kimi-k3.cpp, llama_model_kimi_k3::load_arch_tensors): a
+      // full-rank KDA output gate (ssm_g), a sigmoid output gate on the MLA layers (attn_gate),
+      // attention-residual score vectors on every layer and the output, and latent experts with
+      // their own norm (ffn_routed_down / _up / _norm).
+      r.full_rank_gate = opt_bool(la, "use_full_rank_gate", lp).value_or(false);
+      a.mla_out_gate = opt_bool(c, "mla_use_output_gate", path).value_or(false);
+      a.attn_res_block = opt_int(c, "attn_res_block_size", path, 0, n_layer).value_or(0);
+      a.moe.latent_norm = a.moe.n_latent > 0 && opt_bool(c, "latent_moe_use_norm", path).value_or(false);
+      if (!a.is_mla())
+        throw InputError("missing_field", join_path(path, "kv_lora_rank"),
+                         "a Kimi K3 config needs its MLA widths (kv_lora_rank and the head dims)");
+    }
   }
 }
 
@@ -442,7 +462,9 @@ nlohmann::json Architecture::topology_code() const {
     c["experts"] = moe.n_expert;
     c["experts_used"] = moe.n_expert_used;
   }
-  if (is_mla()) c["attention"] = "mla";
+  // Kimi Linear and K3 mix recurrent (KDA) layers with MLA ones: named as such, not as plain MLA.
+  if (is_mla() && lin) c["attention"] = "hybrid_linear_mla";
+  else if (is_mla()) c["attention"] = "mla";
   else if (lin) c["attention"] = "hybrid_linear";
   else if (!layers.empty() && layers[0].n_head_kv == layers[0].n_head) c["attention"] = "mha";
   else if (!layers.empty() && layers[0].n_head_kv == 1) c["attention"] = "mqa";
@@ -457,7 +479,7 @@ std::string Architecture::topology() const {
   if (c["ffn"] == "moe") s << "MoE " << c["experts"].get<std::int64_t>() << "x" << c["experts_used"].get<std::int64_t>() << " + ";
   else s << "dense + ";
   const std::string att = c["attention"];
-  s << (att == "mla" ? "MLA" : att == "hybrid_linear" ? "hybrid linear/GQA" : att == "mha" ? "MHA" : att == "mqa" ? "MQA" : "GQA");
+  s << (att == "mla" ? "MLA" : att == "hybrid_linear" ? "hybrid linear/GQA" : att == "hybrid_linear_mla" ? "hybrid linear/MLA" : att == "mha" ? "MHA" : att == "mqa" ? "MQA" : "GQA");
   if (c["window"] == "some_layers") s << " + sliding window";
   else if (c["window"] == "all_layers") s << " (sliding window)";
   return s.str();
@@ -478,6 +500,15 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
   if (mt.empty())
     throw InputError("missing_field", join_path(path, "model_type"),
                      "config.json has no model_type, so its architecture is unknown");
+  // Kimi K3 keeps model_type kimi_linear in its text_config (the wrapper says kimi_k3); a text model
+  // with K3's latent experts, attention residuals or gates is read as K3 either way, never as Kimi
+  // Linear without them.
+  if (mt == "kimi_linear" &&
+      (opt_str(config, "model_type", path0).value_or("") == "kimi_k3" || c.contains("attn_res_block_size") ||
+       c.contains("routed_expert_hidden_size") || opt_bool(c, "mla_use_output_gate", path).value_or(false) ||
+       (c.contains("linear_attn_config") && c["linear_attn_config"].is_object() &&
+        opt_bool(c["linear_attn_config"], "use_full_rank_gate", join_path(path, "linear_attn_config")).value_or(false))))
+    mt = "kimi_k3";
   const Family* fam = find_family(mt);
   // A type we do not know, with the keys every decoder config has: read it as a llama-style
   // decoder (the keys build() understands still apply: heads, experts, windows) and label it.

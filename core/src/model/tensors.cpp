@@ -95,6 +95,9 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
     // Current converters split kv_b into per-head K and V absorption matrices.
     b.add(blk(il, "attn_k_b.weight"), {m.qk_nope_dim, m.kv_lora_rank, L.n_head}, il, TensorRole::AttnOther);
     b.add(blk(il, "attn_v_b.weight"), {m.kv_lora_rank, m.v_head_dim, L.n_head}, il, TensorRole::AttnOther);
+    // Kimi K3's MLA layers gate the attention output per channel before attn_output
+    // (llama.cpp src/models/kimi-k3.cpp, load_arch_tensors: attn_gate {n_embd, n_head x v_head_dim}).
+    if (a.mla_out_gate) b.add(blk(il, "attn_gate.weight"), {E, L.n_head * m.v_head_dim}, il, TensorRole::AttnOther);
     b.add(blk(il, "attn_output.weight"), {L.n_head * m.v_head_dim, E}, il, TensorRole::AttnOut);
     if (a.indexer_heads > 0 && a.gguf_arch == "deepseek32") {
       // DeepSeek V3.2's lightning indexer as llama.cpp loads it (src/models/deepseek32.cpp,
@@ -149,8 +152,12 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
       b.add(blk(il, "ssm_beta.weight"), {E, nh}, il, TensorRole::Ssm);
       b.add(blk(il, "ssm_a"), {1, nh}, il, TensorRole::Ssm);
       b.add(blk(il, "ssm_dt.bias"), {inner}, il, TensorRole::Bias);
-      b.add(blk(il, "ssm_g_a.weight"), {E, hd}, il, TensorRole::Ssm);
-      b.add(blk(il, "ssm_g_b.weight"), {hd, inner}, il, TensorRole::Ssm);
+      if (r.full_rank_gate) {  // Kimi K3 (src/models/kimi-k3.cpp): one full-rank output gate
+        b.add(blk(il, "ssm_g.weight"), {E, inner}, il, TensorRole::Ssm);
+      } else {
+        b.add(blk(il, "ssm_g_a.weight"), {E, hd}, il, TensorRole::Ssm);
+        b.add(blk(il, "ssm_g_b.weight"), {hd, inner}, il, TensorRole::Ssm);
+      }
       b.add(blk(il, "ssm_norm.weight"), {hd}, il, TensorRole::Norm);
       b.add(blk(il, "attn_output.weight"), {inner, E}, il, TensorRole::AttnOut);
     } else if (r.kind == "shortconv") {  // LFM2 convolution blocks
@@ -230,10 +237,14 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   if (m.has_router_bias && !hash_routed) b.add(blk(il, "exp_probs_b.bias"), {m.n_expert}, il, TensorRole::Bias);
   // LatentMoE (Nemotron 3 Super; llama.cpp LLM_ARCH_NEMOTRON_H_MOE): the routed experts work in
   // n_latent, entered through ffn_latent_down and left through ffn_latent_up, both always read.
+  // Kimi K3 names the same pair ffn_routed_down / ffn_routed_up and may norm the latent output
+  // (llama.cpp src/models/kimi-k3.cpp, load_arch_tensors; gguf-py constants FFN_ROUTED_*).
   const std::int64_t X = m.n_latent > 0 ? m.n_latent : E;
   if (m.n_latent > 0) {
-    b.add(blk(il, "ffn_latent_down.weight"), {E, X}, il, TensorRole::Other);
-    b.add(blk(il, "ffn_latent_up.weight"), {X, E}, il, TensorRole::Other);
+    const bool k3 = a.gguf_arch == "kimi-k3";
+    b.add(blk(il, k3 ? "ffn_routed_down.weight" : "ffn_latent_down.weight"), {E, X}, il, TensorRole::Other);
+    b.add(blk(il, k3 ? "ffn_routed_up.weight" : "ffn_latent_up.weight"), {X, E}, il, TensorRole::Other);
+    if (m.latent_norm) b.add(blk(il, "ffn_routed_norm.weight"), {X}, il, TensorRole::Norm);
   }
   if (a.ffn_gated) b.add(blk(il, "ffn_gate_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpGate);
   b.add(blk(il, "ffn_up_exps.weight"), {X, m.n_ff_exp, m.n_expert}, il, TensorRole::ExpUp);
@@ -262,6 +273,9 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
   b.add("token_embd.weight", {E, a.n_vocab}, -1, TensorRole::TokenEmbd);
   b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
   if (!a.tied_embeddings) b.add("output.weight", {E, a.n_vocab}, -1, TensorRole::Output);
+  // Kimi K3's attention residuals (llama.cpp src/models/kimi-k3.cpp): one score vector for the
+  // final mix, two per layer below.
+  if (a.attn_res_block > 0) b.add("output_res_score.weight", {E}, -1, TensorRole::Norm);
   const std::int64_t n_layer = static_cast<std::int64_t>(a.layers.size());
   if (a.dsv4.hc_mult > 0) {  // DeepSeek V4 output hyper-connection collapse (llama.cpp hc_head_*)
     b.add("output_hc_fn.weight", {a.dsv4.hc_mult * E, a.dsv4.hc_mult}, -1, TensorRole::Router);
@@ -294,6 +308,10 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
     if (a.post_norms) b.add(blk(il, "post_attention_norm.weight"), {E}, il, TensorRole::Norm);
     if (L.ffn != FfnKind::None) {
       if (a.model_type != "nemotron_h") b.add(blk(il, "ffn_norm.weight"), {E}, il, TensorRole::Norm);
+      if (a.attn_res_block > 0) {
+        b.add(blk(il, "attn_res_score.weight"), {E}, il, TensorRole::Norm);
+        b.add(blk(il, "ffn_res_score.weight"), {E}, il, TensorRole::Norm);
+      }
       feed_forward(b, a, L, il);
       if (a.post_norms) b.add(blk(il, "post_ffw_norm.weight"), {E}, il, TensorRole::Norm);
     }

@@ -183,6 +183,11 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
     throw InputError("bad_value", "offload", "offloading parameters needs ZeRO stage 3 (or FSDP)");
   if (o.method == TrainMethod::Qlora && !o.mixed_precision)
     throw InputError("bad_value", "precision", "QLoRA computes in bf16; fp32 does not apply");
+  // Kimi K3's attention residuals keep every banked checkpoint alive through the backward pass
+  // and its latent experts change what each token stores: not modelled, so refused like
+  // DeepSeek V4's compressed attention rather than sized as Kimi Linear.
+  if (a.gguf_arch == "kimi-k3")
+    throw InputError("unsupported_value", "model", "training Kimi K3's attention residuals and latent experts is not modelled yet");
   const Plan p = plan_states(a, o);
   const double N = static_cast<double>(o.gpus);
   TrainMemory m;

@@ -40,6 +40,8 @@ struct RecurrentSpec {
   std::int64_t k_head_dim = 0;
   std::int64_t v_head_dim = 0;
   std::int64_t l_cache = 0;    // short-conv cache length (LFM2)
+  bool full_rank_gate = false; // KDA output gate as one E x d_inner projection (Kimi K3's ssm_g)
+                               // instead of Kimi Linear's low-rank ssm_g_a / ssm_g_b pair
 };
 
 struct LayerSpec {
@@ -67,6 +69,7 @@ struct MoeSpec {
   bool expert_bias = false;        // biases on expert projections (gpt-oss)
   std::int64_t n_latent = 0;       // LatentMoE (Nemotron 3 Super): routed experts work in this width,
                                    // between a down- and an up-projection from and to hidden_size
+  bool latent_norm = false;        // an RMSNorm on the latent experts' output (Kimi K3 ffn_routed_norm)
 };
 
 struct MlaSpec {
@@ -108,6 +111,11 @@ struct Architecture {
   bool ffn_gated = true;        // SwiGLU-style gate projection (false: Nemotron-H squared-ReLU MLPs)
   bool attn_out_gate = false;   // queries carry an output gate: attn_q is twice as wide (Qwen3-Next/3.5)
   bool attn_head_gate = false;  // one sigmoid gate per head from its own projection, attn_gate E x n_head (Step 3.5)
+  bool mla_out_gate = false;    // MLA layers gate their output per channel, attn_gate E x (heads x v_head_dim) (Kimi K3)
+  // Kimi K3's attention residuals (llama.cpp src/models/kimi-k3.cpp): every layer scores the banked
+  // residual checkpoints with two E-wide vectors (attn_res_score, ffn_res_score), the output with one;
+  // a checkpoint is banked every attn_res_block layers. 0: none.
+  std::int64_t attn_res_block = 0;
   std::int64_t indexer_heads = 0;   // DeepSeek sparse attention indexer (V3.2, GLM-5): heads
   std::int64_t indexer_head_dim = 0;
   std::int64_t indexer_top_k = 0;   // entries each query attends to (index_topk; llama.cpp deepseek32)

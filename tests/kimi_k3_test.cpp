@@ -1,0 +1,229 @@
+// Kimi K3: shapes, parameter count and llama.cpp cache, each derived by hand from its config.json
+// (tests/golden/configs/kimi-k3.json) and llama.cpp's kimi-k3 loader (src/models/kimi-k3.cpp,
+// llama_model_kimi_k3::load_arch_tensors), against the published 2.78T / 104.2B.
+#include <catch2/catch.hpp>
+
+#include <map>
+
+#include "test_util.hpp"
+#include "willitfit/api/api.hpp"
+#include "willitfit/base/error.hpp"
+#include "willitfit/gguf/gguf.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/quantize.hpp"
+#include "willitfit/model/tensors.hpp"
+
+using namespace wif;
+
+namespace {
+
+const Architecture& k3() {
+  static const Architecture a = wif_test::golden_arch("kimi-k3");
+  return a;
+}
+
+KvCache kv_of(const Architecture& a, std::int64_t ctx, int n_seq = 1, GgmlType t = GgmlType::F16) {
+  KvOptions o;
+  o.n_ctx = ctx;
+  o.n_seq = n_seq;
+  o.type_k = o.type_v = t;
+  return llamacpp_kv_cache(a, o);
+}
+
+// By hand (E 7168, V 163840; KDA: 96 heads of 128, conv 4; MLA: q rank 1536, kv rank 512, rope 64,
+// nope 128, v 128; dense 33792; 896 experts of 3072 in a 3584 latent, two shared of 3072 at E).
+constexpr std::int64_t E = 7168, V = 163840, H = 96, hd = 128, inner = H * hd;
+constexpr std::int64_t kda_layer = 3 * 4 * inner          // q/k/v short convolutions
+                                   + 3 * E * inner         // attn_q, attn_k, attn_v
+                                   + E * hd + hd * inner   // ssm_f_a, ssm_f_b (decay gate, low rank)
+                                   + E * H + H + inner     // ssm_beta, ssm_a, ssm_dt bias
+                                   + E * inner             // ssm_g (full-rank output gate)
+                                   + hd + inner * E;       // ssm_norm, attn_output
+constexpr std::int64_t mla_layer = 1536 + 512 + E * 1536 + 1536 * H * 192   // q_a, its norm, q_b
+                                   + E * (512 + 64)                          // kv_a_mqa
+                                   + 128 * 512 * H + 512 * 128 * H           // k_b, v_b
+                                   + E * H * 128 + H * 128 * E;              // attn_gate, attn_output
+constexpr std::int64_t experts_layer = std::int64_t{3} * 3584 * 3072 * 896;
+constexpr std::int64_t moe_rest = E * 896 + 896                // router, score bias
+                                  + 2 * E * 3584 + 3584        // ffn_routed_down / _up, latent norm
+                                  + 3 * E * 6144;              // two shared experts, fused to 6144
+constexpr std::int64_t dense_ffn = 3 * E * 33792;
+constexpr std::int64_t per_layer_norms = 4 * E;                // attn/ffn norms, attn/ffn res scores
+
+}  // namespace
+
+TEST_CASE("Kimi K3: 93 layers, KDA on 69 and gated MLA on 24, layer 0 dense, 92 latent-MoE layers", "[kimi_k3]") {
+  const Architecture& a = k3();
+  CHECK(a.gguf_arch == "kimi-k3");
+  CHECK(a.model_type == "kimi_k3");
+  REQUIRE(a.layers.size() == 93);
+  std::map<AttnKind, int> kinds;
+  for (const auto& L : a.layers) ++kinds[L.attn];
+  CHECK(kinds[AttnKind::Linear] == 69);
+  CHECK(kinds[AttnKind::MLA] == 24);
+  // full_attn_layers counts from 1: 4, 8, …, 92 and 93.
+  CHECK(a.layers[0].attn == AttnKind::Linear);
+  CHECK(a.layers[3].attn == AttnKind::MLA);
+  CHECK(a.layers[90].attn == AttnKind::Linear);
+  CHECK(a.layers[91].attn == AttnKind::MLA);
+  CHECK(a.layers[92].attn == AttnKind::MLA);
+  CHECK(a.layers[0].ffn == FfnKind::Dense);
+  CHECK(a.layers[0].n_ff == 33792);
+  for (std::size_t il = 1; il < a.layers.size(); ++il) CHECK(a.layers[il].ffn == FfnKind::MoE);
+  CHECK(a.moe.n_expert == 896);
+  CHECK(a.moe.n_expert_used == 16);
+  CHECK(a.moe.n_ff_exp == 3072);
+  CHECK(a.moe.n_latent == 3584);
+  CHECK(a.moe.latent_norm);
+  CHECK(a.moe.n_shared == 2);
+  CHECK(a.moe.n_ff_shexp == 3072);
+  CHECK(a.moe.has_router_bias);
+  CHECK(a.recurrent.kind == "kda");
+  CHECK(a.recurrent.full_rank_gate);
+  CHECK(a.mla_out_gate);
+  CHECK(!a.attn_head_gate);
+  CHECK(a.attn_res_block == 12);
+  CHECK(a.mla.kv_lora_rank == 512);
+  CHECK(a.mla.qk_rope_dim == 64);
+  // Hybrid KDA + MLA, said as such (not as plain MLA); Kimi Linear the same.
+  CHECK(a.topology_code()["attention"] == "hybrid_linear_mla");
+  CHECK(a.topology() == "MoE 896x16 + hybrid linear/MLA");
+  CHECK(wif_test::catalog_arch("moonshotai/Kimi-Linear-48B-A3B-Instruct").topology_code()["attention"] == "hybrid_linear_mla");
+  CHECK(wif_test::catalog_arch("moonshotai/Kimi-K2.5").topology_code()["attention"] == "mla");
+}
+
+TEST_CASE("Kimi K3: 2,779.48B parameters by hand (published 2.78T), 104.19B active (published 104.2B)", "[kimi_k3]") {
+  const Architecture& a = k3();
+  const std::int64_t total = 2 * E * V + E + E                              // embedding, head, output norm and res score
+                             + 93 * per_layer_norms + 69 * kda_layer + 24 * mla_layer + dense_ffn +
+                             92 * (experts_layer + moe_rest);
+  CHECK(total == 2779483135584);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == total);
+  CHECK(pc.experts == 92 * experts_layer);
+  CHECK(pc.experts == 2722740830208);   // "2.72T routed" in the write-up that read the released files
+  CHECK(static_cast<double>(pc.total) == Approx(2.78e12).epsilon(0.005));
+  // Active: all but the embedding lookup and 880 of 896 experts on each MoE layer.
+  const std::int64_t active = total - E * V - pc.experts + pc.experts / 896 * 16;
+  CHECK(pc.active == active);
+  CHECK(active == 104188272224);
+  CHECK(static_cast<double>(pc.active) == Approx(104.2e9).epsilon(0.005));
+  // The tensor list: 3 global, 4 norms and scores per layer, 14 per KDA layer, 9 per MLA layer,
+  // 3 for the dense FFN, 11 per MoE layer.
+  CHECK(enumerate_tensors(a).size() == 3 + 1 + 93 * 4 + 69 * 14 + 24 * 9 + 3 + 92 * 11);
+}
+
+TEST_CASE("Kimi K3: llama.cpp keeps a 576-wide MLA latent on 24 layers and a KDA state on 69, by hand", "[kimi_k3][kv_cache]") {
+  const Architecture& a = k3();
+  const KvCache kv = kv_of(a, 131072);
+  std::map<std::string, KvGroup> g;
+  for (const auto& x : kv.groups) g[x.kind] = x;
+  REQUIRE(g.count("mla") == 1);
+  REQUIRE(g.count("recurrent") == 1);
+  // MLA (llama.cpp keeps K only for MLA): kv_lora_rank 512 + the rope slice 64, f16.
+  CHECK(g["mla"].layers == 24);
+  CHECK(g["mla"].bytes_per_token == 24u * 576 * 2);
+  CHECK(g["mla"].bytes == 24ull * 576 * 2 * 131072);
+  CHECK(g["mla"].bytes == 3623878656ull);
+  // KDA, f32 per sequence: q/k/v conv tails 3 x 3 x 12288, state 128 x 128 x 96.
+  const std::uint64_t state = 4ull * (3 * 3 * 12288 + 128 * 128 * 96);
+  CHECK(state == 6733824ull);
+  CHECK(g["recurrent"].layers == 69);
+  CHECK(g["recurrent"].bytes == 69 * state);
+  CHECK(kv.total_bytes == 3623878656ull + 464633856ull);
+  CHECK(kv.bytes_per_token_full == 27648u);
+  // Four sequences: the latent cells are shared, each sequence keeps its own state.
+  CHECK(kv_of(a, 131072, 4).total_bytes == 3623878656ull + 4 * 464633856ull);
+  // The full 1M context: 27,648 bytes a token, 27 GiB of latent.
+  CHECK(kv_of(a, 1048576).total_bytes == 27648ull * 1048576 + 464633856ull);
+  // q8_0 latent: 34 bytes per 32 values (the state stays f32).
+  CHECK(kv_of(a, 131072, 1, GgmlType::Q8_0).total_bytes == 24ull * 612 * 131072 + 464633856ull);
+}
+
+TEST_CASE("Kimi K3: the GGUF round trip keeps its layers, latent experts, gates and residual blocks", "[kimi_k3][gguf]") {
+  const Architecture& a = k3();
+  const TensorPlan computed = plan_quantization(a, "MXFP4_MOE");
+  const auto header = write_gguf_header(gguf_metadata_for(a, "Kimi K3", "MXFP4_MOE"), computed.tensors);
+  const GgufHeader h = parse_gguf_header(header);
+  const TensorPlan read = gguf_tensor_plan(h);
+  const Architecture b = gguf_architecture(h);
+  CHECK(read.weights_bytes == computed.weights_bytes);
+  CHECK(b.gguf_arch == "kimi-k3");
+  CHECK(b.model_type == "kimi_k3");
+  REQUIRE(b.layers.size() == a.layers.size());
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    CAPTURE(il);
+    CHECK(b.layers[il].attn == a.layers[il].attn);
+    CHECK(b.layers[il].ffn == a.layers[il].ffn);
+  }
+  CHECK(b.layers[0].n_ff == 33792);
+  CHECK(b.moe.n_latent == 3584);
+  CHECK(b.moe.latent_norm);
+  CHECK(b.moe.n_shared == 2);
+  CHECK(b.recurrent.full_rank_gate);
+  CHECK(b.mla_out_gate);
+  CHECK(!b.attn_head_gate);
+  CHECK(b.attn_res_block == 12);
+  CHECK(count_params(b).total == count_params(a).total);
+  CHECK(enumerate_tensors(b).size() == enumerate_tensors(a).size());
+  for (std::int64_t ctx : {4096, 1048576}) {
+    CAPTURE(ctx);
+    CHECK(kv_of(b, ctx).total_bytes == kv_of(a, ctx).total_bytes);
+  }
+  // The header alone (no tensor list) is read as the released model: gate and latent norm present.
+  const Architecture c = gguf_architecture(parse_gguf_header(write_gguf_header(gguf_metadata_for(a, "Kimi K3", "MXFP4_MOE"), {})));
+  CHECK(c.mla_out_gate);
+  CHECK(c.moe.latent_norm);
+  CHECK(count_params(c).total == count_params(a).total);
+}
+
+TEST_CASE("Kimi K3: file sizes against unsloth's published GiB", "[kimi_k3][gguf]") {
+  const Architecture& a = k3();
+  // Routed experts at MXFP4 (17 bytes per 32 weights), as the checkpoint ships them.
+  const TensorPlan mx = plan_quantization(a, "MXFP4_MOE");
+  std::uint64_t experts = 0;
+  for (const auto& t : mx.tensors)
+    if (t.is_expert()) experts += t.bytes;
+  CHECK(experts == 2722740830208ull / 32 * 17);
+  // unsloth/Kimi-K3-GGUF UD-Q4_K_XL: 1407 GiB published, the experts kept at MXFP4 and the rest near 8 bits.
+  CHECK(static_cast<double>(mx.weights_bytes) / wif_test::kGiB == Approx(1407).epsilon(0.01));
+}
+
+TEST_CASE("Kimi K3: a kimi_linear text config with K3's keys is read as K3, bad values are coded", "[kimi_k3]") {
+  nlohmann::json c = wif_test::golden_config("kimi-k3");
+  // The text model on its own (model_type kimi_linear) is still K3, never Kimi Linear without its parts.
+  const Architecture t = architecture_from_hf_config(c["text_config"], "config");
+  CHECK(t.gguf_arch == "kimi-k3");
+  CHECK(count_params(t).total == count_params(k3()).total);
+  c["text_config"]["attn_res_block_size"] = 1000;
+  try {
+    architecture_from_hf_config(c, "config");
+    FAIL("an attention-residual block past the layer count was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "bad_value");
+    CHECK(e.error().path == "config.text_config.attn_res_block_size");
+  }
+}
+
+TEST_CASE("Kimi K3 from the catalog: llama.cpp sizes it, other engines and training are refused with codes", "[kimi_k3][estimate]") {
+  const nlohmann::json r = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MXFP4_MOE"},
+                                               {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"context", 131072}});
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 3623878656ull + 464633856ull);
+  for (const char* engine : {"vllm", "sglang", "mlx"}) {
+    CAPTURE(engine);
+    const bool mac = std::string(engine) == "mlx";   // mlx-lm is estimated on Apple silicon only
+    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"},
+                                                 {"hardware", mac ? "apple-m3-ultra-80c-gpu-512gb" : "nvidia-h200-sxm"},
+                                                 {"count", mac ? 1 : 8}, {"engine", engine}});
+    REQUIRE(v.contains("error"));
+    CHECK(v["error"]["code"] == "engine_cache_not_modelled");
+    CHECK(v["error"]["path"] == "engine");
+    CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
+  }
+  const nlohmann::json tr = nlohmann::json::parse(api_train(wif_test::catalog(),
+      nlohmann::json({{"model", "moonshotai/Kimi-K3"}, {"method", "qlora"}, {"hardware", "nvidia-h200-sxm"}, {"gpus", 8}}).dump()));
+  REQUIRE(tr.contains("error"));
+  CHECK(tr["error"]["code"] == "unsupported_value");
+  CHECK(tr["error"]["path"] == "model");
+}
