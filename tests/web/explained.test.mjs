@@ -166,6 +166,6 @@ test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys besi
   // vLLM's DSA cache is not modelled: the coded refusal in the page's words, no figures.
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
   await page.waitForSelector('#error:not([hidden])');
-  assert.match(await page.textContent('#error'), /cache for this model’s sparse or compressed attention is not modelled yet/);
+  assert.match(await page.textContent('#error'), /memory for this model’s architecture is not modelled yet/);
   assert.deepEqual(page.problems, []);
 });
