@@ -573,3 +573,25 @@ TEST_CASE("smallest_device at a count names the smallest card of which that many
   CHECK(runs(x));
   CHECK(x["memory"]["total_bytes"] == two["device"]["total_bytes"]);
 }
+
+// The estimate says whether the setup runs, on the solvers' rule (runs(): fits or tight, at the
+// floor of "runs" on the speed range's low end), so no page decides it from the verdict itself.
+TEST_CASE("the estimate's run_state is the solvers' runs(), speed floor included", "[solve_hardware][decisions]") {
+  json fits = request_for({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}}, "nvidia-rtx-4090", 1);
+  CHECK(estimate(fits)["run_state"] == "runs");
+  // The 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K, at 2.7 tokens/s: it fits, too slowly.
+  json slow = request_for({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}, {"context", 8192}}, "nvidia-jetson-agx-orin-64gb", 1);
+  slow["ram_gib"] = 0;
+  const json s = estimate(slow);
+  REQUIRE(runs(s));
+  CHECK(s["run_state"] == "too_slow");
+  json off = request_for(kAir, "nvidia-rtx-4090", 1);
+  off["ram_gib"] = 64;
+  const json o = estimate(off);
+  REQUIRE(o["verdict"] == "offload");
+  CHECK(o["run_state"] == "runs_offloaded");
+  json none = request_for({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}}, "nvidia-rtx-4060", 1);
+  const json n = estimate(none);
+  REQUIRE(n["verdict"] == "no_fit");
+  CHECK(n["run_state"] == "does_not_run");
+}

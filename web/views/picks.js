@@ -125,13 +125,14 @@ function missText(key, m, L) {
 }
 
 /**
- * "Your device already runs it": the core's verdict on the person's own setup (fits or tight)
- * with its decode speed; the picks then fold under it as other hardware, not as advice to buy.
+ * "Your device already runs it": the core's run_state of the person's own setup ("runs": fits or
+ * tight at the speed floor of the picks) with its verdict and decode speed; the picks then fold under it as other hardware, not as advice to buy.
  * @param {any} r the current estimate @param {string} L
  */
 function ownRuns(r, L) {
   const own = byId('picks-own');
-  const runs = r && (r.verdict === 'fits' || r.verdict === 'tight');
+  // The core's run_state: fully on the device at the floor of "runs" (not below it, not offloaded).
+  const runs = !!r && r.run_state === 'runs';
   const cards = byId('picks-cards'), caps = byId('picks-caps'), missing = byId('picks-missing');
   let fold = document.getElementById('picks-fold');
   if (runs) {

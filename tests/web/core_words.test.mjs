@@ -1,0 +1,27 @@
+// Issue 16's last contradictions in Chromium: the core decides and the page words it. The own
+// setup "runs" by the core's run_state, the smallest device is a comfortable fit (or says "tight"),
+// fine-tuning advice on a Mac names the card set as other hardware, the parameter counts say what
+// they are of, figures that read the same are not printed as a difference, "Make it fit" offers a
+// device that works, a refused request shows no format nobody chose, and launch commands are only
+// offered for engines the device runs.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { core, open, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+test('a setup that fits below the speed floor is not called "already runs it"; one that runs is', async () => {
+  const page = await env.page();
+  // The 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K at 2.7 tok/s: fits, too slowly.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-jetson-agx-orin-64gb&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  assert.match(await page.$eval('#verdict', (e) => e.dataset.verdict || ''), /^(fits|tight)$/);
+  assert.equal(await page.$eval('#picks-own', (e) => e.hidden), true);
+  assert.equal(await page.$('#picks-fold'), null);
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-own:not([hidden])', { timeout: 300000 });
+  assert.match(await page.textContent('#picks-own'), /GeForce RTX 4090/);
+});
