@@ -226,8 +226,9 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
       return a->memory_gib != b->memory_gib ? a->memory_gib < b->memory_gib : price(a) < price(b);
     });
     // Runs: fits or tight, at the floor of "runs" (3 tokens/s) on the low end of the decode range
-    // unless the device has no speed model.
-    std::string first;
+    // unless the device has no speed model; a comfortable fit first, the first tight one only
+    // when no device fits comfortably.
+    std::string first, first_tight;
     for (const auto* d : devs) {
       json e = request_for(base, d->id, 1);
       e["ram_gib"] = 0;
@@ -236,8 +237,12 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
       const double tps = has ? x["speed"]["decode_tps"].get<double>() : 0.0;
       const double low = has && x["speed"].contains("decode_tps_low") && x["speed"]["decode_tps_low"].get<double>() > 0
                              ? x["speed"]["decode_tps_low"].get<double>() : tps;
-      if (runs(x) && (tps <= 0 || low >= wif::defaults::kRunsOnMinDecodeTps)) { first = d->id; break; }
+      if (runs(x) && (tps <= 0 || low >= wif::defaults::kRunsOnMinDecodeTps)) {
+        if (x["verdict"] == "fits") { first = d->id; break; }
+        if (first_tight.empty()) first_tight = d->id;
+      }
     }
+    if (first.empty()) first = first_tight;
     // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
     CHECK(r["device"]["id"] == first);
     CHECK((r["device"]["verdict"] == "fits" || r["device"]["verdict"] == "tight"));
@@ -574,6 +579,37 @@ TEST_CASE("smallest_device at a count names the smallest card of which that many
   CHECK(x["memory"]["total_bytes"] == two["device"]["total_bytes"]);
 }
 
+// The smallest device is one the request fits with room to spare, on the Required column's own
+// rule (the estimate's verdict): Llama 3.1 70B at Q4_K_M and 8K needs 42.25 GiB, which a 48 GB
+// Radeon PRO W7900 only just holds ("tight"); the answer is the first device that fits it
+// comfortably, and "tight" is the answer only when no device does.
+TEST_CASE("smallest_device answers with a comfortable fit, and with a tight one only when nothing fits comfortably", "[solve_hardware][decisions]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}};
+  json w = request_for(base, "amd-radeon-pro-w7900", 1);
+  w["ram_gib"] = 0;
+  REQUIRE(estimate(w)["verdict"] == "tight");
+  json q = base;
+  q["solve"] = "smallest_device";
+  const json r = solve(q);
+  INFO(r.dump());
+  REQUIRE(r["found"] == true);
+  CHECK(r["device"]["verdict"] == "fits");
+  CHECK(r["device"]["memory_gib"].get<double>() > 48);
+  json direct = request_for(base, r["device"]["id"].get<std::string>(), 1);
+  direct["ram_gib"] = 0;
+  CHECK(estimate(direct)["verdict"] == "fits");
+  // Every device of less memory than the answer that runs it at the floor runs it only tight.
+  std::vector<const wif::Device*> devs;
+  for (const auto& d : cat().devices())
+    if (d.kind != wif::DeviceKind::Cpu && d.memory_gib < r["device"]["memory_gib"].get<double>()) devs.push_back(&d);
+  for (const auto* d : devs) {
+    json e = request_for(base, d->id, 1);
+    e["ram_gib"] = 0;
+    const json x = estimate(e);
+    CAPTURE(d->id);
+    CHECK(x["verdict"] != "fits");
+  }
+}
 // The estimate says whether the setup runs, on the solvers' rule (runs(): fits or tight, at the
 // floor of "runs" on the speed range's low end), so no page decides it from the verdict itself.
 TEST_CASE("the estimate's run_state is the solvers' runs(), speed floor included", "[solve_hardware][decisions]") {

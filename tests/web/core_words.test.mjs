@@ -25,3 +25,22 @@ test('a setup that fits below the speed floor is not called "already runs it"; o
   await page.waitForSelector('#picks-own:not([hidden])', { timeout: 300000 });
   assert.match(await page.textContent('#picks-own'), /GeForce RTX 4090/);
 });
+
+test('the format table\'s smallest device fits comfortably, or says "tight" beside it', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#matrix tbody tr')].length > 3 &&
+    ![...document.querySelectorAll('#matrix tbody td')].some((td) => td.textContent === '…'), null, { timeout: 300000 });
+  const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({ quant: tr.querySelector('a')?.textContent || '', text: tr.textContent, tight: !!tr.querySelector('[data-tight]') })));
+  const q4 = rows.find((r) => r.quant === 'Q4_K_M');
+  assert.ok(q4, JSON.stringify(rows));
+  // At Q4_K_M the 48 GB Radeon PRO W7900 only just holds it; the core names a device with room.
+  assert.doesNotMatch(q4.text, /W7900/);
+  const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, solve: 'smallest_device' });
+  assert.equal(sd.device.verdict, 'fits');
+  // Each row says "tight" exactly where the core's answer for that format is tight.
+  for (const r of rows.filter((x) => x.quant)) {
+    const a = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: r.quant, context: 8192, solve: 'smallest_device' });
+    assert.equal(r.tight, !!a.found && a.device.verdict === 'tight', `${r.quant}: ${r.text}`);
+  }
+});

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -811,7 +811,8 @@ async function quantMatrix(r, alive) {
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`) : T('smallest_none'));
+    const mark = tightMark(d, L);
+    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : [])] : [T('smallest_none')]));
     cells[i].className = d ? '' : 'note';
     if (!d) cells[i].dataset.none = 'true';
   });
