@@ -533,3 +533,21 @@ TEST_CASE("no set to buy is advised where the person's own device holds it", "[t
       }
     }
 }
+
+// Advice that matches the person's hardware: a Mac is one machine no count of it helps, so when
+// LoRA of a 70B model does not fit its 128 GB the set of graphics cards is advised in its place
+// (a code of its own, with the Mac's kind), not as "buy" beside "none: it is one machine".
+TEST_CASE("fine-tuning advice on a machine that cannot grow names the card set as other hardware", "[training][decisions]") {
+  const json mac = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"method", "lora"}});
+  INFO(mac.dump().substr(0, 3000));
+  REQUIRE(mac["verdict"] == "no_fit");
+  REQUIRE(mac["min_count_detail"]["code"] == "one_machine_too_small");
+  CHECK(mac["advice"]["code"] == "cheapest_set_instead");
+  CHECK(mac["advice"]["own_kind"] == "apple");
+  CHECK(mac["advice"]["count"].get<int>() >= 1);
+  // A graphics card can be bought more of: the same shortfall there is plain "cheapest_set".
+  const json gpu = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "nvidia-rtx-4060"}, {"method", "lora"}});
+  INFO(gpu.dump().substr(0, 3000));
+  CHECK(gpu["advice"]["code"] == "cheapest_set");
+  CHECK_FALSE(gpu["advice"].contains("own_kind"));
+}

@@ -44,3 +44,15 @@ test('the format table\'s smallest device fits comfortably, or says "tight" besi
     assert.equal(r.tight, !!a.found && a.device.verdict === 'tight', `${r.quant}: ${r.text}`);
   }
 });
+
+test('fine-tuning on a Mac names the card set as other hardware, never "Buy" beside "one machine"', async () => {
+  const page = await env.page();
+  for (const lang of ['en', 'fr']) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=apple-m4-max-40c-gpu-128gb&ctx=8192&count=1&ram=0&lang=${lang}`);
+    await page.waitForSelector('#ft-table tbody tr[data-method="lora"] [data-advice]', { timeout: 300000 });
+    const lora = await page.$eval('#ft-table tbody tr[data-method="lora"]', (tr) => ({ advice: tr.querySelector('[data-advice]').dataset.advice, text: tr.querySelector('[data-advice]').textContent }));
+    assert.equal(lora.advice, 'cheapest_set_instead');
+    assert.match(lora.text, lang === 'en' ? /^Not on this machine: the cheapest set of graphics cards that holds it is \d+× / : /^Pas sur cette machine\u00a0: /);
+    assert.doesNotMatch(lora.text, /^(Buy|Achetez) /);
+  }
+});

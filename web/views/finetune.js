@@ -168,7 +168,9 @@ function adviceText(a, L, said) {
   };
   const own = a.code === 'own_device' || a.code === 'own_device_unverified';
   const main = own ? (a.more > 0 ? T('ft_advice_own_more', { 0: set(a), more: num(a.more, L), have: num(a.have, L) }) : T('ft_advice_own', { 0: set(a) }))
-    : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) }) : T('ft_advice_none');
+    : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) })
+    // A Mac or a unified-memory PC that no count of it helps: the set is other hardware in its place.
+    : a.code === 'cheapest_set_instead' ? T('ft_advice_instead', { 0: set(a) }) : T('ft_advice_none');
   // What would do instead: QLoRA on the person's device. (The core's one_gpu_memory is the row's
   // own "total per GPU" figure, which the table already shows.)
   const instead = (a.instead || []).filter((/** @type {any} */ i) => i.code === 'qlora').map((/** @type {any} */ i) =>

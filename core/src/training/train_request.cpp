@@ -276,9 +276,15 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     // The person's own device holds it: no set to buy is advised beside it (the usual stacks
     // not being verified there is said by the own_device note below).
     advice = own("own_device_unverified");
-  else if (!cheapest.is_null())
+  else if (!cheapest.is_null()) {
     advice = buy();
-  else
+    // A Mac or a unified-memory PC is one machine that no count of it helps: the set is other
+    // hardware in place of it, not more of it ("cheapest_set_instead", with the own device's kind).
+    if (r.device.kind != DeviceKind::Gpu) {
+      advice["code"] = "cheapest_set_instead";
+      advice["own_kind"] = device_kind_name(r.device.kind);
+    }
+  } else
     advice = {{"code", "none_within_caps"}};
   if (!own_runs) advice["own_device"] = "training_stack_not_verified";
   if (min_count.is_null() || min_count.get<int>() > own_cap) {

@@ -54,6 +54,7 @@ export default {
   ft_advice_own: 'Your own: {0}', ft_advice_buy: 'Buy {0}', ft_advice_none: 'No set within a machine’s card count',
   ft_instead_qlora: 'QLoRA fits on {0} of yours.', ft_own_not_verified: 'The usual fine-tuning stacks are not verified on your device.',
   ft_advice_own_more: 'Your own: {0}, {more} more than the {have} you have',
+  ft_advice_instead: "Not on this machine: the cheapest set of graphics cards that holds it is {0}",
   ft_instead_qlora_more: 'QLoRA fits on {0} of this device ({more} more than you have).',
   ft_table: 'Fine-tuning memory for {model}, {seq} tokens, batch {batch}',
   ft_trainable: '{0} trainable parameters',

@@ -54,6 +54,7 @@ export default {
   ft_advice_own: 'La tuya: {0}', ft_advice_buy: 'Compra {0}', ft_advice_none: 'Ningún conjunto cabe en una máquina',
   ft_instead_qlora: 'QLoRA cabe en {0} de las tuyas.', ft_own_not_verified: 'Las herramientas habituales de ajuste fino no están verificadas en tu dispositivo.',
   ft_advice_own_more: 'La tuya: {0}, {more} más de las {have} que tienes',
+  ft_advice_instead: "En esta máquina no: el conjunto de tarjetas gráficas más barato que lo admite es {0}",
   ft_instead_qlora_more: 'QLoRA cabe en {0} de este dispositivo ({more} más de los que tienes).',
   ft_table: 'Memoria de ajuste fino para {model}, {seq} tokens, lote {batch}',
   ft_trainable: '{0} parámetros entrenables',

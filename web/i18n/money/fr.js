@@ -54,6 +54,7 @@ export default {
   ft_advice_own: 'La vôtre : {0}', ft_advice_buy: 'Achetez {0}', ft_advice_none: 'Aucun ensemble ne tient dans une machine',
   ft_instead_qlora: 'QLoRA tient sur {0} des vôtres.', ft_own_not_verified: 'Les outils d’affinage habituels ne sont pas vérifiés sur votre appareil.',
   ft_advice_own_more: 'La vôtre : {0}, {more} de plus que les {have} que vous avez',
+  ft_advice_instead: "Pas sur cette machine : l’ensemble de cartes graphiques le moins cher qui le contient est {0}",
   ft_instead_qlora_more: 'QLoRA tient sur {0} de cet appareil ({more} de plus que vous n’en avez).',
   ft_table: 'Mémoire d’affinage pour {model}, {seq} jetons, lot {batch}',
   ft_trainable: '{0} paramètres entraînables',

@@ -54,6 +54,7 @@ export default {
   ft_advice_own: '你自己的：{0}', ft_advice_buy: '购买 {0}', ft_advice_none: '没有一台机器装得下的组合',
   ft_instead_qlora: '用 QLoRA，你的设备 {0} 块即可。', ft_own_not_verified: '常用的微调工具尚未在你的设备上验证。',
   ft_advice_own_more: '你自己的：{0}，比你现有的 {have} 块多 {more} 块',
+  ft_advice_instead: "这台机器不行：能装下它的最便宜显卡组合是 {0}",
   ft_instead_qlora_more: '用 QLoRA，这种设备 {0} 块即可（比你现有的多 {more} 块）。',
   ft_table: '{model} 微调内存，{seq} token，批大小 {batch}',
   ft_trainable: '可训练参数 {0}',
