@@ -56,3 +56,20 @@ test('fine-tuning on a Mac names the card set as other hardware, never "Buy" bes
     assert.doesNotMatch(lora.text, /^(Buy|Achetez) /);
   }
 });
+
+test('the fine-tuning table says once why the trainable count is below the published total', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-4-Scout-17B-16E-Instruct&quant=Q4_K_M&hw=nvidia-h100-sxm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]', { timeout: 300000 });
+  const text = await page.textContent('#finetune-out');
+  const said = text.match(/the published 109B also counts its vision encoder/g) || [];
+  assert.equal(said.length, 1, text);
+  const full = await page.textContent('#ft-table tbody tr[data-method="full"] th');
+  const counted = full.match(/([\d.]+)B trainable/);
+  assert.ok(counted, full);
+  assert.match(text, new RegExp(`language model alone \\(${counted[1].replace('.', '\\.')}B\\)`));
+  // A model whose count matches its published total says nothing of the kind.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]', { timeout: 300000 });
+  assert.doesNotMatch(await page.textContent('#finetune-out'), /published/);
+});
