@@ -11,6 +11,7 @@
 #include "result_checks.hpp"
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/estimate/defaults.hpp"
 
 using nlohmann::json;
@@ -240,4 +241,17 @@ TEST_CASE("make_it_fit flags changes below the speed floor and codes the present
   CHECK(off["verdict"] == "offload");
   CHECK(off["state_now"] == "runs_offloaded");
   CHECK(off["decode_tps_now"].get<double>() > 0);
+}
+
+// Figures that read the same at the precision results are shown at: the core's codes for them.
+TEST_CASE("shown precision: GiB at two decimals, percent at one, tokens/s at one below 100", "[solve][decisions]") {
+  CHECK(wif::shown::same_gib(25393994135.0, 25393994137.0));
+  CHECK_FALSE(wif::shown::same_gib(25393994135.0, 25393994135.0 + 0.02 * 1073741824.0));
+  CHECK(wif::shown::zero_pct(0.04));
+  CHECK_FALSE(wif::shown::zero_pct(0.06));
+  CHECK(wif::shown::zero_pct(0.4, 0));
+  CHECK_FALSE(wif::shown::zero_pct(0.6, 0));
+  CHECK(wif::shown::same_tps(12.34, 12.31));
+  CHECK_FALSE(wif::shown::same_tps(12.34, 12.36));
+  CHECK(wif::shown::same_tps(140.2, 139.6));
 }

@@ -73,3 +73,16 @@ test('the fine-tuning table says once why the trainable count is below the publi
   await page.waitForSelector('#ft-table tbody tr[data-method="full"]', { timeout: 300000 });
   assert.doesNotMatch(await page.textContent('#finetune-out'), /published/);
 });
+
+test('SGLang\'s share of the whole usable memory is said as all of it, not "X of X"', async () => {
+  const page = await env.page();
+  for (const [lang, all] of [['en', /SGLang sets aside all [\d.]+\sGiB usable/], ['zh', /SGLang 预留了全部可用的 [\d.]+\sGiB/]]) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=${lang}`);
+    const s = await page.textContent('#summary');
+    assert.match(s, all, s);
+    assert.doesNotMatch(s, /([\d.]+\sGiB) of \1/);
+    // The card under "Set aside by the engine" says it too, not "of 23.65 GiB usable".
+    const card = await page.textContent('#c-physical');
+    assert.equal(card, lang === 'en' ? 'all of the usable memory on the device' : '设备上的全部可用内存');
+  }
+});

@@ -63,7 +63,8 @@ export function renderMain(r) {
   // the engine sets aside (memory.reserved_bytes) and how many such sequences its pool holds.
   const dem = server && server.demand ? server.demand : null;
   const seqs = dem ? tn(L, 'seq_count', dem.sequences, { n: num(dem.sequences, L) }) : '';
-  text('summary', T(dem ? 'summary_server' : 'summary', {
+  // The engine's share that reads as all of the usable memory (the core's reserved_code): "all of".
+  text('summary', T(dem ? (m.reserved_code === 'all_usable' ? 'summary_server_all' : 'summary_server') : 'summary', {
     model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
     ...(dem ? { seqs, engine: engineName(r.settings.engine), reserved: gib(m.reserved_bytes, L), pool: num(dem.pool_sequences, L) } : {}),
@@ -93,7 +94,8 @@ export function renderMain(r) {
   text('c-usable', gib(dem ? m.reserved_bytes : m.usable_bytes, L));
   // A memory size public sources do not settle: marked on the card it feeds.
   fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
-  text('c-physical', dem ? T('reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
+  // A share that reads as all of the usable memory (the core's reserved_code) is said so, not "X of X".
+  text('c-physical', dem ? T(m.reserved_code === 'all_usable' ? 'reserved_note_all' : 'reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
   if (r.verdict === 'offload' && host) {
@@ -377,7 +379,7 @@ function decodeNote(s, offload, L) {
   const ds = s && s.decode_speculative;
   if (ds && ds.plain_decode_tps > 0) return T('decode_note_spec', { how: T(ds.kind === 'draft' ? 'decode_how_draft' : 'decode_how_mtp'),
     workload: T(`workload_${ds.workload}`), plain: tps(ds.plain_decode_tps, L) });
-  if (dm && dm.measured_tps > 0) return T('decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
+  if (dm && dm.measured_tps > 0) return T(dm.difference_code === 'same_as_shown' ? 'decode_note_measured_same' : 'decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
   return T(offload ? 'decode_note_offload' : 'decode_note');
 }
 
@@ -850,7 +852,9 @@ function publishedCell(x, published, L) {
   const ours = x.gguf_file_bytes;
   // One short line (the table is wide already); the repo it was read from is in the tooltip.
   return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
-    `${T('size_published')} `, T('size_vs', { pub: gib(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
+    // A difference that reads as 0.0 % (the core's gguf_file_published_diff_code): "matches".
+    `${T('size_published')} `, x.gguf_file_published_diff_code === 'same_as_shown' ? T('size_same', { pub: gib(published, L) })
+      : T('size_vs', { pub: gib(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
 }
 
 /**

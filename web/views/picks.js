@@ -56,7 +56,8 @@ function detailText(it, now, L, res) {
   parts.push(T(`short_${it.verdict}`));
   // What the setup does now, from the core's state code: offloaded (with its speed when known) or not running.
   const nowText = now > 0 ? tps(now, L) : T(res.state_now === 'runs_offloaded' ? 'fit_now_offloaded' : 'fit_now_none');
-  if (it.decode_tps_after > 0) parts.push(`${nowText} → ${tps(it.decode_tps_after, L)}`);
+  // A speed the change leaves as it reads (the core's speed_code): said once, not "X → X".
+  if (it.decode_tps_after > 0) parts.push(it.speed_code === 'unchanged_as_shown' ? T('fix_speed_unchanged', { 0: nowText }) : `${nowText} → ${tps(it.decode_tps_after, L)}`);
   // Below the core's speed floor of "runs": a figure, not a fix.
   if (it.below_speed_floor) parts.push(T('fix_too_slow', { 0: tps(res.min_decode_tps, L) }));
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));

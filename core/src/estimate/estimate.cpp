@@ -1,4 +1,5 @@
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/base/text.hpp"
 
 #include "willitfit/speed/speed.hpp"
@@ -838,6 +839,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
           out["speed"]["decode_measured"] = {{"measured_tps", meas}, {"estimate_tps", est},
                                              {"difference", est / meas - 1.0},
                                              {"test", m.value("test", "")}, {"row_id", m.value("row_id", "")}};
+          // A difference that reads as 0 % (the page shows it in whole percent): a code to say so.
+          if (shown::zero_pct(100.0 * (est / meas - 1.0), 0)) out["speed"]["decode_measured"]["difference_code"] = "same_as_shown";
           break;
         }
   }

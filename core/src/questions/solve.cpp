@@ -1,4 +1,5 @@
 #include "willitfit/questions/solve.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/base/text.hpp"
 
 #include <algorithm>
@@ -390,6 +391,9 @@ json make_it_fit_json(Solver& s, const json& q) {
                {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
     if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
     it["below_speed_floor"] = too_slow;
+    // An offloaded setup whose speed the change leaves as it reads: no "X -> X" to show.
+    const double now = finite_or_zero(b.speed.decode_tps);
+    if (now > 0 && after > 0 && shown::same_tps(now, after)) it["speed_code"] = "unchanged_as_shown";
     items.push_back(it);
   }
   std::stable_sort(items.begin(), items.end(),

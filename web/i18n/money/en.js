@@ -65,6 +65,7 @@ export default {
   buy_intro: 'Store searches for {market}. Prices move daily; the catalog price is {price}.',
   buy_search: 'Search {0}', buy_none: 'No stores are listed for this market.',
   size_vs: '{pub}; our estimate differs by {diff}',
+  size_same: "{pub}; our estimate matches it",
   break_even_beyond: 'Later than the {0} months the chart shows.',
   break_even_beyond_life: 'Later than the {0} months the purchase is written off over: renting is cheaper over the hardware’s life.',
   cloud_no_estimate: 'no estimate',

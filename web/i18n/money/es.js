@@ -65,6 +65,7 @@ export default {
   buy_intro: 'Búsquedas en tiendas de {market}. Los precios cambian a diario; el del catálogo es {price}.',
   buy_search: 'Buscar en {0}', buy_none: 'No hay tiendas para este mercado.',
   size_vs: '{pub}; nuestra estimación difiere un {diff}',
+  size_same: "{pub}; nuestra estimación coincide",
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
   break_even_beyond_life: 'Más tarde que los {0} meses en los que se amortiza la compra: alquilar sale más barato durante la vida del equipo.',
   cloud_no_estimate: 'sin estimación',

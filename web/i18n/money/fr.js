@@ -65,6 +65,7 @@ export default {
   buy_intro: 'Recherches en boutique ({market}). Les prix bougent chaque jour ; le prix du catalogue est {price}.',
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
   size_vs: '{pub} ; notre estimation s’en écarte de {diff}',
+  size_same: "{pub} ; notre estimation y correspond",
   break_even_beyond: 'Au-delà des {0} mois que montre le graphique.',
   break_even_beyond_life: 'Au-delà des {0} mois d’amortissement de l’achat : louer revient moins cher sur la durée de vie du matériel.',
   cloud_no_estimate: 'pas d’estimation',

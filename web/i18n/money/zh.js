@@ -65,6 +65,7 @@ export default {
   buy_intro: '{market}的商店搜索。价格每天变动；目录价格为 {price}。',
   buy_search: '在 {0} 搜索', buy_none: '此市场没有列出商店。',
   size_vs: '{pub}；我们的估算偏差 {diff}',
+  size_same: "{pub}；与我们的估算一致",
   break_even_beyond: '晚于图表所示的 {0} 个月。',
   break_even_beyond_life: '晚于购置成本的 {0} 个月摊销期：在硬件的使用寿命内，租用更便宜。',
   cloud_no_estimate: '无估算',
