@@ -86,3 +86,20 @@ test('SGLang\'s share of the whole usable memory is said as all of it, not "X of
     assert.equal(card, lang === 'en' ? 'all of the usable memory on the device' : '设备上的全部可用内存');
   }
 });
+
+test('"Make it fit" on a device where nothing works offers the smallest device, and says so once', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#fit-list li[data-field="device"]', { timeout: 300000 });
+  const dev = await page.$eval('#fit-list li[data-field="device"]', (li) => ({ id: li.dataset.device, text: li.textContent, href: li.querySelector('a')?.getAttribute('href') || '' }));
+  const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, solve: 'smallest_device' });
+  assert.equal(dev.id, sd.device.id);
+  assert.match(dev.text, /the smallest device that runs it/);
+  assert.match(dev.href, new RegExp(`hw=${sd.device.id}`));
+  await page.waitForSelector('#verdict-fix:not([hidden])');
+  const fix = await page.textContent('#verdict-fix');
+  assert.match(fix, /No change on GeForce RTX 4060 runs it at 3(\.0)?\stok\/s or more/);
+  const body = await page.textContent('main');
+  assert.equal((body.match(/No change on GeForce RTX 4060/g) || []).length, 1);
+  assert.doesNotMatch(await page.textContent('#fit-list'), /None of the usual changes/);
+});

@@ -90,7 +90,13 @@ export async function renderMakeItFit(r, alive) {
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
   const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
     h('li', { class: 'note', 'data-cap': c.segment }, T(`fit_cap_${c.segment}`, { n: num(c.segment_max_count, L) })));
-  if (!items.length) { fill('fit-list', h('li', null, T('fit_none')), ...caps); return; }
+  // No change on this device runs it at the speed floor (the core's on_device code): the smallest
+  // device that does, as one more entry of the list (its figures from the core's smallest_device).
+  const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
+  const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
+    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
+    h('span', { class: 'note' }, [T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`),
+      ...(dev.decode_tps > 0 ? [tps(dev.decode_tps, L)] : [])].join(' · '))) : null;
   // A setup that does not run: the core's first usable change goes under the verdict too, where
   // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
   const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);
@@ -100,16 +106,24 @@ export async function renderMakeItFit(r, alive) {
     const el = fill('verdict-fix', `${T('fit_first')}${gap(L)}`, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
       sentence(L, aside(L, '', detailText(first, res.decode_tps_now, L, res))) + gap(L), toAll());
     el.hidden = false;
-  } else if (r.verdict === 'no_fit') {
-    const el = fill('verdict-fix', `${T('fit_only_slow', { 0: tps(res.min_decode_tps, L) })}${gap(L)}`, toAll());
+  } else if (r.verdict === 'no_fit' && (items.length || dev)) {
+    // Nothing on this device is usable: said here once; the list under "Make it fit" offers the
+    // smallest device that runs it when the core found one.
+    const el = fill('verdict-fix', `${T(dev ? 'fit_nothing_here' : 'fit_only_slow', { 0: tps(res.min_decode_tps, L), hw: shownName(r.hardware, L) })}${gap(L)}`, toAll());
     el.hidden = false;
   }
+  if (!items.length) { fill('fit-list', dev ? null : h('li', null, T('fit_none')), devItem, ...caps); return; }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
     const label = changeText(it, L);
     return h('li', { class: it.below_speed_floor ? 'fix too-slow' : 'fix', 'data-field': it.change.field, 'data-too-slow': it.below_speed_floor ? '1' : '0' },
       s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L, res)));
-  }), ...caps);
+  }), devItem, ...caps);
+}
+
+/** A device of the core's answer as the page names it, with its count. @param {any} d @param {string} L */
+function deviceText(d, L) {
+  return `${d.count > 1 ? `${times(d.count, L)} ` : ''}${shownName(d, L)}`;
 }
 
 /** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */

@@ -399,6 +399,15 @@ json make_it_fit_json(Solver& s, const json& q) {
   std::stable_sort(items.begin(), items.end(),
                    [](const json& x, const json& y) { return x["harm"].get<double>() < y["harm"].get<double>(); });
   out["items"] = items;
+  // No change on this device runs it at the speed floor (none at all, or only ones below it):
+  // said as a code, with the smallest device that does run it at the request's format, context
+  // and count (smallest_device), so the list offers something that works.
+  const bool usable = std::any_of(items.begin(), items.end(), [](const json& it) { return !it["below_speed_floor"].get<bool>(); });
+  if (!usable) {
+    out["on_device"] = "nothing_runs";
+    const json sd = smallest_device_json(s, q);
+    if (sd.value("found", false)) out["smallest_device"] = sd["device"];
+  }
   out["evaluations"] = s.evaluations();
   return out;
 }

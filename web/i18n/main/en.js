@@ -83,6 +83,7 @@ export default {
   fit_now_none: 'does not run now',
   fit_now_offloaded: 'runs offloaded now', fix_too_slow: 'below {0}: too slow to use',
   fit_only_slow: 'Only changes that stay below {0} would make it run, which is too slow to use: choose a smaller model or a larger device.',
+  fit_nothing_here: "No change on {hw} runs it at {0} or more; “Make it fit” names the smallest device that does.",
   pick_none_best_single_gpu: 'No single GPU with a listed price holds all of it at this context; “Best value” shows several GPUs.',
   pick_none_unified_memory: 'No unified-memory machine in the catalog holds it at this context.',
   pick_none_cheapest_cloud: 'No cloud offer in the catalog holds it at this context.',

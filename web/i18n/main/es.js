@@ -83,6 +83,7 @@ export default {
   fit_now_none: 'ahora no funciona',
   fit_now_offloaded: 'ahora funciona con volcado a la RAM', fix_too_slow: 'por debajo de {0}: demasiado lento para usarlo',
   fit_only_slow: 'Solo lo harían funcionar cambios que se quedan por debajo de {0}, demasiado lento para usarlo: elige un modelo más pequeño o un dispositivo más grande.',
+  fit_nothing_here: "Ningún cambio en {hw} lo hace funcionar a {0} o más; «Cómo hacer que quepa» indica el dispositivo más pequeño que sí lo hace.",
   pick_none_best_single_gpu: 'Ninguna GPU sola con precio conocido lo contiene entero con este contexto; «Mejor relación» muestra varias GPU.',
   pick_none_unified_memory: 'Ningún equipo de memoria unificada del catálogo lo contiene con este contexto.',
   pick_none_cheapest_cloud: 'Ninguna oferta en la nube del catálogo lo contiene con este contexto.',

@@ -82,6 +82,7 @@ export default {
   fit_now_none: 'ne tourne pas pour l’instant',
   fit_now_offloaded: 'tourne déjà avec déchargement en RAM', fix_too_slow: 'sous {0} : trop lent pour servir',
   fit_only_slow: 'Seuls des changements qui restent sous {0} le feraient tourner, ce qui est trop lent pour servir : choisissez un modèle plus petit ou un appareil plus grand.',
+  fit_nothing_here: "Aucun changement sur {hw} ne le fait tourner à {0} ou plus ; « Pour que ça tienne » indique le plus petit appareil qui y parvient.",
   pick_none_best_single_gpu: 'Aucun GPU seul au prix connu ne le contient en entier à ce contexte ; « Meilleur rapport » montre plusieurs GPU.',
   pick_none_unified_memory: 'Aucune machine à mémoire unifiée du catalogue ne le contient à ce contexte.',
   pick_none_cheapest_cloud: 'Aucune offre de location du catalogue ne le contient à ce contexte.',

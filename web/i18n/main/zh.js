@@ -81,6 +81,7 @@ export default {
   fit_now_none: '目前无法运行',
   fit_now_offloaded: '目前借助内存卸载运行', fix_too_slow: '低于 {0}：太慢，无法使用',
   fit_only_slow: '只有速度低于 {0} 的改动能让它运行，太慢，无法使用：请选择更小的模型或更大的设备。',
+  fit_nothing_here: "在 {hw} 上，任何改动都无法让它达到 {0} 或更快；“如何放得下”列出了能做到的最小设备。",
   pick_none_best_single_gpu: '目录中没有标价的单块 GPU 能在此上下文下装下全部模型；“最划算”给出多块 GPU 的方案。',
   pick_none_unified_memory: '目录中没有统一内存设备能在此上下文下装下它。',
   pick_none_cheapest_cloud: '目录中没有云端方案能在此上下文下装下它。',
