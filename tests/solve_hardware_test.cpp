@@ -610,6 +610,7 @@ TEST_CASE("smallest_device answers with a comfortable fit, and with a tight one 
     CHECK(x["verdict"] != "fits");
   }
 }
+
 // The estimate says whether the setup runs, on the solvers' rule (runs(): fits or tight, at the
 // floor of "runs" on the speed range's low end), so no page decides it from the verdict itself.
 TEST_CASE("the estimate's run_state is the solvers' runs(), speed floor included", "[solve_hardware][decisions]") {
@@ -630,4 +631,22 @@ TEST_CASE("the estimate's run_state is the solvers' runs(), speed floor included
   const json n = estimate(none);
   REQUIRE(n["verdict"] == "no_fit");
   CHECK(n["run_state"] == "does_not_run");
+}
+
+// A launch command is offered only for an engine the catalog says runs on the device: the MetaX
+// C500 runs vLLM (data/backends.json) and nothing says SGLang does, so its estimate under vLLM
+// carries vLLM's command alone and says SGLang's was left out; an RTX 4090 gets both.
+TEST_CASE("launch commands leave out a server engine with no support evidence on the device, and say so", "[solve_hardware][decisions]") {
+  const json base = {{"model", "Qwen/Qwen3-8B"}, {"engine", "vllm"}, {"context", 8192}};
+  const json c = estimate(request_for(base, "metax-c500", 1));
+  INFO(c.dump().substr(0, 3000));
+  REQUIRE_FALSE(c.contains("error"));
+  CHECK(c["commands"].contains("vllm"));
+  CHECK_FALSE(c["commands"].contains("sglang"));
+  REQUIRE(c.contains("commands_left_out"));
+  CHECK(c["commands_left_out"] == json::array({{{"engine", "sglang"}, {"code", "engine_not_on_device"}}}));
+  const json g = estimate(request_for(base, "nvidia-rtx-4090", 1));
+  CHECK(g["commands"].contains("vllm"));
+  CHECK(g["commands"].contains("sglang"));
+  CHECK_FALSE(g.contains("commands_left_out"));
 }

@@ -269,6 +269,7 @@ TEST_CASE("make_it_fit names the smallest device when no change on this one runs
   CHECK_FALSE(ok.contains("on_device"));
   CHECK_FALSE(ok.contains("smallest_device"));
 }
+
 // Figures that read the same at the precision results are shown at: the core's codes for them.
 TEST_CASE("shown precision: GiB at two decimals, percent at one, tokens/s at one below 100", "[solve][decisions]") {
   CHECK(wif::shown::same_gib(25393994135.0, 25393994137.0));

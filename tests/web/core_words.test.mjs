@@ -103,3 +103,30 @@ test('"Make it fit" on a device where nothing works offers the smallest device, 
   assert.equal((body.match(/No change on GeForce RTX 4060/g) || []).length, 1);
   assert.doesNotMatch(await page.textContent('#fit-list'), /None of the usual changes/);
 });
+
+test('a refused request shows no format nobody chose, and a C500 offers no SGLang command', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#error:not([hidden])');
+  const q = await page.$eval('#quant', (s) => ({ value: s.value, index: s.selectedIndex }));
+  assert.deepEqual(q, { value: '', index: -1 });
+
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en`);
+  await page.waitForSelector('#commands pre, #commands code', { timeout: 300000 });
+  const cmds = await page.textContent('#plug-commands');
+  assert.match(cmds, /vllm serve/);
+  assert.doesNotMatch(cmds, /sglang\.launch_server/);
+  // Why, once.
+  assert.equal((cmds.match(/nothing in the catalog says SGLang runs on MetaX C500/g) || []).length, 1, cmds);
+});
+
+test('the device page names the speeds below only where it shows some', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=device&hw=metax-c500&ram=0&lang=en`);
+  await page.waitForSelector('#dp-uncertain');
+  await page.waitForFunction(() => !document.querySelector('#dp-runs [data-pending]'), null, { timeout: 300000 });
+  const shownSpeed = await page.$('#dp-runs-table');
+  const note = await page.textContent('#dp-uncertain');
+  if (shownSpeed && await page.$eval('#dp-runs-table', (t) => /tok\/s/.test(t.textContent))) assert.match(note, /speeds below/);
+  else assert.doesNotMatch(note, /speeds below/);
+});

@@ -581,6 +581,7 @@ function renderPlugins(r) {
   const note = byId('commands-note');
   note.hidden = runs && r.verdict !== 'offload';
   note.textContent = !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '';
+  const left = Array.isArray(r.commands_left_out) ? r.commands_left_out : [];
   if (cmds.length && runs) {
     // What a command leaves out and why (the core's commands.notes, codes).
     const cnotes = r.commands && Array.isArray(r.commands.notes) ? r.commands.notes : [];
@@ -589,7 +590,11 @@ function renderPlugins(r) {
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
-    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))));
+    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))),
+    // A server engine with no support evidence on this device has no command: why, once (the
+    // core's commands_left_out).
+    left.length ? h('p', { class: 'note', id: 'commands-left-out', dataset: { code: 'engine_not_on_device' } },
+      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => engineName(x.engine)), L), hw: hwName(r) })) : null);
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
