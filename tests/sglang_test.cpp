@@ -156,3 +156,22 @@ TEST_CASE("engine sglang gives SGLang's budget and a launch command that carries
   CHECK(g["sglang"]["settings"]["mem_fraction_static"] == 0.8);
   CHECK(g["sglang"]["kv_tokens"].get<double>() < v["kv_tokens"].get<double>());
 }
+
+// SGLang's --mem-fraction-static is the usable memory itself: its share reads as all of it, and
+// the core says so as a code rather than leaving a page to print "23.65 of 23.65 GiB".
+TEST_CASE("an engine share that reads as the whole usable memory carries reserved_code all_usable", "[sglang][decisions]") {
+  const json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-rtx-4090"}, {"engine", "sglang"}, {"context", 8192}};
+  const json r = json::parse(wif::api_estimate(wif_test::catalog(), q.dump()));
+  INFO(r["memory"].dump());
+  const double reserved = r["memory"]["reserved_bytes"].get<double>(), usable = r["memory"]["usable_bytes"].get<double>();
+  REQUIRE(std::llround(reserved / 1073741824.0 * 100) == std::llround(usable / 1073741824.0 * 100));
+  CHECK(r["memory"]["reserved_code"] == "all_usable");
+  // vLLM's share of a 24 GB card is its utilization's, and the page says it as a figure.
+  json v = q;
+  v["engine"] = "vllm";
+  const json rv = json::parse(wif::api_estimate(wif_test::catalog(), v.dump()));
+  INFO(rv["memory"].dump());
+  const bool same = std::llround(rv["memory"]["reserved_bytes"].get<double>() / 1073741824.0 * 100) ==
+                    std::llround(rv["memory"]["usable_bytes"].get<double>() / 1073741824.0 * 100);
+  CHECK(rv["memory"].contains("reserved_code") == same);
+}

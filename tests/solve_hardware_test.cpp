@@ -226,8 +226,9 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
       return a->memory_gib != b->memory_gib ? a->memory_gib < b->memory_gib : price(a) < price(b);
     });
     // Runs: fits or tight, at the floor of "runs" (3 tokens/s) on the low end of the decode range
-    // unless the device has no speed model.
-    std::string first;
+    // unless the device has no speed model; a comfortable fit first, the first tight one only
+    // when no device fits comfortably.
+    std::string first, first_tight;
     for (const auto* d : devs) {
       json e = request_for(base, d->id, 1);
       e["ram_gib"] = 0;
@@ -236,8 +237,12 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
       const double tps = has ? x["speed"]["decode_tps"].get<double>() : 0.0;
       const double low = has && x["speed"].contains("decode_tps_low") && x["speed"]["decode_tps_low"].get<double>() > 0
                              ? x["speed"]["decode_tps_low"].get<double>() : tps;
-      if (runs(x) && (tps <= 0 || low >= wif::defaults::kRunsOnMinDecodeTps)) { first = d->id; break; }
+      if (runs(x) && (tps <= 0 || low >= wif::defaults::kRunsOnMinDecodeTps)) {
+        if (x["verdict"] == "fits") { first = d->id; break; }
+        if (first_tight.empty()) first_tight = d->id;
+      }
     }
+    if (first.empty()) first = first_tight;
     // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
     CHECK(r["device"]["id"] == first);
     CHECK((r["device"]["verdict"] == "fits" || r["device"]["verdict"] == "tight"));
@@ -572,4 +577,76 @@ TEST_CASE("smallest_device at a count names the smallest card of which that many
   const json x = estimate(e);
   CHECK(runs(x));
   CHECK(x["memory"]["total_bytes"] == two["device"]["total_bytes"]);
+}
+
+// The smallest device is one the request fits with room to spare, on the Required column's own
+// rule (the estimate's verdict): Llama 3.1 70B at Q4_K_M and 8K needs 42.25 GiB, which a 48 GB
+// Radeon PRO W7900 only just holds ("tight"); the answer is the first device that fits it
+// comfortably, and "tight" is the answer only when no device does.
+TEST_CASE("smallest_device answers with a comfortable fit, and with a tight one only when nothing fits comfortably", "[solve_hardware][decisions]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}};
+  json w = request_for(base, "amd-radeon-pro-w7900", 1);
+  w["ram_gib"] = 0;
+  REQUIRE(estimate(w)["verdict"] == "tight");
+  json q = base;
+  q["solve"] = "smallest_device";
+  const json r = solve(q);
+  INFO(r.dump());
+  REQUIRE(r["found"] == true);
+  CHECK(r["device"]["verdict"] == "fits");
+  CHECK(r["device"]["memory_gib"].get<double>() > 48);
+  json direct = request_for(base, r["device"]["id"].get<std::string>(), 1);
+  direct["ram_gib"] = 0;
+  CHECK(estimate(direct)["verdict"] == "fits");
+  // Every device of less memory than the answer that runs it at the floor runs it only tight.
+  std::vector<const wif::Device*> devs;
+  for (const auto& d : cat().devices())
+    if (d.kind != wif::DeviceKind::Cpu && d.memory_gib < r["device"]["memory_gib"].get<double>()) devs.push_back(&d);
+  for (const auto* d : devs) {
+    json e = request_for(base, d->id, 1);
+    e["ram_gib"] = 0;
+    const json x = estimate(e);
+    CAPTURE(d->id);
+    CHECK(x["verdict"] != "fits");
+  }
+}
+
+// The estimate says whether the setup runs, on the solvers' rule (runs(): fits or tight, at the
+// floor of "runs" on the speed range's low end), so no page decides it from the verdict itself.
+TEST_CASE("the estimate's run_state is the solvers' runs(), speed floor included", "[solve_hardware][decisions]") {
+  json fits = request_for({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}}, "nvidia-rtx-4090", 1);
+  CHECK(estimate(fits)["run_state"] == "runs");
+  // The 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K, at 2.7 tokens/s: it fits, too slowly.
+  json slow = request_for({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}, {"context", 8192}}, "nvidia-jetson-agx-orin-64gb", 1);
+  slow["ram_gib"] = 0;
+  const json s = estimate(slow);
+  REQUIRE(runs(s));
+  CHECK(s["run_state"] == "too_slow");
+  json off = request_for(kAir, "nvidia-rtx-4090", 1);
+  off["ram_gib"] = 64;
+  const json o = estimate(off);
+  REQUIRE(o["verdict"] == "offload");
+  CHECK(o["run_state"] == "runs_offloaded");
+  json none = request_for({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}}, "nvidia-rtx-4060", 1);
+  const json n = estimate(none);
+  REQUIRE(n["verdict"] == "no_fit");
+  CHECK(n["run_state"] == "does_not_run");
+}
+
+// A launch command is offered only for an engine the catalog says runs on the device: the MetaX
+// C500 runs vLLM (data/backends.json) and nothing says SGLang does, so its estimate under vLLM
+// carries vLLM's command alone and says SGLang's was left out; an RTX 4090 gets both.
+TEST_CASE("launch commands leave out a server engine with no support evidence on the device, and say so", "[solve_hardware][decisions]") {
+  const json base = {{"model", "Qwen/Qwen3-8B"}, {"engine", "vllm"}, {"context", 8192}};
+  const json c = estimate(request_for(base, "metax-c500", 1));
+  INFO(c.dump().substr(0, 3000));
+  REQUIRE_FALSE(c.contains("error"));
+  CHECK(c["commands"].contains("vllm"));
+  CHECK_FALSE(c["commands"].contains("sglang"));
+  REQUIRE(c.contains("commands_left_out"));
+  CHECK(c["commands_left_out"] == json::array({{{"engine", "sglang"}, {"code", "engine_not_on_device"}}}));
+  const json g = estimate(request_for(base, "nvidia-rtx-4090", 1));
+  CHECK(g["commands"].contains("vllm"));
+  CHECK(g["commands"].contains("sglang"));
+  CHECK_FALSE(g.contains("commands_left_out"));
 }

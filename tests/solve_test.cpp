@@ -3,6 +3,7 @@
 // beyond it must not.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -11,6 +12,7 @@
 #include "result_checks.hpp"
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/estimate/defaults.hpp"
 
 using nlohmann::json;
@@ -240,4 +242,43 @@ TEST_CASE("make_it_fit flags changes below the speed floor and codes the present
   CHECK(off["verdict"] == "offload");
   CHECK(off["state_now"] == "runs_offloaded");
   CHECK(off["decode_tps_now"].get<double>() > 0);
+}
+
+// "Make it fit" on a device where no change runs the model at the speed floor (Llama 3.1 70B at
+// Q4_K_M on an 8 GB RTX 4060: only a 9-layer offload at 0.9 tokens/s) says so as a code and
+// offers the smallest device that does run it: the smallest_device answer for the same request.
+TEST_CASE("make_it_fit names the smallest device when no change on this one runs it at the floor", "[solve][decisions]") {
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q4_K_M"}, {"context", 8192}, {"hardware", "nvidia-rtx-4060"}};
+  const json r = solve(with(base, {{"solve", "make_it_fit"}}));
+  INFO(r.dump());
+  REQUIRE_FALSE(r.contains("error"));
+  for (const auto& it : r["items"]) CHECK(it["below_speed_floor"] == true);
+  CHECK(r["on_device"] == "nothing_runs");
+  REQUIRE(r.contains("smallest_device"));
+  json sq = base;
+  sq.erase("hardware");
+  sq["solve"] = "smallest_device";
+  const json sd = solve(sq);
+  REQUIRE(sd["found"] == true);
+  CHECK(r["smallest_device"] == sd["device"]);
+  CHECK(r["smallest_device"]["decode_tps_low"].get<double>() >= r["min_decode_tps"].get<double>());
+  // A setup a change does fix at a usable speed has no such code.
+  const json ok = solve(with(kAir, {{"context", 32768}, {"solve", "make_it_fit"}}));
+  INFO(ok.dump());
+  REQUIRE(std::any_of(ok["items"].begin(), ok["items"].end(), [](const json& it) { return it["below_speed_floor"] == false; }));
+  CHECK_FALSE(ok.contains("on_device"));
+  CHECK_FALSE(ok.contains("smallest_device"));
+}
+
+// Figures that read the same at the precision results are shown at: the core's codes for them.
+TEST_CASE("shown precision: GiB at two decimals, percent at one, tokens/s at one below 100", "[solve][decisions]") {
+  CHECK(wif::shown::same_gib(25393994135.0, 25393994137.0));
+  CHECK_FALSE(wif::shown::same_gib(25393994135.0, 25393994135.0 + 0.02 * 1073741824.0));
+  CHECK(wif::shown::zero_pct(0.04));
+  CHECK_FALSE(wif::shown::zero_pct(0.06));
+  CHECK(wif::shown::zero_pct(0.4, 0));
+  CHECK_FALSE(wif::shown::zero_pct(0.6, 0));
+  CHECK(wif::shown::same_tps(12.34, 12.31));
+  CHECK_FALSE(wif::shown::same_tps(12.34, 12.36));
+  CHECK(wif::shown::same_tps(140.2, 139.6));
 }

@@ -533,3 +533,40 @@ TEST_CASE("no set to buy is advised where the person's own device holds it", "[t
       }
     }
 }
+
+// Advice that matches the person's hardware: a Mac is one machine no count of it helps, so when
+// LoRA of a 70B model does not fit its 128 GB the set of graphics cards is advised in its place
+// (a code of its own, with the Mac's kind), not as "buy" beside "none: it is one machine".
+TEST_CASE("fine-tuning advice on a machine that cannot grow names the card set as other hardware", "[training][decisions]") {
+  const json mac = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"method", "lora"}});
+  INFO(mac.dump().substr(0, 3000));
+  REQUIRE(mac["verdict"] == "no_fit");
+  REQUIRE(mac["min_count_detail"]["code"] == "one_machine_too_small");
+  CHECK(mac["advice"]["code"] == "cheapest_set_instead");
+  CHECK(mac["advice"]["own_kind"] == "apple");
+  CHECK(mac["advice"]["count"].get<int>() >= 1);
+  // A graphics card can be bought more of: the same shortfall there is plain "cheapest_set".
+  const json gpu = train({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"hardware", "nvidia-rtx-4060"}, {"method", "lora"}});
+  INFO(gpu.dump().substr(0, 3000));
+  CHECK(gpu["advice"]["code"] == "cheapest_set");
+  CHECK_FALSE(gpu["advice"].contains("own_kind"));
+}
+
+// The parameter counts beside the published total: Llama 4 Scout is published as 109B, its
+// language model counts 107.8B and its config has a vision tower, which the counts leave out.
+TEST_CASE("the train answer says what its parameter counts are of beside the published total", "[training][decisions]") {
+  const json scout = train({{"model", "meta-llama/Llama-4-Scout-17B-16E-Instruct"}, {"hardware", "nvidia-h100-sxm"}, {"method", "full"}});
+  INFO(scout["params"].dump() << scout.value("params_basis", json()).dump());
+  REQUIRE(scout.contains("params_basis"));
+  const json& b = scout["params_basis"];
+  CHECK(b["counted"] == scout["params"]["total"]);
+  CHECK(b["counted"] == scout["params"]["trainable"]);
+  CHECK(b["published"].get<std::int64_t>() == 109000000000LL);
+  CHECK(b["code"] == "vision_tower_not_counted");
+  // Within 1 % of the published figure is the same count, rounded.
+  const json llama = train({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-h100-sxm"}, {"method", "full"}});
+  INFO(llama["params"].dump() << llama.value("params_basis", json()).dump());
+  const double pub = llama["params_basis"]["published"].get<double>(), counted = llama["params_basis"]["counted"].get<double>();
+  REQUIRE(std::abs(pub - counted) / pub <= 0.01);
+  CHECK(llama["params_basis"]["code"] == "matches_published");
+}

@@ -229,7 +229,11 @@ export async function update(push = false) {
     }
     if (alive()) writeSnapshot();
   } catch (e) {
-    if (alive()) showError(e);
+    if (!alive()) return;
+    // No result says which format the core would use: the select names none rather than its
+    // first option (a refused request showed "F32", a format nobody asked for).
+    if (state.view === 'main' && !state.quant) { /** @type {HTMLSelectElement} */ (byId('quant')).selectedIndex = -1; shownQuant = ''; }
+    showError(e);
   }
 }
 

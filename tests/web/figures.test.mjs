@@ -138,13 +138,15 @@ test('SGLang: Required is what one sequence needs, against what the engine sets 
   assert.equal(await page.textContent('#c-usable-label'), 'Set aside by the engine');
   assert.equal(await page.textContent('#c-total'), `${(m.total_bytes / GiB).toFixed(2)}\u00a0GiB`);
   assert.equal(await page.textContent('#c-usable'), `${(m.reserved_bytes / GiB).toFixed(2)}\u00a0GiB`);
-  assert.equal(await page.textContent('#c-physical'), `of ${(m.usable_bytes / GiB).toFixed(2)}\u00a0GiB usable on the device`);
+  // SGLang's share reads as all of the usable memory (the core's reserved_code): said so, not "X of X".
+  assert.equal(m.reserved_code, 'all_usable');
+  assert.equal(await page.textContent('#c-physical'), 'all of the usable memory on the device');
   // The margin is the pool's room beyond the one sequence: gigabytes and sequences, never +0.00.
   const margin = await page.textContent('#c-margin');
   assert.equal(margin, `+${(m.margin_bytes / GiB).toFixed(2)}\u00a0GiB`);
   assert.ok(m.margin_bytes > 3 * GiB);
   assert.equal(await page.textContent('#c-util'), `room for ${d.room_sequences} more sequences of 8K tokens`);
-  assert.match(await page.textContent('#summary'), /needs [\d.]+\sGiB for one sequence of 8K tokens .*SGLang sets aside [\d.]+\sGiB of [\d.]+\sGiB usable; its KV pool holds 4 such sequences at once/);
+  assert.match(await page.textContent('#summary'), /needs [\d.]+\sGiB for one sequence of 8K tokens .*SGLang sets aside all [\d.]+\sGiB usable; its KV pool holds 4 such sequences at once/);
   // Sequences at once and the command's cap: the same figures, each named.
   assert.equal(await page.textContent('#k-concurrency'), '4');
   const capNote = await page.textContent('#k-concurrency + .s');

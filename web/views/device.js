@@ -55,7 +55,8 @@ export async function renderDevice(alive) {
     [T('engines'), engineList(probe.hardware.engines)],
   ];
   fill('dp-facts', h('dl', { class: 'facts spec' }, facts.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v)))),
-    uncertainFields(u).length ? h('p', { class: 'note unc-note', id: 'dp-uncertain' }, T('dp_unc_note')) : null);
+    // Which speeds rest on those figures is said once the list below shows some (see below).
+    uncertainFields(u).length ? h('p', { class: 'note unc-note', id: 'dp-uncertain' }, T('dp_unc_note_nospeed')) : null);
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
@@ -84,6 +85,9 @@ export async function renderDevice(alive) {
   const below = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && e.below_floor);
   const not = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && !e.below_floor);
   const hasSpeed = ok.some((/** @type {any} */ e) => e.speed);
+  // The uncertain figures' note names the speeds below only where the core gave some.
+  const unc = document.getElementById('dp-uncertain');
+  if (unc && hasSpeed) unc.textContent = T('dp_unc_note');
   const head = [T('model'), T('params'), T('best_quant'), T('quality'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const mk = (/** @type {any} */ e) => {
     const m = e.model;

@@ -116,10 +116,16 @@ async function run(r, alive) {
     if (b && b.segment && b.segment_max_count > 0) caps.set(b.segment, b.segment_max_count);
   }
   const capNote = caps.size ? h('p', { class: 'note', id: 'ft-caps' }, T('picks_caps', { 0: joinList([...caps].map(([s, n]) => T(`cap_short_${s}`, { n: num(n, L) })), L) })) : null;
+  // What the parameter counts are of, said once where they differ from the model's published total
+  // (the core's params_basis: a vision tower or MTP layers left out, or a published figure counted
+  // another way).
+  const pb = rs.find((/** @type {any} */ x) => x && !x.error && x.params_basis)?.params_basis;
+  const basis = pb && pb.code && pb.code !== 'matches_published'
+    ? T(`ft_params_${pb.code}`, { counted: paramsText(pb.counted, L), published: paramsText(pb.published, L) }) : '';
   fill('finetune-out',
-    used ? h('p', { class: 'note' }, T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
+    used ? h('p', { class: 'note' }, sentences(L, [T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
       model: r.model.name, opt: OPTIMIZERS[used.optimizer] || used.optimizer, prec: T(`ft_prec_${used.precision}`), rank: num(used.lora_rank, L),
-    })) : null,
+    }), basis])) : null,
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap fit' },
         h('table', { class: 'data stack wrap-head', id: 'ft-table' }, h('caption', { class: 'sr' }, caption),
@@ -168,7 +174,9 @@ function adviceText(a, L, said) {
   };
   const own = a.code === 'own_device' || a.code === 'own_device_unverified';
   const main = own ? (a.more > 0 ? T('ft_advice_own_more', { 0: set(a), more: num(a.more, L), have: num(a.have, L) }) : T('ft_advice_own', { 0: set(a) }))
-    : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) }) : T('ft_advice_none');
+    : a.code === 'cheapest_set' ? T('ft_advice_buy', { 0: set(a) })
+    // A Mac or a unified-memory PC that no count of it helps: the set is other hardware in its place.
+    : a.code === 'cheapest_set_instead' ? T('ft_advice_instead', { 0: set(a) }) : T('ft_advice_none');
   // What would do instead: QLoRA on the person's device. (The core's one_gpu_memory is the row's
   // own "total per GPU" figure, which the table already shows.)
   const instead = (a.instead || []).filter((/** @type {any} */ i) => i.code === 'qlora').map((/** @type {any} */ i) =>

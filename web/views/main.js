@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -63,7 +63,8 @@ export function renderMain(r) {
   // the engine sets aside (memory.reserved_bytes) and how many such sequences its pool holds.
   const dem = server && server.demand ? server.demand : null;
   const seqs = dem ? tn(L, 'seq_count', dem.sequences, { n: num(dem.sequences, L) }) : '';
-  text('summary', T(dem ? 'summary_server' : 'summary', {
+  // The engine's share that reads as all of the usable memory (the core's reserved_code): "all of".
+  text('summary', T(dem ? (m.reserved_code === 'all_usable' ? 'summary_server_all' : 'summary_server') : 'summary', {
     model: r.model.name, quant: r.quant.id, ctx: tokens(server ? r.settings.context : r.settings.context_requested, L),
     total: gib(m.total_bytes, L), hw: hwName(r), usable: gib(m.usable_bytes, L),
     ...(dem ? { seqs, engine: engineName(r.settings.engine), reserved: gib(m.reserved_bytes, L), pool: num(dem.pool_sequences, L) } : {}),
@@ -93,7 +94,8 @@ export function renderMain(r) {
   text('c-usable', gib(dem ? m.reserved_bytes : m.usable_bytes, L));
   // A memory size public sources do not settle: marked on the card it feeds.
   fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
-  text('c-physical', dem ? T('reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
+  // A share that reads as all of the usable memory (the core's reserved_code) is said so, not "X of X".
+  text('c-physical', dem ? T(m.reserved_code === 'all_usable' ? 'reserved_note_all' : 'reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
   if (r.verdict === 'offload' && host) {
@@ -378,7 +380,7 @@ function decodeNote(s, offload, L) {
   const ds = s && s.decode_speculative;
   if (ds && ds.plain_decode_tps > 0) return T('decode_note_spec', { how: T(ds.kind === 'draft' ? 'decode_how_draft' : 'decode_how_mtp'),
     workload: T(`workload_${ds.workload}`), plain: tps(ds.plain_decode_tps, L) });
-  if (dm && dm.measured_tps > 0) return T('decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
+  if (dm && dm.measured_tps > 0) return T(dm.difference_code === 'same_as_shown' ? 'decode_note_measured_same' : 'decode_note_measured', { m: tps(dm.measured_tps, L), d: signedPct(100 * dm.difference, L, 0) });
   return T(offload ? 'decode_note_offload' : 'decode_note');
 }
 
@@ -580,6 +582,7 @@ function renderPlugins(r) {
   const note = byId('commands-note');
   note.hidden = runs && r.verdict !== 'offload';
   note.textContent = !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '';
+  const left = Array.isArray(r.commands_left_out) ? r.commands_left_out : [];
   if (cmds.length && runs) {
     // What a command leaves out and why (the core's commands.notes, codes).
     const cnotes = r.commands && Array.isArray(r.commands.notes) ? r.commands.notes : [];
@@ -588,7 +591,11 @@ function renderPlugins(r) {
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
-    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))));
+    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))),
+    // A server engine with no support evidence on this device has no command: why, once (the
+    // core's commands_left_out).
+    left.length ? h('p', { class: 'note', id: 'commands-left-out', dataset: { code: 'engine_not_on_device' } },
+      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => engineName(x.engine)), L), hw: hwName(r) })) : null);
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
@@ -812,7 +819,8 @@ async function quantMatrix(r, alive) {
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
-    cells[i].replaceChildren(d ? link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`) : T('smallest_none'));
+    const mark = tightMark(d, L);
+    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : [])] : [T('smallest_none')]));
     cells[i].className = d ? '' : 'note';
     if (!d) cells[i].dataset.none = 'true';
   });
@@ -850,7 +858,9 @@ function publishedCell(x, published, L) {
   const ours = x.gguf_file_bytes;
   // One short line (the table is wide already); the repo it was read from is in the tooltip.
   return h('span', { class: 'pubsize', title: String(x.gguf_file_published_repo || ''), dataset: { published: String(published), ours: String(ours), repo: String(x.gguf_file_published_repo || '') } },
-    `${T('size_published')} `, T('size_vs', { pub: gib(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
+    // A difference that reads as 0.0 % (the core's gguf_file_published_diff_code): "matches".
+    `${T('size_published')} `, x.gguf_file_published_diff_code === 'same_as_shown' ? T('size_same', { pub: gib(published, L) })
+      : T('size_vs', { pub: gib(published, L), diff: signedPct(x.gguf_file_published_diff_pct, L, 1) }));
 }
 
 /**

@@ -56,7 +56,8 @@ function detailText(it, now, L, res) {
   parts.push(T(`short_${it.verdict}`));
   // What the setup does now, from the core's state code: offloaded (with its speed when known) or not running.
   const nowText = now > 0 ? tps(now, L) : T(res.state_now === 'runs_offloaded' ? 'fit_now_offloaded' : 'fit_now_none');
-  if (it.decode_tps_after > 0) parts.push(`${nowText} → ${tps(it.decode_tps_after, L)}`);
+  // A speed the change leaves as it reads (the core's speed_code): said once, not "X → X".
+  if (it.decode_tps_after > 0) parts.push(it.speed_code === 'unchanged_as_shown' ? T('fix_speed_unchanged', { 0: nowText }) : `${nowText} → ${tps(it.decode_tps_after, L)}`);
   // Below the core's speed floor of "runs": a figure, not a fix.
   if (it.below_speed_floor) parts.push(T('fix_too_slow', { 0: tps(res.min_decode_tps, L) }));
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));
@@ -89,7 +90,13 @@ export async function renderMakeItFit(r, alive) {
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
   const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
     h('li', { class: 'note', 'data-cap': c.segment }, T(`fit_cap_${c.segment}`, { n: num(c.segment_max_count, L) })));
-  if (!items.length) { fill('fit-list', h('li', null, T('fit_none')), ...caps); return; }
+  // No change on this device runs it at the speed floor (the core's on_device code): the smallest
+  // device that does, as one more entry of the list (its figures from the core's smallest_device).
+  const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
+  const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
+    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
+    h('span', { class: 'note' }, [T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`),
+      ...(dev.decode_tps > 0 ? [tps(dev.decode_tps, L)] : [])].join(' · '))) : null;
   // A setup that does not run: the core's first usable change goes under the verdict too, where
   // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
   const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);
@@ -99,16 +106,24 @@ export async function renderMakeItFit(r, alive) {
     const el = fill('verdict-fix', `${T('fit_first')}${gap(L)}`, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
       sentence(L, aside(L, '', detailText(first, res.decode_tps_now, L, res))) + gap(L), toAll());
     el.hidden = false;
-  } else if (r.verdict === 'no_fit') {
-    const el = fill('verdict-fix', `${T('fit_only_slow', { 0: tps(res.min_decode_tps, L) })}${gap(L)}`, toAll());
+  } else if (r.verdict === 'no_fit' && (items.length || dev)) {
+    // Nothing on this device is usable: said here once; the list under "Make it fit" offers the
+    // smallest device that runs it when the core found one.
+    const el = fill('verdict-fix', `${T(dev ? 'fit_nothing_here' : 'fit_only_slow', { 0: tps(res.min_decode_tps, L), hw: shownName(r.hardware, L) })}${gap(L)}`, toAll());
     el.hidden = false;
   }
+  if (!items.length) { fill('fit-list', dev ? null : h('li', null, T('fit_none')), devItem, ...caps); return; }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
     const label = changeText(it, L);
     return h('li', { class: it.below_speed_floor ? 'fix too-slow' : 'fix', 'data-field': it.change.field, 'data-too-slow': it.below_speed_floor ? '1' : '0' },
       s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L, res)));
-  }), ...caps);
+  }), devItem, ...caps);
+}
+
+/** A device of the core's answer as the page names it, with its count. @param {any} d @param {string} L */
+function deviceText(d, L) {
+  return `${d.count > 1 ? `${times(d.count, L)} ` : ''}${shownName(d, L)}`;
 }
 
 /** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
@@ -125,13 +140,14 @@ function missText(key, m, L) {
 }
 
 /**
- * "Your device already runs it": the core's verdict on the person's own setup (fits or tight)
- * with its decode speed; the picks then fold under it as other hardware, not as advice to buy.
+ * "Your device already runs it": the core's run_state of the person's own setup ("runs": fits or
+ * tight at the speed floor of the picks) with its verdict and decode speed; the picks then fold under it as other hardware, not as advice to buy.
  * @param {any} r the current estimate @param {string} L
  */
 function ownRuns(r, L) {
   const own = byId('picks-own');
-  const runs = r && (r.verdict === 'fits' || r.verdict === 'tight');
+  // The core's run_state: fully on the device at the floor of "runs" (not below it, not offloaded).
+  const runs = !!r && r.run_state === 'runs';
   const cards = byId('picks-cards'), caps = byId('picks-caps'), missing = byId('picks-missing');
   let fold = document.getElementById('picks-fold');
   if (runs) {

@@ -21,11 +21,18 @@ export async function smallestDevices(overs) {
     try {
       // The count of the request is the basis (the core's: that many of the device), one by default.
       const r = /** @type {any} */ (await solve({ ...request({ ...o, count: o.count ?? 1, ram: 0 }), solve: 'smallest_device' }));
-      return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1 } : null;
+      // The core's verdict on it too: a device the request only just fits is said "tight" beside
+      // its name (the core answers with one only where no larger device fits comfortably).
+      return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1, verdict: r.device.verdict } : null;
     } catch {
       return null;
     }
   }));
+}
+
+/** "tight" beside a smallest device the request only just fits (the core's verdict). @param {any} d @param {string} L */
+export function tightMark(d, L) {
+  return d && d.verdict === 'tight' ? h('span', { class: 'tag tight', dataset: { tight: 'true' } }, t(L, 'short_tight')) : null;
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "willitfit/base/shown.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/calibration/bench_paste.hpp"
 #include "willitfit/calibration/llama_bench.hpp"
@@ -59,8 +60,12 @@ void add_published_size(const Catalog& cat, const json& q, json& out) {
       out["gguf_file_published_repo"] = g.value("repo", "");
       // How far the computed file is from the published one, in percent (signed: + = ours larger).
       const double pub = g["bytes"].get<double>();
-      if (out.contains("gguf_file_bytes") && out["gguf_file_bytes"].is_number())
-        out["gguf_file_published_diff_pct"] = 100.0 * (out["gguf_file_bytes"].get<double>() - pub) / pub;
+      if (out.contains("gguf_file_bytes") && out["gguf_file_bytes"].is_number()) {
+        const double pct = 100.0 * (out["gguf_file_bytes"].get<double>() - pub) / pub;
+        out["gguf_file_published_diff_pct"] = pct;
+        // A difference that reads as 0.0 %: the two sizes agree as shown (a code, not "differs by 0.0 %").
+        if (shown::zero_pct(pct)) out["gguf_file_published_diff_code"] = "same_as_shown";
+      }
       return;
     }
 }

@@ -224,6 +224,16 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     if (plain) in.mmproj_file = f;
   }
   out["commands"] = launch_commands(in);
+  // A server engine the catalog has no support evidence for on this device (its `engines`, from
+  // data/backends.json) gets no launch command: offering SGLang's beside vLLM's on a card only
+  // vLLM runs on would read as support. Which ones were left out, and why, is said once.
+  const auto& runs_on = r.device.engines;
+  if (!runs_on.empty())
+    for (const char* eng : {"vllm", "sglang"})
+      if (out["commands"].contains(eng) && std::find(runs_on.begin(), runs_on.end(), eng) == runs_on.end()) {
+        out["commands"].erase(eng);
+        out["commands_left_out"].push_back({{"engine", eng}, {"code", "engine_not_on_device"}});
+      }
 }
 
 bool engine_on_any_cloud(const Catalog& cat, const std::string& engine) {

@@ -1,4 +1,5 @@
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/base/text.hpp"
 
 #include "willitfit/speed/speed.hpp"
@@ -819,6 +820,17 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                                {"ffn_bytes", e.compute.ffn_bytes}}}}},
       {"verdict", e.verdict},
   };
+  // Whether the setup runs, as the solvers' runs() decides it: fully on the accelerators (fits or
+  // tight) at the floor of "runs" at least (defaults.hpp kRunsOnMinDecodeTps, on the speed range's
+  // low end; a device with no speed model is judged on memory alone), with layers or experts in
+  // system RAM, or not at all. "too_slow": it fits but decodes below the floor.
+  {
+    const bool full = e.verdict == "fits" || e.verdict == "tight";
+    const double tps = std::isfinite(e.speed.decode_tps) ? e.speed.decode_tps : 0.0;
+    const double low = std::isfinite(e.speed.decode_tps_low) && e.speed.decode_tps_low > 0 ? e.speed.decode_tps_low : tps;
+    out["run_state"] = full ? (tps > 0 && low + 1e-9 < defaults::kRunsOnMinDecodeTps ? "too_slow" : "runs")
+                            : e.verdict == "offload" ? "runs_offloaded" : "does_not_run";
+  }
   // A format that makes no sense here (or runs another way) says so (format_applicability).
   if (!e.applicability.empty()) out["quant"]["applicability"] = {{"code", e.applicability}};
   add_product_fields(out["hardware"], r.device);  // Mac Studio, Framework Desktop … (device.hpp)
@@ -839,6 +851,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
           out["speed"]["decode_measured"] = {{"measured_tps", meas}, {"estimate_tps", est},
                                              {"difference", est / meas - 1.0},
                                              {"test", m.value("test", "")}, {"row_id", m.value("row_id", "")}};
+          // A difference that reads as 0 % (the page shows it in whole percent): a code to say so.
+          if (shown::zero_pct(100.0 * (est / meas - 1.0), 0)) out["speed"]["decode_measured"]["difference_code"] = "same_as_shown";
           break;
         }
   }

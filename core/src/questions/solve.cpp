@@ -1,4 +1,5 @@
 #include "willitfit/questions/solve.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/base/text.hpp"
 
 #include <algorithm>
@@ -390,11 +391,23 @@ json make_it_fit_json(Solver& s, const json& q) {
                {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
     if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
     it["below_speed_floor"] = too_slow;
+    // An offloaded setup whose speed the change leaves as it reads: no "X -> X" to show.
+    const double now = finite_or_zero(b.speed.decode_tps);
+    if (now > 0 && after > 0 && shown::same_tps(now, after)) it["speed_code"] = "unchanged_as_shown";
     items.push_back(it);
   }
   std::stable_sort(items.begin(), items.end(),
                    [](const json& x, const json& y) { return x["harm"].get<double>() < y["harm"].get<double>(); });
   out["items"] = items;
+  // No change on this device runs it at the speed floor (none at all, or only ones below it):
+  // said as a code, with the smallest device that does run it at the request's format, context
+  // and count (smallest_device), so the list offers something that works.
+  const bool usable = std::any_of(items.begin(), items.end(), [](const json& it) { return !it["below_speed_floor"].get<bool>(); });
+  if (!usable) {
+    out["on_device"] = "nothing_runs";
+    const json sd = smallest_device_json(s, q);
+    if (sd.value("found", false)) out["smallest_device"] = sd["device"];
+  }
   out["evaluations"] = s.evaluations();
   return out;
 }

@@ -261,6 +261,7 @@ json smallest_device_json(Solver& s, const json&) {
   // 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K (57 GiB of its 60 usable) at 2.7 tokens/s.
   // The first such device is named in `below_speed_floor`, so the answer can say why it was passed.
   const double floor_tps = defaults::kRunsOnMinDecodeTps;
+  json tight;  // the first device that runs it only tight
   json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant},
               {"count", n}, {"min_decode_tps", floor_tps}};
   for (const Device* d : devs) {
@@ -288,9 +289,20 @@ json smallest_device_json(Solver& s, const json&) {
       if (!out.contains("below_speed_floor")) out["below_speed_floor"] = dev;
       continue;
     }
+    // A comfortable fit is the answer; a device the request only just fits ("tight": no room to
+    // spare on the estimate's upper bound, the Required column's own rule) is kept as the answer
+    // only when no larger device fits comfortably, and its verdict says so.
+    if (e.verdict == "tight") {
+      if (!tight.is_object()) tight = dev;
+      continue;
+    }
     out["found"] = true;
     out["device"] = dev;
     break;
+  }
+  if (!out["found"].get<bool>() && tight.is_object()) {
+    out["found"] = true;
+    out["device"] = tight;
   }
   out["evaluations"] = s.evaluations();
   return out;

@@ -62,6 +62,32 @@ TrainOptions with_gpus(TrainOptions o, int n) {
   return o;
 }
 
+// What the parameter counts are of, beside the model's published total: the language model's
+// tensors as the estimate enumerates them (MTP layers left out: they are not trained with the
+// model). A published figure is rounded ("1T", "109B"), so a difference within half a unit of
+// its last non-zero digit, or within 1 %, is no difference; a larger one is said with its likely
+// cause: a vision tower in the config (its weights are not in these counts), MTP layers, or
+// neither (the published figure counts differently).
+json params_basis(const TrainRequest& r, const TrainParams& p) {
+  json j = {{"counted", p.total}};
+  const double pub_b = r.model.params_total_b;
+  const double pub = pub_b * 1e9;
+  if (!(pub > 0) || p.total <= 0) return j;
+  j["published"] = static_cast<std::int64_t>(std::llround(pub));
+  double unit = 0.001;  // billions: the published figures carry three decimals at most
+  while (unit < pub_b && std::fabs(std::remainder(pub_b, unit * 10)) < 1e-9) unit *= 10;
+  const double diff = (pub - static_cast<double>(p.total)) / pub;
+  if (std::fabs(diff) <= 0.01 || std::fabs(pub - static_cast<double>(p.total)) <= unit * 0.5e9) {
+    j["code"] = "matches_published";
+    return j;
+  }
+  const bool mtp = std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(), [](const LayerSpec& l) { return l.is_mtp; });
+  j["code"] = diff > 0 && r.model.vision.present ? "vision_tower_not_counted"
+            : diff > 0 && mtp                  ? "mtp_layers_not_counted"
+                                               : "published_counts_differently";
+  return j;
+}
+
 }  // namespace
 
 TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
@@ -201,6 +227,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                   {"quantized", m.params.quantized},
                   {"trainable_pct", m.params.total > 0 ? 100.0 * static_cast<double>(m.params.trainable) /
                                                              static_cast<double>(m.params.total) : 0.0}}},
+      {"params_basis", params_basis(r, m.params)},
       {"memory", {{"per_gpu", {{"weights_bytes", m.weights_bytes},
                                {"frozen_weights_bytes", m.frozen_weights_bytes},
                                {"trainable_weights_bytes", m.trainable_weights_bytes}, {"gradients_bytes", m.gradients_bytes},
@@ -276,9 +303,15 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
     // The person's own device holds it: no set to buy is advised beside it (the usual stacks
     // not being verified there is said by the own_device note below).
     advice = own("own_device_unverified");
-  else if (!cheapest.is_null())
+  else if (!cheapest.is_null()) {
     advice = buy();
-  else
+    // A Mac or a unified-memory PC is one machine that no count of it helps: the set is other
+    // hardware in place of it, not more of it ("cheapest_set_instead", with the own device's kind).
+    if (r.device.kind != DeviceKind::Gpu) {
+      advice["code"] = "cheapest_set_instead";
+      advice["own_kind"] = device_kind_name(r.device.kind);
+    }
+  } else
     advice = {{"code", "none_within_caps"}};
   if (!own_runs) advice["own_device"] = "training_stack_not_verified";
   if (min_count.is_null() || min_count.get<int>() > own_cap) {

@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engines.hpp"
+#include "willitfit/base/shown.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/server_throughput.hpp"
@@ -129,6 +130,9 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   m["total_high_bytes"] = e.total_high_bytes;
   m["reserved_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
   m["usable_bytes"] = b.total_bytes * tp;
+  // The engine's share that reads as the whole usable memory (SGLang's --mem-fraction-static is
+  // the usable figure itself): a code, so "sets aside 23.65 of 23.65 GiB" is worded as all of it.
+  if (shown::same_gib(m["reserved_bytes"].get<double>(), m["usable_bytes"].get<double>())) m["reserved_code"] = "all_usable";
   m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);
   m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
   json& sv = out[r.engine];

@@ -1,0 +1,132 @@
+// Issue 16's last contradictions in Chromium: the core decides and the page words it. The own
+// setup "runs" by the core's run_state, the smallest device is a comfortable fit (or says "tight"),
+// fine-tuning advice on a Mac names the card set as other hardware, the parameter counts say what
+// they are of, figures that read the same are not printed as a difference, "Make it fit" offers a
+// device that works, a refused request shows no format nobody chose, and launch commands are only
+// offered for engines the device runs.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { core, open, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+test('a setup that fits below the speed floor is not called "already runs it"; one that runs is', async () => {
+  const page = await env.page();
+  // The 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K at 2.7 tok/s: fits, too slowly.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-jetson-agx-orin-64gb&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });
+  assert.match(await page.$eval('#verdict', (e) => e.dataset.verdict || ''), /^(fits|tight)$/);
+  assert.equal(await page.$eval('#picks-own', (e) => e.hidden), true);
+  assert.equal(await page.$('#picks-fold'), null);
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#picks-own:not([hidden])', { timeout: 300000 });
+  assert.match(await page.textContent('#picks-own'), /GeForce RTX 4090/);
+});
+
+test('the format table\'s smallest device fits comfortably, or says "tight" beside it', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForFunction(() => [...document.querySelectorAll('#matrix tbody tr')].length > 3 &&
+    ![...document.querySelectorAll('#matrix tbody td')].some((td) => td.textContent === '…'), null, { timeout: 300000 });
+  const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({ quant: tr.querySelector('a')?.textContent || '', text: tr.textContent, tight: !!tr.querySelector('[data-tight]') })));
+  const q4 = rows.find((r) => r.quant === 'Q4_K_M');
+  assert.ok(q4, JSON.stringify(rows));
+  // At Q4_K_M the 48 GB Radeon PRO W7900 only just holds it; the core names a device with room.
+  assert.doesNotMatch(q4.text, /W7900/);
+  const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, solve: 'smallest_device' });
+  assert.equal(sd.device.verdict, 'fits');
+  // Each row says "tight" exactly where the core's answer for that format is tight.
+  for (const r of rows.filter((x) => x.quant)) {
+    const a = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: r.quant, context: 8192, solve: 'smallest_device' });
+    assert.equal(r.tight, !!a.found && a.device.verdict === 'tight', `${r.quant}: ${r.text}`);
+  }
+});
+
+test('fine-tuning on a Mac names the card set as other hardware, never "Buy" beside "one machine"', async () => {
+  const page = await env.page();
+  for (const lang of ['en', 'fr']) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=apple-m4-max-40c-gpu-128gb&ctx=8192&count=1&ram=0&lang=${lang}`);
+    await page.waitForSelector('#ft-table tbody tr[data-method="lora"] [data-advice]', { timeout: 300000 });
+    const lora = await page.$eval('#ft-table tbody tr[data-method="lora"]', (tr) => ({ advice: tr.querySelector('[data-advice]').dataset.advice, text: tr.querySelector('[data-advice]').textContent }));
+    assert.equal(lora.advice, 'cheapest_set_instead');
+    assert.match(lora.text, lang === 'en' ? /^Not on this machine: the cheapest set of graphics cards that holds it is \d+× / : /^Pas sur cette machine\u00a0: /);
+    assert.doesNotMatch(lora.text, /^(Buy|Achetez) /);
+  }
+});
+
+test('the fine-tuning table says once why the trainable count is below the published total', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-4-Scout-17B-16E-Instruct&quant=Q4_K_M&hw=nvidia-h100-sxm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]', { timeout: 300000 });
+  const text = await page.textContent('#finetune-out');
+  const said = text.match(/the published 109B also counts its vision encoder/g) || [];
+  assert.equal(said.length, 1, text);
+  const full = await page.textContent('#ft-table tbody tr[data-method="full"] th');
+  const counted = full.match(/([\d.]+)B trainable/);
+  assert.ok(counted, full);
+  assert.match(text, new RegExp(`language model alone \\(${counted[1].replace('.', '\\.')}B\\)`));
+  // A model whose count matches its published total says nothing of the kind.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#ft-table tbody tr[data-method="full"]', { timeout: 300000 });
+  assert.doesNotMatch(await page.textContent('#finetune-out'), /published/);
+});
+
+test('SGLang\'s share of the whole usable memory is said as all of it, not "X of X"', async () => {
+  const page = await env.page();
+  for (const [lang, all] of [['en', /SGLang sets aside all [\d.]+\sGiB usable/], ['zh', /SGLang 预留了全部可用的 [\d.]+\sGiB/]]) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=${lang}`);
+    const s = await page.textContent('#summary');
+    assert.match(s, all, s);
+    assert.doesNotMatch(s, /([\d.]+\sGiB) of \1/);
+    // The card under "Set aside by the engine" says it too, not "of 23.65 GiB usable".
+    const card = await page.textContent('#c-physical');
+    assert.equal(card, lang === 'en' ? 'all of the usable memory on the device' : '设备上的全部可用内存');
+  }
+});
+
+test('"Make it fit" on a device where nothing works offers the smallest device, and says so once', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#fit-list li[data-field="device"]', { timeout: 300000 });
+  const dev = await page.$eval('#fit-list li[data-field="device"]', (li) => ({ id: li.dataset.device, text: li.textContent, href: li.querySelector('a')?.getAttribute('href') || '' }));
+  const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, solve: 'smallest_device' });
+  assert.equal(dev.id, sd.device.id);
+  assert.match(dev.text, /the smallest device that runs it/);
+  assert.match(dev.href, new RegExp(`hw=${sd.device.id}`));
+  await page.waitForSelector('#verdict-fix:not([hidden])');
+  const fix = await page.textContent('#verdict-fix');
+  assert.match(fix, /No change on GeForce RTX 4060 runs it at 3(\.0)?\stok\/s or more/);
+  const body = await page.textContent('main');
+  assert.equal((body.match(/No change on GeForce RTX 4060/g) || []).length, 1);
+  assert.doesNotMatch(await page.textContent('#fit-list'), /None of the usual changes/);
+});
+
+test('a refused request shows no format nobody chose, and a C500 offers no SGLang command', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#error:not([hidden])');
+  const q = await page.$eval('#quant', (s) => ({ value: s.value, index: s.selectedIndex }));
+  assert.deepEqual(q, { value: '', index: -1 });
+
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en`);
+  await page.waitForSelector('#commands pre, #commands code', { timeout: 300000 });
+  const cmds = await page.textContent('#plug-commands');
+  assert.match(cmds, /vllm serve/);
+  assert.doesNotMatch(cmds, /sglang\.launch_server/);
+  // Why, once.
+  assert.equal((cmds.match(/nothing in the catalog says SGLang runs on MetaX C500/g) || []).length, 1, cmds);
+});
+
+test('the device page names the speeds below only where it shows some', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=device&hw=metax-c500&ram=0&lang=en`);
+  await page.waitForSelector('#dp-uncertain');
+  await page.waitForFunction(() => !document.querySelector('#dp-runs [data-pending]'), null, { timeout: 300000 });
+  const shownSpeed = await page.$('#dp-runs-table');
+  const note = await page.textContent('#dp-uncertain');
+  if (shownSpeed && await page.$eval('#dp-runs-table', (t) => /tok\/s/.test(t.textContent))) assert.match(note, /speeds below/);
+  else assert.doesNotMatch(note, /speeds below/);
+});
