@@ -42,6 +42,11 @@ if (a.speculative && Array.isArray(a.speculative.rows)) {
   console.log(`\nSpeculative decoding (${s.source}): overhead per drafted token ${s.overhead_per_draft_token} (CUDA fit), ${s.metal_overhead_per_draft_token} on Metal up to ${s.metal_small_batch_max_draft} drafted tokens.`);
   console.log(`Median error ${s.fitted_median_ape_pct.toFixed(1)}% on ${s.fitted_rows} fitted rows with an acceptance, ${s.held_out_median_ape_pct.toFixed(1)}% (max ${s.held_out_max_ape_pct.toFixed(1)}%) on ${s.held_out_rows} held-out ones; ` +
     `held-out acceptance ranges bracket ${s.held_out_range_covered} of ${s.held_out_range_rows}; the range a result states for the workload holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs (${s.held_out_stated_coverage_pct.toFixed(0)}%).`);
+  const v = s.by_engine && s.by_engine.vllm;
+  if (v) {
+    console.log(`vLLM: a drafted token costs max(draft cost, ${s.vllm_min_cost_per_draft_token}) (the draft pass's floor, ${v.fitted_rows} fitted row); held out: ${v.held_out_rows} rows, ` +
+      `median ${v.held_out_median_ape_pct.toFixed(1)}%, max ${v.held_out_max_ape_pct.toFixed(1)}% (priced as llama.cpp: median ${v.held_out_llama_terms_median_ape_pct.toFixed(1)}%, max ${v.held_out_llama_terms_max_ape_pct.toFixed(1)}%)`);
+  }
   for (const [k, v] of Object.entries(s.by_kind || {})) {
     console.log(`  ${k.padEnd(6)} held out: ${v.held_out_rows} rows, median ${v.held_out_median_ape_pct.toFixed(1)}%, max ${v.held_out_max_ape_pct.toFixed(1)}%; in the stated range ${v.held_out_in_stated_range} of ${v.held_out_stated_rows}`);
   }

@@ -67,6 +67,10 @@ const JOURNEYS = {
   'vllm-uncertain-qwen3-8b-c500': '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192',
   'uncertain-910b-qwen3-8b': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=huawei-ascend-910b&ctx=8192',
   accuracy: '?view=accuracy',
+  // vLLM's own price of a drafted token (its draft pass) under the speculative line.
+  'vllm-mtp-air-h100x4': '?model=zai-org/GLM-4.5-Air&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&mtp=1',
+  // A device sold as "180 GB" that holds 179.06 GiB: the name says the one, the figures the other.
+  'device-b200': '?view=device&hw=nvidia-b200&ram=0',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
   'widget-draft-llama8b-4090': 'embed.html?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
 };

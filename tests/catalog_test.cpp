@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -54,6 +55,57 @@ TEST_CASE("Apple chips expand into one device per memory option", "[catalog]") {
   CHECK(c.errors().empty());
   REQUIRE(c.find_device("apple-m9-32gb") != nullptr);
   CHECK(c.find_device("apple-m9-32gb")->memory_gib == 32);
+}
+
+// A device's memory is two figures that are easy to conflate: the size the vendor sells it as
+// (what its name says, NVIDIA's "180 GB" B200) and the GiB it holds (every memory figure; the B200's
+// driver reports 183359 MiB = 179.06 GiB). memory_gib must be the second, memory_sold_gb the first
+// where they differ, and a name's size the first.
+TEST_CASE("device memory: a driver-reported total sets memory_gib, the sold size stays in the name", "[catalog][hardware]") {
+  const Catalog c = Catalog::load(embedded_catalog());
+  static const std::regex size_re(R"((\d+(?:\.\d+)?)\s?GB\b)");
+  int reported = 0, sold = 0, named = 0;
+  for (const auto& d : c.devices()) {
+    CAPTURE(d.id, d.name, d.memory_gib);
+    const nlohmann::json& f = d.facts;
+    const bool has_sold = f.contains("memory_sold_gb");
+    const double sold_gb = has_sold ? f["memory_sold_gb"].get<double>() : d.memory_gib;
+    if (f.contains("memory_reported_mib")) {
+      ++reported;
+      // The GiB figure is the driver's total, to the hundredth.
+      CHECK(d.memory_gib == Approx(f["memory_reported_mib"].get<double>() / 1024.0).margin(0.006));
+      CHECK(f.value("memory_reported_source", "").rfind("https://", 0) == 0);
+      // ... and where that is not the vendor's round figure, the vendor's figure is kept apart.
+      CHECK((has_sold || std::fabs(d.memory_gib - std::round(d.memory_gib)) < 0.006));
+    }
+    if (has_sold) {
+      ++sold;
+      CHECK(std::fabs(sold_gb - d.memory_gib) >= 0.005);  // the loader refuses an equal one
+      // The same memory: between the sold figure read as decimal GB and read as GiB.
+      CHECK(d.memory_gib >= 0.98 * sold_gb * 1e9 / 1073741824.0);
+      CHECK(d.memory_gib <= 1.02 * sold_gb);
+    }
+    // A name that states a size states the sold one ("NVIDIA H20 141GB", "GH200 (96 GB HBM3)").
+    std::smatch m;
+    if (std::regex_search(d.name, m, size_re)) {
+      ++named;
+      CHECK(std::stod(m[1]) == Approx(sold_gb));
+    }
+  }
+  CHECK(reported >= 1);
+  CHECK(sold >= 1);
+  CHECK(named >= 10);
+  // The B200: sold as 180 GB, 179.06 GiB in every figure.
+  const Device* b200 = c.find_device("nvidia-b200");
+  REQUIRE(b200 != nullptr);
+  CHECK(b200->memory_gib == Approx(179.06));
+  CHECK(b200->facts["memory_sold_gb"] == 180);
+  // The loader refuses a sold size equal to memory_gib, with the field's path.
+  const std::string same = R"({"devices":[{"id":"gpu-s","name":"S","kind":"gpu","memory_gib":24,"memory_sold_gb":24,"bandwidth_gbs":1000,"source":"https://example.org/s","checked":"2026-12-02"}]})";
+  const Catalog bad = Catalog::load({{"hardware/s.json", same}});
+  REQUIRE(bad.errors().size() == 1);
+  CHECK(bad.errors()[0].path == "hardware/s.json#gpu-s.memory_sold_gb");
+  CHECK(bad.errors()[0].code == "bad_value");
 }
 
 TEST_CASE("every catalog model's parameter count from its architecture matches the published total within 2%", "[catalog]") {

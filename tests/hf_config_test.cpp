@@ -6,6 +6,7 @@
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/model/architecture.hpp"
+#include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 
 using namespace wif;
@@ -214,6 +215,46 @@ TEST_CASE("Granite 4.0-H Tiny: 36 Mamba-2 and 4 attention layers, each with 64 e
   CHECK(pc.total == 100352 * E + E + 40 * moe + 36 * mamba + 4 * att);
   CHECK(pc.total == 6939037248LL);
   CHECK(static_cast<double>(pc.total) * 2 / (1024.0 * 1024 * 1024) == Approx(12.93).epsilon(0.001));
+}
+
+TEST_CASE("Granite 4.0-H Micro: 36 Mamba-2 and 4 attention layers with a dense 8192-wide FFN, checked on IBM's GGUF sizes", "[hf_config]") {
+  const Architecture& a = arch_of("ibm-granite/granite-4.0-h-micro");
+  CHECK(a.gguf_arch == "granitehybrid");
+  REQUIRE(a.layers.size() == 40);
+  CHECK(a.recurrent.kind == "mamba2");
+  CHECK(a.recurrent.d_inner == 4096);  // 64 Mamba2 heads of 64 (IBM's table), 2 x 2048
+  CHECK(a.recurrent.n_v_heads == 64);
+  CHECK(a.recurrent.n_group == 1);
+  CHECK(a.moe.n_expert == 0);
+  int attention = 0;
+  for (const auto& L : a.layers) attention += L.attn == AttnKind::Full;
+  CHECK(attention == 4);
+  CHECK(a.tied_embeddings);
+  // By hand: embedding 100352 x 2048 (tied); per layer two norms and a dense SwiGLU FFN of
+  // 3 x 2048 x 8192; a Mamba-2 block is ssm_in 2048 x (2*4096 + 2*128 + 64), conv 4 x 4352 + bias,
+  // A/D/dt 3 x 64, norm 4096, ssm_out 4096 x 2048; an attention block is q/o 2048 x 2048 and k/v
+  // 2048 x 512. IBM's table says 3B.
+  const std::int64_t E = 2048;
+  const std::int64_t ffn = 3 * E * 8192 + 2 * E;
+  const std::int64_t mamba = E * (2 * 4096 + 2 * 128 + 64) + 4 * 4352 + 4352 + 3 * 64 + 4096 + 4096 * E;
+  const std::int64_t att = 2 * E * 2048 + 2 * E * 512;
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.total == 100352 * E + E + 40 * ffn + 36 * mamba + 4 * att);
+  CHECK(pc.total == 3191396096LL);
+  // IBM's Q8_0 GGUF holds 506 tensors (a public llama.cpp port note on that file): 2 + 36 x 13 + 4 x 9.
+  CHECK(plan_quantization(a, "Q8_0").tensors.size() == 506);
+  // IBM's own GGUFs (ibm-granite/granite-4.0-h-micro-GGUF at 51ce07a9): the planned files within 1 %.
+  const ModelEntry* m = wif_test::catalog().find_model("ibm-granite/granite-4.0-h-micro");
+  REQUIRE(m != nullptr);
+  int files = 0;
+  for (const auto& g : m->raw["gguf"]) {
+    const std::string q = g["quant"].get<std::string>();
+    CAPTURE(q);
+    const double planned = static_cast<double>(plan_quantization(a, q).file_bytes);
+    CHECK(planned == Approx(g["bytes"].get<double>()).epsilon(0.01));
+    ++files;
+  }
+  CHECK(files == 2);
 }
 
 TEST_CASE("Granite 4.0-H Small: 128 Mamba-2 heads of 64 in one group, 72 experts top-10 and a shared one", "[hf_config]") {

@@ -13,7 +13,7 @@ import { gbOf, gib } from './format.js';
 import { aside, t } from './i18n.js';
 
 /**
- * @typedef {{id?: string, name: string, name_base?: string, kind?: string, memory_gib: number, product_lines?: string[],
+ * @typedef {{id?: string, name: string, name_base?: string, kind?: string, memory_gib: number, memory_sold_gb?: number, product_lines?: string[],
  *   chip?: string|null, gpu_cores?: number|null, cpu_cores?: number|null}} Named
  */
 
@@ -33,7 +33,7 @@ export function productLabel(d, lang, all = []) {
     chip = `${d.chip} ${twin && d.cpu_cores ? t(lang, 'dev_cpu_gpu_cores', { cpu: String(d.cpu_cores), gpu: String(d.gpu_cores) }) : t(lang, 'dev_gpu_cores', { 0: String(d.gpu_cores) })}`;
   }
   // The memory option as the product is sold ("· 64 GB"), the same on every surface.
-  return `${lines.join(' / ')} · ${chip} · ${gbOf(d.memory_gib, lang)}`;
+  return `${lines.join(' / ')} · ${chip} · ${gbOf(soldGb(d), lang)}`;
 }
 
 /**
@@ -52,7 +52,15 @@ export function scopedName(d, lang) {
  */
 export function nameSize(d, lang) {
   if (!(typeof d.memory_gib === 'number' && d.memory_gib > 0)) return '';
-  return d.custom ? gib(d.memory_gib * 1024 ** 3, lang, 0) : gbOf(d.memory_gib, lang);
+  return d.custom ? gib(d.memory_gib * 1024 ** 3, lang, 0) : gbOf(soldGb(d), lang);
+}
+
+/**
+ * The size a catalog device is sold as: the core's `memory_sold_gb` where the vendor's figure is
+ * not the GiB the device holds (B200: "180 GB", 179.06 GiB), else `memory_gib`. @param {Named} d
+ */
+function soldGb(d) {
+  return typeof d.memory_sold_gb === 'number' && d.memory_sold_gb > 0 ? d.memory_sold_gb : d.memory_gib;
 }
 
 /**

@@ -158,6 +158,8 @@ export interface EstimateResult {
   hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
     /** The products it ships in, their lines, the chip's short name and its GPU and CPU cores (data/SCHEMA.md `products`, `chip`). */
     products: string[]; product_lines: string[]; chip: string | null; gpu_cores: number | null; cpu_cores: number | null;
+    /** The vendor's size where it is not memory_gib (B200: 180 GB for 179.06 GiB): what a name says (data/SCHEMA.md). */
+    memory_sold_gb?: number;
     /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
     uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number; notes?: string; sources?: string[] }> };
   settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };

@@ -52,6 +52,13 @@ test('twins that differ only in memory keep their size in a table; every name sa
   const jetson = byId('nvidia-jetson-agx-orin-64gb');
   assert.match(tableLabel(jetson, 'en', hardware), /· 64\u00a0GB$/);
   assert.equal(tableLabel(jetson, 'en', hardware), deviceLabel(jetson, 'en', hardware));
+  // A device sold under another figure than the GiB it holds: the name says the vendor's (B200:
+  // "180 GB", the core's memory_sold_gb), every figure the GiB (179.06).
+  const b200 = byId('nvidia-b200');
+  assert.equal(b200.memory_gib, 179.06);
+  assert.equal(b200.memory_sold_gb, 180);
+  assert.match(deviceLabel(b200, 'en', hardware), /· 180\u00a0GB$/);
+  assert.match(deviceLabel(b200, 'fr', hardware), /· 180\u00a0Go$/);
   // A saved device's size is the GiB the person typed, and says so.
   assert.equal(deviceLabel({ id: 'mine', name: 'My card', memory_gib: 20, custom: true }, 'en'), 'My card · 20\u00a0GiB');
 });

@@ -107,6 +107,15 @@ test('the speculative decoding rows: measured, predicted and the stated range as
   assert.match(summary, new RegExp(`holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs`));
   assert.match(summary, new RegExp(`off by ${Math.round(s.held_out_median_ape_pct)}\u00a0% \\(median; at most ${Math.round(s.held_out_max_ape_pct)}\u00a0%\\)`));
   assert.match(summary, new RegExp(`${Math.round(100 * s.metal_overhead_per_draft_token)}\u00a0% on Metal`));
+  // vLLM's own terms: its floor and its held-out error, with its own price and priced as llama.cpp.
+  const v = s.by_engine.vllm;
+  const vllm = await page.textContent('#acc-spec-vllm');
+  assert.match(vllm, new RegExp(`at least ${Math.round(100 * s.vllm_min_cost_per_draft_token)}\u00a0% of a decode step`));
+  assert.match(vllm, new RegExp(`On its ${v.held_out_rows} held-out runs the predicted speedup is off by ${Math.round(v.held_out_median_ape_pct)}\u00a0% \\(median; at most ${Math.round(v.held_out_max_ape_pct)}\u00a0%\\)`));
+  assert.match(vllm, new RegExp(`priced as llama.cpp, it was off by ${Math.round(v.held_out_llama_terms_median_ape_pct)}\u00a0%`));
+  assert.ok(v.held_out_median_ape_pct < v.held_out_llama_terms_median_ape_pct);
+  // A vLLM row names its engine beside the backend.
+  assert.match(await page.textContent('#acc-spec-rows tr[data-row="spec-0029"]'), /vLLM · CUDA/);
   // Each row as the report has it: a point row's figures, a range row's range, inside or outside.
   for (const r of shown) {
     const sel = `#acc-spec-rows tr[data-row="${r.row_id}"]`;

@@ -138,3 +138,20 @@ test('a draft model: one decode figure on the card, the simulator and the cost; 
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
   assert.deepEqual(page.problems, []);
 });
+
+test('on vLLM the speculative line prices a drafted token by vLLM\'s draft pass, in its words', async () => {
+  const q = { model: 'zai-org/GLM-4.5-Air', hardware: 'nvidia-h100-sxm', count: 4, engine: 'vllm', context: 32768, mtp: true };
+  const core = await api.estimate(q);
+  assert.equal(core.speculative.overhead_code, 'vllm_draft_pass');
+  const { pct } = await import(path.join(root, 'web', 'format.js'));
+  const share = pct(core.speculative.overhead_per_draft_token, 'en');
+  const page = await env.page();
+  await open(page, `${env.url}?model=${q.model}&hw=${q.hardware}&count=4&engine=vllm&ctx=32768&mtp=1&lang=en`);
+  await page.waitForFunction(() => /vLLM/.test(document.querySelector('#spec-line')?.textContent || ''));
+  const spec = await page.textContent('#spec-line');
+  assert.ok(spec.includes(`On vLLM the verify reads the weights once for all drafted tokens; each drafted token costs one pass of the draft, at least ${share} of a decode step.`), spec);
+  assert.doesNotMatch(spec, /Metal/);
+  const code = core.speculative.workloads.find((w) => w.workload === 'code');
+  assert.ok(spec.includes(`×${num(code.speedup_low, 'en', 2)}–${num(code.speedup_high, 'en', 2)}`), spec);
+  assert.deepEqual(page.problems, []);
+});

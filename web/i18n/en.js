@@ -252,6 +252,7 @@ export default {
   acc_mlx_sizes_caption: "MLX checkpoint sizes: planned against published",
   acc_spec_title: "Speculative decoding: speedup against published runs",
   acc_spec_summary: "The speedup of a draft model or a model’s own MTP layers is tokens per step over the cost of a step. Each drafted token costs {cuda} of a decode step (CUDA and most backends) or {metal} on Metal while the verify batch stays at 8 rows or fewer; {fit} published runs set those figures and the acceptance bounds. On the {held} runs kept out of the fit that state their acceptance, the predicted speedup is off by {med} (median; at most {max}). The range a result states for the run’s workload holds {inside} of {stated} held-out runs.",
+  acc_spec_vllm: "vLLM prices a drafted token apart: its verify reads the weights once for all rows, and one pass of the draft costs at least {vllm} of a decode step (runs that set it: {fit}). On its {held} held-out runs the predicted speedup is off by {med} (median; at most {max}); priced as llama.cpp, it was off by {bmed} (at most {bmax}).",
   acc_spec_caption: "Published speculative decoding runs against the model",
   acc_spec_col_k: "Drafted tokens",
   acc_spec_col_workload: "Workload",

@@ -252,6 +252,7 @@ export default {
   acc_mlx_sizes_caption: "Tamaños de los pesos MLX: calculados frente a publicados",
   acc_spec_title: "Generación especulativa: aceleración frente a ejecuciones publicadas",
   acc_spec_summary: "La aceleración de un modelo borrador o de las capas MTP del propio modelo es tokens por paso entre el coste de un paso. Cada token propuesto cuesta {cuda} de un paso de generación (CUDA y la mayoría de las demás plataformas) o {metal} en Metal mientras el lote de verificación tenga 8 filas o menos; {fit} ejecuciones publicadas fijan esas cifras y los límites de aceptación. En las {held} ejecuciones fuera del ajuste que indican su aceptación, la aceleración prevista se desvía un {med} (mediana; como mucho {max}). El intervalo que un resultado indica para la carga de la ejecución contiene {inside} de {stated} ejecuciones fuera del ajuste.",
+  acc_spec_vllm: "vLLM calcula aparte el coste de un token propuesto: su verificación lee los pesos una sola vez para todas las filas, y una pasada del borrador cuesta al menos el {vllm} de un paso de generación (ejecuciones que lo fijan: {fit}). En sus {held} ejecuciones fuera del ajuste, la aceleración prevista se desvía un {med} (mediana; como mucho {max}); con el coste de llama.cpp se desviaba un {bmed} (como mucho {bmax}).",
   acc_spec_caption: "Ejecuciones publicadas de generación especulativa frente al modelo",
   acc_spec_col_k: "Tokens propuestos",
   acc_spec_col_workload: "Carga",

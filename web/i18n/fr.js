@@ -252,6 +252,7 @@ export default {
   acc_mlx_sizes_caption: "Tailles des poids MLX : calculées face aux publiées",
   acc_spec_title: "Génération spéculative : accélération face aux exécutions publiées",
   acc_spec_summary: "L’accélération d’un modèle brouillon ou des couches MTP du modèle lui-même est le nombre de jetons par étape rapporté au coût d’une étape. Chaque jeton proposé coûte {cuda} d’une étape de génération (CUDA et la plupart des autres plateformes) ou {metal} sur Metal tant que le lot de vérification compte 8 lignes ou moins ; {fit} exécutions publiées fixent ces chiffres et les bornes d’acceptation. Sur les {held} exécutions tenues hors de l’ajustement qui donnent leur acceptation, l’accélération prévue s’écarte de {med} (médiane ; au plus {max}). La fourchette qu’un résultat donne pour la charge de l’exécution contient {inside} des {stated} exécutions hors ajustement.",
+  acc_spec_vllm: "vLLM compte à part le coût d’un jeton proposé : sa vérification lit les poids une seule fois pour toutes les lignes, et un passage du brouillon coûte au moins {vllm} d’une étape de génération (exécutions qui le fixent : {fit}). Sur ses {held} exécutions hors ajustement, l’accélération prévue s’écarte de {med} (médiane ; au plus {max}) ; au coût de llama.cpp, elle s’écartait de {bmed} (au plus {bmax}).",
   acc_spec_caption: "Exécutions de génération spéculative publiées face au modèle",
   acc_spec_col_k: "Jetons proposés",
   acc_spec_col_workload: "Charge",

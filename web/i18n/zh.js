@@ -252,6 +252,7 @@ export default {
   acc_mlx_sizes_caption: "MLX 权重文件大小：计算值与公开值",
   acc_spec_title: "推测生成：加速比与公开测试对照",
   acc_spec_summary: "草稿模型或模型自带 MTP 层的加速比，等于每步生成的 token 数除以每步的开销。每个草稿 token 的开销为一次生成步的 {cuda}（CUDA 及大多数后端），在 Metal 上验证批次不超过 8 行时为 {metal}；这些数值和接受率的上下限由 {fit} 条公开测试确定。在未参与拟合、给出接受率的 {held} 条测试上，预测加速比的误差为 {med}（中位数；最大 {max}）。结果按该测试的负载给出的范围，覆盖了 {stated} 条留出测试中的 {inside} 条。",
+  acc_spec_vllm: "vLLM 单独计算草稿 token 的开销：其验证对所有行只读取一次权重，草稿模型每运行一次至少花费一次生成步的 {vllm}（据以确定该值的测试：{fit} 条）。在其 {held} 条留出测试上，预测加速比的误差为 {med}（中位数；最大 {max}）；按 llama.cpp 的开销计算时，误差为 {bmed}（最大 {bmax}）。",
   acc_spec_caption: "公开的推测生成测试与模型对照",
   acc_spec_col_k: "草稿 token 数",
   acc_spec_col_workload: "负载",

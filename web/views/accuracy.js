@@ -12,6 +12,7 @@ import { gib, num, pct, signed, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
+import { engineName } from './main.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const SPLITS = ['in_sample', 'held_out', 'multi_gpu', 'offloaded'];
@@ -371,6 +372,9 @@ function specSection(s) {
   const fit = rows.filter((/** @type {any} */ r) => r.split === 'fitted').length;
   const acceptance = (/** @type {any} */ r) => (typeof r.acceptance_rate === 'number' ? p0(100 * r.acceptance_rate)
     : Array.isArray(r.acceptance_rate_range) ? `${num(100 * r.acceptance_rate_range[0], L, 0)}–${p0(100 * r.acceptance_rate_range[1])}` : '—');
+  // vLLM's own terms (the report's by_engine.vllm: its runs with vLLM's price of a drafted token,
+  // and the same runs priced as llama.cpp).
+  const vllm = s.by_engine && s.by_engine.vllm;
   const split = (/** @type {any} */ r) => T(r.split === 'fitted' ? 'acc_mlx_fitted' : r.split === 'held_out' ? 'acc_mlx_held' : 'acc_spec_outside_model');
   return h('section', { id: 'acc-spec', 'aria-labelledby': 'acc-spec-title' },
     h('h2', { id: 'acc-spec-title' }, T('acc_spec_title')),
@@ -378,11 +382,15 @@ function specSection(s) {
       cuda: p0(100 * s.overhead_per_draft_token), metal: p0(100 * s.metal_overhead_per_draft_token), fit: num(fit, L),
       held: num(s.held_out_rows, L), med: p0(s.held_out_median_ape_pct), max: p0(s.held_out_max_ape_pct),
       inside: num(s.held_out_in_stated_range, L), stated: num(s.held_out_stated_rows, L) })),
+    vllm && vllm.held_out_rows > 0 ? h('p', { id: 'acc-spec-vllm' }, T('acc_spec_vllm', {
+      vllm: p0(100 * s.vllm_min_cost_per_draft_token), fit: num(vllm.fitted_rows, L), held: num(vllm.held_out_rows, L),
+      med: p0(vllm.held_out_median_ape_pct), max: p0(vllm.held_out_max_ape_pct),
+      bmed: p0(vllm.held_out_llama_terms_median_ape_pct), bmax: p0(vllm.held_out_llama_terms_max_ape_pct) })) : null,
     stackTable(T('acc_spec_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_spec_col_k'), T('acc_spec_col_workload'),
       T('acc_spec_col_acceptance'), T('acc_col_measured'), T('acc_col_predicted'), T('acc_col_error'), T('acc_spec_col_stated'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [
       h('span', null, modelCell(r.model), ' ', h('span', { class: 'note' }, r.draft_model ? T('acc_spec_draft', { 0: r.draft_model }) : T('acc_spec_mtp'))),
-      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
+      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${r.backend}` : r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
       typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
       typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
       typeof r.error_pct === 'number' ? `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%` : '—',

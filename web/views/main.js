@@ -402,7 +402,8 @@ function renderSpeculative(r) {
     tokens: tn(L, 'spec_tokens', sp.draft_max, { k: num(sp.draft_max, L) }), mem: gib(sp.kind === 'draft' ? sp.counted_bytes : sp.extra_bytes, L), w: gib(sp.weights_bytes, L), kv: gib(sp.kv_bytes, L),
     code: range(code), prose: range(prose), name: sp.draft ? String(sp.draft.name || sp.draft.id) : '',
     dc: pct(sp.draft_cost, L, 1),
-  }), sp.overhead_code === 'metal_small_batch' ? T('spec_metal', { share: pct(sp.overhead_per_draft_token, L) }) : '',
+  }), sp.overhead_code === 'metal_small_batch' ? T('spec_metal', { share: pct(sp.overhead_per_draft_token, L) })
+    : sp.overhead_code === 'vllm_draft_pass' ? T('spec_vllm', { share: pct(sp.overhead_per_draft_token, L) }) : '',
   sp.basis && sp.basis.held_out_rows > 0
     ? T('spec_basis', { n: num(sp.basis.held_out_rows, L), max: pct(sp.basis.held_out_max_ape_pct / 100, L) }) : '',
   sp.basis && sp.basis.held_out_stated_rows > 0

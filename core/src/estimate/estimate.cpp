@@ -554,9 +554,11 @@ void apply_speculative_speed(const EstimateRequest& r, Estimate& e) {
   const double plo = r.spec.draft ? (code ? sp.draft_code_low : sp.draft_prose_low) : (code ? sp.code_low : sp.prose_low);
   const double phi = r.spec.draft ? (code ? sp.draft_code_high : sp.draft_prose_high) : (code ? sp.code_high : sp.prose_high);
   const int k = r.spec.draft_max > 0 ? r.spec.draft_max : 1;
-  // The same backend as the "speculative" block (Metal's small-batch overhead, speculative.hpp).
+  // The same backend and engine as the "speculative" block (Metal's small-batch overhead, vLLM's
+  // draft pass; speculative.hpp).
   const std::string& be = r.device.backend;
-  const double slo = speculative_speedup(plo, k, e.spec_costs, sp, be), shi = speculative_speedup(phi, k, e.spec_costs, sp, be);
+  const double slo = speculative_speedup(plo, k, e.spec_costs, sp, be, r.engine);
+  const double shi = speculative_speedup(phi, k, e.spec_costs, sp, be, r.engine);
   const double mid = 0.5 * (slo + shi);
   if (!(slo > 0) || !(shi > 0)) return;
   nlohmann::json plain = {{"kind", r.spec.kind()}, {"workload", r.spec.workload}, {"draft_max", k},

@@ -32,6 +32,10 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   // 141GB"): a table whose memory column gives the size in GiB names the device by it, so no
   // vendor GB figure stands beside a GiB one.
   if (f.is_object() && f.contains("name_base") && f["name_base"].is_string()) out["name_base"] = f["name_base"];
+  // The memory as the vendor sells it, where that figure is not the GiB the device holds (NVIDIA's
+  // "180 GB" B200 holds 183359 MiB, 179.06 GiB): names say this figure, every memory figure says
+  // memory_gib. Absent, the two are one number.
+  if (f.is_object() && f.contains("memory_sold_gb") && f["memory_sold_gb"].is_number()) out["memory_sold_gb"] = f["memory_sold_gb"];
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
 }
@@ -123,6 +127,12 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
     d.memory_assumed = true;
   } else {
     d.memory_gib = req_num(j, "memory_gib", path, 0.001, 1e7);
+  }
+  // The sold size, only where it differs from the GiB figure (a same figure is one number, stated once).
+  if (const auto sold = opt_num(j, "memory_sold_gb", path, 0.001, 1e7)) {
+    if (std::fabs(*sold - d.memory_gib) < 0.005)
+      throw InputError("bad_value", join_path(path, "memory_sold_gb"),
+                       "'memory_sold_gb' is for a sold size that differs from memory_gib; leave it out when they agree");
   }
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);

@@ -35,8 +35,27 @@ bool is_metal(const std::string& backend) {
 
 }  // namespace
 
-double SpeculativeParams::overhead(const std::string& backend, int k) const {
+const char* SpeculativeParams::overhead_code(const std::string& backend, int k, const std::string& engine) const {
+  if (engine == "vllm") return "vllm_draft_pass";
+  return is_metal(backend) && k <= metal_small_batch_max_draft ? "metal_small_batch" : "fitted";
+}
+
+double SpeculativeParams::overhead(const std::string& backend, int k, const std::string& engine) const {
+  if (engine == "vllm") return vllm_min_cost_per_draft_token;
   return is_metal(backend) && k <= metal_small_batch_max_draft ? metal_overhead_per_draft_token : overhead_per_draft_token;
+}
+
+double SpeculativeParams::per_draft_token(const SpeculativeCosts& c, const std::string& backend, int k,
+                                          const std::string& engine) const {
+  const std::string code = overhead_code(backend, k, engine);
+  // vLLM: one draft pass per drafted token, at least its floor; the k + 1 verified rows read the
+  // weights once, a MoE target's other experts aside.
+  if (code == "vllm_draft_pass")
+    return std::max(c.draft_cost, vllm_min_cost_per_draft_token) + expert_verify_share * c.routed_share;
+  // On Metal's small-batch kernels each verified row re-reads most of what a decode step reads,
+  // the other experts of a MoE model among it: the fitted share stands for the whole row there.
+  if (code == "metal_small_batch") return c.draft_cost + metal_overhead_per_draft_token;
+  return c.draft_cost + overhead_per_draft_token + expert_verify_share * c.routed_share;
 }
 
 SpeculativeParams speculative_params(const Catalog& cat) {
@@ -49,6 +68,8 @@ SpeculativeParams speculative_params(const Catalog& cat) {
       p.metal_overhead_per_draft_token = num_or(m, "overhead_per_draft_token", p.metal_overhead_per_draft_token);
       p.metal_small_batch_max_draft = static_cast<int>(num_or(m, "small_batch_max_draft", p.metal_small_batch_max_draft));
     }
+    if (d->contains("vllm") && (*d)["vllm"].is_object())
+      p.vllm_min_cost_per_draft_token = num_or((*d)["vllm"], "min_cost_per_draft_token", p.vllm_min_cost_per_draft_token);
     if (d->contains("acceptance") && (*d)["acceptance"].contains("mtp")) {
       const auto& m = (*d)["acceptance"]["mtp"];
       range_or(m, "code", p.code_low, p.code_high);
@@ -172,6 +193,12 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
     int stated = 0, stated_inside = 0;  // held-out rows checked against the stated range, and inside it
   };
   std::map<std::string, KindStats> by_kind;
+  // Per engine: the held-out errors with the engine's own terms, and with llama.cpp's (what the
+  // report said before vLLM was priced apart; the same figure for llama.cpp's own rows).
+  struct EngineStats {
+    std::vector<double> fitted, held, held_llama_terms;
+  };
+  std::map<std::string, EngineStats> by_engine;
   int stated = 0, stated_inside = 0, ranges = 0, ranges_covered = 0;  // held-out acceptance-range rows
   const json* d = cat.document("speculative.json");
   if (!d || !d->contains("measurements") || !(*d)["measurements"].is_array()) return {{"rows", rows}};
@@ -179,6 +206,7 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
     if (!m.is_object() || !m.contains("draft_max") || !m["draft_max"].is_number_integer()) continue;
     const std::string kind = m.value("kind", "mtp");
     const std::string backend = m.value("backend", "");
+    const std::string engine = m.value("engine", "");
     const bool outside = m.value("outside_model", false), fit = m.value("fitted", false);
     json row = {{"row_id", m.value("row_id", "")}, {"kind", kind}, {"model", m.value("model", "")},
                 {"quant", m.value("quant", "")}, {"hardware", m.value("hardware", "")}, {"backend", backend},
@@ -202,8 +230,9 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
     }
     row["draft_cost"] = c.draft_cost;
     const int k = m["draft_max"].get<int>();
-    row["overhead_per_draft_token"] = sp.overhead(backend, k);
-    auto speedup = [&](double r) { return speculative_speedup_at_rate(r, k, c, sp, backend); };
+    row["overhead_per_draft_token"] = sp.overhead(backend, k, engine);
+    row["overhead_code"] = sp.overhead_code(backend, k, engine);
+    auto speedup = [&](double r) { return speculative_speedup_at_rate(r, k, c, sp, backend, engine); };
     const bool has_rate = m.contains("acceptance_rate") && m["acceptance_rate"].is_number();
     const bool has_rate_range = m.contains("acceptance_rate_range") && m["acceptance_rate_range"].is_array() &&
                                 m["acceptance_rate_range"].size() == 2;
@@ -227,6 +256,11 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
         const double ape = std::fabs(100.0 * (pred - meas_lo) / meas_lo);
         (fit ? fitted : held).push_back(ape);
         (fit ? by_kind[kind].fitted : by_kind[kind].held).push_back(ape);
+        (fit ? by_engine[engine].fitted : by_engine[engine].held).push_back(ape);
+        if (!fit) {
+          const double llama = speculative_speedup_at_rate(m["acceptance_rate"].get<double>(), k, c, sp, backend, "llama.cpp");
+          by_engine[engine].held_llama_terms.push_back(std::fabs(100.0 * (llama - meas_lo) / meas_lo));
+        }
       }
     } else if (has_rate_range && (has_speedup || has_speedup_range)) {
       const double lo = speedup(m["acceptance_rate_range"][0].get<double>());
@@ -246,7 +280,7 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
       const std::string w = m.value("workload_class", "mixed");
       const double p_lo = w == "code" ? (draft ? sp.draft_code_low : sp.code_low) : (draft ? sp.draft_prose_low : sp.prose_low);
       const double p_hi = w == "prose" ? (draft ? sp.draft_prose_high : sp.prose_high) : (draft ? sp.draft_code_high : sp.code_high);
-      const double s_lo = speculative_speedup(p_lo, k, c, sp, backend), s_hi = speculative_speedup(p_hi, k, c, sp, backend);
+      const double s_lo = speculative_speedup(p_lo, k, c, sp, backend, engine), s_hi = speculative_speedup(p_hi, k, c, sp, backend, engine);
       const bool inside = s_lo <= meas_lo && s_hi >= meas_hi;
       row["stated_range"] = {s_lo, s_hi};
       row["in_stated_range"] = inside;
@@ -266,7 +300,14 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
                 {"fitted_median_ape_pct", median(v.fitted)}, {"held_out_median_ape_pct", median(v.held)},
                 {"held_out_max_ape_pct", max_of(v.held)},
                 {"held_out_stated_rows", v.stated}, {"held_out_in_stated_range", v.stated_inside}};
-  return {{"rows", rows}, {"by_kind", kinds}, {"fitted_rows", fitted.size()}, {"held_out_rows", held.size()},
+  json engines = json::object();
+  for (const auto& [k, v] : by_engine)
+    engines[k.empty() ? "unknown" : k] = {{"fitted_rows", v.fitted.size()}, {"held_out_rows", v.held.size()},
+                                          {"fitted_median_ape_pct", median(v.fitted)}, {"held_out_median_ape_pct", median(v.held)},
+                                          {"held_out_max_ape_pct", max_of(v.held)},
+                                          {"held_out_llama_terms_median_ape_pct", median(v.held_llama_terms)},
+                                          {"held_out_llama_terms_max_ape_pct", max_of(v.held_llama_terms)}};
+  return {{"rows", rows}, {"by_kind", kinds}, {"by_engine", engines}, {"fitted_rows", fitted.size()}, {"held_out_rows", held.size()},
           {"fitted_median_ape_pct", median(fitted)}, {"held_out_median_ape_pct", median(held)},
           {"held_out_max_ape_pct", max_of(held)},
           {"held_out_stated_rows", stated}, {"held_out_in_stated_range", stated_inside},
@@ -275,6 +316,7 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
           {"overhead_per_draft_token", sp.overhead_per_draft_token},
           {"metal_overhead_per_draft_token", sp.metal_overhead_per_draft_token},
           {"metal_small_batch_max_draft", sp.metal_small_batch_max_draft},
+          {"vllm_min_cost_per_draft_token", sp.vllm_min_cost_per_draft_token},
           {"expert_verify_share", sp.expert_verify_share},
           {"source", "data/speculative.json"}};
 }
@@ -290,20 +332,15 @@ double acceptance_rate(double p, int k) {
 }
 
 double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
-                                   const std::string& backend) {
+                                   const std::string& backend, const std::string& engine) {
   const double tokens = 1.0 + k * r;
-  // On Metal's small-batch kernels each verified row re-reads most of what a decode step reads,
-  // the other experts of a MoE model among it: the fitted share stands for the whole row there.
-  const bool small_metal = is_metal(backend) && k <= sp.metal_small_batch_max_draft;
-  const double verify = small_metal ? sp.metal_overhead_per_draft_token
-                                    : sp.overhead_per_draft_token + sp.expert_verify_share * c.routed_share;
-  const double cost = 1.0 + k * (c.draft_cost + verify);
+  const double cost = 1.0 + k * sp.per_draft_token(c, backend, k, engine);
   return tokens / cost;
 }
 
 double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
-                           const std::string& backend) {
-  return speculative_speedup_at_rate(acceptance_rate(p, k), k, c, sp, backend);
+                           const std::string& backend, const std::string& engine) {
+  return speculative_speedup_at_rate(acceptance_rate(p, k), k, c, sp, backend, engine);
 }
 
 nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& engine, const SpeculativeCosts& c,
@@ -314,7 +351,7 @@ nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& 
   const bool draft = o.draft;
   json w = json::array();
   auto one = [&](const char* name, double plo, double phi) {
-    const double slo = speculative_speedup(plo, k, c, sp, backend), shi = speculative_speedup(phi, k, c, sp, backend);
+    const double slo = speculative_speedup(plo, k, c, sp, backend, engine), shi = speculative_speedup(phi, k, c, sp, backend, engine);
     json j = {{"workload", name}, {"p_low", plo}, {"p_high", phi},
               {"acceptance_low", acceptance_rate(plo, k)}, {"acceptance_high", acceptance_rate(phi, k)},
               {"speedup_low", slo}, {"speedup_high", shi}};
@@ -330,8 +367,8 @@ nlohmann::json speculative_json(const SpeculativeOptions& o, const std::string& 
   return {{"kind", o.kind()}, {"engine", engine}, {"draft_max", k}, {"workload", o.workload},
           {"weights_bytes", weights_bytes}, {"kv_bytes", kv_bytes}, {"extra_bytes", weights_bytes + kv_bytes},
           {"draft_cost", c.draft_cost}, {"routed_share", c.routed_share},
-          {"overhead_per_draft_token", sp.overhead(backend, k)},
-          {"overhead_code", is_metal(backend) && k <= sp.metal_small_batch_max_draft ? "metal_small_batch" : "fitted"},
+          {"overhead_per_draft_token", sp.overhead(backend, k, engine)},
+          {"overhead_code", sp.overhead_code(backend, k, engine)},
           {"expert_verify_share", sp.expert_verify_share},
           {"workloads", w}, {"source", "data/speculative.json"}};
 }

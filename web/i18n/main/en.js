@@ -126,6 +126,7 @@ export default {
   spec_basis: "Ranges over the acceptance seen in public runs; on {n} held-out runs the speedup model was off by {max} at most.",
   spec_basis_cover: "The range stated for a workload held {inside} of {stated} held-out runs.",
   spec_metal: "On Metal, llama.cpp verifies up to 8 rows with kernels that barely share the weight read between them: each drafted token costs about {share} of a decode step, so the gain is small or a loss.",
+  spec_vllm: "On vLLM the verify reads the weights once for all drafted tokens; each drafted token costs one pass of the draft, at least {share} of a decode step.",
   draft_why: "{name} at {quant}: weights {w} and its own {kvt} KV cache for the same {ctx} context ({kv}), on {dev}.",
   draft_why_buffers: "Its compute buffer takes {cmp}; its token embedding ({host}) stays in system RAM.",
   spec_line_draft: "Draft model {name}, {tokens}: +{mem} of memory; each drafted token reads {dc} of what a token of the model reads. Decode on code: {code}; on prose: {prose}.",

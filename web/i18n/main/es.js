@@ -126,6 +126,7 @@ export default {
   spec_basis: "Rangos según la aceptación vista en ejecuciones públicas; en {n} ejecuciones reservadas, el modelo de aceleración se desvió como mucho un {max}.",
   spec_basis_cover: "El rango indicado para una carga contuvo {inside} de {stated} ejecuciones reservadas.",
   spec_metal: "En Metal, llama.cpp verifica hasta 8 filas con núcleos de cálculo que apenas comparten la lectura de los pesos entre ellas: cada token propuesto cuesta cerca del {share} de un paso de generación, así que la ganancia es pequeña o una pérdida.",
+  spec_vllm: "En vLLM, la verificación lee los pesos una sola vez para todos los tokens propuestos; cada token propuesto cuesta una pasada del borrador, al menos el {share} de un paso de generación.",
   draft_why: "{name} en {quant}: pesos {w} y su propia caché KV {kvt} para el mismo contexto de {ctx} ({kv}), en {dev}.",
   draft_why_buffers: "Su búfer de cómputo ocupa {cmp}; su tabla de incrustación ({host}) se queda en la RAM del sistema.",
   spec_line_draft: "Modelo borrador {name}, {tokens}: +{mem} de memoria; cada token de borrador lee el {dc} de lo que lee un token del modelo. Generación con código: {code}; con prosa: {prose}.",

@@ -125,6 +125,7 @@ export default {
   spec_basis: "Fourchettes selon l’acceptation observée dans des mesures publiques ; sur {n} mesures mises de côté, le modèle d’accélération s’est écarté d’au plus {max}.",
   spec_basis_cover: "La fourchette donnée pour une charge a contenu {inside} des {stated} mesures mises de côté.",
   spec_metal: "Sur Metal, llama.cpp vérifie jusqu’à 8 lignes avec des noyaux qui partagent à peine la lecture des poids entre elles : chaque jeton proposé coûte environ {share} d’une étape de génération, le gain est donc faible, voire une perte.",
+  spec_vllm: "Sur vLLM, la vérification lit les poids une seule fois pour tous les jetons proposés ; chaque jeton proposé coûte un passage du brouillon, au moins {share} d’une étape de génération.",
   draft_why: "{name} en {quant} : poids {w} et son propre cache KV {kvt} pour le même contexte de {ctx} ({kv}), sur {dev}.",
   draft_why_buffers: "Son tampon de calcul occupe {cmp} ; sa table de plongement ({host}) reste en mémoire système.",
   spec_line_draft: "Modèle brouillon {name}, {tokens} : +{mem} de mémoire ; chaque jeton proposé lit {dc} de ce que lit un jeton du modèle. Génération sur du code : {code} ; sur de la prose : {prose}.",

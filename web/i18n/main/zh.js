@@ -124,6 +124,7 @@ export default {
   spec_basis: "范围取自公开测试中观察到的接受率；在 {n} 个留出测试上，加速模型的误差最多为 {max}。",
   spec_basis_cover: "按负载给出的范围覆盖了 {stated} 个留出测试中的 {inside} 个。",
   spec_metal: "在 Metal 上，llama.cpp 验证不超过 8 行时所用的内核几乎无法在各行之间共享权重读取：每个草稿 token 约花费一次生成步的 {share}，因此收益很小，甚至变慢。",
+  spec_vllm: "在 vLLM 上，验证对所有草稿 token 只读取一次权重；每个草稿 token 需运行一次草稿模型，至少花费一次生成步的 {share}。",
   draft_why: "{name}（{quant}）：权重 {w}，以及它自己的 {kvt} KV 缓存，上下文同为 {ctx}（{kv}），位于 {dev}。",
   draft_why_buffers: "它的计算缓冲区占 {cmp}；它的词嵌入表（{host}）留在系统内存中。",
   spec_line_draft: "草稿模型 {name}，{tokens}：内存增加 {mem}；每个草拟 token 读取的数据量是主模型每个 token 的 {dc}。代码生成：{code}；文字生成：{prose}。",

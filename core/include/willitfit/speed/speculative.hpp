@@ -15,6 +15,16 @@
 // the weight read over the rows (ggml/src/ggml-metal/ggml-metal-ops.cpp: matrix-matrix only above
 // ne11_mm_min = 8 rows), so each drafted token costs a larger share there (metal_overhead_...),
 // which stands for the whole verified row (a MoE model's other experts included).
+//
+// vLLM verifies differently (vllm/v1/worker/gpu_model_runner.py runs the target once over the k + 1
+// scheduled tokens and vllm/v1/sample/rejection_sampler.py accepts or rejects them): its BF16/FP8
+// GEMMs read each weight once for all k + 1 rows, so the verify adds no per-row share like
+// llama.cpp's quantized kernels do. What a drafted token costs there is one pass of the draft
+// (vllm/v1/spec_decode/eagle.py EagleProposer.propose: the first over the step's tokens, then one
+// single-token pass per further drafted token, each building its attention metadata on the host
+// and running attention outside the piecewise CUDA graph), which has a floor well above what a
+// one-layer EAGLE head reads: on vLLM a drafted token costs max(draft_cost, vllm_min_cost_per_draft_token)
+// plus the MoE experts term, and no llama.cpp overhead.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -38,6 +48,8 @@ struct SpeculativeOptions {
   const char* kind() const { return draft ? "draft" : "mtp"; }
 };
 
+struct SpeculativeCosts;
+
 /// The engine terms and acceptance ranges of data/speculative.json.
 struct SpeculativeParams {
   double overhead_per_draft_token = 0.188;
@@ -49,8 +61,18 @@ struct SpeculativeParams {
   // batch (k + 1 rows) stays on the small-batch kernels, i.e. k <= metal_small_batch_max_draft.
   double metal_overhead_per_draft_token = 0.657;
   int metal_small_batch_max_draft = 7;
-  /// The overhead per drafted token on a backend ("metal", "cuda" ..., any case) at k drafted tokens.
-  double overhead(const std::string& backend, int k) const;
+  // vLLM (speculative.json "vllm"): the least a drafted token costs, in single-token decode times.
+  double vllm_min_cost_per_draft_token = 0.193;
+  /// The overhead per drafted token on a backend ("metal", "cuda" ..., any case) at k drafted
+  /// tokens, for llama.cpp (and any engine but vLLM); on vLLM the draft pass's floor.
+  double overhead(const std::string& backend, int k, const std::string& engine = "") const;
+  /// What one drafted token costs in single-token decode times: the draft's read plus the
+  /// verify's share (llama.cpp: overhead + experts; Metal's small batches: the fitted share for
+  /// the whole row; vLLM: max(draft read, the pass floor) + experts).
+  double per_draft_token(const SpeculativeCosts& c, const std::string& backend, int k,
+                         const std::string& engine = "") const;
+  /// "fitted", "metal_small_batch" or "vllm_draft_pass": which term above prices a drafted token.
+  const char* overhead_code(const std::string& backend, int k, const std::string& engine = "") const;
 };
 
 /// A draft model's tokenizer against the target's, as llama.cpp checks it before it drafts
@@ -96,12 +118,13 @@ std::uint64_t read_per_token_bytes(const Architecture& a, const TensorPlan& plan
 
 double acceptance_rate(double p, int k);
 /// Speedup over plain decode for an acceptance rate r (accepted / drafted) at k drafted tokens.
-/// `backend` is the device's primary backend ("" or any but Metal: the CUDA-fitted overhead).
+/// `backend` is the device's primary backend ("" or any but Metal: the CUDA-fitted overhead);
+/// `engine` "vllm" prices a drafted token by vLLM's terms, anything else by llama.cpp's.
 double speculative_speedup_at_rate(double r, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
-                                   const std::string& backend = "");
+                                   const std::string& backend = "", const std::string& engine = "");
 /// The same for a per-position acceptance p.
 double speculative_speedup(double p, int k, const SpeculativeCosts& c, const SpeculativeParams& sp,
-                           const std::string& backend = "");
+                           const std::string& backend = "", const std::string& engine = "");
 
 /// The accuracy report's speculative rows (speculative.json measurements): per row the speedup the
 /// model predicts at the row's acceptance and k against the published one (or, for a range row,
