@@ -227,6 +227,8 @@ export default {
   plan_margin_none: "This plan comes from the flags as given: it keeps no margin free on the GPUs beyond their usable memory (llama.cpp’s --fit would).",
   acc_cov_held_out: "{n} of {m} rows on held-out devices",
   acc_cov_in_sample: "{n} of {m} rows",
+  cloud_tier_secure: 'Secure Cloud',
+  cloud_tier_community: 'Community Cloud',
   cloud_basis_cheapest_offer: "cheapest offer",
   cloud_basis_median_verified_hosts: "median of verified hosts",
   cloud_basis_starting_at: "starting price",

@@ -227,6 +227,8 @@ export default {
   plan_margin_none: "Este plan sale de las opciones tal como se dieron: no deja margen libre en las GPU más allá de su memoria utilizable (--fit de llama.cpp sí lo haría).",
   acc_cov_held_out: "{n} de {m} filas en dispositivos apartados",
   acc_cov_in_sample: "{n} de {m} filas",
+  cloud_tier_secure: 'nube segura',
+  cloud_tier_community: 'nube comunitaria',
   cloud_basis_cheapest_offer: "oferta más barata",
   cloud_basis_median_verified_hosts: 'mediana de proveedores verificados',
   cloud_basis_starting_at: "precio desde",

@@ -227,6 +227,8 @@ export default {
   plan_margin_none: "Ce plan vient des options telles que données : il ne garde aucune marge libre sur les GPU au-delà de leur mémoire utilisable (--fit de llama.cpp le ferait).",
   acc_cov_held_out: "{n} sur {m} lignes sur des appareils mis de côté",
   acc_cov_in_sample: "{n} sur {m} lignes",
+  cloud_tier_secure: 'hébergement sécurisé',
+  cloud_tier_community: 'hébergement communautaire',
   cloud_basis_cheapest_offer: "offre la moins chère",
   cloud_basis_median_verified_hosts: "médiane des hôtes vérifiés",
   cloud_basis_starting_at: "prix de départ",

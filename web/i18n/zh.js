@@ -227,6 +227,8 @@ export default {
   plan_margin_none: "此方案来自给定的参数：除可用显存外不在 GPU 上保留余量（llama.cpp 的 --fit 会保留）。",
   acc_cov_held_out: "留出设备上的 {m} 行中的 {n} 行",
   acc_cov_in_sample: "{m} 条中的 {n} 条",
+  cloud_tier_secure: '安全云',
+  cloud_tier_community: '社区云',
   cloud_basis_cheapest_offer: "最低报价",
   cloud_basis_median_verified_hosts: "已验证主机中位价",
   cloud_basis_starting_at: "起价",

@@ -1,0 +1,27 @@
+// Reviewers' leftovers of issue 16 on the rendered page: words a person reads in their own
+// language (a cloud provider's tier), one form of a flag in every view, a sentence said once per
+// section, a speed card's figure and range kept together, and a phone's tabs with whole names.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+
+import { open, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+const FITS = '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192';
+
+test('the cloud table words a provider\'s tier in the page\'s language (RunPod\'s Secure and Community Cloud)', async () => {
+  const page = await env.page();
+  const want = { en: /Community Cloud/, es: /nube comunitaria/, fr: /hébergement communautaire/, zh: /（社区云）/ };
+  for (const [lang, re] of Object.entries(want)) {
+    await open(page, `${env.url}${FITS}&lang=${lang}`);
+    await page.waitForSelector('#cloud-table tbody tr');
+    const cells = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => (tr.children[1] || {}).textContent || ''));
+    const runpod = await page.$$eval('#cloud-table tbody tr', (trs) => trs.filter((tr) => /RunPod/.test(tr.children[0]?.textContent || '')).length);
+    assert.ok(runpod > 0, `${lang}: the test needs a RunPod offer in the table`);
+    assert.ok(cells.some((c) => re.test(c)), `${lang}: ${cells.join(' | ')}`);
+    if (lang !== 'en') assert.deepEqual(cells.filter((c) => /Secure Cloud|Community Cloud/.test(c)), [], lang);
+  }
+});
