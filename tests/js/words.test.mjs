@@ -72,3 +72,11 @@ test('Chinese: the Required card\'s upper line is the estimate\'s upper end (上
   // Each language's line names the estimate and carries the figure.
   for (const lang of ['en', 'es', 'fr', 'zh']) assert.match(STRINGS[lang].upper, /\{0\}/u, lang);
 });
+
+test('llama.cpp flags in prose by their long names (--n-gpu-layers, --parallel, --flash-attn, --fit-target), never the short ones a command uses', () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    assert.deepEqual(hits(lang, /(?<![\w-])-(ngl|np|fa|fitt|ncmoe|ctk|ctv|ub|ts|sm|ot)\b/u), [], lang);
+    assert.match(STRINGS[lang].fix_ngl, /--n-gpu-layers \{n\}/u, lang);
+    assert.match(STRINGS[lang].fix_parallel, /--parallel \{n\}/u, lang);
+  }
+});

@@ -25,3 +25,18 @@ test('the cloud table words a provider\'s tier in the page\'s language (RunPod\'
     if (lang !== 'en') assert.deepEqual(cells.filter((c) => /Secure Cloud|Community Cloud/.test(c)), [], lang);
   }
 });
+
+test('a run\'s flags are said once, in the form a command writes them: never "-ngl 99" beside "--n-gpu-layers 99"', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?view=accuracy&lang=en`);
+  await page.waitForSelector('#acc-rows tbody tr');
+  // The runs of GLM-4.5-Air on two RTX 3060 publish their flags in llama.cpp's long names.
+  await page.fill('#acc-q', 'glm-4.5-air');
+  await page.waitForFunction(() => [...document.querySelectorAll('#acc-rows tbody tr')].some((tr) => /3060/.test(tr.textContent || '') && tr.querySelector('[data-flags]')));
+  const rows = await page.$$eval('#acc-rows tbody tr', (trs) => trs.map((tr) => tr.textContent || ''));
+  assert.ok(rows.some((t) => /-ngl 99\b/.test(t)), 'the test needs a row with -ngl 99');
+  assert.deepEqual(rows.filter((t) => /--n-gpu-layers|--gpu-layers\b|--flash-attn\b|-ncmoe\b/.test(t)), []);
+  // A flag with the same value is not said twice in a row.
+  const twice = rows.filter((t) => { const f = t.match(/(?<![\w-])--?[a-z][\w-]* \d+/g) || []; return new Set(f).size < f.length; });
+  assert.deepEqual(twice, []);
+});
