@@ -40,3 +40,27 @@ test('a run\'s flags are said once, in the form a command writes them: never "-n
   const twice = rows.filter((t) => { const f = t.match(/(?<![\w-])--?[a-z][\w-]* \d+/g) || []; return new Set(f).size < f.length; });
   assert.deepEqual(twice, []);
 });
+
+test('memory over context with vLLM: what "fits" means for a serving engine is said once under the table, not on every row', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  for (const lang of ['en', 'zh']) {
+    await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=8192&lang=${lang}`);
+    await page.waitForSelector('#chart-table tbody tr', { state: 'attached' });
+    const { cells, notes, sentence } = await page.evaluate(() => {
+      const box = /** @type {HTMLElement} */ (document.getElementById('chart-table'));
+      const rows = [...box.querySelectorAll('tbody tr')];
+      return {
+        cells: rows.map((tr) => (tr.lastElementChild || {}).textContent || ''),
+        notes: [...box.querySelectorAll('#chart-fits-server')].map((p) => p.textContent || ''),
+        sentence: (document.getElementById('verdict-text') || {}).textContent || '',
+      };
+    });
+    assert.ok(cells.length > 3, `${lang}: the sweep has rows`);
+    // The page's own verdict for this setup is the serving engine's sentence.
+    assert.ok(sentence.length > 20, sentence);
+    assert.deepEqual(cells.filter((c) => c === sentence), [], `${lang}: ${cells.join(' | ')}`);
+    assert.equal(new Set(cells).size < cells.length, true, 'rows of the same verdict share one short word');
+    assert.ok(cells.every((c) => c.length < 20), cells.join(' | '));
+    assert.deepEqual(notes, [sentence], lang);
+  }
+});

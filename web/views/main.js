@@ -9,7 +9,7 @@ import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, mod
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
 import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
-import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
+import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -705,9 +705,13 @@ export async function renderExtras(r, alive) {
     xFmt: (v) => tokens(v, L), yFmt: (v, d) => num(v, L, d ?? (v < 10 ? 1 : 0)),
   }).catch(() => { byId('chart').textContent = T('chart_failed'); });
   const srv = isServer(r);
+  // vLLM / SGLang: what "fits" means for a serving engine (it starts, its pool filling the rest) is
+  // said once under the table, not on every row (a phone's card per context repeated it).
+  const serverFits = srv && okRes.some((x) => x.verdict === 'fits');
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), ...(srv ? [T('kv_pool')] : []), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
-      ...(srv ? [gib(x.memory.kv_pool_bytes ?? 0, L)] : []), gib(x.memory.total_bytes, L), T(srv && x.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${x.verdict}`)])));
+      ...(srv ? [gib(x.memory.kv_pool_bytes ?? 0, L)] : []), gib(x.memory.total_bytes, L), srv && x.verdict === 'fits' ? sentenceCase(L, T('short_fits')) : T(`verdict_${x.verdict}`)])),
+  serverFits ? h('p', { class: 'note', id: 'chart-fits-server' }, T('verdict_fits_server')) : null);
 
   // Diagnostics. A serving engine preallocates its pool whatever the context: its own codes and
   // one line saying why. For llama.cpp, the core's cache outlook (solve kv_outlook): how the cache grows from its default context to
