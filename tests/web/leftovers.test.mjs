@@ -64,3 +64,28 @@ test('memory over context with vLLM: what "fits" means for a serving engine is s
     assert.deepEqual(notes, [sentence], lang);
   }
 });
+
+test('the speed cards: each figure with its unit on one line, its range on the line under it in every card (1280 and 390 px)', async () => {
+  for (const opts of [{}, { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true }]) {
+    const page = await env.page(opts);
+    for (const lang of ['es', 'zh']) {
+      await open(page, `${env.url}${FITS}&lang=${lang}`);
+      await page.waitForSelector('#k-prefill .v-range');
+      const cards = await page.$$eval('#speed-cards .card .v', (vs) => vs.map((v) => {
+        const main = /** @type {HTMLElement} */ (v.querySelector('.v-main'));
+        const range = /** @type {HTMLElement} */ (v.querySelector('.v-range'));
+        const m = main.getBoundingClientRect(), r = range.getBoundingClientRect();
+        return { id: v.id, text: v.textContent, mainLines: main.getClientRects().length, mainH: m.height, rangeLines: range.getClientRects().length,
+          lh: parseFloat(getComputedStyle(main).lineHeight) || 1.3 * parseFloat(getComputedStyle(main).fontSize), below: r.top >= m.bottom - 1, left: Math.round(r.left - m.left) };
+      }));
+      assert.equal(cards.length, 3, `${lang}: decode, prefill and time to first token`);
+      for (const c of cards) {
+        assert.ok(c.mainLines === 1 && c.mainH < 1.6 * c.lh, `${lang} ${opts.viewport ? 390 : 1280}: "${c.text}" figure parts (${c.mainH}px)`);
+        assert.equal(c.rangeLines, 1, c.text);
+        assert.ok(c.below, `${lang}: the range of "${c.text}" is on its own line in every card`);
+        // A Chinese range's full-width parenthesis does not indent it past the figure.
+        assert.ok(Math.abs(c.left) <= 2, `${lang}: "${c.text}" range starts ${c.left}px from its figure`);
+      }
+    }
+  }
+});
