@@ -336,8 +336,6 @@ function updateTabs() {
   }
   byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
-  // A tab named after a long model or device may end in "…" on a phone: its title holds the whole name.
-  for (const v of ['model', 'device']) { const a = byId(`tab-${v}`); a.title = a.textContent; }
 }
 
 function applyLang() {

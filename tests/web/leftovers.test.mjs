@@ -89,3 +89,20 @@ test('the speed cards: each figure with its unit on one line, its range on the l
     }
   }
 });
+
+test('at 390 px a tab named after a long device shows the whole name (it wraps), never cut at an ellipsis', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  for (const lang of ['fr', 'es', 'en', 'zh']) {
+    await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768&lang=${lang}`);
+    const tab = await page.$eval('#tab-device', (a) => {
+      const r = a.getBoundingClientRect();
+      const cs = getComputedStyle(a);
+      return { text: a.textContent || '', cut: a.scrollWidth > a.clientWidth + 1 || (cs.textOverflow === 'ellipsis' && cs.overflow !== 'visible' && cs.whiteSpace === 'nowrap'),
+        inView: r.left >= -1 && r.right <= document.documentElement.clientWidth + 1, lines: Math.round(r.height / (parseFloat(cs.lineHeight) || 1.3 * parseFloat(cs.fontSize))) };
+    });
+    assert.match(tab.text, /M3 Ultra/, lang);
+    assert.match(tab.text, /512/, `${lang}: the name to its end`);
+    assert.equal(tab.cut, false, `${lang}: ${tab.text}`);
+    assert.equal(tab.inView, true, lang);
+  }
+});

@@ -23,7 +23,7 @@ for (const lang of ['en', 'fr', 'zh']) {
       const vw = document.documentElement.clientWidth;
       const nav = /** @type {HTMLElement} */ (document.getElementById('tabs'));
       return { navScrolls: nav.scrollWidth > nav.clientWidth + 1, out: as.map((a) => ({ text: a.textContent, r: a.getBoundingClientRect(), cut: a.scrollWidth > a.clientWidth + 1, title: a.title }))
-        .filter((x) => x.r.left < -1 || x.r.right > vw + 1 || x.r.width < 1 || (x.cut && x.title !== x.text)).map((x) => x.text) };
+        .filter((x) => x.r.left < -1 || x.r.right > vw + 1 || x.r.width < 1 || x.cut).map((x) => x.text) };
     });
     assert.deepEqual(tabs, { navScrolls: false, out: [] });
   });
