@@ -106,3 +106,32 @@ test('at 390 px a tab named after a long device shows the whole name (it wraps),
     assert.equal(tab.inView, true, lang);
   }
 });
+
+test('ids stay whole as the views draw them, with no watcher over the page (a MutationObserver cost the take-over time)', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  await page.waitForSelector('#commands pre');
+  // What the views drew: a speed range and a program's name in whole pieces, the command's flags
+  // in their own pieces (not wrapped twice).
+  const drawn = await page.evaluate(() => ({
+    whole: [...document.querySelectorAll('#content .whole')].map((e) => e.textContent),
+    nested: document.querySelectorAll('#content .whole .whole, #content .tok .whole, #content code .whole').length,
+  }));
+  assert.ok(drawn.whole.some((t) => /^\(\d[\d,.]*–[\d,.]+\)$/.test(t || '')), `a speed range: ${drawn.whole.slice(0, 20).join(' | ')}`);
+  assert.ok(drawn.whole.some((t) => /^llama-(server|bench)$/.test(t || '')), `a program's name: ${drawn.whole.slice(0, 20).join(' | ')}`);
+  assert.equal(drawn.nested, 0);
+  // Text put into the page by anything but the views' own helpers is left as it is: nothing
+  // watches the page and rewrites it.
+  const wrapped = await page.evaluate(async () => {
+    const p = document.createElement('p');
+    p.id = 'probe';
+    p.textContent = 'Llama-3.1-8B-Instruct';
+    document.getElementById('content')?.append(p);
+    await new Promise((r) => setTimeout(r, 50));
+    const n = p.querySelectorAll('span').length;
+    p.remove();
+    return n;
+  });
+  assert.equal(wrapped, 0);
+  assert.deepEqual(page.problems, []);
+});

@@ -7,7 +7,7 @@
 import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
-import { byId, commandTokens, fill, h, slashBreaks } from '../dom.js';
+import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
 import { gib, num, pct, signed, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
@@ -215,7 +215,7 @@ function rowsSection(points) {
       const x = key(a), y = key(b);
       return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), L)) * view.dir;
     });
-    count.textContent = T('acc_shown', { 0: num(rows.length, L), 1: num(points.length, L) });
+    setText(count, T('acc_shown', { 0: num(rows.length, L), 1: num(points.length, L) }));
     const head = cols.map((k) => {
       if (!keys[k]) return T(k);
       const on = view.sort === k;

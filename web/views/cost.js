@@ -8,7 +8,7 @@
 import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
-import { byId, fill, h, table, text } from '../dom.js';
+import { byId, fill, h, setText, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
 import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
@@ -343,5 +343,5 @@ function paintRentVsBuy(r, c, mk) {
     ],
     xLabel: T('month'), yLabel: mk ? mk.currency : 'USD',
     xFmt: (v) => num(v, L), yFmt: (v) => money(v * rate, mk, L, 0),
-  }).catch(() => { chart.textContent = T('chart_failed'); });
+  }).catch(() => { setText(chart, T('chart_failed')); });
 }
