@@ -649,8 +649,8 @@ function devicesTable(devs, host, L) {
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
-  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
-  // broken in its middle (the text stays the same).
+  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line under the figure in every card
+  // (styles.css .v-range), never broken in its middle (the text stays the same).
   // Chinese writes the range in full-width parentheses with no space before them ("~81.9 tok/s（36.5–51.6）").
   const zh = typeof v === 'string' ? v.indexOf('（') : -1;
   const cut = zh > 0 ? zh : typeof v === 'string' ? v.indexOf(' (') : -1;
