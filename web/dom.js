@@ -214,10 +214,16 @@ function wholeNode(text) {
   const span = (/** @type {string} */ cls, /** @type {Node[]} */ kids) => { const e = document.createElement('span'); e.className = cls; e.append(...kids); return e; };
   for (const m of text.matchAll(RUN)) {
     if (!DASHED.test(m[0])) continue;
-    if (m.index > last) out.push(document.createTextNode(text.slice(last, m.index)));
+    // A full-width opening parenthesis just before the piece goes with it: a line never ends at
+    // "（" with "--fit-target）" on the next (the piece is a box of its own, a break before it).
+    const open = m.index > last && text[m.index - 1] === '\uFF08' ? 1 : 0;
+    if (m.index - open > last) out.push(document.createTextNode(text.slice(last, m.index - open)));
     // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
     // unit: "tok/s", "GB/s" stay one piece).
-    for (const part of m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/)) out.push(DASHED.test(part) ? span('whole', [document.createTextNode(part)]) : document.createTextNode(part));
+    m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/).forEach((part, i) => {
+      const piece = i === 0 && open ? `\uFF08${part}` : part;
+      out.push(DASHED.test(part) ? span('whole', [document.createTextNode(piece)]) : document.createTextNode(piece));
+    });
     last = m.index + m[0].length;
   }
   if (!out.length) return null;

@@ -135,3 +135,12 @@ test('ids stay whole as the views draw them, with no watcher over the page (a Mu
   assert.equal(wrapped, 0);
   assert.deepEqual(page.problems, []);
 });
+
+test('Chinese: a full-width opening parenthesis stays with the flag after it (no line ends at "（")', async () => {
+  const page = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=zh`);
+  await page.waitForSelector('#plan:not([hidden]) li[data-layers]');
+  const pieces = await page.$$eval('#plan .whole', (ws) => ws.map((w) => w.textContent || ''));
+  assert.ok(pieces.includes('（--fit-target'), pieces.join(' | '));
+  assert.ok(pieces.some((p) => p.startsWith('（--n-gpu-layers')), pieces.join(' | '));
+});
