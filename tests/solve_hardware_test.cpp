@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "test_util.hpp"
@@ -27,6 +28,29 @@ json request_for(const json& base, const std::string& id, int count) {
   q["count"] = count;
   return q;
 }
+
+// The picks' four cards, in the order the page shows them.
+constexpr const char* kCards[] = {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"};
+
+// A card the picks show, with the estimate of its own setup: its device (a cloud offer's GPU) at
+// its count, on the request the picks were for.
+struct ShownPick {
+  std::string card;
+  std::string id;
+  json pick;
+  json estimate;
+};
+
+std::vector<ShownPick> estimate_picks(const json& picks, const json& base) {
+  std::vector<ShownPick> out;
+  for (const char* card : kCards) {
+    if (!picks.contains(card)) continue;  // nothing of that kind holds it
+    const json& p = picks[card];
+    const std::string id = std::string(card) == "cheapest_cloud" ? p["device"] : p["id"];
+    out.push_back({card, id, p, estimate(request_for(base, id, p["count"].get<int>()))});
+  }
+  return out;
+}
 }  // namespace
 
 TEST_CASE("picks on GLM-4.5-Air give four cards whose hardware each runs the model when estimated", "[solve_hardware]") {
@@ -35,22 +59,17 @@ TEST_CASE("picks on GLM-4.5-Air give four cards whose hardware each runs the mod
   const json r = solve(q);
   INFO(r.dump().substr(0, 4000));
   REQUIRE_FALSE(r.contains("error"));
-  int shown = 0;
-  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
-    CAPTURE(card);
-    if (!r.contains(card)) continue;  // nothing of that kind holds it
-    ++shown;
-    const json& p = r[card];
-    CHECK(p["why"]["code"].is_string());
-    CHECK(p["decode_tps"].get<double>() > 0);
-    CHECK(std::isfinite(p["price_usd"].get<double>()));
-    const std::string dev = std::string(card) == "cheapest_cloud" ? p["device"] : p["id"];
-    const json e = estimate(request_for(kAir, dev, p["count"].get<int>()));
-    CHECK(runs(e));
-    CHECK(e["verdict"] == p["verdict"]);
+  const auto shown = estimate_picks(r, kAir);
+  for (const auto& s : shown) {
+    CAPTURE(s.card);
+    CHECK(s.pick["why"]["code"].is_string());
+    CHECK(s.pick["decode_tps"].get<double>() > 0);
+    CHECK(std::isfinite(s.pick["price_usd"].get<double>()));
+    CHECK(runs(s.estimate));
+    CHECK(s.estimate["verdict"] == s.pick["verdict"]);
   }
   // 68 GiB of weights: the 128 GB unified machines, four used 24 GB cards and an 80 GB cloud GPU hold it.
-  CHECK(shown >= 3);
+  CHECK(shown.size() >= 3);
   REQUIRE(r.contains("unified_memory"));
   CHECK(r["unified_memory"]["memory_gib"].get<double>() >= 96);
   REQUIRE(r.contains("best_value"));
@@ -315,7 +334,7 @@ TEST_CASE("speed floors hold on the low end of the decode range", "[solve_hardwa
   const json p = solve(pq);
   INFO(p.dump().substr(0, 3000));
   REQUIRE_FALSE(p.contains("error"));
-  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
+  for (const char* card : kCards) {
     CAPTURE(card);
     if (!p.contains(card)) continue;
     CHECK(p[card]["decode_tps_low"].get<double>() + 1e-9 >= floor);
@@ -486,7 +505,7 @@ TEST_CASE("picks never recommend a setup below the speed floor and say so when o
   const json r = solve({{"model", "meta-llama/Llama-3.1-405B-Instruct"}, {"quant", "Q4_K_M"}, {"solve", "picks"}});
   INFO(r.dump().substr(0, 3000));
   REQUIRE_FALSE(r.contains("error"));
-  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"})
+  for (const char* card : kCards)
     if (r.contains(card)) CHECK(r[card]["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps);
   REQUIRE_FALSE(r.contains("unified_memory"));
   const json& m = r["missing"]["unified_memory"];
@@ -513,13 +532,10 @@ TEST_CASE("picks and smallest_device for NVFP4 name only devices with an FP4 ker
   const json r = solve(q);
   INFO(r.dump().substr(0, 3000));
   REQUIRE_FALSE(r.contains("error"));
-  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
-    if (!r.contains(card)) continue;
-    const std::string id = std::string(card) == "cheapest_cloud" ? r[card]["device"] : r[card]["id"];
-    const json e = estimate(request_for(base, id, r[card]["count"].get<int>()));
-    CAPTURE(card, id, e.dump().substr(0, 400));
-    REQUIRE_FALSE(e.contains("error"));
-    CHECK(fp4_code(e) != "fp4_no_kernel");
+  for (const auto& s : estimate_picks(r, base)) {
+    CAPTURE(s.card, s.id, s.estimate.dump().substr(0, 400));
+    REQUIRE_FALSE(s.estimate.contains("error"));
+    CHECK(fp4_code(s.estimate) != "fp4_no_kernel");
   }
   REQUIRE(r.contains("format_left_out"));
   CHECK(r["format_left_out"]["devices"].get<int>() > 0);
@@ -541,13 +557,10 @@ TEST_CASE("picks for a bitsandbytes format leave out devices without its kernels
   const json r = solve(q);
   INFO(r.dump().substr(0, 3000));
   REQUIRE_FALSE(r.contains("error"));
-  for (const char* card : {"best_single_gpu", "best_value", "unified_memory", "cheapest_cloud"}) {
-    if (!r.contains(card)) continue;
-    const std::string id = std::string(card) == "cheapest_cloud" ? r[card]["device"] : r[card]["id"];
-    const json e = estimate(request_for(base, id, r[card]["count"].get<int>()));
-    CAPTURE(card, id);
-    REQUIRE_FALSE(e.contains("error"));
-    CHECK_FALSE(e["quant"].contains("applicability"));
+  for (const auto& s : estimate_picks(r, base)) {
+    CAPTURE(s.card, s.id);
+    REQUIRE_FALSE(s.estimate.contains("error"));
+    CHECK_FALSE(s.estimate["quant"].contains("applicability"));
   }
   REQUIRE(r.contains("format_left_out"));
   CHECK(r["format_left_out"]["code"] == "backend_no_kernel");

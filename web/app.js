@@ -5,7 +5,7 @@
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
 import { cancel, estimate, where, WillitfitError } from './client.js';
-import { byId, fill, h, scrollCue, watchWhole } from './dom.js';
+import { byId, fill, h, keepWhole, scrollCue, setText } from './dom.js';
 import { gib, num, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
@@ -121,7 +121,7 @@ function syncForm() {
   byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
   const i = CONTEXTS.indexOf(state.ctx);
   byId('context').value = String(i >= 0 ? i : CONTEXTS.findIndex((c) => c >= state.ctx) >= 0 ? CONTEXTS.findIndex((c) => c >= state.ctx) : 3);
-  byId('context-out').textContent = tokens(state.ctx, state.lang);
+  setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
   hardwareFull();
 }
@@ -149,7 +149,7 @@ function hardwareFull() {
     cut = measure.measureText(label).width > sel.clientWidth - 40;
   }
   out.hidden = !cut;
-  out.textContent = cut ? label : '';
+  setText(out, cut ? label : '');
 }
 
 function readForm() {
@@ -185,7 +185,7 @@ function readForm() {
   state.par = whole('par', defaultOf('par'));
   state.ram = Number(byId('ram').value) || defaultOf('ram');
   state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
-  byId('context-out').textContent = tokens(state.ctx, state.lang);
+  setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }
 
@@ -308,14 +308,14 @@ function showError(e) {
     // copies, unlike the answer's share button (hidden while there is no answer).
     const msg = h('span', { class: 'note', role: 'status', id: 'err-share-msg' });
     const copyErr = h('button', { type: 'button', class: 'small', id: 'err-share', on: { click: async () => {
-      msg.textContent = T(await copyLink(null) ? 'link_copied' : 'copy_failed');
+      setText(msg, T(await copyLink(null) ? 'link_copied' : 'copy_failed'));
     } } }, T('share_error'));
     fill('error', h('p', null, known !== `err_${err.code}` ? known : T('err_other', { path: String(err.path || '') })), hub,
       state.view === 'main' && /^https?:$/.test(location.protocol) ? h('p', { class: 'btns' }, copyErr, msg) : null,
       h('details', { class: 'note' }, h('summary', null, T('tech_details')), h('p', { class: 'mono' }, `[${err.code}${err.path ? ` @ ${err.path}` : ''}] ${err.message || ''}`)));
-  } else box.textContent = String(err && err.message || err);
+  } else setText(box, String(err && err.message || err));
   byId('verdict').dataset.verdict = 'error';
-  byId('verdict-text').textContent = T('error');
+  setText(byId('verdict-text'), T('error'));
 }
 
 /** The welcome's popular setups, each a link to its view. */
@@ -340,8 +340,6 @@ function updateTabs() {
   }
   byId('tab-model').textContent = catalog.modelInfo(state.model) && !catalog.modelInfo(state.model)?.custom ? T('tab_named', { tab: T('tab_model'), name: String(catalog.modelInfo(state.model)?.name) }) : T('tab_model');
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
-  // A tab named after a long model or device may end in "…" on a phone: its title holds the whole name.
-  for (const v of ['model', 'device']) { const a = byId(`tab-${v}`); a.title = a.textContent; }
 }
 
 function applyLang() {
@@ -393,8 +391,10 @@ async function init() {
   readUrl();   // again: a missing key now means the core's default
   fillCatalogSelects();
   applyLang();
-  // Ids and code-like pieces in what the views draw stay whole on a line (no "Llama-3.1-8B-" / "Instruct").
-  watchWhole(byId('content'));
+  // Ids and code-like pieces stay whole on a line (no "Llama-3.1-8B-" / "Instruct"): the page's
+  // own markup once here; what the views and the strings draw, as they draw it (dom.js h, text,
+  // setText), with no watching of the page for changes.
+  keepWhole(byId('content'));
   scrollCue(byId('examples'));   // on a phone the popular setups scroll sideways: fade the edge with more
   const go = () => { readForm(); update(true); };
   attachSearch(byId('model'), catalog.searchItems, (id) => { if (isHubText(id)) { openHub(id); return; } state.model = resolveTyped(id); syncForm(); update(true); });
@@ -407,7 +407,7 @@ async function init() {
     const saved = store.models()[state.model];
     const session = !saved && catalog.modelInfo(state.model)?.custom;
     const ok = await copyLink(saved || null);
-    byId('share-msg').textContent = T(ok ? (session ? 'link_copied_gguf' : 'link_copied') : 'copy_failed');
+    setText(byId('share-msg'), T(ok ? (session ? 'link_copied_gguf' : 'link_copied') : 'copy_failed'));
   });
   const form = byId('form');
   form.addEventListener('change', (/** @type {Event} */ e) => {

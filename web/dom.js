@@ -30,8 +30,35 @@ function append(el, children) {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;
     if (Array.isArray(c)) append(el, c);
-    else el.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    else if (typeof c === 'string' || typeof c === 'number') el.append(textFor(el, String(c)));
+    else el.append(c);
   }
+}
+
+/**
+ * A text as a node for `el`: its ids and code-like pieces kept whole on a line (keepWhole), done
+ * as the text is drawn rather than by watching the page for it.
+ * @param {Element} el @param {string} s @returns {Node}
+ */
+function textFor(el, s) {
+  return (DASHED.test(s) && !el.closest(SKIP) && !drawnAtBuild() && wholeNode(s)) || document.createTextNode(s);
+}
+
+/**
+ * A page drawn at build time (scripts/prerender.mjs marks it data-build="static") is written as
+ * the text is: the app keeps its pieces whole when it takes the page over and draws it again, so
+ * the static page's bytes carry no spans for that.
+ */
+const drawnAtBuild = () => document.documentElement.getAttribute('data-build') === 'static';
+
+/**
+ * Set an element's text (as textContent does), its ids and code-like pieces kept whole on a line
+ * (keepWhole). @param {Element} el @param {string} s
+ */
+export function setText(el, s) {
+  const node = textFor(el, String(s));
+  if (node.nodeType === 3) el.textContent = String(s);
+  else el.replaceChildren(node);
 }
 
 /**
@@ -110,7 +137,7 @@ export function byId(id) {
 
 /** Set text of an element by id ('' hides nothing: layout stays). @param {string} id @param {string} text */
 export function text(id, text) {
-  byId(id).textContent = text;
+  setText(byId(id), text);
 }
 
 /**
@@ -151,7 +178,6 @@ export function link(href, label, cls = '') {
  * @param {Node} root
  */
 export function keepWhole(root) {
-  const SKIP = 'script, style, pre, code, textarea, select, option, svg, .sr, .whole, .tok, .tabs, .u-legend, [contenteditable]';
   /** @type {Text[]} */
   const todo = [];
   const visit = (/** @type {Node} */ n) => {
@@ -167,25 +193,45 @@ export function keepWhole(root) {
   };
   visit(root);
   for (const t of todo) {
-    const text = t.data;
-    /** @type {(string | HTMLElement)[]} */
-    const out = [];
-    let last = 0;
-    for (const m of text.matchAll(RUN)) {
-      if (!DASHED.test(m[0])) continue;
-      if (m.index > last) out.push(text.slice(last, m.index));
-      // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
-      // unit: "tok/s", "GB/s" stay one piece).
-      for (const part of m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/)) out.push(DASHED.test(part) ? h('span', { class: 'whole' }, part) : part);
-      last = m.index + m[0].length;
-    }
-    if (!out.length) continue;
-    if (last < text.length) out.push(text.slice(last));
-    // The pieces stay together in one inline box: in a flex or grid container (a phone card's cell)
-    // each text node and span would be an item of its own, spread across the row. (Always, not only
-    // there: asking each parent's computed style forced a style pass per text.)
-    t.replaceWith(out.length > 1 ? h('span', { class: 'kw' }, ...out) : out[0]);
+    const node = wholeNode(t.data);
+    if (node) t.replaceWith(node);
   }
+}
+
+/** Where text is left as it is: code, form controls, screen-reader text, pieces already whole. */
+const SKIP = 'script, style, pre, code, textarea, select, option, svg, .sr, .whole, .tok, .tok-w, .tabs, .u-legend, [contenteditable]';
+
+/**
+ * A text with each run that holds a hyphen or dash in a `whole` span (see keepWhole), the pieces
+ * together in one `kw` span; null when it has no such run. Built from text nodes, not through h(),
+ * so its pieces are not looked at again.
+ * @param {string} text @returns {Node | null}
+ */
+function wholeNode(text) {
+  /** @type {Node[]} */
+  const out = [];
+  let last = 0;
+  const span = (/** @type {string} */ cls, /** @type {Node[]} */ kids) => { const e = document.createElement('span'); e.className = cls; e.append(...kids); return e; };
+  for (const m of text.matchAll(RUN)) {
+    if (!DASHED.test(m[0])) continue;
+    // A full-width opening parenthesis just before the piece goes with it: a line never ends at
+    // "（" with "--fit-target）" on the next (the piece is a box of its own, a break before it).
+    const open = m.index > last && text[m.index - 1] === '\uFF08' ? 1 : 0;
+    if (m.index - open > last) out.push(document.createTextNode(text.slice(last, m.index - open)));
+    // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
+    // unit: "tok/s", "GB/s" stay one piece).
+    m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/).forEach((part, i) => {
+      const piece = i === 0 && open ? `\uFF08${part}` : part;
+      out.push(DASHED.test(part) ? span('whole', [document.createTextNode(piece)]) : document.createTextNode(piece));
+    });
+    last = m.index + m[0].length;
+  }
+  if (!out.length) return null;
+  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
+  // The pieces stay together in one inline box: in a flex or grid container (a phone card's cell)
+  // each text node and span would be an item of its own, spread across the row. (Always, not only
+  // there: asking each parent's computed style forced a style pass per text.)
+  return out.length > 1 ? span('kw', out) : out[0];
 }
 
 /**
@@ -196,28 +242,3 @@ export function keepWhole(root) {
 const RUN = /[^\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000\ufeff\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
 /** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
 const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;
-
-/**
- * Keep ids and code-like pieces whole (keepWhole) in everything drawn under `root` from now on:
- * the views fill their sections as the core answers, so the styles follow each new node.
- * @param {HTMLElement} root
- */
-export function watchWhole(root) {
-  /** @type {Set<Node>} */
-  const pending = new Set();
-  let queued = false;
-  const flush = () => {
-    queued = false;
-    const nodes = [...pending];
-    pending.clear();
-    for (const n of nodes) if (n.isConnected) keepWhole(n);
-  };
-  new MutationObserver((records) => {
-    for (const r of records) {
-      if (r.type === 'characterData') pending.add(r.target);
-      else r.addedNodes.forEach((n) => pending.add(n));
-    }
-    if (!queued && pending.size) { queued = true; queueMicrotask(flush); }
-  }).observe(root, { childList: true, subtree: true, characterData: true });
-  keepWhole(root);
-}

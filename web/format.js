@@ -210,11 +210,11 @@ export function marketName(mk, L) {
 /**
  * A parameter count in the language's own scale words, with one rule of precision everywhere:
  * three significant digits, and never fewer than the whole part ("8.03B", "70.6B", "109B",
- * "1.03T"; "8,03 Md", "1 026 Md"; "80.3亿", "1.03万亿"). Spanish counts in millions, as Spanish
- * technical and press writing does ("70.000 millones de parámetros"), abbreviated M: "8030 M",
- * "30.500 M", "1.030.000 M" (three significant digits, the rest zeros). A count of 10¹² or more
- * is never worded "billón"/"billion" in Spanish or French, where that word means 10¹² and reads
- * as 10⁹ to many.
+ * "1.03T"; "8,03 Md", "109 Md"; "80.3亿", "1.03万亿"). Spanish counts below 10¹² in millions, as
+ * Spanish technical and press writing does ("70.000 millones de parámetros"), abbreviated M:
+ * "8030 M", "30.500 M". From 10¹² on, Spanish and French name the long scale's word for 10¹²
+ * ("1,03 billones", "1,03 billion"; French takes the plural from 2 on), never a run of zeros
+ * ("1.030.000 M") nor a figure in thousands of the scale below ("1 026 Md"); Chinese 万亿.
  * Trailing zeros are dropped ("1T", not "1.00T"). A number and its scale word never part.
  * @param {number} count  parameters (not billions) @param {string} lang
  */
@@ -222,11 +222,13 @@ export function params(count, lang) {
   if (!(ok(count) && count > 0)) return '—';
   /** @type {Array<[number, string]>} scale and its word, largest first */
   const scales = lang === 'zh' ? [[1e12, `${WJ}万${WJ}亿`], [1e8, `${WJ}亿`], [1e4, `${WJ}万`]]
-    : lang === 'es' ? [[1e6, `${U}M`], [1e3, `${U}mil`]]
-      : lang === 'fr' ? [[1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
+    : lang === 'es' ? [[1e12, `${U}billones`], [1e6, `${U}M`], [1e3, `${U}mil`]]
+      : lang === 'fr' ? [[1e12, `${U}billions`], [1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
         : [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
-  const [scale, word] = scales.find(([s]) => count >= s) || [1, ''];
-  // Spanish millions may run to seven whole digits: three significant ones, the rest zeros.
+  // The scale of the count as shown (three significant digits): 999.6 × 10⁹ is "1T", not "1,000B".
+  const shownCount = Number(count.toPrecision(3));
+  let [scale, word] = scales.find(([s]) => shownCount >= s) || [1, ''];
+  // Spanish millions may run to six whole digits below 10¹²: three significant ones, the rest zeros.
   const x = lang === 'es' && count / scale >= 1000 ? Number((count / scale).toPrecision(3)) : count / scale;
   const whole = Math.max(1, Math.floor(Math.log10(x)) + 1);
   const digits = Math.max(0, 3 - whole);
@@ -236,6 +238,10 @@ export function params(count, lang) {
   // Chinese writes 1092亿 ungrouped; Spanish groups from five digits (1026, 10 260), as the RAE's
   // rule and Chromium's locale data do.
   const grouping = /** @type {any} */ (lang === 'zh' ? false : lang === 'es' ? 'min2' : 'auto');
+  // One 10¹² is singular: "1 billón" in Spanish, and in French below 2 ("1,03 billion").
+  const shown = Number(r.toFixed(d));
+  if (scale === 1e12 && lang === 'es' && shown === 1) word = `${U}billón`;
+  if (scale === 1e12 && lang === 'fr' && shown < 2) word = `${U}billion`;
   return `${new Intl.NumberFormat(lang, { maximumFractionDigits: d, minimumFractionDigits: 0, useGrouping: grouping }).format(x)}${word}`;
 }
 

@@ -1,6 +1,7 @@
 // @ts-check
 // Interface strings per language (one file each under i18n/). Numbers, dates and currencies are
 // formatted by Intl in format.js, never here.
+import { setText } from './dom.js';
 import en from './i18n/en.js';
 import es from './i18n/es.js';
 import fr from './i18n/fr.js';
@@ -115,10 +116,13 @@ export function errorText(lang, err) {
   return known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
 }
 
-/** Apply translations to every [data-i18n] element (textContent only, never HTML). */
+/**
+ * Apply translations to every [data-i18n] element (text only, never HTML), ids and code-like
+ * pieces in them kept whole on a line (dom.js setText).
+ */
 export function applyStrings(lang, root = document) {
   for (const el of root.querySelectorAll('[data-i18n]')) {
-    el.textContent = t(lang, /** @type {HTMLElement} */ (el).dataset.i18n || '');
+    setText(el, t(lang, /** @type {HTMLElement} */ (el).dataset.i18n || ''));
   }
   document.documentElement.lang = lang;
 }

@@ -6,7 +6,7 @@
 import * as catalog from './catalog.js';
 import { call, estimate } from './client.js';
 import { propose, readClues } from './detect.js';
-import { byId, fill, h } from './dom.js';
+import { byId, fill, h, setText } from './dom.js';
 import { gbOf, gib, num, params as paramsCount } from './format.js';
 import { aside, errorText, labelled, t } from './i18n.js';
 import { state } from './state.js';
@@ -59,10 +59,10 @@ export function initInputs(hk) {
     const before = store.problems.length;
     let n = 0;
     try { n = store.merge(JSON.parse(await f.text())); store.save(); }
-    catch { byId('saved-msg').textContent = T('import_bad_file'); return; }
+    catch { setText(byId('saved-msg'), T('import_bad_file')); return; }
     const bad = store.problems.length - before;
-    byId('saved-msg').textContent = T('import_done', { 0: String(n) }) + (bad ? ` ${T('import_aside', { 0: String(bad) })}` : '') +
-      (store.storageFull() ? ` ${T('storage_full')}` : '');
+    setText(byId('saved-msg'), T('import_done', { 0: String(n) }) + (bad ? ` ${T('import_aside', { 0: String(bad) })}` : '') +
+      (store.storageFull() ? ` ${T('storage_full')}` : ''));
     refreshSaved();
     hooks.refresh();
   });
@@ -72,7 +72,7 @@ export function initInputs(hk) {
 /** @param {File} f */
 async function readConfigFile(f) {
   if (/\.gguf$/i.test(f.name)) { await importGguf(f); return; }
-  if (f.size > 5e6) { byId('cfg-msg').textContent = T('cfg_too_big'); return; }
+  if (f.size > 5e6) { setText(byId('cfg-msg'), T('cfg_too_big')); return; }
   const txt = await f.text();
   byId('cfg-text').value = txt;
   await importConfig(txt, f.name.replace(/\.json$/i, ''));
@@ -84,8 +84,8 @@ export async function importConfig(txt, fileName) {
   /** @type {any} */
   let config;
   // The browser's parser message is in its own language, not the page's: a tooltip only.
-  try { config = JSON.parse(txt); } catch (e) { msg.textContent = T('cfg_not_json'); msg.title = String(/** @type {any} */ (e).message || ''); return; }
-  if (!config || typeof config !== 'object' || Array.isArray(config)) { msg.textContent = T('cfg_not_object'); return; }
+  try { config = JSON.parse(txt); } catch (e) { setText(msg, T('cfg_not_json')); msg.title = String(/** @type {any} */ (e).message || ''); return; }
+  if (!config || typeof config !== 'object' || Array.isArray(config)) { setText(msg, T('cfg_not_object')); return; }
   let name = byId('cfg-name').value.trim() || (typeof config._name_or_path === 'string' && config._name_or_path) ||
     (fileName && fileName !== 'config' ? fileName : '');
   try {
@@ -97,12 +97,12 @@ export async function importConfig(txt, fileName) {
     }
   } catch (e) {
     const err = /** @type {any} */ (e);
-    msg.textContent = labelled(state.lang, T('error'), errorText(state.lang, err));
+    setText(msg, labelled(state.lang, T('error'), errorText(state.lang, err)));
     msg.title = String(err.message || '');
     return;
   }
   const key = store.addModel({ name, config });
-  msg.textContent = T('cfg_saved', { 0: name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
+  setText(msg, T('cfg_saved', { 0: name }) + (store.storageFull() ? ` ${T('storage_full')}` : ''));
   refreshSaved();
   hooks.useModel(key);
 }
@@ -110,7 +110,7 @@ export async function importConfig(txt, fileName) {
 /** Read only the header of a local .gguf (File.slice, in the worker; nothing leaves the browser). @param {File} f */
 async function importGguf(f) {
   const msg = byId('cfg-msg');
-  msg.textContent = T('gguf_reading');
+  setText(msg, T('gguf_reading'));
   try {
     // The worker reads the header and keeps it parsed under a handle: requests carry the handle.
     const { handle, summary } = await call('importGguf', f);
@@ -118,11 +118,11 @@ async function importGguf(f) {
     const model = { name, gguf_handle: handle };
     await estimate({ ...catalog.request(), model });
     const key = store.addSessionModel(model);
-    msg.textContent = T('gguf_loaded', { 0: name, 1: num(Array.isArray(summary.tensors) ? summary.tensors.length : 0, state.lang) });
+    setText(msg, T('gguf_loaded', { 0: name, 1: num(Array.isArray(summary.tensors) ? summary.tensors.length : 0, state.lang) }));
     hooks.useModel(key);
   } catch (e) {
     const err = /** @type {any} */ (e);
-    msg.textContent = labelled(state.lang, T('error'), errorText(state.lang, err));
+    setText(msg, labelled(state.lang, T('error'), errorText(state.lang, err)));
     msg.title = String(err.message || '');
   }
 }
@@ -134,9 +134,9 @@ function addDevice() {
     memory_gib: Number(byId('cd-mem').value), bandwidth_gbs: Number(byId('cd-bw').value),
   };
   const why = store.validDevice(d);
-  if (why) { msg.textContent = aside(state.lang, T('cd_invalid'), asideReason(state.lang, { code: why })); return; }
+  if (why) { setText(msg, aside(state.lang, T('cd_invalid'), asideReason(state.lang, { code: why }))); return; }
   const key = store.addDevice(d);
-  msg.textContent = T('cd_saved', { 0: d.name }) + (store.storageFull() ? ` ${T('storage_full')}` : '');
+  setText(msg, T('cd_saved', { 0: d.name }) + (store.storageFull() ? ` ${T('storage_full')}` : ''));
   refreshSaved();
   hooks.useDevice(key);
 }
@@ -156,7 +156,7 @@ export function refreshSaved() {
 
 async function detect() {
   const out = byId('detect-out');
-  out.textContent = T('detecting');
+  setText(out, T('detecting'));
   const c = await readClues();
   const best = propose(c, catalog.hardware);
   const seen = [c.webgpu && `WebGPU: ${c.webgpu}`, c.webgl && `WebGL: ${c.webgl}`,

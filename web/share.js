@@ -4,7 +4,7 @@
 // URLs from this page's location, and the "Download for offline use" link to the one-file page.
 // Both need a server, so the offline copy (file://) hides them. Snippets go into textareas as
 // values: whatever the state holds is text here, and attribute values are escaped in the snippet.
-import { byId } from './dom.js';
+import { byId, setText } from './dom.js';
 import { hubModels } from './hub.js';
 import { t } from './i18n.js';
 import { defaultOf, state } from './state.js';
@@ -56,7 +56,7 @@ function openDialog() {
   const { widget, iframe } = snippets(state, location.href);
   byId('embed-widget').value = widget;
   byId('embed-iframe').value = iframe;
-  byId('embed-msg').textContent = '';
+  setText(byId('embed-msg'), '');
   /** @type {HTMLDialogElement} */ (byId('embed-dialog')).showModal();
 }
 
@@ -66,11 +66,11 @@ async function copy(id) {
   const msg = byId('embed-msg');
   try {
     await navigator.clipboard.writeText(box.value);
-    msg.textContent = t(state.lang, 'copied');
+    setText(msg, t(state.lang, 'copied'));
   } catch {
     box.focus();
     box.select();
-    msg.textContent = t(state.lang, 'copy_failed');
+    setText(msg, t(state.lang, 'copy_failed'));
   }
 }
 

@@ -101,15 +101,16 @@ test('signed figures use the minus sign (U+2212), never a hyphen-minus, in every
   }
 });
 
-test('parameter counts: one precision rule (three significant digits) and each language\'s scale words, 10¹² never a "billón"', async () => {
+test('parameter counts: one precision rule (three significant digits) and each language\'s scale words, 10¹² in the long scale\'s word (billones, billion)', async () => {
   const { params } = await import(path.join(root, 'web', 'format.js'));
   const nb = (/** @type {string} */ s) => s.replace(/[\u00a0\u202f]/g, ' ').replace(/\u2060/g, '');
   // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
   const want = {
     en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
-    // Spanish counts in millions, as Spanish writing does ("70.000 millones"), three significant digits.
-    es: ['8030 M', '70.600 M', '109.000 M', '1.030.000 M', '560 M'],
-    fr: ['8,03 Md', '70,6 Md', '109 Md', '1 026 Md', '560 M'],
+    // Spanish counts in millions below 10¹² ("70.000 millones"), three significant digits; 10¹² is
+    // a billón in Spanish and a billion in French (the long scale), never "1.030.000 M" nor "1 026 Md".
+    es: ['8030 M', '70.600 M', '109.000 M', '1,03 billones', '560 M'],
+    fr: ['8,03 Md', '70,6 Md', '109 Md', '1,03 billion', '560 M'],
     zh: ['80.3亿', '706亿', '1092亿', '1.03万亿', '5.6亿'],
   };
   for (const [lang, w] of Object.entries(want)) {
@@ -119,6 +120,13 @@ test('parameter counts: one precision rule (three significant digits) and each l
   // carries gains no extra digit.
   assert.equal(params(8.2e9, 'en'), '8.2B');
   assert.equal(params(9.996e9, 'en'), '10B');
+  // A count that rounds up to the next scale is said in it: never "1,000B" or "1.000.000 M".
+  assert.equal(params(999.6e9, 'en'), '1T');
+  assert.equal(params(999.6e9, 'es'), '1\u00a0billón');
+  assert.equal(params(2.4e12, 'es'), '2,4\u00a0billones');
+  // French: singular below 2, plural from 2 on.
+  assert.equal(params(1e12, 'fr'), '1\u00a0billion');
+  assert.equal(params(2.4e12, 'fr'), '2,4\u00a0billions');
   // Number and scale word never part at a line end.
   assert.match(params(8.03e9, 'es'), /^8030\u00a0M$/);
   assert.equal(params(30.53e9, 'es'), '30.500\u00a0M');

@@ -55,13 +55,28 @@ test('English: no "billed as it bills", no "make the same tokens"; backends as t
   assert.equal(backendName(undefined), '—');
 });
 
-test('Spanish parameter counts in millions, one form for every count (never "mil M")', () => {
+test('Spanish parameter counts in millions below 10¹², one form for every count (never "mil M"), billones from 10¹² on', () => {
   const counts = [0.494e9, 1.5e9, 8.03e9, 30.53e9, 70.55e9, 235e9, 671e9, 1.026e12];
   const es = counts.map((n) => params(n, 'es'));
-  for (const s of es) {
+  for (const s of es.slice(0, 7)) {
     assert.match(s, /^[\d.,]+\u00a0M$/u, s);
     assert.doesNotMatch(s, /mil/u, s);
   }
   assert.deepEqual(es.slice(2, 4), ['8030\u00a0M', '30.500\u00a0M']);
-  assert.equal(es[7], '1.030.000\u00a0M');
+  assert.equal(es[7], '1,03\u00a0billones');
+});
+
+test('Chinese: the Required card\'s upper line is the estimate\'s upper end (上限), not "at most" (最多)', () => {
+  assert.match(STRINGS.zh.upper, /上限/u);
+  assert.doesNotMatch(STRINGS.zh.upper, /最多/u);
+  // Each language's line names the estimate and carries the figure.
+  for (const lang of ['en', 'es', 'fr', 'zh']) assert.match(STRINGS[lang].upper, /\{0\}/u, lang);
+});
+
+test('llama.cpp flags in prose by their long names (--n-gpu-layers, --parallel, --flash-attn, --fit-target), never the short ones a command uses', () => {
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    assert.deepEqual(hits(lang, /(?<![\w-])-(ngl|np|fa|fitt|ncmoe|ctk|ctv|ub|ts|sm|ot)\b/u), [], lang);
+    assert.match(STRINGS[lang].fix_ngl, /--n-gpu-layers \{n\}/u, lang);
+    assert.match(STRINGS[lang].fix_parallel, /--parallel \{n\}/u, lang);
+  }
 });

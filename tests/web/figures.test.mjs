@@ -3,19 +3,14 @@
 // states its basis, the offload plan leaves llama.cpp's --fit margin, and data qualifiers are
 // worded in the page's language.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { core, open, setup } from './helpers.mjs';
+import { GiB, core, open, pageSuite } from './helpers.mjs';
 
-let env;
-before(async () => { env = await setup(); });
-after(async () => { await env.close(); });
-
-const GiB = 1024 ** 3;
+const env = pageSuite();
 
 test('the picks quote the weights of one device and say so, beside the 8-GPU breakdown of another figure', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  const page = await env.at('?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en');
   await page.waitForSelector('#picks-missing [data-pick="best_single_gpu"][data-missing="no_single_card_fits"]', { state: 'attached' });
   // The 8 H200s chosen run it: the picks fold as other hardware under that line; open them.
   if (await page.$('#picks-fold')) await page.click('#picks-fold summary');
@@ -44,8 +39,7 @@ test('the picks quote the weights of one device and say so, beside the 8-GPU bre
 });
 
 test('a device without a purchase price has no owned total: "—" with the reason, and a price typed in makes one', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-a5000&ctx=8192&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-a5000&ctx=8192&lang=en');
   await page.waitForSelector('#cost-owned-mtok[data-unknown]');
   assert.equal((await page.textContent('#cost-owned-mtok')).trim(), '—');
   // The reason, said once, on the card it empties (it opens the card's note: a capital).
@@ -66,8 +60,7 @@ test('a device without a purchase price has no owned total: "—" with the reaso
 });
 
 test('rent vs buy states its basis: the same tokens a month at each setup\'s own speed', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
+  const page = await env.at('?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en');
   await page.waitForSelector('#rvb-basis');
   const c = core('cost', { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 16384, ram_gib: 64, market: 'US', months: 'auto' });
   const b = c.rent_vs_buy;
@@ -82,8 +75,7 @@ test('rent vs buy states its basis: the same tokens a month at each setup\'s own
 });
 
 test('the offload plan leaves llama.cpp\'s --fit margin free on the GPU and says so', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en`);
+  const page = await env.at('?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=en');
   await page.waitForSelector('#plan-margin');
   assert.equal(Number(await page.getAttribute('#plan-margin', 'data-margin')), GiB);
   assert.match(await page.textContent('#plan-margin'), /Each GPU keeps 1\.00\sGiB free/);
@@ -92,8 +84,7 @@ test('the offload plan leaves llama.cpp\'s --fit margin free on the GPU and says
 });
 
 test('price qualifiers and part-of-product names are worded in the page\'s language, the product names kept', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=fr`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=fr');
   await page.waitForSelector('#cloud-table tbody tr');
   await page.click('#cloud-all');
   const cells = await page.$$eval('#cloud-table tbody td[data-basis]', (tds) => tds.map((td) => ({ basis: td.dataset.basis, text: td.textContent })));
@@ -112,8 +103,7 @@ test('price qualifiers and part-of-product names are worded in the page\'s langu
 });
 
 test('SGLang: the parallel sequences field states how many sequences the need and the pool\'s room are for', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&par=3&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&par=3&lang=en');
   await page.waitForSelector('#k-concurrency');
   assert.equal(await page.isVisible('#par'), true, 'the field is there for a server engine');
   const est = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192, parallel: 3 });
@@ -127,8 +117,7 @@ test('SGLang: the parallel sequences field states how many sequences the need an
 });
 
 test('SGLang: Required is what one sequence needs, against what the engine sets aside, with the pool\'s room as the margin', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=en');
   await page.waitForSelector('#k-concurrency');
   const est = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'sglang', context: 8192 });
   const m = est.memory, d = est.sglang.demand;
@@ -163,7 +152,9 @@ test('SGLang: Required is what one sequence needs, against what the engine sets 
   const kv = rows.map((r) => parseFloat(r[2]));
   for (let i = 1; i < kv.length; i++) assert.ok(kv[i] > kv[i - 1], `KV need grows with context: ${kv}`);
   assert.deepEqual([...new Set(rows.map((r) => r[3]))], [`${(m.kv_pool_bytes / GiB).toFixed(2)}\u00a0GiB`], 'the pool is the same at every context');
-  assert.deepEqual(rows.find((r) => r[0] === '32K')?.[5], 'Fits: the engine starts, its KV cache pool filling the rest');
+  // What "fits" means for a serving engine is said once under the table, each row the short word.
+  assert.deepEqual(rows.find((r) => r[0] === '32K')?.[5], 'Fits');
+  assert.equal(await page.textContent('#chart-fits-server'), 'Fits: the engine starts, its KV cache pool filling the rest');
   assert.deepEqual(rows.find((r) => r[0] === '64K')?.[5], 'Does not fit');
   assert.ok(parseFloat(rows.find((r) => r[0] === '64K')[2]) > parseFloat(rows[0][3]), 'at 64K one sequence needs more than the pool');
   assert.doesNotMatch(await page.textContent('#diag-list'), /context and KV-type comparisons apply to llama\.cpp only/);
@@ -180,8 +171,7 @@ test('SGLang: Required is what one sequence needs, against what the engine sets 
 });
 
 test('the serving view in French: the engine\'s share and the pool\'s room are worded, not left in English', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr');
   await page.waitForSelector('#k-concurrency');
   assert.equal(await page.textContent('#c-usable-label'), 'Mis de côté par le moteur');
   assert.match(await page.textContent('#c-util'), /^place pour 3 séquences de plus de 8K jetons$/);
@@ -190,8 +180,7 @@ test('the serving view in French: the engine\'s share and the pool\'s room are w
 });
 
 test('rent vs buy without a purchase price says it cannot compare, and states no basis for a comparison it did not make', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
+  const page = await env.at('?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en');
   await page.waitForSelector('#rvb-unknown');
   const c = core('cost', { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768, market: 'US', months: 'auto' });
   assert.ok(Array.isArray(c.rent_vs_buy.unknown) && typeof c.rent_vs_buy.break_even_months_at_least !== 'number');
@@ -202,8 +191,7 @@ test('rent vs buy without a purchase price says it cannot compare, and states no
 test('memory over context: the x axis is labelled up to the end the title names, and the pool has its own legend colour', async () => {
   // Qwen3-8B's maximum context is 40,960 tokens: the core's chart contexts end at 40K, not 32K.
   for (const [lang, theme] of /** @type {const} */ ([['en', 'light'], ['fr', 'dark']])) {
-    const page = await env.page({ colorScheme: theme, viewport: { width: 390, height: 844 } });
-    await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&lang=${lang}`);
+    const page = await env.at(`?model=Qwen/Qwen3-8B&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&lang=${lang}`, { colorScheme: theme, viewport: { width: 390, height: 844 } });
     await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
     const steps = core('defaults', { model: 'Qwen/Qwen3-8B' }).context_steps;
     assert.equal(steps[steps.length - 1], 40960);
@@ -224,8 +212,7 @@ test('memory over context: the x axis is labelled up to the end the title names,
   }
   // Llama 3.1 8B to 128K on a phone: octaves narrower than uPlot's own label spacing still keep
   // both ends (its log filter dropped every other label, the start among them).
-  const page = await env.page({ colorScheme: 'dark', viewport: { width: 390, height: 844 } });
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr', { colorScheme: 'dark', viewport: { width: 390, height: 844 } });
   await page.waitForFunction(() => (document.querySelector('#chart')?.dataset.xTicks || '').length > 0);
   const ticks = (await page.getAttribute('#chart', 'data-x-ticks')).split('|');
   assert.equal(ticks[0], '4K', String(ticks));
@@ -237,8 +224,7 @@ test('memory over context: the x axis is labelled up to the end the title names,
 test('vLLM: the cheapest cloud card and the table\'s order read the per-token figure on the basis the request states', async () => {
   const base = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-4090', engine: 'vllm', context: 8192, market: 'US', months: 'auto' };
   for (const par of [1, 4]) {
-    const page = await env.page();
-    await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&par=${par}&lang=en`);
+    const page = await env.at(`?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&par=${par}&lang=en`);
     await page.waitForSelector('#cost-cloud-mtok');
     const c = core('cost', par > 1 ? { ...base, parallel: par } : base);
     const stated = par > 1;

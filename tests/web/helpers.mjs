@@ -3,6 +3,7 @@
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 import { startServer } from '../../scripts/server.mjs';
@@ -44,6 +45,32 @@ export async function setup() {
     async close() {
       await browser.close();
       await new Promise((r) => server.close(r));
+    },
+  };
+}
+
+/** A gibibyte, for figures the core gives in bytes. */
+export const GiB = 1024 ** 3;
+
+/**
+ * A test file's browser and server (setup), started before its tests and closed after them:
+ * `env.url`, `env.page(opts)` as setup's, and `env.at(query, opts)`, a fresh page opened at a
+ * query of the app ("?model=…&lang=en") once it has rendered its first answer.
+ */
+export function pageSuite() {
+  /** @type {any} */
+  let env;
+  before(async () => { env = await setup(); });
+  after(async () => { await env.close(); });
+  return {
+    get url() { return env.url; },
+    /** @param {object} [opts] */
+    page: (opts) => env.page(opts),
+    /** @param {string} query @param {object} [opts] */
+    async at(query, opts) {
+      const page = await env.page(opts);
+      await open(page, `${env.url}${query}`);
+      return page;
     },
   };
 }

@@ -118,10 +118,10 @@ test('at 390 px ids, repository names, quantizations, flags and file names end n
   const flag = await page.$eval('#serve-cards code.flag', (c) => ({ text: c.textContent, lines: c.getClientRects().length, h: c.getBoundingClientRect().height, lh: parseFloat(getComputedStyle(c).lineHeight) || 16 }));
   assert.match(flag.text, /^--max-running-requests \d+$/);
   assert.ok(flag.lines === 1 && flag.h < 1.6 * flag.lh, JSON.stringify(flag));
-  // The offload plan in Chinese: "（-fitt）" stays whole.
+  // The offload plan in Chinese: "（--fit-target）" stays whole.
   await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=zh`);
   await page.waitForSelector('#plan:not([hidden]) li[data-layers]');
-  assert.match(await page.textContent('#plan'), /（-fitt）/);
+  assert.match(await page.textContent('#plan'), /（--fit-target）/);
   assert.deepEqual(await badBreaks(page, '#plan, #summary, #commands'), []);
   // English: an Ollama tag in a command ("meta-llama-3-8b-q4_K_M") stays whole.
   await open(page, `${env.url}?model=meta-llama/Meta-Llama-3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);

@@ -4,19 +4,14 @@
 // table states one basis for "Required" and "Smallest device"; a break-even point past the
 // hardware's life says so; an engine's table carries only that engine's notes.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 
-import { core, open, setup } from './helpers.mjs';
+import { core, pageSuite } from './helpers.mjs';
 
-let env;
-before(async () => { env = await setup(); });
-after(async () => { await env.close(); });
-
-const GiB = 1024 ** 3;
+const env = pageSuite();
 
 test('a model no Mac and no unified-memory PC runs: one line each, not "Does not run" under "that run it"', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?view=model&model=moonshotai/Kimi-K2.5&lang=en`);
+  const page = await env.at('?view=model&model=moonshotai/Kimi-K2.5&lang=en');
   await page.waitForSelector('#mp-macs [data-none="true"]');
   await page.waitForSelector('#mp-unified [data-none="true"]');
   assert.equal(await page.textContent('#mp-macs-title'), 'Macs (Q4_K_M, 8K)');
@@ -40,8 +35,7 @@ test('a model no Mac and no unified-memory PC runs: one line each, not "Does not
 });
 
 test('picks: the person\'s own device already runs it, said first; the picks folded as other hardware', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en');
   await page.waitForSelector('#picks-own:not([hidden])');
   const est = core('estimate', { model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192 });
   assert.equal(est.verdict, 'fits');
@@ -52,8 +46,7 @@ test('picks: the person\'s own device already runs it, said first; the picks fol
   await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('#fit-title')).hidden);
   assert.doesNotMatch(await page.textContent('#diag-section'), /already fits/);
   // A setup that does not run: no such line, the cards in the open.
-  const no = await env.page();
-  await open(no, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192&lang=en`);
+  const no = await env.at('?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192&lang=en');
   await no.waitForSelector('#picks-cards .card.pick');
   assert.equal(await no.$eval('#picks-own', (e) => /** @type {HTMLElement} */ (e).hidden), true);
   assert.equal(await no.$('#picks-fold'), null);
@@ -63,8 +56,7 @@ test('picks: the person\'s own device already runs it, said first; the picks fol
 });
 
 test('fine-tuning: the smallest count that holds it, a count or a reason on every row, no buying beside a Mac that does it', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
+  const page = await env.at('?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en');
   await page.waitForSelector('#ft-table tbody tr[data-method="full"]');
   for (const m of ['qlora', 'lora', 'full']) {
     const want = core('train', { model: 'zai-org/GLM-4.5-Air', hardware: 'nvidia-rtx-4090', method: m });
@@ -81,8 +73,7 @@ test('fine-tuning: the smallest count that holds it, a count or a reason on ever
     }
   }
   // A 128 GB Mac holds Llama 3.1 8B's LoRA: its own device, nothing to buy.
-  const mac = await env.page();
-  await open(mac, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=apple-m4-max-40c-gpu-128gb&ctx=8192&lang=en`);
+  const mac = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=apple-m4-max-40c-gpu-128gb&ctx=8192&lang=en');
   await mac.waitForSelector('#ft-table tbody tr[data-method="lora"]');
   const lora = await mac.$eval('#ft-table tr[data-method="lora"]', (tr) => tr.textContent || '');
   assert.match(lora, /Your own: /);
@@ -92,8 +83,7 @@ test('fine-tuning: the smallest count that holds it, a count or a reason on ever
 });
 
 test('a several-GPU format table: "Required" and "Smallest device" on the same basis, said in the heads', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=en');
   await page.waitForSelector('#matrix tbody tr');
   await page.waitForFunction(() => ![...document.querySelectorAll('#matrix td span.note')].some((e) => e.textContent === '…'), null, { timeout: 180000 });
   const heads = await page.$$eval('#matrix thead th', (ths) => ths.map((t) => t.textContent));
@@ -107,8 +97,7 @@ test('a several-GPU format table: "Required" and "Smallest device" on the same b
 });
 
 test('the MLX format table carries no llama.cpp note and no column of "not measured"', async () => {
-  const page = await env.page();
-  await open(page, `${env.url}?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&ctx=32768&lang=en`);
+  const page = await env.at('?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&ctx=32768&lang=en');
   await page.waitForSelector('#matrix tbody tr');
   const heads = await page.$$eval('#matrix thead th', (ths) => ths.map((t) => t.textContent));
   assert.ok(!heads.includes('Quality (reference model)'), heads.join(' | '));
@@ -120,9 +109,8 @@ test('the MLX format table carries no llama.cpp note and no column of "not measu
 });
 
 test('a break-even point past the hardware\'s useful life says so, with the life\'s source', async () => {
-  const page = await env.page();
   // An RTX PRO 6000 bought to run an 8B model a few hours a day pays off only after decades.
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-pro-6000-blackwell&ctx=8192&lang=en`);
+  const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-pro-6000-blackwell&ctx=8192&lang=en');
   await page.waitForSelector('#rvb-break-even');
   const life = await page.$eval('#rvb-break-even', (e) => /** @type {HTMLElement} */ (e).dataset.life);
   assert.equal(life, 'beyond_useful_life');

@@ -7,7 +7,7 @@
 import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
-import { byId, commandTokens, fill, h, slashBreaks } from '../dom.js';
+import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
 import { gib, num, pct, signed, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
@@ -68,15 +68,35 @@ function distinctText(p) {
 }
 
 /**
- * The flags of `flags` that `shown` does not already hold, each flag with its value ("-fa 1"); all
- * of `flags` when every one of them is shown (the note then still says what sets the row apart).
+ * llama.cpp's other names of a flag (common/arg.cpp, each option's list of names) and the one the
+ * page writes in a command, as the launch commands do ("-ngl", "--n-cpu-moe"): a published run's
+ * "--n-gpu-layers 99" is the same setting as the "-ngl 99" beside it, and is written so.
+ */
+const FLAG_AS_COMMAND = /** @type {Record<string, string>} */ ({
+  '--gpu-layers': '-ngl', '--n-gpu-layers': '-ngl', '-ncmoe': '--n-cpu-moe', '--flash-attn': '-fa',
+  '--batch-size': '-b', '--ubatch-size': '-ub', '--parallel': '-np', '--ctx-size': '-c', '--threads': '-t',
+  '--cache-type-k': '-ctk', '--cache-type-v': '-ctv', '--split-mode': '-sm', '--tensor-split': '-ts',
+  '--main-gpu': '-mg', '--override-tensor': '-ot', '--fit-target': '-fitt',
+});
+
+/** A flag with its value in the form a command writes it ("--n-gpu-layers 99" -> "-ngl 99"). @param {string} f */
+export function commandFlag(f) {
+  const m = /^(-{1,2}[A-Za-z][\w-]*)([ =].*)?$/.exec(f);
+  return m && FLAG_AS_COMMAND[m[1]] ? `${FLAG_AS_COMMAND[m[1]]}${m[2] ? ` ${m[2].slice(1).trim()}` : ''}` : f;
+}
+
+/**
+ * The flags of `flags` that `shown` does not already hold, each flag with its value ("-fa 1") and
+ * in the form a command writes it (commandFlag); all of `flags` when every one of them is shown
+ * (the note then still says what sets the row apart).
  * @param {string} flags @param {string} [shown]
  */
-function extraFlags(flags, shown) {
-  const pieces = (/** @type {string} */ x) => String(x).split(/\s+(?=-)/).map((f) => f.trim()).filter(Boolean);
+export function extraFlags(flags, shown) {
+  const pieces = (/** @type {string} */ x) => String(x).split(/\s+(?=-)/).map((f) => commandFlag(f.trim())).filter(Boolean);
   const have = new Set(pieces(shown || ''));
-  const rest = pieces(flags).filter((f) => !have.has(f));
-  return rest.length ? rest.join(' ') : flags;
+  const all = pieces(flags);
+  const rest = all.filter((f) => !have.has(f));
+  return (rest.length ? rest : all).join(' ');
 }
 
 /** @param {any[]} groups @param {string} band */
@@ -196,7 +216,7 @@ function rowsSection(points) {
       const x = key(a), y = key(b);
       return (typeof x === 'number' && typeof y === 'number' ? x - y : String(x).localeCompare(String(y), L)) * view.dir;
     });
-    count.textContent = T('acc_shown', { 0: num(rows.length, L), 1: num(points.length, L) });
+    setText(count, T('acc_shown', { 0: num(rows.length, L), 1: num(points.length, L) }));
     const head = cols.map((k) => {
       if (!keys[k]) return T(k);
       const on = view.sort === k;

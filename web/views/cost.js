@@ -8,7 +8,7 @@
 import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
-import { byId, fill, h, table, text } from '../dom.js';
+import { byId, fill, h, setText, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, tps } from '../format.js';
 import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
@@ -291,17 +291,18 @@ function paintRentVsBuy(r, c, mk) {
       cloud: tps(b.cloud_decode_tps, L), offer: offerName, chours: num(b.cloud_hours_per_day, L, 1) })
     : T('rvb_basis_same_hours', { hours: num(b.hours_per_day, L, 1) });
   const basisNote = h('p', { class: 'note', id: 'rvb-basis', dataset: { basis: b.basis } }, basis);
+  // Past the hardware's useful life (the core's break_even_life, data/segments.json): a break-even
+  // point is said as that, with its figure in the card's note, not as a count of decades of months.
+  const pastLife = (/** @type {unknown} */ months) => typeof months === 'number' && b.break_even_life?.code === 'beyond_useful_life';
+  const life = b.break_even_life ? num(b.break_even_life.months, L) : '';
   if (Array.isArray(b.unknown)) {
     // The unknown is named on the cost card above. With only the power missing the core gives the
     // least break-even point (the purchase over the offer's month: electricity only delays it).
     const least = b.break_even_months_at_least;
-    // Past the hardware's useful life (the core's break_even_life, data/segments.json): said as
-    // that, with the least figure in the note, not as a count of decades of months.
-    const pastLife = b.break_even_life?.code === 'beyond_useful_life';
     fill('rvb-out', typeof least === 'number'
       ? h('div', { class: 'cards' }, card(T('break_even'),
-        pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
-        pastLife ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life: num(b.break_even_life.months, L) }), sentenceCase(L, T('rvb_at_least_note', { 0: offerName }))]) : T('rvb_at_least_note', { 0: offerName }),
+        pastLife(least) ? T('break_even_past_life', { 0: life }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
+        pastLife(least) ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life }), sentenceCase(L, T('rvb_at_least_note', { 0: offerName }))]) : T('rvb_at_least_note', { 0: offerName }),
         { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' '), 'data-life': b.break_even_life?.code || '' }), lifeSource(b, L))
       : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')),
     // The basis only where a figure stands on it (the least break-even point), not under "cannot
@@ -313,15 +314,13 @@ function paintRentVsBuy(r, c, mk) {
   // Past the chart's last month the point is not on it: the card says so rather than leave the
   // chart looking as if buying never pays off.
   const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
-  // Past the hardware's useful life (the core's break_even_life): said as that, the figure in the note.
-  const pastLife = typeof be === 'number' && b.break_even_life?.code === 'beyond_useful_life';
   const cards = h('div', { class: 'cards' },
-    card(T('break_even'), pastLife ? T('break_even_past_life', { 0: num(b.break_even_life.months, L) }) : typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
+    card(T('break_even'), pastLife(be) ? T('break_even_past_life', { 0: life }) : typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
       // Past the period the core writes the purchase off over (its break_even code): renting is
       // the cheaper way over the hardware's life.
       // Past the useful life that one sentence is the reason (the written-off period and the
       // chart's end are shorter still, so they are not said again).
-      typeof be === 'number' ? sentences(L, pastLife ? [T('break_even_past_life_at', { 0: num(be, L, 0), life: num(b.break_even_life.months, L) })]
+      typeof be === 'number' ? sentences(L, pastLife(be) ? [T('break_even_past_life_at', { 0: num(be, L, 0), life })]
         : [b.break_even?.code === 'beyond_amortisation' ? T('break_even_beyond_life', { 0: num(b.break_even.amortization_months, L) }) : '',
           be > last ? T('break_even_beyond', { 0: num(last, L) }) : '']) : T('never_note'),
       { id: 'rvb-break-even', 'data-months': typeof be === 'number' ? String(be) : 'never', 'data-code': b.break_even?.code || '', 'data-life': b.break_even_life?.code || '' }),
@@ -344,5 +343,5 @@ function paintRentVsBuy(r, c, mk) {
     ],
     xLabel: T('month'), yLabel: mk ? mk.currency : 'USD',
     xFmt: (v) => num(v, L), yFmt: (v) => money(v * rate, mk, L, 0),
-  }).catch(() => { chart.textContent = T('chart_failed'); });
+  }).catch(() => { setText(chart, T('chart_failed')); });
 }

@@ -4,7 +4,7 @@
 // the core's runs-on list (best format that runs at the default context, best first).
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
-import { fill, h, link, text } from '../dom.js';
+import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gib, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
@@ -87,7 +87,7 @@ export async function renderDevice(alive) {
   const hasSpeed = ok.some((/** @type {any} */ e) => e.speed);
   // The uncertain figures' note names the speeds below only where the core gave some.
   const unc = document.getElementById('dp-uncertain');
-  if (unc && hasSpeed) unc.textContent = T('dp_unc_note');
+  if (unc && hasSpeed) setText(unc, T('dp_unc_note'));
   const head = [T('model'), T('params'), T('best_quant'), T('quality'), T('required'), T('verdict'), ...(hasSpeed ? [T('decode')] : [])];
   const mk = (/** @type {any} */ e) => {
     const m = e.model;

@@ -6,7 +6,7 @@
 // micro-batch and gradient checkpointing (kept for the visit).
 import { call } from '../client.js';
 import { defaults, deviceInfo } from '../catalog.js';
-import { byId, fill, h } from '../dom.js';
+import { byId, fill, h, setText } from '../dom.js';
 import { gib, list as joinList, num, times, tokens } from '../format.js';
 import { errorText, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
@@ -207,7 +207,7 @@ function ensureInputs() {
       h('div', { class: 'field' }, h('label', { for: 'ft-batch', id: 'ft-batch-label' }, T('ft_batch')), batch),
       h('div', { class: 'field check' }, h('label', { for: 'ft-ckpt' }, ck, h('span', { id: 'ft-ckpt-label' }, T('ft_ckpt')))));
   }
-  byId('ft-seq-label').textContent = T('ft_seq');
-  byId('ft-batch-label').textContent = T('ft_batch');
-  byId('ft-ckpt-label').textContent = T('ft_ckpt');
+  setText(byId('ft-seq-label'), T('ft_seq'));
+  setText(byId('ft-batch-label'), T('ft_batch'));
+  setText(byId('ft-ckpt-label'), T('ft_ckpt'));
 }

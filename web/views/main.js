@@ -7,9 +7,9 @@
 import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
-import { byId, commandTokens, fill, h, link, table, text } from '../dom.js';
+import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
 import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
-import { aside, commas, gap, sentence, sentences, t, tn } from '../i18n.js';
+import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -74,11 +74,11 @@ export function renderMain(r) {
   fill('verdict-fix').hidden = true;
   const approx = byId('approx-note');
   approx.hidden = !r.model.approximate;
-  approx.textContent = r.model.approximate ? T(`approx_note${r.model.approximate_code && r.model.approximate_code !== 'unsupported_model_type' ? `_${r.model.approximate_code}` : ''}`, { 0: String(r.model.model_type || '?') }) : '';
+  setText(approx, r.model.approximate ? T(`approx_note${r.model.approximate_code && r.model.approximate_code !== 'unsupported_model_type' ? `_${r.model.approximate_code}` : ''}`, { 0: String(r.model.model_type || '?') }) : '');
   // …and the verdict itself says it is approximate, so no one reads it as the exact answer.
   const badge = byId('verdict-approx');
   badge.hidden = !r.model.approximate;
-  badge.textContent = r.model.approximate ? T('approx_badge') : '';
+  setText(badge, r.model.approximate ? T('approx_badge') : '');
   text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}` +
     (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
   text('c-total', gib(m.total_bytes, L));
@@ -90,7 +90,7 @@ export function renderMain(r) {
   // A preallocating engine: the second card is what it sets aside, out of the usable memory.
   const usableLabel = byId('c-usable-label');
   usableLabel.dataset.i18n = dem ? 'reserved' : 'usable';
-  usableLabel.textContent = T(usableLabel.dataset.i18n);
+  setText(usableLabel, T(usableLabel.dataset.i18n));
   text('c-usable', gib(dem ? m.reserved_bytes : m.usable_bytes, L));
   // A memory size public sources do not settle: marked on the card it feeds.
   fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
@@ -100,13 +100,13 @@ export function renderMain(r) {
   const card3 = byId('c-margin').parentElement;
   if (r.verdict === 'offload' && host) {
     // The plan runs: what the GPUs hold and what system RAM holds, not a negative margin.
-    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('in_ram');
+    setText(/** @type {HTMLElement} */ (card3.querySelector('.k')), T('in_ram'));
     text('c-margin', gib(host.total_bytes, L));
     text('c-util', T('of_ram', { 0: gib(host.ram_usable_bytes, L) }));
   } else if (dem) {
     // The pool's room beyond the sequences asked (the core's demand.room_bytes), in sequences
     // of the same length.
-    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('pool_room');
+    setText(/** @type {HTMLElement} */ (card3.querySelector('.k')), T('pool_room'));
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
     const ctx = tokens(dem.context, L);
@@ -115,7 +115,7 @@ export function renderMain(r) {
       : dem.pool_sequences === 0 ? T('pool_room_short', { ctx })
       : T('pool_room_over', { pool: num(dem.pool_sequences, L), asked: num(dem.sequences, L), ctx }));
   } else {
-    /** @type {HTMLElement} */ (card3.querySelector('.k')).textContent = T('margin');
+    setText(/** @type {HTMLElement} */ (card3.querySelector('.k')), T('margin'));
     const margin = m.margin_bytes;
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
     text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
@@ -481,7 +481,7 @@ function renderUncertain(r) {
   const xs = uncertainFields(r.hardware.uncertain).filter((x) => ['bandwidth_gbs', 'fp16_tflops', 'memory_gib'].includes(x.field));
   const el = byId('speed-uncertain');
   el.hidden = !xs.length;
-  if (!xs.length) { el.textContent = ''; return; }
+  if (!xs.length) { setText(el, ''); return; }
   const di = deviceInfo(r.hardware.id);
   const value = (/** @type {string} */ f) => (typeof r.hardware[f] === 'number' ? r.hardware[f] : di && typeof di[f] === 'number' ? di[f] : NaN);
   const label = (/** @type {string} */ f) => T({ bandwidth_gbs: 'bandwidth', fp16_tflops: 'fp16', memory_gib: 'memory' }[f] || f);
@@ -494,10 +494,10 @@ function renderUncertain(r) {
       const x = /** @type {{field: string, low: number, high: number}} */ (xs.find((f) => f.field === w.field));
       return T(w.range === 'decode' ? 'unc_widened_decode' : 'unc_widened_prefill', { low: deviceFigure(x.field, x.low, L), high: deviceFigure(x.field, x.high, L) });
     });
-  el.textContent = [T('unc_speed_note', {
+  setText(el, [T('unc_speed_note', {
     device: shownName(r.hardware, L),
     list: xs.map((x) => T('unc_item', { label: label(x.field), value: deviceFigure(x.field, value(x.field), L), why: uncertainWhy(x, L) })).join(T('unc_sep')),
-  }), ...widened].join(L === 'zh' ? '' : ' ');
+  }), ...widened].join(L === 'zh' ? '' : ' '));
 }
 
 
@@ -582,7 +582,7 @@ function renderPlugins(r) {
   byId('plug-commands').hidden = cmds.length === 0;
   const note = byId('commands-note');
   note.hidden = runs && r.verdict !== 'offload';
-  note.textContent = !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '';
+  setText(note, !runs ? T('commands_no_fit') : r.verdict === 'offload' ? T('commands_offload') : '');
   const left = Array.isArray(r.commands_left_out) ? r.commands_left_out : [];
   if (cmds.length && runs) {
     // What a command leaves out and why (the core's commands.notes, codes).
@@ -658,8 +658,8 @@ function devicesTable(devs, host, L) {
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
-  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line when the card is narrow, never
-  // broken in its middle (the text stays the same).
+  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line under the figure in every card
+  // (styles.css .v-range), never broken in its middle (the text stays the same).
   // Chinese writes the range in full-width parentheses with no space before them ("~81.9 tok/s（36.5–51.6）").
   const zh = typeof v === 'string' ? v.indexOf('（') : -1;
   const cut = zh > 0 ? zh : typeof v === 'string' ? v.indexOf(' (') : -1;
@@ -671,11 +671,11 @@ function card(k, v, s, attrs) {
 async function copy(textToCopy, btn) {
   try {
     await navigator.clipboard.writeText(textToCopy);
-    btn.textContent = T('copied');
+    setText(btn, T('copied'));
   } catch {
-    btn.textContent = T('copy_failed');
+    setText(btn, T('copy_failed'));
   }
-  setTimeout(() => { btn.textContent = T('copy'); }, 1500);
+  setTimeout(() => { setText(btn, T('copy')); }, 1500);
 }
 
 /**
@@ -712,11 +712,15 @@ export async function renderExtras(r, alive) {
   lineChart(byId('chart'), {
     x: okSteps, series, xLabel: T('context'), yLabel: units(L).gib, logX: true,
     xFmt: (v) => tokens(v, L), yFmt: (v, d) => num(v, L, d ?? (v < 10 ? 1 : 0)),
-  }).catch(() => { byId('chart').textContent = T('chart_failed'); });
+  }).catch(() => { setText(byId('chart'), T('chart_failed')); });
   const srv = isServer(r);
+  // vLLM / SGLang: what "fits" means for a serving engine (it starts, its pool filling the rest) is
+  // said once under the table, not on every row (a phone's card per context repeated it).
+  const serverFits = srv && okRes.some((x) => x.verdict === 'fits');
   fill('chart-table', table(T('chart_table'), [T('context'), T('weights'), T('kv_cache'), ...(srv ? [T('kv_pool')] : []), T('required'), T('verdict')],
     okRes.map((x, i) => [tokens(okSteps[i], L), gib(x.memory.weights_bytes, L), gib(x.memory.kv_cache_bytes, L),
-      ...(srv ? [gib(x.memory.kv_pool_bytes ?? 0, L)] : []), gib(x.memory.total_bytes, L), T(srv && x.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${x.verdict}`)])));
+      ...(srv ? [gib(x.memory.kv_pool_bytes ?? 0, L)] : []), gib(x.memory.total_bytes, L), srv && x.verdict === 'fits' ? sentenceCase(L, T('short_fits')) : T(`verdict_${x.verdict}`)])),
+  serverFits ? h('p', { class: 'note', id: 'chart-fits-server' }, T('verdict_fits_server')) : null);
 
   // Diagnostics. A serving engine preallocates its pool whatever the context: its own codes and
   // one line saying why. For llama.cpp, the core's cache outlook (solve kv_outlook): how the cache grows from its default context to
@@ -828,7 +832,7 @@ async function quantMatrix(r, alive) {
   // Where no device holds a format, why in words, once under the table.
   if (smallest.some((d) => !d)) {
     const note = byId('matrix-note');
-    note.textContent = sentences(L, [note.textContent || '', T(n ? 'smallest_none_note_n' : 'smallest_none_note', { n })]);
+    setText(note, sentences(L, [note.textContent || '', T(n ? 'smallest_none_note_n' : 'smallest_none_note', { n })]));
   }
 }
 

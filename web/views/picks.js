@@ -6,7 +6,7 @@
 import { solve } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { shownName } from './shared.js';
-import { byId, fill, h, link } from '../dom.js';
+import { byId, fill, h, link, setText } from '../dom.js';
 import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
 import { aside, gap, sentence, sentences, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
@@ -153,17 +153,17 @@ function ownRuns(r, L) {
   if (runs) {
     const count = r.hardware?.count > 1 ? `${times(r.hardware.count, L)} ` : '';
     const speed = r.speed && r.speed.decode_tps > 0 ? tps(r.speed.decode_tps, L) : '';
-    own.textContent = T(speed ? 'picks_own_runs_tps' : 'picks_own_runs', { hw: `${count}${shownName(r.hardware, L)}`, verdict: T(`short_${r.verdict}`), tps: speed });
+    setText(own, T(speed ? 'picks_own_runs_tps' : 'picks_own_runs', { hw: `${count}${shownName(r.hardware, L)}`, verdict: T(`short_${r.verdict}`), tps: speed }));
     own.hidden = false;
     if (!fold) {
       fold = h('details', { class: 'more', id: 'picks-fold' }, h('summary', { id: 'picks-fold-summary' }, ''));
       own.after(fold);
     }
-    byId('picks-fold-summary').textContent = T('picks_others');
+    setText(byId('picks-fold-summary'), T('picks_others'));
     fold.append(missing, cards, caps);
   } else {
     own.hidden = true;
-    own.textContent = '';
+    setText(own, '');
     if (fold) { fold.before(missing, cards, caps); fold.remove(); }
   }
 }
@@ -209,7 +209,7 @@ export async function renderPicks(r, alive) {
   let res = null;
   try { res = await solve(q); } catch { res = null; }
   if (!alive()) return;
-  byId('picks-title').textContent = T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) });
+  setText(byId('picks-title'), T('picks_title', { model: r.model.name, quant: r.quant.id, ctx: tokens(state.ctx, L) }));
   // No answer is not "nothing qualifies": say the picks could not be worked out for this engine.
   if (!res) { byId('picks-missing').hidden = true; ownRuns(r, L); fill('picks-cards', h('p', { class: 'note', id: 'picks-failed' }, r.settings && r.settings.engine !== 'llama.cpp' ? T('pick_failed_server', { 0: engineName(r.settings.engine) }) : T('pick_failed'))); return; }
   const keys = ['best_single_gpu', 'best_value', 'unified_memory', 'cheapest_cloud'];
@@ -240,6 +240,6 @@ export async function renderPicks(r, alive) {
   const capText = caps.length && !said.includes('gpu') ? T('picks_caps', { 0: joinList(caps.map((c) => T(`cap_short_${c.segment}`, { n: num(c.segment_max_count, L) })), L) }) : '';
   const fmt = res.format_left_out;
   const fmtText = fmt && fmt.devices > 0 ? T('picks_format_left_out', { quant: String(fmt.quant), 0: num(fmt.devices, L) }) : '';
-  capNote.textContent = sentences(L, [capText, leftText, fmtText]);
+  setText(capNote, sentences(L, [capText, leftText, fmtText]));
   capNote.hidden = !capText && !leftText && !fmtText;
 }

@@ -8,7 +8,7 @@
 // `simulator`): never a prompt the context cannot hold.
 import { call, estimate } from '../client.js';
 import { request } from '../catalog.js';
-import { byId, fill, h } from '../dom.js';
+import { byId, fill, h, setText } from '../dom.js';
 import { ms, num, tokens, tps } from '../format.js';
 import { sentences, t } from '../i18n.js';
 import { state } from '../state.js';
@@ -81,8 +81,8 @@ function paintTarget() {
   const box = byId('sim-target');
   const btn = /** @type {HTMLButtonElement} */ (byId('sim-start'));
   btn.disabled = !target;
-  if (!target) { box.textContent = '…'; delete box.dataset.tps; delete box.dataset.ttft; return; }
-  box.textContent = T('sim_target', { tps: tps(target.decode_tps, L), ttft: ms(target.ttft_ms, L) });
+  if (!target) { setText(box, '…'); delete box.dataset.tps; delete box.dataset.ttft; return; }
+  setText(box, T('sim_target', { tps: tps(target.decode_tps, L), ttft: ms(target.ttft_ms, L) }));
   box.dataset.tps = String(target.decode_tps);
   box.dataset.ttft = String(target.ttft_ms);
 }
@@ -114,13 +114,13 @@ function ensureControls() {
   const lengths = offer ? offer.prompts : [];
   sel.replaceChildren(...lengths.map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
   sel.value = String(prompt());
-  byId('sim-intro').textContent = sentences(state.lang, [T('sim_intro'), reduced() ? T('sim_reduced') : '']);
+  setText(byId('sim-intro'), sentences(state.lang, [T('sim_intro'), reduced() ? T('sim_reduced') : '']));
   byId('sim-out').title = T('sim_output');
-  byId('sim-prompt-label').textContent = T('sim_prompt');
-  byId('sim-start').textContent = shown > 0 || started ? T('sim_restart') : T('sim_start');
-  byId('sim-stop').textContent = T('sim_stop');
+  setText(byId('sim-prompt-label'), T('sim_prompt'));
+  setText(byId('sim-start'), shown > 0 || started ? T('sim_restart') : T('sim_start'));
+  setText(byId('sim-stop'), T('sim_stop'));
   for (const [id, key] of [['sim-elapsed', 'sim_elapsed'], ['sim-tokens', 'sim_tokens'], ['sim-rate', 'sim_rate']])
-    byId(`${id}-k`).textContent = T(key);
+    setText(byId(`${id}-k`), T(key));
 }
 
 
@@ -130,7 +130,7 @@ function stat(id, key) {
 }
 
 /** @param {string} s */
-function setStatus(s) { byId('sim-status').textContent = s; }
+function setStatus(s) { setText(byId('sim-status'), s); }
 
 function start() {
   if (!target) return;
@@ -141,7 +141,7 @@ function start() {
   byId('sim-out').hidden = reduced();
   started = performance.now();
   byId('sim-stop').disabled = false;
-  byId('sim-start').textContent = T('sim_restart');
+  setText(byId('sim-start'), T('sim_restart'));
   byId('sim-body').dataset.running = 'true';
   setStatus(T('sim_waiting', { 0: ms(target.ttft_ms, state.lang) }));
   tick();
@@ -172,12 +172,12 @@ function tick() {
   body.dataset.tokens = String(shown);
   body.dataset.elapsed = String(elapsed);
   if (Number.isFinite(firstAt)) body.dataset.firstToken = String(firstAt);
-  byId('sim-elapsed').textContent = `${num(elapsed / 1000, L, 1)} s`;
-  byId('sim-tokens').textContent = num(shown, L);
+  setText(byId('sim-elapsed'), `${num(elapsed / 1000, L, 1)} s`);
+  setText(byId('sim-tokens'), num(shown, L));
   // Measured rate after the first token: tokens beyond the first over the time since it came.
   const since = elapsed - firstAt;
   const rate = shown > 1 && since > 0 ? ((shown - 1) * 1000) / since : NaN;
-  byId('sim-rate').textContent = Number.isFinite(rate) ? tps(rate, L) : '—';
+  setText(byId('sim-rate'), Number.isFinite(rate) ? tps(rate, L) : '—');
   // With reduced motion the counters move four times a second instead of every frame.
   handle = reduced() ? window.setTimeout(tick, 250) : requestAnimationFrame(tick);
 }

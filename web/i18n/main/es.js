@@ -23,7 +23,7 @@ export default {
   kv_pool: 'Reserva de caché KV', tokens_word: 'tokens', kv_pool_note: '{0}, asignados al arrancar',
   concurrency: 'Secuencias con el contexto completo', concurrency_note: 'de {0} tokens cada una',
   aggregate: 'Rendimiento, todos los usuarios', aggregate_note: '{n} a la vez, {per} cada uno',
-  plan_gpu_output: '{name}: las {layers} capas y la capa de salida (-ngl la cuenta como una más), {total} de {usable}.', op_offload_col: 'Búfer para pesos en RAM',
+  plan_gpu_output: '{name}: las {layers} capas y la capa de salida (--n-gpu-layers la cuenta como una más), {total} de {usable}.', op_offload_col: 'Búfer para pesos en RAM',
   plan_title: 'El plan de volcado a RAM', plan_gpu: '{name}: {layers} capas, {total} de {usable}.',
   plan_ram_experts: 'RAM del sistema: los pesos de los expertos de {n} capas, {total} de {usable} utilizables.',
   plan_ram_layers: 'RAM del sistema: {n} capas, {total} de {usable} utilizables.',

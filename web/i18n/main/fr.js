@@ -23,7 +23,7 @@ export default {
   kv_pool: 'Réserve de cache KV', tokens_word: 'jetons', kv_pool_note: '{0}, alloués au démarrage',
   concurrency: 'Séquences au contexte complet', concurrency_note: 'de {0} jetons chacune',
   aggregate: 'Débit, tous utilisateurs', aggregate_note: '{n} à la fois, {per} chacun',
-  plan_gpu_output: '{name} : les {layers} couches et la couche de sortie (-ngl la compte comme une de plus), {total} sur {usable}.', op_offload_col: 'Tampon des poids en RAM',
+  plan_gpu_output: '{name} : les {layers} couches et la couche de sortie (--n-gpu-layers la compte comme une de plus), {total} sur {usable}.', op_offload_col: 'Tampon des poids en RAM',
   plan_title: 'Le plan de déchargement', plan_gpu: '{name} : {layers} couches, {total} sur {usable}.',
   plan_ram_experts: 'RAM système : les poids des experts de {n} couches, {total} sur {usable} utilisables.',
   plan_ram_layers: 'RAM système : {n} couches, {total} sur {usable} utilisables.',
