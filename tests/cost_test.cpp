@@ -390,6 +390,29 @@ TEST_CASE("an offer's price basis is a code beside the provider's instance name"
   CHECK(seen);
 }
 
+// A provider's tier is a code (data `tier`), not words in the instance name the page would show in
+// English in every language: the only parenthesis a name may end in is a GPU count ("(8x)").
+TEST_CASE("an offer's tier is a code beside the instance name, never words in it", "[cost][clouds]") {
+  const json r = cost(kBase);
+  int tiered = 0;
+  for (const auto& o : r["clouds"]) {
+    const std::string inst = o["instance"].get<std::string>();
+    CAPTURE(inst);
+    const auto open = inst.rfind('(');
+    if (open != std::string::npos) {
+      const std::string inside = inst.substr(open);
+      CHECK((inside.size() >= 4 && inside.back() == ')' && inside[inside.size() - 2] == 'x' &&
+             inside.find_first_not_of("0123456789", 1) == inside.size() - 2));
+    }
+    if (o.contains("tier")) {
+      ++tiered;
+      const std::string t = o["tier"].get<std::string>();
+      CHECK((t == "secure" || t == "community"));
+    }
+  }
+  CHECK(tiered >= 2);
+}
+
 // Issue 16: a break-even point past the period the purchase is written off over (the cost
 // model's amortisation) is coded: buying pays only after the hardware's life.
 TEST_CASE("rent vs buy codes a break-even point beyond the amortisation period", "[cost][break_even]") {

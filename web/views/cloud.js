@@ -120,25 +120,17 @@ export function renderCloud(r, c, mk) {
 }
 
 /**
- * A provider's tier as the catalog writes it after the instance ("H100 SXM (Secure Cloud)"), and
- * the string that words it in each language: the tier is said in the page's language, the GPU's
- * name stays as the provider writes it. A tier not listed here stays in the name as it is.
- */
-const TIERS = /** @type {Record<string, string>} */ ({ 'Secure Cloud': 'cloud_tier_secure', 'Community Cloud': 'cloud_tier_community' });
-
-/**
  * An offer's instance as the provider names it, with its tier and what its price is in the page's
  * language (the catalog's tier, and the data's `price_basis` code: cheapest offer, starting
  * price, per GPU, spot…), in the language's parentheses.
- * @param {{instance: string, price_basis?: string}} o
+ * @param {{instance: string, price_basis?: string, tier?: string}} o
  */
 export function instanceName(o) {
   // The catalog writes a count as "RTX 3090, 1x": the page writes "1× RTX 3090" (multiplication sign).
   const L = state.lang;
-  let raw = String(o.instance || '');
-  const tierOf = /^(.*\S)\s+\(([^()]+)\)$/.exec(raw);
-  const tier = tierOf && TIERS[tierOf[2]] ? T(TIERS[tierOf[2]]) : '';
-  if (tier && tierOf) raw = tierOf[1];
+  const raw = String(o.instance || '');
+  // The provider's tier (the data's `tier` code: RunPod's secure or community cloud).
+  const tier = o.tier ? T(`cloud_tier_${o.tier}`) : '';
   const m = /^(.*?)(?:,\s*|\s+\()(\d+)x\)?$/.exec(raw);
   const lead = /^(\d+)x\s+(.+)$/.exec(raw);
   const inst = m ? `${times(Number(m[2]), L)} ${m[1]}` : lead ? `${times(Number(lead[1]), L)} ${lead[2]}` : raw;

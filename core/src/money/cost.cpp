@@ -332,6 +332,8 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     // What the price is ("cheapest_offer", "starting_at", "per_gpu", "spot"…): a code the page
     // words, never English in the instance name (data/SCHEMA.md).
     if (o.contains("price_basis") && o["price_basis"].is_string()) row["price_basis"] = o["price_basis"];
+    // The provider's tier of the same GPU (RunPod's "secure" and "community" clouds): a code too.
+    if (o.contains("tier") && o["tier"].is_string()) row["tier"] = o["tier"];
     if (const auto g = name_gb(o.value("instance", ""))) row["name_gb"] = *g;
     if (sp != r.speeds.end()) {
       row["per_million_tokens_usd"] = per_million(price, sp->second);

@@ -168,6 +168,7 @@ json cheapest_cloud(Solver& s, double min_tps) {
                 {"billing", o->value("billing", "")}, {"url", o->value("url", "")},
                 {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}, {"decode_tps_low", low}};
     if (o->contains("price_basis") && (*o)["price_basis"].is_string()) row["price_basis"] = (*o)["price_basis"];
+    if (o->contains("tier") && (*o)["tier"].is_string()) row["tier"] = (*o)["tier"];
     return row;
   }
   return nullptr;
