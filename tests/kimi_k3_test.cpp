@@ -224,6 +224,12 @@ TEST_CASE("Kimi K3 from the catalog: llama.cpp sizes it, other engines and train
   const nlohmann::json tr = nlohmann::json::parse(api_train(wif_test::catalog(),
       nlohmann::json({{"model", "moonshotai/Kimi-K3"}, {"method", "qlora"}, {"hardware", "nvidia-h200-sxm"}, {"gpus", 8}}).dump()));
   REQUIRE(tr.contains("error"));
-  CHECK(tr["error"]["code"] == "unsupported_value");
+  CHECK(tr["error"]["code"] == "training_not_modelled");
   CHECK(tr["error"]["path"] == "model");
+  // DeepSeek V4 Flash's compressed attention: the same code, so the page says it once for both.
+  const nlohmann::json v4 = nlohmann::json::parse(api_train(wif_test::catalog(),
+      nlohmann::json({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"method", "lora"}, {"hardware", "nvidia-h200-sxm"}, {"gpus", 8}}).dump()));
+  REQUIRE(v4.contains("error"));
+  CHECK(v4["error"]["code"] == "training_not_modelled");
+  CHECK(v4["error"]["path"] == "model");
 }

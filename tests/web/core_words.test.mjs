@@ -74,6 +74,19 @@ test('the fine-tuning table says once why the trainable count is below the publi
   assert.doesNotMatch(await page.textContent('#finetune-out'), /published/);
 });
 
+test('a model whose training the core does not model says so once, not as a raw error on every method', async () => {
+  const page = await env.page();
+  for (const [lang, said] of [['en', /Fine-tuning memory for this model’s architecture is not modelled yet/], ['es', /La memoria de ajuste fino para la arquitectura de este modelo aún no está modelada/]]) {
+    await open(page, `${env.url}?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072&lang=${lang}`);
+    await page.waitForSelector('#finetune-out [data-code="training_not_modelled"]', { timeout: 300000 });
+    const text = await page.textContent('#finetune-out');
+    assert.match(text, said);
+    assert.equal((text.match(said) || []).length, 1, text);
+    assert.equal(await page.locator('#ft-table').count(), 0, `${lang}: no table of refusals`);
+    assert.doesNotMatch(text, /: model\.|: model$|not supported yet|aún no es compatible/, text);
+  }
+});
+
 test('SGLang\'s share of the whole usable memory is said as all of it, not "X of X"', async () => {
   const page = await env.page();
   for (const [lang, all] of [['en', /SGLang sets aside all [\d.]+\sGiB usable/], ['zh', /SGLang 预留了全部可用的 [\d.]+\sGiB/]]) {

@@ -70,6 +70,11 @@ async function run(r, alive) {
   const rs = await Promise.all(METHODS.map((m) => call('train', trainRequest(m)).catch((e) => ({ error: e }))));
   if (!alive()) return;
   const L = state.lang;
+  // A model whose training the core does not model: said once, no table of the same refusal per method.
+  if (rs.every((/** @type {any} */ x) => x.error && x.error.code === 'training_not_modelled')) {
+    fill('finetune-out', h('p', { class: 'note', dataset: { code: 'training_not_modelled' }, title: String(rs[0].error.message || '') }, errorText(L, rs[0].error)));
+    return;
+  }
   const hw = shownName(deviceInfo(state.hw) || r.hardware, L);
   const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).

@@ -82,7 +82,7 @@ double layer_bytes_per_token(const Architecture& a, const LayerSpec& L, const Tr
     }
     case AttnKind::None: break;
     case AttnKind::Compressed:
-      throw InputError("unsupported_value", "model",
+      throw InputError("training_not_modelled", "model",
                        "training DeepSeek V4's compressed attention and hyper-connections is not modelled yet");
   }
   if (!o.flash_attn && L.attn != AttnKind::Linear && L.attn != AttnKind::None) {
@@ -187,7 +187,7 @@ TrainMemory training_memory(const Architecture& a, const TrainOptions& o) {
   // and its latent experts change what each token stores: not modelled, so refused like
   // DeepSeek V4's compressed attention rather than sized as Kimi Linear.
   if (a.gguf_arch == "kimi-k3")
-    throw InputError("unsupported_value", "model", "training Kimi K3's attention residuals and latent experts is not modelled yet");
+    throw InputError("training_not_modelled", "model", "training Kimi K3's attention residuals and latent experts is not modelled yet");
   const Plan p = plan_states(a, o);
   const double N = static_cast<double>(o.gpus);
   TrainMemory m;

@@ -51,6 +51,7 @@ export default {
   err_missing_field: 'Falta un campo obligatorio: {path}.',
   err_bad_type: 'Un campo tiene un tipo incorrecto: {path}.',
   err_unsupported_value: 'Este valor aún no es compatible: {path}.',
+  err_training_not_modelled: 'La memoria de ajuste fino para la arquitectura de este modelo aún no está modelada, así que esta sección no da cifras en lugar de darlas erróneas.',
   err_gguf_missing_key: 'A la cabecera GGUF le falta una clave que el modelo necesita: {path}.',
   err_gguf_bad_value: 'La cabecera GGUF contiene un valor imposible: {path}.',
   err_gguf_too_large: 'La cabecera GGUF es mayor de lo que esta página lee ({path}).',

@@ -51,6 +51,7 @@ export default {
   err_missing_field: 'Il manque un champ obligatoire : {path}.',
   err_bad_type: 'Un champ n’a pas le bon type : {path}.',
   err_unsupported_value: 'Cette valeur n’est pas encore prise en charge : {path}.',
+  err_training_not_modelled: 'La mémoire pour l’affinage de l’architecture de ce modèle n’est pas encore modélisée : cette section ne donne donc aucun chiffre plutôt que des chiffres faux.',
   err_gguf_missing_key: 'L’en-tête GGUF n’a pas une clé dont le modèle a besoin : {path}.',
   err_gguf_bad_value: 'L’en-tête GGUF contient une valeur impossible : {path}.',
   err_gguf_too_large: 'L’en-tête GGUF dépasse ce que cette page lit ({path}).',

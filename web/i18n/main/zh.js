@@ -50,6 +50,7 @@ export default {
   err_missing_field: '缺少必需字段：{path}。',
   err_bad_type: '字段类型不正确：{path}。',
   err_unsupported_value: '暂不支持这个值：{path}。',
+  err_training_not_modelled: '该模型架构的微调内存尚未建模，所以这一节不给数字，以免给出错误的数字。',
   err_gguf_missing_key: 'GGUF 头缺少模型需要的键：{path}。',
   err_gguf_bad_value: 'GGUF 头中有不可能的值：{path}。',
   err_gguf_too_large: 'GGUF 头超出本页面的读取上限（{path}）。',
