@@ -79,6 +79,16 @@ export function signed(x, lang, digits = 1) {
 }
 
 /**
+ * A percentage with a fixed number of decimals, written as the language writes it ("4.8%",
+ * "4,8 %", "4,8 %", "4.8%"). @param {number} percent already in percent
+ */
+export function percentOf(percent, lang, digits = 1) {
+  return ok(percent)
+    ? new Intl.NumberFormat(lang, { style: 'percent', minimumFractionDigits: digits, maximumFractionDigits: digits }).format(percent / 100)
+    : '—';
+}
+
+/**
  * A signed percentage with a fixed number of decimals: "+1.2 %", "−0.4 %", and "0.0 %" for a
  * value that rounds to zero (no sign). @param {number} percent already in percent
  * @param {string} lang @param {number} [digits]

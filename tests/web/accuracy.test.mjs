@@ -105,14 +105,14 @@ test('the speculative decoding rows: measured, predicted and the stated range as
   // The summary carries the report's held-out figures and the stated range's coverage.
   const summary = await page.textContent('#acc-spec-summary');
   assert.match(summary, new RegExp(`holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs`));
-  assert.match(summary, new RegExp(`off by ${Math.round(s.held_out_median_ape_pct)}\u00a0% \\(median; at most ${Math.round(s.held_out_max_ape_pct)}\u00a0%\\)`));
-  assert.match(summary, new RegExp(`${Math.round(100 * s.metal_overhead_per_draft_token)}\u00a0% on Metal`));
+  assert.match(summary, new RegExp(`off by ${Math.round(s.held_out_median_ape_pct)}% \\(median; at most ${Math.round(s.held_out_max_ape_pct)}%\\)`));
+  assert.match(summary, new RegExp(`${Math.round(100 * s.metal_overhead_per_draft_token)}% on Metal`));
   // vLLM's own terms: its floor and its held-out error, with its own price and priced as llama.cpp.
   const v = s.by_engine.vllm;
   const vllm = await page.textContent('#acc-spec-vllm');
-  assert.match(vllm, new RegExp(`at least ${Math.round(100 * s.vllm_min_cost_per_draft_token)}\u00a0% of a decode step`));
-  assert.match(vllm, new RegExp(`On its ${v.held_out_rows} held-out runs the predicted speedup is off by ${Math.round(v.held_out_median_ape_pct)}\u00a0% \\(median; at most ${Math.round(v.held_out_max_ape_pct)}\u00a0%\\)`));
-  assert.match(vllm, new RegExp(`priced as llama.cpp, it was off by ${Math.round(v.held_out_llama_terms_median_ape_pct)}\u00a0%`));
+  assert.match(vllm, new RegExp(`at least ${Math.round(100 * s.vllm_min_cost_per_draft_token)}% of a decode step`));
+  assert.match(vllm, new RegExp(`On its ${v.held_out_rows} held-out runs the predicted speedup is off by ${Math.round(v.held_out_median_ape_pct)}% \\(median; at most ${Math.round(v.held_out_max_ape_pct)}%\\)`));
+  assert.match(vllm, new RegExp(`priced as llama.cpp, it was off by ${Math.round(v.held_out_llama_terms_median_ape_pct)}%`));
   assert.ok(v.held_out_median_ape_pct < v.held_out_llama_terms_median_ape_pct);
   // A vLLM row names its engine beside the backend.
   assert.match(await page.textContent('#acc-spec-rows tr[data-row="spec-0029"]'), /vLLM · CUDA/);
@@ -132,4 +132,17 @@ test('the speculative decoding rows: measured, predicted and the stated range as
   assert.doesNotMatch(await page.textContent('#acc-spec'), /undefined|NaN|Infinity/);
   await page.locator('#acc-spec').screenshot({ path: path.join(shots, 'accuracy-spec-phone.png') });
   assert.deepEqual(page.problems, []);
+});
+
+test('the accuracy page writes a percentage as each language does: "4.8%" in English and Chinese, "4,8 %" in French', async () => {
+  const page = await env.page();
+  for (const [lang, spaced] of [['en', false], ['zh', false], ['fr', true]]) {
+    await open(page, `${env.url}?view=accuracy&lang=${lang}`);
+    await page.waitForSelector('#acc-rows tbody tr');
+    const body = await page.textContent('main');
+    const withSpace = body.match(/\d[\u00a0\u202f ]%/g) || [];
+    const without = body.match(/\d%/g) || [];
+    if (spaced) assert.ok(withSpace.length > 20 && without.length === 0, `${lang}: ${withSpace.length} spaced, ${without.length} not`);
+    else assert.deepEqual(withSpace, [], `${lang}: a space before % (${withSpace.length})`);
+  }
 });

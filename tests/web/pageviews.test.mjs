@@ -190,7 +190,7 @@ test('accuracy page: the memory claim with the core\'s figures, real sources, so
   const rep = (await api.accuracyReport()).accuracy;
   const z = rep.sizes;
   const summary = await page.textContent('#acc-sizes-summary');
-  const p2 = (x) => `${new Intl.NumberFormat('en', { minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x)}\u00a0%`;
+  const p2 = (x) => new Intl.NumberFormat('en', { style: 'percent', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(x / 100);
   for (const x of [z.median_abs_error_pct, z.mean_abs_error_pct, z.p90_abs_error_pct, z.max_abs_error_pct]) assert.ok(summary.includes(p2(x)), `${p2(x)} in ${summary}`);
   assert.equal(await page.$$eval('#acc-size-rows tbody tr', (r) => r.length), z.rows.length);
   // Sources: a link, or "no public link"; never an index id nobody can follow.

@@ -8,7 +8,7 @@ import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
-import { gib, num, pct, signed, tps } from '../format.js';
+import { gib, num, pct, percentOf, signedPct, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -19,7 +19,7 @@ const SPLITS = ['in_sample', 'held_out', 'multi_gpu', 'offloaded'];
 const KIND = { tg: 'acc_decode', pp: 'acc_prefill' };
 
 /** @param {number} x */
-const pctText = (x) => `${num(x, state.lang, 1)}\u00a0%`;
+const pctText = (x) => percentOf(x, state.lang, 1);
 
 /** Filter the rows table to one group and bring it into view. @param {Event} ev @param {string} kind @param {string} split */
 function showGroup(ev, kind, split) {
@@ -233,7 +233,7 @@ function rowsSection(points) {
       tps(p.measured_tps, L),
       h('span', null, tps(p.predicted_tps, L), p.predicted_held_out_tps
         ? [' ', h('span', { class: 'note held' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) }))] : null),
-      `${signed(p.error_pct, L, 1)}\u00a0%`,
+      signedPct(p.error_pct, L, 1),
       sourceCell(p.source),
     ]);
     out.replaceChildren(stackTable('', /** @type {any} */ (head), body, { id: 'acc-rows', numeric: [5, 6, 7],
@@ -257,7 +257,7 @@ function rowsSection(points) {
 function sizesSection(z) {
   const L = state.lang;
   if (!z || !Array.isArray(z.rows) || !z.rows.length) return null;
-  const p2 = (/** @type {number} */ x) => `${num(x, L, 2)}\u00a0%`;
+  const p2 = (/** @type {number} */ x) => percentOf(x, L, 2);
   const rows = [...z.rows].sort((a, b) => Math.abs(b.error_pct) - Math.abs(a.error_pct));
   const repo = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
     ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: 'src' }, slashBreaks(r.repo || shortUrl(r.source))) : (r.repo || '—'));
@@ -265,12 +265,12 @@ function sizesSection(z) {
     h('h2', { id: 'acc-sizes-title' }, T('acc_sizes_title')),
     h('p', null, T('acc_sizes_intro')),
     h('p', { class: 'big', id: 'acc-sizes-summary' }, T('acc_sizes_summary', { n: num(z.compared, L), median: p2(z.median_abs_error_pct),
-      mean: p2(z.mean_abs_error_pct), p90: p2(z.p90_abs_error_pct), max: p2(z.max_abs_error_pct), within: `${num(z.within_1_pct, L, 0)}\u00a0%` })),
+      mean: p2(z.mean_abs_error_pct), p90: p2(z.p90_abs_error_pct), max: p2(z.max_abs_error_pct), within: percentOf(z.within_1_pct, L, 0) })),
     z.flagged ? h('p', { class: 'note' }, T('acc_sizes_flagged', { 0: num(z.flagged, L) })) : null,
     h('details', { class: 'more' }, h('summary', null, T('acc_sizes_rows', { 0: num(rows.length, L) })),
       stackTable(T('acc_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
         rows.map((r) => [r.name || r.model, r.quant, gib(r.published_bytes, L, 2), gib(r.computed_bytes, L, 2),
-          h('span', { title: r.size_differs || null }, `${signed(r.error_pct, L, 2)}\u00a0%${r.size_differs ? '\u00a0*' : ''}`), repo(r)]),
+          h('span', { title: r.size_differs || null }, `${signedPct(r.error_pct, L, 2)}${r.size_differs ? '\u00a0*' : ''}`), repo(r)]),
         { id: 'acc-size-rows', numeric: [2, 3, 4], rowProps: (k) => ({ dataset: { model: rows[k].model, quant: rows[k].quant } }) })));
 }
 
@@ -352,7 +352,7 @@ export async function renderAccuracy(alive) {
 function mlxSection(m) {
   const L = state.lang;
   if (!m || !Array.isArray(m.rows) || !m.rows.length) return null;
-  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)}\u00a0%`;
+  const p0 = (/** @type {number} */ x) => percentOf(x, L, 0);
   const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
     ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank' }, r.date || r.source) : '—');
   const rows = m.rows.filter((/** @type {any} */ r) => r.used);
@@ -367,10 +367,10 @@ function mlxSection(m) {
     stackTable(T('acc_mlx_caption'), [T('acc_col_model'), T('acc_col_device'), T('acc_col_quant'), T('acc_col_test'), T('acc_col_measured'),
       T('acc_col_predicted'), T('acc_col_error'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [r.model, deviceName(r.device), r.quant, `${r.kind}${r.prompt}`, tps(r.tps, L), tps(r.predicted_tps, L),
-      `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%`, T(r.fitted ? 'acc_mlx_fitted' : 'acc_mlx_held'), src(r)]),
+      signedPct(Math.round(r.error_pct) || 0, L, 0), T(r.fitted ? 'acc_mlx_fitted' : 'acc_mlx_held'), src(r)]),
     { id: 'acc-mlx-rows', numeric: [4, 5, 6], rowProps: (k) => ({ dataset: { row: rows[k].row_id, fitted: String(!!rows[k].fitted) } }) }),
     sizes.length ? stackTable(T('acc_mlx_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
-      sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), `${signed(r.diff_pct, L, 2)}\u00a0%`, src(r)]),
+      sizes.map((/** @type {any} */ r) => [r.repo, r.quant, gib(r.bytes, L, 2), gib(r.ours_bytes, L, 2), signedPct(r.diff_pct, L, 2), src(r)]),
       { id: 'acc-mlx-sizes', numeric: [2, 3, 4] }) : null);
 }
 
@@ -383,7 +383,7 @@ function mlxSection(m) {
 function specSection(s) {
   const L = state.lang;
   if (!s || !Array.isArray(s.rows) || !s.rows.length) return null;
-  const p0 = (/** @type {number} */ x) => `${num(x, L, 0)}\u00a0%`;
+  const p0 = (/** @type {number} */ x) => percentOf(x, L, 0);
   const times = (/** @type {number} */ x) => `×${num(x, L, 2)}`;
   const span = (/** @type {number[]} */ r) => `×${num(r[0], L, 2)}–${num(r[1], L, 2)}`;
   const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
@@ -413,7 +413,7 @@ function specSection(s) {
       h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${r.backend}` : r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
       typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
       typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
-      typeof r.error_pct === 'number' ? `${signed(Math.round(r.error_pct) || 0, L, 0)}\u00a0%` : '—',
+      typeof r.error_pct === 'number' ? signedPct(Math.round(r.error_pct) || 0, L, 0) : '—',
       Array.isArray(r.stated_range) ? h('span', null, span(r.stated_range), ' ', h('span', { class: 'note' }, T(r.in_stated_range ? 'acc_spec_inside' : 'acc_spec_outside'))) : '—',
       split(r), src(r)]),
     { id: 'acc-spec-rows', numeric: [2, 5, 6, 7], rowProps: (k) => ({ dataset: { row: rows[k].row_id, split: rows[k].split, inside: String(!!rows[k].in_stated_range) } }) }));
