@@ -110,8 +110,15 @@ test('the format table: one unit (GiB), and the smallest device decodes at the f
   await page.waitForSelector('#matrix tbody tr');
   // The smallest-device column fills in after the table.
   await page.waitForFunction(() => ![...document.querySelectorAll('#matrix td span.note')].some((e) => e.textContent === '…'), null, { timeout: 180000 });
-  const matrix = await page.textContent('#matrix');
+  // Device names carry the size the vendor sells them at ("· 64 GB", the unit rule); every figure
+  // the table computes is GiB.
+  const matrix = await page.$eval('#matrix', (t) => {
+    const c = /** @type {HTMLElement} */ (t.cloneNode(true));
+    for (const a of c.querySelectorAll('a[href*="hw="]')) a.remove();
+    return c.textContent || '';
+  });
   assert.doesNotMatch(matrix, /\d\s?GB\b/, 'a GB figure in a table of GiB');
+  assert.match(await page.textContent('#matrix'), /· \d+\s?GB/, 'the smallest device is named with its sold size');
   // The row's links: the format's (on this device) and the smallest device's.
   const hws = await page.$$eval('#matrix tbody tr:has(a[href*="quant=Q6_K&"], a[href$="quant=Q6_K"]) a[href*="hw="]', (as) => as.map((a) => new URL(a.href).searchParams.get('hw')));
   const q6 = hws.find((x) => x !== 'nvidia-rtx-4060');

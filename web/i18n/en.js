@@ -29,7 +29,7 @@ export default {
   storage_full: "The browser's storage is full: kept for this visit only (export it to keep it).",
   gguf_reading: 'Reading the GGUF header…',
   gguf_loaded: 'Read the header of {0} ({1} tensors). Estimating from the file; it is kept for this visit only (GGUF headers are too large to save).',
-  error: 'Cannot estimate', free_suffix: 'free', over_suffix: 'short', upper: 'estimate up to {0}', in_gb: '{0} in decimal GB, as downloads count',
+  error: 'Cannot estimate', free_suffix: 'free', over_suffix: 'short', upper: 'Upper end of the estimate: {0}', in_gb: '{0} in decimal GB, as downloads count',
   skip: 'Skip to content', result: 'Result', presets: 'Context presets',
   tab_main: 'Model × device', tab_model: 'Model', tab_device: 'Device', tab_accuracy: 'Accuracy',
   title_main: 'willitfit — will this LLM run on this hardware?', title_model: 'willitfit — model', title_device: 'willitfit — device', title_accuracy: 'willitfit — accuracy',

@@ -29,7 +29,7 @@ export default {
   storage_full: "El almacenamiento del navegador está lleno: se conserva solo durante esta visita (expórtelo para guardarlo).",
   gguf_reading: 'Leyendo la cabecera GGUF…',
   gguf_loaded: 'Cabecera de {0} leída ({1} tensores). Se estima a partir del archivo; solo se conserva durante esta visita (las cabeceras GGUF son demasiado grandes para guardarlas).',
-  error: 'No se puede estimar', free_suffix: 'libres', over_suffix: 'faltan', upper: 'estimación hasta {0}', in_gb: '{0} en GB decimales, como cuentan las descargas',
+  error: 'No se puede estimar', free_suffix: 'libres', over_suffix: 'faltan', upper: 'Extremo alto de la estimación: {0}', in_gb: '{0} en GB decimales, como cuentan las descargas',
   skip: 'Ir al contenido', result: 'Resultado', presets: 'Contextos habituales',
   tab_main: 'Modelo × equipo', tab_model: 'Modelo', tab_device: 'Equipo', tab_accuracy: 'Precisión',
   title_main: 'willitfit — ¿correrá este LLM en este equipo?', title_model: 'willitfit — modelo', title_device: 'willitfit — equipo', title_accuracy: 'willitfit — precisión',

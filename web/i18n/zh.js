@@ -29,7 +29,7 @@ export default {
   storage_full: "浏览器存储已满：仅在本次访问中保留（请导出以保存）。",
   gguf_reading: '正在读取 GGUF 文件头…',
   gguf_loaded: '已读取 {0} 的文件头（{1} 个张量）。根据该文件估算；仅在本次访问中保留（GGUF 文件头太大，无法保存）。',
-  error: '无法估算', free_suffix: '剩余', over_suffix: '不足', upper: '估算上限 {0}', in_gb: '合 {0}（十进制 GB，下载的计法）',
+  error: '无法估算', free_suffix: '剩余', over_suffix: '不足', upper: '估算上限：{0}', in_gb: '合 {0}（十进制 GB，下载的计法）',
   skip: '跳到内容', result: '结果', presets: '常用上下文',
   tab_main: '模型 × 设备', tab_model: '模型', tab_device: '设备', tab_accuracy: '准确度',
   title_main: 'willitfit — 这个大模型能在这台硬件上运行吗？', title_model: 'willitfit — 模型', title_device: 'willitfit — 设备', title_accuracy: 'willitfit — 准确度',
