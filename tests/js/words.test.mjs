@@ -80,3 +80,14 @@ test('llama.cpp flags in prose by their long names (--n-gpu-layers, --parallel, 
     assert.match(STRINGS[lang].fix_parallel, /--parallel \{n\}/u, lang);
   }
 });
+
+test('a parameter count before its noun takes "de" in Spanish and French ("2,78 billones de parámetros", "685 Md de paramètres")', () => {
+  // Every count params() writes there ends in a scale word or its abbreviation (M, billones, Md,
+  // billion…), a noun that takes "de" before another noun; a string that puts a placeholder right
+  // before the noun leaves it out.
+  for (const [lang, noun] of [['es', 'parámetros'], ['fr', 'paramètres']]) {
+    assert.deepEqual(hits(lang, new RegExp(`\\}\\s${noun}`)), [], `${lang}: a count straight before "${noun}"`);
+    // The formatter's words are such nouns at every scale a model has.
+    for (const n of [8.03e9, 685e9, 2.78e12]) assert.match(params(n, lang), /(M|Md|billones|billón|billions?)$/, `${lang} ${n}`);
+  }
+});

@@ -60,7 +60,7 @@ export default {
   ft_advice_instead: "En esta máquina no: el conjunto de tarjetas gráficas más barato que lo admite es {0}",
   ft_instead_qlora_more: 'QLoRA cabe en {0} de este dispositivo ({more} más de los que tienes).',
   ft_table: 'Memoria de ajuste fino para {model}, {seq} tokens, lote {batch}',
-  ft_trainable: '{0} parámetros entrenables',
+  ft_trainable: '{0} de parámetros entrenables',
   buy_title: 'Dónde comprar {0}',
   buy_intro: 'Búsquedas en tiendas de {market}. Los precios cambian a diario; el del catálogo es {price}.',
   buy_search: 'Buscar en {0}', buy_none: 'No hay tiendas para este mercado.',

@@ -60,7 +60,7 @@ export default {
   ft_advice_instead: "Pas sur cette machine : l’ensemble de cartes graphiques le moins cher qui le contient est {0}",
   ft_instead_qlora_more: 'QLoRA tient sur {0} de cet appareil ({more} de plus que vous n’en avez).',
   ft_table: 'Mémoire d’affinage pour {model}, {seq} jetons, lot {batch}',
-  ft_trainable: '{0} paramètres entraînables',
+  ft_trainable: '{0} de paramètres entraînables',
   buy_title: 'Où acheter {0}',
   buy_intro: 'Recherches en boutique ({market}). Les prix bougent chaque jour ; le prix du catalogue est {price}.',
   buy_search: 'Chercher sur {0}', buy_none: 'Aucune boutique pour ce marché.',
