@@ -213,6 +213,14 @@ TEST_CASE("kv_outlook gives the cache at 8K and 32K and the q8_0 saving, equal t
   const json l3 = solve({{"solve", "kv_outlook"}, {"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
   CHECK(l3["applies"] == false);
   CHECK(l3["reason"] == "beyond_max_context");
+  // A person's context past 32K: the outlook ends there (the diagnostics of a 128K page spoke of
+  // 8K to 32K), with the q8_0 saving at that context; at or below 32K it stays 8K to 32K.
+  const json far = solve(with(kAir, {{"solve", "kv_outlook"}, {"context", 131072}}));
+  REQUIRE(far["applies"] == true);
+  CHECK(far["to_context"] == 131072);
+  CHECK(far["to"]["kv_cache_bytes"] == estimate(with(kAir, {{"context", 131072}}))["memory"]["kv_cache_bytes"]);
+  CHECK(far["q8_0"]["kv_cache_bytes"] == estimate(with(kAir, {{"context", 131072}, {"kv_type", "q8_0"}}))["memory"]["kv_cache_bytes"]);
+  CHECK(solve(with(kAir, {{"solve", "kv_outlook"}, {"context", 16384}}))["to_context"] == 32768);
 }
 
 // Issue 16: a change that leaves decode below the floor of "runs" (3 tokens/s, the runs-on

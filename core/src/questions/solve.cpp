@@ -419,7 +419,10 @@ json make_it_fit_json(Solver& s, const json& q) {
 json kv_outlook_json(Solver& s, const json& q) {
   namespace d = defaults;
   const EstimateRequest& base = s.base();
-  json out = {{"solve", "kv_outlook"}, {"from_context", d::kOutlookFrom}, {"to_context", d::kOutlookTo}};
+  // From 8K to 32K, or to the person's own context when it is longer: a page set to 128K reads
+  // what its own context costs and saves, not a step it has already passed.
+  const std::int64_t to_ctx = base.context_given && base.kv.n_ctx > d::kOutlookTo ? base.kv.n_ctx : d::kOutlookTo;
+  json out = {{"solve", "kv_outlook"}, {"from_context", d::kOutlookFrom}, {"to_context", to_ctx}};
   auto stop = [&](const char* reason) {
     out["applies"] = false;
     out["reason"] = reason;
@@ -430,14 +433,14 @@ json kv_outlook_json(Solver& s, const json& q) {
   // the q8_0 line (its quantized cache is --kv-bits, not a llama.cpp cache type).
   if (base.engine != "llama.cpp" && base.engine != "mlx") return stop("server_pool");
   const std::int64_t max_ctx = base.model.arch.n_ctx_train;
-  if (max_ctx > 0 && max_ctx < d::kOutlookTo) return stop("beyond_max_context");
+  if (max_ctx > 0 && max_ctx < to_ctx) return stop("beyond_max_context");
   auto at = [&](std::int64_t ctx, std::optional<GgmlType> kv) {
     EstimateRequest r = base;
     set_context(r, ctx);
     if (kv) r.kv.type_k = r.kv.type_v = *kv;
     return s.run(std::move(r), false);
   };
-  Estimate a = at(d::kOutlookFrom, std::nullopt), b = at(d::kOutlookTo, std::nullopt);
+  Estimate a = at(d::kOutlookFrom, std::nullopt), b = at(to_ctx, std::nullopt);
   if (b.kv.total_bytes <= a.kv.total_bytes) return stop("no_growth");
   out["applies"] = true;
   out["from"] = {{"kv_cache_bytes", a.kv.total_bytes}, {"total_bytes", a.total_bytes}};
@@ -446,7 +449,7 @@ json kv_outlook_json(Solver& s, const json& q) {
   const bool already = base.kv.type_k == GgmlType::Q8_0 && base.kv.type_v == GgmlType::Q8_0;
   out["q8_0"] = nullptr;
   if (!already && base.kv.flash_attn && base.engine == "llama.cpp") {
-    Estimate c = at(d::kOutlookTo, GgmlType::Q8_0);
+    Estimate c = at(to_ctx, GgmlType::Q8_0);
     if (c.kv.total_bytes < b.kv.total_bytes)
       out["q8_0"] = {{"kv_cache_bytes", c.kv.total_bytes}, {"total_bytes", c.total_bytes},
                      {"saves_bytes", b.kv.total_bytes - c.kv.total_bytes}};
