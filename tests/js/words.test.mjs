@@ -91,3 +91,7 @@ test('a parameter count before its noun takes "de" in Spanish and French ("2,78 
     for (const n of [8.03e9, 685e9, 2.78e12]) assert.match(params(n, lang), /(M|Md|billones|billón|billions?)$/, `${lang} ${n}`);
   }
 });
+
+test('English and Chinese strings write a percentage with no space before the sign ("1%"), as their formatters do', () => {
+  for (const lang of ['en', 'zh']) assert.deepEqual(hits(lang, /\d[\s\u00a0\u202f]%/), [], lang);
+});
