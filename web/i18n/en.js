@@ -210,7 +210,7 @@ export default {
   acc_sort: 'Sort by',
   acc_sizes_title: 'Memory: GGUF file sizes from the config against the published files',
   acc_sizes_intro: 'For every model with published GGUF files, the file size computed from its config.json with llama.cpp’s quantization rules, against the size of the file on Hugging Face.',
-  acc_sizes_summary: '{n} files compared: median error {median}, mean {mean}, 90th percentile {p90}, largest {max}; {within} within 1 %.',
+  acc_sizes_summary: '{n} files compared: median error {median}, mean {mean}, 90th percentile {p90}, largest {max}; {within} within 1%.',
   acc_sizes_flagged: '{0} files marked * differ for a stated reason (an unusual recipe) and are left out of these figures.',
   acc_sizes_rows: 'Every file ({0})', acc_sizes_caption: 'Computed against published GGUF sizes', acc_col_published: 'Published', acc_col_computed: 'Computed',
   show_all_rows: 'Show the other rows ({0} in all)',
