@@ -143,3 +143,12 @@ test('the device page names the speeds below only where it shows some', async ()
   if (shownSpeed && await page.$eval('#dp-runs-table', (t) => /tok\/s/.test(t.textContent))) assert.match(note, /speeds below/);
   else assert.doesNotMatch(note, /speeds below/);
 });
+
+test('a serving engine on a device llama.cpp does not run on: the cost section says why there is no cost per token, beside the throughput it shows', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-none');
+  assert.equal(await page.getAttribute('#cost-none', 'data-code'), 'engine_not_supported');
+  assert.match(await page.textContent('#cost-none'), /llama\.cpp does not run on MetaX C500.*vLLM’s own model/);
+  assert.deepEqual(page.problems, []);
+});

@@ -96,7 +96,13 @@ async function run(r, alive) {
   // speed (the setup does not fit, or has no speed model) no figure uses them, so they go with it.
   byId('cost-inputs').hidden = !hasSpeed;
   if (!hasSpeed) {
-    fill('cost-out', h('p', { class: 'note', id: 'cost-none' }, T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
+    // A serving engine's throughput with no one-user speed (llama.cpp, whose measurements that speed
+    // rests on, does not run on the device: the core's speed_unavailable code) says why, so the
+    // throughput card above does not read as contradicted.
+    const serverOnly = r.verdict !== 'no_fit' && r.vllm && r.speed_unavailable && r.speed_unavailable.code === 'engine_not_supported';
+    fill('cost-out', h('p', { class: 'note', id: 'cost-none', dataset: serverOnly ? { code: 'engine_not_supported' } : {} },
+      serverOnly ? T('cost_no_speed_server', { hw: hwLabel(r, state.lang), engine: engineName(r.settings.engine) })
+        : T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
     byId('plug-cloud').hidden = true;
     byId('plug-rvb').hidden = true;
     return;

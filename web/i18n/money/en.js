@@ -40,6 +40,7 @@ export default {
   cost_cloud_note: '{offer} at {price} per hour and {tps}.',
   cost_no_hw: 'This device has no power draw or price in the catalog, so there is no owned cost to show.',
   cost_no_speed: 'No speed estimate, so no cost per token.',
+  cost_no_speed_server: 'No cost per token here: it is priced on the one-user speed, which is estimated from llama.cpp’s measurements, and llama.cpp does not run on {hw}. The serving throughput above is {engine}’s own model of the device.',
   ft_intro: "Memory per GPU to fine-tune {model}: {opt}, {prec}, LoRA rank {rank} on every linear layer, flash attention.",
   ft_intro_moe: "Memory per GPU to fine-tune {model}: {opt}, {prec}, LoRA rank {rank} on every linear layer (experts included), flash attention.",
   ft_params_vision_tower_not_counted: "The parameter counts are of the language model alone ({counted}); the published {published} also counts its vision encoder, which these figures leave out.",

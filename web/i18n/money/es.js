@@ -40,6 +40,7 @@ export default {
   cost_cloud_note: '{offer} a {price} por hora y {tps}.',
   cost_no_hw: 'Este dispositivo no tiene consumo ni precio en el catálogo; no hay coste propio que mostrar.',
   cost_no_speed: 'Sin estimación de velocidad no hay coste por token.',
+  cost_no_speed_server: 'Aquí no hay coste por token: se calcula con la velocidad de un usuario, que se estima a partir de mediciones de llama.cpp, y llama.cpp no funciona en {hw}. El rendimiento de servicio de arriba es el modelo propio de {engine} para el dispositivo.',
   ft_intro: "Memoria por GPU para ajustar {model}: {opt}, {prec}, LoRA de rango {rank} en todas las capas lineales, atención optimizada (FlashAttention).",
   ft_intro_moe: "Memoria por GPU para ajustar {model}: {opt}, {prec}, LoRA de rango {rank} en todas las capas lineales (expertos incluidos), atención optimizada (FlashAttention).",
   ft_params_vision_tower_not_counted: "Los recuentos de parámetros son solo del modelo de lenguaje ({counted}); los {published} publicados también cuentan su codificador de visión, que estas cifras dejan fuera.",

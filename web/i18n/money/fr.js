@@ -40,6 +40,7 @@ export default {
   cost_cloud_note: '{offer} à {price} de l’heure et {tps}.',
   cost_no_hw: 'Cet appareil n’a ni consommation ni prix dans le catalogue ; pas de coût en propre à afficher.',
   cost_no_speed: 'Sans estimation de vitesse, pas de coût par jeton.',
+  cost_no_speed_server: 'Pas de coût par jeton ici : il se calcule sur la vitesse pour un utilisateur, estimée à partir de mesures de llama.cpp, et llama.cpp ne tourne pas sur {hw}. Le débit de service ci-dessus est le modèle propre de {engine} pour l’appareil.',
   ft_intro: "Mémoire par GPU pour affiner {model} : {opt}, {prec}, LoRA de rang {rank} sur toutes les couches linéaires, attention optimisée (FlashAttention).",
   ft_intro_moe: "Mémoire par GPU pour affiner {model} : {opt}, {prec}, LoRA de rang {rank} sur toutes les couches linéaires (experts compris), attention optimisée (FlashAttention).",
   ft_params_vision_tower_not_counted: "Les nombres de paramètres portent sur le seul modèle de langage ({counted}) ; les {published} publiés comptent aussi son encodeur de vision, que ces chiffres laissent de côté.",

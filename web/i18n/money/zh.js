@@ -40,6 +40,7 @@ export default {
   cost_cloud_note: '{offer}，每小时 {price}，速度 {tps}。',
   cost_no_hw: '目录中没有此设备的功耗和价格，无法计算你的硬件的成本。',
   cost_no_speed: '没有速度估算，无法计算每 token 成本。',
+  cost_no_speed_server: '这里不给每 token 成本：它按单用户速度计算，而单用户速度是根据 llama.cpp 的实测估算的，llama.cpp 不能在 {hw} 上运行。上面的服务吞吐量是 {engine} 自己对该设备的模型。',
   ft_intro: "微调 {model} 时每块 GPU 的内存：{opt}、{prec}、所有线性层上秩 {rank} 的 LoRA、优化注意力（FlashAttention）。",
   ft_intro_moe: "微调 {model} 时每块 GPU 的内存：{opt}、{prec}、所有线性层（含专家）上秩 {rank} 的 LoRA、优化注意力（FlashAttention）。",
   ft_params_vision_tower_not_counted: "参数数量只计语言模型（{counted}）；公布的 {published} 还包括视觉编码器，这些数字没有计入。",
