@@ -152,3 +152,11 @@ test('a serving engine on a device llama.cpp does not run on: the cost section s
   assert.match(await page.textContent('#cost-none'), /llama\.cpp does not run on MetaX C500.*vLLM’s own model/);
   assert.deepEqual(page.problems, []);
 });
+
+test('a refused request offers nothing to embed or share and no links about an earlier answer', async () => {
+  const page = await env.page();
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&lang=en`);
+  await page.waitForSelector('#error:not([hidden])');
+  for (const sel of ['#embed-open', '#crumbs', '#share']) assert.equal(await page.isVisible(sel), false, sel);
+});
