@@ -87,10 +87,11 @@ export function commandTokens(text) {
     if (part === '') continue;
     pieces.push(part);
   }
-  // Inside a piece a break may come after _ | = . / ( (a <wbr>, no text): a piece longer than its
-  // box (a tensor-override rule in a table cell) wraps there rather than between two letters, and
-  // a table's column need not be as wide as the whole rule.
-  const inner = (/** @type {string} */ x) => x.split(/(?<=[_|=./(])/).flatMap((part, i) => (i ? [h('wbr', null), part] : [part]));
+  // Inside a piece a break may come after | = / ( , and after a dot that follows no digit (a <wbr>,
+  // no text): a piece longer than its box (a tensor-override rule in a table cell, a tensor split
+  // "140.65,140.65,…") wraps there rather than between two letters or inside a number ("140." /
+  // "65") or a format name ("Q4_" / "K_M"), and a table's column need not be as wide as the rule.
+  const inner = (/** @type {string} */ x) => x.split(/(?<=[|=/(,])|(?<=(?<!\d)\.)/).flatMap((part, i) => (i ? [h('wbr', null), part] : [part]));
   // A piece longer than the line ("&& ollama run meta-llama-3-8b-q4_K_M", "-m owner/name") breaks
   // first at its spaces and after a slash: each word, and each part of "owner/name", is whole on a
   // line of its own (a `tok-w` inline block), so a model name never ends a line at one of its hyphens.

@@ -160,3 +160,14 @@ test('a refused request offers nothing to embed or share and no links about an e
   await page.waitForSelector('#error:not([hidden])');
   for (const sel of ['#embed-open', '#crumbs', '#share']) assert.equal(await page.isVisible(sel), false, sel);
 });
+
+test('a launch command wraps between values, never inside a number ("140." / "65") or a format name ("Q4_" / "K_M")', async () => {
+  const page = await env.page();
+  await page.setViewportSize({ width: 390, height: 844 });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=en`);
+  await page.waitForSelector('#commands .cmd pre');
+  const before = await page.$$eval('#commands wbr', (ws) => ws.map((w) => (w.previousSibling && w.previousSibling.textContent) || ''));
+  assert.ok(before.length > 0, 'the commands have break points');
+  assert.deepEqual(before.filter((t) => /\d\.$|_$/.test(t)), []);
+  assert.match(await page.textContent('#commands'), /-ts [\d.]+,[\d.]+/);
+});
