@@ -34,7 +34,7 @@ export default {
   tab_main: 'Model × device', tab_model: 'Model', tab_device: 'Device', tab_accuracy: 'Accuracy',
   title_main: 'willitfit — will this LLM run on this hardware?', title_model: 'willitfit — model', title_device: 'willitfit — device', title_accuracy: 'willitfit — accuracy',
   images_per_prompt: 'Images per prompt', projector: 'Vision projector', proj_not_loaded: 'not loaded',
-  proj_unmodelled: 'This model reads images, but its vision projector ({0}) is not modelled here: its memory is not counted.',
+  proj_unmodelled: 'This model reads images, but its vision projector is not modelled here: its memory is not counted.',
   proj_incomplete: 'This model reads images, but its config lacks {0}, so the vision projector is not computed and its memory is not counted.',
   proj_size_fixed: 'every image is resized to {w} × {h} px', proj_size_at: 'for a {w} × {h} px image',
   proj_on: 'The mmproj file ({type}, {file}) and the vision encoder’s buffer for one image ({buf}), loaded with llama-server --mmproj on {dev}.',

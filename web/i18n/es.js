@@ -34,7 +34,7 @@ export default {
   tab_main: 'Modelo × equipo', tab_model: 'Modelo', tab_device: 'Equipo', tab_accuracy: 'Precisión',
   title_main: 'willitfit — ¿correrá este LLM en este equipo?', title_model: 'willitfit — modelo', title_device: 'willitfit — equipo', title_accuracy: 'willitfit — precisión',
   images_per_prompt: 'Imágenes por entrada', projector: 'Proyector de visión', proj_not_loaded: 'no cargado',
-  proj_unmodelled: 'Este modelo lee imágenes, pero su proyector de visión ({0}) no está modelado aquí: su memoria no se cuenta.',
+  proj_unmodelled: 'Este modelo lee imágenes, pero su proyector de visión no está modelado aquí: su memoria no se cuenta.',
   proj_incomplete: 'Este modelo lee imágenes, pero a su configuración le falta {0}, así que el proyector de visión no se calcula y su memoria no se cuenta.',
   proj_size_fixed: 'cada imagen se redimensiona a {w} × {h} px', proj_size_at: 'para una imagen de {w} × {h} px',
   proj_on: 'El archivo mmproj ({type}, {file}) y el búfer del codificador de visión para una imagen ({buf}), cargados con llama-server --mmproj en {dev}.',

@@ -34,7 +34,7 @@ export default {
   tab_main: 'Modèle × matériel', tab_model: 'Modèle', tab_device: 'Matériel', tab_accuracy: 'Précision',
   title_main: 'willitfit — ce LLM tourne-t-il sur ce matériel ?', title_model: 'willitfit — modèle', title_device: 'willitfit — matériel', title_accuracy: 'willitfit — précision',
   images_per_prompt: 'Images par invite', projector: 'Projecteur de vision', proj_not_loaded: 'non chargé',
-  proj_unmodelled: 'Ce modèle lit les images, mais son projecteur de vision ({0}) n’est pas modélisé ici : sa mémoire n’est pas comptée.',
+  proj_unmodelled: 'Ce modèle lit les images, mais son projecteur de vision n’est pas modélisé ici : sa mémoire n’est pas comptée.',
   proj_incomplete: 'Ce modèle lit les images, mais il manque {0} à sa configuration : le projecteur de vision n’est pas calculé et sa mémoire n’est pas comptée.',
   proj_size_fixed: 'chaque image est redimensionnée en {w} × {h} px', proj_size_at: 'pour une image de {w} × {h} px',
   proj_on: 'Le fichier mmproj ({type}, {file}) et le tampon de l’encodeur de vision pour une image ({buf}), chargés avec llama-server --mmproj sur {dev}.',

@@ -34,7 +34,7 @@ export default {
   tab_main: '模型 × 设备', tab_model: '模型', tab_device: '设备', tab_accuracy: '准确度',
   title_main: 'willitfit — 这个大模型能在这台硬件上运行吗？', title_model: 'willitfit — 模型', title_device: 'willitfit — 设备', title_accuracy: 'willitfit — 准确度',
   images_per_prompt: '每个提示的图片数', projector: '视觉投影器', proj_not_loaded: '未加载',
-  proj_unmodelled: '此模型可读取图片，但这里未对其视觉投影器（{0}）建模：其内存未计入。',
+  proj_unmodelled: '此模型可读取图片，但这里未对其视觉投影器建模：其内存未计入。',
   proj_incomplete: '此模型可读取图片，但其配置缺少 {0}，因此未计算视觉投影器，其内存未计入。',
   proj_size_fixed: '每张图片都会缩放到 {w} × {h} 像素', proj_size_at: '按 {w} × {h} 像素的图片计',
   proj_on: 'mmproj 文件（{type}，{file}）和一张图片的视觉编码器缓冲区（{buf}），用 llama-server --mmproj 加载到 {dev}。',
