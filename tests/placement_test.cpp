@@ -115,6 +115,18 @@ TEST_CASE("a 70B model over two 24 GB GPUs splits its layers between them", "[pl
   CHECK(d[1]["has_output"] == true);  // the output layer is layer n_layer: the last device
   CHECK(d[0]["fits"] == true);
   CHECK(d[1]["fits"] == true);
+  // Each device's compute buffer: the larger of one layer's scratch and (on the device with the
+  // output) the logits, plus the pipeline's input copies, which the document states on its own so
+  // the page's sentence about the buffer adds up (a reviewer saw 0.30 GiB beside "at most 0.26").
+  const auto& c = r["memory"]["compute"];
+  const std::uint64_t copies = c["pipeline_copies_bytes"].get<std::uint64_t>();
+  CHECK(copies > 0);
+  const std::uint64_t layer = c["attention_bytes"].get<std::uint64_t>() + c["ffn_bytes"].get<std::uint64_t>();
+  CHECK(d[0]["compute_bytes"].get<std::uint64_t>() == layer + copies);
+  CHECK(d[1]["compute_bytes"].get<std::uint64_t>() == std::max(layer, c["logits_bytes"].get<std::uint64_t>()) + copies);
+  // One device: no pipeline, no copies.
+  CHECK(estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                  {"context", 8192}})["memory"]["compute"]["pipeline_copies_bytes"] == 0);
   // The single-device contract still adds up, summed over devices.
   const auto& m = r["memory"];
   CHECK(m["total_bytes"].get<std::uint64_t>() == m["weights_bytes"].get<std::uint64_t>() + m["kv_cache_bytes"].get<std::uint64_t>() +

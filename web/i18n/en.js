@@ -21,6 +21,7 @@ export default {
   why_compute_multi: "Summed over the {n} devices (each one’s part is in the table below): on each, at most the larger of the logits ({logits}) and one layer’s attention scratch ({attn}) plus its FFN scratch ({ffn}).",
   why_compute_fa: 'The larger of the logits ({logits}) and one layer’s FFN scratch ({ffn}): with FlashAttention, attention keeps no scratch matrix of its own.',
   why_compute_multi_fa: "Summed over the {n} devices (each one’s part is in the table below): on each, at most the larger of the logits ({logits}) and one layer’s FFN scratch ({ffn}); with FlashAttention, attention keeps no scratch matrix of its own.",
+  why_compute_copies: 'Each device also holds {copies} of input copies for pipeline parallelism.',
   verdict_fits_server: "Fits: the engine starts, its KV cache pool filling the rest",
   why_compute_server: 'The peak activations {engine} measures in its profiling run at start-up, per GPU ({act}), set aside from its share of memory.',
   why_overhead: 'Runtime context on each device ({backend}).', unknown_model: 'Unknown model', unknown_hardware: 'Unknown device',

@@ -21,6 +21,7 @@ export default {
   why_compute_multi: "Suma de los {n} dispositivos (la parte de cada uno está en la tabla de abajo): en cada uno, como mucho el mayor entre los logits ({logits}) y el espacio de atención de una capa ({attn}) más su espacio de FFN ({ffn}).",
   why_compute_fa: 'El mayor entre los logits ({logits}) y el espacio de FFN de una capa ({ffn}): con FlashAttention, la atención no guarda una matriz temporal propia.',
   why_compute_multi_fa: "Suma de los {n} dispositivos (la parte de cada uno está en la tabla de abajo): en cada uno, como mucho el mayor entre los logits ({logits}) y el espacio de FFN de una capa ({ffn}); con FlashAttention, la atención no guarda una matriz temporal propia.",
+  why_compute_copies: 'Cada dispositivo guarda además {copies} de copias de su entrada para el paralelismo por etapas.',
   verdict_fits_server: "Cabe: el motor arranca y su reserva de caché KV ocupa el resto",
   why_compute_server: 'El pico de activaciones que {engine} mide en su ejecución de perfilado al arrancar, por GPU ({act}), apartado de su parte de la memoria.',
   why_overhead: 'Contexto de ejecución en cada dispositivo ({backend}).', unknown_model: 'Modelo desconocido', unknown_hardware: 'Dispositivo desconocido',

@@ -21,6 +21,7 @@ export default {
   why_compute_multi: "Somme sur les {n} appareils (la part de chacun est dans le tableau ci-dessous) : sur chacun, au plus le plus grand entre les logits ({logits}) et l’espace de travail de l’attention d’une couche ({attn}) plus celui de son FFN ({ffn}).",
   why_compute_fa: 'Le plus grand entre les logits ({logits}) et l’espace de travail du FFN d’une couche ({ffn}) : avec FlashAttention, l’attention ne garde pas de matrice de travail à elle.',
   why_compute_multi_fa: "Somme sur les {n} appareils (la part de chacun est dans le tableau ci-dessous) : sur chacun, au plus le plus grand entre les logits ({logits}) et l’espace de travail du FFN d’une couche ({ffn}) ; avec FlashAttention, l’attention ne garde pas de matrice de travail à elle.",
+  why_compute_copies: 'Chaque appareil garde en plus {copies} de copies de son entrée pour le parallélisme en pipeline.',
   verdict_fits_server: "Tient : le moteur démarre, sa réserve de cache KV occupe le reste",
   why_compute_server: 'Le pic d’activations que {engine} mesure lors de son profilage au démarrage, par GPU ({act}), réservé sur sa part de mémoire.',
   why_overhead: 'Contexte d’exécution sur chaque appareil ({backend}).', unknown_model: 'Modèle inconnu', unknown_hardware: 'Appareil inconnu',

@@ -21,6 +21,7 @@ export default {
   why_compute_multi: "{n} 个设备之和（各设备的份额见下表）：每个设备上最多为 logits（{logits}）与单层注意力临时空间（{attn}）加其 FFN 临时空间（{ffn}）两者中的较大者。",
   why_compute_fa: 'logits（{logits}）与单层 FFN 临时空间（{ffn}）两者中的较大者：启用 FlashAttention 时，注意力不单独保留临时矩阵。',
   why_compute_multi_fa: "{n} 个设备之和（各设备的份额见下表）：每个设备上最多为 logits（{logits}）与单层 FFN 临时空间（{ffn}）两者中的较大者；启用 FlashAttention 时，注意力不单独保留临时矩阵。",
+  why_compute_copies: '每个设备还为流水线并行保留 {copies} 的输入副本。',
   verdict_fits_server: "可以运行：引擎启动，KV 缓存池占满其余内存",
   why_compute_server: '{engine} 启动时性能分析测得的每块 GPU 激活峰值（{act}），从其内存份额中预留。',
   why_overhead: '每个设备上的运行时上下文（{backend}）。', unknown_model: '未知模型', unknown_hardware: '未知设备',

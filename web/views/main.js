@@ -205,7 +205,9 @@ export function renderMain(r) {
     // that term out rather than showing "(0.00 GiB)".
     : T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
-      n: num((m.devices || []).length, L) }));
+      n: num((m.devices || []).length, L) }) + (m.compute.pipeline_copies_bytes > 0
+      // Pipeline parallelism keeps copies of each device's input beside that scratch (the core's figure).
+      ? ` ${T('why_compute_copies', { copies: gib(m.compute.pipeline_copies_bytes, L) })}` : ''));
   text('w-overhead', T('why_overhead', { backend: backendName(r.hardware.backend) }));
   renderProjector(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the

@@ -819,7 +819,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                           {"fixed_kinds", kv_fixed_kinds}, {"cells", e.kv.n_ctx}}},
                   {"compute", {{"logits_bytes", e.compute.logits_bytes},
                                {"attention_bytes", e.compute.attention_bytes},
-                               {"ffn_bytes", e.compute.ffn_bytes}}}}},
+                               {"ffn_bytes", e.compute.ffn_bytes},
+                               {"pipeline_copies_bytes", e.placement.pipeline_copies_bytes}}}}},
       {"verdict", e.verdict},
   };
   // Whether the setup runs, as the solvers' runs() decides it: fully on the accelerators (fits or

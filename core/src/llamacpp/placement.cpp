@@ -282,6 +282,7 @@ CpuWeights place_tensors(const Architecture& a, const TensorPlan& plan, const Kv
 void size_gpu_compute(const Architecture& a, const ComputeBuffer& cb, std::uint64_t ub, int out_dev,
                       const CpuWeights& cpu, Placement& p) {
   const int n_dev = static_cast<int>(p.devices.size());
+  p.pipeline_copies_bytes = 0;
   for (int d = 0; d < n_dev; ++d) {
     DeviceLoad& L = p.devices[static_cast<std::size_t>(d)];
     const bool main_gpu = d == 0;
@@ -291,8 +292,10 @@ void size_gpu_compute(const Architecture& a, const ComputeBuffer& cb, std::uint6
       L.op_offload_bytes = cpu.largest;
       L.compute_bytes += cpu.largest;
     }
-    if (n_dev > 1 && p.full_offload && p.n_cpu_moe == 0)  // pipeline parallelism: input copies
-      L.compute_bytes += (kSchedMaxCopies - 1) * 4 * ub * static_cast<std::uint64_t>(a.n_embd);
+    if (n_dev > 1 && p.full_offload && p.n_cpu_moe == 0) {  // pipeline parallelism: input copies
+      p.pipeline_copies_bytes = (kSchedMaxCopies - 1) * 4 * ub * static_cast<std::uint64_t>(a.n_embd);
+      L.compute_bytes += p.pipeline_copies_bytes;
+    }
     finish(L);
   }
 }

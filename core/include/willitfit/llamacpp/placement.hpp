@@ -94,6 +94,10 @@ struct Placement {
   // (1 GiB by default); 0 when no offload plan was made (every layer on the GPUs, flags given, or
   // nothing fits).
   std::uint64_t fit_margin_bytes = 0;
+  // With pipeline parallelism (several devices, everything on them) each device's compute buffer
+  // also holds copies of its input (llama.cpp's scheduler keeps GGML_SCHED_MAX_COPIES of them):
+  // the part of every device's compute_bytes that is not the largest single-layer or logits scratch.
+  std::uint64_t pipeline_copies_bytes = 0;
 };
 
 /// Usable host RAM for offload: RAM less what the OS keeps (10%, at least 4 GiB).
