@@ -83,6 +83,7 @@ test('a model whose training the core does not model says so once, not as a raw 
     assert.match(text, said);
     assert.equal((text.match(said) || []).length, 1, text);
     assert.equal(await page.locator('#ft-table').count(), 0, `${lang}: no table of refusals`);
+    assert.equal(await page.isVisible('#finetune-inputs'), false, `${lang}: no inputs that change nothing`);
     assert.doesNotMatch(text, /: model\.|: model$|not supported yet|aún no es compatible/, text);
   }
 });

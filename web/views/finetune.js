@@ -71,7 +71,10 @@ async function run(r, alive) {
   if (!alive()) return;
   const L = state.lang;
   // A model whose training the core does not model: said once, no table of the same refusal per method.
-  if (rs.every((/** @type {any} */ x) => x.error && x.error.code === 'training_not_modelled')) {
+  const refused = rs.every((/** @type {any} */ x) => x.error && x.error.code === 'training_not_modelled');
+  // Its inputs change nothing then: put away with the table.
+  byId('finetune-inputs').hidden = refused;
+  if (refused) {
     fill('finetune-out', h('p', { class: 'note', dataset: { code: 'training_not_modelled' }, title: String(rs[0].error.message || '') }, errorText(L, rs[0].error)));
     return;
   }
