@@ -244,7 +244,7 @@ export default {
   cost_unknown_no_purchase_price: "el catálogo no tiene precio para este dispositivo; escribe uno en «Precio de compra»",
   cost_unknown_no_power_figure: "el catálogo no tiene consumo para este dispositivo, así que su electricidad es desconocida",
   rvb_intro_offer: "Comprar {hw} por {price} y pagar su consumo, frente a alquilar {offer}.",
-  rvb_basis_same_tokens: 'Comparados con la misma producción: {tokens} tokens al mes, a {own} durante {hours} h al día en tu equipo o a {cloud} durante {chours} h al día en {offer}, con los tramos de facturación de esa oferta.',
+  rvb_basis_same_tokens: 'Con la misma producción: {tokens} tokens al mes, a {own} durante {hours} h al día en tu equipo o a {cloud} durante {chours} h al día en {offer}, con los tramos de facturación de esa oferta.',
   rvb_basis_same_hours: "Ambos durante {hours} h al día: la oferta no tiene estimación de velocidad, así que los tokens de cada uno pueden diferir.",
   acc_mlx_title: "MLX: velocidad de mlx-lm y tamaños de los archivos de pesos",
   acc_mlx_summary: "El modelo de velocidad de MLX tiene cuatro cifras ajustadas con {fit} ejecuciones publicadas de mlx-lm (la generación alcanza el {bw} del ancho de banda de memoria más {us} µs por capa y {moe} µs más por capa MoE; el prellenado, el {fl} del pico FP16). En las {held} ejecuciones que quedaron fuera del ajuste, la generación se desvía un {tg} (mediana; como mucho {tgmax}) y el prellenado un {pp} (como mucho {ppmax}). Cada velocidad de MLX lleva esa dispersión como intervalo.",

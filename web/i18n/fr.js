@@ -244,7 +244,7 @@ export default {
   cost_unknown_no_purchase_price: "le catalogue n’a pas de prix pour cet appareil ; saisissez-en un dans « Prix d’achat »",
   cost_unknown_no_power_figure: "le catalogue n’a pas de consommation pour cet appareil, donc son électricité est inconnue",
   rvb_intro_offer: "Achat de {hw} pour {price} et paiement de son électricité, contre la location de {offer}.",
-  rvb_basis_same_tokens: 'Comparés à production égale : {tokens} jetons par mois, à {own} pendant {hours} h par jour sur votre matériel ou à {cloud} pendant {chours} h par jour sur {offer}, facturés selon les paliers de cette offre.',
+  rvb_basis_same_tokens: 'À production égale : {tokens} jetons par mois, à {own} pendant {hours} h par jour sur votre matériel ou à {cloud} pendant {chours} h par jour sur {offer}, facturés selon les paliers de cette offre.',
   rvb_basis_same_hours: "Les deux pendant {hours} h par jour : l’offre n’a pas d’estimation de vitesse, donc les jetons produits peuvent différer.",
   acc_mlx_title: "MLX : vitesse de mlx-lm et tailles des fichiers de poids",
   acc_mlx_summary: "Le modèle de vitesse MLX a quatre chiffres ajustés sur {fit} exécutions mlx-lm publiées (la génération atteint {bw} de la bande passante mémoire plus {us} µs par couche et {moe} µs de plus par couche MoE ; le préremplissage {fl} du pic FP16). Sur les {held} exécutions tenues hors de l’ajustement, l’écart est de {tg} en génération (médiane ; au plus {tgmax}) et de {pp} en préremplissage (au plus {ppmax}). Chaque vitesse MLX porte cet écart comme fourchette.",

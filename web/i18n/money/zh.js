@@ -20,7 +20,7 @@ export default {
   'billing_per-second': '按秒', 'billing_per-minute': '按分钟', 'billing_per-hour': '按小时', billing_monthly: '按月',
   open_offer: '{0} 价格页', new_tab: '（在新标签页打开）',
   cloud_none: '目录中没有显存达到 {total} 的方案。',
-  cloud_note: '标价为 {date} 读取的美元价格，以 {cur} 显示；随地区和供应情况变化。',
+  cloud_note: '标价为{date}读取的美元价格，以 {cur} 显示；随地区和供应情况变化。',
   cloud_table: '{model}（{quant}，{ctx}）的云方案',
   cloud_all: '显示全部 {0} 个方案', cloud_fewer: '只显示前 {0} 个',
   rvb_title: '租用还是购买',
