@@ -203,11 +203,12 @@ export function renderMain(r) {
     ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
     // With FlashAttention the core counts no attention scratch (0 bytes): the sentence leaves
     // that term out rather than showing "(0.00 GiB)".
-    : T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
+    // Pipeline parallelism keeps copies of each device's input beside that scratch (the core's
+    // figure), a sentence of its own joined as the language joins sentences.
+    : sentences(L, [T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
-      n: num((m.devices || []).length, L) }) + (m.compute.pipeline_copies_bytes > 0
-      // Pipeline parallelism keeps copies of each device's input beside that scratch (the core's figure).
-      ? ` ${T('why_compute_copies', { copies: gib(m.compute.pipeline_copies_bytes, L) })}` : ''));
+      n: num((m.devices || []).length, L) }),
+    m.compute.pipeline_copies_bytes > 0 ? T('why_compute_copies', { copies: gib(m.compute.pipeline_copies_bytes, L) }) : '']));
   text('w-overhead', T('why_overhead', { backend: backendName(r.hardware.backend) }));
   renderProjector(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
