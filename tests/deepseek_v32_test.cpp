@@ -37,10 +37,7 @@ constexpr std::int64_t mtp_block = attn + indexer + moe + 2 * E + 2 * E * E + 3 
 constexpr std::int64_t mtp_with_copies = mtp_block + 2 * V * E;
 
 std::uint64_t kv_total(const Architecture& a, std::int64_t ctx, GgmlType t = GgmlType::F16) {
-  KvOptions o;
-  o.n_ctx = ctx;
-  o.type_k = o.type_v = t;
-  return llamacpp_kv_cache(a, o).total_bytes;
+  return wif_test::kv_of(a, ctx, 1, t).total_bytes;
 }
 
 }  // namespace

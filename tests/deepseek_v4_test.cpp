@@ -22,10 +22,7 @@ const Architecture& v4() {
 }
 
 std::uint64_t kv_total(const Architecture& a, std::int64_t ctx, GgmlType t = GgmlType::F16) {
-  KvOptions o;
-  o.n_ctx = ctx;
-  o.type_k = o.type_v = t;
-  return llamacpp_kv_cache(a, o).total_bytes;
+  return wif_test::kv_of(a, ctx, 1, t).total_bytes;
 }
 
 }  // namespace

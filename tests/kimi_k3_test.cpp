@@ -22,13 +22,7 @@ const Architecture& k3() {
   return a;
 }
 
-KvCache kv_of(const Architecture& a, std::int64_t ctx, int n_seq = 1, GgmlType t = GgmlType::F16) {
-  KvOptions o;
-  o.n_ctx = ctx;
-  o.n_seq = n_seq;
-  o.type_k = o.type_v = t;
-  return llamacpp_kv_cache(a, o);
-}
+using wif_test::kv_of;
 
 // By hand (E 7168, V 163840; KDA: 96 heads of 128, conv 4; MLA: q rank 1536, kv rank 512, rope 64,
 // nope 128, v 128; dense 33792; 896 experts of 3072 in a 3584 latent, two shared of 3072 at E).

@@ -9,6 +9,7 @@
 
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/architecture.hpp"
 
 namespace wif_test {
@@ -51,6 +52,16 @@ inline nlohmann::json estimate(const nlohmann::json& req) {
 
 /// The architecture of a shipped catalog model (the id must exist).
 inline const wif::Architecture& catalog_arch(const char* id) { return catalog().find_model(id)->arch; }
+
+// llama.cpp's KV cache for a model at a context, sequences and cache type (one line in the tests
+// that derive a cache by hand).
+inline wif::KvCache kv_of(const wif::Architecture& a, std::int64_t ctx, int n_seq = 1, wif::GgmlType t = wif::GgmlType::F16) {
+  wif::KvOptions o;
+  o.n_ctx = ctx;
+  o.n_seq = n_seq;
+  o.type_k = o.type_v = t;
+  return wif::llamacpp_kv_cache(a, o);
+}
 
 /// The accuracy report of the shipped catalog ("accuracy" object), made once for every test file.
 inline const nlohmann::json& accuracy_report() {

@@ -18,6 +18,17 @@ std::uint64_t row(GgmlType t, std::int64_t n) {
   return ggml_row_bytes(t, static_cast<std::uint64_t>(n_pad));
 }
 
+// One layer's cache joins its group: `per_token` bytes a cell, `cells` cells in each of `streams`;
+// returns the layer's bytes.
+std::uint64_t add_layer(KvGroup& g, std::int64_t cells, std::uint64_t per_token, std::int64_t streams) {
+  const std::uint64_t b = per_token * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
+  g.layers += 1;
+  g.cells = cells;
+  g.bytes_per_token += per_token;
+  g.bytes += b;
+  return b;
+}
+
 // Recurrent state per sequence per layer, in f32 (llama.cpp src/llama-memory-recurrent.cpp; both
 // types fixed to F32 in llama_model::create_memory).
 std::uint64_t recurrent_bytes(const Architecture& a) {
@@ -100,23 +111,13 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
       // indexer_head_dim for the same cells; the compressors' running kv and score rows are F32.
       const std::uint64_t key = row(o.type_k, L.head_dim_k);
       const std::int64_t wc = o.swa_full ? n_ctx_seq : std::min(n_ctx_seq, pad_to(L.window * swa_unified + o.n_ubatch, 256));
-      std::uint64_t b = key * static_cast<std::uint64_t>(wc) * static_cast<std::uint64_t>(streams);
-      swa.layers += 1;
-      swa.cells = wc;
-      swa.bytes_per_token += key;
-      swa.bytes += b;
+      std::uint64_t b = add_layer(swa, wc, key, streams);
       const std::int64_t r = L.compress_ratio;
       if (r > 0) {
         const std::int64_t cc = pad_to(std::max<std::int64_t>(1, (n_ctx_seq + r - 1) / r), 256);
         const bool indexed = r == 4;
         const std::uint64_t cell = key + (indexed ? row(o.type_k, a.indexer_head_dim) : 0);
-        KvGroup& g = indexed ? csa : hca;
-        const std::uint64_t cb = cell * static_cast<std::uint64_t>(cc) * static_cast<std::uint64_t>(streams);
-        g.layers += 1;
-        g.cells = cc;
-        g.bytes_per_token += cell;
-        g.bytes += cb;
-        b += cb;
+        b += add_layer(indexed ? csa : hca, cc, cell, streams);
         dsv4_compressed_per_token += cell / static_cast<std::uint64_t>(r);
         // Compressor state rows (llama_dsv4_comp_state: kv and score, F32, one set per stream):
         // ratio 4 pools overlapping windows, 2r rows of 2 x head_dim, and its indexer 2r rows of
@@ -145,21 +146,11 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
         cells = std::min(n_ctx_seq, pad_to(L.window * swa_unified + o.n_ubatch, 256));
       }
     }
-    g->layers += 1;
-    g->cells = cells;
-    g->bytes_per_token += per_tok;
-    std::uint64_t b = per_tok * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
-    g->bytes += b;
+    std::uint64_t b = add_layer(*g, cells, per_tok, streams);
     if (dsa && L.attn == AttnKind::MLA) {
       // llama_kv_cache_dsa's constructor builds the indexer cache with the MLA cache's kv_size,
       // n_seq_max and type_k: ggml_new_tensor_3d(type_k, indexer_head_size, kv_size, n_stream).
-      const std::uint64_t ik = row(o.type_k, a.indexer_head_dim);
-      const std::uint64_t ib = ik * static_cast<std::uint64_t>(cells) * static_cast<std::uint64_t>(streams);
-      idx.layers += 1;
-      idx.cells = cells;
-      idx.bytes_per_token += ik;
-      idx.bytes += ib;
-      b += ib;
+      b += add_layer(idx, cells, row(o.type_k, a.indexer_head_dim), streams);
     }
     kv.per_layer[il] = b;
   }
