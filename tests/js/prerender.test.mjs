@@ -188,6 +188,9 @@ test('pair pages come in two parts: the answer paints before the sections below 
       assert.ok(e && at(e) < at(first), `${p}: #${id} comes before the pause`);
     }
     assert.ok(at(doc.querySelector('#view-main > .wide')) > at(first), `${p}: the sections below the answer come after the pause`);
+    // The module script is asked for after the pause, not while the first frame is made.
+    const entry = doc.querySelector('script[type="module"]');
+    assert.ok(entry && entry.parentElement === doc.body && at(entry) > at(first), `${p}: the module script comes after the pause, in the body`);
     assert.notEqual(doc.getElementById('c-total')?.textContent, '—', `${p}: the required memory is in the markup`);
   }
 });
