@@ -410,7 +410,9 @@ function finishPage(document, { up, query, site, rel, lang, styleRules }) {
   // (and far below it on a phone). A Chromium trace of the first frame with the table in it: 206
   // layout objects, 63 text runs shaped, 19 tiles rasterized (10 ms, before the frame can be
   // shown); without it 160, 48 and 15 tiles (8 ms): the tiles under the fold that only the table
-  // filled are one colour, and those are not rasterized. The table arrives with the sections below.
+  // filled are one colour, and those are not rasterized. The table arrives with the sections below
+  // (where an answer is short, a no-fit one without speed figures, it is on that first screen and
+  // comes a frame later, under everything the first frame drew: nothing moves).
   const chartCss = [...document.querySelectorAll('link[rel="stylesheet"]')].find((l) => /uPlot\.min\.css$/.test(l.getAttribute('href') || ''));
   const below = view?.id === 'view-main' ? view.querySelector(':scope > .wide') : null;
   /** The element the two stylesheets go before: where the parser pauses. */
