@@ -22,7 +22,8 @@
 //      Chromium trace (separate runs: tracing slows the page): the layout objects of the first
 //      layout, the font lookups (a synchronous request to the browser process per font size and
 //      weight, per family tried, per character no font in the list has), and the milliseconds of
-//      parsing, style, layout (fonts included), paint and script; the same for the one-line page.
+//      parsing, style, layout (fonts included), paint and script, then the tiles of that frame
+//      rasterized (off the main thread, before the frame is shown); the same for the one-line page.
 //      With --against DIR (another build's dist/, e.g. a copy kept from before a change), the same
 //      page from that build too, served the same way, its runs alternating with this build's and
 //      the one-line page's in the same browser, so both builds meet the same load.
@@ -311,6 +312,11 @@ async function traceFirstFrame(browser, target) {
   const r = { 'to first paint': (fcp.ts - doc.ts) / 1000, 'layout objects': main.find((e) => e.name === 'Layout')?.args?.beginData?.totalObjects ?? 0 };
   for (const [k, names] of Object.entries(FIRST_FRAME)) r[k] = sum(names);
   for (const [k, name] of Object.entries(FONT_IPC)) r[`#${k}`] = main.filter((e) => e.name === name).length;
+  // The first frame's tiles, rasterized off the main thread after its paint and before it can be
+  // shown (a tile of one colour is not rasterized: the one-line page has one tile with text).
+  const tiles = events.filter((e) => e.ph === 'X' && e.pid === parse.pid && e.name === 'RasterTask' && e.ts >= end && e.ts <= fcp.ts);
+  r['#tiles'] = tiles.length;
+  r.raster = tiles.reduce((a, e) => a + e.dur / 1000, 0);
   return r;
 }
 
@@ -413,6 +419,7 @@ async function prerenderedFigures() {
       const fig = (/** @type {string} */ k) => med(/** @type {Record<string, number>[]} */ (xs), k);
       console.log(`    ${String(label).padEnd(9)}  ${ms(fig('to first paint'))}; first layout ${fig('layout objects')} objects; ` +
         Object.keys(FIRST_FRAME).map((k) => `${k} ${fig(k).toFixed(1)} ms`).join(', ') +
+        `; then ${fig('#tiles')} tiles rasterized, ${fig('raster').toFixed(1)} ms` +
         `; font requests to the browser: ${Object.keys(FONT_IPC).map((k) => `${fig(`#${k}`)} ${k}`).join(', ')}`);
     }
   }

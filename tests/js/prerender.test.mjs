@@ -159,11 +159,15 @@ test('pair pages come in two parts: the answer paints before the sections below 
     assert.match(styles[0].textContent || '', /\.verdict\{/, `${p}: the block styles the verdict`);
     assert.match(styles[0].textContent || '', /#seg-weights\{width:[\d.]+%\}/, `${p}: the block holds the bars' widths`);
     assert.ok(!fs.existsSync(path.join(dist, p, 'page.css')), `${p}: no page.css`);
-    // The chart's stylesheet, then the app's, open the sections below the answer: a stylesheet
-    // in the body pauses the parser there, so the first frame is the header and the answer.
-    const below = doc.querySelector('#view-main > .wide');
-    const [first, second] = [...(below?.children || [])];
-    assert.equal(first?.tagName, 'LINK', `${p}: the sections below the answer open with a stylesheet`);
+    // The chart's stylesheet, then the app's, come where a desktop window's first screen ends:
+    // in the answer after its bar, before the table of where the memory goes. A stylesheet in the
+    // body pauses the parser there, so the first frame is the header and the answer down to the
+    // bar, and the table and the sections below it are parsed with the whole stylesheet.
+    const table = doc.querySelector('#result > table.terms');
+    assert.ok(table, `${p}: the answer has its breakdown table`);
+    const first = table?.previousElementSibling?.previousElementSibling;
+    const second = table?.previousElementSibling;
+    assert.equal(first?.tagName, 'LINK', `${p}: the parser pauses before the breakdown table, at a stylesheet`);
     assert.match(first?.getAttribute('href') || '', /vendor\/uPlot\.min\.css$/, p);
     assert.equal(second?.tagName, 'LINK', `${p}: then the app's stylesheet`);
     assert.match(second?.getAttribute('href') || '', /^(\.\.\/)+styles\.css$/, p);
@@ -174,9 +178,19 @@ test('pair pages come in two parts: the answer paints before the sections below 
     // page). The preload scanner asks early only for the body's first stylesheet (the chart's).
     const preloads = [...doc.querySelectorAll('link[rel="preload"]')].map((l) => l.getAttribute('href'));
     assert.deepEqual(preloads, [], `${p}: no stylesheet preloaded`);
-    // The answer itself is above that point, in the markup.
-    const result = doc.getElementById('result');
-    assert.ok(result && result.compareDocumentPosition(first) & 4, `${p}: the answer comes before the pause`);
+    // The verdict, the key figures and the bar are above that point, in the markup; the
+    // sections below the answer after it.
+    // (Document order by index: linkedom's compareDocumentPosition gets nested elements wrong.)
+    const order = [...doc.querySelectorAll('*')];
+    const at = (/** @type {Element | null | undefined} */ e) => (e ? order.indexOf(e) : -1);
+    for (const id of ['verdict', 'c-total', 'c-usable', 'c-margin', 'bar', 'usable-rule']) {
+      const e = doc.getElementById(id);
+      assert.ok(e && at(e) < at(first), `${p}: #${id} comes before the pause`);
+    }
+    assert.ok(at(doc.querySelector('#view-main > .wide')) > at(first), `${p}: the sections below the answer come after the pause`);
+    // The module script is asked for after the pause, not while the first frame is made.
+    const entry = doc.querySelector('script[type="module"]');
+    assert.ok(entry && entry.parentElement === doc.body && at(entry) > at(first), `${p}: the module script comes after the pause, in the body`);
     assert.notEqual(doc.getElementById('c-total')?.textContent, '—', `${p}: the required memory is in the markup`);
   }
 });

@@ -32,16 +32,18 @@ async function watchViolations(page) {
 
 /**
  * Every element the first frame draws (as scripts/critical-css.mjs firstFrameElements: in
- * document order up to and with the start of the sections below the answer, without the content
- * of hidden elements and of closed <details>), with its box and its computed style, and the
- * ::before and ::after of each, laid out as in that frame: what follows is removed first.
+ * document order up to the stylesheet links where the parser pauses, in the answer before the
+ * table of where the memory goes, without the content of hidden elements and of closed
+ * <details>), with its box and its computed style, and the ::before and ::after of each, laid out
+ * as in that frame: what follows is removed first.
  */
 function firstFrame() {
-  const stop = document.querySelector('#view-main > .wide');
-  if (!stop) throw new Error('no sections below the answer');
+  const first = document.body.querySelector('link[rel="stylesheet"]');
+  if (!first) throw new Error('no stylesheet in the body (where the parser pauses)');
+  let stop = /** @type {Element} */ (first);
+  while (stop.nextElementSibling instanceof HTMLLinkElement) stop = stop.nextElementSibling;
   // The document as the first frame has it: nothing after the point where the parser pauses
   // (the stylesheet links there are kept, they are what is compared).
-  for (const n of [...stop.childNodes]) if (!(n instanceof HTMLLinkElement)) n.remove();
   for (let e = /** @type {Element | null} */ (stop); e && e !== document.documentElement; e = e.parentElement)
     while (e.nextSibling) e.nextSibling.remove();
   const out = [];
