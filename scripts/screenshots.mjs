@@ -71,6 +71,8 @@ const JOURNEYS = {
   'vllm-mtp-air-h100x4': '?model=zai-org/GLM-4.5-Air&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&mtp=1',
   // A device sold as "180 GB" that holds 179.06 GiB: the name says the one, the figures the other.
   'device-b200': '?view=device&hw=nvidia-b200&ram=0',
+  // A GPU without tensor cores (Maxwell): FP32 compute stated, no FP16 rate; its llama-bench rows.
+  'device-m40': '?view=device&hw=nvidia-tesla-m40-24gb&ram=0',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
   'widget-draft-llama8b-4090': 'embed.html?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
 };

@@ -11,6 +11,7 @@
 #include "test_util.hpp"
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/speed.hpp"
 #include "willitfit/model/tensors.hpp"
 
 using namespace wif;
@@ -538,5 +539,107 @@ TEST_CASE("a market's electricity price is refused without its primary publisher
     CAPTURE(m["id"].get<std::string>());
     CHECK(m["primary"]["publisher"].get<std::string>().size() > 2);
     CHECK(m["source"] == m["primary"]["url"]);
+  }
+}
+
+// Before compute capability 7.0 (Volta) NVIDIA GPUs have no tensor cores; the speed model reads
+// their FP32 and dp4a rates instead (speed.cpp device_rates). Each way of entering such a card wrong
+// is refused with the field's path.
+TEST_CASE("a GPU without tensor cores must state its FP32 and dp4a rates, and no tensor rate", "[catalog][hardware]") {
+  const std::string head = R"({"devices":[{"id":"gpu-x","name":"X","vendor":"NVIDIA","kind":"gpu","memory_gib":24,"bandwidth_gbs":346,"source":"https://example.org/x","checked":"2026-12-05",)";
+  auto load = [&](const std::string& fields) { return Catalog::load({{"hardware/x.json", head + fields + "}]}"}}); };
+  // The right entry for a Tesla P40 and a Tesla M40 loads.
+  CHECK(load(R"("fp16_tflops":0.18,"fp32_tflops":11.76,"int8_tops":47,"cuda_compute_capability":6.1)").errors().empty());
+  CHECK(load(R"("fp32_tflops":7.0,"cuda_compute_capability":5.2)").errors().empty());
+  // From Volta on, none of these rules applies (the tensor rate is fp16_tflops).
+  CHECK(load(R"("fp16_tflops":130.5,"fp32_tflops":16.3,"cuda_compute_capability":7.5)").errors().empty());
+  auto [fields, code, field] = GENERATE(table<std::string, std::string, std::string>({
+      // no FP32 rate: nothing to prefill with
+      {R"("fp16_tflops":0.18,"int8_tops":47,"cuda_compute_capability":6.1)", "missing_field", "fp32_tflops"},
+      // the FP32 rate entered as the FP16 one on a 6.1 part (FP16 is 1/64 of FP32 there)
+      {R"("fp16_tflops":11.76,"fp32_tflops":11.76,"int8_tops":47,"cuda_compute_capability":6.1)", "bad_value", "fp16_tflops"},
+      // a dp4a rate on Maxwell, which has no dp4a
+      {R"("fp32_tflops":7.0,"int8_tops":28,"cuda_compute_capability":5.2)", "bad_value", "int8_tops"},
+      // no dp4a rate on a 6.1 part, whose quantized prefill runs on it
+      {R"("fp16_tflops":0.18,"fp32_tflops":11.76,"cuda_compute_capability":6.1)", "missing_field", "int8_tops"},
+      // an INT8 figure that is not 4x FP32 (here a Turing-style 2x tensor figure)
+      {R"("fp16_tflops":0.18,"fp32_tflops":11.76,"int8_tops":23.5,"cuda_compute_capability":6.1)", "bad_value", "int8_tops"},
+  }));
+  CAPTURE(fields);
+  const Catalog c = load(fields);
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/x.json#gpu-x." + field);
+}
+
+TEST_CASE("only NVIDIA devices state a CUDA compute capability", "[catalog][hardware]") {
+  const std::string amd = R"({"devices":[{"id":"gpu-a","name":"A","vendor":"AMD","kind":"gpu","memory_gib":32,"bandwidth_gbs":1024,"fp16_tflops":29.5,"fp32_tflops":14.7,"cuda_compute_capability":6.1,"source":"https://example.org/a","checked":"2026-12-05"}]})";
+  const Catalog c = Catalog::load({{"hardware/a.json", amd}});
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.cuda_compute_capability");
+}
+
+TEST_CASE("NVIDIA tensor rates are dense: FP8 and INT8 at twice FP16 on every tensor-core card", "[catalog][hardware]") {
+  // A datasheet's sparse figure entered in one field and a dense one in the other (the RTX PRO
+  // 6000 datasheets give only a sparse FP4 figure, from which all three are derived) shows as a
+  // ratio of 1 or 4 instead of 2.
+  const Catalog c = Catalog::load(embedded_catalog());
+  int checked = 0;
+  for (const auto& d : c.devices()) {
+    if (d.kind != DeviceKind::Gpu || d.vendor != "NVIDIA" || d.fp16_tflops <= 0) continue;
+    if (d.cuda_compute_capability > 0 && d.cuda_compute_capability < 7.0) continue;  // dp4a, not tensor
+    CAPTURE(d.id, d.fp16_tflops);
+    for (const char* k : {"fp8_tflops", "int8_tops"}) {
+      if (!d.facts.contains(k)) continue;
+      ++checked;
+      CAPTURE(k);
+      const double ratio = d.facts[k].get<double>() / d.fp16_tflops;
+      CHECK(ratio > 1.95);
+      CHECK(ratio < 2.05);
+    }
+  }
+  CHECK(checked >= 30);
+}
+
+TEST_CASE("the devices entered for the 2026 hardware questions carry their own figures", "[catalog][hardware]") {
+  // MI100, MI60, Quadro RTX 6000, Tesla M40 24GB and the 300 W RTX PRO 6000 Max-Q: each with memory,
+  // bandwidth, a compute rate the speed model can use, power, launch date and a backend; and the
+  // Max-Q below the 600 W card it shares its memory with (lower clocks, same 96 GB at 1792 GB/s).
+  const Catalog& c = wif_test::catalog();
+  const SpeedCoefficients k = speed_coefficients(c);
+  for (const char* id : {"amd-mi100", "amd-mi60", "nvidia-quadro-rtx-6000", "nvidia-tesla-m40-24gb",
+                         "nvidia-rtx-pro-6000-blackwell-max-q"}) {
+    CAPTURE(id);
+    const Device* d = c.find_device(id);
+    REQUIRE(d != nullptr);
+    CHECK(d->memory_gib > 0);
+    CHECK(d->bandwidth_gbs > 0);
+    CHECK(d->tdp_w > 0);
+    CHECK(d->facts.value("launch_date", "").size() == 7);
+    CHECK(!d->backends.empty());
+    CHECK(device_rates(*d, d->backend, "legacy", k).peak_tflops > 0);
+  }
+  const Device* maxq = c.find_device("nvidia-rtx-pro-6000-blackwell-max-q");
+  const Device* ws = c.find_device("nvidia-rtx-pro-6000-blackwell");
+  REQUIRE(ws != nullptr);
+  CHECK(maxq->memory_gib == ws->memory_gib);
+  CHECK(maxq->bandwidth_gbs == ws->bandwidth_gbs);
+  CHECK(maxq->fp16_tflops < ws->fp16_tflops);
+  CHECK(maxq->tdp_w < ws->tdp_w);
+}
+
+TEST_CASE("the H100 SXM and H200 SXM hold the memory nvidia-smi reports, not NVIDIA's round figure", "[catalog][hardware]") {
+  // nvidia-smi: 81559 MiB on an "80 GB" H100 SXM5, 143771 MiB on a "141 GB" H200 (sources in the entries).
+  const Catalog c = Catalog::load(embedded_catalog());
+  struct Row { const char* id; double mib; double sold; };
+  for (const Row& r : {Row{"nvidia-h100-sxm", 81559, 80}, Row{"nvidia-h200-sxm", 143771, 141}}) {
+    CAPTURE(r.id);
+    const Device* d = c.find_device(r.id);
+    REQUIRE(d != nullptr);
+    CHECK(d->facts["memory_reported_mib"].get<double>() == r.mib);
+    CHECK(d->memory_gib == Approx(r.mib / 1024.0).margin(0.006));
+    CHECK(d->facts["memory_sold_gb"].get<double>() == r.sold);
+    // What a model may use is below the driver's total, never the sold figure.
+    CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
   }
 }

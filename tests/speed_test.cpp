@@ -219,3 +219,53 @@ TEST_CASE("Vulkan and SYCL device classes name the vendor and the device kind", 
   CHECK(device_class_key(d, "vulkan") == "vulkan/amd/gpu");
   CHECK(device_class_key(d, "rocm") == "rocm/gpu");
 }
+
+TEST_CASE("a GPU without tensor cores prefills at its dp4a or FP32 rate, by backend, compute capability and weights", "[speed]") {
+  // Before compute capability 7.0 the tensor rate does not exist: llama.cpp's CUDA MMQ kernels
+  // multiply quantized weights with dp4a from 6.1 on, everything else runs in FP32.
+  Device d = ideal_gpu();
+  d.fp16_tflops = 0.18;
+  d.fp32_tflops = 11.76;
+  d.int8_tops = 47.0;
+  d.cuda_compute_capability = 6.1;
+  const SpeedCoefficients c = ideal_coeffs();
+  auto [cc, backend, family, peak, kind] = GENERATE(table<double, const char*, const char*, double, const char*>({
+      {6.1, "cuda", "legacy", 47.0, "dp4a_int8"},
+      {6.1, "cuda", "kquant", 47.0, "dp4a_int8"},
+      {6.1, "cuda", "f16", 11.76, "fp32"},       // F16/BF16 weights: FP32 GEMM, not the 1/64 FP16 rate
+      {6.1, "vulkan", "legacy", 11.76, "fp32"},  // no dp4a path on Vulkan
+      {5.2, "cuda", "legacy", 11.76, "fp32"},    // Maxwell: no dp4a
+      {7.5, "cuda", "legacy", 0.18, "tensor"},   // from Turing on, fp16_tflops is the tensor rate
+  }));
+  CAPTURE(cc, backend, family);
+  d.cuda_compute_capability = cc;
+  SpeedCoefficients k = c;
+  k.backends["vulkan"] = k.backends["cuda"];
+  const DeviceRates r = device_rates(d, backend, family, k);
+  CHECK_THAT(r.peak_tflops, WithinRel(peak, 1e-12));
+  CHECK(r.peak_kind == kind);
+  CHECK_THAT(r.flops_s, WithinRel(peak * 1e12, 1e-12));
+}
+
+TEST_CASE("the Tesla P40 and M40 prefill a Q4_0 7B from their own dp4a and FP32 rates, not a tensor rate", "[speed]") {
+  // The catalog entries state the rates the speed model reads: a P40's quantized prefill runs on
+  // dp4a (4x FP32), an M40's (no dp4a) on FP32, so the P40 prefills about 4x/1.68 faster per FLOP.
+  const Device* p40 = cat().find_device("nvidia-tesla-p40");
+  const Device* m40 = cat().find_device("nvidia-tesla-m40-24gb");
+  REQUIRE(p40 != nullptr);
+  REQUIRE(m40 != nullptr);
+  const SpeedCoefficients k = speed_coefficients(cat());
+  const DeviceRates rp = device_rates(*p40, "cuda", "legacy", k), rm = device_rates(*m40, "cuda", "legacy", k);
+  CHECK(rp.peak_kind == "dp4a_int8");
+  CHECK(rm.peak_kind == "fp32");
+  CHECK_THAT(rp.peak_tflops, WithinRel(p40->int8_tops, 1e-12));
+  CHECK_THAT(rm.peak_tflops, WithinRel(m40->fp32_tflops, 1e-12));
+  CHECK_THAT(rp.flops_s / rm.flops_s, WithinRel(p40->int8_tops / m40->fp32_tflops, 1e-9));
+  // The estimate document names which rate it used.
+  const json est = json::parse(api_estimate(cat(), json{{"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_0"},
+                                                        {"hardware", "nvidia-tesla-p40"}, {"context", 4096}}.dump()));
+  REQUIRE_FALSE(est.contains("error"));
+  REQUIRE(est.contains("speed"));
+  CHECK(est["speed"]["terms"]["peak_kind"] == "dp4a_int8");
+  CHECK_THAT(est["speed"]["terms"]["peak_tflops"].get<double>(), WithinRel(47.0, 1e-9));
+}

@@ -294,3 +294,20 @@ test('speed, launch commands and per-device memory appear when the result carrie
   await page.waitForFunction(() => document.querySelectorAll('#matrix thead th').length === 10);   // decode column joins
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN/);
 });
+
+test('a GPU without tensor cores shows its FP32 rate from the catalog and no FP16 rate; a tensor-core GPU shows no FP32 row it does not state', async () => {
+  const page = await env.page();
+  const m40 = JSON.parse(fs.readFileSync(path.join(root, 'data/hardware/nvidia-datacenter.json'), 'utf8'))
+    .devices.find((d) => d.id === 'nvidia-tesla-m40-24gb');
+  await open(page, `${env.url}?view=device&hw=nvidia-tesla-m40-24gb&ram=0&lang=en`);
+  await page.waitForSelector('#dp-facts dl');
+  const facts = await page.$$eval('#dp-facts dl > div', (ds) => ds.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]));
+  const get = (k) => (facts.find(([dt]) => dt === k) || [])[1];
+  assert.equal(get('FP32 compute'), `${m40.fp32_tflops.toFixed(1)} TFLOPS`);
+  assert.equal(get('FP16 compute'), '—');
+  await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&ram=0&lang=en`);
+  await page.waitForSelector('#dp-facts dl');
+  const labels = await page.$$eval('#dp-facts dt', (ds) => ds.map((d) => d.textContent));
+  assert.ok(labels.includes('FP16 compute'));
+  assert.ok(!labels.includes('FP32 compute'), 'the 4090 entry states no FP32 rate');
+});

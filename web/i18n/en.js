@@ -127,7 +127,7 @@ export default {
   faq_mac_no: 'Not on any Mac in the catalog at {quant} with an {ctx} context.',
   faq_gpu_q: 'Which single GPU runs {model}?', faq_gpu_yes: 'The smallest GPU in the catalog that holds it entirely at {quant} is {gpu} ({mem}).', faq_gpu_no: 'No single GPU in the catalog holds it at Q4_K_M; use several, or offload to system RAM.',
   choose_device: 'Choose a device', dp_title: '{0}: what runs on it', about_device: 'The device', vendor: 'Vendor', bandwidth: 'Memory bandwidth',
-  fp16: 'FP16 compute', price: 'Price', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'unified memory', kind_cpu: 'CPU',
+  fp32: 'FP32 compute', fp16: 'FP16 compute', price: 'Price', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'unified memory', kind_cpu: 'CPU',
   usable_memory: 'Usable memory', dp_usable: '{usable} usable of {physical} physical.',
   dp_usable_gpu: 'On a discrete GPU the driver and the runtime keep part of the memory; a desktop on the same GPU keeps a little more.',
   dp_usable_apple: 'On a Mac, macOS caps how much unified memory the GPU may wire (iogpu.wired_limit_mb raises it).',

@@ -127,7 +127,7 @@ export default {
   faq_mac_no: 'En ningún Mac del catálogo en {quant} con un contexto de {ctx}.',
   faq_gpu_q: '¿Qué GPU sola ejecuta {model}?', faq_gpu_yes: 'La GPU más pequeña del catálogo que lo contiene entero en {quant} es {gpu} ({mem}).', faq_gpu_no: 'Ninguna GPU sola del catálogo lo contiene en Q4_K_M; usa varias o vuelca parte a la RAM del sistema.',
   choose_device: 'Elige un equipo', dp_title: '{0}: qué funciona en él', about_device: 'El equipo', vendor: 'Fabricante', bandwidth: 'Ancho de banda de memoria',
-  fp16: 'Cálculo FP16', price: 'Precio', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'memoria unificada', kind_cpu: 'CPU',
+  fp32: 'Cálculo FP32', fp16: 'Cálculo FP16', price: 'Precio', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'memoria unificada', kind_cpu: 'CPU',
   usable_memory: 'Memoria utilizable', dp_usable: '{usable} utilizables de {physical} físicos.',
   dp_usable_gpu: 'En una GPU dedicada, el controlador y el entorno reservan parte de la memoria; un escritorio en la misma GPU reserva algo más.',
   dp_usable_apple: 'En un Mac, macOS limita cuánta memoria unificada puede fijar la GPU (iogpu.wired_limit_mb la amplía).',

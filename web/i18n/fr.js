@@ -127,7 +127,7 @@ export default {
   faq_mac_no: 'Sur aucun Mac du catalogue en {quant} avec un contexte de {ctx}.',
   faq_gpu_q: 'Quel GPU seul fait tourner {model} ?', faq_gpu_yes: 'Le plus petit GPU du catalogue qui le contient entièrement en {quant} est {gpu} ({mem}).', faq_gpu_no: 'Aucun GPU seul du catalogue ne le contient en Q4_K_M ; utilisez-en plusieurs ou déchargez en RAM système.',
   choose_device: 'Choisir un appareil', dp_title: '{0} : ce qui tourne dessus', about_device: 'L’appareil', vendor: 'Fabricant', bandwidth: 'Bande passante mémoire',
-  fp16: 'Calcul FP16', price: 'Prix', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'mémoire unifiée', kind_cpu: 'CPU',
+  fp32: 'Calcul FP32', fp16: 'Calcul FP16', price: 'Prix', kind_gpu: 'GPU', kind_apple: 'Apple silicon', kind_unified: 'mémoire unifiée', kind_cpu: 'CPU',
   usable_memory: 'Mémoire utilisable', dp_usable: '{usable} utilisables sur {physical} physiques.',
   dp_usable_gpu: 'Sur un GPU dédié, le pilote et l’environnement d’exécution gardent une partie de la mémoire ; un bureau affiché sur le même GPU en garde un peu plus.',
   dp_usable_apple: 'Sur Mac, macOS limite la mémoire unifiée que le GPU peut réserver (iogpu.wired_limit_mb l’augmente).',

@@ -127,7 +127,7 @@ export default {
   faq_mac_no: '在 {quant}、{ctx} 上下文下，目录中没有 Mac 能运行。',
   faq_gpu_q: '哪块单卡 GPU 能运行 {model}？', faq_gpu_yes: '目录中能以 {quant} 完整装下它的最小 GPU 是 {gpu}（{mem}）。', faq_gpu_no: '目录中没有单卡 GPU 能以 Q4_K_M 装下它；请使用多卡或卸载到系统内存。',
   choose_device: '选择设备', dp_title: '{0}：能运行什么', about_device: '设备信息', vendor: '厂商', bandwidth: '内存带宽',
-  fp16: 'FP16 算力', price: '价格', kind_gpu: 'GPU', kind_apple: 'Apple 芯片', kind_unified: '统一内存', kind_cpu: 'CPU',
+  fp32: 'FP32 算力', fp16: 'FP16 算力', price: '价格', kind_gpu: 'GPU', kind_apple: 'Apple 芯片', kind_unified: '统一内存', kind_cpu: 'CPU',
   usable_memory: '可用内存', dp_usable: '物理 {physical} 中可用 {usable}。',
   dp_usable_gpu: '在独立显卡上，驱动和运行时会占用一部分显存；同一块 GPU 还驱动桌面时占用更多。',
   dp_usable_apple: '在 Mac 上，macOS 限制 GPU 可锁定的统一内存（可用 iogpu.wired_limit_mb 提高）。',

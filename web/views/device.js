@@ -51,6 +51,8 @@ export async function renderDevice(alive) {
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
     [T('memory'), marked('memory_gib', gib(d.memory_gib * GiB, L, 0))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
+    // The FP32 rate where the catalog states it (the rate a GPU without tensor cores computes at).
+    ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)} TFLOPS`]] : []),
     [T('backend'), backendName(probe.hardware.backend)], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
     [T('engines'), engineList(probe.hardware.engines)],
   ];

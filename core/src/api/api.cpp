@@ -255,6 +255,7 @@ std::string api_list(const Catalog& cat, const std::string& what) {
         json it = {{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
                    {"kind", device_kind_name(d.kind)}, {"memory_gib", known(d.memory_gib)},
                    {"bandwidth_gbs", known(d.bandwidth_gbs)}, {"fp16_tflops", known(d.fp16_tflops)},
+                   {"fp32_tflops", known(d.fp32_tflops)},
                    {"backend", d.backend}, {"price_usd", known(d.price_usd)},
                    {"uncertain", d.facts.is_object() && d.facts.contains("uncertain") ? d.facts["uncertain"] : json::object()}};
         // The engines the core estimates on it (data/backends.json, the same list as an

@@ -5,6 +5,7 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/base/text.hpp"
 #include "willitfit/base/units.hpp"
 
 namespace wif {
@@ -105,6 +106,42 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
   return u;
 }
 
+namespace {
+
+// A card below compute capability 7.0 has no tensor cores, so its matrix rates are the shader
+// rates, which the speed model reads (speed.cpp device_rates). The three ways to get them wrong are
+// refused here, with the field's path: no FP32 rate; the FP32 rate entered as fp16_tflops on a
+// compute capability 6.1 part, whose FP16 runs at 2 results per SM per clock against 128 for FP32
+// (NVIDIA CUDA C++ Programming Guide, arithmetic instruction throughput table); an INT8 rate that is
+// not the dp4a rate (4 byte products per FP32 lane from 6.1 on, none before: llama.cpp
+// ggml/src/ggml-cuda/common.cuh GGML_CUDA_CC_DP4A = 610).
+void check_compute_capability(const Device& d, const nlohmann::json& j, const std::string& path) {
+  const double cc = d.cuda_compute_capability;
+  if (cc <= 0) return;
+  if (text::lower(d.vendor) != "nvidia")
+    throw InputError("bad_value", join_path(path, "cuda_compute_capability"),
+                     "'cuda_compute_capability' is NVIDIA's; this device's vendor is '" + d.vendor + "'");
+  if (cc >= 7.0) return;
+  if (d.fp32_tflops <= 0)
+    throw InputError("missing_field", join_path(path, "fp32_tflops"),
+                     "a GPU below compute capability 7.0 has no tensor cores: give its FP32 rate in fp32_tflops");
+  if (std::fabs(cc - 6.1) < 1e-9 && d.fp16_tflops > d.fp32_tflops / 32.0)
+    throw InputError("bad_value", join_path(path, "fp16_tflops"),
+                     "compute capability 6.1 runs FP16 at 1/64 of FP32: fp16_tflops is that rate, not the FP32 one");
+  const bool has_int8 = j.contains("int8_tops");
+  if (cc < 6.1 && has_int8)
+    throw InputError("bad_value", join_path(path, "int8_tops"),
+                     "below compute capability 6.1 there is no dp4a: leave int8_tops out");
+  if (cc >= 6.1 && !has_int8)
+    throw InputError("missing_field", join_path(path, "int8_tops"),
+                     "compute capability 6.1 and later multiply quantized weights with dp4a: give its INT8 rate");
+  if (cc >= 6.1 && std::fabs(d.int8_tops / (4.0 * d.fp32_tflops) - 1.0) > 0.05)
+    throw InputError("bad_value", join_path(path, "int8_tops"),
+                     "the dp4a INT8 rate is 4x the FP32 rate (within 5 %)");
+}
+
+}  // namespace
+
 Device device_from_json(const nlohmann::json& j, const std::string& path) {
   if (!j.is_object()) throw InputError("bad_type", path, "a device must be a JSON object");
   Device d;
@@ -137,6 +174,10 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);
   d.bf16_tflops = opt_num(j, "bf16_tflops", path, 0.0, 1e7).value_or(0.0);
+  d.fp32_tflops = opt_num(j, "fp32_tflops", path, 0.0, 1e7).value_or(0.0);
+  d.int8_tops = opt_num(j, "int8_tops", path, 0.0, 1e8).value_or(0.0);
+  d.cuda_compute_capability = opt_num(j, "cuda_compute_capability", path, 1.0, 20.0).value_or(0.0);
+  check_compute_capability(d, j, path);
   d.tdp_w = opt_num(j, "tdp_w", path, 0.0, 1e6).value_or(0.0);
   d.gpu_share_default = opt_num(j, "gpu_share_default", path, 0.0, 1.0).value_or(0.0);
   d.gpu_share_max = opt_num(j, "gpu_share_max", path, 0.0, 1.0).value_or(0.0);

@@ -252,6 +252,17 @@ DeviceRates device_rates(const Device& d, const std::string& backend, const std:
     const std::string key = d.kind == DeviceKind::Apple ? "apple" : lower(d.vendor);
     peak = d.facts["gpu_cores"].get<double>() * get_or(c.tflops_per_core, key, 0.0);
   }
+  if (d.cuda_compute_capability > 0 && d.cuda_compute_capability < 7.0) {
+    // No tensor cores before Volta (7.0). llama.cpp's CUDA backend multiplies quantized weights
+    // with its MMQ kernels, built on __dp4a from compute capability 6.1 (ggml/src/ggml-cuda/
+    // common.cuh GGML_CUDA_CC_DP4A; mmq.cu ggml_cuda_should_use_mmq), and everything else, or every
+    // matrix below 6.1, through FP32 GEMMs: a 6.1 part's FP16 rate is 1/64 of FP32 and not used
+    // (common.cuh fast_fp16_available). Vulkan has no dp4a path there: FP32 shaders.
+    const bool dp4a = r.backend == "cuda" && d.cuda_compute_capability >= 6.1 - 1e-9 && family != "f16" &&
+                      d.int8_tops > 0;
+    peak = dp4a ? d.int8_tops : d.fp32_tflops;
+    r.peak_kind = dp4a ? "dp4a_int8" : "fp32";
+  }
   r.peak_tflops = peak;
   if (peak > 0) {
     r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, family, 1.0) *
@@ -367,7 +378,8 @@ nlohmann::json speed_to_json(const SpeedResult& s, const SpeedOptions& o) {
                  {"weight_bytes_per_token", s.work.decode_weight_bytes}, {"kv_bytes_per_token", s.kv_bytes_at_depth},
                  {"flops_per_prompt_token", s.work.matmul_flops}, {"layers", s.work.layers},
                  {"effective_bandwidth_gbs", s.rates.bw_bytes_s / 1e9},
-                 {"effective_tflops", s.rates.flops_s / 1e12}, {"peak_tflops", s.rates.peak_tflops}}},
+                 {"effective_tflops", s.rates.flops_s / 1e12}, {"peak_tflops", s.rates.peak_tflops},
+                 {"peak_kind", s.rates.peak_kind}}},
       {"curve", {{"depth", s.curve_depth}, {"decode_tps", s.curve_tps}}},
   };
   if (s.basis.is_object()) j.update(s.basis);

@@ -21,6 +21,11 @@ struct Device {
   double bandwidth_gbs = 0;       // peak, GB/s
   double fp16_tflops = 0;         // dense
   double bf16_tflops = 0;         // dense BF16 where slower than FP16 (GeForce: FP32 accumulate); 0 = same
+  double fp32_tflops = 0;         // FP32 shader rate (0 = not stated)
+  double int8_tops = 0;           // dense INT8 (before Volta: dp4a, 4x FP32); 0 = not stated
+  // NVIDIA's CUDA compute capability (6.1 for a Tesla P40), 0 = not stated. Below 7.0 (Volta) a card
+  // has no tensor cores and llama.cpp's CUDA backend takes other matrix paths (speed.cpp device_rates).
+  double cuda_compute_capability = 0;
   double tdp_w = 0;
   std::string backend;            // primary backend: cuda, rocm, metal, vulkan, sycl, cann, cpu …
   std::string overhead_backend;   // backends.json id whose runtime overhead applies ("cuda-blackwell");

@@ -151,6 +151,10 @@ struct DeviceRates {
   double linear_chunk_s = 0;    // extra per linear-attention layer per 64-token prefill chunk
   std::string backend;          // class used
   double peak_tflops = 0;       // the peak the FLOP rate came from (0 = unknown)
+  // Which of the device's rates that peak is: "tensor" (fp16_tflops / bf16_tflops, or a per-core
+  // figure), and before NVIDIA compute capability 7.0, which has no tensor cores, "dp4a_int8"
+  // (quantized weights on CUDA from 6.1 on) or "fp32" (everything else).
+  std::string peak_kind = "tensor";
 };
 /// `bf16`: the plan's float weights are BF16, which GeForce tensor cores run only with FP32
 /// accumulate (Device::bf16_tflops); llama.cpp's cuBLAS path computes BF16 GEMMs in FP32.
