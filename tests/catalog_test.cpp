@@ -12,6 +12,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/speed.hpp"
+#include "willitfit/speed/speed_basis.hpp"
 #include "willitfit/model/tensors.hpp"
 
 using namespace wif;
@@ -642,4 +643,74 @@ TEST_CASE("the H100 SXM and H200 SXM hold the memory nvidia-smi reports, not NVI
     // What a model may use is below the driver's total, never the sold figure.
     CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
   }
+}
+
+TEST_CASE("an engine does not run on a GPU older than the compute capability its CUDA build needs", "[catalog][runs_on]") {
+  const Catalog& c = wif_test::catalog();
+  const double vllm = c.engine_min_compute_capability("vllm");
+  const double sglang = c.engine_min_compute_capability("sglang");
+  REQUIRE(vllm > 0);
+  REQUIRE(sglang > 0);
+  CHECK(c.engine_min_compute_capability("llama.cpp") == 0);  // none stated: every CUDA card
+  // Every NVIDIA device whose capability the catalog knows: an engine runs exactly when the card
+  // reaches the engine's minimum (and its backend runs the engine at all).
+  int known = 0, dropped = 0;
+  const SpeedBasisIndex idx = speed_basis_index(c);
+  for (const auto& d : c.devices()) {
+    if (d.cuda_compute_capability <= 0) continue;
+    ++known;
+    CAPTURE(d.id, d.cuda_compute_capability);
+    CHECK(d.vendor == "NVIDIA");
+    const auto e = c.device_engines(d);
+    const auto has = [&](const char* x) { return std::find(e.begin(), e.end(), x) != e.end(); };
+    CHECK(has("llama.cpp"));
+    CHECK(has("vllm") == (d.cuda_compute_capability + 1e-9 >= vllm));
+    CHECK(has("sglang") == (d.cuda_compute_capability + 1e-9 >= sglang));
+    dropped += !has("vllm") + !has("sglang");
+    // The device's engine list says why, with the figures and the page that states the minimum.
+    for (const auto& row : device_engines_json(idx, d)) {
+      if (row["backend"] == "cuda" && (row["engine"] == "vllm" || row["engine"] == "sglang")) {
+        const bool below = d.cuda_compute_capability + 1e-9 < c.engine_min_compute_capability(row["engine"].get<std::string>());
+        CHECK((row["status"] == "no") == below);
+        REQUIRE(row.contains("code") == below);
+        if (below) {
+          CHECK(row["code"] == "compute_capability_below");
+          CHECK(row["source"].get<std::string>().rfind("https://", 0) == 0);
+        }
+      }
+    }
+  }
+  CHECK(known >= 5);    // the Pascal, Maxwell, Volta and Turing cards
+  CHECK(dropped >= 6);  // P40, M40, both V100 without either; T4 without SGLang
+  // Cards named by hand: a V100 no longer runs vLLM (its 7.5 floor), a T4 runs vLLM but not SGLang,
+  // an A100 (no capability entered) keeps both.
+  const auto runs = [&](const char* id, const char* eng) {
+    const Device* d = c.find_device(id);
+    REQUIRE(d != nullptr);
+    const auto e = c.device_engines(*d);
+    return std::find(e.begin(), e.end(), eng) != e.end();
+  };
+  CHECK(!runs("nvidia-v100-sxm2-32gb", "vllm"));
+  CHECK(runs("nvidia-t4", "vllm"));
+  CHECK(!runs("nvidia-t4", "sglang"));
+  CHECK(!runs("nvidia-tesla-p40", "vllm"));
+  CHECK(runs("nvidia-a100-80gb-sxm", "vllm"));
+  CHECK(runs("nvidia-a100-80gb-sxm", "sglang"));
+}
+
+TEST_CASE("a minimum compute capability in engines.json is a cuda row's number with its source", "[catalog]") {
+  const auto load = [](const std::string& row) {
+    return Catalog::load({{"engines.json", R"({"engines": [)" + row + "]}"}});
+  };
+  CHECK(load(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": 7.5, "min_source": "https://example.org/x"})").errors().empty());
+  const auto err = [&](const std::string& row) {
+    const Catalog c = load(row);
+    REQUIRE(c.errors().size() == 1);
+    return c.errors()[0];
+  };
+  CHECK(err(R"({"engine": "vllm", "backend": "rocm", "status": "runs", "min_cuda_compute_capability": 7.5, "min_source": "https://example.org/x"})").path ==
+        "engines.json#engines[0].min_cuda_compute_capability");
+  CHECK(err(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": "7.5", "min_source": "https://example.org/x"})").code == "bad_value");
+  CHECK(err(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": 75, "min_source": "https://example.org/x"})").code == "bad_value");
+  CHECK(err(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": 7.5})").path == "engines.json#engines[0].min_source");
 }

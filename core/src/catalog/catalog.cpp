@@ -310,6 +310,23 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     }
   }
   load.drop_offers_of_unknown_devices();
+  // engines.json: a lowest compute capability is a CUDA row's, a number from 1 to 20, with its source.
+  if (const nlohmann::json* t = c.document("engines.json"); t && t->is_object() && t->contains("engines") &&
+                                                             (*t)["engines"].is_array())
+    for (std::size_t i = 0; i < (*t)["engines"].size(); ++i) {
+      const nlohmann::json& r = (*t)["engines"][i];
+      if (!r.is_object() || !r.contains("min_cuda_compute_capability")) continue;
+      const std::string p = "engines.json#engines[" + std::to_string(i) + "].min_cuda_compute_capability";
+      const nlohmann::json& v = r["min_cuda_compute_capability"];
+      if (!v.is_number() || v.get<double>() < 1 || v.get<double>() > 20)
+        c.errors_.push_back({"bad_value", p, "expected a compute capability from 1 to 20"});
+      else if (r.value("backend", "") != "cuda")
+        c.errors_.push_back({"bad_value", p, "a compute capability is NVIDIA's: only a cuda row has one"});
+      else if (!r.contains("min_source") || !r["min_source"].is_string() ||
+               r["min_source"].get<std::string>().rfind("http", 0) != 0)
+        c.errors_.push_back({"missing_field", "engines.json#engines[" + std::to_string(i) + "].min_source",
+                             "a lowest compute capability needs the page that states it"});
+    }
   // A device's overhead_backend must name a backends.json entry.
   for (const auto& d : c.devices_)
     if (d.facts.is_object() && d.facts.contains("overhead_backend") && !c.find_backend(d.overhead_backend))
@@ -380,6 +397,16 @@ const BackendInfo* Catalog::find_backend(const std::string& id) const {
   return it == backends_.end() ? nullptr : &it->second;
 }
 
+double Catalog::engine_min_compute_capability(const std::string& engine) const {
+  const nlohmann::json* t = document("engines.json");
+  if (!t || !t->is_object() || !t->contains("engines") || !(*t)["engines"].is_array()) return 0;
+  for (const auto& r : (*t)["engines"])
+    if (r.is_object() && r.value("engine", "") == engine && r.value("backend", "") == "cuda" &&
+        r.contains("min_cuda_compute_capability") && r["min_cuda_compute_capability"].is_number())
+      return r["min_cuda_compute_capability"].get<double>();
+  return 0;
+}
+
 std::vector<std::string> Catalog::device_engines(const Device& d) const {
   std::vector<std::string> have;
   auto add = [&](const std::string& b) {
@@ -395,6 +422,17 @@ std::vector<std::string> Catalog::device_engines(const Device& d) const {
   if (counts(d.backend)) add(d.backend);
   for (const auto& b : d.backends)
     if (counts(b)) add(b);
+  // An engine whose CUDA build needs a newer GPU than this one does not run on it, whatever the
+  // backend's list says: data/engines.json gives the engine's lowest compute capability where its
+  // documentation states one (vLLM's GPU installation page; SGLang's kernels), and a device whose
+  // capability the catalog knows below it loses that engine.
+  if (d.cuda_compute_capability > 0)
+    have.erase(std::remove_if(have.begin(), have.end(),
+                              [&](const std::string& e) {
+                                const double need = engine_min_compute_capability(e);
+                                return need > 0 && d.cuda_compute_capability + 1e-9 < need;
+                              }),
+               have.end());
   std::vector<std::string> out;
   for (const char* e : {"llama.cpp", "vllm", "sglang"})
     if (std::find(have.begin(), have.end(), e) != have.end()) out.push_back(e);

@@ -29,8 +29,12 @@ SpeedBasisIndex speed_basis_index(const Catalog& cat) {
   if (const json* e = cat.document("engines.json"); e && e->contains("engines") && (*e)["engines"].is_array())
     for (const auto& r : (*e)["engines"]) {
       if (!r.is_object()) continue;
-      idx.engines.push_back({str(r, "engine"), str(r, "backend"), str(r, "status"), str(r, "via"), str(r, "source"),
-                             str(r, "checked"), str(r, "notes")});
+      EngineRow er{str(r, "engine"), str(r, "backend"), str(r, "status"), str(r, "via"), str(r, "source"),
+                   str(r, "checked"), str(r, "notes")};
+      if (r.contains("min_cuda_compute_capability") && r["min_cuda_compute_capability"].is_number())
+        er.min_cc = r["min_cuda_compute_capability"].get<double>();
+      er.min_source = str(r, "min_source");
+      idx.engines.push_back(std::move(er));
     }
   const json* map = cat.document("measurements/bench_mapping.json");
   if (!map) return idx;
@@ -103,6 +107,15 @@ json device_engines_json(const SpeedBasisIndex& idx, const Device& d) {
         json r = {{"engine", e.engine}, {"backend", e.backend}, {"status", e.status}, {"source", e.source},
                   {"checked", e.checked}};
         if (!e.via.empty()) r["via"] = e.via;
+        // The engine runs on the backend but not on a GPU older than its lowest compute capability.
+        if (e.min_cc > 0 && d.cuda_compute_capability > 0 && d.cuda_compute_capability + 1e-9 < e.min_cc &&
+            (e.status == "runs" || e.status == "plugin")) {
+          r["status"] = "no";
+          r["code"] = "compute_capability_below";
+          r["min_cuda_compute_capability"] = e.min_cc;
+          r["cuda_compute_capability"] = d.cuda_compute_capability;
+          if (!e.min_source.empty()) r["source"] = e.min_source;
+        }
         out.push_back(r);
       }
   return out;

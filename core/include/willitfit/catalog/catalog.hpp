@@ -58,6 +58,9 @@ class Catalog {
 
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
   const Device* find_device(const std::string& id) const;
+  /// The lowest CUDA compute capability an engine's build supports (data/engines.json
+  /// min_cuda_compute_capability), 0 where none is stated.
+  double engine_min_compute_capability(const std::string& engine) const;
   const BackendInfo* find_backend(const std::string& id) const;
   /// The engines that run on a device: the union, in engine order llama.cpp, vllm, sglang, of
   /// the `engines` of each backend the device lists (backends.json). Unknown backends add none;

@@ -29,6 +29,8 @@ struct BasisRow {
 
 struct EngineRow {
   std::string engine, backend, status, via, source, checked, notes;
+  double min_cc = 0;        // lowest CUDA compute capability (engines.json min_cuda_compute_capability)
+  std::string min_source;   // the page that states it
 };
 
 struct SpeedBasisIndex {
