@@ -65,7 +65,8 @@ DsaCell dsa_cell(const Architecture& m, int edt, bool sglang) {
     // vLLM turns any fp8 kv_cache_dtype into fp8_ds_mla for V3.2 (vllm/model_executor/models/
     // config.py, DeepseekV32ForCausalLM): the latent as FP8 with one float32 scale per 128 values,
     // the RoPE part kept in bf16; 512 + 16 + 128 = 656 bytes for V3.2
-    // (vllm/v1/attention/backends/mla/flashmla_sparse.py).
+    // (vllm/v1/attention/backends/mla/flashmla_sparse.py; the page is block_size x 656 in
+    // vllm/v1/kv_cache_interface.py, MLAAttentionSpec.real_page_size_bytes).
     c.latent = static_cast<std::uint64_t>(kvl + kvl / kQuantBlock * 4 + rope * 2);
   }
   return c;
