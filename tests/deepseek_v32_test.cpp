@@ -297,6 +297,8 @@ TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool
     const nlohmann::json& s = v[engine];
     const std::uint64_t latent = std::string(engine) == "vllm" ? 656 : 576;
     CHECK(s["kv_bytes_per_token"] == 61 * (latent + 132));
+    // The page's per-token figure is the engine's (the whole cache on each GPU: 8 ranks, 8 copies).
+    CHECK(v["memory"]["kv"]["bytes_per_token"] == 61 * (latent + 132));
     CHECK(s["sparse_attention"]["top_k"] == 2048);
     CHECK(s["sparse_attention"]["latent_bytes_per_token"] == 61 * latent);
     CHECK(s["sparse_attention"]["indexer_bytes_per_token"] == 61 * 132);

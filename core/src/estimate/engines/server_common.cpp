@@ -142,6 +142,11 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   if (shown::same_gib(m["reserved_bytes"].get<double>(), m["usable_bytes"].get<double>())) m["reserved_code"] = "all_usable";
   m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);
   m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
+  // DeepSeek sparse attention: the engine's cache differs in kind from llama.cpp's (FP8 indexer
+  // keys with scales, perhaps an fp8_ds_mla latent), so the per-token figure is the engine's:
+  // the distinct bytes a token adds over the group (each rank's, less the copies of it).
+  if (b.sparse_top_k > 0 && m.contains("kv"))
+    m["kv"]["bytes_per_token"] = b.kv_bytes_per_token * tp / static_cast<std::uint64_t>(std::max(1, b.kv_copies));
   json& sv = out[r.engine];
   sv = budget_json(b, util);
   sv["engine"] = r.engine;
