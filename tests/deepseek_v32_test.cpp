@@ -11,6 +11,10 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
+#include "willitfit/servers/sglang.hpp"
+#include "willitfit/servers/vllm.hpp"
+#include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/speed/speed.hpp"
 
 using namespace wif;
 
@@ -173,14 +177,134 @@ TEST_CASE("DeepSeek V3.2 with llama.cpp: the MTP block is in the file, resident 
         off["memory"]["total_bytes"].get<std::uint64_t>() + off["mtp"]["file_bytes"].get<std::uint64_t>());
 }
 
-TEST_CASE("DeepSeek V3.2: vLLM, SGLang and MLX answer engine_cache_not_modelled rather than size their DSA caches wrong", "[deepseek_v32][estimate]") {
+// vLLM and SGLang, by hand from their source. Per token and layer:
+//   the lightning indexer's keys: 128 FP8 values + one float32 scale per 128 = 132 bytes, in
+//   every case (vLLM deepseek_v2.py Indexer -> DeepseekV32IndexerCache; SGLang NSATokenToKVPool);
+//   the MLA latent: 576 x 2 = 1,152 bytes in bf16; with an fp8 kv_cache_dtype vLLM stores
+//   fp8_ds_mla, 512 FP8 + 4 float32 scales + 64 bf16 RoPE = 512 + 16 + 128 = 656 bytes
+//   (flashmla_sparse.py), while SGLang's pool counts 576 one-byte elements.
+// 61 layers (the MTP block's 62nd only when drafting).
+TEST_CASE("DeepSeek V3.2 under vLLM: 61 x (1,152 + 132) or 61 x (656 + 132) bytes a token, one group of 64-token pages", "[deepseek_v32][vllm]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const TensorPlan fp8 = plan_quantization(a, "FP8");
+  struct Row { const char* dtype; std::uint64_t latent, workspace; };
+  // Workspace on each of 8 ranks (16 heads each), max_num_batched_tokens 8192 (a >= 70 GiB GPU),
+  // max_model_len 32768: the top-k buffer 8192 x 2048 x 4 = 67,108,864, then
+  //   bf16: queries 8192 x 64 (16 heads padded to 64) x 576 x 2 = 603,979,776;
+  //   fp8:  queries 8192 x 16 x 576 x 2 = 150,994,944 + prefill rows 5 x 32768 x 576 x 2 = 188,743,680.
+  const Row rows[] = {{"auto", 1152, 67108864ull + 603979776ull},
+                      {"bfloat16", 1152, 67108864ull + 603979776ull},
+                      {"fp8", 656, 67108864ull + 150994944ull + 188743680ull},
+                      {"fp8_e4m3", 656, 67108864ull + 150994944ull + 188743680ull}};
+  for (const Row& row : rows) {
+    CAPTURE(row.dtype);
+    VllmOptions o;
+    o.tensor_parallel = 8;
+    o.max_model_len = 32768;
+    o.kv_cache_dtype = row.dtype;
+    const VllmBudget b = vllm_budget(a, fp8, 140, o);
+    CHECK(b.block_size == 64);
+    CHECK(b.sparse_top_k == 2048);
+    CHECK(b.kv_latent_bytes_per_token == 61 * row.latent);
+    CHECK(b.kv_indexer_bytes_per_token == 61 * 132);
+    CHECK(b.kv_bytes_per_token == 61 * (row.latent + 132));
+    REQUIRE(b.groups.size() == 1);
+    CHECK(b.groups[0].kind == "mla");
+    CHECK(b.groups[0].layers == 61);
+    CHECK(b.groups[0].page_bytes == 64 * (row.latent + 132));
+    CHECK(b.layers_per_group == 61);
+    CHECK(b.sparse_workspace_bytes == row.workspace);
+    // The pool: what is left of 0.92 x 140 GiB, in blocks of 61 pages; a request of 32,768
+    // tokens takes 32768 / 64 = 512 of them.
+    REQUIRE(b.kv_available_bytes > 0);
+    const std::int64_t blocks = b.kv_available_bytes / static_cast<std::int64_t>(61 * 64 * (row.latent + 132));
+    CHECK(b.num_blocks == blocks);
+    CHECK(b.kv_tokens == blocks * 64);
+    CHECK(b.max_concurrency == Approx(static_cast<double>(blocks) / 512.0));
+    CHECK(b.kv_request_bytes == 512ull * 61 * 64 * (row.latent + 132));
+    CHECK(b.kv_copies == 8);  // the latent and the indexer keys are whole on every rank
+  }
+  // fp8_ds_mla against bf16: 1,284 / 788 = 1.63 times the tokens in about the same pool.
+  VllmOptions o;
+  o.tensor_parallel = 8;
+  o.max_model_len = 32768;
+  const VllmBudget bf = vllm_budget(a, fp8, 140, o);
+  o.kv_cache_dtype = "fp8";
+  const VllmBudget f8 = vllm_budget(a, fp8, 140, o);
+  CHECK(static_cast<double>(f8.kv_tokens) / static_cast<double>(bf.kv_tokens) == Approx(1284.0 / 788.0).epsilon(0.02));
+  // Drafting with the MTP block pages its layer (latent and indexer keys) in the same group.
+  o.load_mtp = true;
+  const VllmBudget mtp = vllm_budget(a, fp8, 140, o);
+  CHECK(mtp.kv_bytes_per_token == 62 * 788);
+  CHECK(mtp.groups[0].layers == 62);
+}
+
+TEST_CASE("DeepSeek V3.2 under SGLang: a cell of 61 x (576 x dtype + 132) bytes, the pool in tokens", "[deepseek_v32][sglang]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const TensorPlan fp8 = plan_quantization(a, "FP8");
+  struct Row { const char* dtype; std::uint64_t cell; };
+  const Row rows[] = {{"auto", 61 * (1152 + 132)}, {"fp8_e4m3", 61 * (576 + 132)}};
+  for (const Row& row : rows) {
+    CAPTURE(row.dtype);
+    SglangOptions o;
+    o.tensor_parallel = 8;
+    o.context_length = 32768;
+    o.kv_cache_dtype = row.dtype;
+    const VllmBudget b = sglang_budget(a, fp8, 140, 141, o);
+    CHECK(b.kv_bytes_per_token == row.cell);
+    CHECK(b.kv_latent_bytes_per_token + b.kv_indexer_bytes_per_token == row.cell);
+    CHECK(b.kv_indexer_bytes_per_token == 61 * 132);
+    CHECK(b.sparse_top_k == 2048);
+    CHECK(b.sparse_workspace_bytes == 0);  // inside SGLang's reserved share
+    REQUIRE(b.kv_available_bytes > 0);
+    const std::int64_t tokens = b.kv_available_bytes / static_cast<std::int64_t>(row.cell);
+    CHECK(b.kv_tokens == tokens);
+    CHECK(b.max_concurrency == Approx(static_cast<double>(tokens) / 32768.0));
+    CHECK(b.kv_request_bytes == 32768ull * row.cell);
+  }
+}
+
+TEST_CASE("DeepSeek V3.2 decode reads: every indexer key, at most index_topk latent rows under vLLM and SGLang", "[deepseek_v32][speed]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  // The serving step, from the budget's split: 48,068 bytes a token (fp8_ds_mla), of which the
+  // latent 40,016 and the indexer 8,052.
+  VllmBudget b;
+  b.kv_bytes_per_token = 61 * 788;
+  b.kv_latent_bytes_per_token = 61 * 656;
+  b.kv_indexer_bytes_per_token = 61 * 132;
+  b.sparse_top_k = 2048;
+  CHECK(serving_kv_read_bytes(b, 1000) == Approx(1000.0 * 61 * 788));
+  CHECK(serving_kv_read_bytes(b, 2048) == Approx(2048.0 * 61 * 788));
+  CHECK(serving_kv_read_bytes(b, 131072) == Approx(131072.0 * 61 * 132 + 2048.0 * 61 * 656));
+  b.sparse_top_k = 0;  // dense: the whole cache
+  CHECK(serving_kv_read_bytes(b, 131072) == Approx(131072.0 * 61 * 788));
+  // The one-request figure (kv_read_bytes, the f16 cache: latent 1,152, indexer keys 256):
+  // llama.cpp masks and reads the whole latent; vLLM / SGLang gather the top 2,048 rows.
+  KvOptions kv;
+  CHECK(kv_read_bytes(a, kv, 131072) == Approx(131072.0 * 61 * 1408));
+  kv.dsa_gather = true;
+  CHECK(kv_read_bytes(a, kv, 131072) == Approx(131072.0 * 61 * 256 + 2048.0 * 61 * 1152));
+  CHECK(kv_read_bytes(a, kv, 1000) == Approx(1000.0 * 61 * 1408));
+}
+
+TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool in the result, MLX still refused", "[deepseek_v32][estimate]") {
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
     const nlohmann::json v = wif_test::estimate({{"model", kId}, {"quant", "FP8"}, {"hardware", "nvidia-h200-sxm"},
-                                                 {"count", 8}, {"engine", engine}});
-    REQUIRE(v.contains("error"));
-    CHECK(v["error"]["code"] == "engine_cache_not_modelled");
-    CHECK(v["error"]["path"] == "engine");
+                                                 {"count", 8}, {"engine", engine}, {"context", 32768},
+                                                 {"kv_cache_dtype", std::string(engine) == "vllm" ? "fp8" : "fp8_e4m3"}});
+    REQUIRE_FALSE(v.contains("error"));
+    const nlohmann::json& s = v[engine];
+    const std::uint64_t latent = std::string(engine) == "vllm" ? 656 : 576;
+    CHECK(s["kv_bytes_per_token"] == 61 * (latent + 132));
+    // The page's per-token figure is the engine's (the whole cache on each GPU: 8 ranks, 8 copies).
+    CHECK(v["memory"]["kv"]["bytes_per_token"] == 61 * (latent + 132));
+    CHECK(s["sparse_attention"]["top_k"] == 2048);
+    CHECK(s["sparse_attention"]["latent_bytes_per_token"] == 61 * latent);
+    CHECK(s["sparse_attention"]["indexer_bytes_per_token"] == 61 * 132);
+    // One sequence of 32,768 tokens on each of the 8 GPUs (the latent is whole on every rank).
+    CHECK(v["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 8ull * 32768 * 61 * (latent + 132));
+    CHECK(v["verdict"] == "fits");
   }
   const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "Q4_K_M"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
                                                {"engine", "mlx"}});

@@ -145,7 +145,7 @@ test('the compute buffer\'s sentence names only the parts the core counts: no "(
   await page.close();
 });
 
-test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys beside the latent, the spec names the MTP block in the total, vLLM is refused in words', async () => {
+test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys beside the latent, the spec names the MTP block in the total, vLLM sizes its sparse-attention cache', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&lang=en`);
   const est = core('estimate', { model: 'deepseek-ai/DeepSeek-V3.2', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', count: 8, context: 131072 });
@@ -164,9 +164,17 @@ test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys besi
   await open(page, `${env.url}?view=model&model=deepseek-ai/DeepSeek-V3.2&lang=en`);
   await page.waitForSelector('#mp-spec dl');
   assert.match(await page.textContent('#mp-spec'), /685B \(published 671B, MTP block 13\.5B\)/);
-  // vLLM's DSA cache is not modelled: the coded refusal in the page's words, no figures.
+  // vLLM's DSA cache: the latent and the indexer keys of the core's sparse_attention split, in
+  // KiB per token over all layers, and the top-k the decode reads.
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=en`);
-  await page.waitForSelector('#error:not([hidden])');
-  assert.match(await page.textContent('#error'), /memory for this model’s architecture is not modelled yet/);
+  await page.waitForSelector('#w-kv:not(:empty)');
+  const sv = core('estimate', { model: 'deepseek-ai/DeepSeek-V3.2', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768 }).vllm;
+  assert.equal(sv.sparse_attention.top_k, 2048);
+  // bf16 latent 61 x 1,152 = 70,272 bytes = 68.63 KiB; indexer keys 61 x 132 = 8,052 bytes = 7.86 KiB.
+  assert.equal(sv.sparse_attention.latent_bytes_per_token, 61 * 1152);
+  const kvText = await page.textContent('#w-kv');
+  assert.match(kvText, /DeepSeek sparse attention: per token vLLM keeps 68\.63 KiB of MLA latent and 7\.86 KiB of lightning-indexer keys/);
+  assert.match(kvText, /at most 2,048 latent entries per layer/);
+  assert.ok(await page.isHidden('#error'));
   assert.deepEqual(page.problems, []);
 });

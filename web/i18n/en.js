@@ -15,6 +15,7 @@ export default {
   why_host: 'The token embedding ({0}) stays in system RAM, as llama.cpp does on discrete GPUs.',
   why_kv: '{layers} layers × {per_token} per layer per token × {cells} cells.',
   why_kv_indexer: 'indexer keys: {layers} layers × {per_token} per layer per token × {cells} cells.',
+  why_kv_sparse: 'DeepSeek sparse attention: per token {engine} keeps {latent} of MLA latent and {indexer} of lightning-indexer keys (FP8, a scale per 128 values); decoding scores every indexer key but reads at most {top_k} latent entries per layer.',
   why_kv_none: 'No per-token cache (recurrent state only).',
   why_kv_state: '{layers} layers × a fixed recurrent state: {size} in all, whatever the context.',
   why_compute: 'The larger of the logits ({logits}) and one layer’s attention scratch ({attn}) plus its FFN scratch ({ffn}).',

@@ -15,6 +15,7 @@ export default {
   why_host: 'La tabla de incrustación de los tokens ({0}) queda en la RAM del sistema, como hace llama.cpp con GPU dedicadas.',
   why_kv: '{layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_indexer: 'claves del indexador: {layers} capas × {per_token} por capa y token × {cells} celdas.',
+  why_kv_sparse: 'Atención dispersa de DeepSeek: por token, {engine} guarda {latent} de latente MLA y {indexer} de claves del indexador (FP8, una escala por cada 128 valores); durante la generación puntúa todas las claves del indexador, pero lee como mucho {top_k} entradas latentes por capa.',
   why_kv_none: 'Sin caché por token (solo estado recurrente).',
   why_kv_state: '{layers} capas × un estado recurrente fijo: {size} en total, sea cual sea el contexto.',
   why_compute: 'El mayor entre los logits ({logits}) y el espacio de atención de una capa ({attn}) más su espacio de FFN ({ffn}).',

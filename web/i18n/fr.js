@@ -15,6 +15,7 @@ export default {
   why_host: 'La table de plongement des jetons ({0}) reste en RAM système, comme le fait llama.cpp sur GPU dédié.',
   why_kv: '{layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
   why_kv_indexer: 'clés de l’indexeur : {layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
+  why_kv_sparse: 'Attention clairsemée de DeepSeek : par jeton, {engine} garde {latent} de latent MLA et {indexer} de clés de l’indexeur (FP8, une échelle pour 128 valeurs) ; pendant la génération, il note toutes les clés de l’indexeur mais ne lit qu’au plus {top_k} entrées latentes par couche.',
   why_kv_none: 'Pas de cache par jeton (état récurrent seulement).',
   why_kv_state: '{layers} couches × un état récurrent fixe : {size} au total, quel que soit le contexte.',
   why_compute: 'Le plus grand entre les logits ({logits}) et l’espace de travail de l’attention d’une couche ({attn}) plus celui de son FFN ({ffn}).',

@@ -15,6 +15,7 @@ export default {
   why_host: '词嵌入（{0}）留在系统内存中，这是 llama.cpp 在独立显卡上的做法。',
   why_kv: '{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_indexer: '索引器键：{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
+  why_kv_sparse: 'DeepSeek 稀疏注意力：{engine} 每个 token 保存 {latent} 的 MLA 潜向量和 {indexer} 的闪电索引器键（FP8，每 128 个值一个缩放因子）；生成时为所有索引器键打分，但每层最多只读 {top_k} 个潜向量条目。',
   why_kv_none: '没有按 token 的缓存（只有循环状态）。',
   why_kv_state: '{layers} 层 × 固定的循环状态：共 {size}，与上下文长度无关。',
   why_compute: 'logits（{logits}）与单层注意力临时空间（{attn}）加其 FFN 临时空间（{ffn}）两者中的较大者。',

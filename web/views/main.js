@@ -179,7 +179,13 @@ export function renderMain(r) {
     // The cache row is what the stated sequences need of the pool; the pool itself is described
     // on the row of its rest.
     const need = dem ? T('why_kv_need', { seqs, ctx: tokens(dem.context, L), need: gib(m.kv_cache_bytes, L) }) : '';
-    text('w-kv', sentences(L, dem ? [need, copies] : [pool, copies]));
+    // DeepSeek sparse attention (the core's sparse_attention split of the per-token cache).
+    const sp = server.sparse_attention;
+    const kib = (/** @type {number} */ b) => `${num(b / 1024, L, 2)} ${units(L).kib}`;
+    const sparse = sp ? T('why_kv_sparse', {
+      engine: engineName(r.settings.engine), latent: kib(sp.latent_bytes_per_token), indexer: kib(sp.indexer_bytes_per_token), top_k: num(sp.top_k, L),
+    }) : '';
+    text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
     text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.

@@ -429,6 +429,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026", {"2025-12", "2026"});
   r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(d::kImatrix);
   r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(d::kMlaVLess);
+  r.kv.dsa_gather = r.engine == "vllm" || r.engine == "sglang";  // their sparse-MLA kernels (kv_cache.hpp)
   r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(d::kRamGib);
   if (r.device.kind == DeviceKind::Cpu && r.ram_gib > 0) r.device.memory_gib = r.ram_gib;
   if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
@@ -472,10 +473,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
-  // DeepSeek V3.2's sparse attention: llama.cpp's llama_kv_cache_dsa is modelled (the MLA latent
-  // plus the lightning indexer's keys); vLLM and SGLang keep their own DSA layouts (an FP8 latent
-  // with scales, an FP8 indexer cache), not modelled here, and MLX's is not either.
-  if (r.engine != "llama.cpp" && r.model.arch.gguf_arch == "deepseek32")
+  // DeepSeek V3.2's sparse attention: llama.cpp's llama_kv_cache_dsa, vLLM's and SGLang's DSA
+  // caches are modelled (kv_cache.cpp, servers/vllm.cpp: the latent plus the lightning indexer's
+  // FP8 keys); mlx-lm's is not.
+  if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32")
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V3.2's sparse attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});

@@ -50,6 +50,7 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   v.block_size = 1;
   v.enforce_eager = true;
   v.load_mtp = o.load_mtp;
+  v.sglang_cells = true;
   v.draft_arch = o.draft_arch;
   v.draft_plan = o.draft_plan;
   VllmBudget b = vllm_budget(a, plan, total_gib, v);
@@ -60,6 +61,11 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   b.max_num_batched_tokens = o.chunked_prefill_size > 0 ? o.chunked_prefill_size : def.chunked_prefill_size;
   b.requested_bytes = static_cast<std::uint64_t>(free_before * frac);
   b.activation_bytes = static_cast<std::uint64_t>(free_before * (1.0 - frac));
+  // SGLang's own buffers (DeepSeek V3.2's among them) live in that reserved share, not beside it.
+  // Its kv_cache_dtype auto for V3.2 is bfloat16 below SM100 and fp8_e4m3 from SM100 on
+  // (python/sglang/srt/server_args.py, _set_default_nsa_kv_cache_dtype); the catalog does not say
+  // which a GPU is, so auto is sized as the 16-bit cache and fp8 is asked for explicitly.
+  b.sparse_workspace_bytes = 0;
   b.non_torch_bytes = 0;
   b.cuda_graph_bytes = 0;
   b.cuda_context_bytes = static_cast<std::uint64_t>(o.cuda_context_gib * kGiB);

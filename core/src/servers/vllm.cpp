@@ -39,6 +39,39 @@ std::int64_t recurrent_elems(const Architecture& a) {
   return 0;
 }
 
+bool is_dsa(const Architecture& a) { return a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0; }
+
+// DeepSeek V3.2's sparse attention (DSA): one token of one layer in each of its two caches.
+struct DsaCell {
+  std::uint64_t latent = 0, indexer = 0;
+};
+
+DsaCell dsa_cell(const Architecture& m, int edt, bool sglang) {
+  const std::int64_t kvl = m.mla.kv_lora_rank, rope = m.mla.qk_rope_dim, idx = m.indexer_head_dim;
+  constexpr std::int64_t kQuantBlock = 128;  // both engines' FP8 scale block (quant_block_size)
+  DsaCell c;
+  // The lightning indexer's keys are FP8 with one float32 scale per 128 values, in a uint8
+  // cache whatever kv_cache_dtype says: idx + idx / 128 x 4 bytes (vLLM
+  // vllm/model_executor/models/deepseek_v2.py, Indexer building DeepseekV32IndexerCache; SGLang
+  // python/sglang/srt/mem_cache/memory_pool.py, NSATokenToKVPool's index_k_with_scale_buffer).
+  c.indexer = static_cast<std::uint64_t>(idx + idx / kQuantBlock * 4);
+  if (edt >= 2) {
+    c.latent = static_cast<std::uint64_t>((kvl + rope) * edt);  // a 16-bit latent, as DeepSeek V3's
+  } else if (sglang) {
+    // SGLang sizes its pool at one byte a latent element for an FP8 cache
+    // (python/sglang/srt/model_executor/model_runner.py, the MLA cell size plus the indexer's).
+    c.latent = static_cast<std::uint64_t>(kvl + rope);
+  } else {
+    // vLLM turns any fp8 kv_cache_dtype into fp8_ds_mla for V3.2 (vllm/model_executor/models/
+    // config.py, DeepseekV32ForCausalLM): the latent as FP8 with one float32 scale per 128 values,
+    // the RoPE part kept in bf16; 512 + 16 + 128 = 656 bytes for V3.2
+    // (vllm/v1/attention/backends/mla/flashmla_sparse.py; the page is block_size x 656 in
+    // vllm/v1/kv_cache_interface.py, MLAAttentionSpec.real_page_size_bytes).
+    c.latent = static_cast<std::uint64_t>(kvl + kvl / kQuantBlock * 4 + rope * 2);
+  }
+  return c;
+}
+
 }  // namespace
 
 std::string vllm_quantization_flag(const std::string& q) {
@@ -150,7 +183,21 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   // V0's profile run had no dummy sampler pass (vllm-0001/0002: the peak above the weights is
   // the token term alone).
   const double sampler_part = o.v0_profile ? 0.0 : kSamplerBuffers * static_cast<double>(b.max_num_seqs) * static_cast<double>(a.n_vocab) * 4.0;
-  b.activation_bytes = static_cast<std::uint64_t>(tokens_part + sampler_part);
+  if (is_dsa(a)) {
+    // Allocated when the model loads, before the KV cache is sized: the top-k index buffer all
+    // indexer layers share, max_num_batched_tokens x index_topk int32 (deepseek_v2.py,
+    // DeepseekV2Model), and the sparse-MLA kernel's workspace (flashmla_sparse.py,
+    // FlashMLASparseImpl): the batch's queries over the 576-wide latent in bf16, heads padded to
+    // 64 for a bf16 cache (Hopper's prefill kernel; 128 on Blackwell), plus for fp8_ds_mla the
+    // bf16 prefill buffer of 5 x max_model_len latent rows it upconverts into.
+    const std::int64_t T = b.max_num_batched_tokens, width = a.mla.kv_lora_rank + a.mla.qk_rope_dim;
+    const std::int64_t heads = n_head / tp;
+    std::int64_t ws = T * a.indexer_top_k * 4;
+    if (dt == 1) ws += T * heads * width * 2 + 5 * b.max_model_len * width * 2;
+    else ws += T * cdiv(heads, 64) * 64 * width * 2;
+    b.sparse_workspace_bytes = static_cast<std::uint64_t>(ws);
+  }
+  b.activation_bytes = static_cast<std::uint64_t>(tokens_part + sampler_part) + b.sparse_workspace_bytes;
   b.non_torch_bytes = static_cast<std::uint64_t>(o.non_torch_gib * kGiB);
   b.cuda_context_bytes = static_cast<std::uint64_t>(o.cuda_context_gib * kGiB);
   b.cuda_graph_bytes = o.enforce_eager ? 0 : static_cast<std::uint64_t>(o.cuda_graph_gib * kGiB);
@@ -171,7 +218,18 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
       // head count below TP is replicated, not split: every rank keeps the whole latent cache.
       b.kv_copies = std::max(b.kv_copies, tp);
       b.kv_copies_code = "mla_latent";
-      page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
+      if (is_dsa(m)) {
+        // The latent and the indexer keys of a layer need the same token slots, so vLLM pages
+        // both specs in one group whose page is their sum (vllm/v1/kv_cache_interface.py,
+        // UniformTypeKVCacheSpecs.page_size_bytes); SGLang adds the indexer to its cell.
+        const DsaCell c = dsa_cell(m, edt, o.sglang_cells);
+        page = static_cast<std::uint64_t>(B) * (c.latent + c.indexer);
+        b.kv_latent_bytes_per_token += c.latent;
+        b.kv_indexer_bytes_per_token += c.indexer;
+        b.sparse_top_k = m.indexer_top_k;
+      } else {
+        page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
+      }
     } else if (ly.attn == AttnKind::Linear) {
       kind = "mamba";
       page = static_cast<std::uint64_t>(recurrent_elems(m) * act_dt / tp);

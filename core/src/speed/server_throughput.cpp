@@ -5,6 +5,16 @@
 #include <cmath>
 
 namespace wif {
+double serving_kv_read_bytes(const VllmBudget& b, std::int64_t depth) {
+  const double d = static_cast<double>(std::max<std::int64_t>(0, depth));
+  if (b.sparse_top_k <= 0) return static_cast<double>(b.kv_bytes_per_token) * d;
+  // DeepSeek sparse attention: the indexer scores every cached key, then the sparse-MLA kernel
+  // gathers only the top-k latent rows it picked (vLLM flashmla_sparse.py, SGLang nsa_backend.py:
+  // index_topk indices per query token), so the latent read stops growing past top_k.
+  return static_cast<double>(b.kv_indexer_bytes_per_token) * d +
+         static_cast<double>(b.kv_latent_bytes_per_token) * std::min(d, static_cast<double>(b.sparse_top_k));
+}
+
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,
                           const VllmBudget& b, std::int64_t n, std::int64_t depth, const SpeedCoefficients& c,
                           const TensorParallelParams* tpp) {
@@ -30,10 +40,7 @@ ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const D
   const DeviceRates r = device_rates(gpu, "", quant_family(plan), c);
   const double tp = static_cast<double>(std::max(1, b.tensor_parallel));
   p.weights_ms = r.bw_bytes_s > 0 ? step_bytes * rank_share / r.bw_bytes_s * 1e3 : 0;
-  p.kv_ms = r.kv_bw_bytes_s > 0
-                ? N * static_cast<double>(b.kv_bytes_per_token) * static_cast<double>(std::max<std::int64_t>(0, depth)) /
-                      r.kv_bw_bytes_s * 1e3
-                : 0;
+  p.kv_ms = r.kv_bw_bytes_s > 0 ? N * serving_kv_read_bytes(b, depth) / r.kv_bw_bytes_s * 1e3 : 0;
   p.overhead_ms = static_cast<double>(all.layers) * r.layer_s * 1e3;
   p.compute_ms = r.flops_s > 0 ? all.decode_flops * N / tp / r.flops_s * 1e3 : 0;
   // Two all-reduces per layer of the batch's hidden states (16-bit activations), which no rank

@@ -182,7 +182,16 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
       case AttnKind::Sliding: case AttnKind::Chunked:
         total += layer_bytes / 256.0 * std::min(d, static_cast<double>(L.window));
         break;
-      case AttnKind::Full: case AttnKind::MLA: total += layer_bytes / 256.0 * d; break;
+      case AttnKind::MLA:
+        if (kv.dsa_gather && a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0 && a.indexer_top_k > 0) {
+          // Every indexer key is scored; the latent is read for at most index_topk entries.
+          const double ikey = static_cast<double>(ggml_row_bytes(kv.type_k, static_cast<std::uint64_t>(a.indexer_head_dim)));
+          total += ikey * d + (layer_bytes / 256.0 - ikey) * std::min(d, static_cast<double>(a.indexer_top_k));
+          break;
+        }
+        total += layer_bytes / 256.0 * d;  // llama.cpp masks, and reads, the whole latent
+        break;
+      case AttnKind::Full: total += layer_bytes / 256.0 * d; break;
       case AttnKind::None: case AttnKind::Compressed: break;
     }
   }

@@ -22,6 +22,11 @@ struct KvOptions {
   bool flash_attn = true;
   bool swa_full = false;         // --swa-full: sliding layers keep the whole context
   bool mla_v_less = true;        // llama.cpp from PR #19067 (2026-01) keeps no V for MLA
+  // DeepSeek sparse attention at decode: read only the index_topk latent rows the indexer picks
+  // (vLLM's and SGLang's sparse-MLA kernels gather them) rather than the whole latent, which
+  // llama.cpp reads under a -inf mask (src/llama-graph.cpp, build_attn for the k_dsa input).
+  // Speed only (kv_read_bytes); the cache's size is the same.
+  bool dsa_gather = false;
 };
 
 /// Bytes for one group of layers that size their cache the same way.

@@ -44,6 +44,9 @@ struct VllmOptions {
   // same tensor parallelism, its layers paging the same KV pool (not owned; null = none).
   const Architecture* draft_arch = nullptr;
   const TensorPlan* draft_plan = nullptr;
+  // DeepSeek V3.2's sparse-attention cache sized as SGLang's pool counts it (sglang.hpp) rather
+  // than as vLLM lays it out (its fp8_ds_mla latent with scales): set by sglang_budget.
+  bool sglang_cells = false;
   // Serving-speed and SGLang request fields (server_throughput.hpp, sglang.hpp):
   std::int64_t concurrency = 0;          // requests decoding at once; 0 = max that fits (<= max_num_seqs)
   double mem_fraction_static = 0;        // SGLang --mem-fraction-static; 0 = its own default
@@ -97,6 +100,14 @@ struct VllmBudget {
   int kv_copies = 1;
   std::string kv_copies_code;           // why, when kv_copies > 1: mla_latent | kv_heads_below_tp
   std::uint64_t kv_bytes_per_token = 0; // all layers on one rank, full-attention view
+  // DeepSeek sparse attention (V3.2): each decoding token attends to at most `sparse_top_k`
+  // latent entries a layer (index_topk), picked by the lightning indexer, which scores every
+  // indexer key. kv_bytes_per_token = latent + indexer; 0 / 0 / 0 for dense attention.
+  std::int64_t sparse_top_k = 0;
+  std::uint64_t kv_latent_bytes_per_token = 0;   // the MLA latent part, all layers
+  std::uint64_t kv_indexer_bytes_per_token = 0;  // the indexer-key part, all layers
+  std::uint64_t sparse_workspace_bytes = 0;      // part of activation_bytes: the top-k index
+                                                 // buffer and the sparse-MLA kernel workspace
   std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold
   std::uint64_t kv_request_bytes = 0;   // on one rank, what one request of max_model_len takes
                                         // of the pool (its blocks over every group)

@@ -52,6 +52,11 @@ struct ServingThroughput {
 /// aggregate is `tps` x concurrency; `single_user_cap_tps` records it. No change when none is over.
 void cap_at_single_user(ServingThroughput& t, double tps);
 
+/// Cache bytes one decoding sequence reads per step at `depth` tokens, on one rank: the whole
+/// cache for dense attention; for DeepSeek sparse attention every indexer key but at most
+/// sparse_top_k latent entries a layer.
+double serving_kv_read_bytes(const VllmBudget& b, std::int64_t depth);
+
 /// One step at `n` requests of `depth` tokens each, on `gpu` (every rank alike) for budget `b`.
 /// `tp` gives the all-reduce costs (nullptr: the built-in priors).
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,

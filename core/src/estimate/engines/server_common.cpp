@@ -32,7 +32,7 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
                       {"blocks_per_request", g.blocks_per_request}});
   nlohmann::json parts = nlohmann::json::object();
   for (const auto& [k, v] : b.weights.parts) parts[k] = v;
-  return {{"settings", {{"tensor_parallel", b.tensor_parallel}, {"max_model_len", b.max_model_len},
+  nlohmann::json out = {{"settings", {{"tensor_parallel", b.tensor_parallel}, {"max_model_len", b.max_model_len},
                         {"gpu_memory_utilization", util}, {"kv_cache_dtype", b.kv_cache_dtype},
                         {"max_num_seqs", b.max_num_seqs}, {"max_num_batched_tokens", b.max_num_batched_tokens},
                         {"block_size", b.block_size}}},
@@ -55,6 +55,13 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
           {"max_concurrency", b.max_concurrency}, {"max_model_len_fit", b.max_model_len_fit},
           {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits},
           {"diagnostics", diagnostics(b)}};
+  // DeepSeek sparse attention: the per-token cache split into the latent (read for at most top_k
+  // entries a step) and the indexer keys (read whole), and the workspace inside activation_bytes.
+  if (b.sparse_top_k > 0)
+    out["sparse_attention"] = {{"top_k", b.sparse_top_k}, {"latent_bytes_per_token", b.kv_latent_bytes_per_token},
+                               {"indexer_bytes_per_token", b.kv_indexer_bytes_per_token},
+                               {"workspace_bytes", b.sparse_workspace_bytes}};
+  return out;
 }
 
 nlohmann::json demand_json(const ServerDemand& d, std::uint64_t tp) {
@@ -135,6 +142,11 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   if (shown::same_gib(m["reserved_bytes"].get<double>(), m["usable_bytes"].get<double>())) m["reserved_code"] = "all_usable";
   m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);
   m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
+  // DeepSeek sparse attention: the engine's cache differs in kind from llama.cpp's (FP8 indexer
+  // keys with scales, perhaps an fp8_ds_mla latent), so the per-token figure is the engine's:
+  // the distinct bytes a token adds over the group (each rank's, less the copies of it).
+  if (b.sparse_top_k > 0 && m.contains("kv"))
+    m["kv"]["bytes_per_token"] = b.kv_bytes_per_token * tp / static_cast<std::uint64_t>(std::max(1, b.kv_copies));
   json& sv = out[r.engine];
   sv = budget_json(b, util);
   sv["engine"] = r.engine;
