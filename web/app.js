@@ -4,13 +4,13 @@
 // own. Links marked data-nav are followed in place with history.pushState, so back/forward and
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
-import { cancel, estimate, where, WillitfitError } from './client.js';
+import { call, cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, keepWhole, scrollCue, setText } from './dom.js';
 import { gib, num, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
-import { deviceLabel, nameSize, productLabel } from './device-name.js';
+import { chipLabel, deviceLabel, nameSize, productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
@@ -71,8 +71,10 @@ function hardwareItems() {
 /** A catalog device's option text: its product label, else "name · memory". @param {any} d */
 function hardwareOption(d) {
   // A name that states its size (the core's name_base) is not followed by it twice; the size is
-  // the vendor's GB on every surface (device-name.js).
-  return deviceLabel(d, state.lang, catalog.hardware);
+  // the vendor's GB on every surface (device-name.js). A device sold in named products shows its
+  // chip and memory in the select (the box cannot wrap, and "MacBook Pro / Mac Studio · M4 Max…"
+  // was cut at its edge), with the products written under it (hardwareFull).
+  return chipLabel(d, state.lang, catalog.hardware);
 }
 
 function fillHardware() {
@@ -139,7 +141,12 @@ function hardwareFull() {
   if (!out) return;
   const opt = sel.selectedOptions && sel.selectedOptions[0];
   const label = opt ? opt.textContent || '' : '';
-  sel.title = label;
+  const d = catalog.deviceInfo(sel.value);
+  const product = d && !d.custom ? productLabel(d, state.lang, catalog.hardware) : null;
+  sel.title = product || label;
+  // A device with products: its whole label under the select, always (the select shows the chip).
+  if (product) { out.hidden = false; out.removeAttribute('aria-hidden'); setText(out, product); return; }
+  out.setAttribute('aria-hidden', 'true');
   if (!measure) measure = document.createElement('canvas').getContext('2d');
   let cut = false;
   if (measure && label && sel.clientWidth > 0) {
@@ -230,10 +237,21 @@ export async function update(push = false) {
     if (alive()) writeSnapshot();
   } catch (e) {
     if (!alive()) return;
-    // No result says which format the core would use: the select names none rather than its
-    // first option (a refused request showed "F32", a format nobody asked for).
-    if (state.view === 'main' && !state.quant) { /** @type {HTMLSelectElement} */ (byId('quant')).selectedIndex = -1; shownQuant = ''; }
     showError(e);
+    // No result says which format the core would use: the select shows the core's default format
+    // of the engine for this model (its defaults document), never its first option (a refused
+    // request showed "F32", a format nobody asked for) and never nothing; none when the core has
+    // no default for it (a model it does not know).
+    if (state.view === 'main' && !state.quant) {
+      const sel = /** @type {HTMLSelectElement} */ (byId('quant'));
+      /** @type {any} */
+      let d = null;
+      try { d = await call('defaults', { model: catalog.request().model }); } catch { d = null; }
+      if (!alive()) return;
+      const q = d && d.engines && d.engines[state.engine] ? d.engines[state.engine].quant : undefined;
+      if (typeof q === 'string' && [...sel.options].some((o) => o.value === q)) sel.value = q; else sel.selectedIndex = -1;
+      shownQuant = sel.value;
+    }
   }
 }
 

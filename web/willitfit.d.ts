@@ -217,6 +217,22 @@ export interface TopologyCode {
 export interface CountCap { code: 'segment_max_count'; segment: string; segment_max_count: number; max_count: number }
 
 /**
+ * Whether list('hardware') offers a device among the devices to compare a model on (`compare`),
+ * and why (`compare_code`; defaults.hpp compare_offer).
+ */
+export type CompareCode = 'priced_gpu' | 'priced_large_memory' | 'no_price' | 'cpu' | 'small_memory';
+
+/** A setup solve 'cheapest' names in `setups[]`: the cheapest of its kind, one per code. */
+export interface CheapestSetup {
+  code: 'in_device_memory' | 'with_system_ram'; id: string; name: string; kind: string; count: number;
+  memory_gib: number; ram_gib: number; price_usd: number; verdict: Verdict; decode_tps: number;
+  decode_tps_low: number; total_bytes: number;
+}
+
+/** What one change of solve 'make_it_fit' achieves (`items[].outcome`), said first on its line. */
+export type FixOutcome = 'runs' | 'runs_offloaded' | 'too_slow';
+
+/**
  * A request field that no reader of the function knows (estimate, estimate_many, solve, cost,
  * tiers, runs_on): listed beside the result, never silently dropped. A near miss of a field the
  * request does not give ("ram_gb" for ram_gib) is an unknown_field error instead, with the field
