@@ -93,8 +93,9 @@ export async function renderMakeItFit(r, alive) {
   const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
   const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
     link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
-    h('span', { class: 'note' }, [T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`),
-      ...(dev.decode_tps > 0 ? [tps(dev.decode_tps, L)] : [])].join(' · '))) : null;
+    // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
+    h('span', { class: 'note' }, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
+      T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)].join(' · '))) : null;
   // A setup that does not run: the core's first usable change goes under the verdict too, where
   // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
   const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);
