@@ -158,7 +158,7 @@ test('a refused request keeps a format in the select: the core\'s default for th
 });
 
 test('the model page\'s setups and the devices to compare are the core\'s, by code', async () => {
-  const page = await env.at('?view=model&model=deepseek-ai/DeepSeek-V3-0324&lang=en');
+  const page = await env.at('?view=model&model=moonshotai/Kimi-K2.5&lang=en');
   await page.waitForSelector('#mp-setups li');
   const shown = await page.$$eval('#mp-setups li', (lis) => lis.map((l) => ({ id: l.dataset.device, count: Number(l.dataset.count), code: l.dataset.code })));
   assert.ok(shown.length >= 1);
