@@ -399,6 +399,15 @@ TEST_CASE("the defaults name each engine and its common formats, and the chart c
     if (m["id"] == "zai-org/GLM-4.5-Air") CHECK(air["context_steps"].back() == m["max_context"]);
   for (std::size_t i = 1; i < air["context_steps"].size(); ++i)
     CHECK(air["context_steps"][i].get<std::int64_t>() > air["context_steps"][i - 1].get<std::int64_t>());
+  // The page's context input (issue 16: the steps and presets were written in the page's code):
+  // 1K doubling to 1M, the presets among the steps, the default context among the presets.
+  const json& ci = d["context_input"];
+  REQUIRE(ci["steps"].size() == 11);
+  CHECK(ci["steps"].front() == 1024);
+  CHECK(ci["steps"].back() == 1048576);
+  for (std::size_t i = 1; i < ci["steps"].size(); ++i) CHECK(ci["steps"][i].get<std::int64_t>() == 2 * ci["steps"][i - 1].get<std::int64_t>());
+  for (const auto& p : ci["presets"]) CHECK(std::find(ci["steps"].begin(), ci["steps"].end(), p) != ci["steps"].end());
+  CHECK(std::find(ci["presets"].begin(), ci["presets"].end(), json(wif::defaults::kContext)) != ci["presets"].end());
 }
 
 // Issue 16: "fits with room to spare" means real room: the upper bound of the total at most 85 %

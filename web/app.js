@@ -34,7 +34,8 @@ const EXAMPLES = /** @type {[string, string, string, number, number, string][]} 
   ['deepseek-ai/DeepSeek-V3-0324', 'FP8', 'nvidia-h200-sxm', 8, 0, 'vllm'],
 ]);
 
-const CONTEXTS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576];
+/** The context slider's steps and the presets beside it: the core's defaults (context_input). @returns {number[]} */
+const contexts = () => catalog.defaults?.context_input?.steps ?? [defaultOf('ctx')];
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 /** @param {HTMLSelectElement} sel @param {{value: string, label: string, group?: string}[]} items */
@@ -87,8 +88,10 @@ function fillHardware() {
 function fillPresets() {
   const presets = byId('context-presets');
   presets.querySelectorAll('button').forEach((/** @type {Element} */ b) => b.remove());
-  for (const [i, c] of CONTEXTS.entries()) {
-    if (![4096, 8192, 32768, 131072].includes(c)) continue;
+  /** @type {number[]} */
+  const presetList = catalog.defaults?.context_input?.presets ?? [];
+  for (const [i, c] of contexts().entries()) {
+    if (!presetList.includes(c)) continue;
     presets.append(h('button', { type: 'button', on: { click: () => { byId('context').value = String(i); readForm(); update(true); } } }, tokens(c, state.lang)));
   }
 }
@@ -121,8 +124,12 @@ function syncForm() {
   byId('market').value = state.market;
   byId('dp-device').value = state.hw;
   byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
-  const i = CONTEXTS.indexOf(state.ctx);
-  byId('context').value = String(i >= 0 ? i : CONTEXTS.findIndex((c) => c >= state.ctx) >= 0 ? CONTEXTS.findIndex((c) => c >= state.ctx) : 3);
+  // The step of the context, else the first above it, else the default's step.
+  const steps = contexts();
+  byId('context').max = String(steps.length - 1);
+  const i = steps.indexOf(state.ctx);
+  const above = steps.findIndex((c) => c >= state.ctx);
+  byId('context').value = String(i >= 0 ? i : above >= 0 ? above : Math.max(0, steps.indexOf(defaultOf('ctx'))));
   setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
   hardwareFull();
@@ -191,7 +198,7 @@ function readForm() {
   state.count = whole('count', defaultOf('count'));
   state.par = whole('par', defaultOf('par'));
   state.ram = Number(byId('ram').value) || defaultOf('ram');
-  state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
+  state.ctx = contexts()[Number(byId('context').value)] ?? defaultOf('ctx');
   setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }

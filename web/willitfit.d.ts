@@ -199,6 +199,8 @@ export interface EstimateResult {
 
 export interface EngineDefaults { quant: string; formats: string[]; [setting: string]: unknown }
 export interface DefaultsDocument {
+  /** The page's context input: the slider's steps (1K doubling to 1M) and the presets beside it. */
+  context_input: { steps: number[]; presets: number[] };
   schema_version: 1;
   estimate: { engine: Engine; context: number; count: number; ram_gib: number; prompt: number; gen: number; depth: number; detail: 'full' | 'summary'; [k: string]: unknown };
   engines: { 'llama.cpp': EngineDefaults; vllm: EngineDefaults; sglang: EngineDefaults };
