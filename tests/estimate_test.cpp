@@ -6,6 +6,7 @@
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/estimate/defaults.hpp"
 
 using namespace wif;
 using nlohmann::json;
@@ -90,6 +91,27 @@ TEST_CASE("catalog listings carry ids, names and device memory", "[estimate]") {
   REQUIRE(m["models"].size() > 0);
   CHECK(m["models"][0].contains("id"));
   CHECK(json::parse(api_list(cat(), "bogus"))["error"]["code"] == "bad_value");
+}
+
+// Issue 16: the page chose the devices to compare a model on with a rule of its own (a price, and
+// a GPU or 32 GiB); the listing carries the decision and its code.
+TEST_CASE("the hardware listing says which devices a page offers to compare, with a code", "[estimate][decisions]") {
+  const json h = json::parse(api_list(cat(), "hardware"));
+  int offered = 0, small = 0;
+  for (const auto& d : h["hardware"]) {
+    CAPTURE(d["id"]);
+    const std::string code = d["compare_code"];
+    const bool priced = d["price_usd"].is_number() && d["price_usd"].get<double>() > 0;
+    const bool mem_ok = d["memory_gib"].is_number() && d["memory_gib"].get<double>() >= wif::defaults::kCompareMinUnifiedGib;
+    const std::string expect = d["kind"] == "cpu" ? "cpu" : !priced ? "no_price" : d["kind"] == "gpu" ? "priced_gpu"
+                             : mem_ok ? "priced_large_memory" : "small_memory";
+    CHECK(code == expect);
+    CHECK(d["compare"].get<bool>() == (code == "priced_gpu" || code == "priced_large_memory"));
+    offered += d["compare"].get<bool>();
+    small += code == "small_memory";
+  }
+  CHECK(offered > 20);
+  CHECK(small >= 1);  // a priced Mac or mini PC under 32 GiB is in the catalog and left out
 }
 
 TEST_CASE("a catalog model's published GGUF of the estimated format is named beside the computed size", "[estimate]") {
@@ -377,6 +399,15 @@ TEST_CASE("the defaults name each engine and its common formats, and the chart c
     if (m["id"] == "zai-org/GLM-4.5-Air") CHECK(air["context_steps"].back() == m["max_context"]);
   for (std::size_t i = 1; i < air["context_steps"].size(); ++i)
     CHECK(air["context_steps"][i].get<std::int64_t>() > air["context_steps"][i - 1].get<std::int64_t>());
+  // The page's context input (issue 16: the steps and presets were written in the page's code):
+  // 1K doubling to 1M, the presets among the steps, the default context among the presets.
+  const json& ci = d["context_input"];
+  REQUIRE(ci["steps"].size() == 11);
+  CHECK(ci["steps"].front() == 1024);
+  CHECK(ci["steps"].back() == 1048576);
+  for (std::size_t i = 1; i < ci["steps"].size(); ++i) CHECK(ci["steps"][i].get<std::int64_t>() == 2 * ci["steps"][i - 1].get<std::int64_t>());
+  for (const auto& p : ci["presets"]) CHECK(std::find(ci["steps"].begin(), ci["steps"].end(), p) != ci["steps"].end());
+  CHECK(std::find(ci["presets"].begin(), ci["presets"].end(), json(wif::defaults::kContext)) != ci["presets"].end());
 }
 
 // Issue 16: "fits with room to spare" means real room: the upper bound of the total at most 85 %

@@ -663,3 +663,41 @@ TEST_CASE("launch commands leave out a server engine with no support evidence on
   CHECK(g["commands"].contains("sglang"));
   CHECK_FALSE(g.contains("commands_left_out"));
 }
+
+// Issue 16: the model page named "the cheapest setup in GPU memory" and "the cheapest with system
+// RAM" by reading the options' verdicts in JavaScript. The core names them, each with its code:
+// the first option (cheapest) of each kind, and each runs as its code says when estimated.
+TEST_CASE("cheapest names the cheapest setup in device memory and the cheapest with system RAM", "[solve_hardware][decisions]") {
+  json q = kAir;
+  q["solve"] = "cheapest";
+  q["ram_tiers_gib"] = {0, 64, 128};
+  q["min_decode_tps"] = wif::defaults::kRunsOnMinDecodeTps;
+  const json r = solve(q);
+  INFO(r.dump().substr(0, 4000));
+  REQUIRE(r["setups"].is_array());
+  REQUIRE(r["setups"].size() == 2);  // GLM-4.5-Air: whole on larger cards, offloaded on 24 GB ones
+  const char* codes[] = {"in_device_memory", "with_system_ram"};
+  for (std::size_t i = 0; i < r["setups"].size(); ++i) {
+    const json& s = r["setups"][i];
+    CAPTURE(i, s.dump());
+    CHECK(s["code"] == codes[i]);
+    const bool in_memory = s["code"] == "in_device_memory";
+    CHECK((in_memory ? runs(s) : s["verdict"] == "offload"));
+    // No cheaper listed option is of the same kind.
+    for (const auto& o : r["options"]) {
+      if (o["price_usd"].get<double>() >= s["price_usd"].get<double>()) break;
+      CHECK_FALSE((in_memory ? runs(o) : o["verdict"] == "offload"));
+    }
+    // Estimated on its own, the setup gives the verdict it was named for.
+    json e = request_for(kAir, s["id"], s["count"]);
+    e["ram_gib"] = s["ram_gib"];
+    const json est = estimate(e);
+    REQUIRE_FALSE(est.contains("error"));
+    CHECK(est["verdict"] == s["verdict"]);
+  }
+  // Only GPUs with their own memory asked for: no setup with system RAM to name.
+  q["ram_tiers_gib"] = {0};
+  const json none = solve(q);
+  REQUIRE(none["setups"].size() == 1);
+  CHECK(none["setups"][0]["code"] == "in_device_memory");
+}

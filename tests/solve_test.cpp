@@ -245,6 +245,12 @@ TEST_CASE("make_it_fit flags changes below the speed floor and codes the present
   }
   // 70B on one 4090 with layers in 64 GiB of RAM decodes at about 1.5 tokens/s: listed, flagged.
   CHECK(slow_flagged);
+  // What each change achieves, as the code the page says first: too slow before anything else.
+  for (const auto& it : none["items"]) {
+    CAPTURE(it.dump());
+    const std::string expect = it["below_speed_floor"].get<bool>() ? "too_slow" : it["verdict"] == "offload" ? "runs_offloaded" : "runs";
+    CHECK(it["outcome"] == expect);
+  }
   // With RAM it runs offloaded now: the state says so, with its speed.
   const json off = solve(with(kLlama70, {{"context", 8192}, {"ram_gib", 64}, {"solve", "make_it_fit"}}));
   CHECK(off["verdict"] == "offload");

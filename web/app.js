@@ -4,13 +4,13 @@
 // own. Links marked data-nav are followed in place with history.pushState, so back/forward and
 // shared links restore the exact view. Everything user-supplied is written with textContent.
 import * as catalog from './catalog.js';
-import { cancel, estimate, where, WillitfitError } from './client.js';
+import { call, cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, keepWhole, scrollCue, setText } from './dom.js';
 import { gib, num, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
-import { deviceLabel, nameSize, productLabel } from './device-name.js';
+import { chipLabel, deviceLabel, nameSize, productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
@@ -34,7 +34,8 @@ const EXAMPLES = /** @type {[string, string, string, number, number, string][]} 
   ['deepseek-ai/DeepSeek-V3-0324', 'FP8', 'nvidia-h200-sxm', 8, 0, 'vllm'],
 ]);
 
-const CONTEXTS = [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072, 262144, 524288, 1048576];
+/** The context slider's steps and the presets beside it: the core's defaults (context_input). @returns {number[]} */
+const contexts = () => catalog.defaults?.context_input?.steps ?? [defaultOf('ctx')];
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
 /** @param {HTMLSelectElement} sel @param {{value: string, label: string, group?: string}[]} items */
@@ -71,8 +72,10 @@ function hardwareItems() {
 /** A catalog device's option text: its product label, else "name · memory". @param {any} d */
 function hardwareOption(d) {
   // A name that states its size (the core's name_base) is not followed by it twice; the size is
-  // the vendor's GB on every surface (device-name.js).
-  return deviceLabel(d, state.lang, catalog.hardware);
+  // the vendor's GB on every surface (device-name.js). A device sold in named products shows its
+  // chip and memory in the select (the box cannot wrap, and "MacBook Pro / Mac Studio · M4 Max…"
+  // was cut at its edge), with the products written under it (hardwareFull).
+  return chipLabel(d, state.lang, catalog.hardware);
 }
 
 function fillHardware() {
@@ -85,8 +88,10 @@ function fillHardware() {
 function fillPresets() {
   const presets = byId('context-presets');
   presets.querySelectorAll('button').forEach((/** @type {Element} */ b) => b.remove());
-  for (const [i, c] of CONTEXTS.entries()) {
-    if (![4096, 8192, 32768, 131072].includes(c)) continue;
+  /** @type {number[]} */
+  const presetList = catalog.defaults?.context_input?.presets ?? [];
+  for (const [i, c] of contexts().entries()) {
+    if (!presetList.includes(c)) continue;
     presets.append(h('button', { type: 'button', on: { click: () => { byId('context').value = String(i); readForm(); update(true); } } }, tokens(c, state.lang)));
   }
 }
@@ -119,8 +124,12 @@ function syncForm() {
   byId('market').value = state.market;
   byId('dp-device').value = state.hw;
   byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
-  const i = CONTEXTS.indexOf(state.ctx);
-  byId('context').value = String(i >= 0 ? i : CONTEXTS.findIndex((c) => c >= state.ctx) >= 0 ? CONTEXTS.findIndex((c) => c >= state.ctx) : 3);
+  // The step of the context, else the first above it, else the default's step.
+  const steps = contexts();
+  byId('context').max = String(steps.length - 1);
+  const i = steps.indexOf(state.ctx);
+  const above = steps.findIndex((c) => c >= state.ctx);
+  byId('context').value = String(i >= 0 ? i : above >= 0 ? above : Math.max(0, steps.indexOf(defaultOf('ctx'))));
   setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
   hardwareFull();
@@ -139,7 +148,12 @@ function hardwareFull() {
   if (!out) return;
   const opt = sel.selectedOptions && sel.selectedOptions[0];
   const label = opt ? opt.textContent || '' : '';
-  sel.title = label;
+  const d = catalog.deviceInfo(sel.value);
+  const product = d && !d.custom ? productLabel(d, state.lang, catalog.hardware) : null;
+  sel.title = product || label;
+  // A device with products: its whole label under the select, always (the select shows the chip).
+  if (product) { out.hidden = false; out.removeAttribute('aria-hidden'); setText(out, product); return; }
+  out.setAttribute('aria-hidden', 'true');
   if (!measure) measure = document.createElement('canvas').getContext('2d');
   let cut = false;
   if (measure && label && sel.clientWidth > 0) {
@@ -184,7 +198,7 @@ function readForm() {
   state.count = whole('count', defaultOf('count'));
   state.par = whole('par', defaultOf('par'));
   state.ram = Number(byId('ram').value) || defaultOf('ram');
-  state.ctx = CONTEXTS[Number(byId('context').value)] ?? defaultOf('ctx');
+  state.ctx = contexts()[Number(byId('context').value)] ?? defaultOf('ctx');
   setText(byId('context-out'), tokens(state.ctx, state.lang));
   byId('context').setAttribute('aria-valuetext', tokens(state.ctx, state.lang));
 }
@@ -230,10 +244,21 @@ export async function update(push = false) {
     if (alive()) writeSnapshot();
   } catch (e) {
     if (!alive()) return;
-    // No result says which format the core would use: the select names none rather than its
-    // first option (a refused request showed "F32", a format nobody asked for).
-    if (state.view === 'main' && !state.quant) { /** @type {HTMLSelectElement} */ (byId('quant')).selectedIndex = -1; shownQuant = ''; }
     showError(e);
+    // No result says which format the core would use: the select shows the core's default format
+    // of the engine for this model (its defaults document), never its first option (a refused
+    // request showed "F32", a format nobody asked for) and never nothing; none when the core has
+    // no default for it (a model it does not know).
+    if (state.view === 'main' && !state.quant) {
+      const sel = /** @type {HTMLSelectElement} */ (byId('quant'));
+      /** @type {any} */
+      let d = null;
+      try { d = await call('defaults', { model: catalog.request().model }); } catch { d = null; }
+      if (!alive()) return;
+      const q = d && d.engines && d.engines[state.engine] ? d.engines[state.engine].quant : undefined;
+      if (typeof q === 'string' && [...sel.options].some((o) => o.value === q)) sel.value = q; else sel.selectedIndex = -1;
+      shownQuant = sel.value;
+    }
   }
 }
 

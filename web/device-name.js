@@ -37,6 +37,19 @@ export function productLabel(d, lang, all = []) {
 }
 
 /**
+ * The chip and memory of a device with a product label, without the products ("M4 Max 40-core
+ * GPU · 128 GB"): where a line has no room for the products (the hardware select, whose closed
+ * box cannot wrap, and a table header), with the products said beside it; the device label
+ * (deviceLabel) otherwise. @param {Named} d @param {string} lang @param {Named[]} [all]
+ */
+export function chipLabel(d, lang, all = []) {
+  const product = productLabel(d, lang, all);
+  if (!product) return deviceLabel(d, lang, all);
+  const lines = /** @type {string[]} */ (d.product_lines);
+  return product.slice(lines.join(' / ').length + ' · '.length);
+}
+
+/**
  * The catalog's name, with what part of a product the entry is in the page's language (the core's
  * `name_scope` code: "NVIDIA GB200 (per GPU)"); the product name itself is never translated.
  * @param {Named & {name_scope?: string|null}} d @param {string} lang

@@ -221,11 +221,15 @@ function wholeNode(text) {
     if (m.index - open > last) out.push(document.createTextNode(text.slice(last, m.index - open)));
     // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
     // unit: "tok/s", "GB/s" stay one piece).
-    m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/).forEach((part, i) => {
-      const piece = i === 0 && open ? `\uFF08${part}` : part;
+    // Full-width closing punctuation just after it goes with it too: no line starts at "）；"
+    // (a Chinese line never begins with closing punctuation; the piece's box allowed a break).
+    const close = (CLOSE.exec(text.slice(m.index + m[0].length)) || [''])[0];
+    const parts = m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/);
+    parts.forEach((part, i) => {
+      const piece = `${i === 0 && open ? '\uFF08' : ''}${part}${i === parts.length - 1 ? close : ''}`;
       out.push(DASHED.test(part) ? span('whole', [document.createTextNode(piece)]) : document.createTextNode(piece));
     });
-    last = m.index + m[0].length;
+    last = m.index + m[0].length + close.length;
   }
   if (!out.length) return null;
   if (last < text.length) out.push(document.createTextNode(text.slice(last)));
@@ -241,5 +245,7 @@ function wholeNode(text) {
  * break freely).
  */
 const RUN = /[^\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000\ufeff\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
+/** Closing punctuation a line must not start with (full-width parenthesis, comma, stops, colon…). */
+const CLOSE = /^[\u3001\u3002\u300D\u300F\u3011\u3015\u3009\u300B\uFF09\uFF0C\uFF1A\uFF1B\uFF01\uFF1F]+/;
 /** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
 const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;

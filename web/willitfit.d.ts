@@ -199,6 +199,8 @@ export interface EstimateResult {
 
 export interface EngineDefaults { quant: string; formats: string[]; [setting: string]: unknown }
 export interface DefaultsDocument {
+  /** The page's context input: the slider's steps (1K doubling to 1M) and the presets beside it. */
+  context_input: { steps: number[]; presets: number[] };
   schema_version: 1;
   estimate: { engine: Engine; context: number; count: number; ram_gib: number; prompt: number; gen: number; depth: number; detail: 'full' | 'summary'; [k: string]: unknown };
   engines: { 'llama.cpp': EngineDefaults; vllm: EngineDefaults; sglang: EngineDefaults };
@@ -215,6 +217,22 @@ export interface TopologyCode {
 
 /** A count search capped by the card's segment (solve `count_caps[]`, data/segments.json). */
 export interface CountCap { code: 'segment_max_count'; segment: string; segment_max_count: number; max_count: number }
+
+/**
+ * Whether list('hardware') offers a device among the devices to compare a model on (`compare`),
+ * and why (`compare_code`; defaults.hpp compare_offer).
+ */
+export type CompareCode = 'priced_gpu' | 'priced_large_memory' | 'no_price' | 'cpu' | 'small_memory';
+
+/** A setup solve 'cheapest' names in `setups[]`: the cheapest of its kind, one per code. */
+export interface CheapestSetup {
+  code: 'in_device_memory' | 'with_system_ram'; id: string; name: string; kind: string; count: number;
+  memory_gib: number; ram_gib: number; price_usd: number; verdict: Verdict; decode_tps: number;
+  decode_tps_low: number; total_bytes: number;
+}
+
+/** What one change of solve 'make_it_fit' achieves (`items[].outcome`), said first on its line. */
+export type FixOutcome = 'runs' | 'runs_offloaded' | 'too_slow';
 
 /**
  * A request field that no reader of the function knows (estimate, estimate_many, solve, cost,

@@ -23,7 +23,7 @@ test('make it fit lists the core\'s changes and the hardware picks show four car
   assert.match(gpus.text, /Use \d+ of these devices/);
   assert.match(gpus.text, /GiB/);
   // From what the setup does now (here: it does not run) to what it does after the change.
-  assert.match(gpus.text, /does not run now → [\d.,]+\stok\/s/);
+  assert.match(gpus.text, /runs at [\d.,]+\stok\/s · does not run now/);
   assert.match(fixes.find((f) => f.field === 'quant').text, /% perplexity/);
 
   await page.waitForSelector('#picks-cards .card.pick', { timeout: 300000 });

@@ -83,7 +83,6 @@ export default {
   fix_ngl: 'Put {n} layers on the GPU (--n-gpu-layers {n}), the rest in {ram} of RAM', fix_parallel: 'Serve {n} requests at a time (--parallel {n})',
   fix_count: 'Use {n} of these devices', fix_count_price: 'Use {n} of these devices ({price} more)',
   fix_saved: 'saves {0}', fix_total: '{total} of {usable}', fix_quality: '{0} % perplexity',
-  fix_speed_unchanged: "{0}, unchanged",
   fix_device: "Use {dev}, the smallest device that runs it",
   picks: 'Hardware picks', picks_title: 'Hardware picks for {model} {quant} at {ctx}',
   pick_best_single_gpu: 'Best single GPU', pick_best_value: 'Best value', pick_unified_memory: 'Unified memory', pick_cheapest_cloud: 'Cheapest cloud per hour',

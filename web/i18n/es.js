@@ -83,7 +83,6 @@ export default {
   fix_ngl: 'Pon {n} capas en la GPU (--n-gpu-layers {n}) y el resto en {ram} de RAM', fix_parallel: 'Atiende {n} peticiones a la vez (--parallel {n})',
   fix_count: 'Usa {n} de estos equipos', fix_count_price: 'Usa {n} de estos equipos ({price} más)',
   fix_saved: 'ahorra {0}', fix_total: '{total} de {usable}', fix_quality: '{0} % de perplejidad',
-  fix_speed_unchanged: "{0}, sin cambios",
   fix_device: "Usa {dev}, el dispositivo más pequeño que lo ejecuta",
   picks: 'Equipos recomendados', picks_title: 'Equipos recomendados para {model} {quant} con {ctx}',
   pick_best_single_gpu: 'Mejor GPU única', pick_best_value: 'Mejor relación calidad-precio', pick_unified_memory: 'Memoria unificada', pick_cheapest_cloud: 'Nube más barata por hora',

@@ -83,7 +83,6 @@ export default {
   fix_ngl: 'Mettez {n} couches sur le GPU (--n-gpu-layers {n}), le reste dans {ram} de RAM', fix_parallel: 'Servez {n} requêtes à la fois (--parallel {n})',
   fix_count: 'Utilisez {n} de ces appareils', fix_count_price: 'Utilisez {n} de ces appareils ({price} de plus)',
   fix_saved: 'économise {0}', fix_total: '{total} sur {usable}', fix_quality: '{0} % de perplexité',
-  fix_speed_unchanged: "{0}, inchangé",
   fix_device: "Utilisez {dev}, le plus petit appareil qui le fait tourner",
   picks: 'Matériel conseillé', picks_title: 'Matériel conseillé pour {model} {quant} à {ctx}',
   pick_best_single_gpu: 'Meilleur GPU seul', pick_best_value: 'Meilleur rapport qualité-prix', pick_unified_memory: 'Mémoire unifiée', pick_cheapest_cloud: 'Location la moins chère à l’heure',

@@ -83,7 +83,6 @@ export default {
   fix_ngl: '把 {n} 层放在 GPU 上（--n-gpu-layers {n}），其余放在 {ram} 内存中', fix_parallel: '同时处理 {n} 个请求（--parallel {n}）',
   fix_count: '使用 {n} 台这样的设备', fix_count_price: '使用 {n} 台这样的设备（多花 {price}）',
   fix_saved: '节省 {0}', fix_total: '{total} / {usable}', fix_quality: '困惑度 {0}%',
-  fix_speed_unchanged: "{0}，不变",
   fix_device: "改用 {dev}：能运行它的最小设备",
   picks: '硬件推荐', picks_title: '{model} {quant}（{ctx} 上下文）的硬件推荐',
   pick_best_single_gpu: '最佳单卡', pick_best_value: '最高性价比', pick_unified_memory: '统一内存', pick_cheapest_cloud: '每小时最便宜的云',

@@ -229,7 +229,9 @@ function rowsSection(points) {
       h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
       h('span', null, p.device_class, Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
       h('span', { class: 'nw' }, p.quant),
-      `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} ${p.test}`,
+      // The kind in words, then llama-bench's test name kept whole ("pp2048 @ d32768": an "@"
+      // was left alone on a line).
+      h('span', null, `${T(KIND[/** @type {'tg'|'pp'} */ (p.kind)])} `, h('span', { class: 'nw' }, p.test)),
       tps(p.measured_tps, L),
       h('span', null, tps(p.predicted_tps, L), p.predicted_held_out_tps
         ? [' ', h('span', { class: 'note held' }, T('acc_held_pred', { 0: tps(p.predicted_held_out_tps, L) }))] : null),

@@ -5,7 +5,8 @@
 // it takes (ZeRO-3 beyond one) and the cheapest catalog set that fits. Inputs: sequence length,
 // micro-batch and gradient checkpointing (kept for the visit).
 import { call } from '../client.js';
-import { defaults, deviceInfo } from '../catalog.js';
+import { defaults, deviceInfo, hardware } from '../catalog.js';
+import { chipLabel, productLabel } from '../device-name.js';
 import { byId, fill, h, setText } from '../dom.js';
 import { gib, list as joinList, num, times, tokens } from '../format.js';
 import { errorText, sentences, t } from '../i18n.js';
@@ -78,7 +79,10 @@ async function run(r, alive) {
     fill('finetune-out', h('p', { class: 'note', dataset: { code: 'training_not_modelled' }, title: String(rs[0].error.message || '') }, errorText(L, rs[0].error)));
     return;
   }
-  const hw = shownName(deviceInfo(state.hw) || r.hardware, L);
+  // The header names the device by chip and memory (a Mac's products made it six lines tall);
+  // the products are under the hardware select.
+  const di = deviceInfo(state.hw);
+  const hw = di && !di.custom && productLabel(di, L, hardware) ? chipLabel(di, L, hardware) : shownName(di || r.hardware, L);
   const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>

@@ -908,7 +908,8 @@ function links(r) {
   // Only devices the chosen engine runs on (the core's engines_run for each device): under vLLM
   // or SGLang no Mac is offered.
   const engine = r.settings.engine;
-  fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.price_usd > 0 && (d.kind === 'gpu' || d.memory_gib >= 32) &&
+  // The core's listing says which devices are offered to compare on (compare, with its code).
+  fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.compare === true &&
     Array.isArray(d.engines_run) && d.engines_run.includes(engine)).slice(-48).reverse()
     .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), tableNameWithMemory(d, L)))));
   fill('links-models', models.filter((m) => m.id !== state.model)

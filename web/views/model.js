@@ -172,14 +172,14 @@ export async function renderModel(alive) {
   if (tl && tl.smallest_fit && !tl.smallest_fit.gpus && !tl.smallest_fit.macs && !tl.smallest_fit.unified) {
     const sv = await solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'cheapest', ram_tiers_gib: [0, ...tl.ram_tiers_gib], min_decode_tps: defaults.runs_on.min_decode_tps }).catch(() => null);
     if (!alive()) return;
-    const opts = sv && Array.isArray(sv.options) ? sv.options : [];
-    const inGpu = opts.find((/** @type {any} */ o) => o.verdict === 'fits' || o.verdict === 'tight');
-    const withRam = opts.find((/** @type {any} */ o) => o.verdict === 'offload');
-    const item = (/** @type {any} */ o) => h('li', { dataset: { device: o.id, count: String(o.count), ram: String(o.ram_gib), verdict: o.verdict } },
+    // The core names the setups (cheapest in device memory, cheapest with system RAM), each with its code.
+    /** @type {import('../willitfit').CheapestSetup[]} */
+    const setups = sv && Array.isArray(sv.setups) ? sv.setups : [];
+    const item = (/** @type {import('../willitfit').CheapestSetup} */ o) => h('li', { dataset: { device: o.id, count: String(o.count), ram: String(o.ram_gib), verdict: o.verdict, code: o.code } },
       link(urlFor({ view: 'main', hw: o.id, quant, ctx, count: o.count, ram: o.ram_gib }), `${times(o.count, L)} ${shownName(deviceInfo(o.id) || o, L)}`), ' ',
-      T(o.verdict === 'offload' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gib(o.ram_gib * 1024 ** 3, L, 0), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
-    const box = h('div', { id: 'mp-setups' }, h('p', null, T(inGpu || withRam ? 'mp_no_single' : 'mp_no_setup', { model: m.name, quant: tl.quant, ctx: tokens(tl.context, L) })),
-      inGpu || withRam ? h('ul', { class: 'plain' }, inGpu ? item(inGpu) : null, withRam ? item(withRam) : null) : null);
+      T(o.code === 'with_system_ram' ? 'mp_setup_offload' : 'mp_setup_gpus', { total: gib(o.total_bytes, L), ram: gib(o.ram_gib * 1024 ** 3, L, 0), tps: tps(o.decode_tps, L), verdict: T(`short_${o.verdict}`) }));
+    const box = h('div', { id: 'mp-setups' }, h('p', null, T(setups.length ? 'mp_no_single' : 'mp_no_setup', { model: m.name, quant: tl.quant, ctx: tokens(tl.context, L) })),
+      setups.length ? h('ul', { class: 'plain' }, setups.map(item)) : null);
     byId('mp-gpus').prepend(box);
   }
   // Macs and unified-memory PCs: what runs, then the ones with too little memory folded away.

@@ -44,22 +44,20 @@ function changeText(it, L) {
 }
 
 /**
- * The figures of one change: saved, new total, verdict, speed, quality. The speed goes from what
- * the setup does now (the core's `decode_tps_now`: the offload speed, 0 when it does not run) to
- * what it does after the change; `decode_tps_before` is the all-on-GPU speed, not the current one.
+ * The figures of one change, what it achieves first (the core's `outcome`: runs, runs with part
+ * in system RAM, or still too slow to use), then what the setup does now (the core's
+ * `state_now` and `decode_tps_now`; `speed_code` when the speed reads the same), then memory
+ * saved, the new total, the verdict and the quality cost.
  * @param {any} it @param {number} now @param {string} L @param {any} res the make_it_fit answer
  */
 function detailText(it, now, L, res) {
   const parts = [];
+  if (it.decode_tps_after > 0) parts.push(T(`fix_outcome_${it.outcome}`, { tps: tps(it.decode_tps_after, L), floor: tps(res.min_decode_tps, L) }));
+  parts.push(it.speed_code === 'unchanged_as_shown' ? T('fix_now_same')
+    : now > 0 ? T('fix_now_tps', { 0: tps(now, L) }) : T(res.state_now === 'runs_offloaded' ? 'fit_now_offloaded' : 'fit_now_none'));
   if (it.saved_bytes > 0) parts.push(T('fix_saved', { 0: gib(it.saved_bytes, L) }));
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
-  // What the setup does now, from the core's state code: offloaded (with its speed when known) or not running.
-  const nowText = now > 0 ? tps(now, L) : T(res.state_now === 'runs_offloaded' ? 'fit_now_offloaded' : 'fit_now_none');
-  // A speed the change leaves as it reads (the core's speed_code): said once, not "X → X".
-  if (it.decode_tps_after > 0) parts.push(it.speed_code === 'unchanged_as_shown' ? T('fix_speed_unchanged', { 0: nowText }) : `${nowText} → ${tps(it.decode_tps_after, L)}`);
-  // Below the core's speed floor of "runs": a figure, not a fix.
-  if (it.below_speed_floor) parts.push(T('fix_too_slow', { 0: tps(res.min_decode_tps, L) }));
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));
   return parts.join(' · ');
 }
@@ -95,8 +93,9 @@ export async function renderMakeItFit(r, alive) {
   const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
   const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
     link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
-    h('span', { class: 'note' }, [T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`),
-      ...(dev.decode_tps > 0 ? [tps(dev.decode_tps, L)] : [])].join(' · '))) : null;
+    // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
+    h('span', { class: 'note' }, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
+      T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)].join(' · '))) : null;
   // A setup that does not run: the core's first usable change goes under the verdict too, where
   // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
   const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);

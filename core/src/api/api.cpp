@@ -261,6 +261,10 @@ std::string api_list(const Catalog& cat, const std::string& what) {
         // The engines the core estimates on it (data/backends.json, the same list as an
         // estimate's hardware.engines): a list of devices for one engine keeps only these.
         it["engines_run"] = cat.device_engines(d);
+        // Whether a page offers it among the devices to compare a model on, with the reason.
+        const defaults::CompareOffer offer = defaults::compare_offer(d);
+        it["compare"] = offer.offered;
+        it["compare_code"] = offer.code;
         if (coef.basis) {  // which engines run on it (data/engines.json, speed_basis.hpp)
           it["engines"] = device_engines_json(*coef.basis, d);
           it["llamacpp_status"] = llamacpp_status(*coef.basis, d);

@@ -105,6 +105,15 @@ nlohmann::json context_steps(std::int64_t max_ctx) {
   return out;
 }
 
+// The page's context input: the slider's steps (1K doubling to 1M, the range llama.cpp's -c takes
+// in practice for the catalog's models) and the presets beside it (4K, 8K, 32K, 128K: a short
+// chat, the default, a long document, the common model maximum), each a step of the slider.
+nlohmann::json context_input() {
+  nlohmann::json steps = nlohmann::json::array();
+  for (std::int64_t c = 1024; c <= (std::int64_t{1} << 20); c *= 2) steps.push_back(c);
+  return {{"steps", steps}, {"presets", {4096, defaults::kContext, 32768, 131072}}};
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -170,6 +179,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                        {"draft_kv_type", d::kDraftKvType}, {"draft_max_limit", 16}}},
       {"simulator", simulator_json(request)},
       {"context_steps", context_steps(arch ? arch->n_ctx_train : 0)},
+      {"context_input", context_input()},
   };
 }
 

@@ -391,6 +391,10 @@ json make_it_fit_json(Solver& s, const json& q) {
                {"extra_price_usd", finite_or_zero(c.extra_price)}, {"harm", finite_or_zero(harm)}};
     if (c.ppl) it["ppl_delta_pct"] = finite_or_zero(*c.ppl);  // absent: no quality figure for this change
     it["below_speed_floor"] = too_slow;
+    // What the change achieves, as a code the page says first: it runs but still below the speed
+    // floor (too_slow), it runs with part in system RAM (runs_offloaded), or it runs in the
+    // devices' memory (runs).
+    it["outcome"] = too_slow ? "too_slow" : e.verdict == "offload" ? "runs_offloaded" : "runs";
     // An offloaded setup whose speed the change leaves as it reads: no "X -> X" to show.
     const double now = finite_or_zero(b.speed.decode_tps);
     if (now > 0 && after > 0 && shown::same_tps(now, after)) it["speed_code"] = "unchanged_as_shown";

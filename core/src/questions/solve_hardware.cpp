@@ -220,6 +220,21 @@ json cheapest_json(Solver& s, const json& q) {
               {"min_decode_tps", min_tps}, {"max_count", max_count},
               {"ram_tiers_gib", tiers}, {"context", context_of(s.base())}, {"quant", s.base().quant},
               {"ram_priced", false}, {"count_caps", catalog_count_caps(s.catalog(), max_count)}};
+  // The setups a page names for a model no single device holds (the model page's box): the
+  // cheapest that holds it all in device memory, then the cheapest that needs system RAM for part
+  // of it (offload), each with its code. Chosen here from every option found, not only the ten
+  // listed, so a page does not pick them by reading verdicts.
+  json setups = json::array();
+  auto first = [&](auto&& pred, const char* code) {
+    auto it = std::find_if(opts.begin(), opts.end(), pred);
+    if (it == opts.end()) return;
+    json j = option_json(*it);
+    j["code"] = code;
+    setups.push_back(j);
+  };
+  first([](const Option& o) { return runs(o.verdict, false); }, "in_device_memory");
+  first([](const Option& o) { return o.verdict == "offload"; }, "with_system_ram");
+  out["setups"] = setups;
   json cloud = cheapest_cloud(s, min_tps);
   if (!cloud.is_null()) out["cloud"] = cloud;  // absent when no offer runs it (no null in results)
   out["evaluations"] = s.evaluations();

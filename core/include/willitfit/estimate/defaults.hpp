@@ -112,6 +112,26 @@ inline constexpr double kMinDecodeTps = 0;
 inline constexpr double kRunsOnMinDecodeTps = 3.0;
 inline constexpr const char* kRunsOnMinQuality = "reduced";
 
+// The devices a page offers to compare a model on: ones with a price to weigh, and among the
+// unified-memory machines (Macs, mini PCs) only those with at least 32 GiB: with less, the share
+// the GPU may use leaves room for the small models any listed GPU runs, so such a machine is no
+// alternative a person weighs against a graphics card.
+inline constexpr double kCompareMinUnifiedGib = 32;
+
+/// Whether a device is offered among the devices to compare a model on, with the reason as a code:
+/// "priced_gpu" and "priced_large_memory" (offered), "no_price", "cpu" or "small_memory" (not).
+struct CompareOffer {
+  bool offered;
+  const char* code;
+};
+inline CompareOffer compare_offer(const Device& d) {
+  if (d.kind == DeviceKind::Cpu) return {false, "cpu"};
+  if (!(d.price_usd > 0)) return {false, "no_price"};
+  if (d.kind == DeviceKind::Gpu) return {true, "priced_gpu"};
+  if (d.memory_gib >= kCompareMinUnifiedGib) return {true, "priced_large_memory"};
+  return {false, "small_memory"};
+}
+
 /// The checkpoint a server engine (vLLM, SGLang) loads when the request names no format, or one
 /// it cannot serve: the model's native dtype ("FP8", "SAFETENSORS-FP16", else "SAFETENSORS-BF16").
 std::string server_quant(const Architecture& a);
