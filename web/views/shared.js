@@ -40,7 +40,7 @@ export function tightMark(d, L) {
 /** "data-centre card" (or "desktop") beside a smallest device from outside the person's segment (the core's segment.left). @param {any} d @param {string} L */
 export function segmentMark(d, L) {
   return d && d.segmentLeft && (d.segment === 'datacenter' || d.segment === 'desktop')
-    ? h('span', { class: 'tag seg', dataset: { segment: d.segment } }, t(L, `seg_left_${d.segment}`)) : null;
+    ? h('span', { class: 'tag segment-left', dataset: { segment: d.segment } }, t(L, `seg_left_${d.segment}`)) : null;
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */
