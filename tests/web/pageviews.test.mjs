@@ -133,7 +133,7 @@ test('device page for Gaudi 3 and a Cambricon card: what runs under vLLM, the en
   await page.waitForSelector('#dp-runs-table tbody tr', { timeout: 300000 });
   assert.equal(await page.$('#dp-no-engine'), null);
   assert.equal(await page.getAttribute('#dp-engine-server', 'data-engine'), 'vllm');
-  assert.match(await page.textContent('#dp-engine-server'), /llama\.cpp does not run on the Intel Gaudi 3; vLLM does/);
+  assert.match(await page.textContent('#dp-engine-server'), /llama\.cpp does not run on the Intel Gaudi 3 \(OAM\); vLLM does/);
   // The rows are the core's runs-on list under vLLM, in its order, and each links to a vLLM result.
   const doc = await api.runsOn({ hardware: 'intel-gaudi-3', context: 8192, kv_type: 'f16', count: 1, ram_gib: 0 });
   assert.equal(doc.engine, 'vllm');
