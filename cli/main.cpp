@@ -248,6 +248,9 @@ void print_runs_on(const json& r) {
   std::printf("%s x%d, %.0f GB RAM, %lld tokens of context: %.1f GiB usable\n", r["device"]["name"].get<std::string>().c_str(),
               r["count"].get<int>(), r["ram_gib"].get<double>(), r["context"].get<long long>(),
               r["usable"]["usable_bytes"].get<double>() / 1073741824.0);
+  // A device llama.cpp does not run on: the list is another engine's (runs_on.hpp `engine`).
+  if (r.contains("engine") && r["engine"].is_string() && r["engine"] != "llama.cpp")
+    std::printf("llama.cpp does not run on it; the list is for %s\n", r["engine"].get<std::string>().c_str());
   for (const auto& e : r["models"]) {
     std::printf("  %-8s %-40s %-8s %7.1f GiB", e["tier"].get<std::string>().c_str(), e["model"]["name"].get<std::string>().c_str(),
                 e["quant"].get<std::string>().c_str(), e["memory"]["total_bytes"].get<double>() / 1073741824.0);

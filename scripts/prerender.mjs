@@ -215,6 +215,9 @@ export async function prerender(dist, opts = {}) {
   if (!opts.pairs) for (const d of dList) {
     let list;
     try { list = await api.runsOn(runsOnRequest(d.id, 0)); } catch { continue; }
+    // A pair page is the main view at the defaults (llama.cpp): a device whose list is another
+    // engine's (runs_on `engine`, vLLM where llama.cpp does not run) gets none from it.
+    if (list.engine && list.engine !== 'llama.cpp') continue;
     for (const e of (list.models || []).filter((/** @type {any} */ x) => x.tier === 'fits').slice(0, MODELS_PER_DEVICE)) addPair(e.model?.id ?? e.id, d.id);
   }
 

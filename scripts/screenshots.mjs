@@ -66,6 +66,10 @@ const JOURNEYS = {
   'device-uncertain-910b': '?view=device&hw=huawei-ascend-910b&ram=0',
   'vllm-uncertain-qwen3-8b-c500': '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192',
   'uncertain-910b-qwen3-8b': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=huawei-ascend-910b&ctx=8192',
+  // A device llama.cpp does not run on: its list under vLLM, and a vLLM result with its speed from
+  // the device's own figures and the cost of a token.
+  'device-server-gaudi3': '?view=device&hw=intel-gaudi-3&ram=0',
+  'vllm-device-figures-llama8b-gaudi3': '?model=meta-llama/Llama-3.1-8B-Instruct&hw=intel-gaudi-3&engine=vllm&ctx=8192',
   accuracy: '?view=accuracy',
   // vLLM's own price of a drafted token (its draft pass) under the speculative line.
   'vllm-mtp-air-h100x4': '?model=zai-org/GLM-4.5-Air&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768&mtp=1',

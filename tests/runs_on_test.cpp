@@ -198,19 +198,58 @@ TEST_CASE("a setup below the quality or speed floor is not counted as running, a
   CHECK(bad["error"]["path"] == "min_quality");
 }
 
-TEST_CASE("a device llama.cpp does not run on gets no list, and says which engines do", "[runs_on]") {
-  const json g = json::parse(api_runs_on(cat(), json{{"hardware", "intel-gaudi-3"}}.dump()));
+TEST_CASE("a device llama.cpp does not run on lists what vLLM runs there, each model as its checkpoint", "[runs_on]") {
+  const json& g = timed({{"hardware", "intel-gaudi-3"}}, "Gaudi 3 (vLLM)");
   REQUIRE_FALSE(g.contains("error"));
-  CHECK(g["engine_runs"] == false);
-  CHECK(g["models"].empty());
+  CHECK(g["engine_runs"] == true);
+  CHECK(g["engine"] == "vllm");
+  CHECK(g["llamacpp_runs"] == false);
   CHECK(g["device"]["engines"] == json::array({"vllm"}));
-  // Cambricon runs vLLM through its vllm-mlu plugin (MLU370 and later); Hygon's DTK lists no engine.
-  const json c = json::parse(api_runs_on(cat(), json{{"hardware", "cambricon-mlu370-x8"}}.dump()));
-  CHECK(c["engine_runs"] == false);
-  CHECK(c["device"]["engines"] == json::array({"vllm"}));
+  CHECK(g["models"].size() + g["counts"]["skipped"].get<std::size_t>() == cat().models().size());
+  // Llama 3.1 8B's BF16 checkpoint (16 GB) fits a 128 GB Gaudi 3; Llama 3.1 405B's (810 GB) does not.
+  const json* small = find(g["models"], "meta-llama/Llama-3.1-8B-Instruct");
+  REQUIRE(small);
+  CHECK((*small)["tier"] == "fits");
+  CHECK((*small)["engine"] == "vllm");
+  CHECK((*small)["quality"] == "high");
+  CHECK((*small)["request"]["engine"] == "vllm");
+  CHECK((*small)["speed"]["decode_label"] == "device_figures");
+  const json* big = find(g["models"], "meta-llama/Llama-3.1-405B-Instruct");
+  REQUIRE(big);
+  CHECK((*big)["tier"] == "no_fit");
+  CHECK_FALSE(big->contains("speed"));
+  // Each entry's request reproduces it: the same verdict, memory and speed from the estimate.
+  int checked = 0;
+  for (const auto& e : g["models"]) {
+    if (e["tier"] != "fits" || checked >= 3) continue;
+    ++checked;
+    CAPTURE(e["model"]["id"]);
+    const json x = json::parse(api_estimate(cat(), e["request"].dump()));
+    REQUIRE_FALSE(x.contains("error"));
+    CHECK(x["verdict"] == e["verdict"]);
+    CHECK(x["memory"]["total_bytes"] == e["memory"]["total_bytes"]);
+    CHECK(x["quant"]["id"] == e["quant"]);
+    CHECK_THAT(x["speed"]["decode_tps"].get<double>(), Catch::Matchers::WithinRel(e["speed"]["decode_tps"].get<double>(), 1e-12));
+  }
+  CHECK(checked == 3);
+  // Order: fits first, larger models first among them.
+  for (std::size_t i = 1; i < g["models"].size(); ++i) {
+    const json &a = g["models"][i - 1], &b = g["models"][i];
+    CHECK(tier_rank(a) <= tier_rank(b));
+    if (a["tier"] == "fits" && b["tier"] == "fits")
+      CHECK(a["model"]["params_total_b"].get<double>() >= b["model"]["params_total_b"].get<double>());
+  }
+  // MetaX C500 (vLLM through vLLM-metax): a list too, under vLLM.
+  const json m = json::parse(api_runs_on(cat(), json{{"hardware", "metax-c500"}}.dump()));
+  CHECK(m["engine"] == "vllm");
+  CHECK(m["counts"]["fits"].get<int>() > 0);
+  // Hygon's DTK lists no engine: no list.
   const json h = json::parse(api_runs_on(cat(), json{{"hardware", "hygon-dcu-k100-ai"}}.dump()));
   REQUIRE_FALSE(h.contains("error"));
   CHECK(h["engine_runs"] == false);
+  CHECK(h["engine"].is_null());
+  CHECK(h["models"].empty());
   CHECK(h["device"]["engines"].empty());
   CHECK(mac512()["engine_runs"] == true);
+  CHECK(mac512()["engine"] == "llama.cpp");
 }

@@ -1,6 +1,10 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
@@ -117,4 +121,125 @@ TEST_CASE("a requested concurrency is honoured and flagged when the cache cannot
   CHECK(s["sglang"]["throughput"]["aggregate_tps"].get<double>() > 0);
   q["concurrency"] = 0;
   CHECK(estimate(q)["error"]["path"] == "concurrency");
+}
+
+// vLLM on a device llama.cpp has no backend for (engine_fit.hpp server_speed_from_device_figures):
+// the device's own bandwidth at each calibrated discrete-GPU backend's efficiencies. Expected by
+// hand for Llama 3.1 8B in BF16 on one Gaudi 3 (3670 GB/s) at depth 0: a decode step reads every
+// weight once except the token embedding, of which it reads one row, so
+//   W = (8,030,261,248 - 128,256 x 4,096) x 2 bytes = 15,009,849,344 bytes,
+// and takes W / (bandwidth x bw_eff x decode_quant[f16]) + 32 layers x layer_us.
+TEST_CASE("vLLM on Gaudi 3 decodes at the device's bandwidth over the calibrated backends' efficiencies", "[serving_speed]") {
+  const json r = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"},
+                           {"hardware", "intel-gaudi-3"}, {"context", 8192}});
+  INFO(r.dump().substr(0, 4000));
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK_FALSE(r.contains("speed_unavailable"));
+  REQUIRE(r.contains("speed"));
+  const json& s = r["speed"];
+  CHECK(s["decode_label"] == "device_figures");
+  CHECK(s["prefill_label"] == "device_figures");  // the Gaudi 3 states an FP16 rate
+  const json& b = s["basis"];
+  CHECK(b["code"] == "device_figures");
+  CHECK(b["engine"] == "vllm");
+  CHECK(b["engine_status"] == "plugin");
+  CHECK(b["backend"] == "synapseai");
+  CHECK(b["source"].get<std::string>().rfind("https://", 0) == 0);
+  CHECK(b["uncertain"].empty());  // no figure of the Gaudi 3 entry is marked uncertain
+
+  const json& doc = *cat().document("speed.json");
+  const double q = doc["decode_quant"]["f16"].get<double>();
+  const double W = (8030261248.0 - 128256.0 * 4096.0) * 2.0;
+  std::map<std::string, json> coef;
+  for (const auto& x : doc["backends"])
+    if (x["fitted"] == true && x["id"] != "metal" && x["id"] != "cpu") coef[x["id"].get<std::string>()] = x;
+  REQUIRE(coef.size() >= 2);
+  REQUIRE(b["from_backends"].size() == coef.size());
+  double lo = 1e300, hi = 0;
+  std::vector<double> each;
+  for (const auto& f : b["from_backends"]) {
+    const std::string id = f["id"];
+    CAPTURE(id);
+    REQUIRE(coef.count(id) == 1);
+    const json& c = coef[id];
+    const double hand = 1.0 / (W / (3670e9 * c["bw_eff"].get<double>() * q) + 32 * c["layer_us"].get<double>() * 1e-6);
+    CHECK_THAT(f["decode_tps"].get<double>(), WithinRel(hand, 0.01));
+    const json& g = doc["range"]["groups"];
+    const std::string key = "tg/single/" + id;
+    const double glo = g.contains(key) ? g[key]["low"].get<double>() : g["tg/single"]["low"].get<double>();
+    const double ghi = g.contains(key) ? g[key]["high"].get<double>() : g["tg/single"]["high"].get<double>();
+    lo = std::min(lo, f["decode_tps"].get<double>() * glo);
+    hi = std::max(hi, f["decode_tps"].get<double>() * ghi);
+    each.push_back(f["decode_tps"].get<double>());
+  }
+  // The central figure is the median backend's; the range runs over every backend's own range.
+  std::sort(each.begin(), each.end());
+  CHECK_THAT(s["decode_tps"].get<double>(), WithinRel(each[(each.size() - 1) / 2], 1e-9));
+  CHECK_THAT(s["decode_tps_low"].get<double>(), WithinRel(lo, 1e-9));
+  CHECK_THAT(s["decode_tps_high"].get<double>(), WithinRel(hi, 1e-9));
+  // Wider than the CUDA estimate's own range, on both sides.
+  const json& cu = doc["range"]["groups"]["tg/single/cuda"];
+  CHECK(s["decode_tps_low"].get<double>() / s["decode_tps"].get<double>() < cu["low"].get<double>());
+  CHECK(s["decode_tps_high"].get<double>() / s["decode_tps"].get<double>() > cu["high"].get<double>());
+  // The batched figures rest on the same efficiencies and never promise a user more than one user alone.
+  const json& t = r["vllm"]["throughput"];
+  CHECK(t["curve"]["per_user_tps"][0].get<double>() <= s["gen_avg_tps"].get<double>() * (1 + 1e-9));
+  CHECK(t["aggregate_tps"].get<double>() > s["decode_tps"].get<double>());
+  // llama.cpp on the same device still has no speed, and says why.
+  const json l = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"quant", "Q4_K_M"}, {"hardware", "intel-gaudi-3"}});
+  CHECK_FALSE(l.contains("speed"));
+  CHECK(l["speed_unavailable"]["engine"] == "llama.cpp");
+}
+
+TEST_CASE("an uncertain bandwidth widens the device-figures range and is named in its basis", "[serving_speed]") {
+  // MetaX C500: the catalog marks its bandwidth and FP16 rate uncertain, with a low and high.
+  const wif::Device* d = cat().find_device("metax-c500");
+  REQUIRE(d);
+  REQUIRE(d->facts["uncertain"].contains("bandwidth_gbs"));
+  const json r = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"},
+                           {"hardware", "metax-c500"}, {"context", 8192}});
+  REQUIRE(r.contains("speed"));
+  const json& s = r["speed"];
+  CHECK(s["decode_label"] == "device_figures");
+  const json& u = s["basis"]["uncertain"];
+  CHECK(std::find(u.begin(), u.end(), "bandwidth_gbs") != u.end());
+  bool widened = false;
+  for (const auto& w : s["device_uncertain"]) widened = widened || (w["field"] == "bandwidth_gbs" && w["range"] == "decode");
+  const json& f = d->facts["uncertain"]["bandwidth_gbs"];
+  if (f.contains("low") && f["low"].get<double>() < d->bandwidth_gbs) CHECK(widened);
+  // Without the widening the low end would be the lowest backend's at its own range.
+  double lo = 1e300;
+  for (const auto& x : s["basis"]["from_backends"]) lo = std::min(lo, x["decode_tps"].get<double>());
+  CHECK(s["decode_tps_low"].get<double>() < lo);
+}
+
+TEST_CASE("a server engine that does not run on the device gets a coded reason, not a speed", "[serving_speed]") {
+  // SGLang on a MetaX C500: the engine table says no (data/engines.json), so either the request is
+  // refused as an engine the device does not run, or the estimate says why it has no speed.
+  const json r = json::parse(wif::api_estimate(cat(), json{{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "sglang"},
+                                                             {"hardware", "metax-c500"}, {"context", 8192}}.dump()));
+  INFO(r.dump().substr(0, 2000));
+  if (r.contains("error")) {
+    CHECK(r["error"]["code"].get<std::string>().find("engine") != std::string::npos);
+  } else {
+    CHECK_FALSE(r.contains("speed"));
+    REQUIRE(r.contains("speed_unavailable"));
+    CHECK(r["speed_unavailable"]["code"] == "engine_not_supported");
+    CHECK(r["speed_unavailable"]["engine"] == "sglang");
+  }
+}
+
+TEST_CASE("the cost of a token under vLLM on Gaudi 3 is priced on the device-figures speed", "[serving_speed]") {
+  const json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "intel-gaudi-3"},
+                  {"context", 8192}, {"power_w", 900}, {"price_kwh_usd", 0.2}, {"hours_per_day", 24},
+                  {"purchase_usd", 0}};
+  const json c = json::parse(wif::api_cost(cat(), q.dump()));
+  INFO(c.dump().substr(0, 3000));
+  REQUIRE_FALSE(c.contains("error"));
+  const json e = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"engine", "vllm"}, {"hardware", "intel-gaudi-3"}, {"context", 8192}});
+  const double tps = e["speed"]["decode_tps"].get<double>();
+  const json& o = c["owned"];
+  CHECK_THAT(o["decode_tps"].get<double>(), WithinRel(tps, 1e-9));
+  // 0.9 kW x 0.20 USD/kWh = 0.18 USD an hour, over tps x 3600 tokens an hour, per million.
+  CHECK_THAT(o["electricity_only_per_million_tokens_usd"]["single"].get<double>(), WithinRel(0.18 / (tps * 3600.0) * 1e6, 1e-6));
 }

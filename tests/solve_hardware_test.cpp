@@ -247,8 +247,16 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
     // Runs: fits or tight, at the floor of "runs" (3 tokens/s) on the low end of the decode range
     // unless the device has no speed model; a comfortable fit first, the first tight one only
     // when no device fits comfortably.
+    // The request names no hardware: a desktop's devices first (no segment, consumer or
+    // workstation), the data-centre ones only when none of those runs it.
+    auto dc = [](const wif::Device* d) {
+      return d->facts.contains("segment") && d->facts["segment"] == "datacenter";
+    };
     std::string first, first_tight;
+    for (const bool want_dc : {false, true}) {
+    if (!first.empty() || !first_tight.empty()) break;
     for (const auto* d : devs) {
+      if (dc(d) != want_dc) continue;
       json e = request_for(base, d->id, 1);
       e["ram_gib"] = 0;
       const json x = estimate(e);
@@ -261,9 +269,14 @@ TEST_CASE("smallest_device names the first accelerator, by memory then price, th
         if (first_tight.empty()) first_tight = d->id;
       }
     }
+    if (!first.empty()) break;
+    }
     if (first.empty()) first = first_tight;
     // Devices alike in kind, memory and backend answer alike, so the first of them is the answer.
     CHECK(r["device"]["id"] == first);
+    CHECK(r["segment"]["preferred"] == "desktop");
+    CHECK(r["segment"]["basis"] == "default");
+    CHECK(r["segment"]["left"] == dc(cat().find_device(first)));
     CHECK((r["device"]["verdict"] == "fits" || r["device"]["verdict"] == "tight"));
     CHECK(r["evaluations"].get<int>() < static_cast<int>(devs.size()));
   }
@@ -611,17 +624,26 @@ TEST_CASE("smallest_device answers with a comfortable fit, and with a tight one 
   json direct = request_for(base, r["device"]["id"].get<std::string>(), 1);
   direct["ram_gib"] = 0;
   CHECK(estimate(direct)["verdict"] == "fits");
-  // Every device of less memory than the answer that runs it at the floor runs it only tight.
+  // Every device of the answer's segment (a desktop's: the request names no hardware) with less
+  // memory than the answer that runs it at the floor runs it only tight.
+  REQUIRE(r["segment"]["left"] == false);
   std::vector<const wif::Device*> devs;
   for (const auto& d : cat().devices())
-    if (d.kind != wif::DeviceKind::Cpu && d.memory_gib < r["device"]["memory_gib"].get<double>()) devs.push_back(&d);
+    if (d.kind != wif::DeviceKind::Cpu && d.memory_gib < r["device"]["memory_gib"].get<double>() &&
+        !(d.facts.contains("segment") && d.facts["segment"] == "datacenter"))
+      devs.push_back(&d);
+  int checked = 0;
   for (const auto* d : devs) {
     json e = request_for(base, d->id, 1);
     e["ram_gib"] = 0;
     const json x = estimate(e);
     CAPTURE(d->id);
+    const bool at_floor = !x.contains("speed") || x["speed"]["decode_tps_low"].get<double>() >= wif::defaults::kRunsOnMinDecodeTps;
+    if (!runs(x) || !at_floor) continue;
+    ++checked;
     CHECK(x["verdict"] != "fits");
   }
+  CHECK(checked > 0);  // the W7900 at least
 }
 
 // The estimate says whether the setup runs, on the solvers' rule (runs(): fits or tight, at the
@@ -700,4 +722,51 @@ TEST_CASE("cheapest names the cheapest setup in device memory and the cheapest w
   const json none = solve(q);
   REQUIRE(none["setups"].size() == 1);
   CHECK(none["setups"][0]["code"] == "in_device_memory");
+}
+
+// The person's segment first (solve.hpp smallest_device): a desktop owner is not pointed at a
+// data-centre card while a desktop one runs the request, a data-centre request stays among
+// data-centre cards, and leaving the segment is said.
+TEST_CASE("smallest_device stays in the person's segment first and says when it had to leave it", "[solve_hardware]") {
+  auto seg = [](const json& r) { return r["device"]["segment"].get<std::string>(); };
+  auto is_dc = [](const std::string& id) {
+    const wif::Device* d = cat().find_device(id);
+    return d && d->facts.contains("segment") && d->facts["segment"] == "datacenter";
+  };
+  // Llama 3.1 70B at Q6_K needs about 57 GiB: the smallest accelerators that hold it at the speed
+  // floor include 64 GB data-centre cards (an Instinct MI210 is 64 GB), yet desktops hold it too
+  // (a 96 GB RTX PRO 6000, a 128 GB unified machine or a Mac).
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}, {"context", 8192}, {"solve", "smallest_device"}};
+  const json desk = solve(base);
+  INFO(desk.dump());
+  REQUIRE(desk["found"] == true);
+  CHECK(seg(desk) == "desktop");
+  CHECK_FALSE(is_dc(desk["device"]["id"].get<std::string>()));
+  CHECK(desk["segment"] == json{{"preferred", "desktop"}, {"basis", "default"}, {"left", false}});
+  // The same question from an RTX 4090 owner: a desktop's answer too, named as the hardware's.
+  json from4090 = base;
+  from4090["hardware"] = "nvidia-rtx-4090";
+  const json d2 = solve(from4090);
+  CHECK(d2["device"]["id"] == desk["device"]["id"]);
+  CHECK(d2["segment"]["basis"] == "hardware");
+  // From an H100 (data centre): the smallest data-centre card, which is no larger than the desktop
+  // answer here (64 and 80 GB cards hold 57 GiB), and the segment is kept.
+  json fromH100 = base;
+  fromH100["hardware"] = "nvidia-h100-sxm";
+  const json dc = solve(fromH100);
+  INFO(dc.dump());
+  REQUIRE(dc["found"] == true);
+  CHECK(seg(dc) == "datacenter");
+  CHECK(is_dc(dc["device"]["id"].get<std::string>()));
+  CHECK(dc["segment"] == json{{"preferred", "datacenter"}, {"basis", "hardware"}, {"left", false}});
+  CHECK(dc["device"]["memory_gib"].get<double>() <= desk["device"]["memory_gib"].get<double>());
+  // Llama 3.1 70B at BF16 under vLLM (141 GB of weights): no desktop device vLLM runs on holds it
+  // (no Mac; the largest desktop GPU and unified machines have 96 to 128 GB), so the answer leaves
+  // the desktop segment and says so.
+  const json big = solve({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", "vllm"}, {"context", 8192}, {"solve", "smallest_device"}});
+  INFO(big.dump());
+  REQUIRE(big["found"] == true);
+  CHECK(seg(big) == "datacenter");
+  CHECK(big["segment"] == json{{"preferred", "desktop"}, {"basis", "default"}, {"left", true}});
+  CHECK(big["device"]["memory_gib"].get<double>() * 1073741824.0 > 141e9);
 }

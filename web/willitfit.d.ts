@@ -127,8 +127,10 @@ export interface ServerBudget {
 
 export interface Speed {
   decode_tps: number; decode_tps_low: number; decode_tps_high: number;
-  /** What the decode figure stands on; 'tensor_parallel': vLLM / SGLang over several GPUs (basis.tensor_parallel). */
-  decode_label?: 'measured' | 'calibrated' | 'extrapolated' | 'tensor_parallel';
+  /** What the decode figure stands on; 'tensor_parallel': vLLM / SGLang over several GPUs (basis.tensor_parallel);
+   *  'device_figures': vLLM / SGLang where llama.cpp does not run, from the device's own figures at the
+   *  calibrated backends' efficiencies (basis.from_backends, basis.uncertain). */
+  decode_label?: 'measured' | 'calibrated' | 'extrapolated' | 'tensor_parallel' | 'mlx_fitted' | 'device_figures';
   /** Uncertain device figures (hardware.uncertain low/high) that widened the decode or prefill range. */
   device_uncertain?: { field: 'bandwidth_gbs' | 'fp16_tflops'; range: 'decode' | 'prefill'; low_factor: number; high_factor: number }[];
   prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;

@@ -145,12 +145,20 @@ test('the device page names the speeds below only where it shows some', async ()
   else assert.doesNotMatch(note, /speeds below/);
 });
 
-test('a serving engine on a device llama.cpp does not run on: the cost section says why there is no cost per token, beside the throughput it shows', async () => {
+test('a serving engine on a device llama.cpp does not run on: the speed from the device figures, labelled, and the cost of a token priced on it', async () => {
   const page = await env.page();
-  await open(page, `${env.url}?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en`);
-  await page.waitForSelector('#cost-none');
-  assert.equal(await page.getAttribute('#cost-none', 'data-code'), 'engine_not_supported');
-  assert.match(await page.textContent('#cost-none'), /llama\.cpp does not run on MetaX C500.*vLLM’s own model/);
+  const req = { model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'intel-gaudi-3', engine: 'vllm', context: 8192 };
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=intel-gaudi-3&engine=vllm&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-elec-mtok', { timeout: 120000 });
+  assert.equal(await page.$('#cost-none'), null);
+  const e = core('estimate', req);
+  assert.equal(e.speed.decode_label, 'device_figures');
+  assert.match(await page.textContent('#speed-basis'), /From the device’s own figures: no published vLLM run/);
+  // The electricity cost of a million tokens is the core's, priced on that speed (900 W TDP).
+  const c = core('cost', { ...req, market: 'US' });
+  const usd = Number(await page.getAttribute('#cost-elec-mtok', 'data-usd'));
+  assert.ok(Math.abs(usd - c.owned.electricity_only_per_million_tokens_usd.single) <= 1e-9 * usd, `${usd} vs ${c.owned.electricity_only_per_million_tokens_usd.single}`);
+  assert.equal(c.owned.decode_tps, e.speed.decode_tps);
   assert.deepEqual(page.problems, []);
 });
 

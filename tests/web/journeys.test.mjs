@@ -153,12 +153,13 @@ const JOURNEYS = [
       assert.doesNotMatch(line, /tdp_w|—:/);
       assert.deepEqual(await axeProblems(page), []);
     } },
-  // vLLM on a MetaX C500 (no llama.cpp there, so no single-user speed): the batched throughput rests on a
-  // bandwidth no MetaX page states, and its card carries the mark.
+  // vLLM on a MetaX C500 (no llama.cpp there: the speed comes from the device's own figures): the
+  // speeds and the batched throughput rest on a bandwidth no MetaX page states, and the cards carry the mark.
   { name: 'vLLM on a card whose bandwidth is second-hand: the throughput card is marked', url: '?model=Qwen/Qwen3-8B&hw=metax-c500&engine=vllm&ctx=8192&lang=en', q: { model: 'Qwen/Qwen3-8B', hardware: 'metax-c500', engine: 'vllm', context: 8192 }, opts: { bypassCSP: true },
     extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
       assert.ok(doc.hardware.uncertain.bandwidth_gbs, JSON.stringify(doc.hardware.uncertain));
-      assert.ok(doc.speed_unavailable && !doc.speed);
+      assert.ok(!doc.speed_unavailable && doc.speed.decode_label === 'device_figures');
+      assert.ok(doc.speed.basis.uncertain.includes('bandwidth_gbs'));
       assert.ok(doc.vllm.throughput.aggregate_tps > 0);
       const marks = await page.$$eval('#serve-cards .unc', (xs) => xs.map((x) => `${x.dataset.field}:${x.firstChild.textContent}`));
       assert.deepEqual(marks, ['bandwidth_gbs:uncertain']);

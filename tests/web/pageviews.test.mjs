@@ -127,18 +127,28 @@ test('device page with 64 GB of RAM: a 70B model below 3 tok/s is "too slow", wi
   await page.context().close();
 });
 
-test('device page for Gaudi 3, a Cambricon card and a Hygon card: no llama.cpp estimate, the engines that do run named', async () => {
+test('device page for Gaudi 3 and a Cambricon card: what runs under vLLM, the engine named; a Hygon card: no engine', async () => {
   const page = await env.page();
   await open(page, `${env.url}?view=device&hw=intel-gaudi-3&lang=en`);
-  await page.waitForSelector('#dp-no-engine');
-  assert.match(await page.textContent('#dp-runs'), /llama\.cpp does not run on the Intel Gaudi 3/);
-  assert.match(await page.textContent('#dp-runs'), /vLLM/);
-  assert.equal(await page.$('#dp-runs table'), null);
-  // Cambricon runs vLLM through its vllm-mlu plugin; Hygon's DTK lists no engine at all.
+  await page.waitForSelector('#dp-runs-table tbody tr', { timeout: 300000 });
+  assert.equal(await page.$('#dp-no-engine'), null);
+  assert.equal(await page.getAttribute('#dp-engine-server', 'data-engine'), 'vllm');
+  assert.match(await page.textContent('#dp-engine-server'), /llama\.cpp does not run on the Intel Gaudi 3 \(OAM\); vLLM does/);
+  // The rows are the core's runs-on list under vLLM, in its order, and each links to a vLLM result.
+  const doc = await api.runsOn({ hardware: 'intel-gaudi-3', context: 8192, kv_type: 'f16', count: 1, ram_gib: 0 });
+  assert.equal(doc.engine, 'vllm');
+  const fits = doc.models.filter((/** @type {any} */ e) => e.tier === 'fits');
+  assert.ok(fits.length > 0);
+  const rows = await page.$$eval('#dp-runs-table tbody tr', (trs) => trs.map((tr) => tr.getAttribute('data-model')));
+  assert.deepEqual(rows, fits.slice(0, rows.length).map((/** @type {any} */ e) => e.model.id));
+  const href = await page.getAttribute('#dp-runs-table tbody tr a', 'href');
+  assert.match(href, /engine=vllm/);
+  assert.match(await page.textContent('#dp-runs-table tbody tr'), /tok\/s/);
+  // Cambricon runs vLLM through its vllm-mlu plugin: a list under vLLM too.
   await open(page, `${env.url}?view=device&hw=cambricon-mlu370-x8&lang=en`);
-  await page.waitForSelector('#dp-no-engine');
-  assert.match(await page.textContent('#dp-runs'), /llama\.cpp does not run on the Cambricon MLU370-X8/);
-  assert.match(await page.textContent('#dp-runs'), /Engines with upstream support for it: vLLM/);
+  await page.waitForSelector('#dp-engine-server', { timeout: 300000 });
+  assert.match(await page.textContent('#dp-engine-server'), /llama\.cpp does not run on the Cambricon MLU370-X8; vLLM does/);
+  // Hygon's DTK lists no engine at all.
   await open(page, `${env.url}?view=device&hw=hygon-dcu-k100-ai&lang=en`);
   await page.waitForSelector('#dp-no-engine');
   assert.match(await page.textContent('#dp-runs'), /None of the engines/);

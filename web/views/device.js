@@ -83,6 +83,10 @@ export async function renderDevice(alive) {
       h('p', null, others.length ? T('dp_no_engine_others', { 0: engineList(others) }) : T('dp_no_engine_none')));
     return;
   }
+  // llama.cpp does not run here but a server engine does: the list is that engine's (the core's
+  // runs_on `engine`), each model as its publisher's checkpoint; the page says so above the table.
+  const server = list.engine && list.engine !== 'llama.cpp' ? list.engine : '';
+  const engineOver = server ? { engine: server, quant: '' } : {};
   const ok = list.models.filter((/** @type {any} */ e) => e.tier === 'fits' || e.tier === 'offload');
   const below = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && e.below_floor);
   const not = list.models.filter((/** @type {any} */ e) => e.tier === 'no_fit' && !e.below_floor);
@@ -94,7 +98,7 @@ export async function renderDevice(alive) {
   const mk = (/** @type {any} */ e) => {
     const m = e.model;
     const cells = [
-      link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib }), m.name),
+      link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), m.name),
       m.params_active_b && m.params_active_b < m.params_total_b ? aside(L, paramsText(m.params_total_b * 1e9, L), `${paramsText(m.params_active_b * 1e9, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total_b * 1e9, L),
       e.quant,
       qualityCell(e),
@@ -109,7 +113,7 @@ export async function renderDevice(alive) {
   // Below a floor: what it would run as, and what it would need instead (the core's codes).
   const headBelow = [T('model'), T('params'), T('dp_would_run'), T('verdict'), T('dp_needs')];
   const mkBelow = (/** @type {any} */ e) => [
-    link(urlFor({ view: 'main', model: e.model.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib }), e.model.name),
+    link(urlFor({ view: 'main', model: e.model.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), e.model.name),
     paramsText(e.model.params_total_b * 1e9, L),
     h('span', null, `${e.quant} · `, qualityCell(e), e.speed ? ` · ${spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L)}` : ''),
     T(e.below_floor === 'speed' ? 'dp_below_speed' : 'dp_below_quality'),
@@ -125,14 +129,16 @@ export async function renderDevice(alive) {
   const SHOW = 12;
   const runsTable = stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.slice(0, ok.length > SHOW + 3 ? SHOW : ok.length).map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) });
   const rest = ok.length > SHOW + 3 ? ok.slice(SHOW) : [];
-  fill('dp-runs', runsTable,
+  fill('dp-runs', server ? h('p', { class: 'note', id: 'dp-engine-server', dataset: { engine: server } },
+    T('dp_engine_server', { device: name, engine: engineName(server) })) : null, runsTable,
     rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
       stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
     h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)} tok/s` })),
     below.length ? h('details', { class: 'more', open: true }, h('summary', null, T('dp_below', { 0: String(below.length) })),
       stackTable(T('dp_below_caption'), headBelow, below.map(mkBelow), { id: 'dp-below-table', rowProps: rowProps(below) })) : null,
     not.length ? h('details', { class: 'more' }, h('summary', null, T('dp_not', { 0: String(not.length) })), stackTable(T('dp_not_caption'), head, not.map(mk), { numeric: [4, 6], rowProps: rowProps(not) })) : null,
-    h('p', { class: 'note' }, T('dp_runs_note', { ctx: tokens(defaultOf('ctx'), L), kv: defaultOf('kv') })));
+    h('p', { class: 'note' }, server ? T('dp_runs_note_server', { ctx: tokens(list.context, L), engine: engineName(server) })
+      : T('dp_runs_note', { ctx: tokens(defaultOf('ctx'), L), kv: defaultOf('kv') })));
 }
 
 /**

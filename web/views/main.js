@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -469,6 +469,11 @@ function renderSpeedBasis(s) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
       err: pct((basis.mlx.held_out_median_error_pct) / 100, L, 0), perr: pct((basis.mlx.held_out_prefill_median_error_pct) / 100, L, 0) }), sp);
+  } else if (label === 'device_figures') {
+    // vLLM / SGLang where llama.cpp does not run: the device's own figures at the calibrated
+    // backends' efficiencies (the core's basis.from_backends), with the range over all of them.
+    const from = Array.isArray(basis.from_backends) ? basis.from_backends.map((/** @type {any} */ x) => backendName(x.id)) : [];
+    parts.push(T('speed_label_device_figures', { engine: engineName(basis.engine), backends: list(from, L) }), sp);
   } else if (label === 'calibrated') {
     parts.push(T('speed_label_calibrated', { 0: num(basis.device_rows, L) }), sp);
   } else {
@@ -834,7 +839,8 @@ async function quantMatrix(r, alive) {
   if (!alive()) return;
   smallest.forEach((d, i) => {
     const mark = tightMark(d, L);
-    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : [])] : [T('smallest_none')]));
+    const seg = segmentMark(d, L);
+    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : []), ...(seg ? [' ', seg] : [])] : [T('smallest_none')]));
     cells[i].className = d ? '' : 'note';
     if (!d) cells[i].dataset.none = 'true';
   });

@@ -9,7 +9,7 @@ import { gib, list as joinList, monthYear, num, signedPct, times, tokens, tps } 
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
-import { paramsText, qualityReference, rowName, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, tightMark, topologyText } from './shared.js';
+import { paramsText, qualityReference, rowName, segmentMark, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, tightMark, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
@@ -90,7 +90,7 @@ export async function renderModel(alive) {
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? h('span', null, link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)), ...(tightMark(smallest[i], L) ? [' ', tightMark(smallest[i], L)] : [])) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
+      smallest[i] ? h('span', null, link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)), ...(tightMark(smallest[i], L) ? [' ', tightMark(smallest[i], L)] : []), ...(segmentMark(smallest[i], L) ? [' ', segmentMark(smallest[i], L)] : [])) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, sentences(L, [T('mp_quants_note'), smallest.some((d, i) => !d && okq[i]) ? T('smallest_none_note') : ''])),

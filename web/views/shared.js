@@ -23,7 +23,9 @@ export async function smallestDevices(overs) {
       const r = /** @type {any} */ (await solve({ ...request({ ...o, count: o.count ?? 1, ram: 0 }), solve: 'smallest_device' }));
       // The core's verdict on it too: a device the request only just fits is said "tight" beside
       // its name (the core answers with one only where no larger device fits comfortably).
-      return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1, verdict: r.device.verdict } : null;
+      // Whether the core had to leave the person's segment (desktop or data centre) to find one.
+      return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1, verdict: r.device.verdict,
+        segment: r.device.segment, segmentLeft: !!(r.segment && r.segment.left) } : null;
     } catch {
       return null;
     }
@@ -33,6 +35,12 @@ export async function smallestDevices(overs) {
 /** "tight" beside a smallest device the request only just fits (the core's verdict). @param {any} d @param {string} L */
 export function tightMark(d, L) {
   return d && d.verdict === 'tight' ? h('span', { class: 'tag tight', dataset: { tight: 'true' } }, t(L, 'short_tight')) : null;
+}
+
+/** "data-centre card" (or "desktop") beside a smallest device from outside the person's segment (the core's segment.left). @param {any} d @param {string} L */
+export function segmentMark(d, L) {
+  return d && d.segmentLeft && (d.segment === 'datacenter' || d.segment === 'desktop')
+    ? h('span', { class: 'tag segment-left', dataset: { segment: d.segment } }, t(L, `seg_left_${d.segment}`)) : null;
 }
 
 /** A speed-like field as {v, lo, hi} whatever its shape (number or {value, low, high}). @param {any} x */

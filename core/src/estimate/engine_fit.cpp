@@ -12,6 +12,7 @@
 #include "willitfit/estimate/engine_step.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
 #include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/speed/speed_basis.hpp"
 #include "willitfit/speed/tensor_parallel.hpp"
 
 namespace wif {
@@ -178,6 +179,103 @@ void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate&
   if (!s.basis.is_object()) s.basis = nlohmann::json::object();
   s.basis["decode_label"] = label;
   s.basis["basis"] = basis;
+}
+
+void server_speed_from_device_figures(const Catalog& cat, const EstimateRequest& r, Estimate& e,
+                                      const SpeedCoefficients& c, const SpeedOptions& o) {
+  using nlohmann::json;
+  const Device& d = r.device;
+  const EngineRow* row = nullptr;
+  if (c.basis)
+    for (const auto& er : c.basis->engines)
+      if (er.engine == r.engine && er.backend == d.backend) row = &er;
+  if (!row || row->status == "no") {
+    json why = {{"code", "engine_not_supported"}, {"engine", r.engine}, {"backend", d.backend}};
+    if (row) {
+      why["source"] = row->source;
+      why["checked"] = row->checked;
+    }
+    if (c.basis) why["engines"] = device_engines_json(*c.basis, d);
+    e.speed.unavailable = why;
+    return;
+  }
+  if (!(d.bandwidth_gbs > 0)) {
+    e.speed.unavailable = {{"code", "no_bandwidth"}, {"engine", r.engine}};
+    return;
+  }
+  if (e.verdict == "no_fit") return;
+
+  // The device's backend has no published run: each calibrated discrete-GPU backend's efficiencies
+  // (bandwidth share, per-layer cost, FLOP share) applied to this device's own figures.
+  const std::string own = backend_class(d.backend);
+  struct Run { std::string id; SpeedResult s; SpeedCoefficients c; double tg_lo, tg_hi, pp_lo, pp_hi; };
+  std::vector<Run> runs;
+  for (const auto& [id, bs] : c.backends) {
+    if (!bs.fitted || id == "metal" || id == "cpu") continue;  // Apple's unified memory, the processor
+    Run run{id, {}, c, 1, 1, 1, 1};
+    run.c.backends[own] = bs;
+    e.speed = placed_speed(r.model.arch, *e.plan, e.placement, r.devices, r.kv, o, run.c, r.host_link);
+    if (!(e.speed.decode_tps > 0)) continue;
+    const SpeedRange tg = speed_range(c, "tg", e.speed.group, id), pp = speed_range(c, "pp", e.speed.group, id);
+    run.tg_lo = tg.low;
+    run.tg_hi = tg.high;
+    run.pp_lo = pp.low;
+    run.pp_hi = pp.high;
+    server_decode_speed(cat, r, e, run.c);  // vLLM / SGLang across devices: tensor parallel
+    if (e.speed.group == "tensor_parallel") {  // its own range (tensor_parallel.json) on this backend's step
+      run.tg_lo = e.speed.decode_tps_low / e.speed.decode_tps;
+      run.tg_hi = e.speed.decode_tps_high / e.speed.decode_tps;
+    }
+    run.s = e.speed;
+    runs.push_back(std::move(run));
+  }
+  e.speed = SpeedResult{};
+  if (runs.empty()) {
+    e.speed.unavailable = {{"code", "no_calibrated_backend"}, {"engine", r.engine}};
+    return;
+  }
+  std::sort(runs.begin(), runs.end(), [](const Run& a, const Run& b) { return a.s.decode_tps < b.s.decode_tps; });
+  const Run& mid = runs[(runs.size() - 1) / 2];  // the median (the lower one of an even count)
+  SpeedResult s = mid.s;
+  s.backend = own;
+  s.decode_tps_low = s.decode_tps_high = s.decode_tps;
+  s.prefill_tps_low = s.prefill_tps_high = s.prefill_tps;
+  json from = json::array();
+  for (const auto& x : runs) {
+    s.decode_tps_low = std::min(s.decode_tps_low, x.s.decode_tps * x.tg_lo);
+    s.decode_tps_high = std::max(s.decode_tps_high, x.s.decode_tps * x.tg_hi);
+    if (s.prefill_available && x.s.prefill_tps > 0) {
+      s.prefill_tps_low = std::min(s.prefill_tps_low, x.s.prefill_tps * x.pp_lo);
+      s.prefill_tps_high = std::max(s.prefill_tps_high, x.s.prefill_tps * x.pp_hi);
+    }
+    json f = {{"id", x.id}, {"decode_tps", x.s.decode_tps}};
+    if (x.s.prefill_available) f["prefill_tps"] = x.s.prefill_tps;
+    from.push_back(f);
+  }
+  // Which of the device figures it rests on the catalog marks uncertain (widen_for_uncertain_device
+  // then widens the range by their low and high).
+  json uncertain = json::array();
+  const json& facts = d.facts;
+  if (facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object())
+    for (const char* f : {"bandwidth_gbs", "fp16_tflops"})
+      if (facts["uncertain"].contains(f) && (std::string(f) != "fp16_tflops" || s.prefill_available)) uncertain.push_back(f);
+  json basis = {{"code", "device_figures"}, {"backend", own}, {"engine", r.engine}, {"engine_status", row->status},
+                {"source", row->source}, {"checked", row->checked}, {"device_rows", 0}, {"central_backend", mid.id},
+                {"from_backends", from}, {"uncertain", uncertain}};
+  if (!row->via.empty()) basis["via"] = row->via;
+  if (s.group == "tensor_parallel" && mid.s.basis.is_object() && mid.s.basis.contains("basis") &&
+      mid.s.basis["basis"].contains("tensor_parallel"))
+    basis["tensor_parallel"] = mid.s.basis["basis"]["tensor_parallel"];
+  s.basis = {{"decode_label", "device_figures"}, {"basis", basis}};
+  if (s.prefill_available) s.basis["prefill_label"] = "device_figures";
+  e.speed = std::move(s);
+  // The batched throughput at the central backend's efficiencies, as the single request.
+  if (e.throughput) {
+    const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
+    const TensorParallelParams tp = tensor_parallel_params(cat);
+    e.throughput = serving_throughput(r.model.arch, *e.plan, r.devices.front(), b, r.vllm.concurrency,
+                                      e.throughput->depth, mid.c, &tp);
+  }
 }
 
 void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) {

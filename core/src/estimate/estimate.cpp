@@ -683,16 +683,19 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
       e.speed = mlx_speed(memo_mlx_speed(cat), coef, a, *e.plan, r.device, r.kv, speed_options(r), r.model.id);
   } else if (ctx.speed && !llamacpp_runs_on(coef, r.device, &not_run)) {
-    e.speed.unavailable = not_run;  // no llama.cpp backend for this device (data/engines.json)
+    // No llama.cpp backend for this device (data/engines.json): a server engine that runs there
+    // gets the speed model on the device's own figures; llama.cpp says why it has none.
+    if (server_engine(r.engine)) server_speed_from_device_figures(cat, r, e, coef, speed_options(r));
+    else e.speed.unavailable = not_run;
   } else if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit") {
     e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r), coef, r.host_link);
     attach_speed_basis(e.speed, coef, r.model.id, e.plan->quant, r.device, r.count, a.is_moe());
     server_decode_speed(cat, r, e, coef);  // vLLM / SGLang across GPUs: tensor parallel, not a layer split
-    // The batched figures never promise a user more than the one-user estimate beside them
-    // (at the same depth: the average over the generation).
-    if (e.throughput && e.speed.group != "tensor_parallel")
-      cap_at_single_user(*e.throughput, e.speed.gen_avg_tps > 0 ? e.speed.gen_avg_tps : e.speed.decode_tps);
   }
+  // The batched figures never promise a user more than the one-user estimate beside them
+  // (at the same depth: the average over the generation).
+  if (e.throughput && e.speed.decode_tps > 0 && e.speed.group != "tensor_parallel")
+    cap_at_single_user(*e.throughput, e.speed.gen_avg_tps > 0 ? e.speed.gen_avg_tps : e.speed.decode_tps);
   widen_for_uncertain_device(r, e);  // before speculation, which scales the widened plain range
   apply_speculative_speed(r, e);
   return e;

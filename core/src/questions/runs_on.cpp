@@ -189,6 +189,66 @@ class ModelScan {
   std::optional<std::size_t> last_ok_;  // the smallest quantization that meets the quality floor
 };
 
+// A device llama.cpp has no backend for, where a server engine runs (Gaudi, MLU, MetaX, Kunlunxin:
+// vLLM through its vendor plugin): each model as its publisher's checkpoint (defaults.hpp
+// server_quant, the native dtype the engine loads), on the device alone with the engine's own
+// budget. The checkpoint is the reference the quality bands measure against, so it is "high";
+// there is no offload (a server engine keeps the weights on the accelerators) and no smaller
+// format to fall back on (which quantized formats a vendor plugin has kernels for differs by
+// plugin), so a checkpoint below the speed floor is below_floor "speed" with its figure.
+Row server_entry(const Catalog& cat, const json& q, const std::string& engine, const ModelEntry& m,
+                 const SpeedCoefficients& coef, const Floors& floors, std::int64_t context, int& evaluations) {
+  json doc = q;
+  // The list's context (the llama.cpp default when the request names none), not the server's
+  // own default of the model's maximum, so the list reads at the context it states.
+  doc["context"] = context;
+  // llama.cpp's own settings mean nothing to the server's budget (its cache type is the model's
+  // dtype unless kv_cache_dtype says otherwise).
+  for (const char* k : {"kv_type", "kv_type_v", "flash_attn", "parallel", "ubatch", "ram_gib", "mmap", "ngl", "n_cpu_moe"})
+    doc.erase(k);
+  doc["engine"] = engine;
+  doc["model"] = m.id;
+  doc["quant"] = defaults::quant_for(engine, m.arch);
+  const EstimateRequest r = parse_request(cat, doc);
+  ++evaluations;
+  const Estimate e = run_estimate(cat, r, EstimateContext{&coef, true});
+  Row row;
+  const bool fits = on_device(e.verdict);
+  const double low = solve_detail::floor_decode_tps(e);
+  const bool slow = fits && floors.min_decode_tps > 0 && e.speed.decode_tps > 0 && !(low + 1e-9 >= floors.min_decode_tps);
+  row.tier = fits && !slow ? 0 : 2;
+  row.band = quality_rank_index(cat, 0.0);
+  row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
+  row.need = e.total_bytes;
+  json request = doc;
+  request.erase("min_quality");
+  request.erase("min_decode_tps");
+  json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite_or_zero(row.params)},
+                       {"params_active_b", finite_or_zero(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
+            {"tier", row.tier == 0 ? "fits" : "no_fit"},
+            {"quant", r.quant},
+            {"quality", quality_rank_group(cat, 0.0)},
+            {"quality_band", quality_band(cat, 0.0)},
+            {"verdict", e.verdict},
+            {"engine", engine},
+            {"memory", {{"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"host_ram_bytes", 0}}},
+            {"request", request}};
+  if (fits && e.speed.decode_tps > 0 && std::isfinite(e.speed.decode_tps)) {
+    row.speed = e.speed.decode_tps;
+    j["speed"] = {{"decode_tps", finite_or_zero(e.speed.decode_tps)}, {"decode_tps_low", finite_or_zero(e.speed.decode_tps_low)},
+                  {"decode_tps_high", finite_or_zero(e.speed.decode_tps_high)}};
+    if (e.speed.basis.is_object() && e.speed.basis.contains("decode_label")) j["speed"]["decode_label"] = e.speed.basis["decode_label"];
+  }
+  if (slow) {
+    j["below_floor"] = "speed";
+    json need = {{"code", "faster_device"}, {"decode_tps", finite_or_zero(e.speed.decode_tps)},
+                 {"decode_tps_low", low}, {"min_decode_tps", floors.min_decode_tps}};
+    j["needs"] = json::array({need});
+  }
+  row.doc = std::move(j);
+  return row;
+}
+
 }  // namespace
 
 const std::vector<std::string>& runs_on_request_fields() {
@@ -217,10 +277,17 @@ json runs_on(const Catalog& cat, const json& q) {
   floors.band = band_of_name(floors.name);
   floors.min_decode_tps = opt_num(q, "min_decode_tps", "min_decode_tps", 0, 1e6).value_or(defaults::kRunsOnMinDecodeTps);
   const Device& d = base.device;
-  const bool engine_runs = std::find(d.engines.begin(), d.engines.end(), "llama.cpp") != d.engines.end();
+  const auto has = [&d](const char* eng) { return std::find(d.engines.begin(), d.engines.end(), eng) != d.engines.end(); };
+  // llama.cpp where it runs; else the first server engine that does (device_engines orders vLLM
+  // before SGLang); else none.
+  std::string engine = "llama.cpp";
+  if (!has("llama.cpp")) engine = has("vllm") ? "vllm" : has("sglang") ? "sglang" : "";
+  const bool engine_runs = !engine.empty();
   json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
                            {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", d.engines}}},
                {"engine_runs", engine_runs},
+               {"engine", engine.empty() ? json() : json(engine)},
+               {"llamacpp_runs", has("llama.cpp")},
                {"count", base.count},
                {"ram_gib", base.ram_gib},
                {"context", base.kv.n_ctx},
@@ -228,7 +295,7 @@ json runs_on(const Catalog& cat, const json& q) {
                {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
                            {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
   if (!engine_runs) {
-    // llama.cpp has no backend for this device (data/backends.json engines): no list at all.
+    // No engine the list knows has a backend for this device (data/backends.json engines): no list.
     head["counts"] = {{"fits", 0}, {"offload", 0}, {"no_fit", 0}, {"skipped", 0}, {"below_quality_floor", 0},
                       {"below_speed_floor", 0}};
     head["models"] = json::array();
@@ -242,7 +309,7 @@ json runs_on(const Catalog& cat, const json& q) {
   std::vector<Row> rows;
   for (const auto& m : cat.models()) {
     try {
-      rows.push_back(scan.best(m));
+      rows.push_back(engine == "llama.cpp" ? scan.best(m) : server_entry(cat, q, engine, m, coef, floors, base.kv.n_ctx, evaluations));
     } catch (const InputError&) {
       ++skipped;  // a catalog model the core cannot estimate is not a wrong request
     }

@@ -241,7 +241,16 @@ json cheapest_json(Solver& s, const json& q) {
   return out;
 }
 
-json smallest_device_json(Solver& s, const json&) {
+// The two kinds of buyer smallest_device keeps apart: a desktop or workstation (consumer and
+// workstation cards, Macs, unified-memory machines) and a data centre (data/segments.json
+// "datacenter": accelerators for a server node). A device without a segment is a desktop's.
+std::string buyer_segment(const Device& d) {
+  const bool dc = d.facts.is_object() && d.facts.contains("segment") && d.facts["segment"].is_string() &&
+                  d.facts["segment"].get<std::string>() == "datacenter";
+  return dc ? "datacenter" : "desktop";
+}
+
+json smallest_device_json(Solver& s, const json& q) {
   const EstimateRequest& base = s.base();
   // The request's count is the basis: with several devices the answer is the smallest device of
   // which that many hold it (so its figure compares with the request's whole-setup total), and
@@ -269,57 +278,71 @@ json smallest_device_json(Solver& s, const json&) {
     const Estimate pe = s.run(probe, false);
     lower = static_cast<double>(pe.weights_bytes + pe.kv.total_bytes);
   }
-  // Devices alike in kind, usable memory, backend, its overhead and memory bandwidth answer alike:
-  // one of them is estimated.
-  std::vector<std::string> tried;
+  // The person's segment: that of the device the request names, a desktop's when it names none
+  // (a page about a model is read by someone choosing a card for a desktop far more often than
+  // a server). The search stays in it first and leaves it only when nothing there runs the request.
+  const bool named = q.is_object() && q.contains("hardware") && !q["hardware"].is_null();
+  const std::string preferred = named ? buyer_segment(base.device) : "desktop";
   // A device that holds the request but decodes below the floor of "runs" (defaults.hpp
   // kRunsOnMinDecodeTps, as the picks) is no answer to "the smallest device that runs it": a
   // 64 GB Jetson AGX Orin holds Llama 3.1 70B at Q6_K (57 GiB of its 60 usable) at 2.7 tokens/s.
   // The first such device is named in `below_speed_floor`, so the answer can say why it was passed.
   const double floor_tps = defaults::kRunsOnMinDecodeTps;
-  json tight;  // the first device that runs it only tight
   json out = {{"solve", "smallest_device"}, {"found", false}, {"context", context_of(base)}, {"quant", base.quant},
               {"count", n}, {"min_decode_tps", floor_tps}};
-  for (const Device* d : devs) {
-    if (d->memory_gib * units::kGiB * n < lower) continue;
-    const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
-                            std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
-                            std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
-    if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
-    tried.push_back(cls);
-    EstimateRequest r = base;
-    set_devices(r, *d, n);
-    r.ram_gib = 0;
-    r.placement_given = false;
-    const Estimate e = s.run(r, true);
-    if (!runs(e.verdict, false)) continue;
-    const double tps = finite_or_zero(e.speed.decode_tps);
-    const double low = floor_decode_tps(e);
-    json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"count", n},
-                {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
-                {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps},
-                {"decode_tps_low", low}};
-    // No speed model for the device (speed.unavailable): its memory answer stands, as before.
-    // The floor holds on the range's low end: 3.1 tokens/s with a low end of 2.2 is below 3.
-    if (tps > 0 && low + 1e-9 < floor_tps) {
-      if (!out.contains("below_speed_floor")) out["below_speed_floor"] = dev;
-      continue;
+  // One pass over the devices of one segment (in_segment) or of the others.
+  auto scan = [&](bool in_segment) {
+    // Devices alike in kind, usable memory, backend, its overhead and memory bandwidth answer alike:
+    // one of them is estimated.
+    std::vector<std::string> tried;
+    json tight;  // the first device that runs it only tight
+    for (const Device* d : devs) {
+      if ((buyer_segment(*d) == preferred) != in_segment) continue;
+      if (d->memory_gib * units::kGiB * n < lower) continue;
+      const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
+                              std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
+                              std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
+      if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
+      tried.push_back(cls);
+      EstimateRequest r = base;
+      set_devices(r, *d, n);
+      r.ram_gib = 0;
+      r.placement_given = false;
+      const Estimate e = s.run(r, true);
+      if (!runs(e.verdict, false)) continue;
+      const double tps = finite_or_zero(e.speed.decode_tps);
+      const double low = floor_decode_tps(e);
+      json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"count", n},
+                  {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
+                  {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps},
+                  {"decode_tps_low", low}, {"segment", buyer_segment(*d)}};
+      // No speed model for the device (speed.unavailable): its memory answer stands, as before.
+      // The floor holds on the range's low end: 3.1 tokens/s with a low end of 2.2 is below 3.
+      if (tps > 0 && low + 1e-9 < floor_tps) {
+        if (!out.contains("below_speed_floor")) out["below_speed_floor"] = dev;
+        continue;
+      }
+      // A comfortable fit is the answer; a device the request only just fits ("tight": no room to
+      // spare on the estimate's upper bound, the Required column's own rule) is kept as the answer
+      // only when no larger device fits comfortably, and its verdict says so.
+      if (e.verdict == "tight") {
+        if (!tight.is_object()) tight = dev;
+        continue;
+      }
+      out["found"] = true;
+      out["device"] = dev;
+      return;
     }
-    // A comfortable fit is the answer; a device the request only just fits ("tight": no room to
-    // spare on the estimate's upper bound, the Required column's own rule) is kept as the answer
-    // only when no larger device fits comfortably, and its verdict says so.
-    if (e.verdict == "tight") {
-      if (!tight.is_object()) tight = dev;
-      continue;
+    if (tight.is_object()) {
+      out["found"] = true;
+      out["device"] = tight;
     }
-    out["found"] = true;
-    out["device"] = dev;
-    break;
-  }
-  if (!out["found"].get<bool>() && tight.is_object()) {
-    out["found"] = true;
-    out["device"] = tight;
-  }
+  };
+  scan(true);
+  const bool left = !out["found"].get<bool>();
+  if (left) scan(false);
+  out["segment"] = {{"preferred", preferred}, {"basis", named ? "hardware" : "default"},
+                    {"left", left && out["found"].get<bool>()}};
   out["evaluations"] = s.evaluations();
   return out;
 }

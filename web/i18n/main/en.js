@@ -91,6 +91,7 @@ export default {
   pick_none_cheapest_cloud: 'No cloud offer in the catalog holds it at this context.',
   pick_none_best_value: 'No priced device or set of devices in the catalog holds it at this context.',
   speed_label_measured: "Measured: a published run of this model, quantization and device gives {0}; the figures above are our estimate, checked against it.",
+  speed_label_device_figures: 'From the device’s own figures: no published {engine} run exists for this device, so decode comes from its memory bandwidth and prefill from its FP16 rate, at the efficiency that calibrated {backends} GPUs reach. The range spans all of them, so it is wider than a calibrated estimate’s.',
   speed_label_calibrated: "Calibrated: {0} published runs on this device and backend; this model was not among them.",
   speed_label_extrapolated: "Extrapolated: no published run on this device; the figures come from the {0} backend on other devices.",
   speed_label_tp: "Tensor parallel over {link}: each of the {tp} GPUs reads its share of the weights at the same time, then {ar} all-reduces per token. Checked against {rows} published single-request vLLM runs; off by up to {err} on those kept out of the fit.",

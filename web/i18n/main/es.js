@@ -91,6 +91,7 @@ export default {
   pick_none_cheapest_cloud: 'Ninguna oferta en la nube del catálogo lo contiene con este contexto.',
   pick_none_best_value: 'Ningún dispositivo (o grupo) con precio del catálogo lo contiene con este contexto.',
   speed_label_measured: "Medido: una ejecución publicada de este modelo, cuantización y dispositivo da {0}; las cifras de arriba son nuestra estimación, contrastada con ella.",
+  speed_label_device_figures: 'A partir de las cifras del propio dispositivo: no hay ninguna ejecución publicada de {engine} en él, así que la generación sale de su ancho de banda de memoria y el prellenado de su rendimiento FP16, con la eficiencia que alcanzan las GPU calibradas de {backends}. El intervalo las abarca todas, así que es más amplio que el de una estimación calibrada.',
   speed_label_calibrated: 'Calibrado: {0} ejecuciones publicadas en este dispositivo con esta plataforma de cálculo; este modelo no estaba entre ellas.',
   speed_label_extrapolated: 'Extrapolado: no hay ejecuciones publicadas en este dispositivo; las cifras vienen de la plataforma {0} en otros dispositivos.',
   speed_label_tp: 'Paralelismo de tensores por {link}: cada una de las {tp} GPU lee su parte de los pesos a la vez y luego hace {ar} reducciones globales por token. Contrastado con {rows} ejecuciones publicadas de vLLM con una sola petición; se desvía hasta un {err} en las que quedaron fuera del ajuste.',

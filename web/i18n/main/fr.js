@@ -90,6 +90,7 @@ export default {
   pick_none_cheapest_cloud: 'Aucune offre de location du catalogue ne le contient à ce contexte.',
   pick_none_best_value: 'Aucun appareil (ou groupe) au prix connu du catalogue ne le contient à ce contexte.',
   speed_label_measured: "Mesuré : une exécution publiée de ce modèle, de cette quantification et de cet appareil donne {0} ; les chiffres ci-dessus sont notre estimation, vérifiée par rapport à elle.",
+  speed_label_device_figures: 'D’après les chiffres de l’appareil lui-même : aucune exécution {engine} publiée n’existe sur cet appareil, donc la génération vient de sa bande passante mémoire et le préremplissage de son débit FP16, avec l’efficacité qu’atteignent les GPU calibrés {backends}. La fourchette les couvre tous, elle est donc plus large que celle d’une estimation calibrée.',
   speed_label_calibrated: 'Calibré : {0} exécutions publiées sur cet appareil avec cette plateforme de calcul ; ce modèle n’en faisait pas partie.',
   speed_label_extrapolated: 'Extrapolé : aucune exécution publiée sur cet appareil ; les chiffres viennent de la plateforme {0} sur d’autres appareils.',
   speed_label_tp: "Parallélisme de tenseurs par {link} : chacun des {tp} GPU lit sa part des poids en même temps, puis {ar} réductions globales par jeton. Vérifié sur {rows} exécutions vLLM publiées à une seule requête ; écart jusqu’à {err} sur celles tenues hors de l’ajustement.",

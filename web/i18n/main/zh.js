@@ -89,6 +89,7 @@ export default {
   pick_none_cheapest_cloud: '目录中没有云端方案能在此上下文下装下它。',
   pick_none_best_value: '目录中没有标价的设备（或组合）能在此上下文下装下它。',
   speed_label_measured: "实测：该模型、该量化在该设备上的公开测试结果为{0}；上面的数字是我们的估算，并已与之对照。",
+  speed_label_device_figures: '依据设备自身的参数：该设备没有公开的 {engine} 测试结果，因此生成速度按其内存带宽、预填充按其 FP16 算力计算，效率取已校准的 {backends} GPU 所达到的水平。范围涵盖所有这些后端，因此比已校准的估算更宽。',
   speed_label_calibrated: "已校准：该设备与后端有 {0} 条公开测试，但不含此模型。",
   speed_label_extrapolated: "外推：该设备没有公开测试；数值来自 {0} 后端在其他设备上的测试。",
   speed_label_tp: "经 {link} 张量并行：{tp} 块 GPU 同时各读取自己那份权重，每个 token 再做 {ar} 次全归约。已对照 {rows} 条公开的 vLLM 单请求测试；未参与拟合的测试误差最大 {err}。",

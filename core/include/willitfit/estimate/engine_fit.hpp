@@ -34,6 +34,24 @@ void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);
 /// models only (MoE keeps the layer-split figure: no public single-request MoE row to check it).
 void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate& e, const SpeedCoefficients& c);
 
+/// vLLM and SGLang on a device llama.cpp has no backend for (Gaudi, Cambricon MLU, MetaX,
+/// Kunlunxin: data/engines.json), where no published run calibrates a speed: the speed model on
+/// the device's own figures (bandwidth for decode, FP16 rate for prefill) at the efficiencies each
+/// calibrated discrete-GPU backend of data/speed.json reaches (cuda, rocm, vulkan: `fitted`).
+/// The central figure is the median of those backends' estimates; the range runs from the lowest
+/// backend's estimate at its own range's low end to the highest's at its high end, so it is wider
+/// than any one calibrated backend's. Tensor parallelism (2 or more devices, dense models) goes
+/// through server_decode_speed with the same coefficients; the batched throughput is recomputed
+/// with the central backend's. Labels: decode_label / prefill_label "device_figures", basis
+/// {code "device_figures", backend, engine, engine_status, via, source, checked, device_rows 0,
+///  from_backends[{id, decode_tps}], uncertain[] (the device figures it rests on that the catalog
+///  marks uncertain: bandwidth_gbs, fp16_tflops)}.
+/// When it cannot: e.speed.unavailable = {code "engine_not_supported", engine, backend, source,
+/// checked, engines[]} (the engine table says the request's engine does not run there) or
+/// {code "no_bandwidth", engine} (the device states no memory bandwidth). Nothing for no_fit.
+void server_speed_from_device_figures(const Catalog& cat, const EstimateRequest& r, Estimate& e,
+                                      const SpeedCoefficients& c, const SpeedOptions& o);
+
 /// Whether any offer of data/clouds.json is on a catalog device `engine` runs on (the device's
 /// backends, Catalog::device_engines). MLX runs on Apple silicon, which no cloud offer rents.
 bool engine_on_any_cloud(const Catalog& cat, const std::string& engine);

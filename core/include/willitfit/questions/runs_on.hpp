@@ -31,14 +31,24 @@
 //       (quality) or the same one (speed, offloaded) with everything on the device;
 //   {code "faster_device", decode_tps, min_decode_tps}        (speed).
 // counts.below_quality_floor / below_speed_floor count them (they are inside counts.no_fit).
-// A device llama.cpp does not run on (data/backends.json `engines`): engine_runs false, no models.
+// A device llama.cpp does not run on (data/backends.json `engines`) but a server engine does
+// (Gaudi, Cambricon MLU, MetaX, Kunlunxin: vLLM through the vendor's plugin): the list is that
+// engine's (`engine` "vllm", the first of vLLM and SGLang the device runs), each model as its
+// publisher's checkpoint (defaults.hpp server_quant, quality "high": the reference the bands are
+// measured against) on the device alone under the engine's budget: fits (verdict fits or tight, at
+// the speed floor), no_fit with below_floor "speed" and needs [faster_device], or no_fit. No
+// offload and no smaller format (which quantized formats a vendor plugin has kernels for differs
+// by plugin). Each entry then names its `engine`, its speed its `decode_label` (device_figures:
+// engine_fit.hpp server_speed_from_device_figures), and `request` carries the engine.
+// A device no engine runs on: engine_runs false, engine null, no models.
 //
 // Order, best first: fits, then offload, then no_fit. Within fits and offload: quality band (high
 // first), then the model's total parameters (larger first: with the quality held, a larger model
 // is the more capable one a person can run), then decode speed (faster first). no_fit entries by
 // the memory they need (closest first). Ties keep catalog order.
 //
-// Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, engine_runs, count,
+// Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, engine_runs,
+//          engine (llama.cpp | vllm | sglang | null), llamacpp_runs, count,
 //          ram_gib, context, floors{min_quality, min_decode_tps},
 //          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
 //          below_quality_floor, below_speed_floor},

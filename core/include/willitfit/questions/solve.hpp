@@ -82,8 +82,14 @@
 //      overhead and bandwidth one is. With a count above one the request's count is the basis:
 //      the smallest graphics card of which that many run it (count in the result and device),
 //      so its figures compare with the request's own whole-setup total.
-//      Result: found, count, device {id, name, kind, count, memory_gib,
-//      price_usd, verdict, total_bytes, usable_bytes, decode_tps} (absent when none runs it),
+//      Segments: the search stays first in the person's segment, a desktop (consumer and
+//      workstation cards, Macs, unified-memory machines, anything without a segment) or a data
+//      centre (data/segments.json "datacenter"): that of the device the request names, a desktop
+//      when it names none. Only when nothing there runs the request does it look at the other
+//      segment's devices, and segment {preferred: desktop | datacenter, basis: hardware | default,
+//      left: true when the answer is from the other segment} says so.
+//      Result: found, count, segment, device {id, name, kind, count, memory_gib,
+//      price_usd, verdict, total_bytes, usable_bytes, decode_tps, decode_tps_low, segment} (absent when none runs it),
 //      below_speed_floor (the same fields for the first smaller device that holds the request
 //      but decodes below the floor; absent when none), min_decode_tps, context, quant, evaluations.
 //
