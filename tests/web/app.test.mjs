@@ -20,7 +20,13 @@ test('a person picks GLM-4.5-Air Q4_K_M at 8K on a Mac Studio M3 Ultra 512 GB an
   await page.selectOption('#quant', 'Q4_K_M');
   await page.click('#context-presets button:has-text("8K")');
   await page.selectOption('#hardware', 'apple-m3-ultra-80c-gpu-512gb');
-  await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'fits');
+  // The start page's own setup may also fit this Mac: wait for the answer to the person's request
+  // (its summary names the model, the format and the Mac), not only for a "fits".
+  await page.waitForFunction(() => document.querySelector('#verdict')?.getAttribute('data-verdict') === 'fits' &&
+    /GLM-4\.5.Air/.test(document.querySelector('#summary')?.textContent || '') &&
+    /Q4_K_M/.test(document.querySelector('#summary')?.textContent || '') &&
+    /M3 Ultra/.test(document.querySelector('#summary')?.textContent || '') &&
+    /8K|8,192/.test(document.querySelector('#summary')?.textContent || ''));
   assert.match(await page.textContent('#verdict-text'), /Fits/);
   const total = await page.textContent('#c-total');
   const gib = Number(total.replace(/[^\d.]/g, ''));
