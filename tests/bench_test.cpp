@@ -55,7 +55,7 @@ TEST_CASE("every multi-GPU row whose hardware maps is predicted through the plac
   CHECK(set.excluded.count("split over several GPUs (placement)") == 0);
 }
 
-TEST_CASE("the report lists decode and prefill for every split, with rows equal to the mapped cases", "[bench]") {
+TEST_CASE("the report lists decode and prefill for every split, with rows equal to the mapped cases", "[bench][report]") {
   const BenchSet set = map_bench_rows(cat());
   std::map<std::string, std::size_t> want;
   for (const auto& c : set.cases) {
@@ -87,7 +87,7 @@ TEST_CASE("the report lists decode and prefill for every split, with rows equal 
   CHECK(want["tg/multi_gpu"] > 0);
 }
 
-TEST_CASE("the report states its error band and counts the in-sample rows within it", "[bench]") {
+TEST_CASE("the report states its error band and counts the in-sample rows within it", "[bench][report]") {
   const double band = report()["band_pct"].get<double>();
   CHECK(band == 25.0);
   for (const char* kind : {"tg", "pp"}) {
@@ -106,7 +106,7 @@ TEST_CASE("the report states its error band and counts the in-sample rows within
   }
 }
 
-TEST_CASE("points that look the same name the fields that differ between them", "[bench]") {
+TEST_CASE("points that look the same name the fields that differ between them", "[bench][report]") {
   std::map<std::string, std::vector<const json*>> same;
   for (const auto& p : report()["points"]) {
     REQUIRE(p.contains("distinct"));
@@ -143,7 +143,7 @@ TEST_CASE("points that look the same name the fields that differ between them", 
     }
 }
 
-TEST_CASE("held-out decode stays within the issue's bar on devices the fit never saw", "[bench]") {
+TEST_CASE("held-out decode stays within the issue's bar on devices the fit never saw", "[bench][report]") {
   for (const auto& g : report()["groups"])
     if (g["kind"] == "tg" && g["split"] == "held_out") {
       CAPTURE(g.dump());
@@ -154,7 +154,7 @@ TEST_CASE("held-out decode stays within the issue's bar on devices the fit never
 
 // Issue 18's "Done when" figures that the shipped data meets (npm run accuracy): a change that
 // makes one of them fail must say why in the data, not quietly.
-TEST_CASE("prefill and decode groups stay within issue 18's bars", "[bench]") {
+TEST_CASE("prefill and decode groups stay within issue 18's bars", "[bench][report]") {
   std::map<std::string, json> g;
   for (const auto& x : report()["groups"]) g[x["kind"].get<std::string>() + "/" + x["split"].get<std::string>()] = x;
   auto median = [&](const char* k) { CAPTURE(k); return g.at(k)["median_ape_pct"].get<double>(); };
@@ -216,7 +216,7 @@ TEST_CASE("the held-out split is a fixed rule on the device id, not a draw", "[b
   CHECK(k1.backends.at("cuda").bw_eff == k2.backends.at("cuda").bw_eff);
 }
 
-TEST_CASE("an offloaded row (-ngl below the layer count, experts on the CPU) is its own group", "[bench]") {
+TEST_CASE("an offloaded row (-ngl below the layer count, experts on the CPU) is its own group", "[bench][report]") {
   // Add one more offloaded run to a copy of the catalog: it must land in the offloaded group.
   auto offloaded_tg_rows = [](const json& rep) {
     for (const auto& g : rep["groups"])
@@ -279,7 +279,7 @@ TEST_CASE("prefill predictions meet the issue's bar and beat both naive baseline
   CHECK(t["ours"]["median_ape_pct"].get<double>() < 0.5 * t["bandwidth_over_size_scaled"]["median_ape_pct"].get<double>());
 }
 
-TEST_CASE("the accuracy report lists points for a predicted-against-measured plot", "[bench]") {
+TEST_CASE("the accuracy report lists points for a predicted-against-measured plot", "[bench][report]") {
   const json& pts = report()["points"];
   CHECK(pts.size() == report()["rows_used"].get<std::size_t>());
   for (const auto& p : pts) {
@@ -301,7 +301,7 @@ TEST_CASE("refitting the coefficients on the same rows does not make decode wors
   CHECK(err(refit) <= err(now) * 1.01);
 }
 
-TEST_CASE("the size report compares every published GGUF with the file computed from the config", "[bench]") {
+TEST_CASE("the size report compares every published GGUF with the file computed from the config", "[bench][report]") {
   const json& z = report()["sizes"];
   REQUIRE(z["rows"].is_array());
   CHECK(z["compared"].get<int>() >= 100);

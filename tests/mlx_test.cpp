@@ -162,7 +162,7 @@ TEST_CASE("planned MLX checkpoints are within 0.6 % of the published sizes (3 si
   }
 }
 
-TEST_CASE("the MLX speed fit: physical coefficients, held-out rows checked, every figure with a range", "[mlx][speed]") {
+TEST_CASE("the MLX speed fit: physical coefficients, held-out rows checked, every figure with a range", "[mlx][speed][report]") {
   const MlxSpeedParams& p = memo_mlx_speed(cat());
   CHECK(p.fitted_tg >= 4);
   CHECK(p.fitted_pp >= 3);

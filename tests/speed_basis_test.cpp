@@ -123,7 +123,7 @@ TEST_CASE("the engine table: every row cites a source and a date, and list hardw
   CHECK(no >= 3);
 }
 
-TEST_CASE("the accuracy report gives range coverage per group and signed error per class", "[speed_basis]") {
+TEST_CASE("the accuracy report gives range coverage per group and signed error per class", "[speed_basis][report]") {
   for (const char* kind : {"tg", "pp"}) {
     const json h = group(kind, "held_out");
     CHECK(h["coverage_basis"] == "held_out");
@@ -143,7 +143,7 @@ TEST_CASE("the accuracy report gives range coverage per group and signed error p
   CHECK(rows["pp"] == group("pp", "in_sample")["rows"].get<std::size_t>());
 }
 
-TEST_CASE("a group's coverage names its own rows and how many fall inside, so it never contradicts the group's rows", "[speed_basis]") {
+TEST_CASE("a group's coverage names its own rows and how many fall inside, so it never contradicts the group's rows", "[speed_basis][report]") {
   bool fewer = false;
   for (const auto& g : report()["groups"]) {
     CAPTURE(g.dump());
@@ -171,7 +171,7 @@ TEST_CASE("prefill meets the issue's bars in-sample and held-out; decode held-ou
   CHECK(group("tg", "held_out")["median_ape_pct"].get<double>() <= 7.0);
 }
 
-TEST_CASE("no class of 5 or more single-device rows is biased beyond 15%", "[speed_basis]") {
+TEST_CASE("no class of 5 or more single-device rows is biased beyond 15%", "[speed_basis][report]") {
   // The issue's bar: a class (kind x backend x device kind x dense/MoE) with at least 5 rows keeps
   // its median signed error within +-15 %.
   int judged = 0;

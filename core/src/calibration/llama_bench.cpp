@@ -215,6 +215,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
         skip("cannot place this run");
         continue;
       }
+      c.basis = device_rate_basis(*c.device, c.backend, c.family);
       set.cases.push_back(std::move(c));
       continue;
     }
@@ -245,6 +246,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       skip("cannot plan this model and quant");
       continue;
     }
+    c.basis = device_rate_basis(*c.device, c.backend, c.family);
     set.cases.push_back(std::move(c));
   }
   return set;
@@ -257,7 +259,7 @@ double predict_case(const BenchCase& c, const SpeedCoefficients& k) {
                                        p.req.speed, k, p.req.host_link);
     return c.kind == "tg" ? s.gen_avg_tps : (s.prefill_available ? s.prefill_tps : 0);
   }
-  const DeviceRates r = device_rates(*c.device, c.backend, c.family, k);
+  const DeviceRates r = device_rates(c.basis, k);
   if (c.kind == "tg") {
     double sum = 0;
     for (std::size_t i = 0; i < c.kv_samples.size(); ++i) {
@@ -283,7 +285,7 @@ int device_fold(const std::string& device_id) {
   return static_cast<int>((h / 4) % 4);
 }
 
-std::string class_key(const BenchCase& c) { return device_class_key(*c.device, c.backend); }
+const std::string& class_key(const BenchCase& c) { return c.basis.class_key; }
 
 // Coordinate descent on the summed |log(predicted/measured)| of single-device rows (no ranges).
 SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const SpeedCoefficients& start, bool from_priors) {

@@ -241,46 +241,63 @@ bool plan_is_bf16(const TensorPlan& plan) {
   return all > 0 && 2 * bf16 > all;
 }
 
-DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
-                         const SpeedCoefficients& c, bool bf16) {
-  DeviceRates r;
-  r.backend = backend_class(backend.empty() ? d.backend : backend);
-  BackendSpeed bs;
-  if (auto it = c.backends.find(r.backend); it != c.backends.end()) bs = it->second;
-  const double bw = d.bandwidth_gbs * 1e9;
-  r.kv_bw_bytes_s = bw * bs.bw_eff;
-  r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, family, 1.0);
-  r.layer_s = bs.layer_us * 1e-6;
-  r.linear_step_s = r.layer_s * c.linear_step_layers;
-  r.linear_chunk_s = r.layer_s * c.linear_chunk_layers;
+DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, const std::string& family, bool bf16) {
+  DeviceRateBasis b;
+  b.backend = backend_class(backend.empty() ? d.backend : backend);
+  b.family = family;
+  b.class_key = device_class_key(d, b.backend);
+  b.bandwidth_gbs = d.bandwidth_gbs;
   // ggml-cuda (ggml_cuda_op_mul_mat_cublas) runs BF16 weights with CUBLAS_COMPUTE_32F; GeForce
   // tensor cores do that at half their FP16-accumulate rate (NVIDIA Ampere/Ada/Blackwell whitepapers).
-  double peak = bf16 && d.bf16_tflops > 0 ? d.bf16_tflops : d.fp16_tflops;
-  if (peak <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") && d.facts["gpu_cores"].is_number()) {
-    // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
-    const std::string key = d.kind == DeviceKind::Apple ? "apple" : lower(d.vendor);
-    peak = d.facts["gpu_cores"].get<double>() * get_or(c.tflops_per_core, key, 0.0);
-  }
+  b.peak_tflops = bf16 && d.bf16_tflops > 0 ? d.bf16_tflops : d.fp16_tflops;
   if (d.cuda_compute_capability > 0 && d.cuda_compute_capability < 7.0) {
     // No tensor cores before Volta (7.0). llama.cpp's CUDA backend multiplies quantized weights
     // with its MMQ kernels, built on __dp4a from compute capability 6.1 (ggml/src/ggml-cuda/
     // common.cuh GGML_CUDA_CC_DP4A; mmq.cu ggml_cuda_should_use_mmq), and everything else, or every
     // matrix below 6.1, through FP32 GEMMs: a 6.1 part's FP16 rate is 1/64 of FP32 and not used
     // (common.cuh fast_fp16_available). Vulkan has no dp4a path there: FP32 shaders.
-    const bool dp4a = r.backend == "cuda" && d.cuda_compute_capability >= 6.1 - 1e-9 && family != "f16" &&
+    const bool dp4a = b.backend == "cuda" && d.cuda_compute_capability >= 6.1 - 1e-9 && family != "f16" &&
                       d.int8_tops > 0;
-    peak = dp4a ? d.int8_tops : d.fp32_tflops;
-    r.peak_kind = dp4a ? "dp4a_int8" : "fp32";
+    b.peak_tflops = dp4a ? d.int8_tops : d.fp32_tflops;
+    b.peak_kind = dp4a ? "dp4a_int8" : "fp32";
+  } else if (b.peak_tflops <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") &&
+             d.facts["gpu_cores"].is_number()) {
+    // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
+    b.gpu_cores = d.facts["gpu_cores"].get<double>();
+    b.core_key = d.kind == DeviceKind::Apple ? "apple" : lower(d.vendor);
   }
+  return b;
+}
+
+DeviceRates device_rates(const DeviceRateBasis& b, const SpeedCoefficients& c) {
+  DeviceRates r;
+  r.backend = b.backend;
+  BackendSpeed bs;
+  if (auto it = c.backends.find(r.backend); it != c.backends.end()) bs = it->second;
+  const double bw = b.bandwidth_gbs * 1e9;
+  r.kv_bw_bytes_s = bw * bs.bw_eff;
+  r.bw_bytes_s = r.kv_bw_bytes_s * get_or(c.decode_quant, b.family, 1.0);
+  r.layer_s = bs.layer_us * 1e-6;
+  r.linear_step_s = r.layer_s * c.linear_step_layers;
+  r.linear_chunk_s = r.layer_s * c.linear_chunk_layers;
+  const double peak = b.peak_tflops > 0 ? b.peak_tflops
+                      : b.gpu_cores > 0 ? b.gpu_cores * get_or(c.tflops_per_core, b.core_key, 0.0)
+                                        : 0.0;
+  r.peak_kind = b.peak_kind;
   r.peak_tflops = peak;
   if (peak > 0) {
-    r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, family, 1.0) *
-                get_or(c.flop_class, device_class_key(d, r.backend), 1.0);
+    r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, b.family, 1.0) *
+                get_or(c.flop_class, b.class_key, 1.0);
     r.moe_flops_s = r.flops_s * (bs.moe_eff > 0 ? bs.moe_eff : c.moe_prefill);
     r.attn_flops_s = r.flops_s * c.attn_eff;
     r.expert_rows_half = c.expert_rows_half;
   }
   return r;
+}
+
+DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
+                         const SpeedCoefficients& c, bool bf16) {
+  return device_rates(device_rate_basis(d, backend, family, bf16), c);
 }
 
 DecodeTerms decode_step(const ModelWork& w, double kv_bytes, const DeviceRates& r) {

@@ -156,8 +156,24 @@ struct DeviceRates {
   // (quantized weights on CUDA from 6.1 on) or "fp32" (everything else).
   std::string peak_kind = "tensor";
 };
+/// What device_rates reads from the device, backend and quant family, apart from the
+/// coefficients: made once where the same rates are asked for many times with changing
+/// coefficients (the speed fit predicts every calibration row at each of its steps).
+struct DeviceRateBasis {
+  std::string backend;          // class (backend_class)
+  std::string family;           // quant family (quant_family)
+  std::string class_key;        // device_class_key, for the per-class FLOP factor
+  double bandwidth_gbs = 0;
+  double peak_tflops = 0;       // the stated peak used (0 = none stated)
+  double gpu_cores = 0;         // with no stated peak: cores x the family's per-core rate
+  std::string core_key;         // that family: "apple" or the vendor in lower case
+  std::string peak_kind = "tensor";
+};
 /// `bf16`: the plan's float weights are BF16, which GeForce tensor cores run only with FP32
 /// accumulate (Device::bf16_tflops); llama.cpp's cuBLAS path computes BF16 GEMMs in FP32.
+DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, const std::string& family,
+                                  bool bf16 = false);
+DeviceRates device_rates(const DeviceRateBasis& b, const SpeedCoefficients& c);
 DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
                          const SpeedCoefficients& c, bool bf16 = false);
 
