@@ -62,6 +62,10 @@ function firstFrame() {
     if (!undrawn(e)) {
       const style = (/** @type {string | null} */ pseudo) => {
         const cs = getComputedStyle(e, pseudo);
+        // A ::before or ::after whose content is none or normal is not generated: it draws
+        // nothing, so its content is all there is to compare (its other properties, computed
+        // afresh on every read for a box that does not exist, were most of this test's time).
+        if (pseudo && (cs.content === 'none' || cs.content === 'normal')) return { content: cs.content };
         const o = {};
         for (let k = 0; k < cs.length; k++) o[cs[k]] = cs.getPropertyValue(cs[k]);
         return o;
@@ -121,6 +125,7 @@ for (const [width, colorScheme] of /** @type {const} */ ([[1280, 'light'], [390,
       assert.deepEqual(inline.frame.map((x) => x.el), whole.frame.map((x) => x.el), p);
       for (const [i, w] of whole.frame.entries()) {
         const s = inline.frame[i];
+        if (JSON.stringify(s) === JSON.stringify(w)) continue;  // the same: no property to name
         assert.deepEqual(s.box, w.box, `${p} ${w.el}: box`);
         for (const part of /** @type {const} */ (['style', 'before', 'after'])) {
           const diff = Object.keys(w[part]).filter((k) => w[part][k] !== s[part][k]).map((k) => `${k}: ${s[part][k]} (inline) vs ${w[part][k]}`);
