@@ -248,15 +248,4 @@ test('a link to one accuracy group opens the rows filtered to it, and a summary 
   await page.context().close();
 });
 
-for (const [name, url] of [['model', '?view=model&model=zai-org/GLM-4.5-Air'], ['device', '?view=device&hw=nvidia-rtx-4090&ram=64'], ['accuracy', '?view=accuracy']]) {
-  for (const width of [1280, 390]) {
-    test(`axe-core finds no serious or critical issue on the ${name} page at ${width} px`, async () => {
-      const page = await env.page({ viewport: { width, height: 900 }, bypassCSP: true });
-      await open(page, `${env.url}${url}&lang=en`);
-      await page.waitForSelector(name === 'model' ? '#mp-gpus table' : name === 'device' ? '#dp-runs table' : '#acc-rows');
-      assert.deepEqual(await axeProblems(page), []);
-      assert.deepEqual(page.problems, []);
-      await page.context().close();
-    });
-  }
-}
+// Each view's accessibility check (light, dark, 1280 and 390 px) is in views.test.mjs.
