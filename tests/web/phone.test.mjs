@@ -168,9 +168,10 @@ async function inkRuns(page, sel, nth) {
   return runs;
 }
 
-test('the accuracy legend draws the ±band dashed and y = x solid, as the plot does, in every language at 1280 and 390 px; the memory chart\'s legend too', async () => {
+test('the accuracy legend draws the ±band dashed and y = x solid, as the plot does, in every language at 390 px and at 1280; the memory chart\'s legend too', async () => {
+  // Every language on a phone, where the legend's labels are narrowest; English at 1280 px.
   for (const lang of ['en', 'es', 'fr', 'zh']) {
-    for (const opts of [{}, PHONE]) {
+    for (const opts of lang === 'en' ? [{}, PHONE] : [PHONE]) {
       const page = await env.page(opts);
       await open(page, `${env.url}?view=accuracy&lang=${lang}`);
       await page.waitForSelector('#acc-chart .u-legend .u-series');
