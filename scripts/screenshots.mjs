@@ -77,6 +77,11 @@ const JOURNEYS = {
   'device-b200': '?view=device&hw=nvidia-b200&ram=0',
   // A GPU without tensor cores (Maxwell): FP32 compute stated, no FP16 rate; its llama-bench rows.
   'device-m40': '?view=device&hw=nvidia-tesla-m40-24gb&ram=0',
+  // The driver's total under a vendor's round size ("94 GB" H100 NVL, 93.58 GiB), a Turing card's
+  // INT8 rate, and the 300 W RTX PRO 6000 with its launch price.
+  'device-h100-nvl': '?view=device&hw=nvidia-h100-nvl&ram=0',
+  'device-quadro-rtx-6000': '?view=device&hw=nvidia-quadro-rtx-6000&ram=0',
+  'device-max-q': '?view=device&hw=nvidia-rtx-pro-6000-blackwell-max-q&ram=0',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
   'widget-draft-llama8b-4090': 'embed.html?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
 };

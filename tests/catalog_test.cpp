@@ -553,7 +553,7 @@ TEST_CASE("a GPU without tensor cores must state its FP32 and dp4a rates, and no
   CHECK(load(R"("fp16_tflops":0.18,"fp32_tflops":11.76,"int8_tops":47,"cuda_compute_capability":6.1)").errors().empty());
   CHECK(load(R"("fp32_tflops":7.0,"cuda_compute_capability":5.2)").errors().empty());
   // From Volta on, none of these rules applies (the tensor rate is fp16_tflops).
-  CHECK(load(R"("fp16_tflops":130.5,"fp32_tflops":16.3,"cuda_compute_capability":7.5)").errors().empty());
+  CHECK(load(R"("fp16_tflops":130.5,"fp32_tflops":16.3,"int8_tops":261,"cuda_compute_capability":7.5)").errors().empty());
   auto [fields, code, field] = GENERATE(table<std::string, std::string, std::string>({
       // no FP32 rate: nothing to prefill with
       {R"("fp16_tflops":0.18,"int8_tops":47,"cuda_compute_capability":6.1)", "missing_field", "fp32_tflops"},
@@ -578,6 +578,56 @@ TEST_CASE("only NVIDIA devices state a CUDA compute capability", "[catalog][hard
   const Catalog c = Catalog::load({{"hardware/a.json", amd}});
   REQUIRE(c.errors().size() == 1);
   CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.cuda_compute_capability");
+}
+
+// From Turing (compute capability 7.5) on, tensor cores run INT8 at twice their dense FP16 rate.
+// An entry that knows its capability must state that rate (the Quadro RTX 6000 was entered without
+// it), and a sparse figure or the FP16 figure copied over is refused, with the field's path.
+TEST_CASE("a tensor-core GPU from compute capability 7.5 on states its dense INT8 rate, twice its FP16 rate", "[catalog][hardware]") {
+  const std::string head = R"({"devices":[{"id":"gpu-t","name":"T","vendor":"NVIDIA","kind":"gpu","memory_gib":24,"bandwidth_gbs":672,"source":"https://example.org/t","checked":"2026-12-06",)";
+  auto load = [&](const std::string& fields) { return Catalog::load({{"hardware/t.json", head + fields + "}]}"}}); };
+  CHECK(load(R"("fp16_tflops":130.5,"int8_tops":261,"cuda_compute_capability":7.5)").errors().empty());
+  // Volta (7.0) has tensor cores without INT8: nothing is required there.
+  CHECK(load(R"("fp16_tflops":125,"cuda_compute_capability":7.0)").errors().empty());
+  auto [fields, code] = GENERATE(table<std::string, std::string>({
+      {R"("fp16_tflops":130.5,"cuda_compute_capability":7.5)", "missing_field"},                    // left out
+      {R"("fp16_tflops":130.5,"int8_tops":130.5,"cuda_compute_capability":7.5)", "bad_value"},      // FP16 copied
+      {R"("fp16_tflops":130.5,"int8_tops":522,"cuda_compute_capability":7.5)", "bad_value"},        // sparse (or INT4)
+      {R"("fp16_tflops":312,"int8_tops":1248,"cuda_compute_capability":8.0)", "bad_value"},         // A100 sparse INT8
+  }));
+  CAPTURE(fields);
+  const Catalog c = load(fields);
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/t.json#gpu-t.int8_tops");
+  // Every catalog entry that states a capability from 7.5 on passes, the Quadro RTX 6000 with 261.
+  const Catalog& cat = wif_test::catalog();
+  const Device* q = cat.find_device("nvidia-quadro-rtx-6000");
+  REQUIRE(q != nullptr);
+  CHECK(q->int8_tops == 261);
+}
+
+// A driver-reported total (nvidia-smi's MiB) is the figure every memory sum uses: memory_gib must
+// be it / 1024, and the public page that shows it must be named. Typing the vendor's round size into
+// memory_gib beside it, or leaving the page out, is refused with the field's path.
+TEST_CASE("a driver-reported memory total comes with its page and sets memory_gib", "[catalog][hardware]") {
+  const std::string head = R"({"devices":[{"id":"gpu-m","name":"M","vendor":"NVIDIA","kind":"gpu","bandwidth_gbs":3900,"source":"https://example.org/m","checked":"2026-12-06",)";
+  auto load = [&](const std::string& fields) { return Catalog::load({{"hardware/m.json", head + fields + "}]}"}}); };
+  CHECK(load(R"("memory_gib":93.58,"memory_sold_gb":94,"memory_reported_mib":95830,"memory_reported_source":"https://example.org/smi")").errors().empty());
+  auto [fields, code, field] = GENERATE(table<std::string, std::string, std::string>({
+      // the vendor's 94 GB typed into memory_gib beside the driver's 95830 MiB (93.58 GiB)
+      {R"("memory_gib":94,"memory_reported_mib":95830,"memory_reported_source":"https://example.org/smi")", "bad_value", "memory_gib"},
+      // the total in MB read as MiB: 95830 / 1000
+      {R"("memory_gib":95.83,"memory_sold_gb":94,"memory_reported_mib":95830,"memory_reported_source":"https://example.org/smi")", "bad_value", "memory_gib"},
+      // no page that shows it
+      {R"("memory_gib":93.58,"memory_sold_gb":94,"memory_reported_mib":95830)", "missing_field", "memory_reported_source"},
+      {R"("memory_gib":93.58,"memory_sold_gb":94,"memory_reported_mib":95830,"memory_reported_source":"nvidia-smi")", "missing_field", "memory_reported_source"},
+  }));
+  CAPTURE(fields);
+  const Catalog c = load(fields);
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/m.json#gpu-m." + field);
 }
 
 TEST_CASE("NVIDIA tensor rates are dense: FP8 and INT8 at twice FP16 on every tensor-core card", "[catalog][hardware]") {
@@ -619,7 +669,19 @@ TEST_CASE("the devices entered for the 2026 hardware questions carry their own f
     CHECK(d->facts.value("launch_date", "").size() == 7);
     CHECK(!d->backends.empty());
     CHECK(device_rates(*d, d->backend, "legacy", k).peak_tflops > 0);
+    // A price (launch, street or used, each with its source) or notes saying none is public: a
+    // device without one reads as "no price" in the cost views, and that must be a finding.
+    const bool priced = d->facts.contains("launch_price_usd") || d->facts.contains("street_price") ||
+                        d->facts.contains("used_price");
+    CHECK((priced || d->facts.value("notes", "").find("Price: unknown") != std::string::npos));
+    for (const char* p : {"street_price", "used_price"})
+      if (d->facts.contains(p)) {
+        CHECK(d->facts[p].value("source", "").rfind("https://", 0) == 0);
+        CHECK(d->facts[p].value("date", "").size() == 7);
+      }
   }
+  CHECK(c.find_device("nvidia-tesla-m40-24gb")->used_price_usd == 90);
+  CHECK(c.find_device("nvidia-rtx-pro-6000-blackwell-max-q")->price_usd == 8565);
   const Device* maxq = c.find_device("nvidia-rtx-pro-6000-blackwell-max-q");
   const Device* ws = c.find_device("nvidia-rtx-pro-6000-blackwell");
   REQUIRE(ws != nullptr);
@@ -629,11 +691,12 @@ TEST_CASE("the devices entered for the 2026 hardware questions carry their own f
   CHECK(maxq->tdp_w < ws->tdp_w);
 }
 
-TEST_CASE("the H100 SXM and H200 SXM hold the memory nvidia-smi reports, not NVIDIA's round figure", "[catalog][hardware]") {
-  // nvidia-smi: 81559 MiB on an "80 GB" H100 SXM5, 143771 MiB on a "141 GB" H200 (sources in the entries).
+TEST_CASE("the H100 SXM, H100 NVL and H200 SXM hold the memory nvidia-smi reports, not NVIDIA's round figure", "[catalog][hardware]") {
+  // nvidia-smi: 81559 MiB on an "80 GB" H100 SXM5, 95830 MiB on a "94 GB" H100 NVL, 143771 MiB on a
+  // "141 GB" H200 (sources in the entries).
   const Catalog c = Catalog::load(embedded_catalog());
   struct Row { const char* id; double mib; double sold; };
-  for (const Row& r : {Row{"nvidia-h100-sxm", 81559, 80}, Row{"nvidia-h200-sxm", 143771, 141}}) {
+  for (const Row& r : {Row{"nvidia-h100-sxm", 81559, 80}, Row{"nvidia-h100-nvl", 95830, 94}, Row{"nvidia-h200-sxm", 143771, 141}}) {
     CAPTURE(r.id);
     const Device* d = c.find_device(r.id);
     REQUIRE(d != nullptr);

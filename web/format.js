@@ -41,6 +41,17 @@ export function gib(bytes, lang, digits = 2) {
   return `${nf(lang, digits).format(bytes / GiB)}${U}${units(lang).gib}`;
 }
 
+/**
+ * A device's memory as the catalog states it: whole GiB as whole ("24 GiB"), a driver's total to
+ * the hundredth ("93.58 GiB", the "94 GB" H100 NVL), never rounded onto the vendor's round figure.
+ * @param {number} bytes @param {string} lang
+ */
+export function gibExact(bytes, lang) {
+  if (!ok(bytes)) return '—';
+  const f = new Intl.NumberFormat(lang, { minimumFractionDigits: 0, maximumFractionDigits: 2 });
+  return `${f.format(bytes / GiB)}${U}${units(lang).gib}`;
+}
+
 /** @param {number} bytes @param {string} lang */
 export function gb(bytes, lang, digits = 2) {
   return ok(bytes) ? `${nf(lang, digits).format(bytes / 1e9)}${U}${units(lang).gb}` : '—';

@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, setText, text } from '../dom.js';
-import { backendName, gib, list, num, signedPct, tokens, usd } from '../format.js';
+import { backendName, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -29,7 +29,7 @@ export async function renderDevice(alive) {
   const name = shownName(d, L);
   text('dp-title', T('dp_title', { 0: name }));
   text('dp-lead', '');
-  setPageMeta(T('dp_doc_title', { device: name }), T('dp_doc_desc', { device: name, memory: gib(d.memory_gib * GiB, L, 0) }));
+  setPageMeta(T('dp_doc_title', { device: name }), T('dp_doc_desc', { device: name, memory: gibExact(d.memory_gib * GiB, L) }));
   // The device's usable memory, read off an estimate of a small model at the core's defaults.
   const base = { ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), hw: state.hw, ram: state.ram };
   let probe;
@@ -49,7 +49,7 @@ export async function renderDevice(alive) {
   };
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
-    [T('memory'), marked('memory_gib', gib(d.memory_gib * GiB, L, 0))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
+    [T('memory'), marked('memory_gib', gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
     // The FP32 rate where the catalog states it (the rate a GPU without tensor cores computes at).
     ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)} TFLOPS`]] : []),
@@ -61,7 +61,7 @@ export async function renderDevice(alive) {
     uncertainFields(u).length ? h('p', { class: 'note unc-note', id: 'dp-uncertain' }, T('dp_unc_note_nospeed')) : null);
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
-    h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gib(probe.memory.physical_bytes, L, 0) })),
+    h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gibExact(probe.memory.physical_bytes, L) })),
     h('p', null, ruleFromCode(probe.memory.usable_rule_code, L)),
     h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));

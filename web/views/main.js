@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
-import { backendName, gb, gib, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -95,7 +95,7 @@ export function renderMain(r) {
   // A memory size public sources do not settle: marked on the card it feeds.
   fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
   // A share that reads as all of the usable memory (the core's reserved_code) is said so, not "X of X".
-  text('c-physical', dem ? T(m.reserved_code === 'all_usable' ? 'reserved_note_all' : 'reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gib(m.physical_bytes, L, 0) }));
+  text('c-physical', dem ? T(m.reserved_code === 'all_usable' ? 'reserved_note_all' : 'reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gibExact(m.physical_bytes, L) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
   const card3 = byId('c-margin').parentElement;
   if (r.verdict === 'offload' && host) {

@@ -5,7 +5,7 @@
 import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
-import { gib, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
+import { gib, gibExact, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
@@ -129,7 +129,7 @@ export async function renderModel(alive) {
   const row = (/** @type {any} */ e) => {
     const cells = [
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
-      gib(e.device.memory_gib * GiB, L, 0),
+      gibExact(e.device.memory_gib * GiB, L),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
       // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict);
       // a Mac or other unified-memory machine holds it in its unified memory, not in GPU memory.

@@ -156,7 +156,8 @@ json parse_json(const std::string& text, const std::string& path, std::size_t ma
     // Re-parse with exceptions only to learn where it broke; nlohmann reports the byte offset.
     std::string where;
     try {
-      (void)json::parse(text);
+      const json again = json::parse(text);  // throws: the text did not parse the first time
+      (void)again;
     } catch (const json::parse_error& e) {
       where = " (near byte " + std::to_string(e.byte) + ")";
     } catch (...) {

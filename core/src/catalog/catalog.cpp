@@ -309,6 +309,7 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
       load.listing(f, doc);
     }
   }
+  for (std::size_t i = 0; i < c.devices_.size(); ++i) c.device_index_.emplace(c.devices_[i].id, i);  // ids are unique
   load.drop_offers_of_unknown_devices();
   // engines.json: a lowest compute capability is a CUDA row's, a number from 1 to 20, with its source.
   if (const nlohmann::json* t = c.document("engines.json"); t && t->is_object() && t->contains("engines") &&
@@ -326,6 +327,8 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
                r["min_source"].get<std::string>().rfind("http", 0) != 0)
         c.errors_.push_back({"missing_field", "engines.json#engines[" + std::to_string(i) + "].min_source",
                              "a lowest compute capability needs the page that states it"});
+      if (v.is_number() && r.contains("engine") && r["engine"].is_string() && r.value("backend", "") == "cuda")
+        c.engine_min_cc_.emplace(r["engine"].get<std::string>(), v.get<double>());  // the first CUDA row's
     }
   // A device's overhead_backend must name a backends.json entry.
   for (const auto& d : c.devices_)
@@ -336,8 +339,12 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
   if (const nlohmann::json* seg = c.document("segments.json")) {
     std::set<std::string> known;
     if (seg->is_object() && seg->contains("segments") && (*seg)["segments"].is_array())
-      for (const auto& s : (*seg)["segments"])
+      for (const auto& s : (*seg)["segments"]) {
         if (s.is_object() && s.contains("id") && s["id"].is_string()) known.insert(s["id"].get<std::string>());
+        if (s.is_object() && s.contains("id") && s["id"].is_string() && s.contains("max_count") &&
+            s["max_count"].is_number_integer() && s["max_count"].get<int>() >= 1)
+          c.segment_max_counts_[s["id"].get<std::string>()] = s["max_count"].get<int>();
+      }
     // The hardware's useful life (months, with its source), read by the rent-or-buy comparison.
     if (seg->is_object() && seg->contains("useful_life")) {
       const nlohmann::json& ul = (*seg)["useful_life"];
@@ -363,10 +370,8 @@ const ModelEntry* Catalog::find_model(const std::string& id) const {
 }
 
 const Device* Catalog::find_device(const std::string& id) const {
-  const std::string l = lower(id);
-  for (const auto& d : devices_)
-    if (d.id == l) return &d;
-  return nullptr;
+  auto it = device_index_.find(lower(id));
+  return it == device_index_.end() ? nullptr : &devices_[it->second];
 }
 
 const nlohmann::json* Catalog::document(const std::string& path) const {
@@ -374,22 +379,10 @@ const nlohmann::json* Catalog::document(const std::string& path) const {
   return it == documents_.end() ? nullptr : &it->second;
 }
 
-std::map<std::string, int> Catalog::segment_max_counts() const {
-  std::map<std::string, int> m;
-  if (const nlohmann::json* doc = document("segments.json"))
-    if (doc->is_object() && doc->contains("segments") && (*doc)["segments"].is_array())
-      for (const auto& s : (*doc)["segments"])
-        if (s.is_object() && s.contains("id") && s["id"].is_string() && s.contains("max_count") &&
-            s["max_count"].is_number_integer() && s["max_count"].get<int>() >= 1)
-          m[s["id"].get<std::string>()] = s["max_count"].get<int>();
-  return m;
-}
-
 int Catalog::segment_max_count(const Device& d) const {
   if (!d.facts.is_object() || !d.facts.contains("segment") || !d.facts["segment"].is_string()) return 0;
-  const auto m = segment_max_counts();
-  auto it = m.find(d.facts["segment"].get<std::string>());
-  return it == m.end() ? 0 : it->second;
+  auto it = segment_max_counts_.find(d.facts["segment"].get<std::string>());
+  return it == segment_max_counts_.end() ? 0 : it->second;
 }
 
 const BackendInfo* Catalog::find_backend(const std::string& id) const {
@@ -398,13 +391,8 @@ const BackendInfo* Catalog::find_backend(const std::string& id) const {
 }
 
 double Catalog::engine_min_compute_capability(const std::string& engine) const {
-  const nlohmann::json* t = document("engines.json");
-  if (!t || !t->is_object() || !t->contains("engines") || !(*t)["engines"].is_array()) return 0;
-  for (const auto& r : (*t)["engines"])
-    if (r.is_object() && r.value("engine", "") == engine && r.value("backend", "") == "cuda" &&
-        r.contains("min_cuda_compute_capability") && r["min_cuda_compute_capability"].is_number())
-      return r["min_cuda_compute_capability"].get<double>();
-  return 0;
+  auto it = engine_min_cc_.find(engine);
+  return it == engine_min_cc_.end() ? 0 : it->second;
 }
 
 std::vector<std::string> Catalog::device_engines(const Device& d) const {

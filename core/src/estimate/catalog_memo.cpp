@@ -27,6 +27,8 @@ struct Memo {
   std::optional<SpeedCoefficients> coefficients;
   std::optional<nlohmann::json> spec_basis;
   std::optional<MlxSpeedParams> mlx;
+  std::optional<TensorParallelParams> tensor_parallel;
+  std::optional<SpeculativeParams> speculative;
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
@@ -79,6 +81,20 @@ const nlohmann::json& memo_speculative_basis(const Catalog& cat) {
   std::lock_guard<std::mutex> g(mm.lock);
   if (!mm.spec_basis) mm.spec_basis = std::move(a);
   return *mm.spec_basis;
+}
+
+const TensorParallelParams& memo_tensor_parallel_params(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.tensor_parallel) mm.tensor_parallel = tensor_parallel_params(cat);  // may throw: nothing kept
+  return *mm.tensor_parallel;
+}
+
+const SpeculativeParams& memo_speculative_params(const Catalog& cat) {
+  Memo& mm = cat.memo();
+  std::lock_guard<std::mutex> g(mm.lock);
+  if (!mm.speculative) mm.speculative = speculative_params(cat);
+  return *mm.speculative;
 }
 
 const MlxSpeedParams& memo_mlx_speed(const Catalog& cat) {

@@ -8,6 +8,7 @@
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
+#include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/engine_step.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
@@ -132,7 +133,7 @@ void server_decode_speed(const Catalog& cat, const EstimateRequest& r, Estimate&
   // tok/s), and no single-request MoE row is in tensor_parallel.json to set that; MoE keeps the
   // layer-split figure and its label until one is.
   if (r.model.arch.is_moe()) return;
-  const TensorParallelParams tp = tensor_parallel_params(cat);
+  const TensorParallelParams& tp = memo_tensor_parallel_params(cat);
   const Device& gpu = r.devices.front();
   auto step = [&](std::int64_t depth) { return serving_step(r.model.arch, *e.plan, gpu, b, 1, depth, c, &tp); };
   SpeedResult& s = e.speed;
@@ -272,7 +273,7 @@ void server_speed_from_device_figures(const Catalog& cat, const EstimateRequest&
   // The batched throughput at the central backend's efficiencies, as the single request.
   if (e.throughput) {
     const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
-    const TensorParallelParams tp = tensor_parallel_params(cat);
+    const TensorParallelParams& tp = memo_tensor_parallel_params(cat);
     e.throughput = serving_throughput(r.model.arch, *e.plan, r.devices.front(), b, r.vllm.concurrency,
                                       e.throughput->depth, mid.c, &tp);
   }

@@ -649,7 +649,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
 
   if (r.spec.mtp) {
     e.spec_costs = mtp_costs(a, *e.plan);
-    e.spec_params = speculative_params(cat);
+    e.spec_params = memo_speculative_params(cat);
     e.spec_basis = memo_speculative_basis(cat).value("by_kind", nlohmann::json::object()).value(r.spec.kind(), nlohmann::json::object());
   }
   if (r.draft) {
@@ -661,7 +661,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     e.draft_kv = llamacpp_kv_cache(r.draft->arch, dk);
     e.draft_compute = llamacpp_compute_buffer(r.draft->arch, e.draft_kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
     e.spec_costs = draft_costs(a, *e.plan, r.draft->arch, *e.draft_plan);
-    e.spec_params = speculative_params(cat);
+    e.spec_params = memo_speculative_params(cat);
     e.spec_basis = memo_speculative_basis(cat).value("by_kind", nlohmann::json::object()).value(r.spec.kind(), nlohmann::json::object());
   }
   if (!r.model.vision.family.empty() && (r.proj.images > 0 || !r.summary)) {

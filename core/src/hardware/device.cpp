@@ -121,6 +121,17 @@ void check_compute_capability(const Device& d, const nlohmann::json& j, const st
   if (text::lower(d.vendor) != "nvidia")
     throw InputError("bad_value", join_path(path, "cuda_compute_capability"),
                      "'cuda_compute_capability' is NVIDIA's; this device's vendor is '" + d.vendor + "'");
+  if (cc >= 7.5) {
+    // From Turing (7.5) on, tensor cores multiply INT8 at twice their dense FP16 rate (NVIDIA's
+    // Turing, Ampere, Ada, Hopper and Blackwell whitepapers): a missing INT8 figure, or one that
+    // is a sparse or an FP16 figure copied over, is refused.
+    if (!j.contains("int8_tops"))
+      throw InputError("missing_field", join_path(path, "int8_tops"),
+                       "a tensor-core GPU from compute capability 7.5 on multiplies INT8 on its tensor cores: give its dense INT8 rate");
+    if (d.fp16_tflops > 0 && std::fabs(d.int8_tops / (2.0 * d.fp16_tflops) - 1.0) > 0.05)
+      throw InputError("bad_value", join_path(path, "int8_tops"),
+                       "the dense INT8 tensor rate is twice the dense FP16 tensor rate (within 5 %)");
+  }
   if (cc >= 7.0) return;
   if (d.fp32_tflops <= 0)
     throw InputError("missing_field", join_path(path, "fp32_tflops"),
@@ -170,6 +181,18 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
     if (std::fabs(*sold - d.memory_gib) < 0.005)
       throw InputError("bad_value", join_path(path, "memory_sold_gb"),
                        "'memory_sold_gb' is for a sold size that differs from memory_gib; leave it out when they agree");
+  }
+  // The driver's total (nvidia-smi's MiB) is what every memory figure uses where the entry states
+  // it: memory_gib must be it / 1024 (to the hundredth), and the page that shows it must be named.
+  // The vendor's round figure typed into memory_gib beside it is refused.
+  if (const auto mib = opt_num(j, "memory_reported_mib", path, 1.0, 1e9)) {
+    const auto src = opt_str(j, "memory_reported_source", path);
+    if (!src || src->rfind("http", 0) != 0)
+      throw InputError("missing_field", join_path(path, "memory_reported_source"),
+                       "a driver-reported memory total needs the public page that shows it");
+    if (std::fabs(*mib / 1024.0 - d.memory_gib) > 0.006)
+      throw InputError("bad_value", join_path(path, "memory_gib"),
+                       "memory_gib must be memory_reported_mib / 1024 (" + std::to_string(*mib / 1024.0) + " GiB)");
   }
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);

@@ -149,29 +149,44 @@ SpeculativeCosts draft_costs(const Architecture& target, const TensorPlan& targe
   return c;
 }
 
-std::string tokenizer_group(const Catalog& cat, const std::string& model_id) {
+namespace {
+// Every model id of speculative.json's "tokenizers" with its group id, read in one walk.
+std::map<std::string, std::string> tokenizer_groups(const Catalog& cat) {
+  std::map<std::string, std::string> out;
   const nlohmann::json* d = cat.document("speculative.json");
-  if (!d || !d->contains("tokenizers") || !(*d)["tokenizers"].is_array()) return "";
-  const ModelEntry* e = cat.find_model(model_id);
-  const std::string id = e ? e->id : model_id;
+  if (!d || !d->contains("tokenizers") || !(*d)["tokenizers"].is_array()) return out;
   for (const auto& g : (*d)["tokenizers"]) {
     if (!g.is_object() || !g.contains("models") || !g["models"].is_array()) continue;
     for (const auto& m : g["models"])
-      if (m.is_string() && m.get<std::string>() == id) return g.value("id", "");
+      if (m.is_string()) out.emplace(m.get<std::string>(), g.value("id", ""));  // the first group naming it
   }
-  return "";
+  return out;
+}
+}  // namespace
+
+std::string tokenizer_group(const Catalog& cat, const std::string& model_id) {
+  const ModelEntry* e = cat.find_model(model_id);
+  const auto groups = tokenizer_groups(cat);
+  auto it = groups.find(e ? e->id : model_id);
+  return it == groups.end() ? "" : it->second;
 }
 
 std::vector<std::string> draft_candidates(const Catalog& cat, const std::string& target_id) {
   std::vector<std::string> out;
   const ModelEntry* t = cat.find_model(target_id);
   if (!t) return out;
-  const std::string g = tokenizer_group(cat, t->id);
+  // The groups are read once here, not once per catalog model.
+  const auto groups = tokenizer_groups(cat);
+  auto group_of = [&](const std::string& id) {
+    auto it = groups.find(id);
+    return it == groups.end() ? std::string() : it->second;
+  };
+  const std::string g = group_of(t->id);
   if (g.empty()) return out;
   std::vector<const ModelEntry*> found;
   for (const auto& m : cat.models()) {
     if (m.id == t->id || m.params_total_b <= 0 || m.params_total_b >= t->params_total_b) continue;
-    if (tokenizer_group(cat, m.id) != g) continue;
+    if (group_of(m.id) != g) continue;
     const std::int64_t diff = m.arch.n_vocab > t->arch.n_vocab ? m.arch.n_vocab - t->arch.n_vocab : t->arch.n_vocab - m.arch.n_vocab;
     if (diff > kSpecVocabMaxSizeDifference) continue;
     found.push_back(&m);

@@ -22,6 +22,23 @@ std::string str(const json& row, const char* k) {
   return row.contains(k) && row[k].is_string() ? row[k].get<std::string>() : "";
 }
 
+// One engines.json row, every field set (a CUDA row may state its lowest compute capability and
+// the page that says so; other rows leave them 0 and empty).
+EngineRow engine_row(const json& r) {
+  EngineRow er;
+  er.engine = str(r, "engine");
+  er.backend = str(r, "backend");
+  er.status = str(r, "status");
+  er.via = str(r, "via");
+  er.source = str(r, "source");
+  er.checked = str(r, "checked");
+  er.notes = str(r, "notes");
+  if (r.contains("min_cuda_compute_capability") && r["min_cuda_compute_capability"].is_number())
+    er.min_cc = r["min_cuda_compute_capability"].get<double>();
+  er.min_source = str(r, "min_source");
+  return er;
+}
+
 }  // namespace
 
 SpeedBasisIndex speed_basis_index(const Catalog& cat) {
@@ -29,12 +46,7 @@ SpeedBasisIndex speed_basis_index(const Catalog& cat) {
   if (const json* e = cat.document("engines.json"); e && e->contains("engines") && (*e)["engines"].is_array())
     for (const auto& r : (*e)["engines"]) {
       if (!r.is_object()) continue;
-      EngineRow er{str(r, "engine"), str(r, "backend"), str(r, "status"), str(r, "via"), str(r, "source"),
-                   str(r, "checked"), str(r, "notes")};
-      if (r.contains("min_cuda_compute_capability") && r["min_cuda_compute_capability"].is_number())
-        er.min_cc = r["min_cuda_compute_capability"].get<double>();
-      er.min_source = str(r, "min_source");
-      idx.engines.push_back(std::move(er));
+      idx.engines.push_back(engine_row(r));
     }
   const json* map = cat.document("measurements/bench_mapping.json");
   if (!map) return idx;

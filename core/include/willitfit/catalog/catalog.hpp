@@ -59,7 +59,7 @@ class Catalog {
   const ModelEntry* find_model(const std::string& id) const;   // case-insensitive id
   const Device* find_device(const std::string& id) const;
   /// The lowest CUDA compute capability an engine's build supports (data/engines.json
-  /// min_cuda_compute_capability), 0 where none is stated.
+  /// min_cuda_compute_capability), 0 where none is stated. Read once at load.
   double engine_min_compute_capability(const std::string& engine) const;
   const BackendInfo* find_backend(const std::string& id) const;
   /// The engines that run on a device: the union, in engine order llama.cpp, vllm, sglang, of
@@ -70,8 +70,8 @@ class Catalog {
   /// max_count for the device's `segment`); 0 when the device names no segment the file lists.
   /// The count searches cap by it (questions/solve_detail.hpp count_cap, training's cheapest set).
   int segment_max_count(const Device& d) const;
-  /// Every segment's max_count, by id.
-  std::map<std::string, int> segment_max_counts() const;
+  /// Every segment's max_count, by id (read once at load).
+  const std::map<std::string, int>& segment_max_counts() const { return segment_max_counts_; }
 
   /// The store catalog_memo.hpp keeps derived data in (shared by copies of this catalog, which hold
   /// the same entries).
@@ -86,6 +86,11 @@ class Catalog {
   std::map<std::string, nlohmann::json> documents_;
   std::vector<Error> errors_;
   std::map<std::string, std::size_t> model_index_;   // lower-case id -> models_ position
+  std::map<std::string, std::size_t> device_index_;  // id -> devices_ position
+  // Figures the hot loops (tiers, runs-on, the count searches) ask for per device, read from
+  // their documents once at load rather than walked on every call.
+  std::map<std::string, double> engine_min_cc_;       // engine -> engines.json min_cuda_compute_capability
+  std::map<std::string, int> segment_max_counts_;     // segment id -> segments.json max_count
   std::shared_ptr<Memo> memo_ = new_memo();
 };
 

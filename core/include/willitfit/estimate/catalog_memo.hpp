@@ -2,8 +2,9 @@
 // catalog's lifetime: a catalog never changes after Catalog::load. A listing page asks for
 // every model x device x quant, and the tensor plan (hundreds of named tensors run through
 // llama-quantize's rules) and the parameter count depend only on model x quant, so they are
-// made once instead of once per device. The speed coefficients (data/speed.json) are parsed
-// once instead of per estimate.
+// made once instead of once per device. The speed coefficients (data/speed.json), the
+// tensor-parallel terms (tensor_parallel.json) and the speculative terms (speculative.json) are
+// parsed once instead of per estimate.
 #pragma once
 #include <memory>
 #include <string>
@@ -14,6 +15,7 @@
 #include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/speed/speed.hpp"
 #include "willitfit/speed/speculative.hpp"
+#include "willitfit/speed/tensor_parallel.hpp"
 
 namespace wif {
 
@@ -36,6 +38,13 @@ const SpeedCoefficients& memo_speed_coefficients(const Catalog& cat);
 /// How the speculative speedup model did on its public rows (speculative_accuracy's summary:
 /// fitted and held-out row counts and errors), computed once.
 const nlohmann::json& memo_speculative_basis(const Catalog& cat);
+
+/// tensor_parallel_params(cat) (speed/tensor_parallel.hpp), read once; throws what it throws
+/// (and keeps nothing then).
+const TensorParallelParams& memo_tensor_parallel_params(const Catalog& cat);
+
+/// speculative_params(cat) (speed/speculative.hpp), read once.
+const SpeculativeParams& memo_speculative_params(const Catalog& cat);
 
 /// fit_mlx_speed(cat) (speed/mlx_speed.hpp), fitted once.
 const MlxSpeedParams& memo_mlx_speed(const Catalog& cat);

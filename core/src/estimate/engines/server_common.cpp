@@ -108,7 +108,7 @@ void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
   if (b.fits && r.devices.front().bandwidth_gbs > 0) {
     const std::int64_t depth = std::min<std::int64_t>(b.max_model_len, r.speed.depth + r.speed.prompt + r.speed.gen / 2);
-    const TensorParallelParams tp = tensor_parallel_params(cat);
+    const TensorParallelParams& tp = memo_tensor_parallel_params(cat);
     e.throughput = serving_throughput(r.model.arch, *e.plan, r.devices.front(), b, r.vllm.concurrency, depth,
                                       memo_speed_coefficients(cat), &tp);
   }
