@@ -205,3 +205,32 @@ test('the first screen of a pair page draws its text in at most four font strike
     await page.context().close();
   }
 });
+
+// Until the app has taken a pair page over, the sections below the answer that are far from the
+// screen are not laid out (content-visibility: auto, web/styles.css): the rest of the page that
+// is parsed right after the first frame does not take the cores that frame is rasterized and
+// shown on. Once the app is there every section is drawn (a full-page screenshot holds them all).
+test('before the app takes a pair page over, sections far below the answer are skipped; after, none is', async () => {
+  const skipped = () => [...document.querySelectorAll('#view-main > .wide > section.panel:not([hidden]) h2')]
+    .map((h) => `${h.textContent} ${h.checkVisibility({ contentVisibilityAuto: true }) ? 'drawn' : 'skipped'}`);
+  const page = await env.page();
+  await page.setViewportSize({ width: 1280, height: 720 });
+  await page.route(/\/(boot|app)\.js$/, (r) => r.abort());
+  await page.goto(env.url + PAGES[0]);
+  await page.waitForLoadState('load');
+  const before = await page.evaluate(skipped);
+  assert.ok(before.length >= 5, `the page has its sections (${before})`);
+  assert.ok(before.at(-1)?.endsWith('skipped'), `the last section is not laid out before the app is there:\n${before.join('\n')}`);
+  // Near the screen, a section is drawn as usual.
+  await page.evaluate(() => document.querySelector('#view-main > .wide > section.panel:not([hidden]):last-of-type')?.scrollIntoView());
+  await page.waitForFunction(() => document.querySelector('#view-main > .wide > section.panel:not([hidden]):last-of-type h2')?.checkVisibility({ contentVisibilityAuto: true }));
+  await page.context().close();
+
+  const app = await env.page();
+  await app.setViewportSize({ width: 1280, height: 720 });
+  await app.goto(env.url + PAGES[0]);
+  await app.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
+  const after = await app.evaluate(skipped);
+  assert.deepEqual(after.filter((s) => s.endsWith('skipped')), [], after.join('\n'));
+  await app.context().close();
+});
