@@ -188,8 +188,10 @@ export function renderMain(r) {
     // DeepSeek sparse attention (the core's sparse_attention split of the per-token cache).
     const sp = server.sparse_attention;
     const kib = (/** @type {number} */ b) => `${num(b / 1024, L, 2)} ${units(L).kib}`;
-    const sparse = sp ? T('why_kv_sparse', {
+    // DeepSeek V4's compressed attention (kind dsv4) splits differently from V3.2's (dsa).
+    const sparse = sp ? T(sp.kind === 'dsv4' ? 'why_kv_sparse_dsv4' : 'why_kv_sparse', {
       engine: engineName(r.settings.engine), latent: kib(sp.latent_bytes_per_token), indexer: kib(sp.indexer_bytes_per_token), top_k: num(sp.top_k, L),
+      entries: num(sp.top_entries, L), window: num(sp.window_tokens, L),
     }) : '';
     text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
     text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');

@@ -249,6 +249,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
         b.kv_latent_bytes_per_token += c.latent;
         b.kv_indexer_bytes_per_token += c.indexer;
         b.sparse_top_k = m.indexer_top_k;
+        b.sparse_kind = "dsa";
       } else {
         page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
       }
@@ -387,6 +388,13 @@ void dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b) {
   b.kv_bytes_per_token = b.kv_latent_bytes_per_token + b.kv_indexer_bytes_per_token;
   // A ratio-4 layer attends to index_topk compressed entries, index_topk x 4 tokens of context.
   b.sparse_top_k = a.dsv4.index_topk * 4;
+  // Every layer reads its window keys each step (sparse_swa.py decode_swa_indices: window_size rows).
+  b.sparse_kind = "dsv4";
+  for (const auto& L0 : a.layers)
+    if (!L0.is_mtp && L0.attn == AttnKind::Compressed) {
+      b.kv_window_read_bytes += static_cast<std::uint64_t>(L0.window) * l.key_bytes;
+      b.window_tokens = L0.window;
+    }
   const std::int64_t block = static_cast<std::int64_t>(l.block_bytes);
   if (block > 0 && b.kv_available_bytes > 0) b.num_blocks = b.kv_available_bytes / block;
   const std::int64_t per_req = dsv4_vllm_blocks(l, L, T);

@@ -119,6 +119,12 @@ struct VllmBudget {
   std::int64_t sparse_top_k = 0;
   std::uint64_t kv_latent_bytes_per_token = 0;   // the MLA latent part, all layers
   std::uint64_t kv_indexer_bytes_per_token = 0;  // the indexer-key part, all layers
+  // DeepSeek V4: what a decoding token reads of the layers' sliding windows (window x key row x
+  // layers, the same at any depth past the window); 0 for other models.
+  std::uint64_t kv_window_read_bytes = 0;
+  std::string sparse_kind;              // "" (dense), dsa (V3.2: latent + indexer keys), dsv4 (V4:
+                                        // ratio-4 keys read for top-k entries, the rest whole)
+  std::int64_t window_tokens = 0;       // dsv4: each layer's window
   std::uint64_t sparse_workspace_bytes = 0;      // part of activation_bytes: the top-k index
                                                  // buffer and the sparse-MLA kernel workspace
   std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold

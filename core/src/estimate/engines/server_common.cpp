@@ -62,10 +62,18 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
           {"diagnostics", diagnostics(b)}};
   // DeepSeek sparse attention: the per-token cache split into the latent (read for at most top_k
   // entries a step) and the indexer keys (read whole), and the workspace inside activation_bytes.
-  if (b.sparse_top_k > 0)
-    out["sparse_attention"] = {{"top_k", b.sparse_top_k}, {"latent_bytes_per_token", b.kv_latent_bytes_per_token},
+  // DeepSeek V4 (kind dsv4): the "latent" part is the ratio-4 compressed keys, read for top_k tokens
+  // (top_entries compressed entries) a layer, the "indexer" part the indexer keys and the ratio-128
+  // keys, read whole, and each layer also reads its window of window_tokens.
+  if (b.sparse_top_k > 0) {
+    out["sparse_attention"] = {{"kind", b.sparse_kind.empty() ? std::string("dsa") : b.sparse_kind},
+                               {"top_k", b.sparse_top_k}, {"latent_bytes_per_token", b.kv_latent_bytes_per_token},
                                {"indexer_bytes_per_token", b.kv_indexer_bytes_per_token},
                                {"workspace_bytes", b.sparse_workspace_bytes}};
+    if (b.sparse_kind == "dsv4")
+      out["sparse_attention"].update({{"top_entries", b.sparse_top_k / 4}, {"window_tokens", b.window_tokens},
+                                      {"window_read_bytes", b.kv_window_read_bytes}});
+  }
   return out;
 }
 
