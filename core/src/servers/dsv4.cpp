@@ -10,24 +10,24 @@
 namespace wif {
 namespace {
 
-std::int64_t cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-std::uint64_t round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
+std::int64_t v4_cdiv(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::uint64_t v4_round_up(std::uint64_t v, std::uint64_t m) { return (v + m - 1) / m * m; }
 
 // vLLM's block sizes for V4 (sparse_swa.py get_preferred_block_size 256; DeepseekV4SWACache 64;
 // CompressorStateCache 4 at ratio 4 and 8 at ratio 128).
-constexpr std::int64_t kBlock = 256, kSwaBlock = 64, kC4StateBlock = 4, kC128StateBlock = 8;
+constexpr std::int64_t kV4Block = 256, kV4SwaBlock = 64, kV4C4StateBlock = 4, kV4C128StateBlock = 8;
 // FlashMLA's page alignment for the fp8_ds_mla layout and the compressor states (576 bytes);
 // plain bf16 rows and their indexer pages align to 512.
-constexpr std::uint64_t kAlignDs = 576, kAlignPlain = 512;
-constexpr std::int64_t kQuantBlock = 128;  // indexer keys: one float32 scale per 128 FP8 values
+constexpr std::uint64_t kV4AlignDs = 576, kV4AlignPlain = 512;
+constexpr std::int64_t kV4QuantBlock = 128;  // indexer keys: one float32 scale per 128 FP8 values
 
-struct Counts {
+struct V4Counts {
   std::int64_t all = 0, c4 = 0, c128 = 0;
   std::int64_t head_dim = 0, rope = 0, window = 0;
 };
 
-Counts counts(const Architecture& a) {
-  Counts c;
+V4Counts v4_counts(const Architecture& a) {
+  V4Counts c;
   for (const auto& L : a.layers) {
     if (L.is_mtp || L.attn != AttnKind::Compressed) continue;
     c.all += 1;
@@ -41,7 +41,7 @@ Counts counts(const Architecture& a) {
 }
 
 // _approximate_gcd: the d in [lower, max] with the least upward padding, ties to the larger d.
-std::int64_t approximate_gcd(const std::vector<std::int64_t>& v, std::int64_t lower) {
+std::int64_t v4_approximate_gcd(const std::vector<std::int64_t>& v, std::int64_t lower) {
   const std::int64_t hi = *std::max_element(v.begin(), v.end());
   const std::int64_t lo = std::max<std::int64_t>(1, lower);
   if (lo > hi) return lo;
@@ -71,23 +71,23 @@ Dsv4VllmLayout dsv4_vllm_layout(const Architecture& a, const std::string& kv) {
     throw InputError("bad_value", "kv_cache_dtype",
                      "vLLM kv_cache_dtype must be auto, bfloat16, float16, fp8, fp8_e4m3 or fp8_e5m2",
                      {"auto", "bfloat16", "fp8"});
-  const Counts c = counts(a);
+  const V4Counts c = v4_counts(a);
   const std::int64_t idx = a.indexer_head_dim;
   // A key row: 448 FP8 NoPE + 64 BF16 RoPE + 8 scale bytes (sparse_swa.py get_kv_cache_shape;
   // kv_cache_interface.py: "448B NoPE + 128B RoPE + 8B fp8 scale = 584B"); a plain 16-bit row.
   const std::int64_t nope = c.head_dim - c.rope;
   l.key_bytes = l.fp8_ds_mla ? static_cast<std::uint64_t>(nope + c.rope * 2 + 8) : static_cast<std::uint64_t>(c.head_dim * 2);
-  l.indexer_bytes = static_cast<std::uint64_t>(idx + idx / kQuantBlock * 4);
-  const std::uint64_t align = l.fp8_ds_mla ? kAlignDs : kAlignPlain;
+  l.indexer_bytes = static_cast<std::uint64_t>(idx + idx / kV4QuantBlock * 4);
+  const std::uint64_t align = l.fp8_ds_mla ? kV4AlignDs : kV4AlignPlain;
   // Pages (one layer, one block).
-  const std::uint64_t swa_page = round_up(static_cast<std::uint64_t>(kSwaBlock) * l.key_bytes, align);
-  const std::uint64_t c4_page = round_up(static_cast<std::uint64_t>(kBlock / 4) * l.key_bytes, align);
-  const std::uint64_t c128_page = round_up(static_cast<std::uint64_t>(kBlock / 128) * l.key_bytes, align);
-  const std::uint64_t idx_page = round_up(static_cast<std::uint64_t>(kBlock / 4) * l.indexer_bytes, align);
+  const std::uint64_t swa_page = v4_round_up(static_cast<std::uint64_t>(kV4SwaBlock) * l.key_bytes, align);
+  const std::uint64_t c4_page = v4_round_up(static_cast<std::uint64_t>(kV4Block / 4) * l.key_bytes, align);
+  const std::uint64_t c128_page = v4_round_up(static_cast<std::uint64_t>(kV4Block / 128) * l.key_bytes, align);
+  const std::uint64_t idx_page = v4_round_up(static_cast<std::uint64_t>(kV4Block / 4) * l.indexer_bytes, align);
   // Compressor states: float32 rows of 2 x overlap x width (kv and score), always 576-aligned.
-  const std::uint64_t c4_state = round_up(static_cast<std::uint64_t>(kC4StateBlock * 2 * 2 * c.head_dim * 4), kAlignDs);
-  const std::uint64_t c4_idx_state = round_up(static_cast<std::uint64_t>(kC4StateBlock * 2 * 2 * idx * 4), kAlignDs);
-  const std::uint64_t c128_state = round_up(static_cast<std::uint64_t>(kC128StateBlock * 2 * 1 * c.head_dim * 4), kAlignDs);
+  const std::uint64_t c4_state = v4_round_up(static_cast<std::uint64_t>(kV4C4StateBlock * 2 * 2 * c.head_dim * 4), kV4AlignDs);
+  const std::uint64_t c4_idx_state = v4_round_up(static_cast<std::uint64_t>(kV4C4StateBlock * 2 * 2 * idx * 4), kV4AlignDs);
+  const std::uint64_t c128_state = v4_round_up(static_cast<std::uint64_t>(kV4C128StateBlock * 2 * 1 * c.head_dim * 4), kV4AlignDs);
   // The compressed group: ratio-4 keys, their indexer keys, ratio-128 keys.
   std::map<std::uint64_t, std::int64_t> mla_sizes;
   if (c.c4 > 0) { mla_sizes[c4_page] += c.c4; mla_sizes[idx_page] += c.c4; }
@@ -108,18 +108,18 @@ Dsv4VllmLayout dsv4_vllm_layout(const Architecture& a, const std::string& kv) {
       if (q >= p && (best == 0 || q < best)) best = q;
     return best == 0 ? p : best;
   };
-  struct Bucket { std::string kind; std::int64_t block, window, tuples; std::uint64_t tuple_bytes; };
-  std::vector<Bucket> buckets;
-  buckets.push_back({"sliding", kSwaBlock, c.window, c.all, pad(swa_page)});
-  if (c.c4 > 0) buckets.push_back({"compressor_state", kC4StateBlock, 2 * 4, c.c4, pad(c4_state) + pad(c4_idx_state)});
-  if (c.c128 > 0) buckets.push_back({"compressor_state", kC128StateBlock, 128, c.c128, pad(c128_state)});
+  struct V4Bucket { std::string kind; std::int64_t block, window, tuples; std::uint64_t tuple_bytes; };
+  std::vector<V4Bucket> buckets;
+  buckets.push_back({"sliding", kV4SwaBlock, c.window, c.all, pad(swa_page)});
+  if (c.c4 > 0) buckets.push_back({"compressor_state", kV4C4StateBlock, 2 * 4, c.c4, pad(c4_state) + pad(c4_idx_state)});
+  if (c.c128 > 0) buckets.push_back({"compressor_state", kV4C128StateBlock, 128, c.c128, pad(c128_state)});
   std::vector<std::int64_t> tuples = {mla_tuples};
   for (const auto& b : buckets) tuples.push_back(b.tuples);
-  const std::int64_t d = approximate_gcd(tuples, mla_tuples);
-  l.groups.push_back({"compressed", mla_tuples, kBlock, 0, mla_dense});
+  const std::int64_t d = v4_approximate_gcd(tuples, mla_tuples);
+  l.groups.push_back({"compressed", mla_tuples, kV4Block, 0, mla_dense});
   std::int64_t most = mla_tuples;
   for (const auto& b : buckets) {
-    const std::int64_t parts = cdiv(b.tuples, d);
+    const std::int64_t parts = v4_cdiv(b.tuples, d);
     for (std::int64_t i = 0; i < parts; ++i) {
       // layer_tuples[i::parts]: the i-th of `parts` interleaved slices.
       const std::int64_t n = (b.tuples - i + parts - 1) / parts;
@@ -138,17 +138,17 @@ Dsv4VllmLayout dsv4_vllm_layout(const Architecture& a, const std::string& kv) {
 std::int64_t dsv4_vllm_blocks(const Dsv4VllmLayout& l, std::int64_t len, std::int64_t batched) {
   std::int64_t n = 0;
   for (const auto& g : l.groups) {
-    if (g.window <= 0) n += cdiv(len, g.block_tokens);  // SlidingWindowSpec.max_admission_blocks_per_request
-    else n += cdiv(std::min(g.window - 1 + batched, len), g.block_tokens) + 1;
+    if (g.window <= 0) n += v4_cdiv(len, g.block_tokens);  // SlidingWindowSpec.max_admission_blocks_per_request
+    else n += v4_cdiv(std::min(g.window - 1 + batched, len), g.block_tokens) + 1;
   }
   return n;
 }
 
 Dsv4SglangPool dsv4_sglang_pool(const Architecture& a, double available, std::int64_t max_running) {
   Dsv4SglangPool p;
-  const Counts c = counts(a);
+  const V4Counts c = v4_counts(a);
   const double key = static_cast<double>(c.head_dim - c.rope + c.rope * 2 + 8);  // 584
-  const double idx = static_cast<double>(a.indexer_head_dim + a.indexer_head_dim / kQuantBlock * 4);  // 132
+  const double idx = static_cast<double>(a.indexer_head_dim + a.indexer_head_dim / kV4QuantBlock * 4);  // 132
   const double hd = static_cast<double>(c.head_dim);
   constexpr double kStateBytes = 4;    // SGLANG_DSV4_COMPRESS_STATE_DTYPE default float32
   constexpr double kC4Ring = 8, kC128Ring = 128;  // get_compress_state_ring_size, no drafting

@@ -40,8 +40,8 @@ std::int64_t recurrent_elems(const Architecture& a) {
   return 0;
 }
 
-void finish(const VllmOptions& o, VllmBudget& b);
-void dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b);
+void vllm_finish(const VllmOptions& o, VllmBudget& b);
+void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b);
 
 bool is_dsa(const Architecture& a) { return a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0; }
 
@@ -221,8 +221,8 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
                          static_cast<std::int64_t>(b.activation_bytes) - static_cast<std::int64_t>(b.non_torch_bytes);
 
   if (is_dsv4(a)) {
-    dsv4_pages(a, o, b);
-    finish(o, b);
+    vllm_dsv4_pages(a, o, b);
+    vllm_finish(o, b);
     return b;
   }
   // KV cache groups (vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py).
@@ -338,13 +338,13 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     else hi = mid - 1;
   }
   b.max_model_len_fit = lo;
-  finish(o, b);
+  vllm_finish(o, b);
   return b;
 }
 
 namespace {
 
-void finish(const VllmOptions& o, VllmBudget& b) {
+void vllm_finish(const VllmOptions& o, VllmBudget& b) {
   const double headroom = static_cast<double>(b.total_bytes) * (1.0 - o.gpu_memory_utilization);
   b.graphs_fit_headroom = headroom >= static_cast<double>(b.cuda_graph_bytes + b.cuda_context_bytes);
   b.process_bytes = b.requested_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
@@ -361,7 +361,7 @@ void finish(const VllmOptions& o, VllmBudget& b) {
 
 // DeepSeek V4 (servers/dsv4.hpp): five or more groups sharing one block pool, a block being the
 // most layer tuples of any group times the compressed group's tuple bytes.
-void dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b) {
+void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b) {
   const Dsv4VllmLayout l = dsv4_vllm_layout(a, o.kv_cache_dtype);
   const std::int64_t L = b.max_model_len, T = b.max_num_batched_tokens;
   b.block_size = 256;
