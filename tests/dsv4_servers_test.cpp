@@ -72,7 +72,7 @@ TEST_CASE("DeepSeek V4 Flash under vLLM: a bf16 cache keeps 1,024-byte rows, pag
 
 TEST_CASE("DeepSeek V4 Flash vLLM budget on 4 x H200: the pool in 1,051,776-byte blocks, every rank a whole copy", "[dsv4][vllm]") {
   const Architecture& a = wif_test::catalog_arch(kId);
-  const TensorPlan plan = plan_quantization(a, "FP8");
+  const TensorPlan plan = plan_quantization(a, "FP8-MXFP4-MOE");
   VllmOptions o;
   o.tensor_parallel = 4;
   o.max_model_len = 65536;
@@ -116,7 +116,7 @@ TEST_CASE("DeepSeek V4 Flash under SGLang: 7,705.45 bytes a full token after a f
   SglangOptions o;
   o.tensor_parallel = 4;
   o.context_length = 65536;
-  const VllmBudget b = sglang_budget(a, plan_quantization(a, "FP8"), 140, 141, o);
+  const VllmBudget b = sglang_budget(a, plan_quantization(a, "FP8-MXFP4-MOE"), 140, 141, o);
   CHECK(b.kv_cache_dtype == "fp8_e4m3");
   CHECK(b.kv_cache_dtype_code == "engine_default_dsv4");
   CHECK(b.block_size == 256);
@@ -129,15 +129,16 @@ TEST_CASE("DeepSeek V4 Flash under SGLang: 7,705.45 bytes a full token after a f
   CHECK(b.max_concurrency == Approx(static_cast<double>(tokens) / 65536));
   // A 16-bit cache is not SGLang's CUDA path for V4.
   o.kv_cache_dtype = "bfloat16";
-  CHECK_THROWS_AS(sglang_budget(a, plan_quantization(a, "FP8"), 140, 141, o), InputError);
+  CHECK_THROWS_AS(sglang_budget(a, plan_quantization(a, "FP8-MXFP4-MOE"), 140, 141, o), InputError);
 }
 
 TEST_CASE("DeepSeek V4 Flash estimates under vLLM and SGLang: the engines' caches in the result, MLX still refused", "[dsv4][estimate]") {
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
-    const nlohmann::json v = wif_test::estimate({{"model", kId}, {"quant", "FP8"}, {"hardware", "nvidia-h200-sxm"},
+    const nlohmann::json v = wif_test::estimate({{"model", kId}, {"hardware", "nvidia-h200-sxm"},
                                                  {"count", 4}, {"engine", engine}, {"context", 65536}});
     REQUIRE_FALSE(v.contains("error"));
+    CHECK(v["quant"]["id"] == "FP8-MXFP4-MOE");  // the published checkpoint
     const nlohmann::json& s = v[engine];
     CHECK(s["settings"]["kv_cache_dtype_code"] == "engine_default_dsv4");
     CHECK(s["sparse_attention"]["top_k"] == 2048);
@@ -151,4 +152,16 @@ TEST_CASE("DeepSeek V4 Flash estimates under vLLM and SGLang: the engines' cache
                                                {"engine", "mlx"}});
   REQUIRE(m.contains("error"));
   CHECK(m["error"]["code"] == "engine_cache_not_modelled");
+}
+
+TEST_CASE("DeepSeek V4 Flash's published checkpoint: MXFP4 experts and FP8 elsewhere, against its 159.6 GB", "[dsv4][quantize]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const TensorPlan p = plan_quantization(a, "FP8-MXFP4-MOE");
+  // 256 routed experts x 3 x 4,096 x 2,048 on 43 layers at 4.25 bits.
+  std::uint64_t experts = 0;
+  for (const auto& t : p.tensors)
+    if (t.is_expert() && t.layer >= 0 && t.layer < 43) experts += t.bytes;
+  CHECK(static_cast<double>(experts) == Approx(256.0 * 3 * 4096 * 2048 * 43 * 4.25 / 8).epsilon(1e-6));
+  // model.safetensors.index.json total_size 159,609,485,896 bytes, its MTP layer included.
+  CHECK(static_cast<double>(p.weights_bytes) == Approx(159609485896.0).epsilon(0.03));
 }

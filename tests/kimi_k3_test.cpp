@@ -233,11 +233,11 @@ TEST_CASE("Kimi K3 from the catalog: llama.cpp, vLLM and SGLang size it, MLX and
 // mamba/mamba_utils.py, MambaStateShapeCalculator.kda_state_shape), in bf16, split over TP.
 TEST_CASE("Kimi K3 under vLLM: 384-token attention blocks that hold a KDA state, 24-layer groups", "[kimi_k3][vllm]") {
   const Architecture& a = wif_test::catalog_arch("moonshotai/Kimi-K3");
-  const TensorPlan plan = plan_quantization(a, "MXFP4_MOE");
+  const TensorPlan plan = plan_quantization(a, "BF16-MXFP4-MOE");
   VllmOptions o;
   o.tensor_parallel = 8;
   o.max_model_len = 131072;
-  const VllmBudget b = vllm_budget(a, plan, 140, o);
+  const VllmBudget b = vllm_budget(a, plan, 288, o);  // eight B300
   // The state on one of 8 ranks: 1,683,456 x 2 / 8 = 420,864 bytes. The MLA block (a multiple of
   // 64 tokens) is raised until one layer's page holds it: 64 x cdiv(420,864, 64 x 1,152) = 384.
   CHECK(b.block_size == 384);
@@ -263,7 +263,7 @@ TEST_CASE("Kimi K3 under SGLang: the KDA states take 0.9 / 1.9 of the pool, one 
   SglangOptions o;
   o.tensor_parallel = 8;
   o.context_length = 131072;
-  const VllmBudget b = sglang_budget(a, plan_quantization(a, "MXFP4_MOE"), 140, 141, o);
+  const VllmBudget b = sglang_budget(a, plan_quantization(a, "BF16-MXFP4-MOE"), 288, 288, o);  // eight B300
   REQUIRE(b.kv_available_bytes > 0);
   const double pool = static_cast<double>(b.kv_available_bytes);
   const double states = pool * 0.9 / 1.9;
@@ -274,12 +274,14 @@ TEST_CASE("Kimi K3 under SGLang: the KDA states take 0.9 / 1.9 of the pool, one 
   CHECK(b.max_concurrency == Approx(std::min(static_cast<double>(b.kv_tokens) / 131072, static_cast<double>(b.state_slots))));
 }
 
-TEST_CASE("Kimi K3 estimates under vLLM and SGLang on 8 x H200", "[kimi_k3][estimate]") {
+TEST_CASE("Kimi K3 estimates under vLLM and SGLang on 8 x B300, as its BF16 + MXFP4 checkpoint", "[kimi_k3][estimate]") {
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
-    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"hardware", "nvidia-h200-sxm"},
+    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"hardware", "nvidia-b300"},
                                                  {"count", 8}, {"engine", engine}, {"context", 131072}});
     REQUIRE_FALSE(v.contains("error"));
+    CHECK(v["quant"]["id"] == "BF16-MXFP4-MOE");
+    CHECK(v["verdict"] == "fits");
     CHECK(v[engine]["kv_bytes_per_token"] == 24 * 1152);
     CHECK(v[engine]["settings"]["kv_cache_dtype_code"] == "asked");
   }

@@ -71,7 +71,9 @@ DsaCell dsa_cell(const Architecture& m, int edt, bool sglang) {
     // same row for a sparse-attention model on its CUDA backends and sizes its pool with it
     // (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py, calculate_mla_kv_cache_dim:
     // kv_lora_rank + kv_lora_rank / 128 x 4 + rope x 2; python/sglang/srt/mem_cache/memory_pool.py,
-    // MLATokenToKVPool: kv_cache_dim = that override when nsa_kv_cache_store_fp8). A dense MLA
+    // MLATokenToKVPool: kv_cache_dim = that override when nsa_kv_cache_store_fp8); with an fp8
+    // cache its sparse-attention backends default to FlashMLA's (server_args.py: prefill
+    // flashmla_auto, decode flashmla_kv), not TRT-LLM's, whose layout keeps 576. A dense MLA
     // model (V3, K2) keeps 576 one-byte elements in SGLang's FP8 pool (no override).
     c.latent = static_cast<std::uint64_t>(kvl + kvl / kQuantBlock * 4 + rope * 2);
   }
@@ -231,7 +233,9 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   std::int64_t B = b.block_size;
   auto add_pages = [&](const Architecture& m, const LayerSpec& ly, int edt) {
     // The MTP drafter's attention layer gets its own pages in the same pool when it is loaded.
-    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || !ly.has_kv) return;
+    // A recurrent layer keeps its state even where the config marks it as caching no keys (Kimi
+    // Linear and K3 mark their KDA layers so).
+    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || (!ly.has_kv && ly.attn != AttnKind::Linear)) return;
     std::string kind = "full";
     std::uint64_t page = 0;
     if (ly.attn == AttnKind::MLA) {
