@@ -92,7 +92,12 @@ std::string vllm_quantization_flag(const std::string& q) {
 }
 
 VllmWeightSplit vllm_weight_split(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
-  const std::int64_t n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head_kv);
+  // The attention layers' KV heads (a hybrid's first layer may be a recurrent one with none: Kimi
+  // K3's KDA layer 1, whose projections split over the ranks like any head-parallel matrix).
+  std::int64_t n_kv = 0;
+  for (const auto& L : a.layers)
+    if (!L.is_mtp && L.n_head_kv > 0) { n_kv = L.n_head_kv; break; }
+  if (n_kv <= 0) n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head);
   double sum = 0, loaded = 0;
   std::map<std::string, double> parts;  // what each rank holds whole (or in part for K/V), by kind
   for (const auto& t : plan.tensors) {
