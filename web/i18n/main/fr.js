@@ -115,7 +115,7 @@ export default {
   pick_failed: "Les recommandations n’ont pas pu être établies pour cette configuration.",
   pick_failed_server: "Les recommandations de matériel n’ont pas pu être établies pour ce modèle sur {0} ; passez le moteur à llama.cpp pour les voir.",
   why_kv_pool_tokens: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {tokens} jetons en tout, partagés par toutes les requêtes.',
-  why_kv_pool_shared: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {blocks} blocs où puisent ses {groups} groupes de pages (une requête de {ctx} en prend {per}), {tokens} jetons en tout à cette longueur, partagés par toutes les requêtes.',
+  why_kv_pool_shared: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {blocks} blocs où puisent ses {groups} groupes de pages (une requête de {ctx} en prend {per}), {tokens} jetons en tout à cette longueur, partagés par toutes les requêtes.',
   unc_item: "{label} {value} : {why}",
   unc_sep: " ; ",
   tab_named: "{tab} : {name}",
