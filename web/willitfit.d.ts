@@ -220,7 +220,7 @@ export interface DefaultsDocument {
 /** A model's topology as codes (the page words it per language; `topology` is the CLI's English). */
 export interface TopologyCode {
   ffn: 'dense' | 'moe'; experts?: number; experts_used?: number;
-  attention: 'mla' | 'hybrid_linear' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
+  attention: 'mla' | 'hybrid_linear' | 'hybrid_linear_mla' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
 }
 
 /** A count search capped by the card's segment (solve `count_caps[]`, data/segments.json). */
