@@ -346,7 +346,9 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
 }
 
 std::string format_applicability(const Catalog& cat, const Architecture& a, const Device& d, const std::string& quant) {
-  if (quant == "MXFP4_MOE" && !a.is_moe()) return "moe_only_format";
+  // Formats that quantize only the routed experts (llama.cpp's MXFP4_MOE, the published FP8 / BF16
+  // + MXFP4-expert checkpoints) are no choice for a dense model.
+  if ((quant == "MXFP4_MOE" || quant == "FP8-MXFP4-MOE" || quant == "BF16-MXFP4-MOE") && !a.is_moe()) return "moe_only_format";
   // data/quants.json `backends`: where the format's kernels run (bitsandbytes: vLLM lists it for
   // CUDA and ROCm, vllm/platforms/rocm.py supported_quantization; not for XPU, CPU or Gaudi).
   for (const auto& q : cat.quants()) {
