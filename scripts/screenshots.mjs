@@ -49,7 +49,13 @@ const JOURNEYS = {
   'model-gemma3n': '?view=model&model=google/gemma-3n-E4B-it',
   'model-dsv4-flash': '?view=model&model=deepseek-ai/DeepSeek-V4-Flash',
   'dsv4-flash-h100x2': '?model=deepseek-ai/DeepSeek-V4-Flash&quant=MXFP4_MOE&hw=nvidia-h100-sxm&count=2&ctx=131072',
-  'dsv4-flash-vllm-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
+  // DeepSeek V4 Flash and Kimi K3 under the servers (their caches as vLLM and SGLang lay them out),
+  // and refused under MLX.
+  'dsv4-flash-vllm-h100x4': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
+  'dsv4-flash-sglang-h200x4': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h200-sxm&count=4&engine=sglang&ctx=65536',
+  'dsv4-flash-mlx-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768',
+  'kimi-k3-vllm-b200x8': '?model=moonshotai/Kimi-K3&hw=nvidia-b200&count=8&engine=vllm&ctx=131072',
+  'kimi-k3-sglang-h200x8': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=sglang&ctx=131072',
   // DeepSeek V3.2 in llama.cpp: the DSA cache (latent + indexer keys), the MTP block in the file,
   // drafting with it on the 8x H200 pair, a Mac Studio with 512 GB, and vLLM refused.
   'model-dsv32': '?view=model&model=deepseek-ai/DeepSeek-V3.2',

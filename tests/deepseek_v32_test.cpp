@@ -239,11 +239,13 @@ TEST_CASE("DeepSeek V3.2 under vLLM: 61 x (1,152 + 132) or 61 x (656 + 132) byte
   CHECK(mtp.groups[0].layers == 62);
 }
 
-TEST_CASE("DeepSeek V3.2 under SGLang: a cell of 61 x (576 x dtype + 132) bytes, the pool in tokens", "[deepseek_v32][sglang]") {
+TEST_CASE("DeepSeek V3.2 under SGLang: a cell of 61 x (1,152 + 132) or 61 x (656 + 132) bytes, the pool in tokens", "[deepseek_v32][sglang]") {
   const Architecture& a = wif_test::catalog_arch(kId);
   const TensorPlan fp8 = plan_quantization(a, "FP8");
   struct Row { const char* dtype; std::uint64_t cell; };
-  const Row rows[] = {{"auto", 61 * (1152 + 132)}, {"fp8_e4m3", 61 * (576 + 132)}};
+  // SGLang's FP8 row for a sparse-attention model is vLLM's fp8_ds_mla one: 512 FP8 + 4 float32
+  // scales + 64 bf16 RoPE values = 656 bytes (model_runner_kv_cache_mixin.py, calculate_mla_kv_cache_dim).
+  const Row rows[] = {{"auto", 61 * (1152 + 132)}, {"fp8_e4m3", 61 * (656 + 132)}};
   for (const Row& row : rows) {
     CAPTURE(row.dtype);
     SglangOptions o;
@@ -295,7 +297,7 @@ TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool
                                                  {"kv_cache_dtype", std::string(engine) == "vllm" ? "fp8" : "fp8_e4m3"}});
     REQUIRE_FALSE(v.contains("error"));
     const nlohmann::json& s = v[engine];
-    const std::uint64_t latent = std::string(engine) == "vllm" ? 656 : 576;
+    const std::uint64_t latent = 656;  // both engines store the FP8 row with its scales
     CHECK(s["kv_bytes_per_token"] == 61 * (latent + 132));
     // The page's per-token figure is the engine's (the whole cache on each GPU: 8 ranks, 8 copies).
     CHECK(v["memory"]["kv"]["bytes_per_token"] == 61 * (latent + 132));
@@ -310,4 +312,32 @@ TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool
                                                {"engine", "mlx"}});
   REQUIRE(m.contains("error"));
   CHECK(m["error"]["code"] == "engine_cache_not_modelled");
+}
+
+TEST_CASE("DeepSeek V3.2 under SGLang: auto is fp8_e4m3 from compute capability 10 on, stated as the engine's default", "[deepseek_v32][sglang]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const TensorPlan fp8 = plan_quantization(a, "FP8");
+  SglangOptions o;
+  o.tensor_parallel = 8;
+  o.context_length = 32768;
+  struct Row { double cc; const char* dtype; const char* code; std::uint64_t cell; };
+  const Row rows[] = {{0, "auto", "", 61 * (1152 + 132)},        // capability unknown: the 16-bit cache
+                      {9.0, "auto", "", 61 * (1152 + 132)},      // Hopper: bfloat16
+                      {10.0, "fp8_e4m3", "engine_default_sm100", 61 * (656 + 132)},   // B200
+                      {12.0, "fp8_e4m3", "engine_default_sm100", 61 * (656 + 132)}};  // RTX PRO 6000 Blackwell
+  for (const Row& row : rows) {
+    CAPTURE(row.cc);
+    o.cuda_compute_capability = row.cc;
+    const VllmBudget b = sglang_budget(a, fp8, 140, 141, o);
+    CHECK(b.kv_cache_dtype == row.dtype);
+    CHECK(b.kv_cache_dtype_code == row.code);
+    CHECK(b.kv_bytes_per_token == row.cell);
+  }
+  // Asked for, it stays what was asked on any GPU.
+  o.kv_cache_dtype = "bfloat16";
+  CHECK(sglang_budget(a, fp8, 140, 141, o).kv_bytes_per_token == 61 * (1152 + 132));
+  // DeepSeek V3 (dense MLA) keeps 576 one-byte elements in SGLang's FP8 pool.
+  const Architecture& v3 = wif_test::catalog_arch("deepseek-ai/DeepSeek-V3-0324");
+  o.kv_cache_dtype = "fp8_e4m3";
+  CHECK(sglang_budget(v3, plan_quantization(v3, "FP8"), 140, 141, o).kv_bytes_per_token == 61 * 576);
 }

@@ -173,21 +173,20 @@ TEST_CASE("DeepSeek V4: bad compress_ratios are coded errors at their path", "[d
   }
 }
 
-TEST_CASE("DeepSeek V4 Flash from its config: llama.cpp estimates its cache, vLLM is refused at engine", "[deepseek_v4][estimate]") {
+TEST_CASE("DeepSeek V4 Flash from its config: llama.cpp estimates its cache, vLLM its own (dsv4_servers_test.cpp)", "[deepseek_v4][estimate]") {
   const nlohmann::json cfg = wif_test::golden_config("deepseek-v4-flash");
   const nlohmann::json r = wif_test::estimate({{"model", {{"config", cfg}}}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h100-sxm"}, {"context", 131072}});
   REQUIRE_FALSE(r.contains("error"));
   CHECK(r["model"]["approximate"] == false);
   CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 947798016ull);
-  const nlohmann::json v = wif_test::estimate({{"model", {{"config", cfg}}}, {"quant", "MXFP4_MOE"},
-                                               {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}});
-  REQUIRE(v.contains("error"));
-  CHECK(v["error"]["code"] == "engine_cache_not_modelled");
-  CHECK(v["error"]["path"] == "engine");
+  const nlohmann::json v = wif_test::estimate({{"model", {{"config", cfg}}}, {"quant", "FP8"}, {"count", 4},
+                                               {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}, {"context", 32768}});
+  REQUIRE_FALSE(v.contains("error"));
+  CHECK(v["vllm"]["kv_bytes_per_token"] == 3850);  // 21 x (584 + 132) / 4 + 20 x 584 / 128, rounded
 }
 
-TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, vLLM and SGLang answer engine_cache_not_modelled", "[deepseek_v4][estimate]") {
+TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, MLX answers engine_cache_not_modelled", "[deepseek_v4][estimate]") {
   const nlohmann::json r = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h100-sxm"}, {"count", 2}, {"context", 131072}});
   REQUIRE_FALSE(r.contains("error"));
@@ -210,13 +209,10 @@ TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, vLLM and SGLa
   CHECK(kv8["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
   CHECK(kv8["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull + 20ull * 192 * 1024);
   CHECK(6880ull * 8192 + kv8["fixed_bytes"].get<std::uint64_t>() == r8["memory"]["kv_cache_bytes"].get<std::uint64_t>());
-  for (const char* engine : {"vllm", "sglang"}) {
-    CAPTURE(engine);
-    const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"hardware", "nvidia-h100-sxm"},
-                                                 {"count", 4}, {"engine", engine}});
-    REQUIRE(v.contains("error"));
-    CHECK(v["error"]["code"] == "engine_cache_not_modelled");
-    CHECK(v["error"]["path"] == "engine");
-    CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
-  }
+  const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
+                                               {"engine", "mlx"}});
+  REQUIRE(v.contains("error"));
+  CHECK(v["error"]["code"] == "engine_cache_not_modelled");
+  CHECK(v["error"]["path"] == "engine");
+  CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
 }

@@ -12,6 +12,8 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
+#include "willitfit/servers/sglang.hpp"
+#include "willitfit/servers/vllm.hpp"
 
 using namespace wif;
 
@@ -199,17 +201,14 @@ TEST_CASE("Kimi K3: a kimi_linear text config with K3's keys is read as K3, bad 
   }
 }
 
-TEST_CASE("Kimi K3 from the catalog: llama.cpp sizes it, other engines and training are refused with codes", "[kimi_k3][estimate]") {
+TEST_CASE("Kimi K3 from the catalog: llama.cpp, vLLM and SGLang size it, MLX and training are refused with codes", "[kimi_k3][estimate]") {
   const nlohmann::json r = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"context", 131072}});
   REQUIRE_FALSE(r.contains("error"));
   CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 3623878656ull + 464633856ull);
-  for (const char* engine : {"vllm", "sglang", "mlx"}) {
-    CAPTURE(engine);
-    const bool mac = std::string(engine) == "mlx";   // mlx-lm is estimated on Apple silicon only
-    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"},
-                                                 {"hardware", mac ? "apple-m3-ultra-80c-gpu-512gb" : "nvidia-h200-sxm"},
-                                                 {"count", mac ? 1 : 8}, {"engine", engine}});
+  {
+    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
+                                                 {"engine", "mlx"}});
     REQUIRE(v.contains("error"));
     CHECK(v["error"]["code"] == "engine_cache_not_modelled");
     CHECK(v["error"]["path"] == "engine");
@@ -226,4 +225,64 @@ TEST_CASE("Kimi K3 from the catalog: llama.cpp sizes it, other engines and train
   REQUIRE(v4.contains("error"));
   CHECK(v4["error"]["code"] == "training_not_modelled");
   CHECK(v4["error"]["path"] == "model");
+}
+
+// Kimi K3 under vLLM and SGLang: 24 MLA layers of a 576-wide latent (1,152 bytes in bf16) and 69 KDA
+// layers whose state is three short-convolution windows of 3 x 96 x 128 values and a 128 x 128
+// matrix per head, 3 x 3 x 12,288 + 96 x 16,384 = 1,683,456 values (vllm/model_executor/layers/
+// mamba/mamba_utils.py, MambaStateShapeCalculator.kda_state_shape), in bf16, split over TP.
+TEST_CASE("Kimi K3 under vLLM: 384-token attention blocks that hold a KDA state, 24-layer groups", "[kimi_k3][vllm]") {
+  const Architecture& a = wif_test::catalog_arch("moonshotai/Kimi-K3");
+  const TensorPlan plan = plan_quantization(a, "BF16-MXFP4-MOE");
+  VllmOptions o;
+  o.tensor_parallel = 8;
+  o.max_model_len = 131072;
+  const VllmBudget b = vllm_budget(a, plan, 288, o);  // eight B300
+  // The state on one of 8 ranks: 1,683,456 x 2 / 8 = 420,864 bytes. The MLA block (a multiple of
+  // 64 tokens) is raised until one layer's page holds it: 64 x cdiv(420,864, 64 x 1,152) = 384.
+  CHECK(b.block_size == 384);
+  CHECK(b.kv_bytes_per_token == 24 * 1152);
+  CHECK(b.layers_per_group == 24);
+  const std::uint64_t page = 384ull * 1152;  // 442,368, the state page padded to it
+  for (const auto& g : b.groups) {
+    CAPTURE(g.kind);
+    CHECK(g.page_bytes == page);
+  }
+  REQUIRE(b.kv_available_bytes > 0);
+  const std::int64_t blocks = b.kv_available_bytes / static_cast<std::int64_t>(page * 24);
+  CHECK(b.num_blocks == blocks);
+  // One request: 131,072 / 384 = 342 (rounded up) MLA blocks and one block in each of the three
+  // KDA groups (69 layers in groups of 24).
+  const std::int64_t per_req = (131072 + 383) / 384 + 3;
+  CHECK(b.max_concurrency == Approx(static_cast<double>(blocks) / per_req));
+  CHECK(b.kv_copies == 8);
+}
+
+TEST_CASE("Kimi K3 under SGLang: the KDA states take 0.9 / 1.9 of the pool, one a running request", "[kimi_k3][sglang]") {
+  const Architecture& a = wif_test::catalog_arch("moonshotai/Kimi-K3");
+  SglangOptions o;
+  o.tensor_parallel = 8;
+  o.context_length = 131072;
+  const VllmBudget b = sglang_budget(a, plan_quantization(a, "BF16-MXFP4-MOE"), 288, 288, o);  // eight B300
+  REQUIRE(b.kv_available_bytes > 0);
+  const double pool = static_cast<double>(b.kv_available_bytes);
+  const double states = pool * 0.9 / 1.9;
+  // 69 layers x 420,864 bytes a request on each rank.
+  CHECK(b.state_slots == static_cast<std::int64_t>(states / (69.0 * 420864)));
+  CHECK(b.kv_bytes_per_token == 24 * 1152);
+  CHECK(b.kv_tokens == static_cast<std::int64_t>((pool - states) / (24.0 * 1152)));
+  CHECK(b.max_concurrency == Approx(std::min(static_cast<double>(b.kv_tokens) / 131072, static_cast<double>(b.state_slots))));
+}
+
+TEST_CASE("Kimi K3 estimates under vLLM and SGLang on 8 x B300, as its BF16 + MXFP4 checkpoint", "[kimi_k3][estimate]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"hardware", "nvidia-b300"},
+                                                 {"count", 8}, {"engine", engine}, {"context", 131072}});
+    REQUIRE_FALSE(v.contains("error"));
+    CHECK(v["quant"]["id"] == "BF16-MXFP4-MOE");
+    CHECK(v["verdict"] == "fits");
+    CHECK(v[engine]["kv_bytes_per_token"] == 24 * 1152);
+    CHECK(v[engine]["settings"]["kv_cache_dtype_code"] == "asked");
+  }
 }

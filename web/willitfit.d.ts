@@ -117,6 +117,12 @@ export interface ServerBudget {
   settings: { tensor_parallel: number; max_model_len: number; gpu_memory_utilization?: number; mem_fraction_static?: number; [k: string]: unknown };
   per_gpu: { total_bytes: number; weights_bytes: number; kv_available_bytes: number; [k: string]: unknown };
   kv_tokens: number; max_model_len_fit: number; max_concurrency: number; fits: boolean;
+  /** How the pool is counted (its wording): blocks of block_size tokens, SGLang's single tokens, or
+   *  blocks every page group draws from (DeepSeek V4 under vLLM). */
+  pool_code?: 'blocks' | 'tokens' | 'shared_blocks';
+  blocks_per_request?: number;
+  /** SGLang, hybrid models: running requests its recurrent-state pool holds (0: none). */
+  state_slots?: number;
   diagnostics: Coded<DiagnosticCode>[];
   /** What the request needs of the pool against what it holds (bytes over all GPUs). */
   demand?: ServerDemand;
@@ -214,7 +220,7 @@ export interface DefaultsDocument {
 /** A model's topology as codes (the page words it per language; `topology` is the CLI's English). */
 export interface TopologyCode {
   ffn: 'dense' | 'moe'; experts?: number; experts_used?: number;
-  attention: 'mla' | 'hybrid_linear' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
+  attention: 'mla' | 'hybrid_linear' | 'hybrid_linear_mla' | 'mha' | 'mqa' | 'gqa'; window: 'none' | 'some_layers' | 'all_layers';
 }
 
 /** A count search capped by the card's segment (solve `count_caps[]`, data/segments.json). */

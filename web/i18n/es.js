@@ -16,6 +16,7 @@ export default {
   why_kv: '{layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_indexer: 'claves del indexador: {layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_sparse: 'Atención dispersa de DeepSeek: por token, {engine} guarda {latent} de latente MLA y {indexer} de claves del indexador (FP8, una escala por cada 128 valores); durante la generación puntúa todas las claves del indexador, pero lee como mucho {top_k} entradas latentes por capa.',
+  why_kv_sparse_dsv4: 'Atención comprimida de DeepSeek V4: por token de contexto, {engine} guarda {latent} de claves comprimidas de 4 a 1 y {indexer} de claves del indexador y claves comprimidas de 128 a 1; durante la generación lee estas enteras, pero de las primeras como mucho {entries} entradas ({top_k} tokens) por capa, y los últimos {window} tokens de cada capa.',
   why_kv_none: 'Sin caché por token (solo estado recurrente).',
   why_kv_state: '{layers} capas × un estado recurrente fijo: {size} en total, sea cual sea el contexto.',
   why_compute: 'El mayor entre los logits ({logits}) y el espacio de atención de una capa ({attn}) más su espacio de FFN ({ffn}).',

@@ -16,6 +16,7 @@ export default {
   why_kv: '{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_indexer: '索引器键：{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_sparse: 'DeepSeek 稀疏注意力：{engine} 每个 token 保存 {latent} 的 MLA 潜向量和 {indexer} 的闪电索引器键（FP8，每 128 个值一个缩放因子）；生成时为所有索引器键打分，但每层最多只读 {top_k} 个潜向量条目。',
+  why_kv_sparse_dsv4: 'DeepSeek V4 压缩注意力：{engine} 每个上下文 token 保存 {latent} 的 4 比 1 压缩键，以及 {indexer} 的闪电索引器键和 128 比 1 压缩键；生成时后者整读，前者每层最多只读 {entries} 个条目（{top_k} 个 token），另读每层最近的 {window} 个 token。',
   why_kv_none: '没有按 token 的缓存（只有循环状态）。',
   why_kv_state: '{layers} 层 × 固定的循环状态：共 {size}，与上下文长度无关。',
   why_compute: 'logits（{logits}）与单层注意力临时空间（{attn}）加其 FFN 临时空间（{ffn}）两者中的较大者。',

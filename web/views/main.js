@@ -168,8 +168,14 @@ export function renderMain(r) {
   if (server) {
     // vLLM and SGLang preallocate the cache: what is left of their memory share after weights
     // and activations becomes a pool of KV blocks, whatever the context asked for.
-    // SGLang's pool is counted in single tokens: "blocks of 1 token" says nothing.
-    const pool = T(server.settings?.block_size > 1 ? 'why_kv_pool' : 'why_kv_pool_tokens', { tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L) });
+    // The core's pool_code says how it is counted: SGLang's single tokens ("blocks of 1 token" says
+    // nothing), blocks of block_size tokens, or blocks that several page groups share (DeepSeek V4
+    // under vLLM, where a block covers a different number of tokens in each group).
+    const poolKey = { tokens: 'why_kv_pool_tokens', shared_blocks: 'why_kv_pool_shared' }[server.pool_code] || 'why_kv_pool';
+    const pool = T(poolKey, {
+      tokens: num(server.kv_tokens, L), blocks: num(server.num_blocks, L), block: num(server.settings?.block_size, L),
+      groups: num((server.kv_groups || []).length, L), per: num(server.blocks_per_request, L), ctx: tokens(server.settings?.max_model_len ?? r.settings.context, L),
+    });
     // The same tokens' cache on several GPUs (MLA's one latent head, or fewer KV heads than
     // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
     const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
@@ -182,8 +188,10 @@ export function renderMain(r) {
     // DeepSeek sparse attention (the core's sparse_attention split of the per-token cache).
     const sp = server.sparse_attention;
     const kib = (/** @type {number} */ b) => `${num(b / 1024, L, 2)} ${units(L).kib}`;
-    const sparse = sp ? T('why_kv_sparse', {
+    // DeepSeek V4's compressed attention (kind dsv4) splits differently from V3.2's (dsa).
+    const sparse = sp ? T(sp.kind === 'dsv4' ? 'why_kv_sparse_dsv4' : 'why_kv_sparse', {
       engine: engineName(r.settings.engine), latent: kib(sp.latent_bytes_per_token), indexer: kib(sp.indexer_bytes_per_token), top_k: num(sp.top_k, L),
+      entries: num(sp.top_entries, L), window: num(sp.window_tokens, L),
     }) : '';
     text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
     text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');

@@ -11,6 +11,11 @@ namespace wif {
 namespace defaults {
 
 std::string server_quant(const Architecture& a) {
+  // Checkpoints published with MXFP4 routed experts are served as published: DeepSeek V4's FP8 +
+  // MXFP4 (its config's expert_dtype fp4, vLLM's default when unstated), and the BF16 + MXFP4 ones
+  // (gpt-oss, Kimi K3: native_dtype mxfp4 in the catalog).
+  if (a.gguf_arch == "deepseek4" && a.native_dtype == "fp8") return "FP8-MXFP4-MOE";
+  if (a.native_dtype == "mxfp4") return "BF16-MXFP4-MOE";
   if (a.native_dtype == "fp8") return "FP8";
   if (a.native_dtype == "fp16") return "SAFETENSORS-FP16";
   return "SAFETENSORS-BF16";

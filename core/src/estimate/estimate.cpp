@@ -346,7 +346,9 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
 }
 
 std::string format_applicability(const Catalog& cat, const Architecture& a, const Device& d, const std::string& quant) {
-  if (quant == "MXFP4_MOE" && !a.is_moe()) return "moe_only_format";
+  // Formats that quantize only the routed experts (llama.cpp's MXFP4_MOE, the published FP8 / BF16
+  // + MXFP4-expert checkpoints) are no choice for a dense model.
+  if ((quant == "MXFP4_MOE" || quant == "FP8-MXFP4-MOE" || quant == "BF16-MXFP4-MOE") && !a.is_moe()) return "moe_only_format";
   // data/quants.json `backends`: where the format's kernels run (bitsandbytes: vLLM lists it for
   // CUDA and ROCm, vllm/platforms/rocm.py supported_quantization; not for XPU, CPU or Gaudi).
   for (const auto& q : cat.quants()) {
@@ -464,10 +466,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
   if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
-  // DeepSeek V4's compressed caches are modelled as llama.cpp allocates them; vLLM's, SGLang's
-  // and MLX's layouts for them are not, so those engines are refused rather than sized wrong,
-  // with a code of its own that the page words (not a request the person got wrong).
-  if (r.engine != "llama.cpp" &&
+  // DeepSeek V4's compressed caches are modelled as llama.cpp, vLLM and SGLang allocate them
+  // (kv_cache.cpp, servers/dsv4.hpp); mlx-lm's layout is not, so MLX is refused rather than sized
+  // wrong, with a code of its own that the page words (not a request the person got wrong).
+  if (r.engine == "mlx" &&
       std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
                   [](const LayerSpec& l) { return l.attn == AttnKind::Compressed; }))
     throw InputError("engine_cache_not_modelled", "engine",
@@ -480,9 +482,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V3.2's sparse attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
-  // Kimi K3 likewise: llama.cpp's loader and caches for it are modelled (src/models/kimi-k3.cpp);
-  // how vLLM, SGLang and mlx-lm hold its latent experts, attention residuals and hybrid cache is not.
-  if (r.engine != "llama.cpp" && r.model.arch.gguf_arch == "kimi-k3")
+  // Kimi K3 likewise: llama.cpp's, vLLM's and SGLang's caches for it are modelled (the MLA latent
+  // of its 24 attention layers and the KDA states of the other 69: servers/vllm.cpp, sglang.cpp);
+  // how mlx-lm holds its latent experts, attention residuals and hybrid cache is not.
+  if (r.engine == "mlx" && r.model.arch.gguf_arch == "kimi-k3")
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's memory for Kimi K3 is not modelled yet; choose llama.cpp", {"llama.cpp"});
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its

@@ -40,11 +40,17 @@ constexpr FtypeRow kFtypes[] = {
 //  4 bits + 8-bit absmax per 64 + fp32 per 256 absmax = 4.127 bits. bnb INT8: 8 bits + fp32 row scale.
 //  MLX checkpoints (affine 2-8 bits and groups, mxfp4 / nvfp4 / mxfp8, BF16): model/mlx_quant.hpp.
 //  NVFP4: 4 bits + one FP8 scale per 16 values = 4.5 bits.
+//  Checkpoints published with MXFP4 routed experts (4-bit E2M1 values + one E8M0 scale byte per 32
+//  = 4.25 bits): FP8-MXFP4-MOE, DeepSeek V4's (the other linear layers FP8 with one E8M0 scale
+//  byte per 128 x 128 block: vllm/model_executor/models/deepseek_v4.py, DeepseekV4FP8Config with
+//  expert_dtype fp4 -> Mxfp4MoEMethod, is_scale_e8m0); BF16-MXFP4-MOE, gpt-oss's and Kimi K3's
+//  (the rest in BF16; K3's config: compressed-tensors mxfp4-pack-quantized).
 struct OtherFormat {
   const char* id;
   const char* container;
   double linear_bits;
   double embed_bits;
+  double expert_bits = 0;  // routed experts, when they differ from the other linear layers
 };
 constexpr OtherFormat kOther[] = {
     {"SAFETENSORS-BF16", "safetensors", 16.0, 16.0},
@@ -56,6 +62,8 @@ constexpr OtherFormat kOther[] = {
     {"BNB-NF4", "safetensors", 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0), 16.0},
     {"BNB-INT8", "safetensors", 8.0, 16.0},
     {"NVFP4", "safetensors", 4.5, 16.0},
+    {"FP8-MXFP4-MOE", "safetensors", 8.0 + 8.0 / (128.0 * 128.0), 16.0, 4.25},
+    {"BF16-MXFP4-MOE", "safetensors", 16.0, 16.0, 4.25},
 };
 
 bool is_one_of(const std::string& s, std::initializer_list<const char*> l) {
@@ -348,7 +356,7 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
       double bits = 32.0;
       if (t.quantizable) {
         const bool table = t.role == TensorRole::TokenEmbd || t.role == TensorRole::Output;
-        bits = table ? f->embed_bits : f->linear_bits;
+        bits = table ? f->embed_bits : f->expert_bits > 0 && t.is_expert() ? f->expert_bits : f->linear_bits;
       } else if (t.type != G::F32) {
         bits = 16.0;
       } else {

@@ -7,6 +7,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/text.hpp"
 #include "willitfit/base/units.hpp"
+#include "willitfit/servers/dsv4.hpp"
 
 namespace wif {
 namespace {
@@ -39,6 +40,9 @@ std::int64_t recurrent_elems(const Architecture& a) {
   return 0;
 }
 
+void vllm_finish(const VllmOptions& o, VllmBudget& b);
+void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b);
+
 bool is_dsa(const Architecture& a) { return a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0; }
 
 // DeepSeek V3.2's sparse attention (DSA): one token of one layer in each of its two caches.
@@ -55,18 +59,22 @@ DsaCell dsa_cell(const Architecture& m, int edt, bool sglang) {
   // vllm/model_executor/models/deepseek_v2.py, Indexer building DeepseekV32IndexerCache; SGLang
   // python/sglang/srt/mem_cache/memory_pool.py, NSATokenToKVPool's index_k_with_scale_buffer).
   c.indexer = static_cast<std::uint64_t>(idx + idx / kQuantBlock * 4);
+  (void)sglang;  // both engines store the same FP8 row (below)
   if (edt >= 2) {
     c.latent = static_cast<std::uint64_t>((kvl + rope) * edt);  // a 16-bit latent, as DeepSeek V3's
-  } else if (sglang) {
-    // SGLang sizes its pool at one byte a latent element for an FP8 cache
-    // (python/sglang/srt/model_executor/model_runner.py, the MLA cell size plus the indexer's).
-    c.latent = static_cast<std::uint64_t>(kvl + rope);
   } else {
-    // vLLM turns any fp8 kv_cache_dtype into fp8_ds_mla for V3.2 (vllm/model_executor/models/
-    // config.py, DeepseekV32ForCausalLM): the latent as FP8 with one float32 scale per 128 values,
-    // the RoPE part kept in bf16; 512 + 16 + 128 = 656 bytes for V3.2
-    // (vllm/v1/attention/backends/mla/flashmla_sparse.py; the page is block_size x 656 in
-    // vllm/v1/kv_cache_interface.py, MLAAttentionSpec.real_page_size_bytes).
+    // An FP8 cache holds the latent as FP8 with one float32 scale per 128 values and the RoPE part
+    // in bf16: 512 + 16 + 128 = 656 bytes for V3.2. vLLM turns any fp8 kv_cache_dtype into
+    // fp8_ds_mla for V3.2 (vllm/model_executor/models/config.py, DeepseekV32ForCausalLM;
+    // vllm/v1/attention/backends/mla/flashmla_sparse.py; the page is block_size x 656 in
+    // vllm/v1/kv_cache_interface.py, MLAAttentionSpec.real_page_size_bytes). SGLang stores the
+    // same row for a sparse-attention model on its CUDA backends and sizes its pool with it
+    // (python/sglang/srt/model_executor/model_runner_kv_cache_mixin.py, calculate_mla_kv_cache_dim:
+    // kv_lora_rank + kv_lora_rank / 128 x 4 + rope x 2; python/sglang/srt/mem_cache/memory_pool.py,
+    // MLATokenToKVPool: kv_cache_dim = that override when nsa_kv_cache_store_fp8); with an fp8
+    // cache its sparse-attention backends default to FlashMLA's (server_args.py: prefill
+    // flashmla_auto, decode flashmla_kv), not TRT-LLM's, whose layout keeps 576. A dense MLA
+    // model (V3, K2) keeps 576 one-byte elements in SGLang's FP8 pool (no override).
     c.latent = static_cast<std::uint64_t>(kvl + kvl / kQuantBlock * 4 + rope * 2);
   }
   return c;
@@ -84,7 +92,12 @@ std::string vllm_quantization_flag(const std::string& q) {
 }
 
 VllmWeightSplit vllm_weight_split(const Architecture& a, const TensorPlan& plan, int tp, bool load_mtp) {
-  const std::int64_t n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head_kv);
+  // The attention layers' KV heads (a hybrid's first layer may be a recurrent one with none: Kimi
+  // K3's KDA layer 1, whose projections split over the ranks like any head-parallel matrix).
+  std::int64_t n_kv = 0;
+  for (const auto& L : a.layers)
+    if (!L.is_mtp && L.n_head_kv > 0) { n_kv = L.n_head_kv; break; }
+  if (n_kv <= 0) n_kv = a.layers.empty() ? 1 : std::max<std::int64_t>(1, a.layers.front().n_head);
   double sum = 0, loaded = 0;
   std::map<std::string, double> parts;  // what each rank holds whole (or in part for K/V), by kind
   for (const auto& t : plan.tensors) {
@@ -103,8 +116,12 @@ VllmWeightSplit vllm_weight_split(const Architecture& a, const TensorPlan& plan,
       case TensorRole::AttnOther:
         // MLA down projections (q_a, kv_a_mqa) and the sparse-attention indexer are replicated
         // (vllm/model_executor/models/deepseek_v2.py: ReplicatedLinear / disable_tp).
+        // DeepSeek V4 likewise keeps its fused q_a + kv projection and its compressors whole
+        // (vllm/models/deepseek_v4/attention.py fused_wqa_wkv, compressor.py fused_wkv_wgate:
+        // disable_tp=True).
         if (has(t.name, "indexer")) { div = 1; part = "indexer"; }
-        else if (has(t.name, "_a.") || has(t.name, "_a_mqa")) { div = 1; part = "mla_down"; }
+        else if (has(t.name, "attn_compressor")) { div = 1; part = "compressor"; }
+        else if (has(t.name, "_a.") || has(t.name, "_a_mqa") || has(t.name, ".attn_kv.")) { div = 1; part = "mla_down"; }
         break;
       default: break;
     }
@@ -197,6 +214,12 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     else ws += T * cdiv(heads, 64) * 64 * width * 2;
     b.sparse_workspace_bytes = static_cast<std::uint64_t>(ws);
   }
+  if (is_dsv4(a)) {
+    // DeepSeek V4's top-k index buffer, max_num_batched_tokens x index_topk int32, allocated with
+    // the model (vllm/models/deepseek_v4/attention.py topk_indices_buffer); the sparse kernels'
+    // prefill gather workspace is not modelled.
+    b.sparse_workspace_bytes = static_cast<std::uint64_t>(b.max_num_batched_tokens * a.dsv4.index_topk * 4);
+  }
   b.activation_bytes = static_cast<std::uint64_t>(tokens_part + sampler_part) + b.sparse_workspace_bytes;
   b.non_torch_bytes = static_cast<std::uint64_t>(o.non_torch_gib * kGiB);
   b.cuda_context_bytes = static_cast<std::uint64_t>(o.cuda_context_gib * kGiB);
@@ -204,12 +227,20 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   b.kv_available_bytes = static_cast<std::int64_t>(b.requested_bytes) - static_cast<std::int64_t>(b.weights_bytes) -
                          static_cast<std::int64_t>(b.activation_bytes) - static_cast<std::int64_t>(b.non_torch_bytes);
 
+  if (is_dsv4(a)) {
+    vllm_dsv4_pages(a, o, b);
+    vllm_finish(o, b);
+    return b;
+  }
   // KV cache groups (vllm/v1/kv_cache_interface.py, vllm/v1/core/kv_cache_utils.py).
   std::map<std::string, VllmKvGroup> kinds;
-  const std::int64_t L = b.max_model_len, B = b.block_size, T = b.max_num_batched_tokens;
+  const std::int64_t L = b.max_model_len, T = b.max_num_batched_tokens;
+  std::int64_t B = b.block_size;
   auto add_pages = [&](const Architecture& m, const LayerSpec& ly, int edt) {
     // The MTP drafter's attention layer gets its own pages in the same pool when it is loaded.
-    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || !ly.has_kv) return;
+    // A recurrent layer keeps its state even where the config marks it as caching no keys (Kimi
+    // Linear and K3 mark their KDA layers so).
+    if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || (!ly.has_kv && ly.attn != AttnKind::Linear)) return;
     std::string kind = "full";
     std::uint64_t page = 0;
     if (ly.attn == AttnKind::MLA) {
@@ -227,6 +258,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
         b.kv_latent_bytes_per_token += c.latent;
         b.kv_indexer_bytes_per_token += c.indexer;
         b.sparse_top_k = m.indexer_top_k;
+        b.sparse_kind = "dsa";
       } else {
         page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
       }
@@ -253,6 +285,25 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   for (const auto& ly : a.layers) add_pages(a, ly, dt);
   if (o.draft_arch)  // a draft model's layers page the same pool (vllm/v1/spec_decode/draft_model.py)
     for (const auto& ly : o.draft_arch->layers) add_pages(*o.draft_arch, ly, dtype_bytes(o.kv_cache_dtype, *o.draft_arch));
+  // A hybrid of attention and recurrent (mamba-like) layers: vLLM raises the attention block size
+  // to a multiple of the kernel's block size whose page holds at least one layer's recurrent state,
+  // then pads the state page to that page (vllm/platforms/interface.py and cuda.py,
+  // update_block_size_for_backend: attn_block_size = alignment x cdiv(mamba_page_size, alignment x
+  // attention page of one token); vllm/model_executor/models/config.py HybridAttentionMambaModelConfig).
+  if (kinds.count("mamba") && kinds.size() > 1 && !o.sglang_cells) {
+    std::uint64_t tok = 0;
+    for (const auto& [k, g] : kinds)
+      if (k != "mamba") tok = std::max(tok, g.page_bytes / static_cast<std::uint64_t>(B));
+    auto& m = kinds["mamba"];
+    if (tok > 0) {
+      const std::int64_t nb = B * cdiv(static_cast<std::int64_t>(m.page_bytes), B * static_cast<std::int64_t>(tok));
+      for (auto& [k, g] : kinds)
+        if (k != "mamba") g.page_bytes = g.page_bytes / static_cast<std::uint64_t>(B) * static_cast<std::uint64_t>(nb);
+      m.page_bytes = std::max(m.page_bytes, static_cast<std::uint64_t>(nb) * tok);
+      B = nb;
+      b.block_size = static_cast<int>(nb);
+    }
+  }
   const std::uint64_t window = [&] {
     for (const auto& ly : a.layers)
       if (ly.attn == AttnKind::Sliding || ly.attn == AttnKind::Chunked) return static_cast<std::uint64_t>(ly.window);
@@ -287,6 +338,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   const std::int64_t per_req = gs > 0 ? need(L) : 0;
   b.max_concurrency = per_req > 0 ? static_cast<double>(b.num_blocks) / static_cast<double>(per_req) : 0.0;
   b.kv_request_bytes = static_cast<std::uint64_t>(per_req) * page_max * static_cast<std::uint64_t>(gs);
+  b.blocks_per_request = per_req;
   // Longest single request that fits: binary search on the (monotone) block need.
   std::int64_t lo = 0, hi = std::max<std::int64_t>(L, b.kv_tokens) * 4 + B;
   while (lo < hi) {
@@ -295,7 +347,13 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     else hi = mid - 1;
   }
   b.max_model_len_fit = lo;
+  vllm_finish(o, b);
+  return b;
+}
 
+namespace {
+
+void vllm_finish(const VllmOptions& o, VllmBudget& b) {
   const double headroom = static_cast<double>(b.total_bytes) * (1.0 - o.gpu_memory_utilization);
   b.graphs_fit_headroom = headroom >= static_cast<double>(b.cuda_graph_bytes + b.cuda_context_bytes);
   b.process_bytes = b.requested_bytes + b.cuda_context_bytes + b.cuda_graph_bytes;
@@ -308,7 +366,62 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     b.reason_code = "graphs_exceed_headroom";
   }
   b.fits = b.reason_code.empty();
-  return b;
 }
 
+// DeepSeek V4 (servers/dsv4.hpp): five or more groups sharing one block pool, a block being the
+// most layer tuples of any group times the compressed group's tuple bytes.
+void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b) {
+  const Dsv4VllmLayout l = dsv4_vllm_layout(a, o.kv_cache_dtype);
+  const std::int64_t L = b.max_model_len, T = b.max_num_batched_tokens;
+  b.block_size = 256;
+  if (o.kv_cache_dtype == "auto") {
+    // vLLM's FlashMLA backend for V4 keeps its cache in the fp8_ds_mla layout, which needs an fp8
+    // cache (vllm/models/deepseek_v4/attention.py, _resolve_dsv4_kv_cache_dtype).
+    b.kv_cache_dtype = "fp8";
+    b.kv_cache_dtype_code = "engine_default_dsv4";
+  }
+  b.kv_copies = b.tensor_parallel;  // one latent head, whole on every rank
+  b.kv_copies_code = "mla_latent";
+  b.layers_per_group = l.layer_tuples;
+  for (const auto& g : l.groups) {
+    VllmKvGroup k;
+    k.kind = g.kind;
+    k.layers = g.layer_tuples;
+    k.page_bytes = g.dense_bytes;
+    k.blocks_per_request = g.window <= 0 ? cdiv(L, g.block_tokens)
+                                         : cdiv(std::min(g.window - 1 + T, L), g.block_tokens) + 1;
+    b.groups.push_back(k);
+  }
+  b.kv_latent_bytes_per_token = static_cast<std::uint64_t>(std::llround(l.sparse_bytes_per_token));
+  b.kv_indexer_bytes_per_token = static_cast<std::uint64_t>(std::llround(l.dense_bytes_per_token));
+  b.kv_bytes_per_token = b.kv_latent_bytes_per_token + b.kv_indexer_bytes_per_token;
+  // A ratio-4 layer attends to index_topk compressed entries, index_topk x 4 tokens of context.
+  b.sparse_top_k = a.dsv4.index_topk * 4;
+  // Every layer reads its window keys each step (sparse_swa.py decode_swa_indices: window_size rows).
+  b.sparse_kind = "dsv4";
+  for (const auto& L0 : a.layers)
+    if (!L0.is_mtp && L0.attn == AttnKind::Compressed) {
+      b.kv_window_read_bytes += static_cast<std::uint64_t>(L0.window) * l.key_bytes;
+      b.window_tokens = L0.window;
+    }
+  const std::int64_t block = static_cast<std::int64_t>(l.block_bytes);
+  if (block > 0 && b.kv_available_bytes > 0) b.num_blocks = b.kv_available_bytes / block;
+  const std::int64_t per_req = dsv4_vllm_blocks(l, L, T);
+  b.max_concurrency = per_req > 0 ? static_cast<double>(b.num_blocks) / static_cast<double>(per_req) : 0.0;
+  // vLLM's "GPU KV cache size" line: max concurrency x max_model_len (kv_cache_utils.py
+  // _report_kv_cache_config).
+  b.kv_tokens = static_cast<std::int64_t>(b.max_concurrency * static_cast<double>(L));
+  b.kv_request_bytes = static_cast<std::uint64_t>(per_req) * l.block_bytes;
+  b.blocks_per_request = per_req;
+  b.pool_code = "shared_blocks";
+  std::int64_t lo = 0, hi = std::max<std::int64_t>(L, b.num_blocks * 256) * 2 + 256;
+  while (lo < hi) {
+    const std::int64_t mid = lo + (hi - lo + 1) / 2;
+    if (block > 0 && dsv4_vllm_blocks(l, mid, T) <= b.num_blocks) lo = mid;
+    else hi = mid - 1;
+  }
+  b.max_model_len_fit = lo;
+}
+
+}  // namespace
 }  // namespace wif

@@ -11,8 +11,10 @@ double serving_kv_read_bytes(const VllmBudget& b, std::int64_t depth) {
   // DeepSeek sparse attention: the indexer scores every cached key, then the sparse-MLA kernel
   // gathers only the top-k latent rows it picked (vLLM flashmla_sparse.py, SGLang nsa_backend.py:
   // index_topk indices per query token), so the latent read stops growing past top_k.
+  // DeepSeek V4 also reads each layer's window (kv_window_read_bytes), which does not grow.
   return static_cast<double>(b.kv_indexer_bytes_per_token) * d +
-         static_cast<double>(b.kv_latent_bytes_per_token) * std::min(d, static_cast<double>(b.sparse_top_k));
+         static_cast<double>(b.kv_latent_bytes_per_token) * std::min(d, static_cast<double>(b.sparse_top_k)) +
+         static_cast<double>(b.kv_window_read_bytes) * std::min(1.0, d);
 }
 
 ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const Device& gpu,

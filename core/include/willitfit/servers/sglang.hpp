@@ -49,6 +49,12 @@ struct SglangOptions {
   const Architecture* draft_arch = nullptr;  // --speculative-algorithm STANDALONE: a draft model (not owned)
   const TensorPlan* draft_plan = nullptr;
   double cuda_context_gib = 0.45;          // taken before SGLang measures free memory (vllm.hpp)
+  // The GPU's CUDA compute capability (0 = unknown): SGLang's kv_cache_dtype auto for DeepSeek
+  // sparse attention is fp8_e4m3 from 10.0 (Blackwell) on, bfloat16 below.
+  double cuda_compute_capability = 0;
+  // --mamba-full-memory-ratio (server_args.py, default 0.9): hybrid models with recurrent layers
+  // give the recurrent-state pool ratio / (1 + ratio) of the KV pool memory.
+  double mamba_full_memory_ratio = 0.9;
 };
 
 /// `total_gib`: each GPU's memory free to a process (usable_memory), `physical_gib`: its total,

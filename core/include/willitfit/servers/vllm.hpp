@@ -81,6 +81,19 @@ struct VllmBudget {
   std::int64_t max_model_len = 0, max_num_seqs = 0, max_num_batched_tokens = 0;
   int block_size = 16;
   std::string kv_cache_dtype;
+  // Why kv_cache_dtype is not the one asked for: "" (it is), or the engine's own default for this
+  // model and GPU when auto was asked: engine_default_dsv4 (DeepSeek V4: vLLM's fp8_ds_mla,
+  // SGLang's fp8_e4m3), engine_default_sm100 (SGLang, DeepSeek sparse attention on compute
+  // capability 10.0 or newer: fp8_e4m3).
+  std::string kv_cache_dtype_code;
+  // Hybrid models under SGLang: running requests the recurrent-state pool holds (0: none).
+  std::int64_t state_slots = 0;
+  // How the pool is counted, for its wording: blocks (num_blocks of block_size tokens), tokens
+  // (SGLang's one-token pages), shared_blocks (DeepSeek V4 under vLLM: blocks that every page
+  // group draws from, each group's block covering its own number of tokens; kv_tokens is then
+  // max_concurrency x max_model_len, vLLM's own "GPU KV cache size").
+  std::string pool_code = "blocks";
+  std::int64_t blocks_per_request = 0;  // blocks one request of max_model_len takes over all groups
   std::uint64_t total_bytes = 0;        // per GPU, as the driver reports it
   std::uint64_t requested_bytes = 0;    // total x utilization
   std::uint64_t weights_bytes = 0;      // on one rank
@@ -106,6 +119,12 @@ struct VllmBudget {
   std::int64_t sparse_top_k = 0;
   std::uint64_t kv_latent_bytes_per_token = 0;   // the MLA latent part, all layers
   std::uint64_t kv_indexer_bytes_per_token = 0;  // the indexer-key part, all layers
+  // DeepSeek V4: what a decoding token reads of the layers' sliding windows (window x key row x
+  // layers, the same at any depth past the window); 0 for other models.
+  std::uint64_t kv_window_read_bytes = 0;
+  std::string sparse_kind;              // "" (dense), dsa (V3.2: latent + indexer keys), dsv4 (V4:
+                                        // ratio-4 keys read for top-k entries, the rest whole)
+  std::int64_t window_tokens = 0;       // dsv4: each layer's window
   std::uint64_t sparse_workspace_bytes = 0;      // part of activation_bytes: the top-k index
                                                  // buffer and the sparse-MLA kernel workspace
   std::int64_t max_model_len_fit = 0;   // longest single request the KV cache can hold

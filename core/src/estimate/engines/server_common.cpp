@@ -35,7 +35,9 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
   nlohmann::json out = {{"settings", {{"tensor_parallel", b.tensor_parallel}, {"max_model_len", b.max_model_len},
                         {"gpu_memory_utilization", util}, {"kv_cache_dtype", b.kv_cache_dtype},
                         {"max_num_seqs", b.max_num_seqs}, {"max_num_batched_tokens", b.max_num_batched_tokens},
-                        {"block_size", b.block_size}}},
+                        {"block_size", b.block_size},
+                        // auto resolved by the engine for this model and GPU (vllm.hpp), or none
+                        {"kv_cache_dtype_code", b.kv_cache_dtype_code.empty() ? std::string("asked") : b.kv_cache_dtype_code}}},
           {"per_gpu", {{"total_bytes", b.total_bytes}, {"requested_bytes", b.requested_bytes},
                        {"weights_bytes", b.weights_bytes}, {"activation_bytes", b.activation_bytes},
                        {"non_torch_bytes", b.non_torch_bytes}, {"cuda_graph_bytes", b.cuda_graph_bytes},
@@ -51,16 +53,27 @@ nlohmann::json budget_json(const VllmBudget& b, double util) {
           {"kv_copies_code", b.kv_copies > 1 ? b.kv_copies_code : std::string("none")},
           {"kv_groups", groups}, {"layers_per_group", b.layers_per_group},
           {"num_blocks", b.num_blocks}, {"kv_tokens", b.kv_tokens},
+          {"pool_code", b.pool_code}, {"blocks_per_request", b.blocks_per_request},
           {"kv_bytes_per_token", b.kv_bytes_per_token},
           {"max_concurrency", b.max_concurrency}, {"max_model_len_fit", b.max_model_len_fit},
           {"graphs_fit_headroom", b.graphs_fit_headroom}, {"fits", b.fits},
+          // SGLang, hybrid models: running requests its recurrent-state pool holds (0: no such pool).
+          {"state_slots", b.state_slots},
           {"diagnostics", diagnostics(b)}};
   // DeepSeek sparse attention: the per-token cache split into the latent (read for at most top_k
   // entries a step) and the indexer keys (read whole), and the workspace inside activation_bytes.
-  if (b.sparse_top_k > 0)
-    out["sparse_attention"] = {{"top_k", b.sparse_top_k}, {"latent_bytes_per_token", b.kv_latent_bytes_per_token},
+  // DeepSeek V4 (kind dsv4): the "latent" part is the ratio-4 compressed keys, read for top_k tokens
+  // (top_entries compressed entries) a layer, the "indexer" part the indexer keys and the ratio-128
+  // keys, read whole, and each layer also reads its window of window_tokens.
+  if (b.sparse_top_k > 0) {
+    out["sparse_attention"] = {{"kind", b.sparse_kind.empty() ? std::string("dsa") : b.sparse_kind},
+                               {"top_k", b.sparse_top_k}, {"latent_bytes_per_token", b.kv_latent_bytes_per_token},
                                {"indexer_bytes_per_token", b.kv_indexer_bytes_per_token},
                                {"workspace_bytes", b.sparse_workspace_bytes}};
+    if (b.sparse_kind == "dsv4")
+      out["sparse_attention"].update({{"top_entries", b.sparse_top_k / 4}, {"window_tokens", b.window_tokens},
+                                      {"window_read_bytes", b.kv_window_read_bytes}});
+  }
   return out;
 }
 

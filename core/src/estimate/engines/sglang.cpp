@@ -22,6 +22,10 @@ class SglangStep final : public EngineStep {
       phys_gib = std::min(phys_gib, d.memory_gib);
     }
     SglangOptions o = r.sglang;
+    // The group's oldest GPU decides SGLang's capability-keyed defaults (0 when one is unknown).
+    o.cuda_compute_capability = 1e300;
+    for (const auto& d : r.devices) o.cuda_compute_capability = std::min(o.cuda_compute_capability, d.cuda_compute_capability);
+    if (r.devices.empty()) o.cuda_compute_capability = 0;
     if (r.draft && e.draft_plan) {  // a draft model next to the target (speculative.hpp)
       o.draft_arch = &r.draft->arch;
       o.draft_plan = e.draft_plan.get();
