@@ -121,10 +121,15 @@ void check_compute_capability(const Device& d, const nlohmann::json& j, const st
   if (text::lower(d.vendor) != "nvidia")
     throw InputError("bad_value", join_path(path, "cuda_compute_capability"),
                      "'cuda_compute_capability' is NVIDIA's; this device's vendor is '" + d.vendor + "'");
-  if (cc >= 7.5) {
+  // Blackwell Ultra (compute capability 10.3, B300) cut its INT8 tensor rate (NVIDIA's HGX B300
+  // figures against B200's), so the rule below does not hold there: its INT8 rate is stated only
+  // from a source of its own.
+  const bool blackwell_ultra = std::fabs(cc - 10.3) < 1e-9;
+  if (cc >= 7.5 && !blackwell_ultra && d.fp16_tflops > 0) {
     // From Turing (7.5) on, tensor cores multiply INT8 at twice their dense FP16 rate (NVIDIA's
-    // Turing, Ampere, Ada, Hopper and Blackwell whitepapers): a missing INT8 figure, or one that
-    // is a sparse or an FP16 figure copied over, is refused.
+    // Turing, Ampere, Ada, Hopper and Blackwell whitepapers): where the FP16 tensor rate is
+    // stated, a missing INT8 figure, or one that is a sparse or an FP16 figure copied over, is
+    // refused.
     if (!j.contains("int8_tops"))
       throw InputError("missing_field", join_path(path, "int8_tops"),
                        "a tensor-core GPU from compute capability 7.5 on multiplies INT8 on its tensor cores: give its dense INT8 rate");
