@@ -79,8 +79,10 @@ export function request(over = {}) {
   return r;
 }
 
-/** Devices a person would run a model on (not bare CPUs), smallest memory first. */
+/**
+ * Devices a person would run a model on (not bare CPUs) in the core's order (the hardware list's
+ * `order`: smallest memory first, then the cheaper, unknown prices last).
+ */
 export function accelerators() {
-  // Unknown prices sort last: a device one can look up and buy is the more useful answer.
-  return hardware.filter((d) => d.kind !== 'cpu').sort((a, b) => a.memory_gib - b.memory_gib || (a.price_usd || 1e12) - (b.price_usd || 1e12));
+  return hardware.filter((d) => typeof d.order === 'number').sort((a, b) => a.order - b.order);
 }

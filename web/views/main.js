@@ -120,8 +120,13 @@ export function renderMain(r) {
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
     text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
+  // The engine's own figure at its cache type (the core's memory.kv: llama.cpp's kv_type, vLLM's
+  // or SGLang's kv_cache_dtype), over the layers it names: on a sliding-window or hybrid model
+  // the layers that grow with the context, the others holding a window or a state.
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
-  text('c-topology', topologyText(r.model.topology_code, L));
+  byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
+  text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
+    .filter(Boolean).join(' · '));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to

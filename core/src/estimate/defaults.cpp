@@ -12,6 +12,7 @@ namespace defaults {
 
 std::string server_quant(const Architecture& a) {
   if (a.native_dtype == "fp8") return "FP8";
+  if (a.native_dtype == "mxfp4") return "SAFETENSORS-MXFP4";
   if (a.native_dtype == "fp16") return "SAFETENSORS-FP16";
   return "SAFETENSORS-BF16";
 }
@@ -114,6 +115,14 @@ nlohmann::json context_input() {
   return {{"steps", steps}, {"presets", {4096, defaults::kContext, 32768, 131072}}};
 }
 
+// The RAM choices of the main form and of a device page (none, then the model page's tiers).
+nlohmann::json ram_input() {
+  nlohmann::json choices = nlohmann::json::array(), device = nlohmann::json::array({0});
+  for (double g : defaults::kRamChoicesGib) choices.push_back(g);
+  for (double g : defaults::kRamTiersGib) device.push_back(g);
+  return {{"choices", choices}, {"device_page", device}};
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -180,6 +189,9 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"simulator", simulator_json(request)},
       {"context_steps", context_steps(arch ? arch->n_ctx_train : 0)},
       {"context_input", context_input()},
+      {"reference_device", {{"id", d::kReferenceDevice}, {"code", d::kReferenceDeviceCode}}},
+      {"limit_formats", {{"high", d::kLimitQuantHigh}, {"smallest", d::kLimitQuantSmallest}}},
+      {"ram_input", ram_input()},
   };
 }
 

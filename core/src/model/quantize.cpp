@@ -40,11 +40,16 @@ constexpr FtypeRow kFtypes[] = {
 //  4 bits + 8-bit absmax per 64 + fp32 per 256 absmax = 4.127 bits. bnb INT8: 8 bits + fp32 row scale.
 //  MLX checkpoints (affine 2-8 bits and groups, mxfp4 / nvfp4 / mxfp8, BF16): model/mlx_quant.hpp.
 //  NVFP4: 4 bits + one FP8 scale per 16 values = 4.5 bits.
+//  MXFP4 as released (gpt-oss, Kimi K3): blocks of 32 E2M1 values with one E8M0 scale = 4.25
+//  bits, on the feed-forward (expert) weights only; the config's quantization_config
+//  modules_to_not_convert keeps attention, router, embeddings and lm_head in BF16
+//  (https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json).
 struct OtherFormat {
   const char* id;
   const char* container;
   double linear_bits;
   double embed_bits;
+  bool ffn_only = false;  // linear_bits on the feed-forward weights only, the other linears 16
 };
 constexpr OtherFormat kOther[] = {
     {"SAFETENSORS-BF16", "safetensors", 16.0, 16.0},
@@ -56,7 +61,13 @@ constexpr OtherFormat kOther[] = {
     {"BNB-NF4", "safetensors", 4.0 + 8.0 / 64.0 + 32.0 / (64.0 * 256.0), 16.0},
     {"BNB-INT8", "safetensors", 8.0, 16.0},
     {"NVFP4", "safetensors", 4.5, 16.0},
+    {"SAFETENSORS-MXFP4", "safetensors", 4.25, 16.0, true},
 };
+
+bool feed_forward_role(TensorRole r) {
+  return r == TensorRole::FfnGate || r == TensorRole::FfnUp || r == TensorRole::FfnDown ||
+         r == TensorRole::ExpGate || r == TensorRole::ExpUp || r == TensorRole::ExpDown;
+}
 
 bool is_one_of(const std::string& s, std::initializer_list<const char*> l) {
   for (const char* x : l)
@@ -282,7 +293,8 @@ std::optional<QuantFormat> resolve_format(const std::string& text, const std::st
                                   {"F16", "SAFETENSORS-FP16"}, {"SAFETENSORS", "SAFETENSORS-BF16"},
                                   {"AWQ", "AWQ-4bit"}, {"AWQ-INT4", "AWQ-4bit"}, {"GPTQ", "GPTQ-4bit"},
                                   {"GPTQ-INT4", "GPTQ-4bit"}, {"GPTQ-INT8", "GPTQ-8bit"}, {"NF4", "BNB-NF4"},
-                                  {"BNB-4BIT", "BNB-NF4"}, {"BNB-8BIT", "BNB-INT8"}, {"FP4", "NVFP4"}};
+                                  {"BNB-4BIT", "BNB-NF4"}, {"BNB-8BIT", "BNB-INT8"}, {"FP4", "NVFP4"},
+                                  {"MXFP4", "SAFETENSORS-MXFP4"}};
   static const Alias llama[] = {{"FP16", "F16"}, {"FP32", "F32"}, {"Q4_K", "Q4_K_M"},
                                 {"Q5_K", "Q5_K_M"}, {"Q3_K", "Q3_K_M"}};
   if (server(engine))
@@ -348,7 +360,7 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
       double bits = 32.0;
       if (t.quantizable) {
         const bool table = t.role == TensorRole::TokenEmbd || t.role == TensorRole::Output;
-        bits = table ? f->embed_bits : f->linear_bits;
+        bits = table ? f->embed_bits : f->ffn_only && !feed_forward_role(t.role) ? 16.0 : f->linear_bits;
       } else if (t.type != G::F32) {
         bits = 16.0;
       } else {

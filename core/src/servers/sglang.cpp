@@ -75,6 +75,11 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
     g.blocks_per_request = b.max_model_len;  // one token per page
     b.layers_per_group = std::max(b.layers_per_group, g.layers);
   }
+  // Its cell keeps every token on the sliding-window layers too (no window here): those grow.
+  b.kv_growing_bytes_per_token += b.kv_window_bytes_per_token;
+  b.kv_fixed_layers -= b.kv_window_layers;
+  b.kv_window_bytes_per_token = 0;
+  b.kv_window_layers = 0;
   const double cell = static_cast<double>(b.kv_bytes_per_token);
   b.kv_tokens = pool > 0 && cell > 0 ? static_cast<std::int64_t>(pool / cell) : 0;
   b.num_blocks = b.kv_tokens;
