@@ -533,6 +533,11 @@ TEST_CASE("the defaults name the model page's reference device and the RAM choic
   CHECK(ram["device_page"] == want);
   for (const auto& g : ram["device_page"])
     CHECK(std::find(ram["choices"].begin(), ram["choices"].end(), g) != ram["choices"].end());
+  // The fine-tuning sequence choices hold the default sequence length, ascending.
+  const json& seqs = d["training"]["seq_choices"];
+  REQUIRE(seqs.size() >= 3);
+  CHECK(std::find(seqs.begin(), seqs.end(), d["training"]["seq"]) != seqs.end());
+  for (std::size_t i = 1; i < seqs.size(); ++i) CHECK(seqs[i].get<std::int64_t>() > seqs[i - 1].get<std::int64_t>());
 }
 
 // Issue 16: the order of a list of devices to run a model on (the page sorted it itself): the

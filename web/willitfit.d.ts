@@ -216,7 +216,7 @@ export interface DefaultsDocument {
   estimate: { engine: Engine; context: number; count: number; ram_gib: number; prompt: number; gen: number; depth: number; detail: 'full' | 'summary'; [k: string]: unknown };
   engines: { 'llama.cpp': EngineDefaults; vllm: EngineDefaults; sglang: EngineDefaults };
   cost: { market: string; hours_per_day: number; amortization_months: number; months: number; concurrency: number; [k: string]: unknown };
-  training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; [k: string]: unknown };
+  training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; seq_choices: number[]; [k: string]: unknown };
   solve: { min_context: number; max_count: number; min_decode_tps: number; [k: string]: unknown };
 }
 

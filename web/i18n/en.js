@@ -6,6 +6,7 @@ export default {
   context: 'Context', kv_type: 'KV cache type', hardware: 'Hardware', count: 'How many', ram: 'System RAM',
   required: 'Required', usable: 'Usable on device', margin: 'Margin', kv_per_token: 'KV cache per token',
   kv_tok_growing: 'layers that grow with the context',
+  sold_as: 'sold as {0}',
   breakdown: 'Where the memory goes', weights: 'Weights', kv_cache: 'KV cache', compute: 'Compute buffers',
   overhead: 'Runtime overhead', footer: 'Computed in your browser. Nothing is uploaded.',
   verdict_fits: 'Fits with room to spare', verdict_tight: 'Fits, but tight',

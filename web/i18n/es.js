@@ -6,6 +6,7 @@ export default {
   context: 'Contexto', kv_type: 'Tipo de caché KV', hardware: 'Equipo', count: 'Cantidad', ram: 'RAM del sistema',
   required: 'Necesaria', usable: 'Utilizable en el equipo', margin: 'Margen', kv_per_token: 'Caché KV por token',
   kv_tok_growing: 'capas que crecen con el contexto',
+  sold_as: 'se vende como {0}',
   breakdown: 'En qué se va la memoria', weights: 'Pesos', kv_cache: 'Caché KV', compute: 'Búferes de cálculo',
   overhead: 'Sobrecarga del entorno', footer: 'Calculado en tu navegador. No se sube nada.',
   verdict_fits: 'Cabe con margen', verdict_tight: 'Cabe, pero justo',

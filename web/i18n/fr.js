@@ -6,6 +6,7 @@ export default {
   context: 'Contexte', kv_type: 'Type de cache KV', hardware: 'Matériel', count: 'Nombre', ram: 'RAM système',
   required: 'Nécessaire', usable: 'Utilisable sur l’appareil', margin: 'Marge', kv_per_token: 'Cache KV par jeton',
   kv_tok_growing: 'couches qui croissent avec le contexte',
+  sold_as: 'annoncée à {0}',
   breakdown: 'Où part la mémoire', weights: 'Poids', kv_cache: 'Cache KV', compute: 'Tampons de calcul',
   overhead: 'Surcoût d’exécution', footer: 'Calculé dans votre navigateur. Rien n’est envoyé.',
   verdict_fits: 'Tient avec de la marge', verdict_tight: 'Tient, mais de justesse',

@@ -6,6 +6,7 @@ export default {
   context: '上下文', kv_type: 'KV 缓存类型', hardware: '硬件', count: '数量', ram: '系统内存',
   required: '所需', usable: '设备可用', margin: '余量', kv_per_token: '每个 token 的 KV 缓存',
   kv_tok_growing: '随上下文增长的层',
+  sold_as: '标称 {0}',
   breakdown: '内存去向', weights: '权重', kv_cache: 'KV 缓存', compute: '计算缓冲区',
   overhead: '运行时开销', footer: '在你的浏览器中计算，不上传任何内容。',
   verdict_fits: '可以运行，余量充足', verdict_tight: '可以运行，但余量很小',

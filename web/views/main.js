@@ -607,9 +607,9 @@ function renderPlugins(r) {
     // What a command leaves out and why (the core's commands.notes, codes).
     const cnotes = r.commands && Array.isArray(r.commands.notes) ? r.commands.notes : [];
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
-      h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
+      h('div', { class: 'cmd-head' }, h('strong', null, cmdLabel(c.label)),
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
-        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
+        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: cmdLabel(c.label) }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
     cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))),
     // A server engine with no support evidence on this device has no command: why, once (the
@@ -628,6 +628,9 @@ function renderPlugins(r) {
   renderCost(r);
   renderFinetune(r);
 }
+
+/** A command's heading: the tool's own spelling, or what the steps do (gguf_convert) in the page's language. @param {string} k */
+const cmdLabel = (k) => (k === 'gguf_convert' ? T('cmd_gguf_convert') : CMD_LABELS[k] || k);
 
 /** Launch command keys (core estimate/launch_commands.hpp) as their tools spell themselves. */
 const CMD_LABELS = /** @type {Record<string, string>} */ ({

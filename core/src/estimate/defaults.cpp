@@ -115,6 +115,13 @@ nlohmann::json context_input() {
   return {{"steps", steps}, {"presets", {4096, defaults::kContext, 32768, 131072}}};
 }
 
+// The sequence lengths a page offers for fine-tuning: 512 doubling to 32K (the default among them).
+nlohmann::json train_seq_choices() {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t s = 512; s <= 32768; s *= 2) out.push_back(s);
+  return out;
+}
+
 // The RAM choices of the main form and of a device page (none, then the model page's tiers).
 nlohmann::json ram_input() {
   nlohmann::json choices = nlohmann::json::array(), device = nlohmann::json::array({0});
@@ -180,7 +187,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"flash_attn", d::kFlashAttn}, {"double_quant", d::kDoubleQuant},
                     {"adapter_precision", d::kAdapterPrecision}, {"kbit_prep_fp32", d::kKbitPrepFp32},
                     {"lora_rank", d::kLoraRank}, {"lora_targets", {"q", "k", "v", "o", "gate", "up", "down"}},
-                    {"gpus", d::kGpus}, {"zero", d::kZero}}},
+                    {"gpus", d::kGpus}, {"zero", d::kZero}, {"seq_choices", train_seq_choices()}}},
       {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
                  {"allow_offload", "when_ram_gib"}}},
       {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},

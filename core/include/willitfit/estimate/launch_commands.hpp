@@ -63,6 +63,9 @@ struct LaunchInput {
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).
+/// gguf_convert: when no published repo has the GGUF format and the model is a Hub repo, the
+/// steps that make the file the -m / FROM forms load (download, convert, quantize), with notes
+/// gguf_not_published (and imatrix_sample_text for the formats llama-quantize needs one for).
 nlohmann::json launch_commands(const LaunchInput& in);
 
 /// Lower-case cache type name as -ctk/-ctv take it ("q8_0", "f16").
