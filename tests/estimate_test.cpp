@@ -533,6 +533,20 @@ TEST_CASE("the defaults name the model page's reference device and the RAM choic
   CHECK(ram["device_page"] == want);
   for (const auto& g : ram["device_page"])
     CHECK(std::find(ram["choices"].begin(), ram["choices"].end(), g) != ram["choices"].end());
+  // The cache choices: llama.cpp's default among its kv_types; each server's default among its
+  // dtypes, and each of them one the core accepts under that engine.
+  const json& ll = d["engines"]["llama.cpp"];
+  CHECK(std::find(ll["kv_types"].begin(), ll["kv_types"].end(), ll["kv_type"]) != ll["kv_types"].end());
+  for (const char* en : {"vllm", "sglang"}) {
+    const json& e = d["engines"][en];
+    CHECK(std::find(e["kv_cache_dtypes"].begin(), e["kv_cache_dtypes"].end(), e["kv_cache_dtype"]) != e["kv_cache_dtypes"].end());
+    for (const auto& dt : e["kv_cache_dtypes"]) {
+      CAPTURE(en, dt);
+      CHECK_FALSE(estimate({{"model", "Qwen/Qwen3-8B"}, {"hardware", "nvidia-h100-sxm"}, {"engine", en}, {"kv_cache_dtype", dt}}).contains("error"));
+    }
+  }
+  for (const auto& t : ll["kv_types"])
+    CHECK_FALSE(estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", ref["id"]}, {"kv_type", t}}).contains("error"));
   // The fine-tuning sequence choices hold the default sequence length, ascending.
   const json& seqs = d["training"]["seq_choices"];
   REQUIRE(seqs.size() >= 3);

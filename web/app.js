@@ -112,7 +112,14 @@ function syncForm() {
   if (state.quant) byId('quant').value = state.quant;
   shownQuant = byId('quant').value;
   byId('hardware').value = state.hw;
-  byId('kv').value = state.kv;
+  // The cache types the engine takes (the core's defaults: llama.cpp's kv_types, a server's
+  // kv_cache_dtypes); a type the engine does not offer shows as its default.
+  // A llama.cpp type a link states beyond those (q5_1) is offered too: the form shows what was computed.
+  const offered = catalog.kvChoices(state.engine);
+  const server = state.engine === 'vllm' || state.engine === 'sglang';
+  const kvs = offered.includes(state.kv) || server || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
+  fillSelect(byId('kv'), kvs.map((k) => ({ value: k, label: k })));
+  byId('kv').value = kvs.includes(state.kv) ? state.kv : kvs[0];
   byId('count').value = String(state.count);
   byId('par').value = String(state.par);
   byId('engine').value = state.engine;
@@ -178,6 +185,8 @@ function readForm() {
   // the format was changed in the same step.
   state.engine = byId('engine').value;
   if (state.engine !== engineBefore && !quantPicked) state.quant = '';
+  // Another engine offers other cache types: one it does not offer starts on its default.
+  if (state.engine !== engineBefore && !catalog.kvChoices(state.engine).includes(state.kv)) state.kv = defaultOf('kv');
   // Another model may ship no MTP layers: the switch starts off again for it.
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
   // A draft model belongs to its target: another model starts without one.

@@ -157,16 +157,22 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   json llama = engine("llama.cpp");
   llama.update({{"parallel", d::kParallel}, {"ubatch", d::kUbatch}, {"flash_attn", d::kFlashAttn},
                 {"kv_unified", d::kKvUnified}, {"swa_full", d::kSwaFull}, {"kv_type", d::kKvType},
-                {"mmap", d::kMmap}, {"rules", d::kRules}, {"imatrix", d::kImatrix}, {"mla_v_less", d::kMlaVLess}});
+                {"mmap", d::kMmap}, {"rules", d::kRules}, {"imatrix", d::kImatrix}, {"mla_v_less", d::kMlaVLess},
+                // The cache types a page offers (-ctk/-ctv): the default and the two quantized
+                // caches llama.cpp's flash-attention kernels are built for by default (ggml-cuda
+                // fattn: F16, Q8_0 and Q4_0 without GGML_CUDA_FA_ALL_QUANTS).
+                {"kv_types", {"f16", "q8_0", "q4_0"}}});
   json vllm = engine("vllm");
-  vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype},
+  // The cache dtypes a page offers the servers (--kv-cache-dtype): the model's own and fp8.
+  const json server_kv = {d::kKvCacheDtype, "fp8"};
+  vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                {"enforce_eager", d::kEnforceEager}, {"tensor_parallel", "count"},
                {"max_num_seqs", nullptr}, {"max_num_batched_tokens", nullptr}, {"block_size", nullptr}});
   json mlx = engine("mlx");
   mlx.update({{"kv_bits", 0}, {"kv_group_size", 64}, {"kv_step", 256}, {"prefill_step", 2048},
               {"backends", {"metal"}}});
   json sglang = engine("sglang");
-  sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype},
+  sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                  {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
   return {
       {"estimate", {{"engine", d::kEngine}, {"context", d::kContext}, {"count", d::kCount}, {"ram_gib", d::kRamGib},
