@@ -106,9 +106,9 @@ std::string file_name(const LaunchInput& in) {
 // convert it (llama.cpp convert_hf_to_gguf.py --outtype), then quantize (llama-quantize INPUT
 // OUTPUT TYPE). llama-quantize refuses IQ1_S, IQ1_M, IQ2_S, IQ2_XXS, IQ2_XS and Q2_K_S without an
 // importance matrix (tools/quantize/quantize.cpp), made by llama-imatrix from sample text.
-// Empty when the file is published (-hf) or the model is no Hub repo.
+// Empty when the file is published (-hf) or the model is no Hub repo (an imported config or GGUF).
 std::string gguf_steps(const LaunchInput& in, bool* needs_imatrix) {
-  if (find_repo(in) || !hub_repo_id(in.model_id)) return "";
+  if (find_repo(in) || !in.hub_checkpoint || !hub_repo_id(in.model_id)) return "";
   const std::string dir = base_name(in.model_id);
   const std::string out = file_name(in);
   const std::string q = text::upper(in.quant);

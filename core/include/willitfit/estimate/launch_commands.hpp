@@ -34,6 +34,7 @@ struct GgufRepo {
 
 struct LaunchInput {
   std::string model_id;               // Hugging Face id, e.g. "zai-org/GLM-4.5-Air"
+  bool hub_checkpoint = false;        // model_id is a Hub repo of the checkpoint (a catalog model)
   std::string quant;                  // "Q4_K_M", "FP8", "MLX-4bit" …
   bool gguf_quant = true;
   std::vector<GgufRepo> gguf;         // published GGUF repos (catalog)
