@@ -25,11 +25,11 @@ test('the RAM selects offer the core\'s choices, and the model page sizes its fo
   // The model page: its format table's caption names the reference device the core gives.
   await open(page, `${env.url}?view=model&model=Qwen/Qwen3-8B&lang=en`);
   await page.waitForSelector('#mp-quant-table tbody tr');
-  const ref = core('list', 'hardware');
-  const dev = (ref.hardware || []).find((/** @type {any} */ x) => x.id === d.reference_device.id);
-  assert.ok(dev, d.reference_device.id);
-  const caption = await page.$eval('#mp-quants', (e) => e.textContent || '');
-  assert.match(nb(caption), new RegExp(dev.name_base ? dev.name_base.replace(/[.*+?^${}()|[\]\\]/g, '\\$&') : 'RTX 4090'));
+  // The device as the hardware select names it, without the size ("GeForce RTX 4090").
+  const label = nb(await page.$eval(`#hardware option[value="${d.reference_device.id}"]`, (o) => o.textContent || '')).split(' · ')[0];
+  assert.ok(label, d.reference_device.id);
+  const caption = nb(await page.$eval('#mp-quants', (e) => e.textContent || ''));
+  assert.ok(caption.includes(label), `${label} in ${caption.slice(0, 200)}`);
   // Its limits name the core's formats (defaults.limit_formats), not ones the page chose.
   assert.match(await page.textContent('#mp-limits'), new RegExp(d.limit_formats.smallest));
   assert.deepEqual(page.problems, []);
@@ -43,9 +43,13 @@ test('under vLLM with an fp8 cache the per-token card is the engine\'s own figur
   await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-h100-sxm&engine=vllm&ctx=8192&kv=fp8&lang=en`);
   await page.waitForFunction(() => /** @type {HTMLElement} */ (document.getElementById('c-kvtok')).dataset.bytes);
   const bytes = Number(await page.getAttribute('#c-kvtok', 'data-bytes'));
-  // The page sends the cache type as the form holds it; the core's figure for that request.
-  const sent = bytes === doc.memory.kv.bytes_per_token ? doc : core('estimate', { ...req, kv_cache_dtype: undefined });
+  // The form offers vLLM's cache dtypes and holds fp8; the card is the core's figure for it,
+  // half of the bf16 cache's.
+  assert.deepEqual(await page.$$eval('#kv option', (os) => os.map((o) => o.value)), core('defaults', {}).engines.vllm.kv_cache_dtypes);
+  assert.equal(await page.inputValue('#kv'), 'fp8');
+  const sent = doc;
   assert.equal(bytes, sent.memory.kv.bytes_per_token);
+  assert.equal(bytes * 2, core('estimate', { ...req, kv_cache_dtype: 'auto' }).memory.kv.bytes_per_token);
   assert.match(await page.textContent('#c-topology'), new RegExp(sent.memory.kv.cache_type));
   // The card agrees with the KV row: per token × context × sequences is the sequences' need.
   const dem = sent.vllm.demand;
