@@ -462,3 +462,54 @@ TEST_CASE("custom and imported models with hostile ids reach the page's commands
     CHECK(plain_file_word(sh_words(f["commands"]["ollama"])[2]));
   }
 }
+
+// Issue 16: a Qwen3-8B command loaded "-m qwen3-8b-Q4_K_M.gguf", a file the person does not have.
+// The kind: a llama.cpp command that names a local file of a Hub model comes with the steps that
+// make exactly that file; a published format is fetched with -hf and needs none.
+TEST_CASE("a local GGUF file in a command is one the conversion steps beside it make", "[commands]") {
+  std::size_t local = 0, hub = 0;
+  for (const char* quant : {"Q4_K_M", "IQ2_XXS", "BF16"}) {
+    for (const auto& m : wif_test::catalog().models()) {
+      CAPTURE(m.id, quant);
+      const json r = estimate({{"model", m.id}, {"quant", quant}, {"hardware", "nvidia-h100-sxm"}, {"count", 8}, {"context", 4096}});
+      if (r.contains("error") || !r.contains("commands") || !r["commands"].contains("llama_server")) continue;
+      const auto w = words(r["commands"]["llama_server"]);
+      const auto mi = std::find(w.begin(), w.end(), "-m");
+      if (mi == w.end()) {
+        ++hub;
+        CHECK(std::find(w.begin(), w.end(), "-hf") != w.end());
+        CHECK_FALSE(r["commands"].contains("gguf_convert"));
+        continue;
+      }
+      ++local;
+      REQUIRE(r["commands"].contains("gguf_convert"));
+      const auto steps = words(r["commands"]["gguf_convert"]);
+      REQUIRE(mi + 1 != w.end());
+      // The steps start from the model's own repo and end in the file -m loads, of the format asked.
+      CHECK(steps[0] == "hf");
+      CHECK(steps[2] == m.id);
+      const std::string file = *(mi + 1);
+      const std::string q = quant;
+      if (q == "BF16") {
+        CHECK(steps.back() == file);
+        CHECK(std::find(steps.begin(), steps.end(), "bf16") != steps.end());
+      } else {
+        CHECK(steps.back() == quant);
+        CHECK(steps[steps.size() - 2] == file);
+      }
+      const bool im = std::find(steps.begin(), steps.end(), "--imatrix") != steps.end();
+      CHECK(im == (q == "IQ2_XXS"));
+      std::set<std::string> codes;
+      for (const auto& n : r["commands"]["notes"]) codes.insert(n["code"].get<std::string>());
+      CHECK(codes.count("gguf_not_published") == 1);
+      CHECK(codes.count("imatrix_sample_text") == (im ? 1u : 0u));
+    }
+  }
+  CHECK(local > 50);
+  CHECK(hub > 10);
+  // Qwen3-8B: Q4_K_M is not among its published GGUFs, Q8_0 is.
+  const json a = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(a["commands"]["gguf_convert"].get<std::string>().rfind("hf download Qwen/Qwen3-8B ", 0) == 0);
+  const json b = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(b["commands"]["llama_server"].get<std::string>().find(" -hf ") != std::string::npos);
+}

@@ -7,6 +7,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/model/quantize.hpp"
 
 using namespace wif;
 using nlohmann::json;
@@ -500,4 +501,124 @@ TEST_CASE("the cache per 1K tokens times the context plus its fixed part is the 
       if (!c.fixed) CHECK(u(kv["growing_bytes_per_token"]) == u(kv["bytes_per_token"]));
     }
   }
+}
+
+// Issue 16: the model page's reference device and the RAM choices were written in the page's
+// code; the core names them (defaults), and the device it names is one of the catalog's GPUs.
+TEST_CASE("the defaults name the model page's reference device and the RAM choices", "[estimate][defaults]") {
+  const json d = json::parse(api_defaults(cat(), "{}"));
+  const json& ref = d["reference_device"];
+  CHECK(ref["code"] == "consumer_discrete_gpu");
+  const Device* dev = cat().find_device(ref["id"].get<std::string>());
+  REQUIRE(dev != nullptr);
+  CHECK(dev->kind == DeviceKind::Gpu);
+  CHECK(dev->price_usd > 0);  // a card one can buy: the cheapest-setup solve starts from it
+  // The limit formats are formats the core knows, the smallest below the high one in size.
+  const json lf = d["limit_formats"];
+  REQUIRE(find_quant(lf["high"].get<std::string>()));
+  REQUIRE(find_quant(lf["smallest"].get<std::string>()));
+  const json hi = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", lf["high"]}, {"hardware", ref["id"]}});
+  const json lo = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", lf["smallest"]}, {"hardware", ref["id"]}});
+  CHECK(lo["memory"]["weights_bytes"].get<double>() < hi["memory"]["weights_bytes"].get<double>() / 3);
+  // The main form's choices: none first, then ascending; the device page's are none and the
+  // model page's RAM tiers, each one of the main form's choices.
+  const json& ram = d["ram_input"];
+  REQUIRE(ram["choices"].size() >= 2);
+  CHECK(ram["choices"].front() == 0);
+  for (std::size_t i = 1; i < ram["choices"].size(); ++i) CHECK(ram["choices"][i].get<double>() > ram["choices"][i - 1].get<double>());
+  const json tl = json::parse(api_tiers(cat(), R"({"model": "Qwen/Qwen3-8B", "quant": "Q4_K_M"})"));
+  REQUIRE(tl.contains("ram_tiers_gib"));
+  json want = json::array({0});
+  for (const auto& g : tl["ram_tiers_gib"]) want.push_back(g);
+  CHECK(ram["device_page"] == want);
+  for (const auto& g : ram["device_page"])
+    CHECK(std::find(ram["choices"].begin(), ram["choices"].end(), g) != ram["choices"].end());
+  // The cache choices: llama.cpp's default among its kv_types; each server's default among its
+  // dtypes, and each of them one the core accepts under that engine.
+  const json& ll = d["engines"]["llama.cpp"];
+  CHECK(std::find(ll["kv_types"].begin(), ll["kv_types"].end(), ll["kv_type"]) != ll["kv_types"].end());
+  for (const char* en : {"vllm", "sglang"}) {
+    const json& e = d["engines"][en];
+    CHECK(std::find(e["kv_cache_dtypes"].begin(), e["kv_cache_dtypes"].end(), e["kv_cache_dtype"]) != e["kv_cache_dtypes"].end());
+    for (const auto& dt : e["kv_cache_dtypes"]) {
+      CAPTURE(en, dt);
+      CHECK_FALSE(estimate({{"model", "Qwen/Qwen3-8B"}, {"hardware", "nvidia-h100-sxm"}, {"engine", en}, {"kv_cache_dtype", dt}}).contains("error"));
+    }
+  }
+  for (const auto& t : ll["kv_types"])
+    CHECK_FALSE(estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", ref["id"]}, {"kv_type", t}}).contains("error"));
+  // The fine-tuning sequence choices hold the default sequence length, ascending.
+  const json& seqs = d["training"]["seq_choices"];
+  REQUIRE(seqs.size() >= 3);
+  CHECK(std::find(seqs.begin(), seqs.end(), d["training"]["seq"]) != seqs.end());
+  for (std::size_t i = 1; i < seqs.size(); ++i) CHECK(seqs[i].get<std::int64_t>() > seqs[i - 1].get<std::int64_t>());
+}
+
+// Issue 16: the order of a list of devices to run a model on (the page sorted it itself): the
+// core's "order", smallest memory first, a known price before an unknown one, none for a CPU.
+TEST_CASE("the hardware list orders the accelerators by memory, then price", "[estimate][defaults]") {
+  const json list = json::parse(api_list(cat(), "hardware"))["hardware"];
+  std::vector<const json*> acc;
+  for (const auto& d : list) {
+    CAPTURE(d["id"]);
+    if (d["kind"] == "cpu") CHECK(d["order"].is_null());
+    else { REQUIRE(d["order"].is_number_integer()); acc.push_back(&d); }
+  }
+  std::sort(acc.begin(), acc.end(), [](const json* a, const json* b) { return (*a)["order"].get<int>() < (*b)["order"].get<int>(); });
+  REQUIRE(acc.size() > 10);
+  for (std::size_t i = 0; i < acc.size(); ++i) {
+    const json& a = *acc[i];
+    CAPTURE(a["id"]);
+    CHECK(a["order"].get<std::size_t>() == i);  // distinct places 0..n-1
+    if (i == 0) continue;
+    const json& p = *acc[i - 1];
+    const double ma = a["memory_gib"].is_number() ? a["memory_gib"].get<double>() : 0, mp = p["memory_gib"].is_number() ? p["memory_gib"].get<double>() : 0;
+    CHECK(ma >= mp);
+    if (ma == mp && a["price_usd"].is_number()) {
+      REQUIRE(p["price_usd"].is_number());  // no unknown price before a known one
+      CHECK(a["price_usd"].get<double>() >= p["price_usd"].get<double>());
+    }
+  }
+}
+
+// Issue 16: gpt-oss's server default read BF16 while its checkpoint is MXFP4. The kind: a
+// server engine's default is the checkpoint as published, and a config read alone (an import)
+// says so through its quantization_config, as the catalog entry does.
+TEST_CASE("the server default is the published checkpoint, from the config alone too", "[estimate][defaults]") {
+  std::size_t quantized = 0;
+  for (const auto& m : cat().models()) {
+    if (!m.raw.contains("config")) continue;
+    CAPTURE(m.id);
+    const json cfg = m.raw["config"];
+    const bool has_q = cfg.contains("quantization_config") ||
+                       (cfg.contains("text_config") && cfg["text_config"].is_object() && cfg["text_config"].contains("quantization_config"));
+    const json a = json::parse(api_defaults(cat(), json({{"model", m.id}}).dump()));
+    const json b = json::parse(api_defaults(cat(), json({{"model", {{"config", cfg}, {"name", m.name}}}}).dump()));
+    if (a.contains("error") || b.contains("error")) continue;
+    if (!has_q) continue;
+    ++quantized;
+    CHECK(a["engines"]["vllm"]["quant"] == b["engines"]["vllm"]["quant"]);
+    CHECK(a["engines"]["sglang"]["quant"] == b["engines"]["sglang"]["quant"]);
+  }
+  CHECK(quantized >= 8);
+  const json oss = json::parse(api_defaults(cat(), R"({"model": "openai/gpt-oss-20b"})"));
+  CHECK(oss["engines"]["vllm"]["quant"] == "BF16-MXFP4-MOE");
+  CHECK(oss["engines"]["sglang"]["quant"] == "BF16-MXFP4-MOE");
+  const json r1 = json::parse(api_defaults(cat(), R"({"model": "deepseek-ai/DeepSeek-R1"})"));
+  CHECK(r1["engines"]["vllm"]["quant"] == "FP8");
+  // The MXFP4 checkpoint: the experts at 4.25 bits, attention and embeddings in BF16: above the
+  // GGUF that keeps those in Q8_0, under the 16 GB the model card names, a third of BF16 or less.
+  const auto weights = [](const char* q, const char* engine) {
+    const json r = estimate({{"model", "openai/gpt-oss-20b"}, {"quant", q}, {"hardware", "nvidia-h100-sxm"}, {"engine", engine}});
+    REQUIRE_FALSE(r.contains("error"));
+    return r["checkpoint_bytes"].is_number() ? r["checkpoint_bytes"].get<double>() : r["gguf_file_bytes"].get<double>();
+  };
+  const double st = weights("BF16-MXFP4-MOE", "vllm"), gg = weights("MXFP4_MOE", "llama.cpp"), bf = weights("SAFETENSORS-BF16", "vllm");
+  CHECK(st > gg);
+  CHECK(st < 16e9);
+  CHECK(st < bf / 3);
+  // A server engine reads "MXFP4" as that checkpoint, llama.cpp as its GGUF type.
+  const json v = estimate({{"model", "openai/gpt-oss-20b"}, {"quant", "MXFP4"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}});
+  REQUIRE_FALSE(v.contains("error"));
+  CHECK(v["quant"]["id"] == "BF16-MXFP4-MOE");
 }

@@ -246,3 +246,45 @@ TEST_CASE("batched throughput never gives a user more than the one-user estimate
   REQUIRE_FALSE(l.contains("error"));
   CHECK_FALSE(l["vllm"]["throughput"].contains("single_user_cap_tps"));
 }
+
+// Issue 16: under vLLM with an fp8 cache the spec card showed llama.cpp's f16 per-token figure.
+// memory.kv.bytes_per_token is the engine's own at its cache dtype, and agrees with the KV row
+// (the stated sequences' need); with sliding-window layers it covers the layers that grow.
+TEST_CASE("the per-token cache figure is the server engine's own at its cache dtype", "[vllm][kv]") {
+  const auto run = [](const char* model, const char* engine, const char* dtype) {
+    json q = {{"model", model}, {"hardware", "nvidia-h100-sxm"}, {"engine", engine}, {"context", 8192}};
+    if (dtype) q["kv_cache_dtype"] = dtype;
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    return r;
+  };
+  // Llama 3.1 8B: 32 full-attention layers x 8 KV heads x 128 x (K + V).
+  const json lcpp = estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "nvidia-h100-sxm"}, {"quant", "Q4_K_M"}, {"context", 8192}});
+  const json aut = run("meta-llama/Llama-3.1-8B-Instruct", "vllm", nullptr);
+  const json fp8 = run("meta-llama/Llama-3.1-8B-Instruct", "vllm", "fp8");
+  CHECK(aut["memory"]["kv"]["bytes_per_token"] == 32 * 8 * 128 * 2 * 2);
+  CHECK(aut["memory"]["kv"]["bytes_per_token"] == lcpp["memory"]["kv"]["bytes_per_token"]);  // bf16 = f16 in size
+  CHECK(fp8["memory"]["kv"]["bytes_per_token"].get<double>() == aut["memory"]["kv"]["bytes_per_token"].get<double>() / 2);
+  CHECK(fp8["memory"]["kv"]["element_bytes"] == 1);
+  CHECK(fp8["memory"]["kv"]["cache_type"] == "fp8");
+  CHECK(aut["memory"]["kv"]["cache_type"] == "bfloat16");
+  CHECK(lcpp["memory"]["kv"]["cache_type"] == "f16");
+  CHECK(fp8["memory"]["kv"]["bytes_per_token_covers"] == "all_layers");
+  // The card agrees with the KV row: per token x context x sequences is the sequences' need.
+  for (const json* r : {&aut, &fp8}) {
+    const json& dem = (*r)["vllm"]["demand"];
+    const double per = (*r)["memory"]["kv"]["bytes_per_token"].get<double>();
+    CHECK_THAT(per * dem["context"].get<double>() * dem["sequences"].get<double>(),
+               WithinRel((*r)["memory"]["kv_cache_bytes"].get<double>(), 0.01));
+  }
+  // gpt-oss-20b: 12 of its 24 layers keep a 128-token window under vLLM; the figure covers the
+  // 12 full-attention layers and says so. SGLang's cell keeps every token on all 24.
+  const json oss = run("openai/gpt-oss-20b", "vllm", nullptr);
+  CHECK(oss["memory"]["kv"]["bytes_per_token_covers"] == "growing_layers");
+  CHECK(oss["memory"]["kv"]["fixed_layers"] == 12);
+  CHECK(oss["memory"]["kv"]["bytes_per_token"] == 12 * 8 * 64 * 2 * 2);
+  const json osg = run("openai/gpt-oss-20b", "sglang", nullptr);
+  CHECK(osg["memory"]["kv"]["bytes_per_token_covers"] == "all_layers");
+  CHECK(osg["memory"]["kv"]["bytes_per_token"] == osg["sglang"]["kv_bytes_per_token"]);
+  CHECK(osg["memory"]["kv"]["bytes_per_token"] == 24 * 8 * 64 * 2 * 2);
+}

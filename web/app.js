@@ -112,18 +112,28 @@ function syncForm() {
   if (state.quant) byId('quant').value = state.quant;
   shownQuant = byId('quant').value;
   byId('hardware').value = state.hw;
-  byId('kv').value = state.kv;
+  // The cache types the engine takes (the core's defaults: llama.cpp's kv_types, a server's
+  // kv_cache_dtypes); a type the engine does not offer shows as its default.
+  // A llama.cpp type a link states beyond those (q5_1) is offered too: the form shows what was computed.
+  const offered = catalog.kvChoices(state.engine);
+  const server = state.engine === 'vllm' || state.engine === 'sglang';
+  const kvs = offered.includes(state.kv) || server || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
+  fillSelect(byId('kv'), kvs.map((k) => ({ value: k, label: k })));
+  byId('kv').value = kvs.includes(state.kv) ? state.kv : kvs[0];
   byId('count').value = String(state.count);
   byId('par').value = String(state.par);
   byId('engine').value = state.engine;
   byId('mtp').checked = !!state.mtp;
   syncDraft();
   byId('images').value = String(state.images || 0);
+  fillRam();
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
   byId('market').value = state.market;
   byId('dp-device').value = state.hw;
-  byId('dp-ram').value = ['0', '32', '64', '128'].includes(String(state.ram)) ? String(state.ram) : '0';
+  // The device page offers the core's RAM tiers (defaults.ram_input.device_page); another size
+  // reads as none there.
+  byId('dp-ram').value = ramChoices('device_page').includes(state.ram) ? String(state.ram) : '0';
   // The step of the context, else the first above it, else the default's step.
   const steps = contexts();
   byId('context').max = String(steps.length - 1);
@@ -135,12 +145,10 @@ function syncForm() {
   hardwareFull();
 }
 
-/** A canvas to measure text with. @type {CanvasRenderingContext2D | null} */
-let measure = null;
-
 /**
- * A select cuts its text at its edge with no cue ("Mac Studio · M3 Ultra GPU 80 cœ"): when the
- * chosen device's name is wider than the select, the whole name is written under it.
+ * A closed select cuts its text at its edge with no cue ("NVIDIA RTX PRO 6000 Blackwell Max-Q W"):
+ * the hardware select's face (#hw-face) shows the chosen label whole, wrapping; a device sold in
+ * products (a Mac's chip) has the products written under it.
  */
 function hardwareFull() {
   const sel = /** @type {HTMLSelectElement} */ (byId('hardware'));
@@ -151,19 +159,15 @@ function hardwareFull() {
   const d = catalog.deviceInfo(sel.value);
   const product = d && !d.custom ? productLabel(d, state.lang, catalog.hardware) : null;
   sel.title = product || label;
+  // The select's face: the whole chosen label, wrapping where the closed select would cut it.
+  const face = document.getElementById('hw-face');
+  if (face) setText(face, label);
   // A device with products: its whole label under the select, always (the select shows the chip).
   if (product) { out.hidden = false; out.removeAttribute('aria-hidden'); setText(out, product); return; }
+  // Any other choice is whole on the face: nothing to write under it.
   out.setAttribute('aria-hidden', 'true');
-  if (!measure) measure = document.createElement('canvas').getContext('2d');
-  let cut = false;
-  if (measure && label && sel.clientWidth > 0) {
-    const cs = getComputedStyle(sel);
-    measure.font = `${cs.fontWeight} ${cs.fontSize} ${cs.fontFamily}`;
-    // The select's own padding and its arrow take about 40 px of its width.
-    cut = measure.measureText(label).width > sel.clientWidth - 40;
-  }
-  out.hidden = !cut;
-  setText(out, cut ? label : '');
+  out.hidden = true;
+  setText(out, '');
 }
 
 function readForm() {
@@ -181,6 +185,8 @@ function readForm() {
   // the format was changed in the same step.
   state.engine = byId('engine').value;
   if (state.engine !== engineBefore && !quantPicked) state.quant = '';
+  // Another engine offers other cache types: one it does not offer starts on its default.
+  if (state.engine !== engineBefore && !catalog.kvChoices(state.engine).includes(state.kv)) state.kv = defaultOf('kv');
   // Another model may ship no MTP layers: the switch starts off again for it.
   state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
   // A draft model belongs to its target: another model starts without one.
@@ -371,8 +377,7 @@ function applyLang() {
   applyStrings(state.lang);
   for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
   fillExamples();
-  // System RAM in GiB, the unit the core reads it in (ram_gib) and every RAM figure it returns.
-  for (const sel of ['ram', 'dp-ram']) for (const o of /** @type {HTMLSelectElement} */ (byId(sel)).options) if (Number(o.value) > 0) o.textContent = gib(Number(o.value) * 1024 ** 3, state.lang, 0);
+  fillRam();
   fillPresets();
   fillHardware();
   syncForm();
@@ -396,6 +401,26 @@ function setTheme(/** @type {string | null} */ theme) {
   if (theme) root.dataset.theme = theme; else delete root.dataset.theme;
   const dark = root.dataset.theme === 'dark' || (!root.dataset.theme && matchMedia('(prefers-color-scheme: dark)').matches);
   byId('theme').setAttribute('aria-pressed', String(dark));
+}
+
+/**
+ * The system RAM choices in GiB, 0 = none (the core's defaults.ram_input: the main form's
+ * `choices`, a device page's `device_page`).
+ * @param {'choices' | 'device_page'} which @returns {number[]}
+ */
+const ramChoices = (which) => /** @type {number[]} */ (catalog.defaults?.ram_input?.[which] ?? [defaultOf('ram')]);
+
+/**
+ * Fill the RAM selects from the core's choices, labelled in GiB (the unit the core reads it in,
+ * ram_gib, and every RAM figure it returns), for the page's language. A size a link states that
+ * is not among the main form's choices is offered too, so the form shows what was computed.
+ */
+function fillRam() {
+  const label = (/** @type {number} */ g) => (g > 0 ? gib(g * 1024 ** 3, state.lang, 0) : '—');
+  const main = ramChoices('choices');
+  const all = main.includes(state.ram) || !(state.ram > 0) ? main : [...main, state.ram].sort((a, b) => a - b);
+  fillSelect(byId('ram'), all.map((g) => ({ value: String(g), label: label(g) })));
+  fillSelect(byId('dp-ram'), ramChoices('device_page').map((g) => ({ value: String(g), label: label(g) })));
 }
 
 /** The selects whose options are the core's lists: formats, engines, markets (a prerendered page has them too). */

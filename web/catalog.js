@@ -71,6 +71,15 @@ export function request(over = {}) {
   // answers with the engine's own and a quant_replaced note.
   // No format chosen (a link to a server engine without one): the core picks the engine's default.
   if (!r.quant) delete r.quant;
+  // vLLM and SGLang take their own cache dtype (kv_cache_dtype: auto, fp8); llama.cpp's kv_type
+  // means nothing to them, and one of theirs is no llama.cpp type.
+  const server = v.engine === 'vllm' || v.engine === 'sglang';
+  if (server) {
+    delete r.kv_type;
+    if (kvChoices(v.engine).includes(v.kv) && v.kv !== defaults.engines[v.engine]?.kv_cache_dtype) r.kv_cache_dtype = v.kv;
+  } else if (!kvChoices(v.engine).includes(v.kv) && ['vllm', 'sglang'].some((e) => kvChoices(e).includes(v.kv))) {
+    delete r.kv_type;
+  }
   if (v.par !== defaultOf('par')) r.parallel = v.par;
   if (v.engine !== defaultOf('engine')) r.engine = v.engine;
   if (v.mtp) r.mtp = true;
@@ -79,8 +88,21 @@ export function request(over = {}) {
   return r;
 }
 
-/** Devices a person would run a model on (not bare CPUs), smallest memory first. */
+/**
+ * The cache types a page offers for an engine (the core's defaults: a server's kv_cache_dtypes,
+ * its default first; llama.cpp's kv_types for the others).
+ * @param {string} engine @returns {string[]}
+ */
+export function kvChoices(engine) {
+  const e = defaults?.engines?.[engine];
+  const list = e?.kv_cache_dtypes ?? defaults?.engines?.['llama.cpp']?.kv_types;
+  return Array.isArray(list) ? list.map(String) : [];
+}
+
+/**
+ * Devices a person would run a model on (not bare CPUs) in the core's order (the hardware list's
+ * `order`: smallest memory first, then the cheaper, unknown prices last).
+ */
 export function accelerators() {
-  // Unknown prices sort last: a device one can look up and buy is the more useful answer.
-  return hardware.filter((d) => d.kind !== 'cpu').sort((a, b) => a.memory_gib - b.memory_gib || (a.price_usd || 1e12) - (b.price_usd || 1e12));
+  return hardware.filter((d) => typeof d.order === 'number').sort((a, b) => a.order - b.order);
 }

@@ -243,14 +243,14 @@ export function params(count, lang) {
   if (!(ok(count) && count > 0)) return '—';
   /** @type {Array<[number, string]>} scale and its word, largest first */
   const scales = lang === 'zh' ? [[1e12, `${WJ}万${WJ}亿`], [1e8, `${WJ}亿`], [1e4, `${WJ}万`]]
-    : lang === 'es' ? [[1e12, `${U}billones`], [1e6, `${U}M`], [1e3, `${U}mil`]]
+    // Spanish: 10⁹ is "mil millones" ("685 mil M", as English says 685B and French 685 Md).
+    : lang === 'es' ? [[1e12, `${U}billones`], [1e9, `${U}mil${U}M`], [1e6, `${U}M`], [1e3, `${U}mil`]]
       : lang === 'fr' ? [[1e12, `${U}billions`], [1e9, `${U}Md`], [1e6, `${U}M`], [1e3, `${U}k`]]
         : [[1e12, 'T'], [1e9, 'B'], [1e6, 'M'], [1e3, 'K']];
   // The scale of the count as shown (three significant digits): 999.6 × 10⁹ is "1T", not "1,000B".
   const shownCount = Number(count.toPrecision(3));
   let [scale, word] = scales.find(([s]) => shownCount >= s) || [1, ''];
-  // Spanish millions may run to six whole digits below 10¹²: three significant ones, the rest zeros.
-  const x = lang === 'es' && count / scale >= 1000 ? Number((count / scale).toPrecision(3)) : count / scale;
+  const x = count / scale;
   const whole = Math.max(1, Math.floor(Math.log10(x)) + 1);
   const digits = Math.max(0, 3 - whole);
   // Rounding may carry into a new whole digit (9.996 -> 10.0): drop a decimal then.

@@ -184,6 +184,9 @@ export interface EstimateResult {
     /** vLLM / SGLang: what the engine sets aside, the whole pool with it (total_bytes is the need). */
     reserved_bytes?: number;
     usable_rule_code: UsableRule;
+    /** bytes_per_token: what a token of context adds at the engine's cache type, over the layers
+     * bytes_per_token_covers names (growing_layers: some hold a fixed window or state instead). */
+    kv: { bytes_per_token: number; bytes_per_token_covers: 'all_layers' | 'growing_layers'; cache_type: string; fixed_layers?: number; element_bytes?: number; [k: string]: unknown };
     devices?: DeviceLoad[]; host?: Record<string, unknown>; [k: string]: unknown;
   };
   verdict: Verdict;
@@ -209,11 +212,17 @@ export interface EngineDefaults { quant: string; formats: string[]; [setting: st
 export interface DefaultsDocument {
   /** The page's context input: the slider's steps (1K doubling to 1M) and the presets beside it. */
   context_input: { steps: number[]; presets: number[] };
+  /** The device a model's page sizes its formats on, and why. */
+  reference_device: { id: string; code: 'consumer_discrete_gpu' };
+  /** The formats a model's page states its limits with (quant ids). */
+  limit_formats: { high: string; smallest: string };
+  /** System RAM choices in GiB (0 = none): the main form's and a device page's. */
+  ram_input: { choices: number[]; device_page: number[] };
   schema_version: 1;
   estimate: { engine: Engine; context: number; count: number; ram_gib: number; prompt: number; gen: number; depth: number; detail: 'full' | 'summary'; [k: string]: unknown };
   engines: { 'llama.cpp': EngineDefaults; vllm: EngineDefaults; sglang: EngineDefaults };
   cost: { market: string; hours_per_day: number; amortization_months: number; months: number; concurrency: number; [k: string]: unknown };
-  training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; [k: string]: unknown };
+  training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; seq_choices: number[]; [k: string]: unknown };
   solve: { min_context: number; max_count: number; min_decode_tps: number; [k: string]: unknown };
 }
 

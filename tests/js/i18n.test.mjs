@@ -107,9 +107,10 @@ test('parameter counts: one precision rule (three significant digits) and each l
   // Llama 3 8B (8.03e9), Llama 3.1 70B (70.55e9), a 109B MoE and Kimi K2.5 (1.026e12).
   const want = {
     en: ['8.03B', '70.6B', '109B', '1.03T', '560M'],
-    // Spanish counts in millions below 10¹² ("70.000 millones"), three significant digits; 10¹² is
-    // a billón in Spanish and a billion in French (the long scale), never "1.030.000 M" nor "1 026 Md".
-    es: ['8030 M', '70.600 M', '109.000 M', '1,03 billones', '560 M'],
+    // Spanish counts 10⁹ as "mil millones" (mil M), three significant digits, as English says B and
+    // French Md (issue 16: "685.000 M" read as no other language's form); 10¹² is a billón in
+    // Spanish and a billion in French (the long scale), never "1.030.000 M" nor "1 026 Md".
+    es: ['8,03 mil M', '70,6 mil M', '109 mil M', '1,03 billones', '560 M'],
     fr: ['8,03 Md', '70,6 Md', '109 Md', '1,03 billion', '560 M'],
     zh: ['80.3亿', '706亿', '1092亿', '1.03万亿', '5.6亿'],
   };
@@ -128,8 +129,8 @@ test('parameter counts: one precision rule (three significant digits) and each l
   assert.equal(params(1e12, 'fr'), '1\u00a0billion');
   assert.equal(params(2.4e12, 'fr'), '2,4\u00a0billions');
   // Number and scale word never part at a line end.
-  assert.match(params(8.03e9, 'es'), /^8030\u00a0M$/);
-  assert.equal(params(30.53e9, 'es'), '30.500\u00a0M');
+  assert.match(params(8.03e9, 'es'), /^8,03\u00a0mil\u00a0M$/);
+  assert.equal(params(30.53e9, 'es'), '30,5\u00a0mil\u00a0M');
   // Chinese: a word joiner between the figure and 亿/万 (a digit and a Han character are a line
   // break opportunity otherwise), and no space.
   assert.equal(params(8.03e9, 'zh'), '80.3\u2060亿');

@@ -55,14 +55,16 @@ test('English: no "billed as it bills", no "make the same tokens"; backends as t
   assert.equal(backendName(undefined), '—');
 });
 
-test('Spanish parameter counts in millions below 10¹², one form for every count (never "mil M"), billones from 10¹² on', () => {
-  const counts = [0.494e9, 1.5e9, 8.03e9, 30.53e9, 70.55e9, 235e9, 671e9, 1.026e12];
+test('Spanish parameter counts: millions below 10⁹, "mil M" from 10⁹ (three significant digits, never a run of zeros), billones from 10¹² on', () => {
+  const counts = [0.494e9, 1.5e9, 8.03e9, 30.53e9, 70.55e9, 235e9, 685e9, 1.026e12];
   const es = counts.map((n) => params(n, 'es'));
-  for (const s of es.slice(0, 7)) {
-    assert.match(s, /^[\d.,]+\u00a0M$/u, s);
-    assert.doesNotMatch(s, /mil/u, s);
+  assert.equal(es[0], '494\u00a0M');
+  for (const s of es.slice(1, 7)) {
+    assert.match(s, /^\d{1,3}(,\d{1,2})?\u00a0mil\u00a0M$/u, s);
+    assert.doesNotMatch(s, /\d\.\d{3}/u, s);
   }
-  assert.deepEqual(es.slice(2, 4), ['8030\u00a0M', '30.500\u00a0M']);
+  assert.deepEqual(es.slice(2, 4), ['8,03\u00a0mil\u00a0M', '30,5\u00a0mil\u00a0M']);
+  assert.equal(es[6], '685\u00a0mil\u00a0M');
   assert.equal(es[7], '1,03\u00a0billones');
 });
 

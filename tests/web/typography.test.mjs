@@ -215,13 +215,14 @@ test('the cost section\'s list of inputs parts its clauses with the language\'s 
 test('issue 16: parameter counts, device counts, Chinese punctuation, computed sizes and sentence-case notes as a person reads them', async () => {
   const page = await env.page();
   // Kimi K2.5 (about 1.03 × 10¹² parameters): never "1 B"/"1 Bn", in Spanish's word for 10¹²
-  // ("1,03 billones"), never a run of zeros ("1.030.000 M") nor the mixed "1026 mil M".
+  // ("1,03 billones"), never a run of zeros ("1.030.000 M") nor a thousand of a scale ("1026 mil M").
   await open(page, `${env.url}?view=model&model=moonshotai/Kimi-K2.5&lang=es`);
   await page.waitForFunction(() => /\d\u00a0billones\b/.test(document.body.innerText));
   const es = await page.evaluate(() => document.body.innerText);
   assert.match(es, /1,03\u00a0billones/, 'Kimi K2.5 in Spanish');
   assert.doesNotMatch(es, /\d\.\d{3}\.\d{3}\u00a0M\b/, 'no run of zeros in millions');
-  assert.doesNotMatch(es, /mil\u00a0M\b/, 'no "mil M" count');
+  assert.doesNotMatch(es, /\d{4}\u00a0mil\u00a0M\b/, 'no thousands of "mil M"');
+  assert.doesNotMatch(es, /\d\.\d{3}\u00a0M\b/, 'no thousands of millions ("685.000 M")');
   assert.doesNotMatch(es, /\d\u00a0?B\b/i);
   // French: « billion » is 10¹², « milliards » (Md) 10⁹; never a figure in thousands of Md.
   await open(page, `${env.url}?view=model&model=moonshotai/Kimi-K2.5&lang=fr`);

@@ -5,7 +5,7 @@
 import { estimate, runsOn } from '../client.js';
 import { deviceInfo, quants, request } from '../catalog.js';
 import { fill, h, link, setText, text } from '../dom.js';
-import { backendName, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
+import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
@@ -49,7 +49,12 @@ export async function renderDevice(alive) {
   };
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
-    [T('memory'), marked('memory_gib', gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
+    // GiB, the unit of every memory figure here, to the hundredth where the catalog's size is not
+    // whole (a driver-reported total); where the vendor sells it as another number of GB (B200:
+    // 180 GB, 179 GiB), that figure beside it, named as the vendor's, so the name's "180 GB" and
+    // this "179 GiB" read as one size in two units.
+    [T('memory'), marked('memory_gib', typeof d.memory_sold_gb === 'number' && d.memory_sold_gb > 0
+      ? aside(L, gibExact(d.memory_gib * GiB, L), T('sold_as', { 0: gbOf(d.memory_sold_gb, L) })) : gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
     // The FP32 rate where the catalog states it (the rate a GPU without tensor cores computes at).
     ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)} TFLOPS`]] : []),

@@ -83,7 +83,11 @@ async function run(r, alive) {
   // the products are under the hardware select.
   const di = deviceInfo(state.hw);
   const hw = di && !di.custom && productLabel(di, L, hardware) ? chipLabel(di, L, hardware) : shownName(di || r.hardware, L);
-  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T('ft_total'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
+  // The figures are for the core's settings.gpus (one GPU unless a request shards): the header
+  // says "on one GPU" then, so the whole-model total never reads as what each of a ZeRO-3 set
+  // keeps (that is the "How many needed" column's figure).
+  const gpus = rs.find((/** @type {any} */ x) => x && !x.error && x.settings)?.settings?.gpus ?? 1;
+  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T(gpus > 1 ? 'ft_total' : 'ft_total_one'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
     h('td', { 'data-label': head[i], ...props }, h('span', null, content));
@@ -137,6 +141,7 @@ async function run(r, alive) {
   fill('finetune-out',
     used ? h('p', { class: 'note' }, sentences(L, [T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
       model: r.model.name, opt: OPTIMIZERS[used.optimizer] || used.optimizer, prec: T(`ft_prec_${used.precision}`), rank: num(used.lora_rank, L),
+      scope: used.gpus > 1 ? T('ft_scope_each', { n: num(used.gpus, L) }) : T('ft_scope_one'),
     }), basis])) : null,
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap fit' },
@@ -202,7 +207,9 @@ function adviceText(a, L, said) {
 function ensureInputs() {
   const box = byId('finetune-inputs');
   if (!box.firstChild) {
-    const seqSel = h('select', { id: 'ft-seq' }, [512, 1024, 2048, 4096, 8192, 16384, 32768].map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
+    // The sequence lengths the core offers (defaults.training.seq_choices).
+    const seqs = /** @type {number[]} */ (defaults.training.seq_choices ?? [shown('seq')]);
+    const seqSel = h('select', { id: 'ft-seq' }, seqs.map((n) => h('option', { value: String(n) }, tokens(n, state.lang))));
     /** @type {HTMLSelectElement} */ (seqSel).value = String(shown('seq'));
     seqSel.addEventListener('change', () => { ftInputs.seq = Number(/** @type {HTMLSelectElement} */ (seqSel).value); if (lastR) renderFinetune(lastR); });
     const batch = h('input', { id: 'ft-batch', type: 'number', min: '1', max: '256', step: '1', value: String(shown('batch')), inputmode: 'numeric' });

@@ -120,8 +120,13 @@ export function renderMain(r) {
     text('c-margin', (margin >= 0 ? '+' : '−') + gib(Math.abs(margin), L));
     text('c-util', T(margin >= 0 ? 'utilization' : 'utilization_over', { 0: pct(m.utilization, L) }));
   }
+  // The engine's own figure at its cache type (the core's memory.kv: llama.cpp's kv_type, vLLM's
+  // or SGLang's kv_cache_dtype), over the layers it names: on a sliding-window or hybrid model
+  // the layers that grow with the context, the others holding a window or a state.
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
-  text('c-topology', topologyText(r.model.topology_code, L));
+  byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
+  text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
+    .filter(Boolean).join(' · '));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
@@ -610,9 +615,9 @@ function renderPlugins(r) {
     // What a command leaves out and why (the core's commands.notes, codes).
     const cnotes = r.commands && Array.isArray(r.commands.notes) ? r.commands.notes : [];
     fill('commands', cmds.map((c) => h('div', { class: 'cmd' },
-      h('div', { class: 'cmd-head' }, h('strong', null, CMD_LABELS[c.label] || c.label),
+      h('div', { class: 'cmd-head' }, h('strong', null, cmdLabel(c.label)),
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
-        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: CMD_LABELS[c.label] || c.label }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
+        h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: cmdLabel(c.label) }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
     cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))),
     // A server engine with no support evidence on this device has no command: why, once (the
@@ -631,6 +636,9 @@ function renderPlugins(r) {
   renderCost(r);
   renderFinetune(r);
 }
+
+/** A command's heading: the tool's own spelling, or what the steps do (gguf_convert) in the page's language. @param {string} k */
+const cmdLabel = (k) => (k === 'gguf_convert' ? T('cmd_gguf_convert') : CMD_LABELS[k] || k);
 
 /** Launch command keys (core estimate/launch_commands.hpp) as their tools spell themselves. */
 const CMD_LABELS = /** @type {Record<string, string>} */ ({

@@ -12,8 +12,12 @@ import { fileGap, qualityText } from './main.js';
 import { paramsText, qualityReference, rowName, segmentMark, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, tightMark, topologyText } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
-/** The reference device for "memory needed": a discrete GPU, where llama.cpp keeps token_embd in RAM. */
-export const REF_GPU = 'nvidia-rtx-4090';
+/**
+ * The device the page sizes the model's formats on (its quantization table, the gap note, the
+ * cheapest-setup solve and the cache outlook): the core's defaults.reference_device, whose code
+ * says why (a discrete consumer GPU, where llama.cpp keeps token_embd in RAM).
+ */
+const refGpu = () => String(defaults.reference_device.id);
 const GiB = 1024 ** 3;
 
 /**
@@ -23,7 +27,7 @@ const GiB = 1024 ** 3;
  */
 function gapNote(r, L) {
   const why = fileGap(r, L);
-  return why ? h('p', { class: 'note', id: 'mp-quants-gap' }, sentences(L, [T('mp_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L), gpu: deviceName(REF_GPU) }), why])) : null;
+  return why ? h('p', { class: 'note', id: 'mp-quants-gap' }, sentences(L, [T('mp_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L), gpu: deviceName(refGpu()) }), why])) : null;
 }
 
 /** @param {() => boolean} alive */
@@ -35,7 +39,7 @@ export async function renderModel(alive) {
   const base = { model: state.model, ctx, kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), ram: defaultOf('ram') };
   let r;
   try {
-    r = await estimate(request({ ...base, quant, hw: REF_GPU }));
+    r = await estimate(request({ ...base, quant, hw: refGpu() }));
   } catch (e) {
     if (!alive()) return;
     text('mp-title', T('unknown_model'));
@@ -78,13 +82,13 @@ export async function renderModel(alive) {
   // The formats most repos publish for the engine (the core's defaults: common_formats).
   const common = /** @type {string[]} */ (defaults.engines[base.engine]?.common_formats ?? []);
   const qs = common.map((id) => quants.find((q) => q.id === id)).filter(Boolean);
-  const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: REF_GPU })));
+  const rs = await many(qs.map((q) => request({ ...base, quant: q.id, hw: refGpu() })));
   if (!alive()) return;
   const okq = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
   const smallest = await smallestDevices(okq.map((e) => ({ ...base, quant: e.q.id })));
   if (!alive()) return;
   // One unit in the table (GiB, the unit llama.cpp prints), every column visible at any width.
-  fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(REF_GPU), ctx: tokens(ctx, L) }),
+  fill('mp-quants', stackTable(T('mp_quants_caption', { 0: deviceName(refGpu()), ctx: tokens(ctx, L) }),
     [T('format'), T('file_size'), T('mem_8k', { ctx: tokens(ctx, L) }), T('smallest_device'), T('quality_ref')],
     okq.map((e, i) => [
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
@@ -170,7 +174,7 @@ export async function renderModel(alive) {
   // (several GPUs holding it in their memory, or GPUs with the tiers' system RAM), said first, at
   // no slower than the speed floor the page uses for "runs" (the core's runs_on default).
   if (tl && tl.smallest_fit && !tl.smallest_fit.gpus && !tl.smallest_fit.macs && !tl.smallest_fit.unified) {
-    const sv = await solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'cheapest', ram_tiers_gib: [0, ...tl.ram_tiers_gib], min_decode_tps: defaults.runs_on.min_decode_tps }).catch(() => null);
+    const sv = await solve({ ...request({ ...base, quant, hw: refGpu() }), solve: 'cheapest', ram_tiers_gib: defaults.ram_input.device_page, min_decode_tps: defaults.runs_on.min_decode_tps }).catch(() => null);
     if (!alive()) return;
     // The core names the setups (cheapest in device memory, cheapest with system RAM), each with its code.
     /** @type {import('../willitfit').CheapestSetup[]} */
@@ -200,9 +204,11 @@ export async function renderModel(alive) {
   }
 
   // Limits and FAQ.
+  const lf = /** @type {{ high: string, smallest: string }} */ (defaults.limit_formats);
   const [[q8, small], outlook] = await Promise.all([
-    many([request({ ...base, quant: 'Q8_0', hw: REF_GPU }), request({ ...base, quant: 'IQ2_XXS', hw: REF_GPU })]),
-    solve({ ...request({ ...base, quant, hw: REF_GPU }), solve: 'kv_outlook' }).catch(() => null),
+    // The formats the core states a model's limits with (defaults.limit_formats).
+    many([request({ ...base, quant: lf.high, hw: refGpu() }), request({ ...base, quant: lf.smallest, hw: refGpu() })]),
+    solve({ ...request({ ...base, quant, hw: refGpu() }), solve: 'kv_outlook' }).catch(() => null),
   ]);
   if (!alive()) return;
   // The cache at the core's long-document context (its kv_outlook), when the model reaches it.
@@ -211,7 +217,7 @@ export async function renderModel(alive) {
   if (s.n_expert > 1)
     limits.push(T('limit_moe', { model: m.name, total: paramsText(m.params_total, L), active: paramsText(m.params_active, L) }));
   if (long) limits.push(T('limit_ctx', { ...long, ctx: tokens(ctx, L), kv8: gib(r.memory.kv_cache_bytes, L) }));
-  if (!small.error) limits.push(T('limit_small', { total: gib(small.memory.total_bytes, L) }));
+  if (!small.error) limits.push(T('limit_small', { small: lf.smallest, total: gib(small.memory.total_bytes, L) }));
   fill('mp-limits', limits.map((x) => h('li', null, x)));
   // The smallest device that runs it fully: the core's pick per list (tiers smallest_fit).
   const smallestFit = (/** @type {any[]} */ list, /** @type {'gpus' | 'macs'} */ key) => {
@@ -219,7 +225,7 @@ export async function renderModel(alive) {
     return id ? list.find((e) => e.device.id === id) : undefined;
   };
   const firstMac = smallestFit(mt, 'macs');
-  const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
+  const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), high: lf.high, q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gib(firstMac.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
   qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_gpu_no')]);
@@ -248,7 +254,7 @@ function paramsTotal(r, L) {
 function kvPer1k(r, L) {
   const kv = r.memory.kv;
   const per = gib(kv.growing_bytes_per_1k, L);
-  if (!(kv.fixed_bytes > 0)) return h('span', { id: 'mp-kv', dataset: { per1k: String(kv.growing_bytes_per_1k), fixed: '0', total: String(r.memory.kv_cache_bytes), cells: String(kv.cells) } }, aside(L, per, 'f16'));
+  if (!(kv.fixed_bytes > 0)) return h('span', { id: 'mp-kv', dataset: { per1k: String(kv.growing_bytes_per_1k), fixed: '0', total: String(r.memory.kv_cache_bytes), cells: String(kv.cells) } }, aside(L, per, String(r.settings.kv_type_k)));
   return h('span', { id: 'mp-kv', dataset: { per1k: String(kv.growing_bytes_per_1k), fixed: String(kv.fixed_bytes), total: String(r.memory.kv_cache_bytes), cells: String(kv.cells) } },
     T('kv_per_1k_fixed', { 0: per, fixed: gib(kv.fixed_bytes, L), kinds: joinList(kv.fixed_kinds.map((/** @type {string} */ k) => T(`kv_kind_${k}`)), L),
       total: gib(r.memory.kv_cache_bytes, L), ctx: tokens(r.settings.context_requested, L) }));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -251,6 +252,19 @@ std::string api_list(const Catalog& cat, const std::string& what) {
                          {"release", m.release}, {"license", m.license}});
     } else if (what == "hardware") {
       const SpeedCoefficients& coef = memo_speed_coefficients(cat);
+      // The order a list of devices to run a model on follows (accelerators, not bare CPUs):
+      // smallest memory first, then the cheaper; an unknown price after the known ones (a device
+      // one can look up and buy is the more useful answer). "order" is the place in it, null for CPUs.
+      std::vector<const Device*> acc;
+      for (const auto& d : cat.devices())
+        if (d.kind != DeviceKind::Cpu) acc.push_back(&d);
+      std::stable_sort(acc.begin(), acc.end(), [](const Device* a, const Device* b) {
+        if (a->memory_gib != b->memory_gib) return a->memory_gib < b->memory_gib;
+        const double pa = a->price_usd > 0 ? a->price_usd : 1e12, pb = b->price_usd > 0 ? b->price_usd : 1e12;
+        return pa < pb;
+      });
+      std::map<std::string, std::size_t> order;
+      for (std::size_t i = 0; i < acc.size(); ++i) order[acc[i]->id] = i;
       for (const auto& d : cat.devices()) {
         json it = {{"id", d.id}, {"name", d.name}, {"vendor", d.vendor},
                    {"kind", device_kind_name(d.kind)}, {"memory_gib", known(d.memory_gib)},
@@ -265,6 +279,7 @@ std::string api_list(const Catalog& cat, const std::string& what) {
         const defaults::CompareOffer offer = defaults::compare_offer(d);
         it["compare"] = offer.offered;
         it["compare_code"] = offer.code;
+        it["order"] = order.count(d.id) ? json(order[d.id]) : json(nullptr);
         if (coef.basis) {  // which engines run on it (data/engines.json, speed_basis.hpp)
           it["engines"] = device_engines_json(*coef.basis, d);
           it["llamacpp_status"] = llamacpp_status(*coef.basis, d);

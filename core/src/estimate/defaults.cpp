@@ -119,6 +119,21 @@ nlohmann::json context_input() {
   return {{"steps", steps}, {"presets", {4096, defaults::kContext, 32768, 131072}}};
 }
 
+// The sequence lengths a page offers for fine-tuning: 512 doubling to 32K (the default among them).
+nlohmann::json train_seq_choices() {
+  nlohmann::json out = nlohmann::json::array();
+  for (std::int64_t s = 512; s <= 32768; s *= 2) out.push_back(s);
+  return out;
+}
+
+// The RAM choices of the main form and of a device page (none, then the model page's tiers).
+nlohmann::json ram_input() {
+  nlohmann::json choices = nlohmann::json::array(), device = nlohmann::json::array({0});
+  for (double g : defaults::kRamChoicesGib) choices.push_back(g);
+  for (double g : defaults::kRamTiersGib) device.push_back(g);
+  return {{"choices", choices}, {"device_page", device}};
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -146,16 +161,22 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   json llama = engine("llama.cpp");
   llama.update({{"parallel", d::kParallel}, {"ubatch", d::kUbatch}, {"flash_attn", d::kFlashAttn},
                 {"kv_unified", d::kKvUnified}, {"swa_full", d::kSwaFull}, {"kv_type", d::kKvType},
-                {"mmap", d::kMmap}, {"rules", d::kRules}, {"imatrix", d::kImatrix}, {"mla_v_less", d::kMlaVLess}});
+                {"mmap", d::kMmap}, {"rules", d::kRules}, {"imatrix", d::kImatrix}, {"mla_v_less", d::kMlaVLess},
+                // The cache types a page offers (-ctk/-ctv): the default and the two quantized
+                // caches llama.cpp's flash-attention kernels are built for by default (ggml-cuda
+                // fattn: F16, Q8_0 and Q4_0 without GGML_CUDA_FA_ALL_QUANTS).
+                {"kv_types", {"f16", "q8_0", "q4_0"}}});
   json vllm = engine("vllm");
-  vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype},
+  // The cache dtypes a page offers the servers (--kv-cache-dtype): the model's own and fp8.
+  const json server_kv = {d::kKvCacheDtype, "fp8"};
+  vllm.update({{"gpu_memory_utilization", d::kGpuMemoryUtilization}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                {"enforce_eager", d::kEnforceEager}, {"tensor_parallel", "count"},
                {"max_num_seqs", nullptr}, {"max_num_batched_tokens", nullptr}, {"block_size", nullptr}});
   json mlx = engine("mlx");
   mlx.update({{"kv_bits", 0}, {"kv_group_size", 64}, {"kv_step", 256}, {"prefill_step", 2048},
               {"backends", {"metal"}}});
   json sglang = engine("sglang");
-  sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype},
+  sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                  {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
   return {
       {"estimate", {{"engine", d::kEngine}, {"context", d::kContext}, {"count", d::kCount}, {"ram_gib", d::kRamGib},
@@ -176,7 +197,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"flash_attn", d::kFlashAttn}, {"double_quant", d::kDoubleQuant},
                     {"adapter_precision", d::kAdapterPrecision}, {"kbit_prep_fp32", d::kKbitPrepFp32},
                     {"lora_rank", d::kLoraRank}, {"lora_targets", {"q", "k", "v", "o", "gate", "up", "down"}},
-                    {"gpus", d::kGpus}, {"zero", d::kZero}}},
+                    {"gpus", d::kGpus}, {"zero", d::kZero}, {"seq_choices", train_seq_choices()}}},
       {"solve", {{"min_context", d::kMinContext}, {"max_count", d::kMaxCount}, {"min_decode_tps", d::kMinDecodeTps},
                  {"allow_offload", "when_ram_gib"}}},
       {"runs_on", {{"min_decode_tps", d::kRunsOnMinDecodeTps}, {"min_quality", d::kRunsOnMinQuality}}},
@@ -185,6 +206,9 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"simulator", simulator_json(request)},
       {"context_steps", context_steps(arch ? arch->n_ctx_train : 0)},
       {"context_input", context_input()},
+      {"reference_device", {{"id", d::kReferenceDevice}, {"code", d::kReferenceDeviceCode}}},
+      {"limit_formats", {{"high", d::kLimitQuantHigh}, {"smallest", d::kLimitQuantSmallest}}},
+      {"ram_input", ram_input()},
   };
 }
 

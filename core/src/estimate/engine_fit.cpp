@@ -285,6 +285,9 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
 
   LaunchInput in;
   in.model_id = r.model.id;
+  // A catalog model is a Hub repo whose checkpoint the conversion steps can download; an imported
+  // config or GGUF header is not (its id is a name, and a GGUF's owner has the file).
+  in.hub_checkpoint = r.model.entry != nullptr;
   in.quant = e.plan->quant;
   const auto fq = find_quant(e.plan->quant);
   in.gguf_quant = fq && fq->gguf && !e.vllm;

@@ -13,6 +13,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/engine_fit.hpp"
 #include "willitfit/estimate/engine_step.hpp"
+#include "willitfit/estimate/launch_commands.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/gguf/handles.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
@@ -821,6 +822,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
                   {"usable_rule_code", {{"code", e.usable.rule_code}, {"params", e.usable.rule_params}}},
                   {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full},
+                          {"bytes_per_token_covers", kv_fixed_kinds.empty() ? "all_layers" : "growing_layers"},
+                          {"cache_type", r.kv.type_k == r.kv.type_v ? cache_type_flag(r.kv.type_k)
+                                                                    : cache_type_flag(r.kv.type_k) + "/" + cache_type_flag(r.kv.type_v)},
                           {"growing_bytes_per_token", kv_growing_per_token},
                           {"growing_bytes_per_1k", kv_growing_per_token * 1024}, {"fixed_bytes", kv_fixed},
                           {"fixed_kinds", kv_fixed_kinds}, {"cells", e.kv.n_ctx}}},

@@ -101,6 +101,28 @@ std::string file_name(const LaunchInput& in) {
   return ollama_name(slug(base_name(in.model_id))) + "-" + slug(in.quant) + ".gguf";
 }
 
+// The steps that make the GGUF file the -m / FROM forms load when no published repo has this
+// format but the model is a Hub repo: download the checkpoint (huggingface_hub's `hf download`),
+// convert it (llama.cpp convert_hf_to_gguf.py --outtype), then quantize (llama-quantize INPUT
+// OUTPUT TYPE). llama-quantize refuses IQ1_S, IQ1_M, IQ2_S, IQ2_XXS, IQ2_XS and Q2_K_S without an
+// importance matrix (tools/quantize/quantize.cpp), made by llama-imatrix from sample text.
+// Empty when the file is published (-hf) or the model is no Hub repo (an imported config or GGUF).
+std::string gguf_steps(const LaunchInput& in, bool* needs_imatrix) {
+  if (find_repo(in) || !in.hub_checkpoint || !hub_repo_id(in.model_id)) return "";
+  const std::string dir = base_name(in.model_id);
+  const std::string out = file_name(in);
+  const std::string q = text::upper(in.quant);
+  std::string s = "hf download " + in.model_id + " --local-dir " + dir + " && python convert_hf_to_gguf.py " + dir;
+  if (q == "BF16" || q == "F16" || q == "F32") return s + " --outtype " + lower(q) + " --outfile " + out;
+  const std::string src = ollama_name(slug(base_name(in.model_id))) + "-BF16.gguf";
+  s += " --outtype bf16 --outfile " + src + " && ";
+  const bool im = q == "IQ1_S" || q == "IQ1_M" || q == "IQ2_S" || q == "IQ2_XXS" || q == "IQ2_XS" || q == "Q2_K_S";
+  if (needs_imatrix) *needs_imatrix = im;
+  if (im) s += "llama-imatrix -m " + src + " -f calibration.txt -o imatrix.gguf && llama-quantize --imatrix imatrix.gguf ";
+  else s += "llama-quantize ";
+  return s + src + " " + out + " " + in.quant;
+}
+
 std::string llama_server(const LaunchInput& in) {
   std::ostringstream c;
   c << "llama-server";
@@ -172,6 +194,15 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   // a Modelfile could not realise a plan that does: it is left out rather than shown wrong.
   const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
   if (in.gguf_quant) {
+    // No published file of this format: the steps that make the one the commands load come
+    // first, with a code saying why (and that an importance matrix needs sample text).
+    bool im = false;
+    const std::string steps = gguf_steps(in, &im);
+    if (!steps.empty()) {
+      out["gguf_convert"] = steps;
+      out["notes"].push_back({{"tool", "gguf_convert"}, {"code", "gguf_not_published"}});
+      if (im) out["notes"].push_back({{"tool", "gguf_convert"}, {"code", "imatrix_sample_text"}});
+    }
     out["llama_server"] = llama_server(in);
   }
   // Ollama and mlx_lm have no MTP drafting: with it on, their commands are left out.

@@ -596,6 +596,19 @@ Dims read_dimensions(const json& c, const json& config, const std::string& mt, c
   if (auto dt = opt_str(c, "torch_dtype", path).value_or(opt_str(c, "dtype", path).value_or(""));
       !dt.empty())
     a.native_dtype = dt == "bfloat16" ? "bf16" : dt == "float16" ? "fp16" : dt == "float32" ? "fp32" : dt;
+  // A checkpoint published quantized says so in quantization_config, while torch_dtype names the
+  // compute dtype of the rest (gpt-oss: "bfloat16" beside quant_method "mxfp4"): the weights as
+  // published are the quantized ones (transformers' quantizers read quant_method; compressed-
+  // tensors names its packing in "format", e.g. Kimi K3's "mxfp4-pack-quantized").
+  for (const json* q : {&c, &config}) {
+    if (!q->contains("quantization_config") || !(*q)["quantization_config"].is_object()) continue;
+    const json& qc = (*q)["quantization_config"];
+    const std::string method = qc.contains("quant_method") && qc["quant_method"].is_string() ? qc["quant_method"].get<std::string>() : "";
+    const std::string format = qc.contains("format") && qc["format"].is_string() ? qc["format"].get<std::string>() : "";
+    if (method == "mxfp4" || (method == "compressed-tensors" && format.rfind("mxfp4", 0) == 0)) a.native_dtype = "mxfp4";
+    else if (method == "fp8" || method == "fbgemm_fp8") a.native_dtype = "fp8";
+    break;
+  }
 
   d.n_head = opt_int(c, "num_attention_heads", path, 1, kBig).value_or(0);
   if (d.n_head == 0 && mt != "lfm2")

@@ -290,7 +290,8 @@ std::optional<QuantFormat> resolve_format(const std::string& text, const std::st
                                   {"F16", "SAFETENSORS-FP16"}, {"SAFETENSORS", "SAFETENSORS-BF16"},
                                   {"AWQ", "AWQ-4bit"}, {"AWQ-INT4", "AWQ-4bit"}, {"GPTQ", "GPTQ-4bit"},
                                   {"GPTQ-INT4", "GPTQ-4bit"}, {"GPTQ-INT8", "GPTQ-8bit"}, {"NF4", "BNB-NF4"},
-                                  {"BNB-4BIT", "BNB-NF4"}, {"BNB-8BIT", "BNB-INT8"}, {"FP4", "NVFP4"}};
+                                  {"BNB-4BIT", "BNB-NF4"}, {"BNB-8BIT", "BNB-INT8"}, {"FP4", "NVFP4"},
+                                  {"MXFP4", "BF16-MXFP4-MOE"}};
   static const Alias llama[] = {{"FP16", "F16"}, {"FP32", "F32"}, {"Q4_K", "Q4_K_M"},
                                 {"Q5_K", "Q5_K_M"}, {"Q3_K", "Q3_K_M"}};
   if (server(engine))

@@ -90,6 +90,11 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
     g.blocks_per_request = b.max_model_len;  // one token per page
     b.layers_per_group = std::max(b.layers_per_group, g.layers);
   }
+  // Its cell keeps every token on the sliding-window layers too (no window here): those grow.
+  b.kv_growing_bytes_per_token += b.kv_window_bytes_per_token;
+  b.kv_fixed_layers -= b.kv_window_layers;
+  b.kv_window_bytes_per_token = 0;
+  b.kv_window_layers = 0;
   double cell = static_cast<double>(b.kv_bytes_per_token);
   double kv_pool = pool;
   std::int64_t cap = 0;  // running requests the engine itself allows (0: its derived default)
@@ -121,6 +126,9 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
     if (n4 > 0) b.groups.push_back({"indexer", n4, 64 * 132, 0});
     if (n128 > 0) b.groups.push_back({"compressed", n128, row(2, 584), 0});
     b.layers_per_group = n;
+    // Its cell is every pool's bytes per token of context: all of it grows with the context.
+    b.kv_growing_bytes_per_token = b.kv_bytes_per_token;
+    b.kv_fixed_layers = 0;
   }
   // Hybrid models with recurrent layers (Kimi K3's KDA, Qwen3-Next's gated delta net): the
   // recurrent states get their own pool of mamba_full_memory_ratio / (1 + ratio) of the memory, one

@@ -236,7 +236,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
   std::map<std::string, VllmKvGroup> kinds;
   const std::int64_t L = b.max_model_len, T = b.max_num_batched_tokens;
   std::int64_t B = b.block_size;
-  auto add_pages = [&](const Architecture& m, const LayerSpec& ly, int edt) {
+  auto add_pages = [&](const Architecture& m, const LayerSpec& ly, int edt, bool drafter = false) {
     // The MTP drafter's attention layer gets its own pages in the same pool when it is loaded.
     // A recurrent layer keeps its state even where the config marks it as caching no keys (Kimi
     // Linear and K3 mark their KDA layers so).
@@ -281,10 +281,22 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     g.layers += 1;
     g.page_bytes = std::max(g.page_bytes, page);
     if (kind != "mamba") b.kv_bytes_per_token += page / static_cast<std::uint64_t>(B);
+    // What a token of context adds to the model's own cache: the full-attention and MLA layers;
+    // a sliding or chunked layer keeps its window, a recurrent one its state, at any length.
+    if (drafter) return;
+    if (kind == "full" || kind == "mla") {
+      b.kv_growing_bytes_per_token += page / static_cast<std::uint64_t>(B);
+    } else {
+      b.kv_fixed_layers += 1;
+      if (kind != "mamba") {
+        b.kv_window_bytes_per_token += page / static_cast<std::uint64_t>(B);
+        b.kv_window_layers += 1;
+      }
+    }
   };
   for (const auto& ly : a.layers) add_pages(a, ly, dt);
   if (o.draft_arch)  // a draft model's layers page the same pool (vllm/v1/spec_decode/draft_model.py)
-    for (const auto& ly : o.draft_arch->layers) add_pages(*o.draft_arch, ly, dtype_bytes(o.kv_cache_dtype, *o.draft_arch));
+    for (const auto& ly : o.draft_arch->layers) add_pages(*o.draft_arch, ly, dtype_bytes(o.kv_cache_dtype, *o.draft_arch), true);
   // A hybrid of attention and recurrent (mamba-like) layers: vLLM raises the attention block size
   // to a multiple of the kernel's block size whose page holds at least one layer's recurrent state,
   // then pads the state page to that page (vllm/platforms/interface.py and cuda.py,
@@ -304,6 +316,7 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
       b.block_size = static_cast<int>(nb);
     }
   }
+  b.kv_element_bytes = dt;
   const std::uint64_t window = [&] {
     for (const auto& ly : a.layers)
       if (ly.attn == AttnKind::Sliding || ly.attn == AttnKind::Chunked) return static_cast<std::uint64_t>(ly.window);

@@ -112,6 +112,24 @@ inline constexpr double kMinDecodeTps = 0;
 inline constexpr double kRunsOnMinDecodeTps = 3.0;
 inline constexpr const char* kRunsOnMinQuality = "reduced";
 
+// The device a model's page sizes its formats on (its quantization table, the gap between file
+// and memory, the cheapest-setup solve and the cache outlook): the 24 GiB consumer GPU, the most
+// memory a single consumer card of its generation has, and a discrete GPU, where llama.cpp keeps
+// the token embeddings in system RAM (so memory can be below the file size). The code names why.
+inline constexpr const char* kReferenceDevice = "nvidia-rtx-4090";
+inline constexpr const char* kReferenceDeviceCode = "consumer_discrete_gpu";
+// The formats a model's page states its limits with: the near-lossless one people step down
+// from (Q8_0, +0.0x % perplexity in quants.json) and the smallest common one (IQ2_XXS), past
+// which a smaller model of the family is the better choice.
+inline constexpr const char* kLimitQuantHigh = "Q8_0";
+inline constexpr const char* kLimitQuantSmallest = "IQ2_XXS";
+
+// The system RAM a person can state (GiB; 0 = none considered): the main form's choices, the
+// sizes desktop PCs and workstations ship with. The RAM tiers a model page lists GPUs with
+// (tiers.hpp), smallest first; a device page offers none and these, so its answers match that list's.
+inline constexpr double kRamChoicesGib[] = {0, 16, 32, 64, 128, 256};
+inline constexpr double kRamTiersGib[] = {32, 64, 128};
+
 // The devices a page offers to compare a model on: ones with a price to weigh, and among the
 // unified-memory machines (Macs, mini PCs) only those with at least 32 GiB: with less, the share
 // the GPU may use leaves room for the small models any listed GPU runs, so such a machine is no
@@ -133,7 +151,9 @@ inline CompareOffer compare_offer(const Device& d) {
 }
 
 /// The checkpoint a server engine (vLLM, SGLang) loads when the request names no format, or one
-/// it cannot serve: the model's native dtype ("FP8", "SAFETENSORS-FP16", else "SAFETENSORS-BF16").
+/// it cannot serve: the checkpoint as published, by the model's native dtype ("FP8-MXFP4-MOE" for
+/// DeepSeek V4, "BF16-MXFP4-MOE" for mxfp4, "FP8", "SAFETENSORS-FP16", else "SAFETENSORS-BF16"). The dtype of a config read
+/// alone comes from its quantization_config when it has one (hf_config.cpp), as the catalog's does.
 std::string server_quant(const Architecture& a);
 
 /// The default quantization for `engine` ("llama.cpp" | "vllm" | "sglang") and model `a`.

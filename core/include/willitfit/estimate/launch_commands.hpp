@@ -34,6 +34,7 @@ struct GgufRepo {
 
 struct LaunchInput {
   std::string model_id;               // Hugging Face id, e.g. "zai-org/GLM-4.5-Air"
+  bool hub_checkpoint = false;        // model_id is a Hub repo of the checkpoint (a catalog model)
   std::string quant;                  // "Q4_K_M", "FP8", "MLX-4bit" …
   bool gguf_quant = true;
   std::vector<GgufRepo> gguf;         // published GGUF repos (catalog)
@@ -63,6 +64,9 @@ struct LaunchInput {
 };
 
 /// The `commands` object: tool name -> command line (and ollama_modelfile -> file text).
+/// gguf_convert: when no published repo has the GGUF format and the model is a Hub repo, the
+/// steps that make the file the -m / FROM forms load (download, convert, quantize), with notes
+/// gguf_not_published (and imatrix_sample_text for the formats llama-quantize needs one for).
 nlohmann::json launch_commands(const LaunchInput& in);
 
 /// Lower-case cache type name as -ctk/-ctv take it ("q8_0", "f16").

@@ -33,11 +33,13 @@
 #include <nlohmann/json.hpp>
 
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/defaults.hpp"
 
 namespace wif {
 
-/// System RAM sizes (GiB) the offload tier tries, smallest first.
-inline constexpr double kTierRamGib[] = {32, 64, 128};
+/// System RAM sizes (GiB) the offload tier tries, smallest first (defaults.hpp, which also offers
+/// them on a device page).
+inline constexpr const auto& kTierRamGib = defaults::kRamTiersGib;
 
 /// The tier lists for a request document (see above). Throws InputError.
 nlohmann::json tier_lists(const Catalog& cat, const nlohmann::json& request);

@@ -113,6 +113,14 @@ struct VllmBudget {
   int kv_copies = 1;
   std::string kv_copies_code;           // why, when kv_copies > 1: mla_latent | kv_heads_below_tp
   std::uint64_t kv_bytes_per_token = 0; // all layers on one rank, full-attention view
+  // What a token of context adds to the model's cache on one rank, at the cache dtype: its
+  // full-attention and MLA layers (vLLM); SGLang's cell, every attention layer. The layers that
+  // hold a fixed amount instead (sliding window, chunked, recurrent) are counted apart.
+  std::uint64_t kv_growing_bytes_per_token = 0;
+  std::int64_t kv_fixed_layers = 0;
+  std::uint64_t kv_window_bytes_per_token = 0;  // the sliding / chunked layers' cell, one rank
+  std::int64_t kv_window_layers = 0;
+  int kv_element_bytes = 2;             // the cache dtype's bytes per element (1 for fp8)
   // DeepSeek sparse attention (V3.2): each decoding token attends to at most `sparse_top_k`
   // latent entries a layer (index_topk), picked by the lightning indexer, which scores every
   // indexer key. kv_bytes_per_token = latent + indexer; 0 / 0 / 0 for dense attention.

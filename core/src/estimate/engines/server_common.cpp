@@ -155,11 +155,21 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   if (shown::same_gib(m["reserved_bytes"].get<double>(), m["usable_bytes"].get<double>())) m["reserved_code"] = "all_usable";
   m["margin_bytes"] = d.room_bytes * static_cast<std::int64_t>(tp);
   m["utilization"] = b.total_bytes > 0 ? m["total_bytes"].get<double>() / static_cast<double>(b.total_bytes * tp) : 0.0;
-  // DeepSeek sparse attention: the engine's cache differs in kind from llama.cpp's (FP8 indexer
-  // keys with scales, perhaps an fp8_ds_mla latent), so the per-token figure is the engine's:
-  // the distinct bytes a token adds over the group (each rank's, less the copies of it).
-  if (b.sparse_top_k > 0 && m.contains("kv"))
-    m["kv"]["bytes_per_token"] = b.kv_bytes_per_token * tp / static_cast<std::uint64_t>(std::max(1, b.kv_copies));
+  // The per-token figure is the engine's own, at its cache dtype (an fp8 cache is half of bf16;
+  // DeepSeek sparse attention adds FP8 indexer keys with scales): the distinct bytes a token of
+  // context adds over the group (each rank's, less the copies of it), on the layers that grow
+  // with the context; what it covers is a code (bytes_per_token_covers).
+  if (m.contains("kv")) {
+    json& kvj = m["kv"];
+    kvj["bytes_per_token"] = b.kv_growing_bytes_per_token * tp / static_cast<std::uint64_t>(std::max(1, b.kv_copies));
+    kvj["bytes_per_token_covers"] = b.kv_fixed_layers > 0 ? "growing_layers" : "all_layers";
+    kvj["fixed_layers"] = b.kv_fixed_layers;
+    kvj["element_bytes"] = b.kv_element_bytes;
+    // The cache type the figure is at: kv_cache_dtype as asked, "auto" as the compute dtype it
+    // means (vllm.cpp dtype_bytes: fp8 / MXFP4 checkpoints compute in bf16).
+    kvj["cache_type"] = b.kv_cache_dtype != "auto" ? b.kv_cache_dtype
+                        : b.kv_element_bytes == 4 ? "float32" : r.model.arch.native_dtype == "fp16" ? "float16" : "bfloat16";
+  }
   json& sv = out[r.engine];
   sv = budget_json(b, util);
   sv["engine"] = r.engine;
