@@ -229,6 +229,10 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
 
   if (is_dsv4(a)) {
     vllm_dsv4_pages(a, o, b);
+    // Every byte a token adds is in the compressed and indexer pages (each layer's 128-token
+    // window is a fixed part of it): the per-token figure the result shows.
+    b.kv_growing_bytes_per_token = b.kv_bytes_per_token;
+    b.kv_element_bytes = o.kv_cache_dtype == "bfloat16" || o.kv_cache_dtype == "bf16" ? 2 : 1;
     vllm_finish(o, b);
     return b;
   }
