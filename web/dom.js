@@ -82,10 +82,23 @@ export function slashBreaks(text) {
 export function commandTokens(text) {
   /** @type {string[]} */
   const pieces = [];
-  // Split at the spaces before a flag (a token starting with "-"); a value stays with its flag.
-  for (const part of String(text).split(/(\s+)(?=-)/)) {
-    if (part === '') continue;
-    pieces.push(part);
+  // Words, with the spaces between them kept as they are. A flag (a word starting with "-") takes
+  // the word after it as its value unless that word is a flag or a shell operator; "&&" and "|"
+  // go with the word after them ("&& python"); every other word is a piece of its own, so a chain
+  // of commands ("hf download … && python convert_hf_to_gguf.py …") breaks between its words.
+  const parts = String(text).split(/(\s+)/);
+  const op = (/** @type {string} */ w) => w === '&&' || w === '|' || w === '||' || w === ';';
+  for (let i = 0; i < parts.length; i++) {
+    const w = parts[i];
+    if (w === '') continue;
+    if (/^\s+$/.test(w)) { pieces.push(w); continue; }
+    const next = parts[i + 2];
+    if ((w.startsWith('-') && next && !next.startsWith('-') && !op(next)) || (op(w) && next)) {
+      pieces.push(`${w}${parts[i + 1]}${next}`);
+      i += 2;
+    } else {
+      pieces.push(w);
+    }
   }
   // Inside a piece a break may come after | = / ( , and after a dot that follows no digit (a <wbr>,
   // no text): a piece longer than its box (a tensor-override rule in a table cell, a tensor split

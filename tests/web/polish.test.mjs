@@ -129,7 +129,12 @@ test('at 390 px a launch command breaks between its flags only (each with its va
     }
     // A flag stays with its value: '--n-cpu-moe 36' and '-ngl 47' are whole pieces.
     assert.ok(cmds.some((c) => c.toks.some((t) => /^--n-cpu-moe \d+$/.test(t.text))), 'the offload flag with its value');
-    assert.ok(cmds.every((c) => c.toks.every((t) => /^-/.test(t.text) || t === c.toks[0])), 'each piece after the program starts at a flag');
+    // Every piece is a flag with its value, a shell operator with the command it starts ("&& python"),
+    // or one word (the program, a subcommand, a positional argument): none runs a flag's value into
+    // the next command of a chain ("--local-dir X && python …" were once one piece).
+    for (const c of cmds)
+      for (const t of c.toks)
+        assert.ok(/^-\S*( \S+)?$/.test(t.text) || /^(&&|\|\|?|;) \S+$/.test(t.text) || /^\S+$/.test(t.text), `"${t.text}" in ${c.text}`);
   }
   assert.deepEqual(page.problems, []);
 });
