@@ -29,7 +29,8 @@ inline bool may_be_unknown(const std::string& key) {
   return key == "max_context" || key == "params_total_published_b" || key == "params_active_published_b" ||
          key == "n_head_kv" || key == "head_dim" || key == "n_head" || key == "params_total_b" ||
          key == "params_active_b" || key == "price_usd" || key == "fp16_tflops" || key == "fp32_tflops" ||
-         key == "chip" || key == "gpu_cores" || key == "cpu_cores";  // a device the catalog names no chip for
+         key == "chip" || key == "gpu_cores" || key == "cpu_cores" ||  // a device the catalog names no chip for
+         key == "order";  // a device the hardware list does not rank among the accelerators (a CPU)
 }
 
 /// Empty when `doc` is sane; otherwise the JSON path of the first bad value and why.
