@@ -11,6 +11,8 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 
+namespace bad_inputs_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -192,3 +194,5 @@ TEST_CASE("unknown request fields are bounded for any input: long names, many of
   CHECK(w[64]["count"] == 101 - 64);
   for (std::size_t i = 0; i < 64; ++i) CHECK(w[i]["path"].get<std::string>().size() <= 200);
 }
+
+}  // namespace bad_inputs_test_cases

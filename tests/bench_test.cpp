@@ -9,6 +9,8 @@
 #include "willitfit/calibration/llama_bench.hpp"
 #include "willitfit/catalog/catalog.hpp"
 
+namespace bench_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -323,3 +325,5 @@ TEST_CASE("the size report compares every published GGUF with the file computed 
   CHECK(z["median_abs_error_pct"].get<double>() < 0.5);
   CHECK(z["max_abs_error_pct"].get<double>() <= 3.0);
 }
+
+}  // namespace bench_test_cases

@@ -10,6 +10,8 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace calibration_buffers_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -84,3 +86,5 @@ TEST_CASE("gpt-oss-120b's split caches match Ollama's log with two unshared sequ
   o2.flash_attn = false;
   near("buf-0039", "KV (full + SWA)", mib(llamacpp_kv_cache(arch("openai/gpt-oss-120b"), o2).total_bytes), 70.88 + 22.5);
 }
+
+}  // namespace calibration_buffers_test_cases

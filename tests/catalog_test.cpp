@@ -15,6 +15,8 @@
 #include "willitfit/speed/speed_basis.hpp"
 #include "willitfit/model/tensors.hpp"
 
+namespace catalog_test_cases {
+
 using namespace wif;
 
 TEST_CASE("the shipped catalog loads without a single error", "[catalog]") {
@@ -777,3 +779,5 @@ TEST_CASE("a minimum compute capability in engines.json is a cuda row's number w
   CHECK(err(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": 75, "min_source": "https://example.org/x"})").code == "bad_value");
   CHECK(err(R"({"engine": "vllm", "backend": "cuda", "status": "runs", "min_cuda_compute_capability": 7.5})").path == "engines.json#engines[0].min_source");
 }
+
+}  // namespace catalog_test_cases

@@ -16,6 +16,8 @@
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace commands_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -513,3 +515,5 @@ TEST_CASE("a local GGUF file in a command is one the conversion steps beside it 
   const json b = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}});
   CHECK(b["commands"]["llama_server"].get<std::string>().find(" -hf ") != std::string::npos);
 }
+
+}  // namespace commands_test_cases

@@ -5,6 +5,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/money/cost.hpp"
 
+namespace cost_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -517,3 +519,5 @@ TEST_CASE("rent vs buy codes a break-even point past the hardware's useful life"
   CHECK(np["break_even_months_at_least"].get<double>() > life);
   CHECK(np["break_even_life"]["code"] == "beyond_useful_life");
 }
+
+}  // namespace cost_test_cases

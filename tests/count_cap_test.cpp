@@ -9,6 +9,8 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 
+namespace count_cap_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -129,3 +131,5 @@ TEST_CASE("the fine-tuning estimate's cheapest GPU set holds no more cards than 
     if (x["cheapest"].is_object()) CHECK(x["cheapest"]["count"].get<int>() <= cap_of(x["cheapest"]["id"]));
   }
 }
+
+}  // namespace count_cap_test_cases

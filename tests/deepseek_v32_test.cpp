@@ -16,6 +16,8 @@
 #include "willitfit/speed/server_throughput.hpp"
 #include "willitfit/speed/speed.hpp"
 
+namespace deepseek_v32_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -341,3 +343,5 @@ TEST_CASE("DeepSeek V3.2 under SGLang: auto is fp8_e4m3 from compute capability 
   o.kv_cache_dtype = "fp8_e4m3";
   CHECK(sglang_budget(v3, plan_quantization(v3, "FP8"), 140, 141, o).kv_bytes_per_token == 61 * 576);
 }
+
+}  // namespace deepseek_v32_test_cases

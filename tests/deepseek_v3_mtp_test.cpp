@@ -15,6 +15,8 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 
+namespace deepseek_v3_mtp_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -72,3 +74,5 @@ TEST_CASE("DeepSeek V3-0324: bartowski's Q4_K_M (404.43 GB) is the 61-layer plan
   CHECK(std::fabs(planned / published - 1) < 0.002);
   CHECK((planned + mtp_at_least) / published - 1 > 0.014);
 }
+
+}  // namespace deepseek_v3_mtp_test_cases

@@ -12,6 +12,8 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 
+namespace deepseek_v4_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -216,3 +218,5 @@ TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, MLX answers e
   CHECK(v["error"]["path"] == "engine");
   CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
 }
+
+}  // namespace deepseek_v4_test_cases

@@ -4,6 +4,8 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/hardware/device.hpp"
 
+namespace device_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -38,3 +40,5 @@ TEST_CASE("a device JSON with bad fields names the field", "[device]") {
   auto j3 = ok; j3.erase("bandwidth_gbs"); bad(j3, "hardware.bandwidth_gbs");
   auto j4 = ok; j4["memory_gib"] = "24GB"; bad(j4, "hardware.memory_gib");
 }
+
+}  // namespace device_test_cases

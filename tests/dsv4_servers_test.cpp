@@ -11,6 +11,8 @@
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/servers/vllm.hpp"
 
+namespace dsv4_servers_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("DeepSeek V4 Flash's published checkpoint: MXFP4 experts and FP8 elsew
   // model.safetensors.index.json total_size 159,609,485,896 bytes, its MTP layer included.
   CHECK(static_cast<double>(p.weights_bytes) == Approx(159609485896.0).epsilon(0.03));
 }
+
+}  // namespace dsv4_servers_test_cases

@@ -10,6 +10,8 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 
+namespace engine_agreement_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -65,3 +67,5 @@ TEST_CASE("solve max_context equals the longest context at which estimate runs, 
     CHECK(s["capped"].get<bool>());
   }
 }
+
+}  // namespace engine_agreement_test_cases

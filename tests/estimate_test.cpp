@@ -9,6 +9,8 @@
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace estimate_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -627,3 +629,5 @@ TEST_CASE("the server default is the published checkpoint, from the config alone
   REQUIRE_FALSE(v.contains("error"));
   CHECK(v["quant"]["id"] == "BF16-MXFP4-MOE");
 }
+
+}  // namespace estimate_test_cases

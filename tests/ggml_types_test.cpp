@@ -2,6 +2,8 @@
 
 #include "willitfit/model/ggml_types.hpp"
 
+namespace ggml_types_test_cases {
+
 using namespace wif;
 
 TEST_CASE("ggml block sizes give llama.cpp's bits per weight", "[ggml_types]") {
@@ -35,3 +37,5 @@ TEST_CASE("removed and out-of-range type ids are rejected", "[ggml_types]") {
   CHECK_FALSE(ggml_type_from_name("Q4_K_M").has_value());  // a file type, not a tensor type
   CHECK(ggml_type_from_name("q8_0") == GgmlType::Q8_0);
 }
+
+}  // namespace ggml_types_test_cases

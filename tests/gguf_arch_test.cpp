@@ -11,6 +11,8 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace gguf_arch_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -417,3 +419,5 @@ TEST_CASE("Nemotron 3 Super: the latent width survives the GGUF round trip", "[g
   for (const auto& kv : parse_gguf_header(r.header).kv) key |= kv.key == b.gguf_arch + ".moe_latent_size";
   CHECK(key);
 }
+
+}  // namespace gguf_arch_test_cases

@@ -10,6 +10,8 @@
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
 
+namespace gguf_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Bytes = std::vector<std::uint8_t>;
@@ -300,3 +302,5 @@ TEST_CASE("random byte corruption of a header gives a result or an InputError, n
   CHECK(rejected > 0);
   CHECK(parsed > 0);
 }
+
+}  // namespace gguf_test_cases

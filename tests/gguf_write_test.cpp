@@ -10,6 +10,8 @@
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace gguf_write_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -140,3 +142,5 @@ TEST_CASE("an estimate from a per-expert GGUF equals the estimate from the stack
   CHECK(b["model"]["params_total"] == a["model"]["params_total"]);
   CHECK(b["model"]["params_active"] == a["model"]["params_active"]);
 }
+
+}  // namespace gguf_write_test_cases

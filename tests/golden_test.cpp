@@ -13,6 +13,8 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 
+namespace golden_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -165,3 +167,5 @@ TEST_CASE("the schema validator rejects what the schema forbids", "[golden]") {
   bad["notes"] = json::array({{{"code", "made_up"}, {"values", json::object()}}});
   CHECK_FALSE(val.ok(bad, schema));
 }
+
+}  // namespace golden_test_cases

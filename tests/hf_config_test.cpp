@@ -9,6 +9,8 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 
+namespace hf_config_test_cases {
+
 using namespace wif;
 
 TEST_CASE("GLM-4.5-Air imports as 46 layers plus one NextN layer, first layer dense", "[hf_config]") {
@@ -663,3 +665,5 @@ TEST_CASE("Step 3.5: a bad moe_layers_enum or sliding-layer head setup is a code
   for (int i = 3; i < 45; ++i) c["moe_layers_enum"].push_back(i);
   CHECK(count_params(architecture_from_hf_config(c, "config")).total == count_params(arch_of("stepfun-ai/Step-3.5-Flash")).total);
 }
+
+}  // namespace hf_config_test_cases

@@ -9,6 +9,8 @@
 #include "willitfit/hub/hub_repo.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace hub_repo_test_cases {
+
 using nlohmann::json;
 using namespace wif;
 
@@ -285,3 +287,5 @@ TEST_CASE("Repos without a model, unsupported architectures and hostile safetens
   d2["safetensors"] = {{"model.safetensors", base64_encode(junk)}};
   CHECK(error_code([&] { hub_repo(d2); }) == "safetensors_bad_header");
 }
+
+}  // namespace hub_repo_test_cases

@@ -17,6 +17,8 @@
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/speed.hpp"
 
+namespace invariants_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -199,3 +201,5 @@ TEST_CASE("over the whole catalog, decode never speeds up as the context fills, 
   std::printf("invariants: %zu model x quant x device x depth speed checks\n", checked);
   CHECK(checked >= catalog().models().size() * 3 * 3 * 2);
 }
+
+}  // namespace invariants_test_cases

@@ -15,6 +15,8 @@
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/servers/vllm.hpp"
 
+namespace kimi_k3_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -286,3 +288,5 @@ TEST_CASE("Kimi K3 estimates under vLLM and SGLang on 8 x B300, as its BF16 + MX
     CHECK(v[engine]["settings"]["kv_cache_dtype_code"] == "asked");
   }
 }
+
+}  // namespace kimi_k3_test_cases

@@ -5,6 +5,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
 
+namespace kv_cache_test_cases {
+
 using namespace wif;
 
 TEST_CASE("GLM-4.5-Air f16 cache is 188416 bytes per token: 46 layers x 8 heads x 128 x 2 x 2", "[kv_cache]") {
@@ -281,3 +283,5 @@ TEST_CASE("Gemma 3n E4B caches 20 of 35 layers: 4 global and 16 windowed, the la
   CHECK(group(kv, "sliding").bytes == 16ull * per_layer_tok * 1024);   // 32 MiB
   CHECK(kv.total_bytes == 288ull * 1024 * 1024);
 }
+
+}  // namespace kv_cache_test_cases

@@ -9,6 +9,8 @@
 #include "willitfit/api/api.hpp"
 #include "willitfit/model/scale_limits.hpp"
 
+namespace limits_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -78,3 +80,5 @@ TEST_CASE("heads that do not divide are refused instead of rounded", "[limits]")
   CHECK_FALSE(estimate({{"model", {{"config", cfg({{"num_attention_heads", 7}, {"num_key_value_heads", 1}, {"head_dim", 128}})}}},
                         {"hardware", "nvidia-rtx-4090"}}).contains("error"));
 }
+
+}  // namespace limits_test_cases

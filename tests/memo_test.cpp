@@ -5,6 +5,8 @@
 #include "willitfit/api/api.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 
+namespace memo_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -81,3 +83,5 @@ TEST_CASE("the plan store keeps the recent plans only, and an evicted plan stays
   CHECK(again.get() != held.get());  // evicted, so made anew
   CHECK(again->file_bytes == bytes);
 }
+
+}  // namespace memo_test_cases

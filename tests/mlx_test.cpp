@@ -14,6 +14,8 @@
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/mlx_speed.hpp"
 
+namespace mlx_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -217,3 +219,5 @@ TEST_CASE("MLX's fits uses the one room-to-spare share of every verdict", "[mlx]
   CHECK(tight);
   CHECK(tight_below_old_share);
 }
+
+}  // namespace mlx_test_cases

@@ -14,6 +14,8 @@
 #include "willitfit/model/projector.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace mmproj_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -258,3 +260,5 @@ TEST_CASE("A GGUF repo with mmproj files reads the F16 one's header with the mod
   CHECK(r["mmproj_error"]["path"] == "mmproj_file");
   CHECK(!r.contains("projector"));
 }
+
+}  // namespace mmproj_test_cases

@@ -5,6 +5,8 @@
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
 
+namespace placed_speed_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -73,3 +75,5 @@ TEST_CASE("an x8 card copies host-resident experts at half the x16 rate, and dec
   CHECK(pp8 > 0.45 * pp16);
   CHECK(x8["speed"]["decode_tps"].get<double>() == x16["speed"]["decode_tps"].get<double>());
 }
+
+}  // namespace placed_speed_test_cases

@@ -9,6 +9,8 @@
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 
+namespace placement_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -288,3 +290,5 @@ TEST_CASE("a per-device tag never says fits where the headline says tight", "[pl
     CHECK(any_tight == (v == "tight"));
   }
 }
+
+}  // namespace placement_test_cases

@@ -6,6 +6,8 @@
 #include "test_util.hpp"
 #include "willitfit/model/projector.hpp"
 
+namespace projector_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -244,3 +246,5 @@ TEST_CASE("Kimi K2.5's MoonViT tower is reported as not modelled, and its estima
   CHECK(r["projector"]["modelled"] == false);
   CHECK(r["memory"]["projector_bytes"] == 0);
 }
+
+}  // namespace projector_test_cases

@@ -7,6 +7,8 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/model/quantize.hpp"
 
+namespace quantize_test_cases {
+
 using namespace wif;
 
 namespace {
@@ -103,3 +105,5 @@ TEST_CASE("an unknown quantization is an error", "[quantize]") {
     CHECK(e.error().path == "quant");
   }
 }
+
+}  // namespace quantize_test_cases

@@ -10,6 +10,8 @@
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/questions/runs_on.hpp"
 
+namespace runs_on_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -253,3 +255,5 @@ TEST_CASE("a device llama.cpp does not run on lists what vLLM runs there, each m
   CHECK(mac512()["engine_runs"] == true);
   CHECK(mac512()["engine"] == "llama.cpp");
 }
+
+}  // namespace runs_on_test_cases

@@ -4,6 +4,8 @@
 
 #include "willitfit/api/saved.hpp"
 
+namespace saved_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -59,3 +61,5 @@ TEST_CASE("old-format, newer-format and unreadable storage is reported, never dr
   CHECK(junk["rejected"][0]["error"]["code"] == "bad_json");
   CHECK(junk["rejected"][0]["entry"] == "{\"version\": 1, \"models\": [tru");
 }
+
+}  // namespace saved_test_cases

@@ -11,6 +11,8 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 
+namespace serving_demand_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -253,3 +255,5 @@ TEST_CASE("cost ranks cloud offers per token on the stated basis: one user, or t
     }
   }
 }
+
+}  // namespace serving_demand_test_cases

@@ -11,6 +11,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/speed/server_throughput.hpp"
 
+namespace serving_speed_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Catch::Matchers::WithinRel;
@@ -243,3 +245,5 @@ TEST_CASE("the cost of a token under vLLM on Gaudi 3 is priced on the device-fig
   // 0.9 kW x 0.20 USD/kWh = 0.18 USD an hour, over tps x 3600 tokens an hour, per million.
   CHECK_THAT(o["electricity_only_per_million_tokens_usd"]["single"].get<double>(), WithinRel(0.18 / (tps * 3600.0) * 1e6, 1e-6));
 }
+
+}  // namespace serving_speed_test_cases

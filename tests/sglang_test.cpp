@@ -12,6 +12,8 @@
 #include "willitfit/hardware/device.hpp"
 #include "willitfit/servers/sglang.hpp"
 
+namespace sglang_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Catch::Matchers::WithinAbs;
@@ -175,3 +177,5 @@ TEST_CASE("an engine share that reads as the whole usable memory carries reserve
                     std::llround(rv["memory"]["usable_bytes"].get<double>() / 1073741824.0 * 100);
   CHECK(rv["memory"].contains("reserved_code") == same);
 }
+
+}  // namespace sglang_test_cases

@@ -13,6 +13,8 @@
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/hardware/device.hpp"
 
+namespace solve_hardware_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -770,3 +772,5 @@ TEST_CASE("smallest_device stays in the person's segment first and says when it 
   CHECK(big["segment"] == json{{"preferred", "desktop"}, {"basis", "default"}, {"left", true}});
   CHECK(big["device"]["memory_gib"].get<double>() * 1073741824.0 > 141e9);
 }
+
+}  // namespace solve_hardware_test_cases

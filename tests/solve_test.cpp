@@ -15,6 +15,8 @@
 #include "willitfit/base/shown.hpp"
 #include "willitfit/estimate/defaults.hpp"
 
+namespace solve_test_cases {
+
 using nlohmann::json;
 
 namespace {
@@ -296,3 +298,5 @@ TEST_CASE("shown precision: GiB at two decimals, percent at one, tokens/s at one
   CHECK_FALSE(wif::shown::same_tps(12.34, 12.36));
   CHECK(wif::shown::same_tps(140.2, 139.6));
 }
+
+}  // namespace solve_test_cases

@@ -12,6 +12,8 @@
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/speculative.hpp"
 
+namespace speculative_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -683,3 +685,5 @@ TEST_CASE("the draft's counted memory is what the accelerators hold, summing to 
   CHECK(u(s["counted_bytes"]) + u(s["host_bytes"]) == u(s["extra_bytes"]));
   CHECK(u(s["host_bytes"]) > 0);
 }
+
+}  // namespace speculative_test_cases

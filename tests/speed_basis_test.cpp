@@ -11,6 +11,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/speed/speed.hpp"
 
+namespace speed_basis_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -321,3 +323,5 @@ TEST_CASE("llama-bench file-type names map to quant ids", "[bench_paste]") {
   CHECK(quant_from_ftype_name("llama 8B BF16") == "BF16");
   CHECK(quant_from_ftype_name("llama 8B XQ9") == "");
 }
+
+}  // namespace speed_basis_test_cases

@@ -8,6 +8,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/speed/speed.hpp"
 
+namespace speed_test_cases {
+
 using namespace wif;
 using Catch::Matchers::WithinRel;
 using nlohmann::json;
@@ -269,3 +271,5 @@ TEST_CASE("the Tesla P40 and M40 prefill a Q4_0 7B from their own dp4a and FP32 
   CHECK(est["speed"]["terms"]["peak_kind"] == "dp4a_int8");
   CHECK_THAT(est["speed"]["terms"]["peak_tflops"].get<double>(), WithinRel(47.0, 1e-9));
 }
+
+}  // namespace speed_test_cases

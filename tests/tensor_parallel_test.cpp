@@ -10,6 +10,8 @@
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/tensor_parallel.hpp"
 
+namespace tensor_parallel_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 
@@ -181,3 +183,5 @@ TEST_CASE("a published run of the exact setup: the headline stays the estimate, 
   const json o = estimate(server("meta-llama/Meta-Llama-3-8B", "nvidia-h100-sxm", 2, "vllm", "SAFETENSORS-BF16"));
   CHECK_FALSE(o["speed"].contains("decode_measured"));
 }
+
+}  // namespace tensor_parallel_test_cases

@@ -9,6 +9,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/questions/tiers.hpp"
 
+namespace tiers_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Catch::Matchers::WithinRel;
@@ -229,3 +231,5 @@ TEST_CASE("tier lists of MXFP4_MOE on a dense model carry the moe_only_format co
   CHECK(dense["quant_applicability"]["code"] == "moe_only_format");
   CHECK_FALSE(glm_tiers().contains("quant_applicability"));
 }
+
+}  // namespace tiers_test_cases

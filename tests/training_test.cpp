@@ -8,6 +8,8 @@
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/training/training.hpp"
 
+namespace training_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Catch::Matchers::WithinRel;
@@ -570,3 +572,5 @@ TEST_CASE("the train answer says what its parameter counts are of beside the pub
   REQUIRE(std::abs(pub - counted) / pub <= 0.01);
   CHECK(llama["params_basis"]["code"] == "matches_published");
 }
+
+}  // namespace training_test_cases

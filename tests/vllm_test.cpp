@@ -7,6 +7,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/servers/vllm.hpp"
 
+namespace vllm_test_cases {
+
 using namespace wif;
 using nlohmann::json;
 using Catch::Matchers::WithinRel;
@@ -288,3 +290,5 @@ TEST_CASE("the per-token cache figure is the server engine's own at its cache dt
   CHECK(osg["memory"]["kv"]["bytes_per_token"] == osg["sglang"]["kv_bytes_per_token"]);
   CHECK(osg["memory"]["kv"]["bytes_per_token"] == 24 * 8 * 64 * 2 * 2);
 }
+
+}  // namespace vllm_test_cases
