@@ -693,12 +693,13 @@ TEST_CASE("the devices entered for the 2026 hardware questions carry their own f
   CHECK(maxq->tdp_w < ws->tdp_w);
 }
 
-TEST_CASE("the H100 SXM, H100 NVL and H200 SXM hold the memory nvidia-smi reports, not NVIDIA's round figure", "[catalog][hardware]") {
+TEST_CASE("the H100 SXM, H100 NVL, H200 SXM and GH200 (HBM3) hold the memory nvidia-smi reports, not NVIDIA's round figure", "[catalog][hardware]") {
   // nvidia-smi: 81559 MiB on an "80 GB" H100 SXM5, 95830 MiB on a "94 GB" H100 NVL, 143771 MiB on a
-  // "141 GB" H200 (sources in the entries).
+  // "141 GB" H200, 97871 MiB on the 96 GB HBM3 GH200 ("NVIDIA GH200 480GB") (sources in the entries).
   const Catalog c = Catalog::load(embedded_catalog());
   struct Row { const char* id; double mib; double sold; };
-  for (const Row& r : {Row{"nvidia-h100-sxm", 81559, 80}, Row{"nvidia-h100-nvl", 95830, 94}, Row{"nvidia-h200-sxm", 143771, 141}}) {
+  for (const Row& r : {Row{"nvidia-h100-sxm", 81559, 80}, Row{"nvidia-h100-nvl", 95830, 94}, Row{"nvidia-h200-sxm", 143771, 141},
+                     Row{"nvidia-gh200-96gb", 97871, 96}}) {
     CAPTURE(r.id);
     const Device* d = c.find_device(r.id);
     REQUIRE(d != nullptr);

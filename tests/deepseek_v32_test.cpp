@@ -291,7 +291,7 @@ TEST_CASE("DeepSeek V3.2 decode reads: every indexer key, at most index_topk lat
   CHECK(kv_read_bytes(a, kv, 1000) == Approx(1000.0 * 61 * 1408));
 }
 
-TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool in the result, MLX still refused", "[deepseek_v32][estimate]") {
+TEST_CASE("DeepSeek V3.2 estimates under vLLM, SGLang and MLX: the split and the pool in the result, mlx-lm's 16-bit CacheList", "[deepseek_v32][estimate]") {
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
     const nlohmann::json v = wif_test::estimate({{"model", kId}, {"quant", "FP8"}, {"hardware", "nvidia-h200-sxm"},
@@ -310,10 +310,21 @@ TEST_CASE("DeepSeek V3.2 estimates under vLLM and SGLang: the split and the pool
     CHECK(v["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 8ull * 32768 * 61 * (latent + 132));
     CHECK(v["verdict"] == "fits");
   }
-  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "Q4_K_M"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
-                                               {"engine", "mlx"}});
-  REQUIRE(m.contains("error"));
-  CHECK(m["error"]["code"] == "engine_cache_not_modelled");
+  // mlx-lm (mlx_lm/models/deepseek_v32.py): per layer a KVCache of the 512-wide latent and the
+  // 64-wide RoPE key, and one of the indexer's 128-wide key, at 16 bits: 61 x (1,152 + 256) bytes
+  // a token, the cells grown in steps of 256.
+  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "MLX-4bit"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
+                                               {"engine", "mlx"}, {"context", 10000}});
+  REQUIRE_FALSE(m.contains("error"));
+  CHECK(m["memory"]["kv"]["bytes_per_token"] == 61 * (1152 + 256));
+  CHECK(m["memory"]["kv"]["cells"] == 10240);
+  CHECK(m["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 10240ull * 61 * (1152 + 256));
+  // CacheList has no to_quantized, so generate.py's kv_bits leaves this cache at 16 bits: refused.
+  const nlohmann::json q = wif_test::estimate({{"model", kId}, {"quant", "MLX-4bit"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
+                                               {"engine", "mlx"}, {"kv_bits", 8}});
+  REQUIRE(q.contains("error"));
+  CHECK(q["error"]["code"] == "bad_value");
+  CHECK(q["error"]["path"] == "kv_bits");
 }
 
 TEST_CASE("DeepSeek V3.2 under SGLang: auto is fp8_e4m3 from compute capability 10 on, stated as the engine's default", "[deepseek_v32][sglang]") {

@@ -432,7 +432,9 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   else if (rules != "2025-12") throw InputError("bad_value", "rules", "rules must be 2025-12 or 2026", {"2025-12", "2026"});
   r.qopt.imatrix = opt_bool(q, "imatrix", "").value_or(d::kImatrix);
   r.kv.mla_v_less = opt_bool(q, "mla_v_less", "").value_or(d::kMlaVLess);
-  r.kv.dsa_gather = r.engine == "vllm" || r.engine == "sglang";  // their sparse-MLA kernels (kv_cache.hpp)
+  // Their sparse-MLA kernels (kv_cache.hpp); mlx-lm's DeepSeek V3.2 decode step takes the top-k
+  // latent rows with take_along_axis before attending (mlx_lm/models/deepseek_v32.py, L == 1).
+  r.kv.dsa_gather = r.engine == "vllm" || r.engine == "sglang" || r.engine == "mlx";
   r.ram_gib = opt_num(q, "ram_gib", "", 0, 1e6).value_or(d::kRamGib);
   if (r.device.kind == DeviceKind::Cpu && r.ram_gib > 0) r.device.memory_gib = r.ram_gib;
   if (auto w = opt_num(q, "wired_limit_mib", "", 0, 1e9)) r.overrides.wired_limit_mib = *w;
@@ -476,13 +478,16 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
-  // DeepSeek V3.2's sparse attention: llama.cpp's llama_kv_cache_dsa, vLLM's and SGLang's DSA
-  // caches are modelled (kv_cache.cpp, servers/vllm.cpp: the latent plus the lightning indexer's
-  // FP8 keys); mlx-lm's is not.
-  if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32")
-    throw InputError("engine_cache_not_modelled", "engine",
-                     "this engine's cache for DeepSeek V3.2's sparse attention is not modelled yet; choose llama.cpp",
-                     {"llama.cpp"});
+  // DeepSeek V3.2 under mlx-lm (mlx_lm/models/deepseek_v32.py): make_cache gives every layer a
+  // CacheList(KVCache(), KVCache()), the first holding the normalized 512-wide latent as keys and
+  // the 64-wide RoPE key as values, the second the lightning indexer's 128-wide key (zero-width
+  // values), all 16-bit: per token and layer the latent and indexer rows llama.cpp's DSA cache
+  // holds at f16 (mlx_kv_cache). generate.py quantizes a cache only through its to_quantized,
+  // which CacheList does not have: a quantized cache is refused rather than sized at bits it
+  // would not get.
+  if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32" && r.mlx.kv_bits > 0)
+    throw InputError("bad_value", "kv_bits",
+                     "mlx-lm keeps DeepSeek V3.2's cache (a CacheList) at 16 bits; kv_bits does not apply", {"0"});
   // Kimi K3 likewise: llama.cpp's, vLLM's and SGLang's caches for it are modelled (the MLA latent
   // of its 24 attention layers and the KDA states of the other 69: servers/vllm.cpp, sglang.cpp);
   // how mlx-lm holds its latent experts, attention residuals and hybrid cache is not.
