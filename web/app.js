@@ -117,7 +117,7 @@ function syncForm() {
   // A llama.cpp type a link states beyond those (q5_1) is offered too: the form shows what was computed.
   const offered = catalog.kvChoices(state.engine);
   const server = state.engine === 'vllm' || state.engine === 'sglang';
-  const kvs = offered.includes(state.kv) || server || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
+  const kvs = offered.includes(state.kv) || server || state.engine === 'mlx' || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
   fillSelect(byId('kv'), kvs.map((k) => ({ value: k, label: k })));
   byId('kv').value = kvs.includes(state.kv) ? state.kv : kvs[0];
   byId('count').value = String(state.count);

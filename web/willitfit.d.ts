@@ -208,7 +208,7 @@ export interface EstimateResult {
   detail?: 'summary';
 }
 
-export interface EngineDefaults { quant: string; formats: string[]; [setting: string]: unknown }
+export interface EngineDefaults { quant: string; formats: string[]; name?: string; kv_types?: string[]; kv_bits_by_type?: Record<string, number>; [setting: string]: unknown }
 export interface DefaultsDocument {
   /** The page's context input: the slider's steps (1K doubling to 1M) and the presets beside it. */
   context_input: { steps: number[]; presets: number[] };

@@ -5,6 +5,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/estimate/request.hpp"
 #include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 
 namespace wif {
 
@@ -175,6 +176,23 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   json mlx = engine("mlx");
   mlx.update({{"kv_bits", 0}, {"kv_group_size", 64}, {"kv_step", 256}, {"prefill_step", 2048},
               {"backends", {"metal"}}});
+  // The caches a page offers mlx-lm (--kv-bits at the default group of 64): 16-bit and the two
+  // widths llama.cpp's page offers too, 8 and 4 bits, each type with the kv_bits it is sent as;
+  // only 16-bit for a model with sliding-window layers, whose cache mlx-lm cannot quantize
+  // (mlx_lm/models/cache.py RotatingKVCache.to_quantized raises; estimate.cpp refuses it).
+  {
+    const bool sliding = arch && std::any_of(arch->layers.begin(), arch->layers.end(),
+                                             [](const LayerSpec& l) { return l.attn == AttnKind::Sliding && !l.is_mtp; });
+    json types = json::array(), bits = json::object();
+    for (int b : {0, 8, 4}) {
+      if (b > 0 && sliding) continue;
+      const std::string t = mlx_kv_cache_type(b, 64);
+      types.push_back(t);
+      bits[t] = b;
+    }
+    mlx["kv_types"] = types;
+    mlx["kv_bits_by_type"] = bits;
+  }
   json sglang = engine("sglang");
   sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                  {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
