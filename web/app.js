@@ -373,8 +373,21 @@ function updateTabs() {
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
 }
 
+/**
+ * The language the page's fixed strings are in: a prerendered page (data-query) comes with them
+ * drawn in its own, and the views' texts drawn over some of them (the tabs named for the model and
+ * the device, headings naming the setup). Writing them again on take-over put the generic words
+ * back until the views redrew theirs: the header and everything under it moved (a layout shift of
+ * about 1.0 at 1280 px). So the take-over leaves them; later changes (another view, another
+ * language) write them as before.
+ */
+let stringsLang = document.documentElement.dataset.query ? document.documentElement.lang : '';
+function applyPageStrings() {
+  if (state.lang !== stringsLang) applyStrings(state.lang);
+}
+
 function applyLang() {
-  applyStrings(state.lang);
+  applyPageStrings();
   for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
   fillExamples();
   fillRam();
@@ -434,13 +447,14 @@ function fillCatalogSelects() {
 async function init() {
   defineSnapshot();
   readUrl();
-  applyStrings(state.lang);
+  applyPageStrings();
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
   store.load();
   await Promise.all([catalog.load(), loadPages()]);
   readUrl();   // again: a missing key now means the core's default
   fillCatalogSelects();
   applyLang();
+  stringsLang = '';   // taken over: from now on every change writes the strings
   // Ids and code-like pieces stay whole on a line (no "Llama-3.1-8B-" / "Instruct"): the page's
   // own markup once here; what the views and the strings draw, as they draw it (dom.js h, text,
   // setText), with no watching of the page for changes.

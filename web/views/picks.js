@@ -62,6 +62,9 @@ function detailText(it, now, L, res) {
   return parts.join(' · ');
 }
 
+/** What the line under the verdict was drawn for: the request and the language. */
+export const fixKey = () => `${state.lang} ${JSON.stringify(request())}`;
+
 /**
  * "Make it fit": the core's ranked list of single changes for the current request.
  * @param {any} r the current estimate @param {() => boolean} alive
@@ -75,6 +78,12 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
+  // The line under the verdict is this request's (renderMain keeps it while the request is the
+  // same: a prerendered page taken over keeps its box, with no shift); put away here and shown
+  // again below in the same task where it applies, so nothing moves in between.
+  const fix = byId('verdict-fix');
+  fix.hidden = true;
+  fix.dataset.for = fixKey();
   // A setup that already fits has nothing to change: the section is not shown (the verdict above
   // says it fits), rather than a heading over "nothing to change".
   const fits = r.verdict === 'fits' || r.verdict === 'tight';
