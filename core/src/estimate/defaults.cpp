@@ -135,6 +135,29 @@ nlohmann::json ram_input() {
   return {{"choices", choices}, {"device_page", device}};
 }
 
+// The welcome's examples: a stated rule, not a popularity claim. One setup of each kind the page
+// estimates, each a catalog model and device: a model whole on one consumer GPU, on a Mac, on a
+// unified-memory PC, on several GPUs, with experts in system RAM, and a server engine on a
+// datacenter node. The first is what the welcome opens on (its `model` and `hardware`);
+// tests/defaults_test.cpp checks each is in the catalog and answers as its kind says.
+nlohmann::json welcome_json() {
+  using nlohmann::json;
+  struct Ex { const char* kind; const char* model; const char* quant; const char* hw; int count; double ram; const char* engine; };
+  static constexpr Ex kExamples[] = {
+      {"one_gpu", "Qwen/Qwen3-30B-A3B", "Q4_K_M", "nvidia-rtx-4090", 1, 0, "llama.cpp"},
+      {"mac", "zai-org/GLM-4.5-Air", "Q4_K_M", "apple-m3-ultra-80c-gpu-512gb", 1, 0, "llama.cpp"},
+      {"unified_pc", "openai/gpt-oss-120b", "MXFP4", "amd-ryzen-ai-max-plus-395-128gb", 1, 0, "llama.cpp"},
+      {"several_gpus", "meta-llama/Llama-3.3-70B-Instruct", "Q4_K_M", "nvidia-rtx-3090", 2, 0, "llama.cpp"},
+      {"ram_offload", "zai-org/GLM-4.5-Air", "Q4_K_M", "nvidia-rtx-4090", 1, 64, "llama.cpp"},
+      {"server", "deepseek-ai/DeepSeek-V3-0324", "FP8", "nvidia-h200-sxm", 8, 0, "vllm"},
+  };
+  json list = json::array();
+  for (const Ex& e : kExamples)
+    list.push_back({{"kind", e.kind}, {"model", e.model}, {"quant", e.quant}, {"hardware", e.hw},
+                    {"count", e.count}, {"ram_gib", e.ram}, {"engine", e.engine}});
+  return {{"rule", "one_per_kind"}, {"model", kExamples[0].model}, {"hardware", kExamples[0].hw}, {"examples", list}};
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -227,6 +250,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"reference_device", {{"id", d::kReferenceDevice}, {"code", d::kReferenceDeviceCode}}},
       {"limit_formats", {{"high", d::kLimitQuantHigh}, {"smallest", d::kLimitQuantSmallest}}},
       {"ram_input", ram_input()},
+      {"welcome", welcome_json()},
   };
 }
 

@@ -3,7 +3,7 @@
 export default {
   hero_title: '这个大模型能在你的硬件上运行吗？',
   hero_lead: '选硬件，选模型：内存、能否装下和速度，都在你的浏览器里根据模型自身的张量形状算出。',
-  hero_examples: '常见配置：',
+  hero_examples: '每类配置各一例：',
   setup_change: '修改', hw_search_ph: '搜索：RTX 4090、M4 Max…',
   hw_search_hint: '输入产品或芯片名称搜索，或在下面的列表中选择。',
   copy_named: '复制 {0}',
