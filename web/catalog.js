@@ -82,7 +82,8 @@ export function request(over = {}) {
     delete r.kv_type;
     const bits = defaults?.engines?.mlx?.kv_bits_by_type?.[v.kv];
     if (typeof bits === 'number' && bits > 0) r.kv_bits = bits;
-  } else if (!kvChoices(v.engine).includes(v.kv) && ['vllm', 'sglang'].some((e) => kvChoices(e).includes(v.kv))) {
+  } else if (!kvChoices(v.engine).includes(v.kv) && ['vllm', 'sglang', 'mlx'].some((e) => kvChoices(e).includes(v.kv))) {
+    // Another engine's cache type (llama.cpp beside MLX's q8_g64): this engine's default.
     delete r.kv_type;
   }
   if (v.par !== defaultOf('par')) r.parallel = v.par;
