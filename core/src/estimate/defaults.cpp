@@ -146,7 +146,7 @@ nlohmann::json welcome_json() {
   static constexpr Ex kExamples[] = {
       {"one_gpu", "Qwen/Qwen3-30B-A3B", "Q4_K_M", "nvidia-rtx-4090", 1, 0, "llama.cpp"},
       {"mac", "zai-org/GLM-4.5-Air", "Q4_K_M", "apple-m3-ultra-80c-gpu-512gb", 1, 0, "llama.cpp"},
-      {"unified_pc", "openai/gpt-oss-120b", "MXFP4", "amd-ryzen-ai-max-plus-395-128gb", 1, 0, "llama.cpp"},
+      {"unified_pc", "openai/gpt-oss-120b", "MXFP4_MOE", "amd-ryzen-ai-max-plus-395-128gb", 1, 0, "llama.cpp"},
       {"several_gpus", "meta-llama/Llama-3.3-70B-Instruct", "Q4_K_M", "nvidia-rtx-3090", 2, 0, "llama.cpp"},
       {"ram_offload", "zai-org/GLM-4.5-Air", "Q4_K_M", "nvidia-rtx-4090", 1, 64, "llama.cpp"},
       {"server", "deepseek-ai/DeepSeek-V3-0324", "FP8", "nvidia-h200-sxm", 8, 0, "vllm"},
