@@ -101,7 +101,9 @@ export async function renderMakeItFit(r, alive) {
   // device that does, as one more entry of the list (its figures from the core's smallest_device).
   const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
   const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
-    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
+    // A comfortable fit is named as one: the core passes a smaller device the request only just
+    // fits (tight) when a larger one holds it with room to spare (solve_hardware.cpp).
+    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T(dev.verdict === 'fits' ? 'fix_device_fits' : 'fix_device', { dev: deviceText(dev, L) })), h('br'),
     // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
     h('span', { class: 'note' }, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
       T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)].join(' · '))) : null;
