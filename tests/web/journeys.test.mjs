@@ -231,6 +231,9 @@ test('journey: phone width, the answer and its figures come first and the form f
   const v = await page.locator('#verdict').boundingBox();
   assert.ok(v && v.y < 500, `the verdict starts ${v && v.y} px down`);
   assert.match(await page.textContent('#setup-line'), /GLM-4\.5 Air · Q4_K_M · 8K/);
+  // The line takes the summary's width under its heading (beside it, it had a column a word wide).
+  const line = await page.locator('#setup-line').boundingBox(), head = await page.locator('#setup-summary h2').boundingBox();
+  assert.ok(line && head && line.y > head.y && line.height < 50, `the setup line is ${JSON.stringify(line)} under the heading at ${JSON.stringify(head)}`);
   await page.click('#setup-summary');
   assert.equal(await page.evaluate(() => document.querySelector('#setup-box').open), true);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), false);
