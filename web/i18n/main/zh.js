@@ -56,7 +56,7 @@ export default {
   err_gguf_too_large: 'GGUF 头超出本页面的读取上限（{path}）。',
   err_json_too_deep: '文件嵌套过深，无法读取（{path}）。',
   err_json_too_large: '文件过大，无法读取（{path}）。',
-  imported_name: '{arch}（{params} 参数，导入）',
+  imported_name: '{arch}（{params}参数，导入）',
   quant_from_file: 'GGUF 文件决定了格式：{0}。',
   cost_from_tps: '依据 {tps}（我们的生成速度估算）',
   cost_from_power: '满载 {power} W，电价每千瓦时 {price}（{market}，{period}）',
