@@ -1,6 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <set>
 
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
@@ -558,6 +559,36 @@ TEST_CASE("the defaults name the model page's reference device and the RAM choic
 
 // Issue 16: the order of a list of devices to run a model on (the page sorted it itself): the
 // core's "order", smallest memory first, a known price before an unknown one, none for a CPU.
+TEST_CASE("the welcome's examples are one setup of each kind, each answering as its kind says; the first opens the page", "[estimate][defaults]") {
+  const json w = json::parse(api_defaults(cat(), "{}")).at("welcome");
+  CHECK(w.at("rule") == "one_per_kind");
+  const json& ex = w.at("examples");
+  REQUIRE(ex.size() >= 5);
+  CHECK(w.at("model") == ex.at(0).at("model"));
+  CHECK(w.at("hardware") == ex.at(0).at("hardware"));
+  std::set<std::string> kinds;
+  for (const json& e : ex) {
+    const std::string kind = e.at("kind");
+    CAPTURE(kind);
+    CHECK(kinds.insert(kind).second);  // one of each
+    json q = {{"model", e.at("model")}, {"quant", e.at("quant")}, {"hardware", e.at("hardware")}, {"count", e.at("count")},
+              {"ram_gib", e.at("ram_gib")}, {"engine", e.at("engine")}, {"detail", "summary"}};
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    CHECK(r.at("quant").at("id") == e.at("quant"));  // the format is the one shown, not replaced
+    const std::string run = r.at("run_state");
+    if (kind == "ram_offload") CHECK(run == "runs_offloaded");
+    else CHECK(run == "runs");
+    const std::string hk = r.at("hardware").at("kind");
+    if (kind == "one_gpu") CHECK((hk == "gpu" && e.at("count") == 1));
+    if (kind == "mac") CHECK(hk == "apple");
+    if (kind == "unified_pc") CHECK(hk == "unified");
+    if (kind == "several_gpus" || kind == "server") CHECK(e.at("count").get<int>() > 1);
+    if (kind == "server") CHECK(e.at("engine") != "llama.cpp");
+    else CHECK(e.at("engine") == "llama.cpp");
+  }
+}
+
 TEST_CASE("the hardware list orders the accelerators by memory, then price", "[estimate][defaults]") {
   const json list = json::parse(api_list(cat(), "hardware"))["hardware"];
   std::vector<const json*> acc;

@@ -84,8 +84,42 @@ TEST_CASE("mlx-lm's cache grows in steps of 256 tokens; a quantized cache adds a
   CHECK(mlx_kv_cache(a, 1000).total_bytes == per * 1024);
   CHECK(mlx_kv_cache(a, 1024).total_bytes == per * 1024);
   CHECK(mlx_kv_cache(a, 1025).total_bytes == per * 1280);
-  CHECK(mlx_kv_cache(a, 1024, 8).total_bytes == per * 1024 * 17 / 32);   // (8 + 32/64) / 16
-  CHECK(mlx_kv_cache(a, 1024, 4, 32).total_bytes == per * 1024 * 5 / 16); // (4 + 32/32) / 16
+  // QuantizedKVCache's rows by hand (a row of 128: 128 / (32 / bits) uint32 words, and a 2-byte
+  // scale and bias per group), 32 layers x (K + V) x 8 heads of them per token:
+  //   8 bits, group 64: 32 words (128 B) + 2 groups x 4 B = 136 B -> 69,632 B per token;
+  //   4 bits, group 32: 16 words (64 B) + 4 groups x 4 B = 80 B -> 40,960 B;
+  //   6 bits, group 64: 32 // 6 = 5 elements a word, 25 words (100 B) + 8 B = 108 B -> 55,296 B
+  //   (not 6 / 8 of 128 = 96 B: the allocation rounds the packing down to whole elements a word).
+  const auto q8 = mlx_kv_cache(a, 1000, 8);
+  CHECK(q8.bytes_per_token_full == 69632);
+  CHECK(q8.total_bytes == 69632ull * 1024);
+  CHECK(mlx_kv_cache(a, 1024, 4, 32).total_bytes == 40960ull * 1024);
+  CHECK(mlx_kv_cache(a, 1024, 6).total_bytes == 55296ull * 1024);
+  CHECK(mlx_kv_cache_type(8, 64) == "q8_g64");
+  CHECK(mlx_kv_cache_type(0, 64) == "f16");
+}
+
+TEST_CASE("an MLX estimate with a quantized cache states its type and bytes; a sliding-window model refuses one", "[mlx]") {
+  json q = {{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "apple-m3-max-40c-gpu-64gb"}, {"engine", "mlx"},
+            {"context", 8192}, {"kv_bits", 8}, {"kv_type", "q4_0"}};  // a llama.cpp type means nothing to mlx-lm
+  const json m = estimate(q);
+  REQUIRE_FALSE(m.contains("error"));
+  CHECK(m.at("memory").at("kv").at("cache_type") == "q8_g64");
+  CHECK(m.at("settings").at("kv_type_k") == "Q8_G64");
+  CHECK(m.at("memory").at("kv").at("bytes_per_token") == 69632);
+  CHECK(m.at("memory").at("kv_cache_bytes") == 69632ull * 8192);
+  q.erase("kv_bits");
+  CHECK(estimate(q).at("memory").at("kv").at("cache_type") == "f16");
+  const json g = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "apple-m3-max-40c-gpu-64gb"}, {"engine", "mlx"}, {"kv_bits", 4}});
+  REQUIRE(g.contains("error"));
+  CHECK(g.at("error").at("code") == "bad_value");
+  CHECK(g.at("error").at("path") == "kv_bits");
+  // The page's choices follow: 8 and 4 bits for Llama, none for Gemma 3.
+  const json dl = json::parse(api_defaults(cat(), R"({"model":"meta-llama/Llama-3.1-8B-Instruct"})")).at("engines").at("mlx");
+  CHECK(dl.at("kv_types") == json::array({"f16", "q8_g64", "q4_g64"}));
+  CHECK(dl.at("kv_bits_by_type").at("q4_g64") == 4);
+  const json dg = json::parse(api_defaults(cat(), R"({"model":"google/gemma-3-27b-it"})")).at("engines").at("mlx");
+  CHECK(dg.at("kv_types") == json::array({"f16"}));
 }
 
 TEST_CASE("an MLX estimate is held to the Metal working set, the cap llama.cpp on Metal uses", "[mlx]") {

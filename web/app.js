@@ -23,17 +23,6 @@ import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
 import { resetElectricity } from './views/cost.js';
 
-/** Popular setups on the welcome: [model, quant, hardware, count, RAM GB, engine]. */
-const EXAMPLES = /** @type {[string, string, string, number, number, string][]} */ ([
-  ['Qwen/Qwen3-30B-A3B', 'Q4_K_M', 'nvidia-rtx-4090', 1, 0, 'llama.cpp'],
-  ['zai-org/GLM-4.5-Air', 'Q4_K_M', 'apple-m3-ultra-80c-gpu-512gb', 1, 0, 'llama.cpp'],
-  ['openai/gpt-oss-120b', 'MXFP4', 'amd-ryzen-ai-max-plus-395-128gb', 1, 0, 'llama.cpp'],
-  ['meta-llama/Llama-3.3-70B-Instruct', 'Q4_K_M', 'nvidia-rtx-3090', 2, 0, 'llama.cpp'],
-  ['zai-org/GLM-4.5-Air', 'Q4_K_M', 'nvidia-rtx-4090', 1, 64, 'llama.cpp'],
-  ['openai/gpt-oss-20b', 'MXFP4', 'apple-m4-max-40c-gpu-128gb', 1, 0, 'llama.cpp'],
-  ['deepseek-ai/DeepSeek-V3-0324', 'FP8', 'nvidia-h200-sxm', 8, 0, 'vllm'],
-]);
-
 /** The context slider's steps and the presets beside it: the core's defaults (context_input). @returns {number[]} */
 const contexts = () => catalog.defaults?.context_input?.steps ?? [defaultOf('ctx')];
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -117,7 +106,7 @@ function syncForm() {
   // A llama.cpp type a link states beyond those (q5_1) is offered too: the form shows what was computed.
   const offered = catalog.kvChoices(state.engine);
   const server = state.engine === 'vllm' || state.engine === 'sglang';
-  const kvs = offered.includes(state.kv) || server || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
+  const kvs = offered.includes(state.kv) || server || state.engine === 'mlx' || !state.kv || ['vllm', 'sglang'].some((e) => catalog.kvChoices(e).includes(state.kv)) ? offered : [...offered, state.kv];
   fillSelect(byId('kv'), kvs.map((k) => ({ value: k, label: k })));
   byId('kv').value = kvs.includes(state.kv) ? state.kv : kvs[0];
   byId('count').value = String(state.count);
@@ -349,15 +338,17 @@ function showError(e) {
   setText(byId('verdict-text'), T('error'));
 }
 
-/** The welcome's popular setups, each a link to its view. */
+/** The welcome's examples, each a link to its view. */
 function fillExamples() {
   const box = byId('examples');
   if (!catalog.models.length) return;
-  fill('examples', EXAMPLES.map(([model, quant, hw, count, ram, engine]) => {
+  // The core's examples (defaults.welcome: one setup of each kind), each a link to its view.
+  const examples = /** @type {{model: string, quant: string, hardware: string, count: number, ram_gib: number, engine: string}[]} */ (catalog.defaults?.welcome?.examples ?? []);
+  fill('examples', examples.map(({ model, quant, hardware: hw, count, ram_gib: ram, engine }) => {
     const mi = catalog.modelInfo(model);
     const di = catalog.deviceInfo(hw);
     if (!mi || !di) return null;
-    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gib(ram * 1024 ** 3, state.lang, 0)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${engine === 'vllm' ? 'vLLM' : 'SGLang'}` : ''}`;
+    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gib(ram * 1024 ** 3, state.lang, 0)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${catalog.defaults?.engines?.[engine]?.name ?? engine}` : ''}`;
     return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
   }));
   box.hidden = false;
@@ -373,8 +364,21 @@ function updateTabs() {
   byId('tab-device').textContent = catalog.deviceInfo(state.hw) && !catalog.deviceInfo(state.hw)?.custom ? T('tab_named', { tab: T('tab_device'), name: hardwareOption(catalog.deviceInfo(state.hw)) }) : T('tab_device');
 }
 
+/**
+ * The language the page's fixed strings are in: a prerendered page (data-query) comes with them
+ * drawn in its own, and the views' texts drawn over some of them (the tabs named for the model and
+ * the device, headings naming the setup). Writing them again on take-over put the generic words
+ * back until the views redrew theirs: the header and everything under it moved (a layout shift of
+ * about 1.0 at 1280 px). So the take-over leaves them; later changes (another view, another
+ * language) write them as before.
+ */
+let stringsLang = document.documentElement.dataset.query ? document.documentElement.lang : '';
+function applyPageStrings() {
+  if (state.lang !== stringsLang) applyStrings(state.lang);
+}
+
 function applyLang() {
-  applyStrings(state.lang);
+  applyPageStrings();
   for (const el of document.querySelectorAll('[data-i18n-ph]')) el.setAttribute('placeholder', T(/** @type {HTMLElement} */ (el).dataset.i18nPh || ''));
   fillExamples();
   fillRam();
@@ -434,13 +438,14 @@ function fillCatalogSelects() {
 async function init() {
   defineSnapshot();
   readUrl();
-  applyStrings(state.lang);
+  applyPageStrings();
   try { setTheme(localStorage.getItem('willitfit.theme')); } catch { /* storage off */ }
   store.load();
   await Promise.all([catalog.load(), loadPages()]);
   readUrl();   // again: a missing key now means the core's default
   fillCatalogSelects();
   applyLang();
+  stringsLang = '';   // taken over: from now on every change writes the strings
   // Ids and code-like pieces stay whole on a line (no "Llama-3.1-8B-" / "Instruct"): the page's
   // own markup once here; what the views and the strings draw, as they draw it (dom.js h, text,
   // setText), with no watching of the page for changes.

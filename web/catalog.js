@@ -77,7 +77,13 @@ export function request(over = {}) {
   if (server) {
     delete r.kv_type;
     if (kvChoices(v.engine).includes(v.kv) && v.kv !== defaults.engines[v.engine]?.kv_cache_dtype) r.kv_cache_dtype = v.kv;
-  } else if (!kvChoices(v.engine).includes(v.kv) && ['vllm', 'sglang'].some((e) => kvChoices(e).includes(v.kv))) {
+  } else if (v.engine === 'mlx') {
+    // mlx-lm's cache is --kv-bits, not a llama.cpp type: the core's type → kv_bits table.
+    delete r.kv_type;
+    const bits = defaults?.engines?.mlx?.kv_bits_by_type?.[v.kv];
+    if (typeof bits === 'number' && bits > 0) r.kv_bits = bits;
+  } else if (!kvChoices(v.engine).includes(v.kv) && ['vllm', 'sglang', 'mlx'].some((e) => kvChoices(e).includes(v.kv))) {
+    // Another engine's cache type (llama.cpp beside MLX's q8_g64): this engine's default.
     delete r.kv_type;
   }
   if (v.par !== defaultOf('par')) r.parallel = v.par;
@@ -95,7 +101,7 @@ export function request(over = {}) {
  */
 export function kvChoices(engine) {
   const e = defaults?.engines?.[engine];
-  const list = e?.kv_cache_dtypes ?? defaults?.engines?.['llama.cpp']?.kv_types;
+  const list = e?.kv_cache_dtypes ?? e?.kv_types ?? defaults?.engines?.['llama.cpp']?.kv_types;
   return Array.isArray(list) ? list.map(String) : [];
 }
 

@@ -15,11 +15,11 @@ export let MARKETS = /** @type {string[]} */ ([]);
 export const state = {
   view: 'main',
   lang: 'en',
-  /** The welcome's model and device: the page's own choice of an example that runs. */
-  model: 'Qwen/Qwen3-30B-A3B',
-  hw: 'nvidia-rtx-4090',
-  // The rest hold no value of their own: setDefaults fills them from the core's defaults at
-  // start, before any view runs (the empty values here are never sent).
+  // None holds a value of its own: setDefaults fills them from the core's defaults at start,
+  // before any view runs (the empty values here are never sent); the model and the device are
+  // the welcome's (the core's welcome: its first example).
+  model: '',
+  hw: '',
   quant: '',
   ctx: 0,
   kv: '',
@@ -51,6 +51,7 @@ export function setDefaults(d, markets = /** @type {any[]} */ ([])) {
   MARKETS = markets.map((m) => m.id);
   const llama = d.engines['llama.cpp'];
   Object.assign(DEFAULTS, {
+    model: d.welcome.model, hw: d.welcome.hardware,
     quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
     ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
     market: d.cost.market, images: d.estimate.images,

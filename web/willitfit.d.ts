@@ -208,7 +208,7 @@ export interface EstimateResult {
   detail?: 'summary';
 }
 
-export interface EngineDefaults { quant: string; formats: string[]; [setting: string]: unknown }
+export interface EngineDefaults { quant: string; formats: string[]; name?: string; kv_types?: string[]; kv_bits_by_type?: Record<string, number>; [setting: string]: unknown }
 export interface DefaultsDocument {
   /** The page's context input: the slider's steps (1K doubling to 1M) and the presets beside it. */
   context_input: { steps: number[]; presets: number[] };
@@ -224,6 +224,12 @@ export interface DefaultsDocument {
   cost: { market: string; hours_per_day: number; amortization_months: number; months: number; concurrency: number; [k: string]: unknown };
   training: { method: 'full' | 'lora' | 'qlora'; optimizer: string; seq: number; batch: number; lora_rank: number; seq_choices: number[]; [k: string]: unknown };
   solve: { min_context: number; max_count: number; min_decode_tps: number; [k: string]: unknown };
+  /** The welcome: one example setup of each kind (rule one_per_kind); the first is what it opens on. */
+  welcome: { rule: 'one_per_kind'; model: string; hardware: string; examples: WelcomeExample[] };
+}
+export interface WelcomeExample {
+  kind: 'one_gpu' | 'mac' | 'unified_pc' | 'several_gpus' | 'ram_offload' | 'server';
+  model: string; quant: string; hardware: string; count: number; ram_gib: number; engine: Engine;
 }
 
 /** A model's topology as codes (the page words it per language; `topology` is the CLI's English). */

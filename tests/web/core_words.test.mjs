@@ -108,7 +108,9 @@ test('"Make it fit" on a device where nothing works offers the smallest device, 
   const dev = await page.$eval('#fit-list li[data-field="device"]', (li) => ({ id: li.dataset.device, text: li.textContent, href: li.querySelector('a')?.getAttribute('href') || '' }));
   const sd = core('solve', { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q4_K_M', context: 8192, solve: 'smallest_device' });
   assert.equal(dev.id, sd.device.id);
-  assert.match(dev.text, /the smallest device that runs it/);
+  // A comfortable fit says so: the core passes a smaller device that runs it only tight (the
+  // picks name one, a 64 GB Mac at 7 tok/s), so "the smallest device that runs it" alone was untrue.
+  assert.match(dev.text, sd.device.verdict === 'fits' ? /the smallest device that runs it with room to spare/ : /the smallest device that runs it(?! with)/);
   assert.match(dev.href, new RegExp(`hw=${sd.device.id}`));
   await page.waitForSelector('#verdict-fix:not([hidden])');
   const fix = await page.textContent('#verdict-fix');

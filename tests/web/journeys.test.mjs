@@ -170,9 +170,15 @@ const JOURNEYS = [
   { name: 'Chinese, offload', url: '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&lang=zh', q: { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, 'ram-gib': 64 } },
   // A Mac: MLX's own estimate, and llama.cpp beside it with the format of like size (the core's
   // engine_compare), every figure the CLI's for that engine and format.
-  { name: 'MLX on a Mac, llama.cpp side by side', url: '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 8192 }, opts: { bypassCSP: true },
+  // Its quantized cache (--kv-bits 8): the page sends the core's type as kv_bits and states the
+  // type the figures are at, not llama.cpp's f16.
+  { name: 'MLX on a Mac with an 8-bit cache, llama.cpp side by side', url: '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&kv=q8_g64&lang=en', q: { model: 'Qwen/Qwen3-30B-A3B', hardware: 'apple-m4-max-40c-gpu-128gb', engine: 'mlx', context: 8192, 'kv-bits': 8 }, opts: { bypassCSP: true },
     extra: async (/** @type {any} */ page, /** @type {any} */ doc) => {
       assert.equal(doc.quant.id, 'MLX-4bit');
+      assert.equal(doc.memory.kv.cache_type, 'q8_g64');
+      assert.equal(await page.inputValue('#kv'), 'q8_g64');
+      assert.match(await page.textContent('#c-topology'), /· q8_g64/);
+      assert.equal(await page.getAttribute('#c-kvtok', 'data-bytes'), String(doc.memory.kv.bytes_per_token));
       assert.equal(doc.speed.decode_label, 'mlx_fitted');
       assert.match(await page.textContent('#speed-basis'), /MLX: fitted on \d+ published mlx-lm runs/);
       await page.waitForSelector('#plug-engines:not([hidden]) #engines-table table');
@@ -196,6 +202,7 @@ const JOURNEYS = [
       assert.deepEqual(await page.$$eval('#engines-table thead th', (xs) => xs.map((x) => x.textContent)), ['Engine', 'llama.cpp', 'MLX']);
       // The launch commands lead with MLX's.
       assert.match(await page.textContent('#commands'), /mlx_lm\.convert --hf-path Qwen\/Qwen3-30B-A3B -q --q-bits 4 --q-group-size 64/);
+      assert.match(await page.textContent('#commands'), /--kv-bits 8 --kv-group-size 64/);
       assert.deepEqual(await axeProblems(page), []);
     } },
   { name: 'French vLLM', url: '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&lang=fr', q: { model: 'deepseek-ai/DeepSeek-V3-0324', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 8192 } },
@@ -224,6 +231,9 @@ test('journey: phone width, the answer and its figures come first and the form f
   const v = await page.locator('#verdict').boundingBox();
   assert.ok(v && v.y < 500, `the verdict starts ${v && v.y} px down`);
   assert.match(await page.textContent('#setup-line'), /GLM-4\.5 Air · Q4_K_M · 8K/);
+  // The line takes the summary's width under its heading (beside it, it had a column a word wide).
+  const line = await page.locator('#setup-line').boundingBox(), head = await page.locator('#setup-summary h2').boundingBox();
+  assert.ok(line && head && line.y > head.y && line.height < 50, `the setup line is ${JSON.stringify(line)} under the heading at ${JSON.stringify(head)}`);
   await page.click('#setup-summary');
   assert.equal(await page.evaluate(() => document.querySelector('#setup-box').open), true);
   assert.equal(await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1), false);

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 
-import { axeProblems, open, setup } from './helpers.mjs';
+import { axeProblems, core, open, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -35,7 +35,7 @@ test('at 390 px the popular setups scroll sideways with a faded edge where more 
   await page.waitForSelector('#examples li');
   const cue = () => page.$eval('#examples', (ul) => ({ more: ul.dataset.more, scrolls: ul.scrollWidth > ul.clientWidth + 1, mask: getComputedStyle(ul).maskImage || getComputedStyle(ul).webkitMaskImage }));
   const start = await cue();
-  assert.equal(start.scrolls, true, 'seven setups do not fit a phone: the test needs the strip to scroll');
+  assert.equal(start.scrolls, true, 'the setups do not fit a phone: the test needs the strip to scroll');
   assert.equal(start.more, 'end');
   assert.match(start.mask, /gradient/);
   // The second setup, partly shown, comes into view when the keyboard reaches it (its start, and
@@ -49,6 +49,10 @@ test('at 390 px the popular setups scroll sideways with a faded edge where more 
   });
   // The last setup, reached by the keyboard, scrolls into view; the strip then fades its start only.
   const n = await page.$$eval('#examples a', (as) => as.length);
+  // The setups are the core's (defaults.welcome: one of each kind), the first the one the page opens on.
+  const welcome = core('defaults', {}).welcome;
+  assert.equal(n, welcome.examples.length);
+  assert.equal(await page.$eval('#model', (e) => /** @type {HTMLInputElement} */ (e).value), welcome.model);
   await page.focus('#examples li:first-child a');
   for (let i = 1; i < n; i++) await page.keyboard.press('Tab');
   assert.equal(await page.evaluate(() => document.activeElement?.closest('li') === document.querySelector('#examples li:last-child')), true);

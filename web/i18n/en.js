@@ -87,6 +87,7 @@ export default {
   fix_count: 'Use {n} of these devices', fix_count_price: 'Use {n} of these devices ({price} more)',
   fix_saved: 'saves {0}', fix_total: '{total} of {usable}', fix_quality: '{0} % perplexity',
   fix_device: "Use {dev}, the smallest device that runs it",
+  fix_device_fits: "Use {dev}, the smallest device that runs it with room to spare",
   picks: 'Hardware picks', picks_title: 'Hardware picks for {model} {quant} at {ctx}',
   pick_best_single_gpu: 'Best single GPU', pick_best_value: 'Best value', pick_unified_memory: 'Unified memory', pick_cheapest_cloud: 'Cheapest cloud per hour',
   pick_none: 'Nothing in the catalog qualifies.', pick_per_hour: '{0} per hour',

@@ -87,6 +87,7 @@ export default {
   fix_count: 'Usa {n} de estos equipos', fix_count_price: 'Usa {n} de estos equipos ({price} más)',
   fix_saved: 'ahorra {0}', fix_total: '{total} de {usable}', fix_quality: '{0} % de perplejidad',
   fix_device: "Usa {dev}, el dispositivo más pequeño que lo ejecuta",
+  fix_device_fits: "Usa {dev}, el dispositivo más pequeño que lo ejecuta con margen",
   picks: 'Equipos recomendados', picks_title: 'Equipos recomendados para {model} {quant} con {ctx}',
   pick_best_single_gpu: 'Mejor GPU única', pick_best_value: 'Mejor relación calidad-precio', pick_unified_memory: 'Memoria unificada', pick_cheapest_cloud: 'Nube más barata por hora',
   pick_none: 'Nada en el catálogo cumple.', pick_per_hour: '{0} por hora',

@@ -87,6 +87,7 @@ export default {
   fix_count: 'Utilisez {n} de ces appareils', fix_count_price: 'Utilisez {n} de ces appareils ({price} de plus)',
   fix_saved: 'économise {0}', fix_total: '{total} sur {usable}', fix_quality: '{0} % de perplexité',
   fix_device: "Utilisez {dev}, le plus petit appareil qui le fait tourner",
+  fix_device_fits: "Utilisez {dev}, le plus petit appareil qui le fait tourner avec de la marge",
   picks: 'Matériel conseillé', picks_title: 'Matériel conseillé pour {model} {quant} à {ctx}',
   pick_best_single_gpu: 'Meilleur GPU seul', pick_best_value: 'Meilleur rapport qualité-prix', pick_unified_memory: 'Mémoire unifiée', pick_cheapest_cloud: 'Location la moins chère à l’heure',
   pick_none: 'Rien dans le catalogue ne convient.', pick_per_hour: '{0} par heure',

@@ -87,6 +87,7 @@ export default {
   fix_count: '使用 {n} 台这样的设备', fix_count_price: '使用 {n} 台这样的设备（多花 {price}）',
   fix_saved: '节省 {0}', fix_total: '{total} / {usable}', fix_quality: '困惑度 {0}%',
   fix_device: "改用 {dev}：能运行它的最小设备",
+  fix_device_fits: "改用 {dev}：能宽裕运行它的最小设备",
   picks: '硬件推荐', picks_title: '{model} {quant}（{ctx} 上下文）的硬件推荐',
   pick_best_single_gpu: '最佳单卡', pick_best_value: '最高性价比', pick_unified_memory: '统一内存', pick_cheapest_cloud: '每小时最便宜的云',
   pick_none: '目录中没有符合条件的。', pick_per_hour: '每小时 {0}',

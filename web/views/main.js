@@ -13,7 +13,7 @@ import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '..
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
-import { renderMakeItFit, renderPicks } from './picks.js';
+import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
 import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
@@ -42,6 +42,7 @@ export function serverOf(r) {
 export function clearExtras() {
   byId('view-main').dataset.failed = 'true';
   for (const id of ['plug-speed', 'serve-cards', 'plan', 'verdict-fix']) byId(id).hidden = true;
+  delete byId('verdict-fix').dataset.for;
   // The folded form's line still says what was asked (there is no result to name it).
   const mi = modelInfo(state.model), d = deviceInfo(state.hw);
   const hw = d ? hwName({ hardware: { ...d, count: state.count } }) : state.hw;
@@ -70,8 +71,9 @@ export function renderMain(r) {
     ...(dem ? { seqs, engine: engineName(r.settings.engine), reserved: gib(m.reserved_bytes, L), pool: num(dem.pool_sequences, L) } : {}),
   }));
   // An architecture the core does not model exactly, estimated as a standard decoder: say so.
-  // Filled by "make it fit" (picks.js) for this request only.
-  fill('verdict-fix').hidden = true;
+  // Filled by "make it fit" (picks.js) for this request only: kept while the request is the one
+  // it was drawn for (a prerendered page the app takes over: the same box, nothing moves).
+  if (byId('verdict-fix').dataset.for !== fixKey()) fill('verdict-fix').hidden = true;
   const approx = byId('approx-note');
   approx.hidden = !r.model.approximate;
   setText(approx, r.model.approximate ? T(`approx_note${r.model.approximate_code && r.model.approximate_code !== 'unsupported_model_type' ? `_${r.model.approximate_code}` : ''}`, { 0: String(r.model.model_type || '?') }) : '');

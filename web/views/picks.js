@@ -62,6 +62,9 @@ function detailText(it, now, L, res) {
   return parts.join(' · ');
 }
 
+/** What the line under the verdict was drawn for: the request and the language. */
+export const fixKey = () => `${state.lang} ${JSON.stringify(request())}`;
+
 /**
  * "Make it fit": the core's ranked list of single changes for the current request.
  * @param {any} r the current estimate @param {() => boolean} alive
@@ -75,6 +78,12 @@ export async function renderMakeItFit(r, alive) {
     res = null;  // e.g. vLLM (make_it_fit plans llama.cpp settings): say nothing rather than guess
   }
   if (!alive()) return;
+  // The line under the verdict is this request's (renderMain keeps it while the request is the
+  // same: a prerendered page taken over keeps its box, with no shift); put away here and shown
+  // again below in the same task where it applies, so nothing moves in between.
+  const fix = byId('verdict-fix');
+  fix.hidden = true;
+  fix.dataset.for = fixKey();
   // A setup that already fits has nothing to change: the section is not shown (the verdict above
   // says it fits), rather than a heading over "nothing to change".
   const fits = r.verdict === 'fits' || r.verdict === 'tight';
@@ -92,7 +101,9 @@ export async function renderMakeItFit(r, alive) {
   // device that does, as one more entry of the list (its figures from the core's smallest_device).
   const dev = res.on_device === 'nothing_runs' && res.smallest_device ? res.smallest_device : null;
   const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
-    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T('fix_device', { dev: deviceText(dev, L) })), h('br'),
+    // A comfortable fit is named as one: the core passes a smaller device the request only just
+    // fits (tight) when a larger one holds it with room to spare (solve_hardware.cpp).
+    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T(dev.verdict === 'fits' ? 'fix_device_fits' : 'fix_device', { dev: deviceText(dev, L) })), h('br'),
     // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
     h('span', { class: 'note' }, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
       T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)].join(' · '))) : null;

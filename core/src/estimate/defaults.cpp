@@ -5,6 +5,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/estimate/request.hpp"
 #include "willitfit/model/quantize.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 
 namespace wif {
 
@@ -134,6 +135,29 @@ nlohmann::json ram_input() {
   return {{"choices", choices}, {"device_page", device}};
 }
 
+// The welcome's examples: a stated rule, not a popularity claim. One setup of each kind the page
+// estimates, each a catalog model and device: a model whole on one consumer GPU, on a Mac, on a
+// unified-memory PC, on several GPUs, with experts in system RAM, and a server engine on a
+// datacenter node. The first is what the welcome opens on (its `model` and `hardware`);
+// tests/defaults_test.cpp checks each is in the catalog and answers as its kind says.
+nlohmann::json welcome_json() {
+  using nlohmann::json;
+  struct Ex { const char* kind; const char* model; const char* quant; const char* hw; int count; double ram; const char* engine; };
+  static constexpr Ex kExamples[] = {
+      {"one_gpu", "Qwen/Qwen3-30B-A3B", "Q4_K_M", "nvidia-rtx-4090", 1, 0, "llama.cpp"},
+      {"mac", "zai-org/GLM-4.5-Air", "Q4_K_M", "apple-m3-ultra-80c-gpu-512gb", 1, 0, "llama.cpp"},
+      {"unified_pc", "openai/gpt-oss-120b", "MXFP4_MOE", "amd-ryzen-ai-max-plus-395-128gb", 1, 0, "llama.cpp"},
+      {"several_gpus", "meta-llama/Llama-3.3-70B-Instruct", "Q4_K_M", "nvidia-rtx-3090", 2, 0, "llama.cpp"},
+      {"ram_offload", "zai-org/GLM-4.5-Air", "Q4_K_M", "nvidia-rtx-4090", 1, 64, "llama.cpp"},
+      {"server", "deepseek-ai/DeepSeek-V3-0324", "FP8", "nvidia-h200-sxm", 8, 0, "vllm"},
+  };
+  json list = json::array();
+  for (const Ex& e : kExamples)
+    list.push_back({{"kind", e.kind}, {"model", e.model}, {"quant", e.quant}, {"hardware", e.hw},
+                    {"count", e.count}, {"ram_gib", e.ram}, {"engine", e.engine}});
+  return {{"rule", "one_per_kind"}, {"model", kExamples[0].model}, {"hardware", kExamples[0].hw}, {"examples", list}};
+}
+
 }  // namespace
 
 nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) {
@@ -175,6 +199,23 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
   json mlx = engine("mlx");
   mlx.update({{"kv_bits", 0}, {"kv_group_size", 64}, {"kv_step", 256}, {"prefill_step", 2048},
               {"backends", {"metal"}}});
+  // The caches a page offers mlx-lm (--kv-bits at the default group of 64): 16-bit and the two
+  // widths llama.cpp's page offers too, 8 and 4 bits, each type with the kv_bits it is sent as;
+  // only 16-bit for a model with sliding-window layers, whose cache mlx-lm cannot quantize
+  // (mlx_lm/models/cache.py RotatingKVCache.to_quantized raises; estimate.cpp refuses it).
+  {
+    const bool sliding = arch && std::any_of(arch->layers.begin(), arch->layers.end(),
+                                             [](const LayerSpec& l) { return l.attn == AttnKind::Sliding && !l.is_mtp; });
+    json types = json::array(), bits = json::object();
+    for (int b : {0, 8, 4}) {
+      if (b > 0 && sliding) continue;
+      const std::string t = mlx_kv_cache_type(b, 64);
+      types.push_back(t);
+      bits[t] = b;
+    }
+    mlx["kv_types"] = types;
+    mlx["kv_bits_by_type"] = bits;
+  }
   json sglang = engine("sglang");
   sglang.update({{"mem_fraction_static", nullptr}, {"kv_cache_dtype", d::kKvCacheDtype}, {"kv_cache_dtypes", server_kv},
                  {"tensor_parallel", "count"}, {"chunked_prefill_size", nullptr}, {"max_running_requests", nullptr}});
@@ -209,6 +250,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
       {"reference_device", {{"id", d::kReferenceDevice}, {"code", d::kReferenceDeviceCode}}},
       {"limit_formats", {{"high", d::kLimitQuantHigh}, {"smallest", d::kLimitQuantSmallest}}},
       {"ram_input", ram_input()},
+      {"welcome", welcome_json()},
   };
 }
 

@@ -452,6 +452,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     const auto bits = opt_int(q, "kv_bits", "", 0, 8).value_or(0);
     if (bits == 1) throw InputError("bad_value", "kv_bits", "kv_bits is 0 (a 16-bit cache) or 2 to 8", {"0", "2", "3", "4", "5", "6", "8"});
     if (bits == 7) throw InputError("bad_value", "kv_bits", "kv_bits is 0 (a 16-bit cache) or 2 to 8", {"0", "2", "3", "4", "5", "6", "8"});
+    // mlx_lm/models/cache.py: RotatingKVCache.to_quantized raises ("RotatingKVCache Quantization
+    // NYI"), and generate.py's maybe_quantize_kv_cache calls it on every layer cache that has it:
+    // --kv-bits fails on a model with sliding-window layers.
+    if (bits > 0 && std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
+                                [](const LayerSpec& l) { return l.attn == AttnKind::Sliding && !l.is_mtp; }))
+      throw InputError("bad_value", "kv_bits", "mlx-lm cannot quantize the cache of a sliding-window layer (RotatingKVCache); use kv_bits 0", {"0"});
     r.mlx.kv_bits = static_cast<int>(bits);
     const auto group = opt_int(q, "kv_group_size", "", 32, 128).value_or(64);
     if (group != 32 && group != 64 && group != 128)

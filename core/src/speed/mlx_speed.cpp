@@ -63,20 +63,50 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
   o.mla_v_less = true;
   KvCache kv = llamacpp_kv_cache(a, o);
   if (kv_bits > 0) {
-    // QuantizedKVCache: `bits` per element plus a 16-bit scale and bias per group.
-    const double f = (static_cast<double>(kv_bits) + 32.0 / static_cast<double>(kv_group)) / 16.0;
+    // QuantizedKVCache (mlx_lm/models/cache.py) allocates, per head and cell, a row of
+    // dim / (32 / bits) uint32 words (el_per_int = 32 // bits elements each) and a scale and a
+    // bias per group of `group_size` elements in the keys' 16-bit type. maybe_quantize_kv_cache
+    // (mlx_lm/generate.py) converts every layer cache that has to_quantized: KVCache (full
+    // attention and the MLA latent); ChunkedKVCache has none and stays 16-bit; recurrent layers
+    // keep their state. RotatingKVCache.to_quantized raises, so a sliding-window model is refused
+    // before this (estimate.cpp).
+    auto qrow = [&](std::int64_t dim) {
+      const std::int64_t el_per_int = 32 / kv_bits;
+      return static_cast<std::uint64_t>(4 * (dim / el_per_int) + 2 * 2 * (dim / kv_group));
+    };
+    const std::int64_t cells = kv.n_ctx;
+    std::uint64_t per_token = 0;
+    for (std::size_t il = 0; il < a.layers.size(); ++il) {
+      const LayerSpec& L = a.layers[il];
+      if (L.is_mtp || !L.has_kv) continue;
+      std::uint64_t t = 0;
+      if (L.attn == AttnKind::MLA) t = qrow(a.mla.kv_lora_rank + a.mla.qk_rope_dim);  // the latent, K only
+      else if (L.attn == AttnKind::Full)
+        t = static_cast<std::uint64_t>(L.n_head_kv) * (qrow(L.head_dim_k) + qrow(L.head_dim_v));
+      else continue;
+      kv.per_layer[il] = t * static_cast<std::uint64_t>(cells);
+      per_token += t;
+    }
     kv.total_bytes = 0;
     for (auto& g : kv.groups) {
-      if (g.kind != "recurrent") {
-        g.bytes = static_cast<std::uint64_t>(static_cast<double>(g.bytes) * f);
-        g.bytes_per_token = static_cast<std::uint64_t>(static_cast<double>(g.bytes_per_token) * f);
+      if (g.kind == "full" || g.kind == "mla") {
+        g.bytes_per_token = 0;
+        for (std::size_t il = 0; il < a.layers.size(); ++il) {
+          const LayerSpec& L = a.layers[il];
+          const bool in = !L.is_mtp && L.has_kv && (g.kind == "mla" ? L.attn == AttnKind::MLA : L.attn == AttnKind::Full);
+          if (in) g.bytes_per_token += kv.per_layer[il] / static_cast<std::uint64_t>(cells);
+        }
+        g.bytes = g.bytes_per_token * static_cast<std::uint64_t>(cells);
       }
       kv.total_bytes += g.bytes;
     }
-    kv.bytes_per_token_full = static_cast<std::uint64_t>(static_cast<double>(kv.bytes_per_token_full) * f);
-    for (auto& b : kv.per_layer) b = static_cast<std::uint64_t>(static_cast<double>(b) * f);
+    kv.bytes_per_token_full = per_token;
   }
   return kv;
+}
+
+std::string mlx_kv_cache_type(int kv_bits, int kv_group) {
+  return kv_bits > 0 ? "q" + std::to_string(kv_bits) + "_g" + std::to_string(kv_group) : "f16";
 }
 
 std::int64_t mlx_moe_layers(const Architecture& a) {

@@ -4,7 +4,7 @@
 export default {
   hero_title: 'Will this LLM run on your hardware?',
   hero_lead: 'Pick your hardware, pick a model: memory, fit and speed, computed in your browser from the model’s own tensor shapes.',
-  hero_examples: 'Popular setups:',
+  hero_examples: 'One setup of each kind:',
   setup_change: 'Change', hw_search_ph: 'Search: RTX 4090, M4 Max…',
   hw_search_hint: 'Type a product or chip name to search, or choose from the list below.',
   copy_named: 'Copy {0}',

@@ -4,7 +4,7 @@
 export default {
   hero_title: '¿Funcionará este LLM en tu equipo?',
   hero_lead: 'Elige tu equipo, elige un modelo: memoria, encaje y velocidad, calculados en tu navegador a partir de las formas de los tensores del modelo.',
-  hero_examples: 'Configuraciones populares:',
+  hero_examples: 'Una configuración de cada tipo:',
   setup_change: 'Cambiar', hw_search_ph: 'Busca: RTX 4090, M4 Max…',
   hw_search_hint: 'Escribe el nombre de un producto o de un chip para buscar, o elige en la lista de abajo.',
   copy_named: 'Copiar {0}',

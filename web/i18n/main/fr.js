@@ -4,7 +4,7 @@
 export default {
   hero_title: 'Ce LLM tournera-t-il sur votre machine ?',
   hero_lead: 'Choisissez votre matériel, choisissez un modèle : mémoire, tenue et vitesse, calculées dans votre navigateur à partir des formes des tenseurs du modèle.',
-  hero_examples: 'Configurations courantes :',
+  hero_examples: 'Une configuration de chaque type :',
   setup_change: 'Modifier', hw_search_ph: 'Chercher : RTX 4090, M4 Max…',
   hw_search_hint: 'Tapez le nom d’un produit ou d’une puce pour chercher, ou choisissez dans la liste ci-dessous.',
   copy_named: 'Copier {0}',

@@ -3,7 +3,7 @@
 export default {
   hero_title: '这个大模型能在你的硬件上运行吗？',
   hero_lead: '选硬件，选模型：内存、能否装下和速度，都在你的浏览器里根据模型自身的张量形状算出。',
-  hero_examples: '常见配置：',
+  hero_examples: '每类配置各一例：',
   setup_change: '修改', hw_search_ph: '搜索：RTX 4090、M4 Max…',
   hw_search_hint: '输入产品或芯片名称搜索，或在下面的列表中选择。',
   copy_named: '复制 {0}',
@@ -56,7 +56,7 @@ export default {
   err_gguf_too_large: 'GGUF 头超出本页面的读取上限（{path}）。',
   err_json_too_deep: '文件嵌套过深，无法读取（{path}）。',
   err_json_too_large: '文件过大，无法读取（{path}）。',
-  imported_name: '{arch}（{params} 参数，导入）',
+  imported_name: '{arch}（{params}参数，导入）',
   quant_from_file: 'GGUF 文件决定了格式：{0}。',
   cost_from_tps: '依据 {tps}（我们的生成速度估算）',
   cost_from_power: '满载 {power} W，电价每千瓦时 {price}（{market}，{period}）',

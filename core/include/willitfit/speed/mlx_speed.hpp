@@ -5,8 +5,10 @@
 //    (update_and_fetch rounds each growth up to a multiple of 256): a context of n tokens holds
 //    ceil(n / 256) x 256 cells, the same padding llama.cpp gives its context, so the cache is
 //    llama.cpp's F16 cache at that context. Sliding-window layers use RotatingKVCache (at most the
-//    window); recurrent layers keep their state. QuantizedKVCache (kv_bits 4 or 8, group 64)
-//    stores each group's scale and bias in the float type: bits + 32 / 64 bits per element.
+//    window); recurrent layers keep their state. QuantizedKVCache (--kv-bits, --kv-group-size 64)
+//    holds each row of d elements in d / (32 / bits) uint32 words plus a scale and a bias per
+//    group in the 16-bit float type (8 bits, group 64: 8.5 bits per element); full-attention
+//    and MLA layers are converted, chunked layers stay 16-bit, sliding ones cannot be.
 //  * Prefill runs in chunks of prefill_step_size = 2048 tokens (generate_step): the activations
 //    of one chunk through the widest feed-forward are the working buffer.
 //  * The cap is Metal's recommendedMaxWorkingSetSize: mlx-lm wires that much for generation
@@ -43,6 +45,10 @@ constexpr std::int64_t kMlxPrefillStep = 2048;  // mlx_lm/generate.py prefill_st
 /// mlx-lm's cache for one request of `n_ctx` tokens (0 = the model's own), with K/V in 16-bit
 /// floats, or quantized to `kv_bits` (0 = not quantized; 2..8) in groups of `kv_group`.
 KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits = 0, int kv_group = 64);
+
+/// The name of that cache's type: "f16" (16-bit; 0 bits), else "q<bits>_g<group>" (q8_g64:
+/// 8-bit elements with a scale and a bias per 64).
+std::string mlx_kv_cache_type(int kv_bits, int kv_group);
 
 /// Activations of one prefill chunk (kMlxPrefillStep tokens, 16-bit): the residual stream, the
 /// attention projections and the widest feed-forward (for MoE, the routed rows of every chosen

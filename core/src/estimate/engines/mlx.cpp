@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "engines.hpp"
+#include "willitfit/base/text.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
 #include "willitfit/model/mlx_quant.hpp"
@@ -53,6 +54,11 @@ class MlxStep final : public EngineStep {
         {"weights_share_of_working_set", U > 0 ? static_cast<double>(e.weights_bytes) / U : 0.0},
         {"slow_warning", U > 0 && static_cast<double>(e.weights_bytes) > kMlxSlowWarningShare * U}};
     out["mlx"] = j;
+    // The cache mlx-lm holds, not llama.cpp's -ctk/-ctv (a kv_type in the request means nothing
+    // to it): 16-bit, or QuantizedKVCache at kv_bits in groups of kv_group_size (mlx_kv_cache).
+    const std::string type = mlx_kv_cache_type(r.mlx.kv_bits, r.mlx.kv_group);
+    out["memory"]["kv"]["cache_type"] = type;
+    out["settings"]["kv_type_k"] = out["settings"]["kv_type_v"] = text::upper(type);
   }
 };
 
