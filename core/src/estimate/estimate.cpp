@@ -990,10 +990,14 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
         if (const PublishedCheckpoint* c = r.model.entry->checkpoint(q)) return c->repo;
       return nullptr;
     };
-    json formats = json::array();
-    for (const auto& q : defaults::server_formats(r.model.arch, r.model.entry))
-      formats.push_back({{"id", q}, {"repo", repo_of(q)}, {"code", q == own ? "publisher" : repo_of(q).is_null() ? "not_published" : "published"}});
-    out["server_formats"] = formats;
+    // A summary (a row of a format table) carries only its own checkpoint; the list is the full
+    // result's.
+    if (!r.summary) {
+      json formats = json::array();
+      for (const auto& q : defaults::server_formats(r.model.arch, r.model.entry))
+        formats.push_back({{"id", q}, {"repo", repo_of(q)}, {"code", q == own ? "publisher" : repo_of(q).is_null() ? "not_published" : "published"}});
+      out["server_formats"] = formats;
+    }
     // The estimated format's checkpoint: where it comes from, and its published size against the
     // computed one where the catalog records it (signed percent: + = ours larger).
     const json repo = repo_of(e.plan->quant);
