@@ -841,7 +841,7 @@ async function quantMatrix(r, alive) {
       ...(anyQuality ? [qualityText(e.q, L)] : []),
     ];
   });
-  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: srvFormats ? 'data wrap-head has-repo' : 'data wrap-head' }));
   const skipped = qs.length - all.length;
   const why = noChoice.map((e) => T(`fmt_left_${e.x.quant.applicability.code}`, { 0: e.q.id }));
   // The weights column is what the device holds: below the file by what stays in RAM or is not
