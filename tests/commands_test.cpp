@@ -161,6 +161,8 @@ TEST_CASE("vllm serve and SGLang commands carry the vLLM budget's settings", "[c
        {"context", 16384}, {"gpu_memory_utilization", 0.85}, {"kv_cache_dtype", "fp8"}, {"quant", "AWQ-4bit"}},
       {{"model", "meta-llama/Llama-3.3-70B-Instruct"}, {"engine", "vllm"}, {"hardware", "nvidia-a100-80gb-sxm"},
        {"count", 4}, {"tensor_parallel", 2}, {"context", 32768}, {"max_num_seqs", 64}},
+      // No AWQ checkpoint of Qwen3-8B in the catalog: the model's repo with --quantization awq.
+      {{"model", "Qwen/Qwen3-8B"}, {"engine", "vllm"}, {"hardware", "nvidia-rtx-3090"}, {"quant", "AWQ-4bit"}},
   };
   for (const auto& q : reqs) {
     const json r = estimate(q);
@@ -171,7 +173,10 @@ TEST_CASE("vllm serve and SGLang commands carry the vLLM budget's settings", "[c
     REQUIRE(w.size() > 3);
     CHECK(w[0] == "vllm");
     CHECK(w[1] == "serve");
-    CHECK(w[2] == r["model"]["id"]);
+    // A published checkpoint of the format is served by its repo (it declares its quantization
+    // in its config.json); otherwise the model's own repo.
+    const bool published = r.at("checkpoint").at("code") == "published";
+    CHECK(w[2] == (published ? r.at("checkpoint").at("repo") : r.at("model").at("id")));
     const auto f = parse(w, 3, kVllm);
     const auto& v = r["vllm"].contains("fit") && !r["vllm"]["fits"].get<bool>() ? r["vllm"]["fit"] : r["vllm"];
     const auto& s = v["settings"];
@@ -181,7 +186,8 @@ TEST_CASE("vllm serve and SGLang commands carry the vLLM budget's settings", "[c
     CHECK(f.at("--kv-cache-dtype") == s["kv_cache_dtype"]);
     CHECK(std::stoll(f.at("--max-num-seqs")) == s["max_num_seqs"].get<long long>());
     CHECK(std::stoll(f.at("--max-num-batched-tokens")) == s["max_num_batched_tokens"].get<long long>());
-    if (r["quant"]["id"] == "AWQ-4bit") CHECK(f.at("--quantization") == "awq");
+    if (published) CHECK(f.count("--quantization") == 0);
+    else if (r["quant"]["id"] == "AWQ-4bit") CHECK(f.at("--quantization") == "awq");
 
     const auto sw = words(r["commands"]["sglang"]);
     REQUIRE(sw.size() > 3);
@@ -191,6 +197,7 @@ TEST_CASE("vllm serve and SGLang commands carry the vLLM budget's settings", "[c
     const auto g = parse(sw, 3, kSglang);
     CHECK(std::stoi(g.at("--tp")) == s["tensor_parallel"].get<int>());
     CHECK(std::stoll(g.at("--context-length")) == s["max_model_len"].get<long long>());
+    CHECK(g.at("--model-path") == w[2]);
     // vLLM's utilization and max_num_seqs are not SGLang's: the SGLang command beside a vLLM
     // estimate leaves its memory fraction and running-request cap to SGLang's defaults.
     CHECK(g.count("--max-running-requests") == 0);

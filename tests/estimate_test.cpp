@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <map>
 
 #include <algorithm>
 #include <set>
@@ -476,11 +477,76 @@ TEST_CASE("bitsandbytes formats carry backend_no_kernel off CUDA and ROCm", "[es
     CHECK_FALSE(rocm["quant"].contains("applicability"));
     CHECK(xpu["quant"]["applicability"]["code"] == "backend_no_kernel");
   }
-  // A format with no `backends` list is not affected.
+  // AWQ lists Intel GPUs (sycl) among its backends: not affected there.
   CHECK_FALSE(bnb("AWQ-4bit", "intel-arc-a770-16gb")["quant"].contains("applicability"));
   CHECK(format_has_no_kernel("backend_no_kernel"));
   CHECK(format_has_no_kernel("fp4_no_kernel"));
   CHECK_FALSE(format_has_no_kernel("fp4_weight_only"));
+}
+
+// Issue 16: the formats vLLM serves from published checkpoints and where its kernels run them
+// (vLLM's quantization hardware table, data/quants.json min_cuda_compute_capability and
+// native_min_cuda_compute_capability): FP8 natively from 8.9 or where the datasheet states an FP8
+// rate, weight-only through Marlin on older CUDA GPUs, not at all on a ROCm part without FP8 math;
+// AWQ from 7.5, GPTQ from 7.0. A format that cannot run stays in the result with its code.
+TEST_CASE("vLLM's quantized checkpoints: the repo served, the sizes and the kernel rule by device", "[estimate][formats]") {
+  const auto vllm = [](const char* model, const char* quant, const char* hw) {
+    return estimate({{"model", model}, {"engine", "vllm"}, {"quant", quant}, {"hardware", hw}, {"context", 8192}});
+  };
+  const char* l8 = "meta-llama/Llama-3.1-8B-Instruct";
+  const json fp8_ada = vllm(l8, "FP8", "nvidia-rtx-4090"), fp8_amp = vllm(l8, "FP8", "nvidia-rtx-3090");
+  REQUIRE_FALSE(fp8_ada.contains("error"));
+  REQUIRE_FALSE(fp8_amp.contains("error"));
+  CHECK_FALSE(fp8_ada["quant"].contains("applicability"));
+  CHECK(fp8_amp["quant"]["applicability"]["code"] == "fp8_weight_only");
+  CHECK_FALSE(vllm(l8, "FP8", "nvidia-h100-sxm")["quant"].contains("applicability"));
+  CHECK_FALSE(vllm(l8, "FP8", "nvidia-l20")["quant"].contains("applicability"));  // 8.9, no FP8 figure stated
+  CHECK_FALSE(vllm(l8, "FP8", "amd-mi300x")["quant"].contains("applicability"));
+  CHECK(vllm(l8, "FP8", "amd-mi250x")["quant"]["applicability"]["code"] == "fp8_no_kernel");
+  CHECK(vllm(l8, "FP8", "intel-arc-a770-16gb")["quant"]["applicability"]["code"] == "backend_no_kernel");
+  // AWQ needs Turing (7.5); GPTQ runs from Volta (7.0).
+  const json awq_v100 = vllm(l8, "AWQ-4bit", "nvidia-v100-sxm2-32gb");
+  REQUIRE_FALSE(awq_v100.contains("error"));
+  CHECK(awq_v100["quant"]["applicability"]["code"] == "cc_no_kernel");
+  CHECK(awq_v100["quant"]["applicability"]["values"]["min_cuda_compute_capability"] == 7.5);
+  CHECK(awq_v100["quant"]["applicability"]["values"]["cuda_compute_capability"] == 7.0);
+  CHECK_FALSE(vllm(l8, "GPTQ-4bit", "nvidia-v100-sxm2-32gb")["quant"].contains("applicability"));
+  CHECK(vllm(l8, "GPTQ-4bit", "nvidia-tesla-p40")["quant"]["applicability"]["code"] == "cc_no_kernel");
+  CHECK(format_has_no_kernel("cc_no_kernel"));
+  CHECK(format_has_no_kernel("fp8_no_kernel"));
+  CHECK_FALSE(format_has_no_kernel("fp8_weight_only"));
+
+  // The formats offered and the repo each is served from: the publisher's for its dtype, the
+  // catalog's published checkpoints, null for a common format none is published of.
+  std::map<std::string, json> repo;
+  for (const auto& f : fp8_ada.at("server_formats")) repo[f.at("id").get<std::string>()] = f.at("repo");
+  CHECK(fp8_ada.at("server_formats").at(0).at("id") == "SAFETENSORS-BF16");
+  CHECK(repo.at("SAFETENSORS-BF16") == l8);
+  CHECK(repo.at("FP8") == "nvidia/Llama-3.1-8B-Instruct-FP8");
+  CHECK(repo.at("AWQ-4bit") == "hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4");
+  CHECK(repo.at("GPTQ-4bit") == "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16");
+  CHECK(repo.count("NVFP4") == 0);  // no published NVFP4 checkpoint of it in the catalog
+  CHECK(fp8_ada.at("checkpoint").at("code") == "published");
+  // The command serves that repo, which declares its quantization itself.
+  const std::string cmd = fp8_ada.at("commands").at("vllm").get<std::string>();
+  CHECK(cmd.rfind("vllm serve nvidia/Llama-3.1-8B-Instruct-FP8 ", 0) == 0);
+  CHECK(cmd.find("--quantization") == std::string::npos);
+  // Llama 3.3 70B has NVIDIA's NVFP4 checkpoint; Qwen3-30B-A3B no AWQ one: listed, none published,
+  // and the command says it must be made first.
+  const json l70 = vllm("meta-llama/Llama-3.3-70B-Instruct", "NVFP4", "nvidia-b200");
+  REQUIRE_FALSE(l70.contains("error"));
+  CHECK(l70.at("checkpoint").at("repo") == "nvidia/Llama-3.3-70B-Instruct-FP4");
+  const json q30 = vllm("Qwen/Qwen3-30B-A3B", "AWQ-4bit", "nvidia-h100-sxm");
+  REQUIRE_FALSE(q30.contains("error"));
+  CHECK(q30.at("checkpoint").at("code") == "not_published");
+  CHECK(q30.at("checkpoint").at("repo").is_null());
+  bool note = false;
+  for (const auto& n : q30.at("commands").at("notes")) note = note || n.at("code") == "checkpoint_not_published";
+  CHECK(note);
+  // Sizes: the published checkpoint's storage. RedHat's symmetric GPTQ keeps no zero points, so
+  // it is smaller than AWQ's by 4 bits per 128 weights of the 6,979,321,856 linear ones.
+  const json gptq = vllm(l8, "GPTQ-4bit", "nvidia-rtx-4090"), awq = vllm(l8, "AWQ-4bit", "nvidia-rtx-4090");
+  CHECK(awq.at("checkpoint_bytes").get<std::uint64_t>() - gptq.at("checkpoint_bytes").get<std::uint64_t>() == 6979321856ull / 256);
 }
 
 TEST_CASE("the cache per 1K tokens times the context plus its fixed part is the cache total", "[estimate][kv_split]") {

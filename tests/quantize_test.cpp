@@ -2,6 +2,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
@@ -94,6 +95,34 @@ TEST_CASE("non-GGUF formats size weights by their storage", "[quantize]") {
   // Linear layers halve; the embedding and output tables (2 x 4096 x 128256 x 2 bytes) stay 16-bit.
   const double tables = 2.0 * 4096 * 128256 * 2;
   CHECK(fp8 == Approx((bf16 - tables) / 2 + tables).epsilon(0.002));
+
+  // A published checkpoint's own storage (catalog `checkpoints`, checkpoint_linear_bits): AutoAWQ
+  // with zero points stores 4 + (16 + 4) / 128 bits per weight, compressed-tensors' symmetric
+  // GPTQ 4 + 16 / 128, GPTQ 8-bit with zeros 8 + 24 / 128, NVFP4 4 + 8 / 16, a 128 x 128-block FP8
+  // 8 + 32 / 16384, a per-tensor FP8 8.
+  CHECK(checkpoint_linear_bits("AWQ-4bit", 4, 128, true, "p") == 4.15625);
+  CHECK(checkpoint_linear_bits("GPTQ-4bit", 4, 128, false, "p") == 4.125);
+  CHECK(checkpoint_linear_bits("GPTQ-8bit", 8, 128, true, "p") == 8.1875);
+  CHECK(checkpoint_linear_bits("NVFP4", 4, 16, false, "p") == 4.5);
+  CHECK(checkpoint_linear_bits("FP8", 8, 128, false, "p") == 8.0 + 32.0 / 16384.0);
+  CHECK(checkpoint_linear_bits("FP8", 8, 0, false, "p") == 8.0);
+  for (const auto& bad : {std::make_tuple("AWQ-4bit", 8, 128, true), std::make_tuple("GPTQ-4bit", 4, 100, false),
+                          std::make_tuple("NVFP4", 4, 32, false), std::make_tuple("FP8", 8, 64, false),
+                          std::make_tuple("FP8", 8, 0, true), std::make_tuple("Q4_K_M", 4, 128, false)}) {
+    CAPTURE(std::get<0>(bad), std::get<1>(bad), std::get<2>(bad));
+    CHECK_THROWS_AS(checkpoint_linear_bits(std::get<0>(bad), std::get<1>(bad), std::get<2>(bad), std::get<3>(bad), "p"), InputError);
+  }
+  // Hand-derived: Llama 3.1 8B's linear layers are 32 x (2 x 4096^2 + 2 x 4096 x 1024 +
+  // 3 x 4096 x 14336) = 6,979,321,856 weights; at 4.125 bits that is 3,598,712,832 bytes. The rest
+  // (token table, output head, norms) is the BF16 plan less its linear layers.
+  const std::uint64_t linear = 32ull * (2ull * 4096 * 4096 + 2ull * 4096 * 1024 + 3ull * 4096 * 14336);
+  REQUIRE(linear == 6979321856ull);
+  QuantOptions o;
+  o.linear_bits = 4.125;
+  const std::uint64_t gptq = plan_quantization(a, "GPTQ-4bit", o).weights_bytes;
+  const std::uint64_t rest = plan_quantization(a, "SAFETENSORS-BF16").weights_bytes - linear * 2;
+  CHECK(gptq == 3598712832ull + rest);
+  CHECK(rest == Approx(2.0 * 4096 * 128256 * 2 + 65.0 * 4096 * 2).margin(1024));  // tables + norms
 }
 
 TEST_CASE("an unknown quantization is an error", "[quantize]") {

@@ -30,7 +30,8 @@ inline bool may_be_unknown(const std::string& key) {
          key == "n_head_kv" || key == "head_dim" || key == "n_head" || key == "params_total_b" ||
          key == "params_active_b" || key == "price_usd" || key == "fp16_tflops" || key == "fp32_tflops" ||
          key == "chip" || key == "gpu_cores" || key == "cpu_cores" ||  // a device the catalog names no chip for
-         key == "order";  // a device the hardware list does not rank among the accelerators (a CPU)
+         key == "order" ||  // a device the hardware list does not rank among the accelerators (a CPU)
+         key == "repo";     // a server format with no published checkpoint (checkpoint, server_formats)
 }
 
 /// Empty when `doc` is sane; otherwise the JSON path of the first bad value and why.

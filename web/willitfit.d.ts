@@ -197,6 +197,11 @@ export interface EstimateResult {
   placement?: Placement;
   commands?: Record<string, string>;
   gguf_file_bytes?: number; checkpoint_bytes?: number;
+  /** vLLM / SGLang: the formats offered for this model, each with the Hub repo it is served from (null: none published). */
+  server_formats?: { id: string; repo: string | null; code: 'publisher' | 'published' | 'not_published' }[];
+  /** vLLM / SGLang: the checkpoint the estimated format is served from. */
+  checkpoint?: { repo: string | null; code: 'publisher' | 'published' | 'not_published'; source?: string; checked?: string;
+    bits?: number; group_size?: number; zero_point?: boolean; published_bytes?: number; diff_pct?: number };
   /** MTP / NextN layers in the file; resident only with `mtp` on. */
   mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean };
   speculative?: Speculative;

@@ -33,6 +33,39 @@ test('a format with no published file, or a model given by its own config, has n
   assert.equal(own.gguf_file_published_bytes, undefined);
 });
 
+// Issue 16: under vLLM / SGLang the formats come with the checkpoint each is served from (the
+// catalog's `checkpoints`), in the wasm module's and the CLI's documents alike.
+const llama8 = JSON.parse(fs.readFileSync(path.join(root, 'data', 'models', 'meta-llama', 'llama-3.1-8b-instruct.json'), 'utf8'));
+
+test('vLLM offers a model its published quantized checkpoints and serves the chosen one by its repo', async () => {
+  const req = { model: 'meta-llama/Llama-3.1-8B-Instruct', engine: 'vllm', hardware: 'nvidia-rtx-3090', context: 8192 };
+  const r = await api.estimate({ ...req, quant: 'GPTQ-4bit' });
+  const byId = Object.fromEntries(r.server_formats.map((f) => [f.id, f]));
+  for (const c of llama8.checkpoints) {
+    assert.equal(byId[c.quant]?.repo, c.repo, c.quant);
+    assert.equal(byId[c.quant].code, 'published');
+  }
+  assert.equal(byId['SAFETENSORS-BF16'].code, 'publisher');
+  const gptq = llama8.checkpoints.find((c) => c.quant === 'GPTQ-4bit');
+  assert.deepEqual([r.checkpoint.repo, r.checkpoint.bits, r.checkpoint.group_size, r.checkpoint.zero_point, r.checkpoint.source],
+    [gptq.repo, 4, 128, false, gptq.source]);
+  assert.match(r.commands.vllm, new RegExp(`^vllm serve ${gptq.repo.replace(/[.]/g, '\\.')} `));
+  assert.doesNotMatch(r.commands.vllm, /--quantization/);
+  assert.match(r.commands.sglang, new RegExp(`--model-path ${gptq.repo.replace(/[.]/g, '\\.')} `));
+  // The FP8 checkpoint on an Ampere card: listed, with the weight-only code, never dropped.
+  const fp8 = await api.estimate({ ...req, quant: 'FP8' });
+  assert.equal(fp8.quant.applicability.code, 'fp8_weight_only');
+  // The CLI gives the same document.
+  const c = cli('estimate', '--model', 'meta-llama/Llama-3.1-8B-Instruct', '--engine', 'vllm', '--quant', 'GPTQ-4bit', '--hardware', 'nvidia-rtx-3090', '--context', '8192', '--json');
+  assert.deepEqual(c.json.server_formats, r.server_formats);
+  assert.deepEqual(c.json.checkpoint, r.checkpoint);
+  assert.equal(c.json.checkpoint_bytes, r.checkpoint_bytes);
+  // llama.cpp has no server formats.
+  const gguf = await api.estimate({ model: 'meta-llama/Llama-3.1-8B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-3090' });
+  assert.equal(gguf.server_formats, undefined);
+  assert.equal(gguf.checkpoint, undefined);
+});
+
 test('every market lists https store searches with a {q} slot', async () => {
   const markets = await api.list('markets');
   for (const id of ['US', 'EU', 'UK', 'CN']) {

@@ -117,11 +117,45 @@ test('the format table leaves MXFP4_MOE out for a dense model and says why', asy
 
 test('NVFP4 on an RTX 4090 under vLLM is labelled weight-only, not shown as native', async () => {
   const page = await env.page();
-  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&count=1&ram=0&lang=en`);
-  await page.waitForSelector('#matrix [data-applicability="fp4_weight_only"]');
+  // Llama 3.3 70B: NVIDIA publishes an NVFP4 checkpoint of it, so the table lists the format.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&hw=nvidia-rtx-4090&engine=vllm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForSelector('#matrix [data-applicability="fp4_weight_only"]', { timeout: 300000 });
   assert.match(await page.textContent('#matrix [data-applicability="fp4_weight_only"]'), /weight-only FP4: no FP4 tensor cores/);
-  // Only NVFP4 carries it: the other formats run natively on the card.
+  // Only NVFP4 carries it: the other formats (FP8 too, on Ada) run natively on the card.
   assert.equal((await page.$$('#matrix [data-applicability]')).length, 1);
+  assert.equal(await page.getAttribute('#matrix [data-checkpoint="nvidia/Llama-3.3-70B-Instruct-FP4"]', 'href'), 'https://huggingface.co/nvidia/Llama-3.3-70B-Instruct-FP4');
+});
+
+test('the vLLM format table lists BF16, FP8, AWQ and GPTQ with the checkpoint each is served from', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-3090&engine=vllm&ctx=8192&count=1&ram=0&lang=en`);
+  await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length >= 4 &&
+    ![...document.querySelectorAll('#matrix tbody td')].some((td) => td.textContent === '…'), null, { timeout: 300000 });
+  const rows = await page.$$eval('#matrix tbody tr', (trs) => trs.map((tr) => ({
+    id: tr.querySelector('a')?.textContent || '', repo: tr.querySelector('[data-checkpoint]')?.getAttribute('data-checkpoint') || '',
+    applic: tr.querySelector('[data-applicability]')?.getAttribute('data-applicability') || '', text: tr.textContent || '' })));
+  assert.deepEqual(rows.map((r) => r.id), ['SAFETENSORS-BF16', 'FP8', 'AWQ-4bit', 'GPTQ-4bit']);
+  assert.deepEqual(rows.map((r) => r.repo), ['meta-llama/Llama-3.1-8B-Instruct', 'nvidia/Llama-3.1-8B-Instruct-FP8',
+    'hugging-quants/Meta-Llama-3.1-8B-Instruct-AWQ-INT4', 'RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16']);
+  // An RTX 3090 (Ampere, 8.6) has no FP8 tensor cores: vLLM runs the FP8 checkpoint weight-only.
+  assert.deepEqual(rows.map((r) => r.applic), ['', 'fp8_weight_only', '', '']);
+  assert.match(rows[1].text, /weight-only FP8: no FP8 tensor cores/);
+  assert.match(rows[0].text, /\(publisher\)/);
+  assert.match(await page.textContent('#matrix-note'), /served from the checkpoint named beside it/);
+  // Each row's figures are the core's estimate of that format (file size as computed).
+  const api = await import(path.join(root, 'dist', 'api.js'));
+  for (const [i, q] of ['SAFETENSORS-BF16', 'FP8', 'AWQ-4bit', 'GPTQ-4bit'].entries()) {
+    const doc = await api.estimate({ model: 'meta-llama/Llama-3.1-8B-Instruct', hardware: 'nvidia-rtx-3090', engine: 'vllm', context: 8192, quant: q });
+    const shown = await page.$eval(`#matrix tbody tr:nth-child(${i + 1}) [data-computed]`, (el) => Number(el.getAttribute('data-computed')));
+    assert.equal(shown, doc.checkpoint_bytes, q);
+  }
+  // Choosing FP8 gives a vllm serve command with its checkpoint, no --quantization flag.
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=FP8&hw=nvidia-rtx-3090&engine=vllm&ctx=8192&count=1&ram=0&lang=es`);
+  await page.waitForFunction(() => /vllm serve/.test(document.body.textContent || ''), null, { timeout: 300000 });
+  const body = await page.textContent('body');
+  assert.match(body, /vllm serve nvidia\/Llama-3\.1-8B-Instruct-FP8/);
+  assert.doesNotMatch(body, /vllm serve [^\n]*--quantization/);
+  assert.deepEqual(page.problems, []);
 });
 
 test('a break-even point past the written-off life says renting is cheaper over it', async () => {

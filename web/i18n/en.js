@@ -232,6 +232,7 @@ export default {
   picks_format_left_out: "{0} devices without a kernel for {quant} are left out.",
   fmt_backend_no_kernel: 'no kernel on this backend', fmt_left_backend_no_kernel: '{0} is left out: the serving engines have no kernel for it on this device’s backend.', 
   fmt_fp4_weight_only: 'weight-only FP4: no FP4 tensor cores', fmt_moe_only_format: 'experts only', fmt_fp4_no_kernel: 'no FP4 kernel',
+  fmt_fp8_weight_only: "weight-only FP8: no FP8 tensor cores", fmt_fp8_no_kernel: "no FP8 kernel on this GPU", fmt_cc_no_kernel: "no kernel below compute capability {min} (this GPU: {cc})", fmt_left_cc_no_kernel: "{0} is left out: its kernels need a newer GPU.", fmt_left_fp8_no_kernel: "{0} is left out: this GPU has no FP8 math and the serving engines no FP8 fallback for it.", ckpt_col: "Checkpoint", ckpt_none: "none published", ckpt_publisher: "publisher", ckpt_note: "Each format is served from the checkpoint named beside it: the publisher’s own repository for its dtype, a published quantized checkpoint for the others (the vllm serve and SGLang commands use it). A format with none published has to be quantized first, for example with LLM Compressor.",
   fmt_left_moe_only_format: '{0} is left out: it quantizes only the expert tensors of a MoE model, and this model has none (the file would be Q8_0).',
   fmt_left_fp4_no_kernel: '{0} is left out: no engine has an FP4 kernel for this device.',
   plan_margin: "Each GPU keeps {0} free: the margin llama.cpp’s --fit leaves by default (--fit-target).",

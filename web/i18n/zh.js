@@ -232,6 +232,7 @@ export default {
   picks_format_left_out: "已略去 {0} 台没有 {quant} 内核的设备。",
   fmt_backend_no_kernel: '此后端无内核', fmt_left_backend_no_kernel: '已略去 {0}：服务引擎在此设备的后端上没有它的内核。', 
   fmt_fp4_weight_only: '仅权重 FP4：无 FP4 张量核心', fmt_moe_only_format: '仅专家', fmt_fp4_no_kernel: '无 FP4 内核',
+  fmt_fp8_weight_only: "仅权重 FP8：无 FP8 张量核心", fmt_fp8_no_kernel: "此 GPU 无 FP8 内核", fmt_cc_no_kernel: "计算能力低于 {min} 无内核（此 GPU：{cc}）", fmt_left_cc_no_kernel: "已略去 {0}：其内核需要更新的 GPU。", fmt_left_fp8_no_kernel: "已略去 {0}：此 GPU 不支持 FP8 运算，服务引擎也没有为它提供 FP8 回退。", ckpt_col: "检查点", ckpt_none: "未发布", ckpt_publisher: "发布者", ckpt_note: "每种格式都从旁边列出的检查点提供服务：原生数据类型用发布者自己的仓库，其他格式用已发布的量化检查点（vllm serve 和 SGLang 命令使用它）。没有已发布检查点的格式需要先量化，例如用 LLM Compressor。",
   fmt_left_moe_only_format: '已略去 {0}：它只量化 MoE 模型的专家张量，而此模型没有专家（文件实际是 Q8_0）。',
   fmt_left_fp4_no_kernel: '已略去 {0}：没有推理引擎为此设备提供 FP4 内核。',
   plan_margin: "每块 GPU 保留 {0} 空闲：这是 llama.cpp 的 --fit 默认留出的余量（--fit-target）。",

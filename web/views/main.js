@@ -621,7 +621,7 @@ function renderPlugins(r) {
         // Named for what it copies ("Copy llama-server"): the buttons beside each command differ.
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: cmdLabel(c.label) }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
-    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`))),
+    cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`, { quant: String(n.quant ?? '') }))),
     // A server engine with no support evidence on this device has no command: why, once (the
     // core's commands_left_out).
     left.length ? h('p', { class: 'note', id: 'commands-left-out', dataset: { code: 'engine_not_on_device' } },
@@ -798,14 +798,19 @@ async function quantMatrix(r, alive) {
     text('matrix-note', '');
     return;
   }
-  // llama.cpp: every GGUF type; another engine: the formats it loads (the core's defaults).
-  const qs = r.settings && r.settings.engine !== 'llama.cpp' ? serverQuants() : ggufQuants();
+  // llama.cpp: every GGUF type; vLLM / SGLang: the formats the core offers this model
+  // (server_formats, each with the checkpoint it is served from); MLX: the formats it loads.
+  const srvFormats = isServer(r) && Array.isArray(r.server_formats) ? r.server_formats : null;
+  const qs = srvFormats ? srvFormats.map((/** @type {any} */ f) => serverQuants().find((q) => q.id === f.id) || { id: f.id })
+    : r.settings && r.settings.engine !== 'llama.cpp' ? serverQuants() : ggufQuants();
   const rs = await many(qs.map((q) => request({ quant: q.id })));
   if (!alive()) return;
   const all = qs.map((q, i) => ({ q, x: rs[i] })).filter((e) => !e.x.error);
   // Formats that are no real choice here (the core's quant.applicability: MXFP4_MOE on a dense
   // model, NVFP4 with no kernel on the device) are left out and named in the note below.
-  const noChoice = all.filter((e) => NO_CHOICE.includes(e.x.quant.applicability?.code));
+  // Under a serving engine a format with no kernel on the device stays in the table with its
+  // code: the person sees which checkpoint exists and why this device cannot serve it.
+  const noChoice = all.filter((e) => (srvFormats ? ['moe_only_format'] : NO_CHOICE).includes(e.x.quant.applicability?.code));
   const ok = all.filter((e) => !noChoice.includes(e));
   const hasSpeed = ok.some((e) => speedOf(e.x)?.decode);
   // Several devices: "Required" is the whole setup's total, so the smallest device is the one of
@@ -815,7 +820,7 @@ async function quantMatrix(r, alive) {
   // them in the catalog): no column of "not measured", one note says so.
   const measured = (/** @type {any} */ e) => typeof (e.x.quant.quality?.ppl_delta_pct ?? e.q.ppl_delta_pct) === 'number';
   const anyQuality = ok.some(measured);
-  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), n ? T('required_all', { n }) : T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), n ? T('smallest_device_n', { n }) : T('smallest_device'), T('size_source'), ...(anyQuality ? [T('quality_ref')] : [])];
+  const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), n ? T('required_all', { n }) : T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), n ? T('smallest_device_n', { n }) : T('smallest_device'), T('size_source'), ...(srvFormats ? [T('ckpt_col')] : []), ...(anyQuality ? [T('quality_ref')] : [])];
   // The smallest-device column fills in a moment later (it needs more estimates).
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   const rows = ok.map((e, i) => {
@@ -826,7 +831,7 @@ async function quantMatrix(r, alive) {
     return [
       // How a format applies here is a sentence ("FP4 sur les poids seulement : pas de cœurs
       // tensoriels FP4"), not a pill: a note under the format's name, marked in the caution colour.
-      how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'applic', 'data-applicability': how }, T(`fmt_${how}`))) : link(urlFor({ quant: e.q.id }), e.q.id),
+      how ? h('span', null, link(urlFor({ quant: e.q.id }), e.q.id), ' ', h('span', { class: 'applic', 'data-applicability': how }, applicText(x.quant.applicability, L))) : link(urlFor({ quant: e.q.id }), e.q.id),
       num(x.quant.bits_per_weight, L, 2),
       nw(gib(x.memory.weights_bytes, L)), nw(gib(x.memory.kv_cache_bytes, L)),
       nw(gib(x.memory.total_bytes, L)),
@@ -834,10 +839,11 @@ async function quantMatrix(r, alive) {
       h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`)),
       cells[i],
       publishedCell(x, published, L),
+      ...(srvFormats ? [checkpointCell(x)] : []),
       ...(anyQuality ? [qualityText(e.q, L)] : []),
     ];
   });
-  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: 'data wrap-head' }));
+  fill('matrix', table(`${T(isServer(r) ? 'matrix_title_server' : r.settings.engine === 'mlx' ? 'matrix_title_mlx' : 'matrix_title', { model: r.model.name, ctx: tokens(state.ctx, L) })} · ${T('on_device', { 0: hwName(r) })}`, head, rows, { class: srvFormats ? 'data wrap-head has-repo' : 'data wrap-head' }));
   const skipped = qs.length - all.length;
   const why = noChoice.map((e) => T(`fmt_left_${e.x.quant.applicability.code}`, { 0: e.q.id }));
   // The weights column is what the device holds: below the file by what stays in RAM or is not
@@ -852,7 +858,8 @@ async function quantMatrix(r, alive) {
   text('matrix-note', sentences(L, [skipped > 0 ? T('matrix_skipped', { 0: String(skipped) }) : '', ...why,
     gap ? sentences(L, [T('matrix_gap', { quant: r.quant.id, file: gib(r.gguf_file_bytes ?? r.checkpoint_bytes, L) }), gap]) : '',
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
-    qualityRef ? T('quality_ref_note') : '', anyQuality ? '' : T(r.settings?.engine === 'mlx' ? 'quality_none_mlx' : 'quality_none')]));
+    qualityRef ? T('quality_ref_note') : '', anyQuality ? '' : T(r.settings?.engine === 'mlx' ? 'quality_none_mlx' : 'quality_none'),
+    srvFormats ? T('ckpt_note') : '']));
   const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
   if (!alive()) return;
   smallest.forEach((d, i) => {
@@ -867,6 +874,29 @@ async function quantMatrix(r, alive) {
     const note = byId('matrix-note');
     setText(note, sentences(L, [note.textContent || '', T(n ? 'smallest_none_note_n' : 'smallest_none_note', { n })]));
   }
+}
+
+/**
+ * A format's applicability code in words, with the compute capabilities behind a cc_no_kernel.
+ * @param {any} a @param {string} L
+ */
+function applicText(a, L) {
+  const v = a?.values || {};
+  return T(`fmt_${a.code}`, { cc: typeof v.cuda_compute_capability === 'number' ? num(v.cuda_compute_capability, L, 1) : '—',
+    min: typeof v.min_cuda_compute_capability === 'number' ? num(v.min_cuda_compute_capability, L, 1) : '—' });
+}
+
+/**
+ * The checkpoint a server engine serves a format from (the core's checkpoint.repo and code): its
+ * Hub repo as a link, marked when it is the publisher's own; "none published" otherwise.
+ * @param {any} x
+ */
+function checkpointCell(x) {
+  const c = x.checkpoint;
+  if (!c || typeof c.repo !== 'string') return h('span', { class: 'note', dataset: { checkpoint: 'none' } }, T('ckpt_none'));
+  const a = h('a', { href: `https://huggingface.co/${c.repo}`, rel: 'noopener', class: 'repo', dataset: { checkpoint: c.repo, code: String(c.code) } }, c.repo);
+  const mark = state.lang === 'zh' ? `（${T('ckpt_publisher')}）` : ` (${T('ckpt_publisher')})`;
+  return c.code === 'publisher' ? h('span', null, a, h('span', { class: 'note' }, mark)) : a;
 }
 
 /**

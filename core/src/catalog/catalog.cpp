@@ -8,6 +8,7 @@
 
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/base/text.hpp"
+#include "willitfit/model/quantize.hpp"
 
 namespace wif {
 namespace {
@@ -78,6 +79,52 @@ struct CatalogLoader {
     }
   }
 
+  /// A model's `checkpoints`: published quantized safetensors repos, one per format.
+  static std::vector<PublishedCheckpoint> checkpoints(const nlohmann::json& doc, const std::string& p) {
+    std::vector<PublishedCheckpoint> out;
+    if (!doc.contains("checkpoints")) return out;
+    const auto& arr = doc["checkpoints"];
+    if (!arr.is_array()) throw InputError("bad_type", join_path(p, "checkpoints"), "expected a list of checkpoints");
+    for (std::size_t i = 0; i < arr.size(); ++i) {
+      const std::string cp = join_path(p, "checkpoints") + "[" + std::to_string(i) + "]";
+      const auto& e = arr[i];
+      if (!e.is_object()) throw InputError("bad_type", cp, "a checkpoint is an object");
+      PublishedCheckpoint k;
+      k.repo = req_str(e, "repo", cp);
+      const auto slash = k.repo.find('/');
+      if (slash == std::string::npos || slash == 0 || slash + 1 == k.repo.size() || k.repo.find('/', slash + 1) != std::string::npos ||
+          k.repo.find(' ') != std::string::npos)
+        throw InputError("bad_value", join_path(cp, "repo"), "a checkpoint is a Hugging Face repo id (org/name)");
+      k.quant = req_str(e, "quant", cp);
+      k.bits = static_cast<int>(req_int(e, "bits", cp, 1, 16));
+      k.group_size = static_cast<int>(opt_int(e, "group_size", cp, 0, 4096).value_or(0));
+      k.zero_point = opt_bool(e, "zero_point", cp).value_or(false);
+      k.linear_bits = checkpoint_linear_bits(k.quant, k.bits, k.group_size, k.zero_point, cp);
+      // The sizes are computed with the token table and the output head in 16-bit and every other
+      // linear layer quantized; a checkpoint that keeps more in 16-bit is not modelled.
+      std::vector<std::string> keep;
+      if (!e.contains("unquantized") || !e["unquantized"].is_array())
+        throw InputError("missing_field", join_path(cp, "unquantized"), "name the layers the checkpoint keeps unquantized");
+      for (const auto& x : e["unquantized"]) {
+        if (!x.is_string()) throw InputError("bad_type", join_path(cp, "unquantized"), "a layer name is a string");
+        keep.push_back(x.get<std::string>());
+      }
+      std::sort(keep.begin(), keep.end());
+      if (keep != std::vector<std::string>{"embed", "lm_head"})
+        throw InputError("bad_value", join_path(cp, "unquantized"),
+                         "only checkpoints that keep exactly the token table and the output head unquantized (embed, lm_head) are modelled");
+      k.bytes = static_cast<std::uint64_t>(opt_int(e, "bytes", cp, 1, 100000000000000ll).value_or(0));
+      require_provenance(e, cp);
+      k.source = e["source"].get<std::string>();
+      k.checked = e["checked"].get<std::string>();
+      for (const auto& o : out)
+        if (o.quant == k.quant)
+          throw InputError("duplicate_id", join_path(cp, "quant"), "one published checkpoint per format; '" + k.quant + "' is listed twice");
+      out.push_back(std::move(k));
+    }
+    return out;
+  }
+
   /// models/<org>/<name>.json: one model, its facts and its config.json.
   void model(const CatalogFile& f, const nlohmann::json& doc) {
     guard(entry_path(f.path, doc, 0), [&] {
@@ -109,6 +156,7 @@ struct CatalogLoader {
       m.native_dtype = m.arch.native_dtype;
       m.source = doc["source"].get<std::string>();
       m.checked = doc["checked"].get<std::string>();
+      m.checkpoints = checkpoints(doc, p);
       m.raw = doc;
       c.models_.push_back(std::move(m));
     });
@@ -228,6 +276,13 @@ struct CatalogLoader {
               if (!x.is_string()) throw InputError("bad_type", join_path(p, "backends"), "a backend id must be a string");
             req_str(e, "backends_source", p);
           }
+          // The lowest CUDA compute capability with a kernel for the format, and the lowest with
+          // its native (non-weight-only) kernel (estimate.hpp format_applicability).
+          const auto lo = opt_num(e, "min_cuda_compute_capability", p, 1.0, 20.0);
+          const auto native = opt_num(e, "native_min_cuda_compute_capability", p, 1.0, 20.0);
+          if (native && (!lo || *native < *lo))
+            throw InputError("bad_value", join_path(p, "native_min_cuda_compute_capability"),
+                             "the native kernel's minimum is at or above min_cuda_compute_capability");
           c.quants_.push_back(e);
         } else if (f.path == "markets.json") {  // electricity prices per market (cost.hpp)
           req_num(e, "price_kwh_local", p, 0.0001, 100);

@@ -42,7 +42,11 @@ std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry
     auto it = mm.plans.find(key);
     if (it != mm.plans.end()) return it->second;
   }
-  auto p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, opt));  // may throw
+  // A format with a published checkpoint is sized as that checkpoint stores it (its bits, group
+  // and zero points); the key stays (model, quant): the catalog gives one checkpoint per format.
+  QuantOptions o = opt;
+  if (const PublishedCheckpoint* c = m.checkpoint(quant)) o.linear_bits = c->linear_bits;
+  auto p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, o));  // may throw
   std::lock_guard<std::mutex> g(mm.lock);
   auto it = mm.plans.find(key);
   if (it != mm.plans.end()) return it->second;  // made meanwhile by another thread

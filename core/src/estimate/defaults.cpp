@@ -47,6 +47,20 @@ std::vector<std::string> common_formats(const std::string& engine) {
   return {"SAFETENSORS-BF16", "FP8", "AWQ-4bit", "GPTQ-4bit"};
 }
 
+std::vector<std::string> server_formats(const Architecture& a, const ModelEntry* entry) {
+  // Best first: 16-bit, 8-bit, then the 4-bit ones (NVFP4 before the integer formats: its
+  // published checkpoints are the vendor's own).
+  static const char* const kOrder[] = {"SAFETENSORS-BF16", "SAFETENSORS-FP16", "FP8", "GPTQ-8bit", "NVFP4", "AWQ-4bit", "GPTQ-4bit"};
+  std::vector<std::string> out{server_quant(a)};
+  const auto common = common_formats("vllm");
+  for (const char* id : kOrder) {
+    const bool offered = std::find(common.begin(), common.end(), id) != common.end() ||
+                         (entry && entry->checkpoint(id) != nullptr);
+    if (offered && std::find(out.begin(), out.end(), id) == out.end()) out.push_back(id);
+  }
+  return out;
+}
+
 std::string counterpart_quant(const std::string& quant, const std::string& engine) {
   // Pairs of like size: GGUF types' bits per weight (ggml-common.h blocks, about 4.8 for Q4_K_M
   // with its Q6_K rows) against MLX's bits + 32 / group (4.5 for 4-bit g64). The first pair of a

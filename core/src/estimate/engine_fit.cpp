@@ -292,6 +292,8 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   const auto fq = find_quant(e.plan->quant);
   in.gguf_quant = fq && fq->gguf && !e.vllm;
   in.gguf = r.model.gguf;
+  if (e.vllm && r.model.entry)
+    if (const PublishedCheckpoint* c = r.model.entry->checkpoint(e.plan->quant)) in.server_repo = c->repo;
   in.kind = r.device.kind;
   in.kv = r.kv;
   in.kv.n_ctx = e.kv.n_ctx;

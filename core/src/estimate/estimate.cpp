@@ -352,28 +352,50 @@ std::string format_applicability(const Catalog& cat, const Architecture& a, cons
   if ((quant == "MXFP4_MOE" || quant == "FP8-MXFP4-MOE" || quant == "BF16-MXFP4-MOE") && !a.is_moe()) return "moe_only_format";
   // data/quants.json `backends`: where the format's kernels run (bitsandbytes: vLLM lists it for
   // CUDA and ROCm, vllm/platforms/rocm.py supported_quantization; not for XPU, CPU or Gaudi).
+  const bool cuda = d.backend == "cuda" || std::find(d.backends.begin(), d.backends.end(), "cuda") != d.backends.end();
+  const double cc = d.cuda_compute_capability;  // 0 when the catalog does not state it
+  double native_cc = 0;
   for (const auto& q : cat.quants()) {
-    if (text::upper(q.value("id", std::string())) != text::upper(quant) || !q.contains("backends")) continue;
-    const auto& bs = q["backends"];
-    const auto listed = [&](const std::string& b) { return std::find(bs.begin(), bs.end(), b) != bs.end(); };
-    bool any = listed(d.backend);
-    for (const auto& b : d.backends) any = any || listed(b);
-    if (!any) return "backend_no_kernel";
+    if (text::upper(q.value("id", std::string())) != text::upper(quant)) continue;
+    if (q.contains("backends")) {
+      const auto& bs = q["backends"];
+      const auto listed = [&](const std::string& b) { return std::find(bs.begin(), bs.end(), b) != bs.end(); };
+      bool any = listed(d.backend);
+      for (const auto& b : d.backends) any = any || listed(b);
+      if (!any) return "backend_no_kernel";
+    }
+    // The format's lowest compute capability in vLLM's quantization hardware table (AWQ 7.5,
+    // GPTQ 7.0, FP8 through Marlin 7.5): a CUDA device known to be older has no kernel for it.
+    const double lo = q.value("min_cuda_compute_capability", 0.0);
+    if (cuda && cc > 0 && lo > 0 && cc + 1e-9 < lo) return "cc_no_kernel";
+    native_cc = q.value("native_min_cuda_compute_capability", 0.0);
+  }
+  if (quant == "FP8") {
+    // FP8 W8A8 runs on FP8 tensor cores: compute capability 8.9 and newer (native_cc, quants.json),
+    // and the devices whose datasheet states an FP8 rate (the catalog's fp8_tflops: Ada, Hopper,
+    // Blackwell, Instinct MI300 and later). Elsewhere vLLM keeps the FP8 weights and multiplies
+    // in 16-bit through its Marlin kernel on CUDA (vllm/model_executor/layers/quantization/fp8.py,
+    // Fp8LinearMethod falls back to apply_fp8_marlin_linear without FP8 support); ROCm has no such
+    // fallback and serves FP8 only where it has FP8 math (vllm/platforms/rocm.py supports_fp8).
+    const double fp8 = d.facts.is_object() ? d.facts.value("fp8_tflops", 0.0) : 0.0;
+    if ((cc > 0 && native_cc > 0 && cc + 1e-9 >= native_cc) || fp8 > 0 || d.overhead_backend == "cuda-blackwell") return "";
+    return cuda ? "fp8_weight_only" : "fp8_no_kernel";
   }
   if (quant == "NVFP4") {
     // Blackwell parts carry the cuda-blackwell overhead class (data/hardware). The Marlin
-    // fallback needs compute capability 7.5 (Turing, first shipped 2018-09) or newer; the
-    // catalog gives no capability, so an older launch date stands for it (V100, P40).
-    if (d.overhead_backend == "cuda-blackwell") return "";
-    const bool cuda = d.backend == "cuda" || std::find(d.backends.begin(), d.backends.end(), "cuda") != d.backends.end();
+    // fallback needs compute capability 7.5 (Turing, first shipped 2018-09) or newer; where the
+    // catalog gives no capability, an older launch date stands for it.
+    if (d.overhead_backend == "cuda-blackwell" || cc >= 10.0) return "";
     const std::string launched = d.facts.is_object() ? d.facts.value("launch_date", "") : "";
-    if (!cuda || (!launched.empty() && launched < "2018-09")) return "fp4_no_kernel";
+    if (!cuda || (cc > 0 && cc < 7.5) || (cc <= 0 && !launched.empty() && launched < "2018-09")) return "fp4_no_kernel";
     return "fp4_weight_only";
   }
   return "";
 }
 
-bool format_has_no_kernel(const std::string& code) { return code == "fp4_no_kernel" || code == "backend_no_kernel"; }
+bool format_has_no_kernel(const std::string& code) {
+  return code == "fp4_no_kernel" || code == "backend_no_kernel" || code == "cc_no_kernel" || code == "fp8_no_kernel";
+}
 
 bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
   return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
@@ -659,6 +681,9 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   }
   e.quality = quality_json(cat, e.plan->quant);
   e.applicability = format_applicability(cat, a, r.device, e.plan->quant);
+  if (e.applicability == "cc_no_kernel")
+    for (const auto& q : cat.quants())
+      if (q.value("id", std::string()) == e.plan->quant) e.applicability_min_cc = q.value("min_cuda_compute_capability", 0.0);
   e.kv = llamacpp_kv_cache(a, r.kv);
   e.compute = llamacpp_compute_buffer(a, e.kv, r.kv.n_ubatch, r.kv.flash_attn, r.kv.n_seq);
 
@@ -857,7 +882,13 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                             : e.verdict == "offload" ? "runs_offloaded" : "does_not_run";
   }
   // A format that makes no sense here (or runs another way) says so (format_applicability).
-  if (!e.applicability.empty()) out["quant"]["applicability"] = {{"code", e.applicability}};
+  if (!e.applicability.empty()) {
+    out["quant"]["applicability"] = {{"code", e.applicability}};
+    // The figures behind a compute-capability code: the device's and the format's minimum.
+    if (e.applicability == "cc_no_kernel")
+      out["quant"]["applicability"]["values"] = {{"cuda_compute_capability", r.device.cuda_compute_capability},
+                                                 {"min_cuda_compute_capability", e.applicability_min_cc}};
+  }
   add_product_fields(out["hardware"], r.device);  // Mac Studio, Framework Desktop … (device.hpp)
   if (e.speed.decode_tps > 0) {
     out["speed"] = speed_to_json(e.speed, speed_options(r));
@@ -958,6 +989,43 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       const std::uint64_t loaded = e.vllm->weights.loaded_bytes;
       out["checkpoint_unloaded_bytes"] = e.plan->file_bytes > loaded ? e.plan->file_bytes - loaded : 0;
     }
+  }
+  if (e.vllm && !e.plan->from_file) {
+    // The formats the server offers this model (defaults.hpp server_formats), each with the Hub repo
+    // it is served from: the model's own repo for its published dtype, the catalog's published
+    // checkpoint of another format, null where none is published (quantize it yourself).
+    const std::string own = defaults::server_quant(r.model.arch);
+    auto repo_of = [&](const std::string& q) -> json {
+      if (q == own && r.model.entry) return r.model.id;
+      if (r.model.entry)
+        if (const PublishedCheckpoint* c = r.model.entry->checkpoint(q)) return c->repo;
+      return nullptr;
+    };
+    // A summary (a row of a format table) carries only its own checkpoint; the list is the full
+    // result's.
+    if (!r.summary) {
+      json formats = json::array();
+      for (const auto& q : defaults::server_formats(r.model.arch, r.model.entry))
+        formats.push_back({{"id", q}, {"repo", repo_of(q)}, {"code", q == own ? "publisher" : repo_of(q).is_null() ? "not_published" : "published"}});
+      out["server_formats"] = formats;
+    }
+    // The estimated format's checkpoint: where it comes from, and its published size against the
+    // computed one where the catalog records it (signed percent: + = ours larger).
+    const json repo = repo_of(e.plan->quant);
+    json cp = {{"repo", repo}, {"code", e.plan->quant == own ? "publisher" : repo.is_null() ? "not_published" : "published"}};
+    if (r.model.entry)
+      if (const PublishedCheckpoint* c = r.model.entry->checkpoint(e.plan->quant)) {
+        cp["source"] = c->source;
+        cp["checked"] = c->checked;
+        cp["bits"] = c->bits;
+        cp["group_size"] = c->group_size;
+        cp["zero_point"] = c->zero_point;
+        if (c->bytes > 0) {
+          cp["published_bytes"] = c->bytes;
+          cp["diff_pct"] = 100.0 * (static_cast<double>(e.plan->file_bytes) - static_cast<double>(c->bytes)) / static_cast<double>(c->bytes);
+        }
+      }
+    out["checkpoint"] = cp;
   }
   // A Mac runs both llama.cpp and MLX: the formats of like size the page sets side by side (it
   // asks the core for both estimates; estimate_many).

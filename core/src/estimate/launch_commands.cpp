@@ -186,6 +186,10 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     return w.empty() && in.draft_max > 0 ? unsafe_reason(in.draft_id) : w;
   }();
   const std::string model_word = why.empty() ? sh_word(in.model_id) : "";
+  // A published checkpoint declares its quantization in its config.json (quantization_config),
+  // which vLLM and SGLang read: served by its repo id, with no --quantization flag.
+  const bool server_repo = !in.server_repo.empty() && hub_repo_id(in.server_repo) && why.empty();
+  const std::string server_word = server_repo ? sh_word(in.server_repo) : model_word;
   const std::string draft_word = why.empty() && in.draft_max > 0 ? sh_word(in.draft_id) : "";
   auto refuse = [&out, &why](const char* tool) {
     out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
@@ -231,9 +235,9 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     refuse("sglang");
   } else if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm) {
     const VllmBudget& v = *in.vllm;
-    const std::string q = vllm_quantization_flag(in.quant);
+    const std::string q = server_repo ? "" : vllm_quantization_flag(in.quant);
     std::ostringstream c;
-    c << "vllm serve " << model_word << " --tensor-parallel-size " << v.tensor_parallel
+    c << "vllm serve " << server_word << " --tensor-parallel-size " << v.tensor_parallel
       << " --max-model-len " << v.max_model_len << " --gpu-memory-utilization " << num(in.gpu_memory_utilization)
       << " --kv-cache-dtype " << v.kv_cache_dtype << " --max-num-seqs " << v.max_num_seqs
       << " --max-num-batched-tokens " << v.max_num_batched_tokens;
@@ -246,9 +250,14 @@ nlohmann::json launch_commands(const LaunchInput& in) {
       c << " --speculative-config.method draft_model --speculative-config.model " << draft_word
         << " --speculative-config.num_speculative_tokens " << in.draft_max;
     if (in.engine != "sglang") out["vllm"] = c.str();
+    // An AWQ, GPTQ or NVFP4 format of a model whose catalog entry lists no published checkpoint
+    // of it: the engines load such weights only from a quantized checkpoint (their --quantization
+    // names how to read one; vLLM quantizes on the fly only to FP8), so one must be made first.
+    if (!server_repo && (in.quant == "AWQ-4bit" || in.quant == "GPTQ-4bit" || in.quant == "GPTQ-8bit" || in.quant == "NVFP4"))
+      out["notes"].push_back({{"tool", in.engine == "sglang" ? "sglang" : "vllm"}, {"code", "checkpoint_not_published"}, {"quant", in.quant}});
     std::ostringstream s;
     const std::string skv = v.kv_cache_dtype == "fp8" ? "fp8_e4m3" : v.kv_cache_dtype == "auto" ? "auto" : v.kv_cache_dtype;
-    s << "python3 -m sglang.launch_server --model-path " << model_word << " --tp " << v.tensor_parallel
+    s << "python3 -m sglang.launch_server --model-path " << server_word << " --tp " << v.tensor_parallel
       << " --context-length " << v.max_model_len;
     // The memory fraction and the running-request cap are the budget's own only when it is
     // SGLang's (sglang.hpp); beside a vLLM estimate they would pass vLLM's utilization and

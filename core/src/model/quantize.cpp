@@ -306,6 +306,26 @@ std::optional<QuantFormat> resolve_format(const std::string& text, const std::st
   return std::nullopt;
 }
 
+double checkpoint_linear_bits(const std::string& quant, int bits, int group_size, bool zero_point,
+                              const std::string& path) {
+  auto bad = [&](const std::string& why) { throw InputError("bad_value", path, quant + ": " + why); };
+  const bool integer = quant == "AWQ-4bit" || quant == "GPTQ-4bit" || quant == "GPTQ-8bit";
+  const int want = quant == "GPTQ-8bit" || quant == "FP8" ? 8 : 4;
+  if (!integer && quant != "FP8" && quant != "NVFP4") bad("not a format published as a quantized checkpoint (FP8, AWQ-4bit, GPTQ-4bit, GPTQ-8bit, NVFP4)");
+  if (bits != want) bad("bits must be " + std::to_string(want));
+  if (integer) {
+    if (group_size != 32 && group_size != 64 && group_size != 128) bad("group_size must be 32, 64 or 128");
+    return bits + (16.0 + (zero_point ? bits : 0)) / group_size;
+  }
+  if (zero_point) bad("a float format has no zero points");
+  if (quant == "NVFP4") {
+    if (group_size != 16) bad("NVFP4 scales groups of 16 values");
+    return 4.0 + 8.0 / 16.0;
+  }
+  if (group_size != 0 && group_size != 128) bad("FP8 scales a tensor, a row (group_size 0) or a 128 x 128 block");
+  return group_size == 0 ? 8.0 : 8.0 + 32.0 / (128.0 * 128.0);
+}
+
 bool engine_accepts(const std::string& engine, const QuantFormat& q) {
   if (engine == "mlx") return q.container == "mlx";  // mlx-lm loads MLX checkpoints
   return !server(engine) || q.container == "safetensors";
@@ -357,7 +377,8 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
       double bits = 32.0;
       if (t.quantizable) {
         const bool table = t.role == TensorRole::TokenEmbd || t.role == TensorRole::Output;
-        bits = table ? f->embed_bits : f->expert_bits > 0 && t.is_expert() ? f->expert_bits : f->linear_bits;
+        const double linear = opt.linear_bits > 0 && f->expert_bits == 0 ? opt.linear_bits : f->linear_bits;
+        bits = table ? f->embed_bits : f->expert_bits > 0 && t.is_expert() ? f->expert_bits : linear;
       } else if (t.type != G::F32) {
         bits = 16.0;
       } else {

@@ -23,12 +23,33 @@ struct CatalogFile {
   std::string text;
 };
 
+/// A quantized safetensors checkpoint of a catalog model published on the Hugging Face Hub (the
+/// model file's `checkpoints`, data/SCHEMA.md): what vLLM and SGLang download and serve for that
+/// format. Every one keeps the token table and the output head in 16-bit and quantizes the other
+/// linear layers (the loader refuses an entry that says otherwise).
+struct PublishedCheckpoint {
+  std::string repo;            // "RedHatAI/Meta-Llama-3.1-8B-Instruct-quantized.w4a16"
+  std::string quant;           // the format id: FP8, AWQ-4bit, GPTQ-4bit, GPTQ-8bit, NVFP4
+  std::string source, checked;
+  int bits = 0, group_size = 0;
+  bool zero_point = false;
+  double linear_bits = 0;      // stored bits per quantized weight (quantize.hpp checkpoint_linear_bits)
+  std::uint64_t bytes = 0;     // the published size of its safetensors files, when recorded (else 0)
+};
+
 struct ModelEntry {
   std::string id, name, org, family, license, release, native_dtype, source, checked;
   double params_total_b = 0, params_active_b = 0;
   Architecture arch;
   nlohmann::json raw;   // the entry as loaded
   std::string file;
+  std::vector<PublishedCheckpoint> checkpoints;
+  /// The published checkpoint of format `quant`, or nullptr.
+  const PublishedCheckpoint* checkpoint(const std::string& quant) const {
+    for (const auto& c : checkpoints)
+      if (c.quant == quant) return &c;
+    return nullptr;
+  }
 };
 
 struct BackendInfo {

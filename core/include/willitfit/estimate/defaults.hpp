@@ -165,6 +165,12 @@ std::string engine_name(const std::string& engine);
 /// The formats most repos publish for `engine`, best first (a model's format table lists these).
 std::vector<std::string> common_formats(const std::string& engine);
 
+/// The formats a server engine (vLLM, SGLang) offers for a model, best first: its checkpoint as
+/// published (server_quant), the common formats (common_formats), and every format the catalog
+/// entry has a published checkpoint of (ModelEntry::checkpoints: FP8, NVFP4, AWQ, GPTQ),
+/// each once. `entry` is null for an imported config.
+std::vector<std::string> server_formats(const Architecture& a, const ModelEntry* entry);
+
 /// The format of `engine` ("llama.cpp" or "mlx") nearest in bits per weight to `quant` of the
 /// other one: Q4_K_M <-> MLX-4bit, Q8_0 <-> MLX-8bit, BF16 <-> MLX-BF16 … (the side-by-side of a
 /// Mac result, estimate_to_json `engine_compare`). `quant` itself when it is already the engine's.

@@ -71,7 +71,16 @@ bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes);
 ///  * fp4_no_kernel: NVFP4 on a device with no CUDA backend or older than Turing: no engine has a
 ///    kernel for it there.
 ///  * backend_no_kernel: a format whose data/quants.json entry lists the backends its kernels run on
-///    (`backends`: bitsandbytes under vLLM on CUDA and ROCm) on a device with none of them.
+///    (`backends`: bitsandbytes under vLLM on CUDA and ROCm; AWQ and GPTQ also on SYCL and CPU;
+///    FP8 on CUDA and ROCm) on a device with none of them.
+///  * cc_no_kernel: a CUDA device whose compute capability is below the format's
+///    `min_cuda_compute_capability` (vLLM's quantization hardware table: AWQ 7.5, GPTQ 7.0, FP8
+///    through Marlin 7.5).
+///  * fp8_weight_only: FP8 on a CUDA GPU without FP8 tensor cores (below the format's
+///    `native_min_cuda_compute_capability`, 8.9, and no stated FP8 rate): vLLM runs the FP8 weights
+///    through its Marlin kernel with 16-bit math; memory is the same, the FP8 speed-up is not there.
+///  * fp8_no_kernel: FP8 on a ROCm device without FP8 math (no stated FP8 rate): vLLM's ROCm
+///    platform serves FP8 only on gfx94x/gfx95x/gfx12 and has no weight-only fallback.
 std::string format_applicability(const Catalog& cat, const Architecture& a, const Device& d, const std::string& quant);
 
 /// The codes of format_applicability under which no engine can run the format on the device at

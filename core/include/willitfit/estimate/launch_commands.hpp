@@ -38,6 +38,10 @@ struct LaunchInput {
   std::string quant;                  // "Q4_K_M", "FP8", "MLX-4bit" …
   bool gguf_quant = true;
   std::vector<GgufRepo> gguf;         // published GGUF repos (catalog)
+  // The Hub repo the vLLM / SGLang commands serve: the published checkpoint of the format
+  // (catalog `checkpoints`), or the model's own repo for its published dtype; "" = model_id, with
+  // --quantization naming the format (vLLM quantizes FP8 on the fly; the others need a checkpoint).
+  std::string server_repo;
   DeviceKind kind = DeviceKind::Gpu;
   KvOptions kv;                       // n_ctx here is the padded context the estimate used
   const Placement* placement = nullptr;

@@ -116,6 +116,7 @@ struct Estimate {
   UsableMemory usable;                  // summed over `count` devices
   std::string verdict;                  // fits | tight | offload | no_fit
   std::string applicability;            // estimate.hpp format_applicability ("" when the format applies)
+  double applicability_min_cc = 0;      // cc_no_kernel: the format's min_cuda_compute_capability
   ParamCounts params;
   Placement placement;                  // the chosen llama.cpp placement (memory.devices[])
   Placement full;                       // everything on the accelerators (memory.*_bytes)

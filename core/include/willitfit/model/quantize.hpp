@@ -21,7 +21,21 @@ enum class QuantRules {
 struct QuantOptions {
   bool imatrix = true;      // published IQ/Q quants are usually made with an importance matrix
   QuantRules rules = QuantRules::Dec2025;
+  // > 0: the stored bits per quantized linear weight of a published safetensors checkpoint
+  // (checkpoint_linear_bits), in place of the format's own figure; the token table, the output
+  // head, norms and biases stay 16-bit as in every such checkpoint.
+  double linear_bits = 0;
 };
+
+/// What a published safetensors checkpoint stores per quantized linear weight, in bits, from its
+/// quantization_config: `bits` per value plus a 16-bit scale (and, with `zero_point`, a `bits`-wide
+/// zero) per `group_size` values for AWQ and GPTQ (AutoAWQ's qzeros/scales, GPTQ's
+/// qzeros/scales; compressed-tensors' symmetric pack-quantized keeps no zeros); FP8 with a fp32 scale
+/// per group_size x group_size block (group_size 0: one scale per tensor or row, under 0.01 bit);
+/// NVFP4 with one FP8 scale per group_size (16) values. Throws InputError(bad_value, path) when
+/// the bits or the group do not fit the format.
+double checkpoint_linear_bits(const std::string& quant, int bits, int group_size, bool zero_point,
+                              const std::string& path);
 
 /// A quantization people can ask for.
 struct QuantFormat {
