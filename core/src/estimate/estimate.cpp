@@ -356,7 +356,8 @@ std::string format_applicability(const Catalog& cat, const Architecture& a, cons
   const double cc = d.cuda_compute_capability;  // 0 when the catalog does not state it
   double native_cc = 0;
   for (const auto& q : cat.quants()) {
-    if (text::upper(q.value("id", std::string())) != text::upper(quant)) continue;
+    const auto id = q.find("id");
+    if (id == q.end() || !id->is_string() || !text::iequals(id->get_ref<const std::string&>(), quant)) continue;
     if (q.contains("backends")) {
       const auto& bs = q["backends"];
       const auto listed = [&](const std::string& b) { return std::find(bs.begin(), bs.end(), b) != bs.end(); };

@@ -38,9 +38,8 @@ const std::vector<MlxFormat>& mlx_formats() {
 }
 
 std::optional<MlxFormat> find_mlx_format(const std::string& id) {
-  const std::string u = text::upper(id);
   for (const auto& f : mlx_formats())
-    if (text::upper(f.id) == u) return f;
+    if (text::iequals(f.id, id)) return f;
   return std::nullopt;
 }
 

@@ -260,11 +260,10 @@ const std::vector<QuantFormat>& quant_formats() {
 }
 
 std::optional<QuantFormat> find_quant(const std::string& id) {
-  const std::string u = text::upper(id);
   for (const auto& q : quant_formats()) {
-    if (text::upper(q.id) == u) return q;
+    if (text::iequals(q.id, id)) return q;
   }
-  if (u == "MXFP4") return find_quant("MXFP4_MOE");
+  if (text::iequals(id, "MXFP4")) return find_quant("MXFP4_MOE");
   return std::nullopt;
 }
 

@@ -18,6 +18,15 @@ inline std::string upper(std::string s) {
   return s;
 }
 
+/// ASCII case-insensitive equality (upper(a) == upper(b) without building either string): the
+/// format look-ups run it for every catalog format of every row of a runs-on list.
+inline bool iequals(const std::string& a, const std::string& b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i)
+    if (std::toupper(static_cast<unsigned char>(a[i])) != std::toupper(static_cast<unsigned char>(b[i]))) return false;
+  return true;
+}
+
 inline bool starts_with(const std::string& s, const char* prefix) { return s.rfind(prefix, 0) == 0; }
 
 inline bool ends_with(const std::string& s, const char* suffix) {
