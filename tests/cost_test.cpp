@@ -27,6 +27,9 @@ TEST_CASE("owned cost per million tokens is electricity plus amortised purchase 
   CHECK(r["owned"]["per_million_tokens_usd"]["single"].get<double>() == Approx((0.10 + amort) / 0.36));
   CHECK(r["owned"]["electricity_per_month_usd"].get<double>() == Approx(0.5 * 10 * 30.4375 * 0.20));
   CHECK(usd_per_million_tokens(3.6, 1000) == Approx(1.0));
+  // A stated speed has no range, so neither has its cost.
+  CHECK_FALSE(r["owned"]["per_million_tokens_usd"].contains("single_low"));
+  CHECK(r["owned"]["decode_tps_low"].is_null());
 }
 
 TEST_CASE("batching at a concurrency lowers the cost per token in proportion to throughput", "[cost]") {
@@ -160,6 +163,19 @@ TEST_CASE("with a model, one cost call estimates the owned hardware and every of
   const json est = json::parse(api_estimate(cat(), eq.dump()));
   const double owned_tps = est["speed"]["decode_tps"].get<double>();
   CHECK(r["owned"]["per_million_tokens_usd"]["decode_tps"].get<double>() == Approx(owned_tps));
+  // The estimate's decode range gives the cost's: the fast end of the speed is the cheap end.
+  {
+    const json& pm = r["owned"]["per_million_tokens_usd"];
+    const double lo = est["speed"]["decode_tps_low"].get<double>(), hi = est["speed"]["decode_tps_high"].get<double>();
+    REQUIRE(lo > 0);
+    REQUIRE(hi > lo);
+    CHECK(r["owned"]["decode_tps_low"].get<double>() == Approx(lo));
+    CHECK(r["owned"]["decode_tps_high"].get<double>() == Approx(hi));
+    CHECK(pm["single_low"].get<double>() == Approx(pm["single"].get<double>() * owned_tps / hi));
+    CHECK(pm["single_high"].get<double>() == Approx(pm["single"].get<double>() * owned_tps / lo));
+    CHECK(pm["single_low"].get<double>() < pm["single"].get<double>());
+    CHECK(pm["single"].get<double>() < pm["single_high"].get<double>());
+  }
   // Each offer's speed is the estimate of the same request on that instance's device and count.
   int checked = 0;
   for (const auto& o : r["clouds"]) {
@@ -175,6 +191,8 @@ TEST_CASE("with a model, one cost call estimates the owned hardware and every of
     CHECK(o["estimate"]["decode_tps"].get<double>() == Approx(oe["speed"]["decode_tps"].get<double>()));
     CHECK(o["per_million_tokens_usd"]["single"].get<double>() ==
           Approx(o["price_hour_usd"].get<double>() / (oe["speed"]["decode_tps"].get<double>() * 3600.0) * 1e6));
+    CHECK(o["per_million_tokens_usd"]["single_high"].get<double>() ==
+          Approx(o["price_hour_usd"].get<double>() / (oe["speed"]["decode_tps_low"].get<double>() * 3600.0) * 1e6));
     ++checked;
   }
   CHECK(checked == 6);

@@ -28,9 +28,14 @@ const PAGE = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=819
 
 /** The CLI's cost document for a market, with the CLI estimate's decode speed. @param {string} market */
 function cliCost(market) {
-  const tps = cli('estimate', ...SETUP).speed.decode_tps;
-  assert.ok(tps > 0);
-  return cli('cost', ...SETUP, '--decode-tps', String(tps), '--market', market, '--hours-per-day', '8', '--amortization-months', '36');
+  // The cost call estimates the model itself, as the page's does: the same decode as the
+  // estimate's, with its range.
+  const sp = cli('estimate', ...SETUP).speed;
+  assert.ok(sp.decode_tps > 0);
+  const c = cli('cost', ...SETUP, '--market', market, '--hours-per-day', '8', '--amortization-months', '36');
+  same(c.owned.decode_tps, sp.decode_tps, 'the cost call\'s decode');
+  same(c.owned.decode_tps_low, sp.decode_tps_low, 'the low end of its range');
+  return c;
 }
 
 /** Relative closeness for numbers that went through JSON on both sides. */
@@ -68,8 +73,11 @@ test('the page and the CLI give the same cost per million tokens and break-even,
     assert.equal(c.rent_vs_buy.basis, 'same_tokens');
     if (c.rent_vs_buy.break_even_months === null) assert.equal(got.months, 'never', `${market} break-even`);
     else same(Number(got.months), c.rent_vs_buy.break_even_months, `${market} break-even months`);
-    // What a person reads is the CLI's number in the market's currency.
-    assert.equal(got.mtokText, money(c.owned.per_million_tokens_usd.single, mk, 'en'));
+    // What a person reads is the CLI's number in the market's currency, with the CLI's range
+    // (from the decode estimate's: the fast end is the cheap end).
+    const pm = c.owned.per_million_tokens_usd;
+    assert.ok(pm.single_low > 0 && pm.single_low < pm.single && pm.single < pm.single_high, JSON.stringify(pm));
+    assert.equal(got.mtokText, `~${money(pm.single, mk, 'en')} (${money(pm.single_low, mk, 'en')}–${money(pm.single_high, mk, 'en')})`);
   }
   assert.deepEqual(page.problems, []);
 });

@@ -9,12 +9,12 @@ import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
-import { marketName, money, monthYear, num, tps } from '../format.js';
-import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
+import { marketName, money, monthYear, num, spreadText, tps } from '../format.js';
+import { aside, clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
-import { hwLabel } from './shared.js';
+import { cardValue, hwLabel } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -189,7 +189,7 @@ function unknownText(codes) {
 function card(k, v, s, data) {
   // The value and the note stand alone under the label: each starts as a sentence does.
   const L = state.lang;
-  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, sentenceCase(L, v)), h('div', { class: 's' }, sentenceCase(L, s)));
+  return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(data || {}) }, cardValue(sentenceCase(L, v))), h('div', { class: 's' }, sentenceCase(L, s)));
 }
 
 /** Cost per million tokens on owned hardware, with what it was computed from. @param {any} r @param {any} c @param {any} mk */
@@ -197,6 +197,9 @@ function paintCard(r, c, mk) {
   const L = state.lang;
   const o = c.owned;
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
+  // A cost per million tokens with the core's range (from the decode estimate's: the fast end is
+  // the cheap end), "~$0.589 ($0.487–$0.886)"; a figure without one (a speed given, not estimated) alone.
+  const mr = (/** @type {any} */ pm) => pm.single_low > 0 ? aside(L, `~${m(pm.single)}`, `${m(pm.single_low)}–${m(pm.single_high)}`) : m(pm.single);
   // The core's cheapest offer per million tokens on its basis (cloud_basis: one user, or the
   // sequences a vLLM / SGLang request states), the same figure the table sorts by.
   const cheapest = c.cheapest_offer;
@@ -216,7 +219,7 @@ function paintCard(r, c, mk) {
   const ce = c.cloud_engine && c.cloud_engine.shown_engine ? c.cloud_engine : null;
   const cards = h('div', { class: 'cards' },
     o.per_million_tokens_usd
-      ? card(T('cost_owned'), m(o.per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
+      ? card(T('cost_owned'), mr(o.per_million_tokens_usd), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.total) })}`,
         { id: 'cost-owned-mtok', 'data-usd': String(o.per_million_tokens_usd.single) })
       : po ? card(T('cost_owned'), T('cost_at_least', { 0: m(po.single) }), `${T('cost_per_mtok')} · ${T('cost_purchase_only', { 0: unknownText(unknown) })}`,
         { id: 'cost-owned-mtok', 'data-usd-min': String(po.single), 'data-unknown': unknown.join(' ') })
@@ -227,14 +230,16 @@ function paintCard(r, c, mk) {
       ? card(T('cost_owned_all'), m(o.per_million_tokens_usd.batched), `${T('cost_per_mtok')} · ${T('cost_all_note', { n: num(o.per_million_tokens_usd.concurrency, L), tps: tps(o.per_million_tokens_usd.batched_tps, L) })}`,
         { id: 'cost-owned-all-mtok', 'data-usd': String(o.per_million_tokens_usd.batched) })
       : null,
-    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), m(o.electricity_only_per_million_tokens_usd.single), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}${
+    o.electricity_only_per_million_tokens_usd ? card(T('cost_elec_only'), mr(o.electricity_only_per_million_tokens_usd), `${T('cost_per_mtok')} · ${T('cost_per_hour', { 0: m(o.per_hour_usd.electricity) })}${
       // Without a purchase price there is no all-users card: its electricity says the same here.
       !o.per_million_tokens_usd && o.electricity_only_per_million_tokens_usd.batched ? ` · ${T('cloud_batched', { 0: m(o.electricity_only_per_million_tokens_usd.batched), n: num(o.electricity_only_per_million_tokens_usd.concurrency, L), tps: tps(o.electricity_only_per_million_tokens_usd.batched_tps, L) })}` : ''}`,
       { id: 'cost-elec-mtok', 'data-usd': String(o.electricity_only_per_million_tokens_usd.single) }) : null,
     // Offers estimated for another engine (the core's cloud_engine) say which.
     // The label says the basis; the note the offer's own figure behind it (its pool may hold fewer
     // sequences than stated: the core's `sequences` is the offer's).
-    best ? card(basis ? T('cost_cloud_best_stated_sequences', { n: num(basis.sequences, L) }) : T('cost_cloud_best_one_user'), m(cheapest.usd),
+    best ? card(basis ? T('cost_cloud_best_stated_sequences', { n: num(basis.sequences, L) }) : T('cost_cloud_best_one_user'),
+      // One user's figure is the offer's single, with its range; a basis of several sequences has none.
+      !basis && !(cheapest.sequences > 1) && best.per_million_tokens_usd.single === cheapest.usd ? mr(best.per_million_tokens_usd) : m(cheapest.usd),
       `${T('cost_per_mtok')} · ${cheapest.sequences > 1 ? T('cost_cloud_note_seq', {
         offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.batched_tps, L), n: num(cheapest.sequences, L),
       }) : T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
@@ -250,7 +255,7 @@ function paintCard(r, c, mk) {
   const pm = o.per_million_tokens_usd || o.electricity_only_per_million_tokens_usd;
   const parts = [pm && pm.batched_tps > 0
     ? T('cost_from_tps_batched', { tps: tps(o.decode_tps, L), agg: tps(pm.batched_tps, L), n: num(pm.concurrency, L) })
-    : T('cost_from_tps', { tps: tps(o.decode_tps, L) })];
+    : T('cost_from_tps', { tps: o.decode_tps_low > 0 ? spreadText({ v: o.decode_tps, lo: o.decode_tps_low, hi: o.decode_tps_high }, L) : tps(o.decode_tps, L) })];
   // An unknown is said on the owned card above, not again here.
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),

@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
-import { commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { cardValue, commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -690,12 +690,7 @@ function devicesTable(devs, host, L) {
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */
 function card(k, v, s, attrs) {
-  // "~5,881 tok/s (4,531–9,735)": the range goes on its own line under the figure in every card
-  // (styles.css .v-range), never broken in its middle (the text stays the same).
-  // Chinese writes the range in full-width parentheses with no space before them ("~81.9 tok/s（36.5–51.6）").
-  const zh = typeof v === 'string' ? v.indexOf('（') : -1;
-  const cut = zh > 0 ? zh : typeof v === 'string' ? v.indexOf(' (') : -1;
-  const value = cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'v-range' }, v.slice(zh > 0 ? cut : cut + 1))] : v;
+  const value = cardValue(v);
   return h('div', { class: 'card' }, h('div', { class: 'k' }, k), h('div', { class: 'v', ...(attrs || {}) }, value), h('div', { class: 's' }, s));
 }
 

@@ -32,6 +32,18 @@ export async function smallestDevices(overs) {
   }));
 }
 
+/**
+ * A card's figure with the core's range: "~5,881 tok/s (4,531–9,735)" becomes the figure and,
+ * on its own line under it (styles.css .v-range), the range, never broken in its middle (the
+ * text stays the same). Chinese writes the range in full-width parentheses with no space before.
+ * @param {any} v
+ */
+export function cardValue(v) {
+  const zh = typeof v === 'string' ? v.indexOf('（') : -1;
+  const cut = zh > 0 ? zh : typeof v === 'string' ? v.indexOf(' (') : -1;
+  return cut > 0 ? [h('span', { class: 'v-main' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'v-range' }, v.slice(zh > 0 ? cut : cut + 1))] : v;
+}
+
 /** "tight" beside a smallest device the request only just fits (the core's verdict). @param {any} d @param {string} L */
 export function tightMark(d, L) {
   return d && d.verdict === 'tight' ? h('span', { class: 'tag tight', dataset: { tight: 'true' } }, t(L, 'short_tight')) : null;

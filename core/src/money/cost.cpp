@@ -35,6 +35,13 @@ Throughput parse_speed(const json& q, const std::string& path, std::optional<dou
 
 json per_million(double usd_hour, const Throughput& t) {
   json j = {{"single", usd_per_million_tokens(usd_hour, t.decode_tps)}, {"decode_tps", t.decode_tps}};
+  // The decode estimate's range gives the cost's: the fast end of the speed is the cheap end.
+  if (t.decode_tps_low > 0 && t.decode_tps_high >= t.decode_tps_low) {
+    j["single_low"] = usd_per_million_tokens(usd_hour, t.decode_tps_high);
+    j["single_high"] = usd_per_million_tokens(usd_hour, t.decode_tps_low);
+    j["decode_tps_low"] = t.decode_tps_low;
+    j["decode_tps_high"] = t.decode_tps_high;
+  }
   if (t.batched_tps > 0) {
     j["batched"] = usd_per_million_tokens(usd_hour, t.batched_tps);
     j["batched_tps"] = t.batched_tps;
@@ -117,6 +124,7 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
   // With a model, the estimate of the same document on the owned hardware gives the memory need
   // and, unless the request states one, the decode speed.
   std::optional<double> owned_decode;
+  double owned_low = 0, owned_high = 0;  // the estimate's decode range
   Throughput owned_batched;  // a serving engine's aggregate at the concurrency its pool allows
   if (!q.contains("memory_gib") && q.contains("model")) {
     json eq = q;
@@ -126,14 +134,22 @@ CostRequest parse_cost_request(const Catalog& cat, const json& q) {
     r.need_bytes = e.total_bytes;
     if (server_engine(er.engine) && er.vllm.concurrency > 1) r.stated_sequences = er.vllm.concurrency;
     owned_batched = batched_of(e);
-    if (e.speed.decode_tps > 0) owned_decode = e.speed.decode_tps;
-    else if (!q.contains("decode_tps"))
+    if (e.speed.decode_tps > 0) {
+      owned_decode = e.speed.decode_tps;
+      owned_low = e.speed.decode_tps_low;
+      owned_high = e.speed.decode_tps_high;
+    } else if (!q.contains("decode_tps"))
       throw InputError("no_decode_speed", "decode_tps",
                        "the estimate of this model on the owned hardware gives no decode speed (verdict '" +
                            e.verdict + "'); give decode_tps");
     r.estimate_request = std::move(eq);
   }
   r.owned = parse_speed(q, "", owned_decode);
+  // A stated decode_tps has no range; the estimate's has.
+  if (!q.contains("decode_tps")) {
+    r.owned.decode_tps_low = owned_low;
+    r.owned.decode_tps_high = owned_high;
+  }
   if (!q.contains("batched_tps") && !q.contains("decode_tps") && owned_batched.batched_tps > 0) {
     r.owned.batched_tps = owned_batched.batched_tps;
     r.owned.concurrency = owned_batched.concurrency;
@@ -194,7 +210,13 @@ json offer_estimate(const Catalog& cat, const json& base, const std::string& dev
   try {
     const Estimate e = run_estimate(cat, parse_request(cat, eq));
     json out = {{"verdict", e.verdict}};
-    if (e.speed.decode_tps > 0) out["decode_tps"] = e.speed.decode_tps;
+    if (e.speed.decode_tps > 0) {
+      out["decode_tps"] = e.speed.decode_tps;
+      if (e.speed.decode_tps_low > 0) {
+        out["decode_tps_low"] = e.speed.decode_tps_low;
+        out["decode_tps_high"] = e.speed.decode_tps_high;
+      }
+    }
     const Throughput b = batched_of(e);
     if (b.batched_tps > 0) {
       out["batched_tps"] = b.batched_tps;
@@ -241,6 +263,8 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
                 {"purchase_usd", r.purchase_known ? json(r.purchase_usd) : null},
                 {"amortization_months", r.amortization_months},
                 {"decode_tps", r.owned.decode_tps},
+                {"decode_tps_low", r.owned.decode_tps_low > 0 ? json(r.owned.decode_tps_low) : null},
+                {"decode_tps_high", r.owned.decode_tps_high > 0 ? json(r.owned.decode_tps_high) : null},
                 {"per_hour_usd", {{"electricity", r.power_known ? json(elec_hour) : null},
                                   {"amortization", r.purchase_known ? json(amort_month / hours_month) : null},
                                   {"total", total_known ? json(owned_hour) : null}}},
@@ -342,6 +366,10 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
       if (est.contains("decode_tps")) {
         Throughput t;
         t.decode_tps = est["decode_tps"].get<double>();
+        if (est.contains("decode_tps_low")) {
+          t.decode_tps_low = est["decode_tps_low"].get<double>();
+          t.decode_tps_high = est["decode_tps_high"].get<double>();
+        }
         if (est.contains("batched_tps")) {
           t.batched_tps = est["batched_tps"].get<double>();
           t.concurrency = est["concurrency"].get<int>();

@@ -53,6 +53,7 @@ constexpr double kDaysPerMonth = 365.25 / 12.0;
 
 struct Throughput {
   double decode_tps = 0;          // one stream
+  double decode_tps_low = 0, decode_tps_high = 0;  // the estimate's range of it (0 = none given)
   int concurrency = 1;
   double batched_tps = 0;         // aggregate over `concurrency` streams (0 = not given)
 };
