@@ -84,4 +84,39 @@ TEST_CASE("the plan store keeps the recent plans only, and an evicted plan stays
   CHECK(again->file_bytes == bytes);
 }
 
+TEST_CASE("plans made from a model's shared skeleton equal fresh plans, tensor by tensor", "[memo]") {
+  // memo_plan reuses a model's skeleton (its tensors and llama-quantize's order) across formats;
+  // the models alternate so that a skeleton is reused after another model's, and each plan is
+  // checked against plan_quantization made from nothing.
+  const wif::Catalog fresh = wif::Catalog::load(wif::embedded_catalog());
+  const auto& models = fresh.models();
+  int compared = 0;
+  for (std::size_t i = 0; i < models.size(); ++i) {
+    for (std::size_t k : {i, i > 0 ? i - 1 : i}) {
+      const wif::ModelEntry& m = models[k];
+      for (const char* q : {"Q4_K_M", "IQ2_XXS", "FP8", "AWQ-4bit"}) {
+        wif::QuantOptions opt;
+        if (const wif::PublishedCheckpoint* c = m.checkpoint(q)) opt.linear_bits = c->linear_bits;
+        std::shared_ptr<const wif::TensorPlan> a;
+        try {
+          a = wif::memo_plan(fresh, m, q, {});
+        } catch (const wif::InputError&) {
+          CHECK_THROWS_AS(wif::plan_quantization(m.arch, q, opt), wif::InputError);
+          continue;
+        }
+        const wif::TensorPlan b = wif::plan_quantization(m.arch, q, opt);
+        INFO(m.id << " " << q);
+        REQUIRE(a->tensors.size() == b.tensors.size());
+        bool same = a->file_bytes == b.file_bytes && a->header_bytes == b.header_bytes;
+        for (std::size_t t = 0; t < b.tensors.size() && same; ++t)
+          same = a->tensors[t].name == b.tensors[t].name && a->tensors[t].type == b.tensors[t].type &&
+                 a->tensors[t].bytes == b.tensors[t].bytes;
+        CHECK(same);
+        ++compared;
+      }
+    }
+  }
+  CHECK(compared > 4 * static_cast<int>(models.size()));
+}
+
 }  // namespace memo_test_cases

@@ -18,11 +18,17 @@ namespace wif {
 // quant, so the working set is small. An evicted plan lives on in the estimates that hold it.
 constexpr std::size_t kPlans = 48;
 using PlanKey = std::tuple<std::string, std::string, bool, int>;
+// The skeleton of a model (its tensors by name and llama-quantize's order; quantize.hpp) is the
+// same for every format, and was half of a plan's time. A sweep over the catalog (runs-on) plans
+// two to four formats of one model before the next, and a format table one model's every format:
+// the newest few models' skeletons cover both.
+constexpr std::size_t kSkeletons = 4;
 
 struct Memo {
   std::mutex lock;
   std::map<PlanKey, std::shared_ptr<const TensorPlan>> plans;
   std::deque<PlanKey> plan_order;   // insertion order, oldest first
+  std::deque<std::pair<std::string, std::shared_ptr<const TensorSkeleton>>> skeletons;  // newest last
   std::map<std::string, ParamCounts> params;
   std::optional<SpeedCoefficients> coefficients;
   std::optional<nlohmann::json> spec_basis;
@@ -32,6 +38,23 @@ struct Memo {
 };
 
 std::shared_ptr<Memo> new_memo() { return std::make_shared<Memo>(); }
+
+namespace {
+
+std::shared_ptr<const TensorSkeleton> memo_skeleton(Memo& mm, const ModelEntry& m) {
+  {
+    std::lock_guard<std::mutex> g(mm.lock);
+    for (const auto& [id, sk] : mm.skeletons)
+      if (id == m.id) return sk;
+  }
+  auto sk = std::make_shared<const TensorSkeleton>(tensor_skeleton(m.arch));
+  std::lock_guard<std::mutex> g(mm.lock);
+  mm.skeletons.emplace_back(m.id, sk);
+  if (mm.skeletons.size() > kSkeletons) mm.skeletons.pop_front();
+  return sk;
+}
+
+}  // namespace
 
 std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m,
                                             const std::string& quant, const QuantOptions& opt) {
@@ -46,7 +69,14 @@ std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry
   // and zero points); the key stays (model, quant): the catalog gives one checkpoint per format.
   QuantOptions o = opt;
   if (const PublishedCheckpoint* c = m.checkpoint(quant)) o.linear_bits = c->linear_bits;
-  auto p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, o));  // may throw
+  const auto format = find_quant(quant);
+  std::shared_ptr<const TensorPlan> p;
+  if (format && format->container != "mlx") {
+    const std::shared_ptr<const TensorSkeleton> sk = memo_skeleton(mm, m);
+    p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, o, *sk));  // may throw
+  } else {
+    p = std::make_shared<const TensorPlan>(plan_quantization(m.arch, quant, o));  // may throw
+  }
   std::lock_guard<std::mutex> g(mm.lock);
   auto it = mm.plans.find(key);
   if (it != mm.plans.end()) return it->second;  // made meanwhile by another thread

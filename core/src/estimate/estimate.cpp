@@ -370,6 +370,7 @@ std::string format_applicability(const Catalog& cat, const Architecture& a, cons
     const double lo = q.value("min_cuda_compute_capability", 0.0);
     if (cuda && cc > 0 && lo > 0 && cc + 1e-9 < lo) return "cc_no_kernel";
     native_cc = q.value("native_min_cuda_compute_capability", 0.0);
+    break;  // ids are unique in quants.json, case aside (the catalog refuses a repeated one: duplicate_id)
   }
   if (quant == "FP8") {
     // FP8 W8A8 runs on FP8 tensor cores: compute capability 8.9 and newer (native_cc, quants.json),

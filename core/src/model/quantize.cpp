@@ -349,28 +349,46 @@ double TensorPlan::bits_per_weight() const {
   return n ? 8.0 * static_cast<double>(weights_bytes) / static_cast<double>(n) : 0.0;
 }
 
-TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
-                             const QuantOptions& opt) {
-  auto q = find_quant(quant);
-  if (!q)
-    throw InputError("unknown_quant", "quant",
-                     "unknown quantization '" + quant + "'; see 'willitfit list quants'");
+TensorSkeleton tensor_skeleton(const Architecture& arch) {
+  TensorSkeleton sk;
+  sk.tensors = enumerate_tensors(arch, arch.native_dtype == "fp16" ? G::F16 : G::BF16);
+  for (const auto& t : sk.tensors)
+    if (has(t.name, "attn_v.weight") || has(t.name, "attn_qkv.weight") || has(t.name, "attn_kv_b.weight"))
+      ++sk.n_attention_wv;
+  // llama.cpp iterates tensors sorted by layer, then by name (weight_name_comparer).
+  sk.order.resize(sk.tensors.size());
+  for (std::size_t i = 0; i < sk.order.size(); ++i) sk.order[i] = i;
+  std::stable_sort(sk.order.begin(), sk.order.end(), [&](std::size_t x, std::size_t y) {
+    const auto& a = sk.tensors[x];
+    const auto& b = sk.tensors[y];
+    if (a.layer != b.layer) return a.layer < b.layer;
+    return a.name < b.name;
+  });
+  return sk;
+}
+
+namespace {
+
+TensorPlan plan_with(const Architecture& arch, const QuantFormat& q, const QuantOptions& opt,
+                     const TensorSkeleton* given) {
   TensorPlan plan;
-  plan.quant = q->id;
-  if (q->container == "mlx") {
-    MlxTensors m = plan_mlx(arch, *find_mlx_format(q->id));
+  plan.quant = q.id;
+  if (q.container == "mlx") {
+    MlxTensors m = plan_mlx(arch, *find_mlx_format(q.id));
     plan.tensors = std::move(m.tensors);
     plan.weights_bytes = m.weights_bytes;
     plan.header_bytes = m.header_bytes;
     plan.file_bytes = m.weights_bytes + m.header_bytes;
     return plan;
   }
-  const G src = arch.native_dtype == "fp16" ? G::F16 : G::BF16;
-  plan.tensors = enumerate_tensors(arch, src);
-  if (!q->gguf) {
+  std::optional<TensorSkeleton> own;
+  if (!given) own = tensor_skeleton(arch);
+  const TensorSkeleton& sk = given ? *given : *own;
+  plan.tensors = sk.tensors;
+  if (!q.gguf) {
     const OtherFormat* f = nullptr;
     for (const auto& r : kOther)
-      if (q->id == r.id) f = &r;
+      if (q.id == r.id) f = &r;
     for (auto& t : plan.tensors) {
       const double n = static_cast<double>(t.n_elements());
       double bits = 32.0;
@@ -394,20 +412,9 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
   const auto& l0 = arch.layers.front();
   s.n_gqa = l0.n_head_kv > 0 ? l0.n_head / l0.n_head_kv : 1;
   s.is_70b = arch.gguf_arch == "llama" && arch.n_layer_all() == 80 && l0.n_head != l0.n_head_kv;
-  for (const auto& t : plan.tensors)
-    if (has(t.name, "attn_v.weight") || has(t.name, "attn_qkv.weight") || has(t.name, "attn_kv_b.weight"))
-      ++s.n_attention_wv;
+  s.n_attention_wv = sk.n_attention_wv;
   const bool float_file = s.def == G::F32 || s.def == G::F16 || s.def == G::BF16;
-  // llama.cpp iterates tensors sorted by layer, then by name (weight_name_comparer).
-  std::vector<std::size_t> order(plan.tensors.size());
-  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t x, std::size_t y) {
-    const auto& a = plan.tensors[x];
-    const auto& b = plan.tensors[y];
-    if (a.layer != b.layer) return a.layer < b.layer;
-    return a.name < b.name;
-  });
-  for (std::size_t idx : order) {
+  for (std::size_t idx : sk.order) {
     Tensor& t = plan.tensors[idx];
     if (!t.quantizable) {
       t.type = G::F32;
@@ -425,6 +432,26 @@ TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
     plan.file_bytes += pad(t.bytes, 32);
   }
   return plan;
+}
+
+QuantFormat known_quant(const std::string& quant) {
+  auto q = find_quant(quant);
+  if (!q)
+    throw InputError("unknown_quant", "quant",
+                     "unknown quantization '" + quant + "'; see 'willitfit list quants'");
+  return *q;
+}
+
+}  // namespace
+
+TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
+                             const QuantOptions& opt) {
+  return plan_with(arch, known_quant(quant), opt, nullptr);
+}
+
+TensorPlan plan_quantization(const Architecture& arch, const std::string& quant, const QuantOptions& opt,
+                             const TensorSkeleton& skeleton) {
+  return plan_with(arch, known_quant(quant), opt, &skeleton);
 }
 
 }  // namespace wif

@@ -24,7 +24,9 @@ struct Memo;
 std::shared_ptr<Memo> new_memo();
 
 /// plan_quantization for the catalog model `m`, made once per (model, quant, options) and
-/// shared by every estimate that uses it. The most recent 48 plans are kept (catalog_memo.cpp). Throws what plan_quantization throws (and caches
+/// shared by every estimate that uses it. The most recent 48 plans are kept, and the newest four
+/// models' skeletons (quantize.hpp TensorSkeleton) that plans of other formats start from
+/// (catalog_memo.cpp). Throws what plan_quantization throws (and caches
 /// nothing then).
 std::shared_ptr<const TensorPlan> memo_plan(const Catalog& cat, const ModelEntry& m, const std::string& quant,
                             const QuantOptions& opt);

@@ -77,6 +77,22 @@ struct TensorPlan {
 TensorPlan plan_quantization(const Architecture& arch, const std::string& quant,
                              const QuantOptions& opt = {});
 
+/// What a plan of `arch` takes from the architecture alone, the same for every GGUF or
+/// safetensors format: the converter's tensors (enumerate_tensors in the checkpoint's float type),
+/// the order llama-quantize visits them in, and its count of attention value tensors. A caller
+/// that plans several formats of one model (the catalog's memo) makes it once.
+struct TensorSkeleton {
+  std::vector<Tensor> tensors;
+  std::vector<std::size_t> order;      // by layer, then by name (llama.cpp weight_name_comparer)
+  std::int64_t n_attention_wv = 0;     // attn_v / attn_qkv / attn_kv_b weights
+};
+TensorSkeleton tensor_skeleton(const Architecture& arch);
+
+/// plan_quantization with the skeleton made beforehand from the same `arch` (MLX formats, which
+/// lay out their own tensors, do not use it). Gives the same plan.
+TensorPlan plan_quantization(const Architecture& arch, const std::string& quant, const QuantOptions& opt,
+                             const TensorSkeleton& skeleton);
+
 /// GGUF type llama-quantize's rules give one tensor (exposed for tests).
 GgmlType gguf_default_type(const std::string& ftype);
 
