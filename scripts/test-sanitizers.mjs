@@ -5,13 +5,17 @@
 //  1. configure and build build-asan/ (clang, -O1, ASan+UBSan; under clang the same objects also
 //     make the libFuzzer targets, see tests/fuzz/CMakeLists.txt): the Catch2 binary, the corpus
 //     replays and the fuzzers, compiled once;
-//  2. the core's Catch2 tests and the corpus replays under the sanitizers (CTest in build-asan/);
+//  2. the core's Catch2 tests under the sanitizers, in a few processes (scripts/catch2-shards.mjs:
+//     one per case, as CTest runs them, loaded the catalog 450 times), then the corpus replays
+//     (CTest in build-asan/);
 //  3. a short libFuzzer run of each target, two at a time (scripts/fuzz.mjs --build-dir build-asan).
 // Each part starts with a line "=== <part>" so that test.mjs can count each as its own level.
 // Run alone (node scripts/test-sanitizers.mjs) it does the same in the foreground.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+
+import { runShards } from './catch2-shards.mjs';
 
 const root = path.resolve(path.dirname(new URL(import.meta.url).pathname), '..');
 process.chdir(root);
@@ -29,9 +33,11 @@ console.log(`sanitizer build: ${built ? 'ok' : 'FAILED'} in ${((Date.now() - t0)
 if (!built) process.exit(1);
 
 const t1 = Date.now();
-console.log('=== core under ASan+UBSan (CTest in build-asan)');
-sh('ctest', ['--test-dir', B, '--output-on-failure', '-j2'],
-  { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' });
+console.log('=== core under ASan+UBSan (Catch2 in build-asan, then the corpus replays through CTest)');
+const sanitizerEnv = { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
+Object.assign(process.env, sanitizerEnv);
+await runShards(path.resolve(B, 'tests', 'willitfit_tests'), { shards: 3, jobs: 2 });
+sh('ctest', ['--test-dir', B, '--output-on-failure', '-j2', '-R', '^fuzz corpus'], sanitizerEnv);
 console.log(`(sanitizer tests took ${((Date.now() - t1) / 1000).toFixed(0)} s)`);
 
 console.log('=== short fuzzing (libFuzzer, ASan+UBSan)');
