@@ -4,7 +4,7 @@
 //  2. the include graph of core/, and the type check: tsc --noEmit -p . over web/, tests/js and
 //     scripts/, one result per file
 //  3. node --test driving the real page in Chromium     (tests/web)
-//  4. Catch2 on the core through CTest (one CTest test per TEST_CASE) with the fuzz-corpus
+//  4. Catch2 on the core in four processes (scripts/catch2-shards.mjs) with the fuzz-corpus
 //     replays, built and run once under ASan+UBSan (build-asan/, clang)
 //  5. a short libFuzzer run of each target in tests/fuzz (the fuzzers of build-asan/)
 //  Levels 4 and 5 (scripts/test-sanitizers.mjs) build and run in the background from the start:
