@@ -105,7 +105,7 @@ test('device page: nothing below the quality or speed floor counts as running, a
   const row = await page.textContent('#dp-below-table tr[data-model="meta-llama/Llama-4-Scout-17B-16E-Instruct"]');
   assert.match(row, /quality too low/);
   const need = scout.needs.find((n) => n.code === 'more_memory');
-  assert.ok(row.includes(gib(need.memory_bytes, 'en', 1)) && row.includes(need.quant), row);
+  assert.ok(row.includes(gib(need.memory_bytes, 'en')) && row.includes(gib(need.usable_bytes, 'en')) && row.includes(need.quant), row);  // one precision in the sentence
   assert.match(await page.textContent('#dp-floor-note'), new RegExp(`at least ${doc.floors.min_decode_tps.toFixed(1)}\\stok/s`));
   assert.equal(await scrollsSideways(page), false);
   await page.context().close();

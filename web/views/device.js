@@ -166,7 +166,7 @@ function qualityCell(e) {
 /** One of the core's `needs` codes in words. @param {any} n */
 function needText(n) {
   const L = state.lang;
-  if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L, 1), quant: n.quant, usable: gib(n.usable_bytes, L) });
+  if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L), quant: n.quant, usable: gib(n.usable_bytes, L) });
   // The floor holds on the low end of the core's range (decode_tps_low): the sentence names it.
   if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, low: `${num(n.decode_tps_low ?? n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
   return n.code;
