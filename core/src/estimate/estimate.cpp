@@ -517,12 +517,37 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32" && r.mlx.kv_bits > 0)
     throw InputError("bad_value", "kv_bits",
                      "mlx-lm keeps DeepSeek V3.2's cache (a CacheList) at 16 bits; kv_bits does not apply", {"0"});
-  // Kimi K3 likewise: llama.cpp's, vLLM's and SGLang's caches for it are modelled (the MLA latent
-  // of its 24 attention layers and the KDA states of the other 69: servers/vllm.cpp, sglang.cpp);
-  // how mlx-lm holds its latent experts, attention residuals and hybrid cache is not.
-  if (r.engine == "mlx" && r.model.arch.gguf_arch == "kimi-k3")
-    throw InputError("engine_cache_not_modelled", "engine",
-                     "this engine's memory for Kimi K3 is not modelled yet; choose llama.cpp", {"llama.cpp"});
+  // Kimi K3 under mlx-lm is estimated (mlx_lm/models/kimi_k3.py: a KVCache of the latent on its
+  // MLA layers, an ArraysCache on its KDA layers; mlx_kv_cache, plan_mlx, mlx_activation_bytes).
+  // QuantizedKVCache quantizes the keys and the values of a layer with mx.quantize, which needs
+  // each row's width to be a multiple of the group (mlx/ops.cpp quantize: "The last dimension of
+  // the matrix needs to be divisible by the quantization group size"): an MLA layer's 64-wide RoPE
+  // key cannot take groups of 128, a 80-wide head cannot take 64. Refused rather than sized.
+  if (r.engine == "mlx" && r.mlx.kv_bits > 0) {
+    std::vector<std::int64_t> widths;
+    for (const LayerSpec& L : r.model.arch.layers) {
+      if (L.is_mtp || !L.has_kv) continue;
+      if (L.attn == AttnKind::MLA) {
+        widths.push_back(r.model.arch.mla.kv_lora_rank);
+        widths.push_back(r.model.arch.mla.qk_rope_dim);
+      } else if (L.attn == AttnKind::Full) {
+        widths.push_back(L.head_dim_k);
+        widths.push_back(L.head_dim_v);
+      }
+    }
+    auto divides = [&widths](std::int64_t g) {
+      return std::all_of(widths.begin(), widths.end(), [g](std::int64_t w) { return w <= 0 || w % g == 0; });
+    };
+    if (!divides(r.mlx.kv_group)) {
+      std::vector<std::string> ok;
+      for (const std::int64_t g : {32, 64, 128})
+        if (divides(g)) ok.push_back(std::to_string(g));
+      throw InputError("bad_value", "kv_group_size",
+                       "mlx-lm quantizes each cached row in groups of kv_group_size, and this model has a row width that is "
+                       "not a multiple of " + std::to_string(r.mlx.kv_group),
+                       ok);
+    }
+  }
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.
   if (r.draft && r.engine == "mlx")
