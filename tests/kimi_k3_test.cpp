@@ -362,6 +362,19 @@ TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its re
   CHECK(g["error"]["code"] == "bad_value");
   CHECK(g["error"]["path"] == "kv_group_size");
   CHECK(g["error"]["accepted"] == nlohmann::json::array({"32", "64"}));
+  // The page's cache choices follow the same rule: 8 and 4 bits in groups of 64 for K3 (512 and 64
+  // are multiples of 64), none for DeepSeek V3.2 (its CacheList cannot be quantized).
+  const nlohmann::json dk = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"moonshotai/Kimi-K3"})")).at("engines").at("mlx");
+  CHECK(dk.at("kv_types") == nlohmann::json::array({"f16", "q8_g64", "q4_g64"}));
+  const nlohmann::json dv = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"deepseek-ai/DeepSeek-V3.2"})")).at("engines").at("mlx");
+  CHECK(dv.at("kv_types") == nlohmann::json::array({"f16"}));
+  CHECK(mlx_kv_group_divides(k3(), 64));
+  CHECK_FALSE(mlx_kv_group_divides(k3(), 128));
+  // An 80-wide head (any full-attention model with head_dim 80) takes groups of 16 only: none of 32, 64, 128.
+  Architecture narrow = wif_test::catalog_arch("meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(mlx_kv_group_divides(narrow, 128));
+  for (auto& L : narrow.layers) L.head_dim_k = L.head_dim_v = 80;
+  for (const int grp : {32, 64, 128}) CHECK_FALSE(mlx_kv_group_divides(narrow, grp));
   const nlohmann::json q = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
                                                {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
                                                {"kv_bits", 8}, {"context", 10000}});

@@ -19,6 +19,7 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/scale_limits.hpp"
 #include "willitfit/catalog/quality.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"
 
 namespace wif {
@@ -523,30 +524,14 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   // each row's width to be a multiple of the group (mlx/ops.cpp quantize: "The last dimension of
   // the matrix needs to be divisible by the quantization group size"): an MLA layer's 64-wide RoPE
   // key cannot take groups of 128, a 80-wide head cannot take 64. Refused rather than sized.
-  if (r.engine == "mlx" && r.mlx.kv_bits > 0) {
-    std::vector<std::int64_t> widths;
-    for (const LayerSpec& L : r.model.arch.layers) {
-      if (L.is_mtp || !L.has_kv) continue;
-      if (L.attn == AttnKind::MLA) {
-        widths.push_back(r.model.arch.mla.kv_lora_rank);
-        widths.push_back(r.model.arch.mla.qk_rope_dim);
-      } else if (L.attn == AttnKind::Full) {
-        widths.push_back(L.head_dim_k);
-        widths.push_back(L.head_dim_v);
-      }
-    }
-    auto divides = [&widths](std::int64_t g) {
-      return std::all_of(widths.begin(), widths.end(), [g](std::int64_t w) { return w <= 0 || w % g == 0; });
-    };
-    if (!divides(r.mlx.kv_group)) {
-      std::vector<std::string> ok;
-      for (const std::int64_t g : {32, 64, 128})
-        if (divides(g)) ok.push_back(std::to_string(g));
-      throw InputError("bad_value", "kv_group_size",
-                       "mlx-lm quantizes each cached row in groups of kv_group_size, and this model has a row width that is "
-                       "not a multiple of " + std::to_string(r.mlx.kv_group),
-                       ok);
-    }
+  if (r.engine == "mlx" && r.mlx.kv_bits > 0 && !mlx_kv_group_divides(r.model.arch, r.mlx.kv_group)) {
+    std::vector<std::string> ok;
+    for (const int g : {32, 64, 128})
+      if (mlx_kv_group_divides(r.model.arch, g)) ok.push_back(std::to_string(g));
+    throw InputError("bad_value", "kv_group_size",
+                     "mlx-lm quantizes each cached row in groups of kv_group_size, and this model has a row width that is "
+                     "not a multiple of " + std::to_string(r.mlx.kv_group),
+                     ok);
   }
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.

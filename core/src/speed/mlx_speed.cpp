@@ -133,6 +133,17 @@ std::string mlx_kv_cache_type(int kv_bits, int kv_group) {
   return kv_bits > 0 ? "q" + std::to_string(kv_bits) + "_g" + std::to_string(kv_group) : "f16";
 }
 
+bool mlx_kv_group_divides(const Architecture& a, int kv_group) {
+  if (kv_group <= 0) return false;
+  auto ok = [kv_group](std::int64_t w) { return w <= 0 || w % kv_group == 0; };
+  for (const LayerSpec& L : a.layers) {
+    if (L.is_mtp || !L.has_kv) continue;
+    if (L.attn == AttnKind::MLA && !(ok(a.mla.kv_lora_rank) && ok(a.mla.qk_rope_dim))) return false;
+    if (L.attn == AttnKind::Full && !(ok(L.head_dim_k) && ok(L.head_dim_v))) return false;
+  }
+  return true;
+}
+
 std::int64_t mlx_moe_layers(const Architecture& a) {
   std::int64_t n = 0;
   for (const auto& l : a.layers) n += l.ffn == FfnKind::MoE && !l.is_mtp ? 1 : 0;
