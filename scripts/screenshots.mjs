@@ -54,6 +54,7 @@ const JOURNEYS = {
   'dsv4-flash-vllm-h100x4': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=32768',
   'dsv4-flash-sglang-h200x4': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=nvidia-h200-sxm&count=4&engine=sglang&ctx=65536',
   'dsv4-flash-mlx-refused': '?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768',
+  'kimi-k3-mlx-m3ultra': '?model=moonshotai/Kimi-K3&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768',
   'kimi-k3-vllm-b200x8': '?model=moonshotai/Kimi-K3&hw=nvidia-b200&count=8&engine=vllm&ctx=131072',
   'kimi-k3-sglang-h200x8': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=sglang&ctx=131072',
   // DeepSeek V3.2 in llama.cpp: the DSA cache (latent + indexer keys), the MTP block in the file,

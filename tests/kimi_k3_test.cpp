@@ -10,10 +10,12 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/mlx_quant.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/servers/vllm.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 
 namespace kimi_k3_test_cases {
 
@@ -203,19 +205,11 @@ TEST_CASE("Kimi K3: a kimi_linear text config with K3's keys is read as K3, bad 
   }
 }
 
-TEST_CASE("Kimi K3 from the catalog: llama.cpp, vLLM and SGLang size it, MLX and training are refused with codes", "[kimi_k3][estimate]") {
+TEST_CASE("Kimi K3 from the catalog: llama.cpp, vLLM and SGLang size it, training is refused with a code", "[kimi_k3][estimate]") {
   const nlohmann::json r = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"context", 131072}});
   REQUIRE_FALSE(r.contains("error"));
   CHECK(r["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 3623878656ull + 464633856ull);
-  {
-    const nlohmann::json v = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
-                                                 {"engine", "mlx"}});
-    REQUIRE(v.contains("error"));
-    CHECK(v["error"]["code"] == "engine_cache_not_modelled");
-    CHECK(v["error"]["path"] == "engine");
-    CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
-  }
   const nlohmann::json tr = nlohmann::json::parse(api_train(wif_test::catalog(),
       nlohmann::json({{"model", "moonshotai/Kimi-K3"}, {"method", "qlora"}, {"hardware", "nvidia-h200-sxm"}, {"gpus", 8}}).dump()));
   REQUIRE(tr.contains("error"));
@@ -287,6 +281,105 @@ TEST_CASE("Kimi K3 estimates under vLLM and SGLang on 8 x B300, as its BF16 + MX
     CHECK(v[engine]["kv_bytes_per_token"] == 24 * 1152);
     CHECK(v[engine]["settings"]["kv_cache_dtype_code"] == "asked");
   }
+}
+
+// Kimi K3 under mlx-lm (mlx_lm/models/kimi_k3.py), by hand. make_cache: a KVCache on each of the 24
+// MLA layers, holding the normalized 512-wide latent as keys and the 64-wide RoPE key as values
+// (update_and_fetch(kv_latent, k_pe)), 16-bit, grown in steps of 256 cells; an ArraysCache of two
+// on each of the 69 KDA layers: the q/k/v convolution tail, 3 rows of 3 x 12,288 in 16 bits
+// (ShortConv1d keeps its input's type), and the delta-rule state 96 x 128 x 128 in float32.
+TEST_CASE("Kimi K3 under MLX: the latent on 24 layers and a 16-bit convolution tail with a float32 state on 69, by hand", "[kimi_k3][mlx]") {
+  const Architecture& a = k3();
+  const std::uint64_t conv = 2ull * 3 * 3 * 12288;  // 221,184
+  const std::uint64_t delta = 4ull * 96 * 128 * 128;  // 6,291,456
+  CHECK(conv + delta == 6512640ull);
+  const KvCache kv = mlx_kv_cache(a, 10000, 0, 64);
+  CHECK(kv.n_ctx == 10240);
+  std::map<std::string, KvGroup> g;
+  for (const auto& x : kv.groups) g[x.kind] = x;
+  REQUIRE(g.count("mla") == 1);
+  REQUIRE(g.count("recurrent") == 1);
+  CHECK(g["mla"].bytes_per_token == 24u * (512 + 64) * 2);
+  CHECK(g["mla"].bytes == 10240ull * 27648);
+  CHECK(g["recurrent"].layers == 69);
+  CHECK(g["recurrent"].bytes == 69 * (conv + delta));
+  CHECK(kv.total_bytes == 283115520ull + 449372160ull);
+  // llama.cpp keeps the same tail in f32 (twice these bytes) and the same state: 216 KiB a layer more.
+  CHECK(kv_of(a, 10000).total_bytes - kv.total_bytes == 69 * conv);
+  CHECK(kv.per_layer[0] == conv + delta);   // layer 1 of the config is KDA
+  CHECK(kv.per_layer[3] == 10240ull * 1152);  // layer 4 is MLA
+  // --kv-bits 8 (QuantizedKVCache, groups of 64): the keys 512 / 4 words + 8 scale/bias pairs
+  // = 544 bytes, the values 64 / 4 words + 1 pair = 68, per layer and cell; the KDA states stay.
+  const KvCache q8 = mlx_kv_cache(a, 10000, 8, 64);
+  CHECK(q8.bytes_per_token_full == 24u * (544 + 68));
+  CHECK(q8.total_bytes == 10240ull * 24 * 612 + 449372160ull);
+}
+
+TEST_CASE("Kimi K3 under MLX: float32 gate parameters, residual projections with their norms, experts at the format", "[kimi_k3][mlx]") {
+  const Architecture& a = k3();
+  const MlxTensors p = plan_mlx(a, *find_mlx_format("MLX-4bit"));
+  std::map<std::string, const Tensor*> t;
+  for (const auto& x : p.tensors) t[x.name] = &x;
+  // cast_predicate: A_log, dt_bias, e_score_correction_bias stay float32.
+  REQUIRE(t.count("blk.0.ssm_a"));
+  CHECK(t["blk.0.ssm_a"]->bytes == 96u * 4);
+  CHECK(t["blk.0.ssm_dt.bias"]->bytes == 12288u * 4);
+  CHECK(t["blk.1.exp_probs_b.bias"]->bytes == 896u * 4);
+  // quant_predicate: res_proj unquantized (1 x 7168, 16-bit) beside its RMSNorm weight (7168).
+  CHECK(t["blk.0.attn_res_score.weight"]->bytes == 2u * 7168 * 2);
+  CHECK(t["output_res_score.weight"]->bytes == 2u * 7168 * 2);
+  // The router at 8 bits in groups of 64 (mlp.gate), the experts at 4 bits with a 16-bit scale
+  // and bias per 64 weights.
+  CHECK(t["blk.1.ffn_gate_inp.weight"]->bytes == 7168ull * 896 + 7168ull * 896 / 64 * 4);
+  const std::uint64_t n = 3584ull * 3072 * 896;
+  CHECK(t["blk.1.ffn_up_exps.weight"]->bytes == n / 2 + n / 64 * 4);
+  CHECK(t["blk.1.ffn_down_exps.weight"]->bytes == n / 2 + n / 64 * 4);
+  // The q/k/v convolutions stay 16-bit (nn.Conv1d has no quantized form).
+  CHECK(t["blk.0.ssm_conv1d_q.weight"]->bytes == 4u * 12288 * 2);
+}
+
+TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its residual blocks in the working buffer, groups of 128 refused", "[kimi_k3][mlx][estimate]") {
+  const nlohmann::json m = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
+                                               {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"context", 10000}});
+  REQUIRE_FALSE(m.contains("error"));
+  CHECK(m["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 283115520ull + 449372160ull);
+  CHECK(m["memory"]["weights_bytes"].get<std::uint64_t>() == plan_mlx(k3(), *find_mlx_format("MLX-2bit")).weights_bytes);
+  CHECK(m["verdict"] == "no_fit");  // 2.78T weights at 2.5 bits are about 0.8 TiB
+  // ResidualBlocks holds the stream at the start of each block of 12 layers (8 of them over 93
+  // layers) for a 2,048-token prefill chunk, 16-bit, with a float32 inverse RMS per token.
+  const std::uint64_t blocks = 8ull * (7168 + 2) * 2 * 2048;
+  CHECK(blocks == 234946560ull);
+  Architecture plain = k3();
+  plain.attn_res_block = 0;
+  CHECK(mlx_activation_bytes(k3()) - mlx_activation_bytes(plain) == blocks);
+  CHECK(m["memory"]["compute_bytes"].get<std::uint64_t>() == mlx_activation_bytes(k3()));
+  // mx.quantize needs each cached row's width to be a multiple of the group: the 64-wide RoPE key
+  // cannot take groups of 128.
+  const nlohmann::json g = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
+                                               {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
+                                               {"kv_bits", 8}, {"kv_group_size", 128}});
+  REQUIRE(g.contains("error"));
+  CHECK(g["error"]["code"] == "bad_value");
+  CHECK(g["error"]["path"] == "kv_group_size");
+  CHECK(g["error"]["accepted"] == nlohmann::json::array({"32", "64"}));
+  // The page's cache choices follow the same rule: 8 and 4 bits in groups of 64 for K3 (512 and 64
+  // are multiples of 64), none for DeepSeek V3.2 (its CacheList cannot be quantized).
+  const nlohmann::json dk = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"moonshotai/Kimi-K3"})")).at("engines").at("mlx");
+  CHECK(dk.at("kv_types") == nlohmann::json::array({"f16", "q8_g64", "q4_g64"}));
+  const nlohmann::json dv = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"deepseek-ai/DeepSeek-V3.2"})")).at("engines").at("mlx");
+  CHECK(dv.at("kv_types") == nlohmann::json::array({"f16"}));
+  CHECK(mlx_kv_group_divides(k3(), 64));
+  CHECK_FALSE(mlx_kv_group_divides(k3(), 128));
+  // An 80-wide head (any full-attention model with head_dim 80) takes groups of 16 only: none of 32, 64, 128.
+  Architecture narrow = wif_test::catalog_arch("meta-llama/Llama-3.1-8B-Instruct");
+  CHECK(mlx_kv_group_divides(narrow, 128));
+  for (auto& L : narrow.layers) L.head_dim_k = L.head_dim_v = 80;
+  for (const int grp : {32, 64, 128}) CHECK_FALSE(mlx_kv_group_divides(narrow, grp));
+  const nlohmann::json q = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
+                                               {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
+                                               {"kv_bits", 8}, {"context", 10000}});
+  REQUIRE_FALSE(q.contains("error"));
+  CHECK(q["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 10240ull * 24 * 612 + 449372160ull);
 }
 
 }  // namespace kimi_k3_test_cases

@@ -166,6 +166,20 @@ test('a serving engine on a device llama.cpp does not run on: the speed from the
   assert.deepEqual(page.problems, []);
 });
 
+test('Kimi K3 under MLX on a 512 GB Mac is estimated, not refused: the page shows the core\'s total and its cache per token', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=moonshotai/Kimi-K3&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768&lang=en`);
+  assert.equal(await page.isVisible('#error'), false);
+  const quant = await page.inputValue('#quant');
+  const doc = core('estimate', { model: 'moonshotai/Kimi-K3', quant, hardware: 'apple-m3-ultra-80c-gpu-512gb', engine: 'mlx', context: 32768 });
+  assert.equal(doc.error, undefined, JSON.stringify(doc.error));
+  assert.equal(await page.$eval('#verdict', (e) => e.dataset.verdict || ''), doc.verdict);
+  // mlx-lm's cache for it: 24 MLA layers of a 512 + 64 latent in 16 bits (the KDA states are per request).
+  assert.equal(doc.memory.kv.bytes_per_token, 24 * 576 * 2);
+  assert.equal(await page.getAttribute('#c-kvtok', 'data-bytes'), String(doc.memory.kv.bytes_per_token));
+  assert.equal(doc.verdict, 'no_fit');  // 2.78T weights at 4.5 bits are about 1,456 GiB
+});
+
 test('a refused request offers nothing to embed or share and no links about an earlier answer', async () => {
   const page = await env.page();
   await page.setViewportSize({ width: 1280, height: 900 });

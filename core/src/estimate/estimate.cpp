@@ -19,6 +19,7 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/scale_limits.hpp"
 #include "willitfit/catalog/quality.hpp"
+#include "willitfit/speed/mlx_speed.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"
 
 namespace wif {
@@ -518,12 +519,21 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32" && r.mlx.kv_bits > 0)
     throw InputError("bad_value", "kv_bits",
                      "mlx-lm keeps DeepSeek V3.2's cache (a CacheList) at 16 bits; kv_bits does not apply", {"0"});
-  // Kimi K3 likewise: llama.cpp's, vLLM's and SGLang's caches for it are modelled (the MLA latent
-  // of its 24 attention layers and the KDA states of the other 69: servers/vllm.cpp, sglang.cpp);
-  // how mlx-lm holds its latent experts, attention residuals and hybrid cache is not.
-  if (r.engine == "mlx" && r.model.arch.gguf_arch == "kimi-k3")
-    throw InputError("engine_cache_not_modelled", "engine",
-                     "this engine's memory for Kimi K3 is not modelled yet; choose llama.cpp", {"llama.cpp"});
+  // Kimi K3 under mlx-lm is estimated (mlx_lm/models/kimi_k3.py: a KVCache of the latent on its
+  // MLA layers, an ArraysCache on its KDA layers; mlx_kv_cache, plan_mlx, mlx_activation_bytes).
+  // QuantizedKVCache quantizes the keys and the values of a layer with mx.quantize, which needs
+  // each row's width to be a multiple of the group (mlx/ops.cpp quantize: "The last dimension of
+  // the matrix needs to be divisible by the quantization group size"): an MLA layer's 64-wide RoPE
+  // key cannot take groups of 128, a 80-wide head cannot take 64. Refused rather than sized.
+  if (r.engine == "mlx" && r.mlx.kv_bits > 0 && !mlx_kv_group_divides(r.model.arch, r.mlx.kv_group)) {
+    std::vector<std::string> ok;
+    for (const int g : {32, 64, 128})
+      if (mlx_kv_group_divides(r.model.arch, g)) ok.push_back(std::to_string(g));
+    throw InputError("bad_value", "kv_group_size",
+                     "mlx-lm quantizes each cached row in groups of kv_group_size, and this model has a row width that is "
+                     "not a multiple of " + std::to_string(r.mlx.kv_group),
+                     ok);
+  }
   // mlx-lm has a --draft-model of its own, but the MLX estimate plans no draft checkpoint (its
   // weights would be booked as zero): refused rather than counted wrong.
   if (r.draft && r.engine == "mlx")

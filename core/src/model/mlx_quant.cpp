@@ -75,7 +75,27 @@ MlxTensors plan_mlx(const Architecture& arch, const MlxFormat& f) {
     }
     // quantize_model's wrapped_predicate: the input width must be a multiple of the group.
     if (q && t.ne[0] % q->group_size != 0) q = nullptr;
-    if (q) {
+    // Kimi K3 (mlx_lm/models/kimi_k3.py): cast_predicate keeps A_log, dt_bias and the router's
+    // e_score_correction_bias in float32; quant_predicate leaves the attention-residual
+    // projections (Linear(hidden, 1), res_proj) unquantized, and each comes with its own RMSNorm
+    // weight where llama.cpp's converter folds the two into one score vector (attn_res_score,
+    // ffn_res_score, output_res_score: llama.cpp src/models/kimi-k3.cpp).
+    const bool k3 = arch.gguf_arch == "kimi-k3";
+    const bool res_score = k3 && t.name.find("res_score.weight") != std::string::npos;  // attn_, ffn_, output_
+    auto ends = [&t](const char* s) {
+      const std::string e(s);
+      return t.name.size() >= e.size() && t.name.compare(t.name.size() - e.size(), e.size(), e) == 0;
+    };
+    const bool f32 = k3 && (ends(".ssm_a") || ends(".ssm_dt.bias") || ends(".exp_probs_b.bias"));
+    if (res_score) {
+      t.bytes = static_cast<std::uint64_t>(n) * 2 * 2;  // the projection row and the norm weight
+      t.type = flt;
+      entries += 2;
+    } else if (f32) {
+      t.bytes = static_cast<std::uint64_t>(n) * 4;
+      t.type = GgmlType::F32;
+      entries += 1;
+    } else if (q) {
       const auto groups = static_cast<std::uint64_t>(n / q->group_size);
       t.bytes = static_cast<std::uint64_t>(n) * static_cast<std::uint64_t>(q->bits) / 8 + groups * static_cast<std::uint64_t>(q->scale_bytes);
       t.type = q->bits >= 8 ? GgmlType::Q8_0 : GgmlType::Q4_0;

@@ -62,6 +62,28 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
   o.swa_full = false;
   o.mla_v_less = true;
   KvCache kv = llamacpp_kv_cache(a, o);
+  if (a.recurrent.kind == "kda") {
+    // Kimi Delta Attention under mlx-lm (mlx_lm/models/kimi_k3.py make_cache: an ArraysCache of
+    // two per KDA layer): the short-convolution window of the q, k and v projections, d_conv - 1
+    // rows of 3 x heads x head_dim in the activations' 16-bit type (ShortConv1d in
+    // mlx_lm/models/kimi_linear.py keeps the tail of its input), and the delta-rule state, heads x
+    // head_dim x head_dim in float32 (kimi_k3.py allocates it so; gated_delta.py's
+    // gated_delta_update starts a missing state as float32 zeros and returns it in its own type).
+    // llama.cpp keeps the window in f32 too, so only that part changes.
+    const auto& rc = a.recurrent;
+    const std::uint64_t inner = static_cast<std::uint64_t>(rc.n_v_heads * rc.k_head_dim);
+    const std::uint64_t state = 2u * 3u * static_cast<std::uint64_t>(rc.d_conv - 1) * inner +
+                                4u * static_cast<std::uint64_t>(rc.k_head_dim * rc.v_head_dim * rc.n_v_heads);
+    kv.total_bytes = 0;
+    for (auto& g : kv.groups) {
+      if (g.kind == "recurrent") {
+        g.bytes = state * static_cast<std::uint64_t>(g.layers);
+        for (std::size_t il = 0; il < a.layers.size(); ++il)
+          if (!a.layers[il].is_mtp && a.layers[il].attn == AttnKind::Linear) kv.per_layer[il] = state;
+      }
+      kv.total_bytes += g.bytes;
+    }
+  }
   if (kv_bits > 0) {
     // QuantizedKVCache (mlx_lm/models/cache.py) allocates, per head and cell, a row of
     // dim / (32 / bits) uint32 words (el_per_int = 32 // bits elements each) and a scale and a
@@ -80,7 +102,9 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
       const LayerSpec& L = a.layers[il];
       if (L.is_mtp || !L.has_kv) continue;
       std::uint64_t t = 0;
-      if (L.attn == AttnKind::MLA) t = qrow(a.mla.kv_lora_rank + a.mla.qk_rope_dim);  // the latent, K only
+      // MLA: the normalized latent as the keys and the RoPE key as the values (mlx-lm's MLA layers,
+      // e.g. mlx_lm/models/kimi_k3.py: cache.update_and_fetch(kv_latent, k_pe)), each its own rows.
+      if (L.attn == AttnKind::MLA) t = qrow(a.mla.kv_lora_rank) + qrow(a.mla.qk_rope_dim);
       else if (L.attn == AttnKind::Full)
         t = static_cast<std::uint64_t>(L.n_head_kv) * (qrow(L.head_dim_k) + qrow(L.head_dim_v));
       else continue;
@@ -109,6 +133,17 @@ std::string mlx_kv_cache_type(int kv_bits, int kv_group) {
   return kv_bits > 0 ? "q" + std::to_string(kv_bits) + "_g" + std::to_string(kv_group) : "f16";
 }
 
+bool mlx_kv_group_divides(const Architecture& a, int kv_group) {
+  if (kv_group <= 0) return false;
+  auto ok = [kv_group](std::int64_t w) { return w <= 0 || w % kv_group == 0; };
+  for (const LayerSpec& L : a.layers) {
+    if (L.is_mtp || !L.has_kv) continue;
+    if (L.attn == AttnKind::MLA && !(ok(a.mla.kv_lora_rank) && ok(a.mla.qk_rope_dim))) return false;
+    if (L.attn == AttnKind::Full && !(ok(L.head_dim_k) && ok(L.head_dim_v))) return false;
+  }
+  return true;
+}
+
 std::int64_t mlx_moe_layers(const Architecture& a) {
   std::int64_t n = 0;
   for (const auto& l : a.layers) n += l.ffn == FfnKind::MoE && !l.is_mtp ? 1 : 0;
@@ -124,7 +159,14 @@ std::uint64_t mlx_activation_bytes(const Architecture& a) {
   }
   // Residual and normed stream (2 x n_embd), the attention projections, gate / up / their
   // product in the feed-forward (3 x widest); 16-bit elements.
-  const double per_token = 2.0 * static_cast<double>(a.n_embd) + static_cast<double>(attn) + 3.0 * static_cast<double>(widest);
+  double per_token = 2.0 * static_cast<double>(a.n_embd) + static_cast<double>(attn) + 3.0 * static_cast<double>(widest);
+  if (a.attn_res_block > 0) {
+    // Kimi K3's attention residuals (mlx_lm/models/kimi_k3.py ResidualBlocks): the stream at the
+    // start of every block of attn_res_block layers stays held until the output mix, 16-bit,
+    // with a float32 inverse RMS per token (two 16-bit elements' worth).
+    const auto blocks = static_cast<double>((a.n_layer_main() + a.attn_res_block - 1) / a.attn_res_block);
+    per_token += blocks * (static_cast<double>(a.n_embd) + 2.0);
+  }
   return static_cast<std::uint64_t>(per_token * 2.0 * static_cast<double>(kMlxPrefillStep));
 }
 

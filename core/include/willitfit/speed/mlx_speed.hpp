@@ -50,6 +50,12 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits = 0,
 /// 8-bit elements with a scale and a bias per 64).
 std::string mlx_kv_cache_type(int kv_bits, int kv_group);
 
+/// Whether mlx-lm can quantize this model's cache in groups of kv_group: QuantizedKVCache quantizes
+/// each cached row with mx.quantize, which needs the row's width to be a multiple of the group
+/// (mlx/ops.cpp quantize). The rows: each full-attention layer's key and value heads, each MLA
+/// layer's latent (the keys) and RoPE key (the values). Sliding-window layers are refused apart.
+bool mlx_kv_group_divides(const Architecture& a, int kv_group);
+
 /// Activations of one prefill chunk (kMlxPrefillStep tokens, 16-bit): the residual stream, the
 /// attention projections and the widest feed-forward (for MoE, the routed rows of every chosen
 /// expert).
