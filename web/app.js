@@ -21,7 +21,8 @@ import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
 import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
-import { resetElectricity } from './views/cost.js';
+import { costDrawn, resetElectricity } from './views/cost.js';
+import { finetuneDrawn } from './views/finetune.js';
 
 /** The context slider's steps and the presets beside it: the core's defaults (context_input). @returns {number[]} */
 const contexts = () => catalog.defaults?.context_input?.steps ?? [defaultOf('ctx')];
@@ -583,6 +584,9 @@ export async function renderStatic() {
   applyLang();
   await update(false);
   await extrasDone;
+  // The money and fine-tuning sections too (each drawn a moment after the answer): a page without
+  // them grew by their height when the app took it over, at a moment that varied from load to load.
+  if (state.view === 'main') await Promise.all([costDrawn(), finetuneDrawn()]);
 }
 
 // A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js);

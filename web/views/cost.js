@@ -68,18 +68,30 @@ let timer;
 /** @type {any} */
 let lastResult = null;
 
+/** Resolves the promise of the latest renderCost call (one a newer call replaced resolves too). */
+let settle = () => {};
+/** Resolves when the latest money sections are drawn (or given up for a newer call). */
+let drawn = Promise.resolve();
+/** The money sections of the latest estimate, drawn: a prerendered page waits for them (app.js renderStatic). */
+export const costDrawn = () => drawn;
+
 /** Render the money sections for an estimate (debounced; a newer call wins). @param {any} r */
 export function renderCost(r) {
   lastResult = r;
   clearTimeout(timer);
+  settle();
   const mine = ++seq;
-  timer = setTimeout(() => {
-    run(r, () => mine === seq).catch((e) => {
-      if (mine !== seq) return;
-      byId('plug-cost').hidden = false;
-      fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
-    });
-  }, 120);
+  drawn = new Promise((resolve) => {
+    settle = resolve;
+    timer = setTimeout(() => {
+      run(r, () => mine === seq).catch((e) => {
+        if (mine !== seq) return;
+        byId('plug-cost').hidden = false;
+        delete byId('plug-cost').dataset.setup;
+        fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
+      }).finally(resolve);
+    }, 120);
+  });
 }
 
 /** Run again with the last result (an input changed). */
@@ -105,6 +117,7 @@ async function run(r, alive) {
         : T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
     byId('plug-cloud').hidden = true;
     byId('plug-rvb').hidden = true;
+    delete byId('plug-cost').dataset.setup;
     return;
   }
   const base = { ...costRequest(mk), months: 'auto' };
@@ -114,7 +127,10 @@ async function run(r, alive) {
   const setup = { ...base };
   for (const k of ['hours_per_day', 'amortization_months', 'price_kwh_usd', 'purchase_usd']) delete setup[k];
   const key = JSON.stringify(setup);
-  if (key !== paintedKey) {
+  // A prerendered page the app takes over shows this setup's figures already (the section's
+  // data-setup, written with them): they stay until the new ones replace them.
+  const sec = byId('plug-cost');
+  if (key !== paintedKey && sec.dataset.setup !== `${state.lang} ${key}`) {
     for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   }
   // One call: the owned cost, every offer with the model estimated on it, and rent vs buy over
@@ -125,6 +141,7 @@ async function run(r, alive) {
   renderCloud(r, c, mk);
   paintRentVsBuy(r, c, mk);
   paintedKey = key;
+  sec.dataset.setup = `${state.lang} ${key}`;
 }
 
 
