@@ -323,7 +323,7 @@ TEST_CASE("DeepSeek V3.2 estimates under vLLM, SGLang and MLX: the split and the
   const nlohmann::json q = wif_test::estimate({{"model", kId}, {"quant", "MLX-4bit"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
                                                {"engine", "mlx"}, {"kv_bits", 8}});
   REQUIRE(q.contains("error"));
-  CHECK(q["error"]["code"] == "bad_value");
+  CHECK(q["error"]["code"] == "kv_not_quantizable");
   CHECK(q["error"]["path"] == "kv_bits");
 }
 

@@ -1,4 +1,5 @@
 #include <catch2/catch.hpp>
+#include <cmath>
 #include <map>
 
 #include <algorithm>
@@ -547,6 +548,38 @@ TEST_CASE("vLLM's quantized checkpoints: the repo served, the sizes and the kern
   // it is smaller than AWQ's by 4 bits per 128 weights of the 6,979,321,856 linear ones.
   const json gptq = vllm(l8, "GPTQ-4bit", "nvidia-rtx-4090"), awq = vllm(l8, "AWQ-4bit", "nvidia-rtx-4090");
   CHECK(awq.at("checkpoint_bytes").get<std::uint64_t>() - gptq.at("checkpoint_bytes").get<std::uint64_t>() == 6979321856ull / 256);
+}
+
+// Every published checkpoint in the catalog (data/models/*.json `checkpoints`) is what vLLM and
+// SGLang are told to serve for its format: the result names its repo, its source and its storage,
+// and the command serves that repo; where the catalog records the Hub's size of its safetensors,
+// the computed checkpoint is within 3 % of it (the tolerance of the GGUF sizes).
+TEST_CASE("every published checkpoint is served by its repo under vLLM, with its storage and, where recorded, its size", "[estimate][formats]") {
+  int checked = 0;
+  for (const ModelEntry& m : cat().models()) {
+    for (const PublishedCheckpoint& c : m.checkpoints) {
+      CAPTURE(m.id, c.quant, c.repo);
+      const json r = estimate({{"model", m.id}, {"engine", "vllm"}, {"quant", c.quant}, {"hardware", "nvidia-b200"}, {"count", 8}, {"context", 8192}});
+      REQUIRE_FALSE(r.contains("error"));
+      CHECK(r.at("quant").at("id") == c.quant);
+      CHECK(r.at("checkpoint").at("repo") == c.repo);
+      CHECK(r.at("checkpoint").at("code") == "published");
+      CHECK(r.at("checkpoint").at("source") == c.source);
+      CHECK(r.at("checkpoint").at("bits") == c.bits);
+      CHECK(r.at("checkpoint").at("group_size") == c.group_size);
+      const std::string cmd = r.at("commands").at("vllm").get<std::string>();
+      CHECK(cmd.rfind("vllm serve " + c.repo + " ", 0) == 0);
+      if (c.bytes > 0) {
+        const double ours = r.at("checkpoint_bytes").get<double>();
+        CHECK(std::fabs(ours / static_cast<double>(c.bytes) - 1.0) <= 0.03);
+        CHECK(r.at("checkpoint").at("published_bytes") == c.bytes);
+      }
+      ++checked;
+    }
+  }
+  // The first list's 12 checkpoints and the 6 added with Qwen2.5-72B's AWQ, the 235B and GLM-4.5-Air
+  // FP8 ones, Gemma 3 27B's and Mistral Small 3.2's.
+  CHECK(checked >= 18);
 }
 
 TEST_CASE("the cache per 1K tokens times the context plus its fixed part is the cache total", "[estimate][kv_split]") {

@@ -112,8 +112,9 @@ TEST_CASE("an MLX estimate with a quantized cache states its type and bytes; a s
   CHECK(estimate(q).at("memory").at("kv").at("cache_type") == "f16");
   const json g = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "apple-m3-max-40c-gpu-64gb"}, {"engine", "mlx"}, {"kv_bits", 4}});
   REQUIRE(g.contains("error"));
-  CHECK(g.at("error").at("code") == "bad_value");
+  CHECK(g.at("error").at("code") == "kv_not_quantizable");
   CHECK(g.at("error").at("path") == "kv_bits");
+  CHECK(g.at("error").at("accepted") == json::array({"0"}));
   // The page's choices follow: 8 and 4 bits for Llama, none for Gemma 3.
   const json dl = json::parse(api_defaults(cat(), R"({"model":"meta-llama/Llama-3.1-8B-Instruct"})")).at("engines").at("mlx");
   CHECK(dl.at("kv_types") == json::array({"f16", "q8_g64", "q4_g64"}));

@@ -21,7 +21,8 @@ import { renderAccuracy } from './views/accuracy.js';
 import { renderDevice } from './views/device.js';
 import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
-import { resetElectricity } from './views/cost.js';
+import { costDrawn, resetElectricity } from './views/cost.js';
+import { finetuneDrawn } from './views/finetune.js';
 
 /** The context slider's steps and the presets beside it: the core's defaults (context_input). @returns {number[]} */
 const contexts = () => catalog.defaults?.context_input?.steps ?? [defaultOf('ctx')];
@@ -224,6 +225,7 @@ export async function update(push = false) {
       byId('main-h1').hidden = state.home;
       const r = await estimate(catalog.request());
       if (!alive()) return;
+      markField(null);
       // The result says which format it used (a GGUF file's own, or the engine's default).
       if (byId('quant').value !== r.quant.id) byId('quant').value = r.quant.id;
       shownQuant = byId('quant').value;
@@ -308,6 +310,33 @@ async function loadPages() {
   } catch { /* no map: query-string links */ }
 }
 
+/**
+ * The form field a request field names (an error's path): the select or input the person changes.
+ * @type {Record<string, string>}
+ */
+const FIELD_OF = { kv_bits: 'kv', kv_type: 'kv', kv_cache_dtype: 'kv', quant: 'quant', context: 'context', count: 'count', parallel: 'par',
+  mtp: 'mtp', draft_model: 'draft', images: 'images', ram_gib: 'ram', engine: 'engine', hardware: 'hardware', model: 'model' };
+
+/**
+ * Mark the form field an error's path names (aria-invalid, described by the error), the value the
+ * person chose left as it is; `null` clears the mark. @param {string | null} path
+ */
+function markField(path) {
+  for (const el of document.querySelectorAll('#form [data-error-mark]')) {
+    el.removeAttribute('aria-invalid'); el.removeAttribute('data-error-mark'); el.removeAttribute('aria-errormessage');
+  }
+  const id = path ? FIELD_OF[path.split(/[.[]/)[0]] : undefined;
+  const el = id ? document.getElementById(id) : null;
+  if (!el || state.view !== 'main') return;
+  // A field the last result hid (MTP, images: they show for a model that has them) is shown, so
+  // the choice a link carried to this model can be changed where it is.
+  const box = el.closest('.field');
+  if (box && /** @type {HTMLElement} */ (box).hidden) /** @type {HTMLElement} */ (box).hidden = false;
+  el.setAttribute('aria-invalid', 'true');
+  el.setAttribute('aria-errormessage', 'error');
+  el.dataset.errorMark = '1';
+}
+
 /** @param {unknown} e */
 function showError(e) {
   if (state.view === 'main') clearExtras();
@@ -318,8 +347,11 @@ function showError(e) {
   // message (English, for developers) are folded under "Technical details".
   if (err instanceof WillitfitError || (err && err.code)) {
     // The sentences that name the share button use its own label ({share}).
-    const known = T(`err_${err.code}`, { path: String(err.path || ''), share: T('share') });
+    // A cache choice that does not apply to this model names the choice, which stays in the form.
+    const known = T(`err_${err.code}`, { path: String(err.path || ''), share: T('share'), kv: String(state.kv || '') });
     box.dataset.code = String(err.code);
+    box.dataset.path = String(err.path || '');
+    markField(String(err.path || ''));
     // A model id the catalog does not know, shaped like a Hub repo: offer to read it from there.
     const hub = err.code === 'unknown_model' && state.view === 'main' && isHubText(state.model)
       ? h('p', null, h('button', { type: 'button', id: 'err-hub', on: { click: () => openHub(state.model) } }, T('hub_try', { 0: state.model })))
@@ -552,6 +584,9 @@ export async function renderStatic() {
   applyLang();
   await update(false);
   await extrasDone;
+  // The money and fine-tuning sections too (each drawn a moment after the answer): a page without
+  // them grew by their height when the app took it over, at a moment that varied from load to load.
+  if (state.view === 'main') await Promise.all([costDrawn(), finetuneDrawn()]);
 }
 
 // A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js);

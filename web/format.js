@@ -155,6 +155,23 @@ export function spreadText(x, lang, unit = 'tps') {
 }
 
 /**
+ * One user's cost per million tokens with the core's range (cost.hpp per_million: single_low /
+ * single_high, from the decode estimate's range, the fast end being the cheap end),
+ * "~$0.589 ($0.487–$0.886)"; a figure without one (a speed stated, not estimated) alone.
+ * @param {any} pm an owned or offer per_million_tokens_usd @param {any} mk the market @param {string} L
+ */
+export function perMillionText(pm, mk, L) {
+  return pm.single_low > 0 && pm.single_high > 0
+    ? aside(L, `~${money(pm.single, mk, L)}`, `${money(pm.single_low, mk, L)}–${money(pm.single_high, mk, L)}`) : money(pm.single, mk, L);
+}
+
+/** One user's decode speed behind a cost, with the core's range where it estimated one. @param {any} pm @param {string} L */
+export function perMillionSpeed(pm, L) {
+  return pm.decode_tps_low > 0 && pm.decode_tps_high > 0
+    ? spreadText({ v: pm.decode_tps, lo: pm.decode_tps_low, hi: pm.decode_tps_high }, L) : tps(pm.decode_tps, L);
+}
+
+/**
  * A duration given in milliseconds: ms below 10 s, seconds from there ("13.7 s", "2 480 s").
  * @param {number} x @param {string} lang @param {number} [digits] decimals of a figure in ms
  */

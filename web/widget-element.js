@@ -14,7 +14,7 @@
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
 // and fails with the page's coded messages (hub.js hubErrorKey).
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
-import { gib, money, pct, spreadText, times, tokens, tps } from './format.js';
+import { gib, perMillionText, pct, spreadText, times, tokens, tps } from './format.js';
 import { deviceLabel, productLabel, scopedName } from './device-name.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
 import { aside, STRINGS, t } from './i18n.js';
@@ -278,7 +278,8 @@ export class WillItFitElement extends HTMLElement {
     // No purchase price or power figure: the core has no owned cost (null), and none is shown.
     if (!c.owned.per_million_tokens_usd) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
     const usd = c.owned.per_million_tokens_usd.single;
-    this.$cost.textContent = `${money(usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
+    // With the core's range where it estimated the speed, as the page's cost card writes it.
+    this.$cost.textContent = `${perMillionText(c.owned.per_million_tokens_usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
     this.$cost.hidden = false;
     this.dataset.costUsd = String(usd);
   }

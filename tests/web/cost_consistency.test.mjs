@@ -1,6 +1,7 @@
 // Costs agree across views (issue 9): for the same inputs, the page's cost per million tokens and
-// break-even, the <will-it-fit show="cost"> widget's cost line and `willitfit cost --json` give
-// the same numbers. The decode speed they all use is the CLI estimate's own.
+// break-even, the cloud table's per-million column and the cheapest-cloud card, the
+// <will-it-fit show="cost"> widget's cost line and `willitfit cost --json` give the same numbers,
+// each with the core's range. The decode speed they all use is the CLI estimate's own.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import http from 'node:http';
@@ -9,7 +10,7 @@ import { after, before, test } from 'node:test';
 
 import { open, root, setup } from './helpers.mjs';
 
-const { money } = await import(path.join(root, 'dist', 'format.js'));
+const { money, spreadText } = await import(path.join(root, 'dist', 'format.js'));
 
 let env;
 before(async () => { env = await setup(); });
@@ -78,6 +79,32 @@ test('the page and the CLI give the same cost per million tokens and break-even,
     const pm = c.owned.per_million_tokens_usd;
     assert.ok(pm.single_low > 0 && pm.single_low < pm.single && pm.single < pm.single_high, JSON.stringify(pm));
     assert.equal(got.mtokText, `~${money(pm.single, mk, 'en')} (${money(pm.single_low, mk, 'en')}–${money(pm.single_high, mk, 'en')})`);
+    // The cloud table's per-million column and the cheapest-cloud card say the CLI's figure of
+    // each offer with its range (the decode estimate on that instance), and the card's sentence
+    // the offer's speed with its range.
+    const range = (/** @type {any} */ x) => `~${money(x.single, mk, 'en')} (${money(x.single_low, mk, 'en')}–${money(x.single_high, mk, 'en')})`;
+    const byOffer = new Map(c.clouds.map((o) => [o.id, o]));
+    const cells = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.offer, usd: tr.children[7].dataset.usd, text: tr.children[7].textContent })));
+    assert.ok(cells.length >= 3, `${cells.length} offers`);
+    let ranged = 0;
+    for (const cell of cells) {
+      const o = byOffer.get(cell.id);
+      assert.ok(o, cell.id);
+      if (!o.per_million_tokens_usd) { assert.equal(cell.usd, undefined, cell.id); continue; }
+      const opm = o.per_million_tokens_usd;
+      same(Number(cell.usd), opm.basis_usd, `${market} ${cell.id} $/Mtok`);
+      assert.equal(opm.basis_usd, opm.single, 'one user is the basis here');
+      assert.ok(opm.single_low < opm.single && opm.single < opm.single_high, JSON.stringify(opm));
+      assert.equal(cell.text, range(opm), `${market} ${cell.id}`);
+      ranged++;
+    }
+    assert.ok(ranged >= 3, `${ranged} offers with a range`);
+    const best = byOffer.get(c.cheapest_offer.id);
+    assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-offer'), c.cheapest_offer.id);
+    assert.equal(await page.textContent('#cost-cloud-mtok'), range(best.per_million_tokens_usd));
+    const bp = best.per_million_tokens_usd;
+    const note = await page.textContent('#cost-cloud-mtok + .s');
+    assert.ok(note.includes(` and ${spreadText({ v: bp.decode_tps, lo: bp.decode_tps_low, hi: bp.decode_tps_high }, 'en')}.`), note);
   }
   assert.deepEqual(page.problems, []);
 });
@@ -97,5 +124,7 @@ test('the widget with show="cost" gives the CLI\'s cost per million tokens', asy
   const usd = Number(await page.getAttribute('#w', 'data-cost-usd'));
   same(usd, c.owned.per_million_tokens_usd.single, 'widget owned $/Mtok');
   const line = await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[part="cost"]').textContent);
-  assert.ok(line.startsWith(money(c.owned.per_million_tokens_usd.single, { currency: 'USD', usd_per_unit: 1 }, 'en')), line);
+  // With the core's range, as the page's card writes it.
+  const pm = c.owned.per_million_tokens_usd, usd1 = { currency: 'USD', usd_per_unit: 1 };
+  assert.ok(line.startsWith(`~${money(pm.single, usd1, 'en')} (${money(pm.single_low, usd1, 'en')}–${money(pm.single_high, usd1, 'en')}) `), line);
 });

@@ -6,9 +6,10 @@
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { defaults } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
-import { day, gbOf, gib, list, money, num, times, tokens, tps } from '../format.js';
+import { day, gbOf, gib, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
 import { aside, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
+import { cardValue } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -90,9 +91,12 @@ export function renderCloud(r, c, mk) {
       // user's under it.
       // One value in the cell (the figure with its notes under it), so a phone's card keeps it
       // whole beside its label.
-      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.basis_usd), single: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? h('span', { class: 'mtok' }, m(pm.basis_usd),
+      // One user's figure carries the core's range (single_low/single_high, from the decode
+      // estimate's), under the figure as on the cards; the aggregate of several has none.
+      h('td', { 'data-label': head[7], ...(pm ? { dataset: { usd: String(pm.basis_usd), single: String(pm.single), ...(pm.batched ? { batched: String(pm.batched) } : {}) } } : {}) }, pm ? h('span', { class: 'mtok' },
+        pm.basis_sequences > 1 ? m(pm.basis_usd) : cardValue(perMillionText(pm, mk, L)),
         pm.basis_sequences > 1 ? [h('span', { class: 'note batched' }, T('cloud_batched_basis', { n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })),
-          h('span', { class: 'note batched single' }, T('cloud_single', { 0: m(pm.single), tps: tps(pm.decode_tps, L) }))]
+          h('span', { class: 'note batched single' }, T('cloud_single', { 0: perMillionText(pm, mk, L), tps: perMillionSpeed(pm, L) }))]
           : pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null) : '—'),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
         T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));

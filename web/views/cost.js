@@ -9,8 +9,8 @@ import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
-import { marketName, money, monthYear, num, spreadText, tps } from '../format.js';
-import { aside, clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
+import { marketName, money, monthYear, num, perMillionSpeed, perMillionText, spreadText, tps } from '../format.js';
+import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -68,18 +68,30 @@ let timer;
 /** @type {any} */
 let lastResult = null;
 
+/** Resolves the promise of the latest renderCost call (one a newer call replaced resolves too). */
+let settle = () => {};
+/** Resolves when the latest money sections are drawn (or given up for a newer call). */
+let drawn = Promise.resolve();
+/** The money sections of the latest estimate, drawn: a prerendered page waits for them (app.js renderStatic). */
+export const costDrawn = () => drawn;
+
 /** Render the money sections for an estimate (debounced; a newer call wins). @param {any} r */
 export function renderCost(r) {
   lastResult = r;
   clearTimeout(timer);
+  settle();
   const mine = ++seq;
-  timer = setTimeout(() => {
-    run(r, () => mine === seq).catch((e) => {
-      if (mine !== seq) return;
-      byId('plug-cost').hidden = false;
-      fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
-    });
-  }, 120);
+  drawn = new Promise((resolve) => {
+    settle = resolve;
+    timer = setTimeout(() => {
+      run(r, () => mine === seq).catch((e) => {
+        if (mine !== seq) return;
+        byId('plug-cost').hidden = false;
+        delete byId('plug-cost').dataset.setup;
+        fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
+      }).finally(resolve);
+    }, 120);
+  });
 }
 
 /** Run again with the last result (an input changed). */
@@ -105,6 +117,7 @@ async function run(r, alive) {
         : T(r.verdict === 'no_fit' ? 'cost_no_fit' : 'cost_no_speed')));
     byId('plug-cloud').hidden = true;
     byId('plug-rvb').hidden = true;
+    delete byId('plug-cost').dataset.setup;
     return;
   }
   const base = { ...costRequest(mk), months: 'auto' };
@@ -114,7 +127,10 @@ async function run(r, alive) {
   const setup = { ...base };
   for (const k of ['hours_per_day', 'amortization_months', 'price_kwh_usd', 'purchase_usd']) delete setup[k];
   const key = JSON.stringify(setup);
-  if (key !== paintedKey) {
+  // A prerendered page the app takes over shows this setup's figures already (the section's
+  // data-setup, written with them): they stay until the new ones replace them.
+  const sec = byId('plug-cost');
+  if (key !== paintedKey && sec.dataset.setup !== `${state.lang} ${key}`) {
     for (const id of ['cost-out', 'cloud-out', 'rvb-out']) fill(id, h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   }
   // One call: the owned cost, every offer with the model estimated on it, and rent vs buy over
@@ -125,6 +141,7 @@ async function run(r, alive) {
   renderCloud(r, c, mk);
   paintRentVsBuy(r, c, mk);
   paintedKey = key;
+  sec.dataset.setup = `${state.lang} ${key}`;
 }
 
 
@@ -199,7 +216,7 @@ function paintCard(r, c, mk) {
   const m = (/** @type {number} */ x, /** @type {number | undefined} */ d = undefined) => money(x, mk, L, d);
   // A cost per million tokens with the core's range (from the decode estimate's: the fast end is
   // the cheap end), "~$0.589 ($0.487–$0.886)"; a figure without one (a speed given, not estimated) alone.
-  const mr = (/** @type {any} */ pm) => pm.single_low > 0 ? aside(L, `~${m(pm.single)}`, `${m(pm.single_low)}–${m(pm.single_high)}`) : m(pm.single);
+  const mr = (/** @type {any} */ pm) => perMillionText(pm, mk, L);
   // The core's cheapest offer per million tokens on its basis (cloud_basis: one user, or the
   // sequences a vLLM / SGLang request states), the same figure the table sorts by.
   const cheapest = c.cheapest_offer;
@@ -238,12 +255,13 @@ function paintCard(r, c, mk) {
     // The label says the basis; the note the offer's own figure behind it (its pool may hold fewer
     // sequences than stated: the core's `sequences` is the offer's).
     best ? card(basis ? T('cost_cloud_best_stated_sequences', { n: num(basis.sequences, L) }) : T('cost_cloud_best_one_user'),
-      // One user's figure is the offer's single, with its range; a basis of several sequences has none.
-      !basis && !(cheapest.sequences > 1) && best.per_million_tokens_usd.single === cheapest.usd ? mr(best.per_million_tokens_usd) : m(cheapest.usd),
+      // On one user's basis (the core's cloud_basis) the figure is the offer's single, with its
+      // range; a basis of several sequences has none.
+      !basis && !(cheapest.sequences > 1) ? mr(best.per_million_tokens_usd) : m(cheapest.usd),
       `${T('cost_per_mtok')} · ${cheapest.sequences > 1 ? T('cost_cloud_note_seq', {
         offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.batched_tps, L), n: num(cheapest.sequences, L),
       }) : T(ce ? 'cost_cloud_note_other' : 'cost_cloud_note', {
-        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: tps(best.per_million_tokens_usd.decode_tps, L),
+        offer: `${best.provider} ${instanceName(best)}`, price: m(best.price_hour_usd), tps: perMillionSpeed(best.per_million_tokens_usd, L),
         ...(ce ? { other: engineName(ce.shown_engine), quant: String(ce.shown_quant) } : {}),
       })}`, { id: 'cost-cloud-mtok', 'data-usd': String(cheapest.usd), 'data-basis': basis ? 'stated_sequences' : 'one_user', 'data-offer': String(cheapest.id) }) : null);
   // The purchase field shows the price the figures use (the catalog's) until one is typed.

@@ -18,6 +18,9 @@ const compareOf = (r) => {
   return ec && ec.quants && Array.isArray(ec.engines) ? ec : null;
 };
 
+/** The setup a drawn table is of: its two requests and the page's language. @param {any} ec */
+const setupKey = (ec) => JSON.stringify([state.lang, ...ec.engines.map((/** @type {string} */ e) => request({ engine: e, quant: ec.quants[e] }))]);
+
 /**
  * Drawn with the one estimate (renderMain): the section is shown at once, marked pending, when the
  * result has an engine_compare, and hidden when it has none. The table itself waits for two more
@@ -27,7 +30,12 @@ const compareOf = (r) => {
  */
 export function announceEngines(r) {
   const box = byId('plug-engines');
-  if (!compareOf(r)) { box.hidden = true; fill('engines-table'); fill('engines-note'); return; }
+  const ec = compareOf(r);
+  if (!ec) { box.hidden = true; delete box.dataset.setup; fill('engines-table'); fill('engines-note'); return; }
+  // The table on screen is already this setup's (a prerendered page the app takes over): it stays
+  // until renderEngines redraws it, rather than shrink to "working" and grow back.
+  if (!box.hidden && box.dataset.setup === setupKey(ec)) return;
+  delete box.dataset.setup;
   fill('engines-table', h('p', { class: 'note', 'data-pending': 'true' }, T('working')));
   fill('engines-note');
   box.hidden = false;
@@ -40,7 +48,7 @@ export function announceEngines(r) {
 export async function renderEngines(r, alive) {
   const box = byId('plug-engines');
   const ec = compareOf(r);
-  if (!ec) { box.hidden = true; fill('engines-table'); return; }
+  if (!ec) { box.hidden = true; delete box.dataset.setup; fill('engines-table'); return; }
   /** @type {string[]} */
   const ids = ec.engines;
   /** @type {any[]} */
@@ -76,4 +84,5 @@ export async function renderEngines(r, alive) {
   const warn = mlx && !mlx.error && mlx.mlx && mlx.mlx.slow_warning;
   fill('engines-note', T('engines_note'), warn ? [gap(state.lang), T('engines_slow_warning')] : null);
   box.hidden = false;
+  if (rs.every((x) => x && !x.error)) box.dataset.setup = setupKey(ec); else delete box.dataset.setup;
 }

@@ -50,18 +50,29 @@ let timer;
 /** @type {any} */
 let lastR = null;
 
+/** Resolves the promise of the latest renderFinetune call (one a newer call replaced resolves too). */
+let settle = () => {};
+/** Resolves when the latest fine-tuning section is drawn (or given up for a newer call). */
+let drawn = Promise.resolve();
+/** The fine-tuning section of the latest estimate, drawn: a prerendered page waits for it (app.js renderStatic). */
+export const finetuneDrawn = () => drawn;
+
 /** @param {any} r the estimate (for names) */
 export function renderFinetune(r) {
   lastR = r;
   clearTimeout(timer);
+  settle();
   const mine = ++seq;
-  timer = setTimeout(() => {
-    run(r, () => mine === seq).catch((e) => {
-      if (mine !== seq) return;
-      // The core's error in the page's language (its code), its English message only as a tooltip.
-      fill('finetune-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
-    });
-  }, 160);
+  drawn = new Promise((resolve) => {
+    settle = resolve;
+    timer = setTimeout(() => {
+      run(r, () => mine === seq).catch((e) => {
+        if (mine !== seq) return;
+        // The core's error in the page's language (its code), its English message only as a tooltip.
+        fill('finetune-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
+      }).finally(resolve);
+    }, 160);
+  });
 }
 
 /** @param {any} r @param {() => boolean} alive */

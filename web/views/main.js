@@ -816,8 +816,19 @@ async function quantMatrix(r, alive) {
   const measured = (/** @type {any} */ e) => typeof (e.x.quant.quality?.ppl_delta_pct ?? e.q.ppl_delta_pct) === 'number';
   const anyQuality = ok.some(measured);
   const head = [T('format'), T('bpw'), T('weights'), T('kv_cache'), n ? T('required_all', { n }) : T('required'), ...(hasSpeed ? [T('decode')] : []), T('on_device_short'), n ? T('smallest_device_n', { n }) : T('smallest_device'), T('size_source'), ...(srvFormats ? [T('ckpt_col')] : []), ...(anyQuality ? [T('quality_ref')] : [])];
-  // The smallest-device column fills in a moment later (it needs more estimates).
+  // The smallest-device column needs more estimates: they are made before the table is drawn, so
+  // the table replaces the one on screen (a prerendered page's, the previous setup's) once, whole,
+  // rather than with a column of "…" that then widens its rows.
+  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
+  if (!alive()) return;
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
+  smallest.forEach((d, i) => {
+    const mark = tightMark(d, L);
+    const seg = segmentMark(d, L);
+    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : []), ...(seg ? [' ', seg] : [])] : [T('smallest_none')]));
+    cells[i].className = d ? '' : 'note';
+    if (!d) cells[i].dataset.none = 'true';
+  });
   const rows = ok.map((e, i) => {
     const x = e.x;
     const sp = speedOf(x);
@@ -855,15 +866,6 @@ async function quantMatrix(r, alive) {
     families.length > 1 ? T('speed_family_note', { 0: list(families.map((f) => T(`family_${f}`)), L) }) : '',
     qualityRef ? T('quality_ref_note') : '', anyQuality ? '' : T(r.settings?.engine === 'mlx' ? 'quality_none_mlx' : 'quality_none'),
     srvFormats ? T('ckpt_note') : '']));
-  const smallest = await smallestDevices(ok.map((e) => ({ quant: e.q.id, count: state.count })));
-  if (!alive()) return;
-  smallest.forEach((d, i) => {
-    const mark = tightMark(d, L);
-    const seg = segmentMark(d, L);
-    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : []), ...(seg ? [' ', seg] : [])] : [T('smallest_none')]));
-    cells[i].className = d ? '' : 'note';
-    if (!d) cells[i].dataset.none = 'true';
-  });
   // Where no device holds a format, why in words, once under the table.
   if (smallest.some((d) => !d)) {
     const note = byId('matrix-note');

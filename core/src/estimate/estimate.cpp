@@ -479,10 +479,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     if (bits == 7) throw InputError("bad_value", "kv_bits", "kv_bits is 0 (a 16-bit cache) or 2 to 8", {"0", "2", "3", "4", "5", "6", "8"});
     // mlx_lm/models/cache.py: RotatingKVCache.to_quantized raises ("RotatingKVCache Quantization
     // NYI"), and generate.py's maybe_quantize_kv_cache calls it on every layer cache that has it:
-    // --kv-bits fails on a model with sliding-window layers.
+    // --kv-bits fails on a model with sliding-window layers. A code of its own: a cache choice
+    // that is valid for another model (a link or saved state may carry it to this one).
     if (bits > 0 && std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
                                 [](const LayerSpec& l) { return l.attn == AttnKind::Sliding && !l.is_mtp; }))
-      throw InputError("bad_value", "kv_bits", "mlx-lm cannot quantize the cache of a sliding-window layer (RotatingKVCache); use kv_bits 0", {"0"});
+      throw InputError("kv_not_quantizable", "kv_bits",
+                       "mlx-lm cannot quantize the cache of a sliding-window layer (RotatingKVCache); use kv_bits 0", {"0"});
     r.mlx.kv_bits = static_cast<int>(bits);
     const auto group = opt_int(q, "kv_group_size", "", 32, 128).value_or(64);
     if (group != 32 && group != 64 && group != 128)
@@ -517,7 +519,7 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   // which CacheList does not have: a quantized cache is refused rather than sized at bits it
   // would not get.
   if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32" && r.mlx.kv_bits > 0)
-    throw InputError("bad_value", "kv_bits",
+    throw InputError("kv_not_quantizable", "kv_bits",
                      "mlx-lm keeps DeepSeek V3.2's cache (a CacheList) at 16 bits; kv_bits does not apply", {"0"});
   // Kimi K3 under mlx-lm is estimated (mlx_lm/models/kimi_k3.py: a KVCache of the latent on its
   // MLA layers, an ArraysCache on its KDA layers; mlx_kv_cache, plan_mlx, mlx_activation_bytes).
