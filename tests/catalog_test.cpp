@@ -582,6 +582,28 @@ TEST_CASE("only NVIDIA devices state a CUDA compute capability", "[catalog][hard
   CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.cuda_compute_capability");
 }
 
+TEST_CASE("an AMD GPU's LLVM processor name is checked, and only AMD states one", "[catalog][hardware]") {
+  auto load = [](const std::string& vendor, const std::string& gfx) {
+    const std::string doc = R"({"devices":[{"id":"gpu-a","name":"A","vendor":")" + vendor +
+        R"(","kind":"gpu","memory_gib":32,"bandwidth_gbs":640,"fp16_tflops":195,"amd_gfx_target":)" + gfx +
+        R"(,"source":"https://example.org/a","checked":"2026-12-06"}]})";
+    return Catalog::load({{"hardware/a.json", doc}});
+  };
+  CHECK(load("AMD", R"("gfx1201")").errors().empty());
+  CHECK(load("AMD", R"("gfx90a")").errors().empty());
+  auto [vendor, gfx, code] = GENERATE(table<std::string, std::string, std::string>({
+      {"NVIDIA", R"("gfx1201")", "bad_value"},
+      {"AMD", R"("rdna4")", "bad_value"},
+      {"AMD", R"("gfx12<b>")", "bad_value"},
+      {"AMD", "1201", "bad_type"},
+  }));
+  CAPTURE(vendor, gfx);
+  const Catalog c = load(vendor, gfx);
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.amd_gfx_target");
+}
+
 // From Turing (compute capability 7.5) on, tensor cores run INT8 at twice their dense FP16 rate.
 // An entry that knows its capability must state that rate (the Quadro RTX 6000 was entered without
 // it), and a sparse figure or the FP16 figure copied over is refused, with the field's path.

@@ -504,6 +504,15 @@ TEST_CASE("vLLM's quantized checkpoints: the repo served, the sizes and the kern
   CHECK_FALSE(vllm(l8, "FP8", "nvidia-l20")["quant"].contains("applicability"));  // 8.9, no FP8 figure stated
   CHECK_FALSE(vllm(l8, "FP8", "amd-mi300x")["quant"].contains("applicability"));
   CHECK(vllm(l8, "FP8", "amd-mi250x")["quant"]["applicability"]["code"] == "fp8_no_kernel");
+  // RDNA 4 (gfx12, vllm/platforms/rocm.py on_rdna4) has FP8 math without a stated FP8 rate;
+  // RDNA 3 has none.
+  for (const char* hw : {"amd-rx-9070-xt", "amd-rx-9070", "amd-radeon-ai-pro-r9700"}) {
+    const json e = vllm(l8, "FP8", hw);
+    INFO(hw);
+    REQUIRE_FALSE(e.contains("error"));
+    CHECK_FALSE(e["quant"].contains("applicability"));
+  }
+  CHECK(vllm(l8, "FP8", "amd-rx-7900-xtx")["quant"]["applicability"]["code"] == "fp8_no_kernel");
   CHECK(vllm(l8, "FP8", "intel-arc-a770-16gb")["quant"]["applicability"]["code"] == "backend_no_kernel");
   // AWQ needs Turing (7.5); GPTQ runs from Volta (7.0).
   const json awq_v100 = vllm(l8, "AWQ-4bit", "nvidia-v100-sxm2-32gb");

@@ -380,8 +380,13 @@ std::string format_applicability(const Catalog& cat, const Architecture& a, cons
     // in 16-bit through its Marlin kernel on CUDA (vllm/model_executor/layers/quantization/fp8.py,
     // Fp8LinearMethod falls back to apply_fp8_marlin_linear without FP8 support); ROCm has no such
     // fallback and serves FP8 only where it has FP8 math (vllm/platforms/rocm.py supports_fp8).
+    // That includes RDNA 4 (gfx12: its on_rdna4()), whose datasheets state no FP8 rate: the
+    // catalog's amd_gfx_target says which parts those are.
     const double fp8 = d.facts.is_object() ? d.facts.value("fp8_tflops", 0.0) : 0.0;
-    if ((cc > 0 && native_cc > 0 && cc + 1e-9 >= native_cc) || fp8 > 0 || d.overhead_backend == "cuda-blackwell") return "";
+    const std::string gfx = d.facts.is_object() ? d.facts.value("amd_gfx_target", "") : "";
+    const bool rocm = d.backend == "rocm" || std::find(d.backends.begin(), d.backends.end(), "rocm") != d.backends.end();
+    if ((cc > 0 && native_cc > 0 && cc + 1e-9 >= native_cc) || fp8 > 0 || d.overhead_backend == "cuda-blackwell" ||
+        (rocm && gfx.rfind("gfx12", 0) == 0)) return "";
     return cuda ? "fp8_weight_only" : "fp8_no_kernel";
   }
   if (quant == "NVFP4") {

@@ -1,5 +1,7 @@
 #include "willitfit/hardware/device.hpp"
 
+#include <cctype>
+
 #include <algorithm>
 #include <cmath>
 
@@ -206,6 +208,19 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
   d.int8_tops = opt_num(j, "int8_tops", path, 0.0, 1e8).value_or(0.0);
   d.cuda_compute_capability = opt_num(j, "cuda_compute_capability", path, 1.0, 20.0).value_or(0.0);
   check_compute_capability(d, j, path);
+  // amd_gfx_target (optional, AMD only): the LLVM processor name ("gfx1201"), which decides what
+  // the ROCm engines run there (format_applicability in estimate.cpp).
+  if (j.contains("amd_gfx_target")) {
+    const auto& g = j["amd_gfx_target"];
+    const std::string gp = join_path(path, "amd_gfx_target");
+    if (!g.is_string()) throw InputError("bad_type", gp, "'amd_gfx_target' must be a string such as \"gfx1201\"");
+    const std::string& v = g.get_ref<const std::string&>();
+    bool ok = v.size() >= 6 && v.size() <= 8 && v.rfind("gfx", 0) == 0;
+    for (std::size_t i = 3; ok && i < v.size(); ++i) ok = std::isdigit(static_cast<unsigned char>(v[i])) || (v[i] >= 'a' && v[i] <= 'f');
+    if (!ok) throw InputError("bad_value", gp, "'amd_gfx_target' must be an LLVM AMDGPU processor name such as \"gfx1201\"");
+    if (text::lower(d.vendor) != "amd")
+      throw InputError("bad_value", gp, "'amd_gfx_target' is AMD's; this device's vendor is '" + d.vendor + "'");
+  }
   d.tdp_w = opt_num(j, "tdp_w", path, 0.0, 1e6).value_or(0.0);
   d.gpu_share_default = opt_num(j, "gpu_share_default", path, 0.0, 1.0).value_or(0.0);
   d.gpu_share_max = opt_num(j, "gpu_share_max", path, 0.0, 1.0).value_or(0.0);
