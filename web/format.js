@@ -165,7 +165,7 @@ export function perMillionText(pm, mk, L) {
     ? aside(L, `~${money(pm.single, mk, L)}`, `${money(pm.single_low, mk, L)}–${money(pm.single_high, mk, L)}`) : money(pm.single, mk, L);
 }
 
-/** One user's decode speed behind a cost, with the core's range where it estimated one. @param {any} pm @param {string} L */
+/** A decode speed behind a cost (an offer's or the owned per_million_tokens_usd, or the owned cost itself: the same fields), with the core's range where it estimated one. @param {any} pm @param {string} L */
 export function perMillionSpeed(pm, L) {
   return pm.decode_tps_low > 0 && pm.decode_tps_high > 0
     ? spreadText({ v: pm.decode_tps, lo: pm.decode_tps_low, hi: pm.decode_tps_high }, L) : tps(pm.decode_tps, L);

@@ -9,12 +9,12 @@ import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
-import { marketName, money, monthYear, num, perMillionSpeed, perMillionText, spreadText, tps } from '../format.js';
+import { marketName, money, monthYear, num, perMillionSpeed, perMillionText, tps } from '../format.js';
 import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
-import { cardValue, hwLabel } from './shared.js';
+import { cardValue, hwLabel, latestSection } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -59,39 +59,25 @@ export function costRequest(mk) {
   return q;
 }
 
-let seq = 0;
 /** The setup whose figures the money sections show now. */
 let paintedKey = '';
 let usageFromCore = false;
-/** @type {ReturnType<typeof setTimeout> | undefined} */
-let timer;
 /** @type {any} */
 let lastResult = null;
 
-/** Resolves the promise of the latest renderCost call (one a newer call replaced resolves too). */
-let settle = () => {};
-/** Resolves when the latest money sections are drawn (or given up for a newer call). */
-let drawn = Promise.resolve();
+const sections = latestSection(120);
 /** The money sections of the latest estimate, drawn: a prerendered page waits for them (app.js renderStatic). */
-export const costDrawn = () => drawn;
+export const costDrawn = () => sections.drawn();
 
 /** Render the money sections for an estimate (debounced; a newer call wins). @param {any} r */
 export function renderCost(r) {
   lastResult = r;
-  clearTimeout(timer);
-  settle();
-  const mine = ++seq;
-  drawn = new Promise((resolve) => {
-    settle = resolve;
-    timer = setTimeout(() => {
-      run(r, () => mine === seq).catch((e) => {
-        if (mine !== seq) return;
-        byId('plug-cost').hidden = false;
-        delete byId('plug-cost').dataset.setup;
-        fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
-      }).finally(resolve);
-    }, 120);
-  });
+  sections.schedule((alive) => run(r, alive).catch((e) => {
+    if (!alive()) return;
+    byId('plug-cost').hidden = false;
+    delete byId('plug-cost').dataset.setup;
+    fill('cost-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
+  }));
 }
 
 /** Run again with the last result (an input changed). */
@@ -273,7 +259,7 @@ function paintCard(r, c, mk) {
   const pm = o.per_million_tokens_usd || o.electricity_only_per_million_tokens_usd;
   const parts = [pm && pm.batched_tps > 0
     ? T('cost_from_tps_batched', { tps: tps(o.decode_tps, L), agg: tps(pm.batched_tps, L), n: num(pm.concurrency, L) })
-    : T('cost_from_tps', { tps: o.decode_tps_low > 0 ? spreadText({ v: o.decode_tps, lo: o.decode_tps_low, hi: o.decode_tps_high }, L) : tps(o.decode_tps, L) })];
+    : T('cost_from_tps', { tps: perMillionSpeed(o, L) })];
   // An unknown is said on the owned card above, not again here.
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),

@@ -12,7 +12,7 @@ import { gib, list as joinList, num, times, tokens } from '../format.js';
 import { errorText, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
-import { paramsText, shownName } from './shared.js';
+import { latestSection, paramsText, shownName } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -44,35 +44,21 @@ export function trainRequest(method) {
 /** An input's value: the person's, else the core's default. @param {'seq'|'batch'|'checkpointing'} k */
 const shown = (k) => (ftInputs[k] ?? defaults.training[k]);
 
-let seq = 0;
-/** @type {ReturnType<typeof setTimeout> | undefined} */
-let timer;
 /** @type {any} */
 let lastR = null;
 
-/** Resolves the promise of the latest renderFinetune call (one a newer call replaced resolves too). */
-let settle = () => {};
-/** Resolves when the latest fine-tuning section is drawn (or given up for a newer call). */
-let drawn = Promise.resolve();
+const section = latestSection(160);
 /** The fine-tuning section of the latest estimate, drawn: a prerendered page waits for it (app.js renderStatic). */
-export const finetuneDrawn = () => drawn;
+export const finetuneDrawn = () => section.drawn();
 
 /** @param {any} r the estimate (for names) */
 export function renderFinetune(r) {
   lastR = r;
-  clearTimeout(timer);
-  settle();
-  const mine = ++seq;
-  drawn = new Promise((resolve) => {
-    settle = resolve;
-    timer = setTimeout(() => {
-      run(r, () => mine === seq).catch((e) => {
-        if (mine !== seq) return;
-        // The core's error in the page's language (its code), its English message only as a tooltip.
-        fill('finetune-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
-      }).finally(resolve);
-    }, 160);
-  });
+  section.schedule((alive) => run(r, alive).catch((e) => {
+    if (!alive()) return;
+    // The core's error in the page's language (its code), its English message only as a tooltip.
+    fill('finetune-out', h('p', { class: 'error', title: String((e && e.message) || '') }, errorText(state.lang, e)));
+  }));
 }
 
 /** @param {any} r @param {() => boolean} alive */

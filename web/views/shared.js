@@ -299,3 +299,31 @@ export function qualityReference(qs) {
   for (const q of qs) if (typeof q.ppl_delta_pct === 'number' && q.source) n.set(q.source, (n.get(q.source) || 0) + 1);
   return [...n].sort((a, b) => b[1] - a[1])[0]?.[0] || '';
 }
+
+/**
+ * A section drawn a moment after the answer, the newest call winning: `schedule(work)` drops a
+ * pending call and runs `work(alive)` after `delay` ms (`alive()` turns false once a newer call
+ * came); `drawn()` resolves when the newest call's work has ended, or a newer call replaced it (a
+ * prerendered page the app takes over waits for it, app.js renderStatic).
+ * @param {number} delay
+ */
+export function latestSection(delay) {
+  let seq = 0;
+  /** @type {ReturnType<typeof setTimeout> | undefined} */
+  let timer;
+  let settle = () => {};
+  let drawn = Promise.resolve();
+  return {
+    drawn: () => drawn,
+    /** @param {(alive: () => boolean) => Promise<unknown>} work */
+    schedule(work) {
+      clearTimeout(timer);
+      settle();
+      const mine = ++seq;
+      drawn = new Promise((resolve) => {
+        settle = () => resolve(undefined);
+        timer = setTimeout(() => { work(() => mine === seq).finally(() => resolve(undefined)); }, delay);
+      });
+    },
+  };
+}
