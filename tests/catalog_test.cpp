@@ -586,7 +586,8 @@ TEST_CASE("an AMD GPU's LLVM processor name is checked, and only AMD states one"
   auto load = [](const std::string& vendor, const std::string& gfx) {
     const std::string doc = R"({"devices":[{"id":"gpu-a","name":"A","vendor":")" + vendor +
         R"(","kind":"gpu","memory_gib":32,"bandwidth_gbs":640,"fp16_tflops":195,"amd_gfx_target":)" + gfx +
-        R"(,"source":"https://example.org/a","checked":"2026-12-06"}]})";
+        R"(,"amd_gfx_target_source":"https://example.org/gfx","amd_gfx_target_checked":"2026-12-06",)"
+        R"("source":"https://example.org/a","checked":"2026-12-06"}]})";
     return Catalog::load({{"hardware/a.json", doc}});
   };
   CHECK(load("AMD", R"("gfx1201")").errors().empty());
@@ -602,6 +603,33 @@ TEST_CASE("an AMD GPU's LLVM processor name is checked, and only AMD states one"
   REQUIRE(c.errors().size() == 1);
   CHECK(c.errors()[0].code == code);
   CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.amd_gfx_target");
+}
+
+// The LLVM processor name is a fact of its own: its source and the day it was read, both checked.
+TEST_CASE("an AMD GPU's LLVM processor states its source and the day it was checked", "[catalog][hardware]") {
+  auto [extra, code, field] = GENERATE(table<std::string, std::string, std::string>({
+      {R"("amd_gfx_target_checked":"2026-12-06")", "missing_field", "amd_gfx_target_source"},
+      {R"("amd_gfx_target_source":"llvm docs","amd_gfx_target_checked":"2026-12-06")", "bad_value", "amd_gfx_target_source"},
+      {R"("amd_gfx_target_source":"https://llvm.org/docs/AMDGPUUsage.html")", "missing_field", "amd_gfx_target_checked"},
+      {R"("amd_gfx_target_source":"https://llvm.org/docs/AMDGPUUsage.html","amd_gfx_target_checked":"06/12/2026")", "bad_value", "amd_gfx_target_checked"},
+      {R"("amd_gfx_target_source":"https://llvm.org/docs/AMDGPUUsage.html","amd_gfx_target_checked":"2026-13-01")", "bad_value", "amd_gfx_target_checked"},
+  }));
+  CAPTURE(extra);
+  const std::string doc = R"({"devices":[{"id":"gpu-a","name":"A","vendor":"AMD","kind":"gpu","memory_gib":32,"bandwidth_gbs":640,)"
+                          R"("fp16_tflops":195,"amd_gfx_target":"gfx1201",)" + extra +
+                          R"(,"source":"https://example.org/a","checked":"2026-12-06"}]})";
+  const Catalog c = Catalog::load({{"hardware/a.json", doc}});
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/a.json#gpu-a." + field);
+  // The shipped RDNA 4 cards state all three.
+  for (const char* id : {"amd-rx-9070", "amd-rx-9070-xt", "amd-radeon-ai-pro-r9700"}) {
+    CAPTURE(id);
+    const Device* d = wif_test::catalog().find_device(id);
+    REQUIRE(d);
+    CHECK(d->facts.value("amd_gfx_target", "") == "gfx1201");
+    CHECK(d->facts.value("amd_gfx_target_checked", "").size() == 10);
+  }
 }
 
 // From Turing (compute capability 7.5) on, tensor cores run INT8 at twice their dense FP16 rate.

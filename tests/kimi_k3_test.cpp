@@ -308,11 +308,9 @@ TEST_CASE("Kimi K3 under MLX: the latent on 24 layers and a 16-bit convolution t
   CHECK(kv_of(a, 10000).total_bytes - kv.total_bytes == 69 * conv);
   CHECK(kv.per_layer[0] == conv + delta);   // layer 1 of the config is KDA
   CHECK(kv.per_layer[3] == 10240ull * 1152);  // layer 4 is MLA
-  // --kv-bits 8 (QuantizedKVCache, groups of 64): the keys 512 / 4 words + 8 scale/bias pairs
-  // = 544 bytes, the values 64 / 4 words + 1 pair = 68, per layer and cell; the KDA states stay.
-  const KvCache q8 = mlx_kv_cache(a, 10000, 8, 64);
-  CHECK(q8.bytes_per_token_full == 24u * (544 + 68));
-  CHECK(q8.total_bytes == 10240ull * 24 * 612 + 449372160ull);
+  // kimi_k3.py's absorbed attention cannot take a quantized cache (mlx_mla_layout): no --kv-bits.
+  CHECK(mlx_mla_layout(a).cache == MlxMlaCache::Latent);
+  CHECK_FALSE(mlx_mla_layout(a).quantizable);
 }
 
 TEST_CASE("Kimi K3 under MLX: float32 gate parameters, residual projections with their norms, experts at the format", "[kimi_k3][mlx]") {
@@ -338,7 +336,7 @@ TEST_CASE("Kimi K3 under MLX: float32 gate parameters, residual projections with
   CHECK(t["blk.0.ssm_conv1d_q.weight"]->bytes == 4u * 12288 * 2);
 }
 
-TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its residual blocks in the working buffer, groups of 128 refused", "[kimi_k3][mlx][estimate]") {
+TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its residual blocks in the working buffer, a quantized cache refused", "[kimi_k3][mlx][estimate]") {
   const nlohmann::json m = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
                                                {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"context", 10000}});
   REQUIRE_FALSE(m.contains("error"));
@@ -353,21 +351,26 @@ TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its re
   plain.attn_res_block = 0;
   CHECK(mlx_activation_bytes(k3()) - mlx_activation_bytes(plain) == blocks);
   CHECK(m["memory"]["compute_bytes"].get<std::uint64_t>() == mlx_activation_bytes(k3()));
-  // mx.quantize needs each cached row's width to be a multiple of the group: the 64-wide RoPE key
-  // cannot take groups of 128.
-  const nlohmann::json g = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
-                                               {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
-                                               {"kv_bits", 8}, {"kv_group_size", 128}});
-  REQUIRE(g.contains("error"));
-  CHECK(g["error"]["code"] == "bad_value");
-  CHECK(g["error"]["path"] == "kv_group_size");
-  CHECK(g["error"]["accepted"] == nlohmann::json::array({"32", "64"}));
-  // The page's cache choices follow the same rule: 8 and 4 bits in groups of 64 for K3 (512 and 64
-  // are multiples of 64), none for DeepSeek V3.2 (its CacheList cannot be quantized).
+  // kimi_k3.py's MLA attention calls k_pe.swapaxes on what the cache returns, which a
+  // QuantizedKVCache gives as tuples (the crash reported on its PR #1626): any kv_bits is refused,
+  // whatever the group, at kv_bits with 0 accepted.
+  for (const int grp : {64, 128}) {
+    CAPTURE(grp);
+    const nlohmann::json g = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
+                                                 {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
+                                                 {"kv_bits", 8}, {"kv_group_size", grp}});
+    REQUIRE(g.contains("error"));
+    CHECK(g["error"]["code"] == "kv_not_quantizable");
+    CHECK(g["error"]["path"] == "kv_bits");
+    CHECK(g["error"]["accepted"] == nlohmann::json::array({"0"}));
+  }
+  // The page's cache choices follow: only 16-bit for K3, and for DeepSeek V3.2 (its CacheList
+  // cannot be quantized).
   const nlohmann::json dk = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"moonshotai/Kimi-K3"})")).at("engines").at("mlx");
-  CHECK(dk.at("kv_types") == nlohmann::json::array({"f16", "q8_g64", "q4_g64"}));
+  CHECK(dk.at("kv_types") == nlohmann::json::array({"f16"}));
   const nlohmann::json dv = nlohmann::json::parse(api_defaults(wif_test::catalog(), R"({"model":"deepseek-ai/DeepSeek-V3.2"})")).at("engines").at("mlx");
   CHECK(dv.at("kv_types") == nlohmann::json::array({"f16"}));
+  // The rows themselves: the 512-wide latent and the 64-wide RoPE key take groups of 64, not 128.
   CHECK(mlx_kv_group_divides(k3(), 64));
   CHECK_FALSE(mlx_kv_group_divides(k3(), 128));
   // An 80-wide head (any full-attention model with head_dim 80) takes groups of 16 only: none of 32, 64, 128.
@@ -375,11 +378,7 @@ TEST_CASE("Kimi K3 under MLX from the catalog: estimated on a 512 GB Mac, its re
   CHECK(mlx_kv_group_divides(narrow, 128));
   for (auto& L : narrow.layers) L.head_dim_k = L.head_dim_v = 80;
   for (const int grp : {32, 64, 128}) CHECK_FALSE(mlx_kv_group_divides(narrow, grp));
-  const nlohmann::json q = wif_test::estimate({{"model", "moonshotai/Kimi-K3"}, {"quant", "MLX-2bit"},
-                                               {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"},
-                                               {"kv_bits", 8}, {"context", 10000}});
-  REQUIRE_FALSE(q.contains("error"));
-  CHECK(q["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 10240ull * 24 * 612 + 449372160ull);
+  CHECK(m["mlx"]["mla_cache"] == "latent");
 }
 
 }  // namespace kimi_k3_test_cases

@@ -4,6 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include <cmath>
+#include <map>
+#include <set>
 #include <string>
 
 #include "test_util.hpp"
@@ -253,6 +255,190 @@ TEST_CASE("MLX's fits uses the one room-to-spare share of every verdict", "[mlx]
   CHECK(fits);
   CHECK(tight);
   CHECK(tight_below_old_share);
+}
+
+// Issue 19: what mlx-lm caches on MLA layers is its model file's choice, not llama.cpp's latent.
+// Kimi-Linear-48B-A3B (data/models/moonshotai/kimi-linear-48b-a3b-instruct.json): 27 layers, MLA
+// on the 7 of full_attn_layers, KDA on the other 20; 32 attention heads, qk_nope 128, qk_rope 64,
+// v_head_dim 128; KDA 32 heads of 128, short convolution 4. mlx_lm/models/kimi_linear.py caches on
+// each MLA layer every head's key (128 + 64 = 192 wide) and value (128 wide), not the 576-wide latent.
+TEST_CASE("Kimi Linear under MLX: every head's keys and values on its 7 MLA layers, 16-bit and quantized, by hand", "[mlx][mla]") {
+  const Architecture& a = arch("moonshotai/Kimi-Linear-48B-A3B-Instruct");
+  CHECK(mlx_mla_layout(a).cache == MlxMlaCache::PerHead);
+  CHECK(mlx_mla_layout(a).quantizable);
+  const std::uint64_t head16 = 32ull * (192 + 128) * 2;  // 20,480 bytes a layer and token
+  CHECK(head16 == 20480);
+  const std::uint64_t latent16 = (512ull + 64) * 2;     // what llama.cpp keeps: 1,152
+  CHECK(head16 > 17 * latent16);
+  // The KDA layers: the q/k/v convolution tail, 3 rows of 3 x 4,096 at 16 bits, and the 32 x 128 x
+  // 128 float32 state.
+  const std::uint64_t kda = 2ull * 3 * 3 * 4096 + 4ull * 32 * 128 * 128;
+  CHECK(kda == 2170880);
+  const KvCache kv = mlx_kv_cache(a, 10000);
+  CHECK(kv.n_ctx == 10240);
+  std::map<std::string, KvGroup> g;
+  for (const auto& x : kv.groups) g[x.kind] = x;
+  REQUIRE(g.count("mla") == 1);
+  CHECK(g["mla"].layers == 7);
+  CHECK(g["mla"].bytes_per_token == 7 * head16);
+  CHECK(g["mla"].bytes == 10240ull * 7 * head16);
+  CHECK(g["recurrent"].layers == 20);
+  CHECK(kv.bytes_per_token_full == 143360);
+  CHECK(kv.total_bytes == 10240ull * 143360 + 20 * kda);
+  CHECK(kv.total_bytes == 1511424000ull);
+  CHECK(kv.per_layer[3] == 10240ull * head16);  // layer 4 of the config is MLA
+  // --kv-bits 8 in groups of 64: a 192-wide key is 48 words (192 B) and 3 scale/bias pairs
+  // (12 B), a 128-wide value 32 words (128 B) and 2 pairs (8 B): 32 x (204 + 136) a layer.
+  const KvCache q8 = mlx_kv_cache(a, 10000, 8, 64);
+  CHECK(q8.bytes_per_token_full == 7u * 32 * (204 + 136));
+  CHECK(q8.total_bytes == 10240ull * 76160 + 20 * kda);
+  // 4 bits in groups of 32: the key 24 words (96 B) and 6 pairs (24 B), the value 16 words (64 B)
+  // and 4 pairs (16 B).
+  CHECK(mlx_kv_cache(a, 10000, 4, 32).bytes_per_token_full == 7u * 32 * (120 + 80));
+  // Groups of 128 do not divide the 192-wide key (mx.quantize needs whole groups).
+  CHECK(mlx_kv_group_divides(a, 64));
+  CHECK_FALSE(mlx_kv_group_divides(a, 128));
+  // The speed model reads every head's rows too: 8,192 tokens of depth add 8,192 x 7 x 20,480 bytes.
+  const Architecture v = mlx_attention_view(a);
+  const KvOptions f16{};
+  CHECK(kv_read_bytes(v, f16, 8192) - kv_read_bytes(v, f16, 0) == Approx(8192.0 * 7 * head16));
+  CHECK(kv_read_bytes(a, f16, 8192) - kv_read_bytes(a, f16, 0) == Approx(8192.0 * 7 * latent16));
+}
+
+TEST_CASE("Kimi Linear under MLX from the catalog: the per-head cache in the result, its code, groups of 128 refused", "[mlx][mla][estimate]") {
+  const json base = {{"model", "moonshotai/Kimi-Linear-48B-A3B-Instruct"}, {"hardware", "apple-m3-max-40c-gpu-64gb"},
+                     {"engine", "mlx"}, {"context", 10000}};
+  const json m = estimate(base);
+  REQUIRE_FALSE(m.contains("error"));
+  CHECK(m["mlx"]["mla_cache"] == "per_head");
+  CHECK(m["memory"]["kv_cache_bytes"] == 1511424000ull);
+  CHECK(m["memory"]["kv"]["bytes_per_token"] == 143360);
+  // llama.cpp keeps the latent for the same model: 7 x 1,152 bytes a token.
+  json l = base;
+  l.erase("engine");
+  CHECK(estimate(l)["memory"]["kv"]["bytes_per_token"] == 7 * 1152);
+  json q = base;
+  q["kv_bits"] = 8;
+  const json m8 = estimate(q);
+  REQUIRE_FALSE(m8.contains("error"));
+  CHECK(m8["memory"]["kv"]["cache_type"] == "q8_g64");
+  CHECK(m8["memory"]["kv"]["bytes_per_token"] == 76160);
+  q["kv_group_size"] = 128;
+  const json g = estimate(q);
+  REQUIRE(g.contains("error"));
+  CHECK(g["error"]["code"] == "bad_value");
+  CHECK(g["error"]["path"] == "kv_group_size");
+  CHECK(g["error"]["accepted"] == json::array({"32", "64"}));
+  // The page's cache choices: 8 and 4 bits in groups of 64.
+  const json d = json::parse(api_defaults(cat(), R"({"model":"moonshotai/Kimi-Linear-48B-A3B-Instruct"})")).at("engines").at("mlx");
+  CHECK(d.at("kv_types") == json::array({"f16", "q8_g64", "q4_g64"}));
+  // A model without MLA layers states no MLA cache.
+  CHECK_FALSE(estimate({{"model", "meta-llama/Llama-3.1-8B-Instruct"}, {"hardware", "apple-m3-max-40c-gpu-64gb"}, {"engine", "mlx"}})["mlx"].contains("mla_cache"));
+}
+
+// DeepSeek V3 (61 layers, the MTP layer not loaded) and Kimi K2 (model_type kimi_k2, which
+// mlx-lm loads with deepseek_v3.py): the normalized 512-wide latent as keys and the 64-wide RoPE
+// key as values, 16-bit. deepseek_v3.py's absorbed attention fails on a quantized cache, so
+// kv_bits is refused with the code the page words, at kv_bits, accepting 0.
+TEST_CASE("DeepSeek V3 and Kimi K2 under MLX: the 576-wide latent at 16 bits; a quantized cache refused", "[mlx][mla]") {
+  for (const char* id : {"deepseek-ai/DeepSeek-V3-0324", "moonshotai/Kimi-K2-Instruct"}) {
+    CAPTURE(id);
+    const Architecture& a = arch(id);
+    CHECK(mlx_mla_layout(a).cache == MlxMlaCache::Latent);
+    const json m = estimate({{"model", id}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"context", 10000}});
+    REQUIRE_FALSE(m.contains("error"));
+    CHECK(m["mlx"]["mla_cache"] == "latent");
+    CHECK(m["memory"]["kv"]["bytes_per_token"] == 61 * (512 + 64) * 2);
+    CHECK(m["memory"]["kv_cache_bytes"].get<std::uint64_t>() == 10240ull * 61 * 1152);
+    const json q = estimate({{"model", id}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"kv_bits", 8}});
+    REQUIRE(q.contains("error"));
+    CHECK(q["error"]["code"] == "kv_not_quantizable");
+    CHECK(q["error"]["path"] == "kv_bits");
+    CHECK(q["error"]["accepted"] == json::array({"0"}));
+    const json d = json::parse(api_defaults(cat(), json({{"model", id}}).dump())).at("engines").at("mlx");
+    CHECK(d.at("kv_types") == json::array({"f16"}));
+  }
+}
+
+// The kind of mistake: a catalog model whose MLA layers mlx-lm caches some other way than assumed.
+// Each model_type with MLA layers in the catalog must appear here with what its mlx-lm file caches
+// (read upstream, see mlx_speed.cpp kMlxMlaLayouts); a new one fails here until it is stated, and
+// the core refuses it under MLX meanwhile. The bytes are derived from the stated rows, not from
+// mlx_kv_cache's own arithmetic.
+TEST_CASE("every catalog model with MLA layers has a stated mlx-lm cache, and its MLX cache per token is what that layout holds", "[mlx][mla]") {
+  enum class Want { Latent, LatentIndexed, PerHead };
+  const std::map<std::string, std::pair<Want, bool>> stated = {
+      {"deepseek_v3", {Want::Latent, false}},       {"kimi_k2", {Want::Latent, false}},
+      {"kimi_k25", {Want::Latent, false}},          {"glm4_moe_lite", {Want::Latent, false}},
+      {"kimi_k3", {Want::Latent, false}},           {"deepseek_v32", {Want::LatentIndexed, false}},
+      {"glm_moe_dsa", {Want::LatentIndexed, false}}, {"kimi_linear", {Want::PerHead, true}},
+      {"deepseek_v2", {Want::PerHead, true}},       {"minicpm3", {Want::PerHead, true}},
+  };
+  int seen = 0;
+  std::set<std::string> types;
+  for (const auto& m : cat().models()) {
+    const Architecture& a = m.arch;
+    std::uint64_t want = 0;
+    bool mla = false;
+    for (const LayerSpec& L : a.layers) {
+      if (L.is_mtp || !L.has_kv) continue;
+      if (L.attn == AttnKind::Full) want += 2ull * static_cast<std::uint64_t>(L.n_head_kv * (L.head_dim_k + L.head_dim_v));
+      if (L.attn != AttnKind::MLA) continue;
+      mla = true;
+      const auto it = stated.find(a.model_type);
+      if (it == stated.end()) continue;
+      switch (it->second.first) {
+        case Want::Latent: want += 2ull * static_cast<std::uint64_t>(a.mla.kv_lora_rank + a.mla.qk_rope_dim); break;
+        case Want::LatentIndexed:
+          want += 2ull * static_cast<std::uint64_t>(a.mla.kv_lora_rank + a.mla.qk_rope_dim + a.indexer_head_dim);
+          break;
+        case Want::PerHead:
+          want += 2ull * static_cast<std::uint64_t>(L.n_head * (a.mla.qk_nope_dim + a.mla.qk_rope_dim + a.mla.v_head_dim));
+          break;
+      }
+    }
+    if (!mla) continue;
+    CAPTURE(m.id, a.model_type);
+    REQUIRE(stated.count(a.model_type) == 1);
+    ++seen;
+    types.insert(a.model_type);
+    const MlxMlaLayout lay = mlx_mla_layout(a);
+    CHECK(lay.quantizable == stated.at(a.model_type).second);
+    CHECK(mlx_kv_cache(a, 4096).bytes_per_token_full == want);
+    CHECK(mlx_mla_cache_code(lay) == (stated.at(a.model_type).first == Want::PerHead ? "per_head" : "latent"));
+  }
+  CHECK(seen >= 13);  // DeepSeek V3 / R1 / V3.1 / V3.2, Kimi K2 / K2.5 / K3 / Linear, GLM-4.7-Flash, GLM-5 / 5.1
+  CHECK(types.count("kimi_linear") == 1);
+  CHECK(types.count("deepseek_v3") == 1);
+}
+
+TEST_CASE("MLA layers of a model_type with no stated mlx-lm cache are refused under MLX with a code, never given the latent", "[mlx][mla][errors]") {
+  // DeepSeek V3's shape under another name: llama.cpp still sizes it (the latent it always keeps).
+  Architecture a = arch("deepseek-ai/DeepSeek-V3-0324");
+  a.model_type = "some_new_mla";
+  CHECK(mlx_mla_layout(a).cache == MlxMlaCache::Unknown);
+  CHECK_FALSE(mlx_kv_group_divides(a, 64));
+  try {
+    (void)mlx_kv_cache(a, 4096);
+    FAIL("no error");
+  } catch (const InputError& e) {
+    CHECK(e.error().code == "engine_cache_not_modelled");
+    CHECK(e.error().path == "engine");
+  }
+  // Through a request: a config of an unknown model_type with MLA keys is estimated approximately by
+  // llama.cpp, and refused by MLX at engine, with llama.cpp as the way out.
+  const json cfg = {{"model_type", "some_new_mla"}, {"hidden_size", 2048}, {"num_hidden_layers", 8},
+                    {"num_attention_heads", 16}, {"num_key_value_heads", 16}, {"intermediate_size", 8192},
+                    {"vocab_size", 32000}, {"max_position_embeddings", 8192}, {"kv_lora_rank", 256},
+                    {"qk_rope_head_dim", 32}, {"qk_nope_head_dim", 64}, {"v_head_dim", 64}};
+  const json l = estimate({{"model", {{"config", cfg}}}, {"hardware", "apple-m3-max-40c-gpu-64gb"}});
+  REQUIRE_FALSE(l.contains("error"));
+  CHECK(l["memory"]["kv"]["bytes_per_token"] == 8 * (256 + 32) * 2);
+  const json m = estimate({{"model", {{"config", cfg}}}, {"hardware", "apple-m3-max-40c-gpu-64gb"}, {"engine", "mlx"}});
+  REQUIRE(m.contains("error"));
+  CHECK(m["error"]["code"] == "engine_cache_not_modelled");
+  CHECK(m["error"]["path"] == "engine");
+  CHECK(m["error"]["accepted"] == json::array({"llama.cpp"}));
 }
 
 }  // namespace mlx_test_cases

@@ -194,6 +194,10 @@ export interface EstimateResult {
   speed?: Speed;
   vllm?: ServerBudget;
   sglang?: ServerBudget;
+  /** engine mlx: mlx-lm's settings as estimated; mla_cache: what its model file caches on MLA
+   * layers, the latent or every head's keys and values (absent without MLA layers). */
+  mlx?: { kv_step: number; prefill_step: number; kv_bits: number; kv_group_size: number; mode: string; bits: number; group_size: number;
+    working_set_bytes: number; weights_share_of_working_set: number; slow_warning: boolean; mla_cache?: 'latent' | 'per_head' };
   placement?: Placement;
   commands?: Record<string, string>;
   gguf_file_bytes?: number; checkpoint_bytes?: number;

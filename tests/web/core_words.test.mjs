@@ -180,6 +180,29 @@ test('Kimi K3 under MLX on a 512 GB Mac is estimated, not refused: the page show
   assert.equal(doc.verdict, 'no_fit');  // 2.78T weights at 4.5 bits are about 1,456 GiB
 });
 
+// Issue 19: what mlx-lm caches on MLA layers is its model file's (the core's mlx.mla_cache). Kimi
+// Linear's kimi_linear.py keeps every head's keys and values, not the latent, and the page says so
+// with the core's bytes; DeepSeek V3's absorbed attention cannot take a quantized cache, so a link
+// carrying one gets the core's coded refusal at kv_bits.
+test('MLA under MLX: Kimi Linear\'s cache is each head\'s keys and values, in the core\'s bytes; DeepSeek V3 refuses a quantized cache', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=moonshotai/Kimi-Linear-48B-A3B-Instruct&hw=apple-m3-max-40c-gpu-64gb&engine=mlx&ctx=32768&lang=en`);
+  assert.equal(await page.isVisible('#error'), false);
+  const quant = await page.inputValue('#quant');
+  const doc = core('estimate', { model: 'moonshotai/Kimi-Linear-48B-A3B-Instruct', quant, hardware: 'apple-m3-max-40c-gpu-64gb', engine: 'mlx', context: 32768 });
+  assert.equal(doc.error, undefined, JSON.stringify(doc.error));
+  assert.equal(doc.mlx.mla_cache, 'per_head');
+  // 7 MLA layers x 32 heads x (192 + 128) x 2 bytes
+  assert.equal(doc.memory.kv.bytes_per_token, 7 * 32 * 320 * 2);
+  assert.equal(await page.getAttribute('#c-kvtok', 'data-bytes'), String(doc.memory.kv.bytes_per_token));
+  const why = await page.textContent('#w-kv');
+  assert.match(why, /^MLA, each head’s keys and values \(mlx-lm keeps no latent\): 7 layers × 20\.00 KiB per layer per token × 32,768 cells \+ 20 layers × a fixed recurrent state/, why);
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&kv=q8_g64&lang=en`);
+  await page.waitForSelector('#error:not([hidden])');
+  assert.equal(await page.getAttribute('#error', 'data-code'), 'kv_not_quantizable');
+  assert.equal(await page.getAttribute('#error', 'data-path'), 'kv_bits');
+});
+
 test('a refused request offers nothing to embed or share and no links about an earlier answer', async () => {
   const page = await env.page();
   await page.setViewportSize({ width: 1280, height: 900 });

@@ -17,6 +17,7 @@ export default {
   why_host: 'The token embedding ({0}) stays in system RAM, as llama.cpp does on discrete GPUs.',
   why_kv: '{layers} layers × {per_token} per layer per token × {cells} cells.',
   why_kv_indexer: 'indexer keys: {layers} layers × {per_token} per layer per token × {cells} cells.',
+  why_kv_heads: 'MLA, each head’s keys and values (mlx-lm keeps no latent): {layers} layers × {per_token} per layer per token × {cells} cells.',
   why_kv_sparse: 'DeepSeek sparse attention: per token {engine} keeps {latent} of MLA latent and {indexer} of lightning-indexer keys (FP8, a scale per 128 values); decoding scores every indexer key but reads at most {top_k} latent entries per layer.',
   why_kv_sparse_dsv4: 'DeepSeek V4’s compressed attention: per token of context {engine} keeps {latent} of keys compressed 4 to 1 and {indexer} of lightning-indexer keys and keys compressed 128 to 1; decoding reads the latter whole but at most {entries} entries ({top_k} tokens) of the former per layer, and each layer’s last {window} tokens.',
   why_kv_none: 'No per-token cache (recurrent state only).',

@@ -17,6 +17,7 @@ export default {
   why_host: 'La tabla de incrustación de los tokens ({0}) queda en la RAM del sistema, como hace llama.cpp con GPU dedicadas.',
   why_kv: '{layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_indexer: 'claves del indexador: {layers} capas × {per_token} por capa y token × {cells} celdas.',
+  why_kv_heads: 'MLA, claves y valores de cada cabeza (mlx-lm no guarda el latente): {layers} capas × {per_token} por capa y token × {cells} celdas.',
   why_kv_sparse: 'Atención dispersa de DeepSeek: por token, {engine} guarda {latent} de latente MLA y {indexer} de claves del indexador (FP8, una escala por cada 128 valores); durante la generación puntúa todas las claves del indexador, pero lee como mucho {top_k} entradas latentes por capa.',
   why_kv_sparse_dsv4: 'Atención comprimida de DeepSeek V4: por token de contexto, {engine} guarda {latent} de claves comprimidas de 4 a 1 y {indexer} de claves del indexador y claves comprimidas de 128 a 1; durante la generación lee estas enteras, pero de las primeras como mucho {entries} entradas ({top_k} tokens) por capa, y los últimos {window} tokens de cada capa.',
   why_kv_none: 'Sin caché por token (solo estado recurrente).',

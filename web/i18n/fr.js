@@ -17,6 +17,7 @@ export default {
   why_host: 'La table de plongement des jetons ({0}) reste en RAM système, comme le fait llama.cpp sur GPU dédié.',
   why_kv: '{layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
   why_kv_indexer: 'clés de l’indexeur : {layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
+  why_kv_heads: 'MLA, clés et valeurs de chaque tête (mlx-lm ne garde pas le latent) : {layers} couches × {per_token} par couche et par jeton × {cells} cellules.',
   why_kv_sparse: 'Attention clairsemée de DeepSeek : par jeton, {engine} garde {latent} de latent MLA et {indexer} de clés de l’indexeur (FP8, une échelle pour 128 valeurs) ; pendant la génération, il note toutes les clés de l’indexeur mais ne lit qu’au plus {top_k} entrées latentes par couche.',
   why_kv_sparse_dsv4: 'Attention compressée de DeepSeek V4 : par jeton de contexte, {engine} garde {latent} de clés compressées de 4 à 1 et {indexer} de clés de l’indexeur et de clés compressées de 128 à 1 ; pendant la génération, il lit ces dernières en entier, mais des premières au plus {entries} entrées ({top_k} jetons) par couche, et les {window} derniers jetons de chaque couche.',
   why_kv_none: 'Pas de cache par jeton (état récurrent seulement).',

@@ -17,6 +17,7 @@ export default {
   why_host: '词嵌入（{0}）留在系统内存中，这是 llama.cpp 在独立显卡上的做法。',
   why_kv: '{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_indexer: '索引器键：{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
+  why_kv_heads: 'MLA 每个头的键和值（mlx-lm 不保存潜向量）：{layers} 层 × 每层每 token {per_token} × {cells} 个单元。',
   why_kv_sparse: 'DeepSeek 稀疏注意力：{engine} 每个 token 保存 {latent} 的 MLA 潜向量和 {indexer} 的闪电索引器键（FP8，每 128 个值一个缩放因子）；生成时为所有索引器键打分，但每层最多只读 {top_k} 个潜向量条目。',
   why_kv_sparse_dsv4: 'DeepSeek V4 压缩注意力：{engine} 每个上下文 token 保存 {latent} 的 4 比 1 压缩键，以及 {indexer} 的闪电索引器键和 128 比 1 压缩键；生成时后者整读，前者每层最多只读 {entries} 个条目（{top_k} 个 token），另读每层最近的 {window} 个 token。',
   why_kv_none: '没有按 token 的缓存（只有循环状态）。',

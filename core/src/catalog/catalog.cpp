@@ -179,6 +179,15 @@ struct CatalogLoader {
         if (!std::regex_match(id, id_re))
           throw InputError("bad_value", join_path(p, "id"), "device ids use a-z, 0-9 and '-'");
         require_provenance(e, p);
+        // The LLVM processor a device states (hardware/device.cpp checks the name) cites a source of
+        // its own and the day that source was read, as every catalog fact does.
+        if (e.contains("amd_gfx_target")) {
+          const std::string src = req_str(e, "amd_gfx_target_source", p);
+          if (!starts_with(src, "https://"))
+            throw InputError("bad_value", join_path(p, "amd_gfx_target_source"), "amd_gfx_target_source must be an https URL");
+          if (!valid_date(req_str(e, "amd_gfx_target_checked", p)))
+            throw InputError("bad_value", join_path(p, "amd_gfx_target_checked"), "amd_gfx_target_checked must be a date YYYY-MM-DD");
+        }
         for (const auto& v : memory_variants(e, id, p)) {
           Device d = device_from_json(v, p);
           if (!device_ids.insert(d.id).second)

@@ -222,8 +222,9 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                                              [](const LayerSpec& l) { return l.attn == AttnKind::Sliding && !l.is_mtp; });
     json types = json::array(), bits = json::object();
     // Nor for a cache whose rows the group of 64 does not divide (mlx_kv_group_divides), nor for
-    // DeepSeek V3.2's CacheList, which has no to_quantized (estimate.cpp refuses kv_bits for both).
-    const bool plain_only = sliding || (arch && (!mlx_kv_group_divides(*arch, 64) || arch->gguf_arch == "deepseek32"));
+    // MLA layers whose mlx-lm cache cannot be quantized (mlx_mla_layout: the absorbed attention of
+    // deepseek_v3.py and its kin, DeepSeek V3.2's CacheList); estimate.cpp refuses kv_bits for both.
+    const bool plain_only = sliding || (arch && (!mlx_kv_group_divides(*arch, 64) || !mlx_mla_layout(*arch).quantizable));
     for (int b : {0, 8, 4}) {
       if (b > 0 && plain_only) continue;
       const std::string t = mlx_kv_cache_type(b, 64);

@@ -516,22 +516,28 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("engine_cache_not_modelled", "engine",
                      "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
                      {"llama.cpp"});
-  // DeepSeek V3.2 under mlx-lm (mlx_lm/models/deepseek_v32.py): make_cache gives every layer a
-  // CacheList(KVCache(), KVCache()), the first holding the normalized 512-wide latent as keys and
-  // the 64-wide RoPE key as values, the second the lightning indexer's 128-wide key (zero-width
-  // values), all 16-bit: per token and layer the latent and indexer rows llama.cpp's DSA cache
-  // holds at f16 (mlx_kv_cache). generate.py quantizes a cache only through its to_quantized,
-  // which CacheList does not have: a quantized cache is refused rather than sized at bits it
-  // would not get.
-  if (r.engine == "mlx" && r.model.arch.gguf_arch == "deepseek32" && r.mlx.kv_bits > 0)
-    throw InputError("kv_not_quantizable", "kv_bits",
-                     "mlx-lm keeps DeepSeek V3.2's cache (a CacheList) at 16 bits; kv_bits does not apply", {"0"});
-  // Kimi K3 under mlx-lm is estimated (mlx_lm/models/kimi_k3.py: a KVCache of the latent on its
-  // MLA layers, an ArraysCache on its KDA layers; mlx_kv_cache, plan_mlx, mlx_activation_bytes).
+  // MLA layers under mlx-lm hold what the model's own file caches (mlx_mla_layout: the latent, the
+  // latent beside DeepSeek V3.2's and GLM-5's indexer keys in a CacheList, or every head's keys and
+  // values). A model_type whose file is not stated is refused rather than given the latent, and a
+  // quantized cache is refused where mlx-lm's attention fails on one (the absorbed deepseek_v3.py,
+  // glm4_moe_lite.py and kimi_k3.py) or cannot convert it (CacheList has no to_quantized): the same
+  // code as the sliding-window case, the cache choice being valid for other models.
+  if (r.engine == "mlx") {
+    const MlxMlaLayout lay = mlx_mla_layout(r.model.arch);
+    if (lay.cache == MlxMlaCache::Unknown)
+      throw InputError("engine_cache_not_modelled", "engine",
+                       "what mlx-lm caches on the MLA layers of model_type '" + r.model.arch.model_type.substr(0, 100) +
+                           "' is not stated here; choose llama.cpp",
+                       {"llama.cpp"});
+    if (r.mlx.kv_bits > 0 && !lay.quantizable)
+      throw InputError("kv_not_quantizable", "kv_bits",
+                       "mlx-lm's attention for this model's MLA layers cannot use a quantized cache; kv_bits does not apply", {"0"});
+  }
   // QuantizedKVCache quantizes the keys and the values of a layer with mx.quantize, which needs
   // each row's width to be a multiple of the group (mlx/ops.cpp quantize: "The last dimension of
-  // the matrix needs to be divisible by the quantization group size"): an MLA layer's 64-wide RoPE
-  // key cannot take groups of 128, a 80-wide head cannot take 64. Refused rather than sized.
+  // the matrix needs to be divisible by the quantization group size"): a 192-wide decompressed MLA
+  // key (Kimi Linear, mlx_mla_layout PerHead) cannot take groups of 128, a 80-wide head cannot take
+  // 64. Refused rather than sized.
   if (r.engine == "mlx" && r.mlx.kv_bits > 0 && !mlx_kv_group_divides(r.model.arch, r.mlx.kv_group)) {
     std::vector<std::string> ok;
     for (const int g : {32, 64, 128})

@@ -50,7 +50,134 @@ double mlx_predict(const MlxRow& r, double bw, double layer_us, double flop, dou
 
 }  // namespace
 
+namespace {
+
+// What each mlx-lm model file caches on its MLA layers (ml-explore/mlx-lm, mlx_lm/models/<type>.py;
+// the commit each was read at is given, checked 2026-12-06). A model_type not listed here that has
+// MLA layers is refused under MLX (mlx_mla_layout: Unknown), not given the latent by default.
+struct MlaLayoutEntry {
+  const char* model_type;
+  MlxMlaCache cache;
+  bool quantizable;
+};
+constexpr MlaLayoutEntry kMlxMlaLayouts[] = {
+    // deepseek_v3.py (commit 04e6af1): DeepseekV3Attention attends in the latent (embed_q /
+    // unembed_out) and caches cache.update_and_fetch(kv_latent, k_pe). Its RoPE scores call
+    // k_pe.swapaxes on what the cache returns, which a QuantizedKVCache gives as (packed, scales,
+    // biases) tuples: --kv-bits fails with "'list' object has no attribute 'swapaxes'". Reported
+    // on main in PR #1323 (2026-05-28), #1558 (2026-07-13) and #1800 (2026-08-28, "main @
+    // 96830a6: FAILED"), each closed without being merged.
+    {"deepseek_v3", MlxMlaCache::Latent, false},
+    // kimi_k2: mlx_lm/utils.py MODEL_REMAPPING loads it with deepseek_v3.py.
+    {"kimi_k2", MlxMlaCache::Latent, false},
+    // kimi_k25.py (commit 04c161b): its language model is deepseek_v3.py's DeepseekV3Model.
+    {"kimi_k25", MlxMlaCache::Latent, false},
+    // glm4_moe_lite.py (commit 04e6af1): the same absorbed attention and the same failure with a
+    // quantized cache (PR #1800 fixes both files; not merged).
+    {"glm4_moe_lite", MlxMlaCache::Latent, false},
+    // kimi_k3.py (commits 3b04b9f and b31bb21): KimiK3MLAAttention caches (kv_latent, k_pe) and
+    // calls k_pe.swapaxes as deepseek_v3.py does; the crash under --kv-bits was reported on its PR
+    // #1626 (2026-08-29) and neither stored version has a quantized branch.
+    {"kimi_k3", MlxMlaCache::Latent, false},
+    // deepseek_v32.py: make_cache gives every layer CacheList(KVCache(), KVCache()), the latent and
+    // RoPE key in the first, the lightning indexer's key (zero-wide values) in the second; CacheList
+    // has no to_quantized, so generate.py's kv_bits cannot convert it.
+    {"deepseek_v32", MlxMlaCache::LatentIndexed, false},
+    // glm_moe_dsa.py (commit 0352b8d): DeepseekV32Attention and the same CacheList on every layer.
+    {"glm_moe_dsa", MlxMlaCache::LatentIndexed, false},
+    // deepseek_v2.py (commit 04e6af1): DeepseekV2Attention decompresses kv_b_proj's output and
+    // caches keys concatenate(k_nope, k_pe repeated to every head) and the values of every head in
+    // a plain KVCache, which quantizes (PR #1509, 2026-07-09, which would have cached the latent,
+    // was closed without being merged).
+    {"deepseek_v2", MlxMlaCache::PerHead, true},
+    // minicpm3.py (commit 19c64d6): the same decompressed keys and values of every head.
+    {"minicpm3", MlxMlaCache::PerHead, true},
+    // kimi_linear.py (commit eb7e535): KimiMLAAttention caches keys concatenate(k_pass, k_rot
+    // broadcast to every head) and every head's values (a KVCache per MLA layer, a MambaCache per
+    // KDA layer); the attention is the plain one, which quantizes.
+    {"kimi_linear", MlxMlaCache::PerHead, true},
+};
+
+// The rows a layer caches per token: k_rows keys of k_width and v_rows values of v_width, and an
+// indexed latent's indexer key (idx_width; its values are zero wide). Layers other than full
+// attention and MLA cache none here.
+struct CachedRows {
+  std::int64_t k_rows = 0, k_width = 0, v_rows = 0, v_width = 0, idx_width = 0;
+};
+
+CachedRows cached_rows(const Architecture& a, const LayerSpec& L, MlxMlaCache c) {
+  CachedRows r;
+  if (L.is_mtp || !L.has_kv) return r;
+  if (L.attn == AttnKind::Full) {
+    r.k_rows = r.v_rows = L.n_head_kv;
+    r.k_width = L.head_dim_k;
+    r.v_width = L.head_dim_v;
+  } else if (L.attn == AttnKind::MLA) {
+    if (c == MlxMlaCache::PerHead) {
+      r.k_rows = r.v_rows = L.n_head;
+      r.k_width = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
+      r.v_width = a.mla.v_head_dim;
+    } else {
+      // The normalized latent as the keys, the RoPE key as the values: one row each.
+      r.k_rows = r.v_rows = 1;
+      r.k_width = a.mla.kv_lora_rank;
+      r.v_width = a.mla.qk_rope_dim;
+      if (c == MlxMlaCache::LatentIndexed) r.idx_width = a.indexer_head_dim;
+    }
+  }
+  return r;
+}
+
+bool has_mla_layers(const Architecture& a) {
+  return std::any_of(a.layers.begin(), a.layers.end(),
+                     [](const LayerSpec& l) { return !l.is_mtp && l.has_kv && l.attn == AttnKind::MLA; });
+}
+
+}  // namespace
+
+MlxMlaLayout mlx_mla_layout(const Architecture& a) {
+  MlxMlaLayout l;
+  if (!has_mla_layers(a)) return l;
+  for (const auto& e : kMlxMlaLayouts)
+    if (a.model_type == e.model_type) {
+      l.cache = e.cache;
+      l.quantizable = e.quantizable;
+      return l;
+    }
+  l.cache = MlxMlaCache::Unknown;
+  l.quantizable = false;
+  return l;
+}
+
+std::string mlx_mla_cache_code(const MlxMlaLayout& l) {
+  switch (l.cache) {
+    case MlxMlaCache::Latent: case MlxMlaCache::LatentIndexed: return "latent";
+    case MlxMlaCache::PerHead: return "per_head";
+    case MlxMlaCache::None: case MlxMlaCache::Unknown: break;
+  }
+  return "";
+}
+
+Architecture mlx_attention_view(const Architecture& a) {
+  Architecture v = a;
+  if (mlx_mla_layout(a).cache != MlxMlaCache::PerHead) return v;
+  for (LayerSpec& L : v.layers)
+    if (L.attn == AttnKind::MLA) {
+      L.attn = AttnKind::Full;
+      L.n_head_kv = L.n_head;
+      L.head_dim_k = a.mla.qk_nope_dim + a.mla.qk_rope_dim;
+      L.head_dim_v = a.mla.v_head_dim;
+    }
+  return v;
+}
+
 KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int kv_group) {
+  const MlxMlaLayout lay = mlx_mla_layout(a);
+  if (lay.cache == MlxMlaCache::Unknown)
+    throw InputError("engine_cache_not_modelled", "engine",
+                     "what mlx-lm caches on the MLA layers of model_type '" + a.model_type.substr(0, 100) +
+                         "' is not stated here; choose llama.cpp",
+                     {"llama.cpp"});
   KvOptions o;
   const std::int64_t ctx = n_ctx > 0 ? n_ctx : a.n_ctx_train;
   o.n_ctx = (ctx + kMlxKvStep - 1) / kMlxKvStep * kMlxKvStep;  // KVCache grows by `step` cells
@@ -74,58 +201,73 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
     const std::uint64_t inner = static_cast<std::uint64_t>(rc.n_v_heads * rc.k_head_dim);
     const std::uint64_t state = 2u * 3u * static_cast<std::uint64_t>(rc.d_conv - 1) * inner +
                                 4u * static_cast<std::uint64_t>(rc.k_head_dim * rc.v_head_dim * rc.n_v_heads);
-    kv.total_bytes = 0;
-    for (auto& g : kv.groups) {
+    for (auto& g : kv.groups)
       if (g.kind == "recurrent") {
         g.bytes = state * static_cast<std::uint64_t>(g.layers);
         for (std::size_t il = 0; il < a.layers.size(); ++il)
           if (!a.layers[il].is_mtp && a.layers[il].attn == AttnKind::Linear) kv.per_layer[il] = state;
       }
-      kv.total_bytes += g.bytes;
-    }
   }
-  if (kv_bits > 0) {
-    // QuantizedKVCache (mlx_lm/models/cache.py) allocates, per head and cell, a row of
-    // dim / (32 / bits) uint32 words (el_per_int = 32 // bits elements each) and a scale and a
-    // bias per group of `group_size` elements in the keys' 16-bit type. maybe_quantize_kv_cache
-    // (mlx_lm/generate.py) converts every layer cache that has to_quantized: KVCache (full
-    // attention and the MLA latent); ChunkedKVCache has none and stays 16-bit; recurrent layers
-    // keep their state. RotatingKVCache.to_quantized raises, so a sliding-window model is refused
-    // before this (estimate.cpp).
-    auto qrow = [&](std::int64_t dim) {
-      const std::int64_t el_per_int = 32 / kv_bits;
-      return static_cast<std::uint64_t>(4 * (dim / el_per_int) + 2 * 2 * (dim / kv_group));
-    };
-    const std::int64_t cells = kv.n_ctx;
-    std::uint64_t per_token = 0;
-    for (std::size_t il = 0; il < a.layers.size(); ++il) {
-      const LayerSpec& L = a.layers[il];
-      if (L.is_mtp || !L.has_kv) continue;
-      std::uint64_t t = 0;
-      // MLA: the normalized latent as the keys and the RoPE key as the values (mlx-lm's MLA layers,
-      // e.g. mlx_lm/models/kimi_k3.py: cache.update_and_fetch(kv_latent, k_pe)), each its own rows.
-      if (L.attn == AttnKind::MLA) t = qrow(a.mla.kv_lora_rank) + qrow(a.mla.qk_rope_dim);
-      else if (L.attn == AttnKind::Full)
-        t = static_cast<std::uint64_t>(L.n_head_kv) * (qrow(L.head_dim_k) + qrow(L.head_dim_v));
-      else continue;
-      kv.per_layer[il] = t * static_cast<std::uint64_t>(cells);
-      per_token += t;
+  // Full-attention and MLA layers: the rows mlx-lm's KVCache holds in the 16-bit type, or
+  // QuantizedKVCache (mlx_lm/models/cache.py) at kv_bits: per row of d elements d / (32 / bits)
+  // uint32 words (el_per_int = 32 // bits elements each) and a scale and a bias per group of
+  // `group_size` elements in the keys' 16-bit type. maybe_quantize_kv_cache (mlx_lm/generate.py)
+  // converts every layer cache that has to_quantized: KVCache; ChunkedKVCache has none and stays
+  // 16-bit; recurrent layers keep their state. RotatingKVCache.to_quantized raises and CacheList
+  // has none, so those models are refused before this (estimate.cpp), as are MLA layouts whose
+  // attention fails on a quantized cache (mlx_mla_layout).
+  auto row_bytes = [&](std::int64_t dim) -> std::uint64_t {
+    if (dim <= 0) return 0;
+    if (kv_bits <= 0) return static_cast<std::uint64_t>(2 * dim);
+    const std::int64_t el_per_int = 32 / kv_bits;
+    return static_cast<std::uint64_t>(4 * (dim / el_per_int) + 2 * 2 * (dim / kv_group));
+  };
+  const std::int64_t cells = kv.n_ctx;
+  KvGroup full{"full"}, mla{"mla"}, idx{"indexer"};
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    const CachedRows r = cached_rows(a, L, lay.cache);
+    if (r.k_rows == 0 && r.v_rows == 0) continue;
+    const std::uint64_t t = static_cast<std::uint64_t>(r.k_rows) * row_bytes(r.k_width) +
+                            static_cast<std::uint64_t>(r.v_rows) * row_bytes(r.v_width);
+    const std::uint64_t ti = row_bytes(r.idx_width);
+    KvGroup& g = L.attn == AttnKind::MLA ? mla : full;
+    g.layers += 1;
+    g.bytes_per_token += t;
+    if (ti > 0) {
+      idx.layers += 1;
+      idx.bytes_per_token += ti;
     }
-    kv.total_bytes = 0;
-    for (auto& g : kv.groups) {
-      if (g.kind == "full" || g.kind == "mla") {
-        g.bytes_per_token = 0;
-        for (std::size_t il = 0; il < a.layers.size(); ++il) {
-          const LayerSpec& L = a.layers[il];
-          const bool in = !L.is_mtp && L.has_kv && (g.kind == "mla" ? L.attn == AttnKind::MLA : L.attn == AttnKind::Full);
-          if (in) g.bytes_per_token += kv.per_layer[il] / static_cast<std::uint64_t>(cells);
-        }
-        g.bytes = g.bytes_per_token * static_cast<std::uint64_t>(cells);
-      }
-      kv.total_bytes += g.bytes;
-    }
-    kv.bytes_per_token_full = per_token;
+    kv.per_layer[il] = (t + ti) * static_cast<std::uint64_t>(cells);
   }
+  // llama.cpp's groups of those kinds give way to these, in their places; an indexer group llama.cpp
+  // does not make (GLM-5's glm-dsa) comes last.
+  std::uint64_t old_growing = 0;
+  std::vector<KvGroup> groups;
+  auto place = [&](KvGroup g) {
+    if (g.layers == 0) return;
+    g.cells = cells;
+    g.bytes = g.bytes_per_token * static_cast<std::uint64_t>(cells);
+    groups.push_back(g);
+  };
+  bool placed_full = false, placed_mla = false, placed_idx = false;
+  for (const auto& g : kv.groups) {
+    if (g.kind == "full" || g.kind == "mla" || g.kind == "indexer") {
+      old_growing += g.bytes_per_token;
+      if (g.kind == "full" && !placed_full) place(full), placed_full = true;
+      if (g.kind == "mla" && !placed_mla) place(mla), placed_mla = true;
+      if (g.kind == "indexer" && !placed_idx) place(idx), placed_idx = true;
+      continue;
+    }
+    groups.push_back(g);
+  }
+  if (!placed_full) place(full);
+  if (!placed_mla) place(mla);
+  if (!placed_idx) place(idx);
+  kv.groups = groups;
+  kv.total_bytes = 0;
+  for (const auto& g : kv.groups) kv.total_bytes += g.bytes;
+  kv.bytes_per_token_full = kv.bytes_per_token_full - old_growing + full.bytes_per_token + mla.bytes_per_token + idx.bytes_per_token;
   return kv;
 }
 
@@ -135,11 +277,12 @@ std::string mlx_kv_cache_type(int kv_bits, int kv_group) {
 
 bool mlx_kv_group_divides(const Architecture& a, int kv_group) {
   if (kv_group <= 0) return false;
+  const MlxMlaLayout lay = mlx_mla_layout(a);
+  if (lay.cache == MlxMlaCache::Unknown) return false;
   auto ok = [kv_group](std::int64_t w) { return w <= 0 || w % kv_group == 0; };
   for (const LayerSpec& L : a.layers) {
-    if (L.is_mtp || !L.has_kv) continue;
-    if (L.attn == AttnKind::MLA && !(ok(a.mla.kv_lora_rank) && ok(a.mla.qk_rope_dim))) return false;
-    if (L.attn == AttnKind::Full && !(ok(L.head_dim_k) && ok(L.head_dim_v))) return false;
+    const CachedRows r = cached_rows(a, L, lay.cache);
+    if (!(ok(r.k_width) && ok(r.v_width) && ok(r.idx_width))) return false;
   }
   return true;
 }
@@ -300,7 +443,9 @@ SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, co
   mo.backend = "metal";
   KvOptions k = kv;
   k.flash_attn = true;  // mx.fast.scaled_dot_product_attention reads K and V once per step
-  SpeedResult s = estimate_speed(a, plan, d, k, mo, c);
+  // MLA layers mlx-lm decompresses (mlx_mla_layout PerHead) read and attend over every head's keys
+  // and values, as full attention does.
+  SpeedResult s = estimate_speed(mlx_attention_view(a), plan, d, k, mo, c);
   // MoE layers: mlx's gather_qmm over the chosen experts costs a fixed time per layer on top of
   // the reads (fitted as moe_layer_us); every decode figure takes it.
   const double extra = static_cast<double>(mlx_moe_layers(a)) * p.moe_layer_us * 1e-6;

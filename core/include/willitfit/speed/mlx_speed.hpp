@@ -8,7 +8,9 @@
 //    window); recurrent layers keep their state. QuantizedKVCache (--kv-bits, --kv-group-size 64)
 //    holds each row of d elements in d / (32 / bits) uint32 words plus a scale and a bias per
 //    group in the 16-bit float type (8 bits, group 64: 8.5 bits per element); full-attention
-//    and MLA layers are converted, chunked layers stay 16-bit, sliding ones cannot be.
+//    layers and the MLA layouts whose attention takes it are converted, chunked layers stay
+//    16-bit, sliding ones cannot be. MLA layers hold what the model's own mlx-lm file caches
+//    (mlx_mla_layout), which is not always llama.cpp's latent.
 //  * Prefill runs in chunks of prefill_step_size = 2048 tokens (generate_step): the activations
 //    of one chunk through the widest feed-forward are the working buffer.
 //  * The cap is Metal's recommendedMaxWorkingSetSize: mlx-lm wires that much for generation
@@ -42,9 +44,42 @@ namespace wif {
 constexpr std::int64_t kMlxKvStep = 256;        // mlx_lm/models/cache.py KVCache.step
 constexpr std::int64_t kMlxPrefillStep = 2048;  // mlx_lm/generate.py prefill_step_size
 
+/// What mlx-lm's model file (chosen by the config's model_type) caches on an MLA layer. The
+/// files differ: some attend in the latent (absorbed; the cache holds the latent), others
+/// decompress every head's keys and values first and cache those (about 18x the latent's bytes
+/// on Kimi Linear: 32 heads of 192 + 128 against 512 + 64).
+enum class MlxMlaCache {
+  None,           // the model has no MLA layers
+  Latent,         // a KVCache of the normalized kv_lora_rank latent (keys) and the qk_rope_dim RoPE key (values)
+  LatentIndexed,  // CacheList(KVCache, KVCache): that latent, plus the lightning indexer's index_head_dim key
+  PerHead,        // a KVCache of every head's key (qk_nope + qk_rope wide) and value (v_head_dim wide)
+  Unknown,        // MLA layers of a model_type whose mlx-lm cache is not stated here
+};
+
+/// The layout of a model's MLA layers under mlx-lm and whether its --kv-bits runs on them.
+struct MlxMlaLayout {
+  MlxMlaCache cache = MlxMlaCache::None;
+  bool quantizable = true;  // false: mlx-lm's attention errors on a QuantizedKVCache (or has none)
+};
+
+/// The stated layout for this model's model_type (mlx_speed.cpp kMlxMlaLayouts, each entry with
+/// the upstream file it was read from); None without MLA layers, Unknown for an unstated type.
+MlxMlaLayout mlx_mla_layout(const Architecture& a);
+
+/// The layout's code in the result (mlx.mla_cache): "latent" (also with the indexer beside it,
+/// which is a cache group of its own) or "per_head"; empty for None and Unknown.
+std::string mlx_mla_cache_code(const MlxMlaLayout& l);
+
 /// mlx-lm's cache for one request of `n_ctx` tokens (0 = the model's own), with K/V in 16-bit
-/// floats, or quantized to `kv_bits` (0 = not quantized; 2..8) in groups of `kv_group`.
+/// floats, or quantized to `kv_bits` (0 = not quantized; 2..8) in groups of `kv_group`. MLA layers
+/// hold what mlx_mla_layout states; throws InputError engine_cache_not_modelled (path engine) for
+/// MLA layers whose layout is Unknown, never a silent guess.
 KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits = 0, int kv_group = 64);
+
+/// The model as mlx-lm's attention runs it, for the speed model: MLA layers it caches per head
+/// become full-attention layers of n_head heads (keys qk_nope + qk_rope wide, values v_head_dim),
+/// so the cache reads and attention FLOPs are those of the decompressed heads; otherwise `a`.
+Architecture mlx_attention_view(const Architecture& a);
 
 /// The name of that cache's type: "f16" (16-bit; 0 bits), else "q<bits>_g<group>" (q8_g64:
 /// 8-bit elements with a scale and a bias per 64).
@@ -53,7 +88,9 @@ std::string mlx_kv_cache_type(int kv_bits, int kv_group);
 /// Whether mlx-lm can quantize this model's cache in groups of kv_group: QuantizedKVCache quantizes
 /// each cached row with mx.quantize, which needs the row's width to be a multiple of the group
 /// (mlx/ops.cpp quantize). The rows: each full-attention layer's key and value heads, each MLA
-/// layer's latent (the keys) and RoPE key (the values). Sliding-window layers are refused apart.
+/// layer's rows as mlx_mla_layout states them (the latent and the RoPE key, or every head's key
+/// and value). Sliding-window layers, and MLA layouts mlx-lm cannot quantize, are refused apart
+/// (estimate.cpp); an Unknown layout divides nothing.
 bool mlx_kv_group_divides(const Architecture& a, int kv_group);
 
 /// Activations of one prefill chunk (kMlxPrefillStep tokens, 16-bit): the residual stream, the

@@ -53,6 +53,10 @@ class MlxStep final : public EngineStep {
         {"working_set_bytes", e.usable.usable_bytes},
         {"weights_share_of_working_set", U > 0 ? static_cast<double>(e.weights_bytes) / U : 0.0},
         {"slow_warning", U > 0 && static_cast<double>(e.weights_bytes) > kMlxSlowWarningShare * U}};
+    // What mlx-lm caches on the model's MLA layers (mlx_mla_layout): the latent, or every head's
+    // keys and values; absent for a model without MLA layers.
+    const std::string mla = mlx_mla_cache_code(mlx_mla_layout(r.model.arch));
+    if (!mla.empty()) j["mla_cache"] = mla;
     out["mlx"] = j;
     // The cache mlx-lm holds, not llama.cpp's -ctk/-ctv (a kv_type in the request means nothing
     // to it): 16-bit, or QuantizedKVCache at kv_bits in groups of kv_group_size (mlx_kv_cache).
