@@ -31,7 +31,7 @@ export default {
   why_overhead: 'Contexto de ejecución en cada dispositivo ({backend}).', unknown_model: 'Modelo desconocido', unknown_hardware: 'Dispositivo desconocido',
   widget_details: 'Ver detalles',
   widget_lang_fallback: "El idioma '{0}' no está disponible; se muestra en inglés.",
-  storage_full: "El almacenamiento del navegador está lleno: se conserva solo durante esta visita (expórtelo para guardarlo).",
+  storage_full: "El almacenamiento del navegador está lleno: se conserva solo durante esta visita (expórtalo para guardarlo).",
   gguf_reading: 'Leyendo la cabecera GGUF…',
   gguf_loaded: 'Cabecera de {0} leída ({1} tensores). Se estima a partir del archivo; solo se conserva durante esta visita (las cabeceras GGUF son demasiado grandes para guardarlas).',
   error: 'No se puede estimar', free_suffix: 'libres', over_suffix: 'faltan', upper: 'Extremo alto de la estimación: {0}', in_gb: '{0} en GB decimales, como cuentan las descargas',

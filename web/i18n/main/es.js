@@ -44,7 +44,7 @@ export default {
   desc_device: 'Qué modelos de lenguaje funcionan en {hw}, con qué cuantización y a qué velocidad.',
   desc_accuracy: 'Las estimaciones de velocidad de willitfit frente a mediciones publicadas de llama-bench.',
   err_unknown_model: 'Este enlace nombra un modelo que este navegador no conoce. Un modelo importado solo existe en el navegador que lo importó: importa aquí su config.json o su GGUF, o pide un enlace hecho con «{share}».',
-  err_unknown_hardware: 'Este enlace nombra un dispositivo que este navegador no conoce. Un dispositivo propio solo existe en el navegador que lo guardó: añádelo en «Añadir un dispositivo propio».',
+  err_unknown_hardware: 'Este enlace nombra un dispositivo que este navegador no conoce. Un dispositivo propio solo existe en el navegador que lo guardó: añádelo en «Añadir un equipo propio».',
   err_bad_value: 'Un ajuste está fuera de rango o no se aplica ({path}). Cámbialo en el formulario.',
   err_other: 'No se puede estimar esta configuración ({path}).',
   err_bad_json: 'El archivo no es JSON válido ({path}).',
