@@ -132,7 +132,7 @@ export default {
   spec_metal: "En Metal, llama.cpp verifica hasta 8 filas con núcleos de cálculo que apenas comparten la lectura de los pesos entre ellas: cada token propuesto cuesta cerca del {share} de un paso de generación, así que la ganancia es pequeña o una pérdida.",
   spec_vllm: "En vLLM, la verificación lee los pesos una sola vez para todos los tokens propuestos; cada token propuesto cuesta una pasada del borrador, al menos el {share} de un paso de generación.",
   draft_why: "{name} en {quant}: pesos {w} y su propia caché KV {kvt} para el mismo contexto de {ctx} ({kv}), en {dev}.",
-  draft_why_buffers: "Su búfer de cómputo ocupa {cmp}; su tabla de incrustación ({host}) se queda en la RAM del sistema.",
+  draft_why_buffers: "Su búfer de cálculo ocupa {cmp}; su tabla de incrustación ({host}) se queda en la RAM del sistema.",
   spec_line_draft: "Modelo borrador {name}, {tokens}: +{mem} de memoria; cada token de borrador lee el {dc} de lo que lee un token del modelo. Generación con código: {code}; con prosa: {prose}.",
   decode_note_spec: "Un usuario, {how}, con {workload}; sin ello ~{plain}",
   decode_how_draft: 'con el modelo borrador', decode_how_mtp: 'con predicción de varios tokens',
