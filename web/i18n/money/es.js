@@ -48,7 +48,7 @@ export default {
   ft_params_published_counts_differently: "Los recuentos de parámetros salen de los tensores del modelo ({counted}); los {published} publicados los cuentan de otra forma.",
   ft_prec_mixed: "precisión mixta bf16",
   ft_prec_fp32: "precisión fp32",
-  ft_seq: 'Longitud de secuencia', ft_batch: 'Micro-lote', ft_ckpt: 'Recálculo de activaciones', ft_on: 'sí', ft_off: 'no',
+  ft_seq: 'Longitud de secuencia', ft_batch: 'Microlote', ft_ckpt: 'Recálculo de activaciones', ft_on: 'sí', ft_off: 'no',
   ft_method: 'Método', ft_qlora: 'QLoRA (base en 4 bits)', ft_lora: 'LoRA (base en 16 bits)', ft_full: 'Completo (se entrenan todos los pesos)',
   ft_weights_base: 'base congelada {0}', ft_weights_adapters: '+ adaptadores {0}',
   ft_weights: 'Pesos', ft_grads: 'Gradientes', ft_opt: 'Estados del optimizador', ft_act: 'Activaciones y logits',
