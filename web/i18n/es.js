@@ -283,7 +283,7 @@ export default {
   tier_each_gpu: 'Cada GPU y lo que necesita ({0})',
   macs_title_none: 'Mac ({quant}, {ctx})', macs_none_run: 'Ningún Mac del catálogo lo ejecuta con estos ajustes.', macs_each: 'Cada Mac y lo que necesita ({0})',
   unified_title_none: 'PC de memoria unificada ({quant}, {ctx})', unified_none_run: 'Ningún PC de memoria unificada del catálogo lo ejecuta con estos ajustes.', unified_each: 'Cada PC de memoria unificada y lo que necesita ({0})',
-  smallest_none: 'ningún dispositivo solo', smallest_device_n: 'Dispositivo más pequeño, {n} unidades', required_all: 'Necesario (los {n})',
+  smallest_none: 'ningún dispositivo solo', smallest_device_n: 'Equipo más pequeño, {n} unidades', required_all: 'Necesaria (entre los {n})',
   smallest_none_note: '«Ningún dispositivo solo»: ninguna GPU, Mac ni PC de memoria unificada del catálogo ejecuta ese formato por sí sola con este contexto.',
   smallest_none_note_n: '«Ningún dispositivo solo»: de ninguna tarjeta del catálogo bastan {n} para ejecutar ese formato con este contexto.',
   quality_none_mlx: 'Calidad: el catálogo no tiene ninguna medición publicada de perplejidad de los formatos de MLX frente a 16 bits, así que la tabla no muestra columna de calidad.',
