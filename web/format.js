@@ -119,8 +119,9 @@ export function list(items, lang, type = 'conjunction') {
   let s;
   try { s = new Intl.ListFormat(lang, { style: 'long', type }).format(items); } catch { s = items.join(', '); }
   // Chinese sets a space between a Latin letter or digit and the 和/或 that joins it ("64 GB 或
-  // 128 GB", "Gaudi 2 和 Intel"), as the page's own sentences do ("在 {0} 上").
-  return lang === 'zh' ? s.replace(/([\p{Script=Latin}\p{N}\p{Pe}%])(和|或)/gu, '$1 $2').replace(/(和|或)([\p{Script=Latin}\p{N}])/gu, '$1 $2') : s;
+  // 128 GB", "Gaudi 2 和 Intel"), as the page's own sentences do ("在 {0} 上"); after an ASCII
+  // bracket too, but not after a full-width one ("）"), whose glyph carries its own space.
+  return lang === 'zh' ? s.replace(/([\p{Script=Latin}\p{N})\]%])(和|或)/gu, '$1 $2').replace(/(和|或)([\p{Script=Latin}\p{N}])/gu, '$1 $2') : s;
 }
 
 /** @param {number} n @param {string} lang  e.g. 8192 -> "8K" */

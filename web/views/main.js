@@ -657,7 +657,7 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
  */
 function devicesTable(devs, host, L) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
-    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? `${num(d.n_layers, L)} (${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)})` : num(d.n_layers, L)) : '—');
+    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), `${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)}`) : num(d.n_layers, L)) : '—');
   // The vision projector gets its column only where some device (or system RAM) holds it.
   const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
   // A draft model gets its column the same way.

@@ -8,7 +8,7 @@ import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
-import { t } from '../i18n.js';
+import { aside, t } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -272,8 +272,9 @@ export function deviceFigure(field, v, L) {
  */
 export function uncertainWhy(x, L) {
   const key = { derived: 'unc_derived', sources_disagree: 'unc_sources_disagree', unverified: 'unc_unverified' }[x.why] || 'unc_unverified';
-  const range = x.low !== null && x.high !== null ? ` (${t(L, 'unc_range', { 0: deviceFigure(x.field, x.low, L), 1: deviceFigure(x.field, x.high, L) })})` : '';
-  return `${t(L, key)}${range}`;
+  // The range in the language's parentheses (full-width in Chinese).
+  return x.low !== null && x.high !== null
+    ? aside(L, t(L, key), t(L, 'unc_range', { 0: deviceFigure(x.field, x.low, L), 1: deviceFigure(x.field, x.high, L) })) : t(L, key);
 }
 
 /**

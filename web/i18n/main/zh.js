@@ -58,7 +58,7 @@ export default {
   err_json_too_large: '文件过大，无法读取（{path}）。',
   imported_name: '{arch}（{params}参数，导入）',
   quant_from_file: 'GGUF 文件决定了格式：{0}。',
-  cost_from_tps: '依据 {tps}（我们的生成速度估算）',
+  cost_from_tps: '依据我们的生成速度估算 {tps}',
   cost_from_power: '满载 {power} W，电价每千瓦时 {price}（{market}，{period}）',
   cost_from_purchase: '购买价 {purchase} 分摊到 {months} 个月、每天 {hours} 小时',
   cost_price_unknown: '目录中没有这个设备的购买价',
