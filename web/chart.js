@@ -103,7 +103,10 @@ export async function lineChart(el, spec) {
       { label: spec.xLabel, value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '' : spec.xFmt(v)) },
       ...spec.series.map((s) => ({
         label: s.label, stroke: cssVar(s.color), width: 2, dash: s.dash ? [6, 4] : undefined,
-        points: { show: !s.dash, size: 5 },
+        // A mark at each point where the points stand apart (the contexts of the memory chart);
+        // none where they crowd (240 months of rent or buy drew a beaded line), as uPlot does
+        // by default. 12 CSS px between points at the plot's width.
+        points: { show: s.dash ? false : (/** @type {any} */ u) => u.over.clientWidth / Math.max(1, spec.x.length - 1) >= 12, size: 5 },
         value: (/** @type {any} */ _u, /** @type {number} */ v) => (v == null ? '' : spec.yFmt(v)),
       })),
     ],
@@ -113,7 +116,20 @@ export async function lineChart(el, spec) {
   // a box with a dashed border, which read as a box beside a dotted line). Series n is row n.
   const items = plot.root.querySelectorAll('.u-legend .u-series');
   spec.series.forEach((s, i) => lineMark(/** @type {Element | undefined} */ (items[i + 1]), s.dash ? 'dashed' : 'solid', cssVar(s.color)));
-  const ro = new ResizeObserver(() => plot.setSize({ width: width(), height: 260 }));
+  // The plot and its legend fill the box the page holds for the chart (.chart's min-height, the
+  // same box a prerendered page reserves before the app draws): the plot takes the height its
+  // legend leaves, at most 260 px. A legend on two lines (a phone) made the chart 18 px taller
+  // than its box when it was drawn, and the page below it moved.
+  const fit = () => {
+    const w = width();
+    if (plot.width !== w) plot.setSize({ width: w, height: plot.height });
+    const legend = plot.root.getBoundingClientRect().height - plot.height;
+    const box = parseFloat(getComputedStyle(el).minHeight) || 0;
+    const h = box > 0 ? Math.floor(Math.min(260, Math.max(160, box - legend))) : 260;
+    if (h !== plot.height) plot.setSize({ width: w, height: h });
+  };
+  fit();
+  const ro = new ResizeObserver(fit);
   ro.observe(el);
   live.set(el, { plot, ro });
 }

@@ -89,7 +89,7 @@ test('the fine-tuning advice counts from the person\'s cards and never passes th
     const m = /Buy (\d+)× /.exec(tr);
     if (!m) continue;
     const n = Number(m[1]);
-    const stated = [...caps.matchAll(/(\d+) (?:consumer cards|workstation cards|data-centre GPUs)/g)].map((x) => Number(x[1]));
+    const stated = [...caps.matchAll(/(\d+) (?:consumer cards|workstation cards|data-center GPUs)/g)].map((x) => Number(x[1]));
     assert.ok(stated.some((c) => c >= n), `${tr} / ${caps}`);
   }
   // A 512 GB Mac holds GLM-4.5 Air's QLoRA: said, and no set to buy beside it.

@@ -241,6 +241,14 @@ test('before the app takes a pair page over, sections far below the answer are s
   // Near the screen, a section is drawn as usual.
   await page.evaluate(() => document.querySelector('#view-main > .wide > section.panel:not([hidden]):last-of-type')?.scrollIntoView());
   await page.waitForFunction(() => document.querySelector('#view-main > .wide > section.panel:not([hidden]):last-of-type h2')?.checkVisibility({ contentVisibilityAuto: true }));
+  // The memory chart's section on a phone as the markup holds it, before the app draws the chart.
+  const chartBox = async (/** @type {any} */ p) => {
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.evaluate(() => document.querySelector('#chart-section')?.scrollIntoView());
+    await p.waitForFunction(() => document.querySelector('#chart-section h2')?.checkVisibility({ contentVisibilityAuto: true }));
+    return p.$eval('#chart-section', (/** @type {HTMLElement} */ e) => e.getBoundingClientRect().height);
+  };
+  const held = await chartBox(page);
   await page.context().close();
 
   const app = await env.page();
@@ -249,5 +257,14 @@ test('before the app takes a pair page over, sections far below the answer are s
   await app.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
   const after = await app.evaluate(skipped);
   assert.deepEqual(after.filter((s) => s.endsWith('skipped')), [], after.join('\n'));
+  // Drawn by the app on the phone, the chart and its legend (two lines there) fill the box the
+  // markup held: nothing below it moves (it was 18 px taller).
+  const drawn = await chartBox(app);
+  await app.waitForSelector('#chart canvas');
+  await app.waitForFunction(() => (document.querySelector('#chart .u-legend')?.getBoundingClientRect().height ?? 0) > 0);
+  const legendRows = await app.$eval('#chart .u-legend', (e) => new Set([...e.querySelectorAll('.u-series')].filter((s) => /** @type {HTMLElement} */ (s).offsetParent).map((s) => Math.round(s.getBoundingClientRect().top))).size);
+  assert.ok(legendRows >= 2, `the legend wraps on a phone, the case this checks (${legendRows} line)`);
+  const drawnNow = await app.$eval('#chart-section', (/** @type {HTMLElement} */ e) => e.getBoundingClientRect().height);
+  assert.ok(Math.abs(drawnNow - held) < 1 && Math.abs(drawn - held) < 1, `the chart's section: ${held} px in the markup, ${drawnNow} px drawn`);
   await app.context().close();
 });

@@ -39,7 +39,7 @@ test('make it fit lists the core\'s changes and the hardware picks show four car
   // under the cards says how many cards of a kind a configuration may use (the core's count_caps).
   const unified = cards.find((c) => c.key === 'unified_memory');
   assert.match(unified.text, /(Mac Studio|Mac mini|MacBook Pro|Framework Desktop|DGX Spark|GMKtec)[^·]* · /, unified.text);
-  assert.equal(await page.textContent('#picks-caps'), 'Several cards count up to 4 consumer cards and 4 workstation cards per machine.');
+  assert.equal(await page.textContent('#picks-caps'), 'Multi-card setups are capped per machine: 4 consumer cards and 4 workstation cards.');
   assert.doesNotMatch(await page.textContent('#diag-section'), /undefined|NaN|Infinity/);
   assert.doesNotMatch(await page.textContent('#picks-section'), /undefined|NaN|Infinity/);
   assert.deepEqual(page.problems, []);

@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
 import { marketName, money, monthYear, num, perMillionSpeed, perMillionText, tps } from '../format.js';
-import { clauses, commas, errorText, gap, labelled, sentenceCase, sentences, t } from '../i18n.js';
+import { clauses, commas, errorText, gap, labelled, sentence, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -314,15 +314,16 @@ function paintRentVsBuy(r, c, mk) {
     // The unknown is named on the cost card above. With only the power missing the core gives the
     // least break-even point (the purchase over the offer's month: electricity only delays it).
     const least = b.break_even_months_at_least;
-    fill('rvb-out', typeof least === 'number'
-      ? h('div', { class: 'cards' }, card(T('break_even'),
-        pastLife(least) ? T('break_even_past_life', { 0: life }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
-        pastLife(least) ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life }), sentenceCase(L, T('rvb_at_least_note', { 0: offerName }))]) : T('rvb_at_least_note', { 0: offerName }),
-        { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' '), 'data-life': b.break_even_life?.code || '' }), lifeSource(b, L))
-      : h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short')),
     // The basis only where a figure stands on it (the least break-even point), not under "cannot
-    // be compared".
-    typeof least === 'number' ? basisNote : null);
+    // be compared"; then the card, and the useful life's source under the cards as below (not a
+    // cell of the card grid beside the card).
+    fill('rvb-out', ...(typeof least === 'number'
+      ? [basisNote, h('div', { class: 'cards' }, card(T('break_even'),
+        pastLife(least) ? T('break_even_past_life', { 0: life }) : T('cost_at_least', { 0: T('months_n', { 0: num(least, L, least < 10 ? 1 : 0) }) }),
+        // Two sentences, each closed (the note alone is a fragment under the figure).
+        pastLife(least) ? sentences(L, [T('break_even_past_life_least', { 0: num(least, L, 0), life }), sentence(L, sentenceCase(L, T('rvb_at_least_note', { 0: offerName })))]) : T('rvb_at_least_note', { 0: offerName }),
+        { id: 'rvb-break-even', 'data-months-min': String(least), 'data-unknown': b.unknown.join(' '), 'data-life': b.break_even_life?.code || '' })), lifeSource(b, L)]
+      : [h('p', { class: 'note', id: 'rvb-unknown', dataset: { unknown: b.unknown.join(' ') } }, T('rvb_unknown_short'))]));
     return;
   }
   const be = b.break_even_months;
@@ -331,8 +332,8 @@ function paintRentVsBuy(r, c, mk) {
   const last = Array.isArray(b.series?.months) && b.series.months.length ? b.series.months[b.series.months.length - 1] : Infinity;
   const cards = h('div', { class: 'cards' },
     card(T('break_even'), pastLife(be) ? T('break_even_past_life', { 0: life }) : typeof be === 'number' ? T('months_n', { 0: num(be, L, be < 10 ? 1 : 0) }) : T('never'),
-      // Past the period the core writes the purchase off over (its break_even code): renting is
-      // the cheaper way over the hardware's life.
+      // Past the period the core writes the purchase off over (its break_even code): over that
+      // period renting costs less (not over the useful life, which may still pass the point).
       // Past the useful life that one sentence is the reason (the written-off period and the
       // chart's end are shorter still, so they are not said again).
       typeof be === 'number' ? sentences(L, pastLife(be) ? [T('break_even_past_life_at', { 0: num(be, L, 0), life })]
