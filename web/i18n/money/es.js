@@ -68,7 +68,7 @@ export default {
   size_vs: '{pub}; nuestra estimación difiere un {diff}',
   size_same: "{pub}; nuestra estimación coincide",
   break_even_beyond: 'Más tarde que los {0} meses que muestra el gráfico.',
-  break_even_beyond_life: 'Más tarde que los {0} meses en los que se amortiza la compra: alquilar sale más barato durante la vida del equipo.',
+  break_even_beyond_life: 'Más tarde que los {0} meses en los que se amortiza la compra: durante esos meses, alquilar sale más barato.',
   cloud_no_estimate: 'sin estimación',
   cloud_listed: "anunciada como {0}",
   cost_no_fit: "Esta configuración no cabe, así que no tiene velocidad ni coste por token; «Cómo hacer que quepa», más abajo, dice qué daría un cambio en este equipo, y «Equipos recomendados», qué lo ejecuta.",

@@ -68,7 +68,7 @@ export default {
   size_vs: '{pub}；我们的估算偏差 {diff}',
   size_same: "{pub}；与我们的估算一致",
   break_even_beyond: '晚于图表所示的 {0} 个月。',
-  break_even_beyond_life: '晚于购置成本的 {0} 个月摊销期：在硬件的使用寿命内，租用更便宜。',
+  break_even_beyond_life: '晚于购置成本的 {0} 个月摊销期：在这些月份内，租用更便宜。',
   cloud_no_estimate: '无估算',
   cloud_listed: "标称 {0}",
   cost_no_fit: "该配置放不下，因此没有速度，也没有每 token 成本；下方的“如何放得下”说明在这台设备上改动后的结果，“硬件推荐”列出能运行它的硬件。",
