@@ -83,7 +83,7 @@ test('a checkbox field starts at its field\'s left edge, in Chinese as in Englis
   }
 });
 
-test('no Chinese line starts with closing punctuation beside a kept-whole piece (the cost note\'s "2025-06）；")', async () => {
+test('no Chinese line starts with closing punctuation beside a kept-whole piece (the cost note\'s "2025年6月）；")', async () => {
   for (const opts of [PHONE, undefined]) {
     const page = await env.at('?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64&lang=zh', opts);
     await page.waitForSelector('#cost-inputs-used');
@@ -95,7 +95,7 @@ test('no Chinese line starts with closing punctuation beside a kept-whole piece 
     assert.deepEqual(bad, [], `${opts ? 390 : 1280}`);
     // The piece and its punctuation are one box; the text is unchanged.
     const used = await page.textContent('#cost-inputs-used');
-    assert.match(used, /2025-06）；/, used);
+    assert.match(used, /2025年6月）；/, used);
     await page.context().close();
   }
 });

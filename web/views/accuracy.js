@@ -8,7 +8,7 @@ import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
-import { gib, num, pct, percentOf, signedPct, tps } from '../format.js';
+import { backendName, gib, num, pct, percentOf, signedPct, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -227,7 +227,7 @@ function rowsSection(points) {
     const body = rows.map((p) => [
       modelCell(p.model),
       h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
-      h('span', null, p.device_class, Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
+      h('span', null, backendName(p.device_class), Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
       h('span', { class: 'nw' }, p.quant),
       // The kind in words, then llama-bench's test name kept whole ("pp2048 @ d32768": an "@"
       // was left alone on a line).
@@ -412,7 +412,7 @@ function specSection(s) {
       T('acc_spec_col_acceptance'), T('acc_col_measured'), T('acc_col_predicted'), T('acc_col_error'), T('acc_spec_col_stated'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [
       h('span', null, modelCell(r.model), ' ', h('span', { class: 'note' }, r.draft_model ? T('acc_spec_draft', { 0: r.draft_model }) : T('acc_spec_mtp'))),
-      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${r.backend}` : r.backend)), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
+      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${backendName(r.backend)}` : backendName(r.backend))), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
       typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
       typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
       typeof r.error_pct === 'number' ? signedPct(Math.round(r.error_pct) || 0, L, 0) : '—',

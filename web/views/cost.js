@@ -263,7 +263,7 @@ function paintCard(r, c, mk) {
   // An unknown is said on the owned card above, not again here.
   if (typeof o.power_w === 'number') parts.push(T('cost_from_power', {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
-    market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period) || '',
+    market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period ? monthYear(mk.period, state.lang) : ''),
   }));
   if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
