@@ -259,8 +259,8 @@ export function uncertainFields(u) {
 /** A device figure as people read it, by the field's name (GB/s, TFLOPS, GiB). @param {string} field @param {number} v @param {string} L */
 export function deviceFigure(field, v, L) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
-  if (field === 'bandwidth_gbs') return `${num(v, L)} ${t(L, 'unit_gbs')}`;
-  if (/tflops$/.test(field)) return `${num(v, L, 1)} TFLOPS`;
+  if (field === 'bandwidth_gbs') return `${num(v, L)}\u00a0${t(L, 'unit_gbs')}`;
+  if (/tflops$/.test(field)) return `${num(v, L, 1)}\u00a0TFLOPS`;
   if (field === 'memory_gib') return `${num(v, L)}\u00a0${units(L).gib}`;
   return num(v, L, 1);
 }
