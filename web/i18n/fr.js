@@ -219,7 +219,7 @@ export default {
   acc_sort: 'Trier par',
   acc_sizes_title: 'Mémoire : tailles GGUF calculées depuis la configuration face aux fichiers publiés',
   acc_sizes_intro: 'Pour chaque modèle dont des fichiers GGUF sont publiés, la taille calculée depuis son config.json avec les règles de quantification de llama.cpp, face à la taille du fichier sur Hugging Face.',
-  acc_sizes_summary: '{n} fichiers comparés : erreur médiane {median}, moyenne {mean}, 90e centile {p90}, maximum {max} ; {within} à moins de 1 %.',
+  acc_sizes_summary: '{n} fichiers comparés : erreur médiane {median}, moyenne {mean}, 90ᵉ centile {p90}, maximum {max} ; {within} à moins de 1 %.',
   acc_sizes_flagged: '{0} fichiers marqués * diffèrent pour une raison indiquée (une recette inhabituelle) et sont exclus de ces chiffres.',
   acc_sizes_rows: 'Tous les fichiers ({0})', acc_sizes_caption: 'Tailles GGUF calculées face aux tailles publiées', acc_col_published: 'Publiée', acc_col_computed: 'Calculée',
   show_all_rows: 'Afficher les autres lignes ({0} en tout)',
