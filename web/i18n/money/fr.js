@@ -13,7 +13,7 @@ export default {
   sim_no_speed: 'Pas d’estimation de vitesse pour cette configuration.', sim_output: 'Sortie simulée',
   cloud_title: 'GPU en location sur lesquels il tient',
   cloud_intro: 'Toutes les offres du catalogue sur lesquelles le modèle tourne avec ces réglages (estimé sur les propres GPU de l’offre, sans RAM système). Le mois compte {hours} heures par jour, facturées comme le fait chaque fournisseur ; jetons/s est notre estimation sur cette instance, et le coût par million de jetons divise le prix horaire par ce débit.',
-  hours_day: 'Heures d’utilisation par jour',
+  hours_day: 'Heures d’usage par jour',
   col_provider: 'Fournisseur', col_instance: 'Instance', col_gpus: 'GPU × mémoire', col_price_hour: 'Par heure',
   col_monthly: 'Par mois', col_billing: 'Facturation', col_tps: 'tok/s est.', col_per_mtok: 'Par million de jetons', col_offer: 'Offre',
   sort_by: 'Trier par', sort_price: 'Prix horaire', sort_mtok: 'Coût par million de jetons',
