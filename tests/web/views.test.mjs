@@ -314,7 +314,7 @@ test('a GPU without tensor cores shows its FP32 rate from the catalog and no FP1
   await page.waitForSelector('#dp-facts dl');
   const facts = await page.$$eval('#dp-facts dl > div', (ds) => ds.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]));
   const get = (k) => (facts.find(([dt]) => dt === k) || [])[1];
-  assert.equal(get('FP32 compute'), `${m40.fp32_tflops.toFixed(1)}\u00a0TFLOPS`);
+  assert.equal(get('FP32 compute'), `${m40.fp32_tflops.toFixed(1)} TFLOPS`);
   assert.equal(get('FP16 compute'), '—');
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&ram=0&lang=en`);
   await page.waitForSelector('#dp-facts dl');
