@@ -6,7 +6,7 @@
 import * as catalog from './catalog.js';
 import { call, cancel, estimate, where, WillitfitError } from './client.js';
 import { byId, fill, h, keepWhole, scrollCue, setText } from './dom.js';
-import { gib, num, tokens } from './format.js';
+import { gib, num, times, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
@@ -380,7 +380,7 @@ function fillExamples() {
     const mi = catalog.modelInfo(model);
     const di = catalog.deviceInfo(hw);
     if (!mi || !di) return null;
-    const label = `${mi.name} · ${count > 1 ? `${count}× ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gib(ram * 1024 ** 3, state.lang, 0)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${catalog.defaults?.engines?.[engine]?.name ?? engine}` : ''}`;
+    const label = `${mi.name} · ${count > 1 ? `${times(count, state.lang)} ` : ''}${productLabel(di, state.lang, catalog.hardware) ?? di.name}${ram ? ` + ${gib(ram * 1024 ** 3, state.lang, 0)} RAM` : ''}${engine !== 'llama.cpp' ? ` · ${catalog.defaults?.engines?.[engine]?.name ?? engine}` : ''}`;
     return h('li', null, h('a', { href: urlFor({ view: 'main', model, quant, hw, count, ram, engine }), dataset: { nav: '1' } }, label));
   }));
   box.hidden = false;

@@ -20,15 +20,15 @@ function nf(lang, digits) {
 const ok = (x) => typeof x === 'number' && Number.isFinite(x);
 
 /**
- * Memory units as each language writes them: French writes octets (Gio, Go, Kio), the others
- * GiB/GB/KiB. One register per language, used by every view.
+ * Memory units as each language writes them: French writes octets (Gio, Go, Kio, Mio), the others
+ * GiB/GB/KiB/MiB. One register per language, used by every view.
  */
-const UNITS = /** @type {Record<string, {gib: string, gb: string, kib: string}>} */ ({
-  fr: { gib: 'Gio', gb: 'Go', kib: 'Kio' },
+const UNITS = /** @type {Record<string, {gib: string, gb: string, kib: string, mib: string}>} */ ({
+  fr: { gib: 'Gio', gb: 'Go', kib: 'Kio', mib: 'Mio' },
 });
 /** @param {string} lang */
 export function units(lang) {
-  return UNITS[lang] || { gib: 'GiB', gb: 'GB', kib: 'KiB' };
+  return UNITS[lang] || { gib: 'GiB', gb: 'GB', kib: 'KiB', mib: 'MiB' };
 }
 
 /** @param {number} bytes @param {string} lang */

@@ -175,6 +175,12 @@ test('a count of devices carries the multiplication sign with the language\'s sp
   assert.equal(times(4, 'zh'), '4×');
 });
 
+test('French writes every memory unit in octets (Gio, Go, Kio, Mio); the other languages in bytes', async () => {
+  const { units } = await import(path.join(root, 'web', 'format.js'));
+  assert.deepEqual(units('fr'), { gib: 'Gio', gb: 'Go', kib: 'Kio', mib: 'Mio' });
+  for (const lang of ['en', 'es', 'zh']) assert.deepEqual(units(lang), { gib: 'GiB', gb: 'GB', kib: 'KiB', mib: 'MiB' }, lang);
+});
+
 test('a memory part too small for two decimals is said as below 0.01 GiB, never as a zero it is not', async () => {
   const { gib } = await import(path.join(root, 'web', 'format.js'));
   assert.match(gib(1_000_000, 'en'), /^<\s0\.01\sGiB$/u);

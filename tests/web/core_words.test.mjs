@@ -196,7 +196,7 @@ test('MLA under MLX: Kimi Linear\'s cache is each head\'s keys and values, in th
   assert.equal(doc.memory.kv.bytes_per_token, 7 * 32 * 320 * 2);
   assert.equal(await page.getAttribute('#c-kvtok', 'data-bytes'), String(doc.memory.kv.bytes_per_token));
   const why = await page.textContent('#w-kv');
-  assert.match(why, /^MLA, each head’s keys and values \(mlx-lm keeps no latent\): 7 layers × 20\.00 KiB per layer per token × 32,768 cells \+ 20 layers × a fixed recurrent state/, why);
+  assert.match(why, /^MLA, each head’s keys and values \(mlx-lm keeps no latent\): 7 layers × 20\.00\u00a0KiB per layer per token × 32,768 cells \+ 20 layers × a fixed recurrent state/, why);
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3-0324&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&kv=q8_g64&lang=en`);
   await page.waitForSelector('#error:not([hidden])');
   assert.equal(await page.getAttribute('#error', 'data-code'), 'kv_not_quantizable');

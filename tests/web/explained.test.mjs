@@ -176,7 +176,7 @@ test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys besi
   // bf16 latent 61 x 1,152 = 70,272 bytes = 68.63 KiB; indexer keys 61 x 132 = 8,052 bytes = 7.86 KiB.
   assert.equal(sv.sparse_attention.latent_bytes_per_token, 61 * 1152);
   const kvText = await page.textContent('#w-kv');
-  assert.match(kvText, /DeepSeek sparse attention: per token vLLM keeps 68\.63 KiB of MLA latent and 7\.86 KiB of lightning-indexer keys/);
+  assert.match(kvText, /DeepSeek sparse attention: per token vLLM keeps 68\.63\u00a0KiB of MLA latent and 7\.86\u00a0KiB of lightning-indexer keys/);
   assert.match(kvText, /at most 2,048 latent entries per layer/);
   assert.ok(await page.isHidden('#error'));
   assert.deepEqual(page.problems, []);

@@ -174,7 +174,7 @@ test('the serving view in French: the engine\'s share and the pool\'s room are w
   const page = await env.at('?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192&lang=fr');
   await page.waitForSelector('#k-concurrency');
   assert.equal(await page.textContent('#c-usable-label'), 'Mis de côté par le moteur');
-  assert.match(await page.textContent('#c-util'), /^place pour 3 séquences de plus de 8K jetons$/);
+  assert.match(await page.textContent('#c-util'), /^place pour 3 autres séquences de 8K jetons$/);
   assert.match(await page.textContent('#k-concurrency + .s'), /le --max-running-requests [\d\u202f\u00a0]+ de la commande est le plafond du moteur/);
   assert.deepEqual(page.problems, []);
 });

@@ -218,7 +218,7 @@ test('a hybrid model explains its KV cache as per-token cells on attention layer
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=en`);
   const kv = await page.textContent('#w-kv');
   // 4 attention layers of 8 KV heads of 128 (f16 K and V), and 36 Mamba-2 layers whose state does not grow.
-  assert.match(kv, /^4 layers × 4\.00 KiB per layer per token × 32,768 cells \+ 36 layers × a fixed recurrent state/);
+  assert.match(kv, /^4 layers × 4\.00\u00a0KiB per layer per token × 32,768 cells \+ 36 layers × a fixed recurrent state/);
   assert.match(kv, /36 layers × a fixed recurrent state: 0\.14\sGiB in all, whatever the context\./);
   assert.doesNotMatch(kv, /× 0 cells/);
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=fr`);

@@ -8,7 +8,7 @@ import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
-import { backendName, gib, num, pct, percentOf, signedPct, tps } from '../format.js';
+import { backendName, gib, num, pct, percentOf, signedPct, times as countTimes, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -226,7 +226,7 @@ function rowsSection(points) {
     });
     const body = rows.map((p) => [
       modelCell(p.model),
-      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${num(p.gpu_count, L)}× ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
+      h('span', { dataset: { device: p.hardware } }, p.gpu_count > 1 ? `${countTimes(p.gpu_count, L)} ${deviceName(p.hardware)}` : deviceName(p.hardware), p.settings || p.gpu_count > 1 ? h('span', { class: 'note' }, ' ', flagsText(p.settings), p.gpu_count > 1 ? `${p.settings && L !== 'zh' ? ' ' : ''}${T('acc_layer_split')}` : '') : null),
       h('span', null, backendName(p.device_class), Array.isArray(p.distinct) && p.distinct.length ? [' ', distinctText(p)] : null),
       h('span', { class: 'nw' }, p.quant),
       // The kind in words, then llama-bench's test name kept whole ("pp2048 @ d32768": an "@"

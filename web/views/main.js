@@ -125,7 +125,7 @@ export function renderMain(r) {
   // The engine's own figure at its cache type (the core's memory.kv: llama.cpp's kv_type, vLLM's
   // or SGLang's kv_cache_dtype), over the layers it names: on a sliding-window or hybrid model
   // the layers that grow with the context, the others holding a window or a state.
-  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)} ${units(L).kib}`);
+  text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)}\u00a0${units(L).kib}`);
   byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
   text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
     .filter(Boolean).join(' · '));
@@ -194,7 +194,7 @@ export function renderMain(r) {
     const need = dem ? T('why_kv_need', { seqs, ctx: tokens(dem.context, L), need: gib(m.kv_cache_bytes, L) }) : '';
     // DeepSeek sparse attention (the core's sparse_attention split of the per-token cache).
     const sp = server.sparse_attention;
-    const kib = (/** @type {number} */ b) => `${num(b / 1024, L, 2)} ${units(L).kib}`;
+    const kib = (/** @type {number} */ b) => `${num(b / 1024, L, 2)}\u00a0${units(L).kib}`;
     // DeepSeek V4's compressed attention (kind dsv4) splits differently from V3.2's (dsa).
     const sparse = sp ? T(sp.kind === 'dsv4' ? 'why_kv_sparse_dsv4' : 'why_kv_sparse', {
       engine: engineName(r.settings.engine), latent: kib(sp.latent_bytes_per_token), indexer: kib(sp.indexer_bytes_per_token), top_k: num(sp.top_k, L),
@@ -209,7 +209,7 @@ export function renderMain(r) {
       // DeepSeek V3.2's lightning-indexer keys, cached beside the MLA latent (memory.kv group "indexer");
       // MLA layers whose every head's keys and values mlx-lm caches, not the latent (the core's mlx.mla_cache).
       : T(x.kind === 'indexer' ? 'why_kv_indexer' : x.kind === 'mla' && r.mlx?.mla_cache === 'per_head' ? 'why_kv_heads' : 'why_kv', {
-        layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)} ${units(L).kib}`, cells: num(x.cells, L),
+        layers: num(x.layers, L), per_token: `${num(x.bytes_per_token / x.layers / 1024, L, 2)}\u00a0${units(L).kib}`, cells: num(x.cells, L),
       }));
     // One sentence: the groups joined with "+", the full stop once at the end.
     const end = L === 'zh' ? '。' : '.';

@@ -223,8 +223,8 @@ export function ruleFromCode(rc, L) {
   /** @type {Record<string, string>} */
   const v = {};
   for (const [k, x] of Object.entries(rc.params || {})) {
-    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)} ${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)} ${units(L).gb}`
-      : /_mib$/.test(k) ? `${num(x, L)} MiB` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
+    v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)}\u00a0${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)}\u00a0${units(L).gb}`
+      : /_mib$/.test(k) ? `${num(x, L)}\u00a0${units(L).mib}` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
   }
   return t(L, `rule_code_${rc.code}`, v);
 }
@@ -259,9 +259,9 @@ export function uncertainFields(u) {
 /** A device figure as people read it, by the field's name (GB/s, TFLOPS, GiB). @param {string} field @param {number} v @param {string} L */
 export function deviceFigure(field, v, L) {
   if (typeof v !== 'number' || !Number.isFinite(v)) return '—';
-  if (field === 'bandwidth_gbs') return `${num(v, L)} ${t(L, 'unit_gbs')}`;
-  if (/tflops$/.test(field)) return `${num(v, L, 1)} TFLOPS`;
-  if (field === 'memory_gib') return `${num(v, L)} ${units(L).gib}`;
+  if (field === 'bandwidth_gbs') return `${num(v, L)}\u00a0${t(L, 'unit_gbs')}`;
+  if (/tflops$/.test(field)) return `${num(v, L, 1)}\u00a0TFLOPS`;
+  if (field === 'memory_gib') return `${num(v, L)}\u00a0${units(L).gib}`;
   return num(v, L, 1);
 }
 
