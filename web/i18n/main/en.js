@@ -194,7 +194,7 @@ export default {
   bound_compute: "the arithmetic",
   cmd_note_ollama_projector_not_split: "The Ollama Modelfile loads the text model only: Ollama runs this model’s vision on its own engine, which does not read llama.cpp’s separate projector file (the --mmproj of llama-server). For images, use llama-server, or the model from Ollama’s own library.",
   cmd_note_checkpoint_not_published: "This format has no published checkpoint of this model in the catalog: vLLM and SGLang read {quant} weights only from a quantized checkpoint, so quantize the model first (for example with LLM Compressor) and serve that folder.",
-  cmd_note_gguf_not_published: "No published GGUF of this format was found: the first command makes the file the others load, from the model’s own checkpoint on the Hub.",
+  cmd_note_gguf_not_published: "Our catalog lists no published GGUF of this format (one may exist on the Hub): the first command makes the file the others load, from the model’s own checkpoint on the Hub.",
   cmd_note_imatrix_sample_text: "This format needs an importance matrix: calibration.txt is a text file of sample prompts you provide.",
   cmd_gguf_convert: 'Make the GGUF file',
   cmd_left_out_engine: "No {0} command: nothing in the catalog says {0} runs on {hw}.",

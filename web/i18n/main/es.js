@@ -194,7 +194,7 @@ export default {
   bound_compute: "la aritmética",
   cmd_note_ollama_projector_not_split: "El Modelfile de Ollama carga solo el modelo de texto: Ollama ejecuta la visión de este modelo con su propio motor, que no lee el archivo de proyector aparte de llama.cpp (el --mmproj de llama-server). Para imágenes, usa llama-server o el modelo de la biblioteca de Ollama.",
   cmd_note_checkpoint_not_published: "Este formato no tiene ningún repositorio de pesos cuantizados publicado para este modelo en el catálogo: vLLM y SGLang solo leen pesos {quant} ya cuantizados, así que cuantiza antes el modelo (por ejemplo con LLM Compressor) y sirve esa carpeta.",
-  cmd_note_gguf_not_published: "No se encontró ningún GGUF publicado en este formato: el primer comando crea el archivo que cargan los demás, a partir de los pesos del propio modelo publicados en el Hub.",
+  cmd_note_gguf_not_published: "Nuestro catálogo no recoge ningún GGUF publicado en este formato (puede que haya alguno en el Hub): el primer comando crea el archivo que cargan los demás, a partir de los pesos del propio modelo publicados en el Hub.",
   cmd_note_imatrix_sample_text: "Este formato necesita una matriz de importancia: calibration.txt es un archivo de texto con instrucciones de ejemplo que tú aportas.",
   cmd_gguf_convert: 'Crear el archivo GGUF',
   cmd_left_out_engine: "Sin comando de {0}: nada en el catálogo indica que {0} funcione en {hw}.",

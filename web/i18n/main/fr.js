@@ -193,7 +193,7 @@ export default {
   bound_compute: "le calcul",
   cmd_note_ollama_projector_not_split: "Le Modelfile d’Ollama ne charge que le modèle de texte : Ollama exécute la vision de ce modèle avec son propre moteur, qui ne lit pas le fichier de projecteur séparé de llama.cpp (le --mmproj de llama-server). Pour les images, utilisez llama-server, ou le modèle de la bibliothèque d’Ollama.",
   cmd_note_checkpoint_not_published: "Ce format n’a aucun dépôt de poids quantifiés publié pour ce modèle dans le catalogue : vLLM et SGLang ne lisent des poids {quant} que déjà quantifiés ; quantifiez donc d’abord le modèle (par exemple avec LLM Compressor) et servez ce dossier.",
-  cmd_note_gguf_not_published: "Aucun GGUF publié dans ce format n’a été trouvé : la première commande crée le fichier que chargent les autres, à partir des poids du modèle publiés sur le Hub.",
+  cmd_note_gguf_not_published: "Notre catalogue ne recense aucun GGUF publié dans ce format (il peut en exister un sur le Hub) : la première commande crée le fichier que chargent les autres, à partir des poids du modèle publiés sur le Hub.",
   cmd_note_imatrix_sample_text: "Ce format demande une matrice d’importance : calibration.txt est un fichier texte d’invites d’exemple que vous fournissez.",
   cmd_gguf_convert: 'Créer le fichier GGUF',
   cmd_left_out_engine: "Pas de commande {0} : rien dans le catalogue n’indique que {0} tourne sur {hw}.",

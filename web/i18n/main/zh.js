@@ -192,7 +192,7 @@ export default {
   bound_compute: "运算",
   cmd_note_ollama_projector_not_split: "Ollama 的 Modelfile 只加载文本模型：Ollama 用自己的引擎运行该模型的视觉部分，不读取 llama.cpp 单独的投影器文件（即 llama-server 的 --mmproj）。处理图片时，请用 llama-server，或 Ollama 模型库中的该模型。",
   cmd_note_checkpoint_not_published: "目录中没有此模型该格式的已发布检查点：vLLM 和 SGLang 只能从量化检查点读取 {quant} 权重，请先量化模型（例如用 LLM Compressor），再提供该文件夹的服务。",
-  cmd_note_gguf_not_published: "未找到该格式已发布的 GGUF：第一条命令用 Hub 上模型自己的检查点生成其余命令加载的文件。",
+  cmd_note_gguf_not_published: "我们的目录中没有该格式已发布的 GGUF（Hub 上可能有）：第一条命令用 Hub 上模型自己的检查点生成其余命令加载的文件。",
   cmd_note_imatrix_sample_text: "该格式需要重要性矩阵：calibration.txt 是你提供的示例提示文本文件。",
   cmd_gguf_convert: '生成 GGUF 文件',
   cmd_left_out_engine: "没有 {0} 命令：目录中没有资料表明 {0} 能在 {hw} 上运行。",
