@@ -587,6 +587,11 @@ export async function renderStatic() {
   // The money and fine-tuning sections too (each drawn a moment after the answer): a page without
   // them grew by their height when the app took it over, at a moment that varied from load to load.
   if (state.view === 'main') await Promise.all([costDrawn(), finetuneDrawn()]);
+  // "Embed this" works only once the app runs (share.js shows it where a server is): the page
+  // keeps its place, unseen, so that nothing below it moves by its height when the app takes over.
+  const embed = byId('embed-open');
+  embed.hidden = false;
+  embed.classList.add('until-app');
 }
 
 // A saved copy of the page opened as a file keeps the result it was saved with (snapshot.js);

@@ -78,6 +78,7 @@ async function copy(id) {
 export function initShare() {
   const on = served();
   byId('embed-open').hidden = !on;
+  byId('embed-open').classList.remove('until-app');
   byId('offline').hidden = !on;
   if (!on) return;
   byId('embed-open').addEventListener('click', openDialog);

@@ -237,6 +237,11 @@ test('before the app takes a pair page over, sections far below the answer are s
   await page.waitForLoadState('load');
   const before = await page.evaluate(skipped);
   assert.ok(before.length >= 5, `the page has its sections (${before})`);
+  // "Embed this" holds its place, unseen, until the app runs (it was hidden, and the page below it
+  // moved down by its height when the app showed it).
+  const embedBox = (/** @type {any} */ p) => p.$eval('#embed-open', (/** @type {HTMLElement} */ e) => ({ h: e.getBoundingClientRect().height, seen: getComputedStyle(e).visibility }));
+  const embedHeld = await embedBox(page);
+  assert.ok(embedHeld.h > 20 && embedHeld.seen === 'hidden', JSON.stringify(embedHeld));
   assert.ok(before.at(-1)?.endsWith('skipped'), `the last section is not laid out before the app is there:\n${before.join('\n')}`);
   // Near the screen, a section is drawn as usual.
   await page.evaluate(() => document.querySelector('#view-main > .wide > section.panel:not([hidden]):last-of-type')?.scrollIntoView());
@@ -257,6 +262,8 @@ test('before the app takes a pair page over, sections far below the answer are s
   await app.waitForSelector('body[data-ready="true"]', { timeout: 180000 });
   const after = await app.evaluate(skipped);
   assert.deepEqual(after.filter((s) => s.endsWith('skipped')), [], after.join('\n'));
+  const embedShown = await embedBox(app);
+  assert.ok(Math.abs(embedShown.h - embedHeld.h) < 1 && embedShown.seen === 'visible', `"Embed this": ${JSON.stringify(embedHeld)} in the markup, ${JSON.stringify(embedShown)} with the app`);
   // Drawn by the app on the phone, the chart and its legend (two lines there) fill the box the
   // markup held: nothing below it moves (it was 18 px taller).
   const drawn = await chartBox(app);
