@@ -52,7 +52,7 @@ export default {
   ft_method: 'Method', ft_qlora: 'QLoRA (4-bit base)', ft_lora: 'LoRA (16-bit base)', ft_full: 'Full (every weight trained)',
   ft_weights_base: 'frozen base {0}', ft_weights_adapters: '+ adapters {0}',
   ft_weights: 'Weights', ft_grads: 'Gradients', ft_opt: 'Optimizer states', ft_act: 'Activations and logits',
-  ft_other: 'Workspace and runtime', ft_total: 'Total per GPU', ft_total_one: 'Total on one GPU', ft_scope_one: 'on one GPU (no sharding)', ft_scope_each: 'per GPU over {n} (ZeRO-3)', ft_on_hw: 'On one {0}', ft_needed: 'How many needed',
+  ft_other: 'Workspace and runtime', ft_total: 'Total per GPU', ft_total_one: 'Total on one device', ft_scope_one: 'on one device (no sharding)', ft_scope_each: 'per GPU over {n} (ZeRO-3)', ft_on_hw: 'On one {0}', ft_needed: 'How many needed',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'more than 64', ft_cheapest: 'Cheapest that fits',
   ft_advice: 'What to use', ft_count_each: '{0} (ZeRO-3), {each} each', ft_beyond_cap: '{0} (ZeRO-3, {each} each): more than one machine holds ({max} at most)', ft_one_machine_too_small: 'none: it is one machine, and its memory is not pooled with another’s for training', ft_unsharded_exceeds: 'none: at any count each GPU keeps at least {floor} (activations and runtime are not sharded)',
   ft_advice_own: 'Your own: {0}', ft_advice_buy: 'Buy {0}', ft_advice_none: 'No set within a machine’s card count',

@@ -52,7 +52,7 @@ export default {
   ft_method: 'Método', ft_qlora: 'QLoRA (base en 4 bits)', ft_lora: 'LoRA (base en 16 bits)', ft_full: 'Completo (se entrenan todos los pesos)',
   ft_weights_base: 'base congelada {0}', ft_weights_adapters: '+ adaptadores {0}',
   ft_weights: 'Pesos', ft_grads: 'Gradientes', ft_opt: 'Estados del optimizador', ft_act: 'Activaciones y logits',
-  ft_other: 'Espacio de trabajo y entorno de ejecución', ft_total: 'Total por GPU', ft_total_one: 'Total en una GPU', ft_scope_one: 'en una sola GPU (sin repartir)', ft_scope_each: 'por GPU entre {n} (ZeRO-3)', ft_on_hw: 'En {0}', ft_needed: 'Cuántas hacen falta',
+  ft_other: 'Espacio de trabajo y entorno de ejecución', ft_total: 'Total por GPU', ft_total_one: 'Total en un solo equipo', ft_scope_one: 'en un solo equipo (sin repartir)', ft_scope_each: 'por GPU entre {n} (ZeRO-3)', ft_on_hw: 'En {0}', ft_needed: 'Cuántas hacen falta',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'más de 64', ft_cheapest: 'La más barata que sirve',
   ft_advice: 'Qué usar', ft_count_each: '{0} (ZeRO-3), {each} cada una', ft_beyond_cap: '{0} (ZeRO-3, {each} cada una): más de las que admite una máquina (como mucho {max})', ft_one_machine_too_small: 'ninguna: es una sola máquina y su memoria no se suma a la de otra para entrenar', ft_unsharded_exceeds: 'ninguna: con cualquier número, cada GPU guarda al menos {floor} (las activaciones y el entorno de ejecución no se reparten)',
   ft_advice_own: 'Tu equipo: {0}', ft_advice_buy: 'Compra {0}', ft_advice_none: 'Ningún conjunto cabe en una máquina',

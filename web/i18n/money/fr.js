@@ -52,7 +52,7 @@ export default {
   ft_method: 'Méthode', ft_qlora: 'QLoRA (base 4 bits)', ft_lora: 'LoRA (base 16 bits)', ft_full: 'Complet (tous les poids entraînés)',
   ft_weights_base: 'base figée {0}', ft_weights_adapters: '+ adaptateurs {0}',
   ft_weights: 'Poids', ft_grads: 'Gradients', ft_opt: 'États de l’optimiseur', ft_act: 'Activations et logits',
-  ft_other: 'Espace de travail et exécution', ft_total: 'Total par GPU', ft_total_one: 'Total sur un GPU', ft_scope_one: 'sur un seul GPU (sans répartition)', ft_scope_each: 'par GPU sur {n} (ZeRO-3)', ft_on_hw: 'Sur {0}', ft_needed: 'Combien en faut-il',
+  ft_other: 'Espace de travail et exécution', ft_total: 'Total par GPU', ft_total_one: 'Total sur un seul appareil', ft_scope_one: 'sur un seul appareil (sans répartition)', ft_scope_each: 'par GPU sur {n} (ZeRO-3)', ft_on_hw: 'Sur {0}', ft_needed: 'Combien en faut-il',
   ft_count: '{0} (ZeRO-3)', ft_too_many: 'plus de 64', ft_cheapest: 'La moins chère qui suffit',
   ft_advice: 'Que prendre', ft_count_each: '{0} (ZeRO-3), {each} chacun', ft_beyond_cap: '{0} (ZeRO-3, {each} chacun) : plus qu’une machine n’en accueille ({max} au plus)', ft_one_machine_too_small: 'aucun : c’est une seule machine, et sa mémoire ne s’ajoute pas à celle d’une autre pour l’entraînement', ft_unsharded_exceeds: 'aucun : quel que soit leur nombre, chaque GPU garde au moins {floor} (les activations et l’environnement d’exécution ne sont pas répartis)',
   ft_advice_own: 'Votre matériel : {0}', ft_advice_buy: 'Achetez {0}', ft_advice_none: 'Aucun ensemble ne tient dans une machine',

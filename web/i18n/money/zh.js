@@ -52,7 +52,7 @@ export default {
   ft_method: '方法', ft_qlora: 'QLoRA（4 位底模）', ft_lora: 'LoRA（16 位底模）', ft_full: '全参数（训练全部权重）',
   ft_weights_base: '冻结的基座 {0}', ft_weights_adapters: '+ 适配器 {0}',
   ft_weights: '权重', ft_grads: '梯度', ft_opt: '优化器状态', ft_act: '激活与 logits',
-  ft_other: '工作区与运行时', ft_total: '每 GPU 合计', ft_total_one: '单块 GPU 合计', ft_scope_one: '单块 GPU（不分片）', ft_scope_each: '{n} 块 GPU 中每块（ZeRO-3）', ft_on_hw: '单个 {0}', ft_needed: '需要几块',
+  ft_other: '工作区与运行时', ft_total: '每 GPU 合计', ft_total_one: '单台设备合计', ft_scope_one: '单台设备（不分片）', ft_scope_each: '{n} 块 GPU 中每块（ZeRO-3）', ft_on_hw: '单个 {0}', ft_needed: '需要几块',
   ft_count: '{0}（ZeRO-3）', ft_too_many: '超过 64', ft_cheapest: '放得下的最便宜方案',
   ft_advice: '用什么', ft_count_each: '{0}（ZeRO-3），每块 {each}', ft_beyond_cap: '{0}（ZeRO-3，每块 {each}）：超过一台机器能装的数量（最多 {max}）', ft_one_machine_too_small: '无：这是一台机器，训练时它的内存不能与另一台合并', ft_unsharded_exceeds: '无：不论多少块，每块 GPU 至少要放 {floor}（激活和运行时不会分片）',
   ft_advice_own: '你自己的：{0}', ft_advice_buy: '购买 {0}', ft_advice_none: '没有一台机器装得下的组合',
