@@ -60,7 +60,7 @@ test('the accuracy page shows the summary, a plot with one point per row, and th
   const multi = await page.$$eval('#acc-rows tr[data-group="multi_gpu"]', (r) => r.length);
   assert.equal(multi, report.points.filter((p) => p.group === 'multi_gpu').length);
   assert.doesNotMatch(await page.textContent('#view-accuracy'), /undefined|NaN|Infinity/);
-  await page.screenshot({ path: path.join(shots, 'accuracy-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'accuracy-desktop.png') });
   assert.deepEqual(page.problems, []);
 });
 
@@ -92,7 +92,7 @@ test('the accuracy page in four languages on a phone, and its speculative decodi
       else assert.deepEqual(withSpace, [], `${lang}: a space before % (${withSpace.length})`);
     }
     assert.equal(await scrollsSideways(page), false, lang);
-    if (lang === 'en') await page.screenshot({ path: path.join(shots, 'accuracy-phone.png'), fullPage: true });
+    if (lang === 'en') await page.screenshot({ path: path.join(shots, 'accuracy-phone.png') });
   }
   await open(page, `${env.url}?view=accuracy&lang=en`);
   await page.waitForSelector('#acc-spec-rows tbody tr');

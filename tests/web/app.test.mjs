@@ -32,7 +32,7 @@ test('a person picks GLM-4.5-Air Q4_K_M at 8K on a Mac Studio M3 Ultra 512 GB an
   const gib = Number(total.replace(/[^\d.]/g, ''));
   assert.ok(gib > 64 && gib < 76, `required ${total}`);
   assert.match(await page.textContent('#c-usable'), /384/);
-  await page.screenshot({ path: path.join(shots, 'main-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'main-desktop.png') });
   assert.deepEqual(page.problems, []);
 });
 
@@ -154,5 +154,5 @@ test('the page runs under the strict CSP with no violation and works on a phone 
   assert.deepEqual(violations, []);
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth + 1);
   assert.equal(overflow, false, 'the page scrolls sideways on a phone');
-  await page.screenshot({ path: path.join(shots, 'main-phone.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'main-phone.png') });
 });

@@ -48,7 +48,7 @@ test('the model page shows the spec card, the quantization table, GPU tiers, Mac
   await page.waitForSelector('#mp-faq details');
   assert.match(await page.textContent('#mp-limits'), /mixture of experts/);
   assert.doesNotMatch(await page.textContent('#view-model'), /undefined|NaN|Infinity/);
-  await page.screenshot({ path: path.join(shots, 'model-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'model-desktop.png') });
   // Following a GPU link opens the main view for that pair; back returns to the model page.
   await page.click('#mp-gpus tbody tr:first-child a');
   await page.waitForFunction(() => !document.querySelector('#view-main').hidden && document.querySelector('#verdict').dataset.verdict !== 'pending');
@@ -71,7 +71,7 @@ test('the device page explains usable memory and lists what runs on it, best fir
   const rows = await page.$$eval('#dp-runs table:first-of-type tbody tr', (r) => r.length);
   assert.ok(rows > 10, `${rows} models run on a 4090`);
   assert.doesNotMatch(await page.textContent('#view-device'), /undefined|NaN|Infinity/);
-  await page.screenshot({ path: path.join(shots, 'device-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'device-desktop.png') });
   await page.selectOption('#dp-device', 'apple-m3-ultra-80c-gpu-512gb');
   await page.waitForFunction(() => /M3 Ultra/.test(document.querySelector('#dp-title').textContent));
   assert.match(page.url(), /hw=apple-m3-ultra-80c-gpu-512gb/);
@@ -84,7 +84,7 @@ test('the accuracy page renders the report when the core offers one, and says so
   await page.waitForFunction(() => document.querySelector('#acc-body').textContent.trim().length > 0);
   const body = await page.textContent('#acc-body');
   assert.ok(/appear here/.test(body) || /measure/i.test(body) || (await page.$('#acc-body table')), body.slice(0, 200));
-  await page.screenshot({ path: path.join(shots, 'accuracy-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'accuracy-desktop.png') });
 });
 
 test('a pasted config.json is estimated through the core, saved, and still there after a reload', async () => {
@@ -210,7 +210,7 @@ test('the main view adds the context chart with its table, the quantization matr
   assert.match(await page.textContent('#plug-speed'), /tok\/s/);
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN/);
   await page.waitForFunction(() => !/…/.test(document.querySelector('#matrix tbody').textContent));
-  await page.screenshot({ path: path.join(shots, 'main-full-desktop.png'), fullPage: true });
+  await page.screenshot({ path: path.join(shots, 'main-full-desktop.png') });
 });
 
 test('a hybrid model explains its KV cache as per-token cells on attention layers plus a fixed recurrent state', async () => {
@@ -277,7 +277,7 @@ for (const [name, url, ready] of [
     const v = await axeProblems(phone);
     assert.deepEqual(v, [], `390 px: ${JSON.stringify(v, null, 1)}`);
     assert.deepEqual(phone.problems, [], '390 px');
-    await phone.screenshot({ path: path.join(shots, `${name}-phone.png`), fullPage: true });
+    await phone.screenshot({ path: path.join(shots, `${name}-phone.png`) });
     await phone.context().close();
   });
 }
