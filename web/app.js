@@ -89,6 +89,21 @@ function fillPresets() {
 /** What the format select showed before the person touched it (their pick, or the result's). */
 let shownQuant = '';
 
+/**
+ * A hardware select as the state has it. A device the select does not list (a link's unknown id,
+ * a custom device saved in another browser) is kept as an option of its own, named as given and
+ * marked unknown: the select never goes blank and what the link said is not lost; the core's
+ * error (unknown_hardware) says what to do. @param {string} id the select
+ */
+function syncHardware(id) {
+  const sel = /** @type {HTMLSelectElement} */ (byId(id));
+  sel.querySelectorAll('option[data-unknown]').forEach((o) => o.remove());
+  if (state.hw && ![...sel.options].some((o) => o.value === state.hw)) {
+    sel.prepend(h('option', { value: state.hw, dataset: { unknown: 'true' } }, aside(state.lang, state.hw, T('hw_unknown'))));
+  }
+  sel.value = state.hw;
+}
+
 /** The draft-model select as the state has it (its options are the core's draft_candidates, filled by the main view). */
 function syncDraft() {
   const sel = /** @type {HTMLSelectElement} */ (byId('draft'));
@@ -101,7 +116,7 @@ function syncForm() {
   byId('model').value = mi && mi.custom ? mi.name : state.model;
   if (state.quant) byId('quant').value = state.quant;
   shownQuant = byId('quant').value;
-  byId('hardware').value = state.hw;
+  syncHardware('hardware');
   // The cache types the engine takes (the core's defaults: llama.cpp's kv_types, a server's
   // kv_cache_dtypes); a type the engine does not offer shows as its default.
   // A llama.cpp type a link states beyond those (q5_1) is offered too: the form shows what was computed.
@@ -120,7 +135,7 @@ function syncForm() {
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
   byId('market').value = state.market;
-  byId('dp-device').value = state.hw;
+  syncHardware('dp-device');
   // The device page offers the core's RAM tiers (defaults.ram_input.device_page); another size
   // reads as none there.
   byId('dp-ram').value = ramChoices('device_page').includes(state.ram) ? String(state.ram) : '0';

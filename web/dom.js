@@ -41,15 +41,11 @@ function append(el, children) {
  * @param {Element} el @param {string} s @returns {Node}
  */
 function textFor(el, s) {
-  return (DASHED.test(s) && !el.closest(SKIP) && !drawnAtBuild() && wholeNode(s)) || document.createTextNode(s);
+  // A page drawn at build time (scripts/prerender.mjs) carries the same spans: written as bare
+  // text, its lines broke inside a dashed name ("GMKtec EVO-" / "X2") that the app then kept whole
+  // on the next line, and a picks card grew by a line (23 px at 390 px) as the app took over.
+  return (DASHED.test(s) && !el.closest(SKIP) && wholeNode(s)) || document.createTextNode(s);
 }
-
-/**
- * A page drawn at build time (scripts/prerender.mjs marks it data-build="static") is written as
- * the text is: the app keeps its pieces whole when it takes the page over and draws it again, so
- * the static page's bytes carry no spans for that.
- */
-const drawnAtBuild = () => document.documentElement.getAttribute('data-build') === 'static';
 
 /**
  * Set an element's text (as textContent does), its ids and code-like pieces kept whole on a line

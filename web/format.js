@@ -142,6 +142,15 @@ export function tps(x, lang) {
 }
 
 /**
+ * A low–high range as one unit: a word joiner after the en dash, so "81–147" never parts there (a
+ * line may break after an en dash, UAX #14 class BA; never before it); a narrow cell wraps before
+ * the range instead. @param {string} lo @param {string} hi
+ */
+export function range(lo, hi) {
+  return `${lo}–${WJ}${hi}`;
+}
+
+/**
  * A speed (or a time) with the core's range: "~49.9 tok/s (34.6–53.2)", "~179 tok/s (107–247)",
  * the range in the language's parentheses (full-width in Chinese). The page's cards and the
  * embeddable card both write it with this. @param {{v:number, lo:number, hi:number}|null} x
@@ -152,7 +161,7 @@ export function spreadText(x, lang, unit = 'tps') {
   const f = unit === 'ms' ? ms : tps;
   const d = unit === 'ms' || x.hi >= 100 ? 0 : 1;
   const value = `~${f(x.v, lang)}`;
-  return Number.isFinite(x.lo) && Number.isFinite(x.hi) ? aside(lang, value, `${num(x.lo, lang, d)}–${num(x.hi, lang, d)}`) : value;
+  return Number.isFinite(x.lo) && Number.isFinite(x.hi) ? aside(lang, value, range(num(x.lo, lang, d), num(x.hi, lang, d))) : value;
 }
 
 /**
@@ -163,7 +172,7 @@ export function spreadText(x, lang, unit = 'tps') {
  */
 export function perMillionText(pm, mk, L) {
   return pm.single_low > 0 && pm.single_high > 0
-    ? aside(L, `~${money(pm.single, mk, L)}`, `${money(pm.single_low, mk, L)}–${money(pm.single_high, mk, L)}`) : money(pm.single, mk, L);
+    ? aside(L, `~${money(pm.single, mk, L)}`, range(money(pm.single_low, mk, L), money(pm.single_high, mk, L))) : money(pm.single, mk, L);
 }
 
 /** A decode speed behind a cost (an offer's or the owned per_million_tokens_usd, or the owned cost itself: the same fields), with the core's range where it estimated one. @param {any} pm @param {string} L */
@@ -210,7 +219,7 @@ export function byKey(key, v, lang) {
   if (/usd/.test(key)) return usd(v, lang, v < 10 ? 2 : 0);
   if (/tps$|tokens_per_s/.test(key)) return tps(v, lang);
   if (/_ms$/.test(key)) return ms(v, lang);
-  if (/gib$/.test(key)) return `${num(v, lang, 1)} ${units(lang).gib}`;
+  if (/gib$/.test(key)) return `${num(v, lang, 1)}${U}${units(lang).gib}`;
   if (/(ratio|share|utilization)$/.test(key)) return pct(v, lang);
   return num(v, lang, Number.isInteger(v) ? 0 : 2);
 }

@@ -15,6 +15,9 @@ import mainEs from './i18n/main/es.js';
 import mainFr from './i18n/main/fr.js';
 import mainZh from './i18n/main/zh.js';
 
+/** A word joiner: no line break at it, nothing drawn. */
+const WJ = '\u2060';
+
 /** @type {Record<string, Record<string, string>>} */
 // The money / simulator / fine-tuning strings live in their own files (i18n/money/) so that
 // sections can grow without every change touching the main tables.
@@ -23,8 +26,15 @@ export const STRINGS = { en: { ...en, ...moneyEn, ...mainEn }, es: { ...es, ...m
 /** @param {string} lang @param {string} key @param {Record<string, string>} [vars] */
 export function t(lang, key, vars) {
   const table = (Object.hasOwn(STRINGS, lang) && STRINGS[lang]) || STRINGS.en;
-  let s = table[key] ?? STRINGS.en[key] ?? key;
-  if (vars) for (const [k, v] of Object.entries(vars)) s = s.split(`{${k}}`).join(v);
+  // A range between two placeholders ("{lo}–{hi}") is one unit: a word joiner keeps the line from
+  // breaking after its dash (format.js range).
+  let s = String(table[key] ?? STRINGS.en[key] ?? key).replace(/\}–\{/g, `}–${WJ}{`);
+  // A figure and the word after it ("512 tokens", "667 008 jetons", "4 个") never part: a no-break
+  // space after a value that ends in a digit (or a K of thousands), as format.js does for units.
+  if (vars) for (const [k, v] of Object.entries(vars)) {
+    s = /\d[K]?$/.test(String(v)) ? s.split(`{${k}} `).join(`${v}\u00a0`) : s;
+    s = s.split(`{${k}}`).join(v);
+  }
   return lang === 'zh' ? zhSpacing(s) : s;
 }
 

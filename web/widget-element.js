@@ -7,8 +7,9 @@
 // memory is the bar's own segment, memory.draft_bytes); show="cost" adds the cost per million tokens on that
 // hardware (the core's `cost`, as the page and `willitfit cost` compute it) in market="US|EU|UK|CN";
 // mtp="1" (speculative decoding on the model's own MTP layers, the page's switch);
-// the colours follow the reader's system (prefers-color-scheme) unless theme="light" or
-// theme="dark" pins them (CSS only; theme="auto" is the default, said explicitly).
+// the colours are the host page's choice: light unless theme="dark" asks for dark, or
+// theme="auto" for the reader's system (prefers-color-scheme); CSS only. A card that followed the
+// system by default drew a dark card on a light host page.
 // A model on the Hugging Face Hub: hf="owner/repo" (or any Hub link, or owner/repo:QUANT) with
 // quant="Q4_K_M" or file="path/in/repo.gguf" in place of model; the widget reads the repo as the
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
@@ -46,7 +47,7 @@ const CSS = `
   --wif-weights: #3b6fd8; --wif-kv: #1f9d8a; --wif-other: #9aa0a6; --wif-draft: #c0508a; }
 :host([theme="dark"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
 @media (prefers-color-scheme: dark) {
-  :host(:not([theme="light"])) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
+  :host([theme="auto"]) { --wif-bg: #1c1e21; --wif-fg: #e8e9ea; --wif-muted: #a3a8ad; --wif-line: #33363a; --wif-accent: #7aa2ff; }
 }
 .card { background: var(--wif-bg); color: var(--wif-fg); border: 1px solid var(--wif-line); border-radius: 10px; padding: 12px 14px; }
 .title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }

@@ -41,7 +41,7 @@ test('the accuracy page shows the summary, a plot with one point per row, and th
     assert.equal(number(await page.textContent(`${sel} td[data-field="median_ape_pct"]`)), Math.round(g.median_ape_pct * 10) / 10, sel);
     assert.equal(number(await page.textContent(`${sel} td[data-field="within_25_pct"]`)), Math.round(g.within_25_pct * 10) / 10, sel);
     // The range each speed of the group is shown with, and the share of runs inside it.
-    assert.equal(await page.textContent(`${sel} td[data-field="range"]`), `×${g.range_low.toFixed(2)}–×${g.range_high.toFixed(2)}`, sel);
+    assert.equal(await page.textContent(`${sel} td[data-field="range"]`), `×${g.range_low.toFixed(2)}–\u2060×${g.range_high.toFixed(2)}`, sel);
     if (g.coverage_rows > 0) {
       assert.equal(number(await page.textContent(`${sel} td[data-field="coverage_pct"] .pct`)), Math.round(g.coverage_pct * 10) / 10, sel);
       // The coverage names its own rows and basis: "5 of 7 rows on held-out devices" beside a
@@ -115,9 +115,9 @@ test('the accuracy page in four languages on a phone, and its speculative decodi
     const sel = `#acc-spec-rows tr[data-row="${r.row_id}"]`;
     const text = await page.textContent(sel);
     if (typeof r.predicted === 'number') assert.ok(text.includes(`×${r.predicted.toFixed(2)}`), `${r.row_id}: ${text}`);
-    if (Array.isArray(r.predicted_range)) assert.ok(text.includes(`×${r.predicted_range[0].toFixed(2)}–${r.predicted_range[1].toFixed(2)}`), `${r.row_id}: ${text}`);
+    if (Array.isArray(r.predicted_range)) assert.ok(text.includes(`×${r.predicted_range[0].toFixed(2)}–\u2060${r.predicted_range[1].toFixed(2)}`), `${r.row_id}: ${text}`);
     if (Array.isArray(r.stated_range)) {
-      assert.ok(text.includes(`×${r.stated_range[0].toFixed(2)}–${r.stated_range[1].toFixed(2)} ${r.in_stated_range ? 'inside' : 'outside'}`), `${r.row_id}: ${text}`);
+      assert.ok(text.includes(`×${r.stated_range[0].toFixed(2)}–\u2060${r.stated_range[1].toFixed(2)} ${r.in_stated_range ? 'inside' : 'outside'}`), `${r.row_id}: ${text}`);
       assert.equal(await page.getAttribute(sel, 'data-inside'), String(r.in_stated_range));
     }
   }

@@ -78,11 +78,11 @@ test('the page and the CLI give the same cost per million tokens and break-even,
     // (from the decode estimate's: the fast end is the cheap end).
     const pm = c.owned.per_million_tokens_usd;
     assert.ok(pm.single_low > 0 && pm.single_low < pm.single && pm.single < pm.single_high, JSON.stringify(pm));
-    assert.equal(got.mtokText, `~${money(pm.single, mk, 'en')} (${money(pm.single_low, mk, 'en')}–${money(pm.single_high, mk, 'en')})`);
+    assert.equal(got.mtokText, `~${money(pm.single, mk, 'en')} (${money(pm.single_low, mk, 'en')}–\u2060${money(pm.single_high, mk, 'en')})`);
     // The cloud table's per-million column and the cheapest-cloud card say the CLI's figure of
     // each offer with its range (the decode estimate on that instance), and the card's sentence
     // the offer's speed with its range.
-    const range = (/** @type {any} */ x) => `~${money(x.single, mk, 'en')} (${money(x.single_low, mk, 'en')}–${money(x.single_high, mk, 'en')})`;
+    const range = (/** @type {any} */ x) => `~${money(x.single, mk, 'en')} (${money(x.single_low, mk, 'en')}–\u2060${money(x.single_high, mk, 'en')})`;
     const byOffer = new Map(c.clouds.map((o) => [o.id, o]));
     const cells = await page.$$eval('#cloud-table tbody tr', (trs) => trs.map((tr) => ({ id: tr.dataset.offer, usd: tr.children[7].dataset.usd, text: tr.children[7].textContent })));
     assert.ok(cells.length >= 3, `${cells.length} offers`);
@@ -126,5 +126,5 @@ test('the widget with show="cost" gives the CLI\'s cost per million tokens', asy
   const line = await page.evaluate(() => document.querySelector('#w').shadowRoot.querySelector('[part="cost"]').textContent);
   // With the core's range, as the page's card writes it.
   const pm = c.owned.per_million_tokens_usd, usd1 = { currency: 'USD', usd_per_unit: 1 };
-  assert.ok(line.startsWith(`~${money(pm.single, usd1, 'en')} (${money(pm.single_low, usd1, 'en')}–${money(pm.single_high, usd1, 'en')}) `), line);
+  assert.ok(line.startsWith(`~${money(pm.single, usd1, 'en')} (${money(pm.single_low, usd1, 'en')}–\u2060${money(pm.single_high, usd1, 'en')}) `), line);
 });

@@ -42,7 +42,7 @@ test('Llama 3.1 8B with Llama 3.2 1B drafting: the options, the row, the plan, t
   assert.match(await page.textContent('#commands'), /--spec-type draft-simple --spec-draft-n-max 3/);
   const spec = await page.textContent('#spec-line');
   const code = core.speculative.workloads.find((w) => w.workload === 'code');
-  assert.ok(spec.includes(`×${num(code.speedup_low, 'en', 2)}–${num(code.speedup_high, 'en', 2)}`), spec);
+  assert.ok(spec.includes(`×${num(code.speedup_low, 'en', 2)}–\u2060${num(code.speedup_high, 'en', 2)}`), spec);
   assert.match(spec, /Llama 3\.2 1B|Llama-3\.2-1B/);
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
 
@@ -85,7 +85,7 @@ test('on a Mac the speculative line says why Metal gains little, and every resul
   assert.ok(b.held_out_stated_rows > 0);
   assert.ok(spec.includes(`held ${b.held_out_in_stated_range} of ${b.held_out_stated_rows} held-out runs`), spec);
   const prose = core.speculative.workloads.find((w) => w.workload === 'prose');
-  assert.ok(spec.includes(`×${num(prose.speedup_low, 'en', 2)}–${num(prose.speedup_high, 'en', 2)}`), spec);
+  assert.ok(spec.includes(`×${num(prose.speedup_low, 'en', 2)}–\u2060${num(prose.speedup_high, 'en', 2)}`), spec);
   // The same setup on a 4090 names no Metal cost.
   const pc = await env.page();
   await open(pc, `${env.url}?${base}&draft=meta-llama/Llama-3.2-1B-Instruct&lang=fr`);
@@ -152,6 +152,6 @@ test('on vLLM the speculative line prices a drafted token by vLLM\'s draft pass,
   assert.ok(spec.includes(`On vLLM the verify reads the weights once for all drafted tokens; each drafted token costs one pass of the draft, at least ${share} of a decode step.`), spec);
   assert.doesNotMatch(spec, /Metal/);
   const code = core.speculative.workloads.find((w) => w.workload === 'code');
-  assert.ok(spec.includes(`×${num(code.speedup_low, 'en', 2)}–${num(code.speedup_high, 'en', 2)}`), spec);
+  assert.ok(spec.includes(`×${num(code.speedup_low, 'en', 2)}–\u2060${num(code.speedup_high, 'en', 2)}`), spec);
   assert.deepEqual(page.problems, []);
 });

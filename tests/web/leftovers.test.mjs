@@ -117,7 +117,7 @@ test('ids stay whole as the views draw them, with no watcher over the page (a Mu
     whole: [...document.querySelectorAll('#content .whole')].map((e) => e.textContent),
     nested: document.querySelectorAll('#content .whole .whole, #content .tok .whole, #content code .whole').length,
   }));
-  assert.ok(drawn.whole.some((t) => /^\(\d[\d,.]*–[\d,.]+\)$/.test(t || '')), `a speed range: ${drawn.whole.slice(0, 20).join(' | ')}`);
+  assert.ok(drawn.whole.some((t) => /^\(\d[\d,.]*–\u2060[\d,.]+\)$/.test(t || '')), `a speed range: ${drawn.whole.slice(0, 20).join(' | ')}`);
   assert.ok(drawn.whole.some((t) => /^llama-(server|bench)$/.test(t || '')), `a program's name: ${drawn.whole.slice(0, 20).join(' | ')}`);
   assert.equal(drawn.nested, 0);
   // Text put into the page by anything but the views' own helpers is left as it is: nothing

@@ -290,3 +290,55 @@ test('at 390 px nothing runs past the screen or past the box that clips it (the 
   }
   assert.deepEqual(page.problems, []);
 });
+
+// A range is one unit and a figure keeps its word: "81–" / "147 tok/s" and "512" / "tokens" were
+// seen parted at 390 px. On a phone's format card the decode figure and its range sit together
+// (they were two items of the card's row, at its opposite edges). An unknown device in a link
+// stays in the hardware select, marked unknown, instead of blanking it.
+test('at 390 px a range never parts at its dash, a figure keeps its word, a format card keeps the range by its value, an unknown device stays in the select', async () => {
+  const page = await env.page(PHONE);
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=es`);
+  await page.waitForSelector('#matrix tbody tr');
+  // "Leyendo una entrada de 512 tokens": the figure and its word on one line.
+  const parted = await page.$eval('#k-prefill', (v) => {
+    const card = v.closest('.card') || /** @type {Element} */ (v.parentElement);
+    const w = document.createTreeWalker(card, NodeFilter.SHOW_TEXT);
+    let n = w.nextNode();
+    while (n && !/\d\stokens/.test(/** @type {Text} */ (n).data)) n = w.nextNode();
+    if (!n) return `no figure with its word: ${card.textContent}`;
+    const t = /** @type {Text} */ (n).data, i = t.search(/\d\stokens/);
+    const r = document.createRange(); r.setStart(n, i); r.setEnd(n, i + 3);
+    return new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size;
+  });
+  assert.equal(parted, 1, '"512 tokens" on one line');
+  // The shared formatting, in a box one character wide: every line break it allows shows.
+  const lines = await page.evaluate(async () => {
+    const f = await import('./format.js');
+    const box = document.createElement('div');
+    box.style.cssText = 'position:absolute;width:1px;font:16px sans-serif';
+    document.body.append(box);
+    const out = [f.spreadText({ v: 112, lo: 81, hi: 147 }, 'es'), f.spreadText({ v: 112, lo: 81, hi: 147 }, 'zh')].map((s) => {
+      box.textContent = s;
+      const n = /** @type {Text} */ (box.firstChild), i = s.indexOf('81');
+      const r = document.createRange(); r.setStart(n, i); r.setEnd(n, s.indexOf('147') + 3);
+      return new Set([...r.getClientRects()].filter((x) => x.width > 0).map((x) => Math.round(x.top))).size;
+    });
+    box.remove();
+    return out;
+  });
+  assert.deepEqual(lines, [1, 1], 'the range "81–147" is one piece on a line');
+  // The decode card's figure and range: side by side close together, or the range under the value.
+  const gaps = await page.$$eval('#matrix tbody tr td .nw', (spans) => spans.filter((s) => /^[(（]/.test(s.textContent || '')).map((range) => {
+    const value = /** @type {Element} */ (range.previousElementSibling);
+    const a = value.getBoundingClientRect(), b = range.getBoundingClientRect();
+    return b.top >= a.bottom - 2 ? 0 : b.left - a.right;
+  }));
+  assert.ok(gaps.length > 0 && gaps.every((g) => g < 12), `the range beside its value: gaps ${gaps.join(', ')} px`);
+  // An unknown device: the select keeps it, marked, and the page says it is unknown (its code).
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=does-not-exist&ctx=8192&lang=fr`);
+  const sel = await page.$eval('#hardware', (s) => ({ value: /** @type {HTMLSelectElement} */ (s).value, label: /** @type {HTMLSelectElement} */ (s).selectedOptions[0]?.textContent }));
+  assert.equal(sel.value, 'does-not-exist');
+  assert.match(sel.label || '', /does-not-exist.*appareil inconnu/);
+  assert.equal(await page.$eval('#error', (e) => /** @type {HTMLElement} */ (e).dataset.code), 'unknown_hardware');
+  assert.equal(await page.$eval('#error', (e) => /** @type {HTMLElement} */ (e).hidden), false);
+});

@@ -34,7 +34,7 @@ test('the device page lists the module\'s runsOn entries in its order, with RAM 
   const glm = shown.find((r) => r[0] === 'GLM-4.5 Air' || /GLM-4\.5.Air/.test(r[0]));
   assert.ok(glm, 'GLM-4.5-Air row');
   assert.match(glm.join(' '), /offload · 64\sGiB RAM/);
-  assert.match(glm.join(' '), /tok\/s \([\d.]+–[\d.]+\)/);
+  assert.match(glm.join(' '), /tok\/s \([\d.]+–\u2060[\d.]+\)/);
   assert.match(await page.textContent('#dp-runs caption'), new RegExp(`^${runs.length} catalog models`));
   assert.match(await page.textContent('#dp-usable'), /usable of 24\sGiB physical/);
   // Keyboard: the "does not fit" list opens with Enter, and a model link opens the main view.

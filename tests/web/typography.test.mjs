@@ -193,7 +193,7 @@ test('the copy buttons beside the launch commands are named for the command each
 
 test('a speed range sits in the language\'s parentheses: full-width in Chinese, plain elsewhere', async () => {
   const page = await env.page();
-  for (const [lang, re] of /** @type {const} */ ([['zh', /~[^()（）]+（[\d.,]+–[\d.,]+）/], ['en', /~[^()（）]+ \([\d.,]+–[\d.,]+\)/]])) {
+  for (const [lang, re] of /** @type {const} */ ([['zh', /~[^()（）]+（[\d.,]+–\u2060[\d.,]+）/], ['en', /~[^()（）]+ \([\d.,]+–\u2060[\d.,]+\)/]])) {
     await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=${lang}`);
     await page.waitForSelector('#k-decode');
     const text = await page.$eval('#k-decode', (e) => (e.textContent || '').replace(/\s+/g, ' '));

@@ -296,7 +296,7 @@ test('speed, launch commands and per-device memory appear when the result carrie
   });
   await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en`);
   await page.waitForSelector('#plug-speed:not([hidden])');
-  assert.match(await page.textContent('#speed-cards'), /42\.5\stok\/s \(30\.0–50\.0\)/);
+  assert.match(await page.textContent('#speed-cards'), /42\.5\stok\/s \(30\.0–\u206050\.0\)/);
   assert.match(await page.textContent('#speed-cards'), /4,200\sms/);
   assert.match(await page.textContent('#commands'), /llama-server -hf x:Q4_K_M -c 8192/);
   assert.match(await page.textContent('#devices-table'), /GPU 0/);

@@ -8,7 +8,7 @@ import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
-import { backendName, gib, num, pct, percentOf, signedPct, times as countTimes, tps } from '../format.js';
+import { backendName, gib, num, pct, percentOf, range, signedPct, times as countTimes, tps } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
@@ -110,7 +110,7 @@ function summaryTable(groups, band) {
     // The range every speed of this group is shown with (factors on the prediction), and how many
     // of the group's measured runs fall inside it.
     h('td', { dataset: { field: 'range' }, 'data-label': T('acc_range'), class: 'n' },
-      h('span', null, g.rows && g.range_low > 0 && g.range_high > 0 ? `×${num(g.range_low, state.lang, 2)}–×${num(g.range_high, state.lang, 2)}` : '—')),
+      h('span', null, g.rows && g.range_low > 0 && g.range_high > 0 ? range(`×${num(g.range_low, state.lang, 2)}`, `×${num(g.range_high, state.lang, 2)}`) : '—')),
     // The coverage is over its own rows (held-out ones for several GPUs and offloaded runs), which
     // may be fewer than the group's: the cell names them, "5 of 7 held-out rows".
     h('td', { dataset: { field: 'coverage_pct' }, 'data-label': T('acc_coverage'), class: 'n' },
@@ -387,13 +387,13 @@ function specSection(s) {
   if (!s || !Array.isArray(s.rows) || !s.rows.length) return null;
   const p0 = (/** @type {number} */ x) => percentOf(x, L, 0);
   const times = (/** @type {number} */ x) => `×${num(x, L, 2)}`;
-  const span = (/** @type {number[]} */ r) => `×${num(r[0], L, 2)}–${num(r[1], L, 2)}`;
+  const span = (/** @type {number[]} */ r) => range(`×${num(r[0], L, 2)}`, num(r[1], L, 2));
   const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
     ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: 'src' }, r.date || shortUrl(r.source)) : '—');
   const rows = s.rows.filter((/** @type {any} */ r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
   const fit = rows.filter((/** @type {any} */ r) => r.split === 'fitted').length;
   const acceptance = (/** @type {any} */ r) => (typeof r.acceptance_rate === 'number' ? p0(100 * r.acceptance_rate)
-    : Array.isArray(r.acceptance_rate_range) ? `${num(100 * r.acceptance_rate_range[0], L, 0)}–${p0(100 * r.acceptance_rate_range[1])}` : '—');
+    : Array.isArray(r.acceptance_rate_range) ? range(num(100 * r.acceptance_rate_range[0], L, 0), p0(100 * r.acceptance_rate_range[1])) : '—');
   // vLLM's own terms (the report's by_engine.vllm: its runs with vLLM's price of a drafted token,
   // and the same runs priced as llama.cpp).
   const vllm = s.by_engine && s.by_engine.vllm;

@@ -54,10 +54,10 @@ export async function renderDevice(alive) {
     // 180 GB, 179 GiB), that figure beside it, named as the vendor's, so the name's "180 GB" and
     // this "179 GiB" read as one size in two units.
     [T('memory'), marked('memory_gib', typeof d.memory_sold_gb === 'number' && d.memory_sold_gb > 0
-      ? aside(L, gibExact(d.memory_gib * GiB, L), T('sold_as', { 0: gbOf(d.memory_sold_gb, L) })) : gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)} ${T('unit_gbs')}`)],
-    [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)} TFLOPS` : '—')],
+      ? aside(L, gibExact(d.memory_gib * GiB, L), T('sold_as', { 0: gbOf(d.memory_sold_gb, L) })) : gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)}\u00a0${T('unit_gbs')}`)],
+    [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)}\u00a0TFLOPS` : '—')],
     // The FP32 rate where the catalog states it (the rate a GPU without tensor cores computes at).
-    ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)} TFLOPS`]] : []),
+    ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)}\u00a0TFLOPS`]] : []),
     [T('backend'), backendName(probe.hardware.backend)], [T('price'), d.price_usd ? usd(d.price_usd, L) : '—'],
     [T('engines'), engineList(probe.hardware.engines)],
   ];
@@ -138,7 +138,7 @@ export async function renderDevice(alive) {
     T('dp_engine_server', { device: name, engine: engineName(server) })) : null, runsTable,
     rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
       stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
-    h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)} tok/s` })),
+    h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)}\u00a0tok/s` })),
     below.length ? h('details', { class: 'more', open: true }, h('summary', null, T('dp_below', { 0: String(below.length) })),
       stackTable(T('dp_below_caption'), headBelow, below.map(mkBelow), { id: 'dp-below-table', rowProps: rowProps(below) })) : null,
     not.length ? h('details', { class: 'more' }, h('summary', null, T('dp_not', { 0: String(not.length) })), stackTable(T('dp_not_caption'), head, not.map(mk), { numeric: [4, 6], rowProps: rowProps(not) })) : null,
@@ -168,7 +168,7 @@ function needText(n) {
   const L = state.lang;
   if (n.code === 'more_memory') return T('need_more_memory', { need: gib(n.memory_bytes, L), quant: n.quant, usable: gib(n.usable_bytes, L) });
   // The floor holds on the low end of the core's range (decode_tps_low): the sentence names it.
-  if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)} tok/s`, low: `${num(n.decode_tps_low ?? n.decode_tps, L, 1)} tok/s`, min: `${num(n.min_decode_tps, L, 1)} tok/s` });
+  if (n.code === 'faster_device') return T('need_faster', { tps: `${num(n.decode_tps, L, 1)}\u00a0tok/s`, low: `${num(n.decode_tps_low ?? n.decode_tps, L, 1)}\u00a0tok/s`, min: `${num(n.min_decode_tps, L, 1)}\u00a0tok/s` });
   return n.code;
 }
 

@@ -8,7 +8,7 @@ import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
-import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, signed, signedPct, times, tokens, tps, units } from '../format.js';
+import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, range, signed, signedPct, times, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
@@ -543,7 +543,7 @@ function renderServe(r) {
   // public sources do not settle is marked on it too, as on the speed cards.
   const tpMark = tp ? uncertainMark(r.hardware.uncertain, tp.compute_bound ? 'fp16_tflops' : 'bandwidth_gbs', L) : null;
   fill('serve-cards',
-    card(T('kv_pool'), `${num(sv.kv_tokens, L)} ${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
+    card(T('kv_pool'), `${num(sv.kv_tokens, L)}\u00a0${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
       ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
       : T('kv_pool_note', { 0: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
     // How many sequences of the context run at once: what the pool holds or the engine's cap in
@@ -657,7 +657,7 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
  */
 function devicesTable(devs, host, L) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
-    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), `${num(d.first_layer, L)}–${num(d.first_layer + d.n_layers - 1, L)}`) : num(d.n_layers, L)) : '—');
+    ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), range(num(d.first_layer, L), num(d.first_layer + d.n_layers - 1, L))) : num(d.n_layers, L)) : '—');
   // The vision projector gets its column only where some device (or system RAM) holds it.
   const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
   // A draft model gets its column the same way.
@@ -906,7 +906,9 @@ function nw(v) {
   // Chinese: the bracket is full-width with no space before it.
   const zh = v.indexOf('（');
   const cut = zh > 0 ? zh : v.indexOf(' (');
-  return cut > 0 ? [h('span', { class: 'nw' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'nw' }, v.slice(zh > 0 ? cut : cut + 1))] : h('span', { class: 'nw' }, v);
+  // One element: on a phone card each child of a cell is a flex item, so the value and its range
+  // as two children sat at the card's opposite edges; as one they wrap, the range under its value.
+  return cut > 0 ? h('span', { class: 'fig' }, h('span', { class: 'nw' }, v.slice(0, cut)), zh > 0 ? '' : ' ', h('span', { class: 'nw' }, v.slice(zh > 0 ? cut : cut + 1))) : h('span', { class: 'nw' }, v);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { estimate, many, solve, tiers } from '../client.js';
 import { defaults, deviceInfo, hardware, modelInfo, quants, request } from '../catalog.js';
 import { byId, fill, h, link, text } from '../dom.js';
-import { gib, gibExact, list as joinList, monthYear, num, signedPct, times, tokens, tps } from '../format.js';
+import { gib, gibExact, list as joinList, monthYear, num, range, signedPct, times, tokens, tps } from '../format.js';
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
@@ -71,7 +71,7 @@ export async function renderModel(alive) {
     [T('license'), m.license || info?.license || '—'],
     [T('params_total'), paramsTotal(r, L)],
     [T('params_active'), m.params_active_published_b ? aside(L, paramsText(m.params_active, L), `${T('published')} ${paramsText(m.params_active_published_b * 1e9, L)}`) : paramsText(m.params_active, L)],
-    ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)} ${T('per_token')}`]] : []),
+    ...(s.n_expert > 1 ? [[T('experts'), `${num(s.n_expert, L)} / ${num(s.n_expert_used, L)}\u00a0${T('per_token')}`]] : []),
   ];
   const repo = info && !info.custom ? h('a', { href: `https://huggingface.co/${info.id.split('/').map(encodeURIComponent).join('/')}`, rel: 'noopener', target: '_blank' }, info.id) : '—';
   fill('mp-spec', h('dl', { class: 'facts spec' }, spec.map(([k, v]) => h('div', null, h('dt', null, k), h('dd', null, v))), h('div', { class: 'repo' }, h('dt', null, T('repo')), h('dd', null, repo))),
@@ -274,7 +274,7 @@ function requiredDiffers(rows, L) {
     const vs = rows.map((e) => e.memory[k]).filter((v) => typeof v === 'number');
     if (!vs.length) continue;
     const lo = gib(Math.min(...vs), L), hi = gib(Math.max(...vs), L);
-    if (lo !== hi) said.push(T(key, { 0: `${lo}–${hi}` }));
+    if (lo !== hi) said.push(T(key, { 0: range(lo, hi) }));
   }
   return said.length ? h('p', { class: 'note', id: 'mp-required-why' }, T('required_differs', { 0: joinList(said, L) })) : null;
 }

@@ -172,7 +172,7 @@ function tick() {
   body.dataset.tokens = String(shown);
   body.dataset.elapsed = String(elapsed);
   if (Number.isFinite(firstAt)) body.dataset.firstToken = String(firstAt);
-  setText(byId('sim-elapsed'), `${num(elapsed / 1000, L, 1)} s`);
+  setText(byId('sim-elapsed'), `${num(elapsed / 1000, L, 1)}\u00a0s`);
   setText(byId('sim-tokens'), num(shown, L));
   // Measured rate after the first token: tokens beyond the first over the time since it came.
   const since = elapsed - firstAt;

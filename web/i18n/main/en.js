@@ -44,6 +44,7 @@ export default {
   desc_device: 'Which language models run on {hw}, at which quantization and how fast.',
   desc_accuracy: 'willitfit’s speed estimates against published llama-bench measurements.',
   err_unknown_model: 'This link names a model this browser does not know. An imported model lives only in the browser that imported it: import its config.json or GGUF here, or ask for a link made with “{share}”.',
+  hw_unknown: 'unknown device',
   err_unknown_hardware: 'This link names a device this browser does not know. A custom device lives only in the browser that saved it: add it under “Add a custom device”.',
   err_bad_value: 'A setting is out of range or does not apply ({path}). Change it in the form.',
   err_other: 'This setup cannot be estimated ({path}).',

@@ -43,6 +43,7 @@ export default {
   desc_device: '哪些语言模型能在 {hw} 上运行，用什么量化，速度多快。',
   desc_accuracy: 'willitfit 的速度估算与公开的 llama-bench 实测对比。',
   err_unknown_model: '这个链接指向本浏览器不认识的模型。导入的模型只保存在导入它的浏览器中：请在这里导入它的 config.json 或 GGUF，或者请对方用“{share}”生成链接。',
+  hw_unknown: '未知设备',
   err_unknown_hardware: '这个链接指向本浏览器不认识的设备。自定义设备只保存在保存它的浏览器中：请在“添加自定义设备”中添加。',
   err_bad_value: '某个设置超出范围或不适用（{path}）。请在表单中修改。',
   err_other: '无法估算这个配置（{path}）。',
