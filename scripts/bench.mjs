@@ -337,6 +337,15 @@ async function traceFirstFrame(browser, target) {
   // presentation (the first contentful paint).
   const shown = events.find((e) => e.pid === parse.pid && e.name === 'ProxyImpl::SetVisibleOnImplThread' && e.ts >= doc.ts);
   r['@shown'] = shown ? at(shown.ts) : NaN;
+  // When the first frame's parsing stopped (a pair page's parser pauses at styles.css) and its
+  // first style and layout began: an idle wait between the two would delay the first paint as
+  // much as the work itself, since the message that shows the page to its compositor waits for
+  // that style and layout to end.
+  const firstLayout = main.find((e) => e.name === 'Layout');
+  const parsed = firstLayout && main.filter((e) => e.name === 'ParseHTML' && e.ts < firstLayout.ts).pop();
+  const styled = firstLayout && main.filter((e) => e.name === 'UpdateLayoutTree' && e.ts < firstLayout.ts).pop();
+  r['@parsed'] = parsed ? at(parsed.ts + parsed.dur) : NaN;
+  r['@style'] = styled ? at(styled.ts) : NaN;
   r['@paint'] = firstPaint ? at(firstPaint.ts) : NaN;
   r['@tiles done'] = tiles.length ? Math.max(...tiles.map((e) => at(e.ts + e.dur))) : NaN;
   return r;
@@ -448,7 +457,7 @@ async function prerenderedFigures() {
         Object.keys(FIRST_FRAME).map((k) => `${k} ${fig(k).toFixed(1)} ms`).join(', ') +
         `; then ${fig('#tiles')} tiles rasterized, ${fig('raster').toFixed(1)} ms` +
         `; font requests to the browser: ${Object.keys(FONT_IPC).map((k) => `${fig(`#${k}`)} ${k}`).join(', ')}, waited on ${fig('font requests').toFixed(1)} ms` +
-        `; after the request: shown to the compositor at ${fig('@shown').toFixed(1)} ms, first paint at ${fig('@paint').toFixed(1)}, its tiles done at ${fig('@tiles done').toFixed(1)}`);
+        `; after the request: parsed at ${fig('@parsed').toFixed(1)} ms, style and layout from ${fig('@style').toFixed(1)}, shown to the compositor at ${fig('@shown').toFixed(1)}, first paint at ${fig('@paint').toFixed(1)}, its tiles done at ${fig('@tiles done').toFixed(1)}`);
     }
   }
 }
