@@ -3,12 +3,15 @@
 // afterwards. The Catch2 tests are built and run once, instrumented, rather than once plain and
 // once more under the sanitizers:
 //  1. configure and build build-asan/ (clang, -O1, ASan+UBSan; under clang the same objects also
-//     make the libFuzzer targets, see tests/fuzz/CMakeLists.txt): the Catch2 binary, the corpus
-//     replays and the fuzzers, compiled once;
+//     make the libFuzzer targets, see tests/fuzz/CMakeLists.txt): the Catch2 binary and the
+//     fuzzers, compiled once (without clang: the corpus replays instead of the fuzzers);
 //  2. the core's Catch2 tests under the sanitizers, in a few processes (scripts/catch2-shards.mjs:
-//     one per case, as CTest runs them, loaded the catalog 450 times), then the corpus replays
-//     (CTest in build-asan/);
+//     one per case, as CTest runs them, loaded the catalog 450 times);
 //  3. a short libFuzzer run of each target, two at a time (scripts/fuzz.mjs --build-dir build-asan).
+//     libFuzzer first runs every committed corpus and regression input it is given, so this is
+//     also their replay; the replay_<target> programs (tests/fuzz/replay_main.cpp) ran the same
+//     inputs through the same instrumented code a second time, and are built and run through
+//     CTest only where there is no libFuzzer (no clang).
 // Each part starts with a line "=== <part>" so that test.mjs can count each as its own level.
 // Run alone (node scripts/test-sanitizers.mjs) it does the same in the foreground.
 import { spawnSync } from 'node:child_process';
@@ -28,16 +31,17 @@ const t0 = Date.now();
 console.log('=== sanitizer build');
 const replays = fs.readdirSync('tests/fuzz').filter((f) => /^fuzz_\w+\.cpp$/.test(f)).map((f) => `replay_${f.slice(5, -4)}`);
 const built = sh('cmake', ['-S', '.', '-B', B, '-DCMAKE_BUILD_TYPE=Release', '-DCMAKE_CXX_FLAGS_RELEASE=-O1', '-DWIF_SANITIZE=ON'], cxx)
-  && sh('cmake', ['--build', B, '-j2', '--target', 'willitfit_tests', ...replays, ...(clang ? ['wif_fuzzers'] : [])]);
+  && sh('cmake', ['--build', B, '-j2', '--target', 'willitfit_tests', ...(clang ? ['wif_fuzzers'] : replays)]);
 console.log(`sanitizer build: ${built ? 'ok' : 'FAILED'} in ${((Date.now() - t0) / 1000).toFixed(0)} s`);
 if (!built) process.exit(1);
 
 const t1 = Date.now();
-console.log('=== core under ASan+UBSan (Catch2 in build-asan, then the corpus replays through CTest)');
+console.log(`=== core under ASan+UBSan (Catch2 in build-asan${clang ? '' : ', then the corpus replays through CTest'})`);
 const sanitizerEnv = { ASAN_OPTIONS: 'detect_leaks=1:abort_on_error=1', UBSAN_OPTIONS: 'print_stacktrace=1:halt_on_error=1' };
 Object.assign(process.env, sanitizerEnv);
 await runShards(path.resolve(B, 'tests', 'willitfit_tests'), { shards: 3, jobs: 2 });
-sh('ctest', ['--test-dir', B, '--output-on-failure', '-j2', '-R', '^fuzz corpus'], sanitizerEnv);
+if (clang) console.log('corpus replays: in the short fuzzing (libFuzzer runs the committed inputs first)');
+else sh('ctest', ['--test-dir', B, '--output-on-failure', '-j2', '-R', '^fuzz corpus'], sanitizerEnv);
 console.log(`(sanitizer tests took ${((Date.now() - t1) / 1000).toFixed(0)} s)`);
 
 console.log('=== short fuzzing (libFuzzer, ASan+UBSan)');
