@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
+import { axeProblems, open, plain, root, scrollsSideways, setup } from './helpers.mjs';
 
 let env;
 let report;
@@ -47,7 +47,7 @@ test('the accuracy page shows the summary, a plot with one point per row, and th
       // The coverage names its own rows and basis: "5 of 7 rows on held-out devices" beside a
       // group of 9 rows never reads as a contradiction, nor (issue 16) as "held-out rows" beside
       // the note that several-GPU rows are never fitted: it is their devices that were held out.
-      const cov = await page.textContent(`${sel} td[data-field="coverage_pct"] .cov-rows`);
+      const cov = plain(await page.textContent(`${sel} td[data-field="coverage_pct"] .cov-rows`));
       assert.match(cov, new RegExp(`\\b${g.coverage_inside_rows} of ${g.coverage_rows} rows${g.coverage_basis === 'held_out' ? ' on held-out devices' : ''}\\)`), sel);
       assert.doesNotMatch(cov, /held-out rows/, sel);
     }
@@ -97,13 +97,13 @@ test('the accuracy page in four languages on a phone, and its speculative decodi
   await open(page, `${env.url}?view=accuracy&lang=en`);
   await page.waitForSelector('#acc-spec-rows tbody tr');
   // The summary carries the report's held-out figures and the stated range's coverage.
-  const summary = await page.textContent('#acc-spec-summary');
+  const summary = plain(await page.textContent('#acc-spec-summary'));
   assert.match(summary, new RegExp(`holds ${s.held_out_in_stated_range} of ${s.held_out_stated_rows} held-out runs`));
   assert.match(summary, new RegExp(`off by ${Math.round(s.held_out_median_ape_pct)}% \\(median; at most ${Math.round(s.held_out_max_ape_pct)}%\\)`));
   assert.match(summary, new RegExp(`${Math.round(100 * s.metal_overhead_per_draft_token)}% on Metal`));
   // vLLM's own terms: its floor and its held-out error, with its own price and priced as llama.cpp.
   const v = s.by_engine.vllm;
-  const vllm = await page.textContent('#acc-spec-vllm');
+  const vllm = plain(await page.textContent('#acc-spec-vllm'));
   assert.match(vllm, new RegExp(`at least ${Math.round(100 * s.vllm_min_cost_per_draft_token)}% of a decode step`));
   assert.match(vllm, new RegExp(`On its ${v.held_out_rows} held-out runs the predicted speedup is off by ${Math.round(v.held_out_median_ape_pct)}% \\(median; at most ${Math.round(v.held_out_max_ape_pct)}%\\)`));
   assert.match(vllm, new RegExp(`priced as llama.cpp, it was off by ${Math.round(v.held_out_llama_terms_median_ape_pct)}%`));

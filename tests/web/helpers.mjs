@@ -53,6 +53,14 @@ export async function setup() {
 export const GiB = 1024 ** 3;
 
 /**
+ * Text as a sentence reads when compared with words: the no-break space that keeps a figure with
+ * the word after it becomes a space, and the word joiner after a range's dash goes. Tests of
+ * where a line may break read the text as it is.
+ * @param {string | null} s
+ */
+export const plain = (s) => String(s ?? '').replace(/\u00a0/g, ' ').replace(/\u2060/g, '');
+
+/**
  * A test file's browser and server (setup), started before its tests and closed after them:
  * `env.url`, `env.page(opts)` as setup's, and `env.at(query, opts)`, a fresh page opened at a
  * query of the app ("?model=…&lang=en") once it has rendered its first answer.

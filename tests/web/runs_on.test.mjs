@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { open, root, setup } from './helpers.mjs';
+import { open, plain, root, setup } from './helpers.mjs';
 
 const api = await import(path.join(root, 'dist', 'api.js'));
 
@@ -35,7 +35,7 @@ test('the device page lists the module\'s runsOn entries in its order, with RAM 
   assert.ok(glm, 'GLM-4.5-Air row');
   assert.match(glm.join(' '), /offload · 64\sGiB RAM/);
   assert.match(glm.join(' '), /tok\/s \([\d.]+–\u2060[\d.]+\)/);
-  assert.match(await page.textContent('#dp-runs caption'), new RegExp(`^${runs.length} catalog models`));
+  assert.match(plain(await page.textContent('#dp-runs caption')), new RegExp(`^${runs.length} catalog models`));
   assert.match(await page.textContent('#dp-usable'), /usable of 24\sGiB physical/);
   // Keyboard: the "does not fit" list opens with Enter, and a model link opens the main view.
   await page.focus('#dp-runs details:last-of-type summary');

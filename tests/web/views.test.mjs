@@ -200,7 +200,7 @@ test('the main view adds the context chart with its table, the quantization matr
   assert.equal(ctxRows[ctxRows.length - 1], '128K');
   await page.waitForFunction(() => document.querySelectorAll('#matrix tbody tr').length > 15);
   assert.match(await page.textContent('#matrix'), /Q4_K_M/);
-  assert.match(await page.textContent('#diag-list'), /from 8K to 32K/);   // the core's kv_outlook (solve)
+  assert.match(await page.textContent('#diag-list'), /from 8K\sto 32K/);   // the core's kv_outlook (solve)
   // A setup that fits has nothing to change: no "Make it fit" heading over "already fits".
   await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('#fit-title')).hidden);
   assert.equal(await page.$eval('#fit-list', (e) => /** @type {HTMLElement} */ (e).hidden), true);
@@ -218,8 +218,8 @@ test('a hybrid model explains its KV cache as per-token cells on attention layer
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=en`);
   const kv = await page.textContent('#w-kv');
   // 4 attention layers of 8 KV heads of 128 (f16 K and V), and 36 Mamba-2 layers whose state does not grow.
-  assert.match(kv, /^4 layers × 4\.00\u00a0KiB per layer per token × 32,768 cells \+ 36 layers × a fixed recurrent state/);
-  assert.match(kv, /36 layers × a fixed recurrent state: 0\.14\sGiB in all, whatever the context\./);
+  assert.match(kv, /^4\slayers × 4\.00\u00a0KiB per layer per token × 32,768\scells \+ 36\slayers × a fixed recurrent state/);
+  assert.match(kv, /36\slayers × a fixed recurrent state: 0\.14\sGiB in all, whatever the context\./);
   assert.doesNotMatch(kv, /× 0 cells/);
   await open(page, `${env.url}?model=ibm-granite/granite-4.0-h-small&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=32768&lang=fr`);
   assert.match(await page.textContent('#w-kv'), /36 couches × un état récurrent fixe\s:\s0,14\sGio au total/);
@@ -314,7 +314,7 @@ test('a GPU without tensor cores shows its FP32 rate from the catalog and no FP1
   await page.waitForSelector('#dp-facts dl');
   const facts = await page.$$eval('#dp-facts dl > div', (ds) => ds.map((d) => [d.querySelector('dt').textContent, d.querySelector('dd').textContent]));
   const get = (k) => (facts.find(([dt]) => dt === k) || [])[1];
-  assert.equal(get('FP32 compute'), `${m40.fp32_tflops.toFixed(1)} TFLOPS`);
+  assert.equal(get('FP32 compute'), `${m40.fp32_tflops.toFixed(1)}\u00a0TFLOPS`);
   assert.equal(get('FP16 compute'), '—');
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&ram=0&lang=en`);
   await page.waitForSelector('#dp-facts dl');
