@@ -17,8 +17,6 @@ import mainZh from './i18n/main/zh.js';
 
 /** A word joiner: no line break at it, nothing drawn. */
 const WJ = '\u2060';
-/** A value that is a formatted number: "512", "667 008", "1,234.5", "8K", "~47,3". */
-const FIGURE = /^[~≈]?\d[\d.,'\u00a0\u202f ]*K?$/;
 
 /** @type {Record<string, Record<string, string>>} */
 // The money / simulator / fine-tuning strings live in their own files (i18n/money/) so that
@@ -31,12 +29,7 @@ export function t(lang, key, vars) {
   // A range between two placeholders ("{lo}–{hi}") is one unit: a word joiner keeps the line from
   // breaking after its dash (format.js range).
   let s = String(table[key] ?? STRINGS.en[key] ?? key).replace(/\}–\{/g, `}–${WJ}{`);
-  // A figure and the word after it ("512 tokens", "667 008 jetons", "4 个") never part: a no-break
-  // space after a value that is a formatted number (digits, group and decimal separators, a K of
-  // thousands), as format.js does for units. A name that merely ends in a digit ("F16",
-  // "RTX 4090") keeps its ordinary space.
   if (vars) for (const [k, v] of Object.entries(vars)) {
-    s = FIGURE.test(String(v)) ? s.split(`{${k}} `).join(`${v}\u00a0`) : s;
     s = s.split(`{${k}}`).join(v);
   }
   return lang === 'zh' ? zhSpacing(s) : s;

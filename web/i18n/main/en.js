@@ -18,7 +18,7 @@ export default {
   unit_kib: 'KiB',
   why_kv_pool: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {blocks} blocks of {block} tokens, {tokens} tokens in all, shared by every request.',
   decode_note: 'Generating, one user', decode_note_offload: 'Generating, one user, with part of the model in system RAM',
-  prefill_note: 'Reading a prompt of {0} tokens', ttft_note: 'For a prompt of {0} tokens',
+  prefill_note: 'Reading a prompt of {0}\u00a0tokens', ttft_note: 'For a prompt of {0}\u00a0tokens',
   speed_offload_limit: 'What limits it: each token reads {ram} from system RAM (over PCIe and RAM bandwidth) besides {gpu} from GPU memory.',
   kv_pool: 'KV cache pool', tokens_word: 'tokens', kv_pool_note: '{0}, preallocated at start',
   concurrency: 'Sequences at full context', concurrency_note: 'at {0} tokens each',

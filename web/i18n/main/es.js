@@ -18,7 +18,7 @@ export default {
   unit_kib: 'KiB',
   why_kv_pool: 'La reserva que el motor asigna al arrancar: lo que su parte de la memoria deja tras los pesos y las activaciones, {blocks} bloques de {block} tokens, {tokens} tokens en total, compartidos por todas las peticiones.',
   decode_note: 'Generando, un usuario', decode_note_offload: 'Generando, un usuario, con parte del modelo en la RAM del sistema',
-  prefill_note: 'Leyendo una entrada de {0} tokens', ttft_note: 'Para una entrada de {0} tokens',
+  prefill_note: 'Leyendo una entrada de {0}\u00a0tokens', ttft_note: 'Para una entrada de {0}\u00a0tokens',
   speed_offload_limit: 'Lo que la limita: cada token lee {ram} de la RAM del sistema (por PCIe y el ancho de banda de la RAM) además de {gpu} de la memoria de la GPU.',
   kv_pool: 'Reserva de caché KV', tokens_word: 'tokens', kv_pool_note: '{0}, asignados al arrancar',
   concurrency: 'Secuencias con el contexto completo', concurrency_note: 'de {0} tokens cada una',

@@ -18,7 +18,7 @@ export default {
   unit_kib: 'Kio',
   why_kv_pool: 'La réserve que le moteur alloue au démarrage : ce que sa part de mémoire laisse après les poids et les activations, {blocks} blocs de {block} jetons, {tokens} jetons en tout, partagés par toutes les requêtes.',
   decode_note: 'Génération, un utilisateur', decode_note_offload: 'Génération, un utilisateur, une partie du modèle en RAM système',
-  prefill_note: 'Lecture d’une invite de {0} jetons', ttft_note: 'Pour une invite de {0} jetons',
+  prefill_note: 'Lecture d’une invite de {0}\u00a0jetons', ttft_note: 'Pour une invite de {0}\u00a0jetons',
   speed_offload_limit: 'Ce qui la limite : chaque jeton lit {ram} en RAM système (via le PCIe et la bande passante de la RAM) en plus de {gpu} en mémoire GPU.',
   kv_pool: 'Réserve de cache KV', tokens_word: 'jetons', kv_pool_note: '{0}, alloués au démarrage',
   concurrency: 'Séquences au contexte complet', concurrency_note: 'de {0} jetons chacune',

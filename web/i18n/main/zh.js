@@ -17,7 +17,7 @@ export default {
   unit_kib: 'KiB',
   why_kv_pool: '引擎启动时预分配的缓存池：其内存份额在权重和激活之后剩下的部分，共 {blocks} 个块、每块 {block} 个 token，合计 {tokens} 个 token，由所有请求共享。',
   decode_note: '生成，单用户', decode_note_offload: '生成，单用户，部分模型在系统内存中',
-  prefill_note: '读取 {0} 个 token 的提示', ttft_note: '提示长度 {0} 个 token',
+  prefill_note: '读取 {0}\u00a0个 token 的提示', ttft_note: '提示长度 {0}\u00a0个 token',
   speed_offload_limit: '限制因素：每个 token 要从系统内存读取 {ram}（经 PCIe 和内存带宽），另从显存读取 {gpu}。',
   kv_pool: 'KV 缓存池', tokens_word: '个 token', kv_pool_note: '{0}，启动时预分配',
   concurrency: '满上下文时的序列数', concurrency_note: '每个 {0} 个 token',
