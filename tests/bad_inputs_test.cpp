@@ -17,19 +17,11 @@ using nlohmann::json;
 
 namespace {
 
-// "@nested:N" stands for N nested arrays (kept short in the table, deep in the request), built
-// by moving, not copying, so a deep one costs O(N); {"@repeat": N, "of": v} for N copies of v.
+// {"@repeat": N, "of": v} stands for N copies of v. "@nested:N" (N nested arrays, kept short in
+// the table, deep in the request) is left as a string here and written into the request's text
+// once it is serialized (nested_text): serializing a value thousands of levels deep recurses once
+// per level, which overflowed the stack of the unoptimized sanitizer build.
 json expand(const json& v) {
-  if (v.is_string() && v.get<std::string>().rfind("@nested:", 0) == 0) {
-    const int depth = std::stoi(v.get<std::string>().substr(8));
-    json x = json::array();
-    for (int i = 1; i < depth; ++i) {
-      json y = json::array();
-      y.push_back(std::move(x));
-      x = std::move(y);
-    }
-    return x;
-  }
   if (v.is_object() && v.contains("@repeat")) {
     json out = json::array();
     const json one = expand(v["of"]);
@@ -70,10 +62,21 @@ std::string expand_text(std::string s) {
   return s;
 }
 
+// Every "@nested:N" string of a serialized request replaced by N '[' then N ']'.
+std::string nested_text(std::string s) {
+  const std::string tag = "\"@nested:";
+  for (std::size_t at; (at = s.find(tag)) != std::string::npos;) {
+    const std::size_t close = s.find('"', at + 1);
+    const std::size_t n = std::stoul(s.substr(at + tag.size(), close - at - tag.size()));
+    s.replace(at, close + 1 - at, std::string(n, '[') + std::string(n, ']'));
+  }
+  return s;
+}
+
 // The request text of a case, or "" when the case is CLI-only.
 std::string request_text(const json& table, const json& c) {
   if (c.contains("text")) return expand_text(c["text"].get<std::string>());
-  if (c.contains("request")) return expand(c["request"]).dump();
+  if (c.contains("request")) return nested_text(expand(c["request"]).dump());
   if (!c.contains("patch") && !c.contains("config_patch")) return "";
   json r = table["base"];
   if (c.contains("patch")) r.update(c["patch"]);
@@ -85,7 +88,7 @@ std::string request_text(const json& table, const json& c) {
     }
     r["model"] = json{{"config", cfg}};
   }
-  return expand(r).dump();
+  return nested_text(expand(r).dump());
 }
 
 }  // namespace

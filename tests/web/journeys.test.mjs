@@ -76,7 +76,7 @@ async function expected(page, doc) {
     if (sp && sp.prefill) out['k-prefill'] = sh.spreadText(sp.prefill, L);
     if (sp && sp.ttft) { out['k-ttft'] = sh.spreadText(sp.ttft, L, 'ms'); out.ttft_note = t(L, 'ttft_note', { 0: f.num(d.speed.prompt, L) }); }
     if (sv) {
-      out['k-kv-tokens'] = `${f.num(sv.kv_tokens, L)} ${t(L, 'tokens_word')}`;
+      out['k-kv-tokens'] = `${f.num(sv.kv_tokens, L)}\u00a0${t(L, 'tokens_word')}`;
       out['k-concurrency'] = f.num(dem.sequences_at_once, L);
     }
     return out;

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { axeProblems, open, root, scrollsSideways, setup } from './helpers.mjs';
+import { axeProblems, open, plain, root, scrollsSideways, setup } from './helpers.mjs';
 
 const api = await import(path.join(root, 'dist', 'api.js'));
 const { gib, tps } = await import(path.join(root, 'dist', 'format.js'));
@@ -120,7 +120,7 @@ test('device page with 64 GB of RAM: a 70B model below 3 tok/s is "too slow", wi
   assert.ok(slow.length > 0);
   for (const e of doc.models.filter((x) => x.tier !== 'no_fit')) assert.ok(!e.speed || e.speed.decode_tps_low >= doc.floors.min_decode_tps, e.model.id);
   const e = slow[0];
-  const row = await page.textContent(`#dp-below-table tr[data-model="${e.model.id}"]`);
+  const row = plain(await page.textContent(`#dp-below-table tr[data-model="${e.model.id}"]`));
   assert.match(row, /too slow/);
   assert.match(row, /a faster device/);
   assert.ok(row.includes(`${new Intl.NumberFormat('en', { minimumFractionDigits: 1, maximumFractionDigits: 1 }).format(e.needs[0].decode_tps)} tok/s`), row);
