@@ -516,11 +516,14 @@ TEST_CASE("a local GGUF file in a command is one the conversion steps beside it 
   }
   CHECK(local > 50);
   CHECK(hub > 10);
-  // Qwen3-8B: Q4_K_M is not among its published GGUFs, Q8_0 is.
-  const json a = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  // Qwen3-8B: Q5_K_M is not among its published GGUFs, Q8_0 and Q4_K_M are.
+  const json a = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q5_K_M"}, {"hardware", "nvidia-rtx-4090"}});
   CHECK(a["commands"]["gguf_convert"].get<std::string>().rfind("hf download Qwen/Qwen3-8B ", 0) == 0);
   const json b = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q8_0"}, {"hardware", "nvidia-rtx-4090"}});
   CHECK(b["commands"]["llama_server"].get<std::string>().find(" -hf ") != std::string::npos);
+  const json c = estimate({{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"}});
+  CHECK(c["commands"]["llama_server"].get<std::string>().find(" -hf Qwen/Qwen3-8B-GGUF:Q4_K_M ") != std::string::npos);
+  CHECK_FALSE(c["commands"].contains("gguf_convert"));
 }
 
 }  // namespace commands_test_cases

@@ -155,9 +155,18 @@ TEST_CASE("images per prompt load the projector on the first GPU and count it", 
   CHECK(on["memory"]["devices"][0]["projector_bytes"] == resident);
   CHECK(on["projector"]["image_tokens"] == 256);
   CHECK(on["projector"]["image_kv_bytes"] == 256 * on["memory"]["kv"]["bytes_per_token"].get<std::uint64_t>());
+  // Q4_K_M is published (unsloth/gemma-3-27b-it-GGUF): -hf fetches the repo's projector with the
+  // model, and a text-only run says --no-mmproj (llama.cpp common/arg.cpp).
   const std::string cmd = on["commands"]["llama_server"];
-  CHECK(cmd.find("--mmproj mmproj-gemma-3-27b-it-f16.gguf") != std::string::npos);
-  CHECK(off["commands"]["llama_server"].get<std::string>().find("mmproj") == std::string::npos);
+  CHECK(cmd.find(" -hf unsloth/gemma-3-27b-it-GGUF:Q4_K_M") != std::string::npos);
+  CHECK(cmd.find("mmproj") == std::string::npos);
+  CHECK(off["commands"]["llama_server"].get<std::string>().find(" --no-mmproj") != std::string::npos);
+  // A format with no published file is loaded by name, with the projector file beside it.
+  json local_on = gemma(1), local_off = gemma(0);
+  local_on["quant"] = local_off["quant"] = "Q5_K_M";
+  CHECK(estimate(local_on)["commands"]["llama_server"].get<std::string>().find("--mmproj mmproj-gemma-3-27b-it-f16.gguf") !=
+        std::string::npos);
+  CHECK(estimate(local_off)["commands"]["llama_server"].get<std::string>().find("mmproj") == std::string::npos);
   // On the CPU (--no-mmproj-offload) it leaves the GPU and goes to system RAM.
   json cpu = gemma(1);
   cpu["mmproj_offload"] = false;

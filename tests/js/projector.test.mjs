@@ -19,10 +19,17 @@ test('CLI --images loads the projector on the GPU and counts it in memory and th
   assert.equal(p.placement, 'device');
   assert.equal(on.json.memory.projector_bytes, p.bytes + p.compute_bytes);
   assert.equal(on.json.memory.total_bytes, off.json.memory.total_bytes + p.resident_bytes);
-  assert.match(on.json.commands.llama_server, / --mmproj mmproj-gemma-3-27b-it-f16\.gguf/);
+  // Q4_K_M is published (unsloth/gemma-3-27b-it-GGUF): -hf fetches the projector with the model,
+  // and a text-only run says --no-mmproj.
+  assert.match(on.json.commands.llama_server, / -hf unsloth\/gemma-3-27b-it-GGUF:Q4_K_M /);
+  assert.doesNotMatch(on.json.commands.llama_server, /mmproj/);
   assert.equal(off.json.projector.loaded, false);
   assert.equal(off.json.projector.code, 'no_images');
-  assert.doesNotMatch(off.json.commands.llama_server, /mmproj/);
+  assert.match(off.json.commands.llama_server, / --no-mmproj/);
+  // A format with no published file is loaded by name, with the projector file beside it.
+  const local = gemma.map((a) => (a === 'Q4_K_M' ? 'Q5_K_M' : a));
+  assert.match(cli(...local, '--images', '2', '--json').json.commands.llama_server, / --mmproj mmproj-gemma-3-27b-it-f16\.gguf/);
+  assert.doesNotMatch(cli(...local, '--json').json.commands.llama_server, /mmproj/);
 });
 
 test('CLI projector flags: placement off the GPU, file type, image size, coded errors', () => {

@@ -31,7 +31,8 @@ test('two images per prompt on Gemma 3 27B: the projector in the breakdown, the 
   assert.match(why, new RegExp(`takes ${core.projector.tokens_per_image} tokens`));
   assert.match(why, new RegExp(`take ${core.projector.image_tokens} tokens`));
   assert.match(await page.textContent('#devices-table'), /Vision projector/);
-  assert.match(await page.textContent('#commands'), /--mmproj mmproj-gemma-3-27b-it-f16\.gguf/);
+  // A published Q4_K_M (unsloth/gemma-3-27b-it-GGUF): llama-server's -hf fetches the projector with it.
+  assert.match(await page.textContent('#commands'), / -hf unsloth\/gemma-3-27b-it-GGUF:Q4_K_M /);
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
 
   // Back to text only: the projector is stated but not loaded, the total drops by its share.

@@ -11,6 +11,7 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/engine_step.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
 #include "willitfit/speed/server_throughput.hpp"
 #include "willitfit/speed/speed_basis.hpp"
@@ -209,13 +210,14 @@ void server_speed_from_device_figures(const Catalog& cat, const EstimateRequest&
   // The device's backend has no published run: each calibrated discrete-GPU backend's efficiencies
   // (bandwidth share, per-layer cost, FLOP share) applied to this device's own figures.
   const std::string own = backend_class(d.backend);
+  const KvOptions kv = speed_kv_options(r, e);  // the engine's own cache (estimate.hpp)
   struct Run { std::string id; SpeedResult s; SpeedCoefficients c; double tg_lo, tg_hi, pp_lo, pp_hi; };
   std::vector<Run> runs;
   for (const auto& [id, bs] : c.backends) {
     if (!bs.fitted || id == "metal" || id == "cpu") continue;  // Apple's unified memory, the processor
     Run run{id, {}, c, 1, 1, 1, 1};
     run.c.backends[own] = bs;
-    e.speed = placed_speed(r.model.arch, *e.plan, e.placement, r.devices, r.kv, o, run.c, r.host_link);
+    e.speed = placed_speed(r.model.arch, *e.plan, e.placement, r.devices, kv, o, run.c, r.host_link);
     if (!(e.speed.decode_tps > 0)) continue;
     const SpeedRange tg = speed_range(c, "tg", e.speed.group, id), pp = speed_range(c, "pp", e.speed.group, id);
     run.tg_lo = tg.low;

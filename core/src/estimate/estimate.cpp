@@ -142,6 +142,15 @@ SpeedOptions speed_options(const EstimateRequest& r) {
   return o;
 }
 
+KvOptions speed_kv_options(const EstimateRequest& r, const Estimate& e) {
+  KvOptions k = r.kv;
+  if (server_engine(r.engine) && e.vllm) {
+    k.engine_layer_bytes_256 = vllm_speed_layer_bytes(r.model.arch, e.vllm->kv_cache_dtype, r.engine == "sglang");
+    k.engine_indexer_key_bytes = vllm_indexer_key_bytes(r.model.arch);
+  }
+  return k;
+}
+
 namespace {
 
 // The model reference's own vision projector file, when it names one: a header registered
@@ -746,14 +755,15 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   if (r.engine == "mlx") {
     // mlx-lm's own speed (speed/mlx_speed.hpp): calibrated on public mlx-lm runs.
     if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit")
-      e.speed = mlx_speed(memo_mlx_speed(cat), coef, a, *e.plan, r.device, r.kv, speed_options(r), r.model.id);
+      e.speed = mlx_speed(memo_mlx_speed(cat), coef, a, *e.plan, r.device, r.kv, r.mlx.kv_bits, r.mlx.kv_group,
+                          speed_options(r), r.model.id);
   } else if (ctx.speed && !llamacpp_runs_on(coef, r.device, &not_run)) {
     // No llama.cpp backend for this device (data/engines.json): a server engine that runs there
     // gets the speed model on the device's own figures; llama.cpp says why it has none.
     if (server_engine(r.engine)) server_speed_from_device_figures(cat, r, e, coef, speed_options(r));
     else e.speed.unavailable = not_run;
   } else if (ctx.speed && r.device.bandwidth_gbs > 0 && e.verdict != "no_fit") {
-    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, r.kv, speed_options(r), coef, r.host_link);
+    e.speed = placed_speed(a, *e.plan, e.placement, r.devices, speed_kv_options(r, e), speed_options(r), coef, r.host_link);
     attach_speed_basis(e.speed, coef, r.model.id, e.plan->quant, r.device, r.count, a.is_moe());
     server_decode_speed(cat, r, e, coef);  // vLLM / SGLang across GPUs: tensor parallel, not a layer split
   }

@@ -84,10 +84,13 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
   kv.per_layer.assign(a.layers.size(), 0);
 
   KvGroup full{"full"}, swa{"sliding"}, chunk{"chunked"}, mla{"mla"}, rec{"recurrent"};
-  // DeepSeek V3.2's lightning-indexer keys (llama.cpp llama_kv_cache_dsa: a second K-only cache
-  // beside the MLA one, same cells, one key of indexer_head_dim per layer, type -ctk).
+  // DeepSeek V3.2's and GLM-5's lightning-indexer keys (llama.cpp llama_kv_cache_dsa: a second
+  // K-only cache beside the MLA one, same cells, one key of indexer_head_dim per layer, type -ctk).
+  // src/llama-model.cpp create_memory builds it for LLM_ARCH_DEEPSEEK32 and LLM_ARCH_GLM_DSA alike;
+  // for GLM_DSA its filter_lid keeps only the layers whose indexer is "full" (PR #26474, merged
+  // 2026-08-02; GLM-5.2's shared layers reuse an earlier layer's top-k).
   KvGroup idx{"indexer"};
-  const bool dsa = a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0;
+  const bool dsa = (a.gguf_arch == "deepseek32" || a.gguf_arch == "glm-dsa") && a.indexer_head_dim > 0;
   // DeepSeek V4: ratio-4 (CSA, with indexer keys) and ratio-128 (HCA) compressed caches.
   KvGroup csa{"compressed"}, hca{"compressed"};
   std::uint64_t dsv4_compressed_per_token = 0;
@@ -147,7 +150,7 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
       }
     }
     std::uint64_t b = add_layer(*g, cells, per_tok, streams);
-    if (dsa && L.attn == AttnKind::MLA) {
+    if (dsa && L.attn == AttnKind::MLA && !L.indexer_shared) {
       // llama_kv_cache_dsa's constructor builds the indexer cache with the MLA cache's kv_size,
       // n_seq_max and type_k: ggml_new_tensor_3d(type_k, indexer_head_size, kv_size, n_stream).
       b += add_layer(idx, cells, row(o.type_k, a.indexer_head_dim), streams);

@@ -638,6 +638,34 @@ Dims read_dimensions(const json& c, const json& config, const std::string& mt, c
   return d;
 }
 
+// GLM-5.2's indexers (llama.cpp src/models/glm-dsa.cpp, load_arch_hparams): a "shared" layer reuses
+// the previous full layer's top-k and keeps no indexer keys (src/llama-model.cpp, create_memory:
+// llama_kv_cache_dsa's filter_lid passes only is_indexer_full layers for LLM_ARCH_GLM_DSA). The
+// config's indexer_types names each layer; without it llama.cpp takes every layer as full below a
+// 1,048,576-token training context (GLM-5 and 5.1) and GLM-5.2's pattern above it (layers 0 and 1,
+// then every fourth from 2: GLM_5_2_DEFAULT_INDEXER_TYPES).
+void read_indexer_types(const json& c, const std::string& path, std::int64_t n_layer, Architecture& a) {
+  const std::string p = join_path(path, "indexer_types");
+  std::vector<bool> shared(static_cast<std::size_t>(n_layer), false);
+  if (c.contains("indexer_types") && !c["indexer_types"].is_null()) {
+    const json& t = c["indexer_types"];
+    if (!t.is_array() || static_cast<std::int64_t>(t.size()) != n_layer)
+      throw InputError("bad_value", p, "indexer_types must name every one of the " + std::to_string(n_layer) + " layers");
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      const std::string v = t[i].is_string() ? t[i].get<std::string>() : "";
+      if (v != "full" && v != "shared")
+        throw InputError("bad_value", join_path(p, std::to_string(i)), "an indexer type is \"full\" or \"shared\"");
+      shared[i] = v == "shared";
+    }
+    if (n_layer > 0 && shared[0])
+      throw InputError("bad_value", join_path(p, "0"), "the first indexer must be \"full\": a shared one reuses an earlier layer's");
+  } else if (a.n_ctx_train >= 1048576) {
+    for (std::int64_t il = 2; il < n_layer; ++il) shared[static_cast<std::size_t>(il)] = (il - 2) % 4 != 0;
+  }
+  for (std::int64_t il = 0; il < n_layer && il < static_cast<std::int64_t>(a.layers.size()); ++il)
+    a.layers[static_cast<std::size_t>(il)].indexer_shared = shared[static_cast<std::size_t>(il)];
+}
+
 // Biases, norms, gates and fused projections, by family or by the config's own flags.
 void read_tensor_flags(const json& c, const std::string& mt, const std::string& path, Architecture& a) {
   a.qkv_bias = opt_bool(c, "attention_bias", path).value_or(mt == "qwen2" || mt == "qwen2_moe");
@@ -919,6 +947,7 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5" || mt == "deepseek_v32")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));
+  if (mt == "glm_moe_dsa") read_indexer_types(c, path, d.n_layer, a);
   check_architecture_scale(a, path);
   return a;
 }

@@ -99,9 +99,11 @@ void attention(Builder& b, const Architecture& a, const LayerSpec& L, int il) {
     // (llama.cpp src/models/kimi-k3.cpp, load_arch_tensors: attn_gate {n_embd, n_head x v_head_dim}).
     if (a.mla_out_gate) b.add(blk(il, "attn_gate.weight"), {E, L.n_head * m.v_head_dim}, il, TensorRole::AttnOther);
     b.add(blk(il, "attn_output.weight"), {L.n_head * m.v_head_dim, E}, il, TensorRole::AttnOut);
-    if (a.indexer_heads > 0 && a.gguf_arch == "deepseek32") {
+    if (a.indexer_heads > 0 && (a.gguf_arch == "deepseek32" || a.gguf_arch == "glm-dsa")) {
       // DeepSeek V3.2's lightning indexer as llama.cpp loads it (src/models/deepseek32.cpp,
       // llama_model_deepseek32::load_arch_tensors): a LayerNorm with bias on its single key head.
+      // GLM-5's are the same five tensors on every layer, "shared" indexer layers too
+      // (src/models/glm-dsa.cpp, llama_model_glm_dsa::load_arch_tensors).
       const std::int64_t ih = a.indexer_heads, id = a.indexer_head_dim;
       b.add(blk(il, "indexer.k_norm.weight"), {id}, il, TensorRole::Norm);
       b.add(blk(il, "indexer.k_norm.bias"), {id}, il, TensorRole::Bias);

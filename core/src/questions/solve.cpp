@@ -73,7 +73,7 @@ Estimate Solver::run(EstimateRequest r, bool speed) {
 
 double Solver::full_speed(const EstimateRequest& r, const Estimate& e) const {
   if (r.device.bandwidth_gbs <= 0) return 0;
-  return finite_or_zero(placed_speed(r.model.arch, *e.plan, e.full, r.devices, r.kv, speed_options(r), coef_, r.host_link).decode_tps);
+  return finite_or_zero(placed_speed(r.model.arch, *e.plan, e.full, r.devices, speed_kv_options(r, e), speed_options(r), coef_, r.host_link).decode_tps);
 }
 
 // The request's one context (request.hpp): every engine step reads it from here.

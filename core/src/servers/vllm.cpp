@@ -80,7 +80,47 @@ DsaCell dsa_cell(const Architecture& m, int edt, bool sglang) {
   return c;
 }
 
+// One layer's cache on one rank: bytes a token adds to an attention or MLA layer, the whole
+// state of a recurrent one (vllm/v1/kv_cache_interface.py, the specs' page_size_bytes over
+// block_size; vllm_budget pages these).
+std::uint64_t layer_cell_bytes(const Architecture& m, const LayerSpec& ly, int edt, int tp, bool sglang) {
+  const int act_dt = m.native_dtype == "fp32" ? 4 : 2;
+  if (ly.attn == AttnKind::MLA) {
+    if (is_dsa(m)) {
+      // The latent and the indexer keys of a layer need the same token slots, so vLLM pages
+      // both specs in one group whose page is their sum (vllm/v1/kv_cache_interface.py,
+      // UniformTypeKVCacheSpecs.page_size_bytes); SGLang adds the indexer to its cell.
+      const DsaCell c = dsa_cell(m, edt, sglang);
+      return c.latent + c.indexer;
+    }
+    return static_cast<std::uint64_t>((m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
+  }
+  if (ly.attn == AttnKind::Linear) return static_cast<std::uint64_t>(recurrent_elems(m) * act_dt / tp);
+  const std::int64_t kvh = std::max<std::int64_t>(1, ly.n_head_kv / tp);
+  return static_cast<std::uint64_t>(kvh * (ly.head_dim_k + ly.head_dim_v) * edt);
+}
+
 }  // namespace
+
+std::uint64_t vllm_layer_cache_bytes(const Architecture& a, const LayerSpec& ly, const std::string& kv_cache_dtype,
+                                     int tp, bool sglang_cells) {
+  if (ly.is_mtp || ly.attn == AttnKind::None || (!ly.has_kv && ly.attn != AttnKind::Linear)) return 0;
+  return layer_cell_bytes(a, ly, dtype_bytes(kv_cache_dtype, a), std::max(1, tp), sglang_cells);
+}
+
+std::vector<std::uint64_t> vllm_speed_layer_bytes(const Architecture& a, const std::string& kv_cache_dtype,
+                                                  bool sglang_cells) {
+  std::vector<std::uint64_t> out;
+  if (is_dsv4(a)) return out;
+  out.reserve(a.layers.size());
+  for (const auto& ly : a.layers) {
+    const std::uint64_t c = vllm_layer_cache_bytes(a, ly, kv_cache_dtype, 1, sglang_cells);
+    out.push_back(ly.attn == AttnKind::Linear ? c : 256u * c);
+  }
+  return out;
+}
+
+std::uint64_t vllm_indexer_key_bytes(const Architecture& a) { return is_dsa(a) ? dsa_cell(a, 2, false).indexer : 0; }
 
 std::string vllm_quantization_flag(const std::string& q) {
   // Pre-quantized checkpoints announce their method in config.json; the flag just states it.
@@ -246,7 +286,9 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
     // Linear and K3 mark their KDA layers so).
     if ((ly.is_mtp && !o.load_mtp) || ly.attn == AttnKind::None || (!ly.has_kv && ly.attn != AttnKind::Linear)) return;
     std::string kind = "full";
-    std::uint64_t page = 0;
+    // A token's bytes (the state of a recurrent layer), as vllm_layer_cache_bytes gives them.
+    const std::uint64_t cell = layer_cell_bytes(m, ly, edt, tp, o.sglang_cells);
+    std::uint64_t page = ly.attn == AttnKind::Linear ? cell : static_cast<std::uint64_t>(B) * cell;
     if (ly.attn == AttnKind::MLA) {
       kind = "mla";  // one latent per token, not split by TP, no K/V pair
       // vLLM counts MLA as one KV head (vllm/config/model.py ModelConfig.get_num_kv_heads), and a
@@ -254,29 +296,20 @@ VllmBudget vllm_budget(const Architecture& a, const TensorPlan& plan, double tot
       b.kv_copies = std::max(b.kv_copies, tp);
       b.kv_copies_code = "mla_latent";
       if (is_dsa(m)) {
-        // The latent and the indexer keys of a layer need the same token slots, so vLLM pages
-        // both specs in one group whose page is their sum (vllm/v1/kv_cache_interface.py,
-        // UniformTypeKVCacheSpecs.page_size_bytes); SGLang adds the indexer to its cell.
         const DsaCell c = dsa_cell(m, edt, o.sglang_cells);
-        page = static_cast<std::uint64_t>(B) * (c.latent + c.indexer);
         b.kv_latent_bytes_per_token += c.latent;
         b.kv_indexer_bytes_per_token += c.indexer;
         b.sparse_top_k = m.indexer_top_k;
         b.sparse_kind = "dsa";
-      } else {
-        page = static_cast<std::uint64_t>(B * (m.mla.kv_lora_rank + m.mla.qk_rope_dim) * edt);
       }
     } else if (ly.attn == AttnKind::Linear) {
       kind = "mamba";
-      page = static_cast<std::uint64_t>(recurrent_elems(m) * act_dt / tp);
     } else {
-      const std::int64_t kvh = std::max<std::int64_t>(1, ly.n_head_kv / tp);
       if (ly.n_head_kv > 0 && ly.n_head_kv < tp)  // each KV head kept on tp / n_head_kv ranks
         if (tp / ly.n_head_kv > b.kv_copies) {
           b.kv_copies = static_cast<int>(tp / ly.n_head_kv);
           b.kv_copies_code = "kv_heads_below_tp";
         }
-      page = static_cast<std::uint64_t>(B * kvh * (ly.head_dim_k + ly.head_dim_v) * edt);
       if (ly.attn == AttnKind::Sliding) kind = "sliding";
       if (ly.attn == AttnKind::Chunked) kind = "chunked";
     }

@@ -339,7 +339,9 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
       continue;
     }
     const TensorPlan plan = plan_quantization(m->arch, q->id);
-    const KvOptions kv;  // F16 cache, flash attention: what kv_read_bytes needs
+    KvOptions kv;  // F16 cache, flash attention: what kv_read_bytes needs
+    // The runs are at mlx-lm's default 16-bit cache, read as mlx_speed reads it.
+    if (mlx_mla_layout(m->arch).cache != MlxMlaCache::Unknown) kv.engine_layer_bytes_256 = mlx_speed_layer_bytes(m->arch, 0, 64);
     SpeedOptions o;
     o.prompt = std::max<std::int64_t>(1, r.value("prompt", 512));
     o.gen = std::max<std::int64_t>(1, r.value("gen", 128));
@@ -434,15 +436,23 @@ MlxSpeedParams fit_mlx_speed(const Catalog& cat) {
   return p;
 }
 
+std::vector<std::uint64_t> mlx_speed_layer_bytes(const Architecture& a, int kv_bits, int kv_group) {
+  static_assert(kMlxKvStep == 256, "mlx_kv_cache at 256 tokens holds exactly 256 cells");
+  return mlx_kv_cache(a, kMlxKvStep, kv_bits, kv_group).per_layer;
+}
+
 SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, const Architecture& a,
-                      const TensorPlan& plan, const Device& d, const KvOptions& kv, const SpeedOptions& o,
-                      const std::string& model_id) {
+                      const TensorPlan& plan, const Device& d, const KvOptions& kv, int kv_bits, int kv_group,
+                      const SpeedOptions& o, const std::string& model_id) {
   const SpeedCoefficients c = mlx_coefficients(p, base);
   SpeedOptions mo = o;
   mo.n_ubatch = kMlxPrefillStep;
   mo.backend = "metal";
   KvOptions k = kv;
   k.flash_attn = true;  // mx.fast.scaled_dot_product_attention reads K and V once per step
+  // The cache mlx-lm holds (QuantizedKVCache's packed values with their scales and biases at
+  // kv_bits), not llama.cpp's at -ctk / -ctv: the bytes the memory figure counts.
+  k.engine_layer_bytes_256 = mlx_speed_layer_bytes(a, kv_bits, kv_group);
   // MLA layers mlx-lm decompresses (mlx_mla_layout PerHead) read and attend over every head's keys
   // and values, as full attention does.
   SpeedResult s = estimate_speed(mlx_attention_view(a), plan, d, k, mo, c);

@@ -142,13 +142,19 @@ ModelWork model_work(const Architecture& a, const TensorPlan& plan, const Tensor
 }
 
 double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t depth, const LayerFilter& on_device) {
-  // Per-token bytes of each layer, from the cache sized for 256 cells (one padded block, one stream).
-  KvOptions one = kv;
-  one.n_ctx = 256;
-  one.n_seq = 1;
-  one.unified = true;
-  one.swa_full = false;
-  const KvCache c = llamacpp_kv_cache(a, one);
+  // Per-token bytes of each layer, from the cache sized for 256 cells (one padded block, one
+  // stream): the engine's own cache when it keeps one (KvOptions::engine_layer_bytes_256).
+  std::vector<std::uint64_t> own;
+  const bool engine = kv.engine_layer_bytes_256.size() == a.layers.size() && !a.layers.empty();
+  if (!engine) {
+    KvOptions one = kv;
+    one.n_ctx = 256;
+    one.n_seq = 1;
+    one.unified = true;
+    one.swa_full = false;
+    own = llamacpp_kv_cache(a, one).per_layer;
+  }
+  const std::vector<std::uint64_t>& per_layer = engine ? kv.engine_layer_bytes_256 : own;
   const double d = static_cast<double>(std::max<std::int64_t>(0, depth));
   double total = 0;
   for (std::size_t il = 0; il < a.layers.size(); ++il) {
@@ -171,7 +177,7 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
       }
       continue;
     }
-    double layer_bytes = static_cast<double>(c.per_layer[il]);
+    double layer_bytes = static_cast<double>(per_layer[il]);
     // Without flash attention the KQ and KQV matmuls broadcast each KV head over its group of
     // query heads (ggml mul_mat broadcasting over dim 2), so K and V stream once per query head
     // of the group rather than once; the fused flash-attention kernel reads them once.
@@ -185,7 +191,9 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
       case AttnKind::MLA:
         if (kv.dsa_gather && a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0 && a.indexer_top_k > 0) {
           // Every indexer key is scored; the latent is read for at most index_topk entries.
-          const double ikey = static_cast<double>(ggml_row_bytes(kv.type_k, static_cast<std::uint64_t>(a.indexer_head_dim)));
+          const double ikey = engine && kv.engine_indexer_key_bytes > 0
+                                  ? static_cast<double>(kv.engine_indexer_key_bytes)
+                                  : static_cast<double>(ggml_row_bytes(kv.type_k, static_cast<std::uint64_t>(a.indexer_head_dim)));
           total += ikey * d + (layer_bytes / 256.0 - ikey) * std::min(d, static_cast<double>(a.indexer_top_k));
           break;
         }

@@ -27,6 +27,16 @@ struct KvOptions {
   // llama.cpp reads under a -inf mask (src/llama-graph.cpp, build_attn for the k_dsa input).
   // Speed only (kv_read_bytes); the cache's size is the same.
   bool dsa_gather = false;
+  // An engine that keeps its own cache rather than llama.cpp's at type_k / type_v (MLX's
+  // QuantizedKVCache at kv_bits, vLLM's and SGLang's pages at kv_cache_dtype): each layer's bytes
+  // for 256 tokens of context (a recurrent layer's whole state), indexed as Architecture::layers,
+  // taken from the same function that sizes that engine's cache. Empty = llama.cpp's own cache.
+  // Speed only: kv_read_bytes reads these, so speed and memory count one cache.
+  std::vector<std::uint64_t> engine_layer_bytes_256;
+  // With those: the bytes of one lightning-indexer key in that cache (vLLM's and SGLang's FP8 key
+  // with its scales), which a DeepSeek-sparse-attention decode reads for every token (dsa_gather);
+  // 0 = a key at type_k.
+  std::uint64_t engine_indexer_key_bytes = 0;
 };
 
 /// Bytes for one group of layers that size their cache the same way.

@@ -56,6 +56,9 @@ struct LayerSpec {
   FfnKind ffn = FfnKind::Dense;
   std::int64_t n_ff = 0;       // dense intermediate size (Dense layers)
   bool is_mtp = false;         // extra next-token-prediction layer (not used for normal decode)
+  // A "shared" sparse-attention indexer (GLM-5.2's indexer_types): the layer reuses the previous
+  // full indexer layer's top-k, so llama.cpp keeps no indexer keys for it (kv_cache.hpp).
+  bool indexer_shared = false;
   std::int64_t compress_ratio = 0;  // Compressed layers: tokens per compressed entry (0: window only)
 };
 

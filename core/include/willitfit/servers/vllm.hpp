@@ -152,6 +152,24 @@ struct VllmBudget {
 /// that asks for one is a coded error.
 bool tensor_parallel_accepted(const Architecture& arch, int tp);
 
+/// One layer's cache on one rank of `tp`, as vllm_budget pages it (SGLang's cell with
+/// `sglang_cells`): bytes per token of context for an attention or MLA layer (its page over the
+/// block size), the whole state for a recurrent layer, 0 for a layer that caches nothing or an MTP
+/// layer. `kv_cache_dtype` as the budget reads it (auto = the compute dtype); throws InputError
+/// bad_value for an unknown one.
+std::uint64_t vllm_layer_cache_bytes(const Architecture& arch, const LayerSpec& layer, const std::string& kv_cache_dtype,
+                                     int tp, bool sglang_cells);
+
+/// Every layer's cache for 256 tokens on one device (KvOptions::engine_layer_bytes_256): what the
+/// speed model reads per token under vLLM or SGLang at that cache dtype; a recurrent layer's state
+/// once. Empty for DeepSeek V4, whose compressed caches the speed model reads by their own rule.
+std::vector<std::uint64_t> vllm_speed_layer_bytes(const Architecture& arch, const std::string& kv_cache_dtype,
+                                                  bool sglang_cells);
+
+/// One lightning-indexer key of DeepSeek sparse attention as both servers cache it (FP8 values
+/// with a float32 scale per 128, whatever kv_cache_dtype says); 0 for a model without one.
+std::uint64_t vllm_indexer_key_bytes(const Architecture& arch);
+
 /// vLLM's budget on each rank. `plan` is the checkpoint (BF16, FP8, AWQ …), `total_gib` each
 /// GPU's memory as the driver reports it (usable_memory). Throws InputError for a tensor
 /// parallel size that does not divide the attention heads, or a bad kv_cache_dtype.

@@ -119,9 +119,15 @@ struct MlxSpeedParams {
 MlxSpeedParams fit_mlx_speed(const Catalog& cat);
 
 /// Speed of one request on one Apple device: the speed.hpp result with MLX's coefficients, its
-/// range from the held-out spread, and `basis` {code: "mlx_fitted"|"measured", rows …}.
+/// range from the held-out spread, and `basis` {code: "mlx_fitted"|"measured", rows …}. The cache
+/// each decode step reads is mlx_kv_cache's at `kv_bits` / `kv_group` (mlx_speed_layer_bytes),
+/// the one the memory figure holds.
 SpeedResult mlx_speed(const MlxSpeedParams& p, const SpeedCoefficients& base, const Architecture& a, const TensorPlan& plan, const Device& d,
-                      const KvOptions& kv, const SpeedOptions& o, const std::string& model_id);
+                      const KvOptions& kv, int kv_bits, int kv_group, const SpeedOptions& o, const std::string& model_id);
+
+/// Each layer's bytes in mlx_kv_cache for 256 tokens (KvOptions::engine_layer_bytes_256): what
+/// the speed model reads per token of context under MLX, quantized or not.
+std::vector<std::uint64_t> mlx_speed_layer_bytes(const Architecture& a, int kv_bits, int kv_group);
 
 /// The accuracy report's `mlx` block: coefficients, fitted / held-out counts and errors, rows.
 nlohmann::json mlx_accuracy_json(const MlxSpeedParams& p);
