@@ -20,7 +20,7 @@ namespace {
 // {"@repeat": N, "of": v} stands for N copies of v. "@nested:N" (N nested arrays, kept short in
 // the table, deep in the request) is left as a string here and written into the request's text
 // once it is serialized (nested_text): serializing a value thousands of levels deep recurses once
-// per level, which overflowed the stack of the unoptimized sanitizer build.
+// per level, which overflows the stack of an unoptimized sanitizer build.
 json expand(const json& v) {
   if (v.is_object() && v.contains("@repeat")) {
     json out = json::array();
