@@ -263,6 +263,12 @@ export interface CheapestSetup {
   decode_tps_low: number; total_bytes: number;
 }
 
+/**
+ * A runs_on entry's model: its parameter counts (not billions) as the estimate computes them, the
+ * same figures as an estimate's `model.params_total` and `params_active`.
+ */
+export interface RunsOnModel { id: string; name: string; params_total: number; params_active: number }
+
 /** What one change of solve 'make_it_fit' achieves (`items[].outcome`), said first on its line. */
 export type FixOutcome = 'runs' | 'runs_offloaded' | 'too_slow';
 

@@ -104,7 +104,8 @@ export async function renderDevice(alive) {
     const m = e.model;
     const cells = [
       link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), m.name),
-      m.params_active_b && m.params_active_b < m.params_total_b ? aside(L, paramsText(m.params_total_b * 1e9, L), `${paramsText(m.params_active_b * 1e9, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total_b * 1e9, L),
+      // The counts the estimate computes (the core's params_total/params_active), the model page's figures.
+      m.params_active < m.params_total ? aside(L, paramsText(m.params_total, L), `${paramsText(m.params_active, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total, L),
       e.quant,
       qualityCell(e),
       gib(e.memory.total_bytes, L, 1),
@@ -119,7 +120,7 @@ export async function renderDevice(alive) {
   const headBelow = [T('model'), T('params'), T('dp_would_run'), T('verdict'), T('dp_needs')];
   const mkBelow = (/** @type {any} */ e) => [
     link(urlFor({ view: 'main', model: e.model.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), e.model.name),
-    paramsText(e.model.params_total_b * 1e9, L),
+    paramsText(e.model.params_total, L),
     h('span', null, `${e.quant} · `, qualityCell(e), e.speed ? ` · ${spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L)}` : ''),
     T(e.below_floor === 'speed' ? 'dp_below_speed' : 'dp_below_quality'),
     h('span', null, (e.needs || []).map((/** @type {any} */ n, /** @type {number} */ i) => h('span', { class: 'need', dataset: { code: n.code } }, i ? '; ' : '', needText(n)))),
