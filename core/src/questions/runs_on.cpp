@@ -287,7 +287,7 @@ json runs_on(const Catalog& cat, const json& q) {
   std::string engine = "llama.cpp";
   if (!has("llama.cpp")) engine = has("vllm") ? "vllm" : has("sglang") ? "sglang" : "";
   const bool engine_runs = !engine.empty();
-  json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+  json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"device_type", device_type_json(d)}, {"memory_gib", d.memory_gib},
                            {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", d.engines}}},
                {"engine_runs", engine_runs},
                {"engine", engine.empty() ? json() : json(engine)},
