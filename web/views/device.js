@@ -8,7 +8,8 @@ import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { devicePageName, paramsText, ruleFromCode, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { kindKey } from '../device-name.js';
 import { renderBuyInto } from './buy.js';
 import { engineName, qualityText } from './main.js';
 import { market } from './cost.js';
@@ -16,6 +17,16 @@ import { market } from './cost.js';
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const GiB = 1024 ** 3;
 /** Engine ids as people write them. */
+
+/**
+ * A device page's tab title and meta description (og:title and og:description copy them), named
+ * by the one rule (devicePageName): the app's title setter and the page draw the same words.
+ * @param {any} d @param {string} L
+ */
+export function devicePageMeta(d, L) {
+  const name = devicePageName(d, L);
+  return { title: t(L, 'dp_doc_title', { device: name }), description: t(L, 'dp_doc_desc', { device: name, memory: gibExact(d.memory_gib * GiB, L) }) };
+}
 
 /** @param {() => boolean} alive */
 export async function renderDevice(alive) {
@@ -26,10 +37,12 @@ export async function renderDevice(alive) {
     fill('dp-facts'); fill('dp-usable'); fill('dp-runs');
     return;
   }
-  const name = shownName(d, L);
+  // One rule for the device's name on its page (title, h1, og:title, description), live and prerendered.
+  const name = devicePageName(d, L);
   text('dp-title', T('dp_title', { 0: name }));
   text('dp-lead', '');
-  setPageMeta(T('dp_doc_title', { device: name }), T('dp_doc_desc', { device: name, memory: gibExact(d.memory_gib * GiB, L) }));
+  const meta = devicePageMeta(d, L);
+  setPageMeta(meta.title, meta.description);
   // The device's usable memory, read off an estimate of a small model at the core's defaults.
   const base = { ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), hw: state.hw, ram: state.ram };
   let probe;
@@ -48,7 +61,7 @@ export async function renderDevice(alive) {
     return m && x ? h('span', null, v, ' ', m, h('span', { class: 'unc-why', 'aria-hidden': 'true' }, ` ${uncertainWhy(x, L)}`)) : v;
   };
   const facts = [
-    [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
+    [T('vendor'), d.vendor || '—'], [T('kind'), T(kindKey(d))],
     // GiB, the unit of every memory figure here, to the hundredth where the catalog's size is not
     // whole (a driver-reported total); where the vendor sells it as another number of GB (B200:
     // 180 GB, 179 GiB), that figure beside it, named as the vendor's, so the name's "180 GB" and
@@ -67,8 +80,8 @@ export async function renderDevice(alive) {
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gibExact(probe.memory.physical_bytes, L) })),
-    h('p', null, ruleFromCode(probe.memory.usable_rule_code, L)),
-    h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
+    h('p', null, ruleFromCode(probe.memory.usable_rule_code, L, probe.hardware.device_type)),
+    h('p', { class: 'note' }, T(kindKey(d) === 'kind_gpu' ? 'dp_usable_gpu' : d.kind === 'gpu' ? 'dp_usable_accel' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
   // quantization, sorted fits, offload (with RAM), no fit.
