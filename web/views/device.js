@@ -3,7 +3,7 @@
 // and why (the core's usable-memory rule), and every catalog model ranked by what runs on it:
 // the core's runs-on list (best format that runs at the default context, best first).
 import { estimate, runsOn } from '../client.js';
-import { deviceInfo, quants, request } from '../catalog.js';
+import { deviceInfo, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
@@ -117,8 +117,9 @@ export async function renderDevice(alive) {
     const m = e.model;
     const cells = [
       link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), m.name),
-      // The counts the estimate computes (the core's params_total/params_active), the model page's figures.
-      m.params_active < m.params_total ? aside(L, paramsText(m.params_total, L), `${paramsText(m.params_active, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total, L),
+      // The counts the estimate computes (the core's params_total/params_active), the model page's
+      // figures; the active count beside it for a mixture of experts (the core's topology_code).
+      modelInfo(m.id)?.topology_code?.ffn === 'moe' ? aside(L, paramsText(m.params_total, L), `${paramsText(m.params_active, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total, L),
       e.quant,
       qualityCell(e),
       gib(e.memory.total_bytes, L, 1),
