@@ -648,13 +648,13 @@ TEST_CASE("every document that names a device says what the vendor calls it: the
     REQUIRE_FALSE(ro.contains("error"));
     CHECK(ro["device"]["device_type"] == type);
   }
-  // The estimate's hardware (the pair page and the per-device table) carries it too; a Mac, none.
+  // The estimate's hardware (the pair page and the per-device table) carries it too; a Mac is named by its kind.
   const nlohmann::json e = nlohmann::json::parse(api_estimate(cat, nlohmann::json{{"model", "Qwen/Qwen3-0.6B"}, {"hardware", "huawei-ascend-910b"}, {"engine", "vllm"}}.dump()));
   REQUIRE_FALSE(e.contains("error"));
   CHECK(e["hardware"]["device_type"] == "npu");
   const nlohmann::json mac = nlohmann::json::parse(api_estimate(cat, nlohmann::json{{"model", "Qwen/Qwen3-0.6B"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}}.dump()));
   REQUIRE_FALSE(mac.contains("error"));
-  CHECK(mac["hardware"]["device_type"].is_null());
+  CHECK(mac["hardware"]["device_type"] == "apple");
 }
 
 // The LLVM processor name is a fact of its own: its source and the day it was read, both checked.

@@ -258,9 +258,9 @@ export type CompareCode = 'priced_gpu' | 'priced_large_memory' | 'no_price' | 'c
 
 /**
  * What the vendor calls a discrete device (the catalog's `device_type`, "gpu" when it states none):
- * the word the page names it and its memory by. Null for kind apple, unified and cpu.
+ * the word the page names it and its memory by; for kind apple, unified and cpu the kind itself.
  */
-export type DeviceType = 'gpu' | 'npu' | 'accelerator' | null;
+export type DeviceType = 'gpu' | 'npu' | 'accelerator' | 'apple' | 'unified' | 'cpu';
 
 /** A setup solve 'cheapest' names in `setups[]`: the cheapest of its kind, one per code. */
 export interface CheapestSetup {

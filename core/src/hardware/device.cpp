@@ -40,14 +40,14 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   // memory_gib. Absent, the two are one number.
   if (f.is_object() && f.contains("memory_sold_gb") && f["memory_sold_gb"].is_number()) out["memory_sold_gb"] = f["memory_sold_gb"];
   // What the vendor calls a discrete device (gpu, npu, accelerator): the page's word for it and
-  // for its memory. Null for Apple, unified-memory and CPU entries, which the kind names.
+  // for its memory; an Apple, unified-memory or CPU entry is named by its kind.
   out["device_type"] = device_type_json(d);
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
 }
 
 nlohmann::json device_type_json(const Device& d) {
-  if (d.kind != DeviceKind::Gpu) return nullptr;
+  if (d.kind != DeviceKind::Gpu) return device_kind_name(d.kind);
   const nlohmann::json& f = d.facts;
   if (f.is_object() && f.contains("device_type") && f["device_type"].is_string()) return f["device_type"];
   return "gpu";
