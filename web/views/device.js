@@ -8,7 +8,7 @@ import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { devicePageName, paramsText, ruleFromCode, setPageMeta, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { devicePageName, paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { kindKey } from '../device-name.js';
 import { renderBuyInto } from './buy.js';
 import { engineName, qualityText } from './main.js';
@@ -39,6 +39,8 @@ export async function renderDevice(alive) {
   }
   // One rule for the device's name on its page (title, h1, og:title, description), live and prerendered.
   const name = devicePageName(d, L);
+  // In a sentence, the name as other pages' sentences say it (no size beside it).
+  const said = shownName(d, L);
   text('dp-title', T('dp_title', { 0: name }));
   text('dp-lead', '');
   const meta = devicePageMeta(d, L);
@@ -97,7 +99,7 @@ export async function renderDevice(alive) {
   if (list.engine_runs === false) {
     // llama.cpp has no backend for this device (the core's backends data): no figures at all.
     const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');
-    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: name })),
+    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: said })),
       h('p', null, others.length ? T('dp_no_engine_others', { 0: engineList(others) }) : T('dp_no_engine_none')));
     return;
   }
@@ -150,7 +152,7 @@ export async function renderDevice(alive) {
   const runsTable = stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.slice(0, ok.length > SHOW + 3 ? SHOW : ok.length).map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) });
   const rest = ok.length > SHOW + 3 ? ok.slice(SHOW) : [];
   fill('dp-runs', server ? h('p', { class: 'note', id: 'dp-engine-server', dataset: { engine: server } },
-    T('dp_engine_server', { device: name, engine: engineName(server) })) : null, runsTable,
+    T('dp_engine_server', { device: said, engine: engineName(server) })) : null, runsTable,
     rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
       stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
     h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)}\u00a0tok/s` })),
