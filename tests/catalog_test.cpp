@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_util.hpp"
+#include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/speed.hpp"
@@ -603,6 +604,57 @@ TEST_CASE("an AMD GPU's LLVM processor name is checked, and only AMD states one"
   REQUIRE(c.errors().size() == 1);
   CHECK(c.errors()[0].code == code);
   CHECK(c.errors()[0].path == "hardware/a.json#gpu-a.amd_gfx_target");
+}
+
+// What the vendor calls a device (NPU, AI accelerator) is a fact with its own source and day; a bad
+// value, a non-GPU kind or a missing source is a coded error at the field's path.
+TEST_CASE("a device's type (gpu, npu, accelerator) is checked, with its source and the day it was read", "[catalog][hardware]") {
+  auto load = [](const std::string& kind, const std::string& extra) {
+    const std::string doc = R"({"devices":[{"id":"dev-a","name":"A","vendor":"V","kind":")" + kind +
+        R"(","memory_gib":64,"bandwidth_gbs":1600,"fp16_tflops":100,)" + extra + R"("source":"https://example.org/a","checked":"2026-12-06"}]})";
+    return Catalog::load({{"hardware/a.json", doc}});
+  };
+  const std::string ok_src = R"("device_type_source":"https://example.org/npu","device_type_checked":"2026-12-06",)";
+  CHECK(load("gpu", R"("device_type":"npu",)" + ok_src).errors().empty());
+  CHECK(load("gpu", R"("device_type":"accelerator",)" + ok_src).errors().empty());
+  auto [kind, extra, code, field] = GENERATE(table<std::string, std::string, std::string, std::string>({
+      {"gpu", R"("device_type":"tpu","device_type_source":"https://example.org/npu","device_type_checked":"2026-12-06",)", "bad_value", "device_type"},
+      {"gpu", R"("device_type":1,"device_type_source":"https://example.org/npu","device_type_checked":"2026-12-06",)", "bad_type", "device_type"},
+      {"unified", R"("device_type":"npu","device_type_source":"https://example.org/npu","device_type_checked":"2026-12-06",)", "bad_value", "device_type"},
+      {"gpu", R"("device_type":"npu","device_type_checked":"2026-12-06",)", "missing_field", "device_type_source"},
+      {"gpu", R"("device_type":"npu","device_type_source":"vendor page","device_type_checked":"2026-12-06",)", "bad_value", "device_type_source"},
+      {"gpu", R"("device_type":"npu","device_type_source":"https://example.org/npu",)", "missing_field", "device_type_checked"},
+      {"gpu", R"("device_type":"npu","device_type_source":"https://example.org/npu","device_type_checked":"2026-02-30x",)", "bad_value", "device_type_checked"},
+  }));
+  CAPTURE(kind, extra);
+  const Catalog c = load(kind, extra);
+  REQUIRE(c.errors().size() == 1);
+  CHECK(c.errors()[0].code == code);
+  CHECK(c.errors()[0].path == "hardware/a.json#dev-a." + field);
+}
+
+TEST_CASE("every document that names a device says what the vendor calls it: the Ascend 910B an NPU, Gaudi 3 an accelerator, an RTX 4090 a GPU", "[catalog][hardware]") {
+  const Catalog& cat = wif_test::catalog();
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"huawei-ascend-910b", "npu"}, {"intel-gaudi-3", "accelerator"}, {"nvidia-rtx-4090", "gpu"}, {"metax-c500", "gpu"}};
+  const nlohmann::json hw = nlohmann::json::parse(api_list(cat, "hardware"));
+  for (const auto& [id, type] : cases) {
+    CAPTURE(id);
+    bool listed = false;
+    for (const auto& d : hw["hardware"])
+      if (d["id"] == id) { CHECK(d["device_type"] == type); listed = true; }
+    CHECK(listed);
+    const nlohmann::json ro = nlohmann::json::parse(api_runs_on(cat, nlohmann::json{{"hardware", id}}.dump()));
+    REQUIRE_FALSE(ro.contains("error"));
+    CHECK(ro["device"]["device_type"] == type);
+  }
+  // The estimate's hardware (the pair page and the per-device table) carries it too; a Mac is named by its kind.
+  const nlohmann::json e = nlohmann::json::parse(api_estimate(cat, nlohmann::json{{"model", "Qwen/Qwen3-0.6B"}, {"hardware", "huawei-ascend-910b"}, {"engine", "vllm"}}.dump()));
+  REQUIRE_FALSE(e.contains("error"));
+  CHECK(e["hardware"]["device_type"] == "npu");
+  const nlohmann::json mac = nlohmann::json::parse(api_estimate(cat, nlohmann::json{{"model", "Qwen/Qwen3-0.6B"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}}.dump()));
+  REQUIRE_FALSE(mac.contains("error"));
+  CHECK(mac["hardware"]["device_type"] == "apple");
 }
 
 // The LLVM processor name is a fact of its own: its source and the day it was read, both checked.

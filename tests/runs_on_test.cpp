@@ -98,6 +98,43 @@ TEST_CASE("every entry's request reproduces its verdict, memory and speed throug
   }
 }
 
+TEST_CASE("each row's parameter counts are the estimate's (Llama 3.1 70B: 70.6B, not the published 70B), as in the model listing", "[runs_on]") {
+  const json models = json::parse(api_list(cat(), "models"));
+  std::map<std::string, json> listed;
+  for (const auto& m : models["models"]) listed[m["id"].get<std::string>()] = m;
+  int checked = 0;
+  for (const json* r : {&mac512(), &rtx4090_ram()}) {
+    for (const auto& e : (*r)["models"]) {
+      const std::string id = e["model"]["id"];
+      if (id != "meta-llama/Llama-3.1-70B-Instruct" && id != "zai-org/GLM-4.5-Air" && id != "Qwen/Qwen3-0.6B") continue;
+      CAPTURE(id);
+      const json d = json::parse(api_estimate(cat(), e["request"].dump()));
+      REQUIRE_FALSE(d.contains("error"));
+      CHECK(e["model"]["params_total"] == d["model"]["params_total"]);
+      CHECK(e["model"]["params_active"] == d["model"]["params_active"]);
+      REQUIRE(listed.count(id));
+      CHECK(listed[id]["params_total"] == d["model"]["params_total"]);
+      CHECK(listed[id]["params_active"] == d["model"]["params_active"]);
+      ++checked;
+    }
+  }
+  CHECK(checked == 6);
+  // The case the device page showed: the published figure is 70, the computed count is not.
+  const json* llama = find(mac512()["models"], "meta-llama/Llama-3.1-70B-Instruct");
+  REQUIRE(llama);
+  const double b = (*llama)["model"]["params_total"].get<double>() / 1e9;
+  CHECK(b > 70.3);
+  CHECK(b < 71.0);
+  // A server engine's row (vLLM on a MetaX C500) carries the estimate's counts too.
+  const json mx = json::parse(api_runs_on(cat(), json{{"hardware", "metax-c500"}}.dump()));
+  REQUIRE_FALSE(mx.contains("error"));
+  REQUIRE_FALSE(mx["models"].empty());
+  const json& first = mx["models"][0];
+  const json d = json::parse(api_estimate(cat(), first["request"].dump()));
+  REQUIRE_FALSE(d.contains("error"));
+  CHECK(first["model"]["params_total"] == d["model"]["params_total"]);
+}
+
 TEST_CASE("the list is sorted: fits before offload before no_fit, and by quality band then model size within a tier", "[runs_on]") {
   for (const json* r : {&mac512(), &rtx4090_ram()}) {
     const json& ms = (*r)["models"];
@@ -114,7 +151,7 @@ TEST_CASE("the list is sorted: fits before offload before no_fit, and by quality
       }
       const int ba = band.at(a["quality"]), bb = band.at(b["quality"]);
       CHECK(ba <= bb);
-      if (ba == bb) CHECK(a["model"]["params_total_b"].get<double>() >= b["model"]["params_total_b"].get<double>());
+      if (ba == bb) CHECK(a["model"]["params_total"].get<double>() >= b["model"]["params_total"].get<double>());
     }
   }
 }
@@ -239,7 +276,7 @@ TEST_CASE("a device llama.cpp does not run on lists what vLLM runs there, each m
     const json &a = g["models"][i - 1], &b = g["models"][i];
     CHECK(tier_rank(a) <= tier_rank(b));
     if (a["tier"] == "fits" && b["tier"] == "fits")
-      CHECK(a["model"]["params_total_b"].get<double>() >= b["model"]["params_total_b"].get<double>());
+      CHECK(a["model"]["params_total"].get<double>() >= b["model"]["params_total"].get<double>());
   }
   // MetaX C500 (vLLM through vLLM-metax): a list too, under vLLM.
   const json m = json::parse(api_runs_on(cat(), json{{"hardware", "metax-c500"}}.dump()));

@@ -10,7 +10,7 @@ import { gib, num, times, tokens } from './format.js';
 import { applyStrings, aside, clauses, gap, labelled, t, tn } from './i18n.js';
 import { asideReason, initInputs, refreshSaved } from './inputs.js';
 import { attachSearch } from './search.js';
-import { chipLabel, deviceLabel, nameSize, productLabel } from './device-name.js';
+import { chipLabel, deviceLabel, kindKey, nameSize, productLabel } from './device-name.js';
 import { initHub, isHubText, openHub } from './views/hub.js';
 import { registerServiceWorker } from './pwa.js';
 import { copyLink, initShare, unpackConfig } from './share.js';
@@ -18,7 +18,7 @@ import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
 import { appPath, defaultOf, pageFor, queryFor, readUrl, setPages, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
 import { renderAccuracy } from './views/accuracy.js';
-import { renderDevice } from './views/device.js';
+import { devicePageMeta, renderDevice } from './views/device.js';
 import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
 import { costDrawn, resetElectricity } from './views/cost.js';
@@ -70,7 +70,7 @@ function hardwareOption(d) {
 
 function fillHardware() {
   const custom = Object.entries(store.devices()).map(([id, d]) => ({ value: id, label: deviceLabel({ ...d, custom: true }, state.lang), group: T('saved_group') }));
-  const cat = catalog.hardware.map((d) => ({ value: d.id, label: hardwareOption(d), group: aside(state.lang, d.vendor, T(`kind_${d.kind}`)) }));
+  const cat = catalog.hardware.map((d) => ({ value: d.id, label: hardwareOption(d), group: aside(state.lang, d.vendor, T(kindKey(d))) }));
   fillSelect(byId('hardware'), [...custom, ...cat]);
   fillSelect(byId('dp-device'), cat);
 }
@@ -298,10 +298,13 @@ function setTitle(r) {
   const model = r ? r.model.name : mi?.name || state.model;
   const hw = r ? hwName(r) : di ? productLabel(di, state.lang, catalog.hardware) ?? di.name : state.hw;
   const v = { model, hw };
-  document.title = T(`title_${state.view}_named`, v);
+  // A catalog device's page says what the page itself draws (device.js devicePageMeta: one rule
+  // for its name), so the title does not change when the page finishes drawing.
+  const dp = state.view === 'device' && di ? devicePageMeta(di, state.lang) : null;
+  document.title = dp ? dp.title : T(`title_${state.view}_named`, v);
   let meta = document.querySelector('meta[name="description"]');
   if (!meta) { meta = h('meta', { name: 'description' }); document.head.append(meta); }
-  meta.setAttribute('content', T(`desc_${state.view}`, v));
+  meta.setAttribute('content', dp ? dp.description : T(`desc_${state.view}`, v));
   // A query-string address of a state that has a prerendered page names that page as canonical.
   // A prerendered page showing its own state keeps the links it was built with.
   if (document.documentElement.dataset.query === queryFor()) return;

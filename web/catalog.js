@@ -2,6 +2,7 @@
 // The catalog as the page sees it: the core's listings (loaded once) plus the person's saved
 // custom models and devices, and the request document for a state. No numbers are derived here.
 import { call, list } from './client.js';
+import { params as paramsCount } from './format.js';
 import { defaultOf, setDefaults, state } from './state.js';
 import * as store from './store.js';
 
@@ -50,10 +51,10 @@ export function deviceInfo(id) {
   return hardware.find((d) => d.id === id) || null;
 }
 
-/** All models for search: catalog + saved custom ones. */
+/** All models for search: catalog + saved custom ones (each with the count an estimate computes). */
 export function searchItems() {
   const custom = Object.entries(store.models()).map(([id, m]) => ({ id, name: m.name, org: '', hint: 'config.json' }));
-  return [...custom, ...models.map((m) => ({ id: m.id, name: m.name, org: m.org, hint: `${m.params_total_b}B` }))];
+  return [...custom, ...models.map((m) => ({ id: m.id, name: m.name, org: m.org, hint: paramsCount(m.params_total, state.lang) }))];
 }
 
 /**

@@ -111,3 +111,12 @@ export function tableName(d, lang, all = []) {
 export function tableLabel(d, lang, all = []) {
   return deviceLabel(d, lang, all);
 }
+
+/**
+ * The i18n key of the word for what a device is: the vendor's (the core's `device_type`: "NPU",
+ * "AI accelerator") for a discrete device that is not a GPU, else its kind ("GPU", "Apple
+ * silicon", "unified memory", "CPU"). @param {{kind?: string, device_type?: string|null}} d
+ */
+export function kindKey(d) {
+  return d.device_type === 'npu' || d.device_type === 'accelerator' ? `kind_${d.device_type}` : `kind_${d.kind}`;
+}

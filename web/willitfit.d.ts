@@ -163,7 +163,7 @@ export interface EstimateResult {
   warnings?: RequestWarning[];
   model: { id: string; name: string; org?: string; layers: number; params_total: number; params_active: number; max_context: number; approximate?: boolean; approximate_code?: string; topology_code: TopologyCode; [k: string]: unknown };
   quant: { id: string; bits_per_weight: number; quality: Quality };
-  hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
+  hardware: { id: string; name: string; kind: 'gpu' | 'apple' | 'unified' | 'cpu'; device_type: DeviceType; count: number; memory_gib: number; bandwidth_gbs: number; backend: string;
     /** The products it ships in, their lines, the chip's short name and its GPU and CPU cores (data/SCHEMA.md `products`, `chip`). */
     products: string[]; product_lines: string[]; chip: string | null; gpu_cores: number | null; cpu_cores: number | null;
     /** The vendor's size where it is not memory_gib (B200: 180 GB for 179.06 GiB): what a name says (data/SCHEMA.md). */
@@ -256,12 +256,24 @@ export interface CountCap { code: 'segment_max_count'; segment: string; segment_
  */
 export type CompareCode = 'priced_gpu' | 'priced_large_memory' | 'no_price' | 'cpu' | 'small_memory';
 
+/**
+ * What the vendor calls a discrete device (the catalog's `device_type`, "gpu" when it states none):
+ * the word the page names it and its memory by; for kind apple, unified and cpu the kind itself.
+ */
+export type DeviceType = 'gpu' | 'npu' | 'accelerator' | 'apple' | 'unified' | 'cpu';
+
 /** A setup solve 'cheapest' names in `setups[]`: the cheapest of its kind, one per code. */
 export interface CheapestSetup {
-  code: 'in_device_memory' | 'with_system_ram'; id: string; name: string; kind: string; count: number;
+  code: 'in_device_memory' | 'with_system_ram'; id: string; name: string; kind: string; device_type: DeviceType; count: number;
   memory_gib: number; ram_gib: number; price_usd: number; verdict: Verdict; decode_tps: number;
   decode_tps_low: number; total_bytes: number;
 }
+
+/**
+ * A runs_on entry's model: its parameter counts (not billions) as the estimate computes them, the
+ * same figures as an estimate's `model.params_total` and `params_active`.
+ */
+export interface RunsOnModel { id: string; name: string; params_total: number; params_active: number }
 
 /** What one change of solve 'make_it_fit' achieves (`items[].outcome`), said first on its line. */
 export type FixOutcome = 'runs' | 'runs_offloaded' | 'too_slow';

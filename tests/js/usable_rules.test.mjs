@@ -27,9 +27,13 @@ test('each usable-memory rule of each device kind and override is a code worded 
   assert.equal(rules.size, 7, [...rules.keys()].join(' | '));
   for (const [code, params] of rules)
     for (const lang of ['en', 'es', 'fr', 'zh']) {
-      const s = STRINGS[lang][`rule_code_${code}`];
-      assert.ok(typeof s === 'string' && s.length > 0, `${lang}: rule ${code} has no words`);
-      for (const k of Object.keys(params)) assert.ok(s.includes(`{${k}}`), `${lang}: rule ${code} does not show ${k}`);
-      for (const m of s.matchAll(/\{(\w+)\}/g)) assert.ok(m[1] in params, `${lang}: rule ${code} names ${m[1]}, which the core does not give`);
+      // A discrete device's rule has a second wording for an NPU or AI accelerator (device memory, not VRAM).
+      for (const key of [`rule_code_${code}`, ...(code.startsWith('gpu_') ? [`rule_code_${code}_accel`] : [])]) {
+        const s = STRINGS[lang][key];
+        assert.ok(typeof s === 'string' && s.length > 0, `${lang}: ${key} has no words`);
+        for (const k of Object.keys(params)) assert.ok(s.includes(`{${k}}`), `${lang}: ${key} does not show ${k}`);
+        for (const m of s.matchAll(/\{(\w+)\}/g)) assert.ok(m[1] in params, `${lang}: ${key} names ${m[1]}, which the core does not give`);
+        if (key.endsWith('_accel')) assert.ok(!/VRAM|显存/.test(s), `${lang}: ${key} calls an accelerator's memory VRAM`);
+      }
     }
 });

@@ -164,7 +164,8 @@ test('titles and descriptions name the model or device in the page\'s language',
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Gio/);
   await open(page, `${env.url}?view=device&hw=nvidia-rtx-4090&lang=es`);
   await page.waitForFunction(() => /RTX 4090/.test(document.title));
-  assert.match(await page.title(), /RTX 4090: qué LLM se ejecutan en él/);
+  // The device page's one name for its device: the catalog's label with its sold size (device_names.test.mjs).
+  assert.match(await page.title(), /GeForce RTX 4090 · 24\sGB: qué LLM se ejecutan en él/);
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /RTX 4090/);
   // A card whose bandwidth and FP16 rate public sources do not settle: each figure is marked, in Chinese.
   await open(page, `${env.url}?view=device&hw=amd-radeon-ai-pro-r9700&lang=zh`);

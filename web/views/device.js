@@ -3,12 +3,13 @@
 // and why (the core's usable-memory rule), and every catalog model ranked by what runs on it:
 // the core's runs-on list (best format that runs at the default context, best first).
 import { estimate, runsOn } from '../client.js';
-import { deviceInfo, quants, request } from '../catalog.js';
+import { deviceInfo, modelInfo, quants, request } from '../catalog.js';
 import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { devicePageName, paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { kindKey } from '../device-name.js';
 import { renderBuyInto } from './buy.js';
 import { engineName, qualityText } from './main.js';
 import { market } from './cost.js';
@@ -16,6 +17,16 @@ import { market } from './cost.js';
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 const GiB = 1024 ** 3;
 /** Engine ids as people write them. */
+
+/**
+ * A device page's tab title and meta description (og:title and og:description copy them), named
+ * by the one rule (devicePageName): the app's title setter and the page draw the same words.
+ * @param {any} d @param {string} L
+ */
+export function devicePageMeta(d, L) {
+  const name = devicePageName(d, L);
+  return { title: t(L, 'dp_doc_title', { device: name }), description: t(L, 'dp_doc_desc', { device: name, memory: gibExact(d.memory_gib * GiB, L) }) };
+}
 
 /** @param {() => boolean} alive */
 export async function renderDevice(alive) {
@@ -26,10 +37,14 @@ export async function renderDevice(alive) {
     fill('dp-facts'); fill('dp-usable'); fill('dp-runs');
     return;
   }
-  const name = shownName(d, L);
+  // One rule for the device's name on its page (title, h1, og:title, description), live and prerendered.
+  const name = devicePageName(d, L);
+  // In a sentence, the name as other pages' sentences say it (no size beside it).
+  const said = shownName(d, L);
   text('dp-title', T('dp_title', { 0: name }));
   text('dp-lead', '');
-  setPageMeta(T('dp_doc_title', { device: name }), T('dp_doc_desc', { device: name, memory: gibExact(d.memory_gib * GiB, L) }));
+  const meta = devicePageMeta(d, L);
+  setPageMeta(meta.title, meta.description);
   // The device's usable memory, read off an estimate of a small model at the core's defaults.
   const base = { ctx: defaultOf('ctx'), kv: defaultOf('kv'), par: defaultOf('par'), engine: defaultOf('engine'), count: defaultOf('count'), hw: state.hw, ram: state.ram };
   let probe;
@@ -48,7 +63,7 @@ export async function renderDevice(alive) {
     return m && x ? h('span', null, v, ' ', m, h('span', { class: 'unc-why', 'aria-hidden': 'true' }, ` ${uncertainWhy(x, L)}`)) : v;
   };
   const facts = [
-    [T('vendor'), d.vendor || '—'], [T('kind'), T(`kind_${d.kind}`)],
+    [T('vendor'), d.vendor || '—'], [T('kind'), T(kindKey(d))],
     // GiB, the unit of every memory figure here, to the hundredth where the catalog's size is not
     // whole (a driver-reported total); where the vendor sells it as another number of GB (B200:
     // 180 GB, 179 GiB), that figure beside it, named as the vendor's, so the name's "180 GB" and
@@ -67,8 +82,8 @@ export async function renderDevice(alive) {
   market().then((mk) => { if (alive()) renderBuyInto({ sec: 'dp-buy-sec', title: 'dp-buy-title', out: 'dp-buy' }, mk); });
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gibExact(probe.memory.physical_bytes, L) })),
-    h('p', null, ruleFromCode(probe.memory.usable_rule_code, L)),
-    h('p', { class: 'note' }, T(d.kind === 'gpu' ? 'dp_usable_gpu' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
+    h('p', null, ruleFromCode(probe.memory.usable_rule_code, L, probe.hardware.device_type)),
+    h('p', { class: 'note' }, T(kindKey(d) === 'kind_gpu' ? 'dp_usable_gpu' : d.kind === 'gpu' ? 'dp_usable_accel' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best
   // quantization, sorted fits, offload (with RAM), no fit.
@@ -84,7 +99,7 @@ export async function renderDevice(alive) {
   if (list.engine_runs === false) {
     // llama.cpp has no backend for this device (the core's backends data): no figures at all.
     const others = (list.device.engines || []).filter((/** @type {string} */ x) => x !== 'llama.cpp');
-    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: name })),
+    fill('dp-runs', h('p', { class: 'big', id: 'dp-no-engine' }, T('dp_no_engine', { device: said })),
       h('p', null, others.length ? T('dp_no_engine_others', { 0: engineList(others) }) : T('dp_no_engine_none')));
     return;
   }
@@ -104,7 +119,9 @@ export async function renderDevice(alive) {
     const m = e.model;
     const cells = [
       link(urlFor({ view: 'main', model: m.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), m.name),
-      m.params_active_b && m.params_active_b < m.params_total_b ? aside(L, paramsText(m.params_total_b * 1e9, L), `${paramsText(m.params_active_b * 1e9, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total_b * 1e9, L),
+      // The counts the estimate computes (the core's params_total/params_active), the model page's
+      // figures; the active count beside it for a mixture of experts (the core's topology_code).
+      modelInfo(m.id)?.topology_code?.ffn === 'moe' ? aside(L, paramsText(m.params_total, L), `${paramsText(m.params_active, L)}${L === 'zh' ? '' : ' '}${T('active')}`) : paramsText(m.params_total, L),
       e.quant,
       qualityCell(e),
       gib(e.memory.total_bytes, L, 1),
@@ -119,7 +136,7 @@ export async function renderDevice(alive) {
   const headBelow = [T('model'), T('params'), T('dp_would_run'), T('verdict'), T('dp_needs')];
   const mkBelow = (/** @type {any} */ e) => [
     link(urlFor({ view: 'main', model: e.model.id, quant: e.quant, hw: state.hw, ctx: list.context, count: list.count, ram: list.ram_gib, ...engineOver }), e.model.name),
-    paramsText(e.model.params_total_b * 1e9, L),
+    paramsText(e.model.params_total, L),
     h('span', null, `${e.quant} · `, qualityCell(e), e.speed ? ` · ${spreadText({ v: e.speed.decode_tps, lo: e.speed.decode_tps_low, hi: e.speed.decode_tps_high }, L)}` : ''),
     T(e.below_floor === 'speed' ? 'dp_below_speed' : 'dp_below_quality'),
     h('span', null, (e.needs || []).map((/** @type {any} */ n, /** @type {number} */ i) => h('span', { class: 'need', dataset: { code: n.code } }, i ? '; ' : '', needText(n)))),
@@ -135,7 +152,7 @@ export async function renderDevice(alive) {
   const runsTable = stackTable(T('dp_runs_caption', { 0: String(ok.length) }), head, ok.slice(0, ok.length > SHOW + 3 ? SHOW : ok.length).map(mk), { id: 'dp-runs-table', numeric: [4, 6], rowProps: rowProps(ok) });
   const rest = ok.length > SHOW + 3 ? ok.slice(SHOW) : [];
   fill('dp-runs', server ? h('p', { class: 'note', id: 'dp-engine-server', dataset: { engine: server } },
-    T('dp_engine_server', { device: name, engine: engineName(server) })) : null, runsTable,
+    T('dp_engine_server', { device: said, engine: engineName(server) })) : null, runsTable,
     rest.length ? h('details', { class: 'more', id: 'dp-runs-more' }, h('summary', null, T('show_all_rows', { 0: num(ok.length, L) })),
       stackTable('', head, rest.map(mk), { id: 'dp-runs-rest', numeric: [4, 6], rowProps: (k) => rowProps(rest)(k) })) : null,
     h('p', { class: 'note', id: 'dp-floor-note' }, T('dp_floor_note', { quality: T(`band_${floors.min_quality}`), tps: `${num(floors.min_decode_tps, L, 1)}\u00a0tok/s` })),

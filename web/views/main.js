@@ -129,7 +129,7 @@ export function renderMain(r) {
   byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
   text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
     .filter(Boolean).join(' · '));
-  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L) : '';
+  const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L, r.hardware.device_type) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
   // the engine, an alias), each a code with its values.

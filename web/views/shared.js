@@ -146,6 +146,17 @@ export function shownName(d, lang) {
 }
 
 /**
+ * A device page's name for its device (the tab title, the h1, og:title and the meta description,
+ * live and prerendered alike): the catalog's display label as the hardware select shows it, with
+ * the size it is sold as ("GeForce RTX 4090 · 24 GB", "NVIDIA H20 · 141 GB", "Mac Studio · M3
+ * Ultra 80-core GPU · 512 GB"), the same rule for every device (device-name.js deviceLabel).
+ * @param {any} d a catalog or saved device @param {string} lang
+ */
+export function devicePageName(d, lang) {
+  return deviceLabel(withProducts(d), lang, hardware);
+}
+
+/**
  * A device's name in a table whose columns give its memory in GiB: without the size a vendor's
  * name states (device-name.js tableName). @param {{id?: string, name: string, memory_gib?: number}} d @param {string} lang
  */
@@ -217,16 +228,20 @@ export function setPageMeta(title, description) {
 /**
  * The core's usable-memory rule ({code, params}) in the page's language; each parameter is
  * formatted by what its name says (…_gib, …_gb, …_mib, fractions and shares as percentages).
+ * On an NPU or AI accelerator (the core's `device_type`), a discrete device's rule names its memory
+ * "device memory", not VRAM (the `_accel` wording of the same code).
  * @param {{code: string, params: Record<string, number>}} rc @param {string} L
+ * @param {string|null} [deviceType] the core's device_type of the device the rule is for
  */
-export function ruleFromCode(rc, L) {
+export function ruleFromCode(rc, L, deviceType = null) {
   /** @type {Record<string, string>} */
   const v = {};
   for (const [k, x] of Object.entries(rc.params || {})) {
     v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)}\u00a0${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)}\u00a0${units(L).gb}`
       : /_mib$/.test(k) ? `${num(x, L)}\u00a0${units(L).mib}` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
   }
-  return t(L, `rule_code_${rc.code}`, v);
+  const accel = (deviceType === 'npu' || deviceType === 'accelerator') && /^gpu_/.test(rc.code);
+  return t(L, accel ? `rule_code_${rc.code}_accel` : `rule_code_${rc.code}`, v);
 }
 
 /**

@@ -245,11 +245,16 @@ std::string api_list(const Catalog& cat, const std::string& what) {
     // A figure the catalog does not state is null, never 0 (a 0 reads as a value).
     auto known = [](double v) { return v > 0 ? json(v) : json(nullptr); };
     if (what == "models") {
-      for (const auto& m : cat.models())
+      for (const auto& m : cat.models()) {
+        // The counts an estimate of the model computes (params_total/params_active, as its
+        // model.params_total), beside the publisher's round figures (params_total_b).
+        const ParamCounts& pc = memo_params(cat, m);
         items.push_back({{"id", m.id}, {"name", m.name}, {"org", m.org}, {"family", m.family},
                          {"params_total_b", known(m.params_total_b)}, {"params_active_b", known(m.params_active_b)},
+                         {"params_total", pc.total}, {"params_active", pc.active},
                          {"topology", m.arch.topology()}, {"topology_code", m.arch.topology_code()}, {"max_context", known(static_cast<double>(m.arch.n_ctx_train))},
                          {"release", m.release}, {"license", m.license}});
+      }
     } else if (what == "hardware") {
       const SpeedCoefficients& coef = memo_speed_coefficients(cat);
       // The order a list of devices to run a model on follows (accelerators, not bare CPUs):

@@ -188,6 +188,14 @@ struct CatalogLoader {
           if (!valid_date(req_str(e, "amd_gfx_target_checked", p)))
             throw InputError("bad_value", join_path(p, "amd_gfx_target_checked"), "amd_gfx_target_checked must be a date YYYY-MM-DD");
         }
+        // What the vendor calls the device (device.cpp checks the value): a fact with its own source.
+        if (e.contains("device_type")) {
+          const std::string src = req_str(e, "device_type_source", p);
+          if (!starts_with(src, "https://"))
+            throw InputError("bad_value", join_path(p, "device_type_source"), "device_type_source must be an https URL");
+          if (!valid_date(req_str(e, "device_type_checked", p)))
+            throw InputError("bad_value", join_path(p, "device_type_checked"), "device_type_checked must be a date YYYY-MM-DD");
+        }
         for (const auto& v : memory_variants(e, id, p)) {
           Device d = device_from_json(v, p);
           if (!device_ids.insert(d.id).second)

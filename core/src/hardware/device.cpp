@@ -39,8 +39,18 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   // "180 GB" B200 holds 183359 MiB, 179.06 GiB): names say this figure, every memory figure says
   // memory_gib. Absent, the two are one number.
   if (f.is_object() && f.contains("memory_sold_gb") && f["memory_sold_gb"].is_number()) out["memory_sold_gb"] = f["memory_sold_gb"];
+  // What the vendor calls a discrete device (gpu, npu, accelerator): the page's word for it and
+  // for its memory; an Apple, unified-memory or CPU entry is named by its kind.
+  out["device_type"] = device_type_json(d);
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
+}
+
+nlohmann::json device_type_json(const Device& d) {
+  if (d.kind != DeviceKind::Gpu) return device_kind_name(d.kind);
+  const nlohmann::json& f = d.facts;
+  if (f.is_object() && f.contains("device_type") && f["device_type"].is_string()) return f["device_type"];
+  return "gpu";
 }
 
 const char* device_kind_name(DeviceKind k) {
@@ -220,6 +230,19 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
     if (!ok) throw InputError("bad_value", gp, "'amd_gfx_target' must be an LLVM AMDGPU processor name such as \"gfx1201\"");
     if (text::lower(d.vendor) != "amd")
       throw InputError("bad_value", gp, "'amd_gfx_target' is AMD's; this device's vendor is '" + d.vendor + "'");
+  }
+  // device_type (optional, kind gpu only): what the vendor calls the device where it is not a GPU
+  // (Huawei's Ascend "NPU", Intel's Gaudi "AI accelerator"), so the page does not name it one;
+  // absent, a gpu-kind device is a GPU. Its source and checked day are catalog facts (catalog.cpp).
+  if (j.contains("device_type")) {
+    const auto& t = j["device_type"];
+    const std::string tp = join_path(path, "device_type");
+    if (!t.is_string()) throw InputError("bad_type", tp, "'device_type' must be a string: gpu, npu or accelerator");
+    const std::string& v = t.get_ref<const std::string&>();
+    if (v != "gpu" && v != "npu" && v != "accelerator")
+      throw InputError("bad_value", tp, "device_type must be gpu, npu or accelerator, not '" + v + "'");
+    if (d.kind != DeviceKind::Gpu)
+      throw InputError("bad_value", tp, "device_type is for a device of kind gpu (a discrete accelerator)");
   }
   d.tdp_w = opt_num(j, "tdp_w", path, 0.0, 1e6).value_or(0.0);
   d.gpu_share_default = opt_num(j, "gpu_share_default", path, 0.0, 1.0).value_or(0.0);

@@ -41,10 +41,16 @@ struct Row {
   json doc;
   int tier = 2;            // 0 fits, 1 offload, 2 no_fit
   int band = 3;
-  double params = 0;       // total parameters, billions
+  double params = 0;       // total parameters (the estimate's count), billions
   double speed = 0;        // decode tokens/s
   std::uint64_t need = 0;  // bytes (no_fit order)
 };
+
+// The row's model: its parameter counts as the estimate computed them (the same figures the
+// model and pair pages show), not the catalog's published round number (70.6B, not "70B").
+json model_doc(const ModelEntry& m, const Estimate& e) {
+  return {{"id", m.id}, {"name", m.name}, {"params_total", e.params.total}, {"params_active", e.params.active}};
+}
 
 // One model's best entry: the quality-ordered scan described in runs_on.hpp.
 class ModelScan {
@@ -153,15 +159,14 @@ class ModelScan {
     Row row;
     row.tier = tier;
     row.band = quality_rank_index(cat_, order_[i].ppl);
-    row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
+    row.params = static_cast<double>(e.params.total) / 1e9;
     row.need = e.total_bytes;
     json request = q_;
     request.erase("min_quality");
     request.erase("min_decode_tps");
     request["model"] = m.id;
     request["quant"] = order_[i].id;
-    json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite_or_zero(row.params)},
-                         {"params_active_b", finite_or_zero(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
+    json j = {{"model", model_doc(m, e)},
               {"tier", tier == 0 ? "fits" : tier == 1 ? "offload" : "no_fit"},
               {"quant", order_[i].id},
               {"quality", quality_rank_group(cat_, order_[i].ppl)},
@@ -218,13 +223,12 @@ Row server_entry(const Catalog& cat, const json& q, const std::string& engine, c
   const bool slow = fits && floors.min_decode_tps > 0 && e.speed.decode_tps > 0 && !(low + 1e-9 >= floors.min_decode_tps);
   row.tier = fits && !slow ? 0 : 2;
   row.band = quality_rank_index(cat, 0.0);
-  row.params = m.params_total_b > 0 ? m.params_total_b : e.params.total / 1e9;
+  row.params = static_cast<double>(e.params.total) / 1e9;
   row.need = e.total_bytes;
   json request = doc;
   request.erase("min_quality");
   request.erase("min_decode_tps");
-  json j = {{"model", {{"id", m.id}, {"name", m.name}, {"params_total_b", finite_or_zero(row.params)},
-                       {"params_active_b", finite_or_zero(m.params_active_b > 0 ? m.params_active_b : e.params.active / 1e9)}}},
+  json j = {{"model", model_doc(m, e)},
             {"tier", row.tier == 0 ? "fits" : "no_fit"},
             {"quant", r.quant},
             {"quality", quality_rank_group(cat, 0.0)},
@@ -283,7 +287,7 @@ json runs_on(const Catalog& cat, const json& q) {
   std::string engine = "llama.cpp";
   if (!has("llama.cpp")) engine = has("vllm") ? "vllm" : has("sglang") ? "sglang" : "";
   const bool engine_runs = !engine.empty();
-  json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+  json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"device_type", device_type_json(d)}, {"memory_gib", d.memory_gib},
                            {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", d.engines}}},
                {"engine_runs", engine_runs},
                {"engine", engine.empty() ? json() : json(engine)},

@@ -127,7 +127,7 @@ std::vector<Option> sweep(Solver& s, int max_count, const std::vector<double>& t
 }
 
 json option_json(const Option& o) {
-  return {{"id", o.d->id}, {"name", o.d->name}, {"kind", device_kind_name(o.d->kind)}, {"count", o.count},
+  return {{"id", o.d->id}, {"name", o.d->name}, {"kind", device_kind_name(o.d->kind)}, {"device_type", device_type_json(*o.d)}, {"count", o.count},
           {"memory_gib", o.d->memory_gib}, {"ram_gib", o.ram_gib}, {"price_usd", finite_or_zero(o.price)},
           {"price_kind", o.price_kind}, {"used_price_usd", finite_or_zero(o.used_price)}, {"verdict", o.verdict},
           {"decode_tps", finite_or_zero(o.tps)}, {"decode_tps_low", finite_or_zero(o.tps_low)}, {"total_bytes", o.total_bytes}};
@@ -312,7 +312,7 @@ json smallest_device_json(Solver& s, const json& q) {
       if (!runs(e.verdict, false)) continue;
       const double tps = finite_or_zero(e.speed.decode_tps);
       const double low = floor_decode_tps(e);
-      json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"count", n},
+      json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"device_type", device_type_json(*d)}, {"count", n},
                   {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
                   {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps},
                   {"decode_tps_low", low}, {"segment", buyer_segment(*d)}};

@@ -25,7 +25,7 @@ struct Entry {
 };
 
 json device_json(const Device& d, const std::vector<std::string>& engines) {
-  return {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"memory_gib", d.memory_gib},
+  return {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"device_type", device_type_json(d)}, {"memory_gib", d.memory_gib},
           {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", engines}};
 }
 

@@ -220,7 +220,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   json out = {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
                  {"topology", a.topology()}, {"topology_code", a.topology_code()}, {"layers", a.n_layer_main()}}},
-      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
+      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)}, {"device_type", device_type_json(r.device)},
                     {"count", o.gpus}, {"memory_gib", r.device.memory_gib}}},
       {"settings", settings},
       {"params", {{"total", m.params.total}, {"trainable", m.params.trainable}, {"frozen", m.params.frozen},

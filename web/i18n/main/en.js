@@ -71,6 +71,9 @@ export default {
   utilization_over: '{0} of usable memory needed',
   rule_code_gpu_driver_reserve: 'VRAM less the {reserve_gib} the driver keeps',
   rule_code_gpu_driver_reserve_display: 'VRAM less {reserve_gib} (driver reserve and a desktop)',
+  // The same rule on an NPU or AI accelerator (the core's device_type): its memory is not VRAM.
+  rule_code_gpu_driver_reserve_accel: 'Device memory less the {reserve_gib} the driver keeps',
+  rule_code_gpu_driver_reserve_display_accel: 'Device memory less {reserve_gib} (driver reserve and a desktop)',
   rule_code_metal_wired_limit: 'iogpu.wired_limit_mb set to {wired_limit_mib}',
   rule_code_metal_working_set_small: 'Metal working-set cap: {fraction} of unified memory (on Macs with {threshold_gb} or less)',
   rule_code_metal_working_set_large: 'Metal working-set cap: {fraction} of unified memory (on Macs with more than {threshold_gb})',

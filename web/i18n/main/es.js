@@ -71,6 +71,9 @@ export default {
   utilization_over: 'se necesita el {0} de la memoria utilizable',
   rule_code_gpu_driver_reserve: 'VRAM menos los {reserve_gib} que reserva el controlador',
   rule_code_gpu_driver_reserve_display: 'VRAM menos {reserve_gib} (reserva del controlador y un escritorio)',
+  // The same rule on an NPU or AI accelerator (the core's device_type): its memory is not VRAM.
+  rule_code_gpu_driver_reserve_accel: 'Memoria del dispositivo menos los {reserve_gib} que reserva el controlador',
+  rule_code_gpu_driver_reserve_display_accel: 'Memoria del dispositivo menos {reserve_gib} (reserva del controlador y un escritorio)',
   rule_code_metal_wired_limit: 'iogpu.wired_limit_mb fijado en {wired_limit_mib}',
   rule_code_metal_working_set_small: 'límite de Metal: {fraction} de la memoria unificada (en Mac con {threshold_gb} o menos)',
   rule_code_metal_working_set_large: 'límite de Metal: {fraction} de la memoria unificada (en Mac con más de {threshold_gb})',

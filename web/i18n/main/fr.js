@@ -70,6 +70,9 @@ export default {
   utilization_over: '{0} de la mémoire utilisable demandés',
   rule_code_gpu_driver_reserve: 'VRAM moins les {reserve_gib} que garde le pilote',
   rule_code_gpu_driver_reserve_display: 'VRAM moins {reserve_gib} (réserve du pilote et un bureau)',
+  // The same rule on an NPU or AI accelerator (the core's device_type): its memory is not VRAM.
+  rule_code_gpu_driver_reserve_accel: 'Mémoire de l’appareil moins les {reserve_gib} que garde le pilote',
+  rule_code_gpu_driver_reserve_display_accel: 'Mémoire de l’appareil moins {reserve_gib} (réserve du pilote et un bureau)',
   rule_code_metal_wired_limit: 'iogpu.wired_limit_mb fixé à {wired_limit_mib}',
   rule_code_metal_working_set_small: 'limite de Metal : {fraction} de la mémoire unifiée (sur les Mac de {threshold_gb} ou moins)',
   rule_code_metal_working_set_large: 'limite de Metal : {fraction} de la mémoire unifiée (sur les Mac de plus de {threshold_gb})',

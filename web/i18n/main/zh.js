@@ -69,6 +69,9 @@ export default {
   utilization_over: '需要可用内存的 {0}',
   rule_code_gpu_driver_reserve: '显存减去驱动保留的 {reserve_gib}',
   rule_code_gpu_driver_reserve_display: '显存减去 {reserve_gib}（驱动保留和桌面）',
+  // The same rule on an NPU or AI accelerator (the core's device_type): its memory is not VRAM.
+  rule_code_gpu_driver_reserve_accel: '设备内存减去驱动保留的 {reserve_gib}',
+  rule_code_gpu_driver_reserve_display_accel: '设备内存减去 {reserve_gib}（驱动保留和桌面）',
   rule_code_metal_wired_limit: 'iogpu.wired_limit_mb 设为 {wired_limit_mib}',
   rule_code_metal_working_set_small: 'Metal 工作集上限：统一内存的 {fraction}（适用于 {threshold_gb} 及以下的 Mac）',
   rule_code_metal_working_set_large: 'Metal 工作集上限：统一内存的 {fraction}（适用于大于 {threshold_gb} 的 Mac）',

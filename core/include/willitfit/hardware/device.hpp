@@ -68,6 +68,12 @@ Device device_from_json(const nlohmann::json& j, const std::string& path);
 
 const char* device_kind_name(DeviceKind k);
 
+/// What the vendor calls a discrete device, the word a page names it and its memory by: "gpu",
+/// "npu" (Huawei Ascend) or "accelerator" (Intel Gaudi, Cambricon MLU, Kunlunxin), from the
+/// catalog's `device_type` (data/SCHEMA.md; "gpu" when absent); for kind apple, unified and cpu,
+/// the kind's own name. Every device document that names a device carries it.
+nlohmann::json device_type_json(const Device& d);
+
 /// The products people know a device by (data/SCHEMA.md `products`, `chip`): `products` the model
 /// names ("Mac Studio (2025)"), `product_lines` their lines once each in catalog order ("MacBook
 /// Pro", "Mac Studio"), `chip` the chip's short name ("M3 Ultra"), `gpu_cores` and `cpu_cores`

@@ -53,7 +53,7 @@
 //          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
 //          below_quality_floor, below_speed_floor},
 //          models[], evaluations}, each entry
-//   {model{id,name,params_total_b,params_active_b}, tier, quant, quality (ranking group),
+//   {model{id,name,params_total,params_active (counts as the estimate computes them)}, tier, quant, quality (ranking group),
 //    quality_band (quality.hpp reading band), ppl_delta_pct (absent
 //    when unknown), verdict, memory{total_bytes, usable_bytes, host_ram_bytes},
 //    speed{decode_tps, decode_tps_low, decode_tps_high} (absent for no_fit, except below the
