@@ -32,6 +32,17 @@ void require_provenance(const nlohmann::json& e, const std::string& path) {
     throw InputError("bad_value", join_path(path, "checked"), "checked must be a date YYYY-MM-DD");
 }
 
+// A field of an entry that cites a source of its own: when `field` is present, `<field>_source` is
+// an https URL and `<field>_checked` the day it was read.
+void require_own_source(const nlohmann::json& e, const std::string& field, const std::string& path) {
+  if (!e.contains(field)) return;
+  const std::string source = field + "_source", checked = field + "_checked";
+  if (!starts_with(req_str(e, source, path), "https://"))
+    throw InputError("bad_value", join_path(path, source), source + " must be an https URL");
+  if (!valid_date(req_str(e, checked, path)))
+    throw InputError("bad_value", join_path(path, checked), checked + " must be a date YYYY-MM-DD");
+}
+
 std::string entry_path(const std::string& file, const nlohmann::json& e, std::size_t index) {
   if (e.is_object() && e.contains("id") && e["id"].is_string())
     return file + "#" + e["id"].get<std::string>();
@@ -179,23 +190,11 @@ struct CatalogLoader {
         if (!std::regex_match(id, id_re))
           throw InputError("bad_value", join_path(p, "id"), "device ids use a-z, 0-9 and '-'");
         require_provenance(e, p);
-        // The LLVM processor a device states (hardware/device.cpp checks the name) cites a source of
-        // its own and the day that source was read, as every catalog fact does.
-        if (e.contains("amd_gfx_target")) {
-          const std::string src = req_str(e, "amd_gfx_target_source", p);
-          if (!starts_with(src, "https://"))
-            throw InputError("bad_value", join_path(p, "amd_gfx_target_source"), "amd_gfx_target_source must be an https URL");
-          if (!valid_date(req_str(e, "amd_gfx_target_checked", p)))
-            throw InputError("bad_value", join_path(p, "amd_gfx_target_checked"), "amd_gfx_target_checked must be a date YYYY-MM-DD");
-        }
-        // What the vendor calls the device (device.cpp checks the value): a fact with its own source.
-        if (e.contains("device_type")) {
-          const std::string src = req_str(e, "device_type_source", p);
-          if (!starts_with(src, "https://"))
-            throw InputError("bad_value", join_path(p, "device_type_source"), "device_type_source must be an https URL");
-          if (!valid_date(req_str(e, "device_type_checked", p)))
-            throw InputError("bad_value", join_path(p, "device_type_checked"), "device_type_checked must be a date YYYY-MM-DD");
-        }
+        // The LLVM processor a device states and what its vendor calls it (hardware/device.cpp checks
+        // both values) each cite a source of their own and the day it was read, as every catalog
+        // fact does.
+        require_own_source(e, "amd_gfx_target", p);
+        require_own_source(e, "device_type", p);
         for (const auto& v : memory_variants(e, id, p)) {
           Device d = device_from_json(v, p);
           if (!device_ids.insert(d.id).second)
