@@ -30,6 +30,9 @@ const KvGroup* group(const KvCache& c, const char* kind) {
     if (g.kind == kind) return &g;
   return nullptr;
 }
+// The group points into the cache: a cache that dies at the end of the statement may not be
+// asked (a pointer into such a temporary was read after it was freed, found by ASan).
+const KvGroup* group(KvCache&& c, const char* kind) = delete;
 }  // namespace
 
 TEST_CASE("MLX at kv_bits 4 reads QuantizedKVCache's packed rows with their scales and biases, not 16-bit rows", "[speed][mlx]") {
@@ -138,7 +141,8 @@ TEST_CASE("GLM-5.2's shared indexer layers keep no indexer keys in llama.cpp; in
   KvOptions o;
   o.n_ctx = 4096;
   const Architecture a = architecture_from_hf_config(c, "config");
-  const KvGroup* idx = group(llamacpp_kv_cache(a, o), "indexer");
+  const KvCache cache = llamacpp_kv_cache(a, o);
+  const KvGroup* idx = group(cache, "indexer");
   REQUIRE(idx);
   CHECK(idx->layers == 21);
   CHECK(idx->bytes_per_token == 21u * 256);
@@ -148,7 +152,9 @@ TEST_CASE("GLM-5.2's shared indexer layers keep no indexer keys in llama.cpp; in
   json types = json::array();
   for (int i = 0; i < 78; ++i) types.push_back(i == 77 ? "shared" : "full");
   c["indexer_types"] = types;
-  CHECK(group(llamacpp_kv_cache(architecture_from_hf_config(c, "config"), o), "indexer")->layers == 77);
+  const KvCache listed = llamacpp_kv_cache(architecture_from_hf_config(c, "config"), o);
+  REQUIRE(group(listed, "indexer"));
+  CHECK(group(listed, "indexer")->layers == 77);
   auto code_of = [&](const json& cfg) {
     try {
       architecture_from_hf_config(cfg, "config");
