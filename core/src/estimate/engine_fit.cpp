@@ -11,8 +11,8 @@
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/estimate/engine_step.hpp"
-#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/estimate/launch_commands.hpp"
+#include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/server_throughput.hpp"
 #include "willitfit/speed/speed_basis.hpp"
 #include "willitfit/speed/tensor_parallel.hpp"
@@ -20,6 +20,15 @@
 namespace wif {
 
 bool server_engine(const std::string& engine) { return engine == "vllm" || engine == "sglang"; }
+
+KvOptions speed_kv_options(const EstimateRequest& r, const Estimate& e) {
+  KvOptions k = r.kv;
+  if (server_engine(r.engine) && e.vllm) {
+    k.engine_layer_bytes_256 = vllm_speed_layer_bytes(r.model.arch, e.vllm->kv_cache_dtype, r.engine == "sglang");
+    k.engine_indexer_key_bytes = vllm_indexer_key_bytes(r.model.arch);
+  }
+  return k;
+}
 
 void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest& r) {
   const auto& hw = q["hardware"];
@@ -210,7 +219,7 @@ void server_speed_from_device_figures(const Catalog& cat, const EstimateRequest&
   // The device's backend has no published run: each calibrated discrete-GPU backend's efficiencies
   // (bandwidth share, per-layer cost, FLOP share) applied to this device's own figures.
   const std::string own = backend_class(d.backend);
-  const KvOptions kv = speed_kv_options(r, e);  // the engine's own cache (estimate.hpp)
+  const KvOptions kv = speed_kv_options(r, e);  // the engine's own cache
   struct Run { std::string id; SpeedResult s; SpeedCoefficients c; double tg_lo, tg_hi, pp_lo, pp_hi; };
   std::vector<Run> runs;
   for (const auto& [id, bs] : c.backends) {

@@ -142,15 +142,6 @@ SpeedOptions speed_options(const EstimateRequest& r) {
   return o;
 }
 
-KvOptions speed_kv_options(const EstimateRequest& r, const Estimate& e) {
-  KvOptions k = r.kv;
-  if (server_engine(r.engine) && e.vllm) {
-    k.engine_layer_bytes_256 = vllm_speed_layer_bytes(r.model.arch, e.vllm->kv_cache_dtype, r.engine == "sglang");
-    k.engine_indexer_key_bytes = vllm_indexer_key_bytes(r.model.arch);
-  }
-  return k;
-}
-
 namespace {
 
 // The model reference's own vision projector file, when it names one: a header registered

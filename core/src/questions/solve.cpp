@@ -12,6 +12,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/estimate/defaults.hpp"
+#include "willitfit/estimate/engine_fit.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"

@@ -22,6 +22,12 @@ void parse_serving(const Catalog& cat, const nlohmann::json& q, EstimateRequest&
 /// vLLM and SGLang: they serve safetensors checkpoints on discrete GPUs with tensor parallelism.
 bool server_engine(const std::string& engine);
 
+/// The cache options the speed model reads for `r` once `e` is fitted: the request's, with the
+/// engine's own cache where it keeps one (vLLM's and SGLang's pages at their kv_cache_dtype:
+/// vllm_speed_layer_bytes), so a decode step reads the bytes the memory figure holds. MLX's is set
+/// by mlx_speed itself.
+KvOptions speed_kv_options(const EstimateRequest& r, const Estimate& e);
+
 /// Place or budget the model with the request's engine step (engine_step.hpp) and fill the
 /// memory terms and verdict of `e` (plan, params, kv and compute must be set).
 void place_estimate(const Catalog& cat, const EstimateRequest& r, Estimate& e);

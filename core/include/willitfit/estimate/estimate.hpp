@@ -37,12 +37,6 @@ const std::vector<std::string>& estimate_request_fields();
 /// context (the model's own when 0). Derived from the one context, never stored beside it.
 SpeedOptions speed_options(const EstimateRequest& r);
 
-/// The cache options the speed model reads for `r` once `e` is fitted: the request's, with the
-/// engine's own cache where it keeps one (vLLM's and SGLang's pages at their kv_cache_dtype:
-/// vllm_speed_layer_bytes), so a decode step reads the bytes the memory figure holds. MLX's is set
-/// by mlx_speed itself.
-KvOptions speed_kv_options(const EstimateRequest& r, const Estimate& e);
-
 Estimate run_estimate(const Catalog& cat, const EstimateRequest& r);
 
 /// What many estimates of one request can share (the solvers in solve.hpp loop over this):
