@@ -50,9 +50,10 @@ void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b)
 // as a sparse-attention model too (python/sglang/srt/configs/model_config.py, is_deepseek_nsa; PR
 // #18521) and gives it the NSATokenToKVPool with the indexer keys of every layer. GLM-5.2's
 // "shared" indexer layers are counted with their keys here: vLLM's IndexCache (use_index_cache,
-// docs/features/index_cache.md) skips a shared layer's top-k but still builds its Indexer and cache
-// (vllm-ascend PR #15758 removes that per-layer allocation on its own runner only), unlike
-// llama.cpp, whose filter keeps only the full layers (llamacpp/kv_cache.cpp).
+// docs/features/index_cache.md) skips a shared layer's top-k but still builds its Indexer and
+// cache spec (deepseek_v2.py builds the Indexer on every layer when is_v32; vllm-ascend PR #15758
+// describes that allocation on the shared layers), unlike llama.cpp, whose filter keeps only the
+// full layers (llamacpp/kv_cache.cpp).
 bool is_dsa(const Architecture& a) { return a.has_dsa_indexer(); }
 
 // DeepSeek V3.2's sparse attention (DSA): one token of one layer in each of its two caches.
