@@ -119,7 +119,12 @@ TEST_CASE("GLM-5.2's shared indexer layers: llama.cpp drops their keys, vLLM and
   VllmOptions o;
   o.tensor_parallel = 8;
   o.max_model_len = 32768;
-  CHECK(vllm_budget(a, plan_quantization(a, "FP8"), 140, o).kv_bytes_per_token == kLayers * (kLatent16 + kIndexer));
+  const TensorPlan fp8 = plan_quantization(a, "FP8");
+  CHECK(vllm_budget(a, fp8, 140, o).kv_bytes_per_token == kLayers * (kLatent16 + kIndexer));
+  SglangOptions s;
+  s.tensor_parallel = 8;
+  s.context_length = 32768;
+  CHECK(sglang_budget(a, fp8, 140, 141, s).kv_bytes_per_token == kLayers * (kLatent16 + kIndexer));
 }
 
 TEST_CASE("GLM-5: the GGUF round trip keeps the arch, the indexer keys and GLM-5.2's indexer types", "[glm_dsa][gguf]") {
