@@ -75,6 +75,9 @@ const seeds = {
       { model_type: 'llama', hidden_size: 64, intermediate_size: 128, num_attention_heads: 4, num_key_value_heads: 2, num_hidden_layers: 2, vocab_size: 32 },
       { model_type: 'qwen3_moe', hidden_size: 64, intermediate_size: 128, moe_intermediate_size: 32, num_experts: 4, num_experts_per_tok: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, num_hidden_layers: 2, vocab_size: 32 },
       { model_type: 'gpt_oss', hidden_size: 64, intermediate_size: 64, num_local_experts: 4, experts_per_token: 2, num_attention_heads: 4, num_key_value_heads: 2, head_dim: 16, num_hidden_layers: 2, vocab_size: 32, sliding_window: 8, layer_types: ['sliding_attention', 'full_attention'] },
+      // GLM-5's glm-dsa: MLA, the lightning indexer's keys and a shared indexer layer (attention.indexer.types);
+      // small enough (3,872 bytes at Q8_0) to stay whole under the merge's -max_len=4096.
+      { model_type: 'glm_moe_dsa', hidden_size: 64, intermediate_size: 128, moe_intermediate_size: 32, n_routed_experts: 2, n_shared_experts: 0, num_experts_per_tok: 1, first_k_dense_replace: 1, num_attention_heads: 4, num_key_value_heads: 4, q_lora_rank: 32, kv_lora_rank: 16, qk_nope_head_dim: 8, qk_rope_head_dim: 8, v_head_dim: 8, index_n_heads: 2, index_head_dim: 16, index_topk: 8, indexer_types: ['full', 'shared'], num_hidden_layers: 2, max_position_embeddings: 256, vocab_size: 8 },
     ];
     tiny.forEach((cfg, i) => {
       const c = path.join(tmp, `c${i}.json`);

@@ -63,6 +63,9 @@ const JOURNEYS = {
   'dsv32-h200x8-mtp': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&mtp=1',
   'dsv32-m3ultra-512': '?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768',
   'dsv32-vllm-h200x8': '?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
+  // GLM-5 under vLLM and SGLang: the lightning indexer's FP8 keys beside the latent (the split and the pool).
+  'glm5-vllm-h200x8': '?model=zai-org/GLM-5&quant=FP8&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
+  'glm5-sglang-b200x8': '?model=zai-org/GLM-5&quant=FP8&hw=nvidia-b200&count=8&engine=sglang&ctx=32768',
   'model-kimi-k3': '?view=model&model=moonshotai/Kimi-K3',
   'kimi-k3-h200x8': '?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072',
   'kimi-k3-vllm-refused': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',

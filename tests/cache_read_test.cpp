@@ -1,6 +1,6 @@
 // The cache a decode step reads (speed/speed.hpp kv_read_bytes) against the cache the memory
 // figure holds, engine by engine: MLX's QuantizedKVCache, llama.cpp's -ctk / -ctv types, vLLM's
-// and SGLang's kv_cache_dtype; and the lightning-indexer keys llama.cpp keeps for GLM-5.
+// and SGLang's kv_cache_dtype; and the lightning-indexer keys GLM-5 keeps in each of them.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -81,6 +81,42 @@ TEST_CASE("for every engine's cache type, the speed model reads per token of con
   const double per_token = m.at("memory").at("kv").at("bytes_per_token").get<double>();
   REQUIRE(per_token > 0);
   CHECK(m.at("speed").at("terms").at("kv_bytes_per_token").get<double>() == Approx(per_token * depth).epsilon(1e-9));
+}
+
+TEST_CASE("GLM-5 under every engine: the speed model reads per token of context what the memory model holds, the indexer keys too", "[speed][kv][glm5]") {
+  // Up to index_topk (2,048) tokens of context a decode step reads every cached byte; past it vLLM,
+  // SGLang and MLX gather the top 2,048 latent rows and still score every indexer key, while
+  // llama.cpp masks, and reads, the whole latent. Per token, 78 layers:
+  //   llama.cpp f16 and MLX 16-bit: latent 576 x 2 = 1,152 B + indexer key 128 x 2 = 256 B;
+  //   vLLM fp8 (fp8_ds_mla): 656 B + the FP8 indexer key 132 B; vLLM / SGLang bf16: 1,152 + 132 B.
+  struct Row { const char* engine; const char* quant; const char* hardware; int count; const char* field; json value;
+               double latent, indexer; };
+  const Row rows[] = {
+      {"llama.cpp", "Q4_K_M", "nvidia-h200-sxm", 8, "kv_type", "f16", 1152, 256},
+      {"vllm", "FP8", "nvidia-h200-sxm", 8, "kv_cache_dtype", "fp8", 656, 132},
+      {"vllm", "FP8", "nvidia-h200-sxm", 8, "kv_cache_dtype", "auto", 1152, 132},
+      {"sglang", "FP8", "nvidia-h200-sxm", 8, "kv_cache_dtype", "auto", 1152, 132},
+      {"mlx", "MLX-3bit", "apple-m3-ultra-80c-gpu-512gb", 1, "kv_bits", 0, 1152, 256},  // 4-bit does not fit 512 GB
+  };
+  for (const Row& r : rows) {
+    CAPTURE(r.engine, r.value);
+    for (std::int64_t depth : {2048, 8192}) {
+      CAPTURE(depth);
+      json q = {{"model", "zai-org/GLM-5"}, {"quant", r.quant}, {"hardware", r.hardware}, {"engine", r.engine},
+                {"context", 16384}, {"depth", depth}, {r.field, r.value}};
+      if (r.count > 1) q["count"] = r.count;
+      const json m = estimate(q);
+      REQUIRE_FALSE(m.contains("error"));
+      const double per_token = m.at("memory").at("kv").at("bytes_per_token").get<double>();
+      CHECK(per_token == 78 * (r.latent + r.indexer));
+      const double read = m.at("speed").at("terms").at("kv_bytes_per_token").get<double>();
+      const double d = static_cast<double>(depth);
+      if (depth <= 2048 || std::string(r.engine) == "llama.cpp")
+        CHECK(read == Approx(per_token * d).epsilon(1e-9));
+      else
+        CHECK(read == Approx(78 * (r.indexer * d + r.latent * 2048)).epsilon(1e-9));
+    }
+  }
 }
 
 TEST_CASE("vLLM's layer cache at fp8 is one byte an element on every layer kind, and its sum is the budget's", "[speed][vllm]") {

@@ -102,7 +102,8 @@ TEST_CASE("the size computed from a config equals the size read back from a GGUF
 TEST_CASE("catalog models survive the GGUF round trip with the same weights and KV cache", "[gguf]") {
   const std::set<std::string> required = {"llama", "qwen2", "qwen3", "qwen3moe", "glm4moe", "deepseek2",
                                           "gpt-oss", "gemma3", "phi3", "qwen3next", "gemma4", "kimi-linear",
-                                          "hunyuan-moe", "granitehybrid", "gemma3n", "nemotron_h", "step35"};
+                                          "hunyuan-moe", "granitehybrid", "gemma3n", "nemotron_h", "step35",
+                                          "glm-dsa"};
   std::set<std::string> seen;
   int same = 0, total = 0;
   for (const auto& m : cat().models()) {

@@ -89,7 +89,7 @@ std::string model_type_for(const std::string& arch) {
       {"minimax-m2", "minimax_m2"}, {"qwen35", "qwen3_5_text"}, {"qwen35moe", "qwen3_5_moe_text"},
       {"gemma4", "gemma4_text"},  {"deepseek4", "deepseek_v4"},  {"kimi-linear", "kimi_linear"}, {"kimi-k3", "kimi_k3"}, {"hunyuan-moe", "hunyuan_v1_moe"},
       {"granitehybrid", "granitemoehybrid"}, {"gemma3n", "gemma3n_text"}, {"step35", "step3p5"},
-      {"deepseek32", "deepseek_v32"},
+      {"deepseek32", "deepseek_v32"}, {"glm-dsa", "glm_moe_dsa"},
   };
   for (const auto& p : k)
     if (arch == p.first) return p.second;
@@ -343,6 +343,27 @@ Architecture gguf_architecture(const GgufHeader& h) {
     a.indexer_top_k = m.req("attention.indexer.top_k");
     if (a.indexer_heads < 1 || a.indexer_head_dim < 1)
       m.bad(m.key("attention.indexer.head_count"), "must be positive for deepseek32");
+  }
+  if (arch == "glm-dsa") {
+    // GLM-5 (llama.cpp src/models/glm-dsa.cpp, llama_model_glm_dsa::load_arch_hparams): MLA, the
+    // three indexer keys it requires, and which indexer layers are "full" (keep indexer keys) or
+    // "shared" (reuse the previous full layer's top-k): every layer below a 1,048,576-token training
+    // context (GLM-5, 5.1), GLM_5_2_DEFAULT_INDEXER_TYPES above it (layers 0 and 1, then every
+    // fourth from 2), attention.indexer.types over either when the file has it.
+    if (!mla) m.bad(m.key("attention.kv_lora_rank"), "is needed: glm-dsa requires MLA");
+    a.indexer_heads = m.req("attention.indexer.head_count");
+    a.indexer_head_dim = m.req("attention.indexer.key_length");
+    a.indexer_top_k = m.req("attention.indexer.top_k");
+    if (a.indexer_heads < 1 || a.indexer_head_dim < 1)
+      m.bad(m.key("attention.indexer.head_count"), "must be positive for glm-dsa");
+    const std::int64_t n_main = n_layer - n_mtp;
+    std::vector<std::int64_t> full(static_cast<std::size_t>(n_main), 1);
+    if (a.n_ctx_train >= 1048576)
+      for (std::int64_t il = 2; il < n_main; ++il) full[static_cast<std::size_t>(il)] = (il - 2) % 4 == 0;
+    if (auto t = m.per_layer("attention.indexer.types", n_main)) full = *t;
+    if (n_main > 0 && full[0] == 0)
+      m.bad(m.key("attention.indexer.types"), "makes layer 0 shared: a shared indexer reuses an earlier full layer's top-k");
+    for (std::int64_t il = 0; il < n_main; ++il) a.layers[static_cast<std::size_t>(il)].indexer_shared = full[static_cast<std::size_t>(il)] == 0;
   }
   if (arch == "deepseek4") {
     // DeepSeek V4 (llama.cpp src/models/deepseek4.cpp load_arch_hparams): every layer slides over

@@ -229,11 +229,25 @@ std::vector<GgufKv> gguf_metadata_for(const Architecture& a, const std::string& 
     u32("hyper_connection.count", a.dsv4.hc_mult);
     u32("hash_layer_count", a.dsv4.hash_layers);
   }
-  if (a.gguf_arch == "deepseek32") {
-    // DeepSeek V3.2's lightning indexer (llama_model_deepseek32::load_arch_hparams reads all three).
+  if (a.gguf_arch == "deepseek32" || a.gguf_arch == "glm-dsa") {
+    // DeepSeek V3.2's and GLM-5's lightning indexer (llama_model_deepseek32 and llama_model_glm_dsa
+    // load_arch_hparams require all three: src/models/deepseek32.cpp, src/models/glm-dsa.cpp).
     u32("attention.indexer.head_count", a.indexer_heads);
     u32("attention.indexer.key_length", a.indexer_head_dim);
     u32("attention.indexer.top_k", a.indexer_top_k);
+  }
+  if (a.gguf_arch == "glm-dsa") {
+    // GLM-5.2's full / shared indexer layers, one bool per main layer (llama-arch.cpp
+    // LLM_KV_ATTENTION_INDEXER_TYPES; the converter writes indexer_types as t == "full"). Without the
+    // key llama.cpp takes every layer as full below a 1,048,576-token training context and GLM-5.2's
+    // pattern above it, so it is written whenever that default would not give these layers.
+    const bool shared = std::any_of(a.layers.begin(), a.layers.end(), [](const LayerSpec& L) { return L.indexer_shared; });
+    if (shared || a.n_ctx_train >= 1048576) {
+      json types = json::array();
+      for (const auto& L : a.layers)
+        if (!L.is_mtp) types.push_back(!L.indexer_shared);
+      kv.push_back(gguf_kv_array(p + "attention.indexer.types", GgufType::Bool, std::move(types)));
+    }
   }
   if (a.is_moe()) {
     u32("expert_count", a.moe.n_expert);

@@ -90,7 +90,7 @@ KvCache llamacpp_kv_cache(const Architecture& a, const KvOptions& o) {
   // for GLM_DSA its filter_lid keeps only the layers whose indexer is "full" (PR #26474, merged
   // 2026-08-02; GLM-5.2's shared layers reuse an earlier layer's top-k).
   KvGroup idx{"indexer"};
-  const bool dsa = (a.gguf_arch == "deepseek32" || a.gguf_arch == "glm-dsa") && a.indexer_head_dim > 0;
+  const bool dsa = a.has_dsa_indexer();
   // DeepSeek V4: ratio-4 (CSA, with indexer keys) and ratio-128 (HCA) compressed caches.
   KvGroup csa{"compressed"}, hca{"compressed"};
   std::uint64_t dsv4_compressed_per_token = 0;

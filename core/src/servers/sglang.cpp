@@ -49,7 +49,7 @@ VllmBudget sglang_budget(const Architecture& a, const TensorPlan& plan, double t
   // "fp8_e4m3" if major >= 10 else "bfloat16"). A GPU whose capability the catalog does not know
   // keeps the 16-bit cache.
   const bool v4 = is_dsv4(a);
-  const bool dsa = a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0;
+  const bool dsa = a.has_dsa_indexer();  // GLM-5 too: is_deepseek_nsa names GlmMoeDsaForCausalLM
   std::string kv = o.kv_cache_dtype, kv_code;
   if (kv == "auto" && v4) { kv = "fp8_e4m3"; kv_code = "engine_default_dsv4"; }
   else if (kv == "auto" && dsa && o.cuda_compute_capability >= 10.0) { kv = "fp8_e4m3"; kv_code = "engine_default_sm100"; }

@@ -43,7 +43,18 @@ std::int64_t recurrent_elems(const Architecture& a) {
 void vllm_finish(const VllmOptions& o, VllmBudget& b);
 void vllm_dsv4_pages(const Architecture& a, const VllmOptions& o, VllmBudget& b);
 
-bool is_dsa(const Architecture& a) { return a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0; }
+// DeepSeek V3.2 and GLM-5 alike: vLLM loads GlmMoeDsaForCausalLM as a subclass of
+// DeepseekV2ForCausalLM (vllm/model_executor/models/registry.py and deepseek_v2.py, PR #34124),
+// whose MLA attention builds the Indexer and its DeepseekV32IndexerCache on every layer when the
+// config has index_topk (is_v32 = hasattr(config, "index_topk")). SGLang takes GlmMoeDsaForCausalLM
+// as a sparse-attention model too (python/sglang/srt/configs/model_config.py, is_deepseek_nsa; PR
+// #18521) and gives it the NSATokenToKVPool with the indexer keys of every layer. GLM-5.2's
+// "shared" indexer layers are counted with their keys here: vLLM's IndexCache (use_index_cache,
+// docs/features/index_cache.md) skips a shared layer's top-k but still builds its Indexer and
+// cache spec (deepseek_v2.py builds the Indexer on every layer when is_v32; vllm-ascend PR #15758
+// describes that allocation on the shared layers), unlike llama.cpp, whose filter keeps only the
+// full layers (llamacpp/kv_cache.cpp).
+bool is_dsa(const Architecture& a) { return a.has_dsa_indexer(); }
 
 // DeepSeek V3.2's sparse attention (DSA): one token of one layer in each of its two caches.
 struct DsaCell {

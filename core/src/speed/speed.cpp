@@ -189,7 +189,7 @@ double kv_read_bytes(const Architecture& a, const KvOptions& kv, std::int64_t de
         total += layer_bytes / 256.0 * std::min(d, static_cast<double>(L.window));
         break;
       case AttnKind::MLA:
-        if (kv.dsa_gather && a.gguf_arch == "deepseek32" && a.indexer_head_dim > 0 && a.indexer_top_k > 0) {
+        if (kv.dsa_gather && a.has_dsa_indexer() && a.indexer_top_k > 0) {
           // Every indexer key is scored; the latent is read for at most index_topk entries.
           const double ikey = engine && kv.engine_indexer_key_bytes > 0
                                   ? static_cast<double>(kv.engine_indexer_key_bytes)

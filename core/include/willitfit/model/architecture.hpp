@@ -139,6 +139,9 @@ struct Architecture {
   std::int64_t n_layer_all() const { return static_cast<std::int64_t>(layers.size()); }
   bool is_moe() const { return moe.n_expert > 1; }
   bool is_mla() const { return mla.kv_lora_rank > 0; }
+  /// DeepSeek sparse attention (DSA) beside MLA: DeepSeek V3.2 (`deepseek32`) and GLM-5
+  /// (`glm-dsa`), whose lightning indexer keeps a key per token per layer in every engine's cache.
+  bool has_dsa_indexer() const { return (gguf_arch == "deepseek32" || gguf_arch == "glm-dsa") && indexer_head_dim > 0; }
   /// Short human summary: "MoE 128x8 + GQA", "dense + sliding window" …
   std::string topology() const;
   /// The same facts as codes, for surfaces that word them in their own language:
