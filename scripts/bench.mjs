@@ -22,8 +22,10 @@
 //      Chromium trace (separate runs: tracing slows the page): the layout objects of the first
 //      layout, the font lookups (a synchronous request to the browser process per font size and
 //      weight, per family tried, per character no font in the list has), and the milliseconds of
-//      parsing, style, layout (fonts included), paint and script, then the tiles of that frame
-//      rasterized (off the main thread, before the frame is shown); the same for the one-line page.
+//      parsing, style, layout (fonts included), paint and script, style again without its font
+//      lookups, what the browser itself spent answering the font requests (the rest of their wait
+//      is queueing), then the tiles of that frame rasterized (off the main thread, before the frame
+//      is shown) and the main thread's work meanwhile; the same for the one-line page.
 //      With --against DIR (another build's dist/, e.g. a copy kept from before a change), the same
 //      page from that build too, served the same way, its runs alternating with this build's and
 //      the one-line page's in the same browser, so both builds meet the same load.
@@ -326,6 +328,21 @@ async function traceFirstFrame(browser, target) {
   for (const [k, name] of Object.entries(FONT_IPC)) r[`#${k}`] = main.filter((e) => e.name === name).length;
   // The main thread waiting on those synchronous requests (the browser process answers them).
   r['font requests'] = sum(Object.values(FONT_IPC));
+  // Style without the font lookups it makes (the first font a page uses is looked up while its
+  // style is computed, so the style figure alone carries the first, slowest font request), and
+  // what the browser process itself spent answering those requests: the rest of the wait is the
+  // request waiting its turn in the browser (whose own window may be drawing a frame then).
+  const inStyle = main.filter((e) => e.name === 'FontCache::GetFontPlatformData' &&
+    main.some((u) => u.name === 'UpdateLayoutTree' && u.ts <= e.ts && e.ts + e.dur <= u.ts + u.dur));
+  let fontsInStyle = 0, until = -Infinity;
+  for (const e of inStyle.sort((a, b) => a.ts - b.ts || b.dur - a.dur)) {
+    if (e.ts + e.dur <= until) continue;
+    fontsInStyle += e.dur / 1000;
+    until = e.ts + e.dur;
+  }
+  r['style without fonts'] = r.style - fontsInStyle;
+  r['font answers'] = events.filter((e) => e.ph === 'X' && e.pid !== parse.pid && e.ts >= doc.ts && e.ts <= end &&
+    ['FontDataServiceImpl::MatchFamilyName', 'FontServiceApp::FontRenderStyleForStrike'].includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
   // The first frame's tiles, rasterized off the main thread after its paint and before it can be
   // shown (a tile of one colour is not rasterized: the one-line page has one tile with text).
   const tiles = events.filter((e) => e.ph === 'X' && e.pid === parse.pid && e.name === 'RasterTask' && e.ts >= end && e.ts <= fcp.ts);
@@ -348,6 +365,11 @@ async function traceFirstFrame(browser, target) {
   r['@style'] = styled ? at(styled.ts) : NaN;
   r['@paint'] = firstPaint ? at(firstPaint.ts) : NaN;
   r['@tiles done'] = tiles.length ? Math.max(...tiles.map((e) => at(e.ts + e.dur))) : NaN;
+  // The main thread's work from the end of the first frame's paint to its first contentful paint
+  // (a pair page parses the rest of its document once styles.css has come, while its first
+  // frame's tiles rasterize: on two cores the two compete).
+  r['main after paint'] = events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === parse.pid && e.tid === parse.tid &&
+    e.ts >= end && e.ts <= fcp.ts).reduce((a, e) => a + Math.min(e.dur, fcp.ts - e.ts) / 1000, 0);
   return r;
 }
 
@@ -457,6 +479,8 @@ async function prerenderedFigures() {
         Object.keys(FIRST_FRAME).map((k) => `${k} ${fig(k).toFixed(1)} ms`).join(', ') +
         `; then ${fig('#tiles')} tiles rasterized, ${fig('raster').toFixed(1)} ms` +
         `; font requests to the browser: ${Object.keys(FONT_IPC).map((k) => `${fig(`#${k}`)} ${k}`).join(', ')}, waited on ${fig('font requests').toFixed(1)} ms` +
+        ` (the browser's own work answering them ${fig('font answers').toFixed(1)} ms); style without its font lookups ${fig('style without fonts').toFixed(1)} ms` +
+        `; the main thread's work between that paint and the first contentful paint ${fig('main after paint').toFixed(1)} ms` +
         `; after the request: parsed at ${fig('@parsed').toFixed(1)} ms, style and layout from ${fig('@style').toFixed(1)}, shown to the compositor at ${fig('@shown').toFixed(1)}, first paint at ${fig('@paint').toFixed(1)}, its tiles done at ${fig('@tiles done').toFixed(1)}`);
     }
   }
