@@ -324,7 +324,24 @@ async function traceFirstFrame(browser, target) {
   const at = (/** @type {number} */ ts) => (ts - doc.ts) / 1000;
   /** @type {Record<string, number>} */
   const r = { 'to first paint': at(fcp.ts), 'layout objects': main.find((e) => e.name === 'Layout')?.args?.beginData?.totalObjects ?? 0 };
+  /** The milliseconds of `names` events that run inside an event of `within` (outermost once). @param {string[]} names @param {string[]} within */
+  const inside = (names, within) => {
+    let total = 0, until = -Infinity;
+    const outer = main.filter((u) => within.includes(u.name));
+    for (const e of main.filter((x) => names.includes(x.name) && outer.some((u) => u.ts <= x.ts && x.ts + x.dur <= u.ts + u.dur))
+      .sort((a, b) => a.ts - b.ts || b.dur - a.dur)) {
+      if (e.ts + e.dur <= until) continue;
+      total += e.dur / 1000;
+      until = e.ts + e.dur;
+    }
+    return total;
+  };
   for (const [k, names] of Object.entries(FIRST_FRAME)) r[k] = sum(names);
+  // Each counted once: a script the parser runs, and a layout that script asks for, are not
+  // parsing (a pair page's script at the pause asks for the first frame's layout).
+  const work = [...FIRST_FRAME.style, ...FIRST_FRAME.layout, ...FIRST_FRAME.paint];
+  r.parse -= inside([...FIRST_FRAME.script, ...work], FIRST_FRAME.parse);
+  r.script -= inside(work, FIRST_FRAME.script);
   for (const [k, name] of Object.entries(FONT_IPC)) r[`#${k}`] = main.filter((e) => e.name === name).length;
   // The main thread waiting on those synchronous requests (the browser process answers them).
   r['font requests'] = sum(Object.values(FONT_IPC));
@@ -332,14 +349,7 @@ async function traceFirstFrame(browser, target) {
   // style is computed, so the style figure alone carries the first, slowest font request), and
   // what the browser process itself spent answering those requests: the rest of the wait is the
   // request waiting its turn in the browser (whose own window may be drawing a frame then).
-  const inStyle = main.filter((e) => e.name === 'FontCache::GetFontPlatformData' &&
-    main.some((u) => u.name === 'UpdateLayoutTree' && u.ts <= e.ts && e.ts + e.dur <= u.ts + u.dur));
-  let fontsInStyle = 0, until = -Infinity;
-  for (const e of inStyle.sort((a, b) => a.ts - b.ts || b.dur - a.dur)) {
-    if (e.ts + e.dur <= until) continue;
-    fontsInStyle += e.dur / 1000;
-    until = e.ts + e.dur;
-  }
+  const fontsInStyle = inside(['FontCache::GetFontPlatformData'], FIRST_FRAME.style);
   r['style without fonts'] = r.style - fontsInStyle;
   r['font answers'] = events.filter((e) => e.ph === 'X' && e.pid !== parse.pid && e.ts >= doc.ts && e.ts <= end &&
     ['FontDataServiceImpl::MatchFamilyName', 'FontServiceApp::FontRenderStyleForStrike'].includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
