@@ -2,14 +2,11 @@
 // Number formatting for people: GiB for memory (GB beside it where vendors speak GB), tokens/s,
 // ms; always through Intl for the chosen language. Never prints NaN or Infinity.
 
-import { aside } from './i18n.js';
+import { aside, WJ } from './i18n.js';
 
 const GiB = 1024 ** 3;
 /** Between a number and its unit: a no-break space, so "1 464 ms" never breaks before "ms". */
 const U = '\u00a0';
-// A word joiner: no line break at it, nothing drawn. Chinese has a break opportunity between a
-// digit and a Han character (UAX #14), so "80.3亿" could part as "80.3" / "亿" without it.
-const WJ = '\u2060';
 
 /** @param {string} lang @param {number} digits */
 function nf(lang, digits) {

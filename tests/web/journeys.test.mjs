@@ -65,11 +65,13 @@ async function expected(page, doc) {
           : t(L, 'pool_room_over', { pool: f.num(dem.pool_sequences, L), asked: f.num(dem.sequences, L), ctx: f.tokens(dem.context, L) }))
         : t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
-    // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
+    // An offload plan states its total in RAM and on the device, and why it exceeds c-total.
     const p = d.placement;
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) {
-      out['plan-total'] = `${t(L, 'plan_total', { total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })}${gap(L)}${
-        t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
+      // The device named by its kind and count (the core's device_type: "on the GPU", "on the NPUs").
+      const kw = sh.kindWords(d, L);
+      out['plan-total'] = `${t(L, 'plan_total', { ...kw, total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })}${gap(L)}${
+        t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { ...kw, emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
     }
     const sp = sh.speedOf(d);
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
