@@ -64,6 +64,14 @@ export function num(x, lang, digits = 0) {
   return ok(x) ? nf(lang, digits).format(x) : '—';
 }
 
+/**
+ * Hours as a person typed them: "8" for 8 (not "8.0", beside an input that says 8), "7.5" for 7.5.
+ * @param {number} x @param {string} lang
+ */
+export function hours(x, lang) {
+  return num(x, lang, ok(x) && !Number.isInteger(x) ? 1 : 0);
+}
+
 /** @param {number} ratio @param {string} lang */
 export function pct(ratio, lang, digits = 0) {
   return ok(ratio)
