@@ -153,6 +153,16 @@ const JOURNEYS = [
       assert.match(line, /public sources disagree/);
       // Only the figures the speeds rest on: the 910B's disputed TDP is the device page's, not this line's.
       assert.doesNotMatch(line, /tdp_w|—:/);
+      // An NPU is named as one (the core's device_type), for the one card: the per-device caption and
+      // the weights row, not "on each accelerator" or "discrete GPUs".
+      assert.equal(doc.hardware.device_type, 'npu');
+      assert.equal(await page.textContent('#devices-table caption'), 'Layers and memory on the NPU');
+      assert.match(await page.textContent('#w-weights'), /as llama\.cpp does on a discrete NPU\./);
+      // Ollama has no build for Huawei's CANN: llama-server alone, and a note saying why (the core's commands_left_out).
+      assert.deepEqual(doc.commands_left_out, [{ engine: 'ollama', code: 'engine_not_on_device' }]);
+      assert.equal(doc.commands.ollama, undefined);
+      assert.doesNotMatch(await page.textContent('#commands'), /ollama create|num_gpu/);
+      assert.match(await page.textContent('#commands-left-out'), /^No Ollama command: nothing in the catalog says Ollama runs on Huawei Ascend 910B/);
       assert.deepEqual(await axeProblems(page), []);
     } },
   // vLLM on a MetaX C500 (no llama.cpp there: the speed comes from the device's own figures): the

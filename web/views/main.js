@@ -623,10 +623,10 @@ function renderPlugins(r) {
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: cmdLabel(c.label) }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
     cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`, { quant: String(n.quant ?? '') }))),
-    // A server engine with no support evidence on this device has no command: why, once (the
-    // core's commands_left_out).
+    // An engine with no support evidence on this device (a server engine, or Ollama where none of
+    // its builds runs) has no command: why, once (the core's commands_left_out).
     left.length ? h('p', { class: 'note', id: 'commands-left-out', dataset: { code: 'engine_not_on_device' } },
-      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => engineName(x.engine)), L), hw: hwName(r) })) : null);
+      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => CMD_LABELS[x.engine] ?? engineName(x.engine)), L), hw: hwName(r) })) : null);
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
