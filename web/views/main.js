@@ -534,10 +534,14 @@ function renderUncertain(r) {
 /** vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens. @param {any} r */
 function renderServe(r) {
   const L = state.lang;
-  const sv = isServer(r) ? serverOf(r) : null;
+  // A setup the engine does not start (the core's verdict no_fit: its weights exceed the memory
+  // share, its graphs the headroom) has no pool to describe: "0 tokens", "0 sequences at once"
+  // and the command's cap "only shorter requests reach" would read as a running server. The
+  // diagnostics say why it does not start, once.
+  const sv = isServer(r) && r.verdict !== 'no_fit' ? serverOf(r) : null;
   const box = byId('serve-cards');
   box.hidden = !sv;
-  if (!sv) return;
+  if (!sv) { fill('serve-cards'); return; }
   const tp = sv.throughput || null;
   // The batched throughput rests on the bandwidth (or, compute-bound, on the FP16 rate): a figure
   // public sources do not settle is marked on it too, as on the speed cards.
