@@ -152,8 +152,11 @@ export function renderMain(r) {
 
   text('t-weights', gib(m.weights_bytes, L));
   text('t-kv', gib(m.kv_cache_bytes, L));
-  byId('r-pool').hidden = !dem;
-  text('t-pool', dem ? gib(poolRest, L) : '');
+  // The rest of the pool is a row of its own while the engine starts; when it does not (the core's
+  // no_fit) there is no pool to describe ("0 blocks of 16 tokens"), as for the serving cards.
+  const poolRow = !!dem && r.verdict !== 'no_fit';
+  byId('r-pool').hidden = !poolRow;
+  text('t-pool', poolRow ? gib(poolRest, L) : '');
   text('t-compute', gib(m.compute_bytes, L));
   text('t-overhead', gib(m.overhead_bytes, L));
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
@@ -201,7 +204,7 @@ export function renderMain(r) {
       entries: num(sp.top_entries, L), window: num(sp.window_tokens, L),
     }) : '';
     text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
-    text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');
+    text('w-pool', dem && r.verdict !== 'no_fit' ? sentences(L, [pool, T('why_pool_rest')]) : '');
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
