@@ -165,7 +165,7 @@ export default {
   err_engine_cache_not_modelled: "La mémoire de ce moteur pour l’architecture de ce modèle n’est pas encore modélisée : il n’a donc pas d’estimation ici plutôt qu’une fausse. Choisissez llama.cpp.",
   err_kv_not_quantizable: "mlx-lm garde le cache KV de ce modèle en 16 bits (il ne peut pas le quantifier) : le cache {kv} que vous avez choisi ne s’applique donc pas à ce modèle. Choisissez f16 dans « Type de cache KV ».",
   err_no_mtp_layers: "Ce modèle n’a pas de couches de prédiction multi-jetons (MTP) : « Prédiction multi-jetons (génération spéculative) » ne s’applique donc pas. Désactivez-la.",
-  err_mtp_not_drafted: "Ce moteur garde la couche de prédiction multi-jetons (MTP) du modèle dans le fichier mais ne s’en sert pas pour proposer des jetons : « Prédiction multi-jetons (génération spéculative) » ne s’applique donc pas ici. Désactivez-la ou choisissez un autre moteur.",
+  err_mtp_not_drafted: "Ce moteur garde la couche de prédiction multi-jetons (MTP) du modèle dans le fichier mais ne s’en sert pas pour proposer des jetons : « Prédiction multi-jetons (génération spéculative) » ne s’applique donc pas ici. Désactivez-la ou choisissez un autre moteur.",
   err_no_projector: "Ce modèle ne lit que du texte (il n’a pas de tour de vision) : les images par invite ne s’appliquent donc pas. Mettez « Images par invite » à 0.",
   engines_col: "Moteur",
   fit_mlx: "« Pour que ça tienne » règle les options de llama.cpp ; avec MLX, choisissez un format plus petit ou un Mac avec plus de mémoire.",
