@@ -22,13 +22,16 @@
 //      Chromium trace (separate runs: tracing slows the page): the layout objects of the first
 //      layout, the font lookups (a synchronous request to the browser process per font size and
 //      weight, per family tried, per character no font in the list has), and the milliseconds of
-//      parsing, style, layout (fonts included), paint and script, then the tiles of that frame
-//      rasterized (off the main thread, before the frame is shown); the same for the one-line page.
+//      parsing, style, layout (fonts included), paint and script, style again without its font
+//      lookups, what the browser itself spent answering the font requests (the rest of their wait
+//      is queueing), then the tiles of that frame rasterized (off the main thread, before the frame
+//      is shown) and the main thread's work meanwhile; the same for the one-line page.
 //      With --against DIR (another build's dist/, e.g. a copy kept from before a change), the same
 //      page from that build too, served the same way, its runs alternating with this build's and
 //      the one-line page's in the same browser, so both builds meet the same load.
 // Needs a build (bash scripts/build.sh). Chromium is Debian's, as in the browser tests.
-// WIF_BENCH_RUNS=n: n runs instead of 5 for (b) and (f).
+// WIF_BENCH_RUNS=n: n runs instead of 5 for (b) and (f). WIF_BENCH_VIEWPORT=390x844: (f) in a window
+// of that size instead of Playwright's 1280 × 720 (a phone's, for example).
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -43,6 +46,9 @@ const dist = path.join(root, 'dist');
 const BUDGET = 500 * 1000;
 const RUNS = Number(process.env.WIF_BENCH_RUNS) || 5;
 const GRID_SECONDS = Number(process.env.WIF_BENCH_GRID_SECONDS) || 20;
+const VIEWPORT = /^(\d+)x(\d+)$/.exec(process.env.WIF_BENCH_VIEWPORT || '');
+/** The window of (f): Playwright's default unless WIF_BENCH_VIEWPORT names one. */
+const FRAME = VIEWPORT ? { viewport: { width: Number(VIEWPORT[1]), height: Number(VIEWPORT[2]) } } : {};
 const APP_QUERY = '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=en';
 
 const kb = (/** @type {number} */ b) => `${(b / 1000).toFixed(1)} KB`;
@@ -284,7 +290,7 @@ const FONT_IPC = {
  * @param {import('playwright-core').Browser} browser @param {string} target
  */
 async function traceFirstFrame(browser, target) {
-  const ctx = await browser.newContext({ serviceWorkers: 'block' });
+  const ctx = await browser.newContext({ serviceWorkers: 'block', ...FRAME });
   const page = await ctx.newPage();
   const cdp = await ctx.newCDPSession(page);
   /** @type {any[]} */
@@ -322,10 +328,35 @@ async function traceFirstFrame(browser, target) {
   const at = (/** @type {number} */ ts) => (ts - doc.ts) / 1000;
   /** @type {Record<string, number>} */
   const r = { 'to first paint': at(fcp.ts), 'layout objects': main.find((e) => e.name === 'Layout')?.args?.beginData?.totalObjects ?? 0 };
+  /** The milliseconds of `names` events that run inside an event of `within` (outermost once). @param {string[]} names @param {string[]} within */
+  const inside = (names, within) => {
+    let total = 0, until = -Infinity;
+    const outer = main.filter((u) => within.includes(u.name));
+    for (const e of main.filter((x) => names.includes(x.name) && outer.some((u) => u.ts <= x.ts && x.ts + x.dur <= u.ts + u.dur))
+      .sort((a, b) => a.ts - b.ts || b.dur - a.dur)) {
+      if (e.ts + e.dur <= until) continue;
+      total += e.dur / 1000;
+      until = e.ts + e.dur;
+    }
+    return total;
+  };
   for (const [k, names] of Object.entries(FIRST_FRAME)) r[k] = sum(names);
+  // Each counted once: a script the parser runs, and a layout that script asks for, are not
+  // parsing (a pair page's script at the pause asks for the first frame's layout).
+  const work = [...FIRST_FRAME.style, ...FIRST_FRAME.layout, ...FIRST_FRAME.paint];
+  r.parse -= inside([...FIRST_FRAME.script, ...work], FIRST_FRAME.parse);
+  r.script -= inside(work, FIRST_FRAME.script);
   for (const [k, name] of Object.entries(FONT_IPC)) r[`#${k}`] = main.filter((e) => e.name === name).length;
   // The main thread waiting on those synchronous requests (the browser process answers them).
   r['font requests'] = sum(Object.values(FONT_IPC));
+  // Style without the font lookups it makes (the first font a page uses is looked up while its
+  // style is computed, so the style figure alone carries the first, slowest font request), and
+  // what the browser process itself spent answering those requests: the rest of the wait is the
+  // request waiting its turn in the browser (whose own window may be drawing a frame then).
+  const fontsInStyle = inside(['FontCache::GetFontPlatformData'], FIRST_FRAME.style);
+  r['style without fonts'] = r.style - fontsInStyle;
+  r['font answers'] = events.filter((e) => e.ph === 'X' && e.pid !== parse.pid && e.ts >= doc.ts && e.ts <= end &&
+    ['FontDataServiceImpl::MatchFamilyName', 'FontServiceApp::FontRenderStyleForStrike'].includes(e.name)).reduce((a, e) => a + e.dur / 1000, 0);
   // The first frame's tiles, rasterized off the main thread after its paint and before it can be
   // shown (a tile of one colour is not rasterized: the one-line page has one tile with text).
   const tiles = events.filter((e) => e.ph === 'X' && e.pid === parse.pid && e.name === 'RasterTask' && e.ts >= end && e.ts <= fcp.ts);
@@ -348,6 +379,11 @@ async function traceFirstFrame(browser, target) {
   r['@style'] = styled ? at(styled.ts) : NaN;
   r['@paint'] = firstPaint ? at(firstPaint.ts) : NaN;
   r['@tiles done'] = tiles.length ? Math.max(...tiles.map((e) => at(e.ts + e.dur))) : NaN;
+  // The main thread's work from the end of the first frame's paint to its first contentful paint
+  // (a pair page parses the rest of its document once styles.css has come, while its first
+  // frame's tiles rasterize: on two cores the two compete).
+  r['main after paint'] = events.filter((e) => e.ph === 'X' && e.name === 'RunTask' && e.pid === parse.pid && e.tid === parse.tid &&
+    e.ts >= end && e.ts <= fcp.ts).reduce((a, e) => a + Math.min(e.dur, fcp.ts - e.ts) / 1000, 0);
   return r;
 }
 
@@ -384,7 +420,7 @@ async function prerenderedFigures() {
   /** One fresh load of the pair page from the server at `base`. @param {string} base @param {Runs} r */
   const measure = async (base, r) => {
     r.loads.push(os.loadavg()[0]);
-    const ctx = await browser.newContext({ serviceWorkers: 'block' });
+    const ctx = await browser.newContext({ serviceWorkers: 'block', ...FRAME });
     const page = await ctx.newPage();
     // The first paint is read once the page has loaded: a script run in the page while it loads
     // (Playwright's, for evaluate) would take the main thread from the frame being measured.
@@ -395,6 +431,13 @@ async function prerenderedFigures() {
     await page.waitForFunction(() => document.body.dataset.ready === 'true', null, { timeout: 120000, polling: 10 });
     r.ready.push(await page.evaluate(() => performance.now()));
     const before = await page.textContent('#c-total');
+    // In a narrow window the setup form starts closed: opened first and given a second, outside
+    // the timing (opening it starts work of its own, about 0.7 s on the 2-core machine, that the
+    // input would otherwise wait behind).
+    if (!(await page.isVisible('#quant'))) {
+      await page.click('#setup-summary');
+      await page.waitForTimeout(1000);
+    }
     const t0 = await page.evaluate(() => performance.now());
     await page.selectOption('#quant', 'Q8_0');
     await page.waitForFunction((b) => document.querySelector('#c-total')?.textContent !== b, before, { timeout: 60000, polling: 5 });
@@ -407,7 +450,7 @@ async function prerenderedFigures() {
       if (against && i % 2) await measure(against.url, theirs);
       await measure(url, mine);
       if (against && !(i % 2)) await measure(against.url, theirs);
-      const bctx = await browser.newContext();
+      const bctx = await browser.newContext(FRAME);
       const bpage = await bctx.newPage();
       await bpage.goto(`${blank.url}blank.html`, { waitUntil: 'load' });
       blankF.push(/** @type {number} */ (await bpage.evaluate(fcp)));
@@ -429,7 +472,7 @@ async function prerenderedFigures() {
   }
   const { fcp: pageF, ready, input, verdict: verdictAtFcp } = mine;
   const runs = (/** @type {number[]} */ xs) => xs.map((t) => t.toFixed(0)).join(', ');
-  console.log(`\n(f) A prerendered pair page (/${PAGE}) in headless Chromium (fresh context, median of ${RUNS})`);
+  console.log(`\n(f) A prerendered pair page (/${PAGE}) in headless Chromium (fresh context, median of ${RUNS}${VIEWPORT ? `, a ${VIEWPORT[1]} × ${VIEWPORT[2]} window` : ''})`);
   console.log(`  first contentful paint:            ${ms(median(pageF))} (runs: ${runs(pageF)}); on screen then: ${verdictAtFcp}`);
   console.log(`  first contentful paint, one line:  ${ms(median(blankF))} (runs: ${runs(blankF)})`);
   console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×)`);
@@ -457,6 +500,8 @@ async function prerenderedFigures() {
         Object.keys(FIRST_FRAME).map((k) => `${k} ${fig(k).toFixed(1)} ms`).join(', ') +
         `; then ${fig('#tiles')} tiles rasterized, ${fig('raster').toFixed(1)} ms` +
         `; font requests to the browser: ${Object.keys(FONT_IPC).map((k) => `${fig(`#${k}`)} ${k}`).join(', ')}, waited on ${fig('font requests').toFixed(1)} ms` +
+        ` (the browser's own work answering them ${fig('font answers').toFixed(1)} ms); style without its font lookups ${fig('style without fonts').toFixed(1)} ms` +
+        `; the main thread's work between that paint and the first contentful paint ${fig('main after paint').toFixed(1)} ms` +
         `; after the request: parsed at ${fig('@parsed').toFixed(1)} ms, style and layout from ${fig('@style').toFixed(1)}, shown to the compositor at ${fig('@shown').toFixed(1)}, first paint at ${fig('@paint').toFixed(1)}, its tiles done at ${fig('@tiles done').toFixed(1)}`);
     }
   }

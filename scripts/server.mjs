@@ -12,15 +12,16 @@ export const CSP = "default-src 'self'; script-src 'self' 'wasm-unsafe-eval'; st
   `img-src 'self' data:; connect-src 'self' ${HUB_HOSTS}; object-src 'none'; base-uri 'none'; frame-ancestors *`;
 
 /**
- * The policy with more sources: `styles`, the hashes of a page's inline style blocks
- * ('sha256-…'), and `connect` (tests only: a mock Hub on 127.0.0.1). `meta`: as a page states
- * it in a <meta http-equiv> (for hosts that send no header): without frame-ancestors, which a
- * browser only takes from a header.
- * @param {{styles?: string[], connect?: string[], meta?: boolean}} more
+ * The policy with more sources: `styles` and `scripts`, the hashes of a page's inline style and
+ * script blocks ('sha256-…'), and `connect` (tests only: a mock Hub on 127.0.0.1). `meta`: as a
+ * page states it in a <meta http-equiv> (for hosts that send no header): without
+ * frame-ancestors, which a browser only takes from a header.
+ * @param {{styles?: string[], scripts?: string[], connect?: string[], meta?: boolean}} more
  */
-export function cspWith({ styles = [], connect = [], meta = false } = {}) {
+export function cspWith({ styles = [], scripts = [], connect = [], meta = false } = {}) {
   let p = CSP;
   if (styles.length) p = p.replace("style-src 'self'", `style-src 'self' ${styles.join(' ')}`);
+  if (scripts.length) p = p.replace("script-src 'self' 'wasm-unsafe-eval'", `script-src 'self' 'wasm-unsafe-eval' ${scripts.join(' ')}`);
   if (connect.length) p = p.replace(HUB_HOSTS, `${HUB_HOSTS} ${connect.join(' ')}`);
   if (meta) p = p.replace(/; frame-ancestors [^;]*/, '');
   return p;
@@ -34,10 +35,20 @@ export function cspWith({ styles = [], connect = [], meta = false } = {}) {
  * @param {string} html
  */
 export function pageStyleHashes(html) {
+  return pagePolicyHashes(html, 'style-src');
+}
+
+/** The same for the inline script blocks (script-src). @param {string} html */
+export function pageScriptHashes(html) {
+  return pagePolicyHashes(html, 'script-src');
+}
+
+/** The hashes one directive of the page's own policy names. @param {string} html @param {string} directive */
+function pagePolicyHashes(html, directive) {
   const tag = (html.match(/<meta\s[^>]*>/gi) || []).find((t) => /\shttp-equiv="Content-Security-Policy"/i.test(t));
   const content = tag ? /\scontent="([^"]*)"/.exec(tag) : null;
-  const styleSrc = content ? /(?:^|;)\s*style-src ([^;]*)/.exec(content[1]) : null;
-  return styleSrc ? styleSrc[1].split(/\s+/).filter((x) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(x)) : [];
+  const src = content ? new RegExp(`(?:^|;)\\s*${directive} ([^;]*)`).exec(content[1]) : null;
+  return src ? src[1].split(/\s+/).filter((x) => /^'sha256-[A-Za-z0-9+/]+=*'$/.test(x)) : [];
 }
 
 /** Does the URL name a file under root ('/' is index.html)? @param {string} root @param {string} url */
@@ -50,14 +61,18 @@ function exists(root, url) {
   try { return fs.statSync(file).isFile(); } catch { return false; }
 }
 
-/** The style hashes of the prerendered page the URL names (none for any other file). @param {string} root @param {string} url */
-function pageStyles(root, url) {
+/**
+ * The style and script hashes of the prerendered page the URL names (none for any other file).
+ * @param {string} root @param {string} url @returns {{styles: string[], scripts: string[]}}
+ */
+function pageHashes(root, url) {
+  const none = { styles: [], scripts: [] };
   let p;
-  try { p = decodeURIComponent(new URL(url, 'http://x').pathname); } catch { return []; }
-  if (!/^\/(en|es|fr|zh)\/.*(\/|\.html)$/.test(p)) return [];
+  try { p = decodeURIComponent(new URL(url, 'http://x').pathname); } catch { return none; }
+  if (!/^\/(en|es|fr|zh)\/.*(\/|\.html)$/.test(p)) return none;
   if (p.endsWith('/')) p += 'index.html';
   const file = path.resolve(root, `.${p}`);
-  if (!file.startsWith(root + path.sep)) return [];
+  if (!file.startsWith(root + path.sep)) return none;
   let head;
   try {
     const fd = fs.openSync(file, 'r');
@@ -65,8 +80,8 @@ function pageStyles(root, url) {
       const buf = Buffer.alloc(4096);
       head = buf.subarray(0, fs.readSync(fd, buf, 0, buf.length, 0)).toString('utf8');
     } finally { fs.closeSync(fd); }
-  } catch { return []; }
-  return pageStyleHashes(head);
+  } catch { return none; }
+  return { styles: pageStyleHashes(head), scripts: pageScriptHashes(head) };
 }
 
 /** A 404 that obeys the CSP: no inline style or script, the app's own stylesheet. @param {http.ServerResponse} res */
@@ -89,7 +104,7 @@ export function startServer(opts = {}) {
   // instead of the app and its coded error.
   const server = http.createServer({ maxHeaderSize: 1 << 20 }, (req, res) => {
     if (opts.csp !== false)
-      res.setHeader('Content-Security-Policy', cspWith({ connect: opts.connect, styles: pageStyles(root, req.url || '/') }));
+      res.setHeader('Content-Security-Policy', cspWith({ connect: opts.connect, ...pageHashes(root, req.url || '/') }));
     res.setHeader('X-Content-Type-Options', 'nosniff');
     // The widget and its module may be loaded by pages on other origins.
     res.setHeader('Access-Control-Allow-Origin', '*');

@@ -175,6 +175,30 @@ TEST_CASE("vLLM and SGLang read the form's parallel sequences as the sequences t
 // Every caller of an estimate's total (solve, cost's cloud filter) reads the serving engine's
 // memory, the figure the estimate document states as memory.total_bytes, not the llama.cpp
 // placement the engine step starts from.
+// Issue 16: Llama 3.1 70B in BF16 on two Ascend 910B (64 GB each): the weights alone exceed each
+// rank's share, the engine does not start, and the share it sets aside is what it asks for, never
+// more than the usable memory (it read "sets aside 136.64 GiB of 127.30 GiB usable" for vLLM and
+// 158.48 GiB for SGLang, the weights plus an empty pool).
+TEST_CASE("vLLM and SGLang: when the weights exceed the engine's share it sets aside its share, not more than usable", "[serving_demand]") {
+  for (const char* engine : {"vllm", "sglang"}) {
+    CAPTURE(engine);
+    const json r = estimate({{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"engine", engine},
+                             {"hardware", "huawei-ascend-910b"}, {"count", 2}, {"context", 8192}});
+    REQUIRE_FALSE(r.contains("error"));
+    REQUIRE(r["verdict"] == "no_fit");
+    const json& m = r["memory"];
+    const json& pg = r[engine]["per_gpu"];
+    REQUIRE(pg["kv_available_bytes"].get<double>() < 0);
+    CHECK(num(m["kv_pool_bytes"]) == 0);
+    CHECK(num(m["reserved_bytes"]) <= num(m["usable_bytes"]));
+    // The share is the same terms with the (negative) pool: weights, activations, runtime and pool.
+    CHECK(num(m["reserved_bytes"]) == 2 * (num(pg["weights_bytes"]) + num(pg["activation_bytes"]) + num(pg["non_torch_bytes"]) +
+                                           num(pg["cuda_context_bytes"]) + num(pg["cuda_graph_bytes"]) + num(pg["kv_available_bytes"])));
+    // What the request needs is still more than that share: the card says by how much.
+    CHECK(num(m["total_bytes"]) > num(m["reserved_bytes"]));
+  }
+}
+
 TEST_CASE("vLLM and SGLang: solve's and cost's totals are the engine's memory, as the estimate states it", "[serving_demand][solve][cost]") {
   for (const char* engine : {"vllm", "sglang"}) {
     INFO(engine);

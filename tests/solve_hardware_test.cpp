@@ -10,6 +10,7 @@
 #include "test_util.hpp"
 #include "willitfit/api/api.hpp"
 #include "willitfit/base/error.hpp"
+#include "willitfit/catalog/catalog.hpp"
 #include "willitfit/estimate/defaults.hpp"
 #include "willitfit/hardware/device.hpp"
 
@@ -686,6 +687,37 @@ TEST_CASE("launch commands leave out a server engine with no support evidence on
   CHECK(g["commands"].contains("vllm"));
   CHECK(g["commands"].contains("sglang"));
   CHECK_FALSE(g.contains("commands_left_out"));
+}
+
+// Ollama ships CUDA, ROCm, Metal, Vulkan and CPU builds (data/backends.json `ollama`) and none for
+// Huawei's CANN: on an Ascend 910B llama.cpp runs, but an Ollama Modelfile with num_gpu would not
+// use the NPU, so the estimate offers llama-server alone and names Ollama as left out. An RTX 4090
+// and a Mac keep the Ollama commands; a catalog whose backend claims Ollama with no source is refused.
+TEST_CASE("Ollama's commands only where one of its builds runs on the device, and said when left out", "[solve_hardware][decisions]") {
+  const json base = {{"model", "Qwen/Qwen3-8B"}, {"quant", "Q4_K_M"}, {"context", 8192}};
+  const json npu = estimate(request_for(base, "huawei-ascend-910b", 1));
+  INFO(npu.dump().substr(0, 3000));
+  REQUIRE_FALSE(npu.contains("error"));
+  CHECK(npu["commands"].contains("llama_server"));
+  CHECK_FALSE(npu["commands"].contains("ollama"));
+  CHECK_FALSE(npu["commands"].contains("ollama_modelfile"));
+  REQUIRE(npu.contains("commands_left_out"));
+  CHECK(npu["commands_left_out"] == json::array({{{"engine", "ollama"}, {"code", "engine_not_on_device"}}}));
+  for (const char* id : {"nvidia-rtx-4090", "apple-m4-max-40c-gpu-128gb"}) {
+    CAPTURE(id);
+    const json g = estimate(request_for(base, id, 1));
+    CHECK(g["commands"].contains("ollama"));
+    CHECK(g["commands"].contains("ollama_modelfile"));
+    CHECK_FALSE(g.contains("commands_left_out"));
+  }
+  const wif::Device* d = wif_test::catalog().find_device("huawei-ascend-910b");
+  REQUIRE(d != nullptr);
+  CHECK_FALSE(wif_test::catalog().device_ollama(*d));
+  // The claim needs its own source and date, as every cited field does.
+  const wif::Catalog bad = wif::Catalog::load({{"backends.json", R"({"backends": [{"id": "cann", "name": "CANN", "overhead_mib": 1024,
+    "source": "https://example.org/", "checked": "2026-12-06", "ollama": "runs"}]})"}});
+  const bool refused = std::any_of(bad.errors().begin(), bad.errors().end(), [](const auto& e) { return e.path.find("ollama_source") != std::string::npos; });
+  CHECK(refused);
 }
 
 // Issue 16: the model page named "the cheapest setup in GPU memory" and "the cheapest with system

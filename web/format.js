@@ -2,14 +2,11 @@
 // Number formatting for people: GiB for memory (GB beside it where vendors speak GB), tokens/s,
 // ms; always through Intl for the chosen language. Never prints NaN or Infinity.
 
-import { aside } from './i18n.js';
+import { aside, WJ } from './i18n.js';
 
 const GiB = 1024 ** 3;
 /** Between a number and its unit: a no-break space, so "1 464 ms" never breaks before "ms". */
 const U = '\u00a0';
-// A word joiner: no line break at it, nothing drawn. Chinese has a break opportunity between a
-// digit and a Han character (UAX #14), so "80.3亿" could part as "80.3" / "亿" without it.
-const WJ = '\u2060';
 
 /** @param {string} lang @param {number} digits */
 function nf(lang, digits) {
@@ -65,6 +62,14 @@ export function gbOf(x, lang) {
 /** @param {number} x @param {string} lang */
 export function num(x, lang, digits = 0) {
   return ok(x) ? nf(lang, digits).format(x) : '—';
+}
+
+/**
+ * Hours as a person typed them: "8" for 8 (not "8.0", beside an input that says 8), "7.5" for 7.5.
+ * @param {number} x @param {string} lang
+ */
+export function hours(x, lang) {
+  return num(x, lang, ok(x) && !Number.isInteger(x) ? 1 : 0);
 }
 
 /** @param {number} ratio @param {string} lang */

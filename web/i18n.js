@@ -10,18 +10,45 @@ import moneyEn from './i18n/money/en.js';
 import moneyEs from './i18n/money/es.js';
 import moneyFr from './i18n/money/fr.js';
 import moneyZh from './i18n/money/zh.js';
-import mainEn from './i18n/main/en.js';
-import mainEs from './i18n/main/es.js';
-import mainFr from './i18n/main/fr.js';
-import mainZh from './i18n/main/zh.js';
+import mainEn, { devices as devicesEn } from './i18n/main/en.js';
+import mainEs, { devices as devicesEs } from './i18n/main/es.js';
+import mainFr, { devices as devicesFr } from './i18n/main/fr.js';
+import mainZh, { devices as devicesZh } from './i18n/main/zh.js';
 
-/** A word joiner: no line break at it, nothing drawn. */
-const WJ = '\u2060';
+/**
+ * A word joiner: no line break at it, nothing drawn. Chinese has a break opportunity between a
+ * digit and a Han character (UAX #14), so "80.3亿" could part as "80.3" / "亿" without it; a range
+ * keeps its dash with what follows. The one definition (format.js imports it).
+ */
+export const WJ = '\u2060';
 
 /** @type {Record<string, Record<string, string>>} */
 // The money / simulator / fine-tuning strings live in their own files (i18n/money/) so that
 // sections can grow without every change touching the main tables.
 export const STRINGS = { en: { ...en, ...moneyEn, ...mainEn }, es: { ...es, ...moneyEs, ...mainEs }, fr: { ...fr, ...moneyFr, ...mainFr }, zh: { ...zh, ...moneyZh, ...mainZh } };
+
+/**
+ * What each language calls a device of each kind (the core's `device_type`: gpu, npu,
+ * accelerator; apple, unified or cpu for the others), in the forms its sentences need: `kind`,
+ * `kinds` (plural), `the_kind` (with its article, plural when `count` > 1), `kind_mem` (its memory)
+ * and, where a language agrees words with the noun, the article or pronoun that goes with it
+ * (Spanish `una`/`las`, French `de`). Passed to t() as placeholders, so "on each GPU" reads "on
+ * each NPU" for an Ascend 910B and "on each accelerator" for a Gaudi 3.
+ * @type {Record<string, Record<string, Record<string, string>>>}
+ */
+export const DEVICE_WORDS = { en: devicesEn, es: devicesEs, fr: devicesFr, zh: devicesZh };
+
+/**
+ * The device placeholders for a device of the core's `device_type` (an unknown type reads as a GPU).
+ * @param {string} lang @param {string|null|undefined} deviceType @param {number} [count]
+ * @returns {Record<string, string>}
+ */
+export function deviceWords(lang, deviceType, count = 1) {
+  const table = (Object.hasOwn(DEVICE_WORDS, lang) && DEVICE_WORDS[lang]) || DEVICE_WORDS.en;
+  const w = (deviceType && Object.hasOwn(table, deviceType) && table[deviceType]) || table.gpu;
+  const { the_one: one, the_many: many, ...rest } = w;
+  return { ...rest, the_kind: count > 1 ? many : one };
+}
 
 /** @param {string} lang @param {string} key @param {Record<string, string>} [vars] */
 export function t(lang, key, vars) {

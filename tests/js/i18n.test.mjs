@@ -206,3 +206,25 @@ test('Chinese sentences join without a space after 。 and each closes itself; o
   // No string of a language carries a sentence joined after 。 with a space.
   assert.deepEqual(Object.entries(STRINGS.zh).filter(([, v]) => /。 /.test(String(v))).map(([k]) => k), []);
 });
+
+test('a device is named by its kind in every language: each placeholder a string uses has a form for every device_type', async () => {
+  const { DEVICE_WORDS, deviceWords, t } = await import(path.join(root, 'web', 'i18n.js'));
+  const types = ['gpu', 'npu', 'accelerator', 'apple', 'unified', 'cpu'];
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    assert.deepEqual(Object.keys(DEVICE_WORDS[lang]).sort(), [...types].sort(), lang);
+    // The forms a language's strings use (its own agreement words included) exist for every kind.
+    const used = new Set(Object.values(STRINGS[lang]).flatMap((v) => [...String(v).matchAll(/\{(kind|kinds|the_kind|kind_mem|una|las|de)\}/g)].map((m) => m[1])));
+    for (const type of types) {
+      const w = deviceWords(lang, type, 2);
+      for (const form of used) assert.equal(typeof w[form], 'string', `${lang} ${type} ${form}`);
+    }
+  }
+  // Not vacuous: the words differ by kind and by count, and an unknown kind reads as a GPU.
+  assert.equal(t('en', 'diag_weights_exceed_budget', deviceWords('en', 'npu')), 'The weights alone exceed the engine’s memory share on each NPU.');
+  assert.equal(t('en', 'per_device_caption_one', deviceWords('en', 'gpu', 1)), 'Layers and memory on the GPU');
+  assert.equal(t('es', 'kv_pool_note_tp', { ...deviceWords('es', 'accelerator', 2), per: 'A', all: 'B', n: '2' }), 'A por acelerador, B en los 2 aceleradores, asignados al arrancar');
+  assert.equal(t('fr', 'fix_ngl', { ...deviceWords('fr', 'accelerator', 1), n: '3', ram: 'R' }), 'Mettez 3 couches sur l’accélérateur (--n-gpu-layers 3), le reste dans R de RAM');
+  assert.equal(t('zh', 'per_device_caption_each', deviceWords('zh', 'accelerator', 2)), '每块加速卡上的层与内存');
+  assert.equal(t('zh', 'per_device_caption_each', deviceWords('zh', 'npu', 2)), '每块 NPU 上的层与内存');
+  assert.equal(deviceWords('en', 'something_else').kind, 'GPU');
+});

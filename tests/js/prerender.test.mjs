@@ -8,6 +8,7 @@ import path from 'node:path';
 import test from 'node:test';
 import { parseHTML } from 'linkedom';
 
+import { FIRST_LAYOUT } from '../../scripts/prerender.mjs';
 import { api, root } from './helpers.mjs';
 
 const dist = path.join(root, 'dist');
@@ -170,6 +171,13 @@ test('pair pages come in two parts: the answer paints before the sections below 
     assert.equal(first?.tagName, 'LINK', `${p}: the parser pauses before the breakdown table, at a stylesheet`);
     assert.match(first?.getAttribute('href') || '', /vendor\/uPlot\.min\.css$/, p);
     assert.equal(second?.tagName, 'LINK', `${p}: then the app's stylesheet`);
+    // Right before them, the one-line script that asks for the first frame's layout as soon as
+    // the parser gets there, and no other inline script in the page (its JSON-LD is data).
+    const kick = first?.previousElementSibling;
+    assert.equal(kick?.tagName, 'SCRIPT', `${p}: a script right before the pause`);
+    assert.equal(kick?.textContent, FIRST_LAYOUT, `${p}: it asks for the layout and does nothing else`);
+    assert.ok(kick && !kick.hasAttribute('src') && !kick.hasAttribute('type'), `${p}: a classic inline script`);
+    assert.equal([...doc.querySelectorAll('script:not([src]):not([type="application/ld+json"])')].length, 1, `${p}: the only inline script`);
     assert.match(second?.getAttribute('href') || '', /^(\.\.\/)+styles\.css$/, p);
     assert.equal(hrefs.filter((h) => /uPlot\.min\.css$/.test(h)).length, 1, `${p}: the chart's stylesheet once`);
     assert.equal(hrefs.filter((h) => /styles\.css$/.test(h)).length, 1, `${p}: the app's stylesheet once`);
@@ -245,7 +253,7 @@ test('a shard of the page drawing hands a large answer to its parent whole (npm 
 });
 
 test('every inline style block is named by its hash in the page\'s own CSP and in the header the server sends with it', async () => {
-  const { cspWith, pageStyleHashes } = await import(path.join(root, 'scripts', 'server.mjs'));
+  const { cspWith, pageStyleHashes, pageScriptHashes } = await import(path.join(root, 'scripts', 'server.mjs'));
   let blocks = 0;
   for (const p of pages) {
     const html = fs.readFileSync(path.join(dist, p, 'index.html'), 'utf8');
@@ -262,8 +270,11 @@ test('every inline style block is named by its hash in the page\'s own CSP and i
     assert.equal(doc.head.firstElementChild?.getAttribute('charset'), 'utf-8', p);
     const hashes = pageStyleHashes(html);
     assert.deepEqual(hashes, inline, `${p}: the policy names each inline block by the hash of its bytes`);
+    // The same for the inline script (a pair page's, at the pause): a plain <script> element.
+    const scripts = [...html.matchAll(/<script>([^]*?)<\/script>/g)].map((m) => `'sha256-${crypto.createHash('sha256').update(m[1], 'utf8').digest('base64')}'`);
+    assert.deepEqual(pageScriptHashes(html), scripts, `${p}: the policy names each inline script by the hash of its bytes`);
     // The rest of the policy is the server's, word for word (less frame-ancestors, which only a header sets).
-    assert.equal(meta?.getAttribute('content'), cspWith({ styles: inline, meta: true }), p);
+    assert.equal(meta?.getAttribute('content'), cspWith({ styles: inline, scripts, meta: true }), p);
     assert.doesNotMatch(meta?.getAttribute('content') || '', /unsafe-inline|frame-ancestors/, p);
   }
   assert.ok(blocks >= pairPages.length, 'every pair page has its block');

@@ -163,6 +163,11 @@ test('a serving engine on a device llama.cpp does not run on: the speed from the
   const usd = Number(await page.getAttribute('#cost-elec-mtok', 'data-usd'));
   assert.ok(Math.abs(usd - c.owned.electricity_only_per_million_tokens_usd.single) <= 1e-9 * usd, `${usd} vs ${c.owned.electricity_only_per_million_tokens_usd.single}`);
   assert.equal(c.owned.decode_tps, e.speed.decode_tps);
+  // An AI accelerator is named as one (the core's device_type), not a GPU: the activations line and
+  // the per-device caption for the one card.
+  assert.equal(e.hardware.device_type, 'accelerator');
+  assert.match(await page.textContent('#w-compute'), /per accelerator \(/);
+  assert.equal(await page.textContent('#devices-table caption'), 'Layers and memory on the accelerator');
   assert.deepEqual(page.problems, []);
 });
 

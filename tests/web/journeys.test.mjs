@@ -65,11 +65,13 @@ async function expected(page, doc) {
           : t(L, 'pool_room_over', { pool: f.num(dem.pool_sequences, L), asked: f.num(dem.sequences, L), ctx: f.tokens(dem.context, L) }))
         : t(L, m.margin_bytes >= 0 ? 'utilization' : 'utilization_over', { 0: f.pct(m.utilization, L) });
     }
-    // An offload plan states its total in RAM and on the accelerators, and why it exceeds c-total.
+    // An offload plan states its total in RAM and on the device, and why it exceeds c-total.
     const p = d.placement;
     if (d.verdict === 'offload' && m.host && m.host.total_bytes > 0) {
-      out['plan-total'] = `${t(L, 'plan_total', { total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })}${gap(L)}${
-        t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
+      // The device named by its kind and count (the core's device_type: "on the GPU", "on the NPUs").
+      const kw = sh.kindWords(d, L);
+      out['plan-total'] = `${t(L, 'plan_total', { ...kw, total: f.gib(p.total_bytes, L), gpu: f.gib(p.devices_bytes, L), ram: f.gib(p.host_bytes, L), over: f.gib(p.over_full_bytes, L), full: f.gib(m.total_bytes, L) })}${gap(L)}${
+        t(L, p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', { ...kw, emb: f.gib(m.host_weights_bytes, L), buf: f.gib(p.op_offload_bytes, L) })}`;
     }
     const sp = sh.speedOf(d);
     if (sp && sp.decode) out['k-decode'] = sh.spreadText(sp.decode, L);
@@ -151,6 +153,16 @@ const JOURNEYS = [
       assert.match(line, /public sources disagree/);
       // Only the figures the speeds rest on: the 910B's disputed TDP is the device page's, not this line's.
       assert.doesNotMatch(line, /tdp_w|—:/);
+      // An NPU is named as one (the core's device_type), for the one card: the per-device caption and
+      // the weights row, not "on each accelerator" or "discrete GPUs".
+      assert.equal(doc.hardware.device_type, 'npu');
+      assert.equal(await page.textContent('#devices-table caption'), 'Layers and memory on the NPU');
+      assert.match(await page.textContent('#w-weights'), /as llama\.cpp does on a discrete NPU\./);
+      // Ollama has no build for Huawei's CANN: llama-server alone, and a note saying why (the core's commands_left_out).
+      assert.deepEqual(doc.commands_left_out, [{ engine: 'ollama', code: 'engine_not_on_device' }]);
+      assert.equal(doc.commands.ollama, undefined);
+      assert.doesNotMatch(await page.textContent('#commands'), /ollama create|num_gpu/);
+      assert.match(await page.textContent('#commands-left-out'), /^No Ollama command: nothing in the catalog says Ollama runs on Huawei Ascend 910B/);
       assert.deepEqual(await axeProblems(page), []);
     } },
   // vLLM on a MetaX C500 (no llama.cpp there: the speed comes from the device's own figures): the

@@ -9,7 +9,7 @@ import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
 import { backendName, gib, num, pct, percentOf, range, signedPct, times as countTimes, tps } from '../format.js';
-import { aside, errorText, t } from '../i18n.js';
+import { aside, errorText, sentenceCase, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
 import { engineName } from './main.js';
@@ -328,7 +328,9 @@ export async function renderAccuracy(alive) {
     sizesSection(rep.sizes),
     mlxSection(rep.mlx),
     specSection(rep.speculative));
-  const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: T('acc_split_multi_gpu'), offloaded: T('acc_split_offloaded') };
+  // The legend's entries stand alone, each in sentence case ("Several GPUs" beside "Decode"): the
+  // group names are lower-case where they are also joined mid-sentence.
+  const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: sentenceCase(state.lang, T('acc_split_multi_gpu')), offloaded: sentenceCase(state.lang, T('acc_split_offloaded')) };
   const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
   /** @type {Record<string, [number, number][]>} */
   const by = {};

@@ -6,7 +6,7 @@
 // data/clouds.json only (https URLs), never from anything a person typed.
 import { defaults } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
-import { day, gbOf, gib, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
+import { day, gbOf, gib, hours, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
 import { aside, labelled, t } from '../i18n.js';
 import { state } from '../state.js';
 import { cardValue } from './shared.js';
@@ -105,7 +105,7 @@ export function renderCloud(r, c, mk) {
     : T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });
   const dates = [...new Set(offers.map((/** @type {any} */ o) => o.checked).filter(Boolean))].sort();
   fill('cloud-out', engineNote,
-    h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: num(c.usage.hours_per_day, L, 1) })),
+    h('p', { class: 'note' }, T('cloud_intro', { total: need, hours: hours(c.usage.hours_per_day, L) })),
     h('div', { class: 'sortbar', role: 'group', 'aria-label': T('sort_by') }, h('span', { class: 'note' }, labelled(state.lang, T('sort_by'), '')),
       sortBtn('price', T('sort_price')), sortBtn('mtok', c.cloud_basis && c.cloud_basis.code === 'stated_sequences'
         ? T('sort_mtok_stated', { n: num(c.cloud_basis.sequences, L) }) : T('sort_mtok'))),

@@ -9,7 +9,7 @@ import { call } from '../client.js';
 import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
-import { marketName, money, monthYear, num, perMillionSpeed, perMillionText, tps } from '../format.js';
+import { hours, marketName, money, monthYear, num, perMillionSpeed, perMillionText, tps } from '../format.js';
 import { clauses, commas, errorText, gap, labelled, sentence, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
@@ -265,7 +265,7 @@ function paintCard(r, c, mk) {
     power: num(o.power_w, L), price: money(e.price_kwh_usd, mk, L, 3),
     market: mk ? marketName(mk, state.lang) : e.market, period: given ? T('cost_given') : (mk && mk.period ? monthYear(mk.period, state.lang) : ''),
   }));
-  if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: num(c.usage.hours_per_day, L, 1) }));
+  if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: hours(c.usage.hours_per_day, L) }));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
   // The citation: the market and period, and the primary publisher by name, linked to its page
   // (data/markets.json `primary`; the pages that only repeat the figure stay in the data for audit).
@@ -302,9 +302,9 @@ function paintRentVsBuy(r, c, mk) {
   // The basis of the comparison, from the core: the same tokens a month at each setup's own
   // speed, or (no speed for the offer) the same hours a day.
   const basis = b.basis === 'same_tokens'
-    ? T('rvb_basis_same_tokens', { tokens: num(b.tokens_per_month, L), own: tps(b.owned_decode_tps, L), hours: num(b.hours_per_day, L, 1),
-      cloud: tps(b.cloud_decode_tps, L), offer: offerName, chours: num(b.cloud_hours_per_day, L, 1) })
-    : T('rvb_basis_same_hours', { hours: num(b.hours_per_day, L, 1) });
+    ? T('rvb_basis_same_tokens', { tokens: num(b.tokens_per_month, L), own: tps(b.owned_decode_tps, L), hours: hours(b.hours_per_day, L),
+      cloud: tps(b.cloud_decode_tps, L), offer: offerName, chours: hours(b.cloud_hours_per_day, L) })
+    : T('rvb_basis_same_hours', { hours: hours(b.hours_per_day, L) });
   const basisNote = h('p', { class: 'note', id: 'rvb-basis', dataset: { basis: b.basis } }, basis);
   // Past the hardware's useful life (the core's break_even_life, data/segments.json): a break-even
   // point is said as that, with its figure in the card's note, not as a count of decades of months.

@@ -12,7 +12,7 @@ import { gib, list as joinList, num, times, tokens } from '../format.js';
 import { errorText, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
-import { latestSection, paramsText, shownName } from './shared.js';
+import { kindWords, latestSection, paramsText, shownName } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -84,7 +84,7 @@ async function run(r, alive) {
   // says "on one GPU" then, so the whole-model total never reads as what each of a ZeRO-3 set
   // keeps (that is the "How many needed" column's figure).
   const gpus = rs.find((/** @type {any} */ x) => x && !x.error && x.settings)?.settings?.gpus ?? 1;
-  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T(gpus > 1 ? 'ft_total' : 'ft_total_one'), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
+  const head = [T('ft_method'), T('ft_weights'), T('ft_grads'), T('ft_opt'), T('ft_act'), T('ft_other'), T(gpus > 1 ? 'ft_total' : 'ft_total_one', kindWords(r, L)), T('ft_on_hw', { 0: hw }), T('ft_needed'), T('ft_advice')];
   // Every column visible at any width; on a phone each method is a card (styles.css table.stack).
   const td = (/** @type {number} */ i, /** @type {any} */ content, /** @type {Record<string, any>} */ props = {}) =>
     h('td', { 'data-label': head[i], ...props }, h('span', null, content));
@@ -112,7 +112,7 @@ async function run(r, alive) {
       td(5, gib(p.other_bytes, L), { class: 'n' }),
       td(6, h('strong', null, gib(p.total_bytes, L)), { class: 'n', dataset: { bytes: String(p.total_bytes) } }),
       td(7, h('span', { class: `tag ${x.verdict}` }, T(`short_${x.verdict}`))),
-      td(8, neededText(n, md, L), { dataset: { count: n == null ? '' : String(n), withinCap: md ? String(md.within_cap) : 'false' } }),
+      td(8, neededText(n, md, L, kindWords(r, L)), { dataset: { count: n == null ? '' : String(n), withinCap: md ? String(md.within_cap) : 'false' } }),
       td(9, adviceText(x.advice, L, shownNotes), { dataset: { advice: x.advice?.code || '' } }));
   });
   // The sequence and batch the core used (its document's settings), not the inputs' state.
@@ -138,7 +138,7 @@ async function run(r, alive) {
   fill('finetune-out',
     used ? h('p', { class: 'note' }, sentences(L, [T(r.model.topology_code && r.model.topology_code.ffn === 'moe' ? 'ft_intro_moe' : 'ft_intro', {
       model: r.model.name, opt: OPTIMIZERS[used.optimizer] || used.optimizer, prec: T(`ft_prec_${used.precision}`), rank: num(used.lora_rank, L),
-      scope: used.gpus > 1 ? T('ft_scope_each', { n: num(used.gpus, L) }) : T('ft_scope_one'),
+      scope: used.gpus > 1 ? T('ft_scope_each', { ...kindWords(r, L), n: num(used.gpus, L) }) : T('ft_scope_one'),
     }), basis])) : null,
     h('div', { class: 'table-block' }, h('p', { class: 'table-title', 'aria-hidden': 'true' }, caption),
       h('div', { class: 'table-wrap fit' },
@@ -150,16 +150,16 @@ async function run(r, alive) {
 /**
  * How many of the chosen device it takes, with what each of them holds (ZeRO-3 shards the states,
  * so it is not the one-GPU total), or that a machine does not hold that many. All from the core.
- * @param {number|null} n @param {any} md the core's min_count_detail @param {string} L
+ * @param {number|null} n @param {any} md the core's min_count_detail @param {string} L @param {Record<string, string>} kw the device's words
  */
-function neededText(n, md, L) {
+function neededText(n, md, L, kw) {
   if (!md) return '—';
   // The core's smallest count (every count, not powers of two); past the cap of the device's
   // machine, named in the caps note under the table (its segment) or one machine (a Mac).
   if (!md.within_cap && typeof n === 'number') return T('ft_beyond_cap', { 0: num(n, L), each: gib(md.per_gpu_bytes, L), max: num(md.max_count, L) });
   // No count holds it: the core's code says why (one machine too small, or what each GPU keeps
   // at any count).
-  if (!md.within_cap) return md.code === 'unsharded_exceeds' ? T('ft_unsharded_exceeds', { floor: gib(md.floor_bytes, L) }) : T('ft_one_machine_too_small');
+  if (!md.within_cap) return md.code === 'unsharded_exceeds' ? T('ft_unsharded_exceeds', { ...kw, floor: gib(md.floor_bytes, L) }) : T('ft_one_machine_too_small');
   return n > 1 ? T('ft_count_each', { 0: num(n, L), each: gib(md.per_gpu_bytes, L) }) : num(n, L);
 }
 

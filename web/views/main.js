@@ -14,7 +14,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
-import { cardValue, commandsOf, deviceFigure, hwLabel, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -152,23 +152,26 @@ export function renderMain(r) {
 
   text('t-weights', gib(m.weights_bytes, L));
   text('t-kv', gib(m.kv_cache_bytes, L));
-  byId('r-pool').hidden = !dem;
-  text('t-pool', dem ? gib(poolRest, L) : '');
+  // The rest of the pool is a row of its own while the engine starts; when it does not (the core's
+  // no_fit) there is no pool to describe ("0 blocks of 16 tokens"), as for the serving cards.
+  const poolRow = !!dem && r.verdict !== 'no_fit';
+  byId('r-pool').hidden = !poolRow;
+  text('t-pool', poolRow ? gib(poolRest, L) : '');
   text('t-compute', gib(m.compute_bytes, L));
   text('t-overhead', gib(m.overhead_bytes, L));
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
   const why = sentences(L, [
     T('why_weights', { n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: aside(L, gib(file, L), gb(file, L)) }),
-    m.host_weights_bytes > 0 ? hostText(m, L) : '',
+    m.host_weights_bytes > 0 ? hostText(m, L, kindWords(r, L)) : '',
     // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
     // llama.cpp keeps some models' MTP layer unused (GLM-5): the core's mtp.drafts says which note.
     r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number'
-      ? T(r.mtp.drafts ? 'mtp_note' : 'mtp_note_unused', { 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
+      ? T(r.mtp.drafts ? 'mtp_note' : 'mtp_note_unused', { ...kindWords(r, L), 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
     // A server engine: the checkpoint's MTP layer it leaves unloaded (the core's checkpoint_unloaded_bytes).
     server && r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.checkpoint_unloaded_bytes > 0
       ? T('mtp_note_server', { 0: gib(r.mtp.file_bytes, L), engine: engineName(r.settings.engine) }) : '',
     r.mtp && r.mtp.loaded ? T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) }) : '',
-    server ? weightsOverGpus(server, m, L) : '',
+    server ? weightsOverGpus(server, m, L, kindWords(r, L)) : '',
   ]);
   // The MTP switch is offered only for a model that ships MTP layers and an engine that drafts
   // with them (the core's mtp block); the engines that do go along for a change of engine.
@@ -190,7 +193,7 @@ export function renderMain(r) {
     // The same tokens' cache on several GPUs (MLA's one latent head, or fewer KV heads than
     // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
     const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
-      engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
+      ...kindWords(r, L), engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
       per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_pool_bytes ?? m.kv_cache_bytes, L),
     }) : '';
     // The cache row is what the stated sequences need of the pool; the pool itself is described
@@ -205,7 +208,7 @@ export function renderMain(r) {
       entries: num(sp.top_entries, L), window: num(sp.window_tokens, L),
     }) : '';
     text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
-    text('w-pool', dem ? sentences(L, [pool, T('why_pool_rest')]) : '');
+    text('w-pool', dem && r.verdict !== 'no_fit' ? sentences(L, [pool, T('why_pool_rest')]) : '');
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
@@ -226,7 +229,7 @@ export function renderMain(r) {
     // MLX: one prefill chunk's activations (the core's mlx.prefill_step tokens).
     ? T('why_compute_mlx', { n: num(r.mlx.prefill_step, L), act: gib(m.compute_bytes, L) })
     : typeof act === 'number'
-    ? T('why_compute_server', { engine: engineName(r.settings.engine), act: gib(act, L) })
+    ? T('why_compute_server', { ...kindWords(r, L), engine: engineName(r.settings.engine), act: gib(act, L) })
     // With FlashAttention the core counts no attention scratch (0 bytes): the sentence leaves
     // that term out rather than showing "(0.00 GiB)".
     // Pipeline parallelism keeps copies of each device's input beside that scratch (the core's
@@ -247,13 +250,13 @@ export function renderMain(r) {
 /**
  * What stays in system RAM of an all-on-GPU plan (llama.cpp's input layer), by its parts: the
  * token embedding, and Gemma 3n's per-layer embedding table beside it (memory.host_weights_parts).
- * @param {any} m result.memory @param {string} L
+ * @param {any} m result.memory @param {string} L @param {Record<string, string>} kw the device's words (shared.js kindWords)
  */
-export function hostText(m, L) {
+export function hostText(m, L, kw) {
   const p = m.host_weights_parts || {};
   return p.per_layer_token_embd > 0
-    ? T('why_host_ple', { emb: gib(p.token_embd || 0, L), ple: gib(p.per_layer_token_embd, L), all: gib(m.host_weights_bytes, L) })
-    : T('why_host', { 0: gib(m.host_weights_bytes, L) });
+    ? T('why_host_ple', { ...kw, emb: gib(p.token_embd || 0, L), ple: gib(p.per_layer_token_embd, L), all: gib(m.host_weights_bytes, L) })
+    : T('why_host', { ...kw, 0: gib(m.host_weights_bytes, L) });
 }
 
 /**
@@ -263,7 +266,7 @@ export function hostText(m, L) {
  * @param {any} r @param {string} L
  */
 export function fileGap(r, L) {
-  const host = r.memory.host_weights_bytes > 0 ? hostText(r.memory, L) : '';
+  const host = r.memory.host_weights_bytes > 0 ? hostText(r.memory, L, kindWords(r, L)) : '';
   const mtp = r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded ? T(r.mtp.drafts ? 'mp_gap_mtp' : 'mp_gap_mtp_unused', { 0: gib(r.mtp.file_bytes, L) }) : '';
   return sentences(L, [host, mtp]);
 }
@@ -272,16 +275,16 @@ export function fileGap(r, L) {
  * vLLM / SGLang over several GPUs: the weights figure is the per-GPU share times the GPUs, which
  * is more than the file by what every GPU keeps whole; the parts and sizes are the core's
  * (server.per_gpu.replicated_weights_bytes, server.weights).
- * @param {any} sv the server block @param {any} m result.memory @param {string} L
+ * @param {any} sv the server block @param {any} m result.memory @param {string} L @param {Record<string, string>} kw the device's words
  */
-function weightsOverGpus(sv, m, L) {
+function weightsOverGpus(sv, m, L, kw) {
   const n = sv.settings && sv.settings.tensor_parallel;
   const w = sv.weights;
   if (!(n > 1) || !w || !sv.per_gpu) return '';
   const parts = Object.entries(w.replicated_parts || {}).filter(([, b]) => b > 0).sort((a, b) => b[1] - a[1])
-    .map(([k, b]) => T('rep_part', { what: T(`rep_part_${k}`), size: gib(b, L, b < 0.01 * 1024 ** 3 ? 3 : 2) }));
+    .map(([k, b]) => T('rep_part', { what: T(`rep_part_${k}`, kw), size: gib(b, L, b < 0.01 * 1024 ** 3 ? 3 : 2) }));
   return T(parts.length ? 'why_weights_tp' : 'why_weights_tp_split', {
-    n: num(n, L), per: gib(sv.per_gpu.weights_bytes, L), rep: gib(sv.per_gpu.replicated_weights_bytes, L),
+    ...kw, n: num(n, L), per: gib(sv.per_gpu.weights_bytes, L), rep: gib(sv.per_gpu.replicated_weights_bytes, L),
     parts: list(parts, L), all: gib(m.weights_bytes, L), extra: gib(w.extra_copies_bytes, L), loaded: gib(w.loaded_bytes, L),
   });
 }
@@ -360,10 +363,10 @@ function renderSpeed(r) {
     sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
     sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
   renderUncertain(r);
-  renderSpeedBasis(s);
+  renderSpeedBasis(s, kindWords(r, L));
   renderSpeculative(r);
   text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
-    ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(r.memory.host.devices_read_per_token_bytes, L, 1),
+    ...kindWords(r, L), ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(r.memory.host.devices_read_per_token_bytes, L, 1),
   }) : '');
 }
 
@@ -442,26 +445,26 @@ function renderSpeculative(r) {
 /**
  * vLLM / SGLang over several GPUs: the core's tensor-parallel step, what one token's step is made
  * of and its largest part (basis.tensor_parallel.step), and the public runs behind it.
- * @param {any} tpb basis.tensor_parallel @param {string} L
+ * @param {any} tpb basis.tensor_parallel @param {string} L @param {Record<string, string>} kw the device's words
  */
-function tpSentence(tpb, L) {
+function tpSentence(tpb, L, kw) {
   const st = tpb.step;
   const steps = st && st.ms ? Object.keys(st.ms).filter((k) => st.ms[k] > 0).map((k) => T('step_part', {
-    what: T(`step_${k}`, { ar: num(tpb.allreduces_per_token, L) }), ms: ms(st.ms[k], L, st.ms[k] < 10 ? 2 : 1), share: pct(st.share[k], L),
+    what: T(`step_${k}`, { ...kw, ar: num(tpb.allreduces_per_token, L) }), ms: ms(st.ms[k], L, st.ms[k] < 10 ? 2 : 1), share: pct(st.share[k], L),
   })) : [];
   return T(steps.length ? 'speed_label_tp_step' : 'speed_label_tp', {
-    link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
+    ...kw, link: T(tpb.link === 'nvlink' ? 'tp_link_nvlink' : 'tp_link_pcie'), tp: num(tpb.size, L),
     ar: num(tpb.allreduces_per_token, L), rows: num(tpb.rows, L), err: pct(tpb.held_out_max_error, L),
-    parts: list(steps, L), bound: steps.length ? T(`bound_${st.bound}`) : '',
+    parts: list(steps, L), bound: steps.length ? T(`bound_${st.bound}`, kw) : '',
   });
 }
 
 /**
  * How sure the speed is, as the core labels it (measured / calibrated / extrapolated, with the
  * published runs behind it), and a link to the accuracy report's group for this kind of estimate.
- * @param {any} s the result's speed object
+ * @param {any} s the result's speed object @param {Record<string, string>} kw the device's words (shared.js kindWords)
  */
-function renderSpeedBasis(s) {
+function renderSpeedBasis(s, kw) {
   const L = state.lang;
   const basis = s && s.basis;
   const label = s && s.decode_label;
@@ -482,9 +485,9 @@ function renderSpeedBasis(s) {
       parts.push(h('a', { href: src, rel: 'noopener' }, host + (basis.measured[0].date ? (L === 'zh' ? '，' : ', ') + basis.measured[0].date : '')), sp);
     }
     // A tensor-parallel estimate checked against the run: what its step is made of, too.
-    if (basis.tensor_parallel) parts.push(tpSentence(basis.tensor_parallel, L), sp);
+    if (basis.tensor_parallel) parts.push(tpSentence(basis.tensor_parallel, L, kw), sp);
   } else if (label === 'tensor_parallel' && basis.tensor_parallel) {
-    parts.push(tpSentence(basis.tensor_parallel, L), sp);
+    parts.push(tpSentence(basis.tensor_parallel, L, kw), sp);
   } else if (label === 'mlx_fitted' && basis.mlx) {
     // MLX: the core's own fit on public mlx-lm runs, with its held-out error.
     parts.push(T('speed_label_mlx', { rows: num(basis.mlx.fitted_rows, L), held: num(basis.mlx.held_out_rows, L),
@@ -538,17 +541,21 @@ function renderUncertain(r) {
 /** vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens. @param {any} r */
 function renderServe(r) {
   const L = state.lang;
-  const sv = isServer(r) ? serverOf(r) : null;
+  // A setup the engine does not start (the core's verdict no_fit: its weights exceed the memory
+  // share, its graphs the headroom) has no pool to describe: "0 tokens", "0 sequences at once"
+  // and the command's cap "only shorter requests reach" would read as a running server. The
+  // diagnostics say why it does not start, once.
+  const sv = isServer(r) && r.verdict !== 'no_fit' ? serverOf(r) : null;
   const box = byId('serve-cards');
   box.hidden = !sv;
-  if (!sv) return;
+  if (!sv) { fill('serve-cards'); return; }
   const tp = sv.throughput || null;
   // The batched throughput rests on the bandwidth (or, compute-bound, on the FP16 rate): a figure
   // public sources do not settle is marked on it too, as on the speed cards.
   const tpMark = tp ? uncertainMark(r.hardware.uncertain, tp.compute_bound ? 'fp16_tflops' : 'bandwidth_gbs', L) : null;
   fill('serve-cards',
     card(T('kv_pool'), `${num(sv.kv_tokens, L)}\u00a0${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
-      ? T('kv_pool_note_tp', { per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
+      ? T('kv_pool_note_tp', { ...kindWords(r, L), per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
       : T('kv_pool_note', { 0: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
     // How many sequences of the context run at once: what the pool holds or the engine's cap in
     // the command, whichever is smaller (the core's demand), and what each figure is.
@@ -592,11 +599,11 @@ function renderPlan(r) {
     : T('plan_ram_layers', { n: num(p.cpu_layers, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
   // What each GPU keeps free: llama.cpp's --fit margin, or none when only a plan without it fits.
   items.push(h('li', { id: 'plan-margin', dataset: { margin: String(p.fit_margin_bytes || 0) } },
-    p.fit_margin_bytes > 0 ? T('plan_margin', { 0: gib(p.fit_margin_bytes, L) }) : T('plan_margin_none')));
+    p.fit_margin_bytes > 0 ? T('plan_margin', { ...kindWords(r, L), 0: gib(p.fit_margin_bytes, L) }) : T('plan_margin_none', kindWords(r, L))));
   // The plan in all, and why it holds more than the all-on-GPU figure the cards show.
-  const over = { emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
+  const over = { ...kindWords(r, L), emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
   const total = h('p', { id: 'plan-total', dataset: { total: String(p.total_bytes), over: String(p.over_full_bytes) } },
-    T('plan_total', { total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
+    T('plan_total', { ...kindWords(r, L), total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
     gap(L), T(p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', over));
   fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items), total,
     h('p', { class: 'note' }, T('plan_flags'), gap(L), h('code', null, commandTokens(flags))));
@@ -627,16 +634,16 @@ function renderPlugins(r) {
         h('button', { type: 'button', class: 'small', 'aria-label': T('copy_named', { 0: cmdLabel(c.label) }), on: { click: (/** @type {Event} */ e) => copy(c.command, /** @type {HTMLElement} */ (e.currentTarget)) } }, T('copy'))),
       h('pre', null, h('code', null, commandTokens(c.command))))),
     cnotes.map((/** @type {any} */ n) => h('p', { class: 'note', dataset: { code: String(n.code) } }, T(`cmd_note_${n.code}`, { quant: String(n.quant ?? '') }))),
-    // A server engine with no support evidence on this device has no command: why, once (the
-    // core's commands_left_out).
+    // An engine with no support evidence on this device (a server engine, or Ollama where none of
+    // its builds runs) has no command: why, once (the core's commands_left_out).
     left.length ? h('p', { class: 'note', id: 'commands-left-out', dataset: { code: 'engine_not_on_device' } },
-      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => engineName(x.engine)), L), hw: hwName(r) })) : null);
+      T('cmd_left_out_engine', { 0: list(left.map((/** @type {any} */ x) => CMD_LABELS[x.engine] ?? engineName(x.engine)), L), hw: hwName(r) })) : null);
   } else fill('commands');
   const devs = r.memory && Array.isArray(r.memory.devices) ? r.memory.devices : null;
   byId('plug-devices').hidden = !devs || !devs.length;
   // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
   const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L));
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kindWords(r, L)));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -657,9 +664,9 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
 /**
  * The placement per accelerator (result.memory.devices), and system RAM when it holds part of
  * the model: which layers each holds and its memory by term against what it may use.
- * @param {any[]} devs @param {any} host @param {string} L
+ * @param {any[]} devs @param {any} host @param {string} L @param {Record<string, string>} kw the device's words (shared.js kindWords)
  */
-function devicesTable(devs, host, L) {
+function devicesTable(devs, host, L, kw) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), range(num(d.first_layer, L), num(d.first_layer + d.n_layers - 1, L))) : num(d.n_layers, L)) : '—');
   // The vision projector gets its column only where some device (or system RAM) holds it.
@@ -689,7 +696,8 @@ function devicesTable(devs, host, L) {
     gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L), tag(d)]);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
     ...cmp(host), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L), tag(host)]);
-  return table(T('per_device_caption'),
+  // The caption names the device's kind and count ("on the GPU", "on each NPU") and system RAM when it holds part.
+  return table(T(`per_device_caption_${devs.length > 1 ? 'each' : 'one'}${host ? '_ram' : ''}`, kw),
     [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), ...(opo ? [T('op_offload_col')] : []), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
@@ -761,8 +769,10 @@ export async function renderExtras(r, alive) {
   if (isServer(r)) {
     const sv = serverOf(r);
     const codes = sv && Array.isArray(sv.diagnostics) ? sv.diagnostics : [];
-    fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}`, {
-      len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
+    // On an NPU or AI accelerator (the core's device_type) the engine's graphs are not CUDA graphs.
+    const accel = r.hardware.device_type === 'npu' || r.hardware.device_type === 'accelerator';
+    fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}${accel && d.code === 'graphs_exceed_headroom' ? '_accel' : ''}`, {
+      ...kindWords(r, L), len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
   } else {
     try {
       outlook = await solve({ ...request(), solve: 'kv_outlook' });

@@ -5,7 +5,7 @@
 // only renders; every figure and the ranking come from the core.
 import { solve } from '../client.js';
 import { defaults, request } from '../catalog.js';
-import { shownName } from './shared.js';
+import { kindWords, shownName } from './shared.js';
 import { byId, fill, h, link, setText } from '../dom.js';
 import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
 import { aside, gap, sentence, sentences, t } from '../i18n.js';
@@ -27,8 +27,11 @@ function stateOf(it) {
   }
 }
 
-/** One change in words. @param {any} it @param {string} L */
-function changeText(it, L) {
+/**
+ * One change in words, naming the device by its kind (shared.js kindWords of the estimate).
+ * @param {any} it @param {string} L @param {Record<string, string>} kw
+ */
+function changeText(it, L, kw) {
   const v = it.change.value;
   switch (it.change.field) {
     case 'context': return T('fix_context', { ctx: tokens(v, L) });
@@ -36,7 +39,7 @@ function changeText(it, L) {
     case 'flash_attn': return T('fix_fa');
     case 'quant': return T('fix_quant', { q: String(v) });
     case 'n_cpu_moe': return T('fix_cpu_moe', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
-    case 'ngl': return T('fix_ngl', { n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
+    case 'ngl': return T('fix_ngl', { ...kw, n: num(v, L), ram: gib(it.request.ram_gib * 1024 ** 3, L, 0) });
     case 'parallel': return T('fix_parallel', { n: num(v, L) });
     case 'count': return it.extra_price_usd > 0 ? T('fix_count_price', { n: num(v, L), price: usd(it.extra_price_usd, L) }) : T('fix_count', { n: num(v, L) });
     default: return `${it.change.field} = ${v}`;
@@ -92,7 +95,7 @@ export async function renderMakeItFit(r, alive) {
   byId('fit-list').hidden = nothing;
   if (nothing) { fill('fit-list'); return; }
   // A server engine: make_it_fit plans llama.cpp settings.
-  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server')) : null); return; }
+  if (!res) { fill('fit-list', r.settings && r.settings.engine !== 'llama.cpp' ? h('li', null, T(r.settings.engine === 'mlx' ? 'fit_mlx' : 'fit_server', kindWords(r, L))) : null); return; }
   const items = res.items;
   // More cards than a machine of the card's segment holds are not offered (the core's count_caps).
   const caps = (res.count_caps || []).map((/** @type {import('../willitfit').CountCap} */ c) =>
@@ -113,7 +116,7 @@ export async function renderMakeItFit(r, alive) {
   const toAll = () => h('a', { href: '#diag-section', on: { click: (/** @type {Event} */ e) => { e.preventDefault(); byId('diag-section').scrollIntoView(); } } }, T('fit_all'));
   if (r.verdict === 'no_fit' && first) {
     const s0 = stateOf(first);
-    const el = fill('verdict-fix', `${T('fit_first')}${gap(L)}`, s0 ? link(urlFor(s0), changeText(first, L)) : h('strong', null, changeText(first, L)),
+    const el = fill('verdict-fix', `${T('fit_first')}${gap(L)}`, s0 ? link(urlFor(s0), changeText(first, L, kindWords(r, L))) : h('strong', null, changeText(first, L, kindWords(r, L))),
       sentence(L, aside(L, '', detailText(first, res.decode_tps_now, L, res))) + gap(L), toAll());
     el.hidden = false;
   } else if (r.verdict === 'no_fit' && (items.length || dev)) {
@@ -125,7 +128,7 @@ export async function renderMakeItFit(r, alive) {
   if (!items.length) { fill('fit-list', dev ? null : h('li', null, T('fit_none')), devItem, ...caps); return; }
   fill('fit-list', ...items.map((/** @type {any} */ it) => {
     const s = stateOf(it);
-    const label = changeText(it, L);
+    const label = changeText(it, L, kindWords(r, L));
     return h('li', { class: it.below_speed_floor ? 'fix too-slow' : 'fix', 'data-field': it.change.field, 'data-too-slow': it.below_speed_floor ? '1' : '0' },
       s ? link(urlFor(s), label) : h('strong', null, label), h('br'), h('span', { class: 'note' }, detailText(it, res.decode_tps_now, L, res)));
   }), devItem, ...caps);

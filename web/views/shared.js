@@ -8,7 +8,7 @@ import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
-import { aside, t } from '../i18n.js';
+import { aside, deviceWords, t } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -342,4 +342,14 @@ export function latestSection(delay) {
       });
     },
   };
+}
+
+/**
+ * The words for the result's device in the page's language, by the core's `device_type` and
+ * count (i18n.js deviceWords): "on each GPU", "on each NPU" (Ascend), "on each accelerator"
+ * (Gaudi), "on the GPU" for one card. @param {any} r an estimate @param {string} L
+ */
+export function kindWords(r, L) {
+  const hw = (r && r.hardware) || {};
+  return deviceWords(L, hw.device_type, typeof hw.count === 'number' ? hw.count : 1);
 }

@@ -330,6 +330,14 @@ struct CatalogLoader {
               b.engines.push_back(x.get<std::string>());
             }
           }
+          // Ollama's own builds (docs.ollama.com/gpu: CUDA, ROCm, Metal, Vulkan, and the CPU), with
+          // the page that says so: the launch commands offer Ollama only where one runs.
+          require_own_source(e, "ollama", p);
+          if (e.contains("ollama")) {
+            if (!e["ollama"].is_string() || e["ollama"].get<std::string>() != "runs")
+              throw InputError("bad_value", p + ".ollama", "ollama must be \"runs\" (leave it out where Ollama does not run)");
+            b.ollama = true;
+          }
           b.raw = e;
           c.backends_[id] = b;
         }
@@ -464,6 +472,16 @@ const BackendInfo* Catalog::find_backend(const std::string& id) const {
 double Catalog::engine_min_compute_capability(const std::string& engine) const {
   auto it = engine_min_cc_.find(engine);
   return it == engine_min_cc_.end() ? 0 : it->second;
+}
+
+bool Catalog::device_ollama(const Device& d) const {
+  // As device_engines: the `cpu` entry of an Apple or unified machine is its processor, not the
+  // accelerator the estimate sizes.
+  auto runs = [&](const std::string& b) {
+    const BackendInfo* be = (d.kind == DeviceKind::Cpu || b != "cpu") ? find_backend(b) : nullptr;
+    return be != nullptr && be->ollama;
+  };
+  return runs(d.backend) || std::any_of(d.backends.begin(), d.backends.end(), runs);
 }
 
 std::vector<std::string> Catalog::device_engines(const Device& d) const {

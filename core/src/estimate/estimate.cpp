@@ -328,6 +328,7 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
                        "no device '" + ref.get<std::string>().substr(0, 200) + "' in the catalog; see 'willitfit list hardware'");
     Device out = *d;
     out.engines = cat.device_engines(out);
+    out.ollama = cat.device_ollama(out);
     return out;
   }
   Device d = device_from_json(ref, path);
@@ -344,6 +345,7 @@ Device resolve_device(const Catalog& cat, const nlohmann::json& ref, const std::
                        "unknown backend '" + d.backends[i].substr(0, 64) + "'");
   if (d.name.size() > 4096) throw InputError("bad_value", join_path(path, "name"), "'name' is longer than the limit of 4096 bytes");
   d.engines = cat.device_engines(d);
+  d.ollama = cat.device_ollama(d);
   return d;
 }
 

@@ -56,6 +56,7 @@ struct BackendInfo {
   std::string id;                 // cuda, metal, rocm, vulkan, sycl, cpu …
   double overhead_mib = 0;        // runtime memory outside model/KV/compute per device
   std::vector<std::string> engines;  // serving engines with upstream support for this backend
+  bool ollama = false;               // Ollama's builds run on it (`ollama` "runs", with its source)
   nlohmann::json raw;
 };
 
@@ -87,6 +88,9 @@ class Catalog {
   /// the `engines` of each backend the device lists (backends.json). Unknown backends add none;
   /// the `cpu` backend counts only for a CPU device (an accelerator's engine must run on it).
   std::vector<std::string> device_engines(const Device& d) const;
+  /// Whether Ollama runs on a device: its primary backend, or one it lists (the `cpu` backend only
+  /// for a CPU device, as for device_engines), has `ollama` "runs" in backends.json.
+  bool device_ollama(const Device& d) const;
   /// How many identical cards of a GPU's market segment a normal machine holds (data/segments.json
   /// max_count for the device's `segment`); 0 when the device names no segment the file lists.
   /// The count searches cap by it (questions/solve_detail.hpp count_cap, training's cheapest set).

@@ -35,6 +35,10 @@ struct Device {
   // backends' `engines` in data/backends.json, filled when a request resolves the device
   // (estimate.cpp resolve_device); empty when none of its backends is known to run one.
   std::vector<std::string> engines;
+  // Whether Ollama runs on this device's accelerator (a backend with `ollama` "runs" in
+  // data/backends.json: its CUDA, ROCm, Metal and Vulkan builds), filled with `engines`; without
+  // it the estimate offers no Ollama command (Ollama has no CANN build for an Ascend NPU).
+  bool ollama = false;
   double gpu_share_default = 0;   // unified PCs: fraction of RAM the GPU may use by default
   double gpu_share_max = 0;
   int pcie_gen = 0;

@@ -148,7 +148,12 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   m["overhead_bytes"] = over * tp;
   m["total_bytes"] = e.total_bytes;  // set_server_totals: the same terms, over the ranks
   m["total_high_bytes"] = e.total_high_bytes;
-  m["reserved_bytes"] = (b.weights_bytes + kv + b.activation_bytes + over) * tp;
+  // The engine's share is what it asks for: weights, activations, runtime and the pool they leave.
+  // Where the weights alone exceed it the pool is negative (the engine does not start) and the share
+  // stays what it asks for, not the weights plus an empty pool, which would read as setting aside
+  // more than the usable memory ("136.64 of 127.30 GiB").
+  const std::int64_t share = static_cast<std::int64_t>(b.weights_bytes + b.activation_bytes + over) + b.kv_available_bytes;
+  m["reserved_bytes"] = static_cast<std::uint64_t>(std::max<std::int64_t>(0, share)) * tp;
   m["usable_bytes"] = b.total_bytes * tp;
   // The engine's share that reads as the whole usable memory (SGLang's --mem-fraction-static is
   // the usable figure itself): a code, so "sets aside 23.65 of 23.65 GiB" is worded as all of it.
