@@ -66,6 +66,9 @@ const JOURNEYS = {
   // GLM-5 under vLLM and SGLang: the lightning indexer's FP8 keys beside the latent (the split and the pool).
   'glm5-vllm-h200x8': '?model=zai-org/GLM-5&quant=FP8&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'glm5-sglang-b200x8': '?model=zai-org/GLM-5&quant=FP8&hw=nvidia-b200&count=8&engine=sglang&ctx=32768',
+  // GLM-5's MTP block under llama.cpp: in the file, kept unused, no MTP switch; and its model page.
+  'glm5-llamacpp-h200x8': '?model=zai-org/GLM-5&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=8192',
+  'model-glm5': '?view=model&model=zai-org/GLM-5',
   'model-kimi-k3': '?view=model&model=moonshotai/Kimi-K3',
   'kimi-k3-h200x8': '?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072',
   'kimi-k3-vllm-refused': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',

@@ -141,7 +141,8 @@ TEST_CASE("vLLM's layer cache at fp8 is one byte an element on every layer kind,
 TEST_CASE("GLM-5 under llama.cpp keeps a lightning-indexer key per token on every layer beside the latent, by hand", "[kv][glm5]") {
   const Architecture a = architecture_from_hf_config(glm51_config(), "config");
   REQUIRE(a.gguf_arch == "glm-dsa");
-  // 78 MLA layers (the MTP layer is not converted). llama.cpp's latent: kv_lora_rank 512 + rope 64
+  // 78 MLA layers: the converter keeps the MTP block as blk.78, but llama.cpp loads it with
+  // TENSOR_SKIP and gives it no cache (src/models/glm-dsa.cpp). llama.cpp's latent: kv_lora_rank 512 + rope 64
   // = 576 elements, no V (mla_v_less); the indexer cache of llama_kv_cache_dsa: one key of
   // index_head_dim 128, at -ctk. F16: 78 x (1,152 + 256) = 109,824 B per token.
   KvOptions o;

@@ -6,7 +6,9 @@
 // published config.json (data/models/zai-org/glm-5.json).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <string>
+#include <vector>
 
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
@@ -16,6 +18,7 @@
 #include "willitfit/model/tensors.hpp"
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/servers/vllm.hpp"
+#include "willitfit/speed/speculative.hpp"
 
 namespace glm_dsa_test_cases {
 
@@ -26,14 +29,114 @@ namespace {
 
 constexpr const char* kId = "zai-org/GLM-5";
 // config.json: 78 layers, all MLA (kv_lora_rank 512, qk_rope_head_dim 64), 64 heads, the indexer
-// 32 heads of index_head_dim 128, index_topk 2048; no MTP layer in the converted model.
+// 32 heads of index_head_dim 128, index_topk 2048; then the NextN (MTP) block as a 79th block of the
+// converted file, which no engine gives a cache unless it drafts with it.
 constexpr std::uint64_t kLayers = 78, kLatent16 = (512 + 64) * 2, kLatentFp8 = 512 + 512 / 128 * 4 + 64 * 2;
 // The indexer key in both servers: 128 FP8 values and one float32 scale per 128 = 132 bytes.
 constexpr std::uint64_t kIndexer = 128 + 128 / 128 * 4;
 
 std::uint64_t kv_total(const Architecture& a, std::int64_t ctx) { return wif_test::kv_of(a, ctx, 1, GgmlType::F16).total_bytes; }
 
+// The MTP block by hand from config.json: E 6144, vocab 154880, 64 heads, q_lora 2048, kv_lora 512,
+// rope 64, nope 192, v 256; 3 dense layers of 12288, 75 MoE layers of 256 experts (2048) + 1 shared;
+// the indexer 32 heads of 128. llama.cpp's converter writes model.layers.78.* as blk.78
+// (conversion/glm.py, GlmMoeDsaModel: block_count = num_hidden_layers + num_nextn_predict_layers);
+// the checkpoint's block has no embedding or head copies of its own (it shares the model's).
+constexpr std::int64_t E = 6144, V = 154880, H = 64, ql = 2048, kvl = 512, rope = 64, nope = 192, vd = 256;
+constexpr std::int64_t n_exp = 256, ff = 2048, dense_ff = 12288, ih = 32, id = 128;
+// MLA as llama.cpp stores it: q_a, q_a_norm, q_b, kv_a_mqa, kv_a_norm, k_b, v_b, output.
+constexpr std::int64_t attn = E * ql + ql + ql * H * (nope + rope) + E * (kvl + rope) + kvl +
+                              kvl * H * nope + kvl * H * vd + H * vd * E;
+// The indexer: k_norm weight and bias, proj {E, 32}, attn_k {E, 128}, attn_q_b {2048, 32 x 128}.
+constexpr std::int64_t indexer = 2 * id + E * ih + E * id + ql * ih * id;
+constexpr std::int64_t moe = n_exp * 3 * E * ff + 3 * E * ff + n_exp * E + n_exp;  // experts, shared, router, score bias
+constexpr std::int64_t main_model = 2 * V * E + E + 3 * (attn + indexer + 3 * E * dense_ff + 2 * E) +
+                                    75 * (attn + indexer + moe + 2 * E);
+// The block: one MoE layer with its indexer, plus nextn.eh_proj {2E, E} and the enorm, hnorm and
+// shared_head_norm vectors (llama.cpp src/models/glm-dsa.cpp, load_arch_tensors for i >= n_layer).
+constexpr std::int64_t mtp_block = attn + indexer + moe + 2 * E + 2 * E * E + 3 * E;
+
 }  // namespace
+
+TEST_CASE("GLM-5: the file's 79th block is the MTP layer, 9.95B parameters by hand, counted in the file and not resident", "[glm_dsa][mtp]") {
+  CHECK(attn == 165022208);
+  CHECK(indexer == 9371904);
+  CHECK(mtp_block == 9952920576);
+  CHECK(main_model == 743911218432);  // the card's 744B
+  // A published GLM-5 GGUF's load log (ik_llama.cpp, https://huggingface.co/sokann/GLM-5-GGUF-1.594bpw):
+  // "repeating layers = ... 751.961 B parameters", everything but token_embd and output: the 79-block
+  // file, where the 78 layers alone would be 742.01B.
+  CHECK(main_model + mtp_block - 2 * V * E == 751960973568);
+  const Architecture& a = wif_test::catalog_arch(kId);
+  REQUIRE(a.layers.size() == 79);
+  CHECK(a.n_layer_main() == 78);
+  CHECK(a.layers.back().is_mtp);
+  CHECK(a.layers.back().ffn == FfnKind::MoE);
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.mtp == mtp_block);
+  CHECK(pc.total == main_model + mtp_block);
+  // The block's own tensors, with llama.cpp's names and the shapes glm-dsa.cpp creates.
+  struct Row { const char* name; std::int64_t elements; };
+  const Row rows[] = {{"blk.78.nextn.eh_proj.weight", 2 * E * E}, {"blk.78.nextn.enorm.weight", E},
+                      {"blk.78.nextn.hnorm.weight", E}, {"blk.78.nextn.shared_head_norm.weight", E},
+                      {"blk.78.indexer.attn_q_b.weight", ql * ih * id}, {"blk.78.attn_q_b.weight", ql * H * (nope + rope)},
+                      {"blk.78.ffn_down_exps.weight", n_exp * ff * E}, {"blk.78.ffn_up_shexp.weight", E * ff}};
+  const TensorPlan q8 = plan_quantization(a, "Q8_0");
+  for (const Row& row : rows) {
+    CAPTURE(row.name);
+    const auto it = std::find_if(q8.tensors.begin(), q8.tensors.end(), [&](const Tensor& t) { return t.name == row.name; });
+    REQUIRE(it != q8.tensors.end());
+    CHECK(it->n_elements() == row.elements);
+  }
+  for (const auto& t : q8.tensors) {
+    CAPTURE(t.name);
+    CHECK(t.name.find("nextn.embed_tokens") == std::string::npos);
+    CHECK(t.name.find("nextn.shared_head_head") == std::string::npos);
+  }
+  // Q8_0 bytes of the block: 34 bytes per 32 weights for the matrices; F32, as the converter
+  // writes them, for the norm vectors (attn, ffn, q_a, kv_a, indexer k_norm weight and bias, enorm,
+  // hnorm, shared head), the expert score bias and the two routing matrices (ffn_gate_inp {E, 256},
+  // indexer.proj {E, 32}). 10,580,275,200 bytes: 9.85 GiB of the file.
+  const std::int64_t f32 = 2 * E + ql + kvl + 2 * id + 3 * E + n_exp + E * n_exp + E * ih;
+  const std::uint64_t q8_block = static_cast<std::uint64_t>((mtp_block - f32) / 32 * 34 + f32 * 4);
+  CHECK(q8_block == 10580275200ull);
+  CHECK(mtp_weight_bytes(a, q8) == q8_block);
+}
+
+TEST_CASE("GLM-5: the MTP layer is in the file, resident only where an engine drafts with it; llama.cpp does not", "[glm_dsa][mtp]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  CHECK(mtp_draft_engines(a) == std::vector<std::string>{"vllm", "sglang"});
+  CHECK(mtp_draft_engines(wif_test::catalog_arch("zai-org/GLM-4.5-Air")) == std::vector<std::string>{"llama.cpp", "vllm", "sglang"});
+  const json base = {{"model", kId}, {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"quant", "Q4_K_M"}, {"context", 8192}};
+  const json off = wif_test::estimate(base);
+  REQUIRE_FALSE(off.contains("error"));
+  const json& m = off.at("mtp");
+  CHECK(m.at("layers") == 1);
+  CHECK(m.at("params") == mtp_block);
+  CHECK(m.at("loaded") == false);
+  CHECK(m.at("resident_bytes") == 0);
+  CHECK(m.at("drafts") == false);
+  CHECK(m.at("draft_engines") == json::array({"vllm", "sglang"}));
+  const TensorPlan q4 = plan_quantization(a, "Q4_K_M");
+  CHECK(m.at("file_bytes").get<std::uint64_t>() == mtp_weight_bytes(a, q4));
+  // The file counts the block; the weights llama.cpp loads do not.
+  CHECK(off.at("gguf_file_unloaded_bytes").get<std::uint64_t>() >= mtp_weight_bytes(a, q4));
+  json on = base;
+  on["mtp"] = true;
+  const json refused = wif_test::estimate(on);
+  REQUIRE(refused.contains("error"));
+  CHECK(refused["error"].at("code") == "mtp_not_drafted");
+  CHECK(refused["error"].at("path") == "mtp");
+  // vLLM drafts with it: the block is loaded and counted.
+  on["engine"] = "vllm";
+  on["quant"] = "FP8";
+  const json v = wif_test::estimate(on);
+  REQUIRE_FALSE(v.contains("error"));
+  CHECK(v.at("mtp").at("drafts") == true);
+  CHECK(v.at("mtp").at("loaded") == true);
+  CHECK(v.at("mtp").at("resident_bytes").get<std::uint64_t>() == v.at("mtp").at("file_bytes").get<std::uint64_t>());
+  CHECK(v.at("mtp").at("resident_bytes").get<std::uint64_t>() > 9000000000ull);
+}
 
 TEST_CASE("GLM-5 under vLLM: 78 x (1,152 + 132) or 78 x (656 + 132) bytes a token, the indexer keys in the MLA pages", "[glm_dsa][vllm]") {
   REQUIRE(kLatentFp8 == 656);
@@ -139,7 +242,9 @@ TEST_CASE("GLM-5: the GGUF round trip keeps the arch, the indexer keys and GLM-5
   const Architecture b = trip(a);
   CHECK(b.gguf_arch == "glm-dsa");
   CHECK(b.model_type == "glm_moe_dsa");
-  REQUIRE(b.layers.size() == 78);
+  REQUIRE(b.layers.size() == 79);  // the 78 layers and the MTP block (nextn_predict_layers 1)
+  CHECK(b.n_layer_main() == 78);
+  CHECK(b.layers.back().is_mtp);
   CHECK(b.indexer_heads == 32);
   CHECK(b.indexer_head_dim == 128);
   CHECK(b.indexer_top_k == 2048);
@@ -161,12 +266,13 @@ TEST_CASE("GLM-5: the GGUF round trip keeps the arch, the indexer keys and GLM-5
   const Architecture g52 = architecture_from_hf_config(c, "config");
   const Architecture r52 = trip(g52);
   int full = 0;
+  REQUIRE(r52.layers.size() == g52.layers.size());
   for (std::size_t il = 0; il < r52.layers.size(); ++il) {
     CAPTURE(il);
     CHECK(r52.layers[il].indexer_shared == g52.layers[il].indexer_shared);
-    full += !r52.layers[il].indexer_shared;
+    if (!r52.layers[il].is_mtp) full += !r52.layers[il].indexer_shared;
   }
-  CHECK(full == 21);
+  CHECK(full == 21);  // of the 78 main layers; the MTP block keeps no cache in llama.cpp
   CHECK(kv_total(r52, 8192) == kv_total(g52, 8192));
   json types = json::array();
   for (int i = 0; i < 78; ++i) types.push_back(i % 2 ? "shared" : "full");

@@ -193,7 +193,10 @@ function readForm() {
   // Another engine offers other cache types: one it does not offer starts on its default.
   if (state.engine !== engineBefore && !catalog.kvChoices(state.engine).includes(state.kv)) state.kv = defaultOf('kv');
   // Another model may ship no MTP layers: the switch starts off again for it.
-  state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked;
+  // Another engine may keep them unused (llama.cpp for GLM-5): the switch goes off for it too.
+  const mtpEngines = (byId('mtp-field').dataset.engines || '').split(' ');
+  state.mtp = state.model === before && !byId('mtp-field').hidden && byId('mtp').checked &&
+    (state.engine === engineBefore || mtpEngines.includes(state.engine));
   // A draft model belongs to its target: another model starts without one.
   state.draft = state.model === before && !byId('draft-field').hidden ? byId('draft').value : '';
   // Images only for a model with a vision tower (the field shows for one); another model starts

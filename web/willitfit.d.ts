@@ -206,8 +206,10 @@ export interface EstimateResult {
   /** vLLM / SGLang: the checkpoint the estimated format is served from. */
   checkpoint?: { repo: string | null; code: 'publisher' | 'published' | 'not_published'; source?: string; checked?: string;
     bits?: number; group_size?: number; zero_point?: boolean; published_bytes?: number; diff_pct?: number };
-  /** MTP / NextN layers in the file; resident only with `mtp` on. */
-  mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean };
+  /** MTP / NextN layers in the file; resident only with `mtp` on. `draft_engines`: the engines that
+   *  draft with them (llama.cpp not for GLM-5); `drafts`: the chosen engine is one of them. */
+  mtp?: { layers: number; params: number; file_bytes: number; resident_bytes: number; loaded: boolean;
+          draft_engines: Engine[]; drafts: boolean };
   speculative?: Speculative;
   /** The vision projector of a multimodal model (present when its config has a vision tower). */
   projector?: Projector;

@@ -342,3 +342,45 @@ test('at 390 px a range never parts at its dash, a figure keeps its word, a form
   assert.equal(await page.$eval('#error', (e) => /** @type {HTMLElement} */ (e).dataset.code), 'unknown_hardware');
   assert.equal(await page.$eval('#error', (e) => /** @type {HTMLElement} */ (e).hidden), false);
 });
+
+/**
+ * Lines that start inside a word: two letters (or two digits) of Latin, Greek or Cyrillic script on
+ * either side of a line's end ("353,408 token" / "s"). Chinese may end a line between any two
+ * ideographs, so they are not counted. @param {any} page @param {string} sel
+ */
+function wordBreaks(page, sel) {
+  return page.evaluate((/** @type {string} */ s) => {
+    const W = /[A-Za-z0-9\u00C0-\u024F\u0370-\u03FF\u0400-\u04FF]/;
+    /** @type {string[]} */
+    const out = [];
+    for (const root of document.querySelectorAll(s)) {
+      const tw = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+      for (let n = tw.nextNode(); n; n = tw.nextNode()) {
+        const el = /** @type {Element} */ (n.parentElement);
+        if (!el.getClientRects().length || el.closest('.sr')) continue;
+        const t = /** @type {Text} */ (n).data;
+        /** @type {DOMRect | null} */
+        let prev = null;
+        for (let i = 0; i < t.length; i++) {
+          const rg = document.createRange();
+          rg.setStart(n, i); rg.setEnd(n, i + 1);
+          const r = rg.getClientRects()[0] || null;
+          if (prev && r && i > 0 && W.test(t[i - 1]) && W.test(t[i]) && r.top >= prev.bottom - 2) out.push(`${t.slice(Math.max(0, i - 12), i)}|${t.slice(i, i + 12)}`);
+          prev = r;
+        }
+      }
+    }
+    return out;
+  }, sel);
+}
+
+test('at 390 px no word of the engine\'s cards starts a line inside itself ("353,408 token|s"), in en, es, fr and zh', async () => {
+  const page = await env.page(PHONE);
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    await open(page, `${env.url}?model=zai-org/GLM-5&quant=FP8&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768&lang=${lang}`);
+    await page.waitForSelector('#serve-cards:not([hidden]) #k-kv-tokens');
+    assert.deepEqual(await wordBreaks(page, '.cards'), [], lang);
+  }
+  assert.deepEqual(page.problems, []);
+});
+

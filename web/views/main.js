@@ -164,15 +164,19 @@ export function renderMain(r) {
     T('why_weights', { n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: aside(L, gib(file, L), gb(file, L)) }),
     m.host_weights_bytes > 0 ? hostText(m, L, kindWords(r, L)) : '',
     // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
-    r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number' ? T('mtp_note', { ...kindWords(r, L), 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
+    // llama.cpp keeps some models' MTP layer unused (GLM-5): the core's mtp.drafts says which note.
+    r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number'
+      ? T(r.mtp.drafts ? 'mtp_note' : 'mtp_note_unused', { ...kindWords(r, L), 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
     // A server engine: the checkpoint's MTP layer it leaves unloaded (the core's checkpoint_unloaded_bytes).
     server && r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.checkpoint_unloaded_bytes > 0
       ? T('mtp_note_server', { 0: gib(r.mtp.file_bytes, L), engine: engineName(r.settings.engine) }) : '',
     r.mtp && r.mtp.loaded ? T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) }) : '',
     server ? weightsOverGpus(server, m, L, kindWords(r, L)) : '',
   ]);
-  // The MTP switch is offered only for a model that ships MTP layers (the core's mtp block).
-  byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0);
+  // The MTP switch is offered only for a model that ships MTP layers and an engine that drafts
+  // with them (the core's mtp block); the engines that do go along for a change of engine.
+  byId('mtp-field').hidden = !(r.mtp && r.mtp.layers > 0 && r.mtp.drafts);
+  byId('mtp-field').dataset.engines = r.mtp && r.mtp.draft_engines ? r.mtp.draft_engines.join(' ') : '';
   renderDraft(r);
   text('w-weights', why);
   if (server) {
@@ -263,7 +267,7 @@ export function hostText(m, L, kw) {
  */
 export function fileGap(r, L) {
   const host = r.memory.host_weights_bytes > 0 ? hostText(r.memory, L, kindWords(r, L)) : '';
-  const mtp = r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded ? T('mp_gap_mtp', { 0: gib(r.mtp.file_bytes, L) }) : '';
+  const mtp = r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded ? T(r.mtp.drafts ? 'mp_gap_mtp' : 'mp_gap_mtp_unused', { 0: gib(r.mtp.file_bytes, L) }) : '';
   return sentences(L, [host, mtp]);
 }
 

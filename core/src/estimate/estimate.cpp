@@ -509,6 +509,12 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
   if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
+  if (r.spec.mtp && r.engine != "mlx") {
+    const std::vector<std::string> drafting = mtp_draft_engines(r.model.arch);
+    if (std::find(drafting.begin(), drafting.end(), r.engine) == drafting.end())
+      throw InputError("mtp_not_drafted", "mtp", r.engine + " keeps this model's MTP layers in the file but does not draft with them",
+                       drafting);
+  }
   // DeepSeek V4's compressed caches are modelled as llama.cpp, vLLM and SGLang allocate them
   // (kv_cache.cpp, servers/dsv4.hpp); mlx-lm's layout is not, so MLX is refused rather than sized
   // wrong, with a code of its own that the page words (not a request the person got wrong).
@@ -836,6 +842,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       mtp_bytes += t.bytes;
       mtp_params += t.n_elements();
     }
+  // The engines that draft with those layers: the page offers the MTP switch under them only.
+  const std::vector<std::string> draft_engines = mtp_draft_engines(a);
   std::uint64_t proj_on_devices = 0, draft_on_devices = 0;  // the vision projector / a draft model booked on the accelerators
   for (const auto& d : e.full.devices) {
     proj_on_devices += d.projector_bytes;
@@ -858,7 +866,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                  {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
                  {"approximate", !a.approximate.empty()}, {"shape", shape}}},
       {"mtp", {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
-               {"file_bytes", mtp_bytes}, {"resident_bytes", r.spec.mtp ? mtp_bytes : 0}, {"loaded", r.spec.mtp}}},
+               {"file_bytes", mtp_bytes}, {"resident_bytes", r.spec.mtp ? mtp_bytes : 0}, {"loaded", r.spec.mtp},
+               {"draft_engines", draft_engines},
+               {"drafts", std::find(draft_engines.begin(), draft_engines.end(), r.engine) != draft_engines.end()}}},
       {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()},
                  {"quality", e.quality.is_null() ? nlohmann::json::object() : e.quality}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},

@@ -119,6 +119,12 @@ std::uint64_t mtp_weight_bytes(const Architecture& a, const TensorPlan& plan) {
   return b;
 }
 
+std::vector<std::string> mtp_draft_engines(const Architecture& a) {
+  if (a.n_layer_all() == a.n_layer_main()) return {};
+  if (a.gguf_arch == "glm-dsa") return {"vllm", "sglang"};
+  return {"llama.cpp", "vllm", "sglang"};
+}
+
 std::uint64_t read_per_token_bytes(const Architecture& a, const TensorPlan& plan) {
   const double used = a.moe.n_expert > 0 ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
   double b = 0;

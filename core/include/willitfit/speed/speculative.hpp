@@ -107,6 +107,14 @@ SpeculativeCosts mtp_costs(const Architecture& a, const TensorPlan& plan);
 /// the per-layer cache of the main layers (the NextN layer mirrors the last main layer).
 std::uint64_t mtp_weight_bytes(const Architecture& a, const TensorPlan& plan);
 
+/// The engines that draft with the model's own MTP layers (request "mtp"), in the order
+/// llama.cpp, vllm, sglang; empty for a model (or file) without MTP layers. mlx-lm drafts with
+/// none. llama.cpp is left out for GLM-5 (glm-dsa): its loader creates the NextN block's tensors
+/// with TENSOR_SKIP and no graph runs it ("preserved but unused", src/models/glm-dsa.cpp), while
+/// vLLM (--speculative-config.method mtp, vllm-project/recipes GLM/GLM5.md) and SGLang (EAGLE,
+/// its GLM-5 cookbook) draft with it.
+std::vector<std::string> mtp_draft_engines(const Architecture& a);
+
 /// Costs when a separate draft model drafts: what one of its tokens reads (its layers, output
 /// head, experts at used/total; the embedding row excluded) over what one target token reads.
 SpeculativeCosts draft_costs(const Architecture& target, const TensorPlan& target_plan, const Architecture& draft,
