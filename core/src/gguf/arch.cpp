@@ -334,28 +334,22 @@ Architecture gguf_architecture(const GgufHeader& h) {
       m.bad(m.key("attention.key_length"), "gives no head size for layer " + std::to_string(il));
     a.layers.push_back(L);
   }
-  if (arch == "deepseek32") {
-    // DeepSeek V3.2 (llama.cpp src/models/deepseek32.cpp, load_arch_hparams): MLA plus the lightning
-    // indexer, whose three keys the loader requires.
-    if (!mla) m.bad(m.key("attention.kv_lora_rank"), "is needed: deepseek32 requires MLA");
+  if (arch == "deepseek32" || arch == "glm-dsa") {
+    // DeepSeek V3.2 (llama.cpp src/models/deepseek32.cpp, load_arch_hparams) and GLM-5
+    // (src/models/glm-dsa.cpp, llama_model_glm_dsa::load_arch_hparams): MLA plus the lightning
+    // indexer, whose three keys both loaders require.
+    if (!mla) m.bad(m.key("attention.kv_lora_rank"), "is needed: " + arch + " requires MLA");
     a.indexer_heads = m.req("attention.indexer.head_count");
     a.indexer_head_dim = m.req("attention.indexer.key_length");
     a.indexer_top_k = m.req("attention.indexer.top_k");
     if (a.indexer_heads < 1 || a.indexer_head_dim < 1)
-      m.bad(m.key("attention.indexer.head_count"), "must be positive for deepseek32");
+      m.bad(m.key("attention.indexer.head_count"), "must be positive for " + arch);
   }
   if (arch == "glm-dsa") {
-    // GLM-5 (llama.cpp src/models/glm-dsa.cpp, llama_model_glm_dsa::load_arch_hparams): MLA, the
-    // three indexer keys it requires, and which indexer layers are "full" (keep indexer keys) or
-    // "shared" (reuse the previous full layer's top-k): every layer below a 1,048,576-token training
-    // context (GLM-5, 5.1), GLM_5_2_DEFAULT_INDEXER_TYPES above it (layers 0 and 1, then every
-    // fourth from 2), attention.indexer.types over either when the file has it.
-    if (!mla) m.bad(m.key("attention.kv_lora_rank"), "is needed: glm-dsa requires MLA");
-    a.indexer_heads = m.req("attention.indexer.head_count");
-    a.indexer_head_dim = m.req("attention.indexer.key_length");
-    a.indexer_top_k = m.req("attention.indexer.top_k");
-    if (a.indexer_heads < 1 || a.indexer_head_dim < 1)
-      m.bad(m.key("attention.indexer.head_count"), "must be positive for glm-dsa");
+    // GLM-5: which indexer layers are "full" (keep indexer keys) or "shared" (reuse the previous
+    // full layer's top-k): every layer below a 1,048,576-token training context (GLM-5, 5.1),
+    // GLM_5_2_DEFAULT_INDEXER_TYPES above it (layers 0 and 1, then every fourth from 2),
+    // attention.indexer.types over either when the file has it.
     const std::int64_t n_main = n_layer - n_mtp;
     std::vector<std::int64_t> full(static_cast<std::size_t>(n_main), 1);
     if (a.n_ctx_train >= 1048576)

@@ -174,7 +174,7 @@ export default {
   why_weights_tp: 'Each of the {n} {kinds} holds {per}: its share of the split weights plus {rep} it keeps whole, as every {kind} does ({parts}). So the {n} {kinds} hold {all} in all, {extra} more than the {loaded} of the checkpoint that loads.',
   why_weights_tp_split: 'Each of the {n} {kinds} holds {per}, its share of the weights; {all} in all.',
   rep_part: "{what} {size}",
-  rep_part_norms: "norms (with biases)",
+  rep_part_norms: "norms with biases",
   rep_part_router: "expert routers",
   rep_part_kv_heads: 'K/V projections, as there are fewer KV heads than {kinds}',
   rep_part_mla_down: "MLA down-projections",

@@ -174,7 +174,7 @@ export default {
   why_weights_tp: 'Cada {una} de {las} {n} {kinds} guarda {per}: su parte de los pesos repartidos más {rep} que guarda enteros, como el resto ({parts}). Así, {las} {n} {kinds} guardan {all} en total, {extra} más que los {loaded} de los pesos publicados que se cargan.',
   why_weights_tp_split: 'Cada {una} de {las} {n} {kinds} guarda {per}, su parte de los pesos; {all} en total.',
   rep_part: "{what} {size}",
-  rep_part_norms: "capas de normalización (con sesgos)",
+  rep_part_norms: "capas de normalización con sesgos",
   rep_part_router: "enrutadores de expertos",
   rep_part_kv_heads: 'proyecciones K/V, porque hay menos cabezas KV que {kinds}',
   rep_part_mla_down: "proyecciones de compresión de MLA",

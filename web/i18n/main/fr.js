@@ -173,7 +173,7 @@ export default {
   why_weights_tp: 'Chacun des {n} {kinds} contient {per}\u00a0: sa part des poids répartis, plus {rep} qu’il garde entiers, comme tous les autres ({parts}). Les {n} {kinds} contiennent donc {all} en tout, {extra} de plus que les {loaded} des poids publiés qui sont chargés.',
   why_weights_tp_split: 'Chacun des {n} {kinds} contient {per}, sa part des poids\u00a0; {all} en tout.',
   rep_part: "{what} {size}",
-  rep_part_norms: "couches de normalisation (avec biais)",
+  rep_part_norms: "couches de normalisation avec biais",
   rep_part_router: "routeurs d’experts",
   rep_part_kv_heads: 'projections K/V, car il y a moins de têtes KV que {de}{kinds}',
   rep_part_mla_down: "projections de compression MLA",

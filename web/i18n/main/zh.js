@@ -172,7 +172,7 @@ export default {
   why_weights_tp: '{n} 块{kind}每块保存 {per}：分到的那一份权重，再加上每块{kind}都完整保存的 {rep}（{parts}）。因此 {n} 块{kind}合计 {all}，比检查点中加载的 {loaded} 多出 {extra}。',
   why_weights_tp_split: '{n} 块{kind}每块保存 {per}，即分到的那一份权重；合计 {all}。',
   rep_part: "{what} {size}",
-  rep_part_norms: "归一化层（含偏置）",
+  rep_part_norms: "归一化层及偏置",
   rep_part_router: "专家路由器",
   rep_part_kv_heads: 'K/V 投影（KV 头少于{kind}数）',
   rep_part_mla_down: "MLA 降维投影",
