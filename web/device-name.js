@@ -113,10 +113,18 @@ export function tableLabel(d, lang, all = []) {
 }
 
 /**
+ * Is the device an NPU or an AI accelerator (the core's `device_type`), named as its vendor names it
+ * rather than as a GPU? @param {string|null|undefined} deviceType
+ */
+export function isAccelerator(deviceType) {
+  return deviceType === 'npu' || deviceType === 'accelerator';
+}
+
+/**
  * The i18n key of the word for what a device is: the vendor's (the core's `device_type`: "NPU",
  * "AI accelerator") for a discrete device that is not a GPU, else its kind ("GPU", "Apple
  * silicon", "unified memory", "CPU"). @param {{kind?: string, device_type?: string|null}} d
  */
 export function kindKey(d) {
-  return d.device_type === 'npu' || d.device_type === 'accelerator' ? `kind_${d.device_type}` : `kind_${d.kind}`;
+  return isAccelerator(d.device_type) ? `kind_${d.device_type}` : `kind_${d.kind}`;
 }

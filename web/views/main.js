@@ -7,6 +7,7 @@
 import { call, many, solve } from '../client.js';
 import { accelerators, defaults, deviceInfo, engines, ggufQuants, modelInfo, models, request, serverQuants } from '../catalog.js';
 import { lineChart } from '../chart.js';
+import { isAccelerator } from '../device-name.js';
 import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
 import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, range, signed, signedPct, times, tokens, tps, units } from '../format.js';
 import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
@@ -770,7 +771,7 @@ export async function renderExtras(r, alive) {
     const sv = serverOf(r);
     const codes = sv && Array.isArray(sv.diagnostics) ? sv.diagnostics : [];
     // On an NPU or AI accelerator (the core's device_type) the engine's graphs are not CUDA graphs.
-    const accel = r.hardware.device_type === 'npu' || r.hardware.device_type === 'accelerator';
+    const accel = isAccelerator(r.hardware.device_type);
     fill('diag-list', ...codes.map((/** @type {any} */ d) => h('li', { dataset: { code: d.code } }, T(`diag_${d.code}${accel && d.code === 'graphs_exceed_headroom' ? '_accel' : ''}`, {
       ...kindWords(r, L), len: tokens(d.values?.max_model_len, L), fit: tokens(d.values?.max_model_len_fit, L) }))), h('li', null, T('diag_server')));
   } else {

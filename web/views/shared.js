@@ -5,7 +5,7 @@
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
-import { deviceLabel, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
+import { deviceLabel, isAccelerator, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
 import { aside, deviceWords, t } from '../i18n.js';
@@ -240,7 +240,7 @@ export function ruleFromCode(rc, L, deviceType = null) {
     v[k] = /_gib$/.test(k) ? `${num(x, L, Number.isInteger(x) ? 0 : 2)}\u00a0${units(L).gib}` : /_gb$/.test(k) ? `${num(x, L)}\u00a0${units(L).gb}`
       : /_mib$/.test(k) ? `${num(x, L)}\u00a0${units(L).mib}` : /fraction|share/.test(k) ? pct(x, L) : num(x, L, 2);
   }
-  const accel = (deviceType === 'npu' || deviceType === 'accelerator') && /^gpu_/.test(rc.code);
+  const accel = isAccelerator(deviceType) && /^gpu_/.test(rc.code);
   return t(L, accel ? `rule_code_${rc.code}_accel` : `rule_code_${rc.code}`, v);
 }
 
