@@ -103,10 +103,18 @@ TEST_CASE("GLM-5: the file's 79th block is the MTP layer, 9.95B parameters by ha
   CHECK(mtp_weight_bytes(a, q8) == q8_block);
 }
 
-TEST_CASE("GLM-5: the MTP layer is in the file, resident only where an engine drafts with it; llama.cpp does not", "[glm_dsa][mtp]") {
+TEST_CASE("GLM-5: the MTP layer is in the file, resident only when an engine drafts with it (llama.cpp since PR #25980)", "[glm_dsa][mtp]") {
   const Architecture& a = wif_test::catalog_arch(kId);
-  CHECK(mtp_draft_engines(a) == std::vector<std::string>{"vllm", "sglang"});
-  CHECK(mtp_draft_engines(wif_test::catalog_arch("zai-org/GLM-4.5-Air")) == std::vector<std::string>{"llama.cpp", "vllm", "sglang"});
+  const Catalog& cat = wif_test::catalog();
+  CHECK(mtp_draft_engines(cat, a) == std::vector<std::string>{"llama.cpp", "vllm", "sglang"});
+  CHECK(mtp_draft_engines(cat, wif_test::catalog_arch("zai-org/GLM-4.5-Air")) == std::vector<std::string>{"llama.cpp", "vllm", "sglang"});
+  // llama.cpp drafts only with the architectures speculative.json lists: the same block under a
+  // GGUF architecture without a draft-mtp graph (DeepSeek V3's deepseek2) is for the servers only.
+  Architecture other = a;
+  other.gguf_arch = "deepseek2";
+  CHECK(mtp_draft_engines(cat, other) == std::vector<std::string>{"vllm", "sglang"});
+  // A model without MTP layers drafts with none.
+  CHECK(mtp_draft_engines(cat, wif_test::catalog_arch("meta-llama/Llama-3.1-8B-Instruct")).empty());
   const json base = {{"model", kId}, {"hardware", "nvidia-h200-sxm"}, {"count", 8}, {"quant", "Q4_K_M"}, {"context", 8192}};
   const json off = wif_test::estimate(base);
   REQUIRE_FALSE(off.contains("error"));
@@ -115,15 +123,23 @@ TEST_CASE("GLM-5: the MTP layer is in the file, resident only where an engine dr
   CHECK(m.at("params") == mtp_block);
   CHECK(m.at("loaded") == false);
   CHECK(m.at("resident_bytes") == 0);
-  CHECK(m.at("drafts") == false);
-  CHECK(m.at("draft_engines") == json::array({"vllm", "sglang"}));
+  CHECK(m.at("drafts") == true);
+  CHECK(m.at("draft_engines") == json::array({"llama.cpp", "vllm", "sglang"}));
   const TensorPlan q4 = plan_quantization(a, "Q4_K_M");
   CHECK(m.at("file_bytes").get<std::uint64_t>() == mtp_weight_bytes(a, q4));
-  // The file counts the block; the weights llama.cpp loads do not.
+  // Off, the file counts the block and the weights llama.cpp loads do not.
   CHECK(off.at("gguf_file_unloaded_bytes").get<std::uint64_t>() >= mtp_weight_bytes(a, q4));
   json on = base;
   on["mtp"] = true;
-  const json refused = wif_test::estimate(on);
+  const json l = wif_test::estimate(on);
+  REQUIRE_FALSE(l.contains("error"));
+  CHECK(l.at("mtp").at("loaded") == true);
+  CHECK(l.at("mtp").at("resident_bytes").get<std::uint64_t>() == mtp_weight_bytes(a, q4));
+  // The block's weights are added to what the accelerators hold.
+  CHECK(l.at("memory").at("total_bytes").get<std::uint64_t>() >= off.at("memory").at("total_bytes").get<std::uint64_t>() + mtp_weight_bytes(a, q4));
+  // mlx-lm drafts with none: the core's code, the engines that do, and the field.
+  json mlx = {{"model", kId}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"context", 8192}, {"mtp", true}};
+  const json refused = wif_test::estimate(mlx);
   REQUIRE(refused.contains("error"));
   CHECK(refused["error"].at("code") == "mtp_not_drafted");
   CHECK(refused["error"].at("path") == "mtp");

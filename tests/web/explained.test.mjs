@@ -182,22 +182,28 @@ test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys besi
   assert.deepEqual(page.problems, []);
 });
 
-test('GLM-5 in llama.cpp: the file counts the MTP block llama.cpp keeps unused, no MTP switch; vLLM drafts with it', async () => {
+test('GLM-5: llama.cpp and vLLM draft with its MTP block (the switch loads it); mlx-lm does not, and a link asking for it gets the code', async () => {
   const page = await env.page();
   const q = { model: 'zai-org/GLM-5', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', count: 8, context: 8192 };
   const est = core('estimate', q);
-  // The core: one MTP layer in the file, not loaded, and llama.cpp not among the engines that draft.
+  // The core: one MTP layer in the file, not loaded until asked, and llama.cpp among the engines
+  // that draft with it (its draft-mtp graph for GLM_DSA).
   assert.equal(est.mtp.layers, 1);
   assert.equal(est.mtp.loaded, false);
-  assert.equal(est.mtp.drafts, false);
-  assert.deepEqual(est.mtp.draft_engines, ['vllm', 'sglang']);
+  assert.equal(est.mtp.drafts, true);
+  assert.deepEqual(est.mtp.draft_engines, ['llama.cpp', 'vllm', 'sglang']);
   await open(page, `${env.url}?model=zai-org/GLM-5&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=8192&lang=en`);
   await page.waitForSelector('#w-weights:not(:empty)');
   assert.match(await page.textContent('#w-weights'),
-    new RegExp(`multi-token-prediction layer \\(${gibRe(est.mtp.file_bytes)}\\), which llama\\.cpp keeps unused for this model \\(it does not draft with it\\): that is most of the ${gibRe(est.gguf_file_unloaded_bytes)} of the file`));
-  assert.equal(await page.isHidden('#mtp-field'), true);
-  // A link that asks for it anyway gets the core's code and its sentence.
-  await open(page, `${env.url}?model=zai-org/GLM-5&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=8192&mtp=1&lang=fr`);
+    new RegExp(`multi-token-prediction layer \\(${gibRe(est.mtp.file_bytes)}\\), which llama\\.cpp loads only with multi-token prediction on: that is most of the ${gibRe(est.gguf_file_unloaded_bytes)} of the file`));
+  assert.equal(await page.isVisible('#mtp-field'), true);
+  await page.check('#mtp');
+  const onL = core('estimate', { ...q, mtp: true });
+  assert.equal(onL.mtp.resident_bytes, est.mtp.file_bytes);
+  await page.waitForFunction(() => /MTP layer/.test(document.querySelector('#w-weights')?.textContent || '') && /is loaded/.test(document.querySelector('#w-weights')?.textContent || ''));
+  assert.match(await page.textContent('#w-weights'), new RegExp(`the model’s MTP layer \\(${gibRe(onL.mtp.resident_bytes)}\\) is loaded`));
+  // Under mlx-lm there is no switch, and a link that asks for it anyway gets the core's code and its sentence.
+  await open(page, `${env.url}?model=zai-org/GLM-5&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=8192&mtp=1&lang=fr`);
   await page.waitForSelector('#error:not([hidden])');
   assert.equal(await page.getAttribute('#error', 'data-code'), 'mtp_not_drafted');
   assert.match(await page.textContent('#error p'), /ne s’en sert pas pour proposer des jetons\u00a0:/);
@@ -209,11 +215,7 @@ test('GLM-5 in llama.cpp: the file counts the MTP block llama.cpp keeps unused, 
   const on = core('estimate', { model: 'zai-org/GLM-5', quant: 'FP8', hardware: 'nvidia-h200-sxm', count: 8, engine: 'vllm', context: 32768, mtp: true });
   await page.waitForFunction(() => /MTP layer/.test(document.querySelector('#w-weights')?.textContent || ''));
   assert.match(await page.textContent('#w-weights'), new RegExp(`the model’s MTP layer \\(${gibRe(on.mtp.resident_bytes)}\\) is loaded`));
-  // Back to llama.cpp: the switch goes off with the engine that does not draft.
-  await page.selectOption('#engine', 'llama.cpp');
-  await page.waitForFunction(() => /keeps unused/.test(document.querySelector('#w-weights')?.textContent || ''));
   assert.ok(await page.isHidden('#error'));
-  assert.equal(await page.isHidden('#mtp-field'), true);
   // The model page: the total with the card's figure and the MTP block it leaves out.
   await open(page, `${env.url}?view=model&model=zai-org/GLM-5&lang=en`);
   await page.waitForSelector('#mp-spec dl');

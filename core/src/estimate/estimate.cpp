@@ -508,9 +508,8 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
     throw InputError("no_mtp_layers", "mtp", "this model (or this file) holds no MTP / NextN layers to draft with");
   r.vllm.load_mtp = r.sglang.load_mtp = r.spec.mtp;
   parse_draft(cat, q, r);
-  if (r.spec.mtp && r.engine == "mlx") throw InputError("bad_value", "mtp", "mlx-lm does not draft with MTP layers");
-  if (r.spec.mtp && r.engine != "mlx") {
-    const std::vector<std::string> drafting = mtp_draft_engines(r.model.arch);
+  if (r.spec.mtp) {  // mlx-lm drafts with none; llama.cpp with the architectures the catalog lists
+    const std::vector<std::string> drafting = mtp_draft_engines(cat, r.model.arch);
     if (std::find(drafting.begin(), drafting.end(), r.engine) == drafting.end())
       throw InputError("mtp_not_drafted", "mtp", r.engine + " keeps this model's MTP layers in the file but does not draft with them",
                        drafting);
@@ -713,6 +712,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     for (const auto& t : e.plan->tensors) e.params.total += t.n_elements();
   }
   e.quality = quality_json(cat, e.plan->quant);
+  e.mtp_draft_engines = mtp_draft_engines(cat, a);
   e.applicability = format_applicability(cat, a, r.device, e.plan->quant);
   if (e.applicability == "cc_no_kernel")
     for (const auto& q : cat.quants())
@@ -832,8 +832,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                 {"n_head_kv", known(cached.n_head_kv)}, {"head_dim", known(have_cached ? cached.head_dim_k : first.head_dim_k)},
                 {"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
                 {"mla_kv_lora_rank", a.mla.kv_lora_rank}};
-  // NextN / MTP layers: stored in the file, skipped at load by llama.cpp (TENSOR_SKIP), so they
-  // explain most of the gap between the file and the resident weights.
+  // NextN / MTP layers: stored in the file, skipped at load by llama.cpp (TENSOR_SKIP) unless it
+  // drafts with them, so they explain most of the gap between the file and the resident weights.
   std::uint64_t mtp_bytes = 0;
   std::int64_t mtp_params = 0;
   for (const auto& t : e.plan->tensors)
@@ -843,7 +843,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
       mtp_params += t.n_elements();
     }
   // The engines that draft with those layers: the page offers the MTP switch under them only.
-  const std::vector<std::string> draft_engines = mtp_draft_engines(a);
+  const std::vector<std::string>& draft_engines = e.mtp_draft_engines;
   std::uint64_t proj_on_devices = 0, draft_on_devices = 0;  // the vision projector / a draft model booked on the accelerators
   for (const auto& d : e.full.devices) {
     proj_on_devices += d.projector_bytes;

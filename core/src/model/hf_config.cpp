@@ -945,8 +945,8 @@ Architecture build(const json& c, const json& config, const std::string& mt, con
   // DeepSeek V3.2 keeps its own (llama.cpp PR #26457, merged 2026-08-02: DeepseekV32Model sets
   // skip_mtp = False and block_count = num_hidden_layers + num_nextn_predict_layers). GLM-5's
   // converter keeps its NextN block too (conversion/glm.py, GlmMoeDsaModel: block_count = 78 + 1,
-  // model.layers.78 -> blk.78 unless --no-mtp), so its file holds 79 blocks, and llama.cpp creates
-  // the block's tensors with TENSOR_SKIP ("preserved but unused": src/models/glm-dsa.cpp).
+  // model.layers.78 -> blk.78 unless --no-mtp), so its file holds 79 blocks; llama.cpp drafts with
+  // that block since PR #25980 (merged 2026-07, draft-mtp for GLM_DSA), as with GLM-4.5's (#26534).
   const std::int64_t n_mtp = (mt == "glm4_moe" || mt == "step3p5" || mt == "deepseek_v32" || mt == "glm_moe_dsa")
       ? opt_int(c, "num_nextn_predict_layers", path, 0, 16).value_or(0) : 0;
   for (std::int64_t il = 0; il < d.n_layer + n_mtp; ++il) a.layers.push_back(build_layer(c, mt, path, a, d, moe, pattern, il));

@@ -119,10 +119,19 @@ std::uint64_t mtp_weight_bytes(const Architecture& a, const TensorPlan& plan) {
   return b;
 }
 
-std::vector<std::string> mtp_draft_engines(const Architecture& a) {
+std::vector<std::string> mtp_draft_engines(const Catalog& cat, const Architecture& a) {
   if (a.n_layer_all() == a.n_layer_main()) return {};
-  if (a.gguf_arch == "glm-dsa") return {"vllm", "sglang"};
-  return {"llama.cpp", "vllm", "sglang"};
+  std::vector<std::string> out;
+  // llama.cpp drafts (--spec-type draft-mtp) only for the GGUF architectures whose graph has an MTP
+  // builder: speculative.json engines["llama.cpp"].mtp_archs, each with the pull request that added it.
+  const nlohmann::json* d = cat.document("speculative.json");
+  if (d != nullptr) {
+    const nlohmann::json::json_pointer p("/engines/llama.cpp/mtp_archs");
+    if (d->contains(p) && (*d)[p].is_object() && (*d)[p].contains(a.gguf_arch)) out.emplace_back("llama.cpp");
+  }
+  out.emplace_back("vllm");
+  out.emplace_back("sglang");
+  return out;
 }
 
 std::uint64_t read_per_token_bytes(const Architecture& a, const TensorPlan& plan) {

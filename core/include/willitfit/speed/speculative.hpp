@@ -109,11 +109,11 @@ std::uint64_t mtp_weight_bytes(const Architecture& a, const TensorPlan& plan);
 
 /// The engines that draft with the model's own MTP layers (request "mtp"), in the order
 /// llama.cpp, vllm, sglang; empty for a model (or file) without MTP layers. mlx-lm drafts with
-/// none. llama.cpp is left out for GLM-5 (glm-dsa): its loader creates the NextN block's tensors
-/// with TENSOR_SKIP and no graph runs it ("preserved but unused", src/models/glm-dsa.cpp), while
-/// vLLM (--speculative-config.method mtp, vllm-project/recipes GLM/GLM5.md) and SGLang (EAGLE,
-/// its GLM-5 cookbook) draft with it.
-std::vector<std::string> mtp_draft_engines(const Architecture& a);
+/// none. llama.cpp only for a GGUF architecture the catalog lists in speculative.json
+/// engines["llama.cpp"].mtp_archs (its draft-mtp graphs: GLM-4.5 glm4moe, GLM-5 glm-dsa, DeepSeek
+/// V3.2 deepseek32, Step-3.5 step35, Qwen3.5/3.6 …); vLLM (--speculative-config.method mtp) and
+/// SGLang (EAGLE with the NextN block) for every model whose file keeps the block.
+std::vector<std::string> mtp_draft_engines(const Catalog& cat, const Architecture& a);
 
 /// Costs when a separate draft model drafts: what one of its tokens reads (its layers, output
 /// head, experts at used/total; the embedding row excluded) over what one target token reads.
