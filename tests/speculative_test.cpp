@@ -57,7 +57,7 @@ TEST_CASE("MTP off: the NextN layer is in the file, not in memory, and no comman
   CHECK(r["commands"]["llama_server"].get<std::string>().find("draft-mtp") == std::string::npos);
 }
 
-TEST_CASE("MTP on (llama.cpp): the layer's weights and one layer's cache are added, exactly", "[speculative]") {
+TEST_CASE("MTP on (llama.cpp): the layer's weights, one layer's cache and the MTP context's compute buffer are added, exactly", "[speculative]") {
   const json off = estimate(glm(false)), on = estimate(glm(true));
   REQUIRE_FALSE(on.contains("error"));
   const auto& a = off["memory"];
@@ -69,7 +69,12 @@ TEST_CASE("MTP on (llama.cpp): the layer's weights and one layer's cache are add
   CHECK(u(on["mtp"]["resident_bytes"]) == w);
   CHECK(u(b["weights_bytes"]) == u(a["weights_bytes"]) + w);
   CHECK(u(b["kv_cache_bytes"]) == u(a["kv_cache_bytes"]) + kv);
-  CHECK(u(b["total_bytes"]) == u(a["total_bytes"]) + w + kv);
+  // The MTP context's own compute buffer: on one device, as large as the main context's (the
+  // larger of the logits over a ubatch and one layer's scratch), so the compute row doubles.
+  const std::uint64_t cb = u(a["compute_bytes"]);
+  REQUIRE(cb > 0);
+  CHECK(u(b["compute_bytes"]) == 2 * cb);
+  CHECK(u(b["total_bytes"]) == u(a["total_bytes"]) + w + kv + cb);
   CHECK(u(b["overhead_bytes"]) == u(a["overhead_bytes"]));
   CHECK(u(b["total_bytes"]) == u(b["weights_bytes"]) + u(b["kv_cache_bytes"]) + u(b["compute_bytes"]) + u(b["overhead_bytes"]));
   const json& s = on["speculative"];
@@ -77,6 +82,8 @@ TEST_CASE("MTP on (llama.cpp): the layer's weights and one layer's cache are add
   CHECK(s["draft_max"] == 1);
   CHECK(u(s["weights_bytes"]) == w);
   CHECK(u(s["kv_bytes"]) == kv);
+  CHECK(u(s["compute_bytes"]) == cb);
+  CHECK(u(s["extra_bytes"]) == w + kv + cb);
   CHECK(on["commands"]["llama_server"].get<std::string>().find(" --spec-type draft-mtp --spec-draft-n-max 1") != std::string::npos);
   CHECK_FALSE(on["commands"].contains("ollama"));  // Ollama cannot draft with the MTP layer
 }

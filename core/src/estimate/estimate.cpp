@@ -957,6 +957,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     out["speculative"] = speculative_json(r.spec, r.engine, e.spec_costs, e.spec_params, e.spec_weights_bytes,
                                           e.spec_kv_bytes, base, pd.low, pd.high,
                               r.device.backend);
+    // llama.cpp's MTP context: its own compute buffer beside the block's weights and cache.
+    out["speculative"]["compute_bytes"] = e.spec_compute_bytes;
+    out["speculative"]["extra_bytes"] = e.spec_weights_bytes + e.spec_kv_bytes + e.spec_compute_bytes;
     out["speculative"]["label"] = "range_by_acceptance";
     out["speculative"]["basis"] = e.spec_basis;
   }

@@ -130,6 +130,9 @@ struct Estimate {
   // Speculative decoding with the model's MTP layers (request "mtp"): what it adds to memory,
   // on the device that holds the output layer (llama.cpp) or per rank (vLLM / SGLang).
   std::uint64_t spec_weights_bytes = 0, spec_kv_bytes = 0;
+  // llama.cpp's MTP context (a second llama_context on the same model) reserves its own compute
+  // buffer on the device of the output layer: one layer's scratch or the logits, as the main one.
+  std::uint64_t spec_compute_bytes = 0;
   std::vector<std::string> mtp_draft_engines;  // the engines that draft with those layers (speculative.hpp)
   SpeculativeCosts spec_costs;
   SpeculativeParams spec_params;

@@ -53,24 +53,31 @@ class LlamaCppStep final : public EngineStep {
       gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
     // --- speculative MTP hook (speculative.hpp) ---
     // llama.cpp with --spec-type draft-mtp loads the NextN block and gives it one layer's cache
-    // (PR #26534 / #25980). They sit with the output layer: reserved on the last device before
-    // placing, so the automatic plan leaves room, then booked as weights and KV there.
-    e.spec_weights_bytes = e.spec_kv_bytes = 0;
+    // (PR #26534 / #25980), in a context of its own (common/speculative.cpp: the draft-mtp context
+    // shares the model, not the scheduler), whose compute buffer the graph reserves as the main
+    // context's: one layer's scratch or the logits over a ubatch (PR #25980 measured the MTP context
+    // roughly doubling the compute-buffer overhead). They sit with the output layer: reserved on
+    // the last device before placing, so the automatic plan leaves room, then booked there.
+    e.spec_weights_bytes = e.spec_kv_bytes = e.spec_compute_bytes = 0;
     if (r.spec.mtp && !gpus.empty()) {
       e.spec_weights_bytes = mtp_weight_bytes(a, *e.plan);
       const std::int64_t n_main = a.n_layer_main(), n_mtp = a.n_layer_all() - n_main;
       if (r.engine == "llama.cpp" && n_main > 0 && static_cast<std::size_t>(n_main) <= e.kv.per_layer.size())
         e.spec_kv_bytes = e.kv.per_layer[static_cast<std::size_t>(n_main - 1)] * static_cast<std::uint64_t>(n_mtp);
-      if (r.engine == "llama.cpp") gpus.back().overhead_bytes += e.spec_weights_bytes + e.spec_kv_bytes;
+      if (r.engine == "llama.cpp") {
+        e.spec_compute_bytes = device_compute_bytes(e.compute, true, true);
+        gpus.back().overhead_bytes += e.spec_weights_bytes + e.spec_kv_bytes + e.spec_compute_bytes;
+      }
     }
     auto book_spec = [&e, &r](Placement& p) {
       if (!r.spec.mtp || r.engine != "llama.cpp" || p.devices.empty()) return;
       DeviceLoad& d = p.devices.back();
-      const std::uint64_t extra = e.spec_weights_bytes + e.spec_kv_bytes;
+      const std::uint64_t extra = e.spec_weights_bytes + e.spec_kv_bytes + e.spec_compute_bytes;
       if (d.overhead_bytes < extra) return;
       d.overhead_bytes -= extra;
       d.weights_bytes += e.spec_weights_bytes;
       d.kv_bytes += e.spec_kv_bytes;
+      d.compute_bytes += e.spec_compute_bytes;
     };
     // --- end of the speculative MTP hook ---
     // --- vision projector hook (model/projector.hpp) ---
