@@ -176,6 +176,14 @@ std::string llama_server(const LaunchInput& in) {
 
 std::string cache_type_flag(GgmlType t) { return lower(ggml_type_name(t)); }
 
+bool ollama_applies(const LaunchInput& in) {
+  // Ollama has no setting that keeps expert tensors in system RAM (llama.cpp's --n-cpu-moe), so
+  // a Modelfile could not realise a plan that does: it is left out rather than shown wrong. Nor
+  // does it draft (MTP layers or a draft model), so with drafting on it is left out too.
+  const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
+  return in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0 && in.draft_max == 0;
+}
+
 nlohmann::json launch_commands(const LaunchInput& in) {
   nlohmann::json out = nlohmann::json::object();
   const std::string name = ollama_name(slug(lower(base_name(in.model_id))));
@@ -194,9 +202,6 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   auto refuse = [&out, &why](const char* tool) {
     out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
   };
-  // Ollama has no setting that keeps expert tensors in system RAM (llama.cpp's --n-cpu-moe), so
-  // a Modelfile could not realise a plan that does: it is left out rather than shown wrong.
-  const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
   if (in.gguf_quant) {
     // No published file of this format: the steps that make the one the commands load come
     // first, with a code saying why (and that an importance matrix needs sample text).
@@ -209,8 +214,9 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     }
     out["llama_server"] = llama_server(in);
   }
-  // Ollama and mlx_lm have no MTP drafting: with it on, their commands are left out.
-  if (in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0 && in.draft_max == 0) {
+  // Ollama where it runs on the device (its CUDA, ROCm, Metal and Vulkan builds) and can realise
+  // the plan; where it does not run, the caller names it in commands_left_out.
+  if (in.ollama && ollama_applies(in)) {
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
