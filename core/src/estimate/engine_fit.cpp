@@ -309,6 +309,7 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.kv = r.kv;
   in.kv.n_ctx = e.kv.n_ctx;
   in.placement = &e.placement;
+  in.n_mtp = nextn_blocks(r.model.arch);
   in.mmap = r.placement.mmap;
   if (e.vllm) in.vllm = e.vllm_fit ? &*e.vllm_fit : &*e.vllm;
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;

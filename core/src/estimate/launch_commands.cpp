@@ -129,15 +129,16 @@ std::string llama_server(const LaunchInput& in) {
   if (const GgufRepo* g = find_repo(in)) c << " -hf " << g->repo << ":" << in.quant;
   else c << " -m " << file_name(in);
   c << " -c " << in.kv.n_ctx;
-  if (in.placement) c << " -ngl " << in.placement->ngl;
+  // -ngl and -ts in llama.cpp's counting, which includes a GLM file's NextN blocks (placement.hpp).
+  if (in.placement) c << " -ngl " << ngl_flag(in.placement->ngl, in.n_mtp);
   c << " -fa " << (in.kv.flash_attn ? "on" : "off");
   c << " -ctk " << cache_type_flag(in.kv.type_k) << " -ctv " << cache_type_flag(in.kv.type_v);
   if (in.placement && in.placement->n_cpu_moe > 0) c << " --n-cpu-moe " << in.placement->n_cpu_moe;
   if (in.placement && in.placement->split.size() > 1) {
     c << " -ts ";
     // The shares as the placement used them (layer counts for an automatic split), so llama.cpp
-    // draws the same layer boundaries.
-    const auto& sh = in.placement->split_shares;
+    // draws the same layer boundaries; with NextN blocks, each GPU's layer count.
+    const auto sh = split_flag(*in.placement, in.n_mtp);
     for (std::size_t i = 0; i < sh.size(); ++i) c << (i ? "," : "") << num(sh[i], 4);
   }
   c << " -np " << in.kv.n_seq;
@@ -222,7 +223,8 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
     else mf << "FROM ./" << file_name(in) << "\n";
     mf << "PARAMETER num_ctx " << in.kv.n_ctx << "\n";
-    if (in.placement && !in.placement->unified) mf << "PARAMETER num_gpu " << std::min(in.placement->ngl, in.placement->n_layer + 1) << "\n";
+    if (in.placement && !in.placement->unified)
+      mf << "PARAMETER num_gpu " << std::min(ngl_flag(in.placement->ngl, in.n_mtp), in.placement->n_layer + in.n_mtp + 1) << "\n";
     out["ollama_modelfile"] = mf.str();
     const std::string tag = name + "-" + lower(in.quant);
     out["ollama"] = "ollama create " + tag + " -f Modelfile && ollama run " + tag;

@@ -49,6 +49,7 @@ struct LaunchInput {
   bool ollama = true;
   KvOptions kv;                       // n_ctx here is the padded context the estimate used
   const Placement* placement = nullptr;
+  int n_mtp = 0;                      // NextN blocks the GGUF holds (llamacpp/placement.hpp ngl_flag)
   bool mmap = true;
   const VllmBudget* vllm = nullptr;   // settings for vllm / sglang
   double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
