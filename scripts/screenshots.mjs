@@ -27,6 +27,8 @@ const JOURNEYS = {
   'fits-4090': '?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'measured-llama3-4090': '?model=meta-llama/Meta-Llama-3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192',
   'offload-air-4090': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=16384&ram=64',
+  // A Grace Hopper superchip offloading to its Grace CPU's LPDDR5X over NVLink-C2C (issue 19).
+  'offload-gh200-qwen235b': '?model=Qwen/Qwen3-235B-A22B-Instruct-2507&quant=Q4_K_M&hw=nvidia-gh200-96gb&ctx=16384&ram=480',
   'multi-3090x2': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192',
   'mac-air-m3ultra': '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768',
   'mlx-qwen3-30b-m4max': '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&ctx=32768',

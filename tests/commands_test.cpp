@@ -526,4 +526,52 @@ TEST_CASE("a local GGUF file in a command is one the conversion steps beside it 
   CHECK_FALSE(c["commands"].contains("gguf_convert"));
 }
 
+
+// The launch-commands generator is told whether Ollama runs on the device (Device::ollama, from
+// the device's backends in data/backends.json) and writes no Ollama command, Modelfile or Ollama
+// note where it does not; the estimate names Ollama in commands_left_out exactly when the generator
+// would otherwise have written its Modelfile. An Ascend 910B (CANN, no Ollama build) and an RTX 4090
+// (CUDA) through the estimate, and the generator alone with the flag off and on.
+TEST_CASE("the launch-commands generator writes Ollama's commands only where Ollama runs on the device", "[commands]") {
+  LaunchInput in;
+  in.model_id = "google/gemma-3-27b-it";
+  in.quant = "Q4_K_M";
+  in.multimodal = in.mmproj = true;  // the one Ollama note (ollama_projector_not_split)
+  REQUIRE(ollama_applies(in));
+  const json on = launch_commands(in);
+  CHECK(on.contains("ollama"));
+  CHECK(on.contains("ollama_modelfile"));
+  REQUIRE(on.contains("notes"));
+  CHECK(std::any_of(on["notes"].begin(), on["notes"].end(), [](const json& n) { return n["tool"] == "ollama"; }));
+  in.ollama = false;
+  const json off = launch_commands(in);
+  CHECK(off.contains("llama_server"));
+  CHECK_FALSE(off.contains("ollama"));
+  CHECK_FALSE(off.contains("ollama_modelfile"));
+  if (off.contains("notes"))
+    CHECK(std::none_of(off["notes"].begin(), off["notes"].end(), [](const json& n) { return n["tool"] == "ollama"; }));
+  // Drafting: no Modelfile either way, so nothing to leave out.
+  in.mtp_draft = 2;
+  CHECK_FALSE(ollama_applies(in));
+
+  const json base = {{"model", "google/gemma-3-27b-it"}, {"quant", "Q4_K_M"}, {"context", 8192}, {"images", 1}};
+  for (const auto& [hw, runs] : std::vector<std::pair<std::string, bool>>{{"huawei-ascend-910b", false}, {"nvidia-rtx-4090", true}}) {
+    CAPTURE(hw);
+    const Device* d = cat().find_device(hw);
+    REQUIRE(d != nullptr);
+    CHECK(cat().device_ollama(*d) == runs);
+    json q = base;
+    q["hardware"] = hw;
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    CHECK(r["commands"].contains("llama_server"));
+    CHECK(r["commands"].contains("ollama") == runs);
+    CHECK(r["commands"].contains("ollama_modelfile") == runs);
+    const json notes = r["commands"].value("notes", json::array());
+    CHECK(std::any_of(notes.begin(), notes.end(), [](const json& n) { return n["tool"] == "ollama"; }) == runs);
+    if (runs) CHECK_FALSE(r.contains("commands_left_out"));
+    else CHECK(r["commands_left_out"] == json::array({{{"engine", "ollama"}, {"code", "engine_not_on_device"}}}));
+  }
+}
+
 }  // namespace commands_test_cases

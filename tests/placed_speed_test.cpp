@@ -76,4 +76,53 @@ TEST_CASE("an x8 card copies host-resident experts at half the x16 rate, and dec
   CHECK(x8["speed"]["decode_tps"].get<double>() == x16["speed"]["decode_tps"].get<double>());
 }
 
+
+// Issue 19: a GH200's Hopper GPU reaches the Grace CPU's LPDDR5X over NVLink-C2C (NVIDIA: 900 GB/s
+// in total, 450 GB/s each way), not over a PCIe Gen5 x16 slot (50.4 GB/s at 80 % of the line rate),
+// and the host memory it reads is that LPDDR5X (512 GB/s), not a desktop's DDR5. The catalog entry
+// states both (host_link, host_memory): the offloaded estimate uses them and says so, and the same
+// GPU described with PCIe Gen5 x16 and the default RAM figure prefills and decodes slower. Given
+// as the request's own figures on that PCIe description, C2C's and LPDDR5X's rates give the GH200's
+// speeds exactly: the catalog's figures are what limits it.
+TEST_CASE("a GH200's offload is limited by NVLink-C2C and the Grace LPDDR5X, not PCIe Gen5 x16", "[placed_speed]") {
+  const json base = {{"model", "Qwen/Qwen3-235B-A22B-Instruct-2507"}, {"quant", "Q4_K_M"}, {"ram_gib", 480},
+                     {"context", 8192}, {"prompt", 4096}, {"gen", 128}};
+  json q = base;
+  q["hardware"] = "nvidia-gh200-96gb";
+  const json gh = est(q);
+  INFO(gh.dump().substr(0, 2000));
+  REQUIRE(gh["verdict"] == "offload");
+  const json& host = gh["memory"]["host"];
+  CHECK(host["link"] == json{{"kind", "nvlink-c2c"}, {"gbs", 450.0}, {"from", "device"}});
+  CHECK(host["ram_bandwidth"] == json{{"gbs", 512.0}, {"from", "device"}, {"memory_type", "LPDDR5X"}});
+
+  // The same GPU as a PCIe Gen5 x16 card in a desktop: the catalog entry without its host side.
+  const wif::Device* d = cat().find_device("nvidia-gh200-96gb");
+  REQUIRE(d != nullptr);
+  json card = d->facts;
+  card.erase("host_link");
+  card.erase("host_memory");
+  q["hardware"] = card;
+  const json pcie = est(q);
+  REQUIRE(pcie["verdict"] == "offload");
+  CHECK(pcie["memory"]["host"]["link"]["kind"] == "pcie");
+  CHECK(pcie["memory"]["host"]["link"]["from"] == "pcie");
+  CHECK(pcie["memory"]["host"]["link"]["gbs"].get<double>() == Approx(0.8 * 63));  // Gen5 x16 at 80 %
+  CHECK(pcie["memory"]["host"]["ram_bandwidth"]["from"] == "default");
+  const double pp_gh = gh["speed"]["prefill_tps"].get<double>(), pp_pcie = pcie["speed"]["prefill_tps"].get<double>();
+  const double tg_gh = gh["speed"]["decode_tps"].get<double>(), tg_pcie = pcie["speed"]["decode_tps"].get<double>();
+  CAPTURE(pp_gh, pp_pcie, tg_gh, tg_pcie);
+  CHECK(pp_gh > 2 * pp_pcie);
+  CHECK(tg_gh > 2 * tg_pcie);
+
+  // C2C's and LPDDR5X's figures stated on the PCIe description reproduce the GH200's speeds.
+  q["pcie_gbs"] = 450;
+  q["ram_bandwidth_gbs"] = 512;
+  const json stated = est(q);
+  CHECK(stated["memory"]["host"]["link"]["from"] == "request");
+  CHECK(stated["memory"]["host"]["ram_bandwidth"] == json{{"gbs", 512.0}, {"from", "request"}});
+  CHECK_THAT(stated["speed"]["prefill_tps"].get<double>(), Catch::Matchers::WithinRel(pp_gh, 1e-9));
+  CHECK_THAT(stated["speed"]["decode_tps"].get<double>(), Catch::Matchers::WithinRel(tg_gh, 1e-9));
+}
+
 }  // namespace placed_speed_test_cases

@@ -48,7 +48,9 @@ TEST_CASE("GLM-4.5-Air Q4_K_M on one 24 GB GPU with 64 GB RAM moves early expert
   CHECK(r["verdict"] == "offload");
   const auto& p = r["placement"];
   const int n_layer = p["n_layer"].get<int>();
-  CHECK(p["ngl"] == n_layer + 1);  // every layer stays on the GPU
+  // Every layer stays on the GPU: -ngl counts them, the output and the file's NextN block (one).
+  CHECK(r["mtp"]["layers"] == 1);
+  CHECK(p["ngl"] == n_layer + 1 + 1);
   const int ncm = p["n_cpu_moe"].get<int>();
   CHECK(ncm > 0);
   CHECK(ncm < n_layer);
@@ -259,10 +261,11 @@ TEST_CASE("one plan, one set of figures: the graph buffers apart from the offloa
   CHECK(u(gpu["compute_graph_bytes"]) == u(r["memory"]["compute_bytes"]));
   CHECK(u(gpu["op_offload_bytes"]) > 0);
   // -ngl counts the output layer as one more than the repeating layers: the GPU holds every
-  // layer and the output, which is what the page says beside "-ngl".
+  // layer and the output, which is what the page says beside "-ngl" (which also counts the
+  // file's NextN blocks, r.mtp.layers).
   CHECK(gpu["n_layers"] == r["placement"]["n_layer"]);
   CHECK(gpu["has_output"] == true);
-  CHECK(r["placement"]["ngl"].get<int>() == gpu["n_layers"].get<int>() + 1);
+  CHECK(r["placement"]["ngl"].get<int>() == gpu["n_layers"].get<int>() + 1 + r["mtp"]["layers"].get<int>());
   // The device's tag comes from the headline's rule: an offload plan fills the GPU up to
   // llama.cpp's --fit margin, past the share that leaves room to spare, so it is "tight".
   const double share = static_cast<double>(u(gpu["total_bytes"])) / static_cast<double>(u(gpu["usable_bytes"]));
@@ -289,6 +292,108 @@ TEST_CASE("a per-device tag never says fits where the headline says tight", "[pl
     }
     CHECK(any_tight == (v == "tight"));
   }
+}
+
+
+namespace {
+// llama.cpp's layer assignment for a -ngl and -ts over the file's blocks (llama_model::load_tensors,
+// https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp, in the counting the core
+// models: i_gpu_start = block_count - ngl, act = min(ngl, block_count + 1), a block at position
+// k = il - i_gpu_start goes to the first device whose cumulative share exceeds k / act); -1 = CPU.
+// Index block_count is the output layer.
+std::vector<int> llamacpp_blocks(int block_count, int ngl, const std::vector<double>& ts) {
+  const int start = std::max(block_count - ngl, 0), act = std::min(ngl, block_count + 1);
+  // In float, as llama.cpp keeps its split points (a share of 71/80 must compare equal).
+  std::vector<float> cum;
+  float sum = 0;
+  for (double x : ts) cum.push_back(sum += static_cast<float>(x));
+  for (float& x : cum) x /= sum;
+  std::vector<int> dev(static_cast<std::size_t>(block_count + 1), -1);
+  for (int il = 0; il <= block_count; ++il) {
+    if (il < start || il - start >= act) continue;
+    const float x = float(il - start) / act;
+    int d = static_cast<int>(std::upper_bound(cum.begin(), cum.end(), x) - cum.begin());
+    dev[static_cast<std::size_t>(il)] = std::min(d, static_cast<int>(ts.size()) - 1);
+  }
+  return dev;
+}
+
+// The flags a command carries: -ngl's value and -ts's shares (one share when there is no -ts).
+std::pair<int, std::vector<double>> ngl_ts(const std::string& cmd) {
+  const auto n = cmd.find(" -ngl ");
+  REQUIRE(n != std::string::npos);
+  const int ngl = std::stoi(cmd.substr(n + 6));
+  std::vector<double> ts{1};
+  const auto t = cmd.find(" -ts ");
+  if (t != std::string::npos) {
+    ts.clear();
+    std::string v = cmd.substr(t + 5, cmd.find(' ', t + 5) - t - 5);
+    for (std::size_t i = 0; i <= v.size();) {
+      const std::size_t c = std::min(v.find(',', i), v.size());
+      ts.push_back(std::stod(v.substr(i, c - i)));
+      i = c + 1;
+    }
+  }
+  return {ngl, ts};
+}
+}  // namespace
+
+// Issue 19: GLM-4.5-Air's and GLM-5's GGUF files carry a NextN (MTP) block after the decoder's
+// (block_count 47 = 46 + 1, and 79 = 78 + 1), which llama.cpp's -ngl counts though its tensors are
+// skipped (TENSOR_SKIP) and take no memory. The -ngl and -ts the estimate prints, run through
+// llama.cpp's assignment over block_count, put every decoder layer and the output where the plan
+// holds them; a -ngl a person gives counts the block too; a file without one keeps n_layer + 1.
+TEST_CASE("-ngl and -ts count a GLM file's NextN block, so llama.cpp places the layers as planned", "[placement]") {
+  struct Case { const char* model; const char* hw; int count; double ram; };
+  for (const Case c : {Case{"zai-org/GLM-4.5-Air", "nvidia-h100-sxm", 1, 0}, Case{"zai-org/GLM-4.5-Air", "nvidia-rtx-4090", 1, 128},
+                       Case{"zai-org/GLM-4.5-Air", "nvidia-rtx-4090", 2, 128}, Case{"zai-org/GLM-5", "nvidia-h100-sxm", 4, 512},
+                       Case{"zai-org/GLM-5", "nvidia-h100-sxm", 8, 0}}) {
+    CAPTURE(c.model, c.hw, c.count);
+    const Architecture& a = cat().find_model(c.model)->arch;
+    const int n_main = static_cast<int>(a.n_layer_main()), blocks = static_cast<int>(a.n_layer_all());
+    REQUIRE(blocks == n_main + 1);
+    json q = {{"model", c.model}, {"quant", "Q4_K_M"}, {"hardware", c.hw}, {"count", c.count}, {"context", 16384}};
+    if (c.ram > 0) q["ram_gib"] = c.ram;
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    REQUIRE(r["verdict"] != "no_fit");
+    const auto [ngl, ts] = ngl_ts(r["commands"]["llama_server"].get<std::string>());
+    CHECK(r["placement"]["ngl"] == ngl);
+    CHECK(static_cast<int>(ts.size()) == (c.count > 1 ? c.count : 1));
+    const std::vector<int> dev = llamacpp_blocks(blocks, ngl, ts);
+    // The plan: each device's run of decoder layers and which one holds the output.
+    std::vector<int> planned(static_cast<std::size_t>(n_main + 1), -1);
+    for (std::size_t d = 0; d < r["memory"]["devices"].size(); ++d) {
+      const json& L = r["memory"]["devices"][d];
+      for (int i = 0; i < L["n_layers"].get<int>(); ++i) planned[static_cast<std::size_t>(L["first_layer"].get<int>() + i)] = static_cast<int>(d);
+      if (L["has_output"].get<bool>()) planned[static_cast<std::size_t>(n_main)] = static_cast<int>(d);
+    }
+    for (int il = 0; il < n_main; ++il) {
+      CAPTURE(il);
+      CHECK(dev[static_cast<std::size_t>(il)] == planned[static_cast<std::size_t>(il)]);
+    }
+    CHECK(dev[static_cast<std::size_t>(blocks)] == planned[static_cast<std::size_t>(n_main)]);  // the output
+    if (r["placement"]["full_offload"].get<bool>()) CHECK(ngl == blocks + 1);
+  }
+
+  // A -ngl as a person types it: 30 of GLM-4.5-Air's 47 blocks on the GPU are the NextN block and 29
+  // decoder layers (the output stays in RAM), and the plan reports the same 30.
+  const json typed = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h100-sxm"},
+                               {"ram_gib", 128}, {"context", 16384}, {"ngl", 30}});
+  REQUIRE_FALSE(typed.contains("error"));
+  CHECK(typed["placement"]["ngl"] == 30);
+  CHECK(typed["memory"]["devices"][0]["n_layers"] == 29);
+  CHECK(typed["memory"]["devices"][0]["first_layer"] == 46 - 29);
+  CHECK(typed["commands"]["llama_server"].get<std::string>().find(" -ngl 30 ") != std::string::npos);
+
+  // No NextN block in the file (Qwen3-30B-A3B): everything is n_layer + 1, as before.
+  const json plain = estimate({{"model", "Qwen/Qwen3-30B-A3B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h100-sxm"}, {"context", 16384}});
+  REQUIRE_FALSE(plain.contains("error"));
+  CHECK(plain["placement"]["ngl"] == plain["placement"]["n_layer"].get<int>() + 1);
+  CHECK(ngl_flag(10, 0) == 10);
+  CHECK(ngl_from_flag(-1, 1) == -1);
+  CHECK(ngl_from_flag(1, 1) == 0);
+  CHECK(ngl_flag(0, 1) == 0);
 }
 
 }  // namespace placement_test_cases

@@ -21,15 +21,18 @@ test('the offload plan, its flags and the per-device table give one set of figur
   await page.waitForSelector('#devices-table table');
   const r = core('estimate', AIR);
   const gpu = r.memory.devices[0];
-  // "-ngl 47" beside "46 layers": the plan says the GPU holds the output layer too.
+  // "-ngl 48" beside "46 layers": the plan says the GPU holds the output layer too, and llama.cpp's
+  // -ngl also counts the file's NextN block (r.mtp.layers, one for GLM-4.5-Air), which holds no weights.
   const li = await page.$eval('#plan li[data-layers]', (e) => ({ text: e.textContent, layers: e.dataset.layers, output: e.dataset.output }));
   assert.equal(Number(li.layers), gpu.n_layers);
   assert.equal(li.output, 'true');
   assert.match(li.text, new RegExp(`all ${gpu.n_layers} layers and the output layer`));
   const flags = await page.textContent('#plan code');
-  assert.match(flags, new RegExp(`-ngl ${gpu.n_layers + 1}\\b`));
+  assert.equal(r.mtp.layers, 1);
+  assert.match(flags, new RegExp(`-ngl ${gpu.n_layers + 1 + r.mtp.layers}\\b`));
   const cmd = await page.textContent('#commands');
   assert.match(cmd, new RegExp(`-ngl ${r.placement.ngl}\\b`));
+  assert.match(await page.textContent('#plan-nextn'), new RegExp(`-ngl ${r.placement.ngl}\\b`));
   // The compute column is the breakdown's compute figure; the offload buffer has its own column.
   const head = await page.$$eval('#devices-table thead th', (ths) => ths.map((t) => t.textContent));
   const row = await page.$$eval('#devices-table tbody tr:first-child td, #devices-table tbody tr:first-child th', (cs) => cs.map((c) => c.textContent));

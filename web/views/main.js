@@ -366,9 +366,16 @@ function renderSpeed(r) {
   renderUncertain(r);
   renderSpeedBasis(s, kindWords(r, L));
   renderSpeculative(r);
-  text('speed-note', offload && r.memory.host ? T('speed_offload_limit', {
-    ...kindWords(r, L), ram: gib(r.memory.host.read_per_token_bytes, L, 1), gpu: gib(r.memory.host.devices_read_per_token_bytes, L, 1),
-  }) : '');
+  // The host link and memory the core used (memory.host.link, memory.host.ram_bandwidth): a
+  // superchip's own link (NVLink-C2C) and memory type are named with their figures; PCIe is not.
+  const host = offload ? r.memory.host : null;
+  const hl = host && host.link, hm = host && host.ram_bandwidth;
+  const gbs = (/** @type {number} */ x) => `${num(x, L)}\u00a0${T('unit_gbs')}`;
+  const words = host ? { ...kindWords(r, L), ram: gib(host.read_per_token_bytes, L, 1), gpu: gib(host.devices_read_per_token_bytes, L, 1) } : {};
+  text('speed-note', !host ? ''
+    : hl && hl.kind !== 'pcie' && hm && typeof hm.memory_type === 'string'
+      ? T('speed_offload_limit_link', { ...words, mem: hm.memory_type, mem_bw: gbs(hm.gbs), link: T(`link_${String(hl.kind).replace(/-/g, '_')}`), link_bw: gbs(hl.gbs) })
+      : T('speed_offload_limit', words));
 }
 
 /**
@@ -591,10 +598,14 @@ function renderPlan(r) {
   const flags = [`-ngl ${p.ngl}`, p.n_cpu_moe > 0 ? `--n-cpu-moe ${p.n_cpu_moe}` : ''].filter(Boolean).join(' ');
   // A GPU that holds the output layer too says so: -ngl counts it as one layer more than the
   // model's repeating layers (llama.cpp llama-model.cpp: the output goes to a GPU only when
-  // n_gpu_layers > n_layer), so "-ngl 47" and "46 layers" name the same plan.
+  // n_gpu_layers > n_layer), so "-ngl 47" and "46 layers" name the same plan (the core's -ngl also
+  // counts a GLM file's NextN block, which holds no weights: "-ngl 48" for GLM-4.5-Air's 46).
   const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', { dataset: { layers: String(d.n_layers), output: String(!!d.has_output) } }, T(d.has_output ? 'plan_gpu_output' : 'plan_gpu', {
     name: d.id ? shownName(d, L) : d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
   })));
+  // The file's NextN (MTP) layers, which -ngl counts (the core's placement.ngl includes them).
+  const nextn = r.mtp && typeof r.mtp.layers === 'number' ? r.mtp.layers : 0;
+  if (nextn > 0 && p.ngl > 0) items.push(h('li', { id: 'plan-nextn' }, T('plan_nextn', { n: num(nextn, L), flag: `-ngl ${p.ngl}` })));
   items.push(h('li', null, p.n_cpu_moe > 0
     ? T('plan_ram_experts', { n: num(p.n_cpu_moe, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })
     : T('plan_ram_layers', { n: num(p.cpu_layers, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));

@@ -172,7 +172,8 @@ BenchSet map_bench_rows(const Catalog& cat) {
     c.gpu_count = gpu_count;
     c.source = row.value("source", "");
     c.held_out = held_out_device(dev->id);
-    const bool offloaded = (flags.ngl >= 0 && flags.ngl <= model->arch.n_layer_main()) || flags.n_cpu_moe > 0 ||
+    // -ngl counts the file's blocks, NextN ones included (llamacpp/placement.hpp ngl_flag).
+    const bool offloaded = (flags.ngl >= 0 && flags.ngl <= model->arch.n_layer_all()) || flags.n_cpu_moe > 0 ||
                            flags.all_experts_cpu;
     c.group = offloaded ? "offloaded" : gpu_count > 1 ? "multi_gpu" : "single";
     c.measured_tps = row["tps"].is_number() ? row["tps"].get<double>() : 0;

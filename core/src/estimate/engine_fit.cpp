@@ -309,6 +309,7 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
   in.kv = r.kv;
   in.kv.n_ctx = e.kv.n_ctx;
   in.placement = &e.placement;
+  in.n_mtp = nextn_blocks(r.model.arch);
   in.mmap = r.placement.mmap;
   if (e.vllm) in.vllm = e.vllm_fit ? &*e.vllm_fit : &*e.vllm;
   in.gpu_memory_utilization = r.engine == "sglang" ? e.sglang_fraction : r.vllm.gpu_memory_utilization;
@@ -338,6 +339,10 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
                        });
     if (plain) in.mmproj_file = f;
   }
+  // Ollama ships CUDA, ROCm, Metal and Vulkan builds (data/backends.json `ollama`): on a device
+  // with none of them (an Ascend NPU, a Moore Threads card) it would not use the accelerator, so
+  // its Modelfile's num_gpu would be a promise. The generator writes no Ollama command there.
+  in.ollama = r.device.ollama;
   out["commands"] = launch_commands(in);
   // A server engine the catalog has no support evidence for on this device (its `engines`, from
   // data/backends.json) gets no launch command: offering SGLang's beside vLLM's on a card only
@@ -349,19 +354,9 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
         out["commands"].erase(eng);
         out["commands_left_out"].push_back({{"engine", eng}, {"code", "engine_not_on_device"}});
       }
-  // Ollama ships CUDA, ROCm, Metal and Vulkan builds (data/backends.json `ollama`): on a device
-  // with none of them (an Ascend NPU, a Moore Threads card) it would not use the accelerator, so
-  // its Modelfile's num_gpu would be a promise; its commands are left out the same way.
-  if (!r.device.ollama && out["commands"].contains("ollama")) {
-    out["commands"].erase("ollama");
-    out["commands"].erase("ollama_modelfile");
-    if (out["commands"].contains("notes")) {
-      auto& notes = out["commands"]["notes"];
-      notes.erase(std::remove_if(notes.begin(), notes.end(), [](const nlohmann::json& n) { return n.value("tool", "") == "ollama"; }), notes.end());
-      if (notes.empty()) out["commands"].erase("notes");
-    }
+  // Where Ollama does not run, the Modelfile it would have had is named as left out, once.
+  if (!in.ollama && ollama_applies(in))
     out["commands_left_out"].push_back({{"engine", "ollama"}, {"code", "engine_not_on_device"}});
-  }
 }
 
 bool engine_on_any_cloud(const Catalog& cat, const std::string& engine) {

@@ -589,7 +589,14 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   }
   r.speed.n_ubatch = r.kv.n_ubatch;
   r.speed.backend = opt_str(q, "backend", "").value_or("");
-  r.host_link.ram_bandwidth_gbs = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000).value_or(d::kRamBandwidthGbs);
+  // The system RAM's bandwidth for what an offload plan keeps there: the person's figure, else the
+  // memory the device ships with on its CPU side (a Grace CPU's LPDDR5X, data/SCHEMA.md
+  // `host_memory`), else a dual-channel DDR5 desktop's.
+  if (const auto bw = opt_num(q, "ram_bandwidth_gbs", "", 1, 100000)) {
+    r.host_link.ram_bandwidth_gbs = *bw;
+    r.host_link.ram_bandwidth_from = "request";
+  }
+  device_ram_bandwidth(r.host_link, r.device, d::kRamBandwidthGbs);
   r.host_link.pcie_gbs = opt_num(q, "pcie_gbs", "", 0.1, 10000).value_or(d::kPcieGbs);
   // A listing (every quant, every device) needs memory, verdict and speed, not the launch
   // commands, per-device loads, layer map, speed terms or decode curve: about a third of the

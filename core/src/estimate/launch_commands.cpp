@@ -129,15 +129,16 @@ std::string llama_server(const LaunchInput& in) {
   if (const GgufRepo* g = find_repo(in)) c << " -hf " << g->repo << ":" << in.quant;
   else c << " -m " << file_name(in);
   c << " -c " << in.kv.n_ctx;
-  if (in.placement) c << " -ngl " << in.placement->ngl;
+  // -ngl and -ts in llama.cpp's counting, which includes a GLM file's NextN blocks (placement.hpp).
+  if (in.placement) c << " -ngl " << ngl_flag(in.placement->ngl, in.n_mtp);
   c << " -fa " << (in.kv.flash_attn ? "on" : "off");
   c << " -ctk " << cache_type_flag(in.kv.type_k) << " -ctv " << cache_type_flag(in.kv.type_v);
   if (in.placement && in.placement->n_cpu_moe > 0) c << " --n-cpu-moe " << in.placement->n_cpu_moe;
   if (in.placement && in.placement->split.size() > 1) {
     c << " -ts ";
     // The shares as the placement used them (layer counts for an automatic split), so llama.cpp
-    // draws the same layer boundaries.
-    const auto& sh = in.placement->split_shares;
+    // draws the same layer boundaries; with NextN blocks, each GPU's layer count.
+    const auto sh = split_flag(*in.placement, in.n_mtp);
     for (std::size_t i = 0; i < sh.size(); ++i) c << (i ? "," : "") << num(sh[i], 4);
   }
   c << " -np " << in.kv.n_seq;
@@ -176,6 +177,14 @@ std::string llama_server(const LaunchInput& in) {
 
 std::string cache_type_flag(GgmlType t) { return lower(ggml_type_name(t)); }
 
+bool ollama_applies(const LaunchInput& in) {
+  // Ollama has no setting that keeps expert tensors in system RAM (llama.cpp's --n-cpu-moe), so
+  // a Modelfile could not realise a plan that does: it is left out rather than shown wrong. Nor
+  // does it draft (MTP layers or a draft model), so with drafting on it is left out too.
+  const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
+  return in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0 && in.draft_max == 0;
+}
+
 nlohmann::json launch_commands(const LaunchInput& in) {
   nlohmann::json out = nlohmann::json::object();
   const std::string name = ollama_name(slug(lower(base_name(in.model_id))));
@@ -194,9 +203,6 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   auto refuse = [&out, &why](const char* tool) {
     out["refused"][tool] = {{"code", "unsafe_value"}, {"path", "model.id"}, {"reason", why}};
   };
-  // Ollama has no setting that keeps expert tensors in system RAM (llama.cpp's --n-cpu-moe), so
-  // a Modelfile could not realise a plan that does: it is left out rather than shown wrong.
-  const bool experts_on_cpu = in.placement && in.placement->n_cpu_moe > 0;
   if (in.gguf_quant) {
     // No published file of this format: the steps that make the one the commands load come
     // first, with a code saying why (and that an importance matrix needs sample text).
@@ -209,14 +215,16 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     }
     out["llama_server"] = llama_server(in);
   }
-  // Ollama and mlx_lm have no MTP drafting: with it on, their commands are left out.
-  if (in.gguf_quant && !experts_on_cpu && in.mtp_draft == 0 && in.draft_max == 0) {
+  // Ollama where it runs on the device (its CUDA, ROCm, Metal and Vulkan builds) and can realise
+  // the plan; where it does not run, the caller names it in commands_left_out.
+  if (in.ollama && ollama_applies(in)) {
     // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
     else mf << "FROM ./" << file_name(in) << "\n";
     mf << "PARAMETER num_ctx " << in.kv.n_ctx << "\n";
-    if (in.placement && !in.placement->unified) mf << "PARAMETER num_gpu " << std::min(in.placement->ngl, in.placement->n_layer + 1) << "\n";
+    if (in.placement && !in.placement->unified)
+      mf << "PARAMETER num_gpu " << std::min(ngl_flag(in.placement->ngl, in.n_mtp), in.placement->n_layer + in.n_mtp + 1) << "\n";
     out["ollama_modelfile"] = mf.str();
     const std::string tag = name + "-" + lower(in.quant);
     out["ollama"] = "ollama create " + tag + " -f Modelfile && ollama run " + tag;

@@ -168,6 +168,49 @@ void check_compute_capability(const Device& d, const nlohmann::json& j, const st
                      "the dp4a INT8 rate is 4x the FP32 rate (within 5 %)");
 }
 
+// A host-side fact's own source and the day it was read: an https URL and YYYY-MM-DD.
+void require_source(const nlohmann::json& o, const std::string& path) {
+  if (req_str(o, "source", path).rfind("https://", 0) != 0)
+    throw InputError("bad_value", join_path(path, "source"), "source must be an https URL");
+  const std::string c = req_str(o, "checked", path);
+  const bool date = c.size() == 10 && c[4] == '-' && c[7] == '-' &&
+                    std::all_of(c.begin(), c.end(), [](char ch) { return ch == '-' || std::isdigit(static_cast<unsigned char>(ch)); });
+  if (!date) throw InputError("bad_value", join_path(path, "checked"), "checked must be a date YYYY-MM-DD");
+}
+
+// `host_link` and `host_memory` (data/SCHEMA.md): a superchip's link from the GPU to its CPU's
+// memory and that memory, each with its source. A wrong kind, a rate out of range or a missing
+// source is refused at the field's path.
+void read_host_side(const nlohmann::json& j, const std::string& path, Device& d) {
+  if (j.contains("host_link")) {
+    const auto& l = j["host_link"];
+    const std::string lp = join_path(path, "host_link");
+    if (!l.is_object()) throw InputError("bad_type", lp, "host_link is {\"kind\", \"gb_per_s\", \"source\", \"checked\"}");
+    const std::string kind = req_str(l, "kind", lp);
+    // PCIe is what interconnect.pcie_gen / pcie_lanes state; NVLink-C2C is the one other host
+    // link a device in the catalog has (Grace Hopper).
+    if (kind != "nvlink-c2c")
+      throw InputError("bad_value", join_path(lp, "kind"), "host_link kind must be nvlink-c2c (PCIe is interconnect.pcie_gen), not '" + kind + "'");
+    d.host_link_kind = kind;
+    d.host_link_gbs = req_num(l, "gb_per_s", lp, 1, 10000);
+    require_source(l, lp);
+  }
+  if (j.contains("host_memory")) {
+    const auto& m = j["host_memory"];
+    const std::string mp = join_path(path, "host_memory");
+    if (!m.is_object()) throw InputError("bad_type", mp, "host_memory is {\"type\", \"gb\", \"bandwidth_gbs\", \"source\", \"checked\"}");
+    d.host_memory_type = req_str(m, "type", mp);
+    const bool name = !d.host_memory_type.empty() && d.host_memory_type.size() <= 16 &&
+                      std::all_of(d.host_memory_type.begin(), d.host_memory_type.end(), [](char ch) {
+                        return std::isalnum(static_cast<unsigned char>(ch)) || ch == '-';
+                      });
+    if (!name) throw InputError("bad_value", join_path(mp, "type"), "host_memory type is a short memory name such as LPDDR5X");
+    d.host_memory_gb = req_num(m, "gb", mp, 1, 1e6);
+    d.host_memory_gbs = req_num(m, "bandwidth_gbs", mp, 1, 100000);
+    require_source(m, mp);
+  }
+}
+
 }  // namespace
 
 Device device_from_json(const nlohmann::json& j, const std::string& path) {
@@ -264,6 +307,7 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
     d.pcie_gen = static_cast<int>(opt_int(j["interconnect"], "pcie_gen", join_path(path, "interconnect"), 0, 10).value_or(0));
     d.pcie_lanes = static_cast<int>(opt_int(j["interconnect"], "pcie_lanes", join_path(path, "interconnect"), 0, 32).value_or(0));
   }
+  read_host_side(j, path, d);
   auto price = [&](const char* key) -> double {
     if (j.contains(key) && j[key].is_object())
       return opt_num(j[key], "usd", join_path(path, key), 0.0, 1e9).value_or(0.0);

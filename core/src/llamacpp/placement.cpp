@@ -462,4 +462,25 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
   return best;
 }
 
+// The NextN blocks sit above the decoder's in the file (blk.{n_layer_main} … blk.{block_count-1}),
+// so a -ngl over block_count puts them on the GPUs before any decoder layer: llama.cpp's
+// llama_model::load_tensors (https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp)
+// gives a layer to a GPU from i_gpu_start, counted down from hparams.n_layer, and GLM-4.5's
+// loader marks every tensor of a block at or above n_layer - nextn_predict_layers TENSOR_SKIP.
+int nextn_blocks(const Architecture& a) { return static_cast<int>(a.n_layer_all() - a.n_layer_main()); }
+
+int ngl_flag(int ngl, int n_mtp) { return ngl > 0 ? ngl + n_mtp : ngl; }
+
+int ngl_from_flag(int flag, int n_mtp) { return flag > 0 ? std::max(0, flag - n_mtp) : flag; }
+
+std::vector<double> split_flag(const Placement& p, int n_mtp) {
+  if (n_mtp == 0 || p.devices.empty()) return p.split_shares;
+  // Layer counts place exactly: llama.cpp sends the k-th GPU layer to the first device whose
+  // cumulative share exceeds k / act_gpu_layers.
+  std::vector<double> counts;
+  for (const auto& d : p.devices) counts.push_back(d.n_layers + (d.has_output ? 1 : 0));
+  counts.back() += n_mtp;
+  return counts;
+}
+
 }  // namespace wif

@@ -90,6 +90,7 @@ void set_devices(EstimateRequest& r, const Device& d, int count) {
   r.vllm.tensor_parallel = count;
   r.sglang.tensor_parallel = count;
   r.speed.backend.clear();  // each candidate on its own primary backend
+  device_ram_bandwidth(r.host_link, d, defaults::kRamBandwidthGbs);  // a Grace CPU's LPDDR5X
 }
 
 bool engine_runs(const Catalog& cat, const Device& d, const std::string& engine) {
@@ -327,7 +328,8 @@ json make_it_fit_json(Solver& s, const json& q) {
       const Estimate e = s.run(r, false);
       if (e.verdict != "offload") continue;
       const bool experts = e.placement.n_cpu_moe > 0;
-      const int v = experts ? e.placement.n_cpu_moe : e.placement.ngl;
+      // As a person types it: -ngl counts a GLM file's NextN blocks (llamacpp/placement.hpp).
+      const int v = experts ? e.placement.n_cpu_moe : ngl_flag(e.placement.ngl, nextn_blocks(r.model.arch));
       Candidate c{experts ? "n_cpu_moe" : "ngl", v, {{"ram_gib", ram}, {experts ? "n_cpu_moe" : "ngl", v}}, r};
       cands.push_back(c);
       break;

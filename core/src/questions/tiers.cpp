@@ -7,7 +7,9 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/estimate/estimate.hpp"
+#include "willitfit/estimate/defaults.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/speed/multi_device_speed.hpp"
 
 namespace wif {
 namespace {
@@ -33,8 +35,9 @@ bool llamacpp_runs(const std::vector<std::string>& engines) {
   return std::find(engines.begin(), engines.end(), "llama.cpp") != engines.end();
 }
 
+// `n_mtp`: the file's NextN blocks, which the -ngl it reports counts (llamacpp/placement.hpp).
 Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const std::string& tier, double ram,
-                 const json& request) {
+                 const json& request, int n_mtp = 0) {
   Entry out;
   out.rank = tier == "fits" ? 0 : tier == "offload" ? 1 : tier == "no_fit" ? 2 : 3;
   out.memory = d.memory_gib;
@@ -55,7 +58,7 @@ Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const s
                     {"decode_tps_high", finite_or_zero(e->speed.decode_tps_high)}};
     }
     if (d.kind == DeviceKind::Gpu)
-      j["placement"] = {{"ngl", e->placement.ngl}, {"n_cpu_moe", e->placement.n_cpu_moe},
+      j["placement"] = {{"ngl", ngl_flag(e->placement.ngl, n_mtp)}, {"n_cpu_moe", e->placement.n_cpu_moe},
                         {"n_layer", e->placement.n_layer}};
   } else {
     j["verdict"] = "no_fit";
@@ -117,6 +120,7 @@ json tier_lists(const Catalog& cat, const json& q) {
   EstimateRequest r = parse_request(cat, base_q);
   // The tensor plan depends on the model and quant only: make it once for every device.
   r.model.plan = model_plan(cat, r.model, r.quant, r.qopt);
+  const int n_mtp = nextn_blocks(r.model.arch);
 
   // One estimate per (device, RAM): the same request api_estimate would parse.
   auto ask = [&](const Device& d, double ram, json& request) {
@@ -128,6 +132,7 @@ json tier_lists(const Catalog& cat, const json& q) {
     r.devices.assign(1, d);
     r.count = 1;
     r.ram_gib = ram;
+    device_ram_bandwidth(r.host_link, d, defaults::kRamBandwidthGbs);  // a Grace CPU's LPDDR5X
     return run_estimate(cat, r);
   };
 
@@ -145,11 +150,11 @@ json tier_lists(const Catalog& cat, const json& q) {
       Estimate alone = ask(d, 0, request);
       if (runs_on_device(alone)) {
         (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)
-            .push_back(make_entry(cat, d, &alone, "fits", 0, request));
+            .push_back(make_entry(cat, d, &alone, "fits", 0, request, n_mtp));
         continue;
       }
       if (d.kind != DeviceKind::Gpu) {
-        (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(cat, d, &alone, "no_fit", 0, request));
+        (d.kind == DeviceKind::Apple ? macs : unified).push_back(make_entry(cat, d, &alone, "no_fit", 0, request, n_mtp));
         continue;
       }
       // Ask with the most RAM first: its plan says how much host RAM the CPU part takes (the GPU
@@ -158,7 +163,7 @@ json tier_lists(const Catalog& cat, const json& q) {
       json req_max;
       Estimate most = ask(d, kTierRamGib[2], req_max);
       if (most.verdict != "offload") {
-        gpus.push_back(make_entry(cat, d, &most, "no_fit", kTierRamGib[2], req_max));
+        gpus.push_back(make_entry(cat, d, &most, "no_fit", kTierRamGib[2], req_max, n_mtp));
         continue;
       }
       std::size_t first = 2;
@@ -169,11 +174,11 @@ json tier_lists(const Catalog& cat, const json& q) {
         json req_i;
         Estimate e = ask(d, kTierRamGib[i], req_i);
         if (e.verdict == "offload") {
-          gpus.push_back(make_entry(cat, d, &e, "offload", kTierRamGib[i], req_i));
+          gpus.push_back(make_entry(cat, d, &e, "offload", kTierRamGib[i], req_i, n_mtp));
           placed = true;
         }
       }
-      if (!placed) gpus.push_back(make_entry(cat, d, &most, "offload", kTierRamGib[2], req_max));
+      if (!placed) gpus.push_back(make_entry(cat, d, &most, "offload", kTierRamGib[2], req_max, n_mtp));
     } catch (const InputError&) {
       // A device the model cannot be estimated on (e.g. no bandwidth stated) does not run it.
       (d.kind == DeviceKind::Gpu ? gpus : d.kind == DeviceKind::Apple ? macs : unified)

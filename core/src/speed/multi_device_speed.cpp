@@ -16,6 +16,33 @@ double pcie_x16_gbs(int gen) {
   }
 }
 
+void device_ram_bandwidth(HostLink& link, const Device& d, double fallback) {
+  if (link.ram_bandwidth_from == "request") return;
+  const bool own = d.host_memory_gbs > 0;
+  link.ram_bandwidth_gbs = own ? d.host_memory_gbs : fallback;
+  link.ram_bandwidth_from = own ? "device" : "default";
+}
+
+HostLinkUsed host_link_used(const Device& g0, const HostLink& link) {
+  HostLinkUsed u;
+  if (!g0.host_link_kind.empty()) u.kind = g0.host_link_kind;
+  if (link.pcie_gbs > 0) {  // the person's own figure for their link
+    u.gbs = link.pcie_gbs;
+    u.from = "request";
+  } else if (g0.host_link_gbs > 0) {
+    // A superchip's link (GH200: NVLink-C2C, 450 GB/s each way, NVIDIA's figure): used as stated,
+    // no public measurement of how much of it a copy reaches being in the catalog.
+    u.gbs = g0.host_link_gbs;
+    u.from = "device";
+  } else {
+    // The card's own link: its generation's x16 rate scaled to its lane count (cards with an x8
+    // edge connector, e.g. Arc B580 or RTX 4060 Ti, move host weights at half the x16 rate).
+    const double lanes = g0.pcie_lanes > 0 ? std::min(16, g0.pcie_lanes) / 16.0 : 1.0;
+    u.gbs = pcie_x16_gbs(g0.pcie_gen > 0 ? g0.pcie_gen : 4) * lanes;
+  }
+  return u;
+}
+
 namespace {
 
 // -2 = not loaded (MTP), -1 = host, otherwise the GPU index.
@@ -62,11 +89,7 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
   }
   s.rates = device_rates(gpus.front(), o.backend, s.family, c, plan_is_bf16(plan));
   s.backend = s.rates.backend;
-  // The card's own link: its generation's x16 rate scaled to its lane count (cards with an x8
-  // edge connector, e.g. Arc B580 or RTX 4060 Ti, move host weights at half the x16 rate).
-  const Device& g0 = gpus.front();
-  const double lanes = g0.pcie_lanes > 0 ? std::min(16, g0.pcie_lanes) / 16.0 : 1.0;
-  const double pcie = (link.pcie_gbs > 0 ? link.pcie_gbs : pcie_x16_gbs(g0.pcie_gen > 0 ? g0.pcie_gen : 4) * lanes) * 1e9;
+  const double pcie = host_link_used(gpus.front(), link).gbs * 1e9;  // the host link, B/s
 
   // The layers the placement put on device `dev` (-1: system RAM).
   auto layers_on = [&p](int dev) {

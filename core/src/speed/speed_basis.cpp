@@ -82,7 +82,8 @@ SpeedBasisIndex speed_basis_index(const Catalog& cat) {
     std::smatch m;
     const std::string flags = str(row, "flags");
     if (ngl < 0 && std::regex_search(flags, m, ngl_re)) ngl = std::stoi(m[1]);
-    const bool offloaded = (ngl >= 0 && ngl <= model->arch.n_layer_main()) ||
+    // -ngl counts the file's blocks, NextN ones included (llamacpp/placement.hpp ngl_flag).
+    const bool offloaded = (ngl >= 0 && ngl <= model->arch.n_layer_all()) ||
                            (row.contains("n_cpu_moe") && row["n_cpu_moe"].is_number() && row["n_cpu_moe"].get<double>() > 0) ||
                            flags.find("exps") != std::string::npos;
     b.group = offloaded ? "offloaded" : b.gpu_count > 1 ? "multi_gpu" : "single";

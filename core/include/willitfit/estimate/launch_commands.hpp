@@ -6,7 +6,8 @@
 //    (catalog entry `gguf`), else `-m <file>.gguf`; -c, -ngl, -fa, -ctk/-ctv, --n-cpu-moe, -ts,
 //    -np (and -kvu for a shared cache), -ub, --no-mmap.
 //  * ollama / ollama_modelfile: a Modelfile with `PARAMETER num_ctx` and `num_gpu` (layers), and
-//    the create/run command (Ollama has no expert-offload flag: it is left out when needed).
+//    the create/run command (Ollama has no expert-offload flag: it is left out when needed), only
+//    where Ollama runs on the device (LaunchInput::ollama).
 //  * vllm / sglang: `vllm serve` and `python3 -m sglang.launch_server` with the vLLM budget's
 //    settings; with engine "sglang" only the SGLang command, from SGLang's own budget (sglang.hpp:
 //    --mem-fraction-static, --chunked-prefill-size, --max-running-requests).
@@ -43,8 +44,12 @@ struct LaunchInput {
   // --quantization naming the format (vLLM quantizes FP8 on the fly; the others need a checkpoint).
   std::string server_repo;
   DeviceKind kind = DeviceKind::Gpu;
+  // Whether Ollama runs on the device's accelerator (Device::ollama: one of its CUDA, ROCm, Metal
+  // or Vulkan builds does). False: no ollama / ollama_modelfile command and no Ollama note.
+  bool ollama = true;
   KvOptions kv;                       // n_ctx here is the padded context the estimate used
   const Placement* placement = nullptr;
+  int n_mtp = 0;                      // NextN blocks the GGUF holds (llamacpp/placement.hpp ngl_flag)
   bool mmap = true;
   const VllmBudget* vllm = nullptr;   // settings for vllm / sglang
   double gpu_memory_utilization = 0.92;  // engine sglang: its --mem-fraction-static
@@ -72,6 +77,11 @@ struct LaunchInput {
 /// steps that make the file the -m / FROM forms load (download, convert, quantize), with notes
 /// gguf_not_published (and imatrix_sample_text for the formats llama-quantize needs one for).
 nlohmann::json launch_commands(const LaunchInput& in);
+
+/// Whether an Ollama Modelfile can realise the plan, Ollama's running on the device aside: a GGUF
+/// format, no experts held in system RAM (Ollama has no --n-cpu-moe) and no drafting. With
+/// `ollama` false and this true, the caller names Ollama in commands_left_out.
+bool ollama_applies(const LaunchInput& in);
 
 /// Lower-case cache type name as -ctk/-ctv take it ("q8_0", "f16").
 std::string cache_type_flag(GgmlType t);

@@ -43,6 +43,15 @@ struct Device {
   double gpu_share_max = 0;
   int pcie_gen = 0;
   int pcie_lanes = 0;             // lanes of the card's host link (0 = not stated: 16)
+  // A host link other than the card's PCIe connector (data/SCHEMA.md `host_link`): a Grace
+  // Hopper superchip's GPU reaches the Grace CPU's memory over NVLink-C2C. Empty kind = PCIe.
+  std::string host_link_kind;     // "nvlink-c2c"
+  double host_link_gbs = 0;       // its rate each way, GB/s
+  // Memory that ships with the device on the CPU side (`host_memory`: the Grace CPU's LPDDR5X):
+  // its type and peak bandwidth, the default system-RAM bandwidth of an estimate on the device.
+  std::string host_memory_type;   // "LPDDR5X"
+  double host_memory_gb = 0;      // the vendor's capacity, GB
+  double host_memory_gbs = 0;     // peak, GB/s (0 = not stated)
   double price_usd = 0;           // street price if known, else launch price (0 = unknown)
   double used_price_usd = 0;
   nlohmann::json facts;           // the catalog entry as loaded (for display)

@@ -100,6 +100,24 @@ struct Placement {
   std::uint64_t pipeline_copies_bytes = 0;
 };
 
+/// llama.cpp's -ngl counts the GGUF's blocks: load_tensors places blocks by hparams.n_layer, the
+/// file's block_count, and for GLM-4.5/4.6, GLM-5, DeepSeek V3.2 and Step 3.5 files that count
+/// includes the NextN (MTP) blocks after the decoder's (block_count = num_hidden_layers +
+/// num_nextn_predict_layers; their tensors are created with TENSOR_SKIP, so they take no memory
+/// unless an MTP draft loads them). The placement counts decoder layers only (Placement::ngl over
+/// Architecture::n_layer_main), so the flag a person types and the plan's count differ by those
+/// blocks wherever layers sit on a GPU: `ngl_flag` is the -ngl that realises a plan's `ngl`
+/// (0 stays 0; everything, n_layer_main + 1, becomes block_count + 1), `ngl_from_flag` the plan's
+/// count for a typed -ngl (-1, "everything", stays -1). `n_mtp` = nextn_blocks(arch).
+int nextn_blocks(const Architecture& arch);
+int ngl_flag(int ngl, int n_mtp);
+int ngl_from_flag(int flag, int n_mtp);
+
+/// The -ts values that reproduce the plan's layer assignment under llama.cpp's counting: the
+/// split shares as used when the file has no NextN blocks; with them, each GPU's layer count (its
+/// output layer included) with the NextN blocks on the last GPU, where the draft hook books them.
+std::vector<double> split_flag(const Placement& p, int n_mtp);
+
 /// Usable host RAM for offload: RAM less what the OS keeps (10%, at least 4 GiB).
 std::uint64_t host_ram_usable(double ram_gib);
 

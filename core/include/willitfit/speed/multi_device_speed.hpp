@@ -6,10 +6,12 @@
 // plus its per-layer fixed costs. System RAM is a device with the RAM's bandwidth and the CPU
 // backend's efficiency.
 // Prefill: llama.cpp's op offload runs big batches on the GPU and copies CPU-resident weights
-// into the GPU compute buffer once per micro-batch, so the host part is bounded by the PCIe
-// link (op_offload in ggml/src/ggml-backend.cpp); GPU-resident parts run as on one device.
+// into the GPU compute buffer once per micro-batch, so the host part is bounded by the host link,
+// PCIe or a superchip's NVLink-C2C (op_offload in ggml/src/ggml-backend.cpp); GPU-resident parts
+// run as on one device.
 // Ranges are wider than for one device: offloaded rows in the calibration set are few.
 #pragma once
+#include <string>
 #include <vector>
 
 #include "willitfit/llamacpp/placement.hpp"
@@ -19,7 +21,10 @@ namespace wif {
 
 struct HostLink {
   double ram_bandwidth_gbs = 60;   // effective-ish peak of the system RAM (dual-channel DDR5 ~ 77)
-  double pcie_gbs = 0;             // host <-> GPU link; 0 = from the first GPU's PCIe generation
+  // Where ram_bandwidth_gbs came from: "request" (ram_bandwidth_gbs given), "device" (the
+  // device's host_memory, a Grace CPU's LPDDR5X) or "default" (defaults.hpp kRamBandwidthGbs).
+  std::string ram_bandwidth_from = "default";
+  double pcie_gbs = 0;             // host <-> GPU link; 0 = from the first GPU's (host_link, else PCIe)
   // Whether host-resident weights sit in pinned (page-locked) memory, which the GPU copies at
   // the link's rate; pageable memory is copied at SpeedCoefficients::pageable_copy_share of it.
   // With --no-mmap llama.cpp loads CPU weights into the GPU backend's pinned host buffer type
@@ -29,6 +34,22 @@ struct HostLink {
   bool no_mmap = false;            // every host weight pinned
   bool pinned_overrides = true;    // override (expert) tensors pinned under mmap
 };
+
+/// The system RAM's bandwidth on device `d` when the request gave none (ram_bandwidth_from not
+/// "request"): the memory the device ships with on its CPU side (Device::host_memory_gbs, a Grace
+/// CPU's LPDDR5X, from "device"), else `fallback` (from "default").
+void device_ram_bandwidth(HostLink& link, const Device& d, double fallback);
+
+/// The host link an offloaded prefill copies system-RAM weights over, as used: `kind` "pcie" or
+/// the device's host_link kind ("nvlink-c2c"), `gbs` its rate each way in GB/s, `from` "request"
+/// (HostLink::pcie_gbs given), "device" (the catalog's host_link) or "pcie" (the first GPU's PCIe
+/// generation at 80 % of the x16 line rate, times lanes / 16).
+struct HostLinkUsed {
+  std::string kind = "pcie";
+  double gbs = 0;
+  std::string from = "pcie";
+};
+HostLinkUsed host_link_used(const Device& first_gpu, const HostLink& link);
 
 /// Speed for placement `p` over `gpus` (in placement order). Falls back to estimate_speed when
 /// everything sits on one accelerator.

@@ -8,6 +8,7 @@
 #include "engines.hpp"
 #include "willitfit/estimate/estimate.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/speed/multi_device_speed.hpp"
 #include "willitfit/speed/speculative.hpp"
 
 namespace wif::engines {
@@ -187,9 +188,16 @@ class LlamaCppStep final : public EngineStep {
     PlacementSettings all;
     all.mmap = r.placement.mmap;
     e.full = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, all);
-    if (r.placement_given) e.placement = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement);
-    else if (e.full.fits) e.placement = e.full;
-    else e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
+    if (r.placement_given) {
+      // The request's ngl is llama.cpp's -ngl, which counts the file's NextN blocks (placement.hpp).
+      PlacementSettings s = r.placement;
+      s.ngl = ngl_from_flag(s.ngl, nextn_blocks(a));
+      e.placement = place_llamacpp(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, s);
+    } else if (e.full.fits) {
+      e.placement = e.full;
+    } else {
+      e.placement = auto_place(a, *e.plan, e.kv, r.kv, gpus, r.ram_gib, r.placement.mmap);
+    }
     book_spec(e.full);
     book_spec(e.placement);
     book_proj(e.full);
@@ -238,8 +246,17 @@ class LlamaCppStep final : public EngineStep {
     std::uint64_t devices_read = 0;
     for (const auto& d : p.devices) devices_read += d.read_per_token_bytes;
     host["devices_read_per_token_bytes"] = devices_read;
+    // The host link and the system RAM's bandwidth the offloaded speed used, and where each
+    // figure came from (multi_device_speed.hpp): the page names a superchip's NVLink-C2C and
+    // LPDDR5X with their figures where it would otherwise say PCIe.
+    if (!r.devices.empty()) {
+      const HostLinkUsed link = host_link_used(r.devices.front(), r.host_link);
+      host["link"] = {{"kind", link.kind}, {"gbs", link.gbs}, {"from", link.from}};
+    }
+    host["ram_bandwidth"] = {{"gbs", r.host_link.ram_bandwidth_gbs}, {"from", r.host_link.ram_bandwidth_from}};
+    if (r.host_link.ram_bandwidth_from == "device") host["ram_bandwidth"]["memory_type"] = r.device.host_memory_type;
     out["memory"]["host"] = host;
-    out["placement"] = {{"engine", "llama.cpp"}, {"ngl", p.ngl}, {"n_cpu_moe", p.n_cpu_moe},
+    out["placement"] = {{"engine", "llama.cpp"}, {"ngl", ngl_flag(p.ngl, nextn_blocks(r.model.arch))}, {"n_cpu_moe", p.n_cpu_moe},
                         {"tensor_split", p.split}, {"mmap", r.placement.mmap},
                         {"full_offload", p.full_offload}, {"fits", p.fits}, {"automatic", !r.placement_given},
                         {"n_layer", p.n_layer}, {"fit_margin_bytes", p.fit_margin_bytes}};
