@@ -10,7 +10,7 @@ import { lineChart } from '../chart.js';
 import { isAccelerator } from '../device-name.js';
 import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
 import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, range, signed, signedPct, times, tokens, tps, units } from '../format.js';
-import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
+import { aside, commas, dots, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -48,7 +48,7 @@ export function clearExtras() {
   const mi = modelInfo(state.model), d = deviceInfo(state.hw);
   const hw = d ? hwName({ hardware: { ...d, count: state.count } }) : state.hw;
   const asked = state.model.length > 80 ? `${state.model.slice(0, 79)}…` : state.model;   // a link may carry kilobytes
-  text('setup-line', [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw].filter(Boolean).join(' · '));
+  text('setup-line', dots(state.lang, [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw]));
 }
 
 /** The part drawn from the one estimate. @param {any} r */
@@ -82,8 +82,8 @@ export function renderMain(r) {
   const badge = byId('verdict-approx');
   badge.hidden = !r.model.approximate;
   setText(badge, r.model.approximate ? T('approx_badge') : '');
-  text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}` +
-    (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
+  text('setup-line', dots(L, [r.model.name, r.quant.id, tokens(r.settings.context_requested, L), hwName(r),
+    r.speculative && r.speculative.draft ? T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) }) : '']));
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
   // The figure in decimal GB on one line, said to be GB and why (disks and downloads count in
@@ -128,8 +128,7 @@ export function renderMain(r) {
   // the layers that grow with the context, the others holding a window or a state.
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)}\u00a0${units(L).kib}`);
   byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
-  text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
-    .filter(Boolean).join(' · '));
+  text('c-topology', dots(L, [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L, r.hardware.device_type) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
