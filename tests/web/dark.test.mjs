@@ -47,3 +47,55 @@ for (const lang of ['es', 'fr']) {
     await page.context().close();
   });
 }
+
+/**
+ * In the page: each chart legend's mark in `sel` with its colour's contrast against the panel
+ * (WCAG's ratio of relative luminances); a mark drawn as a line or a box takes its series' colour.
+ * @param {string} sel
+ */
+function legendContrast(sel) {
+  /** @param {string} c an rgb() colour @returns {number} */
+  const lum = (c) => {
+    const [r, g, b] = (c.match(/[\d.]+/g) || []).slice(0, 3).map((x) => Number(x) / 255).map((v) => (v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4));
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+  };
+  /** The colour an element is drawn on: its own background or its nearest ancestor's. @param {Element | null} el */
+  const drawnOn = (el) => {
+    for (let e = el; e; e = e.parentElement) {
+      const c = getComputedStyle(e).backgroundColor;
+      if (c !== 'rgba(0, 0, 0, 0)' && c !== 'transparent') return c;
+    }
+    return 'rgb(255, 255, 255)';
+  };
+  const panel = lum(drawnOn(document.querySelector(sel)));
+  return [...document.querySelectorAll(`${sel} .u-legend .u-series`)].filter((s) => !(/** @type {HTMLElement} */ (s).hidden) && s.querySelector('.u-marker')).map((s) => {
+    const m = /** @type {HTMLElement} */ (s.querySelector('.u-marker'));
+    const cs = getComputedStyle(m);
+    const line = m.classList.contains('line-mark');
+    const color = line ? cs.getPropertyValue('--mark').trim() : cs.borderTopColor;
+    const probe = document.createElement('i');
+    probe.style.color = color;
+    document.body.append(probe);
+    const rgb = getComputedStyle(probe).color;
+    probe.remove();
+    const [a, b] = [lum(rgb), panel].sort((x, y) => y - x);
+    return { label: s.textContent?.trim() || '', color: rgb, ratio: Math.round(((a + 0.05) / (b + 0.05)) * 100) / 100 };
+  });
+}
+
+test('dark theme (fr): every chart\'s lines and marks stand out from the panel at 3:1 or more (memory by context, rent or buy, accuracy)', async () => {
+  const page = await env.page({ viewport: { width: 1280, height: 900 }, colorScheme: 'dark' });
+  /** @type {{label: string, color: string, ratio: number, where: string}[]} */
+  const marks = [];
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=fr`);
+  await page.waitForSelector('#chart .u-legend .u-series', { state: 'attached' });
+  await page.waitForSelector('#rvb-chart .u-legend .u-series', { state: 'attached' });
+  marks.push(...(await page.evaluate(legendContrast, '#chart')).map((x) => ({ ...x, where: 'memory' })));
+  marks.push(...(await page.evaluate(legendContrast, '#rvb-chart')).map((x) => ({ ...x, where: 'rent or buy' })));
+  await open(page, `${env.url}?view=accuracy&lang=fr`);
+  await page.waitForSelector('#acc-chart .u-legend .u-series', { state: 'attached' });
+  marks.push(...(await page.evaluate(legendContrast, '#acc-chart')).map((x) => ({ ...x, where: 'accuracy' })));
+  for (const w of ['memory', 'rent or buy', 'accuracy']) assert.ok(marks.filter((x) => x.where === w).length >= 2, `${w}: ${JSON.stringify(marks)}`);
+  assert.deepEqual(marks.filter((x) => !(x.ratio >= 3)), []);
+  await page.context().close();
+});

@@ -761,7 +761,8 @@ export async function renderExtras(r, alive) {
     // vLLM / SGLang: the pool the engine preallocates, the same at every context, against which
     // the cache one sequence needs grows (the need passes the usable line where it passes the pool).
     ...(isServer(r) ? [{ label: T('kv_pool'), values: okRes.map((x) => (x.memory.kv_pool_bytes ?? 0) / G), color: '--pool', dash: true }] : []),
-    { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
+    // The red a line on the panel takes (styles.css --nofit-text: the dark theme's --nofit reads at 2.6:1 there).
+    { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit-text', dash: true },
   ];
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
   lineChart(byId('chart'), {
