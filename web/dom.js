@@ -301,7 +301,8 @@ function nameJoin(a, b, joinedLeft) {
   // Punctuation between the two words parts them ("4090, then", "(RTX 4090) is").
   if (!/[A-Za-z0-9+]$/.test(a) || !/^[A-Za-z0-9]/.test(b)) return false;
   const word = a.replace(/^[^A-Za-z0-9]+/, '');
-  if (/^\d/.test(b)) return /[A-Z]/.test(word) || (joinedLeft && /[A-Za-z]/.test(b));
+  // A number, not a count with its unit ("Max 40-core GPU" may part before "40-core").
+  if (/^\d/.test(b)) return !/-/.test(b) && (/[A-Z]/.test(word) || (joinedLeft && /[A-Za-z]/.test(b)));
   return /\d$/.test(word) && (/[A-Za-z]/.test(word) || joinedLeft) && /^[A-Z]/.test(b);
 }
 

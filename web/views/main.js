@@ -195,8 +195,9 @@ export function renderMain(r) {
       groups: num((server.kv_groups || []).length, L), per: num(server.blocks_per_request, L), ctx: tokens(server.settings?.max_model_len ?? r.settings.context, L),
     });
     // The same tokens' cache on several GPUs (MLA's one latent head, or fewer KV heads than
-    // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
-    const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
+    // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split. A setup the
+    // engine does not start has no pool: "0.00 GiB per GPU" would contradict the cache it needs.
+    const copies = runs && server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
       ...kw, engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
       per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_pool_bytes ?? m.kv_cache_bytes, L),
     }) : '';
