@@ -10,7 +10,7 @@
 // computed (required, usable, per GPU) is GiB and labelled so. A saved device's memory is the
 // GiB the person typed (the form's "Memory (GiB)"), so its name says GiB.
 import { gbOf, gib } from './format.js';
-import { aside, t } from './i18n.js';
+import { aside, dots, t } from './i18n.js';
 
 /**
  * @typedef {{id?: string, name: string, name_base?: string, kind?: string, memory_gib: number, memory_sold_gb?: number, product_lines?: string[],
@@ -86,7 +86,7 @@ export function deviceLabel(d, lang, all = []) {
   if (product) return product;
   const name = scopedName({ ...d, name: d.name_base || d.name }, lang);
   const size = nameSize(d, lang);
-  return size ? `${name} · ${size}` : name;
+  return dots(lang, [name, size]);
 }
 
 /**

@@ -44,7 +44,16 @@ function textFor(el, s) {
   // A page drawn at build time (scripts/prerender.mjs) carries the same spans: written as bare
   // text, its lines broke inside a dashed name ("GMKtec EVO-" / "X2") that the app then kept whole
   // on the next line, and a picks card grew by a line (23 px at 390 px) as the app took over.
-  return (DASHED.test(s) && !el.closest(SKIP) && wholeNode(s)) || document.createTextNode(s);
+  return ((DASHED.test(s) || PAIRED.test(s)) && !el.closest(SKIP) && wholeNode(s)) || document.createTextNode(s);
+}
+
+/**
+ * A text as a node with its ids, code-like pieces and names kept whole on a line (keepWhole), for
+ * a tree the views' helpers do not draw (the widget's shadow root, whose styles give `whole` the
+ * same box). @param {string} s @returns {Node}
+ */
+export function wholeText(s) {
+  return ((DASHED.test(s) || PAIRED.test(s)) && wholeNode(s)) || document.createTextNode(s);
 }
 
 /**
@@ -193,7 +202,8 @@ export function keepWhole(root) {
   const visit = (/** @type {Node} */ n) => {
     if (n.nodeType === 3) {
       const p = n.parentElement;
-      if (p && !p.closest(SKIP) && DASHED.test(/** @type {Text} */ (n).data)) todo.push(/** @type {Text} */ (n));
+      const data = /** @type {Text} */ (n).data;
+      if (p && !p.closest(SKIP) && (DASHED.test(data) || PAIRED.test(data))) todo.push(/** @type {Text} */ (n));
       return;
     }
     if (n.nodeType !== 1 && n.nodeType !== 11) return;
@@ -222,23 +232,24 @@ function wholeNode(text) {
   const out = [];
   let last = 0;
   const span = (/** @type {string} */ cls, /** @type {Node[]} */ kids) => { const e = document.createElement('span'); e.className = cls; e.append(...kids); return e; };
-  for (const m of text.matchAll(RUN)) {
-    if (!DASHED.test(m[0])) continue;
+  for (const u of units(text)) {
+    const named = u.runs > 1;
+    if (!named && !DASHED.test(u.text)) continue;
     // A full-width opening parenthesis just before the piece goes with it: a line never ends at
     // "（" with "--fit-target）" on the next (the piece is a box of its own, a break before it).
-    const open = m.index > last && text[m.index - 1] === '\uFF08' ? 1 : 0;
-    if (m.index - open > last) out.push(document.createTextNode(text.slice(last, m.index - open)));
-    // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
-    // unit: "tok/s", "GB/s" stay one piece).
+    const open = u.start > last && text[u.start - 1] === '\uFF08' ? 1 : 0;
+    if (u.start - open > last) out.push(document.createTextNode(text.slice(last, u.start - open)));
     // Full-width closing punctuation just after it goes with it too: no line starts at "）；"
     // (a Chinese line never begins with closing punctuation; the piece's box allowed a break).
-    const close = (CLOSE.exec(text.slice(m.index + m[0].length)) || [''])[0];
-    const parts = m[0].split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/);
+    const close = (CLOSE.exec(text.slice(u.end)) || [''])[0];
+    // A break may come after a slash: each part of "owner/name" is its own piece (not in a rate's
+    // unit: "tok/s", "GB/s" stay one piece). A product's name is one piece ("RTX 4090").
+    const parts = named ? [u.text] : u.text.split(/(?<=\/)(?!s(?![A-Za-z]))(?=.)/);
     parts.forEach((part, i) => {
       const piece = `${i === 0 && open ? '\uFF08' : ''}${part}${i === parts.length - 1 ? close : ''}`;
-      out.push(DASHED.test(part) ? span('whole', [document.createTextNode(piece)]) : document.createTextNode(piece));
+      out.push(named || DASHED.test(part) ? span('whole', [document.createTextNode(piece)]) : document.createTextNode(piece));
     });
-    last = m.index + m[0].length + close.length;
+    last = u.end + close.length;
   }
   if (!out.length) return null;
   if (last < text.length) out.push(document.createTextNode(text.slice(last)));
@@ -249,6 +260,53 @@ function wholeNode(text) {
 }
 
 /**
+ * The text's runs (RUN), a product's or a model's name taken as one unit: the words of a name that
+ * part between its series and its number ("RTX 4090", "H100 80GB", "Max+ 395", "M3 Ultra",
+ * "GLM-4.5 Air", "Llama 3.1 8B") are joined (nameJoin), so a line never breaks inside the name.
+ * @param {string} text @returns {{start: number, end: number, text: string, runs: number}[]}
+ */
+function units(text) {
+  /** @type {{start: number, end: number, text: string, runs: number}[]} */
+  const out = [];
+  /** @type {{start: number, end: number, text: string, runs: number} | null} */
+  let cur = null;
+  let joinedLeft = false;
+  for (const m of text.matchAll(RUN)) {
+    const start = /** @type {number} */ (m.index), end = start + m[0].length;
+    if (cur && text.slice(cur.end, start) === ' ' && nameJoin(cur.text.split(' ').pop() || '', m[0], joinedLeft)) {
+      cur.end = end;
+      cur.text = text.slice(cur.start, end);
+      cur.runs++;
+      joinedLeft = true;
+      continue;
+    }
+    if (cur) out.push(cur);
+    cur = { start, end, text: m[0], runs: 1 };
+    joinedLeft = false;
+  }
+  if (cur) out.push(cur);
+  return out;
+}
+
+/**
+ * Do two words, one space apart, belong to one name, so no line may part them? A word with a
+ * capital and the number after it ("RTX 4090", "H100 80GB", "Ascend 910B", "Max+ 395"); a word
+ * that ends in its number and the capitalised word after it ("M3 Ultra", "H100 SXM", "GLM-4.5
+ * Air"); and, inside a name already joined, a size after a number ("Llama 3.1 8B") or a capitalised
+ * word after a number ("RTX 4090 D"). Prose keeps its breaks: "on 2 GPUs", "24 GB", "in 2025".
+ * @param {string} a the word before (with its punctuation) @param {string} b the word after
+ * @param {boolean} joinedLeft whether `a` is already joined to the word before it
+ */
+function nameJoin(a, b, joinedLeft) {
+  // Punctuation between the two words parts them ("4090, then", "(RTX 4090) is").
+  if (!/[A-Za-z0-9+]$/.test(a) || !/^[A-Za-z0-9]/.test(b)) return false;
+  const word = a.replace(/^[^A-Za-z0-9]+/, '');
+  // A number, not a count with its unit ("Max 40-core GPU" may part before "40-core").
+  if (/^\d/.test(b)) return !/-/.test(b) && (/[A-Z]/.test(word) || (joinedLeft && /[A-Za-z]/.test(b)));
+  return /\d$/.test(word) && (/[A-Za-z]/.test(word) || joinedLeft) && /^[A-Z]/.test(b);
+}
+
+/**
  * A run of text with no breaking space (a no-break space inside a figure, "65.28 GiB–65.60 GiB",
  * keeps the figure one run), no CJK ideograph or kana and no full-width punctuation (where lines
  * break freely).
@@ -256,5 +314,7 @@ function wholeNode(text) {
 const RUN = /[^\t\n\v\f\r \u1680\u2000-\u200a\u2028\u2029\u205f\u3000\ufeff\u2E80-\u2FFF\u3001\u3002\u3040-\u9FFF\uF900-\uFAFF\uFF08\uFF09\uFF0C\uFF1A\uFF1B]+/g;
 /** Closing punctuation a line must not start with (full-width parenthesis, comma, stops, colon…). */
 const CLOSE = /^[\u3001\u3002\u300D\u300F\u3011\u3015\u3009\u300B\uFF09\uFF0C\uFF1A\uFF1B\uFF01\uFF1F]+/;
+/** Two words a name may join (nameJoin): a quick test before the text is looked at word by word. */
+const PAIRED = /[A-Z][^\s]* \d|\d\+? [A-Z]/;
 /** A hyphen or dash inside a run, or a flag's leading one ("-ngl", "--n-cpu-moe"). */
 const DASHED = /[^\s][-\u2010\u2013\u2014][^\s]|(?:^|\s)--?[A-Za-z]/;

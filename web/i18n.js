@@ -70,7 +70,40 @@ export function t(lang, key, vars) {
  */
 export function zhSpacing(s) {
   return s.replace(/(\p{Script=Han})(?=[A-Za-z])/gu, '$1 ').replace(/([A-Za-z])(?=\p{Script=Han})/gu, '$1 ')
-    .replace(/(和|或|与)(?=\d)/gu, '$1 ');
+    .replace(/(和|或|与)(?=\d)/gu, '$1 ').replace(FW_SPACE, '');
+}
+
+/**
+ * An ASCII space beside a Chinese full-width mark （）。，：；、: the mark carries its own space, so
+ * "（31%） · 8K" reads "（31%）· 8K" and "RTX 3090（最低报价） 以" reads "RTX 3090（最低报价）以".
+ */
+const FW_SPACE = / +(?=[（）。，：；、])|(?<=[（）。，：；、]) +/gu;
+
+/**
+ * A text the page composes from parts, with the spaces the language's punctuation takes: in
+ * Chinese none beside a full-width mark (t() does the same for its own strings).
+ * @param {string} lang @param {string} s
+ */
+export function punctSpacing(lang, s) {
+  return lang === 'zh' ? s.replace(FW_SPACE, '') : s;
+}
+
+/**
+ * The separator after `before` in a line of parts ("Llama 3.1 8B · Q4_K_M · 8K"): " · ", or in
+ * Chinese "· " after a full-width mark ("GB200（单块 GPU）· 186 GB").
+ * @param {string} lang @param {string} before
+ */
+export function dot(lang, before) {
+  return punctSpacing(lang, `${before.slice(-1)} · `).slice(before.slice(-1).length);
+}
+
+/**
+ * Parts of a line set apart by a middle dot, in the language's spacing (dot): the parts that are
+ * empty are left out. @param {string} lang @param {(string | null | undefined | false)[]} parts
+ */
+export function dots(lang, parts) {
+  const some = /** @type {string[]} */ (parts.filter(Boolean));
+  return some.reduce((out, p, i) => (i ? `${out}${dot(lang, out)}${p}` : p), '');
 }
 
 /**

@@ -17,8 +17,9 @@
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
 import { gib, perMillionText, pct, spreadText, times, tokens, tps } from './format.js';
 import { deviceLabel, productLabel, scopedName } from './device-name.js';
+import { wholeText } from './dom.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
-import { aside, STRINGS, t } from './i18n.js';
+import { aside, dots, punctSpacing, STRINGS, t } from './i18n.js';
 
 /**
  * Lookups shared by every widget on the page, by reference, quant and file: changing another
@@ -51,6 +52,7 @@ const CSS = `
 }
 .card { background: var(--wif-bg); color: var(--wif-fg); border: 1px solid var(--wif-line); border-radius: 10px; padding: 12px 14px; }
 .title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }
+.whole { display: inline-block; max-width: 100%; }
 .verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }
 .verdict[data-v="fits"] { background: var(--wif-fits); } .verdict[data-v="tight"] { background: var(--wif-tight); }
 .verdict[data-v="offload"] { background: var(--wif-offload); } .verdict[data-v="no_fit"], .verdict[data-v="error"] { background: var(--wif-nofit); }
@@ -205,14 +207,15 @@ export class WillItFitElement extends HTMLElement {
       this.$line.removeAttribute('title');
       delete this.dataset.code;
       // A draft model is named in the title (the bar's pink part is its memory), as on the page's setup line.
-      const draft = r.speculative && r.speculative.draft ? ` · ${t(lang, 'setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : '';
+      const draft = r.speculative && r.speculative.draft ? t(lang, 'setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) }) : '';
       // The device named as the page's setup line names it (views/shared.js shownName): the product
       // label, else the name with the vendor's size said once ("NVIDIA H20 · 141 GB").
       const hw = productLabel(r.hardware, lang) ?? (r.hardware.name_base ? deviceLabel(r.hardware, lang) : scopedName(r.hardware, lang));
-      this.$title.textContent = `${r.model.name} · ${r.quant.id} · ${r.hardware.count > 1 ? `${times(r.hardware.count, lang)} ` : ''}${hw}${draft}`;
+      // A name never parts between its series and its number ("RTX" / "4090"): those pieces are whole.
+      this.$title.replaceChildren(wholeText(dots(lang, [r.model.name, r.quant.id, `${r.hardware.count > 1 ? `${times(r.hardware.count, lang)} ` : ''}${hw}`, draft])));
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
-      this.$line.textContent = `${aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang))} · ${t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })}`;
+      this.$line.textContent = dots(lang, [aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang)), t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })]);
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0, m.draft_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
@@ -221,9 +224,9 @@ export class WillItFitElement extends HTMLElement {
       // draft model or MTP is on) and its range, written by the same function.
       const sp = r.speed;
       // A bandwidth public sources do not settle (hardware.uncertain) is said beside the speed.
-      const unsure = r.hardware.uncertain && r.hardware.uncertain.bandwidth_gbs ? ` · ${t(lang, 'unc_mark')}` : '';
+      const unsure = r.hardware.uncertain && r.hardware.uncertain.bandwidth_gbs ? t(lang, 'unc_mark') : '';
       this.$speed.textContent = sp && Number.isFinite(sp.decode_tps)
-        ? `${spreadText({ v: sp.decode_tps, lo: sp.decode_tps_low ?? NaN, hi: sp.decode_tps_high ?? NaN }, lang)}${unsure}` : '';
+        ? dots(lang, [spreadText({ v: sp.decode_tps, lo: sp.decode_tps_low ?? NaN, hi: sp.decode_tps_high ?? NaN }, lang), unsure]) : '';
       this.$speed.dataset.v = sp && Number.isFinite(sp.decode_tps) ? String(sp.decode_tps) : '';
       // Speculative decoding on: the core's workload and the plain figure, as the page's note says.
       const ds = sp && sp.decode_speculative;
@@ -280,7 +283,7 @@ export class WillItFitElement extends HTMLElement {
     if (!c.owned.per_million_tokens_usd) { this.$cost.hidden = true; delete this.dataset.costUsd; return; }
     const usd = c.owned.per_million_tokens_usd.single;
     // With the core's range where it estimated the speed, as the page's cost card writes it.
-    this.$cost.textContent = `${perMillionText(c.owned.per_million_tokens_usd, mk, lang)} ${t(lang, 'cost_per_mtok')} · ${t(lang, 'cost_owned')}`;
+    this.$cost.textContent = dots(lang, [punctSpacing(lang, `${perMillionText(c.owned.per_million_tokens_usd, mk, lang)} ${t(lang, 'cost_per_mtok')}`), t(lang, 'cost_owned')]);
     this.$cost.hidden = false;
     this.dataset.costUsd = String(usd);
   }

@@ -222,3 +222,15 @@ test('GLM-5: llama.cpp and vLLM draft with its MTP block (the switch loads it); 
   assert.match(await page.textContent('#mp-spec'), /754B \(published 744B, MTP block 9\.95B\)/);
   assert.deepEqual(page.problems, []);
 });
+
+test('a server setup that does not start (Kimi K3 under SGLang on 8 H200 at 128K) says no per-GPU pool: its cache is what the sequence needs, not "0.00 GiB per GPU"', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=sglang&ctx=131072&lang=en`);
+  const est = core('estimate', { model: 'moonshotai/Kimi-K3', hardware: 'nvidia-h200-sxm', count: 8, engine: 'sglang', context: 131072 });
+  assert.equal(est.verdict, 'no_fit');
+  assert.ok(est.sglang.kv_copies > 1, 'the engine would keep copies of the cache');
+  const kv = await page.textContent('#w-kv');
+  assert.match(kv, new RegExp(gibRe(est.memory.kv_cache_bytes)), kv);
+  assert.doesNotMatch(kv, /keeps the whole cache|per GPU/, kv);
+  await page.context().close();
+});

@@ -331,7 +331,8 @@ export async function renderAccuracy(alive) {
   // The legend's entries stand alone, each in sentence case ("Several GPUs" beside "Decode"): the
   // group names are lower-case where they are also joined mid-sentence.
   const label = { single_tg: T('acc_decode'), single_pp: T('acc_prefill'), multi_gpu: sentenceCase(state.lang, T('acc_split_multi_gpu')), offloaded: sentenceCase(state.lang, T('acc_split_offloaded')) };
-  const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit' };
+  // Marks on the panel: the red is --nofit-text, the one that reads on the dark theme's panel too.
+  const color = { single_tg: '--accent', single_pp: '--tight', multi_gpu: '--fits', offloaded: '--nofit-text' };
   /** @type {Record<string, [number, number][]>} */
   const by = {};
   for (const p of points) {

@@ -6,7 +6,7 @@
 import { deviceInfo } from '../catalog.js';
 import { byId, fill, h, text } from '../dom.js';
 import { marketName, money } from '../format.js';
-import { t } from '../i18n.js';
+import { punctSpacing, t } from '../i18n.js';
 import { state } from '../state.js';
 import { shownName } from './shared.js';
 
@@ -45,6 +45,6 @@ export function renderBuyInto(ids, mk) {
     h('p', { class: 'note' }, T('buy_intro', { market: mk ? marketName(mk, state.lang) : state.market, price: money(d.price_usd, mk, state.lang, 0) })),
     links.length
       ? h('ul', { class: 'linklist stores' }, links.map((l) => h('li', null,
-        h('a', { href: l.href, rel: 'noopener noreferrer', target: '_blank' }, T('buy_search', { 0: l.store }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)))))
+        h('a', { href: l.href, rel: 'noopener noreferrer', target: '_blank' }, T('buy_search', { 0: l.store }), h('span', { class: 'sr' }, punctSpacing(state.lang, ` ${T('new_tab')}`))))))
       : h('p', { class: 'note' }, T('buy_none')));
 }

@@ -7,7 +7,7 @@
 import { defaults } from '../catalog.js';
 import { byId, fill, h } from '../dom.js';
 import { day, gbOf, gib, hours, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
-import { aside, labelled, t } from '../i18n.js';
+import { aside, labelled, punctSpacing, t } from '../i18n.js';
 import { state } from '../state.js';
 import { cardValue } from './shared.js';
 
@@ -79,7 +79,7 @@ export function renderCloud(r, c, mk) {
       // One value in the cell (the figure with the listed GB under it): on a phone's card it sits
       // right-aligned beside its label as a whole, not as two flex items apart.
       h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, h('span', { class: 'mem' }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`) : null)),
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, punctSpacing(L, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`)) : null)),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),
@@ -99,7 +99,7 @@ export function renderCloud(r, c, mk) {
           h('span', { class: 'note batched single' }, T('cloud_single', { 0: perMillionText(pm, mk, L), tps: perMillionSpeed(pm, L) }))]
           : pm.batched ? h('span', { class: 'note batched' }, T('cloud_batched', { 0: m(pm.batched), n: num(pm.concurrency, L), tps: tps(pm.batched_tps, L) })) : null) : '—'),
       h('td', { class: 'offer', 'data-label': head[8] }, safe ? h('a', { href: o.url, rel: 'noopener noreferrer', target: '_blank' },
-        T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, ` ${T('new_tab')}`)) : '—'));
+        T('open_offer', { 0: o.provider }), h('span', { class: 'sr' }, punctSpacing(L, ` ${T('new_tab')}`))) : '—'));
   });
   const caption = other ? T('cloud_table_engine', { model: r.model.name, quant: String(ce.shown_quant), ctx: tokens(r.settings.context_requested, L), engine: engineName(ce.shown_engine) })
     : T('cloud_table', { model: r.model.name, quant: r.quant.id, ctx: tokens(r.settings.context_requested, L) });

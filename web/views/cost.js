@@ -10,7 +10,7 @@ import { defaults, request } from '../catalog.js';
 import { lineChart } from '../chart.js';
 import { byId, fill, h, setText, table, text } from '../dom.js';
 import { hours, marketName, money, monthYear, num, perMillionSpeed, perMillionText, tps } from '../format.js';
-import { clauses, commas, errorText, gap, labelled, sentence, sentenceCase, sentences, t } from '../i18n.js';
+import { clauses, commas, errorText, gap, labelled, punctSpacing, sentence, sentenceCase, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import { instanceName, renderCloud } from './cloud.js';
 import { renderBuy } from './buy.js';
@@ -274,7 +274,7 @@ function paintCard(r, c, mk) {
   const who = pr ? (pr.via ? T('cost_source_via', { publisher: pr.publisher, via: pr.via })
     : pr.reported_by ? T('cost_source_reported', { publisher: pr.publisher, by: pr.reported_by }) : String(pr.publisher)) : '';
   const src = pr ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
-    h('a', { href: pr.url, rel: 'noopener noreferrer', target: '_blank', title: pr.url }, who, h('span', { class: 'sr' }, ` ${T('new_tab')}`))) : null;
+    h('a', { href: pr.url, rel: 'noopener noreferrer', target: '_blank', title: pr.url }, who, h('span', { class: 'sr' }, punctSpacing(L, ` ${T('new_tab')}`)))) : null;
   fill('cost-out', cards, inputs, src);
 }
 

@@ -9,7 +9,7 @@ import { defaults, deviceInfo, hardware } from '../catalog.js';
 import { chipLabel, productLabel } from '../device-name.js';
 import { byId, fill, h, setText } from '../dom.js';
 import { gib, list as joinList, num, times, tokens } from '../format.js';
-import { errorText, sentences, t } from '../i18n.js';
+import { dot, errorText, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
 import * as store from '../store.js';
 import { kindWords, latestSection, paramsText, shownName } from './shared.js';
@@ -94,7 +94,7 @@ async function run(r, alive) {
   const rows = METHODS.map((m, i) => {
     const x = rs[i];
     const name = h('th', { scope: 'row', 'data-label': head[0] }, h('span', null, T(`ft_${m}`),
-      x.error ? null : h('span', { class: 'note' }, ` · ${T('ft_trainable', { 0: paramsText(x.params.trainable, L) })}`)));
+      x.error ? null : h('span', { class: 'note' }, `${dot(L, T(`ft_${m}`))}${T('ft_trainable', { 0: paramsText(x.params.trainable, L) })}`)));
     if (x.error) {
       // The core's code in the page's words; its English message stays in the tooltip.
       const err = x.error;

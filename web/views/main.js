@@ -10,7 +10,7 @@ import { lineChart } from '../chart.js';
 import { isAccelerator } from '../device-name.js';
 import { byId, commandTokens, fill, h, link, setText, table, text } from '../dom.js';
 import { backendName, gb, gib, gibExact, list, ms, num, params as paramsCount, pct, range, signed, signedPct, times, tokens, tps, units } from '../format.js';
-import { aside, commas, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
+import { aside, commas, dots, gap, sentence, sentenceCase, sentences, t, tn } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
@@ -48,7 +48,7 @@ export function clearExtras() {
   const mi = modelInfo(state.model), d = deviceInfo(state.hw);
   const hw = d ? hwName({ hardware: { ...d, count: state.count } }) : state.hw;
   const asked = state.model.length > 80 ? `${state.model.slice(0, 79)}…` : state.model;   // a link may carry kilobytes
-  text('setup-line', [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw].filter(Boolean).join(' · '));
+  text('setup-line', dots(state.lang, [mi ? mi.name : asked, state.quant, state.ctx > 0 ? tokens(state.ctx, state.lang) : '', hw]));
 }
 
 /** The part drawn from the one estimate. @param {any} r */
@@ -61,6 +61,10 @@ export function renderMain(r) {
   // A server engine's KV pool fills what its share leaves: "room to spare" would contradict the margin.
   text('verdict-text', T(isServer(r) && r.verdict === 'fits' ? 'verdict_fits_server' : `verdict_${r.verdict}`));
   const server = isServer(r) ? serverOf(r) : null;
+  // Does the setup run (a server engine starts, llama.cpp loads it)? The words for its device
+  // (kindWords): worked out once per render and passed to the sections.
+  const runs = r.verdict !== 'no_fit';
+  const kw = kindWords(r, L);
   // vLLM / SGLang: what the stated sequences need (the core's memory.total_bytes) against what
   // the engine sets aside (memory.reserved_bytes) and how many such sequences its pool holds.
   const dem = server && server.demand ? server.demand : null;
@@ -82,8 +86,8 @@ export function renderMain(r) {
   const badge = byId('verdict-approx');
   badge.hidden = !r.model.approximate;
   setText(badge, r.model.approximate ? T('approx_badge') : '');
-  text('setup-line', `${r.model.name} · ${r.quant.id} · ${tokens(r.settings.context_requested, L)} · ${hwName(r)}` +
-    (r.speculative && r.speculative.draft ? ` · ${T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) })}` : ''));
+  text('setup-line', dots(L, [r.model.name, r.quant.id, tokens(r.settings.context_requested, L), hwName(r),
+    r.speculative && r.speculative.draft ? T('setup_draft', { 0: String(r.speculative.draft.name || r.speculative.draft.id) }) : '']));
   text('c-total', gib(m.total_bytes, L));
   // The upper figure only when the core's upper bound differs from the estimate.
   // The figure in decimal GB on one line, said to be GB and why (disks and downloads count in
@@ -128,8 +132,7 @@ export function renderMain(r) {
   // the layers that grow with the context, the others holding a window or a state.
   text('c-kvtok', `${num(m.kv.bytes_per_token / 1024, L, 1)}\u00a0${units(L).kib}`);
   byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
-  text('c-topology', [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']
-    .filter(Boolean).join(' · '));
+  text('c-topology', dots(L, [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L, r.hardware.device_type) : '';
   text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
   // What the core changed or read differently in the request (a format that does not apply to
@@ -155,7 +158,7 @@ export function renderMain(r) {
   text('t-kv', gib(m.kv_cache_bytes, L));
   // The rest of the pool is a row of its own while the engine starts; when it does not (the core's
   // no_fit) there is no pool to describe ("0 blocks of 16 tokens"), as for the serving cards.
-  const poolRow = !!dem && r.verdict !== 'no_fit';
+  const poolRow = !!dem && runs;
   byId('r-pool').hidden = !poolRow;
   text('t-pool', poolRow ? gib(poolRest, L) : '');
   text('t-compute', gib(m.compute_bytes, L));
@@ -163,16 +166,16 @@ export function renderMain(r) {
   const file = r.gguf_file_bytes ?? r.checkpoint_bytes;
   const why = sentences(L, [
     T('why_weights', { n: params(r.model.params_total, L), bpw: num(r.quant.bits_per_weight, L, 2), file: aside(L, gib(file, L), gb(file, L)) }),
-    m.host_weights_bytes > 0 ? hostText(m, L, kindWords(r, L)) : '',
+    m.host_weights_bytes > 0 ? hostText(m, L, kw) : '',
     // A multi-token-prediction layer shipped in the file but not loaded (the core's mtp block).
     // llama.cpp keeps some models' MTP layer unused (GLM-5): the core's mtp.drafts says which note.
     r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && typeof r.gguf_file_unloaded_bytes === 'number'
-      ? T(r.mtp.drafts ? 'mtp_note' : 'mtp_note_unused', { ...kindWords(r, L), 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
+      ? T(r.mtp.drafts ? 'mtp_note' : 'mtp_note_unused', { ...kw, 0: gib(r.mtp.file_bytes, L), 1: gib(r.gguf_file_unloaded_bytes, L) }) : '',
     // A server engine: the checkpoint's MTP layer it leaves unloaded (the core's checkpoint_unloaded_bytes).
     server && r.mtp && r.mtp.file_bytes > 0 && !r.mtp.loaded && r.checkpoint_unloaded_bytes > 0
       ? T('mtp_note_server', { 0: gib(r.mtp.file_bytes, L), engine: engineName(r.settings.engine) }) : '',
     r.mtp && r.mtp.loaded ? T('mtp_note_on', { 0: gib(r.mtp.resident_bytes, L) }) : '',
-    server ? weightsOverGpus(server, m, L, kindWords(r, L)) : '',
+    server ? weightsOverGpus(server, m, L, kw) : '',
   ]);
   // The MTP switch is offered only for a model that ships MTP layers and an engine that drafts
   // with them (the core's mtp block); the engines that do go along for a change of engine.
@@ -192,9 +195,10 @@ export function renderMain(r) {
       groups: num((server.kv_groups || []).length, L), per: num(server.blocks_per_request, L), ctx: tokens(server.settings?.max_model_len ?? r.settings.context, L),
     });
     // The same tokens' cache on several GPUs (MLA's one latent head, or fewer KV heads than
-    // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split.
-    const copies = server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
-      ...kindWords(r, L), engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
+    // GPUs): the core's kv_copies and its code say why the pool is per GPU, not split. A setup the
+    // engine does not start has no pool: "0.00 GiB per GPU" would contradict the cache it needs.
+    const copies = runs && server.kv_copies > 1 && server.kv_copies_code ? T(`why_kv_copies_${server.kv_copies_code}`, {
+      ...kw, engine: engineName(r.settings.engine), n: num(server.settings?.tensor_parallel, L), copies: num(server.kv_copies, L),
       per: gib(Math.max(0, server.per_gpu?.kv_available_bytes ?? 0), L), all: gib(m.kv_pool_bytes ?? m.kv_cache_bytes, L),
     }) : '';
     // The cache row is what the stated sequences need of the pool; the pool itself is described
@@ -209,7 +213,7 @@ export function renderMain(r) {
       entries: num(sp.top_entries, L), window: num(sp.window_tokens, L),
     }) : '';
     text('w-kv', sentences(L, dem ? [need, sparse, copies] : [pool, sparse, copies]));
-    text('w-pool', dem && r.verdict !== 'no_fit' ? sentences(L, [pool, T('why_pool_rest')]) : '');
+    text('w-pool', poolRow ? sentences(L, [pool, T('why_pool_rest')]) : '');
   } else {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
@@ -230,7 +234,7 @@ export function renderMain(r) {
     // MLX: one prefill chunk's activations (the core's mlx.prefill_step tokens).
     ? T('why_compute_mlx', { n: num(r.mlx.prefill_step, L), act: gib(m.compute_bytes, L) })
     : typeof act === 'number'
-    ? T('why_compute_server', { ...kindWords(r, L), engine: engineName(r.settings.engine), act: gib(act, L) })
+    ? T('why_compute_server', { ...kw, engine: engineName(r.settings.engine), act: gib(act, L) })
     // With FlashAttention the core counts no attention scratch (0 bytes): the sentence leaves
     // that term out rather than showing "(0.00 GiB)".
     // Pipeline parallelism keeps copies of each device's input beside that scratch (the core's
@@ -244,7 +248,7 @@ export function renderMain(r) {
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
   // need and the pool's room for (its request's parallel, read as concurrency).
   crumbs(r);
-  renderPlugins(r);
+  renderPlugins(r, kw, runs);
   announceEngines(r);   // a Mac: the side-by-side section, pending until renderExtras fills it
 }
 
@@ -345,8 +349,11 @@ export function params(n, L) {
   return paramsCount(n, L);
 }
 
-/** The speed cards, with the core's low–high range on every figure and the prompt the TTFT is for. @param {any} r */
-function renderSpeed(r) {
+/**
+ * The speed cards, with the core's low–high range on every figure and the prompt the TTFT is for.
+ * @param {any} r @param {Record<string, string>} kw the device's words (kindWords)
+ */
+function renderSpeed(r, kw) {
   const L = state.lang;
   const sp = speedOf(r);
   const box = byId('plug-speed');
@@ -364,14 +371,14 @@ function renderSpeed(r) {
     sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
     sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
   renderUncertain(r);
-  renderSpeedBasis(s, kindWords(r, L));
+  renderSpeedBasis(s, kw);
   renderSpeculative(r);
   // The host link and memory the core used (memory.host.link, memory.host.ram_bandwidth): a
   // superchip's own link (NVLink-C2C) and memory type are named with their figures; PCIe is not.
   const host = offload ? r.memory.host : null;
   const hl = host && host.link, hm = host && host.ram_bandwidth;
   const gbs = (/** @type {number} */ x) => `${num(x, L)}\u00a0${T('unit_gbs')}`;
-  const words = host ? { ...kindWords(r, L), ram: gib(host.read_per_token_bytes, L, 1), gpu: gib(host.devices_read_per_token_bytes, L, 1) } : {};
+  const words = host ? { ...kw, ram: gib(host.read_per_token_bytes, L, 1), gpu: gib(host.devices_read_per_token_bytes, L, 1) } : {};
   text('speed-note', !host ? ''
     : hl && hl.kind !== 'pcie' && hm && typeof hm.memory_type === 'string'
       ? T('speed_offload_limit_link', { ...words, mem: hm.memory_type, mem_bw: gbs(hm.gbs), link: T(`link_${String(hl.kind).replace(/-/g, '_')}`), link_bw: gbs(hl.gbs) })
@@ -546,14 +553,17 @@ function renderUncertain(r) {
 }
 
 
-/** vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens. @param {any} r */
-function renderServe(r) {
+/**
+ * vLLM / SGLang: how many sequences the KV pool holds, and its size in tokens.
+ * @param {any} r @param {Record<string, string>} kw the device's words (kindWords) @param {boolean} runs the engine starts
+ */
+function renderServe(r, kw, runs) {
   const L = state.lang;
   // A setup the engine does not start (the core's verdict no_fit: its weights exceed the memory
   // share, its graphs the headroom) has no pool to describe: "0 tokens", "0 sequences at once"
   // and the command's cap "only shorter requests reach" would read as a running server. The
   // diagnostics say why it does not start, once.
-  const sv = isServer(r) && r.verdict !== 'no_fit' ? serverOf(r) : null;
+  const sv = isServer(r) && runs ? serverOf(r) : null;
   const box = byId('serve-cards');
   box.hidden = !sv;
   if (!sv) { fill('serve-cards'); return; }
@@ -563,7 +573,7 @@ function renderServe(r) {
   const tpMark = tp ? uncertainMark(r.hardware.uncertain, tp.compute_bound ? 'fp16_tflops' : 'bandwidth_gbs', L) : null;
   fill('serve-cards',
     card(T('kv_pool'), `${num(sv.kv_tokens, L)}\u00a0${T('tokens_word')}`, sv.settings?.tensor_parallel > 1
-      ? T('kv_pool_note_tp', { ...kindWords(r, L), per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
+      ? T('kv_pool_note_tp', { ...kw, per: gib(Math.max(0, sv.per_gpu?.kv_available_bytes ?? 0), L), n: num(sv.settings.tensor_parallel, L), all: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) })
       : T('kv_pool_note', { 0: gib(r.memory.kv_pool_bytes ?? r.memory.kv_cache_bytes, L) }), { id: 'k-kv-tokens', dataset: { v: String(sv.kv_tokens) } }),
     // How many sequences of the context run at once: what the pool holds or the engine's cap in
     // the command, whichever is smaller (the core's demand), and what each figure is.
@@ -586,8 +596,11 @@ function capNote(d, L) {
   return h('span', null, a, h('code', { class: 'flag' }, `${d.engine_cap_flag} ${d.engine_cap}`), (b ?? '').replace(/^ +/, ' '));
 }
 
-/** Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed. @param {any} r */
-function renderPlan(r) {
+/**
+ * Offload: what each GPU holds, what system RAM holds, the flags and what limits the speed.
+ * @param {any} r @param {Record<string, string>} kw the device's words (kindWords)
+ */
+function renderPlan(r, kw) {
   const L = state.lang;
   const host = r.memory.host;
   const box = byId('plan');
@@ -611,27 +624,29 @@ function renderPlan(r) {
     : T('plan_ram_layers', { n: num(p.cpu_layers, L), total: gib(host.total_bytes, L), usable: gib(host.ram_usable_bytes, L) })));
   // What each GPU keeps free: llama.cpp's --fit margin, or none when only a plan without it fits.
   items.push(h('li', { id: 'plan-margin', dataset: { margin: String(p.fit_margin_bytes || 0) } },
-    p.fit_margin_bytes > 0 ? T('plan_margin', { ...kindWords(r, L), 0: gib(p.fit_margin_bytes, L) }) : T('plan_margin_none', kindWords(r, L))));
+    p.fit_margin_bytes > 0 ? T('plan_margin', { ...kw, 0: gib(p.fit_margin_bytes, L) }) : T('plan_margin_none', kw)));
   // The plan in all, and why it holds more than the all-on-GPU figure the cards show.
-  const over = { ...kindWords(r, L), emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
+  const over = { ...kw, emb: gib(r.memory.host_weights_bytes, L), buf: gib(p.op_offload_bytes, L) };
   const total = h('p', { id: 'plan-total', dataset: { total: String(p.total_bytes), over: String(p.over_full_bytes) } },
-    T('plan_total', { ...kindWords(r, L), total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
+    T('plan_total', { ...kw, total: gib(p.total_bytes, L), gpu: gib(p.devices_bytes, L), ram: gib(p.host_bytes, L), over: gib(p.over_full_bytes, L), full: gib(r.memory.total_bytes, L) }),
     gap(L), T(p.op_offload_bytes > 0 ? 'plan_over_buf' : 'plan_over', over));
   fill('plan', h('h3', null, T('plan_title')), h('ul', { class: 'plain' }, items), total,
     h('p', { class: 'note' }, T('plan_flags'), gap(L), h('code', null, commandTokens(flags))));
 }
 
-/** Sections for result fields other helpers add; hidden while absent. @param {any} r */
-function renderPlugins(r) {
+/**
+ * Sections for result fields other helpers add; hidden while absent.
+ * @param {any} r @param {Record<string, string>} kw the device's words (kindWords) @param {boolean} runs the setup runs (not no_fit)
+ */
+function renderPlugins(r, kw, runs) {
   const L = state.lang;
-  renderSpeed(r);
-  renderServe(r);
-  renderPlan(r);
+  renderSpeed(r, kw);
+  renderServe(r, kw, runs);
+  renderPlan(r, kw);
   // The chosen engine's command first (the core lists every engine's).
   const mine = r.settings && r.settings.engine !== 'llama.cpp' ? r.settings.engine : '';
   const cmds = commandsOf(r).map((c, i) => ({ c, i })).sort((a, b) => Number(b.c.label === mine) - Number(a.c.label === mine) || a.i - b.i).map((x) => x.c);
   // Launch commands only for a setup that runs; for an offload plan they are labelled as such.
-  const runs = r.verdict !== 'no_fit';
   byId('plug-commands').hidden = cmds.length === 0;
   const note = byId('commands-note');
   note.hidden = runs && r.verdict !== 'offload';
@@ -655,7 +670,7 @@ function renderPlugins(r) {
   byId('plug-devices').hidden = !devs || !devs.length;
   // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
   const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kindWords(r, L)));
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kw));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -758,7 +773,8 @@ export async function renderExtras(r, alive) {
     // vLLM / SGLang: the pool the engine preallocates, the same at every context, against which
     // the cache one sequence needs grows (the need passes the usable line where it passes the pool).
     ...(isServer(r) ? [{ label: T('kv_pool'), values: okRes.map((x) => (x.memory.kv_pool_bytes ?? 0) / G), color: '--pool', dash: true }] : []),
-    { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit', dash: true },
+    // The red a line on the panel takes (styles.css --nofit-text: the dark theme's --nofit reads at 2.6:1 there).
+    { label: T('usable'), values: okRes.map((x) => x.memory.usable_bytes / G), color: '--nofit-text', dash: true },
   ];
   text('chart-title', T('chart_title', { model: r.model.name, quant: r.quant.id, min: okSteps.length ? tokens(okSteps[0], L) : '—', max: okSteps.length ? tokens(okSteps[okSteps.length - 1], L) : '—' }));
   lineChart(byId('chart'), {

@@ -8,7 +8,7 @@ import { defaults, request } from '../catalog.js';
 import { kindWords, shownName } from './shared.js';
 import { byId, fill, h, link, setText } from '../dom.js';
 import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
-import { aside, gap, sentence, sentences, t } from '../i18n.js';
+import { aside, dots, gap, sentence, sentences, t } from '../i18n.js';
 import { state, urlFor } from '../state.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
@@ -62,7 +62,7 @@ function detailText(it, now, L, res) {
   parts.push(T('fix_total', { total: gib(it.total_bytes, L), usable: gib(it.usable_bytes, L) }));
   parts.push(T(`short_${it.verdict}`));
   if (typeof it.ppl_delta_pct === 'number') parts.push(T('fix_quality', { 0: signed(it.ppl_delta_pct, L, it.ppl_delta_pct < 1 ? 2 : 1) }));
-  return parts.join(' · ');
+  return dots(L, parts);
 }
 
 /** What the line under the verdict was drawn for: the request and the language. */
@@ -108,8 +108,8 @@ export async function renderMakeItFit(r, alive) {
     // fits (tight) when a larger one holds it with room to spare (solve_hardware.cpp).
     link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T(dev.verdict === 'fits' ? 'fix_device_fits' : 'fix_device', { dev: deviceText(dev, L) })), h('br'),
     // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
-    h('span', { class: 'note' }, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
-      T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)].join(' · '))) : null;
+    h('span', { class: 'note' }, dots(L, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
+      T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)]))) : null;
   // A setup that does not run: the core's first usable change goes under the verdict too, where
   // the person is looking, with a link to the whole list (a change below the speed floor is no fix).
   const first = items.find((/** @type {any} */ it) => !it.below_speed_floor);
@@ -190,15 +190,15 @@ function card(key, p, L, missing) {
     const named = `${alt.gpu_count > 1 ? `${times(alt.gpu_count, L)} ` : ''}${shownName({ ...alt, id: alt.device }, L)}`;
     return h('div', { class: 'card pick', 'data-pick': key, 'data-id': alt.device, dataset: { missing: missing.code, engine: alt.engine } },
       h('div', { class: 'k' }, T(`pick_${key}`)),
-      h('div', { class: 'v' }, `${alt.provider} · ${alt.price_basis ? aside(L, named, T(`cloud_basis_${alt.price_basis}`)) : named}`),
-      h('div', { class: 's' }, `${T('pick_per_hour', { 0: usd(alt.price_hour_usd, L, 2) })} · ${tps(alt.decode_tps, L)} · ${T(`short_${alt.verdict}`)}`),
+      h('div', { class: 'v' }, dots(L, [alt.provider, alt.price_basis ? aside(L, named, T(`cloud_basis_${alt.price_basis}`)) : named])),
+      h('div', { class: 's' }, dots(L, [T('pick_per_hour', { 0: usd(alt.price_hour_usd, L, 2) }), tps(alt.decode_tps, L), T(`short_${alt.verdict}`)])),
       h('div', { class: 's note' }, T('pick_cloud_other', { engine: engineName(missing.engine), other: engineName(alt.engine), quant: String(alt.quant) })));
   }
   if (!p) return h('div', { class: 'card pick', 'data-pick': key }, h('div', { class: 'k' }, T(`pick_${key}`)), h('div', { class: 's', dataset: { missing: missing?.code || '' } }, missText(key, missing, L)));
   const cloud = key === 'cheapest_cloud';
   const dev = shownName(cloud ? { ...p, id: p.device } : p, L);
   const named = `${p.count > 1 ? `${times(p.count, L)} ` : ''}${dev}`;
-  const name = cloud ? `${p.provider} · ${p.price_basis ? aside(L, named, T(`cloud_basis_${p.price_basis}`)) : named}` : named;
+  const name = cloud ? dots(L, [p.provider, p.price_basis ? aside(L, named, T(`cloud_basis_${p.price_basis}`)) : named]) : named;
   const price = cloud ? T('pick_per_hour', { 0: usd(p.price_usd, L, 2) }) : aside(L, usd(p.price_usd, L), T(`price_${p.price_kind}`));
   const why = p.why.code === 'lowest_price_per_tps' ? T('why_value', { 0: usd(p.why.usd_per_tps, L, 0) })
     : p.why.code === 'cheapest_unified' ? T('why_unified', { 0: gib(p.why.memory_gib * 1024 ** 3, L, 0) })
@@ -206,7 +206,7 @@ function card(key, p, L, missing) {
   return h('div', { class: 'card pick', 'data-pick': key, 'data-id': cloud ? p.device : p.id },
     h('div', { class: 'k' }, T(`pick_${key}`)),
     h('div', { class: 'v' }, cloud ? name : link(urlFor({ hw: p.id, count: p.count, ram: 0 }), name)),
-    h('div', { class: 's' }, `${price} · ${tps(p.decode_tps, L)} · ${T(`short_${p.verdict}`)}`),
+    h('div', { class: 's' }, dots(L, [price, tps(p.decode_tps, L), T(`short_${p.verdict}`)])),
     h('div', { class: 's note' }, why));
 }
 

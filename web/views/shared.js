@@ -8,7 +8,7 @@ import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, isAccelerator, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
-import { aside, deviceWords, t } from '../i18n.js';
+import { aside, deviceWords, dots, t } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -254,7 +254,7 @@ export function topologyText(c, L) {
   const parts = [c.ffn === 'moe' ? t(L, 'topo_moe', { 0: num(c.experts ?? 0, L), 1: num(c.experts_used ?? 0, L) }) : t(L, 'topo_dense'),
     t(L, `topo_att_${c.attention}`)];
   if (c.window !== 'none') parts.push(t(L, `topo_win_${c.window}`));
-  return parts.join(' · ');
+  return dots(L, parts);
 }
 
 /**
