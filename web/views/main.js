@@ -241,9 +241,11 @@ export function renderMain(r) {
     // figure), a sentence of its own joined as the language joins sentences.
     : sentences(L, [T(`${(m.devices || []).length > 1 ? 'why_compute_multi' : 'why_compute'}${m.compute.attention_bytes === 0 ? '_fa' : ''}`, {
       logits: gib(m.compute.logits_bytes, L), attn: gib(m.compute.attention_bytes, L), ffn: gib(m.compute.ffn_bytes, L),
-      n: num((m.devices || []).length, L) }),
-    m.compute.pipeline_copies_bytes > 0 ? T('why_compute_copies', { copies: gib(m.compute.pipeline_copies_bytes, L) }) : '']));
-  text('w-overhead', T('why_overhead', { backend: backendName(r.hardware.backend) }));
+      ...kw, n: num((m.devices || []).length, L) }),
+    m.compute.pipeline_copies_bytes > 0 ? T('why_compute_copies', { ...kw, copies: gib(m.compute.pipeline_copies_bytes, L) }) : '',
+    // llama.cpp's MTP context: a compute buffer of its own, part of the figure (speculative.compute_bytes).
+    r.speculative && r.speculative.kind === 'mtp' && r.speculative.compute_bytes > 0 ? T('why_compute_mtp', { 0: gib(r.speculative.compute_bytes, L) }) : '']));
+  text('w-overhead', T(r.hardware.count > 1 ? 'why_overhead_each' : 'why_overhead', { ...kw, backend: backendName(r.hardware.backend) }));
   renderProjector(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
   // need and the pool's room for (its request's parallel, read as concurrency).
