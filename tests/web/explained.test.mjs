@@ -148,6 +148,33 @@ test('the compute buffer\'s sentence names only the parts the core counts: no "(
   await page.close();
 });
 
+test('the breakdown names the device by its kind and count, and with MTP on says the MTP context\'s own compute buffer', async () => {
+  const page = await env.page();
+  // Two GeForce cards: the compute row sums "the 2 GPUs", the runtime context is "on each GPU".
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=en`);
+  await page.waitForSelector('#w-compute:not(:empty)');
+  assert.match(await page.textContent('#w-compute'), /^Summed over the 2 GPUs /);
+  assert.match(await page.textContent('#w-compute'), /Each GPU also holds /);
+  assert.equal(await page.textContent('#w-overhead'), 'Runtime context on each GPU (CUDA).');
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=es`);
+  await page.waitForSelector('#w-compute:not(:empty)');
+  assert.match(await page.textContent('#w-compute'), /^Suma de las 2 GPU /);
+  assert.equal(await page.textContent('#w-overhead'), 'Contexto de ejecución en cada GPU (CUDA).');
+  // One GPU: no "each".
+  await open(page, `${env.url}?model=Qwen/Qwen3-8B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&lang=fr`);
+  await page.waitForSelector('#w-overhead:not(:empty)');
+  assert.equal(await page.textContent('#w-overhead'), 'Contexte d’exécution sur le GPU (CUDA).');
+  // MTP on under llama.cpp: the core's second buffer, said with its figure.
+  const q = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'apple-m3-ultra-80c-gpu-512gb', context: 8192, mtp: true };
+  const est = core('estimate', q);
+  assert.ok(est.speculative.compute_bytes > 0);
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=8192&mtp=1&lang=en`);
+  await page.waitForSelector('#w-compute:not(:empty)');
+  assert.match(await page.textContent('#w-compute'), new RegExp(`MTP context llama\\.cpp opens beside the main one reserves a buffer of its own \\(${gibRe(est.speculative.compute_bytes)}\\)`));
+  assert.deepEqual(page.problems, []);
+  await page.close();
+});
+
 test('DeepSeek-V3.2 in llama.cpp: the cache sentence names the indexer keys beside the latent, the spec names the MTP block in the total, vLLM sizes its sparse-attention cache', async () => {
   const page = await env.page();
   await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V3.2&quant=Q4_K_M&hw=nvidia-h200-sxm&count=8&ctx=131072&lang=en`);
