@@ -246,7 +246,12 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   // Entries added in session 7 on architectures modelled before, each with a published byte count.
   const std::set<std::string> added_models = {"Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507",
                                               "mistralai/Devstral-Small-2507", "moonshotai/Kimi-K2.5",
-                                              "google/gemma-4-26B-A4B-it"};
+                                              "google/gemma-4-26B-A4B-it",
+                                              // session 21: files found for the issue-19 architectures
+                                              "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-Next",
+                                              "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507",
+                                              "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                                              "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -267,11 +272,17 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   // 19,479,099,488 B computed, 19,476,621,984 B published (+0.01%); ggml-org's Q8_0 of Gemma 3n
   // E2B and E4B (-0.7%, -0.5%); two Qwen3 2507 files of each size and Devstral Small 2507's Q4_K_M;
   // bartowski's Kimi K2.5 Q3_K_S (442.13 GB computed, 444.83 GB published, -0.6%) and IQ4_XS
-  // (546.21 GB computed, 547.61 GB published, -0.3%).
-  CHECK(checked >= 11);
+  // (546.21 GB computed, 547.61 GB published, -0.3%). Session 21: ggml-org's and unsloth's Q8_0 of
+  // Gemma 4 26B-A4B and unsloth's of Qwen3.6-35B-A3B to the kilobyte, lmstudio-community's Q4_K_M of
+  // Qwen3.6 (+0.01%), bartowski's Qwen3-Coder-Next Q4_K_M (-0.49%) and Qwen3-235B-A22B-2507 Q4_K_M
+  // (four parts, -0.34%), four of bartowski's Llama-3.1-Nemotron-70B files to 0.001%.
+  CHECK(checked >= 38);
   for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
                          "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507",
-                         "moonshotai/Kimi-K2.5", "google/gemma-4-26B-A4B-it"}) {
+                         "moonshotai/Kimi-K2.5", "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-Next",
+                         "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507",
+                         "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                         "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
   }
