@@ -185,6 +185,12 @@ TEST_CASE("the defaults list MLX with its formats, and a Mac result names the si
   const json back = estimate({{"model", "Qwen/Qwen3-8B"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"engine", "mlx"}, {"quant", "MLX-6bit-g32"}});
   CHECK(back["engine_compare"]["quants"]["llama.cpp"] == "Q6_K");
   CHECK_FALSE(estimate({{"model", "Qwen/Qwen3-8B"}, {"hardware", "nvidia-rtx-4090"}}).contains("engine_compare"));
+  CHECK_FALSE(mac["engine_compare"].contains("request_overrides"));
+  // MTP on: mlx-lm drafts with none, so its column is estimated without MTP (the core says so
+  // instead of the column being refused with mtp_not_drafted); llama.cpp keeps it.
+  const json mtp = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"quant", "Q4_K_M"}, {"mtp", true}});
+  REQUIRE_FALSE(mtp.contains("error"));
+  CHECK(mtp["engine_compare"]["request_overrides"] == json({{"mlx", {{"mtp", false}}}}));
   // The launch commands realise the format: mlx_lm.convert's flags, then the server.
   const std::string c = back["commands"]["mlx"];
   CHECK(c.find("--q-bits 6 --q-group-size 32") != std::string::npos);

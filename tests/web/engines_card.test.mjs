@@ -51,3 +51,19 @@ for (const [lang, theme] of [['es', 'light'], ['es', 'dark'], ['en', 'dark'], ['
     await page.context().close();
   });
 }
+
+test('with MTP on, the MLX column is estimated without it (the core\'s request_overrides) and the note says so', async () => {
+  const page = await env.page({ viewport: { width: 1280, height: 900 } });
+  const q = { ...Q, context: 8192, mtp: true };
+  const doc = core('estimate', q);
+  assert.deepEqual(doc.engine_compare.request_overrides, { mlx: { mtp: false } });
+  await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=8192&mtp=1&lang=en`);
+  await page.waitForFunction(() => ![...document.querySelectorAll('[data-pending="true"]')].some((e) => /** @type {HTMLElement} */ (e).offsetParent));
+  const mlx = core('estimate', { ...Q, context: 8192, engine: 'mlx', quant: doc.engine_compare.quants.mlx });
+  const cells = await page.$$eval('#engines-table tbody tr', (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((c) => c.textContent)));
+  const want = await page.evaluate(async (d) => (await import('./format.js')).gib(d.memory.total_bytes, 'en'), mlx);
+  assert.ok(cells.map((r) => r[1]).includes(want), `${want} in ${JSON.stringify(cells.map((r) => r[1]))}`);
+  assert.match(await page.textContent('#engines-note'), /MLX does not draft with the model’s multi-token-prediction layer: its column is estimated without it\./);
+  assert.deepEqual(page.problems, []);
+  await page.context().close();
+});

@@ -19,7 +19,14 @@ const compareOf = (r) => {
 };
 
 /** The setup a drawn table is of: its two requests and the page's language. @param {any} ec */
-const setupKey = (ec) => JSON.stringify([state.lang, ...ec.engines.map((/** @type {string} */ e) => request({ engine: e, quant: ec.quants[e] }))]);
+const setupKey = (ec) => JSON.stringify([state.lang, ...ec.engines.map((/** @type {string} */ e) => request(over(ec, e)))]);
+
+/**
+ * One column's request: the engine, its format of like size, and the options the core says that
+ * engine is estimated with instead of the page's (request_overrides: MTP off where it does not draft).
+ * @param {any} ec @param {string} e
+ */
+const over = (ec, e) => ({ ...(ec.request_overrides && ec.request_overrides[e]) || {}, engine: e, quant: ec.quants[e] });
 
 /**
  * Drawn with the one estimate (renderMain): the section is shown at once, marked pending, when the
@@ -54,7 +61,7 @@ export async function renderEngines(r, alive) {
   /** @type {any[]} */
   let rs;
   try {
-    rs = await many(ids.map((e) => request({ engine: e, quant: ec.quants[e] })));
+    rs = await many(ids.map((e) => request(over(ec, e))));
   } catch {
     rs = ids.map(() => null);   // each column says it has no estimate; the section stops working
   }
@@ -82,7 +89,9 @@ export async function renderEngines(r, alive) {
     [T('engines_col'), ...ids.map(name)], rows, { class: 'data engines' }));
   const mlx = rs[ids.indexOf('mlx')];
   const warn = mlx && !mlx.error && mlx.mlx && mlx.mlx.slow_warning;
-  fill('engines-note', T('engines_note'), warn ? [gap(state.lang), T('engines_slow_warning')] : null);
+  const withoutMtp = ids.filter((e) => ec.request_overrides && ec.request_overrides[e] && ec.request_overrides[e].mtp === false);
+  fill('engines-note', T('engines_note'), warn ? [gap(state.lang), T('engines_slow_warning')] : null,
+    ...withoutMtp.map((e) => [gap(state.lang), T('engines_note_mtp', { engine: name(e) })]));
   box.hidden = false;
   if (rs.every((x) => x && !x.error)) box.dataset.setup = setupKey(ec); else delete box.dataset.setup;
 }

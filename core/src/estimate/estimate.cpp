@@ -1079,9 +1079,17 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   // asks the core for both estimates; estimate_many).
   const auto runs = [&r](const char* eng) { return std::find(r.device.engines.begin(), r.device.engines.end(), eng) != r.device.engines.end(); };
   if (!r.summary && r.count == 1 && !r.model.plan && runs("mlx") && runs("llama.cpp") && (r.engine == "llama.cpp" || r.engine == "mlx"))
+  {
     out["engine_compare"] = {{"engines", {"llama.cpp", "mlx"}},
                              {"quants", {{"llama.cpp", defaults::counterpart_quant(e.plan->quant, "llama.cpp")},
                                          {"mlx", defaults::counterpart_quant(e.plan->quant, "mlx")}}}};
+    // MTP asked for: an engine that does not draft with the model's MTP layers (mlx-lm) is
+    // compared without it rather than refused (mtp_not_drafted); the page says so.
+    if (r.spec.mtp)
+      for (const char* eng : {"llama.cpp", "mlx"})
+        if (std::find(e.mtp_draft_engines.begin(), e.mtp_draft_engines.end(), eng) == e.mtp_draft_engines.end())
+          out["engine_compare"]["request_overrides"][eng] = {{"mtp", false}};
+  }
   serving_to_json(r, e, out);
   return out;
 }

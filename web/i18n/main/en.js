@@ -161,6 +161,7 @@ export default {
   engines_label_extrapolated: "extrapolated",
   engines_label_mlx_fitted: "fitted on mlx-lm runs",
   engines_label_tensor_parallel: "tensor parallel",
+  engines_note_mtp: '{engine} does not draft with the model’s multi-token-prediction layer: its column is estimated without it.',
   engines_note: "Both columns are the core’s estimates for the same request, one per engine; MLX is held to the same Metal working set as llama.cpp. Pick a format to open that engine’s full result.",
   engines_slow_warning: "mlx-lm warns that the weights take over 90% of the working set: generation can be slow.",
   speed_label_mlx: "MLX: fitted on {rows} published mlx-lm runs; on the {held} runs kept out of the fit, decode is off by {err} and prefill by {perr} (median).",

@@ -161,6 +161,7 @@ export default {
   engines_label_extrapolated: "extrapolado",
   engines_label_mlx_fitted: "ajustado con ejecuciones de mlx-lm",
   engines_label_tensor_parallel: "paralelismo de tensores",
+  engines_note_mtp: '{engine} no genera borradores con la capa de predicción de varios tokens del modelo: su columna se estima sin ella.',
   engines_note: "Las dos columnas son estimaciones del núcleo para la misma petición, una por motor; a MLX se le aplica el mismo límite de memoria de Metal que a llama.cpp. Elige un formato para abrir el resultado completo de ese motor.",
   engines_slow_warning: "mlx-lm avisa de que los pesos ocupan más del 90 % de la memoria de trabajo: la generación puede ir lenta.",
   speed_label_mlx: "MLX: ajustado con {rows} ejecuciones publicadas de mlx-lm; en las {held} que quedaron fuera del ajuste, la generación se desvía un {err} y el prellenado un {perr} (mediana).",

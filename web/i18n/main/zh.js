@@ -159,6 +159,7 @@ export default {
   engines_label_extrapolated: "外推",
   engines_label_mlx_fitted: "按 mlx-lm 测试拟合",
   engines_label_tensor_parallel: "张量并行",
+  engines_note_mtp: '{engine} 不用模型的多 token 预测层做推测草稿：它那一列按不开启该层估算。',
   engines_note: "两列都是核心对同一请求的估算，每个引擎一列；MLX 与 llama.cpp 受同样的 Metal 工作集上限约束。点一个格式，可打开该引擎的完整结果。",
   engines_slow_warning: "mlx-lm 会提示权重已占工作集的 90% 以上：生成可能变慢。",
   speed_label_mlx: "MLX：按 {rows} 条公开的 mlx-lm 测试拟合；在未参与拟合的 {held} 条测试上，生成误差 {err}，预填充误差 {perr}（中位数）。",
