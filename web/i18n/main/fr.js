@@ -160,7 +160,7 @@ export default {
   engines_label_extrapolated: "extrapolé",
   engines_label_mlx_fitted: "ajusté sur des exécutions mlx-lm",
   engines_label_tensor_parallel: "parallélisme de tenseurs",
-  engines_note_mtp: '{engine} ne se sert pas de la couche de prédiction multi-jetons du modèle : sa colonne est estimée sans elle.',
+  engines_note_mtp: '{engine} ne se sert pas de la couche de prédiction multi-jetons du modèle\u00a0: sa colonne est estimée sans elle.',
   engines_note: "Les deux colonnes sont nos estimations pour la même requête, une par moteur ; MLX est tenu à la même mémoire de travail Metal que llama.cpp. Choisissez un format pour ouvrir le résultat complet de ce moteur.",
   engines_slow_warning: "mlx-lm avertit que les poids occupent plus de 90 % de la mémoire de travail : la génération peut être lente.",
   speed_label_mlx: "MLX : ajusté sur {rows} exécutions mlx-lm publiées ; sur les {held} tenues hors de l’ajustement, l’écart est de {err} en génération et de {perr} en préremplissage (médiane).",
