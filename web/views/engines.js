@@ -89,7 +89,7 @@ export async function renderEngines(r, alive) {
     [T('engines_col'), ...ids.map(name)], rows, { class: 'data engines' }));
   const mlx = rs[ids.indexOf('mlx')];
   const warn = mlx && !mlx.error && mlx.mlx && mlx.mlx.slow_warning;
-  const withoutMtp = ids.filter((e) => ec.request_overrides && ec.request_overrides[e] && ec.request_overrides[e].mtp === false);
+  const withoutMtp = ids.filter((e) => over(ec, e).mtp === false);
   fill('engines-note', T('engines_note'), warn ? [gap(state.lang), T('engines_slow_warning')] : null,
     ...withoutMtp.map((e) => [gap(state.lang), T('engines_note_mtp', { engine: name(e) })]));
   box.hidden = false;

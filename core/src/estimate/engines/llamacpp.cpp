@@ -54,10 +54,9 @@ class LlamaCppStep final : public EngineStep {
       gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
     // --- speculative MTP hook (speculative.hpp) ---
     // llama.cpp with --spec-type draft-mtp loads the NextN block and gives it one layer's cache
-    // (PR #26534 / #25980), in a context of its own (common/speculative.cpp: the draft-mtp context
-    // shares the model, not the scheduler), whose compute buffer the graph reserves as the main
-    // context's: one layer's scratch or the logits over a ubatch (PR #25980 measured the MTP context
-    // roughly doubling the compute-buffer overhead). They sit with the output layer: reserved on
+    // (PR #26534 / #25980), in a context of its own whose compute buffer is counted as large as
+    // the main context's: one layer's scratch or the logits over a ubatch (PR #25980 measured the
+    // MTP context roughly doubling the compute-buffer overhead). They sit with the output layer: reserved on
     // the last device before placing, so the automatic plan leaves room, then booked there.
     e.spec_weights_bytes = e.spec_kv_bytes = e.spec_compute_bytes = 0;
     if (r.spec.mtp && !gpus.empty()) {
