@@ -693,4 +693,77 @@ TEST_CASE("the draft's counted memory is what the accelerators hold, summing to 
   CHECK(u(s["host_bytes"]) > 0);
 }
 
+TEST_CASE("every speculative run names its device in codes: a catalog id, the catalog ids it is one of, a product outside the catalog, or none named", "[speculative]") {
+  const json& ms = spec_doc()["measurements"];
+  REQUIRE(ms.size() >= 30);
+  int ids = 0, options = 0, outside = 0, unnamed = 0;
+  for (const auto& m : ms) {
+    CAPTURE(m.value("row_id", ""));
+    CHECK_FALSE(m.contains("hardware"));  // the published wording is hardware_as_published, never shown
+    if (m.contains("device")) {
+      ++ids;
+      CHECK(cat().find_device(m["device"].get<std::string>()) != nullptr);
+    } else if (m.contains("device_options")) {
+      ++options;
+      CHECK(m["device_options"].size() >= 2);
+      for (const auto& id : m["device_options"]) CHECK(cat().find_device(id.get<std::string>()) != nullptr);
+      CHECK((m["variant_unstated"] == "form_factor" || m["variant_unstated"] == "gpu_cores"));
+    } else if (m.contains("device_not_in_catalog")) {
+      ++outside;
+      CHECK_FALSE(m["device_not_in_catalog"].value("name", "").empty());
+    } else {
+      ++unnamed;
+      CHECK(m.value("device_unnamed", false));
+    }
+  }
+  CHECK(ids >= 16);
+  CHECK(options >= 4);
+  CHECK(unnamed >= 9);
+  CHECK(outside >= 1);
+  // The report carries the codes, not the wording: a run on two cards, one power-limited, one
+  // overclocked, one whose variant is not stated (named by what its options' names share).
+  const json rep = speculative_accuracy(cat());
+  auto row = [&](const std::string& id) {
+    for (const auto& r : rep["rows"])
+      if (r["row_id"] == id) return r;
+    FAIL("no row " << id);
+    return json();
+  };
+  for (const auto& r : rep["rows"]) CHECK_FALSE(r.contains("hardware"));
+  CHECK(row("spec-0001")["device"] == "nvidia-rtx-5090");
+  CHECK(row("spec-0001")["gpu_count"] == 2);
+  CHECK(row("spec-0013")["power_limit_w"] == 250);
+  CHECK(row("spec-0014")["overclocked"] == true);
+  CHECK(row("spec-0026")["device_unnamed"] == true);
+  CHECK(row("spec-0034")["device_shared_name"] == "NVIDIA H100");
+  CHECK(row("spec-0034")["variant_unstated"] == "form_factor");
+  CHECK_FALSE(row("spec-0034").contains("device_shared_memory_gib"));  // the NVL holds more than the PCIe and SXM cards
+  CHECK(row("spec-0021")["device_shared_name"] == "Apple M3 Ultra");
+  CHECK(row("spec-0021")["device_shared_memory_gib"] == 96);
+  CHECK(row("spec-0015")["device_shared_name"] == "NVIDIA V100");
+}
+
+TEST_CASE("a speculative run whose device is not in the catalog, or named two ways, is a coded error at its field", "[speculative][catalog]") {
+  const std::string hw = R"({"devices":[{"id":"gpu-a","name":"A","kind":"gpu","memory_gib":24,"bandwidth_gbs":1000,"source":"https://example.org/a","checked":"2026-12-02"}]})";
+  const std::string spec = R"J({"measurements":[
+    {"row_id":"r0","device":"gpu-a","draft_max":2},
+    {"row_id":"r1","device":"gpu-zz","draft_max":2},
+    {"row_id":"r2","device":"gpu-a","device_unnamed":true,"draft_max":2},
+    {"row_id":"r3","draft_max":2,"hardware":"A (overclocked)"},
+    {"row_id":"r4","device_options":["gpu-a","gpu-b"],"draft_max":2},
+    {"row_id":"r5","device_not_in_catalog":{"name":"a"},"gpu_count":0,"draft_max":2}]})J";
+  const Catalog c = Catalog::load({{"hardware/a.json", hw}, {"speculative.json", spec}});
+  std::vector<std::pair<std::string, std::string>> got;
+  for (const auto& e : c.errors()) got.emplace_back(e.code, e.path);
+  const std::vector<std::pair<std::string, std::string>> want = {
+      {"unknown_reference", "speculative.json#measurements[1].device"},
+      {"bad_value", "speculative.json#measurements[2].device"},
+      {"missing_field", "speculative.json#measurements[3].device"},
+      {"unknown_reference", "speculative.json#measurements[4].device_options[1]"},
+      {"missing_field", "speculative.json#measurements[4].variant_unstated"},
+      {"bad_value", "speculative.json#measurements[5].device_not_in_catalog.name"},
+      {"bad_value", "speculative.json#measurements[5].gpu_count"}};
+  CHECK(got == want);
+}
+
 }  // namespace speculative_test_cases

@@ -5,6 +5,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 
+import Ajv2020 from 'ajv/dist/2020.js';
+
 import { api, cli, root } from './helpers.mjs';
 
 const close = (a, b, tol) => Math.abs(a - b) <= tol * Math.max(1, Math.abs(b));
@@ -61,4 +63,25 @@ test('the report the build serves beside the app (dist/accuracy.json) is the mod
   assert.deepEqual(again, doc);
   again.accuracy.points.length = 0;   // each call gets its own copy: a caller cannot spoil the next
   assert.equal((await api.accuracyReport()).accuracy.points.length, doc.accuracy.points.length);
+});
+
+test('the speculative rows name their device in codes the schema holds, every catalog id known', async () => {
+  const a = (await api.accuracyReport()).accuracy;
+  const schema = JSON.parse(fs.readFileSync(path.join(root, 'core', 'schema', 'result.schema.json'), 'utf8'));
+  const valid = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  assert.ok(valid({ schema_version: 1, accuracy: a }), JSON.stringify(valid.errors?.slice(0, 5)));
+  // The schema refuses the published wording and a row named two ways.
+  const row = a.speculative.rows.find((r) => r.device);
+  assert.equal(valid({ schema_version: 1, accuracy: { speculative: { rows: [{ ...row, hardware: 'RTX 3090 24GB (250 W cap)' }] } } }), false);
+  assert.equal(valid({ schema_version: 1, accuracy: { speculative: { rows: [{ ...row, device_unnamed: true }] } } }), false);
+  const ids = new Set((await api.list('hardware')).map((d) => d.id));
+  const named = a.speculative.rows.flatMap((r) => (r.device ? [r.device] : r.device_options || []));
+  assert.ok(named.length >= 25);
+  for (const id of named) assert.ok(ids.has(id), id);
+  // Two cards, a power limit and an overclock, as codes and numbers.
+  const by = Object.fromEntries(a.speculative.rows.map((r) => [r.row_id, r]));
+  assert.deepEqual([by['spec-0001'].device, by['spec-0001'].gpu_count], ['nvidia-rtx-5090', 2]);
+  assert.equal(by['spec-0013'].power_limit_w, 250);
+  assert.equal(by['spec-0014'].overclocked, true);
+  assert.ok(a.speculative.rows.filter((r) => r.device_unnamed).length >= 9);
 });

@@ -8,6 +8,8 @@ import { after, before, test } from 'node:test';
 
 import { axeProblems, open, plain, root, scrollsSideways, setup } from './helpers.mjs';
 
+const i18n = await import(path.join(root, 'dist', 'i18n.js'));
+
 let env;
 let report;
 before(async () => {
@@ -128,3 +130,37 @@ test('the accuracy page in four languages on a phone, and its speculative decodi
   assert.deepEqual(page.problems, []);
 });
 
+
+// Issue 16: a speculative run's device cell is worded from the report's codes, never the source's
+// English ("RTX 3090 24GB (250 W cap)", "— (one GPU, not named)"): the catalog's name with the
+// count ("2× GeForce RTX 5090"), a power limit, an overclock, a variant the source leaves unstated
+// and a device it does not name, each in the page's language.
+test('the speculative rows name their device from the report\'s codes in four languages, with no English left in es, fr and zh', async () => {
+  const rows = report.speculative.rows.filter((r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
+  const byId = Object.fromEntries(rows.map((r) => [r.row_id, r]));
+  for (const id of ['spec-0001', 'spec-0013', 'spec-0014', 'spec-0026', 'spec-0034']) assert.ok(byId[id], id);
+  assert.ok(rows.every((r) => !('hardware' in r)), 'the report carries no published wording');
+  const page = await env.page({ viewport: { width: 390, height: 844 } });
+  const cell = (id) => page.textContent(`#acc-spec-rows tr[data-row="${id}"] .spec-dev`).then(plain);
+  for (const lang of ['en', 'es', 'fr', 'zh']) {
+    await open(page, `${env.url}?view=accuracy&lang=${lang}`);
+    await page.waitForSelector('#acc-spec-rows tbody tr');
+    const t = async (k, v = {}) => plain(i18n.t(lang, k, v));
+    const two = await cell('spec-0001');
+    assert.match(two, lang === 'fr' ? /^2 × GeForce RTX 5090\b/ : /^2× GeForce RTX 5090\b/, `${lang}: ${two}`);
+    assert.equal(await page.getAttribute('#acc-spec-rows tr[data-row="spec-0001"] .spec-dev', 'data-device'), 'nvidia-rtx-5090');
+    assert.ok((await cell('spec-0013')).includes(await t('acc_spec_power_limit', { 0: '250' })), lang);
+    assert.ok((await cell('spec-0014')).includes(await t('acc_spec_overclocked')), lang);
+    assert.ok((await cell('spec-0026')).includes(await t('acc_spec_dev_unnamed')), lang);
+    const h100 = await cell('spec-0034');
+    assert.ok(h100.startsWith('NVIDIA H100') && h100.includes(await t('acc_spec_unstated_form_factor')), `${lang}: ${h100}`);
+    const mac = await cell('spec-0021');
+    assert.match(mac, /^Apple M3 Ultra · 96 (GB|Go)/, `${lang}: ${mac}`);
+    if (lang === 'en') continue;
+    const cells = await page.$$eval('#acc-spec-rows .spec-dev', (els) => els.map((e) => e.textContent || ''));
+    assert.equal(cells.length, rows.length, lang);
+    for (const c of cells) assert.doesNotMatch(c, /not named|overclocked|\bcap\b|GPU, not|Laptop 24GB|\(Mac Studio/i, `${lang}: ${c}`);
+    assert.equal(await scrollsSideways(page), false, lang);
+  }
+  assert.deepEqual(page.problems, []);
+});

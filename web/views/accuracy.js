@@ -8,8 +8,8 @@ import { call, has } from '../client.js';
 import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
-import { backendName, gib, num, pct, percentOf, range, signedPct, times as countTimes, tps } from '../format.js';
-import { aside, errorText, sentenceCase, t } from '../i18n.js';
+import { backendName, gbOf, gib, num, pct, percentOf, range, signedPct, times as countTimes, tps } from '../format.js';
+import { aside, dots, errorText, sentenceCase, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
 import { engineName } from './main.js';
@@ -272,7 +272,7 @@ function sizesSection(z) {
     h('details', { class: 'more' }, h('summary', null, T('acc_sizes_rows', { 0: num(rows.length, L) })),
       stackTable(T('acc_sizes_caption'), [T('acc_col_model'), T('acc_col_quant'), T('acc_col_published'), T('acc_col_computed'), T('acc_col_error'), T('acc_col_source')],
         rows.map((r) => [r.name || r.model, r.quant, gib(r.published_bytes, L, 2), gib(r.computed_bytes, L, 2),
-          h('span', { title: r.size_differs || null }, `${signedPct(r.error_pct, L, 2)}${r.size_differs ? '\u00a0*' : ''}`), repo(r)]),
+          h('span', { title: r.size_differs ? T('acc_sizes_differs') : null }, `${signedPct(r.error_pct, L, 2)}${r.size_differs ? '\u00a0*' : ''}`), repo(r)]),
         { id: 'acc-size-rows', numeric: [2, 3, 4], rowProps: (k) => ({ dataset: { model: rows[k].model, quant: rows[k].quant } }) })));
 }
 
@@ -415,13 +415,40 @@ function specSection(s) {
       T('acc_spec_col_acceptance'), T('acc_col_measured'), T('acc_col_predicted'), T('acc_col_error'), T('acc_spec_col_stated'), T('acc_mlx_col_split'), T('acc_col_source')],
     rows.map((/** @type {any} */ r) => [
       h('span', null, modelCell(r.model), ' ', h('span', { class: 'note' }, r.draft_model ? T('acc_spec_draft', { 0: r.draft_model }) : T('acc_spec_mtp'))),
-      h('span', null, r.hardware, ' ', h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${backendName(r.backend)}` : backendName(r.backend))), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
+      h('span', { class: 'spec-dev', dataset: { device: r.device || (r.device_options || []).join(' ') } }, specDevice(r), ' ',
+        h('span', { class: 'note' }, r.engine ? `${engineName(r.engine)} · ${backendName(r.backend)}` : backendName(r.backend))), num(r.draft_max, L), T(`acc_spec_w_${r.workload_class}`), acceptance(r),
       typeof r.speedup === 'number' ? times(r.speedup) : span(r.speedup_range),
       typeof r.predicted === 'number' ? times(r.predicted) : Array.isArray(r.predicted_range) ? span(r.predicted_range) : '—',
       typeof r.error_pct === 'number' ? signedPct(Math.round(r.error_pct) || 0, L, 0) : '—',
       Array.isArray(r.stated_range) ? h('span', null, span(r.stated_range), ' ', h('span', { class: 'note' }, T(r.in_stated_range ? 'acc_spec_inside' : 'acc_spec_outside'))) : '—',
       split(r), src(r)]),
     { id: 'acc-spec-rows', numeric: [2, 5, 6, 7], rowProps: (k) => ({ dataset: { row: rows[k].row_id, split: rows[k].split, inside: String(!!rows[k].in_stated_range) } }) }));
+}
+
+/**
+ * A speculative run's device from the report's codes, never the source's wording: the catalog's
+ * name ("2× GeForce RTX 5090"), the name its possible catalog devices share with what the source
+ * leaves unstated ("NVIDIA H100 (form factor not stated)"), a product outside the catalog, or none
+ * named; the run's power limit and overclock in the page's language.
+ * @param {any} r
+ */
+function specDevice(r) {
+  const L = state.lang;
+  const outside = r.device_not_in_catalog;
+  /** @type {string} */
+  let name;
+  if (r.device) name = deviceName(r.device);
+  else if (r.device_shared_name) name = dots(L, [r.device_shared_name, typeof r.device_shared_memory_gib === 'number' ? gbOf(r.device_shared_memory_gib, L) : '']);
+  else if (outside && outside.name) name = dots(L, [outside.name, typeof outside.memory_gb === 'number' ? gbOf(outside.memory_gb, L) : '']);
+  else return h('span', { class: 'note' }, aside(L, '—', T('acc_spec_dev_unnamed')));
+  const quals = [
+    r.variant_unstated ? T(`acc_spec_unstated_${r.variant_unstated}`) : '',
+    outside ? T('acc_spec_not_in_catalog') : '',
+    typeof r.power_limit_w === 'number' ? T('acc_spec_power_limit', { 0: num(r.power_limit_w, L) }) : '',
+    r.overclocked ? T('acc_spec_overclocked') : '',
+  ].filter(Boolean);
+  const shown = r.gpu_count > 1 ? `${countTimes(r.gpu_count, L)} ${name}` : name;
+  return quals.length ? h('span', null, shown, L === 'zh' ? '' : ' ', h('span', { class: 'note' }, aside(L, '', quals.join(L === 'zh' ? '，' : ', ')).trim())) : shown;
 }
 
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */

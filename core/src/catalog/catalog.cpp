@@ -359,6 +359,64 @@ struct CatalogLoader {
     }
     c.clouds_ = std::move(good);
   }
+
+  /// speculative.json's measurements name their device in codes the page words in its language:
+  /// exactly one of `device` (a catalog id), `device_options` (the catalog ids it is one of, with
+  /// `variant_unstated`: what the source leaves out), `device_not_in_catalog` ({name, memory_gb}:
+  /// a product the catalog does not hold) or `device_unnamed: true`; `gpu_count` an integer from
+  /// 1, `power_limit_w` a positive number, `overclocked` a boolean.
+  void check_speculative_devices() {
+    const nlohmann::json* d = c.document("speculative.json");
+    if (!d || !d->is_object() || !d->contains("measurements") || !(*d)["measurements"].is_array()) return;
+    const nlohmann::json& rows = (*d)["measurements"];
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      const nlohmann::json& r = rows[i];
+      if (!r.is_object()) continue;
+      const std::string p = "speculative.json#measurements[" + std::to_string(i) + "]";
+      auto err = [&](const char* code, const std::string& field, const std::string& msg) {
+        c.errors_.push_back({code, p + "." + field, msg});
+      };
+      const int ways = (r.contains("device") ? 1 : 0) + (r.contains("device_options") ? 1 : 0) +
+                       (r.contains("device_not_in_catalog") ? 1 : 0) + (r.value("device_unnamed", false) ? 1 : 0);
+      if (ways != 1) {
+        err(ways ? "bad_value" : "missing_field", "device",
+            "a measurement names its device one way: device, device_options, device_not_in_catalog or device_unnamed");
+        continue;
+      }
+      if (r.contains("device") && (!r["device"].is_string() || !c.find_device(r["device"].get<std::string>())))
+        err("unknown_reference", "device", "device '" + (r["device"].is_string() ? r["device"].get<std::string>() : std::string("?")) +
+                                               "' is not in the hardware catalog");
+      if (r.contains("device_options")) {
+        const nlohmann::json& o = r["device_options"];
+        if (!o.is_array() || o.size() < 2) {
+          err("bad_value", "device_options", "expected two or more catalog ids");
+        } else {
+          for (std::size_t k = 0; k < o.size(); ++k)
+            if (!o[k].is_string() || !c.find_device(o[k].get<std::string>()))
+              err("unknown_reference", "device_options[" + std::to_string(k) + "]", "not in the hardware catalog");
+        }
+        const std::string v = r.value("variant_unstated", "");
+        if (v != "form_factor" && v != "gpu_cores")
+          err(r.contains("variant_unstated") ? "bad_value" : "missing_field", "variant_unstated",
+              "expected form_factor or gpu_cores: what the source does not state");
+      }
+      if (r.contains("device_not_in_catalog")) {
+        const nlohmann::json& n = r["device_not_in_catalog"];
+        if (!n.is_object() || !n.contains("name") || !n["name"].is_string() || n["name"].get<std::string>().empty())
+          err("missing_field", "device_not_in_catalog.name", "the product's name");
+        else
+          for (const auto& dev : c.devices_)
+            if (lower(dev.name) == lower(n["name"].get<std::string>()))
+              err("bad_value", "device_not_in_catalog.name", "'" + dev.name + "' is in the catalog: give its id as device");
+      }
+      if (r.contains("gpu_count") && (!r["gpu_count"].is_number_integer() || r["gpu_count"].get<int>() < 1))
+        err("bad_value", "gpu_count", "expected an integer from 1");
+      if (r.contains("power_limit_w") && (!r["power_limit_w"].is_number() || r["power_limit_w"].get<double>() <= 0))
+        err("bad_value", "power_limit_w", "expected watts above 0");
+      if (r.contains("overclocked") && !r["overclocked"].is_boolean()) err("bad_type", "overclocked", "expected true or false");
+      if (r.contains("hardware")) err("bad_value", "hardware", "the wording as published is hardware_as_published; the page words the device from its codes");
+    }
+  }
 };
 
 Catalog Catalog::load(const std::vector<CatalogFile>& files) {
@@ -439,6 +497,7 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
         c.errors_.push_back({"unknown_reference", "hardware#" + d.id + ".segment",
                              "segment is not in segments.json"});
   }
+  load.check_speculative_devices();
   for (std::size_t i = 0; i < c.models_.size(); ++i) c.model_index_.emplace(lower(c.models_[i].id), i);
   return c;
 }

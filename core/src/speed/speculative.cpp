@@ -33,6 +33,65 @@ bool is_metal(const std::string& backend) {
   return b == "metal";
 }
 
+/// The words every option's catalog name begins with, up to its first parenthesis ("NVIDIA H100"
+/// for the PCIe, SXM5 and NVL cards; "Apple M3 Ultra" for both GPU bins): the name of a device
+/// whose variant the source does not state.
+std::string shared_name(const std::vector<const Device*>& ds) {
+  auto words = [](const std::string& name) {
+    std::vector<std::string> w;
+    std::string cur;
+    for (char ch : name.substr(0, name.find('('))) {
+      if (ch == ' ') {
+        if (!cur.empty()) w.push_back(cur);
+        cur.clear();
+      } else {
+        cur += ch;
+      }
+    }
+    if (!cur.empty()) w.push_back(cur);
+    return w;
+  };
+  std::vector<std::string> common = words(ds.front()->name);
+  for (const Device* d : ds) {
+    const std::vector<std::string> w = words(d->name);
+    std::size_t n = 0;
+    while (n < common.size() && n < w.size() && common[n] == w[n]) ++n;
+    common.resize(n);
+  }
+  std::string out;
+  for (const auto& w : common) out += (out.empty() ? "" : " ") + w;
+  return out;
+}
+
+/// A measurement's device as codes and numbers (catalog.cpp checks them at load): a catalog id,
+/// the ids one of which it is with the code of what the source leaves unstated, a product the
+/// catalog does not hold, or none named; the GPU count and the run's own power limit or overclock.
+/// The published wording (`hardware_as_published`) stays in the data for the record only.
+void add_device_fields(const Catalog& cat, const nlohmann::json& m, nlohmann::json& row) {
+  row["gpu_count"] = m.contains("gpu_count") && m["gpu_count"].is_number_integer() ? m["gpu_count"].get<int>() : 1;
+  if (m.contains("device") && m["device"].is_string()) row["device"] = m["device"];
+  if (m.contains("device_options") && m["device_options"].is_array()) {
+    std::vector<const Device*> ds;
+    for (const auto& id : m["device_options"])
+      if (const Device* d = id.is_string() ? cat.find_device(id.get<std::string>()) : nullptr) ds.push_back(d);
+    row["device_options"] = m["device_options"];
+    row["variant_unstated"] = m.value("variant_unstated", "");
+    if (!ds.empty()) {
+      row["device_shared_name"] = shared_name(ds);
+      const bool same_memory = std::all_of(ds.begin(), ds.end(), [&](const Device* d) { return d->memory_gib == ds.front()->memory_gib; });
+      if (same_memory) row["device_shared_memory_gib"] = ds.front()->memory_gib;
+    }
+  }
+  if (m.contains("device_not_in_catalog") && m["device_not_in_catalog"].is_object()) {
+    const nlohmann::json& n = m["device_not_in_catalog"];
+    row["device_not_in_catalog"] = {{"name", n.value("name", "")}};
+    if (n.contains("memory_gb") && n["memory_gb"].is_number()) row["device_not_in_catalog"]["memory_gb"] = n["memory_gb"];
+  }
+  if (m.value("device_unnamed", false)) row["device_unnamed"] = true;
+  if (m.contains("power_limit_w") && m["power_limit_w"].is_number()) row["power_limit_w"] = m["power_limit_w"];
+  if (m.value("overclocked", false)) row["overclocked"] = true;
+}
+
 }  // namespace
 
 const char* SpeculativeParams::overhead_code(const std::string& backend, int k, const std::string& engine) const {
@@ -239,11 +298,12 @@ nlohmann::json speculative_accuracy(const Catalog& cat) {
     const std::string engine = m.value("engine", "");
     const bool outside = m.value("outside_model", false), fit = m.value("fitted", false);
     json row = {{"row_id", m.value("row_id", "")}, {"kind", kind}, {"model", m.value("model", "")},
-                {"quant", m.value("quant", "")}, {"hardware", m.value("hardware", "")}, {"backend", backend},
+                {"quant", m.value("quant", "")}, {"backend", backend},
                 {"engine", m.value("engine", "")}, {"draft_max", m["draft_max"]}, {"source", m.value("source", "")},
                 {"date", m.value("date", "")}, {"workload_class", m.value("workload_class", "mixed")},
                 {"split", outside ? "outside_model" : fit ? "fitted" : "held_out"}};
     if (m.contains("draft_model")) row["draft_model"] = m["draft_model"];
+    add_device_fields(cat, m, row);
     SpeculativeCosts c;
     if (m.contains("draft_cost") && m["draft_cost"].is_number()) {
       c.draft_cost = m["draft_cost"].get<double>();
