@@ -54,6 +54,7 @@ const CSS = `
 .title { font-weight: 650; margin: 0 0 6px; overflow-wrap: anywhere; }
 .whole { display: inline-block; max-width: 100%; }
 .verdict { display: inline-block; color: #fff; border-radius: 6px; padding: 3px 9px; font-weight: 650; background: var(--wif-muted); }
+.verdict:empty { display: none; }
 .verdict[data-v="fits"] { background: var(--wif-fits); } .verdict[data-v="tight"] { background: var(--wif-tight); }
 .verdict[data-v="offload"] { background: var(--wif-offload); } .verdict[data-v="no_fit"], .verdict[data-v="error"] { background: var(--wif-nofit); }
 .approx { font-size: 12px; font-weight: 650; border: 1px dashed var(--wif-tight); border-radius: 999px; padding: 1px 8px; }
@@ -117,6 +118,7 @@ export class WillItFitElement extends HTMLElement {
     root.append(card);
     this.pending = false;
     this.seq = 0;
+    this.drawn = false;   // an estimate or an error is on the card (until then it says it is loading)
   }
 
   connectedCallback() { this.schedule(); }
@@ -198,6 +200,12 @@ export class WillItFitElement extends HTMLElement {
     page.searchParams.set('lang', lang);
     this.$link.href = page.href;
     this.$link.textContent = t(lang, 'widget_details');
+    // Until the first estimate is drawn, the card says it is coming in the reader's language (the
+    // host's fallback text is hidden once the element is defined).
+    if (!this.drawn) {
+      this.$title.textContent = t(lang, 'widget_loading');
+      this.dataset.loading = '';
+    }
     try {
       const req = await this.hubRequest();
       if (mine !== this.seq) return;
@@ -237,8 +245,12 @@ export class WillItFitElement extends HTMLElement {
       await this.renderCost(r, req, lang, mine);
       delete this.dataset.code;
       this.dataset.verdict = r.verdict;
+      this.drawn = true;
+      delete this.dataset.loading;
     } catch (e) {
       if (mine !== this.seq) return;
+      this.drawn = true;
+      delete this.dataset.loading;
       // The reader sees what went wrong in their language (the page's err_* strings); the core's
       // code stays in data-code and its English message in the tooltip, for the blog's author.
       const code = e instanceof WillitfitError ? e.code : '';

@@ -322,7 +322,7 @@ test('journey: the title and description name the model and the device in the pa
   await open(page, `${env.url}?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&lang=fr`);
   await page.waitForFunction(() => /GLM-4\.5 Air/.test(document.title));
   // The Mac by its product, with its chip configuration and memory in French ("Go", "GPU 80 cœurs").
-  assert.match(await page.title(), /GLM-4\.5 Air sur Mac Studio · M3 Ultra GPU 80 cœurs · 512\sGo/);
+  assert.match(await page.title(), /GLM-4\.5 Air sur Mac Studio · M3 Ultra GPU 80\scœurs · 512\sGo/);
   assert.match(await page.getAttribute('meta[name="description"]', 'content'), /GLM-4\.5 Air.*Mac Studio · M3 Ultra/);
   await page.context().close();
 });
@@ -352,7 +352,7 @@ test('journey: the hardware search finds a Mac by its product name', async () =>
   assert.match(await page.textContent('#hw-search-options li .opt-name'), /Framework Desktop .*Ryzen AI Max\+ 395 · 128\sGB/);
   await open(page, `${env.url}?view=device&hw=apple-m4-pro-20c-gpu-48gb&lang=zh`);
   await page.waitForFunction(() => /Mac mini/.test(document.querySelector('#dp-title').textContent));
-  assert.match(await page.textContent('#dp-title'), /Mac mini \/ MacBook Pro · M4 Pro 20 核 GPU · 48\sGB/);
+  assert.match(await page.textContent('#dp-title'), /Mac mini \/ MacBook Pro · M4 Pro 20\s核 GPU · 48\sGB/);
   await page.context().close();
 });
 

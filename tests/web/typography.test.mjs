@@ -270,3 +270,41 @@ test('issue 16: at 1280 px the cloud table fits its box in Spanish, and a cut de
   const full = await page.$eval('#hw-full', (e) => e.textContent || '');
   assert.match(full, /M3 Ultra GPU 80\scœurs · 512\sGo/, full);
 });
+
+// Issue 16: a core count is one figure with its unit ("GPU 80 cœurs", "GPU de 80 núcleos",
+// "80 核 GPU"): on a phone no line ends on the number with the unit on the next line, on the
+// Mac's device page (its name in the tab, the h1 and the tables) and on its pair page.
+for (const lang of ['es', 'fr', 'zh']) {
+  test(`issue 16: at 390 and 320 px (${lang}) a core count never breaks from its unit`, async () => {
+    const unit = { es: 'núcleos', fr: 'cœurs', zh: '核' }[lang];
+    for (const width of [390, 320]) {
+      const page = await env.page({ viewport: { width, height: 844 }, isMobile: true, hasTouch: true });
+      for (const q of ['?view=device&hw=apple-m3-ultra-80c-gpu-512gb&ram=0', '?model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=apple-m3-ultra-80c-gpu-512gb&ctx=32768']) {
+        await open(page, `${env.url}${q}&lang=${lang}`);
+        const found = await page.evaluate((u) => {
+          const re = new RegExp(`(\\d+)(\\s)(${u})`, 'g');
+          const out = [];
+          const range = document.createRange();
+          const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+          for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+            const el = n.parentElement;
+            if (!el || !el.offsetParent || el.closest('option, select, title, script')) continue;
+            const t = n.textContent || '';
+            for (const m of t.matchAll(re)) {
+              range.setStart(n, m.index); range.setEnd(n, m.index + m[0].length);
+              const tops = new Set([...range.getClientRects()].filter((r) => r.width > 0).map((r) => Math.round(r.bottom)));
+              out.push({ text: m[0], nbsp: m[2] === '\u00a0', lines: tops.size });
+            }
+          }
+          return out;
+        }, unit);
+        assert.ok(found.length >= 1, `${lang} ${width} ${q}: no core count on the page`);
+        for (const f of found) {
+          assert.ok(f.nbsp, `${lang} ${width}: "${f.text}" joined by a breaking space`);
+          assert.equal(f.lines, 1, `${lang} ${width}: "${f.text}" on ${f.lines} lines`);
+        }
+      }
+      await page.close();
+    }
+  });
+}

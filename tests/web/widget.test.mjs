@@ -210,3 +210,24 @@ test('with a draft model or MTP on, the card shows the page\'s decode figure (th
   }
   assert.deepEqual(page.problems, []);
 });
+
+test('until its first estimate the card says it is loading in its own language, and the embed page shows no English before it', async () => {
+  const page = await env.page();
+  // Hold the wasm module back so the card is seen while it waits for the core.
+  let release;
+  const held = new Promise((r) => { release = r; });
+  await page.route('**/*.wasm', async (route) => { await held; await route.continue(); });
+  await page.goto(`${env.url}embed.html?model=zai-org/GLM-4.5-Air&hw=nvidia-rtx-4090&quant=Q4_K_M&ctx=8192&ram=64&lang=fr`);
+  // The light DOM's fallback, what shows before the element is defined, has no words.
+  assert.doesNotMatch(await page.evaluate(() => document.getElementById('card').textContent), /\p{L}/u);
+  await page.waitForFunction(() => document.getElementById('card')?.hasAttribute('data-loading'));
+  const loading = await page.evaluate(() => document.getElementById('card').shadowRoot.querySelector('.title').textContent);
+  assert.equal(loading, 'Chargement de l’estimation…');
+  // No empty verdict pill beside it.
+  assert.equal(await page.evaluate(() => getComputedStyle(document.getElementById('card').shadowRoot.querySelector('.verdict')).display), 'none');
+  release();
+  await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict);
+  assert.equal(await page.evaluate(() => document.getElementById('card').hasAttribute('data-loading')), false);
+  assert.doesNotMatch(await page.evaluate(() => document.getElementById('card').shadowRoot.querySelector('.title').textContent), /Chargement/);
+  assert.deepEqual(page.problems, []);
+});
