@@ -52,13 +52,20 @@ if (a.speculative && Array.isArray(a.speculative.rows)) {
   }
   const x = (v) => `x${v.toFixed(2)}`;
   const span = (r) => `x${r[0].toFixed(2)}-${r[1].toFixed(2)}`;
+  // The row's device as its codes give it: a catalog id, the name its options share, a product
+  // outside the catalog, or none named; with the count and the run's own qualifiers.
+  const dev = (r) => {
+    const name = r.device || r.device_shared_name || r.device_not_in_catalog?.name || 'unnamed';
+    const q = [r.variant_unstated && `${r.variant_unstated} unstated`, r.power_limit_w && `${r.power_limit_w} W`, r.overclocked && 'OC'].filter(Boolean);
+    return `${r.gpu_count > 1 ? `${r.gpu_count}x ` : ''}${name}${q.length ? ` (${q.join(', ')})` : ''}`;
+  };
   for (const r of s.rows) {
     const meas = typeof r.speedup === 'number' ? x(r.speedup) : Array.isArray(r.speedup_range) ? span(r.speedup_range) : '-';
     const pred = typeof r.predicted === 'number' ? `${x(r.predicted)} ${(r.error_pct >= 0 ? '+' : '') + r.error_pct.toFixed(1)}%`
       : Array.isArray(r.predicted_range) ? `${span(r.predicted_range)} ${r.covered ? 'covered' : 'NOT covered'}` : '-';
     const stated = Array.isArray(r.stated_range) ? `${span(r.stated_range)} ${r.in_stated_range ? 'inside' : 'OUTSIDE'}` : '-';
     console.log(`  ${r.row_id.padEnd(10)}${r.kind.padEnd(6)}${r.split.padEnd(14)}k=${String(r.draft_max).padEnd(3)}${(r.backend || '').padEnd(7)}${(r.workload_class || '').padEnd(6)}` +
-      `${String(r.hardware).slice(0, 26).padEnd(27)}measured ${meas.padEnd(12)} predicted ${pred.padEnd(22)} stated ${stated}`);
+      `${dev(r).slice(0, 26).padEnd(27)}measured ${meas.padEnd(12)} predicted ${pred.padEnd(22)} stated ${stated}`);
   }
 }
 console.log('\nLeft out:');
