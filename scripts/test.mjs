@@ -1,5 +1,5 @@
-// npm test, after setup and build: runs the three levels of tests and ends with one line
-// "N passed, N failed". Exits non-zero if anything failed or if a level ran no test.
+// npm test, after setup: builds (scripts/build.sh), runs the levels of tests and ends with one
+// line "N passed, N failed". Exits non-zero if anything failed or if a level ran no test.
 //  1. node --test on the built wasm module and the CLI  (tests/js)
 //  2. the include graph of core/, and the type check: tsc --noEmit -p . over web/, tests/js and
 //     scripts/, one result per file
@@ -7,9 +7,10 @@
 //  4. Catch2 on the core in four processes (scripts/catch2-shards.mjs) with the fuzz-corpus
 //     replays, built and run once under ASan+UBSan (build-asan/, clang)
 //  5. a short libFuzzer run of each target in tests/fuzz (the fuzzers of build-asan/)
-//  Levels 4 and 5 (scripts/test-sanitizers.mjs) build and run in the background from the start:
-//  on two cores the browser level leaves little idle, so the order matters less than doing each
-//  compile and each run once.
+//  Levels 4 and 5 (scripts/test-sanitizers.mjs) build and run in the background from the start,
+//  before the native and wasm builds: on two cores those and the browser level leave little idle
+//  (the links, the configure steps and the site's assembly are single-threaded; the chain fills
+//  those gaps), so the order matters less than doing each compile and each run once.
 import { spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -36,8 +37,22 @@ fs.mkdirSync('build', { recursive: true });
 const sanLog = path.join('build', 'test-sanitizers.log');
 const sanFd = fs.openSync(sanLog, 'w');
 const sanStart = Date.now();
-const sanitizers = spawn('nice', ['-n', '10', process.execPath, 'scripts/test-sanitizers.mjs'], { stdio: ['ignore', sanFd, sanFd] });
+// In a process group of its own, so that the whole chain (cmake, the compilers, the test
+// processes) can be stopped with it: when the build fails, and when npm test is interrupted.
+const sanitizers = spawn('nice', ['-n', '10', process.execPath, 'scripts/test-sanitizers.mjs'], { stdio: ['ignore', sanFd, sanFd], detached: true });
 const sanDone = new Promise((resolve) => sanitizers.on('exit', (code) => resolve(code)));
+let sanEnded = false;
+sanDone.then(() => { sanEnded = true; });
+const stopSanitizers = () => { if (!sanEnded) try { process.kill(-(/** @type {number} */ (sanitizers.pid)), 'SIGTERM'); } catch { /* already gone */ } };
+for (const sig of /** @type {const} */ (['SIGINT', 'SIGTERM'])) process.on(sig, () => { stopSanitizers(); process.exit(130); });
+
+console.log('\n=== build (scripts/build.sh: the native CLI, the wasm module, the site)');
+const build = spawnSync('bash', ['scripts/build.sh'], { stdio: 'inherit' });
+if (build.status !== 0) {
+  console.log('build failed: no test ran');
+  stopSanitizers();
+  process.exit(1);
+}
 
 run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-reporter=tap', ...files('tests/js')], nodeCounts);
 // The include graph of core/: no cycle and no include up the folders' layer order (one check).
