@@ -158,10 +158,11 @@ TEST_CASE("every published GGUF size in the catalog is within 3% of the computed
       const double err = (computed - published) / published;
       CAPTURE(m.id, g.value("repo", ""), q, published, computed, err);
       if (g.contains("size_differs")) {
-        // A stated difference must be a real one, or the flag has gone stale.
+        // A stated difference must be a real one, or the flag has gone stale: beyond the 1% the
+        // architectures modelled from their tensor shapes are held to (gguf_arch_test.cpp).
         ++flagged;
         CHECK(g["size_differs"].is_string());
-        CHECK(std::fabs(err) > 0.03);
+        CHECK(std::fabs(err) > 0.01);
       } else {
         ++checked;
         CHECK(std::fabs(err) <= 0.03);

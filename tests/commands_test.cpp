@@ -229,6 +229,43 @@ TEST_CASE("Apple devices get an mlx_lm command and a GGUF on a Mac gets no vLLM 
   CHECK(g["commands"].count("vllm") == 0);
 }
 
+// Ollama counts a GGUF's layers as llama.cpp does: its server sizes a model as block_count + 1
+// (the output layer), block_count including GLM-4.5-Air's NextN block (46 + 1 = 47), and hands
+// the number of layers it assigned to llama.cpp as n_gpu_layers (launch_commands.cpp cites the
+// source lines). So the Modelfile's num_gpu is the -ngl value: 48 for everything on the GPU, and
+// for a partial plan the GPU's decoder layers plus the NextN block.
+TEST_CASE("Ollama's num_gpu counts GLM-4.5-Air's NextN block as llama.cpp's -ngl does", "[commands]") {
+  const Architecture& a = cat().find_model("zai-org/GLM-4.5-Air")->arch;
+  REQUIRE(a.n_layer_main() == 46);
+  REQUIRE(a.n_layer_all() == 47);  // the file's block_count
+  const auto num_gpu = [](const json& r) {
+    const std::string mf = r["commands"]["ollama_modelfile"];
+    const auto at = mf.find("PARAMETER num_gpu ");
+    REQUIRE(at != std::string::npos);
+    return std::stoi(mf.substr(at + 18));
+  };
+  const auto ngl = [](const json& r) { return std::stoi(parse(words(r["commands"]["llama_server"]), 1, kLlamaServer).at("-ngl")); };
+
+  // Everything on one GPU: block_count + 1, Ollama's totalLayers.
+  const json full = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h200-sxm"},
+                              {"context", 8192}});
+  REQUIRE_FALSE(full.contains("error"));
+  CHECK(num_gpu(full) == 48);
+  CHECK(ngl(full) == 48);
+
+  // Part on a 24 GB card, experts not split off (Ollama has no --n-cpu-moe): the GPU holds the top
+  // decoder layers; num_gpu and -ngl both add the NextN block above them.
+  const json part = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                              {"ram_gib", 128}, {"context", 8192}, {"ngl", 20}, {"n_cpu_moe", 0}});
+  REQUIRE_FALSE(part.contains("error"));
+  const auto& devs = part["memory"]["devices"];
+  REQUIRE(devs.size() == 1);
+  CHECK_FALSE(devs[0]["has_output"].get<bool>());
+  CHECK(num_gpu(part) == 20);
+  CHECK(ngl(part) == 20);
+  CHECK(num_gpu(part) == devs[0]["n_layers"].get<int>() + 1);
+}
+
 TEST_CASE("a published GGUF repo for the quant becomes -hf repo:quant", "[commands]") {
   LaunchInput in;
   in.model_id = "zai-org/GLM-4.5-Air";

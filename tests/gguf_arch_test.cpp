@@ -251,7 +251,9 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
                                               "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-Next",
                                               "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507",
                                               "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-                                              "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"};
+                                              "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF",
+                                              // session 22: DeepSeek V4 Flash (Preyazz's Q4_K_M, to the byte)
+                                              "deepseek-ai/DeepSeek-V4-Flash"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -275,16 +277,38 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
   // (546.21 GB computed, 547.61 GB published, -0.3%). Session 21: ggml-org's and unsloth's Q8_0 of
   // Gemma 4 26B-A4B and unsloth's of Qwen3.6-35B-A3B to the kilobyte, lmstudio-community's Q4_K_M of
   // Qwen3.6 (+0.01%), bartowski's Qwen3-Coder-Next Q4_K_M (-0.49%) and Qwen3-235B-A22B-2507 Q4_K_M
-  // (four parts, -0.34%), four of bartowski's Llama-3.1-Nemotron-70B files to 0.001%.
-  CHECK(checked >= 38);
+  // (four parts, -0.34%), four of bartowski's Llama-3.1-Nemotron-70B files to 0.001%. Session 22:
+  // DevQuasar's Hunyuan-A13B Q3_K_S (34.8 GB published, 34.79 GB computed) and Preyazz's DeepSeek V4
+  // Flash Q4_K_M (172,037,991,008 B published, +0.01%); bartowski's Hunyuan Q4_K_M (-1.0%) says why.
+  CHECK(checked >= 40);
   for (const char* id : {"ibm-granite/granite-4.0-h-small", "google/gemma-3n-E2B-it", "google/gemma-3n-E4B-it",
                          "Qwen/Qwen3-4B-Instruct-2507", "Qwen/Qwen3-30B-A3B-Thinking-2507", "mistralai/Devstral-Small-2507",
                          "moonshotai/Kimi-K2.5", "google/gemma-4-26B-A4B-it", "Qwen/Qwen3.6-35B-A3B", "Qwen/Qwen3-Coder-Next",
                          "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507",
                          "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
-                         "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF"}) {
+                         "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "tencent/Hunyuan-A13B-Instruct",
+                         "deepseek-ai/DeepSeek-V4-Flash"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
+  }
+}
+
+// GLM-5.1 (glm-dsa: MLA with the DSA indexer, one NextN block) has no published GGUF of llama.cpp's
+// stock mixes whose size is public to the byte; ubergarm's model card gives two test quants made for
+// its perplexity baseline (not downloadable) with the loader's model size, printed to 0.001 GiB:
+// BF16 1404.406 GiB and Q8_0 746.302 GiB (https://huggingface.co/ubergarm/GLM-5.1-GGUF, read
+// 2026-12-06). That figure is the sum of the tensors' bytes, the NextN block's included, so it is
+// compared with the plan's tensor bytes (weights_bytes), not with the file.
+TEST_CASE("GLM-5.1: the computed tensor bytes of BF16 and Q8_0 match ubergarm's published model sizes", "[gguf]") {
+  const Architecture& a = cat().find_model("zai-org/GLM-5.1")->arch;
+  REQUIRE(a.gguf_arch == "glm-dsa");
+  REQUIRE(a.n_layer_all() - a.n_layer_main() == 1);  // the NextN block is in the file
+  const std::pair<const char*, double> cases[] = {{"BF16", 1404.406}, {"Q8_0", 746.302}};
+  for (const auto& [q, gib] : cases) {
+    const double published = gib * 1073741824.0;
+    const double computed = static_cast<double>(plan_quantization(a, q).weights_bytes);
+    CAPTURE(q, published, computed, (computed - published) / published);
+    CHECK(std::fabs(computed - published) / published < 1e-4);
   }
 }
 

@@ -218,7 +218,18 @@ nlohmann::json launch_commands(const LaunchInput& in) {
   // Ollama where it runs on the device (its CUDA, ROCm, Metal and Vulkan builds) and can realise
   // the plan; where it does not run, the caller names it in commands_left_out.
   if (in.ollama && ollama_applies(in)) {
-    // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads.
+    // Ollama: num_ctx is its context setting; num_gpu the number of layers it offloads, counted
+    // as llama.cpp's -ngl counts them, NextN blocks included. Ollama's llm/server.go
+    // (https://github.com/ollama/ollama/blob/5dbb81b72c4b61b737e4970db711f7718e4efcc6/llm/server.go)
+    // sizes a model as `totalLayers: f.KV().BlockCount() + 1` (NewLlamaServer): the GGUF's
+    // block_count, which llama.cpp's converter writes as num_hidden_layers + num_nextn_predict_layers
+    // (GLM-4.5-Air: 47), plus the output layer; assignLayers caps the request at that length
+    // (`requestedLayers = min(len(layers), requestedLayers)`) and hands out layers from the last
+    // one down. The llama.cpp runner then loads with n_gpu_layers = the number of layers assigned
+    // (runner/llamarunner/runner.go, load: `numGPU += len(layers.Layers)`), and Ollama's own
+    // engine places blocks by the same block_count (ml/backend/ggml/ggml.go:
+    // `blocks := int(meta.KV().BlockCount())`). So num_gpu takes the same value as -ngl, capped at
+    // block_count + 1.
     std::ostringstream mf;
     if (const GgufRepo* g = find_repo(in)) mf << "FROM hf.co/" << g->repo << ":" << in.quant << "\n";
     else mf << "FROM ./" << file_name(in) << "\n";
