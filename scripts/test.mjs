@@ -59,8 +59,12 @@ run('wasm module and CLI (node --test)', process.execPath, ['--test', '--test-re
 run('include graph of core/ (scripts/check-includes.mjs)', process.execPath, ['scripts/check-includes.mjs'],
   (out) => (/check-includes: no cycle, no include up the layer order/.test(out) ? { passed: 1, failed: 0 } : { passed: 0, failed: 1 }));
 run('type check (tsc --checkJs over web/ and tests/js)', process.execPath, ['scripts/typecheck.mjs'], nodeCounts);
+// Two test files at a time: one file's Chromium left part of the two cores idle (its waits, its
+// single-threaded steps), which the niced sanitizer chain filled while it ran; on the clean clone
+// of 2026-12-07 the chain ended 583 s before the page level, which ran those 583 s one file at a
+// time. Each file has its own server and browser on ports of their own.
 run('page in Chromium (Playwright)', process.execPath,
-  ['--test', '--test-reporter=tap', '--test-concurrency=1', ...files('tests/web')], nodeCounts);
+  ['--test', '--test-reporter=tap', '--test-concurrency=2', ...files('tests/web')], nodeCounts);
 
 
 // The sanitizer chain: wait for it, print its output, count its two levels.
