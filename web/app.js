@@ -17,7 +17,7 @@ import { copyLink, initShare, unpackConfig } from './share.js';
 import { defineSnapshot, isSavedCopy, writeSnapshot } from './snapshot.js';
 import { appPath, defaultOf, pageFor, queryFor, readUrl, setPages, state, urlFor, writeUrl } from './state.js';
 import * as store from './store.js';
-import { renderAccuracy } from './views/accuracy.js';
+import { redrawAccuracyChart, renderAccuracy } from './views/accuracy.js';
 import { devicePageMeta, renderDevice } from './views/device.js';
 import { clearExtras, hwName, renderExtras, renderMain } from './views/main.js';
 import { renderModel } from './views/model.js';
@@ -453,6 +453,12 @@ function onNav(e) {
   byId('content').focus?.();
 }
 
+/** Charts take their colours from the theme when drawn: redraw the views that have them. */
+function redrawForTheme() {
+  if (state.view === 'main') update(false);
+  else if (state.view === 'accuracy') redrawAccuracyChart();
+}
+
 function setTheme(/** @type {string | null} */ theme) {
   const root = document.documentElement;
   if (theme) root.dataset.theme = theme; else delete root.dataset.theme;
@@ -538,7 +544,15 @@ async function init() {
     const next = dark ? 'light' : 'dark';
     setTheme(next);
     try { localStorage.setItem('willitfit.theme', next); } catch { /* storage off */ }
-    if (state.view === 'main') update(false);   // charts take their colours from the theme
+    redrawForTheme();
+  });
+  // The system's theme changing while the page is open (an OS that turns dark at sunset): with no
+  // theme chosen on the page, the button's state and the charts follow it (a chart draws in the
+  // colours of the theme it was drawn in: a black line stayed black on the dark panel).
+  matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    if (document.documentElement.dataset.theme) return;
+    setTheme(null);
+    redrawForTheme();
   });
   document.addEventListener('click', onNav);
   window.addEventListener('popstate', () => { readUrl(); applyLang(); update(false); });

@@ -99,3 +99,44 @@ test('dark theme (fr): every chart\'s lines and marks stand out from the panel a
   assert.deepEqual(marks.filter((x) => !(x.ratio >= 3)), []);
   await page.context().close();
 });
+
+/**
+ * Poll until every legend mark in `sel` stands out from its panel at 3:1 or more, or time out; the
+ * marks as last read. @param {any} page @param {string} sel
+ */
+async function marksReadable(page, sel) {
+  /** @type {{label: string, color: string, ratio: number}[]} */
+  let marks = [];
+  for (let i = 0; i < 40; i++) {
+    marks = await page.evaluate(legendContrast, sel);
+    if (marks.length >= 2 && marks.every((x) => x.ratio >= 3)) break;
+    await page.waitForTimeout(250);
+  }
+  return marks;
+}
+
+test('the theme changing while a page is open (the system\'s, or the button on the accuracy page): the charts are drawn again in its colours', async () => {
+  const page = await env.page({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&lang=es`);
+  await page.waitForSelector('#chart .u-legend .u-series', { state: 'attached' });
+  assert.equal(await page.getAttribute('#theme', 'aria-pressed'), 'false');
+  // An OS that turns dark at sunset: no theme was chosen on the page, so the page follows it.
+  await page.emulateMedia({ colorScheme: 'dark' });
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(19, 20, 22)', 'the dark theme is on');
+  const memory = await marksReadable(page, '#chart');
+  assert.ok(memory.length >= 3, JSON.stringify(memory));
+  assert.deepEqual(memory.filter((x) => !(x.ratio >= 3)), [], 'the memory chart\'s lines after the system turned dark');
+  assert.equal(await page.getAttribute('#theme', 'aria-pressed'), 'true', 'the theme button says the dark theme is on');
+
+  // The accuracy page, switched with its button: the plot is drawn again, the table stays.
+  await page.emulateMedia({ colorScheme: 'light' });
+  await open(page, `${env.url}?view=accuracy&lang=es`);
+  await page.waitForSelector('#acc-chart .u-legend .u-series', { state: 'attached' });
+  const rows = await page.$$eval('#acc-body tr', (xs) => xs.length);
+  await page.click('#theme');
+  assert.equal(await page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(19, 20, 22)', 'the button turned the dark theme on');
+  const acc = await marksReadable(page, '#acc-chart');
+  assert.deepEqual(acc.filter((x) => !(x.ratio >= 3)), [], 'the accuracy plot after the button');
+  assert.equal(await page.$$eval('#acc-body tr', (xs) => xs.length), rows, 'the accuracy tables are as they were');
+  await page.context().close();
+});

@@ -342,10 +342,22 @@ export async function renderAccuracy(alive) {
   const groups = Object.entries(by).map(([k, pts]) => ({
     label: /** @type {any} */ (label)[k] || k, color: /** @type {any} */ (color)[k] || '--muted', points: pts,
   }));
-  await scatterChart(byId('acc-chart'), {
+  lastPlot = {
     groups, band: Number(rep.band_pct) / 100, xLabel: T('acc_measured_axis'), yLabel: T('acc_predicted_axis'),
     fmt: (v) => num(v, state.lang, Number.isInteger(v) ? 0 : 1), lineLabel: T('acc_line'), bandLabel: T('acc_band', { band: bandText(rep) }),
-  });
+  };
+  await scatterChart(byId('acc-chart'), lastPlot);
+}
+
+/** @type {Parameters<typeof scatterChart>[1] | null} the plot as last drawn */
+let lastPlot = null;
+
+/**
+ * Draw the plot again in the colours of the theme now on (the table, its sort and filters stay).
+ */
+export async function redrawAccuracyChart() {
+  const el = document.getElementById('acc-chart');
+  if (lastPlot && el) await scatterChart(el, lastPlot);
 }
 
 /**
