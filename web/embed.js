@@ -13,6 +13,17 @@ for (const [param, attr] of Object.entries(map)) {
   if (v !== null) card.setAttribute(attr, v.slice(0, 200));
 }
 
+// The frame's own document follows its card: the language the card is written in (English where
+// the asked one has no strings) and a title naming the setup once it is drawn, for a reader who
+// opens the frame on its own and for a screen reader announcing the frame's document.
+const follow = () => {
+  document.documentElement.lang = card.dataset.langFallback ? 'en' : (card.getAttribute('lang') || 'en');
+  const title = card.shadowRoot?.querySelector('.title')?.textContent?.trim();
+  if (title && !('loading' in card.dataset)) document.title = `${title} — willitfit`;
+};
+new MutationObserver(follow).observe(card, { attributes: true, attributeFilter: ['lang', 'data-verdict', 'data-loading', 'data-lang-fallback'] });
+follow();
+
 let last = 0;
 const report = () => {
   const h = Math.ceil(document.documentElement.getBoundingClientRect().height);

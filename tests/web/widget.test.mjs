@@ -229,5 +229,14 @@ test('until its first estimate the card says it is loading in its own language, 
   await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict);
   assert.equal(await page.evaluate(() => document.getElementById('card').hasAttribute('data-loading')), false);
   assert.doesNotMatch(await page.evaluate(() => document.getElementById('card').shadowRoot.querySelector('.title').textContent), /Chargement/);
+  // The frame's document is French too, and its title names the setup the card names.
+  const doc = await page.evaluate(() => ({ lang: document.documentElement.lang, title: document.title, card: document.getElementById('card').shadowRoot.querySelector('.title').textContent }));
+  assert.equal(doc.lang, 'fr');
+  assert.equal(doc.title, `${doc.card.trim()} — willitfit`);
+  assert.match(doc.title, /GLM-4\.5 Air/);
+  // A language without strings: the card and its document are English.
+  await page.goto(`${env.url}embed.html?model=zai-org/GLM-4.5-Air&hw=nvidia-rtx-4090&quant=Q4_K_M&lang=xx`);
+  await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict);
+  assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
   assert.deepEqual(page.problems, []);
 });
