@@ -404,7 +404,7 @@ function specSection(s) {
   const times = (/** @type {number} */ x) => `×${num(x, L, 2)}`;
   const span = (/** @type {number[]} */ r) => range(`×${num(r[0], L, 2)}`, num(r[1], L, 2));
   const src = (/** @type {any} */ r) => (r.source && /^https?:\/\//.test(r.source)
-    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: 'src' }, r.date || shortUrl(r.source)) : '—');
+    ? h('a', { href: r.source, rel: 'noopener noreferrer', target: '_blank', title: r.source, class: r.date ? 'src date' : 'src' }, r.date || slashBreaks(shortUrl(r.source))) : '—');
   const rows = s.rows.filter((/** @type {any} */ r) => typeof r.speedup === 'number' || Array.isArray(r.speedup_range));
   const fit = rows.filter((/** @type {any} */ r) => r.split === 'fitted').length;
   const acceptance = (/** @type {any} */ r) => (typeof r.acceptance_rate === 'number' ? p0(100 * r.acceptance_rate)
