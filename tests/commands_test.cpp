@@ -253,17 +253,18 @@ TEST_CASE("Ollama's num_gpu counts GLM-4.5-Air's NextN block as llama.cpp's -ngl
   CHECK(num_gpu(full) == 48);
   CHECK(ngl(full) == 48);
 
-  // Part on a 24 GB card, experts not split off (Ollama has no --n-cpu-moe): the GPU holds the top
-  // decoder layers; num_gpu and -ngl both add the NextN block above them.
+  // Part on a 24 GB card, experts not split off (Ollama has no --n-cpu-moe): the GPU holds the
+  // output and the top decoder layers; num_gpu and -ngl both count the output and the NextN block
+  // between them (Ollama's assignLayers hands out layers from the output down, as llama.cpp does).
   const json part = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
                               {"ram_gib", 128}, {"context", 8192}, {"ngl", 20}, {"n_cpu_moe", 0}});
   REQUIRE_FALSE(part.contains("error"));
   const auto& devs = part["memory"]["devices"];
   REQUIRE(devs.size() == 1);
-  CHECK_FALSE(devs[0]["has_output"].get<bool>());
+  CHECK(devs[0]["has_output"].get<bool>());
   CHECK(num_gpu(part) == 20);
   CHECK(ngl(part) == 20);
-  CHECK(num_gpu(part) == devs[0]["n_layers"].get<int>() + 1);
+  CHECK(num_gpu(part) == devs[0]["n_layers"].get<int>() + 2);
 }
 
 TEST_CASE("a published GGUF repo for the quant becomes -hf repo:quant", "[commands]") {

@@ -99,8 +99,10 @@ TEST_CASE("the plan's totals: accelerators plus system RAM, and what it holds be
     // in RAM, at most that plus the GPU's expert buffer and a few hundred MiB of CPU buffers.
     CHECK(over >= static_cast<std::int64_t>(u(r["memory"]["host_weights_bytes"])));
     CHECK(over <= static_cast<std::int64_t>(u(r["memory"]["host_weights_bytes"]) + op + (512ull << 20)));
+    // -ngl counts the output, which goes to the GPU first (llama.cpp PR 18148), and no NextN block
+    // here (dense Llama files have none).
     const int n_layer = p["n_layer"].get<int>(), ngl = p["ngl"].get<int>();
-    CHECK(p["cpu_layers"].get<int>() == std::max(0, n_layer - ngl));
+    CHECK(p["cpu_layers"].get<int>() == (ngl > 0 ? std::max(0, n_layer + 1 - ngl) : n_layer));
   }
 }
 
@@ -158,13 +160,16 @@ TEST_CASE("layers go to the first device whose cumulative split exceeds their po
   CHECK(p.devices[2].has_output);
 }
 
-TEST_CASE("llama.cpp's fixed rules: embeddings on the CPU, output on the GPU only past n_layer", "[placement]") {
+TEST_CASE("llama.cpp's fixed rules: embeddings on the CPU, the output the first layer -ngl offloads", "[placement]") {
   Fixture f("meta-llama/Llama-3.1-8B-Instruct", "Q4_K_M", "nvidia-rtx-4090", 1);
-  std::uint64_t embd = 0, output = 0;
+  std::uint64_t embd = 0, output = 0, output_norm = 0, layer0_largest = 0;
   for (const auto& t : f.plan.tensors) {
     if (t.role == TensorRole::TokenEmbd) embd = t.bytes;
     if (t.role == TensorRole::Output) output = t.bytes;
+    if (t.layer < 0 && t.role == TensorRole::Norm) output_norm = t.bytes;
+    if (t.layer == 0) layer0_largest = std::max(layer0_largest, t.bytes);
   }
+  REQUIRE(output_norm == 4 * 4096);  // f32
   PlacementSettings s;
   const Placement all = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
   CHECK(all.full_offload);
@@ -172,18 +177,35 @@ TEST_CASE("llama.cpp's fixed rules: embeddings on the CPU, output on the GPU onl
   CHECK(all.devices[0].weights_bytes + all.host.weights_bytes == f.loaded_weights());
   CHECK(all.devices[0].op_offload_bytes == 0);
 
-  s.ngl = 32;  // = n_layer: the output stays on the CPU
-  const Placement no_out = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
-  CHECK_FALSE(no_out.devices[0].has_output);
-  CHECK(no_out.host.weights_bytes == embd + output + 4 * 4096);  // + output_norm (f32)
-  CHECK(no_out.devices[0].op_offload_bytes == output);  // the largest CPU weight, copied for prompts
+  s.ngl = 32;  // = n_layer: the output and layers 1..31 on the GPU, layer 0 with its KV in RAM
+  const Placement one_off = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK(one_off.devices[0].has_output);
+  CHECK_FALSE(one_off.host.has_output);
+  CHECK(one_off.layer_device[0] == -1);
+  CHECK(one_off.layer_device[1] == 0);
+  CHECK(one_off.devices[0].n_layers == 31);
+  CHECK(one_off.host.kv_bytes == f.kv.per_layer[0]);
+  CHECK(one_off.devices[0].op_offload_bytes == layer0_largest);  // the largest CPU weight, copied for prompts
 
-  s.ngl = 20;  // layers 0..11 stay on the CPU with their KV
+  s.ngl = 1;  // the output alone
+  const Placement out_only = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK(out_only.devices[0].has_output);
+  CHECK(out_only.devices[0].n_layers == 0);
+  CHECK(out_only.devices[0].weights_bytes == output + output_norm);
+  CHECK(out_only.devices[0].kv_bytes == 0);
+
+  s.ngl = 0;  // nothing on the GPU
+  const Placement none = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
+  CHECK(none.host.has_output);
+  CHECK(none.devices[0].weights_bytes == 0);
+  CHECK(none.host.weights_bytes == f.loaded_weights());
+
+  s.ngl = 20;  // the output and layers 13..31; layers 0..12 stay on the CPU with their KV
   const Placement part = place_llamacpp(f.a, f.plan, f.kv, f.kvo, f.gpus, 64, s);
-  CHECK(part.layer_device[11] == -1);
-  CHECK(part.layer_device[12] == 0);
-  CHECK(part.host.kv_bytes == 12 * f.kv.per_layer[0]);
-  CHECK(part.devices[0].kv_bytes == 20 * f.kv.per_layer[0]);
+  CHECK(part.layer_device[12] == -1);
+  CHECK(part.layer_device[13] == 0);
+  CHECK(part.host.kv_bytes == 13 * f.kv.per_layer[0]);
+  CHECK(part.devices[0].kv_bytes == 19 * f.kv.per_layer[0]);
   CHECK(part.devices[0].weights_bytes + part.host.weights_bytes == f.loaded_weights());
   CHECK(part.ram_no_mmap_bytes == part.ram_mmap_bytes + part.page_cache_bytes);
 }
@@ -296,13 +318,13 @@ TEST_CASE("a per-device tag never says fits where the headline says tight", "[pl
 
 
 namespace {
-// llama.cpp's layer assignment for a -ngl and -ts over the file's blocks (llama_model::load_tensors,
-// https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp, in the counting the core
-// models: i_gpu_start = block_count - ngl, act = min(ngl, block_count + 1), a block at position
-// k = il - i_gpu_start goes to the first device whose cumulative share exceeds k / act); -1 = CPU.
-// Index block_count is the output layer.
+// llama.cpp's layer assignment for a -ngl and -ts over the file's blocks (llama_model_base::load_tensors,
+// https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp, since PR 18148:
+// i_gpu_start = max(n_layer_all + 1 - ngl, 0) with n_layer_all = block_count, act = min(ngl,
+// block_count + 1), a block at position k = il - i_gpu_start goes to the first device whose
+// cumulative share exceeds k / act); -1 = CPU. Index block_count is the output layer.
 std::vector<int> llamacpp_blocks(int block_count, int ngl, const std::vector<double>& ts) {
-  const int start = std::max(block_count - ngl, 0), act = std::min(ngl, block_count + 1);
+  const int start = std::max(block_count + 1 - ngl, 0), act = std::min(ngl, block_count + 1);
   // In float, as llama.cpp keeps its split points (a share of 71/80 must compare equal).
   std::vector<float> cum;
   float sum = 0;
@@ -376,14 +398,15 @@ TEST_CASE("-ngl and -ts count a GLM file's NextN block, so llama.cpp places the 
     if (r["placement"]["full_offload"].get<bool>()) CHECK(ngl == blocks + 1);
   }
 
-  // A -ngl as a person types it: 30 of GLM-4.5-Air's 47 blocks on the GPU are the NextN block and 29
-  // decoder layers (the output stays in RAM), and the plan reports the same 30.
+  // A -ngl as a person types it: 30 of GLM-4.5-Air's 48 layers (47 blocks and the output) on the
+  // GPU are the output, the NextN block and 28 decoder layers, and the plan reports the same 30.
   const json typed = estimate({{"model", "zai-org/GLM-4.5-Air"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h100-sxm"},
                                {"ram_gib", 128}, {"context", 16384}, {"ngl", 30}});
   REQUIRE_FALSE(typed.contains("error"));
   CHECK(typed["placement"]["ngl"] == 30);
-  CHECK(typed["memory"]["devices"][0]["n_layers"] == 29);
-  CHECK(typed["memory"]["devices"][0]["first_layer"] == 46 - 29);
+  CHECK(typed["memory"]["devices"][0]["has_output"] == true);
+  CHECK(typed["memory"]["devices"][0]["n_layers"] == 28);
+  CHECK(typed["memory"]["devices"][0]["first_layer"] == 46 - 28);
   CHECK(typed["commands"]["llama_server"].get<std::string>().find(" -ngl 30 ") != std::string::npos);
 
   // No NextN block in the file (Qwen3-30B-A3B): everything is n_layer + 1, as before.
@@ -392,8 +415,62 @@ TEST_CASE("-ngl and -ts count a GLM file's NextN block, so llama.cpp places the 
   CHECK(plain["placement"]["ngl"] == plain["placement"]["n_layer"].get<int>() + 1);
   CHECK(ngl_flag(10, 0) == 10);
   CHECK(ngl_from_flag(-1, 1) == -1);
-  CHECK(ngl_from_flag(1, 1) == 0);
+  CHECK(ngl_from_flag(1, 1) == 1);  // the output alone
+  CHECK(ngl_from_flag(2, 1) == 1);  // the output and the NextN block, no decoder layer
+  CHECK(ngl_from_flag(3, 1) == 2);
   CHECK(ngl_flag(0, 1) == 0);
+}
+
+// Issue 19: which layers a -ngl below everything offloads. llama.cpp counts the output layer as
+// the last of n_layer_all + 1 and offloads from the top, so -ngl k holds the output and the last
+// k - 1 blocks (ggml-org/llama.cpp PR 18148). Every typed -ngl of a dense file and of a file with
+// a NextN block, on one and on three GPUs with a -ts, placed by the core and replayed through
+// llama.cpp's own loop over the file's blocks with the -ngl the estimate prints back: the same
+// device for every decoder layer and the output. The printed flag is the one typed, except that
+// on a file with NextN blocks every flag from 1 to 1 + n_mtp holds the output alone (the blocks
+// between hold nothing), which the estimate prints as 1 + n_mtp.
+TEST_CASE("a typed -ngl puts the output and the last blocks where llama.cpp's load_tensors puts them", "[placement]") {
+  struct Case { const char* model; int count; const char* ts; };
+  const Case c = GENERATE(Case{"meta-llama/Llama-3.1-8B-Instruct", 1, ""}, Case{"meta-llama/Llama-3.1-8B-Instruct", 3, "1,2,1"},
+                          Case{"zai-org/GLM-4.5-Air", 1, ""}, Case{"zai-org/GLM-4.5-Air", 3, "5,2,3"});
+  const Architecture& a = cat().find_model(c.model)->arch;
+  const int n_main = static_cast<int>(a.n_layer_main()), blocks = static_cast<int>(a.n_layer_all());
+  const int n_mtp = blocks - n_main;
+  std::vector<double> ts{1};
+  if (c.count > 1) ts = {c.ts[0] - '0' + 0.0, c.ts[2] - '0' + 0.0, c.ts[4] - '0' + 0.0};
+  for (const int flag : {0, 1, 2, 3, blocks / 2, blocks - 1, blocks, blocks + 1}) {
+    CAPTURE(c.model, c.count, flag);
+    json q = {{"model", c.model}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h200-sxm"}, {"count", c.count},
+              {"ram_gib", 512}, {"context", 4096}, {"ngl", flag}, {"n_cpu_moe", 0}};
+    if (c.count > 1) q["tensor_split"] = ts;
+    const json r = estimate(q);
+    REQUIRE_FALSE(r.contains("error"));
+    const int shown = flag >= 1 && flag <= 1 + n_mtp ? 1 + n_mtp : flag;
+    CHECK(r["placement"]["ngl"] == shown);
+    CHECK(ngl_flag(ngl_from_flag(flag, n_mtp), n_mtp) == shown);
+    const std::vector<int> want = llamacpp_blocks(blocks, shown, ts);
+    if (c.count == 1) {  // typed or printed, on one device: the same decoder layers and output
+      const std::vector<int> typed = llamacpp_blocks(blocks, flag, ts);
+      for (int il = 0; il < n_main; ++il) CHECK(typed[static_cast<std::size_t>(il)] == want[static_cast<std::size_t>(il)]);
+      CHECK(typed[static_cast<std::size_t>(blocks)] == want[static_cast<std::size_t>(blocks)]);
+    }
+    std::vector<int> got(static_cast<std::size_t>(n_main + 1), -1);
+    for (std::size_t d = 0; d < r["memory"]["devices"].size(); ++d) {
+      const json& L = r["memory"]["devices"][d];
+      for (int i = 0; i < L["n_layers"].get<int>(); ++i) got[static_cast<std::size_t>(L["first_layer"].get<int>() + i)] = static_cast<int>(d);
+      if (L["has_output"].get<bool>()) got[static_cast<std::size_t>(n_main)] = static_cast<int>(d);
+    }
+    CHECK(r["memory"]["host"]["has_output"].get<bool>() == (flag == 0));
+    for (int il = 0; il < n_main; ++il) {
+      CAPTURE(il);
+      CHECK(got[static_cast<std::size_t>(il)] == want[static_cast<std::size_t>(il)]);
+    }
+    CHECK(got[static_cast<std::size_t>(n_main)] == want[static_cast<std::size_t>(blocks)]);  // the output
+    // Decoder layers on the GPUs: the flag less the output and the NextN blocks above them.
+    int on_gpu = 0;
+    for (int il = 0; il < n_main; ++il) on_gpu += got[static_cast<std::size_t>(il)] >= 0 ? 1 : 0;
+    CHECK(on_gpu == std::clamp(flag - 1 - n_mtp, 0, n_main));
+  }
 }
 
 }  // namespace placement_test_cases

@@ -249,6 +249,57 @@ TEST_CASE("a GPU without tensor cores prefills at its dp4a or FP32 rate, by back
   CHECK_THAT(r.flops_s, WithinRel(peak * 1e12, 1e-12));
 }
 
+// Issue 19 (accuracy outliers): an AMD GPU without matrix cores (Vega 20, gfx906: Instinct MI50
+// and MI60) runs llama.cpp's ROCm MMQ kernels on v_dot4_i32_i8 at its INT8 rate, not its packed
+// FP16 rate; dp4a kernels of every backend share one efficiency factor (speed.json peak_kind_eff).
+TEST_CASE("a gfx906 GPU prefills quantized weights at its dp4a INT8 rate under ROCm, F16 weights and other targets as before", "[speed]") {
+  Device d = ideal_gpu();
+  d.vendor = "AMD";
+  d.backend = "rocm";
+  d.fp16_tflops = 26.8;
+  d.int8_tops = 53.6;
+  SpeedCoefficients k;
+  k.backends["rocm"] = BackendSpeed{1.0, 0.0, 1.0, true};
+  k.backends["vulkan"] = k.backends["rocm"];
+  k.peak_kind_eff["dp4a_int8"] = 0.5;
+  auto [gfx, backend, family, peak, kind, share] = GENERATE(table<const char*, const char*, const char*, double, const char*, double>({
+      {"gfx906", "rocm", "legacy", 53.6, "dp4a_int8", 0.5},
+      {"gfx906", "rocm", "kquant", 53.6, "dp4a_int8", 0.5},
+      {"gfx906", "rocm", "f16", 26.8, "tensor", 1.0},     // F16 weights: hipBLAS at the packed FP16 rate
+      {"gfx906", "vulkan", "legacy", 26.8, "tensor", 1.0}, // the rule is ROCm's MMQ path
+      {"gfx908", "rocm", "legacy", 26.8, "tensor", 1.0},  // CDNA1: matrix cores (MFMA)
+      {"", "rocm", "legacy", 26.8, "tensor", 1.0},        // target not stated: as stated
+  }));
+  CAPTURE(gfx, backend, family);
+  d.facts = nlohmann::json::object();
+  if (*gfx) d.facts["amd_gfx_target"] = gfx;
+  const DeviceRates r = device_rates(d, backend, family, k);
+  CHECK_THAT(r.peak_tflops, WithinRel(peak, 1e-12));
+  CHECK(r.peak_kind == kind);
+  CHECK_THAT(r.flops_s, WithinRel(peak * 1e12 * share, 1e-12));
+}
+
+TEST_CASE("the catalog's MI50 and MI60 are gfx906 parts, and the shipped fit has a dp4a factor below the tensor kernels' 1", "[speed]") {
+  const SpeedCoefficients k = speed_coefficients(cat());
+  REQUIRE(k.peak_kind_eff.count("dp4a_int8") == 1);
+  const double f = k.peak_kind_eff.at("dp4a_int8");
+  CHECK(f > 0.3);
+  CHECK(f < 1.0);
+  for (const char* id : {"amd-mi50-32gb", "amd-mi60"}) {
+    CAPTURE(id);
+    const Device* d = cat().find_device(id);
+    REQUIRE(d != nullptr);
+    CHECK(d->facts.value("amd_gfx_target", "") == "gfx906");
+    const DeviceRates r = device_rates(*d, "rocm", "legacy", k);
+    CHECK(r.peak_kind == "dp4a_int8");
+    CHECK_THAT(r.peak_tflops, WithinRel(d->int8_tops, 1e-12));
+    CHECK_THAT(r.peak_tflops, WithinRel(2 * d->fp16_tflops, 0.01));  // v_dot4 at twice packed FP16
+  }
+  // The coefficients round-trip through speed.json's form.
+  const SpeedCoefficients back = speed_coefficients_from_json(speed_coefficients_to_json(k), "speed.json");
+  CHECK(back.peak_kind_eff == k.peak_kind_eff);
+}
+
 TEST_CASE("the Tesla P40 and M40 prefill a Q4_0 7B from their own dp4a and FP32 rates, not a tensor rate", "[speed]") {
   // The catalog entries state the rates the speed model reads: a P40's quantized prefill runs on
   // dp4a (4x FP32), an M40's (no dp4a) on FP32, so the P40 prefills about 4x/1.68 faster per FLOP.
@@ -262,7 +313,11 @@ TEST_CASE("the Tesla P40 and M40 prefill a Q4_0 7B from their own dp4a and FP32 
   CHECK(rm.peak_kind == "fp32");
   CHECK_THAT(rp.peak_tflops, WithinRel(p40->int8_tops, 1e-12));
   CHECK_THAT(rm.peak_tflops, WithinRel(m40->fp32_tflops, 1e-12));
-  CHECK_THAT(rp.flops_s / rm.flops_s, WithinRel(p40->int8_tops / m40->fp32_tflops, 1e-9));
+  // Both on CUDA, so only the rates and the dp4a kernels' own share (speed.json peak_kind_eff;
+  // FP32 GEMMs have none) set them apart.
+  const double dp4a_share = k.peak_kind_eff.count("dp4a_int8") ? k.peak_kind_eff.at("dp4a_int8") : 1.0;
+  CHECK(k.peak_kind_eff.count("fp32") == 0);
+  CHECK_THAT(rp.flops_s / rm.flops_s, WithinRel(p40->int8_tops / m40->fp32_tflops * dp4a_share, 1e-9));
   // The estimate document names which rate it used.
   const json est = json::parse(api_estimate(cat(), json{{"model", "meta-llama/Meta-Llama-3-8B"}, {"quant", "Q4_0"},
                                                         {"hardware", "nvidia-tesla-p40"}, {"context", 4096}}.dump()));

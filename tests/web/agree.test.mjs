@@ -26,7 +26,7 @@ test('the offload plan, its flags and the per-device table give one set of figur
   const li = await page.$eval('#plan li[data-layers]', (e) => ({ text: e.textContent, layers: e.dataset.layers, output: e.dataset.output }));
   assert.equal(Number(li.layers), gpu.n_layers);
   assert.equal(li.output, 'true');
-  assert.match(li.text, new RegExp(`all ${gpu.n_layers} layers and the output layer`));
+  assert.match(li.text, new RegExp(`: ${gpu.n_layers} layers and the output layer`));
   const flags = await page.textContent('#plan code');
   assert.equal(r.mtp.layers, 1);
   assert.match(flags, new RegExp(`-ngl ${gpu.n_layers + 1 + r.mtp.layers}\\b`));
@@ -46,6 +46,28 @@ test('the offload plan, its flags and the per-device table give one set of figur
   const tags = await page.$$eval('#devices-table tbody [data-verdict]', (ts) => ts.map((t) => t.dataset.verdict));
   assert.deepEqual(tags, [gpu.verdict, r.memory.host.verdict]);
   assert.equal(tags[0], 'tight');
+  assert.deepEqual(page.problems, []);
+});
+
+// Issue 19: llama.cpp offloads the output layer first (PR 18148), so a GPU that holds only the
+// last layers of a dense model holds the output too, and the plan's -ngl is its layers plus one.
+test('a partly offloaded dense model: the GPU holds its last layers and the output, and -ngl counts both', async () => {
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&ram=64&lang=en`);
+  await page.waitForSelector('#plan:not([hidden]) li[data-layers]');
+  const r = core('estimate', { model: 'meta-llama/Llama-3.3-70B-Instruct', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, ram_gib: 64 });
+  assert.equal(r.verdict, 'offload');
+  const gpu = r.memory.devices[0];
+  assert.ok(gpu.n_layers > 0 && gpu.n_layers < r.placement.n_layer, JSON.stringify(gpu));
+  assert.equal(gpu.has_output, true);
+  assert.equal(gpu.first_layer + gpu.n_layers, r.placement.n_layer);  // the last layers
+  const li = await page.$eval('#plan li[data-layers]', (e) => ({ text: e.textContent, layers: e.dataset.layers, output: e.dataset.output }));
+  assert.equal(Number(li.layers), gpu.n_layers);
+  assert.equal(li.output, 'true');
+  assert.match(li.text, new RegExp(`: ${gpu.n_layers} layers and the output layer`));
+  assert.doesNotMatch(li.text, /\ball\b/);
+  assert.equal(r.placement.ngl, gpu.n_layers + 1);
+  assert.match(await page.textContent('#plan code'), new RegExp(`-ngl ${gpu.n_layers + 1}\\b`));
   assert.deepEqual(page.problems, []);
 });
 

@@ -612,9 +612,9 @@ function renderPlan(r, kw) {
   if (!show) return;
   const flags = [`-ngl ${p.ngl}`, p.n_cpu_moe > 0 ? `--n-cpu-moe ${p.n_cpu_moe}` : ''].filter(Boolean).join(' ');
   // A GPU that holds the output layer too says so: -ngl counts it as one layer more than the
-  // model's repeating layers (llama.cpp llama-model.cpp: the output goes to a GPU only when
-  // n_gpu_layers > n_layer), so "-ngl 47" and "46 layers" name the same plan (the core's -ngl also
-  // counts a GLM file's NextN block, which holds no weights: "-ngl 48" for GLM-4.5-Air's 46).
+  // repeating layers it offloads (llama.cpp's llama-model.cpp offloads the output first, PR 18148),
+  // so "-ngl 47" and "46 layers" name the same plan (the core's -ngl also counts a GLM file's
+  // NextN block, which holds no weights: "-ngl 48" for GLM-4.5-Air's 46).
   const items = (r.memory.devices || []).map((/** @type {any} */ d) => h('li', { dataset: { layers: String(d.n_layers), output: String(!!d.has_output) } }, T(d.has_output ? 'plan_gpu_output' : 'plan_gpu', {
     name: d.id ? shownName(d, L) : d.name, layers: num(d.n_layers, L), total: gib(d.total_bytes, L), usable: gib(d.usable_bytes, L),
   })));

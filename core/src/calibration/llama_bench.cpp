@@ -294,13 +294,15 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
   if (from_priors) {
     for (auto& [id, b] : k.backends) b = BackendSpeed{};
     k.flop_class.clear();
+    k.peak_kind_eff.clear();
   }
-  std::map<std::string, int> seen, seen_moe, seen_class, seen_linear;
+  std::map<std::string, int> seen, seen_moe, seen_class, seen_linear, seen_peak;
   for (const BenchCase* c : cases) {
     if (c->work.linear_layers > 0) seen_linear[c->kind]++;
     seen[c->backend + "/" + c->kind]++;
     if (c->kind == "pp" && c->work.expert_share > 0) seen_moe[c->backend]++;
     if (c->kind == "pp") seen_class[class_key(*c)]++;
+    if (c->kind == "pp") seen_peak[c->basis.peak_kind]++;
   }
   auto loss = [&](const std::string& kind) {
     double s = 0;
@@ -343,6 +345,15 @@ SpeedCoefficients fit_core(const std::vector<const BenchCase*>& cases, const Spe
     if (n < 2 || biggest[b].first == key) continue;
     k.flop_class[key] = 1.0;
     params.push_back({&k.flop_class[key], 0.1, 10.0, "pp"});
+  }
+  // A factor per kind of arithmetic other than the tensor units' (DeviceRates::peak_kind), shared
+  // by every backend, once at least 2 prefill rows run on it; a kind no row has is dropped.
+  for (auto it = k.peak_kind_eff.begin(); it != k.peak_kind_eff.end();)
+    it = seen_peak[it->first] >= 2 ? std::next(it) : k.peak_kind_eff.erase(it);
+  for (const auto& [kind, n] : seen_peak) {
+    if (kind == "tensor" || n < 2) continue;
+    if (!k.peak_kind_eff.count(kind)) k.peak_kind_eff[kind] = 1.0;
+    params.push_back({&k.peak_kind_eff[kind], 0.1, 10.0, "pp"});
   }
   for (const char* f : {"f16", "kquant", "mxfp4"}) params.push_back({&k.decode_quant[f], 0.3, 2.0, "tg"});
   k.decode_quant["legacy"] = 1.0;

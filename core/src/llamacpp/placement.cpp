@@ -18,6 +18,15 @@ constexpr std::uint64_t kSchedMaxCopies = 4;
 // llama.cpp's default --fit target margin per device (see auto_place).
 constexpr std::uint64_t kFitTargetBytes = 1024 * kMiB;
 
+// The first layer -ngl puts on a GPU, the output layer (index n_layer) counted among the ngl:
+// llama_model_base::load_tensors has `i_gpu_start = max(n_layer_all + 1 - n_gpu_layers, 0)` since
+// ggml-org/llama.cpp PR 18148 ("llama: offload output layer to GPU first", opened 2025-12-17, merged;
+// https://github.com/ggml-org/llama.cpp/pull/18148; src/llama-model.cpp,
+// https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp). Before it the start
+// was n_layer - n_gpu_layers and the output went last, only when n_gpu_layers > n_layer. So -ngl 1
+// is the output alone, -ngl k the output and the last k - 1 blocks; -ngl 0 keeps all on the CPU.
+int gpu_start(int n_layer, int ngl) { return std::max(n_layer + 1 - ngl, 0); }
+
 bool is_mtp_layer(const Architecture& a, int layer) {
   return layer >= 0 && static_cast<std::size_t>(layer) < a.layers.size() &&
          a.layers[static_cast<std::size_t>(layer)].is_mtp;
@@ -93,26 +102,26 @@ Placement place_unified(const Architecture& a, const TensorPlan& plan, const KvC
 }
 
 // Split shares that fill the GPUs in order, layer by layer, each up to its room after overhead,
-// compute buffer and (main GPU, partial offload) the op-offload copy: shares are layer counts,
-// so -ts reproduces exactly this assignment. Empty when the GPU layers do not fit.
+// compute buffer and (main GPU, partial offload) the op-offload copy: shares are layer counts
+// (the file's NextN blocks included, as llama.cpp counts them), so -ts reproduces exactly this
+// assignment. Empty when the GPU layers do not fit.
 std::vector<double> greedy_split(const Architecture& a, const TensorPlan& plan, const KvCache& kv,
                                  const ComputeBuffer& cb, const std::vector<PlacementDevice>& gpus,
                                  int ngl, int n_cpu_moe) {
   const int n_layer = static_cast<int>(a.n_layer_main());
-  const int i_gpu_start = std::max(n_layer - ngl, 0);
+  const int i_gpu_start = gpu_start(n_layer, ngl);
   std::vector<std::uint64_t> layer_bytes(static_cast<std::size_t>(n_layer + 1), 0);  // [n_layer] = output
   std::uint64_t largest_cpu = 0;
   for (const auto& t : plan.tensors) {
     if (is_mtp_layer(a, t.layer) || t.role == TensorRole::TokenEmbd) continue;
     const int il = t.layer < 0 ? n_layer : t.layer;
-    const bool on_cpu = il < i_gpu_start || (il == n_layer && ngl <= n_layer) ||
-                        (t.is_expert() && t.layer < n_cpu_moe);
+    const bool on_cpu = il < i_gpu_start || (t.is_expert() && t.layer < n_cpu_moe);
     if (on_cpu) largest_cpu = std::max(largest_cpu, t.bytes);
     else layer_bytes[static_cast<std::size_t>(il)] += t.bytes;
   }
   for (int il = 0; il < n_layer && static_cast<std::size_t>(il) < kv.per_layer.size(); ++il)
     layer_bytes[static_cast<std::size_t>(il)] += kv.per_layer[static_cast<std::size_t>(il)];
-  const int last = ngl > n_layer ? n_layer : n_layer - 1;
+  const int last = n_layer;  // the output is the first GPU layer (gpu_start)
   std::vector<double> counts(gpus.size(), 0.0);
   std::size_t d = 0;
   std::uint64_t used = 0;
@@ -132,6 +141,8 @@ std::vector<double> greedy_split(const Architecture& a, const TensorPlan& plan, 
     used += b;
     counts[d] += 1;
   }
+  // llama.cpp counts the NextN blocks (no bytes) just below the output: the output's device.
+  if (last >= i_gpu_start && d < gpus.size()) counts[d] += nextn_blocks(a);
   return counts;
 }
 
@@ -187,12 +198,16 @@ std::vector<double> split_fractions(const std::vector<PlacementDevice>& gpus, co
   return cum;
 }
 
-// Layer il -> device (llama_model::load_tensors): upper_bound over cumulative fractions; -1 is
-// the CPU. Fills p.layer_device and returns the device of the output layer.
-int assign_layers(const std::vector<double>& cum, int n_dev, Placement& p) {
-  const int n_layer = p.n_layer;
-  const int i_gpu_start = std::max(n_layer - p.ngl, 0);
-  const int act_gpu_layers = std::min(p.ngl, n_layer + 1);
+// Layer il -> device (llama_model_base::load_tensors): upper_bound over cumulative fractions;
+// -1 is the CPU. Positions are counted as llama.cpp counts them, over the file's blocks: the
+// n_mtp NextN blocks sit between the decoder's last layer and the output (index n_layer + n_mtp),
+// and share the split with them though they hold nothing. Fills p.layer_device and returns the
+// device of the output layer.
+int assign_layers(const std::vector<double>& cum, int n_dev, int n_mtp, Placement& p) {
+  const int n_layer = p.n_layer, n_all = n_layer + n_mtp;
+  const int flag = ngl_flag(p.ngl, n_mtp);
+  const int i_gpu_start = gpu_start(n_all, flag);
+  const int act_gpu_layers = std::min(flag, n_all + 1);
   auto gpu_of = [&](int il) -> int {
     if (il < i_gpu_start || act_gpu_layers <= 0) return -1;
     const double x = static_cast<double>(il - i_gpu_start) / act_gpu_layers;
@@ -201,7 +216,7 @@ int assign_layers(const std::vector<double>& cum, int n_dev, Placement& p) {
   };
   p.layer_device.resize(static_cast<std::size_t>(n_layer));
   for (int il = 0; il < n_layer; ++il) p.layer_device[static_cast<std::size_t>(il)] = gpu_of(il);
-  return p.ngl > n_layer ? gpu_of(n_layer) : -1;
+  return gpu_of(n_all);
 }
 
 // One empty load per GPU (its name, usable memory, overhead and share) and the host's.
@@ -344,7 +359,7 @@ Placement place_llamacpp(const Architecture& a, const TensorPlan& plan, const Kv
   p.n_cpu_moe = a.is_moe() ? std::clamp(s.n_cpu_moe, 0, n_layer) : 0;
 
   const std::vector<double> cum = split_fractions(gpus, s, p);
-  const int out_dev = assign_layers(cum, n_dev, p);
+  const int out_dev = assign_layers(cum, n_dev, nextn_blocks(a), p);
   start_loads(gpus, p);
   const CpuWeights cpu = place_tensors(a, plan, kv, out_dev, p);
   p.full_offload = !cpu.holds_layer_weights;
@@ -463,23 +478,33 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
 }
 
 // The NextN blocks sit above the decoder's in the file (blk.{n_layer_main} … blk.{block_count-1}),
-// so a -ngl over block_count puts them on the GPUs before any decoder layer: llama.cpp's
-// llama_model::load_tensors (https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp)
-// gives a layer to a GPU from i_gpu_start, counted down from hparams.n_layer, and GLM-4.5's
-// loader marks every tensor of a block at or above n_layer - nextn_predict_layers TENSOR_SKIP.
+// between the decoder and the output layer, so a -ngl over block_count puts them on the GPUs
+// after the output and before any decoder layer: llama.cpp's llama_model_base::load_tensors
+// (https://github.com/ggml-org/llama.cpp/blob/master/src/llama-model.cpp) gives a layer to a GPU
+// from i_gpu_start = n_layer_all + 1 - n_gpu_layers, where n_layer_all is the file's block_count
+// (NextN blocks included; hparams.n_layer_nextn of them), and the NextN tensors are created
+// TENSOR_SKIP unless an MTP draft loads them. So the plan's count (output + decoder layers) is
+// the flag less the NextN blocks once the flag reaches past the output.
 int nextn_blocks(const Architecture& a) { return static_cast<int>(a.n_layer_all() - a.n_layer_main()); }
 
 int ngl_flag(int ngl, int n_mtp) { return ngl > 0 ? ngl + n_mtp : ngl; }
 
-int ngl_from_flag(int flag, int n_mtp) { return flag > 0 ? std::max(0, flag - n_mtp) : flag; }
+// -ngl 1 is the output alone; the next n_mtp count the NextN blocks, then the decoder layers.
+int ngl_from_flag(int flag, int n_mtp) { return flag > 0 ? 1 + std::max(0, flag - 1 - n_mtp) : flag; }
 
 std::vector<double> split_flag(const Placement& p, int n_mtp) {
   if (n_mtp == 0 || p.devices.empty()) return p.split_shares;
   // Layer counts place exactly: llama.cpp sends the k-th GPU layer to the first device whose
   // cumulative share exceeds k / act_gpu_layers.
+  // The NextN blocks come just below the output, on its device (the last one when the output
+  // stays in RAM).
   std::vector<double> counts;
-  for (const auto& d : p.devices) counts.push_back(d.n_layers + (d.has_output ? 1 : 0));
-  counts.back() += n_mtp;
+  std::size_t out = p.devices.size() - 1;
+  for (std::size_t i = 0; i < p.devices.size(); ++i) {
+    counts.push_back(p.devices[i].n_layers + (p.devices[i].has_output ? 1 : 0));
+    if (p.devices[i].has_output) out = i;
+  }
+  counts[out] += n_mtp;
   return counts;
 }
 

@@ -268,6 +268,16 @@ DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, c
                       d.int8_tops > 0;
     b.peak_tflops = dp4a ? d.int8_tops : d.fp32_tflops;
     b.peak_kind = dp4a ? "dp4a_int8" : "fp32";
+  } else if (b.backend == "rocm" && family != "f16" && d.int8_tops > 0 && d.facts.is_object() &&
+             d.facts.value("amd_gfx_target", "") == "gfx906") {
+    // Vega 20 (Instinct MI50/MI60, Radeon VII) has neither MFMA nor WMMA, so llama.cpp's ROCm
+    // build multiplies quantized weights with its MMQ kernels (ggml/src/ggml-cuda/mmq.cu,
+    // ggml_cuda_should_use_mmq: MMQ for AMD parts that are not CDNA), whose integer dot products
+    // are v_dot4_i32_i8 (common.cuh ggml_cuda_dp4a: __builtin_amdgcn_sdot4 on __gfx906__), at the
+    // INT8 rate, twice the packed FP16 rate that fp16_tflops holds
+    // (https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/common.cuh).
+    b.peak_tflops = d.int8_tops;
+    b.peak_kind = "dp4a_int8";
   } else if (b.peak_tflops <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") &&
              d.facts["gpu_cores"].is_number()) {
     // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
@@ -295,7 +305,7 @@ DeviceRates device_rates(const DeviceRateBasis& b, const SpeedCoefficients& c) {
   r.peak_tflops = peak;
   if (peak > 0) {
     r.flops_s = peak * 1e12 * bs.flop_eff * get_or(c.prefill_quant, b.family, 1.0) *
-                get_or(c.flop_class, b.class_key, 1.0);
+                get_or(c.flop_class, b.class_key, 1.0) * get_or(c.peak_kind_eff, b.peak_kind, 1.0);
     r.moe_flops_s = r.flops_s * (bs.moe_eff > 0 ? bs.moe_eff : c.moe_prefill);
     r.attn_flops_s = r.flops_s * c.attn_eff;
     r.expert_rows_half = c.expert_rows_half;
@@ -467,6 +477,7 @@ SpeedCoefficients speed_coefficients_from_json(const nlohmann::json& doc, const 
   table("prefill_quant", c.prefill_quant);
   table("tflops_per_core", c.tflops_per_core);
   table("flop_class", c.flop_class);
+  table("peak_kind_eff", c.peak_kind_eff);
   c.moe_prefill = opt_num(doc, "moe_prefill", path, 0.01, 10).value_or(1.0);
   c.expert_rows_half = opt_num(doc, "expert_rows_half", path, 0, 4096).value_or(0);
   c.attn_eff = opt_num(doc, "attn_eff", path, 0.01, 10).value_or(1.0);
@@ -508,7 +519,7 @@ nlohmann::json speed_coefficients_to_json(const SpeedCoefficients& c) {
   for (const auto& [k, r] : c.ranges) groups[k] = {{"low", r.low}, {"high", r.high}, {"rows", r.rows}};
   return {{"backends", backends}, {"decode_quant", c.decode_quant}, {"prefill_quant", c.prefill_quant},
           {"moe_prefill", c.moe_prefill}, {"expert_rows_half", c.expert_rows_half}, {"attn_eff", c.attn_eff},
-          {"flop_class", c.flop_class}, {"host_copy_gbs", c.host_copy_gbs},
+          {"flop_class", c.flop_class}, {"peak_kind_eff", c.peak_kind_eff}, {"host_copy_gbs", c.host_copy_gbs},
           {"linear_step_layers", c.linear_step_layers}, {"linear_chunk_layers", c.linear_chunk_layers},
           {"range", {{"decode_low", c.decode_low}, {"decode_high", c.decode_high},
                      {"prefill_low", c.prefill_low}, {"prefill_high", c.prefill_high}, {"groups", groups}}},

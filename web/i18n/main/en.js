@@ -26,7 +26,7 @@ export default {
   concurrency: 'Sequences at full context', concurrency_note: 'at {0} tokens each',
   aggregate: 'Throughput, all users', aggregate_note: '{n} at once, {per} each',
   plan_nextn: '--n-gpu-layers also counts the file’s MTP layers ({n}), which hold no weights unless they draft: hence {flag}.',
-  plan_gpu_output: '{name}: all {layers} layers and the output layer (--n-gpu-layers counts it as one more), {total} of {usable}.', op_offload_col: 'Buffer for RAM weights',
+  plan_gpu_output: '{name}: {layers} layers and the output layer (--n-gpu-layers counts it as one more), {total} of {usable}.', op_offload_col: 'Buffer for RAM weights',
   plan_title: 'The offload plan', plan_gpu: '{name}: {layers} layers, {total} of {usable}.',
   plan_ram_experts: 'System RAM: the expert weights of {n} layers, {total} of {usable} usable.',
   plan_ram_layers: 'System RAM: {n} layers, {total} of {usable} usable.',

@@ -26,7 +26,7 @@ export default {
   concurrency: 'Secuencias con el contexto completo', concurrency_note: 'de {0} tokens cada una',
   aggregate: 'Rendimiento, todos los usuarios', aggregate_note: '{n} a la vez, {per} cada uno',
   plan_nextn: '--n-gpu-layers también cuenta las capas MTP del archivo ({n}), que no ocupan pesos salvo si generan borradores: de ahí {flag}.',
-  plan_gpu_output: '{name}: las {layers} capas y la capa de salida (--n-gpu-layers la cuenta como una más), {total} de {usable}.', op_offload_col: 'Búfer para pesos en RAM',
+  plan_gpu_output: '{name}: {layers} capas y la capa de salida (--n-gpu-layers la cuenta como una más), {total} de {usable}.', op_offload_col: 'Búfer para pesos en RAM',
   plan_title: 'El plan de volcado a RAM', plan_gpu: '{name}: {layers} capas, {total} de {usable}.',
   plan_ram_experts: 'RAM del sistema: los pesos de los expertos de {n} capas, {total} de {usable} utilizables.',
   plan_ram_layers: 'RAM del sistema: {n} capas, {total} de {usable} utilizables.',

@@ -26,7 +26,7 @@ export default {
   concurrency: 'Séquences au contexte complet', concurrency_note: 'de {0} jetons chacune',
   aggregate: 'Débit, tous utilisateurs', aggregate_note: '{n} à la fois, {per} chacun',
   plan_nextn: '--n-gpu-layers compte aussi les couches MTP du fichier ({n}), qui n’occupent aucun poids sauf pour rédiger des brouillons\u00a0: d’où {flag}.',
-  plan_gpu_output: '{name} : les {layers} couches et la couche de sortie (--n-gpu-layers la compte comme une de plus), {total} sur {usable}.', op_offload_col: 'Tampon des poids en RAM',
+  plan_gpu_output: '{name} : {layers} couches et la couche de sortie (--n-gpu-layers la compte comme une de plus), {total} sur {usable}.', op_offload_col: 'Tampon des poids en RAM',
   plan_title: 'Le plan de déchargement', plan_gpu: '{name} : {layers} couches, {total} sur {usable}.',
   plan_ram_experts: 'RAM système : les poids des experts de {n} couches, {total} sur {usable} utilisables.',
   plan_ram_layers: 'RAM système : {n} couches, {total} sur {usable} utilisables.',

@@ -25,7 +25,7 @@ export default {
   concurrency: '满上下文时的序列数', concurrency_note: '每个 {0} 个 token',
   aggregate: '吞吐量（所有用户）', aggregate_note: '同时 {n} 个，每个 {per}',
   plan_nextn: '--n-gpu-layers 还会计入文件中的 MTP 层（{n} 层），它们只在用于草稿生成时才占用权重：因此写作 {flag}。',
-  plan_gpu_output: '{name}：全部 {layers} 层及输出层（--n-gpu-layers 把它多算作一层），{total} / {usable}。', op_offload_col: '内存权重缓冲区',
+  plan_gpu_output: '{name}：{layers} 层及输出层（--n-gpu-layers 把它多算作一层），{total} / {usable}。', op_offload_col: '内存权重缓冲区',
   plan_title: '卸载方案', plan_gpu: '{name}：{layers} 层，{total} / {usable}。',
   plan_ram_experts: '系统内存：{n} 层的专家权重，{total} / 可用 {usable}。',
   plan_ram_layers: '系统内存：{n} 层，{total} / 可用 {usable}。',

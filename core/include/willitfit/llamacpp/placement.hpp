@@ -6,8 +6,10 @@
 //
 // Rules followed (llama.cpp `llama_model::load_tensors`, `common/common.h`):
 //  * token_embd always stays on the CPU (GET_ROWS is never offloaded);
-//  * i_gpu_start = max(n_layer - ngl, 0), act_gpu_layers = min(ngl, n_layer + 1); the output
-//    layer counts as layer n_layer and goes to a GPU only when ngl > n_layer;
+//  * i_gpu_start = max(n_layer + 1 - ngl, 0), act_gpu_layers = min(ngl, n_layer + 1); the output
+//    layer counts as layer n_layer, so it is the first to go to a GPU (any ngl >= 1) and ngl = k
+//    offloads it with the last k - 1 blocks (llama.cpp PR 18148, "offload output layer to GPU
+//    first"; before it the output went last, only when ngl > n_layer);
 //  * a GPU layer il goes to the first device whose cumulative split fraction exceeds
 //    (il - i_gpu_start) / act_gpu_layers; the default split is proportional to free memory;
 //  * --n-cpu-moe N keeps the routed expert tensors of layers 0..N-1 on the CPU;
@@ -108,7 +110,8 @@ struct Placement {
 /// Architecture::n_layer_main), so the flag a person types and the plan's count differ by those
 /// blocks wherever layers sit on a GPU: `ngl_flag` is the -ngl that realises a plan's `ngl`
 /// (0 stays 0; everything, n_layer_main + 1, becomes block_count + 1), `ngl_from_flag` the plan's
-/// count for a typed -ngl (-1, "everything", stays -1). `n_mtp` = nextn_blocks(arch).
+/// count for a typed -ngl (-1, "everything", stays -1; 1 up to 1 + n_mtp are the output, with
+/// the NextN blocks that follow it down the stack). `n_mtp` = nextn_blocks(arch).
 int nextn_blocks(const Architecture& arch);
 int ngl_flag(int ngl, int n_mtp);
 int ngl_from_flag(int flag, int n_mtp);

@@ -66,6 +66,11 @@ struct SpeedCoefficients {
   // Device class factors on flop_eff: "backend/kind" ("cuda/unified") or, for backends that run on
   // several vendors' GPUs, "backend/vendor/kind" ("vulkan/amd/unified"); see device_class_key.
   std::map<std::string, double> flop_class;
+  // Factor on flop_eff by the arithmetic a device's prefill runs on (DeviceRates::peak_kind):
+  // "dp4a_int8", the integer dot-product kernels of GPUs without matrix units, reaches another
+  // share of its peak than tensor-core kernels do of theirs. Absent = 1 (fitted once a kind has
+  // at least 2 training rows).
+  std::map<std::string, double> peak_kind_eff;
   // Host part of an offloaded prefill: CPU-resident weights copied to the GPU per micro-batch are
   // capped at this rate (GB/s) besides the PCIe link (0 = the link only).
   double host_copy_gbs = 0;
@@ -153,7 +158,8 @@ struct DeviceRates {
   double peak_tflops = 0;       // the peak the FLOP rate came from (0 = unknown)
   // Which of the device's rates that peak is: "tensor" (fp16_tflops / bf16_tflops, or a per-core
   // figure), and before NVIDIA compute capability 7.0, which has no tensor cores, "dp4a_int8"
-  // (quantized weights on CUDA from 6.1 on) or "fp32" (everything else).
+  // (quantized weights on CUDA from 6.1 on) or "fp32" (everything else); "dp4a_int8" too for
+  // quantized weights under ROCm on AMD's Vega 20 (gfx906), which has no matrix cores.
   std::string peak_kind = "tensor";
 };
 /// What device_rates reads from the device, backend and quant family, apart from the
