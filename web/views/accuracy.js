@@ -9,7 +9,7 @@ import { deviceInfo } from '../catalog.js';
 import { scatterChart } from '../chart.js';
 import { byId, commandTokens, fill, h, setText, slashBreaks } from '../dom.js';
 import { backendName, gbOf, gib, num, pct, percentOf, range, signedPct, times as countTimes, tps } from '../format.js';
-import { aside, dots, errorText, sentenceCase, t } from '../i18n.js';
+import { aside, commas, dots, errorText, gap, sentenceCase, t } from '../i18n.js';
 import { appPath, state } from '../state.js';
 import { setPageMeta, shownName, stackTable } from './shared.js';
 import { engineName } from './main.js';
@@ -460,7 +460,7 @@ function specDevice(r) {
     r.overclocked ? T('acc_spec_overclocked') : '',
   ].filter(Boolean);
   const shown = r.gpu_count > 1 ? `${countTimes(r.gpu_count, L)} ${name}` : name;
-  return quals.length ? h('span', null, shown, L === 'zh' ? '' : ' ', h('span', { class: 'note' }, aside(L, '', quals.join(L === 'zh' ? '，' : ', ')).trim())) : shown;
+  return quals.length ? h('span', null, shown, gap(L), h('span', { class: 'note' }, aside(L, '', commas(L, quals)).trim())) : shown;
 }
 
 /** A catalog device by the name people know it by (the row keeps the id in data-device). @param {string} id */
