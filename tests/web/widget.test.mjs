@@ -3,7 +3,7 @@ import path from 'node:path';
 import { after, before, test } from 'node:test';
 
 import { startMockHub } from '../mock/hub.mjs';
-import { core, otherOrigin, root, setup } from './helpers.mjs';
+import { axeProblems, core, otherOrigin, root, setup } from './helpers.mjs';
 
 let env;
 let host;   // a blog on another origin
@@ -239,4 +239,23 @@ test('until its first estimate the card says it is loading in its own language, 
   await page.waitForFunction(() => document.getElementById('card')?.dataset.verdict);
   assert.equal(await page.evaluate(() => document.documentElement.lang), 'en');
   assert.deepEqual(page.problems, []);
+});
+
+// The accessibility check of the embed frame, as views.test.mjs has for the page's views: no serious or
+// critical axe-core finding, light and in the dark (theme=dark), on a phone and at 1280 px. (The frame
+// is a fragment inside another page: axe's page-level "moderate" rules, one main landmark and one h1,
+// are the host page's to meet.)
+test('the embed card has no serious accessibility violation, light at 390 px and dark at 1280', async () => {
+  for (const [q, opts] of /** @type {const} */ ([
+    ['model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct&lang=fr', { viewport: { width: 390, height: 600 } }],
+    ['model=zai-org/GLM-4.5-Air&quant=Q4_K_M&hw=nvidia-rtx-4090&ram=64&theme=dark&lang=zh', { viewport: { width: 1280, height: 600 } }],
+  ])) {
+    const page = await env.page({ ...opts, bypassCSP: true });
+    await page.goto(`${env.url}embed.html?${q}`);
+    await page.waitForFunction(() => /** @type {HTMLElement | null} */ (document.querySelector('#card'))?.dataset.verdict);
+    const v = await axeProblems(page);
+    assert.deepEqual(v, [], `${q}: ${JSON.stringify(v, null, 1)}`);
+    assert.deepEqual(page.problems, [], q);
+    await page.context().close();
+  }
 });
