@@ -43,6 +43,28 @@ void require_own_source(const nlohmann::json& e, const std::string& field, const
     throw InputError("bad_value", join_path(path, checked), checked + " must be a date YYYY-MM-DD");
 }
 
+// A catalog GPU's memory is the figure its driver reports where a public page shows it, and says
+// why not where none does. The vendor's "GB" read as GiB overstates a B300 by 7 % (288 GB sold,
+// nvidia-smi 275040 MiB = 268.59 GiB, per Oracle's quick start
+// https://github.com/oracle-quickstart/oci-gpu-quickstarts/blob/140fc62150f792a73a5582618bde5f94d87c2c53/nvidia/B300/README-B300.md).
+// So a data-center GPU carries memory_reported_mib or memory_basis, and the vendor's figure
+// (memory_sold_gb) only stands beside a driver total. Catalog entries only: a device a person
+// describes in a request keeps the figure they give.
+void require_memory_basis(const nlohmann::json& e, const std::string& path) {
+  const bool reported = e.contains("memory_reported_mib");
+  if (e.contains("memory_sold_gb") && !reported)
+    throw InputError("missing_field", join_path(path, "memory_reported_mib"),
+                     "memory_sold_gb stands beside the driver's total: add memory_reported_mib and its source");
+  auto is = [&e](const char* key, const char* value) {
+    return e.contains(key) && e[key].is_string() && e[key].get_ref<const std::string&>() == value;
+  };
+  const bool datacenter = is("kind", "gpu") && is("segment", "datacenter");
+  if (datacenter && !reported && !e.contains("memory_basis"))
+    throw InputError("missing_field", join_path(path, "memory_basis"),
+                     "a data-center GPU states the driver's memory total (memory_reported_mib) or why memory_gib is "
+                     "the vendor's figure (memory_basis)");
+}
+
 std::string entry_path(const std::string& file, const nlohmann::json& e, std::size_t index) {
   if (e.is_object() && e.contains("id") && e["id"].is_string())
     return file + "#" + e["id"].get<std::string>();
@@ -195,8 +217,11 @@ struct CatalogLoader {
         // fact does.
         require_own_source(e, "amd_gfx_target", p);
         require_own_source(e, "device_type", p);
-        for (const auto& v : memory_variants(e, id, p)) {
-          Device d = device_from_json(v, p);
+        std::vector<Device> parsed;
+        for (const auto& v : memory_variants(e, id, p)) parsed.push_back(device_from_json(v, p));
+        // Once the fields themselves are valid (device.cpp), what the entry says about its memory.
+        require_memory_basis(e, p);
+        for (Device& d : parsed) {
           if (!device_ids.insert(d.id).second)
             throw InputError("duplicate_id", join_path(p, "id"), "device id '" + d.id + "' appears twice");
           c.devices_.push_back(std::move(d));

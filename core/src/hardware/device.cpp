@@ -254,6 +254,17 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
       throw InputError("bad_value", join_path(path, "memory_gib"),
                        "memory_gib must be memory_reported_mib / 1024 (" + std::to_string(*mib / 1024.0) + " GiB)");
   }
+  // memory_basis says why memory_gib is not a driver total: `vendor_figure`, the vendor's own number
+  // because no public page shows the driver's. Beside a driver total it would contradict it.
+  if (j.contains("memory_basis")) {
+    const std::string bp = join_path(path, "memory_basis");
+    const auto& b = j["memory_basis"];
+    if (!b.is_string()) throw InputError("bad_type", bp, "'memory_basis' must be a string: vendor_figure");
+    if (b.get_ref<const std::string&>() != "vendor_figure")
+      throw InputError("bad_value", bp, "memory_basis must be vendor_figure");
+    if (j.contains("memory_reported_mib"))
+      throw InputError("bad_value", bp, "memory_basis is for an entry without a driver-reported total; this one states memory_reported_mib");
+  }
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);
   d.bf16_tflops = opt_num(j, "bf16_tflops", path, 0.0, 1e7).value_or(0.0);
