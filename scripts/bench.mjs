@@ -55,6 +55,23 @@ const kb = (/** @type {number} */ b) => `${(b / 1000).toFixed(1)} KB`;
 const ms = (/** @type {number} */ t) => `${t.toFixed(0)} ms`;
 const gcd = (/** @type {number} */ a, /** @type {number} */ b) => (b ? gcd(b, a % b) : a);
 const median = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/**
+ * How far the ratio of two medians could move with other runs of the same machine: 2,000 draws,
+ * each resampling both sets of runs with replacement, and the 2.5th and 97.5th percentiles of
+ * their ratios (a percentile bootstrap). The draws use a fixed seed, so one set of runs always
+ * gives the same interval.
+ * @param {number[]} a @param {number[]} b @returns {[number, number]}
+ */
+function ratioInterval(a, b) {
+  let seed = 0x9e3779b9;
+  const random = () => {   // xorshift32
+    seed ^= seed << 13; seed >>>= 0; seed ^= seed >>> 17; seed ^= seed << 5; seed >>>= 0;
+    return seed / 2 ** 32;
+  };
+  const draw = (/** @type {number[]} */ xs) => xs.map(() => xs[Math.floor(random() * xs.length)]);
+  const ratios = Array.from({ length: 2000 }, () => median(draw(a)) / median(draw(b))).sort((x, y) => x - y);
+  return [ratios[Math.floor(0.025 * ratios.length)], ratios[Math.floor(0.975 * ratios.length)]];
+}
 const gz = (/** @type {Buffer} */ b) => zlib.gzipSync(b, { level: 9 }).length;
 const br = (/** @type {Buffer} */ b) => zlib.brotliCompressSync(b, {
   params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: b.length } }).length;
@@ -475,7 +492,8 @@ async function prerenderedFigures() {
   console.log(`\n(f) A prerendered pair page (/${PAGE}) in headless Chromium (fresh context, median of ${RUNS}${VIEWPORT ? `, a ${VIEWPORT[1]} × ${VIEWPORT[2]} window` : ''})`);
   console.log(`  first contentful paint:            ${ms(median(pageF))} (runs: ${runs(pageF)}); on screen then: ${verdictAtFcp}`);
   console.log(`  first contentful paint, one line:  ${ms(median(blankF))} (runs: ${runs(blankF)})`);
-  console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×)`);
+  const [lo, hi] = ratioInterval(pageF, blankF);
+  console.log(`  ratio: ${(median(pageF) / median(blankF)).toFixed(2)}× (target ≤ 1.5×); 95 % interval from resampling the runs: ${lo.toFixed(2)}–${hi.toFixed(2)}×`);
   // Run by run: each load of the pair page over the one-line page's load right after it, in the
   // same browser (the one-line page's own figure moves by 10-20 ms from one run to the next with
   // the machine's load, and a ratio of two medians moves with it).
