@@ -3,9 +3,11 @@
 // the device page mark the figure and say, in the page's language, that the driver may report up
 // to the core's less_share less (its low_gib), with the core's numbers; a driver's total is not marked.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { after, before, test } from 'node:test';
 
-import { core, open, plain, setup } from './helpers.mjs';
+import { core, open, plain, root, setup } from './helpers.mjs';
 
 let env;
 before(async () => { env = await setup(); });
@@ -73,5 +75,30 @@ test('the device page of a vendor’s memory figure marks the size and says what
   assert.ok(note.includes(`${r.hardware.memory_gib}\u00a0GiB 为厂商标称值`), note);
   assert.ok(plain(note).includes(`（${two(low, 'zh')} GiB）`), note);
   assert.equal(plain(await page.textContent('#dp-facts [data-basis="vendor_figure"]')).startsWith('厂商标称值'), true);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a cloud offer whose GPU is sold by the vendor’s figure carries the mark in its memory cell, the others do not', async () => {
+  const offers = JSON.parse(fs.readFileSync(path.join(root, 'data', 'clouds.json'), 'utf8')).offers;
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await page.waitForSelector('#cloud-table');
+  await page.click('#cloud-all');
+  const rows = await page.$$eval('#cloud-table tbody tr[data-offer]', (trs) => trs.map((tr) => ({
+    id: tr.dataset.offer, marks: tr.querySelectorAll('[data-basis="vendor_figure"]').length, inCell: tr.querySelectorAll('[data-vram] [data-basis]').length })));
+  assert.ok(rows.length > 10, `${rows.length} rows`);
+  /** @type {Map<string, string>} the core's memory basis of each offer's device */
+  const basis = new Map();
+  let vendor = 0;
+  for (const row of rows) {
+    const dev = offers.find((o) => o.id === row.id)?.device;
+    assert.ok(dev, row.id);
+    if (!basis.has(dev)) basis.set(dev, core('estimate', { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: dev }).hardware.memory_basis.code);
+    const v = basis.get(dev) === 'vendor_figure';
+    vendor += v ? 1 : 0;
+    assert.equal(row.marks, v ? 1 : 0, `${row.id} (${dev}, ${basis.get(dev)})`);
+    assert.equal(row.inCell, row.marks, `${row.id}: the mark sits in the memory cell`);
+  }
+  assert.ok(vendor > 0 && vendor < rows.length, `${vendor} of ${rows.length} offers on a vendor's figure`);
   assert.deepEqual(page.problems, []);
 });

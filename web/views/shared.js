@@ -304,7 +304,8 @@ export function vendorFigure(basis, bytes, L) {
   const b = basis;
   if (!b || b.code !== 'vendor_figure' || !b.values) return null;
   const text = t(L, 'basis_vendor_figure', { figure: gibExact(bytes, L), less: pct(b.values.less_share, L), low: gibExact(b.values.low_gib * 1024 ** 3, L) });
-  return { text, mark: h('span', { class: 'unc', title: text, dataset: { basis: b.code } }, t(L, 'basis_mark'), h('span', { class: 'sr' }, `: ${text}`)) };
+  // Drawn as the uncertain-figure tag is, under a class of its own (the uncertain marks are counted apart).
+  return { text, mark: h('span', { class: 'basis-mark', title: text, dataset: { basis: b.code } }, t(L, 'basis_mark'), h('span', { class: 'sr' }, `: ${text}`)) };
 }
 
 /**
