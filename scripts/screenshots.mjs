@@ -75,6 +75,10 @@ const JOURNEYS = {
   'kimi-k3-h200x8': '?model=moonshotai/Kimi-K3&quant=Q2_K&hw=nvidia-h200-sxm&count=8&ctx=131072',
   'kimi-k3-vllm-refused': '?model=moonshotai/Kimi-K3&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
+  // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
+  // the driver may report said under the bar, and a setup that fits only above that low end (tight).
+  'vendor-figure-llama70b-mi250x': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q8_0&hw=amd-mi250x&ctx=102400',
+  'device-vendor-figure-mi250x': '?view=device&hw=amd-mi250x&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',

@@ -9,6 +9,7 @@
 
 #include "test_util.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/estimate/estimate.hpp"
 #include "willitfit/hardware/device.hpp"
 
 namespace device_memory_test_cases {
@@ -119,6 +120,145 @@ TEST_CASE("B300, GB200, H20 96GB, L4, A10, L40S, T4 and MI300X hold the driver's
     CHECK(d->facts.value("checked", "") == "2026-12-07");
     CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
   }
+}
+
+// A vendor's figure is not exact: read as decimal GB, "24 GB" is 24 x 10^9 bytes, 22.35 GiB, and a
+// driver may report that. The figures below are worked out by hand from the rule in
+// hardware/device.cpp usable_memory (a discrete GPU keeps 0.35 GiB for its driver):
+//   physical           24 x 2^30                 = 25 769 803 776 bytes
+//   usable             25 769 803 776 - 0.35 x 2^30 = 25 393 994 137.6
+//   physical, low end  24 x 10^9                 = 24 000 000 000
+//   usable, low end    24 x 10^9 - 0.35 x 2^30   = 23 624 190 361.6
+constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+constexpr double kUsable24 = 24 * kGiB - 0.35 * kGiB;
+constexpr double kUsableLow24 = 24e9 - 0.35 * kGiB;
+
+// A 24 GiB GPU described in a request, its memory stated one of three ways.
+json gpu24(const std::string& basis) {
+  json d = {{"name", "Test GPU 24"}, {"vendor", "NVIDIA"}, {"kind", "gpu"}, {"memory_gib", 24}, {"bandwidth_gbs", 1000},
+            {"fp16_tflops", 100}, {"int8_tops", 200}, {"backend", "cuda"}, {"cuda_compute_capability", 8.0}};
+  if (basis == "vendor_figure") d["memory_basis"] = "vendor_figure";
+  if (basis == "driver_reported") {
+    d["memory_reported_mib"] = 24576;  // 24 x 1024: the same 24 GiB, as the driver's total
+    d["memory_reported_source"] = "https://example.org/smi";
+  }
+  return d;
+}
+
+TEST_CASE("a vendor's memory figure has a low end at 10^9/2^30 of itself; a driver's total or a stated size has none", "[hardware][memory_basis]") {
+  const Device v = device_from_json(gpu24("vendor_figure"), "hardware");
+  CHECK(v.memory_basis == "vendor_figure");
+  const UsableMemory u = usable_memory(v);
+  CHECK(u.physical_bytes == 25769803776ull);
+  CHECK(static_cast<double>(u.usable_bytes) == Approx(kUsable24).margin(1));
+  CHECK(static_cast<double>(u.physical_low_bytes) == Approx(24e9).margin(1));
+  CHECK(static_cast<double>(u.usable_low_bytes) == Approx(kUsableLow24).margin(1));
+  // The result document's words for it: the code, the low end in GiB and the share below the figure.
+  const json b = memory_basis_json(v);
+  CHECK(b["code"] == "vendor_figure");
+  CHECK(b["values"]["low_gib"].get<double>() == Approx(24e9 / kGiB));                  // 22.35 GiB
+  CHECK(b["values"]["less_share"].get<double>() == Approx(1.0 - 1e9 / kGiB).epsilon(1e-9));  // 6.87 %
+  // A display on the card moves both ends by the same 0.5 GiB.
+  const UsableMemory ud = usable_memory(v, MemoryOverrides{std::nullopt, std::nullopt, true});
+  CHECK(static_cast<double>(ud.usable_low_bytes) == Approx(kUsableLow24 - 0.5 * kGiB).margin(1));
+  for (const char* basis : {"driver_reported", "capacity"}) {
+    CAPTURE(basis);
+    const Device d = device_from_json(gpu24(basis), "hardware");
+    CHECK(d.memory_basis == basis);
+    const UsableMemory w = usable_memory(d);
+    CHECK(w.usable_bytes == u.usable_bytes);
+    CHECK(w.usable_low_bytes == w.usable_bytes);
+    CHECK(w.physical_low_bytes == w.physical_bytes);
+    CHECK(memory_basis_json(d) == json{{"code", basis}});
+  }
+}
+
+TEST_CASE("one verdict rule: fits needs room to spare on the low end, tight on the upper part, no fit past the usable memory", "[estimate][verdict][memory_basis]") {
+  constexpr std::uint64_t G = 1ull << 30;
+  // usable 20 GiB, low end 18 GiB: room to spare ends at 0.85 x 18 = 15.3 GiB of upper bound.
+  CHECK(std::string(memory_verdict(14 * G, 15 * G, 20 * G, 18 * G)) == "fits");
+  CHECK(std::string(memory_verdict(14 * G, 16 * G, 20 * G, 18 * G)) == "tight");  // 16 <= 0.85 x 20 = 17, but not 15.3
+  CHECK(std::string(memory_verdict(14 * G, 16 * G, 20 * G, 20 * G)) == "fits");   // the same on a size that is exact
+  CHECK(std::string(memory_verdict(20 * G, 21 * G, 20 * G, 18 * G)) == "tight");
+  CHECK(std::string(memory_verdict(20 * G + 1, 21 * G, 20 * G, 18 * G)) == "no_fit");
+}
+
+TEST_CASE("llama.cpp on a vendor's 24 GB: a setup that fits only above its low end is tight; on a driver's 24 GiB it fits", "[estimate][verdict][memory_basis]") {
+  // Qwen3 8B at Q8_0 over contexts from 4K to 128K: the upper bound crosses 0.85 x the low end
+  // (18.70 GiB) and 0.85 x the usable memory (20.10 GiB) at different contexts.
+  int flipped = 0, vendor_fits = 0;
+  for (int ctx = 4096; ctx <= 131072; ctx += 4096) {
+    CAPTURE(ctx);
+    const json base = {{"model", "Qwen/Qwen3-8B"}, {"quant", "Q8_0"}, {"context", ctx}};
+    json qv = base, qd = base, qc = base;
+    qv["hardware"] = gpu24("vendor_figure");
+    qd["hardware"] = gpu24("driver_reported");
+    qc["hardware"] = gpu24("capacity");
+    const json v = wif_test::estimate(qv), d = wif_test::estimate(qd), c = wif_test::estimate(qc);
+    REQUIRE_FALSE(v.contains("error"));
+    REQUIRE_FALSE(d.contains("error"));
+    CHECK(v["hardware"]["memory_basis"]["code"] == "vendor_figure");
+    CHECK(d["hardware"]["memory_basis"] == json{{"code", "driver_reported"}});
+    CHECK(static_cast<double>(v["memory"]["usable_bytes"].get<std::uint64_t>()) == Approx(kUsable24).margin(1));
+    CHECK(static_cast<double>(v["memory"]["usable_low_bytes"].get<std::uint64_t>()) == Approx(kUsableLow24).margin(1));
+    CHECK(d["memory"]["usable_low_bytes"] == d["memory"]["usable_bytes"]);
+    // The memory the setup takes does not depend on how the device's size is stated.
+    const double total = v["memory"]["total_bytes"].get<double>(), high = v["memory"]["total_high_bytes"].get<double>();
+    CHECK(d["memory"]["total_bytes"].get<double>() == total);
+    if (total > kUsable24) continue;  // offload or no fit on both: not this rule's question
+    const std::string want_v = high <= 0.85 * kUsableLow24 ? "fits" : "tight";
+    const std::string want_d = high <= 0.85 * kUsable24 ? "fits" : "tight";
+    CHECK(v["verdict"] == want_v);
+    CHECK(d["verdict"] == want_d);
+    // A driver's total of the same size says what a stated size says: nothing changed there.
+    CHECK(c["verdict"] == d["verdict"]);
+    // The device's own tag follows the headline.
+    CHECK(v["memory"]["devices"][0]["verdict"] == want_v);
+    flipped += want_v == "tight" && want_d == "fits";
+    vendor_fits += want_v == "fits";
+  }
+  CHECK(flipped >= 1);      // fits -> tight happened
+  CHECK(vendor_fits >= 1);  // and a setup well inside the low end still fits
+}
+
+TEST_CASE("vLLM on a vendor's 24 GB: tight where its budget starts on the figure but not on the low end", "[estimate][verdict][memory_basis][vllm]") {
+  // The low end is the same GPU sold as exactly 24 x 10^9 bytes: a GPU stated at that size
+  // (22.35 GiB) answers whether vLLM's budget starts there.
+  json low = gpu24("capacity");
+  low["memory_gib"] = 24e9 / kGiB;
+  int flipped = 0, fits = 0;
+  for (int ctx = 2048; ctx <= 40960; ctx += 2048) {
+    CAPTURE(ctx);
+    const json base = {{"model", "Qwen/Qwen3-8B"}, {"engine", "vllm"}, {"quant", "BF16"}, {"context", ctx}};
+    json qv = base, qd = base, ql = base;
+    qv["hardware"] = gpu24("vendor_figure");
+    qd["hardware"] = gpu24("driver_reported");
+    ql["hardware"] = low;
+    const json v = wif_test::estimate(qv), d = wif_test::estimate(qd), l = wif_test::estimate(ql);
+    REQUIRE_FALSE(v.contains("error"));
+    const std::string on_figure = d["verdict"], on_low = l["verdict"];
+    CHECK(on_figure != "tight");  // a stated size: vLLM fits or does not start
+    const std::string want = on_figure == "no_fit" ? "no_fit" : on_low == "fits" ? "fits" : "tight";
+    CHECK(v["verdict"] == want);
+    CHECK(static_cast<double>(v["memory"]["usable_low_bytes"].get<std::uint64_t>()) == Approx(kUsableLow24).margin(1));
+    if (v["memory"].contains("devices")) CHECK(v["memory"]["devices"][0]["verdict"] == want);
+    flipped += want == "tight";
+    fits += want == "fits";
+  }
+  CHECK(flipped >= 1);
+  CHECK(fits >= 1);
+}
+
+TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: MI250X", "[estimate][memory_basis]") {
+  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "amd-mi250x"}});
+  REQUIRE_FALSE(r.contains("error"));
+  const Device* d = wif_test::catalog().find_device("amd-mi250x");
+  REQUIRE(d != nullptr);
+  REQUIRE(d->memory_basis == "vendor_figure");
+  CHECK(r["hardware"]["memory_basis"]["code"] == "vendor_figure");
+  CHECK(r["hardware"]["memory_basis"]["values"]["low_gib"].get<double>() == Approx(d->memory_gib * 1e9 / kGiB));
+  CHECK(r["memory"]["usable_low_bytes"].get<double>() < r["memory"]["usable_bytes"].get<double>());
+  CHECK(r["verdict"] == "fits");  // a small model fits on either end
 }
 
 }  // namespace device_memory_test_cases

@@ -308,7 +308,7 @@ TEST_CASE("a per-device tag never says fits where the headline says tight", "[pl
     if (v != "fits" && v != "tight") continue;
     bool any_tight = false;
     for (const auto& d : r["memory"]["devices"]) {
-      const bool spare = room_to_spare(static_cast<std::uint64_t>(d["total_bytes"].get<double>() * 1.02) + (256ull << 20), d["usable_bytes"].get<std::uint64_t>());
+      const bool spare = room_to_spare(static_cast<std::uint64_t>(d["total_bytes"].get<double>() * 1.02) + (256ull << 20), d["usable_low_bytes"].get<std::uint64_t>());
       CHECK(d["verdict"] == (spare ? "fits" : "tight"));
       any_tight = any_tight || d["verdict"] == "tight";
     }

@@ -92,7 +92,9 @@ export interface DeviceLoad {
   /** The vision projector's weights and encoder buffer held here (images sent). */
   projector_bytes?: number;
   total_bytes: number; usable_bytes: number; fits: boolean;
-  /** This device's tag on the headline's rule: tight when it fits without room to spare. */
+  /** The low end of usable_bytes (below it only where the device's size is the vendor's figure). */
+  usable_low_bytes?: number;
+  /** This device's tag on the headline's rule: tight when it fits without room to spare on usable_low_bytes. */
   verdict: 'fits' | 'tight' | 'no_fit';
   /** compute_bytes without llama.cpp's buffer for weights held in RAM (op_offload_bytes). */
   compute_graph_bytes: number;
@@ -157,6 +159,10 @@ export interface Speculative {
   workloads: SpeculativeWorkload[]; source?: string;
 }
 
+export type MemoryBasis =
+  | { code: 'driver_reported' | 'capacity' }
+  | { code: 'vendor_figure'; values: { low_gib: number; less_share: number } };
+
 export interface EstimateResult {
   schema_version: 1;
   /** Fields of the request the core did not read (RequestWarning); absent when there are none. */
@@ -168,12 +174,17 @@ export interface EstimateResult {
     products: string[]; product_lines: string[]; chip: string | null; gpu_cores: number | null; cpu_cores: number | null;
     /** The vendor's size where it is not memory_gib (B200: 180 GB for 179.06 GiB): what a name says (data/SCHEMA.md). */
     memory_sold_gb?: number;
+    /** What memory_gib stands on: the driver's total, the vendor's own figure (with the low end the
+     * driver may report, GiB, and the share it is below memory_gib) or the size as stated. */
+    memory_basis: MemoryBasis;
     /** Figures public sources do not settle, by field name (data/SCHEMA.md `uncertain`). */
     uncertain?: Record<string, { why: 'derived' | 'sources_disagree' | 'unverified'; low?: number; high?: number; notes?: string; sources?: string[] }> };
   settings: { engine: Engine; context: number; context_requested: number; parallel: number; ubatch: number; flash_attn: boolean; kv_type_k: string; kv_type_v: string; ram_gib: number };
   memory: {
     weights_bytes: number; host_weights_bytes: number; kv_cache_bytes: number; compute_bytes: number;
     overhead_bytes: number; total_bytes: number; total_high_bytes: number; usable_bytes: number;
+    /** The low end of usable_bytes (below it only for a vendor_figure device): "fits" needs room to spare on it. */
+    usable_low_bytes: number;
     /** The vision projector on the accelerators (inside total_bytes, outside the other parts). */
     projector_bytes?: number;
     /** A separate draft model's weights, cache and compute buffer on the accelerators (inside total_bytes, outside the other parts). */

@@ -9,7 +9,7 @@ import { byId, fill, h } from '../dom.js';
 import { day, gbOf, gib, hours, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
 import { aside, labelled, punctSpacing, t } from '../i18n.js';
 import { state } from '../state.js';
-import { cardValue } from './shared.js';
+import { cardValue, vendorFigure } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -23,6 +23,12 @@ let showAll = false;
 
 /** An engine id in the engine's own spelling (the core's defaults: engines[id].name). @param {string} [id] */
 const engineName = (id) => String((id && defaults?.engines?.[id]?.name) ?? id ?? '');
+
+/** The vendor's-figure mark of an offer's memory per GPU, or null. @param {any} o @param {string} L */
+const vendorMark = (o, L) => {
+  const vf = typeof o.memory_per_gpu_bytes === 'number' ? vendorFigure(o.memory_basis, o.memory_per_gpu_bytes, L) : null;
+  return vf ? [' ', vf.mark] : null;
+};
 
 /** An offer's cost per million tokens on the core's basis (cloud_basis). @param {any} o */
 const perM = (o) => (o.per_million_tokens_usd ? o.per_million_tokens_usd.basis_usd : Infinity);
@@ -79,7 +85,10 @@ export function renderCloud(r, c, mk) {
       // One value in the cell (the figure with the listed GB under it): on a phone's card it sits
       // right-aligned beside its label as a whole, not as two flex items apart.
       h('td', { 'data-label': head[2], dataset: { vram: o.vram_code || '' } }, h('span', { class: 'mem' }, `${num(o.gpu_count, L)} × ${typeof o.memory_per_gpu_bytes === 'number' ? gib(o.memory_per_gpu_bytes, L, 0) : gbOf(o.vram_per_gpu_gb, L)}`,
-        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, punctSpacing(L, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`)) : null)),
+        (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, punctSpacing(L, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`)) : null,
+        // A GPU whose size is the vendor's own figure (the core's memory_basis): marked, its
+        // sentence in the mark's text.
+        vendorMark(o, L))),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),

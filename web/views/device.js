@@ -8,7 +8,7 @@ import { fill, h, link, setText, text } from '../dom.js';
 import { backendName, gbOf, gib, gibExact, list, num, signedPct, tokens, usd } from '../format.js';
 import { aside, errorText, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
-import { devicePageName, paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { devicePageName, paramsText, ruleFromCode, setPageMeta, shownName, spreadText, stackTable, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
 import { kindKey } from '../device-name.js';
 import { renderBuyInto } from './buy.js';
 import { engineName, qualityText } from './main.js';
@@ -62,14 +62,18 @@ export async function renderDevice(alive) {
     const x = uncertainFields(u).find((f) => f.field === field);
     return m && x ? h('span', null, v, ' ', m, h('span', { class: 'unc-why', 'aria-hidden': 'true' }, ` ${uncertainWhy(x, L)}`)) : v;
   };
+  // A size that is the vendor's own figure (the core's hardware.memory_basis): a mark beside it,
+  // and what the driver may report under the usable memory below.
+  const vf = vendorFigure(probe.hardware.memory_basis, probe.hardware.memory_gib * GiB, L);
+  const basisMarked = (/** @type {any} */ v) => vf ? h('span', null, v, ' ', vf.mark) : v;
   const facts = [
     [T('vendor'), d.vendor || '—'], [T('kind'), T(kindKey(d))],
     // GiB, the unit of every memory figure here, to the hundredth where the catalog's size is not
     // whole (a driver-reported total); where the vendor sells it as another number of GB (B200:
     // 180 GB, 179 GiB), that figure beside it, named as the vendor's, so the name's "180 GB" and
     // this "179 GiB" read as one size in two units.
-    [T('memory'), marked('memory_gib', typeof d.memory_sold_gb === 'number' && d.memory_sold_gb > 0
-      ? aside(L, gibExact(d.memory_gib * GiB, L), T('sold_as', { 0: gbOf(d.memory_sold_gb, L) })) : gibExact(d.memory_gib * GiB, L))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)}\u00a0${T('unit_gbs')}`)],
+    [T('memory'), basisMarked(marked('memory_gib', typeof d.memory_sold_gb === 'number' && d.memory_sold_gb > 0
+      ? aside(L, gibExact(d.memory_gib * GiB, L), T('sold_as', { 0: gbOf(d.memory_sold_gb, L) })) : gibExact(d.memory_gib * GiB, L)))], [T('bandwidth'), marked('bandwidth_gbs', `${num(d.bandwidth_gbs, L)}\u00a0${T('unit_gbs')}`)],
     [T('fp16'), marked('fp16_tflops', d.fp16_tflops ? `${num(d.fp16_tflops, L, 1)}\u00a0TFLOPS` : '—')],
     // The FP32 rate where the catalog states it (the rate a GPU without tensor cores computes at).
     ...(d.fp32_tflops ? [[T('fp32'), `${num(d.fp32_tflops, L, 1)}\u00a0TFLOPS`]] : []),
@@ -83,6 +87,7 @@ export async function renderDevice(alive) {
   fill('dp-usable',
     h('p', { class: 'big' }, T('dp_usable', { usable: gib(probe.memory.usable_bytes, L), physical: gibExact(probe.memory.physical_bytes, L) })),
     h('p', null, ruleFromCode(probe.memory.usable_rule_code, L, probe.hardware.device_type)),
+    vf ? h('p', { class: 'note unc-note', id: 'dp-basis', dataset: { basis: 'vendor_figure' } }, vf.text) : null,
     h('p', { class: 'note' }, T(kindKey(d) === 'kind_gpu' ? 'dp_usable_gpu' : d.kind === 'gpu' ? 'dp_usable_accel' : d.kind === 'apple' ? 'dp_usable_apple' : 'dp_usable_other')));
   fill('dp-runs', h('p', { class: 'note', dataset: { pending: 'true' } }, T('working')));
   // The list comes from the core in one call (runs_on.hpp): every catalog model at its best

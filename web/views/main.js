@@ -15,7 +15,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
-import { cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy } from './shared.js';
+import { cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -100,7 +100,9 @@ export function renderMain(r) {
   setText(usableLabel, T(usableLabel.dataset.i18n));
   text('c-usable', gib(dem ? m.reserved_bytes : m.usable_bytes, L));
   // A memory size public sources do not settle: marked on the card it feeds.
-  fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L));
+  // A size that is the vendor's own figure: marked there too, said in full under the bar.
+  const vf = vendorFigure(r.hardware.memory_basis, r.hardware.memory_gib * 1024 ** 3, L);
+  fill('c-usable-unc', uncertainMark(r.hardware.uncertain, 'memory_gib', L), vf ? vf.mark : null);
   // A share that reads as all of the usable memory (the core's reserved_code) is said so, not "X of X".
   text('c-physical', dem ? T(m.reserved_code === 'all_usable' ? 'reserved_note_all' : 'reserved_note', { 0: gib(m.usable_bytes, L) }) : T('physical', { 0: gibExact(m.physical_bytes, L) }));
   const host = m.host && m.host.total_bytes > 0 ? m.host : null;
@@ -134,7 +136,8 @@ export function renderMain(r) {
   byId('c-kvtok').dataset.bytes = String(m.kv.bytes_per_token);
   text('c-topology', dots(L, [topologyText(r.model.topology_code, L), m.kv.cache_type, m.kv.bytes_per_token_covers === 'growing_layers' ? T('kv_tok_growing') : '']));
   const rule = m.usable_rule_code && m.usable_rule_code.code ? ruleFromCode(m.usable_rule_code, L, r.hardware.device_type) : '';
-  text('usable-rule', rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '');
+  const ruleLine = rule ? T('usable_line', { 0: T('usable'), 1: rule }) : '';
+  text('usable-rule', vf ? sentences(L, [sentence(L, ruleLine), vf.text]) : ruleLine);
   // What the core changed or read differently in the request (a format that does not apply to
   // the engine, an alias), each a code with its values.
   fill('notes', (Array.isArray(r.notes) ? r.notes : []).map((/** @type {any} */ n) => h('span', { class: 'core-note', dataset: { code: n.code } },

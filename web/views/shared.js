@@ -7,7 +7,7 @@ import { solve } from '../client.js';
 import { deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, isAccelerator, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
-import { byKey, gbOf, gib, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
+import { byKey, gbOf, gib, gibExact, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
 import { aside, deviceWords, dots, t } from '../i18n.js';
 
 /**
@@ -290,6 +290,22 @@ export function uncertainWhy(x, L) {
   // The range in the language's parentheses (full-width in Chinese).
   return x.low !== null && x.high !== null
     ? aside(L, t(L, key), t(L, 'unc_range', { 0: deviceFigure(x.field, x.low, L), 1: deviceFigure(x.field, x.high, L) })) : t(L, key);
+}
+
+/**
+ * A memory size that is the vendor's own figure (the core's memory_basis vendor_figure, on an
+ * estimate's hardware or a cloud offer): the sentence saying the driver may report up to the
+ * core's less_share less (its low_gib), and a short tag beside the figure whose text is that
+ * sentence; null for a driver's total or a size as stated. Every number is the core's, formatted here.
+ * @param {any} basis the core's memory_basis @param {number} bytes the figure it is about @param {string} L
+ * @returns {{text: string, mark: HTMLElement} | null}
+ */
+export function vendorFigure(basis, bytes, L) {
+  const b = basis;
+  if (!b || b.code !== 'vendor_figure' || !b.values) return null;
+  const text = t(L, 'basis_vendor_figure', { figure: gibExact(bytes, L), less: pct(b.values.less_share, L), low: gibExact(b.values.low_gib * 1024 ** 3, L) });
+  // Drawn as the uncertain-figure tag is, under a class of its own (the uncertain marks are counted apart).
+  return { text, mark: h('span', { class: 'basis-mark', title: text, dataset: { basis: b.code } }, t(L, 'basis_mark'), h('span', { class: 'sr' }, `: ${text}`)) };
 }
 
 /**

@@ -407,8 +407,14 @@ bool format_has_no_kernel(const std::string& code) {
   return code == "fp4_no_kernel" || code == "backend_no_kernel" || code == "cc_no_kernel" || code == "fp8_no_kernel";
 }
 
-bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes) {
-  return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_bytes);
+bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_low_bytes) {
+  return static_cast<double>(high_bytes) <= kRoomToSpareShare * static_cast<double>(usable_low_bytes);
+}
+
+const char* memory_verdict(std::uint64_t total_bytes, std::uint64_t high_bytes, std::uint64_t usable_bytes,
+                           std::uint64_t usable_low_bytes) {
+  if (total_bytes > usable_bytes) return "no_fit";
+  return room_to_spare(high_bytes, usable_low_bytes) ? "fits" : "tight";
 }
 
 const std::vector<std::string>& estimate_request_fields() {
@@ -898,6 +904,9 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"total_bytes", e.total_bytes},
                   {"total_high_bytes", e.total_high_bytes},
                   {"usable_bytes", e.usable.usable_bytes},
+                  // Its low end, where the device's size is the vendor's figure (the verdict's
+                  // room to spare is judged on it); usable_bytes otherwise.
+                  {"usable_low_bytes", e.usable.usable_low_bytes},
                   {"physical_bytes", e.usable.physical_bytes},
                   {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
+#include <utility>
 
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
@@ -42,8 +44,17 @@ void add_product_fields(nlohmann::json& out, const Device& d) {
   // What the vendor calls a discrete device (gpu, npu, accelerator): the page's word for it and
   // for its memory; an Apple, unified-memory or CPU entry is named by its kind.
   out["device_type"] = device_type_json(d);
+  // What the memory figure stands on: a vendor's own figure comes with its low end.
+  out["memory_basis"] = memory_basis_json(d);
   for (const char* k : {"gpu_cores", "cpu_cores"})
     out[k] = f.is_object() && f.contains(k) && f[k].is_number_integer() ? f[k] : nlohmann::json(nullptr);
+}
+
+nlohmann::json memory_basis_json(const Device& d) {
+  nlohmann::json j = {{"code", d.memory_basis}};
+  if (d.memory_basis == "vendor_figure")
+    j["values"] = {{"low_gib", d.memory_gib * kVendorFigureLowShare}, {"less_share", 1.0 - kVendorFigureLowShare}};
+  return j;
 }
 
 nlohmann::json device_type_json(const Device& d) {
@@ -63,19 +74,22 @@ const char* device_kind_name(DeviceKind k) {
   return "gpu";
 }
 
-UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
-  UsableMemory u;
-  const double phys = d.memory_gib * kGiB;
-  u.physical_bytes = static_cast<std::uint64_t>(phys);
+namespace {
+
+// What a model may use of `phys` bytes on `d`, by the device kind's rule; the rule's code and
+// numbers go into `u` when it is given.
+double usable_of(const Device& d, const MemoryOverrides& o, double phys, UsableMemory* u) {
   double usable = phys;
+  std::string code;
+  nlohmann::json params;
   switch (d.kind) {
     case DeviceKind::Gpu: {
       // The driver reserves part of VRAM before any process runs: nvidia-smi shows 24564 MiB on
       // a "24 GB" RTX 4090 and ~23.6 GiB free on an idle headless card. A desktop takes more.
       const double reserve = 0.35 * kGiB + (o.display_attached ? 0.5 * kGiB : 0.0);
       usable = std::max(0.0, phys - reserve);
-      u.rule_code = o.display_attached ? "gpu_driver_reserve_display" : "gpu_driver_reserve";
-      u.rule_params = {{"reserve_gib", reserve / kGiB}};
+      code = o.display_attached ? "gpu_driver_reserve_display" : "gpu_driver_reserve";
+      params = {{"reserve_gib", reserve / kGiB}};
       break;
     }
     case DeviceKind::Apple: {
@@ -85,16 +99,16 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
       // (logged in llama.cpp PR #2011 and issue #1870); the iogpu.wired_limit_mb sysctl overrides it.
       if (o.wired_limit_mib && *o.wired_limit_mib > 0) {
         usable = std::min(phys, *o.wired_limit_mib * 1024.0 * 1024.0);
-        u.rule_code = "metal_wired_limit";
-        u.rule_params = {{"wired_limit_mib", *o.wired_limit_mib}};
+        code = "metal_wired_limit";
+        params = {{"wired_limit_mib", *o.wired_limit_mib}};
       } else if (d.memory_gib <= 36.0) {
         usable = phys * 2.0 / 3.0;
-        u.rule_code = "metal_working_set_small";
-        u.rule_params = {{"fraction", 2.0 / 3.0}, {"threshold_gb", 36}};
+        code = "metal_working_set_small";
+        params = {{"fraction", 2.0 / 3.0}, {"threshold_gb", 36}};
       } else {
         usable = phys * 0.75;
-        u.rule_code = "metal_working_set_large";
-        u.rule_params = {{"fraction", 0.75}, {"threshold_gb", 36}};
+        code = "metal_working_set_large";
+        params = {{"fraction", 0.75}, {"threshold_gb", 36}};
       }
       break;
     }
@@ -103,18 +117,39 @@ UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
                                           : d.gpu_share_default > 0 ? d.gpu_share_default : 0.75);
       share = std::clamp(share, 0.05, 1.0);
       usable = std::min(phys * share, std::max(0.0, phys - 4.0 * kGiB));
-      u.rule_code = "unified_gpu_share";
-      u.rule_params = {{"gpu_share", share}, {"os_reserve_gib", 4}};
+      code = "unified_gpu_share";
+      params = {{"gpu_share", share}, {"os_reserve_gib", 4}};
       break;
     }
     case DeviceKind::Cpu: {
       usable = std::max(0.0, phys - std::max(2.0 * kGiB, phys * 0.1));
-      u.rule_code = "cpu_os_reserve";
-      u.rule_params = {{"os_fraction", 0.1}, {"os_reserve_min_gib", 2}};
+      code = "cpu_os_reserve";
+      params = {{"os_fraction", 0.1}, {"os_reserve_min_gib", 2}};
       break;
     }
   }
-  u.usable_bytes = static_cast<std::uint64_t>(usable);
+  if (u) {
+    u->rule_code = std::move(code);
+    u->rule_params = std::move(params);
+  }
+  return usable;
+}
+
+}  // namespace
+
+UsableMemory usable_memory(const Device& d, const MemoryOverrides& o) {
+  UsableMemory u;
+  const double phys = d.memory_gib * kGiB;
+  u.physical_bytes = static_cast<std::uint64_t>(phys);
+  u.usable_bytes = static_cast<std::uint64_t>(usable_of(d, o, phys, &u));
+  u.physical_low_bytes = u.physical_bytes;
+  u.usable_low_bytes = u.usable_bytes;
+  // A vendor's own figure may be decimal GB the driver shows as GiB: the same rule on that size.
+  if (d.memory_basis == "vendor_figure") {
+    const double low = phys * kVendorFigureLowShare;
+    u.physical_low_bytes = static_cast<std::uint64_t>(low);
+    u.usable_low_bytes = std::min(u.usable_bytes, static_cast<std::uint64_t>(usable_of(d, o, low, nullptr)));
+  }
   return u;
 }
 
@@ -264,7 +299,9 @@ Device device_from_json(const nlohmann::json& j, const std::string& path) {
       throw InputError("bad_value", bp, "memory_basis must be vendor_figure");
     if (j.contains("memory_reported_mib"))
       throw InputError("bad_value", bp, "memory_basis is for an entry without a driver-reported total; this one states memory_reported_mib");
+    d.memory_basis = "vendor_figure";
   }
+  if (j.contains("memory_reported_mib")) d.memory_basis = "driver_reported";
   d.bandwidth_gbs = req_num(j, "bandwidth_gbs", path, 0.001, 1e7);
   d.fp16_tflops = opt_num(j, "fp16_tflops", path, 0.0, 1e7).value_or(0.0);
   d.bf16_tflops = opt_num(j, "bf16_tflops", path, 0.0, 1e7).value_or(0.0);

@@ -32,6 +32,12 @@ bool is_mtp_layer(const Architecture& a, int layer) {
          a.layers[static_cast<std::size_t>(layer)].is_mtp;
 }
 
+// The low end of a device's usable memory (hardware/device.hpp UsableMemory::usable_low_bytes);
+// a PlacementDevice that states none has no range.
+std::uint64_t low_of(const PlacementDevice& g) {
+  return g.usable_low_bytes > 0 ? std::min(g.usable_low_bytes, g.usable_bytes) : g.usable_bytes;
+}
+
 void finish(DeviceLoad& d) {
   d.total_bytes = d.weights_bytes + d.kv_bytes + d.compute_bytes + d.overhead_bytes;
   d.fits = d.usable_bytes == 0 ? d.total_bytes == 0 : d.total_bytes <= d.usable_bytes;
@@ -72,10 +78,11 @@ Placement place_unified(const Architecture& a, const TensorPlan& plan, const KvC
     d.id = "cpu";
     d.name = "CPU";
     d.backend = "cpu";
-    d.usable_bytes = host_ram_usable(ram_gib);
+    d.usable_bytes = d.usable_low_bytes = host_ram_usable(ram_gib);
   } else {
     for (const auto& g : gpus) {
       d.usable_bytes += g.usable_bytes;
+      d.usable_low_bytes += low_of(g);
       d.overhead_bytes += g.overhead_bytes;
     }
     d.id = gpus.front().device.id;
@@ -230,6 +237,7 @@ void start_loads(const std::vector<PlacementDevice>& gpus, Placement& p) {
     L.name = g.device.name;
     L.backend = g.device.backend;
     L.usable_bytes = g.usable_bytes;
+    L.usable_low_bytes = low_of(g);
     L.overhead_bytes = g.overhead_bytes;
     L.split = p.split[static_cast<std::size_t>(d)];
   }
@@ -325,7 +333,7 @@ void size_host(const Architecture& a, const ComputeBuffer& cb, std::uint64_t ub,
   H.compute_bytes = device_compute_bytes(cb, H.n_layers > 0, H.has_output) +
                     4 * ub * static_cast<std::uint64_t>(a.n_embd);
   H.compute_bytes += 4 * static_cast<std::uint64_t>(a.n_vocab) * static_cast<std::uint64_t>(std::max<std::int64_t>(1, kvo.n_seq));
-  H.usable_bytes = host_ram_usable(ram_gib);
+  H.usable_bytes = H.usable_low_bytes = host_ram_usable(ram_gib);
   finish(H);
   if (ram_gib <= 0) H.fits = true;  // RAM not given: not a limit
 
@@ -469,6 +477,7 @@ Placement auto_place(const Architecture& a, const TensorPlan& plan, const KvCach
     // The devices' usable memory is what it is; the margin is reported beside it.
     for (std::size_t i = 0; i < found.devices.size() && i < gpus.size(); ++i) {
       found.devices[i].usable_bytes = gpus[i].usable_bytes;
+      found.devices[i].usable_low_bytes = low_of(gpus[i]);
       finish(found.devices[i]);
     }
     found.fit_margin_bytes = kFitTargetBytes;

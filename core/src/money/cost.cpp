@@ -320,10 +320,12 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     const int gpus = std::max(1, o.value("gpu_count", 1));
     const Device* dev = cat.find_device(o.value("device", ""));
     double usable = vram * 1e9;
+    json basis;  // what memory_per_gpu_bytes stands on (device.hpp memory_basis_json)
     if (dev) {
       Device per_gpu = *dev;
       if (vram > 0) per_gpu.memory_gib = std::min(per_gpu.memory_gib, vram / gpus);
       usable = static_cast<double>(usable_memory(per_gpu).usable_bytes) * gpus;
+      basis = memory_basis_json(per_gpu);
     }
     if (!cloud_engine.is_null() && !offer_request) continue;  // no offer runs the engine, nor the other
     if (offer_need > 0 && usable < static_cast<double>(offer_need)) continue;
@@ -359,6 +361,8 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     // The provider's tier of the same GPU (RunPod's "secure" and "community" clouds): a code too.
     if (o.contains("tier") && o["tier"].is_string()) row["tier"] = o["tier"];
     if (const auto g = name_gb(o.value("instance", ""))) row["name_gb"] = *g;
+    // A catalog GPU whose size is the vendor's figure: the page marks the memory per GPU as such.
+    if (!basis.is_null()) row["memory_basis"] = basis;
     if (sp != r.speeds.end()) {
       row["per_million_tokens_usd"] = per_million(price, sp->second);
     } else if (!est.is_null()) {

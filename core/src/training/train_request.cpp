@@ -36,12 +36,11 @@ std::uint64_t total_high_bytes(const TrainMemory& m) {
   return m.total_bytes + static_cast<std::uint64_t>(unsure);
 }
 
-// The verdict on the one rule every estimate uses (estimate.hpp room_to_spare): "fits" when the
-// upper bound leaves room to spare, "tight" when only the total itself is within the memory.
+// The verdict on the one rule every estimate uses (estimate.hpp memory_verdict): "fits" when the
+// upper bound leaves room to spare on the low end of the usable memory, "tight" when only the
+// total itself is within it.
 std::string verdict(const TrainMemory& m, const UsableMemory& u) {
-  if (room_to_spare(total_high_bytes(m), u.usable_bytes)) return "fits";
-  if (m.total_bytes <= u.usable_bytes) return "tight";
-  return "no_fit";
+  return memory_verdict(m.total_bytes, total_high_bytes(m), u.usable_bytes, u.usable_low_bytes);
 }
 
 // Whether the usual fine-tuning stack (PyTorch, PEFT, DeepSpeed ZeRO / FSDP) runs on one of the
@@ -221,7 +220,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
       {"model", {{"id", r.model.id}, {"name", r.model.name}, {"model_type", a.model_type},
                  {"topology", a.topology()}, {"topology_code", a.topology_code()}, {"layers", a.n_layer_main()}}},
       {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)}, {"device_type", device_type_json(r.device)},
-                    {"count", o.gpus}, {"memory_gib", r.device.memory_gib}}},
+                    {"count", o.gpus}, {"memory_gib", r.device.memory_gib}, {"memory_basis", memory_basis_json(r.device)}}},
       {"settings", settings},
       {"params", {{"total", m.params.total}, {"trainable", m.params.trainable}, {"frozen", m.params.frozen},
                   {"quantized", m.params.quantized},
@@ -244,6 +243,7 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
                   {"cpu_bytes", m.cpu_bytes},
                   {"state_bytes_per_param", m.state_bytes_per_param},
                   {"usable_bytes", u.usable_bytes},
+                  {"usable_low_bytes", u.usable_low_bytes},
                   {"usable_rule_code", {{"code", u.rule_code}, {"params", u.rule_params}}},
                   {"margin_bytes", static_cast<std::int64_t>(u.usable_bytes) - static_cast<std::int64_t>(m.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(m.total_bytes) / U : 0.0}}},

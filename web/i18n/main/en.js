@@ -109,6 +109,8 @@ export default {
   approx_note: "Approximate: the core does not model the “{0}” architecture exactly, so these figures treat it as a standard decoder built from its config.json. Expect larger errors than usual.",
   approx_badge: "approximate",
   unc_mark: "uncertain",
+  basis_mark: 'vendor figure',
+  basis_vendor_figure: '{figure} is the vendor’s figure: the driver may report up to {less} less ({low}). “Fits with room to spare” is judged on the lower figure.',
   unc_derived: "derived from related specifications, not a vendor figure",
   unc_sources_disagree: "public sources disagree",
   unc_unverified: "not checked against a vendor page",

@@ -109,6 +109,8 @@ export default {
   approx_note: "Aproximado: el núcleo no modela exactamente la arquitectura «{0}», así que estas cifras la tratan como un decodificador estándar construido a partir de su config.json. Cuenta con errores mayores de lo habitual.",
   approx_badge: "aproximado",
   unc_mark: "sin confirmar",
+  basis_mark: 'cifra del fabricante',
+  basis_vendor_figure: '{figure} es la cifra del fabricante: el controlador puede indicar hasta un {less} menos ({low}). «Cabe con margen» exige margen sobre la cifra menor.',
   unc_derived: "deducido de especificaciones afines, no es una cifra del fabricante",
   unc_sources_disagree: "las fuentes públicas no coinciden",
   unc_unverified: "sin comprobar en una página del fabricante",

@@ -108,6 +108,8 @@ export default {
   approx_note: "Approximatif : ce calcul ne modélise pas exactement l’architecture « {0} » ; ces chiffres la traitent comme un décodeur standard construit à partir de son config.json. Attendez-vous à des écarts plus grands que d’habitude.",
   approx_badge: "approximatif",
   unc_mark: "à confirmer",
+  basis_mark: 'chiffre du fabricant',
+  basis_vendor_figure: '{figure} est le chiffre du fabricant : le pilote peut indiquer jusqu’à {less} de moins ({low}). « Tient avec de la marge » suppose de la marge sur le chiffre le plus bas.',
   unc_derived: "déduit de caractéristiques voisines, pas un chiffre du fabricant",
   unc_sources_disagree: "les sources publiques divergent",
   unc_unverified: "non vérifié sur une page du fabricant",

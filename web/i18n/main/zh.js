@@ -107,6 +107,8 @@ export default {
   approx_note: "近似值：核心未精确建模“{0}”架构，因此这些数字按其 config.json 构成的标准生成器估算。误差可能比平常更大。",
   approx_badge: "近似",
   unc_mark: "不确定",
+  basis_mark: '厂商标称值',
+  basis_vendor_figure: '{figure} 为厂商标称值：驱动报告的容量可能最多少 {less}（{low}）。“余量充足”按较低的数值判定。',
   unc_derived: "由相近规格推算，并非厂商公布的数字",
   unc_sources_disagree: "公开来源说法不一",
   unc_unverified: "未经厂商页面核实",

@@ -55,9 +55,17 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
 /// two that no estimate sees; a total at 91 % of the usable memory leaves room for neither.
 inline constexpr double kRoomToSpareShare = 0.85;
 
-/// llama.cpp's verdict of a device: fits when high_bytes <= kRoomToSpareShare x usable_bytes,
-/// tight when only the estimate itself (total_bytes) is within usable_bytes.
-bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_bytes);
+/// The verdict of a device on every engine's estimate: fits when high_bytes <= kRoomToSpareShare x
+/// the low end of its usable memory (UsableMemory::usable_low_bytes: below usable_bytes only
+/// where the device's size is the vendor's figure, memory_basis vendor_figure), tight when only
+/// the estimate itself (total_bytes) is within usable_bytes. So a setup that fits only in the
+/// upper part of a vendor's figure is tight, never fits.
+bool room_to_spare(std::uint64_t high_bytes, std::uint64_t usable_low_bytes);
+
+/// The verdict of one memory pool on that rule: "fits", "tight" or "no_fit" from the estimate
+/// (total_bytes), its upper bound (high_bytes) and the pool's UsableMemory figures.
+const char* memory_verdict(std::uint64_t total_bytes, std::uint64_t high_bytes, std::uint64_t usable_bytes,
+                           std::uint64_t usable_low_bytes);
 
 /// Whether a format is a meaningful choice for this model on this device: "" when it is, else a
 /// code (the result's quant.applicability, absent when "").

@@ -18,6 +18,11 @@ struct Device {
   DeviceKind kind = DeviceKind::Gpu;
   double memory_gib = 0;          // physical capacity
   bool memory_assumed = false;    // CPU entries without a RAM size (64 GiB until the user says)
+  // What memory_gib stands on (data/SCHEMA.md): "driver_reported" (the catalog's
+  // memory_reported_mib, the total the driver shows), "vendor_figure" (the catalog's memory_basis:
+  // the vendor's own number, which the driver may show as up to 7 % less) or "capacity" (the size
+  // as stated: a consumer card's binary GB, a Mac's RAM, a device a person describes).
+  std::string memory_basis = "capacity";
   double bandwidth_gbs = 0;       // peak, GB/s
   double fp16_tflops = 0;         // dense
   double bf16_tflops = 0;         // dense BF16 where slower than FP16 (GeForce: FP32 accumulate); 0 = same
@@ -57,9 +62,20 @@ struct Device {
   nlohmann::json facts;           // the catalog entry as loaded (for display)
 };
 
+/// What a vendor's memory figure holds in GiB if its "GB" were decimal: 10^9 / 2^30. A figure with
+/// memory_basis vendor_figure lies between this share of itself and itself (NVIDIA's "288 GB" B300
+/// shows 275040 MiB = 268.59 GiB in nvidia-smi, 0.933 of 288).
+inline constexpr double kVendorFigureLowShare = 1e9 / (1024.0 * 1024.0 * 1024.0);
+
 struct UsableMemory {
   std::uint64_t physical_bytes = 0;
   std::uint64_t usable_bytes = 0;
+  // The low end of usable_bytes: the same rule on the physical size at its low end, which is
+  // kVendorFigureLowShare of memory_gib for a vendor_figure device; usable_bytes for any other.
+  // Room to spare is judged against it (estimate.hpp room_to_spare), so no verdict says "fits"
+  // on memory the driver may not report.
+  std::uint64_t usable_low_bytes = 0;
+  std::uint64_t physical_low_bytes = 0;  // the physical size's low end, the same way
   std::string rule_code;          // gpu_driver_reserve | gpu_driver_reserve_display | metal_wired_limit |
                                   // metal_working_set_small | metal_working_set_large | unified_gpu_share |
                                   // cpu_os_reserve
@@ -76,6 +92,11 @@ struct MemoryOverrides {
 /// What a model may use on the device (for Apple: Metal's recommendedMaxWorkingSetSize, device.cpp).
 UsableMemory usable_memory(const Device& d, const MemoryOverrides& o = {});
 
+/// What the device's memory figure stands on, for a result document: {"code": memory_basis} and,
+/// for vendor_figure, {"values": {"low_gib", "less_share"}}: the figure read as decimal GB
+/// (memory_gib x kVendorFigureLowShare) and the share it is below memory_gib (1 - that share).
+nlohmann::json memory_basis_json(const Device& d);
+
 /// Parse a device object (catalog entry or user JSON). `path` prefixes error paths.
 Device device_from_json(const nlohmann::json& j, const std::string& path);
 
@@ -90,7 +111,8 @@ nlohmann::json device_type_json(const Device& d);
 /// The products people know a device by (data/SCHEMA.md `products`, `chip`): `products` the model
 /// names ("Mac Studio (2025)"), `product_lines` their lines once each in catalog order ("MacBook
 /// Pro", "Mac Studio"), `chip` the chip's short name ("M3 Ultra"), `gpu_cores` and `cpu_cores`
-/// (null when the entry gives none). Written into `out` (list hardware, the estimate's `hardware`).
+/// (null when the entry gives none), and `memory_basis` (memory_basis_json). Written into `out`
+/// (list hardware, the estimate's `hardware`).
 void add_product_fields(nlohmann::json& out, const Device& d);
 
 /// The launch price of one memory option of an Apple chip entry (data/SCHEMA.md

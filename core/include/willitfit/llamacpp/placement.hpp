@@ -41,6 +41,7 @@ struct PlacementDevice {
   Device device;
   std::uint64_t usable_bytes = 0;     // usable_memory(device)
   std::uint64_t overhead_bytes = 0;   // runtime overhead of its backend (data/backends.json)
+  std::uint64_t usable_low_bytes = 0; // usable_memory(device).usable_low_bytes (0 = usable_bytes)
 };
 
 /// llama.cpp's flags that decide the placement.
@@ -64,6 +65,7 @@ struct DeviceLoad {
   std::uint64_t draft_bytes = 0;      // a draft model's weights, KV cache and compute buffer (estimate/engines/llamacpp.cpp)
   std::uint64_t total_bytes = 0;
   std::uint64_t usable_bytes = 0;
+  std::uint64_t usable_low_bytes = 0; // the low end of usable_bytes (hardware/device.hpp UsableMemory)
   bool fits = true;
   // Layers held: [first_layer, first_layer + n_layers); -1/0 when none. has_output: output matrix.
   int first_layer = -1, n_layers = 0;

@@ -42,6 +42,16 @@ ServerDemand server_demand(const EstimateRequest& r, const VllmBudget& b);
 /// llama.cpp's placement the step started from. Called by each server fit step once its budget is set.
 void set_server_totals(const EstimateRequest& r, Estimate& e);
 
+/// vLLM and SGLang: the least low end of usable memory over the request's GPUs, in GiB
+/// (hardware/device.hpp UsableMemory::usable_low_bytes: below the usable memory only where a
+/// GPU's size is the vendor's figure).
+double server_low_gib(const EstimateRequest& r);
+
+/// vLLM and SGLang's verdict on the rule of estimate.hpp room_to_spare: the engine preallocates
+/// its share, so its budget decides whether it starts; a budget that fits on the usable memory
+/// but not on its low end (`fits_low`) is "tight", never "fits".
+const char* server_verdict(bool fits, bool fits_low);
+
 /// vLLM and SGLang: the need (weights, activations, the stated sequences' cache) as memory.*,
 /// the pool (memory.kv_pool_bytes) and the engine's whole share (memory.reserved_bytes) beside it, memory.devices[] (one per tensor-parallel rank), the
 /// budget under the engine's own key (`util`: the memory fraction it used), settings.context.

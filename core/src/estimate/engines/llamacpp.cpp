@@ -27,10 +27,11 @@ nlohmann::json load_json(const DeviceLoad& d) {
           {"weights_bytes", d.weights_bytes}, {"kv_bytes", d.kv_bytes},
           {"compute_bytes", d.compute_bytes}, {"op_offload_bytes", d.op_offload_bytes},
           {"overhead_bytes", d.overhead_bytes}, {"projector_bytes", d.projector_bytes}, {"draft_bytes", d.draft_bytes}, {"total_bytes", d.total_bytes},
-          {"usable_bytes", d.usable_bytes}, {"fits", d.fits},
+          {"usable_bytes", d.usable_bytes}, {"usable_low_bytes", d.usable_low_bytes}, {"fits", d.fits},
           // The page's tag for this device, on the headline's rule (estimate.hpp room_to_spare):
-          // "tight" when it fits but the estimate's upper bound leaves no room to spare.
-          {"verdict", !d.fits ? "no_fit" : room_to_spare(high(d.total_bytes), d.usable_bytes) ? "fits" : "tight"},
+          // "tight" when it fits but the estimate's upper bound leaves no room to spare on the
+          // low end of its usable memory.
+          {"verdict", !d.fits ? "no_fit" : room_to_spare(high(d.total_bytes), d.usable_low_bytes) ? "fits" : "tight"},
           // The compute graph's buffers apart from the buffer llama.cpp keeps to run weights held
           // in RAM on the GPU (op_offload_bytes; compute_bytes holds both): the graph part is
           // what memory.compute_bytes counts when everything is on the accelerators.
@@ -50,8 +51,10 @@ class LlamaCppStep final : public EngineStep {
   void fit(const Catalog& cat, const EstimateRequest& r, Estimate& e) const override {
     const Architecture& a = r.model.arch;
     std::vector<PlacementDevice> gpus;
-    for (const auto& d : r.devices)
-      gpus.push_back({d, usable_memory(d, r.overrides).usable_bytes, backend_overhead_bytes(cat, d)});
+    for (const auto& d : r.devices) {
+      const UsableMemory u = usable_memory(d, r.overrides);
+      gpus.push_back({d, u.usable_bytes, backend_overhead_bytes(cat, d), u.usable_low_bytes});
+    }
     // --- speculative MTP hook (speculative.hpp) ---
     // llama.cpp with --spec-type draft-mtp loads the NextN block and gives it one layer's cache
     // (PR #26534 / #25980), in a context of its own whose compute buffer is counted as large as
@@ -208,7 +211,7 @@ class LlamaCppStep final : public EngineStep {
     e.weights_bytes = e.overhead_bytes = e.total_bytes = e.total_high_bytes = 0;
     e.compute.total_bytes = 0;
     e.usable = usable_memory(r.device, r.overrides);
-    e.usable.usable_bytes = e.usable.physical_bytes = 0;
+    e.usable.usable_bytes = e.usable.usable_low_bytes = e.usable.physical_bytes = 0;
     for (const auto& d : r.devices) e.usable.physical_bytes += usable_memory(d, r.overrides).physical_bytes;
     bool all_fit = true, all_margin = true;
     for (const auto& d : e.full.devices) {
@@ -218,8 +221,9 @@ class LlamaCppStep final : public EngineStep {
       e.total_bytes += d.total_bytes;
       e.total_high_bytes += high(d.total_bytes);
       e.usable.usable_bytes += d.usable_bytes;
+      e.usable.usable_low_bytes += d.usable_low_bytes;
       all_fit = all_fit && d.total_bytes <= d.usable_bytes;
-      all_margin = all_margin && room_to_spare(high(d.total_bytes), d.usable_bytes);  // estimate.hpp
+      all_margin = all_margin && room_to_spare(high(d.total_bytes), d.usable_low_bytes);  // estimate.hpp
     }
     e.host_weights_bytes = e.full.unified ? 0 : e.full.host.weights_bytes;
 
@@ -239,6 +243,7 @@ class LlamaCppStep final : public EngineStep {
     host["page_cache_bytes"] = p.page_cache_bytes;
     host["ram_usable_bytes"] = p.ram_usable_bytes;
     host["ram_fits"] = p.ram_fits;
+    // System RAM as the request states it: no vendor's figure, its low end is itself.
     host["verdict"] = !p.ram_fits ? "no_fit" : room_to_spare(high(p.host.total_bytes), p.ram_usable_bytes) ? "fits" : "tight";
     // What one token reads from the accelerators' memory, all devices together (the offload
     // limit sentence sets it beside what it reads from system RAM).

@@ -38,9 +38,7 @@ class MlxStep final : public EngineStep {
     e.total_high_bytes = e.total_bytes + static_cast<std::uint64_t>(0.02 * static_cast<double>(e.total_bytes)) + 256 * kMlxMiB;
     e.usable = usable_memory(r.device, r.overrides);
     // "fits" on the one rule every engine's verdict uses (estimate.hpp room_to_spare).
-    if (room_to_spare(e.total_high_bytes, e.usable.usable_bytes)) e.verdict = "fits";
-    else if (e.total_bytes <= e.usable.usable_bytes) e.verdict = "tight";
-    else e.verdict = "no_fit";
+    e.verdict = memory_verdict(e.total_bytes, e.total_high_bytes, e.usable.usable_bytes, e.usable.usable_low_bytes);
   }
 
   void write(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) const override {

@@ -7,6 +7,7 @@
 
 #include "engines.hpp"
 #include "willitfit/base/shown.hpp"
+#include "willitfit/base/units.hpp"
 #include "willitfit/estimate/catalog_memo.hpp"
 #include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/server_throughput.hpp"
@@ -116,6 +117,15 @@ void set_server_totals(const EstimateRequest& r, Estimate& e) {
   e.total_high_bytes = e.total_bytes;
 }
 
+double server_low_gib(const EstimateRequest& r) {
+  double low = 1e300;
+  for (const auto& d : r.devices)
+    low = std::min(low, static_cast<double>(usable_memory(d, r.overrides).usable_low_bytes) / units::kGiB);
+  return low;
+}
+
+const char* server_verdict(bool fits, bool fits_low) { return !fits ? "no_fit" : fits_low ? "fits" : "tight"; }
+
 void server_throughput(const Catalog& cat, const EstimateRequest& r, Estimate& e) {
   // Each request holds depth + prompt + half its generation (the mean over its decode).
   const VllmBudget& b = e.vllm_fit ? *e.vllm_fit : *e.vllm;
@@ -155,6 +165,7 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
   const std::int64_t share = static_cast<std::int64_t>(b.weights_bytes + b.activation_bytes + over) + b.kv_available_bytes;
   m["reserved_bytes"] = static_cast<std::uint64_t>(std::max<std::int64_t>(0, share)) * tp;
   m["usable_bytes"] = b.total_bytes * tp;
+  m["usable_low_bytes"] = std::min(b.total_bytes, static_cast<std::uint64_t>(server_low_gib(r) * units::kGiB)) * tp;
   // The engine's share that reads as the whole usable memory (SGLang's --mem-fraction-static is
   // the usable figure itself): a code, so "sets aside 23.65 of 23.65 GiB" is worded as all of it.
   if (shown::same_gib(m["reserved_bytes"].get<double>(), m["usable_bytes"].get<double>())) m["reserved_code"] = "all_usable";
@@ -195,9 +206,10 @@ void write_server(const EstimateRequest& r, const Estimate& e, double util, nloh
                     {"compute_bytes", b.activation_bytes},
                     {"overhead_bytes", over}, {"total_bytes", total}, {"usable_bytes", b.total_bytes},
                     {"fits", b.fits}, {"read_per_token_bytes", b.weights_bytes},
+                    {"usable_low_bytes", m["usable_low_bytes"].get<std::uint64_t>() / tp},
                     // The headline's code for each GPU (the server preallocates its budget, so
-                    // fits or not; vllm.cpp / sglang.cpp set the verdict the same way).
-                    {"verdict", b.fits ? "fits" : "no_fit"}, {"compute_graph_bytes", b.activation_bytes}});
+                    // fits, tight on a vendor's figure, or not: vllm.cpp / sglang.cpp server_verdict).
+                    {"verdict", e.verdict}, {"compute_graph_bytes", b.activation_bytes}});
   }
   m["devices"] = devs;
 }

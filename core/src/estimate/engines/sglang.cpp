@@ -16,10 +16,12 @@ class SglangStep final : public EngineStep {
 
   void fit(const Catalog& cat, const EstimateRequest& r, Estimate& e) const override {
     llamacpp_step().fit(cat, r, e);
-    double total_gib = 1e300, phys_gib = 1e300;
+    double total_gib = 1e300, phys_gib = 1e300, phys_low_gib = 1e300;
     for (const auto& d : r.devices) {
-      total_gib = std::min(total_gib, static_cast<double>(usable_memory(d, r.overrides).usable_bytes) / units::kGiB);
+      const UsableMemory u = usable_memory(d, r.overrides);
+      total_gib = std::min(total_gib, static_cast<double>(u.usable_bytes) / units::kGiB);
       phys_gib = std::min(phys_gib, d.memory_gib);
+      phys_low_gib = std::min(phys_low_gib, static_cast<double>(u.physical_low_bytes) / units::kGiB);
     }
     SglangOptions o = r.sglang;
     // The group's oldest GPU decides SGLang's capability-keyed defaults (0 when one is unknown).
@@ -32,11 +34,16 @@ class SglangStep final : public EngineStep {
     }
     o.context_length = server_context(r);
     e.vllm = sglang_budget(r.model.arch, *e.plan, total_gib, phys_gib, o, &e.sglang_fraction);
+    // The same budget on the low end of a vendor's figure (its physical size at the same share):
+    // fits only where it starts there too.
+    const double low_gib = server_low_gib(r);
+    const bool fits_low = e.vllm->fits &&
+                          (low_gib >= total_gib || sglang_budget(r.model.arch, *e.plan, low_gib, phys_low_gib, o).fits);
     if (!e.vllm->fits && e.vllm->max_model_len_fit >= 256) {
       o.context_length = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
       e.vllm_fit = sglang_budget(r.model.arch, *e.plan, total_gib, phys_gib, o);
     }
-    e.verdict = e.vllm->fits ? "fits" : "no_fit";
+    e.verdict = server_verdict(e.vllm->fits, fits_low);
     set_server_totals(r, e);
     server_throughput(cat, r, e);
   }

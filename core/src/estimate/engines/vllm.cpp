@@ -26,12 +26,15 @@ class VllmStep final : public EngineStep {
     }
     o.max_model_len = server_context(r);
     e.vllm = vllm_budget(r.model.arch, *e.plan, total_gib, o);
+    // The same budget on the low end of a vendor's figure: fits only where it starts there too.
+    const double low_gib = server_low_gib(r);
+    const bool fits_low = e.vllm->fits && (low_gib >= total_gib || vllm_budget(r.model.arch, *e.plan, low_gib, o).fits);
     if (!e.vllm->fits && e.vllm->kv_available_bytes > 0 && e.vllm->max_model_len_fit >= 256 &&
         e.vllm->graphs_fit_headroom) {
       o.max_model_len = e.vllm->max_model_len_fit / 256 * 256;  // the settings that fit
       e.vllm_fit = vllm_budget(r.model.arch, *e.plan, total_gib, o);
     }
-    e.verdict = e.vllm->fits ? "fits" : "no_fit";
+    e.verdict = server_verdict(e.vllm->fits, fits_low);
     set_server_totals(r, e);
     server_throughput(cat, r, e);
   }

@@ -1,0 +1,104 @@
+// A device whose memory size is the vendor's own figure (the core's hardware.memory_basis
+// vendor_figure: no public page shows its driver's total) is not shown as exact: the result and
+// the device page mark the figure and say, in the page's language, that the driver may report up
+// to the core's less_share less (its low_gib), with the core's numbers; a driver's total is not marked.
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import { core, open, plain, root, setup } from './helpers.mjs';
+
+let env;
+before(async () => { env = await setup(); });
+after(async () => { await env.close(); });
+
+// A GiB figure as the page writes it: up to two decimals, in the language's digits.
+const two = (x, lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 }).format(x);
+const ready = (page) => page.waitForFunction(() => document.querySelector('#verdict').dataset.verdict !== 'pending');
+
+test('the result on a vendor’s memory figure marks it and says the driver may report less, in English and in French on a phone', async () => {
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'amd-mi250x', context: 8192 };
+  const r = core('estimate', req);
+  assert.equal(r.hardware.memory_basis.code, 'vendor_figure');
+  const { low_gib: low, less_share: less } = r.hardware.memory_basis.values;
+  const url = (lang) => `${env.url}?model=${req.model}&quant=${req.quant}&hw=${req.hardware}&ctx=8192&count=1&ram=0&lang=${lang}`;
+
+  const page = await env.page();
+  await open(page, url('en'));
+  await ready(page);
+  assert.equal(await page.getAttribute('#verdict', 'data-verdict'), r.verdict);
+  // The mark beside the usable memory, and the sentence under the bar with the core's numbers.
+  assert.equal(plain(await page.textContent('#c-usable-unc [data-basis="vendor_figure"]')).startsWith('vendor figure'), true);
+  const rule = plain(await page.textContent('#usable-rule'));
+  const fig = `${r.hardware.memory_gib} GiB`;
+  assert.ok(rule.includes(`${fig} is the vendor’s figure: the driver may report up to ${Math.round(less * 100)}% less (${two(low, 'en')} GiB).`), rule);
+  assert.match(rule, /^Usable on device: .+\. 128 GiB is the vendor’s figure/);
+
+  const phone = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  await open(phone, url('fr'));
+  await ready(phone);
+  const fr = await phone.textContent('#usable-rule');
+  // French: decimal comma, and a no-break space before the colon and inside the guillemets.
+  assert.ok(fr.includes(`est le chiffre du fabricant\u00a0: le pilote peut indiquer jusqu’à`), fr);
+  assert.ok(plain(fr).includes(`(${plain(two(low, 'fr'))} Gio)`), fr);
+  assert.ok(fr.includes('«\u00a0Tient avec de la marge\u00a0»'), fr);
+  assert.equal(plain(await phone.textContent('#c-usable-unc [data-basis]')).startsWith('chiffre du fabricant'), true);
+  // The mark stays inside the card on a phone's width.
+  const box = await phone.$eval('#c-usable-unc [data-basis]', (el) => {
+    const a = el.getBoundingClientRect(), c = /** @type {HTMLElement} */ (el.closest('.card')).getBoundingClientRect();
+    return { inside: a.left >= c.left - 0.5 && a.right <= c.right + 0.5 };
+  });
+  assert.ok(box.inside, 'the mark overflows its card');
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(phone.problems, []);
+});
+
+test('a driver’s memory total is shown without the vendor-figure mark', async () => {
+  const r = core('estimate', { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-b300', context: 8192 });
+  assert.equal(r.hardware.memory_basis.code, 'driver_reported');
+  const page = await env.page();
+  await open(page, `${env.url}?model=Qwen/Qwen3-0.6B&quant=Q4_K_M&hw=nvidia-b300&ctx=8192&count=1&ram=0&lang=en`);
+  await ready(page);
+  assert.equal(await page.$('#c-usable-unc [data-basis]'), null);
+  assert.doesNotMatch(await page.textContent('#usable-rule'), /vendor’s figure/);
+});
+
+test('the device page of a vendor’s memory figure marks the size and says what the driver may report', async () => {
+  const r = core('estimate', { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'huawei-ascend-910b' });
+  assert.equal(r.hardware.memory_basis.code, 'vendor_figure');
+  const low = r.hardware.memory_basis.values.low_gib;
+  const page = await env.page();
+  await open(page, `${env.url}?view=device&hw=huawei-ascend-910b&ram=0&lang=zh`);
+  await page.waitForSelector('#dp-basis');
+  const note = await page.textContent('#dp-basis');
+  assert.ok(note.includes(`${r.hardware.memory_gib}\u00a0GiB 为厂商标称值`), note);
+  assert.ok(plain(note).includes(`（${two(low, 'zh')} GiB）`), note);
+  assert.equal(plain(await page.textContent('#dp-facts [data-basis="vendor_figure"]')).startsWith('厂商标称值'), true);
+  assert.deepEqual(page.problems, []);
+});
+
+test('a cloud offer whose GPU is sold by the vendor’s figure carries the mark in its memory cell, the others do not', async () => {
+  const offers = JSON.parse(fs.readFileSync(path.join(root, 'data', 'clouds.json'), 'utf8')).offers;
+  const page = await env.page();
+  await open(page, `${env.url}?model=meta-llama/Llama-3.1-8B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4090&lang=en`);
+  await page.waitForSelector('#cloud-table');
+  await page.click('#cloud-all');
+  const rows = await page.$$eval('#cloud-table tbody tr[data-offer]', (trs) => trs.map((tr) => ({
+    id: tr.dataset.offer, marks: tr.querySelectorAll('[data-basis="vendor_figure"]').length, inCell: tr.querySelectorAll('[data-vram] [data-basis]').length })));
+  assert.ok(rows.length > 10, `${rows.length} rows`);
+  /** @type {Map<string, string>} the core's memory basis of each offer's device */
+  const basis = new Map();
+  let vendor = 0;
+  for (const row of rows) {
+    const dev = offers.find((o) => o.id === row.id)?.device;
+    assert.ok(dev, row.id);
+    if (!basis.has(dev)) basis.set(dev, core('estimate', { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: dev }).hardware.memory_basis.code);
+    const v = basis.get(dev) === 'vendor_figure';
+    vendor += v ? 1 : 0;
+    assert.equal(row.marks, v ? 1 : 0, `${row.id} (${dev}, ${basis.get(dev)})`);
+    assert.equal(row.inCell, row.marks, `${row.id}: the mark sits in the memory cell`);
+  }
+  assert.ok(vendor > 0 && vendor < rows.length, `${vendor} of ${rows.length} offers on a vendor's figure`);
+  assert.deepEqual(page.problems, []);
+});
