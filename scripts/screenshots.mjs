@@ -95,6 +95,8 @@ const JOURNEYS = {
   // The driver's total under a vendor's round size ("94 GB" H100 NVL, 93.58 GiB), a Turing card's
   // INT8 rate, and the 300 W RTX PRO 6000 with its launch price.
   'device-h100-nvl': '?view=device&hw=nvidia-h100-nvl&ram=0',
+  // nvidia-smi's 46068 MiB (44.99 GiB) under NVIDIA's 48 GB, the sold figure beside it.
+  'device-a40': '?view=device&hw=nvidia-a40&ram=0',
   'device-quadro-rtx-6000': '?view=device&hw=nvidia-quadro-rtx-6000&ram=0',
   'device-max-q': '?view=device&hw=nvidia-rtx-pro-6000-blackwell-max-q&ram=0',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.
