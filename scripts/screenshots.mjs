@@ -77,8 +77,8 @@ const JOURNEYS = {
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
   // the driver may report said under the bar, and a setup that fits only above that low end (tight).
-  'vendor-figure-llama70b-mi250x': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q8_0&hw=amd-mi250x&ctx=102400',
-  'device-vendor-figure-mi250x': '?view=device&hw=amd-mi250x&ram=0',
+  'vendor-figure-llama70b-a100-pcie': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-pcie&ctx=102400',
+  'device-vendor-figure-a100-pcie': '?view=device&hw=nvidia-a100-80gb-pcie&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',
@@ -99,6 +99,8 @@ const JOURNEYS = {
   // The driver's total under a vendor's round size ("94 GB" H100 NVL, 93.58 GiB), a Turing card's
   // INT8 rate, and the 300 W RTX PRO 6000 with its launch price.
   'device-h100-nvl': '?view=device&hw=nvidia-h100-nvl&ram=0',
+  // nvidia-smi's 46068 MiB (44.99 GiB) under NVIDIA's 48 GB, the sold figure beside it.
+  'device-a40': '?view=device&hw=nvidia-a40&ram=0',
   'device-quadro-rtx-6000': '?view=device&hw=nvidia-quadro-rtx-6000&ram=0',
   'device-max-q': '?view=device&hw=nvidia-rtx-pro-6000-blackwell-max-q&ram=0',
   // The embeddable card (embed.html renders one <will-it-fit>), with a draft model's segment.

@@ -249,16 +249,43 @@ TEST_CASE("vLLM on a vendor's 24 GB: tight where its budget starts on the figure
   CHECK(fits >= 1);
 }
 
-TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: MI250X", "[estimate][memory_basis]") {
-  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "amd-mi250x"}});
+TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: A100 80GB PCIe", "[estimate][memory_basis]") {
+  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-a100-80gb-pcie"}});
   REQUIRE_FALSE(r.contains("error"));
-  const Device* d = wif_test::catalog().find_device("amd-mi250x");
+  const Device* d = wif_test::catalog().find_device("nvidia-a100-80gb-pcie");
   REQUIRE(d != nullptr);
   REQUIRE(d->memory_basis == "vendor_figure");
   CHECK(r["hardware"]["memory_basis"]["code"] == "vendor_figure");
   CHECK(r["hardware"]["memory_basis"]["values"]["low_gib"].get<double>() == Approx(d->memory_gib * 1e9 / kGiB));
   CHECK(r["memory"]["usable_low_bytes"].get<double>() < r["memory"]["usable_bytes"].get<double>());
   CHECK(r["verdict"] == "fits");  // a small model fits on either end
+}
+
+// The entries given their driver's total in the second pass (URLs and readings in each entry's
+// notes): nvidia-smi's FB total for the NVIDIA cards, the device pool rocminfo lists for the AMD
+// ones (AMD's GiB less 16 MiB, as the MI300X's rocm-smi total), npu-smi / mx-smi / xpu_smi for the
+// others. A package the driver lists as several devices holds their sum: an MI250X's two GCDs of
+// 65520 MiB, a 910C's two dies of 65536 MiB.
+TEST_CASE("A40, A100 80GB SXM4, V100 SXM2, MI100 to MI355X and the Chinese accelerators hold their driver's total", "[catalog][hardware]") {
+  const Catalog& c = wif_test::catalog();
+  struct Row { const char* id; double mib; double sold; };  // sold 0: the vendor's figure is the GiB
+  for (const Row& r : {Row{"nvidia-a40", 46068, 48}, Row{"nvidia-a100-80gb-sxm", 81920, 0},
+                       Row{"nvidia-v100-sxm2-32gb", 32768, 0}, Row{"amd-mi100", 32752, 32}, Row{"amd-mi210", 65520, 64},
+                       Row{"amd-mi250x", 2 * 65520, 128}, Row{"amd-mi325x", 262128, 256}, Row{"amd-mi355x", 294896, 288},
+                       Row{"huawei-ascend-910b", 65536, 0}, Row{"huawei-ascend-910c", 2 * 65536, 0}, Row{"metax-c500", 65536, 0},
+                       Row{"kunlunxin-p800", 98304, 0}}) {
+    CAPTURE(r.id);
+    const Device* d = c.find_device(r.id);
+    REQUIRE(d != nullptr);
+    CHECK(d->facts["memory_reported_mib"].get<double>() == r.mib);
+    CHECK(d->memory_gib == Approx(r.mib / 1024.0).margin(0.006));
+    CHECK(d->facts.value("memory_sold_gb", 0.0) == r.sold);
+    CHECK_FALSE(d->facts.contains("memory_basis"));
+    CHECK(d->facts.value("checked", "") == "2026-12-07");
+    CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
+  }
+  // The sold figure read as GiB overstated the A40 by 7 %.
+  CHECK(c.find_device("nvidia-a40")->memory_gib < 45);
 }
 
 }  // namespace device_memory_test_cases
