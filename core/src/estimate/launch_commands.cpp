@@ -159,7 +159,8 @@ std::string llama_server(const LaunchInput& in) {
     else c << " -md " << file_name(d);
     c << " -ngld " << in.draft_ngl << " --spec-type draft-simple --spec-draft-n-max " << in.draft_max;
   }
-  // The vision projector (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj, --no-mmproj-offload).
+  // The multimodal projector, vision or audio (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj,
+  // --no-mmproj-offload).
   if (in.multimodal) {
     const bool hf = find_repo(in) != nullptr;
     if (!in.mmproj) {
