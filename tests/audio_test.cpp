@@ -217,6 +217,10 @@ TEST_CASE("audio seconds per prompt load Voxtral's audio tower on the first GPU 
   CHECK(cmd.find(" -hf ggml-org/Voxtral-Mini-3B-2507-GGUF:Q4_K_M") != std::string::npos);
   CHECK(cmd.find("mmproj") == std::string::npos);
   CHECK(off["commands"]["llama_server"].get<std::string>().find(" --no-mmproj") != std::string::npos);
+  // The Ollama Modelfile has no projector line: said for audio in its own words.
+  bool audio_note = false;
+  for (const auto& n : on["commands"].value("notes", json::array())) audio_note = audio_note || n.value("code", "") == "ollama_audio_not_loaded";
+  CHECK(audio_note);
   // Five minutes overflow a 2048-token context: said, with the share.
   json small = voxtral(300);
   small["context"] = 2048;

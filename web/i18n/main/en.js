@@ -184,6 +184,7 @@ export default {
   aud_off: 'Not loaded: no audio per prompt. With audio, llama-server --mmproj adds the audio encoder ({type}, {file}) and its buffer ({buf}); each 30 s window takes {per} tokens of context.',
   aud_off_engine: 'This engine loads the audio tower itself; its memory is not modelled here. With llama.cpp the audio encoder is {type}, {file}, plus {buf} of buffer; each 30 s window takes {per} tokens.',
   err_no_audio_tower: "This model has no audio encoder, so audio per prompt does not apply to it. Set “Audio per prompt” to 0.",
+  cmd_note_ollama_audio_not_loaded: "The Ollama Modelfile loads the text model only, without the audio encoder in llama.cpp’s separate projector file (the --mmproj of llama-server): for audio, use llama-server.",
   engines_col: "Engine",
   fit_mlx: "“Make it fit” plans llama.cpp settings; for MLX choose a smaller format or a Mac with more memory.",
   why_compute_mlx: "Activations of one {n}-token prefill chunk (mlx-lm reads a prompt in chunks of that size): {act}.",

@@ -184,6 +184,7 @@ export default {
   aud_off: 'No cargado: ningún audio por entrada. Con audio, llama-server --mmproj añade el codificador de audio ({type}, {file}) y su búfer ({buf}); cada ventana de 30 s ocupa {per} tokens de contexto.',
   aud_off_engine: 'Este motor carga la torre de audio por su cuenta; su memoria no se modela aquí. Con llama.cpp el codificador de audio es {type}, {file}, más {buf} de búfer; cada ventana de 30 s ocupa {per} tokens.',
   err_no_audio_tower: "Este modelo no tiene codificador de audio, así que el audio por entrada no se aplica. «Audio por entrada» debe quedar en 0.",
+  cmd_note_ollama_audio_not_loaded: "El Modelfile de Ollama carga solo el modelo de texto, sin el codificador de audio del archivo de proyector aparte de llama.cpp (el --mmproj de llama-server): para audio, llama-server.",
   engines_col: "Motor",
   fit_mlx: "«Cómo hacer que quepa» planifica opciones de llama.cpp; con MLX elige un formato más pequeño o un Mac con más memoria.",
   why_compute_mlx: "Activaciones de un bloque de prellenado de {n} tokens (mlx-lm lee la entrada en bloques de ese tamaño): {act}.",

@@ -183,6 +183,7 @@ export default {
   aud_off: 'Non chargé\u00a0: aucun audio par invite. Avec de l’audio, llama-server --mmproj ajoute l’encodeur audio ({type}, {file}) et son tampon ({buf})\u00a0; chaque fenêtre de 30\u00a0s occupe {per} tokens de contexte.',
   aud_off_engine: 'Ce moteur charge la tour audio lui-même\u00a0; sa mémoire n’est pas modélisée ici. Avec llama.cpp, l’encodeur audio fait {type}, {file}, plus {buf} de tampon\u00a0; chaque fenêtre de 30\u00a0s occupe {per} tokens.',
   err_no_audio_tower: "Ce modèle n’a pas d’encodeur audio\u00a0: l’audio par invite ne s’applique donc pas. Mettez «\u00a0Audio par invite\u00a0» à 0.",
+  cmd_note_ollama_audio_not_loaded: "Le Modelfile d’Ollama ne charge que le modèle de texte, sans l’encodeur audio du fichier de projecteur séparé de llama.cpp (le --mmproj de llama-server)\u00a0: pour l’audio, utilisez llama-server.",
   engines_col: "Moteur",
   fit_mlx: "« Pour que ça tienne » règle les options de llama.cpp ; avec MLX, choisissez un format plus petit ou un Mac avec plus de mémoire.",
   why_compute_mlx: "Activations d’un bloc de préremplissage de {n} jetons (mlx-lm lit l’invite par blocs de cette taille) : {act}.",

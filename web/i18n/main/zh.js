@@ -182,6 +182,7 @@ export default {
   aud_off: '未加载：每个提示没有音频。有音频时，llama-server --mmproj 会加载音频编码器（{type}，{file}）及其缓冲区（{buf}）；每个 30 秒窗口占 {per} 个 token 的上下文。',
   aud_off_engine: '这个引擎自己加载音频塔；这里没有为其内存建模。使用 llama.cpp 时，音频编码器为 {type}，{file}，另加 {buf} 的缓冲区；每个 30 秒窗口占 {per} 个 token。',
   err_no_audio_tower: "这个模型没有音频编码器，所以每个提示的音频对它不适用。请把“每个提示的音频”设为 0。",
+  cmd_note_ollama_audio_not_loaded: "Ollama 的 Modelfile 只加载文本模型，不含 llama.cpp 单独投影器文件中的音频编码器（llama-server 的 --mmproj）：处理音频请用 llama-server。",
   engines_col: "引擎",
   fit_mlx: "“如何放得下”规划的是 llama.cpp 的设置；使用 MLX 时请选更小的格式或内存更大的 Mac。",
   why_compute_mlx: "一个 {n} token 预填充块的激活值（mlx-lm 按这个大小分块读取提示词）：{act}。",
