@@ -130,7 +130,10 @@ std::string synth_mmproj(const nlohmann::json& model_ref, const std::string& typ
   try {
     const wif::Catalog cat = wif::Catalog::load(wif::embedded_catalog());
     const wif::ResolvedModel m = wif::resolve_model(cat, model_ref, "model");
-    if (m.vision.family.empty())
+    // An audio-only model (Voxtral) gets its audio tower's file; a model with a vision tower its
+    // vision file.
+    const bool audio = m.vision.family.empty() && !m.audio.family.empty();
+    if (m.vision.family.empty() && !audio)
       throw wif::InputError("no_projector", "model", m.vision.present ? "this model's vision projector is not modelled"
                                                                        : "this model has no vision tower");
     const std::string t = wif::text::lower(type);
@@ -138,9 +141,10 @@ std::string synth_mmproj(const nlohmann::json& model_ref, const std::string& typ
                              : t == "q8_0" ? wif::GgmlType::Q8_0 : wif::GgmlType::F16;
     if (t != "f16" && t != "f32" && t != "bf16" && t != "q8_0")
       throw wif::InputError("bad_value", "quant", "an mmproj file is f16, bf16, f32 or q8_0");
-    const wif::ProjectorPlan plan = wif::projector_plan(m.vision, wt);
+    const wif::ProjectorPlan plan = audio ? wif::audio_projector_plan(m.audio, wt) : wif::projector_plan(m.vision, wt);
     const auto tensors = wif::mmproj_tensors_for(plan);
-    const auto bytes = wif::write_gguf_header(wif::mmproj_metadata_for(m.vision, m.name, wt), tensors);
+    const auto bytes = wif::write_gguf_header(
+        audio ? wif::mmproj_audio_metadata_for(m.audio, m.name, wt) : wif::mmproj_metadata_for(m.vision, m.name, wt), tensors);
     std::ofstream f(out, std::ios::binary);
     f.write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
     f.close();
@@ -149,7 +153,7 @@ std::string synth_mmproj(const nlohmann::json& model_ref, const std::string& typ
     for (const auto& x : tensors) data += (x.bytes + 31) / 32 * 32;
     return nlohmann::json{{"path", out}, {"header_bytes", bytes.size()}, {"tensors", tensors.size()},
                           {"tensor_bytes", plan.bytes}, {"file_bytes", bytes.size() + data},
-                          {"projector_type", wif::mmproj_projector_type(m.vision.family)}}.dump();
+                          {"projector_type", audio ? wif::mmproj_audio_projector_type(m.audio.family) : wif::mmproj_projector_type(m.vision.family)}}.dump();
   } catch (const wif::InputError& e) {
     return wif::error_json(e.error());
   }

@@ -44,6 +44,8 @@ const char* kUsage =
     "                     [--images N] [--image-width PX] [--image-height PX] [--mmproj-offload on|off]\n"
     "                     [--mmproj-type f16|bf16|f32|q8_0] [--mmproj-bytes B]  (images per prompt: the\n"
     "                      vision projector's memory and placement, and the tokens the images cost)\n"
+    "                     [--audio-seconds S]  (audio per prompt: the audio encoder's memory and\n"
+    "                      placement, its 30 s windows, the tokens and the prefill time they add)\n"
     "                     [--mmproj-file PATH]  (hf:… GGUF repos: which mmproj file's header to read;\n"
     "                      by default the F16 one, else the first)\n"
     "  willitfit <estimate|plan|serve|tiers|runs-on|solve|train|cost> --request <request.json> [--json]\n"
@@ -84,7 +86,8 @@ const char* kUsage =
     "                     routed expert, the older llama.cpp layout; --split N writes gguf-split's\n"
     "                     N shard headers <file>-0000k-of-0000N.gguf; for tests)\n"
     "  willitfit gguf-synth --mmproj --model <id|config.json> [--quant f16|bf16|f32|q8_0] --out <file.gguf>\n"
-    "                     (the vision projector's mmproj header, clip.* keys and tensors; for tests)\n"
+    "                     (the projector's mmproj header, clip.* keys and tensors: the vision tower, or\n"
+    "                      the audio tower of an audio-only model; for tests)\n"
     "  willitfit catalog-check\n";
 
 int fail(const std::string& code, const std::string& path, const std::string& msg) {
@@ -282,7 +285,7 @@ const std::map<std::string, std::pair<std::string, char>>& request_flags() {
       {"--mtp", {"mtp", 'b'}},             {"--draft-max", {"draft_max", 'i'}},
       {"--workload", {"workload", 's'}},
       {"--draft-model", {"draft_model", 's'}}, {"--draft-quant", {"draft_quant", 's'}},
-      {"--images", {"images", 'i'}},       {"--image-width", {"image_width", 'i'}},
+      {"--images", {"images", 'i'}},       {"--audio-seconds", {"audio_seconds", 'n'}},       {"--image-width", {"image_width", 'i'}},
       {"--image-height", {"image_height", 'i'}}, {"--mmproj-offload", {"mmproj_offload", 'b'}},
       {"--mmproj-type", {"mmproj_type", 's'}}, {"--mmproj-bytes", {"mmproj_bytes", 'i'}},
       // train
@@ -570,6 +573,7 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
     }
     if (d.contains("speculative")) view["speculative"] = d["speculative"];
     if (d.contains("projector")) view["projector"] = d["projector"];
+    if (d.contains("audio")) view["audio"] = d["audio"];
     std::cout << view.dump(2) << "\n";
     return 0;
   }

@@ -141,7 +141,7 @@ TEST_CASE("An mmproj header that is truncated, hostile or not a projector is a c
   CHECK(error_of([&] { load_mmproj(gemma_with("clip.vision.patch_size", GgufType::U32, 1), "m"); }).path == "m.clip.vision.patch_size");
   CHECK(error_of([&] { load_mmproj(gemma_with("clip.vision.image_size", GgufType::I32, -5), "m"); }).code == "bad_value");
   CHECK(error_of([&] { load_mmproj(gemma_with("clip.vision.image_size", GgufType::String, "896"), "m"); }).code == "bad_value");
-  CHECK(error_of([&] { load_mmproj(gemma_with("clip.has_vision_encoder", GgufType::Bool, false), "m"); }).code == "mmproj_no_vision");
+  CHECK(error_of([&] { load_mmproj(gemma_with("clip.has_vision_encoder", GgufType::Bool, false), "m"); }).code == "mmproj_no_encoder");
   // A type the core does not model, or a dimension missing: not an error, not modelled.
   const MmprojFile u = load_mmproj(gemma_with("clip.projector_type", GgufType::String, "resampler"), "m");
   CHECK(u.spec.family.empty());

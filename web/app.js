@@ -131,6 +131,7 @@ function syncForm() {
   byId('mtp').checked = !!state.mtp;
   syncDraft();
   byId('images').value = String(state.images || 0);
+  byId('audio').value = String(state.audio || 0);
   fillRam();
   byId('ram').value = String(state.ram);
   byId('lang').value = state.lang;
@@ -209,6 +210,9 @@ function readForm() {
     return raw !== '' && Number.isFinite(n) ? n : fallback;
   };
   state.images = state.model === before && !byId('images-field').hidden ? whole('images', defaultOf('images')) : defaultOf('images');
+  const secs = Number(byId('audio').value.trim());
+  state.audio = state.model === before && !byId('audio-field').hidden && byId('audio').value.trim() !== '' && Number.isFinite(secs)
+    ? secs : defaultOf('audio');
   state.count = whole('count', defaultOf('count'));
   state.par = whole('par', defaultOf('par'));
   state.ram = Number(byId('ram').value) || defaultOf('ram');
@@ -336,7 +340,7 @@ async function loadPages() {
  * @type {Record<string, string>}
  */
 const FIELD_OF = { kv_bits: 'kv', kv_type: 'kv', kv_cache_dtype: 'kv', quant: 'quant', context: 'context', count: 'count', parallel: 'par',
-  mtp: 'mtp', draft_model: 'draft', images: 'images', ram_gib: 'ram', engine: 'engine', hardware: 'hardware', model: 'model' };
+  mtp: 'mtp', draft_model: 'draft', images: 'images', audio_seconds: 'audio', ram_gib: 'ram', engine: 'engine', hardware: 'hardware', model: 'model' };
 
 /**
  * Mark the form field an error's path names (aria-invalid, described by the error), the value the

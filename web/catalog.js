@@ -92,6 +92,7 @@ export function request(over = {}) {
   if (v.mtp) r.mtp = true;
   if (v.draft) r.draft_model = v.draft;
   if (v.images && v.images !== defaultOf('images')) r.images = v.images;
+  if (v.audio && v.audio !== defaultOf('audio')) r.audio_seconds = v.audio;
   return r;
 }
 

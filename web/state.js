@@ -34,6 +34,8 @@ export const state = {
   draft: '',
   /** Images per prompt (request field images; 0 = text only, the vision projector not loaded). */
   images: 0,
+  /** Seconds of audio per prompt (request field audio_seconds; 0 = none, the audio encoder not loaded). */
+  audio: 0,
   /** True on a first visit, before any setup is in the URL. */
   home: false,
 };
@@ -54,7 +56,7 @@ export function setDefaults(d, markets = /** @type {any[]} */ ([])) {
     model: d.welcome.model, hw: d.welcome.hardware,
     quant: llama.quant, kv: llama.kv_type, par: llama.parallel,
     ctx: d.estimate.context, count: d.estimate.count, ram: d.estimate.ram_gib, engine: d.estimate.engine,
-    market: d.cost.market, images: d.estimate.images,
+    market: d.cost.market, images: d.estimate.images, audio: d.estimate.audio_seconds,
   });
 }
 
@@ -95,6 +97,8 @@ export function readUrl() {
   state.draft = s('draft').slice(0, 200);
   // Images per prompt go to the core as given (it refuses what is out of range, with the field).
   state.images = /^\d{1,2}$/.test(s('img')) ? Number(s('img')) : DEFAULTS.images;
+  // Seconds of audio per prompt, likewise (the core refuses what is out of range).
+  state.audio = /^\d{1,5}(\.\d{1,3})?$/.test(s('aud')) ? Number(s('aud')) : DEFAULTS.audio;
   const int = (/** @type {string} */ k, /** @type {number} */ lo, /** @type {number} */ hi) => {
     const n = Number(s(k));
     return s(k) !== '' && Number.isInteger(n) && n >= lo && n <= hi ? n : undefined;
@@ -189,6 +193,7 @@ export function queryFor(over = {}) {
     if (v.mtp) q.mtp = '1';
     if (v.draft) q.draft = v.draft;
     if (v.images && v.images !== DEFAULTS.images) q.img = String(v.images);
+    if (v.audio && v.audio !== DEFAULTS.audio) q.aud = String(v.audio);
   }
   if (v.market !== DEFAULTS.market && v.view !== 'accuracy') q.market = v.market;
   q.lang = v.lang;

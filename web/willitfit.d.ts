@@ -71,6 +71,8 @@ export interface Request {
   mtp?: boolean; draft_max?: number; workload?: 'code' | 'prose';
   /** Images per prompt (0 = text only) and their size; the vision projector's file type, placement and published size. */
   images?: number; image_width?: number; image_height?: number;
+  /** Seconds of audio per prompt (0 = none): the audio encoder's memory, windows, tokens and prefill time (result `audio`). */
+  audio_seconds?: number;
   mmproj_offload?: boolean; mmproj_type?: 'f16' | 'bf16' | 'f32' | 'q8_0'; mmproj_bytes?: number;
   solve?: 'max_context' | 'best_quant' | 'make_it_fit' | 'cheapest' | 'picks' | 'smallest_device' | 'kv_outlook';
   min_context?: number; allow_offload?: boolean; min_decode_tps?: number; max_count?: number;
@@ -224,6 +226,8 @@ export interface EstimateResult {
   speculative?: Speculative;
   /** The vision projector of a multimodal model (present when its config has a vision tower). */
   projector?: Projector;
+  /** The audio encoder of a multimodal model (present when its config or mmproj file has an audio tower). */
+  audio?: AudioEncoder;
   gguf_file_published_bytes?: number; gguf_file_published_repo?: string;
   /** 100 × (gguf_file_bytes − published) / published: + when the computed file is larger. */
   gguf_file_published_diff_pct?: number;
@@ -331,9 +335,24 @@ export function ggufSummary(bytesOrBase64: Uint8Array | ArrayBuffer | string,
 export function bytesToBase64(bytes: Uint8Array): string;
 export function readGgufHeader(blob: Blob): Promise<{ bytes: Uint8Array; summary: Versioned }>;
 export function registerGguf(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; architecture: string }>;
-export function registerMmproj(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; projector_type: string; family: string; modelled: boolean; tensors: number; tensor_bytes: number }>;
+export function registerMmproj(bytes: Uint8Array | ArrayBuffer): Promise<{ schema_version: 1; handle: string; name: string; projector_type: string; family: string; modelled: boolean; tensors: number; tensor_bytes: number;
+  audio?: { projector_type: string; family: string; modelled: boolean; tensor_bytes: number } }>;
 export function importGguf(blob: Blob): Promise<{ handle: string; name: string; architecture: string; summary: Versioned }>;
 export function accuracyReport(): Promise<Versioned>;
+
+/** The audio encoder (core/include/willitfit/model/audio.hpp); see result.schema.json. */
+export interface AudioEncoder {
+  modelled: boolean; loaded: boolean; seconds: number;
+  code: 'loaded' | 'no_audio' | 'engine_not_modelled' | 'projector_family_unknown' | 'audio_config_incomplete';
+  missing?: string; model_type?: string; source?: 'mmproj_file'; projector_type?: string;
+  family?: 'voxtral' | 'qwen2_audio' | 'ultravox';
+  type?: string; bytes?: number; bytes_source?: 'computed' | 'file'; params?: number;
+  compute_bytes?: number; resident_bytes?: number; file_bytes?: number; offload?: boolean;
+  placement?: 'device' | 'cpu'; device_id?: string;
+  window_seconds?: 30; windows?: number; positions?: number; tokens_per_window?: number; tokens?: number; kv_bytes?: number;
+  context_share?: number; exceeds_context?: boolean; encode_gflops?: number;
+  token_prefill_seconds?: number; encode_seconds?: number; encode_basis?: 'prefill_flop_rate'; prefill_seconds?: number;
+}
 
 /** The vision projector (core/include/willitfit/model/projector.hpp); see result.schema.json. */
 export interface Projector {

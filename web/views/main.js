@@ -250,6 +250,7 @@ export function renderMain(r) {
     r.speculative && r.speculative.kind === 'mtp' && r.speculative.compute_bytes > 0 ? T('why_compute_mtp', { 0: gib(r.speculative.compute_bytes, L) }) : '']));
   text('w-overhead', T(r.hardware.count > 1 ? 'why_overhead_each' : 'why_overhead', { ...kw, backend: backendName(r.hardware.backend) }));
   renderProjector(r);
+  renderAudio(r);
   // Parallel sequences: llama.cpp's -np, and for vLLM / SGLang the sequences the core sizes the
   // need and the pool's room for (its request's parallel, read as concurrency).
   crumbs(r);
@@ -341,6 +342,46 @@ function renderProjector(r) {
   if (p.source === 'mmproj_file' && p.file)
     parts.push(T('proj_file', { 0: String(p.file.path || '?'), 1: String(p.file.revision || '').slice(0, 12) || '?', 2: num(p.file.tensors, L) }));
   text('w-projector', sentences(L, parts));
+}
+
+/**
+ * The audio encoder of a multimodal model (result.audio): its row in the breakdown, loaded or not,
+ * with the audio's 30 s windows, tokens and prefill time in words, and the audio field (shown for
+ * a model with an audio tower). Every figure is the core's.
+ * @param {any} r
+ */
+function renderAudio(r) {
+  const L = state.lang;
+  const a = r.audio;
+  byId('audio-field').hidden = !a;
+  byId('r-audio').hidden = !a;
+  if (!a) return;
+  if (!a.modelled) {
+    text('t-audio', '—');
+    text('w-audio', T(a.code === 'audio_config_incomplete' ? 'aud_incomplete' : 'aud_unmodelled', { 0: String(a.missing || a.model_type || '?') }));
+    return;
+  }
+  const file = commas(L, [gib(a.bytes, L), gb(a.bytes, L)]);
+  const parts = [];
+  if (a.loaded) {
+    text('t-audio', gib(a.resident_bytes, L));
+    parts.push(T(a.placement === 'cpu' ? 'aud_on_cpu' : 'aud_on', {
+      type: String(a.type).toUpperCase(), file, buf: gib(a.compute_bytes, L), dev: r.memory.devices && r.memory.devices[0] ? r.memory.devices[0].name : hwName(r),
+    }));
+    parts.push(T('aud_tokens', {
+      secs: num(a.seconds, L), windows: num(a.windows, L), per: num(a.tokens_per_window, L), all: num(a.tokens, L),
+      share: pct(a.context_share, L, 1), ctx: tokens(r.settings.context, L), kv: gib(a.kv_bytes, L),
+    }));
+    if (typeof a.prefill_seconds === 'number')
+      parts.push(T('aud_prefill', { 0: num(a.prefill_seconds, L, 2), 1: num(a.token_prefill_seconds, L, 2), 2: num(a.encode_seconds, L, 2) }));
+    if (a.exceeds_context) parts.push(T('aud_exceeds'));
+  } else {
+    text('t-audio', T('aud_not_loaded'));
+    parts.push(T(a.code === 'engine_not_modelled' ? 'aud_off_engine' : 'aud_off', {
+      type: String(a.type).toUpperCase(), file, buf: gib(a.compute_bytes, L), per: num(a.tokens_per_window, L),
+    }));
+  }
+  text('w-audio', sentences(L, parts));
 }
 
 /** An engine id as it spells itself (the core's defaults: engines[id].name). @param {string} e */

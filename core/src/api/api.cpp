@@ -367,9 +367,13 @@ std::string api_mmproj_register(const std::string& handle, const std::string& by
   return guarded([&] {
     const auto b = gguf_bytes_or_base64(bytes_or_base64, "mmproj");
     const auto f = register_mmproj(handle, b, "mmproj");
-    return versioned(json{{"handle", handle}, {"name", f->name}, {"projector_type", f->projector_type},
-                          {"family", f->spec.family}, {"modelled", !f->spec.family.empty()},
-                          {"tensors", f->tensors}, {"tensor_bytes", f->plan.bytes}});
+    json doc = {{"handle", handle}, {"name", f->name}, {"projector_type", f->projector_type},
+                {"family", f->spec.family}, {"modelled", !f->spec.family.empty()},
+                {"tensors", f->tensors}, {"tensor_bytes", f->plan.bytes}};
+    if (f->audio.present)  // the file's audio tower (model/audio.hpp)
+      doc["audio"] = {{"projector_type", f->audio_projector_type}, {"family", f->audio.family},
+                      {"modelled", !f->audio.family.empty()}, {"tensor_bytes", f->audio_bytes}};
+    return versioned(doc);
   });
 }
 

@@ -243,6 +243,7 @@ nlohmann::json defaults_json(const Catalog& cat, const nlohmann::json& request) 
                     {"ram_bandwidth_gbs", d::kRamBandwidthGbs}, {"pcie_gbs", d::kPcieGbs}, {"detail", d::kDetail},
                     {"mtp", d::kMtp}, {"draft_max", d::kDraftMax}, {"workload", d::kWorkload},
                     {"images", d::kImages}, {"image_width", d::kImageWidth}, {"image_height", d::kImageHeight},
+                    {"audio_seconds", d::kAudioSeconds},
                     {"mmproj_offload", d::kMmprojOffload}, {"mmproj_type", d::kMmprojType},
                     {"concurrency", nullptr}}},
       {"engines", {{"llama.cpp", llama}, {"vllm", vllm}, {"sglang", sglang}, {"mlx", mlx}}},

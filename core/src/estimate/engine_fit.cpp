@@ -324,8 +324,9 @@ void serving_to_json(const EstimateRequest& r, const Estimate& e, nlohmann::json
     in.draft_ngl = static_cast<int>(r.draft->arch.n_layer_main()) + 1;  // every layer and the output
     in.draft_max = r.spec.draft_max;
   }
-  in.multimodal = !r.model.vision.family.empty();
+  in.multimodal = !r.model.vision.family.empty() || !r.model.audio.family.empty();  // an mmproj file of either tower
   in.mmproj = e.proj_loaded;
+  in.mmproj_audio = e.proj_loaded && r.proj.audio_seconds > 0 && r.proj.images == 0;
   in.mmproj_offload = r.proj.offload;
   in.mmproj_type = cache_type_flag(r.proj.type);  // lower-case type name
   {

@@ -134,6 +134,73 @@ nlohmann::json projector_json(const EstimateRequest& r, const Estimate& e, const
   return j;
 }
 
+// The `audio` section (audio.hpp): the audio tower of the mmproj file, loaded or not, and what
+// the audio of one prompt costs: 30 s windows, tokens in the context, the encoder's work and
+// the prefill time that adds. Codes and numbers only.
+nlohmann::json audio_json(const EstimateRequest& r, const Estimate& e, const nlohmann::json& out) {
+  using nlohmann::json;
+  const AudioSpec& a = r.model.audio;
+  json j = {{"modelled", !a.family.empty()}, {"model_type", a.model_type}, {"seconds", r.proj.audio_seconds}};
+  if (r.model.mmproj) {
+    j["source"] = "mmproj_file";
+    j["projector_type"] = r.model.mmproj->audio_projector_type;
+  }
+  if (a.family.empty()) {
+    j["loaded"] = false;
+    j["code"] = a.code;
+    if (!a.missing.empty()) j["missing"] = a.missing;
+    return j;
+  }
+  if (e.audio_bytes == 0) {  // a listing ("detail": "summary") without audio: not computed
+    j["loaded"] = false;
+    j["code"] = "no_audio";
+    return j;
+  }
+  const bool sent = r.proj.audio_seconds > 0;
+  const bool loaded = e.proj_loaded && sent;
+  j["family"] = a.family;
+  j["loaded"] = loaded;
+  // A server engine loads a checkpoint's audio tower itself: not modelled here.
+  j["code"] = loaded ? "loaded" : r.engine != "llama.cpp" ? "engine_not_modelled" : "no_audio";
+  j["type"] = text::lower(ggml_type_name(r.proj.type));
+  j["bytes"] = e.audio_bytes;
+  j["bytes_source"] = r.model.mmproj ? "file" : "computed";
+  j["params"] = e.audio_params;
+  j["compute_bytes"] = e.audio_compute_bytes;
+  j["resident_bytes"] = loaded ? e.audio_bytes + e.audio_compute_bytes : 0;
+  j["file_bytes"] = e.proj_bytes;  // the whole mmproj file as loaded (both towers where it has both)
+  j["offload"] = r.proj.offload;
+  if (loaded) j["placement"] = e.proj_on_device ? "device" : "cpu";
+  if (loaded && e.proj_on_device && !r.devices.empty()) j["device_id"] = r.devices.front().id;
+  const AudioCost& c = e.audio_cost;
+  j["window_seconds"] = 30;
+  j["windows"] = c.windows;
+  j["positions"] = c.positions;
+  j["tokens_per_window"] = c.tokens_per_window;
+  j["tokens"] = c.tokens;
+  j["kv_bytes"] = static_cast<std::uint64_t>(c.tokens) * e.kv.bytes_per_token_full;
+  const std::int64_t n_ctx = e.kv.n_ctx;
+  j["context_share"] = n_ctx > 0 ? static_cast<double>(c.tokens) / static_cast<double>(n_ctx) : 0.0;
+  j["exceeds_context"] = n_ctx > 0 && c.tokens > n_ctx;
+  const double flops = audio_encode_flops(a, c);
+  j["encode_gflops"] = flops / 1e9;
+  // Prefill with the audio: its tokens at the text prefill rate, plus the encoder's work at the
+  // FLOP rate that prefill reaches (2 x the active matrix parameters per token: the token table
+  // is a lookup, not a product). The encoder's own kernels are not measured here; no public
+  // llama.cpp timing of them fixes a separate rate yet.
+  const double pp = out.contains("speed") ? out["speed"].value("prefill_tps", 0.0) : 0.0;
+  const std::int64_t matrix_params = e.params.active > e.params.embedding ? e.params.active - e.params.embedding : e.params.active;
+  if (pp > 0 && c.tokens > 0) {
+    const double tokens_s = static_cast<double>(c.tokens) / pp;
+    const double encode_s = matrix_params > 0 ? flops / (2.0 * static_cast<double>(matrix_params) * pp) : 0.0;
+    j["token_prefill_seconds"] = tokens_s;
+    j["encode_seconds"] = encode_s;
+    j["encode_basis"] = "prefill_flop_rate";
+    j["prefill_seconds"] = tokens_s + encode_s;
+  }
+  return j;
+}
+
 }  // namespace
 
 SpeedOptions speed_options(const EstimateRequest& r) {
@@ -162,6 +229,7 @@ void attach_mmproj(const nlohmann::json& ref, const std::string& path, ResolvedM
     return;
   }
   m.vision = m.mmproj->spec;
+  m.audio = m.mmproj->audio;
   m.mmproj_path = opt_str(ref, "mmproj_path", path).value_or("");
   m.mmproj_revision = opt_str(ref, "mmproj_revision", path).value_or("");
   for (const auto& [key, v] : {std::pair<const char*, const std::string*>{"mmproj_path", &m.mmproj_path}, {"mmproj_revision", &m.mmproj_revision}})
@@ -246,7 +314,10 @@ ResolvedModel resolve_model_ref(const Catalog& cat, const nlohmann::json& ref, c
     m.params_active_b = e->params_active_b;
     m.arch = e->arch;
     m.entry = e;
-    if (e->raw.contains("config")) m.vision = vision_spec_from_config(e->raw["config"]);
+    if (e->raw.contains("config")) {
+      m.vision = vision_spec_from_config(e->raw["config"]);
+      m.audio = audio_spec_from_config(e->raw["config"]);
+    }
     return m;
   }
   if (!ref.is_object()) throw InputError("bad_type", path, "model must be a catalog id or an object");
@@ -298,9 +369,11 @@ ResolvedModel resolve_model_ref(const Catalog& cat, const nlohmann::json& ref, c
     // decoder and say so (architecture.approximate), rather than answer nothing.
     m.arch = architecture_from_hf_config(ref["config"], join_path(path, "config"), true);
     m.vision = vision_spec_from_config(ref["config"]);
+    m.audio = audio_spec_from_config(ref["config"]);
   } else if (ref.contains("model_type") || ref.contains("text_config")) {
     m.arch = architecture_from_hf_config(ref, path, true);  // a bare config.json
     m.vision = vision_spec_from_config(ref);
+    m.audio = audio_spec_from_config(ref);
   } else {
     throw InputError("missing_field", join_path(path, "config"),
                      "a custom model needs its config.json under 'config'");
@@ -426,7 +499,7 @@ const std::vector<std::string>& estimate_request_fields() {
       "ram_gib", "wired_limit_mib", "gpu_share", "display", "ngl", "n_cpu_moe", "tensor_split", "mmap",
       "tensor_parallel", "concurrency", "mem_fraction_static", "gpu_memory_utilization", "max_num_seqs",
       "max_num_batched_tokens", "kv_cache_dtype", "block_size", "enforce_eager", "kv_bits", "kv_group_size",
-      "mtp", "draft_max", "workload", "draft_model", "draft_quant", "images", "image_width", "image_height",
+      "mtp", "draft_max", "workload", "draft_model", "draft_quant", "images", "image_width", "image_height", "audio_seconds",
       "mmproj_offload", "mmproj_type", "mmproj_bytes", "prompt", "gen", "depth", "backend",
       "ram_bandwidth_gbs", "pcie_gbs", "detail"};
   return fields;
@@ -582,6 +655,10 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
   }
   if (r.proj.images > 0 && !r.model.vision.present)
     throw InputError("no_projector", "images", "this model has no vision tower (its config has no vision_config); it reads text only");
+  // Seconds of audio per prompt (audio.hpp): up to 4 hours, past any model's context.
+  r.proj.audio_seconds = opt_num(q, "audio_seconds", "", 0, d::kMaxAudioSeconds).value_or(d::kAudioSeconds);
+  if (r.proj.audio_seconds > 0 && !r.model.audio.present)
+    throw InputError("no_audio_tower", "audio_seconds", "this model has no audio tower (its config has no audio_config); it does not take audio");
   r.speed.prompt = opt_int(q, "prompt", "", 1, 10000000).value_or(d::kPrompt);
   r.speed.gen = opt_int(q, "gen", "", 1, 10000000).value_or(d::kGen);
   r.speed.depth = opt_int(q, "depth", "", 0, 100000000).value_or(d::kDepth);
@@ -757,6 +834,27 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     e.proj_compute_bytes = projector_compute_bytes(v, e.proj_image, r.kv.flash_attn);
     e.proj_bytes = r.proj.published_bytes > 0 ? r.proj.published_bytes : e.proj_plan.bytes;
     e.proj_loaded = r.proj.images > 0 && r.engine == "llama.cpp";
+  }
+  // The audio tower of the same file (audio.hpp): its weights join the file's, its buffer (one
+  // 30 s window) joins the vision one (libmtmd warms up both towers of a file that has both).
+  if (!r.model.audio.family.empty() && (r.proj.audio_seconds > 0 || !r.summary)) {
+    const AudioSpec& au = r.model.audio;
+    const bool vision_counted = !e.proj_plan.tensors.empty();
+    if (r.model.mmproj) {
+      e.audio_bytes = r.model.mmproj->audio_bytes;
+      e.audio_params = r.model.mmproj->audio_params;
+      if (!vision_counted) e.proj_bytes = r.model.mmproj->plan.bytes;  // the whole file
+    } else {
+      e.audio_plan = audio_projector_plan(au, r.proj.type);
+      e.audio_bytes = e.audio_plan.bytes;
+      e.audio_params = e.audio_plan.params;
+      if (r.proj.published_bytes > 0) e.proj_bytes = r.proj.published_bytes;  // the file as listed
+      else e.proj_bytes += e.audio_bytes;
+    }
+    e.audio_cost = audio_cost(au, r.proj.audio_seconds);
+    e.audio_compute_bytes = audio_compute_bytes(au, r.kv.flash_attn);
+    e.proj_compute_bytes += e.audio_compute_bytes;
+    e.proj_loaded = e.proj_loaded || (r.proj.audio_seconds > 0 && r.engine == "llama.cpp");
   }
   // Weights, KV and compute per device, overhead and verdict: "placement with one device" or
   // several (engine_fit.cpp).
@@ -1014,6 +1112,7 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     out["draft_candidates"] = dc;
   }
   if (r.model.vision.present) out["projector"] = projector_json(r, e, out);
+  if (r.model.audio.present) out["audio"] = audio_json(r, e, out);
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
   if (e.speed.unavailable.is_object()) out["speed_unavailable"] = e.speed.unavailable;
   json notes = json::array();

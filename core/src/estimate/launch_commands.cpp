@@ -159,7 +159,8 @@ std::string llama_server(const LaunchInput& in) {
     else c << " -md " << file_name(d);
     c << " -ngld " << in.draft_ngl << " --spec-type draft-simple --spec-draft-n-max " << in.draft_max;
   }
-  // The vision projector (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj, --no-mmproj-offload).
+  // The multimodal projector, vision or audio (tools/mtmd; common/arg.cpp --mmproj, --no-mmproj,
+  // --no-mmproj-offload).
   if (in.multimodal) {
     const bool hf = find_repo(in) != nullptr;
     if (!in.mmproj) {
@@ -246,8 +247,9 @@ nlohmann::json launch_commands(const LaunchInput& in) {
     // to the legacy llama.cpp runner, kept "only for backwards compatibility for legacy models"
     // (maintainer, PR 13306), and issues 9967 / 12896 show vision lost that way. A code the page
     // words, instead of a projector line that would load and not see images.
+    // Audio sent: the Modelfile written here has no projector either, so Ollama would not hear it.
     if (in.multimodal && in.mmproj)
-      out["notes"].push_back({{"tool", "ollama"}, {"code", "ollama_projector_not_split"}});
+      out["notes"].push_back({{"tool", "ollama"}, {"code", in.mmproj_audio ? "ollama_audio_not_loaded" : "ollama_projector_not_split"}});
   }
   if (!in.gguf_quant && in.kind == DeviceKind::Gpu && in.vllm && !why.empty()) {
     if (in.engine != "sglang") refuse("vllm");

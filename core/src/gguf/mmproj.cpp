@@ -20,6 +20,11 @@ constexpr MmprojBound kMmprojBounds[] = {
     {"clip.vision.projection_dim", 1 << 18},   {"clip.vision.image_size", 1 << 16},
     {"clip.vision.patch_size", 1024},          {"clip.vision.spatial_merge_size", 64},
     {"clip.vision.projector.scale_factor", 64},
+    // The audio tower (Whisper large-v3: width 1280, 32 blocks, 128 mel bins).
+    {"clip.audio.embedding_length", 1 << 16},  {"clip.audio.feed_forward_length", 1 << 18},
+    {"clip.audio.block_count", 1024},          {"clip.audio.attention.head_count", 1024},
+    {"clip.audio.projection_dim", 1 << 18},    {"clip.audio.num_mel_bins", 1024},
+    {"clip.audio.projector.stack_factor", 64},
 };
 
 // An integer key (0 when absent); a value that is not a non-negative integer within its bound
@@ -50,7 +55,63 @@ struct ProjectorName {
 constexpr ProjectorName kProjectorNames[] = {
     {"gemma3", "gemma3"},          {"qwen2vl_merger", "qwen2_vl"}, {"qwen2.5vl_merger", "qwen2_5_vl"},
     {"qwen3vl_merger", "qwen3_vl"}, {"pixtral", "pixtral"},        {"llama4", "llama4"},
+    {"qwen25o", "qwen2_5_vl"},  // Qwen2.5-Omni's vision tower (clip.cpp: read as QWEN25VL)
 };
+
+// The audio projector types model/audio.hpp models (clip-impl.h PROJECTOR_TYPE_NAMES).
+constexpr ProjectorName kAudioProjectorNames[] = {
+    {"voxtral", "voxtral"}, {"qwen2a", "qwen2_audio"}, {"qwen25o", "qwen2_audio"}, {"ultravox", "ultravox"},
+};
+
+std::string mmproj_audio_family_of(const std::string& t) {
+  for (const auto& n : kAudioProjectorNames)
+    if (t == n.type) return n.family;
+  return "";
+}
+
+bool mmproj_flag(const GgufHeader& h, const char* key) {
+  const GgufKv* kv = h.find(key);
+  return kv && kv->value.is_boolean() && kv->value.get<bool>();
+}
+
+// The audio tower's dimensions as clip.cpp's hparams loader reads them for the audio modality.
+void read_audio_tower(const GgufHeader& h, std::map<std::string, std::int64_t>& d, const std::string& path, MmprojFile& f) {
+  AudioSpec& a = f.audio;
+  a.present = true;
+  a.model_type = f.audio_projector_type.empty() ? "clip" : f.audio_projector_type;
+  a.family = mmproj_audio_family_of(f.audio_projector_type);
+  if (a.family.empty()) {
+    a.code = "projector_family_unknown";
+    return;
+  }
+  a.hidden = d["clip.audio.embedding_length"];
+  a.ff = d["clip.audio.feed_forward_length"];
+  a.layers = d["clip.audio.block_count"];
+  a.heads = d["clip.audio.attention.head_count"];
+  a.text_hidden = d["clip.audio.projection_dim"];
+  a.mel_bins = d["clip.audio.num_mel_bins"];
+  a.avgpool = a.family == "voxtral" || a.family == "qwen2_audio";  // clip-model.h audio_has_avgpool
+  a.stack = a.family == "qwen2_audio" ? 1 : d["clip.audio.projector.stack_factor"];
+  for (const auto& t : h.tensors) {
+    if (t.name == "a.position_embd.weight") a.positions = t.ne[1];
+    if (a.family == "ultravox" && t.name == "mm.a.mlp.1.weight") a.proj_hidden = t.ne[1];
+  }
+  const char* need[] = {"clip.audio.embedding_length", "clip.audio.block_count", "clip.audio.attention.head_count",
+                        "clip.audio.feed_forward_length", "clip.audio.projection_dim", "clip.audio.num_mel_bins",
+                        a.family == "qwen2_audio" ? "clip.audio.num_mel_bins" : "clip.audio.projector.stack_factor"};
+  for (const char* k : need)
+    if (d[k] <= 0) {
+      a.code = "audio_config_incomplete";
+      a.missing = path + "." + k;
+      a.family.clear();
+      return;
+    }
+  if (a.positions <= 0) {
+    a.code = "audio_config_incomplete";
+    a.missing = path + ".a.position_embd.weight";
+    a.family.clear();
+  }
+}
 
 std::string mmproj_family_of(const std::string& t) {
   for (const auto& n : kProjectorNames)
@@ -81,10 +142,14 @@ MmprojFile load_mmproj(const std::uint8_t* data, std::size_t size, const std::st
   if (arch != "clip")
     throw InputError("mmproj_not_clip", path + ".general.architecture",
                      "not a vision projector: general.architecture is '" + arch.substr(0, 64) + "', not 'clip'");
-  const GgufKv* has_vision = h.find("clip.has_vision_encoder");
-  if ((has_vision && has_vision->value.is_boolean() && !has_vision->value.get<bool>()) ||
-      (!has_vision && !h.find("clip.vision.embedding_length")))
-    throw InputError("mmproj_no_vision", path + ".clip.has_vision_encoder", "this projector file has no vision encoder");
+  // A tower is there when its flag says so, or (older files without the flag) when its width is
+  // written.
+  const GgufKv* has_vision_kv = h.find("clip.has_vision_encoder");
+  const bool has_vision = has_vision_kv ? mmproj_flag(h, "clip.has_vision_encoder") : h.find("clip.vision.embedding_length") != nullptr;
+  const GgufKv* has_audio_kv = h.find("clip.has_audio_encoder");
+  const bool has_audio = has_audio_kv ? mmproj_flag(h, "clip.has_audio_encoder") : h.find("clip.audio.embedding_length") != nullptr;
+  if (!has_vision && !has_audio)
+    throw InputError("mmproj_no_encoder", path + ".clip.has_vision_encoder", "this projector file has neither a vision nor an audio encoder");
 
   MmprojFile f;
   f.name = mmproj_str(h, "general.name");
@@ -95,6 +160,10 @@ MmprojFile load_mmproj(const std::uint8_t* data, std::size_t size, const std::st
   // else clip.projector_type (clip-impl.h KEY_VISION_PROJ_TYPE, KEY_PROJ_TYPE).
   f.projector_type = mmproj_str(h, "clip.vision.projector_type");
   if (f.projector_type.empty()) f.projector_type = mmproj_str(h, "clip.projector_type");
+  f.audio_projector_type = mmproj_str(h, "clip.audio.projector_type");
+  if (f.audio_projector_type.empty()) f.audio_projector_type = mmproj_str(h, "clip.projector_type");
+  if (!has_vision) f.projector_type.clear();
+  if (!has_audio) f.audio_projector_type.clear();
 
   // The weights as stored: every tensor, its own type and bytes.
   std::map<GgmlType, std::uint64_t> by_type;
@@ -108,6 +177,10 @@ MmprojFile load_mmproj(const std::uint8_t* data, std::size_t size, const std::st
     f.plan.params += p.ne0 * p.ne1;
     f.plan.bytes += p.bytes;
     by_type[p.type] += p.bytes;
+    if (p.name.rfind("a.", 0) == 0 || p.name.rfind("mm.a.", 0) == 0) {
+      f.audio_bytes += p.bytes;
+      f.audio_params += p.ne0 * p.ne1;
+    }
     f.plan.tensors.push_back(std::move(p));
   }
   // The file's type: the one holding most of the bytes (F16 in the converter's default output,
@@ -119,6 +192,8 @@ MmprojFile load_mmproj(const std::uint8_t* data, std::size_t size, const std::st
 
   std::map<std::string, std::int64_t> d;
   for (const auto& b : kMmprojBounds) d[b.key] = mmproj_dim(h, b.key, b.max, path);
+  if (has_audio) read_audio_tower(h, d, path, f);
+  if (!has_vision) return f;
   VisionSpec& s = f.spec;
   s.present = true;
   s.model_type = f.projector_type.empty() ? "clip" : f.projector_type;
@@ -202,6 +277,34 @@ std::vector<GgufKv> mmproj_metadata_for(const VisionSpec& s, const std::string& 
   }
   if (s.family != "gemma3" && s.family != "llama4" && s.merge > 1)
     kv.push_back(gguf_kv("clip.vision.spatial_merge_size", GgufType::U32, s.merge));
+  return kv;
+}
+
+std::string mmproj_audio_projector_type(const std::string& family) {
+  for (const auto& n : kAudioProjectorNames)
+    if (family == n.family) return n.type;
+  return "";
+}
+
+std::vector<GgufKv> mmproj_audio_metadata_for(const AudioSpec& a, const std::string& name, GgmlType weight_type) {
+  const int ftype = weight_type == GgmlType::F32 ? 0 : weight_type == GgmlType::BF16 ? 32 : weight_type == GgmlType::Q8_0 ? 7 : 1;
+  const std::string type = mmproj_audio_projector_type(a.family);
+  std::vector<GgufKv> kv = {
+      gguf_kv("general.architecture", GgufType::String, "clip"),
+      gguf_kv("general.name", GgufType::String, name),
+      gguf_kv("general.file_type", GgufType::U32, ftype),
+      gguf_kv("clip.has_vision_encoder", GgufType::Bool, false),
+      gguf_kv("clip.has_audio_encoder", GgufType::Bool, true),
+      gguf_kv("clip.projector_type", GgufType::String, type),
+      gguf_kv("clip.audio.embedding_length", GgufType::U32, a.hidden),
+      gguf_kv("clip.audio.feed_forward_length", GgufType::U32, a.ff),
+      gguf_kv("clip.audio.projection_dim", GgufType::U32, a.text_hidden),
+      gguf_kv("clip.audio.block_count", GgufType::U32, a.layers),
+      gguf_kv("clip.audio.attention.head_count", GgufType::U32, a.heads),
+      gguf_kv("clip.audio.attention.layer_norm_epsilon", GgufType::F32, 1e-5),
+      gguf_kv("clip.audio.num_mel_bins", GgufType::U32, a.mel_bins),
+  };
+  if (a.family != "qwen2_audio") kv.push_back(gguf_kv("clip.audio.projector.stack_factor", GgufType::U32, a.stack));
   return kv;
 }
 

@@ -373,6 +373,9 @@ std::optional<MmprojFile> read_projector(const json& doc, const std::vector<Repo
     out["projector"] = {{"path", f.path}, {"bytes", f.bytes}, {"projector_type", proj->projector_type},
                         {"family", proj->spec.family}, {"modelled", !proj->spec.family.empty()},
                         {"tensors", proj->tensors}, {"tensor_bytes", proj->plan.bytes}};
+  if (proj && proj->audio.present)
+    out["projector"]["audio"] = {{"projector_type", proj->audio_projector_type}, {"family", proj->audio.family},
+                                 {"modelled", !proj->audio.family.empty()}, {"tensor_bytes", proj->audio_bytes}};
   return proj;
 }
 

@@ -62,6 +62,10 @@ inline constexpr std::int64_t kImageWidth = 1024;
 inline constexpr std::int64_t kImageHeight = 1024;
 inline constexpr bool kMmprojOffload = true;        // libmtmd: the encoder on the GPU (mtmd_context_params.use_gpu)
 inline constexpr const char* kMmprojType = "f16";   // convert_hf_to_gguf.py --mmproj writes F16 by default
+// Seconds of audio per prompt (audio.hpp): 0 = none, the audio tower not loaded. At most 4 hours,
+// several times what any audio model's context holds (Voxtral: about 40 min in 32k tokens).
+inline constexpr double kAudioSeconds = 0;
+inline constexpr double kMaxAudioSeconds = 14400;
 
 // llama.cpp: a GGUF file type.
 inline constexpr const char* kQuantGguf = "Q4_K_M";

@@ -64,7 +64,8 @@ struct LaunchInput {
   // A multimodal model (projector.hpp): `-hf` fetches and loads the repo's mmproj by itself
   // (--no-mmproj keeps it out when no image is sent); `-m` needs --mmproj <file> to load it.
   bool multimodal = false;
-  bool mmproj = false;                // load the projector (images are sent)
+  bool mmproj = false;                // load the projector (images or audio are sent)
+  bool mmproj_audio = false;          // the projector is loaded for audio (audio.hpp), not images
   bool mmproj_offload = true;         // false: --no-mmproj-offload (the encoder on the CPU)
   std::string mmproj_type = "f16";    // the file's type, for its local name
   std::string mmproj_file;            // the real file's name (a Hub repo's mmproj), else made up

@@ -18,6 +18,7 @@
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/speed/multi_device_speed.hpp"
 #include "willitfit/llamacpp/placement.hpp"
+#include "willitfit/model/audio.hpp"
 #include "willitfit/model/projector.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/server_throughput.hpp"
@@ -39,6 +40,7 @@ struct ResolvedModel {
   const ModelEntry* entry = nullptr;                // the catalog entry, when named by id (catalog_memo.hpp)
   std::vector<GgufRepo> gguf;                       // published GGUF repos (catalog `gguf`)
   VisionSpec vision;                                // the config's vision tower (projector.hpp)
+  AudioSpec audio;                                  // the config's audio tower (audio.hpp)
   // The projector read from its own mmproj GGUF (gguf/mmproj.hpp; the model reference's
   // mmproj_handle or mmproj_header_base64): its tensors replace the computed ones and `vision`
   // is its dimensions. mmproj_path / mmproj_revision: where the file came from (a Hub repo).
@@ -53,6 +55,7 @@ struct ProjectorOptions {
   bool offload = true;               // libmtmd puts the encoder on the GPU (--no-mmproj-offload: CPU)
   GgmlType type = GgmlType::F16;     // the mmproj file's weight type
   std::uint64_t published_bytes = 0; // the file's size where the Hub lists it (request mmproj_bytes)
+  double audio_seconds = 0;          // seconds of audio per prompt; 0 = none, the audio tower not loaded
 };
 
 /// Something the core did with or noticed about a request, as a code and its values (each
@@ -155,6 +158,14 @@ struct Estimate {
   std::uint64_t proj_compute_bytes = 0;
   ImageCost proj_image;
   bool proj_on_device = false;        // booked on devices[0]; else in system RAM
+  // The audio tower (audio.hpp), in the same mmproj file: loaded when audio is sent (request
+  // "audio_seconds" > 0). proj_bytes and proj_compute_bytes above hold the whole file as loaded
+  // (both towers' weights and compute buffers when it has both); these are the audio share.
+  ProjectorPlan audio_plan;           // computed tensors (empty when read from the file)
+  std::uint64_t audio_bytes = 0;      // the audio tower's weights
+  std::int64_t audio_params = 0;
+  std::uint64_t audio_compute_bytes = 0;
+  AudioCost audio_cost;
 };
 
 /// The context a server engine is asked for: the request's, or 0 (the model's maximum) when the
