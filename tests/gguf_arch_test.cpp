@@ -9,6 +9,7 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/ggml_types.hpp"
 #include "willitfit/model/quantize.hpp"
 
 namespace gguf_arch_test_cases {
@@ -454,6 +455,37 @@ TEST_CASE("Nemotron 3 Super: the latent width survives the GGUF round trip", "[g
   bool key = false;
   for (const auto& kv : parse_gguf_header(r.header).kv) key |= kv.key == b.gguf_arch + ".moe_latent_size";
   CHECK(key);
+}
+
+// Nemotron 3 Super as llama.cpp itself counted it: a Q4_K_M made with llama-quantize from a
+// random-weight conversion of the release's shapes (build b7866, no importance matrix) loaded
+// with model_n_params 120,668,707,840 and model_size 86,173,184,000 bytes of tensors
+// (https://github.com/danbev/learning-ai/blob/28bb0d1a16e00b2939dc8e9d8478cf1258bfc0a3/notes/llama.cpp/update_chat_msg-issue.md);
+// llama-bench prints the same count for unsloth's UD-IQ4_XS file, so neither carries the MTP block.
+// The computed stock Q4_K_M is 0.15 % smaller: by exactly what a Q8_0 output tensor (4096 x 131072)
+// weighs over the Q6_K one llama-quantize's Q4_K_M rule gives it (src/llama-quant.cpp,
+// llama_tensor_get_type), the only single type change of this model with that byte count. The
+// note does not say how that file's output came to be Q8_0.
+TEST_CASE("Nemotron 3 Super: llama.cpp's own count and a Q4_K_M's tensor bytes are the computed ones", "[gguf]") {
+  const Architecture& a = cat().find_model("nvidia/NVIDIA-Nemotron-3-Super-120B-A12B-BF16")->arch;
+  const ParamCounts pc = count_params(a);
+  CHECK(pc.mtp == 0);
+  CHECK(pc.total == 120668707840);
+  QuantOptions opt;
+  opt.imatrix = false;
+  const TensorPlan p = plan_quantization(a, "Q4_K_M", opt);
+  const double published = 86173184000.0;
+  const double err = (static_cast<double>(p.weights_bytes) - published) / published;
+  CAPTURE(p.weights_bytes, err);
+  CHECK(std::fabs(err) < 0.01);  // issue 19's bar for a published file
+  std::uint64_t output_q6k = 0, output_q8 = 0;
+  for (const auto& t : p.tensors)
+    if (t.name == "output.weight") {
+      CHECK(t.type == GgmlType::Q6_K);
+      output_q6k = t.bytes;
+      output_q8 = ggml_row_bytes(GgmlType::Q8_0, static_cast<std::uint64_t>(t.ne[0])) * static_cast<std::uint64_t>(t.ne[1]);
+    }
+  CHECK(p.weights_bytes - output_q6k + output_q8 == 86173184000ull);
 }
 
 }  // namespace gguf_arch_test_cases

@@ -10,6 +10,7 @@
 #include "willitfit/base/error.hpp"
 #include "willitfit/gguf/gguf.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
+#include "willitfit/model/ggml_types.hpp"
 #include "willitfit/model/mlx_quant.hpp"
 #include "willitfit/model/quantize.hpp"
 #include "willitfit/model/tensors.hpp"
@@ -187,6 +188,45 @@ TEST_CASE("Kimi K3: file sizes against unsloth's published GiB", "[kimi_k3][gguf
   CHECK(experts == 2722740830208ull / 32 * 17);
   // unsloth/Kimi-K3-GGUF UD-Q4_K_XL: 1407 GiB published, the experts kept at MXFP4 and the rest near 8 bits.
   CHECK(static_cast<double>(mx.weights_bytes) / wif_test::kGiB == Approx(1407).epsilon(0.01));
+}
+
+// bullerwins/Kimi-K3-GGUF's "mxfp4" file was converted straight from the checkpoint: llama.cpp's
+// converter repacks the routed experts to MXFP4 and labels the file MXFP4 MoE, every other weight
+// going out at the output type (https://github.com/ggml-org/llama.cpp/blob/051139f511300aaf6159294433fab91c73ef7455/conversion/kimi_k3.py,
+// KimiK3Model._write_mxfp4_experts and prepare_tensors). Its four parts hold, read from their GGUF
+// headers, 1,561,150,781,824 bytes of tensors: MXFP4 1,446,456,066,048, BF16 112,274,505,728 and
+// F32 2,420,210,048, in 1,561,157,853,600 bytes of files as the Hub lists them
+// (https://github.com/Legoless/gguf-breakdown/blob/199f7b054215e170d2758d943e29a63abcd53cc7/data/files.json).
+TEST_CASE("Kimi K3: bullerwins' MXFP4 file, experts as shipped and the rest BF16, is the computed tensor list to the byte", "[kimi_k3][gguf]") {
+  const TensorPlan bf = plan_quantization(k3(), "BF16");
+  std::uint64_t mx = 0, b16 = 0, f32 = 0;
+  for (const auto& t : bf.tensors) {
+    CAPTURE(t.name);
+    if (t.is_expert()) {
+      mx += ggml_row_bytes(GgmlType::MXFP4, static_cast<std::uint64_t>(t.ne[0])) *
+            static_cast<std::uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]);
+    } else if (t.type == GgmlType::BF16) {
+      b16 += t.bytes;
+    } else {
+      CHECK(t.type == GgmlType::F32);  // routers, convolutions, norms and other vectors
+      f32 += t.bytes;
+    }
+  }
+  CHECK(mx == 1446456066048ull);
+  CHECK(b16 == 112274505728ull);
+  CHECK(f32 == 2420210048ull);
+  // The core's MXFP4_MOE is llama-quantize's (src/llama-quant.cpp): the same experts, every other
+  // quantizable weight Q8_0, so it plans a smaller file than this one (the catalog entry says so).
+  const TensorPlan q = plan_quantization(k3(), "MXFP4_MOE");
+  std::uint64_t q_experts = 0;
+  for (const auto& t : q.tensors)
+    if (t.is_expert()) q_experts += t.bytes;
+  CHECK(q_experts == mx);
+  const double published = 1561157853600.0;
+  const double err = (static_cast<double>(q.file_bytes) - published) / published;
+  CAPTURE(q.file_bytes, err);
+  CHECK(err < -0.03);
+  CHECK(err > -0.04);
 }
 
 TEST_CASE("Kimi K3: a kimi_linear text config with K3's keys is read as K3, bad values are coded", "[kimi_k3]") {

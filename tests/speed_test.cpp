@@ -6,6 +6,7 @@
 
 #include "willitfit/api/api.hpp"
 #include "willitfit/catalog/catalog.hpp"
+#include "willitfit/model/quantize.hpp"
 #include "willitfit/speed/speed.hpp"
 
 namespace speed_test_cases {
@@ -277,6 +278,45 @@ TEST_CASE("a gfx906 GPU prefills quantized weights at its dp4a INT8 rate under R
   CHECK_THAT(r.peak_tflops, WithinRel(peak, 1e-12));
   CHECK(r.peak_kind == kind);
   CHECK_THAT(r.flops_s, WithinRel(peak * 1e12 * share, 1e-12));
+}
+
+// Issue 19 (accuracy outliers): on CDNA llama.cpp's ROCm build runs Q4_0, Q4_1, Q5_0 and Q5_1 through
+// its MMQ kernels at every batch size, on MFMA i8 instructions; the fitted efficiencies are against
+// fp16_tflops on GPUs whose INT8 matrix rate is twice it, and CDNA1/2 run INT8 at their FP16 rate, so
+// those weights get int8_tops / 2 there. By hand: MI100 184.6 / 2 = 92.3, MI210 181 / 2 = 90.5.
+TEST_CASE("CDNA1/2 prefill Q4_0-family weights at half their INT8 rate under ROCm, other weights and GPUs as before", "[speed]") {
+  Device d = ideal_gpu();
+  d.vendor = "AMD";
+  d.backend = "rocm";
+  SpeedCoefficients k;
+  k.backends["rocm"] = BackendSpeed{1.0, 0.0, 1.0, true};
+  k.backends["vulkan"] = k.backends["rocm"];
+  auto [fp16, int8, backend, mmq, peak] = GENERATE(table<double, double, const char*, bool, double>({
+      {184.6, 184.6, "rocm", true, 92.3},     // MI100 (CDNA1)
+      {181.0, 181.0, "rocm", true, 90.5},     // MI210 (CDNA2)
+      {184.6, 184.6, "rocm", false, 184.6},   // K-quants at 512-row batches: FP16 GEMMs (hipBLAS)
+      {184.6, 184.6, "vulkan", true, 184.6},  // the rule is ROCm's MMQ path
+      {194.6, 389.5, "rocm", true, 194.6},    // RX 9070 XT (RDNA4): INT8 twice FP16, as fitted
+      {191.4, 382.7, "rocm", true, 191.4},    // Radeon AI PRO R9700: twice, to the rounding
+      {1307.4, 2614.9, "rocm", true, 1307.4}, // MI300X (CDNA3): likewise
+      {122.8, 0.0, "rocm", true, 122.8},      // no INT8 rate stated: as stated
+  }));
+  CAPTURE(fp16, int8, backend, mmq);
+  d.fp16_tflops = fp16;
+  d.int8_tops = int8;
+  const DeviceRates r = device_rates(d, backend, "legacy", k, false, mmq);
+  CHECK_THAT(r.peak_tflops, WithinRel(peak, 1e-12));
+  CHECK(r.peak_kind == "tensor");
+  CHECK_THAT(r.flops_s, WithinRel(peak * 1e12, 1e-12));
+}
+
+TEST_CASE("a plan counts as MMQ's legacy types by its matrix bytes: Q4_0 does, Q8_0 and Q4_K_M do not", "[speed]") {
+  const Architecture& a = cat().find_model("meta-llama/Llama-2-7b-hf")->arch;
+  CHECK(plan_is_mmq_legacy(plan_quantization(a, "Q4_0")));
+  CHECK(plan_is_mmq_legacy(plan_quantization(a, "Q5_1")));
+  CHECK_FALSE(plan_is_mmq_legacy(plan_quantization(a, "Q8_0")));
+  CHECK_FALSE(plan_is_mmq_legacy(plan_quantization(a, "Q4_K_M")));
+  CHECK_FALSE(plan_is_mmq_legacy(plan_quantization(a, "F16")));
 }
 
 TEST_CASE("the catalog's MI50 and MI60 are gfx906 parts, and the shipped fit has a dp4a factor below the tensor kernels' 1", "[speed]") {

@@ -211,12 +211,13 @@ BenchSet map_bench_rows(const Catalog& cat) {
         c.work = model_work(model->arch, *pb->est.plan);
         c.file_bytes = static_cast<double>(pb->est.plan->file_bytes);
         c.family = quant_family(*pb->est.plan);
+        c.mmq_legacy = plan_is_mmq_legacy(*pb->est.plan);
         c.placed = pb;
       } catch (const std::exception&) {
         skip("cannot place this run");
         continue;
       }
-      c.basis = device_rate_basis(*c.device, c.backend, c.family);
+      c.basis = device_rate_basis(*c.device, c.backend, c.family, false, c.mmq_legacy);
       set.cases.push_back(std::move(c));
       continue;
     }
@@ -231,6 +232,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       c.work = it->second.second;
       c.file_bytes = static_cast<double>(it->second.first.file_bytes);
       c.family = quant_family(it->second.first);
+      c.mmq_legacy = plan_is_mmq_legacy(it->second.first);
       KvOptions kv;  // llama-bench defaults: f16 cache
       kv.n_ubatch = c.n_ubatch;
       kv.flash_attn = row_flash_attn(row);
@@ -247,7 +249,7 @@ BenchSet map_bench_rows(const Catalog& cat) {
       skip("cannot plan this model and quant");
       continue;
     }
-    c.basis = device_rate_basis(*c.device, c.backend, c.family);
+    c.basis = device_rate_basis(*c.device, c.backend, c.family, false, c.mmq_legacy);
     set.cases.push_back(std::move(c));
   }
   return set;

@@ -84,10 +84,10 @@ SpeedResult placed_speed(const Architecture& a, const TensorPlan& plan, const Pl
     auto on = [&](const Tensor& t) { return device_of(a, p, t) == d; };
     Part part{model_work(a, plan, on), {}, d};
     if (part.w.decode_weight_bytes <= 0 && part.w.layers == 0) continue;
-    part.r = device_rates(d < 0 ? host : gpus[static_cast<std::size_t>(d)], d < 0 ? "cpu" : o.backend, s.family, c, plan_is_bf16(plan));
+    part.r = device_rates(d < 0 ? host : gpus[static_cast<std::size_t>(d)], d < 0 ? "cpu" : o.backend, s.family, c, plan_is_bf16(plan), plan_is_mmq_legacy(plan));
     parts.push_back(part);
   }
-  s.rates = device_rates(gpus.front(), o.backend, s.family, c, plan_is_bf16(plan));
+  s.rates = device_rates(gpus.front(), o.backend, s.family, c, plan_is_bf16(plan), plan_is_mmq_legacy(plan));
   s.backend = s.rates.backend;
   const double pcie = host_link_used(gpus.front(), link).gbs * 1e9;  // the host link, B/s
 

@@ -39,7 +39,7 @@ ServingPoint serving_step(const Architecture& a, const TensorPlan& plan, const D
     // Dense part as one token reads it, plus the experts the batch touches.
     step_bytes = all.decode_weight_bytes - experts.pass_weight_bytes * k + experts.pass_weight_bytes * touched;
   }
-  const DeviceRates r = device_rates(gpu, "", quant_family(plan), c);
+  const DeviceRates r = device_rates(gpu, "", quant_family(plan), c, false, plan_is_mmq_legacy(plan));
   const double tp = static_cast<double>(std::max(1, b.tensor_parallel));
   p.weights_ms = r.bw_bytes_s > 0 ? step_bytes * rank_share / r.bw_bytes_s * 1e3 : 0;
   p.kv_ms = r.kv_bw_bytes_s > 0 ? N * serving_kv_read_bytes(b, depth) / r.kv_bw_bytes_s * 1e3 : 0;

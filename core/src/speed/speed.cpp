@@ -239,6 +239,17 @@ double attention_flops(const Architecture& a, std::int64_t n_tokens, std::int64_
   return total;
 }
 
+bool plan_is_mmq_legacy(const TensorPlan& plan) {
+  std::uint64_t legacy = 0, all = 0;
+  for (const auto& t : plan.tensors) {
+    if (t.n_dims < 2) continue;
+    all += t.bytes;
+    if (t.type == GgmlType::Q4_0 || t.type == GgmlType::Q4_1 || t.type == GgmlType::Q5_0 || t.type == GgmlType::Q5_1)
+      legacy += t.bytes;
+  }
+  return all > 0 && 2 * legacy > all;
+}
+
 bool plan_is_bf16(const TensorPlan& plan) {
   std::uint64_t bf16 = 0, all = 0;
   for (const auto& t : plan.tensors) {
@@ -249,7 +260,8 @@ bool plan_is_bf16(const TensorPlan& plan) {
   return all > 0 && 2 * bf16 > all;
 }
 
-DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, const std::string& family, bool bf16) {
+DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, const std::string& family, bool bf16,
+                                  bool mmq_legacy) {
   DeviceRateBasis b;
   b.backend = backend_class(backend.empty() ? d.backend : backend);
   b.family = family;
@@ -278,6 +290,17 @@ DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, c
     // (https://github.com/ggml-org/llama.cpp/blob/master/ggml/src/ggml-cuda/common.cuh).
     b.peak_tflops = d.int8_tops;
     b.peak_kind = "dp4a_int8";
+  } else if (b.backend == "rocm" && mmq_legacy && d.int8_tops > 0 && d.int8_tops < 1.5 * b.peak_tflops) {
+    // On CDNA (MFMA) parts llama.cpp's ROCm build multiplies Q4_0, Q4_1, Q5_0 and Q5_1 weights with
+    // its MMQ kernels at every batch size (K-quants only up to 256 rows, other types up to 128, then
+    // FP16 GEMMs through hipBLAS), and MMQ multiplies int8 by int8 with the MFMA i8 instructions
+    // (ggml/src/ggml-cuda/mmq.cu, ggml_cuda_should_use_mmq, the amd_mfma_available branch:
+    // https://github.com/ggml-org/llama.cpp/blob/027ef8769913a5f665e287c5e1f13d9d633a9d57/ggml/src/ggml-cuda/mmq.cu).
+    // The fitted efficiencies are against fp16_tflops on GPUs whose INT8 matrix rate is twice it
+    // (NVIDIA since Turing, RDNA4, CDNA3), so MMQ's INT8 peak counts as int8_tops / 2. CDNA1 and
+    // CDNA2 run INT8 MFMA at their FP16 rate, not twice it (AMD: MI100 184.6 and 184.6, MI210 181
+    // and 181), so these weights get half the FP16 figure there.
+    b.peak_tflops = d.int8_tops / 2;
   } else if (b.peak_tflops <= 0 && d.facts.is_object() && d.facts.contains("gpu_cores") &&
              d.facts["gpu_cores"].is_number()) {
     // No stated FP16 rate: cores x the per-core rate of that GPU family (speed.json).
@@ -314,8 +337,8 @@ DeviceRates device_rates(const DeviceRateBasis& b, const SpeedCoefficients& c) {
 }
 
 DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
-                         const SpeedCoefficients& c, bool bf16) {
-  return device_rates(device_rate_basis(d, backend, family, bf16), c);
+                         const SpeedCoefficients& c, bool bf16, bool mmq_legacy) {
+  return device_rates(device_rate_basis(d, backend, family, bf16, mmq_legacy), c);
 }
 
 DecodeTerms decode_step(const ModelWork& w, double kv_bytes, const DeviceRates& r) {
@@ -375,7 +398,7 @@ SpeedResult estimate_speed(const Architecture& a, const TensorPlan& plan, const 
   SpeedResult s;
   s.family = quant_family(plan);
   s.work = model_work(a, plan);
-  s.rates = device_rates(d, o.backend, s.family, c, plan_is_bf16(plan));
+  s.rates = device_rates(d, o.backend, s.family, c, plan_is_bf16(plan), plan_is_mmq_legacy(plan));
   s.backend = s.rates.backend;
   if (s.rates.bw_bytes_s <= 0)
     throw InputError("bad_value", "hardware.bandwidth_gbs", "the device needs a memory bandwidth for a speed estimate");

@@ -45,6 +45,7 @@ struct BenchCase {
   double file_bytes = 0;             // GGUF file size (for the naive baselines)
   std::vector<double> kv_samples;    // tg: KV bytes at 9 evenly spaced depths over the run
   double attn_flops = 0;             // pp: attention FLOPs of the run
+  bool mmq_legacy = false;           // plan_is_mmq_legacy of its plan
   DeviceRateBasis basis;             // the device's side of its rates (device_rate_basis), made once
   std::string group = "single";      // single | multi_gpu | offloaded
   int gpu_count = 1;

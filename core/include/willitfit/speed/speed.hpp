@@ -113,6 +113,10 @@ SpeedRange speed_range(const SpeedCoefficients& c, const std::string& kind, cons
 /// "f16" (F16/BF16/F32), "legacy" (Q4_0…Q8_0, IQ4_NL), "kquant" (Q2_K…Q6_K), "iquant", "mxfp4".
 std::string quant_family(const TensorPlan& plan);
 
+/// True when Q4_0, Q4_1, Q5_0 or Q5_1 hold most of the plan's matrix bytes: the types llama.cpp's
+/// ROCm build multiplies with its MMQ kernels on CDNA at every batch size (device_rate_basis).
+bool plan_is_mmq_legacy(const TensorPlan& plan);
+
 /// Which tensors / layers a device holds (nullptr = all of them).
 using TensorFilter = std::function<bool(const Tensor&)>;
 using LayerFilter = std::function<bool(std::int64_t layer)>;
@@ -177,11 +181,13 @@ struct DeviceRateBasis {
 };
 /// `bf16`: the plan's float weights are BF16, which GeForce tensor cores run only with FP32
 /// accumulate (Device::bf16_tflops); llama.cpp's cuBLAS path computes BF16 GEMMs in FP32.
+/// `mmq_legacy`: plan_is_mmq_legacy (the INT8 peak of MMQ on AMD parts whose INT8 matrix rate is
+/// below twice their FP16 one).
 DeviceRateBasis device_rate_basis(const Device& d, const std::string& backend, const std::string& family,
-                                  bool bf16 = false);
+                                  bool bf16 = false, bool mmq_legacy = false);
 DeviceRates device_rates(const DeviceRateBasis& b, const SpeedCoefficients& c);
 DeviceRates device_rates(const Device& d, const std::string& backend, const std::string& family,
-                         const SpeedCoefficients& c, bool bf16 = false);
+                         const SpeedCoefficients& c, bool bf16 = false, bool mmq_legacy = false);
 
 /// True when BF16 tensors hold most of the plan's matrix bytes.
 bool plan_is_bf16(const TensorPlan& plan);
