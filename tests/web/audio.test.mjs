@@ -34,6 +34,10 @@ test('five minutes of audio per prompt on Voxtral Mini 3B: the encoder in the br
   assert.match(why, new RegExp(`${core.audio.tokens_per_window} tokens each: ${num(core.audio.tokens, 'en')} tokens`));
   assert.match(why, new RegExp(`about ${num(core.audio.prefill_seconds, 'en', 2).replace('.', '\\.')}\\ss of prompt processing`));
   assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
+  // The per-device table's projector column is named for what the file loaded holds: audio only.
+  const heads = await page.$$eval('#devices-table thead th', (ths) => ths.map((t) => (t.textContent || '').trim()));
+  assert.ok(heads.includes('Audio encoder'), heads.join(' | '));
+  assert.ok(!heads.includes('Vision projector'), heads.join(' | '));
 
   // No audio: the encoder is stated but not loaded, the total drops by its share.
   const none = await api.estimate(request);

@@ -716,7 +716,10 @@ function renderPlugins(r, kw, runs) {
   byId('plug-devices').hidden = !devs || !devs.length;
   // System RAM gets a row when it is part of the setup (RAM given), not for a lone embedding.
   const host = r.memory.host && r.memory.host.total_bytes > 0 && r.memory.host.ram_usable_bytes > 0 ? r.memory.host : null;
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kw));
+  // The projector column is named for the towers the core loaded (result.projector, result.audio).
+  const towers = [r.projector && r.projector.loaded, r.audio && r.audio.loaded];
+  const projCol = towers[0] && towers[1] ? T('mm_encoders_col') : towers[1] ? T('aud_row') : T('projector');
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kw, projCol));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -738,11 +741,12 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
  * The placement per accelerator (result.memory.devices), and system RAM when it holds part of
  * the model: which layers each holds and its memory by term against what it may use.
  * @param {any[]} devs @param {any} host @param {string} L @param {Record<string, string>} kw the device's words (shared.js kindWords)
+ * @param {string} projCol the projector column's heading (the towers the file loaded holds)
  */
-function devicesTable(devs, host, L, kw) {
+function devicesTable(devs, host, L, kw, projCol) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), range(num(d.first_layer, L), num(d.first_layer + d.n_layers - 1, L))) : num(d.n_layers, L)) : '—');
-  // The vision projector gets its column only where some device (or system RAM) holds it.
+  // The projector (vision, audio or both) gets its column only where some device (or system RAM) holds it.
   const proj = devs.some((d) => d.projector_bytes > 0) || !!(host && host.projector_bytes > 0);
   // A draft model gets its column the same way.
   const draft = devs.some((d) => d.draft_bytes > 0) || !!(host && host.draft_bytes > 0);
@@ -771,7 +775,7 @@ function devicesTable(devs, host, L, kw) {
     ...cmp(host), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L), tag(host)]);
   // The caption names the device's kind and count ("on the GPU", "on each NPU") and system RAM when it holds part.
   return table(T(`per_device_caption_${devs.length > 1 ? 'each' : 'one'}${host ? '_ram' : ''}`, kw),
-    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), ...(opo ? [T('op_offload_col')] : []), T('overhead'), ...(proj ? [T('projector')] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
+    [T('hardware'), T('layers'), T('weights'), T('kv_cache'), T('compute'), ...(opo ? [T('op_offload_col')] : []), T('overhead'), ...(proj ? [projCol] : []), ...(draft ? [T('draft_row')] : []), T('required'), T('usable'), T('verdict')], rows);
 }
 
 /** @param {string|any[]} k the label (text, or text and a mark) @param {string} v @param {string|Node} s @param {Record<string, any>} [attrs] on the value */

@@ -175,7 +175,7 @@ export default {
   err_mtp_not_drafted: "This engine keeps the model’s multi-token prediction (MTP) layer in the file but does not draft with it, so “Multi-token prediction (speculative decoding)” does not apply here. Turn it off or choose another engine.",
   err_no_projector: "This model reads text only (it has no vision tower), so images per prompt do not apply to it. Set “Images per prompt” to 0.",
   // Audio per prompt and the audio encoder (result.audio; core model/audio.hpp).
-  audio_per_prompt: 'Audio per prompt (seconds)', aud_row: 'Audio encoder', aud_not_loaded: 'not loaded',
+  audio_per_prompt: 'Audio per prompt (seconds)', mm_encoders_col: 'Vision and audio encoders', aud_row: 'Audio encoder', aud_not_loaded: 'not loaded',
   aud_unmodelled: 'This model takes audio, but its audio encoder is not modelled here: its memory is not counted.',
   aud_incomplete: 'This model takes audio, but its config lacks {0}, so the audio encoder is not computed and its memory is not counted.',
   aud_on: 'The audio encoder in the mmproj file ({type}, {file}) and its buffer for one 30 s window ({buf}), loaded with llama-server --mmproj on {dev}.',

@@ -175,7 +175,7 @@ export default {
   err_mtp_not_drafted: "Este motor guarda la capa de predicción de varios tokens (MTP) del modelo en el archivo, pero no genera borradores con ella, así que «Predicción de varios tokens (generación especulativa)» no se aplica aquí. Desactívala o elige otro motor.",
   err_no_projector: "Este modelo solo lee texto (no tiene torre de visión), así que las imágenes por entrada no se aplican. Pon «Imágenes por entrada» en 0.",
   // Audio por entrada y el codificador de audio (result.audio; core model/audio.hpp).
-  audio_per_prompt: 'Audio por entrada (segundos)', aud_row: 'Codificador de audio', aud_not_loaded: 'no cargado',
+  audio_per_prompt: 'Audio por entrada (segundos)', mm_encoders_col: 'Codificadores de visión y audio', aud_row: 'Codificador de audio', aud_not_loaded: 'no cargado',
   aud_unmodelled: 'Este modelo recibe audio, pero su codificador de audio no está modelado aquí: su memoria no se cuenta.',
   aud_incomplete: 'Este modelo recibe audio, pero a su configuración le falta {0}, así que el codificador de audio no se calcula y su memoria no se cuenta.',
   aud_on: 'El codificador de audio del archivo mmproj ({type}, {file}) y su búfer para una ventana de 30 s ({buf}), cargados con llama-server --mmproj en {dev}.',

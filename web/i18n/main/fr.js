@@ -174,7 +174,7 @@ export default {
   err_mtp_not_drafted: "Ce moteur garde la couche de prédiction multi-jetons (MTP) du modèle dans le fichier mais ne s’en sert pas pour proposer des jetons : « Prédiction multi-jetons (génération spéculative) » ne s’applique donc pas ici. Désactivez-la ou choisissez un autre moteur.",
   err_no_projector: "Ce modèle ne lit que du texte (il n’a pas de tour de vision) : les images par invite ne s’appliquent donc pas. Mettez « Images par invite » à 0.",
   // Audio par invite et l’encodeur audio (result.audio ; core model/audio.hpp).
-  audio_per_prompt: 'Audio par invite (secondes)', aud_row: 'Encodeur audio', aud_not_loaded: 'non chargé',
+  audio_per_prompt: 'Audio par invite (secondes)', mm_encoders_col: 'Encodeurs de vision et audio', aud_row: 'Encodeur audio', aud_not_loaded: 'non chargé',
   aud_unmodelled: 'Ce modèle prend de l’audio, mais son encodeur audio n’est pas modélisé ici\u00a0: sa mémoire n’est pas comptée.',
   aud_incomplete: 'Ce modèle prend de l’audio, mais il manque {0} à sa configuration\u00a0: l’encodeur audio n’est pas calculé et sa mémoire n’est pas comptée.',
   aud_on: 'L’encodeur audio du fichier mmproj ({type}, {file}) et son tampon pour une fenêtre de 30\u00a0s ({buf}), chargés avec llama-server --mmproj sur {dev}.',

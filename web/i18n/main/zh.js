@@ -173,7 +173,7 @@ export default {
   err_mtp_not_drafted: "这个引擎把模型的多 token 预测（MTP）层留在文件里，但不用它做推测草稿，所以“多 token 预测（推测生成）”在这里不适用。请关闭它，或换一个引擎。",
   err_no_projector: "这个模型只读文本（没有视觉塔），所以每个提示的图片数对它不适用。请把“每个提示的图片数”设为 0。",
   // 每个提示的音频与音频编码器（result.audio；core model/audio.hpp）。
-  audio_per_prompt: '每个提示的音频（秒）', aud_row: '音频编码器', aud_not_loaded: '未加载',
+  audio_per_prompt: '每个提示的音频（秒）', mm_encoders_col: '视觉与音频编码器', aud_row: '音频编码器', aud_not_loaded: '未加载',
   aud_unmodelled: '这个模型接收音频，但这里没有为它的音频编码器建模：其内存未计入。',
   aud_incomplete: '这个模型接收音频，但它的配置缺少 {0}，所以没有计算音频编码器，其内存未计入。',
   aud_on: 'mmproj 文件中的音频编码器（{type}，{file}）及其一个 30 秒窗口的缓冲区（{buf}），用 llama-server --mmproj 加载到 {dev}。',
