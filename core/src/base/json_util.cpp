@@ -123,6 +123,24 @@ std::optional<std::int64_t> opt_int_any(const json& obj, std::initializer_list<c
   return std::nullopt;
 }
 
+std::int64_t positive_int_or_zero(const json* obj, std::initializer_list<const char*> keys) {
+  if (!obj || !obj->is_object()) return 0;
+  for (const char* k : keys) {
+    auto it = obj->find(k);
+    if (it == obj->end()) continue;
+    if (!it->is_number_integer() && !it->is_number_unsigned()) return 0;
+    const std::int64_t v = it->get<std::int64_t>();
+    return v > 0 && v < (1ll << 31) ? v : 0;
+  }
+  return 0;
+}
+
+std::string string_or_empty(const json* obj, const char* key) {
+  if (!obj || !obj->is_object()) return "";
+  auto it = obj->find(key);
+  return it != obj->end() && it->is_string() ? it->get<std::string>() : "";
+}
+
 void check_json_bounds(const std::string& text, const std::string& path, std::size_t max_bytes) {
   if (text.size() > max_bytes)
     throw InputError("json_too_large", path,

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/base/json_util.hpp"
+
 namespace wif {
 namespace {
 
@@ -12,29 +14,6 @@ const json* audio_object_at(const json* j, const char* key) {
   if (!j || !j->is_object()) return nullptr;
   auto it = j->find(key);
   return it != j->end() && it->is_object() ? &*it : nullptr;
-}
-
-// A positive integer under the first of `keys` present, else 0 (transformers' Whisper-style
-// configs name the same size two ways: d_model / hidden_size, encoder_layers /
-// num_hidden_layers ...).
-std::int64_t audio_int(const json* j, std::initializer_list<const char*> keys) {
-  if (!j) return 0;
-  for (const char* k : keys) {
-    auto it = j->find(k);
-    if (it == j->end()) continue;
-    if (it->is_number_integer() || it->is_number_unsigned()) {
-      const std::int64_t v = it->get<std::int64_t>();
-      return v > 0 && v < (1ll << 31) ? v : 0;
-    }
-    return 0;
-  }
-  return 0;
-}
-
-std::string audio_str(const json* j, const char* key) {
-  if (!j || !j->is_object()) return "";
-  auto it = j->find(key);
-  return it != j->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // The tensors of one mmproj audio tower, typed as convert_hf_to_gguf.py writes them.
@@ -71,13 +50,13 @@ struct AudioBuilder {
 
 AudioSpec audio_spec_from_config(const json& config) {
   AudioSpec s;
-  const std::string top = audio_str(&config, "model_type");
+  const std::string top = string_or_empty(&config, "model_type");
   // Qwen2.5-Omni nests its thinker (text model, vision and audio towers) under thinker_config.
   const json* root = top == "qwen2_5_omni" ? audio_object_at(&config, "thinker_config") : &config;
   const json* ac = audio_object_at(root, "audio_config");
   if (!ac) return s;
   s.present = true;
-  const std::string sub = audio_str(ac, "model_type");
+  const std::string sub = string_or_empty(ac, "model_type");
   s.model_type = sub.empty() ? top : sub;
   if (top == "voxtral") s.family = "voxtral";
   else if (top == "qwen2_audio" || top == "qwen2_5_omni") s.family = "qwen2_audio";
@@ -86,20 +65,20 @@ AudioSpec audio_spec_from_config(const json& config) {
     s.code = "projector_family_unknown";
     return s;
   }
-  s.hidden = audio_int(ac, {"d_model", "hidden_size"});
-  s.layers = audio_int(ac, {"encoder_layers", "num_hidden_layers"});
-  s.heads = audio_int(ac, {"encoder_attention_heads", "num_attention_heads"});
-  s.ff = audio_int(ac, {"encoder_ffn_dim", "intermediate_size"});
-  s.mel_bins = audio_int(ac, {"num_mel_bins"});
-  s.positions = audio_int(ac, {"max_source_positions"});
+  s.hidden = positive_int_or_zero(ac, {"d_model", "hidden_size"});
+  s.layers = positive_int_or_zero(ac, {"encoder_layers", "num_hidden_layers"});
+  s.heads = positive_int_or_zero(ac, {"encoder_attention_heads", "num_attention_heads"});
+  s.ff = positive_int_or_zero(ac, {"encoder_ffn_dim", "intermediate_size"});
+  s.mel_bins = positive_int_or_zero(ac, {"num_mel_bins"});
+  s.positions = positive_int_or_zero(ac, {"max_source_positions"});
   const json* tc = audio_object_at(root, "text_config");
   std::pair<const char*, std::int64_t*> text_key = {"config.text_config.hidden_size", &s.text_hidden};
   if (top == "qwen2_5_omni") {
     // The Omni audio encoder projects into the thinker's width itself (audio_config.output_dim).
-    s.text_hidden = audio_int(ac, {"output_dim"});
+    s.text_hidden = positive_int_or_zero(ac, {"output_dim"});
     text_key.first = "config.thinker_config.audio_config.output_dim";
   } else {
-    s.text_hidden = tc ? audio_int(tc, {"hidden_size"}) : 0;
+    s.text_hidden = tc ? positive_int_or_zero(tc, {"hidden_size"}) : 0;
   }
   if (s.family == "voxtral") {
     // convert_hf_to_gguf.py VoxtralWhisperEncoderModel writes stack factor 4 (its note: the
@@ -111,9 +90,9 @@ AudioSpec audio_spec_from_config(const json& config) {
   } else {
     // Ultravox: stack_factor and the projector's hidden_size at the config's top level
     // (fixie-ai ultravox_config.py: defaults 8 and 4096).
-    s.stack = audio_int(&config, {"stack_factor"});
+    s.stack = positive_int_or_zero(&config, {"stack_factor"});
     if (s.stack == 0) s.stack = 8;
-    s.proj_hidden = audio_int(&config, {"hidden_size"});
+    s.proj_hidden = positive_int_or_zero(&config, {"hidden_size"});
     if (s.proj_hidden == 0) s.proj_hidden = 4096;
   }
   const std::string base = top == "qwen2_5_omni" ? "config.thinker_config.audio_config." : "config.audio_config.";

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "willitfit/base/json_util.hpp"
+
 namespace wif {
 namespace {
 
@@ -12,27 +14,6 @@ const json* vision_object_at(const json& j, const char* key) {
   if (!j.is_object()) return nullptr;
   auto it = j.find(key);
   return it != j.end() && it->is_object() ? &*it : nullptr;
-}
-
-// A positive integer under one of `keys` (the first present), else 0.
-std::int64_t vision_int(const json* j, std::initializer_list<const char*> keys) {
-  if (!j) return 0;
-  for (const char* k : keys) {
-    auto it = j->find(k);
-    if (it == j->end()) continue;
-    if (it->is_number_integer() || it->is_number_unsigned()) {
-      const std::int64_t v = it->get<std::int64_t>();
-      return v > 0 && v < (1ll << 31) ? v : 0;
-    }
-    return 0;
-  }
-  return 0;
-}
-
-std::string vision_str(const json* j, const char* key) {
-  if (!j) return "";
-  auto it = j->find(key);
-  return it != j->end() && it->is_string() ? it->get<std::string>() : "";
 }
 
 // A family from the model's (or its vision tower's) model_type.
@@ -84,8 +65,8 @@ VisionSpec vision_spec_from_config(const json& config) {
   if (!vc) return s;
   s.present = true;
   const json* tc = vision_object_at(config, "text_config");
-  const std::string top = vision_str(&config, "model_type");
-  const std::string vis = vision_str(vc, "model_type");
+  const std::string top = string_or_empty(&config, "model_type");
+  const std::string vis = string_or_empty(vc, "model_type");
   s.model_type = vis.empty() ? top : vis;
   s.family = family_of(top, vis);
   if (s.family.empty()) {
@@ -93,38 +74,38 @@ VisionSpec vision_spec_from_config(const json& config) {
     return s;
   }
   s.gated_ffn = s.family == "pixtral" || s.family == "qwen2_5_vl";
-  s.hidden = vision_int(vc, {"hidden_size"});
-  s.layers = vision_int(vc, {"num_hidden_layers", "depth"});
-  s.heads = vision_int(vc, {"num_attention_heads", "num_heads"});
-  s.ff = vision_int(vc, {"intermediate_size"});
-  s.patch = vision_int(vc, {"patch_size"});
-  s.image_size = vision_int(vc, {"image_size"});
-  s.text_hidden = tc ? vision_int(tc, {"hidden_size"}) : vision_int(&config, {"hidden_size"});
+  s.hidden = positive_int_or_zero(vc, {"hidden_size"});
+  s.layers = positive_int_or_zero(vc, {"num_hidden_layers", "depth"});
+  s.heads = positive_int_or_zero(vc, {"num_attention_heads", "num_heads"});
+  s.ff = positive_int_or_zero(vc, {"intermediate_size"});
+  s.patch = positive_int_or_zero(vc, {"patch_size"});
+  s.image_size = positive_int_or_zero(vc, {"image_size"});
+  s.text_hidden = tc ? positive_int_or_zero(tc, {"hidden_size"}) : positive_int_or_zero(&config, {"hidden_size"});
   const char* need_image = nullptr;
   if (s.family == "gemma3") {
     // transformers' Gemma3Config: mm_tokens_per_image defaults to 256 (a 4x4 average pool of
     // the 64x64 patch grid of an 896 px image).
-    s.tokens_fixed = vision_int(&config, {"mm_tokens_per_image"});
+    s.tokens_fixed = positive_int_or_zero(&config, {"mm_tokens_per_image"});
     if (s.tokens_fixed == 0) s.tokens_fixed = 256;
     s.pos_embd = s.patch > 0 ? (s.image_size / s.patch) * (s.image_size / s.patch) : 0;
     need_image = "image_size";
   } else if (s.family == "qwen2_5_vl" || s.family == "qwen3_vl") {
-    s.text_hidden = vision_int(vc, {"out_hidden_size"});
-    s.merge = vision_int(vc, {"spatial_merge_size"});
+    s.text_hidden = positive_int_or_zero(vc, {"out_hidden_size"});
+    s.merge = positive_int_or_zero(vc, {"spatial_merge_size"});
     if (s.merge == 0) s.merge = 2;
-    s.temporal_patch = vision_int(vc, {"temporal_patch_size"});
+    s.temporal_patch = positive_int_or_zero(vc, {"temporal_patch_size"});
     if (s.temporal_patch == 0) s.temporal_patch = 2;
     if (s.family == "qwen3_vl") {
       // transformers' Qwen3VLVisionConfig: 2304 learned positions (a 48x48 grid, interpolated)
       // and deepstack mergers after blocks [8, 16, 24]; Qwen3.5's configs state their list ([]).
-      s.pos_embd = vision_int(vc, {"num_position_embeddings"});
+      s.pos_embd = positive_int_or_zero(vc, {"num_position_embeddings"});
       if (s.pos_embd == 0) s.pos_embd = 2304;
       auto it = vc->find("deepstack_visual_indexes");
       if (it != vc->end() && it->is_array()) s.deepstack = static_cast<std::int64_t>(it->size());
       else s.deepstack = (top == "qwen3_vl" || top == "qwen3_vl_moe") ? 3 : 0;
     }
   } else if (s.family == "pixtral") {
-    s.merge = vision_int(&config, {"spatial_merge_size"});
+    s.merge = positive_int_or_zero(&config, {"spatial_merge_size"});
     if (s.merge == 0) s.merge = 2;
     auto it = config.find("multimodal_projector_bias");
     s.proj_bias = it != config.end() && it->is_boolean() && it->get<bool>();
@@ -135,9 +116,9 @@ VisionSpec vision_spec_from_config(const json& config) {
     s.merge = 2;
     s.pos_embd = s.patch > 0 ? (s.image_size / s.patch) * (s.image_size / s.patch) + 1 : 0;  // + the class token
     need_image = "image_size";
-    s.proj_in = vision_int(vc, {"projector_input_dim"});
-    s.proj_out = vision_int(vc, {"projector_output_dim"});
-    s.vision_out = vision_int(vc, {"vision_output_dim"});
+    s.proj_in = positive_int_or_zero(vc, {"projector_input_dim"});
+    s.proj_out = positive_int_or_zero(vc, {"projector_output_dim"});
+    s.vision_out = positive_int_or_zero(vc, {"vision_output_dim"});
     for (const auto& [key, v] : {std::pair<const char*, std::int64_t>{"projector_input_dim", s.proj_in},
                                  {"projector_output_dim", s.proj_out}, {"vision_output_dim", s.vision_out}})
       if (v <= 0 && s.hidden > 0 && s.layers > 0 && s.heads > 0 && s.ff > 0) {

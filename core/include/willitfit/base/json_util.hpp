@@ -38,6 +38,13 @@ std::optional<std::int64_t> opt_int_any(const json& obj, std::initializer_list<c
                                         const std::string& path, std::int64_t min = 0,
                                         std::int64_t max = INT64_MAX);
 
+/// For readers that never throw (a config's optional towers): the first of `keys` present in
+/// `obj` as a positive integer below 2^31, else 0 (absent, not an integer, or out of range).
+std::int64_t positive_int_or_zero(const json* obj, std::initializer_list<const char*> keys);
+
+/// For the same readers: `obj[key]` when it is a string, else "".
+std::string string_or_empty(const json* obj, const char* key);
+
 /// A JSON value (not a field) as an integer; `path` names it in errors.
 std::int64_t int_value(const json& v, const std::string& path, std::int64_t min = INT64_MIN,
                        std::int64_t max = INT64_MAX);
