@@ -101,24 +101,30 @@ TEST_CASE("the catalog refuses the B300 entry as it was: NVIDIA's 288 GB as GiB 
   CHECK(c.errors()[0].path == "hardware/nvidia-datacenter.json#nvidia-b300.memory_basis");
 }
 
+// One catalog entry that holds its driver's total: the MiB, the sold figure (0: the name's
+// figure is the GiB), memory_gib as that total in GiB, the date read, and a usable budget below it.
+struct ReportedRow { const char* id; double mib; double sold; };
+void check_reported(const Catalog& c, const ReportedRow& r) {
+  CAPTURE(r.id);
+  const Device* d = c.find_device(r.id);
+  REQUIRE(d != nullptr);
+  CHECK(d->facts["memory_reported_mib"].get<double>() == r.mib);
+  CHECK(d->memory_gib == Approx(r.mib / 1024.0).margin(0.006));
+  CHECK(d->facts.value("memory_sold_gb", 0.0) == r.sold);
+  CHECK(d->facts.value("checked", "") == "2026-12-07");
+  CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
+}
+
 // The entries fixed for issue 19, each against the driver total its source shows (URLs in the
 // entries): sold figure where it differs, and a usable budget below the driver's total.
 TEST_CASE("B300, GB200, H20 96GB, L4, A10, L40S, T4 and MI300X hold the driver's total, A800 and A100 40GB their exact GiB", "[catalog][hardware]") {
   const Catalog& c = wif_test::catalog();
-  struct Row { const char* id; double mib; double sold; };  // sold 0: the name's figure is the GiB
-  for (const Row& r : {Row{"nvidia-b300", 275040, 288}, Row{"nvidia-gb200-gpu", 189471, 186},
-                       Row{"nvidia-h20-96gb", 97871, 96}, Row{"nvidia-l4", 23034, 24}, Row{"nvidia-a10", 23028, 24},
-                       Row{"nvidia-l40s", 46068, 48}, Row{"nvidia-t4", 15360, 16}, Row{"nvidia-a800-80gb-sxm", 81920, 0},
-                       Row{"nvidia-a800-80gb-pcie", 81920, 0}, Row{"nvidia-a100-40gb-sxm", 40960, 0},
-                       Row{"amd-mi300x", 196592, 192}}) {
-    CAPTURE(r.id);
-    const Device* d = c.find_device(r.id);
-    REQUIRE(d != nullptr);
-    CHECK(d->facts["memory_reported_mib"].get<double>() == r.mib);
-    CHECK(d->memory_gib == Approx(r.mib / 1024.0).margin(0.006));
-    CHECK(d->facts.value("memory_sold_gb", 0.0) == r.sold);
-    CHECK(d->facts.value("checked", "") == "2026-12-07");
-    CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
+  for (const ReportedRow& r : {ReportedRow{"nvidia-b300", 275040, 288}, ReportedRow{"nvidia-gb200-gpu", 189471, 186},
+                       ReportedRow{"nvidia-h20-96gb", 97871, 96}, ReportedRow{"nvidia-l4", 23034, 24}, ReportedRow{"nvidia-a10", 23028, 24},
+                       ReportedRow{"nvidia-l40s", 46068, 48}, ReportedRow{"nvidia-t4", 15360, 16}, ReportedRow{"nvidia-a800-80gb-sxm", 81920, 0},
+                       ReportedRow{"nvidia-a800-80gb-pcie", 81920, 0}, ReportedRow{"nvidia-a100-40gb-sxm", 40960, 0},
+                       ReportedRow{"amd-mi300x", 196592, 192}}) {
+    check_reported(c, r);
   }
 }
 
@@ -268,21 +274,14 @@ TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result:
 // 65520 MiB, a 910C's two dies of 65536 MiB.
 TEST_CASE("A40, A100 80GB SXM4, V100 SXM2, MI100 to MI355X and the Chinese accelerators hold their driver's total", "[catalog][hardware]") {
   const Catalog& c = wif_test::catalog();
-  struct Row { const char* id; double mib; double sold; };  // sold 0: the vendor's figure is the GiB
-  for (const Row& r : {Row{"nvidia-a40", 46068, 48}, Row{"nvidia-a100-80gb-sxm", 81920, 0},
-                       Row{"nvidia-v100-sxm2-32gb", 32768, 0}, Row{"amd-mi100", 32752, 32}, Row{"amd-mi210", 65520, 64},
-                       Row{"amd-mi250x", 2 * 65520, 128}, Row{"amd-mi325x", 262128, 256}, Row{"amd-mi355x", 294896, 288},
-                       Row{"huawei-ascend-910b", 65536, 0}, Row{"huawei-ascend-910c", 2 * 65536, 0}, Row{"metax-c500", 65536, 0},
-                       Row{"kunlunxin-p800", 98304, 0}}) {
+  for (const ReportedRow& r : {ReportedRow{"nvidia-a40", 46068, 48}, ReportedRow{"nvidia-a100-80gb-sxm", 81920, 0},
+                       ReportedRow{"nvidia-v100-sxm2-32gb", 32768, 0}, ReportedRow{"amd-mi100", 32752, 32}, ReportedRow{"amd-mi210", 65520, 64},
+                       ReportedRow{"amd-mi250x", 2 * 65520, 128}, ReportedRow{"amd-mi325x", 262128, 256}, ReportedRow{"amd-mi355x", 294896, 288},
+                       ReportedRow{"huawei-ascend-910b", 65536, 0}, ReportedRow{"huawei-ascend-910c", 2 * 65536, 0}, ReportedRow{"metax-c500", 65536, 0},
+                       ReportedRow{"kunlunxin-p800", 98304, 0}}) {
     CAPTURE(r.id);
-    const Device* d = c.find_device(r.id);
-    REQUIRE(d != nullptr);
-    CHECK(d->facts["memory_reported_mib"].get<double>() == r.mib);
-    CHECK(d->memory_gib == Approx(r.mib / 1024.0).margin(0.006));
-    CHECK(d->facts.value("memory_sold_gb", 0.0) == r.sold);
-    CHECK_FALSE(d->facts.contains("memory_basis"));
-    CHECK(d->facts.value("checked", "") == "2026-12-07");
-    CHECK(usable_memory(*d).usable_bytes < static_cast<std::uint64_t>(r.mib * 1048576.0));
+    check_reported(c, r);
+    CHECK_FALSE(c.find_device(r.id)->facts.contains("memory_basis"));
   }
   // The sold figure read as GiB overstated the A40 by 7 %.
   CHECK(c.find_device("nvidia-a40")->memory_gib < 45);
