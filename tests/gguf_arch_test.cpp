@@ -315,8 +315,9 @@ TEST_CASE("GLM-5.1: the computed tensor bytes of BF16 and Q8_0 match ubergarm's 
     // it (convert_hf_to_gguf.py, prepare_tensors: "DSA indexer weights should be F32"), where these
     // files hold it BF16 and Q8_0 like its neighbours (an earlier converter, then llama-quantize).
     // At the file's type the computed tensors are the published ones to the card's 0.001 GiB.
+    const GgmlType file_type = gguf_default_type(q);  // (a structured binding is not captured before C++20)
     const auto at_file_type = wif_test::recipe_size(plan_quantization(a, q), [&](const Tensor& t) {
-      return t.name.find("indexer.proj") != std::string::npos ? gguf_default_type(q) : t.type;
+      return t.name.find("indexer.proj") != std::string::npos ? file_type : t.type;
     });
     CAPTURE(at_file_type.tensor_bytes);
     CHECK(std::fabs(static_cast<double>(at_file_type.tensor_bytes) - published) < 0.001 * wif_test::kGiB);
