@@ -5,6 +5,8 @@
 // skip_mtp = False). Every figure below is derived by hand from config.json and that tensor list.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/gguf/gguf.hpp"
@@ -14,6 +16,7 @@
 #include "willitfit/servers/sglang.hpp"
 #include "willitfit/servers/vllm.hpp"
 #include "willitfit/speed/server_throughput.hpp"
+#include "willitfit/speed/speculative.hpp"
 #include "willitfit/speed/speed.hpp"
 
 namespace deepseek_v32_test_cases {
@@ -87,6 +90,28 @@ TEST_CASE("DeepSeek V3.2: 671.88B main model and an MTP block of 11.62B (13.48B 
   }
   CHECK(bias);
   CHECK(copies);
+}
+
+// The only published V3.2 GGUF sizes found: the author of llama.cpp's DSA support gives his "light"
+// conversions as about 404 GB at Q4_K_M and 714 GB at Q8_0
+// (https://www.reddit.com/r/LocalLLaMA/comments/1t5j71o/anyone_want_to_try_my_llamacpp_deepseek_v32_pr/,
+// 2026-05-06, for https://huggingface.co/sszymczyk/DeepSeek-V3.2-light-GGUF and its Speciale and
+// Exp siblings, which share V3.2's shapes). They predate the converter that keeps the MTP block
+// (PR #26457, 2026-08-02), and the figures say so: the computed main model with its indexers is
+// within their rounding (+0.02 % and +0.04 %), the computed file with the block and its two copies
+// is 2.1 % and 2.0 % larger.
+TEST_CASE("DeepSeek V3.2: the published light Q4_K_M and Q8_0 are the computed main model, without the MTP block", "[deepseek_v32][gguf]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const std::pair<const char*, double> files[] = {{"Q4_K_M", 404e9}, {"Q8_0", 714e9}};
+  for (const auto& [q, published] : files) {
+    CAPTURE(q);
+    const TensorPlan p = plan_quantization(a, q);
+    const std::uint64_t block = mtp_weight_bytes(a, p);
+    const double without = static_cast<double>(p.file_bytes - block), with = static_cast<double>(p.file_bytes);
+    CAPTURE(p.file_bytes, block, (without - published) / published, (with - published) / published);
+    CHECK(std::fabs(without - published) / published < 2e-3);  // "about 404 GB": whole GB, 0.12 %
+    CHECK((with - published) / published > 0.015);
+  }
 }
 
 TEST_CASE("DeepSeek V3.2: llama.cpp's DSA cache, MLA latent plus indexer keys, by hand", "[deepseek_v32][kv_cache]") {

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 
 #include <map>
+#include <set>
 
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
@@ -82,6 +83,61 @@ TEST_CASE("DeepSeek V4 Flash: 284.33B parameters by hand (card 284B), 13.27B act
   CHECK(pc.active == active);
   CHECK(active == 13272428631);
   CHECK(static_cast<double>(pc.active) == Approx(13e9).epsilon(0.03));
+}
+
+// antirez's GGUFs for the ds4 engine (https://huggingface.co/antirez/deepseek-v4-gguf) come from
+// ds4's own converter, each tensor class at the type the file name spells out. The repo's README
+// (read 2026-12-07 through mirrors of the Hub page) gives the classes: routed experts Q4_K, or
+// IQ2_XXS gate and up with a Q2_K down; Q8_0 for the attention projections, the shared experts and
+// the output head; F16 for the token table, the routers, the hyper-connection mixes, the
+// compressors and the indexer; F32 for norms, sinks and biases (and the hash layers' I32 token
+// table). The files' sizes are the Hub's at revision a88c423b511666d7ff7a4dcaee651669312bea97, as
+// two public download scripts pin them to the byte (the q2 and q2/q4 files with an imatrix, which
+// changes no size). A public IQ1_M requant of the same layout lists its tensors by type: f16 359,
+// f32 492, i32 3, q8_0 345 and 129 expert stacks
+// (https://huggingface.co/lvyufeng/DeepSeek-V4-Flash-IQ1_M/blob/3d542ca0b6f135fa56b1909a660d194e1bf2cef7/README.md).
+// None of these files holds the MTP layer: it ships apart, as DeepSeek-V4-Flash-MTP-Q4K-Q8_0-F32.gguf.
+TEST_CASE("DeepSeek V4 Flash: antirez's three ds4 files are the computed tensors at their named types, under one header", "[deepseek_v4][gguf]") {
+  const TensorPlan bf = plan_quantization(v4(), "BF16");
+  auto ds4 = [](GgmlType gate_up, GgmlType down, int q4_from_layer) {
+    return [=](const Tensor& t) {
+      if (t.is_expert()) {
+        if (t.layer >= q4_from_layer) return GgmlType::Q4_K;
+        return t.role == TensorRole::ExpDown ? down : gate_up;
+      }
+      // Vectors and the hash layers' token-to-expert table (I32, four bytes a value as F32).
+      if (t.n_dims == 1 || t.name.find("tid2eid") != std::string::npos) return GgmlType::F32;
+      const bool indexer = t.name.find("indexer") != std::string::npos;
+      for (const char* q8 : {".attn_q_a.", ".attn_q_b.", ".attn_kv.", ".attn_output_a.", ".attn_output_b.", "_shexp."})
+        if (!indexer && t.name.find(q8) != std::string::npos) return GgmlType::Q8_0;
+      if (t.name == "output.weight") return GgmlType::Q8_0;
+      return GgmlType::F16;
+    };
+  };
+  struct File { const char* name; GgmlType gate_up, down; int q4_from; std::uint64_t bytes; };
+  const File files[] = {
+      {"Q4KExperts-F16HC-F16Compressor-F16Indexer-Q8Attn-Q8Shared-Q8Out", GgmlType::Q4_K, GgmlType::Q4_K, 0, 164633502592ull},
+      {"IQ2XXS-w2Q2K-AProjQ8-SExpQ8-OutQ8", GgmlType::IQ2_XXS, GgmlType::Q2_K, 43, 86720111488ull},
+      {"Layers37-42Q4KExperts-OtherExpertLayersIQ2XXSGateUp-Q2KDown", GgmlType::IQ2_XXS, GgmlType::Q2_K, 37, 97591747456ull}};
+  std::set<std::uint64_t> headers;
+  for (const File& f : files) {
+    CAPTURE(f.name);
+    const auto r = wif_test::recipe_size(bf, ds4(f.gate_up, f.down, f.q4_from));
+    CHECK(r.count.at(GgmlType::F16) == 359);
+    CHECK(r.count.at(GgmlType::Q8_0) == 345);
+    CHECK(r.count.at(GgmlType::F32) == 492 + 3);
+    // What is left of the file once the tensors' data (each padded to 32 bytes) is taken away: the
+    // header, the same in all three files.
+    const std::uint64_t data = r.file_bytes - (bf.header_bytes + 31) / 32 * 32;
+    REQUIRE(f.bytes > data);
+    headers.insert(f.bytes - data);
+    const double err = (static_cast<double>(r.file_bytes) - static_cast<double>(f.bytes)) / static_cast<double>(f.bytes);
+    CAPTURE(r.file_bytes, data, f.bytes - data, err);
+    CHECK(std::fabs(err) < 1e-4);  // +0.002 % to +0.003 %: the core's header estimate is 2.5 MB over the real one
+  }
+  // 5,333,824 bytes of metadata, tokenizer and tensor infos in each: the tensor data of all three
+  // files is the computed one to the byte.
+  CHECK(headers == std::set<std::uint64_t>{5333824ull});
 }
 
 TEST_CASE("DeepSeek V4 Flash: llama.cpp's K-only caches per compression ratio, by hand", "[deepseek_v4][kv_cache]") {

@@ -1,6 +1,8 @@
 // Helpers shared by the core tests: reading fixture files (tests may do I/O; the core may not).
 #pragma once
 #include <fstream>
+#include <functional>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -11,6 +13,8 @@
 #include "willitfit/catalog/catalog.hpp"
 #include "willitfit/llamacpp/kv_cache.hpp"
 #include "willitfit/model/architecture.hpp"
+#include "willitfit/model/ggml_types.hpp"
+#include "willitfit/model/quantize.hpp"
 
 namespace wif_test {
 
@@ -69,6 +73,29 @@ inline wif::KvCache kv_of(const wif::Architecture& a, std::int64_t ctx, int n_se
 /// The accuracy report of the shipped catalog ("accuracy" object), made once for every test file.
 inline const nlohmann::json& accuracy_report() {
   static const nlohmann::json r = nlohmann::json::parse(wif::api_accuracy(catalog()))["accuracy"];
+  return r;
+}
+
+/// A published file whose maker chose each tensor's type by name (llama-quantize --tensor-type,
+/// or a converter of its own): the plan's tensors, names and shapes as the core lists them, with
+/// `type_of(t)` in place of the planned type. Tensor bytes (what llama.cpp prints as the model's
+/// size), the file laid out as the plan lays it (its header estimate, each tensor padded to 32
+/// bytes), and how many tensors got each type.
+struct RecipeSize {
+  std::uint64_t tensor_bytes = 0, file_bytes = 0;
+  std::map<wif::GgmlType, int> count;
+};
+inline RecipeSize recipe_size(const wif::TensorPlan& p, const std::function<wif::GgmlType(const wif::Tensor&)>& type_of) {
+  RecipeSize r;
+  r.file_bytes = (p.header_bytes + 31) / 32 * 32;
+  for (const auto& t : p.tensors) {
+    const wif::GgmlType g = type_of(t);
+    const std::uint64_t rows = static_cast<std::uint64_t>(t.ne[1] * t.ne[2] * t.ne[3]);
+    const std::uint64_t b = wif::ggml_row_bytes(g, static_cast<std::uint64_t>(t.ne[0])) * rows;
+    r.tensor_bytes += b;
+    r.file_bytes += (b + 31) / 32 * 32;
+    ++r.count[g];
+  }
   return r;
 }
 
