@@ -79,8 +79,11 @@ const JOURNEYS = {
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
   // the driver may report said under the bar, and a setup that fits only above that low end (tight).
-  'vendor-figure-llama70b-a100-pcie': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-pcie&ctx=102400',
-  'device-vendor-figure-a100-pcie': '?view=device&hw=nvidia-a100-80gb-pcie&ram=0',
+  'vendor-figure-llama70b-h800': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-h800-sxm&ctx=102400',
+  'device-vendor-figure-h800': '?view=device&hw=nvidia-h800-sxm&ram=0',
+  // A driver's total further from the sold figure than the decimal reading (memory_sold_differs):
+  // the Atlas 300I Duo's 87973 MiB against 96 GB, on its device page.
+  'device-sold-differs-atlas': '?view=device&hw=huawei-atlas-300i-duo&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',
