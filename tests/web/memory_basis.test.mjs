@@ -18,7 +18,7 @@ const two = (x, lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 
 const ready = (page) => page.waitForFunction(() => document.querySelector('#verdict').dataset.verdict !== 'pending');
 
 test('the result on a vendor’s memory figure marks it and says the driver may report less, in English and in French on a phone', async () => {
-  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-a100-40gb-pcie', context: 8192 };
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-v100-pcie-32gb', context: 8192 };
   const r = core('estimate', req);
   assert.equal(r.hardware.memory_basis.code, 'vendor_figure');
   const { low_gib: low, less_share: less } = r.hardware.memory_basis.values;
@@ -33,7 +33,7 @@ test('the result on a vendor’s memory figure marks it and says the driver may 
   const rule = plain(await page.textContent('#usable-rule'));
   const fig = `${r.hardware.memory_gib} GiB`;
   assert.ok(rule.includes(`${fig} is the vendor’s figure: the driver may report up to ${Math.round(less * 100)}% less (${two(low, 'en')} GiB).`), rule);
-  assert.match(rule, /^Usable on device: .+\. 40 GiB is the vendor’s figure/);
+  assert.match(rule, /^Usable on device: .+\. 32 GiB is the vendor’s figure/);
 
   const phone = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   await open(phone, url('fr'));
