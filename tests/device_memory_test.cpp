@@ -255,10 +255,10 @@ TEST_CASE("vLLM on a vendor's 24 GB: tight where its budget starts on the figure
   CHECK(fits >= 1);
 }
 
-TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: V100 PCIe 32GB", "[estimate][memory_basis]") {
-  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-v100-pcie-32gb"}});
+TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: MI50 32GB", "[estimate][memory_basis]") {
+  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "amd-mi50-32gb"}});
   REQUIRE_FALSE(r.contains("error"));
-  const Device* d = wif_test::catalog().find_device("nvidia-v100-pcie-32gb");
+  const Device* d = wif_test::catalog().find_device("amd-mi50-32gb");
   REQUIRE(d != nullptr);
   REQUIRE(d->memory_basis == "vendor_figure");
   CHECK(r["hardware"]["memory_basis"]["code"] == "vendor_figure");
@@ -288,15 +288,16 @@ TEST_CASE("A40, A100 80GB SXM4, V100 SXM2, MI100 to MI355X and the Chinese accel
 }
 
 // The third pass (session 26; URLs and readings in each entry's notes): nvidia-smi's totals for
-// the A100 80GB and 40GB PCIe (81920 and 40960 MiB, as their SXM4 siblings), the L20 (46068 MiB,
-// as the L40S) and the H800 (81559 MiB, as the H100); the rocminfo device pool of the gfx906 MI60
+// the A100 80GB and 40GB PCIe (81920 and 40960 MiB, as their SXM4 siblings), the V100 PCIe 32GB
+// (32768 MiB, as the SXM2), the L20 (46068 MiB, as the L40S) and the H800 (81559 MiB, as the H100); the rocminfo device pool of the gfx906 MI60
 // (33538048 KB = 32752 MiB); hl-smi's 98304 MiB for the Gaudi 2 (HL-225); and npu-smi's two 310P3
 // chips of the Atlas 300I Duo (44280 + 43693 MiB, the same sum on a second card), whose total
 // sits 3.9 % under its 96 GB read as decimal.
-TEST_CASE("A100 PCIe 80GB and 40GB, L20, H800, MI60, Gaudi 2 and Atlas 300I Duo hold their driver's total", "[catalog][hardware]") {
+TEST_CASE("A100 PCIe 80GB and 40GB, V100 PCIe 32GB, L20, H800, MI60, Gaudi 2 and Atlas 300I Duo hold their driver's total", "[catalog][hardware]") {
   const Catalog& c = wif_test::catalog();
   for (const ReportedRow& r : {ReportedRow{"nvidia-a100-80gb-pcie", 81920, 0}, ReportedRow{"nvidia-a100-40gb-pcie", 40960, 0},
                                ReportedRow{"nvidia-l20", 46068, 48}, ReportedRow{"nvidia-h800-sxm", 81559, 80},
+                               ReportedRow{"nvidia-v100-pcie-32gb", 32768, 0},
                                ReportedRow{"amd-mi60", 32752, 32}, ReportedRow{"intel-gaudi-2", 98304, 0},
                                ReportedRow{"huawei-atlas-300i-duo", 44280 + 43693, 96}}) {
     CAPTURE(r.id);

@@ -18,7 +18,7 @@ const two = (x, lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 
 const ready = (page) => page.waitForFunction(() => document.querySelector('#verdict').dataset.verdict !== 'pending');
 
 test('the result on a vendor’s memory figure marks it and says the driver may report less, in English and in French on a phone', async () => {
-  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-v100-pcie-32gb', context: 8192 };
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'amd-mi50-32gb', context: 8192 };
   const r = core('estimate', req);
   assert.equal(r.hardware.memory_basis.code, 'vendor_figure');
   const { low_gib: low, less_share: less } = r.hardware.memory_basis.values;
