@@ -79,8 +79,8 @@ const JOURNEYS = {
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
   // the driver may report said under the bar, and a setup that fits only above that low end (tight).
-  'vendor-figure-llama70b-h800': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-h800-sxm&ctx=102400',
-  'device-vendor-figure-h800': '?view=device&hw=nvidia-h800-sxm&ram=0',
+  'vendor-figure-llama70b-h20': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=F16&hw=nvidia-h20-141gb&ctx=16384',
+  'device-vendor-figure-h20': '?view=device&hw=nvidia-h20-141gb&ram=0',
   // A driver's total further from the sold figure than the decimal reading (memory_sold_differs):
   // the Atlas 300I Duo's 87973 MiB against 96 GB, on its device page.
   'device-sold-differs-atlas': '?view=device&hw=huawei-atlas-300i-duo&ram=0',
