@@ -41,6 +41,8 @@ const JOURNEYS = {
   'images-gemma3-27b-4090': '?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&img=2',
   // Five minutes of audio per prompt through Voxtral's Whisper encoder (issue 19, audio projectors).
   'audio-voxtral-4090': '?model=mistralai/Voxtral-Mini-3B-2507&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&aud=300',
+  // Qwen2.5-Omni 7B's thinker with 30 s of audio: its one mmproj file brings the vision tower too.
+  'audio-omni-4090': '?model=Qwen/Qwen2.5-Omni-7B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&aud=30',
   'draft-llama70b-3090x2': '?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
   'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
