@@ -41,6 +41,8 @@ const JOURNEYS = {
   'images-gemma3-27b-4090': '?model=google/gemma-3-27b-it&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&img=2',
   // Five minutes of audio per prompt through Voxtral's Whisper encoder (issue 19, audio projectors).
   'audio-voxtral-4090': '?model=mistralai/Voxtral-Mini-3B-2507&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&aud=300',
+  // Qwen2.5-Omni 7B's thinker with 30 s of audio: its one mmproj file brings the vision tower too.
+  'audio-omni-4090': '?model=Qwen/Qwen2.5-Omni-7B&quant=Q4_K_M&hw=nvidia-rtx-4090&ctx=8192&aud=30',
   'draft-llama70b-3090x2': '?model=meta-llama/Llama-3.3-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-3090&count=2&ctx=8192&draft=meta-llama/Llama-3.2-1B-Instruct',
   'model-air': '?view=model&model=zai-org/GLM-4.5-Air',
   'model-kimi-k25': '?view=model&model=moonshotai/Kimi-K2.5',
@@ -79,8 +81,11 @@ const JOURNEYS = {
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
   // the driver may report said under the bar, and a setup that fits only above that low end (tight).
-  'vendor-figure-llama70b-a100-pcie': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-pcie&ctx=102400',
-  'device-vendor-figure-a100-pcie': '?view=device&hw=nvidia-a100-80gb-pcie&ram=0',
+  'vendor-figure-llama70b-h20': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=F16&hw=nvidia-h20-141gb&ctx=16384',
+  'device-vendor-figure-h20': '?view=device&hw=nvidia-h20-141gb&ram=0',
+  // A driver's total further from the sold figure than the decimal reading (memory_sold_differs):
+  // the Atlas 300I Duo's 87973 MiB against 96 GB, on its device page.
+  'device-sold-differs-atlas': '?view=device&hw=huawei-atlas-300i-duo&ram=0',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',

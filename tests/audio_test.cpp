@@ -271,4 +271,95 @@ TEST_CASE("audio inputs: coded errors with the field path, and engines that load
   CHECK(s["memory"]["projector_bytes"] == 0);
 }
 
+// Qwen2.5-Omni's mmproj holds both towers of its thinker (llama.cpp projector type qwen25o). By
+// hand from the config:
+//  * vision, Qwen2.5-VL's tower (1280 wide, 32 blocks, 16 heads, SiLU-gated FFN 3420, patch 14,
+//    2x2 merge into 3584): two 2-D patch kernels 588 x 1280 (the Conv3d's two frames), per block
+//    two RMSNorms, Q/K/V/O with biases and gate/up/down with biases; the merger's RMSNorm and MLP
+//    5120 -> 5120 -> 3584 with biases. In the Q8_0 file every matrix whose rows hold whole
+//    32-element blocks is Q8_0; the FFN down rows (3420 = 106 x 32 + 28) and the patch kernels
+//    (588) are not, and stay F16; vectors F32.
+//  * audio, the Whisper-style tower: the encoder shared with Voxtral (kEncoder above, its 1500
+//    sinusoidal positions written in F32 by the converter), then AvgPool1d and one linear layer
+//    with bias, 1280 -> 3584 (audio_config.output_dim).
+TEST_CASE("Qwen2.5-Omni 7B's mmproj: Qwen2.5-VL's vision tower and the Whisper tower, derived by hand, within 1% of ggml-org's Q8_0 file", "[audio][projector]") {
+  const json& cfg = model_config("Qwen/Qwen2.5-Omni-7B");
+  const VisionSpec v = vision_spec_from_config(cfg);
+  REQUIRE(v.family == "qwen2_5_vl");
+  CHECK(v.hidden == 1280);
+  CHECK(v.layers == 32);
+  CHECK(v.heads == 16);
+  CHECK(v.ff == 3420);
+  CHECK(v.patch == 14);
+  CHECK(v.text_hidden == 3584);
+  CHECK(v.merge == 2);
+  CHECK(v.temporal_patch == 2);
+  constexpr std::int64_t h = 1280, vff = 3420, m = 4 * h, out = 3584, patch = 14 * 14 * 3;
+  constexpr std::int64_t vblock_mat = 4 * h * h + 2 * h * vff + vff * h;
+  constexpr std::int64_t vblock_vec = 2 * h + 4 * h + 2 * vff + h;
+  constexpr std::int64_t vision = 2 * patch * h + 32 * (vblock_mat + vblock_vec) + h + (m * m + m) + (m * out + out);
+  const ProjectorPlan vq8 = projector_plan(v, GgmlType::Q8_0);
+  CHECK(vq8.params == vision);
+  CHECK(vq8.params == 676550144);
+  const std::uint64_t vbytes = 2ull * 2 * patch * h                                          // patch kernels, F16
+                               + 32 * (34ull * (4 * h * h + 2 * h * vff) / 32 + 2ull * vff * h + 4ull * vblock_vec)
+                               + 4ull * h + 34ull * (m * m + m * out) / 32 + 4ull * (m + out);  // merger
+  CHECK(vq8.bytes == vbytes);
+  CHECK(vq8.bytes == 853088256);
+  const AudioSpec a = audio_spec_from_config(cfg);
+  REQUIRE(a.family == "qwen2_audio");
+  CHECK(a.text_hidden == 3584);
+  const ProjectorPlan aq8 = audio_projector_plan(a, GgmlType::Q8_0);
+  CHECK(aq8.params == kEncoder + d * out + out);
+  CHECK(aq8.params == 641560064);
+  const std::int64_t block_matrices = 4 * d * d + 2 * d * ff;
+  const std::uint64_t conv_k = 2ull * (3 * 128 * d + 3 * d * d);
+  const std::uint64_t f32 = 4ull * (2 * d + kPos + 32 * (kBlock - block_matrices) + 2 * d);
+  CHECK(aq8.bytes == conv_k + f32 + 34ull * (32 * block_matrices + d * out) / 32 + 4ull * out);
+  CHECK(aq8.bytes == 693835776);
+  // The file as published: both towers, 1,546,924,032 bytes of tensors against 1.55 GB listed.
+  int rows = 0;
+  for (const auto& row : projectors()["published_files"]) {
+    if (row.value("tower", "") != "vision+audio") continue;
+    ++rows;
+    INFO(row["file"].get<std::string>());
+    const json& c = model_config(row["model"]);
+    REQUIRE(row["type"] == "q8_0");
+    const double ours = static_cast<double>(projector_plan(vision_spec_from_config(c), GgmlType::Q8_0).bytes +
+                                            audio_projector_plan(audio_spec_from_config(c), GgmlType::Q8_0).bytes);
+    CHECK(ours == Approx(row["bytes"].get<double>()).epsilon(0.01));
+  }
+  CHECK(rows >= 1);
+  // Read before the fix, the towers under thinker_config were half missing: the vision one alone
+  // is 55 % of the file, far outside 1 %.
+  CHECK(static_cast<double>(aq8.bytes) < 0.5 * 1.55e9);
+  // A vision key missing from the thinker is named with its path.
+  json cut = cfg;
+  cut["thinker_config"]["vision_config"].erase("depth");
+  const VisionSpec vc = vision_spec_from_config(cut);
+  CHECK(vc.code == "vision_config_incomplete");
+  CHECK(vc.missing == "config.thinker_config.vision_config.depth");
+}
+
+TEST_CASE("Qwen2.5-Omni: audio alone loads the whole mmproj, both towers, and the estimate names both families", "[audio][projector]") {
+  const json base = {{"model", "Qwen/Qwen2.5-Omni-7B"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-rtx-4090"},
+                     {"context", 8192}, {"mmproj_type", "q8_0"}};
+  json q = base;
+  q["audio_seconds"] = 30;
+  const json r = estimate(q);
+  REQUIRE_FALSE(r.contains("error"));
+  CHECK(r["audio"]["family"] == "qwen2_audio");
+  CHECK(r["audio"]["loaded"] == true);
+  CHECK(r["audio"]["tokens"] == 2 * 750);  // two 30 s windows of 750 tokens
+  CHECK(r["projector"]["family"] == "qwen2_5_vl");
+  CHECK(r["projector"]["loaded"] == true);
+  // The file's bytes are both towers, loaded whole.
+  CHECK(r["projector"]["bytes"] == 853088256ull + 693835776ull);
+  CHECK(r["audio"]["file_bytes"] == 853088256ull + 693835776ull);
+  const json off = estimate(base);
+  REQUIRE_FALSE(off.contains("error"));
+  CHECK(off["memory"]["projector_bytes"] == 0);
+  CHECK(r["memory"]["projector_bytes"].get<std::uint64_t>() >= 853088256ull + 693835776ull);
+}
+
 }  // namespace audio_test_cases

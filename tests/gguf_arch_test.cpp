@@ -254,7 +254,9 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
                                               "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
                                               "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF",
                                               // session 22: DeepSeek V4 Flash (Preyazz's Q4_K_M, to the byte)
-                                              "deepseek-ai/DeepSeek-V4-Flash"};
+                                              "deepseek-ai/DeepSeek-V4-Flash",
+                                              // session 26: Qwen2.5-Omni 7B's thinker, ggml-org's Q4_K_M and Q8_0
+                                              "Qwen/Qwen2.5-Omni-7B"};
   int checked = 0;
   std::set<std::string> seen;
   for (const auto& m : cat().models()) {
@@ -288,7 +290,7 @@ TEST_CASE("published GGUF files of the architectures added since session 4 are w
                          "Qwen/Qwen3-30B-A3B-Instruct-2507", "Qwen/Qwen3-4B-Thinking-2507",
                          "Qwen/Qwen3-235B-A22B-Instruct-2507", "Qwen/Qwen3-Coder-30B-A3B-Instruct",
                          "nvidia/Llama-3.1-Nemotron-70B-Instruct-HF", "tencent/Hunyuan-A13B-Instruct",
-                         "deepseek-ai/DeepSeek-V4-Flash"}) {
+                         "deepseek-ai/DeepSeek-V4-Flash", "Qwen/Qwen2.5-Omni-7B"}) {
     CAPTURE(id);
     CHECK(seen.count(id) == 1);
   }

@@ -666,4 +666,33 @@ TEST_CASE("Step 3.5: a bad moe_layers_enum or sliding-layer head setup is a code
   CHECK(count_params(architecture_from_hf_config(c, "config")).total == count_params(arch_of("stepfun-ai/Step-3.5-Flash")).total);
 }
 
+// Qwen2.5-Omni keeps its language model two levels down (thinker_config.text_config) beside the
+// talker that llama.cpp does not load: the thinker's decoder is Qwen2.5-7B's. By hand: embeddings
+// and output head 2 x 152064 x 3584; per layer the two norms (2 x 3584), Q and O (3584^2 each),
+// K and V (3584 x 512 each), the Q/K/V biases (3584 + 2 x 512) and the FFN (3 x 3584 x 18944);
+// the final norm.
+TEST_CASE("Qwen2.5-Omni 7B: the thinker's Qwen2 decoder from thinker_config.text_config, 7.62B by hand", "[hf_config]") {
+  const Architecture& a = arch_of("Qwen/Qwen2.5-Omni-7B");
+  CHECK(a.model_type == "qwen2");
+  CHECK(a.n_layer_main() == 28);
+  CHECK(a.layers[0].n_head == 28);
+  CHECK(a.layers[0].n_head_kv == 4);
+  CHECK(a.layers[0].n_ff == 18944);
+  CHECK(a.qkv_bias);
+  CHECK_FALSE(a.tied_embeddings);
+  constexpr std::int64_t H = 3584, kv = 4 * 128, V = 152064, I = 18944;
+  constexpr std::int64_t layer = 2 * H + 2 * H * H + 2 * H * kv + (H + 2 * kv) + 3 * H * I;
+  CHECK(count_params(a).total == 2 * V * H + 28 * layer + H);
+  CHECK(count_params(a).total == 7615616512);
+  // A path into the thinker is named as such.
+  nlohmann::json c = wif_test::catalog().find_model("Qwen/Qwen2.5-Omni-7B")->raw["config"];
+  c["thinker_config"]["text_config"].erase("num_attention_heads");
+  try {
+    (void)architecture_from_hf_config(c, "config");
+    FAIL("a thinker without num_attention_heads was accepted");
+  } catch (const InputError& e) {
+    CHECK(e.error().path == "config.thinker_config.text_config.num_attention_heads");
+  }
+}
+
 }  // namespace hf_config_test_cases

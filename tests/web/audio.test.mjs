@@ -1,6 +1,7 @@
 // The audio encoder on the page in Chromium: the audio field for a model with an audio tower (and
 // none for a vision or text model), the encoder's row in the breakdown with the core's windows,
-// tokens and prefill time as format.js writes them, and the statement in French at 390 px.
+// tokens and prefill time as format.js writes them, the statement in French at 390 px, and a file
+// with both towers (Qwen2.5-Omni) counted once.
 import assert from 'node:assert/strict';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
@@ -65,4 +66,30 @@ test('the audio statement in French at 390 px, and no audio field for a vision m
   assert.equal(await gemma.isVisible('#r-audio'), false);
   assert.deepEqual(page.problems, []);
   assert.deepEqual(gemma.problems, []);
+});
+
+test('Qwen2.5-Omni 7B with 30 s of audio: one mmproj file with both towers, counted once in the breakdown', async () => {
+  const req = { model: 'Qwen/Qwen2.5-Omni-7B', quant: 'Q4_K_M', hardware: 'nvidia-rtx-4090', context: 8192, audio_seconds: 30 };
+  const core = await api.estimate(req);
+  // The core: audio alone loads the file, and the file holds both towers.
+  assert.equal(core.audio.loaded, true);
+  assert.equal(core.projector.loaded, true);
+  assert.equal(core.audio.file_bytes, core.projector.bytes);
+  const page = await env.page();
+  await open(page, `${env.url}?model=${req.model}&quant=${req.quant}&hw=${req.hardware}&ctx=8192&aud=30&lang=en`);
+  assert.equal(await page.isVisible('#images-field'), true);
+  assert.equal(await page.isVisible('#audio-field'), true);
+  assert.equal((await page.textContent('#t-projector')).trim(), gib(core.projector.resident_bytes, 'en'));
+  assert.equal((await page.textContent('#t-audio')).trim(), 'in the row above');
+  assert.match(await page.textContent('#w-audio'), /same mmproj file as the vision projector, counted in its row above\./);
+  assert.equal((await page.textContent('#c-total')).trim(), gib(core.memory.total_bytes, 'en'));
+  const heads = await page.$$eval('#devices-table thead th', (ths) => ths.map((t) => (t.textContent || '').trim()));
+  assert.ok(heads.includes('Vision and audio encoders'), heads.join(' | '));
+  assert.doesNotMatch(await page.textContent('main'), /undefined|NaN|Infinity/);
+  // The same row in Chinese.
+  const zh = await env.page();
+  await open(zh, `${env.url}?model=${req.model}&quant=${req.quant}&hw=${req.hardware}&ctx=8192&aud=30&lang=zh`);
+  assert.equal((await zh.textContent('#t-audio')).trim(), '已计入上一行');
+  assert.deepEqual(page.problems, []);
+  assert.deepEqual(zh.problems, []);
 });

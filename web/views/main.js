@@ -363,9 +363,13 @@ function renderAudio(r) {
   }
   const file = commas(L, [gib(a.bytes, L), gb(a.bytes, L)]);
   const parts = [];
+  // One mmproj file with both towers (Qwen2.5-Omni): the vision projector's row already holds the
+  // whole file and both buffers, so this row says so instead of counting the encoder twice.
+  const p = r.projector;
+  const shared = !!(p && p.modelled && p.loaded && a.file_bytes === p.bytes);
   if (a.loaded) {
-    text('t-audio', gib(a.resident_bytes, L));
-    parts.push(T(a.placement === 'cpu' ? 'aud_on_cpu' : 'aud_on', {
+    text('t-audio', shared ? T('aud_in_proj_cell') : gib(a.resident_bytes, L));
+    parts.push(T(shared ? 'aud_in_proj' : a.placement === 'cpu' ? 'aud_on_cpu' : 'aud_on', {
       type: String(a.type).toUpperCase(), file, buf: gib(a.compute_bytes, L), dev: r.memory.devices && r.memory.devices[0] ? r.memory.devices[0].name : hwName(r),
     }));
     parts.push(T('aud_tokens', {

@@ -827,7 +827,10 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
     e.spec_params = memo_speculative_params(cat);
     e.spec_basis = memo_speculative_basis(cat).value("by_kind", nlohmann::json::object()).value(r.spec.kind(), nlohmann::json::object());
   }
-  if (!r.model.vision.family.empty() && (r.proj.images > 0 || !r.summary)) {
+  // One mmproj file holds every tower the model has (Qwen2.5-Omni's both): loaded for images or
+  // for audio, it brings all of them.
+  const bool mm_input = r.proj.images > 0 || r.proj.audio_seconds > 0;
+  if (!r.model.vision.family.empty() && (mm_input || !r.summary)) {
     const VisionSpec& v = r.model.vision;
     e.proj_plan = r.model.mmproj ? r.model.mmproj->plan : projector_plan(v, r.proj.type);
     e.proj_image = image_cost(v, r.proj.width, r.proj.height);
@@ -837,7 +840,7 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   }
   // The audio tower of the same file (audio.hpp): its weights join the file's, its buffer (one
   // 30 s window) joins the vision one (libmtmd warms up both towers of a file that has both).
-  if (!r.model.audio.family.empty() && (r.proj.audio_seconds > 0 || !r.summary)) {
+  if (!r.model.audio.family.empty() && (mm_input || !r.summary)) {
     const AudioSpec& au = r.model.audio;
     const bool vision_counted = !e.proj_plan.tensors.empty();
     if (r.model.mmproj) {

@@ -379,8 +379,18 @@ const Family* find_family(const std::string& t) {
   return nullptr;
 }
 
-// Multimodal configs keep the language model under text_config (Gemma 3, Llama 4, Mistral 3).
+// Multimodal configs keep the language model under text_config (Gemma 3, Llama 4, Mistral 3);
+// Qwen2.5-Omni one level deeper, in its thinker (thinker_config.text_config), beside the talker
+// that llama.cpp does not load.
 const json& text_part(const json& cfg, std::string& path) {
+  if (cfg.contains("thinker_config") && cfg["thinker_config"].is_object() && !cfg.contains("text_config") &&
+      !cfg.contains("num_hidden_layers")) {
+    const json& thinker = cfg["thinker_config"];
+    if (thinker.contains("text_config") && thinker["text_config"].is_object()) {
+      path = join_path(join_path(path, "thinker_config"), "text_config");
+      return thinker["text_config"];
+    }
+  }
   if (cfg.contains("text_config") && cfg["text_config"].is_object() &&
       !cfg.contains("num_hidden_layers")) {
     path = join_path(path, "text_config");
@@ -509,6 +519,9 @@ Architecture architecture_from_hf_config(const json& config, const std::string& 
        (c.contains("linear_attn_config") && c["linear_attn_config"].is_object() &&
         opt_bool(c["linear_attn_config"], "use_full_rank_gate", join_path(path, "linear_attn_config")).value_or(false))))
     mt = "kimi_k3";
+  // Qwen2.5-Omni's thinker speaks through a Qwen2 decoder (transformers Qwen2_5OmniThinkerTextModel;
+  // llama.cpp's converter writes it as qwen2vl, the same tensors with M-RoPE).
+  if (mt == "qwen2_5_omni" || mt == "qwen2_5_omni_thinker" || mt == "qwen2_5_omni_text") mt = "qwen2";
   const Family* fam = find_family(mt);
   // A type we do not know, with the keys every decoder config has: read it as a llama-style
   // decoder (the keys build() understands still apply: heads, experts, windows) and label it.

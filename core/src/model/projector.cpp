@@ -61,14 +61,18 @@ struct ProjBuilder {
 
 VisionSpec vision_spec_from_config(const json& config) {
   VisionSpec s;
-  const json* vc = vision_object_at(config, "vision_config");
+  const std::string top = string_or_empty(&config, "model_type");
+  // Qwen2.5-Omni nests its thinker's towers under thinker_config; its vision tower is Qwen2.5-VL's
+  // (llama.cpp's "qwen25o" mmproj reads it as QWEN25VL, tools/mtmd/clip.cpp).
+  const bool omni = top == "qwen2_5_omni";
+  const json* root = omni ? vision_object_at(config, "thinker_config") : &config;
+  const json* vc = root ? vision_object_at(*root, "vision_config") : nullptr;
   if (!vc) return s;
   s.present = true;
-  const json* tc = vision_object_at(config, "text_config");
-  const std::string top = string_or_empty(&config, "model_type");
+  const json* tc = vision_object_at(*root, "text_config");
   const std::string vis = string_or_empty(vc, "model_type");
   s.model_type = vis.empty() ? top : vis;
-  s.family = family_of(top, vis);
+  s.family = omni ? "qwen2_5_vl" : family_of(top, vis);
   if (s.family.empty()) {
     s.code = "projector_family_unknown";
     return s;
@@ -134,11 +138,11 @@ VisionSpec vision_spec_from_config(const json& config) {
       {"intermediate_size", s.ff}, {"patch_size", s.patch},
       {need_image ? need_image : "patch_size", need_image ? s.image_size : s.patch},
       {s.family.rfind("qwen", 0) == 0 ? "out_hidden_size" : "text_config.hidden_size", s.text_hidden}};
+  const std::string base = omni ? "config.thinker_config." : "config.";
   for (const auto& [key, v] : needed)
     if (v <= 0) {
       s.code = "vision_config_incomplete";
-      s.missing = std::string(key).rfind("text_config", 0) == 0 ? std::string("config.") + key
-                                                                 : std::string("config.vision_config.") + key;
+      s.missing = std::string(key).rfind("text_config", 0) == 0 ? base + key : base + "vision_config." + key;
       s.family.clear();
       return s;
     }

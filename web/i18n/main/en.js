@@ -178,6 +178,7 @@ export default {
   audio_per_prompt: 'Audio per prompt (seconds)', mm_encoders_col: 'Vision and audio encoders', aud_row: 'Audio encoder', aud_not_loaded: 'not loaded',
   aud_unmodelled: 'This model takes audio, but its audio encoder is not modelled here: its memory is not counted.',
   aud_incomplete: 'This model takes audio, but its config lacks {0}, so the audio encoder is not computed and its memory is not counted.',
+  aud_in_proj_cell: 'in the row above', aud_in_proj: 'The audio encoder ({type}, {file}) and its buffer for one 30 s window ({buf}) are in the same mmproj file as the vision projector, counted in its row above.',
   aud_on: 'The audio encoder in the mmproj file ({type}, {file}) and its buffer for one 30 s window ({buf}), loaded with llama-server --mmproj on {dev}.',
   aud_on_cpu: 'The audio encoder in the mmproj file ({type}, {file}) and its buffer for one 30 s window ({buf}), kept in system RAM (--no-mmproj-offload).',
   aud_tokens: '{secs} s of audio is encoded as {windows} windows of 30 s (llama.cpp appends 30 s of silence and encodes whole windows), {per} tokens each: {all} tokens, {share} of the {ctx}-token context ({kv} of cache).',

@@ -178,6 +178,7 @@ export default {
   audio_per_prompt: 'Audio por entrada (segundos)', mm_encoders_col: 'Codificadores de visión y audio', aud_row: 'Codificador de audio', aud_not_loaded: 'no cargado',
   aud_unmodelled: 'Este modelo recibe audio, pero su codificador de audio no está modelado aquí: su memoria no se cuenta.',
   aud_incomplete: 'Este modelo recibe audio, pero a su configuración le falta {0}, así que el codificador de audio no se calcula y su memoria no se cuenta.',
+  aud_in_proj_cell: 'en la fila de arriba', aud_in_proj: 'El codificador de audio ({type}, {file}) y su búfer para una ventana de 30 s ({buf}) están en el mismo archivo mmproj que el proyector de visión, contados en su fila de arriba.',
   aud_on: 'El codificador de audio del archivo mmproj ({type}, {file}) y su búfer para una ventana de 30 s ({buf}), cargados con llama-server --mmproj en {dev}.',
   aud_on_cpu: 'El codificador de audio del archivo mmproj ({type}, {file}) y su búfer para una ventana de 30 s ({buf}), en la RAM del sistema (--no-mmproj-offload).',
   aud_tokens: '{secs} s de audio se codifican en {windows} ventanas de 30 s (llama.cpp añade 30 s de silencio y codifica ventanas enteras), de {per} tokens cada una: {all} tokens, el {share} del contexto de {ctx} tokens ({kv} de caché).',

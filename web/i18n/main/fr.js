@@ -177,6 +177,7 @@ export default {
   audio_per_prompt: 'Audio par invite (secondes)', mm_encoders_col: 'Encodeurs de vision et audio', aud_row: 'Encodeur audio', aud_not_loaded: 'non chargé',
   aud_unmodelled: 'Ce modèle prend de l’audio, mais son encodeur audio n’est pas modélisé ici\u00a0: sa mémoire n’est pas comptée.',
   aud_incomplete: 'Ce modèle prend de l’audio, mais il manque {0} à sa configuration\u00a0: l’encodeur audio n’est pas calculé et sa mémoire n’est pas comptée.',
+  aud_in_proj_cell: 'dans la ligne au-dessus', aud_in_proj: 'L’encodeur audio ({type}, {file}) et son tampon pour une fenêtre de 30\u00a0s ({buf}) sont dans le même fichier mmproj que le projecteur de vision, comptés dans sa ligne au-dessus.',
   aud_on: 'L’encodeur audio du fichier mmproj ({type}, {file}) et son tampon pour une fenêtre de 30\u00a0s ({buf}), chargés avec llama-server --mmproj sur {dev}.',
   aud_on_cpu: 'L’encodeur audio du fichier mmproj ({type}, {file}) et son tampon pour une fenêtre de 30\u00a0s ({buf}), gardés en RAM système (--no-mmproj-offload).',
   aud_tokens: '{secs}\u00a0s d’audio sont encodées en {windows} fenêtres de 30\u00a0s (llama.cpp ajoute 30\u00a0s de silence et encode des fenêtres entières), de {per} tokens chacune\u00a0: {all} tokens, {share} du contexte de {ctx} tokens ({kv} de cache).',

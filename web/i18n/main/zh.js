@@ -176,6 +176,7 @@ export default {
   audio_per_prompt: '每个提示的音频（秒）', mm_encoders_col: '视觉与音频编码器', aud_row: '音频编码器', aud_not_loaded: '未加载',
   aud_unmodelled: '这个模型接收音频，但这里没有为它的音频编码器建模：其内存未计入。',
   aud_incomplete: '这个模型接收音频，但它的配置缺少 {0}，所以没有计算音频编码器，其内存未计入。',
+  aud_in_proj_cell: '已计入上一行', aud_in_proj: '音频编码器（{type}，{file}）及其一个 30 秒窗口的缓冲区（{buf}）与视觉投影器在同一个 mmproj 文件中，已计入上一行。',
   aud_on: 'mmproj 文件中的音频编码器（{type}，{file}）及其一个 30 秒窗口的缓冲区（{buf}），用 llama-server --mmproj 加载到 {dev}。',
   aud_on_cpu: 'mmproj 文件中的音频编码器（{type}，{file}）及其一个 30 秒窗口的缓冲区（{buf}），放在系统内存中（--no-mmproj-offload）。',
   aud_tokens: '{secs} 秒音频被编码为 {windows} 个 30 秒窗口（llama.cpp 会在末尾追加 30 秒静音，只编码完整窗口），每个 {per} 个 token：共 {all} 个 token，占 {ctx} token 上下文的 {share}（缓存 {kv}）。',

@@ -4,7 +4,8 @@
 //  * The tower's tensors per family, named and shaped as llama.cpp's converter writes them
 //    (convert_hf_to_gguf.py, the MmprojModel subclasses; tools/mtmd/clip-impl.h tensor names):
 //    Gemma 3 (SigLIP + input projection), Qwen2.5-VL and Qwen3-VL / Qwen3.5 (ViT + 2x2 patch
-//    merger, Qwen3's deepstack mergers), Mistral 3 / Pixtral (RMSNorm ViT, SiLU-gated FFN, 2x2
+//    merger, Qwen3's deepstack mergers; Qwen2.5-Omni's thinker carries Qwen2.5-VL's tower under
+//    thinker_config, written with its audio tower into one mmproj), Mistral 3 / Pixtral (RMSNorm ViT, SiLU-gated FFN, 2x2
 //    patch merger and a two-layer projector), Llama 4 (336 px tiles, pixel-shuffle adapter).
 //    Other families are reported as not modelled.
 //  * The file's types: the converter's default F16 (--outtype f16) keeps 1-D tensors (norms,
