@@ -232,4 +232,49 @@ TEST_CASE("tier lists of MXFP4_MOE on a dense model carry the moe_only_format co
   CHECK_FALSE(glm_tiers().contains("quant_applicability"));
 }
 
+// The A100 80GB PCIe is sold as "80 GB", which its driver may report as 74.5 GiB (the vendor
+// figure's low end): at a context where Llama 3.1 70B at Q6_K fits a driver's 80 GiB with room to
+// spare but not that low end, the smallest GPU the tier lists name is a larger card that holds it
+// with room (an H100 NVL), not the A100; with the same entry stated as a driver's 80 GiB, the
+// A100 is the answer. The entry carries its basis and the low end, so a page can mark it.
+TEST_CASE("the tier lists' smallest GPU holds the model with room to spare on a vendor figure's low end, a tight one only when none has room", "[tiers][memory_basis]") {
+  const Catalog vendor = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", nullptr}, {"nvidia-h100-nvl", nullptr}});
+  const Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_driver_total}, {"nvidia-h100-nvl", nullptr}});
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
+  const std::int64_t ctx = wif_test::tight_on_vendor_figure(vendor, driver, "nvidia-a100-80gb-pcie", base);
+  REQUIRE(ctx > 0);
+  CAPTURE(ctx);
+  json q = base;
+  q["context"] = ctx;
+  const json tv = json::parse(api_tiers(vendor, q.dump()));
+  const json td = json::parse(api_tiers(driver, q.dump()));
+  REQUIRE_FALSE(tv.contains("error"));
+  REQUIRE_FALSE(td.contains("error"));
+  const json* a100 = find(tv["gpus"], "nvidia-a100-80gb-pcie");
+  const json* nvl = find(tv["gpus"], "nvidia-h100-nvl");
+  REQUIRE(a100);
+  REQUIRE(nvl);
+  // The A100 runs it fully, tight; its size is the vendor's figure, with the low end in GiB.
+  CHECK((*a100)["tier"] == "fits");
+  CHECK((*a100)["verdict"] == "tight");
+  CHECK((*a100)["device"]["memory_basis"]["code"] == "vendor_figure");
+  CHECK_THAT((*a100)["device"]["memory_basis"]["values"]["low_gib"].get<double>(), WithinRel(80e9 / wif_test::kGiB, 1e-9));
+  CHECK((*a100)["memory"]["usable_low_bytes"].get<double>() < (*a100)["memory"]["usable_bytes"].get<double>());
+  CHECK((*nvl)["verdict"] == "fits");
+  CHECK((*nvl)["device"]["memory_basis"]["code"] == "driver_reported");
+  CHECK((*nvl)["memory"]["usable_low_bytes"] == (*nvl)["memory"]["usable_bytes"]);
+  CHECK((*nvl)["device"]["memory_gib"].get<double>() > (*a100)["device"]["memory_gib"].get<double>());
+  // The pick: the larger card with room on the vendor's figure, the A100 on a driver's total.
+  CHECK(tv["smallest_fit"]["gpus"] == "nvidia-h100-nvl");
+  const json* a100d = find(td["gpus"], "nvidia-a100-80gb-pcie");
+  REQUIRE(a100d);
+  CHECK((*a100d)["verdict"] == "fits");
+  CHECK((*a100d)["device"]["memory_basis"] == json{{"code", "driver_reported"}});
+  CHECK(td["smallest_fit"]["gpus"] == "nvidia-a100-80gb-pcie");
+  // Where nothing has room, the tight one is still the smallest that runs it.
+  const Catalog alone = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", nullptr}});
+  const json ta = json::parse(api_tiers(alone, q.dump()));
+  CHECK(ta["smallest_fit"]["gpus"] == "nvidia-a100-80gb-pcie");
+}
+
 }  // namespace tiers_test_cases

@@ -102,3 +102,69 @@ test('a cloud offer whose GPU is sold by the vendor’s figure carries the mark 
   assert.ok(vendor > 0 && vendor < rows.length, `${vendor} of ${rows.length} offers on a vendor's figure`);
   assert.deepEqual(page.problems, []);
 });
+
+test('the model page marks a vendor’s memory figure in its GPU list and beside its smallest device, with the core’s verdict; a driver’s total unmarked', async () => {
+  const model = 'Qwen/Qwen3-0.6B';
+  const page = await env.page();
+  await open(page, `${env.url}?view=model&model=${model}&lang=en`);
+  await page.waitForSelector('#mp-gpus tr[data-device="nvidia-a100-80gb-pcie"]');
+  // The list the page drew: each row's device, its memory cell's mark and its verdict cell.
+  const rows = await page.$$eval('#mp-gpus tbody tr[data-device]', (trs) => trs.map((tr) => {
+    const cells = [...tr.querySelectorAll('th, td')];
+    return { id: tr.dataset.device, tier: tr.dataset.tier, marks: tr.querySelectorAll('[data-basis]').length,
+      inMemory: cells[1]?.querySelectorAll('[data-basis="vendor_figure"]').length ?? 0, verdict: (cells[3]?.textContent || '').trim() };
+  }));
+  assert.ok(rows.length > 10, `${rows.length} rows`);
+  /** @type {Map<string, string>} */
+  const basis = new Map();
+  for (const row of rows) {
+    if (!basis.has(row.id)) basis.set(row.id, core('estimate', { model, quant: 'Q4_K_M', hardware: row.id }).hardware?.memory_basis?.code ?? '');
+    const v = basis.get(row.id) === 'vendor_figure';
+    assert.equal(row.marks, v ? 1 : 0, `${row.id} (${basis.get(row.id)})`);
+    assert.equal(row.inMemory, row.marks, `${row.id}: the mark sits in the memory cell`);
+  }
+  const a100 = rows.find((x) => x.id === 'nvidia-a100-80gb-pcie');
+  assert.ok(a100 && a100.inMemory === 1, JSON.stringify(a100));
+  assert.ok(rows.some((x) => basis.get(x.id) === 'driver_reported' && x.marks === 0), 'a driver total in the list, unmarked');
+  // The mark's text is the core's low end of the figure.
+  const r = core('estimate', { model, quant: 'Q4_K_M', hardware: 'nvidia-a100-80gb-pcie' });
+  const mark = plain(await page.textContent('#mp-gpus tr[data-device="nvidia-a100-80gb-pcie"] [data-basis]'));
+  assert.ok(mark.startsWith('vendor figure') && mark.includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), mark);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the cloud table says “tight” beside the memory of an instance that holds the model only on a vendor figure above its low end', async () => {
+  // Llama 3.1 70B at Q6_K: the first context at which the A100 80GB PCIe (the vendor's "80 GB")
+  // holds it only tight, where the same entry with a driver's total of 80 GiB holds it with room.
+  const entry = JSON.parse(fs.readFileSync(path.join(root, 'data', 'hardware', 'nvidia-datacenter.json'), 'utf8')).devices.find((/** @type {any} */ d) => d.id === 'nvidia-a100-80gb-pcie');
+  const stated = { ...entry, id: 'a100-driver-total', memory_basis: undefined, memory_reported_mib: 81920, memory_reported_source: 'https://example.org/the-same-size-as-a-driver-total' };
+  const base = { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q6_K', ram_gib: 0 };
+  let ctx = 0;
+  for (let c = 4096; c <= 65536 && !ctx; c += 4096) {
+    if (core('estimate', { ...base, context: c, hardware: 'nvidia-a100-80gb-pcie' }).verdict === 'tight'
+      && core('estimate', { ...base, context: c, hardware: stated }).verdict === 'fits') ctx = c;
+  }
+  assert.ok(ctx > 0, 'a context where only the vendor figure makes it tight');
+  const offers = JSON.parse(fs.readFileSync(path.join(root, 'data', 'clouds.json'), 'utf8')).offers;
+  const page = await env.page();
+  await open(page, `${env.url}?model=${base.model}&quant=Q6_K&hw=nvidia-h200-sxm&ctx=${ctx}&ram=0&lang=en`);
+  await page.waitForSelector('#cloud-table');
+  await page.click('#cloud-all');
+  const rows = await page.$$eval('#cloud-table tbody tr[data-offer]', (trs) => trs.map((tr) => ({
+    id: tr.dataset.offer, tight: tr.querySelectorAll('[data-vram] [data-tight]').length, text: tr.querySelector('[data-vram]')?.textContent || '' })));
+  /** @type {Map<string, string>} the core's verdict on each instance shape */
+  const verdicts = new Map();
+  let tight = 0;
+  for (const row of rows) {
+    const o = offers.find((/** @type {any} */ x) => x.id === row.id);
+    assert.ok(o, row.id);
+    const key = `${o.device}#${o.gpu_count}`;
+    if (!verdicts.has(key)) verdicts.set(key, core('estimate', { ...base, context: ctx, hardware: o.device, count: o.gpu_count }).verdict);
+    const v = verdicts.get(key) === 'tight';
+    tight += v ? 1 : 0;
+    assert.equal(row.tight, v ? 1 : 0, `${row.id} (${key}: ${verdicts.get(key)}): ${row.text}`);
+  }
+  assert.ok(rows.some((x) => x.id.includes('a100-80gb-pcie') && x.tight === 1), rows.map((x) => x.id).join(' '));
+  assert.ok(tight < rows.length, 'offers with room are not marked');
+  assert.deepEqual(page.problems, []);
+});
