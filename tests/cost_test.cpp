@@ -577,8 +577,8 @@ TEST_CASE("the cheapest cloud offer per token and rent vs buy's offer hold the m
   std::string room_id, any_id;
   for (const auto& o : rv["clouds"]) {
     if (!o.contains("per_million_tokens_usd")) continue;
-    if (!tight(o) && usd(o) < room) { room = usd(o); room_id = o["id"]; }
-    if (tight(o) && usd(o) < any) { any = usd(o); any_id = o["id"]; }
+    if (!tight(o) && usd(o) < room) { room = usd(o); room_id = o["id"].get<std::string>(); }
+    if (tight(o) && usd(o) < any) { any = usd(o); any_id = o["id"].get<std::string>(); }
   }
   INFO(rv["cheapest_offer"].dump());
   REQUIRE(any < room);  // a tight A100 offer costs less per token: the case this answers
