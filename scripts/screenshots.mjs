@@ -84,7 +84,7 @@ const JOURNEYS = {
   // The same mark in a model page's GPU list and smallest-device column, in the cloud table (with
   // "tight" beside an A100 that holds the model only above its low end) and on the embed card.
   'model-vendor-figure-llama70b': '?view=model&model=meta-llama/Llama-3.1-70B-Instruct',
-  'vendor-figure-cloud-llama70b-q6k-h200': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-h200-sxm&ctx=32768&ram=0',
+  'vendor-figure-cloud-llama70b-q6k-h200': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-h200-sxm&ctx=28672&ram=0',
   'widget-vendor-figure-a100-pcie': 'embed.html?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-a100-80gb-pcie&ctx=102400',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.

@@ -888,9 +888,16 @@ TEST_CASE("the cheapest cloud offer holds the request with room to spare on a ve
   q["solve"] = "picks";
   CHECK(json::parse(wif::api_solve(vendor, q.dump()))["cheapest_cloud"]["id"] == nvl["id"]);
   CHECK(json::parse(wif::api_solve(driver, q.dump()))["cheapest_cloud"]["id"] == a100["id"]);
-  // Only the A100's offers: the cheapest of them, tight, is the answer.
+  // With the A100's offers alone, four of them (an Azure instance) hold it with room: that is
+  // the answer, however much dearer. With only single A100s offered, none has room, and the
+  // cheapest of them, tight, is the answer.
   q["solve"] = "cheapest";
-  const json only = json::parse(wif::api_solve(wif_test::catalog_of({{"nvidia-a100-80gb-pcie", nullptr}}), q.dump()));
+  const json four = json::parse(wif::api_solve(wif_test::catalog_of({{"nvidia-a100-80gb-pcie", nullptr}}), q.dump()));
+  REQUIRE(four.contains("cloud"));
+  CHECK(four["cloud"]["verdict"] == "fits");
+  CHECK(four["cloud"]["gpu_count"].get<int>() > 1);
+  const json only = json::parse(wif::api_solve(
+      wif_test::catalog_of({{"nvidia-a100-80gb-pcie", nullptr}}, [](const json& o) { return o.value("gpu_count", 1) == 1; }), q.dump()));
   REQUIRE(only.contains("cloud"));
   CHECK(only["cloud"]["id"] == a100["id"]);
   CHECK(only["cloud"]["verdict"] == "tight");

@@ -53,10 +53,21 @@ inline const wif::Catalog& catalog() {
 /// The shipped catalog's files with only the devices `keep` names, each entry as shipped and then
 /// changed by its function (none: as shipped). Offers and measurements that name other devices
 /// stay in their files (every caller passes over a device the catalog does not hold), so a test
-/// can set two devices side by side and change one fact of one of them.
-inline wif::Catalog catalog_of(const std::map<std::string, std::function<void(nlohmann::json&)>>& keep) {
+/// can set two devices side by side and change one fact of one of them. `offer`, when given,
+/// keeps only the cloud offers it accepts.
+inline wif::Catalog catalog_of(const std::map<std::string, std::function<void(nlohmann::json&)>>& keep,
+                               const std::function<bool(const nlohmann::json&)>& offer = nullptr) {
   std::vector<wif::CatalogFile> files = wif::embedded_catalog();
   for (auto& f : files) {
+    if (f.path == "clouds.json" && offer) {
+      nlohmann::json doc = nlohmann::json::parse(f.text);
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& o : doc["offers"])
+        if (offer(o)) kept.push_back(o);
+      doc["offers"] = kept;
+      f.text = doc.dump();
+      continue;
+    }
     if (f.path.rfind("hardware/", 0) != 0) continue;
     nlohmann::json doc = nlohmann::json::parse(f.text);
     nlohmann::json kept = nlohmann::json::array();
