@@ -2,6 +2,9 @@
 // vendor_figure: no public page shows its driver's total) is not shown as exact: the result and
 // the device page mark the figure and say, in the page's language, that the driver may report up
 // to the core's less_share less (its low_gib), with the core's numbers; a driver's total is not marked.
+// The same mark stands in the model page's GPU list, the cloud table and the embed card; an offer
+// that holds the model only tight says so, and the cost card names a cheaper tight offer beside
+// the core's cheapest offer with room to spare.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -167,5 +170,47 @@ test('the cloud table says “tight” beside the memory of an instance that hol
   }
   assert.ok(rows.some((x) => x.id.includes('a100-80gb-pcie') && x.tight === 1), rows.map((x) => x.id).join(' '));
   assert.ok(tight < rows.length, 'offers with room are not marked');
+  assert.deepEqual(page.problems, []);
+});
+
+test('the cost card names a cheaper offer that holds the model only tight beside the core’s cheapest offer with room to spare', async () => {
+  // GLM-4.5-Air at Q4_K_M: an 80 GB A100 holds it only tight (no room to spare), so the core's
+  // cheapest offer per token is one with room, and its tight_cheaper names the A100 offer.
+  const req = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', context: 8192 };
+  const c = core('cost', req);
+  const tc = c.cheapest_offer.tight_cheaper;
+  assert.ok(tc, JSON.stringify(c.cheapest_offer));
+  const tight = c.clouds.find((/** @type {any} */ o) => o.id === tc.id);
+  assert.equal(tight.estimate.verdict, 'tight');
+  assert.notEqual(c.clouds.find((/** @type {any} */ o) => o.id === c.cheapest_offer.id).estimate.verdict, 'tight');
+  const page = await env.page();
+  await open(page, `${env.url}?model=${req.model}&quant=${req.quant}&hw=${req.hardware}&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-cloud-mtok');
+  assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-offer'), c.cheapest_offer.id);
+  assert.equal(await page.getAttribute('#cost-cloud-tight', 'data-offer'), tc.id);
+  const note = plain(await page.textContent('#cost-cloud-tight'));
+  assert.ok(note.startsWith(`${tight.provider} `) && note.includes('but holds the model only tight'), note);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the embed card marks a vendor’s memory figure on its memory line, with the core’s low end in its tooltip', async () => {
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-a100-80gb-pcie', context: 8192 };
+  const r = core('estimate', req);
+  const page = await env.page();
+  const line = async (/** @type {string} */ hw) => {
+    await page.goto(`${env.url}embed.html?model=${req.model}&quant=${req.quant}&hw=${hw}&ctx=8192&lang=en`);
+    await page.waitForFunction(() => /** @type {HTMLElement | null} */ (document.querySelector('#card'))?.dataset.verdict);
+    return page.evaluate(() => {
+      const l = /** @type {HTMLElement} */ (document.querySelector('#card')?.shadowRoot?.querySelector('.line'));
+      return { text: l.textContent || '', title: l.title, basis: l.dataset.basis };
+    });
+  };
+  const v = await line('nvidia-a100-80gb-pcie');
+  assert.equal(v.basis, 'vendor_figure');
+  assert.match(plain(v.text), / · vendor figure · /);
+  assert.ok(plain(v.title).includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), v.title);
+  const d = await line('nvidia-b300');
+  assert.equal(d.basis, '');
+  assert.doesNotMatch(d.text, /vendor figure/);
   assert.deepEqual(page.problems, []);
 });
