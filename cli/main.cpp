@@ -201,15 +201,27 @@ void print_cost(const json& r) {
   int shown = 0;
   for (const auto& c : r["clouds"]) {
     if (++shown > 10) break;
-    std::printf("  %-12s %-40s %6.0f GB  $%7.2f/h  $%9.2f/month  %-10s", c["provider"].get<std::string>().c_str(),
-                c["instance"].get<std::string>().c_str(), c["vram_gb"].get<double>(), c["price_hour_usd"].get<double>(),
-                c["monthly_usd"].get<double>(), c["billing"].get<std::string>().c_str());
+    // The core's verdict on the instance where it holds the model only tight (no room to spare on
+    // the low end of a vendor's memory figure).
+    const bool tight = c.contains("estimate") && c["estimate"].value("verdict", "") == "tight";
+    std::printf("  %-12s %-40s %6.0f GB%s  $%7.2f/h  $%9.2f/month  %-10s", c["provider"].get<std::string>().c_str(),
+                c["instance"].get<std::string>().c_str(), c["vram_gb"].get<double>(), tight ? " tight" : "      ",
+                c["price_hour_usd"].get<double>(), c["monthly_usd"].get<double>(), c["billing"].get<std::string>().c_str());
     if (c.contains("per_million_tokens_usd"))
       std::printf("  %6.1f tok/s  $%.3f per million tokens", c["per_million_tokens_usd"]["decode_tps"].get<double>(),
                   c["per_million_tokens_usd"]["single"].get<double>());
     else if (c.contains("estimate"))
       std::printf("  no speed: %s", c["estimate"].contains("error") ? c["estimate"]["error"].get<std::string>().c_str()
                                                                   : c["estimate"]["verdict"].get<std::string>().c_str());
+    std::printf("\n");
+  }
+  // The core's cheapest offer per million tokens: one with room to spare where any has a figure.
+  if (r.contains("cheapest_offer")) {
+    const auto& co = r["cheapest_offer"];
+    std::printf("cheapest per million tokens: %s ($%.3f)", co["id"].get<std::string>().c_str(), co["usd"].get<double>());
+    if (co.contains("tight_cheaper"))
+      std::printf("; %s costs less ($%.3f) but holds it only tight", co["tight_cheaper"]["id"].get<std::string>().c_str(),
+                  co["tight_cheaper"]["usd"].get<double>());
     std::printf("\n");
   }
   const auto& b = r["rent_vs_buy"];
@@ -228,7 +240,9 @@ void print_tiers(const json& r) {
   std::printf("%s %s at %lld tokens of context\n", r["model"]["name"].get<std::string>().c_str(),
               r["quant"].get<std::string>().c_str(), r["context"].get<long long>());
   auto line = [](const json& e) {
-    std::string what = e["tier"] == "fits" ? "runs fully on it"
+    // "fits" with the core's verdict tight: it holds the model with no room to spare (judged on
+    // the low end of a vendor's memory figure).
+    std::string what = e["tier"] == "fits" ? (e["verdict"] == "tight" ? "runs fully on it, no room to spare" : "runs fully on it")
                        : e["tier"] == "offload" ? "possible but slow with " + std::to_string(e["ram_gib"].get<int>()) + " GB RAM"
                                                 : "does not run";
     std::printf("  %-46s %6.0f GB  %-34s", e["device"]["name"].get<std::string>().c_str(),
@@ -238,6 +252,9 @@ void print_tiers(const json& r) {
                   e["speed"]["decode_tps_low"].get<double>(), e["speed"]["decode_tps_high"].get<double>());
     if (e["tier"] == "offload" && e.contains("placement"))
       std::printf("  -ngl %d --n-cpu-moe %d", e["placement"]["ngl"].get<int>(), e["placement"]["n_cpu_moe"].get<int>());
+    const json basis = e["device"].value("memory_basis", json::object());
+    if (basis.value("code", "") == "vendor_figure")
+      std::printf("  (the vendor's figure: the driver may report %.1f GiB)", basis["values"]["low_gib"].get<double>());
     std::printf("\n");
   };
   for (const char* group : {"gpus", "macs", "unified"}) {
@@ -248,14 +265,22 @@ void print_tiers(const json& r) {
 
 // Human-readable "what runs on it": one line per model, best first.
 void print_runs_on(const json& r) {
-  std::printf("%s x%d, %.0f GB RAM, %lld tokens of context: %.1f GiB usable\n", r["device"]["name"].get<std::string>().c_str(),
+  std::printf("%s x%d, %.0f GB RAM, %lld tokens of context: %.1f GiB usable", r["device"]["name"].get<std::string>().c_str(),
               r["count"].get<int>(), r["ram_gib"].get<double>(), r["context"].get<long long>(),
               r["usable"]["usable_bytes"].get<double>() / 1073741824.0);
+  // A vendor's memory figure: the usable memory's low end, on which "fits" needs room to spare.
+  const json basis = r["device"].value("memory_basis", json::object());
+  if (basis.value("code", "") == "vendor_figure" && r["usable"].contains("usable_low_bytes"))
+    std::printf(" (%.1f GiB if the driver reports the vendor's figure as decimal GB)",
+                r["usable"]["usable_low_bytes"].get<double>() / 1073741824.0);
+  std::printf("\n");
   // A device llama.cpp does not run on: the list is another engine's (runs_on.hpp `engine`).
   if (r.contains("engine") && r["engine"].is_string() && r["engine"] != "llama.cpp")
     std::printf("llama.cpp does not run on it; the list is for %s\n", r["engine"].get<std::string>().c_str());
   for (const auto& e : r["models"]) {
-    std::printf("  %-8s %-40s %-8s %7.1f GiB", e["tier"].get<std::string>().c_str(), e["model"]["name"].get<std::string>().c_str(),
+    // A model that runs on the device with no room to spare says so (the core's verdict tight).
+    const std::string tier = e["tier"] == "fits" && e["verdict"] == "tight" ? "tight" : e["tier"].get<std::string>();
+    std::printf("  %-8s %-40s %-8s %7.1f GiB", tier.c_str(), e["model"]["name"].get<std::string>().c_str(),
                 e["quant"].get<std::string>().c_str(), e["memory"]["total_bytes"].get<double>() / 1073741824.0);
     if (e.contains("speed"))
       std::printf(" %6.1f tok/s (%.1f-%.1f)", e["speed"]["decode_tps"].get<double>(),

@@ -86,6 +86,11 @@ const JOURNEYS = {
   // A driver's total further from the sold figure than the decimal reading (memory_sold_differs):
   // the Atlas 300I Duo's 87973 MiB against 96 GB, on its device page.
   'device-sold-differs-atlas': '?view=device&hw=huawei-atlas-300i-duo&ram=0',
+  // The same mark in a model page's GPU list and smallest-device column and on the embed card; the
+  // cloud table with "tight" beside an offer that holds the model without room to spare.
+  'model-vendor-figure-llama70b': '?view=model&model=meta-llama/Llama-3.1-70B-Instruct',
+  'vendor-figure-cloud-llama70b-q6k-h200': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-h200-sxm&ctx=28672&ram=0',
+  'widget-vendor-figure-h20': 'embed.html?model=meta-llama/Llama-3.1-70B-Instruct&quant=F16&hw=nvidia-h20-141gb&ctx=16384',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',

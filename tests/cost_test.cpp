@@ -538,4 +538,62 @@ TEST_CASE("rent vs buy codes a break-even point past the hardware's useful life"
   CHECK(np["break_even_life"]["code"] == "beyond_useful_life");
 }
 
+// Offers on an A100 80GB PCIe (the vendor's "80 GB", which its driver may report as 74.5 GiB)
+// hold Llama 3.1 70B at Q6_K only tight at a context where a driver's 80 GiB holds it with room to
+// spare. The cheapest offer per token and the offer rent vs buy compares with are then ones with
+// room (an H200's), and cheapest_offer names the cheaper tight one beside it; with the A100's size
+// stated as a driver's 80 GiB, its cheapest offer is the answer and nothing is named beside it.
+TEST_CASE("the cheapest cloud offer per token and rent vs buy's offer hold the model with room to spare, a cheaper tight offer named beside", "[cost][memory_basis][clouds]") {
+  const Catalog vendor = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}, {"nvidia-h200-sxm", nullptr}});
+  const Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_driver_total}, {"nvidia-h200-sxm", nullptr}});
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
+  const std::int64_t ctx = wif_test::tight_on_vendor_figure(vendor, driver, "nvidia-a100-80gb-pcie", base);
+  REQUIRE(ctx > 0);
+  CAPTURE(ctx);
+  json q = base;
+  q["context"] = ctx;
+  q["hardware"] = "nvidia-h200-sxm";
+  q["hours_per_day"] = 8;
+  const json rv = json::parse(api_cost(vendor, q.dump()));
+  const json rd = json::parse(api_cost(driver, q.dump()));
+  REQUIRE_FALSE(rv.contains("error"));
+  REQUIRE_FALSE(rd.contains("error"));
+  auto tight = [](const json& o) { return o.contains("estimate") && o["estimate"].value("verdict", "") == "tight"; };
+  auto usd = [](const json& o) { return o["per_million_tokens_usd"]["basis_usd"].get<double>(); };
+  // Which offers are tight: the single A100s on the vendor's figure, none on the driver's total.
+  int tight_a100 = 0;
+  for (const auto& o : rv["clouds"]) {
+    CAPTURE(o["id"]);
+    if (o["device"] == "nvidia-a100-80gb-pcie" && o["gpu_count"] == 1) {
+      CHECK(tight(o));
+      ++tight_a100;
+    }
+    if (o["device"] == "nvidia-h200-sxm") CHECK_FALSE(tight(o));
+  }
+  REQUIRE(tight_a100 > 0);
+  for (const auto& o : rd["clouds"]) CHECK_FALSE(tight(o));
+  // The lowest figure among the offers with room, and the cheapest tight offer beside it.
+  double room = 1e300, any = 1e300;
+  std::string room_id, any_id;
+  for (const auto& o : rv["clouds"]) {
+    if (!o.contains("per_million_tokens_usd")) continue;
+    if (!tight(o) && usd(o) < room) { room = usd(o); room_id = o["id"].get<std::string>(); }
+    if (tight(o) && usd(o) < any) { any = usd(o); any_id = o["id"].get<std::string>(); }
+  }
+  INFO(rv["cheapest_offer"].dump());
+  REQUIRE(any < room);  // a tight A100 offer costs less per token: the case this answers
+  CHECK(rv["cheapest_offer"]["id"] == room_id);
+  CHECK(rv["cheapest_offer"]["tight_cheaper"] == json{{"id", any_id}, {"usd", any}});
+  std::string chosen = rv["rent_vs_buy"]["offer"];
+  for (const auto& o : rv["clouds"])
+    if (o["id"] == chosen) CHECK_FALSE(tight(o));
+  // On a driver's 80 GiB the same A100 offer is the cheapest per token, with nothing beside it.
+  CHECK(rd["cheapest_offer"]["id"] == any_id);
+  CHECK_FALSE(rd["cheapest_offer"].contains("tight_cheaper"));
+  // A named offer is compared with as asked, tight or not.
+  json named = q;
+  named["offer"] = any_id;
+  CHECK(json::parse(api_cost(vendor, named.dump()))["rent_vs_buy"]["offer"] == any_id);
+}
+
 }  // namespace cost_test_cases

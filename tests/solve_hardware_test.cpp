@@ -805,4 +805,106 @@ TEST_CASE("smallest_device stays in the person's segment first and says when it 
   CHECK(big["device"]["memory_gib"].get<double>() * 1073741824.0 > 141e9);
 }
 
+// A vendor's "80 GB" (the A100 80GB PCIe, whose driver may report 74.5 GiB) and a driver's 80 GiB
+// (the A800 80GB PCIe: the same usable memory, backend and bandwidth, no price for either) used to
+// be one class of device for smallest_device, so the second was never estimated: the answer was
+// the A100, tight, though the A800 holds the request with room to spare.
+TEST_CASE("smallest_device tells a vendor's figure from a driver's total of the same size and names the one with room to spare", "[solve_hardware][memory_basis]") {
+  auto unpriced = [](json& d) {
+    for (const char* k : {"street_price", "launch_price_usd", "used_price"}) d.erase(k);
+  };
+  auto unpriced_driver = [&](json& d) {
+    unpriced(d);
+    wif_test::as_driver_total(d);
+  };
+  auto unpriced_vendor = [&](json& d) {
+    unpriced(d);
+    wif_test::as_vendor_figure(d);
+  };
+  const wif::Catalog two = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", unpriced_vendor}, {"nvidia-a800-80gb-pcie", unpriced_driver}});
+  const wif::Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", unpriced_driver}});
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
+  const std::int64_t ctx = wif_test::tight_on_vendor_figure(two, driver, "nvidia-a100-80gb-pcie", base);
+  REQUIRE(ctx > 0);
+  CAPTURE(ctx);
+  json q = base;
+  q["context"] = ctx;
+  q["hardware"] = "nvidia-a800-80gb-pcie";
+  q["ram_gib"] = 0;
+  const json a800 = json::parse(wif::api_estimate(two, q.dump()));
+  REQUIRE(a800["verdict"] == "fits");
+  // The two sort as one size at one (unknown) price, the A100 first in catalog order.
+  REQUIRE(two.find_device("nvidia-a100-80gb-pcie")->memory_gib == two.find_device("nvidia-a800-80gb-pcie")->memory_gib);
+  REQUIRE(two.find_device("nvidia-a100-80gb-pcie")->price_usd == 0);
+  REQUIRE(two.find_device("nvidia-a800-80gb-pcie")->price_usd == 0);
+  q.erase("hardware");
+  q.erase("ram_gib");
+  q["solve"] = "smallest_device";
+  const json r = json::parse(wif::api_solve(two, q.dump()));
+  INFO(r.dump());
+  REQUIRE(r["found"] == true);
+  CHECK(r["device"]["id"] == "nvidia-a800-80gb-pcie");
+  CHECK(r["device"]["verdict"] == "fits");
+  CHECK(r["device"]["memory_basis"] == json{{"code", "driver_reported"}});
+  // With the A100 alone it is the answer, tight, and says its size is the vendor's figure.
+  const json a = json::parse(wif::api_solve(wif_test::catalog_of({{"nvidia-a100-80gb-pcie", unpriced_vendor}}), q.dump()));
+  REQUIRE(a["found"] == true);
+  CHECK(a["device"]["verdict"] == "tight");
+  CHECK(a["device"]["memory_basis"]["code"] == "vendor_figure");
+}
+
+// The cheapest cloud offer (the cheapest solve's `cloud`, the picks' card) is one that holds the
+// request with room to spare: RunPod's A100 80GB PCIe at $1.19 an hour holds Llama 3.1 70B at Q6_K
+// only tight on the vendor's "80 GB" at this context, so the answer is the cheapest H100 NVL
+// offer; with the A100's size stated as a driver's 80 GiB it fits, and the A100 offer is the answer.
+TEST_CASE("the cheapest cloud offer holds the request with room to spare on a vendor figure's low end, a tight one only when none has room", "[solve_hardware][memory_basis][clouds]") {
+  const wif::Catalog vendor = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}, {"nvidia-h100-nvl", nullptr}});
+  const wif::Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_driver_total}, {"nvidia-h100-nvl", nullptr}});
+  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
+  const std::int64_t ctx = wif_test::tight_on_vendor_figure(vendor, driver, "nvidia-a100-80gb-pcie", base);
+  REQUIRE(ctx > 0);
+  CAPTURE(ctx);
+  // The offers of each device, cheapest first, from the catalog.
+  auto cheapest_of = [&](const std::string& dev) {
+    const json* best = nullptr;
+    for (const auto& o : vendor.clouds())
+      if (o.value("device", "") == dev && o.value("gpu_count", 1) == 1 &&
+          (!best || o["price_hour_usd"].get<double>() < (*best)["price_hour_usd"].get<double>()))
+        best = &o;
+    REQUIRE(best);
+    return *best;
+  };
+  const json a100 = cheapest_of("nvidia-a100-80gb-pcie"), nvl = cheapest_of("nvidia-h100-nvl");
+  REQUIRE(a100["price_hour_usd"].get<double>() < nvl["price_hour_usd"].get<double>());
+  json q = base;
+  q["context"] = ctx;
+  q["solve"] = "cheapest";
+  const json cv = json::parse(wif::api_solve(vendor, q.dump()));
+  const json cd = json::parse(wif::api_solve(driver, q.dump()));
+  INFO(cv.dump());
+  REQUIRE(cv.contains("cloud"));
+  REQUIRE(cd.contains("cloud"));
+  CHECK(cv["cloud"]["id"] == nvl["id"]);
+  CHECK(cv["cloud"]["verdict"] == "fits");
+  CHECK(cd["cloud"]["id"] == a100["id"]);
+  CHECK(cd["cloud"]["verdict"] == "fits");
+  // The picks' card is the same answer.
+  q["solve"] = "picks";
+  CHECK(json::parse(wif::api_solve(vendor, q.dump()))["cheapest_cloud"]["id"] == nvl["id"]);
+  CHECK(json::parse(wif::api_solve(driver, q.dump()))["cheapest_cloud"]["id"] == a100["id"]);
+  // With the A100's offers alone, four of them (an Azure instance) hold it with room: that is
+  // the answer, however much dearer. With only single A100s offered, none has room, and the
+  // cheapest of them, tight, is the answer.
+  q["solve"] = "cheapest";
+  const json four = json::parse(wif::api_solve(wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}}), q.dump()));
+  REQUIRE(four.contains("cloud"));
+  CHECK(four["cloud"]["verdict"] == "fits");
+  CHECK(four["cloud"]["gpu_count"].get<int>() > 1);
+  const json only = json::parse(wif::api_solve(
+      wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}}, [](const json& o) { return o.value("gpu_count", 1) == 1; }), q.dump()));
+  REQUIRE(only.contains("cloud"));
+  CHECK(only["cloud"]["id"] == a100["id"]);
+  CHECK(only["cloud"]["verdict"] == "tight");
+}
+
 }  // namespace solve_hardware_test_cases

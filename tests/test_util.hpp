@@ -52,6 +52,75 @@ inline const wif::Catalog& catalog() {
   return *c;
 }
 
+/// The shipped catalog's files with only the devices `keep` names, each entry as shipped and then
+/// changed by its function (none: as shipped). Offers and measurements that name other devices
+/// stay in their files (every caller passes over a device the catalog does not hold), so a test
+/// can set two devices side by side and change one fact of one of them. `offer`, when given,
+/// keeps only the cloud offers it accepts.
+inline wif::Catalog catalog_of(const std::map<std::string, std::function<void(nlohmann::json&)>>& keep,
+                               const std::function<bool(const nlohmann::json&)>& offer = nullptr) {
+  std::vector<wif::CatalogFile> files = wif::embedded_catalog();
+  for (auto& f : files) {
+    if (f.path == "clouds.json" && offer) {
+      nlohmann::json doc = nlohmann::json::parse(f.text);
+      nlohmann::json kept = nlohmann::json::array();
+      for (const auto& o : doc["offers"])
+        if (offer(o)) kept.push_back(o);
+      doc["offers"] = kept;
+      f.text = doc.dump();
+      continue;
+    }
+    if (f.path.rfind("hardware/", 0) != 0) continue;
+    nlohmann::json doc = nlohmann::json::parse(f.text);
+    nlohmann::json kept = nlohmann::json::array();
+    for (auto& d : doc["devices"]) {
+      const auto it = keep.find(d.value("id", ""));
+      if (it == keep.end()) continue;
+      if (it->second) it->second(d);
+      kept.push_back(d);
+    }
+    doc["devices"] = kept;
+    f.text = doc.dump();
+  }
+  return wif::Catalog::load(files);
+}
+
+/// A catalog entry's memory stated as its driver's total of the same size (memory_reported_mib,
+/// memory_basis driver_reported) instead of the vendor's figure: the one fact a test changes to
+/// see what the vendor figure's low end does.
+inline void as_driver_total(nlohmann::json& d) {
+  d.erase("memory_basis");
+  d["memory_reported_mib"] = d["memory_gib"].get<double>() * 1024.0;
+  d["memory_reported_source"] = "https://example.org/the-same-size-as-a-driver-total";
+}
+
+/// A catalog entry's memory stated as the vendor's figure (memory_basis vendor_figure, no driver
+/// total): the rule's case, kept for a device whose shipped entry has since gained its driver's
+/// total, so the tests of the rule do not depend on which devices the catalog has settled.
+inline void as_vendor_figure(nlohmann::json& d) {
+  d.erase("memory_reported_mib");
+  d.erase("memory_reported_source");
+  d.erase("memory_sold_differs");
+  d["memory_basis"] = "vendor_figure";
+}
+
+/// The first context, from 4K in steps of 4K up to 128K, at which `base` (model, quant …) on the
+/// device `id` alone is tight in `vendor` (its vendor's memory figure, judged on the low end) and
+/// fits in `driver` (the same size as a driver's total); 0 when there is none.
+inline std::int64_t tight_on_vendor_figure(const wif::Catalog& vendor, const wif::Catalog& driver, const std::string& id,
+                                           const nlohmann::json& base) {
+  for (std::int64_t ctx = 4096; ctx <= 131072; ctx += 4096) {
+    nlohmann::json q = base;
+    q["hardware"] = id;
+    q["context"] = ctx;
+    q["ram_gib"] = 0;
+    const auto v = nlohmann::json::parse(wif::api_estimate(vendor, q.dump()));
+    const auto d = nlohmann::json::parse(wif::api_estimate(driver, q.dump()));
+    if (v.value("verdict", "") == "tight" && d.value("verdict", "") == "fits") return ctx;
+  }
+  return 0;
+}
+
 /// api_estimate on the shipped catalog, request and answer as JSON documents.
 inline nlohmann::json estimate(const nlohmann::json& req) {
   return nlohmann::json::parse(wif::api_estimate(catalog(), req.dump()));

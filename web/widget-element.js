@@ -15,7 +15,7 @@
 // page does (web/hub.js: one API call and bounded Range reads of the headers the core asks for)
 // and fails with the page's coded messages (hub.js hubErrorKey).
 import { cost, estimate, hubLookup as readHub, list, WillitfitError } from './api.js';
-import { gib, perMillionText, pct, spreadText, times, tokens, tps } from './format.js';
+import { gib, gibExact, perMillionText, pct, spreadText, times, tokens, tps } from './format.js';
 import { deviceLabel, productLabel, scopedName } from './device-name.js';
 import { wholeText } from './dom.js';
 import { hubBase, hubErrorKey, modelFor } from './hub.js';
@@ -223,7 +223,13 @@ export class WillItFitElement extends HTMLElement {
       this.$title.replaceChildren(wholeText(dots(lang, [r.model.name, r.quant.id, `${r.hardware.count > 1 ? `${times(r.hardware.count, lang)} ` : ''}${hw}`, draft])));
       this.$verdict.dataset.v = r.verdict;
       this.$verdict.textContent = t(lang, `verdict_${r.verdict}`);
-      this.$line.textContent = dots(lang, [aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang)), t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })]);
+      // A device whose size is the vendor's own figure (the core's hardware.memory_basis): the page's
+      // tag beside the memory, its sentence (the low end the driver may report, on which the verdict
+      // above is judged) in the line's tooltip; every number the core's.
+      const basis = r.hardware.memory_basis && r.hardware.memory_basis.code === 'vendor_figure' && r.hardware.memory_basis.values ? r.hardware.memory_basis.values : null;
+      this.$line.textContent = dots(lang, [aside(lang, `${gib(m.total_bytes, lang)} / ${gib(m.usable_bytes, lang)}`, pct(m.utilization, lang)), basis ? t(lang, 'basis_mark') : '', t(lang, 'w_context', { 0: tokens(r.settings.context_requested, lang) })]);
+      if (basis) this.$line.title = t(lang, 'basis_vendor_figure', { figure: gibExact(r.hardware.memory_gib * 1024 ** 3, lang), less: pct(basis.less_share, lang), low: gibExact(basis.low_gib * 1024 ** 3, lang) });
+      this.$line.dataset.basis = basis ? 'vendor_figure' : '';
       const scale = Math.max(m.total_bytes, m.usable_bytes) || 1;
       const parts = [m.weights_bytes, m.kv_cache_bytes, m.compute_bytes, m.overhead_bytes, m.projector_bytes || 0, m.draft_bytes || 0];
       parts.forEach((b, i) => { this.$segs[i].style.width = `${(100 * b) / scale}%`; });
@@ -266,6 +272,7 @@ export class WillItFitElement extends HTMLElement {
       const said = hk ? t(lang, hk.key, hk.values) : '';
       this.$line.textContent = hk && said !== hk.key ? said : known && known !== `err_${code}` ? known : t(lang, 'err_other', { path });
       this.$line.title = e instanceof Error ? e.message : String(e);
+      this.$line.dataset.basis = '';
       this.dataset.code = coded ? String(err.code) : 'error';
       this.$speed.textContent = '';
       this.$approx.hidden = true;

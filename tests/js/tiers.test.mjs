@@ -99,3 +99,26 @@ test('willitfit tiers prints the lists and serve --engine sglang prints a parsea
   assert.equal(Number(flags.get('--chunked-prefill-size')), v.sglang.settings.max_num_batched_tokens);
   assert.equal(Number(flags.get('--tp')), 1);
 });
+
+test('willitfit tiers says, on the line of a GPU sold by the vendor’s memory figure, the low end the driver may report, and “no room to spare” where the core says tight', () => {
+  const q = ['--model', 'meta-llama/Llama-3.1-70B-Instruct', '--quant', 'Q6_K', '--context', '32768'];
+  const r = cli('tiers', ...q, '--json');
+  assert.equal(r.code, 0, r.stdout);
+  const text = cli('tiers', ...q);
+  assert.equal(text.code, 0);
+  const lines = text.stdout.split('\n');
+  let vendor = 0, tight = 0;
+  for (const e of r.json.gpus) {
+    // The name in its 46-character column (longer names run over it).
+    const line = lines.find((l) => l.slice(2, 2 + Math.max(46, e.device.name.length)).trimEnd() === e.device.name);
+    assert.ok(line, e.device.name);
+    const low = e.device.memory_basis.code === 'vendor_figure' ? e.device.memory_basis.values.low_gib : null;
+    if (low) assert.ok(line.includes(`(the vendor's figure: the driver may report ${low.toFixed(1)} GiB)`), line);
+    else assert.ok(!line.includes('vendor'), line);
+    assert.equal(line.includes('no room to spare'), e.tier === 'fits' && e.verdict === 'tight', line);
+    vendor += low ? 1 : 0;
+    tight += e.tier === 'fits' && e.verdict === 'tight' ? 1 : 0;
+  }
+  assert.ok(vendor > 0, 'a GPU on the vendor’s figure');
+  assert.ok(tight > 0, 'a GPU that holds it tight');
+});

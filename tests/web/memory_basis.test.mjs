@@ -2,6 +2,9 @@
 // vendor_figure: no public page shows its driver's total) is not shown as exact: the result and
 // the device page mark the figure and say, in the page's language, that the driver may report up
 // to the core's less_share less (its low_gib), with the core's numbers; a driver's total is not marked.
+// The same mark stands in the model page's GPU list, the cloud table and the embed card; an offer
+// that holds the model only tight says so, and the cost card names a cheaper tight offer beside
+// the core's cheapest offer with room to spare.
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -103,5 +106,110 @@ test('a cloud offer carries the vendor-figure mark in its memory cell exactly wh
   // (session 26): every cell is then checked unmarked, and the marked path is checked again as
   // soon as an offer on such a GPU is in the catalog.
   assert.ok(vendor < rows.length, `${vendor} of ${rows.length} offers on a vendor's figure`);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the model page marks a vendor’s memory figure in its GPU list’s memory column, by the core’s basis of each device; a driver’s total unmarked', async () => {
+  const model = 'Qwen/Qwen3-0.6B';
+  const page = await env.page();
+  await open(page, `${env.url}?view=model&model=${model}&lang=en`);
+  // A long list folds its rows after the first ones: the row is there, folded or not.
+  await page.waitForSelector('#mp-gpus tr[data-device="nvidia-h20-141gb"]', { state: 'attached' });
+  // The list the page drew: each row's device, its memory cell's mark and its verdict cell.
+  const rows = await page.$$eval('#mp-gpus tbody tr[data-device]', (trs) => trs.map((tr) => {
+    const cells = [...tr.querySelectorAll('th, td')];
+    return { id: tr.dataset.device, tier: tr.dataset.tier, marks: tr.querySelectorAll('[data-basis]').length,
+      inMemory: cells[1]?.querySelectorAll('[data-basis="vendor_figure"]').length ?? 0, verdict: (cells[3]?.textContent || '').trim() };
+  }));
+  assert.ok(rows.length > 10, `${rows.length} rows`);
+  /** @type {Map<string, string>} */
+  const basis = new Map();
+  for (const row of rows) {
+    if (!basis.has(row.id)) basis.set(row.id, core('estimate', { model, quant: 'Q4_K_M', hardware: row.id }).hardware?.memory_basis?.code ?? '');
+    const v = basis.get(row.id) === 'vendor_figure';
+    assert.equal(row.marks, v ? 1 : 0, `${row.id} (${basis.get(row.id)})`);
+    assert.equal(row.inMemory, row.marks, `${row.id}: the mark sits in the memory cell`);
+  }
+  const h20 = rows.find((x) => x.id === 'nvidia-h20-141gb');
+  assert.ok(h20 && h20.inMemory === 1, JSON.stringify(h20));
+  assert.ok(rows.some((x) => basis.get(x.id) === 'driver_reported' && x.marks === 0), 'a driver total in the list, unmarked');
+  // The mark's text is the core's low end of the figure.
+  const r = core('estimate', { model, quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb' });
+  const mark = plain(await page.textContent('#mp-gpus tr[data-device="nvidia-h20-141gb"] [data-basis]'));
+  assert.ok(mark.startsWith('vendor figure') && mark.includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), mark);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the cloud table says “tight” beside the memory of an instance that holds the model without room to spare, by the core’s verdict on each instance', async () => {
+  // Llama 3.1 70B at Q6_K: the first context at which one A100 80GB PCIe holds it only tight.
+  const base = { model: 'meta-llama/Llama-3.1-70B-Instruct', quant: 'Q6_K', ram_gib: 0 };
+  let ctx = 0;
+  for (let c = 4096; c <= 65536 && !ctx; c += 4096) {
+    if (core('estimate', { ...base, context: c, hardware: 'nvidia-a100-80gb-pcie' }).verdict === 'tight') ctx = c;
+  }
+  assert.ok(ctx > 0, 'a context where one A100 80GB PCIe holds it only tight');
+  const offers = JSON.parse(fs.readFileSync(path.join(root, 'data', 'clouds.json'), 'utf8')).offers;
+  const page = await env.page();
+  await open(page, `${env.url}?model=${base.model}&quant=Q6_K&hw=nvidia-h200-sxm&ctx=${ctx}&ram=0&lang=en`);
+  await page.waitForSelector('#cloud-table');
+  await page.click('#cloud-all');
+  const rows = await page.$$eval('#cloud-table tbody tr[data-offer]', (trs) => trs.map((tr) => ({
+    id: tr.dataset.offer, tight: tr.querySelectorAll('[data-vram] [data-tight]').length, text: tr.querySelector('[data-vram]')?.textContent || '' })));
+  /** @type {Map<string, string>} the core's verdict on each instance shape */
+  const verdicts = new Map();
+  let tight = 0;
+  for (const row of rows) {
+    const o = offers.find((/** @type {any} */ x) => x.id === row.id);
+    assert.ok(o, row.id);
+    const key = `${o.device}#${o.gpu_count}`;
+    if (!verdicts.has(key)) verdicts.set(key, core('estimate', { ...base, context: ctx, hardware: o.device, count: o.gpu_count }).verdict);
+    const v = verdicts.get(key) === 'tight';
+    tight += v ? 1 : 0;
+    assert.equal(row.tight, v ? 1 : 0, `${row.id} (${key}: ${verdicts.get(key)}): ${row.text}`);
+  }
+  assert.ok(rows.some((x) => x.id.includes('a100-80gb-pcie') && x.tight === 1), rows.map((x) => x.id).join(' '));
+  assert.ok(tight < rows.length, 'offers with room are not marked');
+  assert.deepEqual(page.problems, []);
+});
+
+test('the cost card names a cheaper offer that holds the model only tight beside the core’s cheapest offer with room to spare', async () => {
+  // GLM-4.5-Air at Q4_K_M: an 80 GB A100 holds it only tight (no room to spare), so the core's
+  // cheapest offer per token is one with room, and its tight_cheaper names the A100 offer.
+  const req = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', context: 8192 };
+  const c = core('cost', req);
+  const tc = c.cheapest_offer.tight_cheaper;
+  assert.ok(tc, JSON.stringify(c.cheapest_offer));
+  const tight = c.clouds.find((/** @type {any} */ o) => o.id === tc.id);
+  assert.equal(tight.estimate.verdict, 'tight');
+  assert.notEqual(c.clouds.find((/** @type {any} */ o) => o.id === c.cheapest_offer.id).estimate.verdict, 'tight');
+  const page = await env.page();
+  await open(page, `${env.url}?model=${req.model}&quant=${req.quant}&hw=${req.hardware}&ctx=8192&lang=en`);
+  await page.waitForSelector('#cost-cloud-mtok');
+  assert.equal(await page.getAttribute('#cost-cloud-mtok', 'data-offer'), c.cheapest_offer.id);
+  assert.equal(await page.getAttribute('#cost-cloud-tight', 'data-offer'), tc.id);
+  const note = plain(await page.textContent('#cost-cloud-tight'));
+  assert.ok(note.startsWith(`${tight.provider} `) && note.includes('but holds the model only tight'), note);
+  assert.deepEqual(page.problems, []);
+});
+
+test('the embed card marks a vendor’s memory figure on its memory line, with the core’s low end in its tooltip', async () => {
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb', context: 8192 };
+  const r = core('estimate', req);
+  const page = await env.page();
+  const line = async (/** @type {string} */ hw) => {
+    await page.goto(`${env.url}embed.html?model=${req.model}&quant=${req.quant}&hw=${hw}&ctx=8192&lang=en`);
+    await page.waitForFunction(() => /** @type {HTMLElement | null} */ (document.querySelector('#card'))?.dataset.verdict);
+    return page.evaluate(() => {
+      const l = /** @type {HTMLElement} */ (document.querySelector('#card')?.shadowRoot?.querySelector('.line'));
+      return { text: l.textContent || '', title: l.title, basis: l.dataset.basis };
+    });
+  };
+  const v = await line('nvidia-h20-141gb');
+  assert.equal(v.basis, 'vendor_figure');
+  assert.match(plain(v.text), / · vendor figure · /);
+  assert.ok(plain(v.title).includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), v.title);
+  const d = await line('nvidia-b300');
+  assert.equal(d.basis, '');
+  assert.doesNotMatch(d.text, /vendor figure/);
   assert.deepEqual(page.problems, []);
 });

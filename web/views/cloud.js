@@ -9,7 +9,7 @@ import { byId, fill, h } from '../dom.js';
 import { day, gbOf, gib, hours, list, money, num, perMillionSpeed, perMillionText, times, tokens, tps } from '../format.js';
 import { aside, labelled, punctSpacing, t } from '../i18n.js';
 import { state } from '../state.js';
-import { cardValue, vendorFigure } from './shared.js';
+import { cardValue, tightMark, vendorFigure } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -88,7 +88,10 @@ export function renderCloud(r, c, mk) {
         (o.vram_code === 'decimal_gb' || (o.vram_code === 'gib_figure' && typeof o.name_gb === 'number')) && typeof o.memory_per_gpu_bytes === 'number' ? h('span', { class: 'note listed' }, punctSpacing(L, ` ${aside(L, '', T('cloud_listed', { 0: gbOf(o.vram_per_gpu_gb, L) })).trim()}`)) : null,
         // A GPU whose size is the vendor's own figure (the core's memory_basis): marked, its
         // sentence in the mark's text.
-        vendorMark(o, L))),
+        vendorMark(o, L),
+        // An instance that holds the model with no room to spare (the core's verdict on it, judged
+        // on the low end of a vendor's figure) says "tight" beside its memory.
+        o.estimate && tightMark(o.estimate, L) ? [' ', tightMark(o.estimate, L)] : null)),
       h('td', { 'data-label': head[3], dataset: { usd: String(o.price_hour_usd) } }, m(o.price_hour_usd)),
       h('td', { 'data-label': head[4] }, m(o.monthly_usd, 0)),
       h('td', { 'data-label': head[5] }, T(`billing_${o.billing}`)),

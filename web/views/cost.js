@@ -267,6 +267,13 @@ function paintCard(r, c, mk) {
   }));
   if (typeof o.purchase_usd === 'number') parts.push(T('cost_from_purchase', { purchase: m(o.purchase_usd, 0), months: num(o.amortization_months, L), hours: hours(c.usage.hours_per_day, L) }));
   const inputs = h('p', { class: 'note', id: 'cost-inputs-used' }, `${clauses(state.lang, parts)}${state.lang === 'zh' ? '。' : '.'}`);
+  // The core's cheapest offer per token holds the model with room to spare; where an offer that
+  // holds it only tight costs less (its tight_cheaper), that offer is named, so the card does not
+  // read as contradicting the table sorted by that figure.
+  const tc = best && cheapest.tight_cheaper ? cheapest.tight_cheaper : null;
+  const tcOffer = tc ? c.clouds.find((/** @type {any} */ x) => x.id === tc.id) : null;
+  const tightNote = tcOffer ? h('p', { class: 'note', id: 'cost-cloud-tight', dataset: { offer: String(tc.id) } },
+    T('cost_cloud_tight_cheaper', { offer: `${tcOffer.provider} ${instanceName(tcOffer)}`, usd: m(tc.usd) })) : null;
   // The citation: the market and period, and the primary publisher by name, linked to its page
   // (data/markets.json `primary`; the pages that only repeat the figure stay in the data for audit).
   // The price's source only where the figures use the price (a device with a power figure).
@@ -275,7 +282,7 @@ function paintCard(r, c, mk) {
     : pr.reported_by ? T('cost_source_reported', { publisher: pr.publisher, by: pr.reported_by }) : String(pr.publisher)) : '';
   const src = pr ? h('p', { class: 'note', id: 'cost-source' }, `${labelled(state.lang, T('cost_source'), commas(state.lang, [marketName(mk, state.lang), monthYear(mk.period, state.lang)]))}${state.lang === 'zh' ? '。' : '. '}`,
     h('a', { href: pr.url, rel: 'noopener noreferrer', target: '_blank', title: pr.url }, who, h('span', { class: 'sr' }, punctSpacing(L, ` ${T('new_tab')}`)))) : null;
-  fill('cost-out', cards, inputs, src);
+  fill('cost-out', cards, tightNote, inputs, src);
 }
 
 /**

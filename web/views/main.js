@@ -15,7 +15,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
-import { cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
+import { basisMark, cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -723,7 +723,10 @@ function renderPlugins(r, kw, runs) {
   // The projector column is named for the towers the core loaded (result.projector, result.audio).
   const towers = [r.projector && r.projector.loaded, r.audio && r.audio.loaded];
   const projCol = towers[0] && towers[1] ? T('mm_encoders_col') : towers[1] ? T('aud_row') : T('projector');
-  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kw, projCol));
+  // Each device's usable memory marked where its size is the vendor's figure (the core's
+  // hardware.memory_basis: every device of the setup is that device); its verdict is judged on the low end.
+  const basis = () => vendorFigure(r.hardware.memory_basis, r.hardware.memory_gib * 1024 ** 3, L)?.mark ?? null;
+  if (devs && devs.length) fill('devices-table', devicesTable(devs, host, L, kw, projCol, basis));
   // Money, fine-tuning and the simulator ask the core more questions (cost, train, estimate
   // with a prompt length); each module keeps its own inputs and drops stale answers.
   renderSimulator(r);
@@ -746,8 +749,9 @@ const CMD_LABELS = /** @type {Record<string, string>} */ ({
  * the model: which layers each holds and its memory by term against what it may use.
  * @param {any[]} devs @param {any} host @param {string} L @param {Record<string, string>} kw the device's words (shared.js kindWords)
  * @param {string} projCol the projector column's heading (the towers the file loaded holds)
+ * @param {() => HTMLElement | null} basis a new vendor's-figure mark for a device's usable memory, or null
  */
-function devicesTable(devs, host, L, kw, projCol) {
+function devicesTable(devs, host, L, kw, projCol, basis) {
   const layers = (/** @type {any} */ d) => (typeof d.n_layers === 'number'
     ? (d.n_layers > 0 && typeof d.first_layer === 'number' ? aside(L, num(d.n_layers, L), range(num(d.first_layer, L), num(d.first_layer + d.n_layers - 1, L))) : num(d.n_layers, L)) : '—');
   // The projector (vision, audio or both) gets its column only where some device (or system RAM) holds it.
@@ -772,9 +776,13 @@ function devicesTable(devs, host, L, kw, projCol) {
     else groups.push({ d, n: 1 });
   }
   const name = (/** @type {any} */ d) => (d.id ? rowName(d, L) : d.name || '—');
+  const usable = (/** @type {any} */ d) => {
+    const mark = basis();
+    return mark ? h('span', { class: 'usable-basis' }, gib(d.usable_bytes, L), ' ', mark) : gib(d.usable_bytes, L);
+  };
   const rows = groups.map(({ d, n }) => [n > 1 ? h('span', { dataset: { count: String(n) } }, T('devices_each', { n: times(n, L), name: name(d) })) : name(d),
     layers(d), gib(d.weights_bytes, L), gib(d.kv_bytes, L), ...cmp(d),
-    gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), gib(d.usable_bytes, L), tag(d)]);
+    gib(d.overhead_bytes, L), ...pj(d), gib(d.total_bytes, L), usable(d), tag(d)]);
   if (host) rows.push([T('system_ram'), host.expert_weights_bytes > 0 ? T('experts_only') : num(host.n_layers, L), gib(host.weights_bytes, L), gib(host.kv_bytes, L),
     ...cmp(host), gib(host.overhead_bytes, L), ...pj(host), gib(host.total_bytes, L), gib(host.ram_usable_bytes, L), tag(host)]);
   // The caption names the device's kind and count ("on the GPU", "on each NPU") and system RAM when it holds part.
@@ -920,9 +928,10 @@ async function quantMatrix(r, alive) {
   if (!alive()) return;
   const cells = ok.map(() => h('span', { class: 'note' }, '…'));
   smallest.forEach((d, i) => {
-    const mark = tightMark(d, L);
-    const seg = segmentMark(d, L);
-    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...(mark ? [' ', mark] : []), ...(seg ? [' ', seg] : [])] : [T('smallest_none')]));
+    // Beside the name and size: the vendor's-figure mark (the core's memory_basis), the core's
+    // "tight" and the segment it had to leave.
+    const marks = [basisMark(d, L), tightMark(d, L), segmentMark(d, L)].flatMap((x) => (x ? [' ', x] : []));
+    cells[i].replaceChildren(...(d ? [link(urlFor({ quant: ok[i].q.id, hw: d.id, count: d.count, ram: 0 }), `${d.count > 1 ? `${times(d.count, L)} ` : ''}${tableNameWithMemory(d, L)}`), ...marks] : [T('smallest_none')]));
     cells[i].className = d ? '' : 'note';
     if (!d) cells[i].dataset.none = 'true';
   });
@@ -1061,7 +1070,7 @@ function links(r) {
   // The core's listing says which devices are offered to compare on (compare, with its code).
   fill('links-devices', accelerators().filter((d) => d.id !== state.hw && d.compare === true &&
     Array.isArray(d.engines_run) && d.engines_run.includes(engine)).slice(-48).reverse()
-    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), tableNameWithMemory(d, L)))));
+    .map((d) => h('li', null, link(urlFor({ hw: d.id, count: 1 }), tableNameWithMemory(d, L)), ...(basisMark(d, L) ? [' ', basisMark(d, L)] : []))));
   fill('links-models', models.filter((m) => m.id !== state.model)
     .map((m) => h('li', null, link(urlFor({ model: m.id }), m.name))));
   text('links-devices-title', T('links_devices', { model: r.model.name }));

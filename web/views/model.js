@@ -9,7 +9,7 @@ import { gib, gibExact, list as joinList, monthYear, num, range, signedPct, time
 import { aside, errorText, gap, sentences, t } from '../i18n.js';
 import { defaultOf, state, urlFor } from '../state.js';
 import { fileGap, qualityText } from './main.js';
-import { paramsText, qualityReference, rowName, segmentMark, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, tightMark, topologyText } from './shared.js';
+import { basisMark, paramsText, qualityReference, rowName, segmentMark, shownName, setPageMeta, smallestDevices, spreadText, stackTable, tableNameWithMemory, tightMark, topologyText, vendorFigure } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 /**
@@ -94,7 +94,7 @@ export async function renderModel(alive) {
       e.q.id === quant ? h('span', null, e.q.id, ' ', h('span', { class: 'tag fits' }, T('most_used'))) : e.q.id,
       gib(e.x.gguf_file_bytes ?? e.x.checkpoint_bytes, L, 1),
       gib(e.x.memory.total_bytes, L, 1),
-      smallest[i] ? h('span', null, link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)), ...(tightMark(smallest[i], L) ? [' ', tightMark(smallest[i], L)] : []), ...(segmentMark(smallest[i], L) ? [' ', segmentMark(smallest[i], L)] : [])) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
+      smallest[i] ? h('span', null, link(urlFor({ view: 'main', quant: e.q.id, hw: smallest[i].id, ctx, count: base.count, ram: base.ram }), tableNameWithMemory(smallest[i], L)), ...[basisMark(smallest[i], L), tightMark(smallest[i], L), segmentMark(smallest[i], L)].flatMap((x) => (x ? [' ', x] : []))) : h('span', { class: 'note', dataset: { none: 'true' } }, T('smallest_none')),
       bandText(e.x.quant && e.x.quant.quality, e.q, L),
     ]), { id: 'mp-quant-table', numeric: [1, 2], rowProps: (k) => ({ dataset: { quant: okq[k].q.id } }) }),
   h('p', { class: 'note' }, sentences(L, [T('mp_quants_note'), smallest.some((d, i) => !d && okq[i]) ? T('smallest_none_note') : ''])),
@@ -131,9 +131,13 @@ export async function renderModel(alive) {
   const ut = tl ? tl.unified : [];
   const hasSpeed = [...gt, ...mt, ...ut].some((e) => e.speed);
   const row = (/** @type {any} */ e) => {
+    // A size that is the vendor's own figure (the core's device.memory_basis): marked beside it,
+    // its sentence (the low end the driver may report) in the mark; the verdict beside is the
+    // core's, judged on that low end.
+    const mark = basisMark(e.device, L);
     const cells = [
       link(urlFor({ view: 'main', hw: e.device.id, quant, ctx, count: base.count, ram: e.ram_gib }), rowName(e.device, L)),
-      gibExact(e.device.memory_gib * GiB, L),
+      mark ? h('span', null, gibExact(e.device.memory_gib * GiB, L), ' ', mark) : gibExact(e.device.memory_gib * GiB, L),
       e.memory ? gib(e.memory.total_bytes, L, 1) : '—',
       // A device that holds it with no room to spare says "tight", as its own page does (the core's verdict);
       // a Mac or other unified-memory machine holds it in its unified memory, not in GPU memory.
@@ -228,7 +232,10 @@ export async function renderModel(alive) {
   const qa = [[T('faq_mem_q', { model: m.name }), sentences(L, [T('faq_mem_a', { quant, ctx: tokens(ctx, L), total: gib(r.memory.total_bytes, L), high: lf.high, q8: q8.error ? '—' : gib(q8.memory.total_bytes, L) }), long ? T('faq_mem_long', long) : ''])],
     [T('faq_mac_q', { model: m.name }), firstMac ? T('faq_mac_yes', { quant, mac: shownName(firstMac.device, L), total: gib(firstMac.memory.total_bytes, L), usable: gib(firstMac.memory.usable_bytes, L), mem: gib(firstMac.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_mac_no', { quant, ctx: tokens(ctx, L) })]];
   const firstGpu = smallestFit(gt, 'gpus');
-  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }) : T('faq_gpu_no')]);
+  // Where its size is the vendor's figure (the core's memory_basis), the answer says so in full:
+  // what the driver may report, and that "fits" is judged on that lower figure.
+  const gpuBasis = firstGpu ? vendorFigure(firstGpu.device.memory_basis, firstGpu.device.memory_gib * GiB, L) : null;
+  qa.push([T('faq_gpu_q', { model: m.name }), firstGpu ? sentences(L, [T('faq_gpu_yes', { quant, gpu: shownName(firstGpu.device, L), mem: gib(firstGpu.device.memory_gib * 1024 ** 3, L, 0) }), gpuBasis ? gpuBasis.text : '']) : T('faq_gpu_no')]);
   fill('mp-faq', qa.map(([q, a]) => h('details', null, h('summary', null, q), h('p', null, a))));
 }
 

@@ -5,7 +5,7 @@
 // only renders; every figure and the ranking come from the core.
 import { solve } from '../client.js';
 import { defaults, request } from '../catalog.js';
-import { kindWords, shownName } from './shared.js';
+import { basisMark, kindWords, shownName } from './shared.js';
 import { byId, fill, h, link, setText } from '../dom.js';
 import { gib, list as joinList, num, signed, times, tokens, tps, usd } from '../format.js';
 import { aside, dots, gap, sentence, sentences, t } from '../i18n.js';
@@ -106,7 +106,9 @@ export async function renderMakeItFit(r, alive) {
   const devItem = dev ? h('li', { class: 'fix', 'data-field': 'device', 'data-too-slow': '0', dataset: { device: dev.id } },
     // A comfortable fit is named as one: the core passes a smaller device the request only just
     // fits (tight) when a larger one holds it with room to spare (solve_hardware.cpp).
-    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T(dev.verdict === 'fits' ? 'fix_device_fits' : 'fix_device', { dev: deviceText(dev, L) })), h('br'),
+    link(urlFor({ hw: dev.id, count: dev.count, ram: 0 }), T(dev.verdict === 'fits' ? 'fix_device_fits' : 'fix_device', { dev: deviceText(dev, L) })),
+    // Its size marked where it is the vendor's figure (the core's memory_basis; the verdict is judged on its low end).
+    ...(basisMark(dev, L) ? [' ', basisMark(dev, L)] : []), h('br'),
     // What it achieves first, as for a change (the core's smallest_device holds it whole at the floor).
     h('span', { class: 'note' }, dots(L, [...(dev.decode_tps > 0 ? [T('fix_outcome_runs', { tps: tps(dev.decode_tps, L) })] : []),
       T('fix_total', { total: gib(dev.total_bytes, L), usable: gib(dev.usable_bytes, L) }), T(`short_${dev.verdict}`)]))) : null;

@@ -24,8 +24,9 @@ export async function smallestDevices(overs) {
       // The core's verdict on it too: a device the request only just fits is said "tight" beside
       // its name (the core answers with one only where no larger device fits comfortably).
       // Whether the core had to leave the person's segment (desktop or data centre) to find one.
+      // What its memory figure stands on (a vendor's figure is marked beside its name).
       return r.found ? { ...(deviceInfo(r.device.id) || r.device), count: r.device.count ?? 1, verdict: r.device.verdict,
-        segment: r.device.segment, segmentLeft: !!(r.segment && r.segment.left) } : null;
+        memory_basis: r.device.memory_basis, segment: r.device.segment, segmentLeft: !!(r.segment && r.segment.left) } : null;
     } catch {
       return null;
     }
@@ -306,6 +307,16 @@ export function vendorFigure(basis, bytes, L) {
   const text = t(L, 'basis_vendor_figure', { figure: gibExact(bytes, L), less: pct(b.values.less_share, L), low: gibExact(b.values.low_gib * 1024 ** 3, L) });
   // Drawn as the uncertain-figure tag is, under a class of its own (the uncertain marks are counted apart).
   return { text, mark: h('span', { class: 'basis-mark', title: text, dataset: { basis: b.code } }, t(L, 'basis_mark'), h('span', { class: 'sr' }, `: ${text}`)) };
+}
+
+/**
+ * The vendor's-figure mark beside a device a list names with its size (a solver's or a tier list's
+ * device, with the core's memory_basis and memory_gib); null for a driver's total or a size as stated.
+ * @param {any} d @param {string} L
+ */
+export function basisMark(d, L) {
+  const vf = d && typeof d.memory_gib === 'number' ? vendorFigure(d.memory_basis, d.memory_gib * 1024 ** 3, L) : null;
+  return vf ? vf.mark : null;
 }
 
 /**

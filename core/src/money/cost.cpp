@@ -399,18 +399,28 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
     }
     offers.push_back(row);
   }
+  // An offer whose own estimate holds the model only tight (no room to spare on the low end of a
+  // vendor's memory figure, estimate.hpp room_to_spare) is chosen below only where no offer has
+  // room: the cheapest that fits comfortably is the answer, as for the hardware solvers
+  // (solve_hardware.cpp smallest_device, cheapest_cloud). An offer with no estimate (a speed the
+  // request gives for its device) is judged by the memory filter above alone.
+  auto tight = [](const json& row) { return row.contains("estimate") && row["estimate"].value("verdict", "") == "tight"; };
   // The offer rent vs buy compares with: the one named, else the cheapest for the same load
   // (offers with a speed), else the cheapest month at the same hours.
   bool same_load = false;
-  for (const auto& row : offers) {
-    const bool named = !r.offer.empty() && row["id"] == r.offer;
-    if (!r.offer.empty() && !named) continue;
-    if (row.contains("same_load")) {
-      const double m = row["same_load"]["monthly_usd"].get<double>();
-      if (named || !same_load || m < chosen_month) { chosen = &row; chosen_month = m; same_load = true; }
-    } else if (named || (!same_load && (!chosen || row["monthly_usd"].get<double>() < chosen_month))) {
-      chosen = &row;
-      chosen_month = row["monthly_usd"].get<double>();
+  for (const bool with_tight : {false, true}) {
+    if (chosen) break;
+    for (const auto& row : offers) {
+      const bool named = !r.offer.empty() && row["id"] == r.offer;
+      if (!r.offer.empty() && !named) continue;
+      if (!named && !with_tight && tight(row)) continue;
+      if (row.contains("same_load")) {
+        const double m = row["same_load"]["monthly_usd"].get<double>();
+        if (named || !same_load || m < chosen_month) { chosen = &row; chosen_month = m; same_load = true; }
+      } else if (named || (!same_load && (!chosen || row["monthly_usd"].get<double>() < chosen_month))) {
+        chosen = &row;
+        chosen_month = row["monthly_usd"].get<double>();
+      }
     }
   }
   if (!r.offer.empty() && !chosen)
@@ -418,13 +428,24 @@ json cost_to_json(const Catalog& cat, const CostRequest& r) {
   const json chosen_row = chosen ? *chosen : json(nullptr);
   std::stable_sort(offers.begin(), offers.end(),
                    [](const json& a, const json& b) { return a["monthly_usd"].get<double>() < b["monthly_usd"].get<double>(); });
-  // The lowest cost per million tokens on the basis (the first of equals in the month order).
-  json cheapest = nullptr;
-  for (const auto& row : offers)
-    if (row.contains("per_million_tokens_usd") &&
-        (cheapest.is_null() || row["per_million_tokens_usd"]["basis_usd"].get<double>() < cheapest["usd"].get<double>()))
-      cheapest = {{"id", row["id"]}, {"usd", row["per_million_tokens_usd"]["basis_usd"]},
-                  {"sequences", row["per_million_tokens_usd"]["basis_sequences"]}};
+  // The lowest cost per million tokens on the basis (the first of equals in the month order),
+  // among the offers with room to spare, else among those that hold it only tight. Where a tight
+  // offer costs less per token than the answer, `tight_cheaper` names the cheapest such, so a page
+  // can say why the answer is not the first of the table sorted by that figure.
+  auto lowest = [&](bool want_tight) {
+    json best = nullptr;
+    for (const auto& row : offers)
+      if (row.contains("per_million_tokens_usd") && tight(row) == want_tight &&
+          (best.is_null() || row["per_million_tokens_usd"]["basis_usd"].get<double>() < best["usd"].get<double>()))
+        best = {{"id", row["id"]}, {"usd", row["per_million_tokens_usd"]["basis_usd"]},
+                {"sequences", row["per_million_tokens_usd"]["basis_sequences"]}};
+    return best;
+  };
+  json cheapest = lowest(false);
+  const json cheapest_tight = lowest(true);
+  if (cheapest.is_null()) cheapest = cheapest_tight;
+  else if (!cheapest_tight.is_null() && cheapest_tight["usd"].get<double>() < cheapest["usd"].get<double>())
+    cheapest["tight_cheaper"] = {{"id", cheapest_tight["id"]}, {"usd", cheapest_tight["usd"]}};
   const json basis = {{"code", r.stated_sequences > 1 ? "stated_sequences" : "one_user"},
                       {"sequences", r.stated_sequences > 1 ? r.stated_sequences : 1}};
 

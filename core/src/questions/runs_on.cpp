@@ -288,6 +288,7 @@ json runs_on(const Catalog& cat, const json& q) {
   if (!has("llama.cpp")) engine = has("vllm") ? "vllm" : has("sglang") ? "sglang" : "";
   const bool engine_runs = !engine.empty();
   json head = {{"device", {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"device_type", device_type_json(d)}, {"memory_gib", d.memory_gib},
+                           {"memory_basis", memory_basis_json(d)},
                            {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", d.engines}}},
                {"engine_runs", engine_runs},
                {"engine", engine.empty() ? json() : json(engine)},
@@ -296,7 +297,8 @@ json runs_on(const Catalog& cat, const json& q) {
                {"ram_gib", base.ram_gib},
                {"context", base.kv.n_ctx},
                {"floors", {{"min_quality", floors.name}, {"min_decode_tps", floors.min_decode_tps}}},
-               {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"physical_bytes", first.usable.physical_bytes},
+               {"usable", {{"usable_bytes", first.usable.usable_bytes}, {"usable_low_bytes", first.usable.usable_low_bytes},
+                           {"physical_bytes", first.usable.physical_bytes},
                            {"rule_code", {{"code", first.usable.rule_code}, {"params", first.usable.rule_params}}}}}};
   if (!engine_runs) {
     // No engine the list knows has a backend for this device (data/backends.json engines): no list.

@@ -134,15 +134,20 @@ json option_json(const Option& o) {
 }
 
 // The cheapest cloud offer per hour whose GPUs run the request (estimated on the offer's device
-// and GPU count; offers whose device is not in the catalog are left out).
+// and GPU count; offers whose device is not in the catalog are left out). An offer that holds it
+// with room to spare (verdict fits, judged on the low end of a vendor's memory figure) is the
+// answer; the cheapest that holds it only tight is the answer only when none has room, as for
+// smallest_device: a rented 80 GB A100 whose driver may report 74.5 GiB is not named over a dearer
+// instance that holds the model comfortably.
 json cheapest_cloud(Solver& s, double min_tps) {
   std::vector<const json*> offers;
   for (const auto& o : s.catalog().clouds()) offers.push_back(&o);
   std::stable_sort(offers.begin(), offers.end(), [](const json* a, const json* b) {
     return a->value("price_hour_usd", 0.0) < b->value("price_hour_usd", 0.0);
   });
-  std::map<std::string, bool> tried;  // device x count that did not run
+  std::map<std::string, bool> tried;  // device x count that did not run, or ran only tight (a dearer one is no answer)
   const bool server = server_engine(s.base().engine);
+  json tight;  // the cheapest offer that runs it only tight
   for (const json* o : offers) {
     const Device* d = s.catalog().find_device(o->value("device", ""));
     const int n = o->value("gpu_count", 1);
@@ -169,9 +174,11 @@ json cheapest_cloud(Solver& s, double min_tps) {
                 {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}, {"decode_tps_low", low}};
     if (o->contains("price_basis") && (*o)["price_basis"].is_string()) row["price_basis"] = (*o)["price_basis"];
     if (o->contains("tier") && (*o)["tier"].is_string()) row["tier"] = (*o)["tier"];
-    return row;
+    if (e.verdict == "fits") return row;
+    tried[key] = true;
+    if (tight.is_null()) tight = std::move(row);
   }
-  return nullptr;
+  return tight;
 }
 
 std::vector<double> ram_tiers(const json& q, double ram_gib) {
@@ -292,15 +299,17 @@ json smallest_device_json(Solver& s, const json& q) {
               {"count", n}, {"min_decode_tps", floor_tps}};
   // One pass over the devices of one segment (in_segment) or of the others.
   auto scan = [&](bool in_segment) {
-    // Devices alike in kind, usable memory, backend, its overhead and memory bandwidth answer alike:
-    // one of them is estimated.
+    // Devices alike in kind, usable memory and its low end, backend, its overhead and memory
+    // bandwidth answer alike: one of them is estimated. The low end counts: a vendor's 80 GB and a
+    // driver's 80 GiB have the same usable memory, but only the second has room to spare up to it.
     std::vector<std::string> tried;
     json tight;  // the first device that runs it only tight
     for (const Device* d : devs) {
       if ((buyer_segment(*d) == preferred) != in_segment) continue;
       if (d->memory_gib * units::kGiB * n < lower) continue;
-      const std::string cls = std::string(device_kind_name(d->kind)) + "|" +
-                              std::to_string(usable_memory(*d, base.overrides).usable_bytes) + "|" + d->backend + "|" +
+      const UsableMemory um = usable_memory(*d, base.overrides);
+      const std::string cls = std::string(device_kind_name(d->kind)) + "|" + std::to_string(um.usable_bytes) + "|" +
+                              std::to_string(um.usable_low_bytes) + "|" + d->backend + "|" +
                               std::to_string(backend_overhead_bytes(s.catalog(), *d)) + "|" + std::to_string(d->bandwidth_gbs);
       if (std::find(tried.begin(), tried.end(), cls) != tried.end()) continue;
       tried.push_back(cls);
@@ -313,7 +322,8 @@ json smallest_device_json(Solver& s, const json& q) {
       const double tps = finite_or_zero(e.speed.decode_tps);
       const double low = floor_decode_tps(e);
       json dev = {{"id", d->id}, {"name", d->name}, {"kind", device_kind_name(d->kind)}, {"device_type", device_type_json(*d)}, {"count", n},
-                  {"memory_gib", d->memory_gib}, {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
+                  {"memory_gib", d->memory_gib}, {"memory_basis", memory_basis_json(*d)},
+                  {"price_usd", finite_or_zero(d->price_usd)}, {"verdict", e.verdict},
                   {"total_bytes", e.total_bytes}, {"usable_bytes", e.usable.usable_bytes}, {"decode_tps", tps},
                   {"decode_tps_low", low}, {"segment", buyer_segment(*d)}};
       // No speed model for the device (speed.unavailable): its memory answer stands, as before.

@@ -22,13 +22,16 @@ bool runs_on_device(const Estimate& e) { return e.verdict == "fits" || e.verdict
 struct Entry {
   json doc;
   int rank = 0;          // 0 fits, 1 offload, 2 no_fit, 3 no_engine
+  bool room = false;     // rank 0 with verdict fits: room to spare on the usable memory's low end
   double speed = 0;      // decode tokens/s (sort key)
   double memory = 0;     // device memory GiB (sort key for no_fit)
 };
 
+// memory_basis: what memory_gib stands on (a vendor's figure comes with its low end), so a list
+// that shows the size can say it is the vendor's, as the estimate's hardware does.
 json device_json(const Device& d, const std::vector<std::string>& engines) {
   return {{"id", d.id}, {"name", d.name}, {"kind", device_kind_name(d.kind)}, {"device_type", device_type_json(d)}, {"memory_gib", d.memory_gib},
-          {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", engines}};
+          {"memory_basis", memory_basis_json(d)}, {"bandwidth_gbs", d.bandwidth_gbs}, {"price_usd", d.price_usd}, {"engines", engines}};
 }
 
 bool llamacpp_runs(const std::vector<std::string>& engines) {
@@ -44,7 +47,9 @@ Entry make_entry(const Catalog& cat, const Device& d, const Estimate* e, const s
   json j = {{"device", device_json(d, cat.device_engines(d))}, {"tier", tier}, {"ram_gib", ram}, {"request", request}};
   if (e) {
     j["verdict"] = e->verdict;
+    out.room = out.rank == 0 && e->verdict == "fits";
     j["memory"] = {{"total_bytes", e->total_bytes}, {"usable_bytes", e->usable.usable_bytes},
+                   {"usable_low_bytes", e->usable.usable_low_bytes},
                    {"host_ram_bytes", e->placement.unified ? 0 : e->placement.ram_no_mmap_bytes},
                    // The parts of total_bytes, so a page can say which of them differ between
                    // devices (the backend's compute buffers and runtime overhead; the token
@@ -81,17 +86,26 @@ json sorted(std::vector<Entry> v) {
 
 // The device with the least memory that runs the model on its own (tier "fits"), the cheaper
 // of two with the same memory (a device without a price after one with a price); null if none.
-// The model page's FAQ names it ("the smallest Mac that runs it").
+// The model page's FAQ names it ("the smallest Mac that runs it"). As the smallest_device solver
+// answers (solve_hardware.cpp), a device that holds it with room to spare (verdict fits, judged
+// on the low end of a vendor's memory figure) comes first; one that holds it only tight is the
+// answer only where none has room: an 80 GB A100 whose driver may report 74.5 GiB is not named
+// over a larger card that holds the model comfortably.
 json smallest_fit(const std::vector<Entry>& v) {
-  const Entry* best = nullptr;
   auto price = [](const Entry& e) {
     double p = e.doc["device"]["price_usd"].get<double>();
     return p > 0 ? p : std::numeric_limits<double>::infinity();
   };
-  for (const auto& e : v) {
-    if (e.rank != 0) continue;
-    if (!best || e.memory < best->memory || (e.memory == best->memory && price(e) < price(*best))) best = &e;
-  }
+  auto pick = [&](bool room) {
+    const Entry* best = nullptr;
+    for (const auto& e : v) {
+      if (e.rank != 0 || (room && !e.room)) continue;
+      if (!best || e.memory < best->memory || (e.memory == best->memory && price(e) < price(*best))) best = &e;
+    }
+    return best;
+  };
+  const Entry* best = pick(true);
+  if (!best) best = pick(false);
   return best ? json(best->doc["device"]["id"]) : json(nullptr);
 }
 

@@ -38,6 +38,7 @@ export default {
   cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, as reported by {by}',
   cost_source: 'Electricity price source', cost_given: 'your price',
   cost_cloud_note: '{offer} at {price} per hour and {tps}.',
+  cost_cloud_tight_cheaper: '{offer} costs less per million tokens ({usd}) but holds the model only tight, with no room to spare: the card names the cheapest offer that has room.',
   cost_no_hw: 'This device has no power draw or price in the catalog, so there is no owned cost to show.',
   cost_no_speed: 'No speed estimate, so no cost per token.',
   cost_no_speed_server: 'No cost per token here: it is priced on the one-user speed, which is estimated from llama.cpp’s measurements, and llama.cpp does not run on {hw}. The serving throughput above is {engine}’s own model of the device.',

@@ -38,6 +38,7 @@ export default {
   cost_source_via: '{publisher} vía {via}', cost_source_reported: '{publisher}, según {by}',
   cost_source: 'Fuente del precio de la electricidad', cost_given: 'tu precio',
   cost_cloud_note: '{offer} a {price} por hora y {tps}.',
+  cost_cloud_tight_cheaper: '{offer} cuesta menos por millón de tokens ({usd}), pero aloja el modelo justo, sin margen: la tarjeta muestra la oferta más barata que sí tiene margen.',
   cost_no_hw: 'Este dispositivo no tiene consumo ni precio en el catálogo; no hay coste propio que mostrar.',
   cost_no_speed: 'Sin estimación de velocidad no hay coste por token.',
   cost_no_speed_server: 'Aquí no hay coste por token: se calcula con la velocidad de un usuario, que se estima a partir de mediciones de llama.cpp, y llama.cpp no funciona en {hw}. El rendimiento de servicio de arriba es el modelo propio de {engine} para el dispositivo.',

@@ -38,6 +38,7 @@ export default {
   cost_source_via: '{publisher} via {via}', cost_source_reported: '{publisher}, d’après {by}',
   cost_source: 'Source du prix de l’électricité', cost_given: 'votre prix',
   cost_cloud_note: '{offer} à {price} de l’heure et {tps}.',
+  cost_cloud_tight_cheaper: '{offer} coûte moins par million de jetons ({usd}), mais ne contient le modèle que de justesse, sans marge : la carte indique l’offre la moins chère qui a de la marge.',
   cost_no_hw: 'Cet appareil n’a ni consommation ni prix dans le catalogue ; pas de coût en propre à afficher.',
   cost_no_speed: 'Sans estimation de vitesse, pas de coût par jeton.',
   cost_no_speed_server: 'Pas de coût par jeton ici : il se calcule sur la vitesse pour un utilisateur, estimée à partir de mesures de llama.cpp, et llama.cpp ne tourne pas sur {hw}. Le débit de service ci-dessus est le modèle propre de {engine} pour l’appareil.',

@@ -38,6 +38,7 @@ export default {
   cost_source_via: '{publisher}（经 {via}）', cost_source_reported: '{publisher}（据 {by} 报道）',
   cost_source: '电价来源', cost_given: '你的电价',
   cost_cloud_note: '{offer}，每小时 {price}，速度 {tps}。',
+  cost_cloud_tight_cheaper: '{offer} 每百万 token 的成本更低（{usd}），但只能勉强装下模型，没有余量：卡片显示的是有余量的最便宜报价。',
   cost_no_hw: '目录中没有此设备的功耗和价格，无法计算你的硬件的成本。',
   cost_no_speed: '没有速度估算，无法计算每 token 成本。',
   cost_no_speed_server: '这里不给每 token 成本：它按单用户速度计算，而单用户速度是根据 llama.cpp 的实测估算的，llama.cpp 不能在 {hw} 上运行。上面的服务吞吐量是 {engine} 自己对该设备的模型。',

@@ -35,6 +35,10 @@
 // at as many as the offer's pool holds when fewer). Each offer's per_million_tokens_usd carries
 // basis_usd and basis_sequences on that basis, and cheapest_offer {id, usd, sequences} names the
 // lowest (absent when no offer has a speed): the card and the table's order read the same figure.
+// Room to spare: an offer whose own estimate holds the model only tight (estimate.verdict tight:
+// no room to spare on the low end of a vendor's memory figure) is passed over by cheapest_offer
+// and by rent_vs_buy's own choice while any offer with room has a figure; cheapest_offer then
+// carries tight_cheaper {id, usd}, the cheapest tight offer where it costs less per token.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -47,15 +47,16 @@
 // is the more capable one a person can run), then decode speed (faster first). no_fit entries by
 // the memory they need (closest first). Ties keep catalog order.
 //
-// Result: {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, engine_runs,
+// Result: {device{id,name,kind,memory_gib,memory_basis,bandwidth_gbs,price_usd,engines[]}, engine_runs,
 //          engine (llama.cpp | vllm | sglang | null), llamacpp_runs, count,
 //          ram_gib, context, floors{min_quality, min_decode_tps},
-//          usable{usable_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
+//          usable{usable_bytes, usable_low_bytes, physical_bytes, rule, rule_code{code, params}}, counts{fits, offload, no_fit, skipped,
 //          below_quality_floor, below_speed_floor},
 //          models[], evaluations}, each entry
 //   {model{id,name,params_total,params_active (counts as the estimate computes them)}, tier, quant, quality (ranking group),
 //    quality_band (quality.hpp reading band), ppl_delta_pct (absent
-//    when unknown), verdict, memory{total_bytes, usable_bytes, host_ram_bytes},
+//    when unknown), verdict (fits only with room to spare on usable_low_bytes, the low end of a
+//    vendor's memory figure: device.memory_basis), memory{total_bytes, usable_bytes, host_ram_bytes},
 //    speed{decode_tps, decode_tps_low, decode_tps_high} (absent for no_fit, except below the
 //    speed floor, or when the device states no bandwidth), below_floor?, needs[]?, request}
 // `request` is the estimate request that reproduces the entry exactly (api_estimate on it gives

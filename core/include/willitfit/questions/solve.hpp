@@ -47,7 +47,9 @@
 //      launch_base_config: the chip's base-memory launch price shown for a larger option),
 //      verdict, decode_tps. RAM is not priced. Also `cloud`: the cheapest offer per hour in
 //      data/clouds.json whose GPUs run the model (estimated on the offer's device and count;
-//      absent when none does). Results never hold null: a missing answer is an absent key.
+//      absent when none does): the cheapest with room to spare (verdict fits, judged on the low
+//      end of a vendor's memory figure), the cheapest tight one only when none has room (the
+//      picks' cheapest_cloud card alike). Results never hold null: a missing answer is an absent key.
 //  * picks         (no hardware needed)
 //      Four cards: best_single_gpu (fastest single GPU with a launch price, i.e. consumer or
 //      workstation, that fits fully), best_value (lowest price per decode token/s among the
@@ -77,9 +79,11 @@
 //      with the least memory, then the lowest price (an unknown price last), on which one device
 //      with no system RAM runs the request fully (fits or tight) at the floor of "runs" at least
 //      (min_decode_tps: defaults.hpp kRunsOnMinDecodeTps, 3 tokens/s, as the picks; a device with
-//      no speed model is judged on memory alone). Devices below what the weights and KV cache
-//      alone need are not estimated; of devices alike in kind, usable memory, backend, backend
-//      overhead and bandwidth one is. With a count above one the request's count is the basis:
+//      no speed model is judged on memory alone); a device that runs it with room to spare
+//      (verdict fits, judged on the low end of a vendor's memory figure) is the answer over a
+//      smaller one that runs it only tight, which is the answer only when none has room. Devices
+//      below what the weights and KV cache alone need are not estimated; of devices alike in kind,
+//      usable memory and its low end, backend, backend overhead and bandwidth one is. With a count above one the request's count is the basis:
 //      the smallest graphics card of which that many run it (count in the result and device),
 //      so its figures compare with the request's own whole-setup total.
 //      Segments: the search stays first in the person's segment, a desktop (consumer and
@@ -88,7 +92,7 @@
 //      when it names none. Only when nothing there runs the request does it look at the other
 //      segment's devices, and segment {preferred: desktop | datacenter, basis: hardware | default,
 //      left: true when the answer is from the other segment} says so.
-//      Result: found, count, segment, device {id, name, kind, count, memory_gib,
+//      Result: found, count, segment, device {id, name, kind, count, memory_gib, memory_basis,
 //      price_usd, verdict, total_bytes, usable_bytes, decode_tps, decode_tps_low, segment} (absent when none runs it),
 //      below_speed_floor (the same fields for the first smaller device that holds the request
 //      but decodes below the floor; absent when none), min_decode_tps, context, quant, evaluations.

@@ -23,10 +23,15 @@
 // Result: {model, quant, context, ram_tiers_gib, counts{gpus{fits,offload,no_fit,no_engine},macs,unified},
 //          gpus[], macs[], unified[], quant_applicability{code} (moe_only_format: MXFP4_MOE
 //          on a dense model, estimate.hpp format_applicability; absent otherwise)}, each entry
-//   {device{id,name,kind,memory_gib,bandwidth_gbs,price_usd,engines[]}, tier, ram_gib, verdict,
-//    memory{total_bytes, usable_bytes, host_ram_bytes}, speed{decode_tps, decode_tps_low,
+//   {device{id,name,kind,memory_gib,memory_basis,bandwidth_gbs,price_usd,engines[]}, tier, ram_gib, verdict,
+//    memory{total_bytes, usable_bytes, usable_low_bytes, host_ram_bytes}, speed{decode_tps, decode_tps_low,
 //    decode_tps_high} (absent when it does not run or the device states no bandwidth),
-//    placement{ngl, n_cpu_moe, n_layer} (gpus), request}.
+//    placement{ngl, n_cpu_moe, n_layer} (gpus), request}. memory_basis is the device's
+//   (hardware/device.hpp memory_basis_json: a vendor's figure with its low end); the verdict of a
+//   "fits" entry is fits only with room to spare on usable_low_bytes, tight otherwise.
+// smallest_fit{gpus, macs, unified}: per list, the id of the device with the least memory (the
+//   cheaper of equals) whose verdict is fits; where none has room to spare, the least of those
+//   that hold it tight; null when nothing in the list runs it on its own.
 #pragma once
 #include <string>
 
