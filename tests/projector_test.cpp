@@ -260,6 +260,13 @@ TEST_CASE("engines and towers that do not model the images give the first token'
   const json v0 = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}});
   CHECK(v0["speed"]["first_token"]["code"] == "text_only");
   CHECK(v0["speed"]["first_token"]["ms"].get<double>() == v0["speed"]["ttft_ms"].get<double>());
+  // MLX on a Mac: mlx-lm's own handling of images is not modelled either.
+  const json m = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"engine", "mlx"},
+                           {"context", 8192}, {"images", 2}});
+  REQUIRE(m["speed"].contains("first_token"));
+  CHECK(m["speed"]["first_token"]["code"] == "media_not_modelled");
+  CHECK(m["speed"]["first_token"]["engine"] == "mlx");
+  CHECK(m["speed"]["first_token"]["media_codes"]["images"] == "engine_not_modelled");
   // A vision tower the core does not model (Kimi K2.5's MoonViT) on llama.cpp: its code.
   const json k = estimate({{"model", "moonshotai/Kimi-K2.5"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h200-sxm"},
                            {"count", 8}, {"context", 32768}, {"images", 1}});

@@ -89,9 +89,9 @@ test('vLLM with two images: the text prompt\'s figure, said to leave the images 
   assert.equal(await page.getAttribute('#k-ttft', 'data-code'), 'media_not_modelled');
   assert.ok(near(Number(await page.getAttribute('#k-ttft', 'data-v')), s.ttft_ms));
   const note = plain(await page.$eval('#k-ttft', (e) => e.nextElementSibling?.textContent || ''));
-  assert.match(note, /tokens of text; not counting 2 images: vLLM encodes them itself, which is not modelled here$/);
+  assert.match(note, /tokens of text; not counting 2 images: their encoding under vLLM is not modelled here$/);
   const sim = await simulator(page);
   assert.equal(sim.code, 'media_not_modelled');
-  assert.match(sim.text, /; not counting 2 images: vLLM/);
+  assert.match(sim.text, /; not counting 2 images: their encoding under vLLM/);
   assert.deepEqual(page.problems, []);
 });

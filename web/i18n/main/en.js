@@ -27,7 +27,7 @@ export default {
   ft_images_bare_one: '{n} image', ft_images_bare_other: '{n} images', ft_audio_bare: '{secs}\u00a0s of audio',
   ft_includes: 'includes {media}',
   ft_without: 'not counting {media}: {why}',
-  ft_why_engine: '{engine} encodes them itself, which is not modelled here',
+  ft_why_engine: 'their encoding under {engine} is not modelled here',
   ft_why_tower: 'this model’s encoder for them is not modelled here',
   ft_exceeds: 'the whole prompt, {0}\u00a0tokens, is longer than the {1}-token context',
   speed_offload_limit: 'What limits it: each token reads {ram} from system RAM (over PCIe and RAM bandwidth) besides {gpu} from {kind_mem}.',

@@ -26,7 +26,7 @@ export default {
   ft_images_bare_one: '{n} imagen', ft_images_bare_other: '{n} imágenes', ft_audio_bare: '{secs}\u00a0s de audio',
   ft_includes: 'incluye {media}',
   ft_without: 'sin contar {media}: {why}',
-  ft_why_engine: '{engine} los codifica por su cuenta, y eso no se modela aquí',
+  ft_why_engine: 'su codificación en {engine} no se modela aquí',
   ft_why_tower: 'el codificador de este modelo para ellos no se modela aquí',
   ft_exceeds: 'la entrada completa, de {0}\u00a0tokens, supera el contexto de {1} tokens',
   speed_offload_limit: 'Lo que la limita: cada token lee {ram} de la RAM del sistema (por PCIe y el ancho de banda de la RAM) además de {gpu} de {kind_mem}.',

@@ -26,7 +26,7 @@ export default {
   ft_images_bare_one: '{n}\u00a0image', ft_images_bare_other: '{n}\u00a0images', ft_audio_bare: '{secs}\u00a0s d’audio',
   ft_includes: 'inclut {media}',
   ft_without: 'sans compter {media}\u00a0: {why}',
-  ft_why_engine: '{engine} les encode lui-même, ce qui n’est pas modélisé ici',
+  ft_why_engine: 'leur encodage sous {engine} n’est pas modélisé ici',
   ft_why_tower: 'l’encodeur de ce modèle pour ces entrées n’est pas modélisé ici',
   ft_exceeds: 'l’invite entière, {0}\u00a0jetons, dépasse le contexte de {1}\u00a0jetons',
   speed_offload_limit: 'Ce qui la limite\u00a0: chaque jeton lit {ram} en RAM système (via le PCIe et la bande passante de la RAM) en plus de {gpu} en {kind_mem}.',

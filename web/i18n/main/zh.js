@@ -25,7 +25,7 @@ export default {
   ft_images_bare_one: '{n} 张图片', ft_images_bare_other: '{n} 张图片', ft_audio_bare: '{secs} 秒音频',
   ft_includes: '包括 {media}',
   ft_without: '不含 {media}：{why}',
-  ft_why_engine: '{engine} 自行编码这些输入，这里未建模',
+  ft_why_engine: '这里未对 {engine} 下的编码建模',
   ft_why_tower: '这里未对该模型的这类编码器建模',
   ft_exceeds: '整个提示共 {0} 个 token，超出 {1} token 的上下文',
   speed_offload_limit: '限制因素：每个 token 要从系统内存读取 {ram}（经 PCIe 和内存带宽），另从{kind_mem}读取 {gpu}。',
