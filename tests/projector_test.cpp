@@ -248,7 +248,9 @@ TEST_CASE("the first token of a prompt with two images is the text's plus 512 im
 
 TEST_CASE("engines and towers that do not model the images give the first token's code, not a figure", "[projector]") {
   // vLLM loads the tower itself: the text's own figure stays, the whole prompt's is not given.
-  const json v = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}, {"images", 2}});
+  const json v = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"},
+                           {"context", 8192}, {"images", 2}});
+  REQUIRE(v["speed"].contains("first_token"));
   const json& f = v["speed"]["first_token"];
   CHECK(f["code"] == "media_not_modelled");
   CHECK(f["media_codes"]["images"] == "engine_not_modelled");
@@ -257,7 +259,8 @@ TEST_CASE("engines and towers that do not model the images give the first token'
   CHECK(!f.contains("image_ms"));
   CHECK(f["text_ms"].get<double>() == v["speed"]["ttft_ms"].get<double>());
   // Without images vLLM's first token is the text's, as on every engine.
-  const json v0 = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}});
+  const json v0 = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}, {"context", 8192}});
+  REQUIRE(v0["speed"].contains("first_token"));
   CHECK(v0["speed"]["first_token"]["code"] == "text_only");
   CHECK(v0["speed"]["first_token"]["ms"].get<double>() == v0["speed"]["ttft_ms"].get<double>());
   // MLX on a Mac: mlx-lm's own handling of images is not modelled either.

@@ -46,7 +46,7 @@ test('CLI: audio seconds add the audio section\'s prefill; vLLM answers with a c
   assert.ok(Math.abs(f.audio_ms - 1000 * r.json.audio.prefill_seconds) < 1e-9 * f.audio_ms);
   assert.ok(f.audio_ms > 1000 * r.json.audio.token_prefill_seconds, 'the encode is part of it');
   assert.ok(Math.abs(f.ms - (r.json.speed.ttft_ms + f.audio_ms)) < 1e-9 * f.ms);
-  const v = cli('estimate', '--model', 'google/gemma-3-27b-it', '--hardware', 'nvidia-h100-sxm', '--engine', 'vllm', '--images', '2', '--json');
+  const v = cli('estimate', '--model', 'google/gemma-3-27b-it', '--hardware', 'nvidia-h100-sxm', '--engine', 'vllm', '--context', '8192', '--images', '2', '--json');
   assert.equal(v.code, 0, v.stdout);
   const vf = v.json.speed.first_token;
   assert.equal(vf.code, 'media_not_modelled');
