@@ -2,9 +2,16 @@
 // audio the request sends, through the CLI (--images, --audio-seconds) and the wasm module, which
 // must agree; engines that load their own towers say so with a code.
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
 
-import { api, cli } from './helpers.mjs';
+import Ajv2020 from 'ajv/dist/2020.js';
+
+import { api, cli, root } from './helpers.mjs';
+
+const validResult = new Ajv2020({ allErrors: true, strict: false })
+  .compile(JSON.parse(fs.readFileSync(path.join(root, 'core', 'schema', 'result.schema.json'), 'utf8')));
 
 const gemma = ['--model', 'google/gemma-3-27b-it', '--quant', 'Q4_K_M', '--hardware', 'nvidia-rtx-4090', '--context', '8192'];
 
@@ -54,4 +61,8 @@ test('CLI: audio seconds add the audio section\'s prefill; vLLM answers with a c
   assert.equal(vf.engine, 'vllm');
   assert.equal(vf.ms, undefined);
   assert.equal(vf.text_ms, v.json.speed.ttft_ms);
+  // The schema holds each shape: a figure with its tokens, or a code without a figure.
+  for (const doc of [r.json, v.json]) assert.ok(validResult(doc), JSON.stringify(validResult.errors));
+  assert.equal(validResult({ ...v.json, speed: { ...v.json.speed, first_token: { ...vf, ms: 1 } } }), false);
+  assert.equal(validResult({ ...r.json, speed: { ...r.json.speed, first_token: { ...f, ms: undefined } } }), false);
 });
