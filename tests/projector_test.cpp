@@ -217,6 +217,7 @@ TEST_CASE("the first token of a prompt with two images is the text's plus 512 im
   CHECK(f["prompt_tokens"] == 512);
   CHECK(f["images"] == 2);
   CHECK(f["image_tokens"] == 2 * 256);  // Gemma 3: 256 tokens per image, whatever its size
+  CHECK(f["image_encode"] == "not_modelled");  // the encoder's own run is said to be left out
   CHECK(f["tokens"] == 512 + 2 * 256);
   const double pp = s["prefill_tps"];
   REQUIRE(pp > 0);

@@ -161,6 +161,8 @@ export interface FirstToken {
   ms?: number; ms_low?: number; ms_high?: number;
   text_ms: number; image_ms?: number; audio_ms?: number;
   prompt_tokens: number; depth: number; images: number; image_tokens?: number;
+  /** With image_ms: the vision encoder's own run is not timed; image_ms is the image tokens' prefill. */
+  image_encode?: 'not_modelled';
   audio_seconds: number; audio_tokens?: number;
   /** The whole prompt's tokens; exceeds_context when depth + tokens is more than context. */
   tokens?: number; context?: number; exceeds_context?: boolean;

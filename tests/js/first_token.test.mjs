@@ -23,6 +23,7 @@ test('CLI and module: two images add their tokens at the prefill rate to the tex
   assert.equal(f.code, 'includes_media');
   assert.equal(f.prompt_tokens, 1024);
   assert.equal(f.image_tokens, c.json.projector.image_tokens);
+  assert.equal(f.image_encode, 'not_modelled');  // the encoder's own run: said to be left out
   assert.equal(f.tokens, 1024 + f.image_tokens);
   assert.equal(f.text_ms, s.ttft_ms);
   assert.ok(Math.abs(f.image_ms - 1000 * f.image_tokens / s.prefill_tps) < 1e-9 * f.image_ms);

@@ -41,7 +41,7 @@ test('Gemma 3 27B with two images: the headline and the simulator wait for the i
   assert.equal(await page.getAttribute('#k-ttft', 'data-code'), 'includes_media');
   assert.equal((await page.textContent('#k-ttft')).trim(), spreadText({ v: f.ms, lo: f.ms_low, hi: f.ms_high }, 'en', 'ms'));
   const note = plain(await page.$eval('#k-ttft', (e) => e.nextElementSibling?.textContent || ''));
-  assert.equal(note, `For a prompt of ${num(s.prompt, 'en')} tokens of text; includes 2 images (${num(f.image_tokens, 'en')} tokens)`);
+  assert.equal(note, `For a prompt of ${num(s.prompt, 'en')} tokens of text; includes 2 images (${num(f.image_tokens, 'en')} tokens); not counting the vision encoder’s own run`);
   // Simulator: its prompt with the same two images.
   const sim = await simulator(page);
   const want = core('estimate', { ...request, prompt: sim.prompt }).speed.first_token;

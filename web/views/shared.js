@@ -109,7 +109,8 @@ export function firstTokenWords(s, L) {
   if (ft.audio_seconds > 0)
     media.push(t(L, counted ? 'ft_audio' : 'ft_audio_bare', { secs: num(ft.audio_seconds, L, Number.isInteger(ft.audio_seconds) ? 0 : 1), tokens: num(ft.audio_tokens, L) }));
   let clause = '';
-  if (counted) clause = t(L, 'ft_includes', { media: commas(L, media) });
+  // The vision encoder's own run is not timed by the core (image_encode not_modelled): said.
+  if (counted) clause = clauses(L, [t(L, 'ft_includes', { media: commas(L, media) }), ft.image_encode === 'not_modelled' ? t(L, 'ft_image_encode') : '']);
   else if (ft.code === 'media_not_modelled') {
     const codes = Object.values(ft.media_codes || {});
     const engine = String(defaults?.engines?.[ft.engine]?.name ?? ft.engine ?? '');

@@ -225,6 +225,8 @@ nlohmann::json first_token_json(const EstimateRequest& r, const Estimate& e, con
       const double t = 1000.0 * p["image_prefill_seconds"].get<double>();
       j["image_tokens"] = n;
       j["image_ms"] = t;
+      // The vision encoder's own run is not timed (projector_json says why): said, not guessed.
+      j["image_encode"] = "not_modelled";
       tokens += n;
       ms += t;
     } else {

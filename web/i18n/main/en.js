@@ -26,6 +26,7 @@ export default {
   ft_audio: '{secs}\u00a0s of audio ({tokens}\u00a0tokens)',
   ft_images_bare_one: '{n} image', ft_images_bare_other: '{n} images', ft_audio_bare: '{secs}\u00a0s of audio',
   ft_includes: 'includes {media}',
+  ft_image_encode: 'not counting the vision encoder’s own run',
   ft_without: 'not counting {media}: {why}',
   ft_why_engine: 'their encoding under {engine} is not modelled here',
   ft_why_tower: 'this model’s encoder for them is not modelled here',

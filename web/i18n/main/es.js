@@ -25,6 +25,7 @@ export default {
   ft_audio: '{secs}\u00a0s de audio ({tokens}\u00a0tokens)',
   ft_images_bare_one: '{n} imagen', ft_images_bare_other: '{n} imágenes', ft_audio_bare: '{secs}\u00a0s de audio',
   ft_includes: 'incluye {media}',
+  ft_image_encode: 'sin contar el paso propio del codificador de visión',
   ft_without: 'sin contar {media}: {why}',
   ft_why_engine: 'su codificación en {engine} no se modela aquí',
   ft_why_tower: 'el codificador de este modelo para ellos no se modela aquí',

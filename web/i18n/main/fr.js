@@ -25,6 +25,7 @@ export default {
   ft_audio: '{secs}\u00a0s d’audio ({tokens}\u00a0jetons)',
   ft_images_bare_one: '{n}\u00a0image', ft_images_bare_other: '{n}\u00a0images', ft_audio_bare: '{secs}\u00a0s d’audio',
   ft_includes: 'inclut {media}',
+  ft_image_encode: 'sans compter le passage propre de l’encodeur de vision',
   ft_without: 'sans compter {media}\u00a0: {why}',
   ft_why_engine: 'leur encodage sous {engine} n’est pas modélisé ici',
   ft_why_tower: 'l’encodeur de ce modèle pour ces entrées n’est pas modélisé ici',

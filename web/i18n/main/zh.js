@@ -24,6 +24,7 @@ export default {
   ft_audio: '{secs} 秒音频（{tokens} 个 token）',
   ft_images_bare_one: '{n} 张图片', ft_images_bare_other: '{n} 张图片', ft_audio_bare: '{secs} 秒音频',
   ft_includes: '包括 {media}',
+  ft_image_encode: '不含视觉编码器自身的运行时间',
   ft_without: '不含 {media}：{why}',
   ft_why_engine: '这里未对 {engine} 下的编码建模',
   ft_why_tower: '这里未对该模型的这类编码器建模',
