@@ -599,6 +599,9 @@ int run_request(const wif::Catalog& cat, const std::string& cmd, const json& req
     if (d.contains("speculative")) view["speculative"] = d["speculative"];
     if (d.contains("projector")) view["projector"] = d["projector"];
     if (d.contains("audio")) view["audio"] = d["audio"];
+    // With images or audio, the first token of the whole prompt beside their sections.
+    if ((d.contains("projector") || d.contains("audio")) && d.contains("speed") && d["speed"].contains("first_token"))
+      view["first_token"] = d["speed"]["first_token"];
     std::cout << view.dump(2) << "\n";
     return 0;
   }

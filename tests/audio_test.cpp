@@ -244,6 +244,49 @@ TEST_CASE("audio seconds per prompt load Voxtral's audio tower on the first GPU 
   CHECK(estimate(q8)["audio"]["bytes"] == 715685888);
 }
 
+TEST_CASE("the first token of a prompt with 60 s of audio is the text's plus the audio's tokens and encode", "[audio]") {
+  const json on = estimate(voxtral(60));
+  const json& s = on["speed"];
+  const json& f = s["first_token"];
+  const json& a = on["audio"];
+  // 60 s and 30 s of appended silence: three whole 30 s windows of 187 tokens.
+  CHECK(a["tokens"] == 3 * 187);
+  CHECK(f["code"] == "includes_media");
+  CHECK(f["audio_seconds"].get<double>() == 60);
+  CHECK(f["audio_tokens"] == 3 * 187);
+  CHECK(f["tokens"] == 512 + 3 * 187);
+  CHECK(!f.contains("image_ms"));
+  const double pp = s["prefill_tps"];
+  REQUIRE(pp > 0);
+  // The tokens at the prefill rate plus the encoder's work at the FLOP rate prefill reaches
+  // (2 x the text model's matrices, every active weight but the 3072 x 131072 token table).
+  const double matrices = on["model"]["params_active"].get<double>() - 3072.0 * 131072;
+  const double encode_s = a["encode_gflops"].get<double>() * 1e9 / (2 * matrices * pp);
+  CHECK(f["audio_ms"].get<double>() == Approx(1000.0 * (3 * 187 / pp + encode_s)));
+  CHECK(f["audio_ms"].get<double>() == Approx(1000.0 * a["prefill_seconds"].get<double>()));
+  CHECK(f["ms"].get<double>() == Approx(s["ttft_ms"].get<double>() + f["audio_ms"].get<double>()));
+  CHECK(f["ms_low"].get<double>() == Approx(f["ms"].get<double>() * pp / s["prefill_tps_high"].get<double>()));
+  CHECK(f["ms_high"].get<double>() == Approx(f["ms"].get<double>() * pp / s["prefill_tps_low"].get<double>()));
+  // The text prompt's own figure does not move with the audio.
+  CHECK(s["ttft_ms"].get<double>() == Approx(estimate(voxtral(0))["speed"]["ttft_ms"].get<double>()));
+  // Five minutes (2,057 tokens) and the text in a 2,048-token context: the whole prompt overflows.
+  json small = voxtral(300);
+  small["context"] = 2048;
+  const json o = estimate(small);
+  CHECK(o["speed"]["first_token"]["tokens"] == 512 + 2057);
+  CHECK(o["speed"]["first_token"]["exceeds_context"] == true);
+  // Under vLLM the tower is the engine's own: a code, not a figure.
+  json v = voxtral(60);
+  v["engine"] = "vllm";
+  v["hardware"] = "nvidia-h100-sxm";
+  v.erase("quant");
+  const json sv = estimate(v);
+  REQUIRE(sv["speed"].contains("first_token"));
+  CHECK(sv["speed"]["first_token"]["code"] == "media_not_modelled");
+  CHECK(sv["speed"]["first_token"]["media_codes"]["audio"] == "engine_not_modelled");
+  CHECK(!sv["speed"]["first_token"].contains("ms"));
+}
+
 TEST_CASE("audio inputs: coded errors with the field path, and engines that load the tower themselves", "[audio]") {
   for (const json& bad : {json(-1), json(1e9), json(14400.5), json("30")}) {
     json q = voxtral(0);

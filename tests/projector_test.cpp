@@ -201,6 +201,85 @@ TEST_CASE("images per prompt load the projector on the first GPU and count it", 
   CHECK(m["projector"]["context_share"].get<double>() == Approx(40.0 * 256 / 8192));
 }
 
+TEST_CASE("the first token of a prompt with two images is the text's plus 512 image tokens at the prefill rate", "[projector]") {
+  const json off = estimate(gemma(0));
+  const json on = estimate(gemma(2));
+  const json& s = on["speed"];
+  const json& f = s["first_token"];
+  // Text only: the whole prompt is the text prompt (512 tokens, llama-bench's -p).
+  CHECK(off["speed"]["first_token"]["code"] == "text_only");
+  CHECK(off["speed"]["first_token"]["ms"].get<double>() == off["speed"]["ttft_ms"].get<double>());
+  CHECK(off["speed"]["first_token"]["tokens"] == 512);
+  CHECK(!off["speed"]["first_token"].contains("image_ms"));
+  // `prompt` counts text only: the images do not change the text's own figure.
+  CHECK(s["ttft_ms"].get<double>() == Approx(off["speed"]["ttft_ms"].get<double>()));
+  CHECK(f["code"] == "includes_media");
+  CHECK(f["prompt_tokens"] == 512);
+  CHECK(f["images"] == 2);
+  CHECK(f["image_tokens"] == 2 * 256);  // Gemma 3: 256 tokens per image, whatever its size
+  CHECK(f["image_encode"] == "not_modelled");  // the encoder's own run is said to be left out
+  CHECK(f["tokens"] == 512 + 2 * 256);
+  const double pp = s["prefill_tps"];
+  REQUIRE(pp > 0);
+  CHECK(f["text_ms"].get<double>() == s["ttft_ms"].get<double>());
+  CHECK(f["image_ms"].get<double>() == Approx(1000.0 * 512 / pp));
+  CHECK(f["image_ms"].get<double>() == Approx(1000.0 * on["projector"]["image_prefill_seconds"].get<double>()));
+  CHECK(f["ms"].get<double>() == Approx(s["ttft_ms"].get<double>() + 1000.0 * 512 / pp));
+  // 512 text + 512 image tokens at one rate: twice the text's wait.
+  CHECK(f["ms"].get<double>() == Approx(2 * s["ttft_ms"].get<double>()));
+  // The prefill range carries through: the fastest prefill gives the shortest wait.
+  CHECK(f["ms_low"].get<double>() == Approx(f["ms"].get<double>() * pp / s["prefill_tps_high"].get<double>()));
+  CHECK(f["ms_high"].get<double>() == Approx(f["ms"].get<double>() * pp / s["prefill_tps_low"].get<double>()));
+  CHECK(f["ms_low"].get<double>() == Approx(2 * s["ttft_ms_low"].get<double>()));
+  CHECK(f["ms_high"].get<double>() == Approx(2 * s["ttft_ms_high"].get<double>()));
+  CHECK(f["exceeds_context"] == false);
+  // Forty images (10,240 tokens) and the text overflow an 8,192-token context: said.
+  const json many = estimate(gemma(40));
+  CHECK(many["speed"]["first_token"]["tokens"] == 512 + 40 * 256);
+  CHECK(many["speed"]["first_token"]["context"] == 8192);
+  CHECK(many["speed"]["first_token"]["exceeds_context"] == true);
+  // Split over two GPUs: the images at the placed prefill rate.
+  json two = gemma(2);
+  two["hardware"] = json::array({"nvidia-rtx-3090", "nvidia-rtx-3090"});
+  const json t = estimate(two);
+  REQUIRE(t["speed"].contains("first_token"));
+  CHECK(t["speed"]["first_token"]["code"] == "includes_media");
+  CHECK(t["speed"]["first_token"]["image_ms"].get<double>() == Approx(1000.0 * 512 / t["speed"]["prefill_tps"].get<double>()));
+}
+
+TEST_CASE("engines and towers that do not model the images give the first token's code, not a figure", "[projector]") {
+  // vLLM loads the tower itself: the text's own figure stays, the whole prompt's is not given.
+  const json v = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"},
+                           {"context", 8192}, {"images", 2}});
+  REQUIRE(v["speed"].contains("first_token"));
+  const json& f = v["speed"]["first_token"];
+  CHECK(f["code"] == "media_not_modelled");
+  CHECK(f["media_codes"]["images"] == "engine_not_modelled");
+  CHECK(f["engine"] == "vllm");
+  CHECK(!f.contains("ms"));
+  CHECK(!f.contains("image_ms"));
+  CHECK(f["text_ms"].get<double>() == v["speed"]["ttft_ms"].get<double>());
+  // Without images vLLM's first token is the text's, as on every engine.
+  const json v0 = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "nvidia-h100-sxm"}, {"engine", "vllm"}, {"context", 8192}});
+  REQUIRE(v0["speed"].contains("first_token"));
+  CHECK(v0["speed"]["first_token"]["code"] == "text_only");
+  CHECK(v0["speed"]["first_token"]["ms"].get<double>() == v0["speed"]["ttft_ms"].get<double>());
+  // MLX on a Mac: mlx-lm's own handling of images is not modelled either.
+  const json m = estimate({{"model", "google/gemma-3-27b-it"}, {"hardware", "apple-m4-max-40c-gpu-128gb"}, {"engine", "mlx"},
+                           {"context", 8192}, {"images", 2}});
+  REQUIRE(m["speed"].contains("first_token"));
+  CHECK(m["speed"]["first_token"]["code"] == "media_not_modelled");
+  CHECK(m["speed"]["first_token"]["engine"] == "mlx");
+  CHECK(m["speed"]["first_token"]["media_codes"]["images"] == "engine_not_modelled");
+  // A vision tower the core does not model (Kimi K2.5's MoonViT) on llama.cpp: its code.
+  const json k = estimate({{"model", "moonshotai/Kimi-K2.5"}, {"quant", "Q4_K_M"}, {"hardware", "nvidia-h200-sxm"},
+                           {"count", 8}, {"context", 32768}, {"images", 1}});
+  REQUIRE(k["speed"].contains("first_token"));
+  CHECK(k["speed"]["first_token"]["code"] == "media_not_modelled");
+  CHECK(k["speed"]["first_token"]["media_codes"]["images"] == "projector_family_unknown");
+  CHECK(!k["speed"]["first_token"].contains("ms"));
+}
+
 TEST_CASE("llama-server -hf fetches the repo's mmproj itself: --no-mmproj keeps it out for text", "[projector]") {
   // The catalog's published Q4_0 repo of Gemma 3 27B is named with -hf.
   json q = gemma(0);

@@ -143,7 +143,30 @@ export interface Speed {
   decode_label?: 'measured' | 'calibrated' | 'extrapolated' | 'tensor_parallel' | 'mlx_fitted' | 'device_figures';
   /** Uncertain device figures (hardware.uncertain low/high) that widened the decode or prefill range. */
   device_uncertain?: { field: 'bandwidth_gbs' | 'fp16_tflops'; range: 'decode' | 'prefill'; low_factor: number; high_factor: number }[];
-  prefill_tps?: number; ttft_ms?: number; [field: string]: unknown;
+  prefill_tps?: number; ttft_ms?: number;
+  /** The time to first token of the whole prompt (text, images, audio); present with ttft_ms. */
+  first_token?: FirstToken;
+  [field: string]: unknown;
+}
+
+/**
+ * The time to first token of the whole prompt the request describes: the text prompt (text_ms, which
+ * is ttft_ms; `prompt` counts text tokens only) plus the prefill of the images
+ * (projector.image_prefill_seconds) and of the audio (audio.prefill_seconds), in ms, with the
+ * prefill range on the sum. 'media_not_modelled': the engine or the tower does not model the media
+ * (no ms; media_codes gives the projector's and the audio section's code).
+ */
+export interface FirstToken {
+  code: 'text_only' | 'includes_media' | 'media_not_modelled';
+  ms?: number; ms_low?: number; ms_high?: number;
+  text_ms: number; image_ms?: number; audio_ms?: number;
+  prompt_tokens: number; depth: number; images: number; image_tokens?: number;
+  /** With image_ms: the vision encoder's own run is not timed; image_ms is the image tokens' prefill. */
+  image_encode?: 'not_modelled';
+  audio_seconds: number; audio_tokens?: number;
+  /** The whole prompt's tokens; exceeds_context when depth + tokens is more than context. */
+  tokens?: number; context?: number; exceeds_context?: boolean;
+  engine?: string; media_codes?: { images?: string; audio?: string };
 }
 
 export interface SpeculativeWorkload {

@@ -15,7 +15,7 @@ import { state, urlFor } from '../state.js';
 import { renderCost } from './cost.js';
 import { renderFinetune } from './finetune.js';
 import { fixKey, renderMakeItFit, renderPicks } from './picks.js';
-import { basisMark, cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
+import { basisMark, cardValue, commandsOf, deviceFigure, hwLabel, kindWords, qualityReference, rowName, ruleFromCode, segmentMark, shownName, smallestDevices, tableNameWithMemory, tightMark, topologyText, speedOf, spreadText, ttftNote, uncertainFields, uncertainMark, uncertainWhy, vendorFigure } from './shared.js';
 import { renderSimulator } from './simulator.js';
 import { announceEngines, renderEngines } from './engines.js';
 
@@ -419,7 +419,9 @@ function renderSpeed(r, kw) {
   fill('speed-cards',
     sp.decode ? card([T('decode'), bw ? ' ' : '', bw], spreadText(sp.decode, L), decodeNote(s, offload, L), { id: 'k-decode', dataset: { v: String(sp.decode.v), lo: String(sp.decode.lo), hi: String(sp.decode.hi) } }) : null,
     sp.prefill ? card([T('prefill'), fl ? ' ' : '', fl], spreadText(sp.prefill, L), typeof s.prompt === 'number' ? T('prefill_note', { 0: num(s.prompt, L) }) : '', { id: 'k-prefill', dataset: { v: String(sp.prefill.v), lo: String(sp.prefill.lo), hi: String(sp.prefill.hi) } }) : null,
-    sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), typeof s.prompt === 'number' ? T('ttft_note', { 0: num(s.prompt, L) }) : '', { id: 'k-ttft', dataset: { v: String(sp.ttft.v) } }) : null);
+    // The whole prompt's first token (speed.first_token: text, images, audio), and what it includes.
+    sp.ttft ? card([T('ttft'), fl ? ' ' : '', uncertainMark(u, 'fp16_tflops', L)], spreadText(sp.ttft, L, 'ms'), ttftNote(s, L),
+      { id: 'k-ttft', dataset: { v: String(sp.ttft.v), ...(s.first_token ? { code: String(s.first_token.code) } : {}) } }) : null);
   renderUncertain(r);
   renderSpeedBasis(s, kw);
   renderSpeculative(r);

@@ -4,11 +4,11 @@
 // page's list come from the core's `tiers` and `runsOn`). Plus renderers for result sections
 // (speed, commands, per-device memory, costs): each shows nothing while its field is absent.
 import { solve } from '../client.js';
-import { deviceInfo, hardware, request } from '../catalog.js';
+import { defaults, deviceInfo, hardware, request } from '../catalog.js';
 import { deviceLabel, isAccelerator, productLabel, scopedName, tableLabel, tableName } from '../device-name.js';
 import { h } from '../dom.js';
 import { byKey, gbOf, gib, gibExact, num, params as paramsCount, pct, spreadText, times, units } from '../format.js';
-import { aside, deviceWords, dots, t } from '../i18n.js';
+import { aside, clauses, commas, deviceWords, dots, t, tn } from '../i18n.js';
 
 /**
  * For each request, the smallest catalog device (least memory, then price) on which it runs
@@ -67,7 +67,10 @@ export function spread(x) {
 
 /**
  * Decode / prefill / TTFT from `result.speed` (core speed.hpp: `decode_tps` with
- * `decode_tps_low`/`decode_tps_high`, the same for prefill, `ttft_ms`), each with its range.
+ * `decode_tps_low`/`decode_tps_high`, the same for prefill, `ttft_ms`), each with its range. The
+ * time to first token is the whole prompt's (`speed.first_token.ms`: the text, the images and the
+ * audio of the request) where the core gives it, the text prompt's (`ttft_ms`) where it does not
+ * model the media (first_token.code media_not_modelled; firstTokenWords says so).
  * @param {any} r
  */
 export function speedOf(r) {
@@ -81,8 +84,53 @@ export function speedOf(r) {
   };
   const decode = one('decode_tps');
   const prefill = s.prefill_available === false ? null : one('prefill_tps');
-  const ttft = s.prefill_available === false ? null : one('ttft_ms');
+  const ft = s.first_token;
+  const whole = ft && typeof ft.ms === 'number' ? { v: ft.ms, lo: ft.ms_low ?? NaN, hi: ft.ms_high ?? NaN } : null;
+  const ttft = s.prefill_available === false ? null : whole || one('ttft_ms');
   return decode || prefill || ttft ? { decode, prefill, ttft } : null;
+}
+
+/**
+ * What the time to first token includes, in words (result.speed.first_token; core estimate.cpp
+ * first_token_json): `clause` names the images and audio it counts with their tokens ("includes 2
+ * images (512 tokens), 30 s of audio (187 tokens)"), or, where the core does not model them for the
+ * engine or the tower, says the figure is the text's alone and why; `exceeds` when the whole
+ * prompt is longer than the context. Empty strings for a text prompt; null without the field.
+ * @param {any} s result.speed @param {string} L
+ * @returns {{code: string, clause: string, exceeds: string} | null}
+ */
+export function firstTokenWords(s, L) {
+  const ft = s && s.first_token;
+  if (!ft || typeof ft !== 'object') return null;
+  const counted = ft.code === 'includes_media';
+  const media = [];
+  if (ft.images > 0)
+    media.push(counted ? tn(L, 'ft_images', ft.images, { n: num(ft.images, L), tokens: num(ft.image_tokens, L) })
+      : tn(L, 'ft_images_bare', ft.images, { n: num(ft.images, L) }));
+  if (ft.audio_seconds > 0)
+    media.push(t(L, counted ? 'ft_audio' : 'ft_audio_bare', { secs: num(ft.audio_seconds, L, Number.isInteger(ft.audio_seconds) ? 0 : 1), tokens: num(ft.audio_tokens, L) }));
+  let clause = '';
+  // The vision encoder's own run is not timed by the core (image_encode not_modelled): said.
+  if (counted) clause = clauses(L, [t(L, 'ft_includes', { media: commas(L, media) }), ft.image_encode === 'not_modelled' ? t(L, 'ft_image_encode') : '']);
+  else if (ft.code === 'media_not_modelled') {
+    const codes = Object.values(ft.media_codes || {});
+    const engine = String(defaults?.engines?.[ft.engine]?.name ?? ft.engine ?? '');
+    const why = codes.includes('engine_not_modelled') ? t(L, 'ft_why_engine', { engine }) : t(L, 'ft_why_tower');
+    clause = t(L, 'ft_without', { media: commas(L, media), why });
+  }
+  const exceeds = ft.exceeds_context ? t(L, 'ft_exceeds', { 0: num(ft.tokens, L), 1: num(ft.context, L) }) : '';
+  return { code: String(ft.code), clause, exceeds };
+}
+
+/**
+ * The time to first token's note: the prompt it is for and what it includes (firstTokenWords), in
+ * one line of clauses. @param {any} s result.speed @param {string} L
+ */
+export function ttftNote(s, L) {
+  if (!s || typeof s.prompt !== 'number') return '';
+  const w = firstTokenWords(s, L);
+  const text = w && w.code !== 'text_only' ? 'ttft_note_text' : 'ttft_note';
+  return clauses(L, [t(L, text, { 0: num(s.prompt, L) }), w ? w.clause : '', w ? w.exceeds : '']);
 }
 
 /** "~49.9 tok/s (34–53)": format.js's, shared with the embeddable card. */

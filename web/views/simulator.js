@@ -2,7 +2,9 @@
 // The live speed simulator: press Start, wait the estimated time to first token for the chosen
 // prompt length, then watch placeholder tokens arrive at the estimated decode rate, with the
 // elapsed time, the token count and the measured rate. Both figures come from one estimate with
-// `prompt` set (speed.ttft_ms, speed.decode_tps); the page only keeps time. With
+// `prompt` set and the view's images and audio (speed.first_token.ms, the whole prompt's first
+// token, or speed.ttft_ms where the core does not model the media and says so; speed.decode_tps);
+// the page only keeps time and says what the first token includes. With
 // prefers-reduced-motion the counters still run but the text does not stream. The prompt lengths
 // offered, and the one first chosen, are the core's for the request's context (defaults
 // `simulator`): never a prompt the context cannot hold.
@@ -10,8 +12,9 @@ import { call, estimate } from '../client.js';
 import { request } from '../catalog.js';
 import { byId, fill, h, setText } from '../dom.js';
 import { ms, num, tokens, tps } from '../format.js';
-import { sentences, t } from '../i18n.js';
+import { clauses, sentences, t } from '../i18n.js';
 import { state } from '../state.js';
+import { firstTokenWords, speedOf } from './shared.js';
 
 const T = (/** @type {string} */ k, /** @type {Record<string, string>} */ v = {}) => t(state.lang, k, v);
 
@@ -33,8 +36,8 @@ function offerFor(ctx) {
 }
 /** The prompt the estimate is asked for: the person's choice if offered, else the core's. */
 const prompt = () => (offer && offer.prompts.includes(chosen) ? chosen : offer ? offer.prompt : 0);
-/** The figures for the current view and prompt: {ttft_ms, decode_tps} or null. */
-let target = /** @type {{ttft_ms: number, decode_tps: number} | null} */ (null);
+/** The figures for the current view and prompt: {ttft_ms, decode_tps, speed} or null. */
+let target = /** @type {{ttft_ms: number, decode_tps: number, speed: any} | null} */ (null);
 let seq = 0;
 /** The estimate the controls belong to (a prompt change asks again for it). @type {any} */
 let lastView = null;
@@ -71,7 +74,8 @@ export function renderSimulator(r) {
   }).then((x) => {
     if (!x || mine !== seq) return;
     const s = x.speed;
-    target = s && s.decode_tps > 0 && s.ttft_ms >= 0 ? { ttft_ms: s.ttft_ms, decode_tps: s.decode_tps } : null;
+    const first = speedOf(x)?.ttft;
+    target = s && s.decode_tps > 0 && first && first.v >= 0 ? { ttft_ms: first.v, decode_tps: s.decode_tps, speed: s } : null;
     paintTarget();
   }).catch(() => { if (mine === seq) { target = null; paintTarget(); } });
 }
@@ -81,10 +85,12 @@ function paintTarget() {
   const box = byId('sim-target');
   const btn = /** @type {HTMLButtonElement} */ (byId('sim-start'));
   btn.disabled = !target;
-  if (!target) { setText(box, '…'); delete box.dataset.tps; delete box.dataset.ttft; return; }
-  setText(box, T('sim_target', { tps: tps(target.decode_tps, L), ttft: ms(target.ttft_ms, L) }));
+  if (!target) { setText(box, '…'); delete box.dataset.tps; delete box.dataset.ttft; delete box.dataset.code; return; }
+  const w = firstTokenWords(target.speed, L);
+  setText(box, clauses(L, [T('sim_target', { tps: tps(target.decode_tps, L), ttft: ms(target.ttft_ms, L) }), w ? w.clause : '', w ? w.exceeds : '']));
   box.dataset.tps = String(target.decode_tps);
   box.dataset.ttft = String(target.ttft_ms);
+  if (w) box.dataset.code = w.code; else delete box.dataset.code;
 }
 
 function ensureControls() {

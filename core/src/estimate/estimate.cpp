@@ -201,6 +201,74 @@ nlohmann::json audio_json(const EstimateRequest& r, const Estimate& e, const nlo
   return j;
 }
 
+// `speed.first_token`: the time to first token of the whole prompt the request describes, the
+// text prompt (`speed.ttft_ms`, `prompt` tokens after `depth`) plus the prefill the images and the
+// audio add, as their own sections give it (`projector.image_prefill_seconds`,
+// `audio.prefill_seconds`). `prompt` counts text tokens only: image and audio tokens are never
+// part of it, so each is counted once. Every part is a count of tokens at the same prefill rate
+// (the audio's encode at the FLOP rate that rate reaches), so the whole carries the prefill range
+// as ttft_ms does. Media the estimate does not model for the engine or the tower (their section's
+// code is not `loaded`) leave `ms` out: `code` says so and `media_codes` gives each section's code.
+nlohmann::json first_token_json(const EstimateRequest& r, const Estimate& e, const nlohmann::json& out) {
+  using nlohmann::json;
+  const json& s = out["speed"];
+  const double text_ms = s["ttft_ms"].get<double>();
+  json j = {{"prompt_tokens", r.speed.prompt}, {"depth", r.speed.depth}, {"text_ms", text_ms},
+            {"images", r.proj.images}, {"audio_seconds", r.proj.audio_seconds}};
+  double ms = text_ms;
+  std::int64_t tokens = r.speed.prompt;
+  json missing = json::object();
+  if (r.proj.images > 0) {
+    const json& p = out.contains("projector") ? out["projector"] : json::object();
+    if (p.value("code", "") == "loaded" && p.contains("image_prefill_seconds")) {
+      const std::int64_t n = p["image_tokens"].get<std::int64_t>();
+      const double t = 1000.0 * p["image_prefill_seconds"].get<double>();
+      j["image_tokens"] = n;
+      j["image_ms"] = t;
+      // The vision encoder's own run is not timed (projector_json says why): said, not guessed.
+      j["image_encode"] = "not_modelled";
+      tokens += n;
+      ms += t;
+    } else {
+      missing["images"] = p.value("code", "projector_family_unknown");
+    }
+  }
+  if (r.proj.audio_seconds > 0) {
+    const json& a = out.contains("audio") ? out["audio"] : json::object();
+    if (a.value("code", "") == "loaded" && a.contains("prefill_seconds")) {
+      const std::int64_t n = a["tokens"].get<std::int64_t>();
+      const double t = 1000.0 * a["prefill_seconds"].get<double>();
+      j["audio_tokens"] = n;
+      j["audio_ms"] = t;
+      tokens += n;
+      ms += t;
+    } else {
+      missing["audio"] = a.value("code", "projector_family_unknown");
+    }
+  }
+  if (!missing.empty()) {
+    j["code"] = "media_not_modelled";
+    j["media_codes"] = missing;
+    j["engine"] = r.engine;
+    return j;
+  }
+  j["tokens"] = tokens;
+  // The whole prompt after `depth` against the context the cache holds.
+  const std::int64_t n_ctx = e.kv.n_ctx;
+  if (n_ctx > 0) {
+    j["context"] = n_ctx;
+    j["exceeds_context"] = r.speed.depth + tokens > n_ctx;
+  }
+  j["code"] = r.proj.images > 0 || r.proj.audio_seconds > 0 ? "includes_media" : "text_only";
+  j["ms"] = ms;
+  const double pp = s.value("prefill_tps", 0.0), lo = s.value("prefill_tps_low", 0.0), hi = s.value("prefill_tps_high", 0.0);
+  if (pp > 0 && lo > 0 && hi > 0) {
+    j["ms_low"] = ms * pp / hi;
+    j["ms_high"] = ms * pp / lo;
+  }
+  return j;
+}
+
 }  // namespace
 
 SpeedOptions speed_options(const EstimateRequest& r) {
@@ -1116,6 +1184,8 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
   }
   if (r.model.vision.present) out["projector"] = projector_json(r, e, out);
   if (r.model.audio.present) out["audio"] = audio_json(r, e, out);
+  // After both media sections: the first token of the whole prompt reads their prefill times.
+  if (out.contains("speed") && out["speed"].contains("ttft_ms")) out["speed"]["first_token"] = first_token_json(r, e, out);
   if (!a.approximate.empty()) out["model"]["approximate_code"] = a.approximate;
   if (e.speed.unavailable.is_object()) out["speed_unavailable"] = e.speed.unavailable;
   json notes = json::array();

@@ -19,6 +19,18 @@ export default {
   why_kv_pool: 'The engine’s preallocated pool: what its memory share leaves after weights and activations, {blocks} blocks of {block} tokens, {tokens} tokens in all, shared by every request.',
   decode_note: 'Generating, one user', decode_note_offload: 'Generating, one user, with part of the model in system RAM',
   prefill_note: 'Reading a prompt of {0}\u00a0tokens', ttft_note: 'For a prompt of {0}\u00a0tokens',
+  // What the time to first token includes (result.speed.first_token): the images and audio of the
+  // request, or the text alone where the core does not model them, and why.
+  ttft_note_text: 'For a prompt of {0}\u00a0tokens of text',
+  ft_images_one: '{n} image ({tokens}\u00a0tokens)', ft_images_other: '{n} images ({tokens}\u00a0tokens)',
+  ft_audio: '{secs}\u00a0s of audio ({tokens}\u00a0tokens)',
+  ft_images_bare_one: '{n} image', ft_images_bare_other: '{n} images', ft_audio_bare: '{secs}\u00a0s of audio',
+  ft_includes: 'includes {media}',
+  ft_image_encode: 'not counting the vision encoder’s own run',
+  ft_without: 'not counting {media}: {why}',
+  ft_why_engine: 'their encoding under {engine} is not modelled here',
+  ft_why_tower: 'this model’s encoder for them is not modelled here',
+  ft_exceeds: 'the whole prompt, {0}\u00a0tokens, is longer than the {1}-token context',
   speed_offload_limit: 'What limits it: each token reads {ram} from system RAM (over PCIe and RAM bandwidth) besides {gpu} from {kind_mem}.',
   speed_offload_limit_link: 'What limits it: each token reads {ram} from the host’s {mem} memory (at {mem_bw}, linked to the GPU by {link} at {link_bw} each way) besides {gpu} from {kind_mem}.',
   link_nvlink_c2c: 'NVLink-C2C',

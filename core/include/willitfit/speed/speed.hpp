@@ -219,7 +219,8 @@ struct SpeedResult {
   double gen_avg_tps = 0;            // average over `gen` tokens from depth (llama-bench tgN @ dD)
   bool prefill_available = false;
   double prefill_tps = 0, prefill_tps_low = 0, prefill_tps_high = 0;     // `prompt` tokens at `depth`
-  double ttft_ms = 0;                // prefill of `prompt` tokens after `depth`
+  double ttft_ms = 0;                // prefill of `prompt` tokens after `depth` (text only; the result's
+                                     // speed.first_token adds the request's images and audio)
   double total_ms = 0;               // ttft + `gen` decode steps
   DecodeTerms decode;                // at depth
   PrefillTerms prefill;
