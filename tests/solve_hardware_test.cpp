@@ -886,8 +886,15 @@ TEST_CASE("the cheapest cloud offer holds the request with room to spare on a ve
   REQUIRE(cd.contains("cloud"));
   CHECK(cv["cloud"]["id"] == nvl["id"]);
   CHECK(cv["cloud"]["verdict"] == "fits");
+  // The cheaper A100, tight, is named beside it with its price; an answer with nothing cheaper
+  // that runs it names none.
+  REQUIRE(cv["cloud"].contains("tight_cheaper"));
+  CHECK(cv["cloud"]["tight_cheaper"]["id"] == a100["id"]);
+  CHECK(cv["cloud"]["tight_cheaper"]["price_hour_usd"].get<double>() == a100["price_hour_usd"].get<double>());
+  CHECK(cv["cloud"]["tight_cheaper"]["price_hour_usd"].get<double>() < cv["cloud"]["price_hour_usd"].get<double>());
   CHECK(cd["cloud"]["id"] == a100["id"]);
   CHECK(cd["cloud"]["verdict"] == "fits");
+  CHECK_FALSE(cd["cloud"].contains("tight_cheaper"));
   // The picks' card is the same answer.
   q["solve"] = "picks";
   CHECK(json::parse(wif::api_solve(vendor, q.dump()))["cheapest_cloud"]["id"] == nvl["id"]);
@@ -900,11 +907,15 @@ TEST_CASE("the cheapest cloud offer holds the request with room to spare on a ve
   REQUIRE(four.contains("cloud"));
   CHECK(four["cloud"]["verdict"] == "fits");
   CHECK(four["cloud"]["gpu_count"].get<int>() > 1);
+  REQUIRE(four["cloud"].contains("tight_cheaper"));
+  CHECK(four["cloud"]["tight_cheaper"]["gpu_count"] == 1);
+  CHECK(four["cloud"]["tight_cheaper"]["device"] == "nvidia-a100-80gb-pcie");
   const json only = json::parse(wif::api_solve(
       wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}}, [](const json& o) { return o.value("gpu_count", 1) == 1; }), q.dump()));
   REQUIRE(only.contains("cloud"));
   CHECK(only["cloud"]["id"] == a100["id"]);
   CHECK(only["cloud"]["verdict"] == "tight");
+  CHECK_FALSE(only["cloud"].contains("tight_cheaper"));
 }
 
 }  // namespace solve_hardware_test_cases

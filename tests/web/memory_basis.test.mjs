@@ -172,7 +172,7 @@ test('the cloud table says “tight” beside the memory of an instance that hol
   assert.deepEqual(page.problems, []);
 });
 
-test('the cost card names a cheaper offer that holds the model only tight beside the core’s cheapest offer with room to spare', async () => {
+test('the cost card and the picks’ cheapest cloud card name a cheaper offer that holds the model only tight beside the core’s cheapest offer with room to spare', async () => {
   // GLM-4.5-Air at Q4_K_M: an 80 GB A100 holds it only tight (no room to spare), so the core's
   // cheapest offer per token is one with room, and its tight_cheaper names the A100 offer.
   const req = { model: 'zai-org/GLM-4.5-Air', quant: 'Q4_K_M', hardware: 'nvidia-h200-sxm', context: 8192 };
@@ -189,6 +189,18 @@ test('the cost card names a cheaper offer that holds the model only tight beside
   assert.equal(await page.getAttribute('#cost-cloud-tight', 'data-offer'), tc.id);
   const note = plain(await page.textContent('#cost-cloud-tight'));
   assert.ok(note.startsWith(`${tight.provider} `) && note.includes('but holds the model only tight'), note);
+  // The picks' cheapest cloud card (per hour) does the same: the core's cheapest offer with room,
+  // and under it the cheaper offer that holds the model only tight, at the core's price.
+  const picks = core('solve', { model: req.model, quant: req.quant, context: 8192, solve: 'picks' });
+  const pc = picks.cheapest_cloud;
+  assert.ok(pc && pc.verdict === 'fits' && pc.tight_cheaper, JSON.stringify(pc));
+  const card = '[data-pick="cheapest_cloud"]';
+  await page.waitForSelector(`${card} [data-tight-cheaper]`, { state: 'attached' });
+  assert.equal(await page.getAttribute(`${card} [data-tight-cheaper]`, 'data-tight-cheaper'), pc.tight_cheaper.id);
+  const pick = plain(await page.textContent(`${card} [data-tight-cheaper]`));
+  const price = new Intl.NumberFormat('en', { style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: 2 }).format(pc.tight_cheaper.price_hour_usd);
+  assert.ok(pick.startsWith(`${pc.tight_cheaper.provider} `) && pick.includes(price) && pick.includes('only tight'), `${pick} (${price})`);
+  assert.ok(pc.tight_cheaper.price_hour_usd < pc.price_hour_usd);
   assert.deepEqual(page.problems, []);
 });
 

@@ -96,7 +96,7 @@ export default {
   pick_none: 'Nothing in the catalog qualifies.', pick_per_hour: '{0} per hour',
   price_street: 'street price', price_launch: 'launch price', price_launch_option: 'launch price of this memory option', price_launch_base_config: 'launch price of the base model', price_used: 'used',
   why_fastest: 'The fastest single consumer or workstation GPU that holds it all.', why_value: 'The lowest price per token/s: {0} per token/s.',
-  why_unified: 'The cheapest unified-memory machine that holds it ({0}).', why_cloud: 'The cheapest offer per hour whose GPUs hold it.',
+  why_unified: 'The cheapest unified-memory machine that holds it ({0}).', why_cloud: 'The cheapest offer per hour whose GPUs hold it.', pick_cloud_tight_cheaper: '{offer} at {price} costs less, but holds it only tight, with no room to spare.',
   chart: 'Memory over context', chart_title: 'Memory over context, {model} {quant}, {min} to {max}', chart_failed: 'The chart could not be drawn; the table below has the same data.',
   chart_table: 'Memory at each context length', as_table: 'The same data as a table', verdict: 'Verdict',
   matrix: 'Every quantization', matrix_title: 'Every GGUF format for {model} at {ctx}', format: 'Format', bpw: 'Bits/weight',

@@ -96,7 +96,7 @@ export default {
   pick_none: 'Nada en el catálogo cumple.', pick_per_hour: '{0} por hora',
   price_street: 'precio de calle', price_launch: 'precio de lanzamiento', price_launch_option: 'precio de lanzamiento con esta memoria', price_launch_base_config: 'precio de lanzamiento del modelo base', price_used: 'usado',
   why_fastest: 'La GPU de consumo o de estación de trabajo más rápida que lo aloja entero.', why_value: 'El menor precio por token/s: {0} por token/s.',
-  why_unified: 'La máquina de memoria unificada más barata que lo aloja ({0}).', why_cloud: 'La oferta más barata por hora cuyas GPU lo alojan.',
+  why_unified: 'La máquina de memoria unificada más barata que lo aloja ({0}).', why_cloud: 'La oferta más barata por hora cuyas GPU lo alojan.', pick_cloud_tight_cheaper: '{offer} a {price} cuesta menos, pero lo aloja justo, sin margen.',
   chart: 'Memoria según el contexto', chart_title: 'Memoria según el contexto, {model} {quant}, de {min} a {max}', chart_failed: 'No se pudo dibujar el gráfico; la tabla de abajo tiene los mismos datos.',
   chart_table: 'Memoria para cada longitud de contexto', as_table: 'Los mismos datos en una tabla', verdict: 'Veredicto',
   matrix: 'Todas las cuantizaciones', matrix_title: 'Todos los formatos GGUF de {model} a {ctx}', format: 'Formato', bpw: 'Bits/peso',

@@ -96,7 +96,7 @@ export default {
   pick_none: 'Rien dans le catalogue ne convient.', pick_per_hour: '{0} par heure',
   price_street: 'prix du marché', price_launch: 'prix de lancement', price_launch_option: 'prix de lancement avec cette mémoire', price_launch_base_config: 'prix de lancement du modèle de base', price_used: 'occasion',
   why_fastest: 'Le GPU grand public ou station de travail le plus rapide qui le contient entièrement.', why_value: 'Le prix le plus bas par jeton/s : {0} par jeton/s.',
-  why_unified: 'La machine à mémoire unifiée la moins chère qui le contient ({0}).', why_cloud: "L’offre la moins chère à l’heure dont les GPU le contiennent.",
+  why_unified: 'La machine à mémoire unifiée la moins chère qui le contient ({0}).', why_cloud: "L’offre la moins chère à l’heure dont les GPU le contiennent.", pick_cloud_tight_cheaper: '{offer} à {price} coûte moins, mais ne le contient que de justesse, sans marge.',
   chart: 'Mémoire selon le contexte', chart_title: 'Mémoire selon le contexte, {model} {quant}, de {min} à {max}', chart_failed: 'Le graphique n’a pas pu être tracé ; le tableau ci-dessous a les mêmes données.',
   chart_table: 'Mémoire pour chaque longueur de contexte', as_table: 'Les mêmes données en tableau', verdict: 'Verdict',
   matrix: 'Toutes les quantifications', matrix_title: 'Tous les formats GGUF de {model} à {ctx}', format: 'Format', bpw: 'Bits/poids',

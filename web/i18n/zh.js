@@ -96,7 +96,7 @@ export default {
   pick_none: '目录中没有符合条件的。', pick_per_hour: '每小时 {0}',
   price_street: '市场价', price_launch: '首发价', price_launch_option: '该内存配置的首发价', price_launch_base_config: '基础款首发价', price_used: '二手',
   why_fastest: '能完整装下它的最快的消费级或工作站单卡。', why_value: '每 token/s 的价格最低（{0}）。',
-  why_unified: '能装下它的最便宜的统一内存机器（{0}）。', why_cloud: '能装下它的每小时最便宜的云方案。',
+  why_unified: '能装下它的最便宜的统一内存机器（{0}）。', why_cloud: '能装下它的每小时最便宜的云方案。', pick_cloud_tight_cheaper: '{offer}（{price}）更便宜，但只能勉强装下，没有余量。',
   chart: '内存随上下文变化', chart_title: '内存随上下文变化：{model} {quant}，{min} 至 {max}', chart_failed: '图表无法绘制；下方表格包含相同数据。',
   chart_table: '各上下文长度下的内存', as_table: '以表格查看相同数据', verdict: '结论',
   matrix: '所有量化格式', matrix_title: '{model} 在 {ctx} 下的所有 GGUF 格式', format: '格式', bpw: '位/权重',

@@ -209,7 +209,15 @@ function card(key, p, L, missing) {
     h('div', { class: 'k' }, T(`pick_${key}`)),
     h('div', { class: 'v' }, cloud ? name : link(urlFor({ hw: p.id, count: p.count, ram: 0 }), name)),
     h('div', { class: 's' }, dots(L, [price, tps(p.decode_tps, L), T(`short_${p.verdict}`)])),
-    h('div', { class: 's note' }, why));
+    h('div', { class: 's note' }, why),
+    cloud && p.tight_cheaper ? tightCheaper(p.tight_cheaper, L) : null);
+}
+
+/** The core's cheaper cloud offer that holds the model only tight, named under the cheapest with room. @param {any} tc @param {string} L */
+function tightCheaper(tc, L) {
+  const named = `${tc.gpu_count > 1 ? `${times(tc.gpu_count, L)} ` : ''}${shownName({ ...tc, id: tc.device }, L)}`;
+  return h('div', { class: 's note', dataset: { tightCheaper: tc.id } },
+    T('pick_cloud_tight_cheaper', { offer: dots(L, [tc.provider, named]), price: T('pick_per_hour', { 0: usd(tc.price_hour_usd, L, 2) }) }));
 }
 
 /**

@@ -174,7 +174,15 @@ json cheapest_cloud(Solver& s, double min_tps) {
                 {"checked", o->value("checked", "")}, {"verdict", e.verdict}, {"decode_tps", tps}, {"decode_tps_low", low}};
     if (o->contains("price_basis") && (*o)["price_basis"].is_string()) row["price_basis"] = (*o)["price_basis"];
     if (o->contains("tier") && (*o)["tier"].is_string()) row["tier"] = (*o)["tier"];
-    if (e.verdict == "fits") return row;
+    if (e.verdict == "fits") {
+      // A cheaper offer that holds it only tight is named beside the answer, so the page can say
+      // what room to spare costs here (the cost answer's cheapest_offer.tight_cheaper, per hour).
+      if (!tight.is_null())
+        row["tight_cheaper"] = {{"id", tight["id"]}, {"provider", tight["provider"]}, {"instance", tight["instance"]},
+                                {"device", tight["device"]}, {"name", tight["name"]}, {"gpu_count", tight["gpu_count"]},
+                                {"price_hour_usd", tight["price_hour_usd"]}};
+      return row;
+    }
     tried[key] = true;
     if (tight.is_null()) tight = std::move(row);
   }
