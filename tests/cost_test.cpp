@@ -544,14 +544,11 @@ TEST_CASE("rent vs buy codes a break-even point past the hardware's useful life"
 // room (an H200's), and cheapest_offer names the cheaper tight one beside it; with the A100's size
 // stated as a driver's 80 GiB, its cheapest offer is the answer and nothing is named beside it.
 TEST_CASE("the cheapest cloud offer per token and rent vs buy's offer hold the model with room to spare, a cheaper tight offer named beside", "[cost][memory_basis][clouds]") {
-  const Catalog vendor = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}, {"nvidia-h200-sxm", nullptr}});
-  const Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_driver_total}, {"nvidia-h200-sxm", nullptr}});
-  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
-  const std::int64_t ctx = wif_test::tight_on_vendor_figure(vendor, driver, "nvidia-a100-80gb-pcie", base);
-  REQUIRE(ctx > 0);
-  CAPTURE(ctx);
-  json q = base;
-  q["context"] = ctx;
+  const auto pair = wif_test::vendor_and_driver("nvidia-a100-80gb-pcie", "nvidia-h200-sxm", {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}});
+  REQUIRE(pair.ctx > 0);
+  CAPTURE(pair.ctx);
+  const Catalog &vendor = pair.vendor, &driver = pair.driver;
+  json q = pair.q;
   q["hardware"] = "nvidia-h200-sxm";
   q["hours_per_day"] = 8;
   const json rv = json::parse(api_cost(vendor, q.dump()));

@@ -121,6 +121,21 @@ inline std::int64_t tight_on_vendor_figure(const wif::Catalog& vendor, const wif
   return 0;
 }
 
+/// The device `id` on a vendor's figure (`vendor`) and as a driver's total of the same size
+/// (`driver`), each in a catalog beside `other` as shipped, and `base` in `q` at `ctx`: the first
+/// context where `id` alone is tight in the first and fits in the second (0 when there is none).
+struct VendorDriver {
+  wif::Catalog vendor, driver;
+  nlohmann::json q;
+  std::int64_t ctx = 0;
+};
+inline VendorDriver vendor_and_driver(const std::string& id, const std::string& other, const nlohmann::json& base) {
+  VendorDriver p{catalog_of({{id, as_vendor_figure}, {other, nullptr}}), catalog_of({{id, as_driver_total}, {other, nullptr}}), base};
+  p.ctx = tight_on_vendor_figure(p.vendor, p.driver, id, base);
+  p.q["context"] = p.ctx;
+  return p;
+}
+
 /// api_estimate on the shipped catalog, request and answer as JSON documents.
 inline nlohmann::json estimate(const nlohmann::json& req) {
   return nlohmann::json::parse(wif::api_estimate(catalog(), req.dump()));

@@ -248,14 +248,11 @@ TEST_CASE("tier lists of MXFP4_MOE on a dense model carry the moe_only_format co
 // with room (an H100 NVL), not the A100; with the same entry stated as a driver's 80 GiB, the
 // A100 is the answer. The entry carries its basis and the low end, so a page can mark it.
 TEST_CASE("the tier lists' smallest GPU holds the model with room to spare on a vendor figure's low end, a tight one only when none has room", "[tiers][memory_basis]") {
-  const Catalog vendor = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_vendor_figure}, {"nvidia-h100-nvl", nullptr}});
-  const Catalog driver = wif_test::catalog_of({{"nvidia-a100-80gb-pcie", wif_test::as_driver_total}, {"nvidia-h100-nvl", nullptr}});
-  const json base = {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}};
-  const std::int64_t ctx = wif_test::tight_on_vendor_figure(vendor, driver, "nvidia-a100-80gb-pcie", base);
-  REQUIRE(ctx > 0);
-  CAPTURE(ctx);
-  json q = base;
-  q["context"] = ctx;
+  const auto pair = wif_test::vendor_and_driver("nvidia-a100-80gb-pcie", "nvidia-h100-nvl", {{"model", "meta-llama/Llama-3.1-70B-Instruct"}, {"quant", "Q6_K"}});
+  REQUIRE(pair.ctx > 0);
+  CAPTURE(pair.ctx);
+  const Catalog &vendor = pair.vendor, &driver = pair.driver;
+  json q = pair.q;
   const json tv = json::parse(api_tiers(vendor, q.dump()));
   const json td = json::parse(api_tiers(driver, q.dump()));
   REQUIRE_FALSE(tv.contains("error"));
