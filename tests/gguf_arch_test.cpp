@@ -64,6 +64,34 @@ std::map<std::string, int> kinds(const Architecture& a) {
 
 }  // namespace
 
+// GLM-4.5-Air's NextN layer keeps its own token embedding and output head (model.layers.46.*),
+// which llama.cpp's converter writes as blk.46.nextn.embed_tokens and nextn.shared_head_head
+// (151552 x 4096 each); its catalog entry says so (mtp_embed_head_copies). With them, ubergarm's
+// BF16 and Q8_0 files (https://huggingface.co/ubergarm/GLM-4.5-Air-GGUF, in the size list) are the
+// computed file to 0.01 %; without them the computed file was 1.1 % light. A GGUF written from the
+// plan says by holding the two tensors that its block keeps them.
+TEST_CASE("GLM-4.5-Air's NextN block keeps its own embedding and head copies: the published BF16 and Q8_0 files to 0.01 %, read back from a written header", "[gguf][mtp]") {
+  const Architecture& a = wif_test::catalog_arch("zai-org/GLM-4.5-Air");
+  REQUIRE(a.mtp_embed_head_copies);
+  Architecture without = a;
+  without.mtp_embed_head_copies = false;
+  const double copy = 151552.0 * 4096.0;
+  struct File { const char* quant; double published, bytes_per_weight; };
+  for (const File& f : {File{"BF16", 220987878539.0, 2.0}, File{"Q8_0", 117446954451.0, 34.0 / 32.0}}) {
+    CAPTURE(f.quant);
+    const TensorPlan p = plan_quantization(a, f.quant), w = plan_quantization(without, f.quant);
+    CHECK(static_cast<double>(p.weights_bytes - w.weights_bytes) == 2 * copy * f.bytes_per_weight);
+    CHECK(std::fabs(static_cast<double>(p.file_bytes) - f.published) / f.published < 1e-4);
+    CHECK((f.published - static_cast<double>(w.file_bytes)) / f.published > 0.01);
+  }
+  const RoundTrip r = round_trip(a, "Q8_0", "glm-4.5-air");
+  CHECK(r.arch_read.mtp_embed_head_copies);
+  CHECK(r.read.file_bytes == r.header.size() + [&] { std::uint64_t b = 0; for (const Tensor& t : r.computed.tensors) b += pad32(t.bytes); return b; }());
+  const RoundTrip n = round_trip(without, "Q8_0", "glm-4.5-air");
+  CHECK_FALSE(n.arch_read.mtp_embed_head_copies);
+  CHECK(n.read.tensors.size() + 2 == r.read.tensors.size());
+}
+
 TEST_CASE("the size computed from a config equals the size read back from a GGUF written from its plan", "[gguf]") {
   const std::string model = GENERATE(as<std::string>{}, "llama-3.1-8b", "glm-4.5-air");
   CAPTURE(model);

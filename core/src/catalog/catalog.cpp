@@ -186,6 +186,13 @@ struct CatalogLoader {
         throw InputError("missing_field", join_path(p, "config"), "a model needs its config.json facts");
       m.arch = architecture_from_hf_config(doc["config"], join_path(p, "config"));
       if (auto dt = opt_str(doc, "native_dtype", p)) m.arch.native_dtype = *dt;
+      if (doc.contains("mtp_embed_head_copies")) {
+        if (!doc["mtp_embed_head_copies"].is_boolean())
+          throw InputError("bad_type", join_path(p, "mtp_embed_head_copies"), "mtp_embed_head_copies is true or false");
+        m.arch.mtp_embed_head_copies = doc["mtp_embed_head_copies"].get<bool>();
+        if (m.arch.mtp_embed_head_copies && m.arch.n_layer_all() == m.arch.n_layer_main())
+          throw InputError("bad_value", join_path(p, "mtp_embed_head_copies"), "the model has no MTP layer to hold the copies");
+      }
       m.native_dtype = m.arch.native_dtype;
       m.source = doc["source"].get<std::string>();
       m.checked = doc["checked"].get<std::string>();

@@ -192,6 +192,9 @@ Architecture gguf_architecture(const GgufHeader& h) {
   const std::int64_t leading_dense = m.opt("leading_dense_block_count").value_or(0);
   const std::int64_t moe_step = std::max<std::int64_t>(1, m.opt("interleave_moe_layer_step").value_or(1));
   const std::int64_t n_mtp = std::min(n_layer - 1, m.opt("nextn_predict_layers").value_or(0));
+  // A file says by holding them whether its MTP block keeps its own embedding and head copies.
+  for (std::int64_t il = n_layer - n_mtp; il < n_layer && il >= 0 && !a.mtp_embed_head_copies; ++il)
+    a.mtp_embed_head_copies = m.tensor(static_cast<int>(il), "nextn.embed_tokens.weight");
 
   // MLA: the converter writes key/value_length for the cached latent and *_mla for the heads;
   // llama.cpp treats the model as MLA only when both *_mla keys are non-zero (src/llama-model.cpp).

@@ -332,7 +332,7 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       b.add(blk(il, "laurel_r.weight"), {r, E}, il, TensorRole::Other);
       b.add(blk(il, "laurel_post_norm.weight"), {E}, il, TensorRole::Norm);
     }
-    if (L.is_mtp) {  // GLM-4.5 NextN block extras (embedding and head are shared, not stored)
+    if (L.is_mtp) {  // NextN block extras
       b.add(blk(il, "nextn.eh_proj.weight"), {2 * E, E}, il, TensorRole::Other);
       b.add(blk(il, "nextn.enorm.weight"), {E}, il, TensorRole::Norm);
       b.add(blk(il, "nextn.hnorm.weight"), {E}, il, TensorRole::Norm);
@@ -341,10 +341,12 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
       // llama.cpp's LLM_ARCH_STEP35 loader; the checkpoint's shared_head.output).
       if (a.gguf_arch == "step35")
         b.add(blk(il, "nextn.shared_head_head.weight"), {E, a.n_vocab}, il, TensorRole::Other);
-      // DeepSeek V3.2's converter writes every model.layers.61.* tensor, the checkpoint's own
-      // embedding and head copies included (llama.cpp DeepseekV32Model, skip_mtp = False; the
-      // loader takes them as nextn.embed_tokens and nextn.shared_head_head).
-      if (a.gguf_arch == "deepseek32") {
+      // The block's own embedding and head copies, where the checkpoint holds them: llama.cpp's
+      // converter writes every tensor of the MTP layer (DeepseekV32Model with skip_mtp = False for
+      // V3.2's model.layers.61.*; Glm4MoeModel for GLM-4.5's model.layers.46.* or .92.*) and the
+      // loader takes them as nextn.embed_tokens and nextn.shared_head_head, optional since
+      // https://github.com/ggml-org/llama.cpp/pull/16359 because GLM-4.6's checkpoint has none.
+      if (a.gguf_arch == "deepseek32" || a.mtp_embed_head_copies) {
         b.add(blk(il, "nextn.embed_tokens.weight"), {E, a.n_vocab}, il, TensorRole::Other);
         b.add(blk(il, "nextn.shared_head_head.weight"), {E, a.n_vocab}, il, TensorRole::Other);
       }

@@ -130,6 +130,11 @@ struct Architecture {
   std::int64_t n_altup = 0;
   std::int64_t laurel_rank = 0;
   std::string native_dtype = "bf16";
+  /// The checkpoint's MTP block holds its own copies of the token embedding and the output head,
+  /// which llama.cpp's converter writes as nextn.embed_tokens and nextn.shared_head_head: GLM-4.5
+  /// and GLM-4.5-Air do (their catalog entries say so), GLM-4.6 does not (llama.cpp PR #16359 made
+  /// the two tensors optional for it), DeepSeek V3.2's converter always writes them.
+  bool mtp_embed_head_copies = false;
   /// Empty when the shapes are exact; otherwise the code of why they are an approximation
   /// ("unsupported_model_type": a config of a type the importer does not know, read as a
   /// llama-style decoder from its standard keys).
