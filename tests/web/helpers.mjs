@@ -17,6 +17,17 @@ export function core(fn, req) {
   return JSON.parse(r.stdout);
 }
 
+/** The native CLI's estimate documents for many requests in one process (`willitfit api
+ * estimate_many -`), in their order: a test that compares each row of a list with the core asks
+ * once, not once a row (each process loads the catalog). @param {object[]} reqs @returns {any[]} */
+export function coreMany(reqs) {
+  if (!reqs.length) return [];
+  const r = spawnSync(path.join(root, 'build', 'cli', 'willitfit'), ['api', 'estimate_many', '-'], { input: JSON.stringify(reqs), encoding: 'utf8', maxBuffer: 1 << 28 });
+  const out = JSON.parse(r.stdout);
+  if (!Array.isArray(out) || out.length !== reqs.length) throw new Error(`estimate_many gave ${Array.isArray(out) ? out.length : typeof out} documents for ${reqs.length} requests`);
+  return out;
+}
+
 /**
  * What a test may do to a page it was lent without the page being closed after it: reading,
  * clicking, typing, navigating, evaluating, screenshots. Anything that outlives a navigation (a
