@@ -1,38 +1,59 @@
 // Tensor names and shapes follow llama.cpp's per-architecture loaders (src/llama-model.cpp,
 // load_tensors) and tensor name table (src/llama-arch.cpp). Only what affects bytes is modelled.
 #include "willitfit/model/tensors.hpp"
+#include <string>
+#include <string_view>
 
 namespace wif {
 namespace {
 
+// A layer tensor's name, "blk.<il>.<what>", spelled out only where names are wanted: counting
+// parameters needs shapes and roles, and making every name of every model was most of the time a
+// catalog listing took (the models list counts each model's parameters).
+struct Name {
+  int il;
+  const char* what;
+};
+Name blk(int il, const char* what) { return {il, what}; }
+
 struct Builder {
   std::vector<Tensor>& out;
   GgmlType ftype;
+  bool named = true;
 
-  void add(const std::string& name, std::initializer_list<std::int64_t> shape, int layer,
-           TensorRole role) {
+  void add(Name n, std::initializer_list<std::int64_t> shape, int layer, TensorRole role) {
+    push(n.what, true, named ? "blk." + std::to_string(n.il) + "." + n.what : std::string(), shape, layer, role);
+  }
+  void add(const std::string& name, std::initializer_list<std::int64_t> shape, int layer, TensorRole role) {
+    push(name, false, named ? name : std::string(), shape, layer, role);
+  }
+
+ private:
+  // `tail` is the part of the name the converter's type rule reads (all of it outside the layers).
+  void push(std::string_view tail, bool in_block, std::string name, std::initializer_list<std::int64_t> shape,
+            int layer, TensorRole role) {
     Tensor t;
-    t.name = name;
+    t.name = std::move(name);
     int i = 0;
     for (std::int64_t d : shape) t.ne[i++] = d;
     t.n_dims = static_cast<int>(shape.size());
     while (t.n_dims > 1 && t.ne[t.n_dims - 1] == 1) --t.n_dims;
     t.layer = layer;
     t.role = role;
-    const bool weight = name.size() > 7 && name.compare(name.size() - 7, 7, ".weight") == 0;
+    constexpr std::string_view kWeight = ".weight";
+    const bool weight = (in_block || tail.size() > kWeight.size()) && tail.size() >= kWeight.size() &&
+                        tail.compare(tail.size() - kWeight.size(), kWeight.size(), kWeight) == 0;
     // Converter (llama.cpp convert_hf_to_gguf.py, ModelBase.prepare_tensors): 1-D tensors, norms, non-".weight" tensors and routers are F32.
     const bool f32 = t.n_dims <= 1 || !weight || role == TensorRole::Norm ||
                      role == TensorRole::Router || role == TensorRole::Bias ||
-                     name.find("ssm_conv1d") != std::string::npos ||
-                     name.find("shortconv.conv") != std::string::npos;
+                     tail.find("ssm_conv1d") != std::string_view::npos ||
+                     tail.find("shortconv.conv") != std::string_view::npos;
     t.quantizable = !f32;
     t.type = f32 ? GgmlType::F32 : ftype;
     t.bytes = static_cast<std::uint64_t>(t.n_elements()) * (f32 ? 4u : 2u);
     out.push_back(std::move(t));
   }
 };
-
-std::string blk(int il, const char* what) { return "blk." + std::to_string(il) + "." + what; }
 
 // DeepSeek V4 attention and hyper-connection mixes (llama.cpp src/models/deepseek4.cpp,
 // llama_model_deepseek4::load_arch_tensors; GGUF names as its converter writes them).
@@ -266,11 +287,9 @@ void feed_forward(Builder& b, const Architecture& a, const LayerSpec& L, int il)
   }
 }
 
-}  // namespace
-
-std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type) {
+std::vector<Tensor> enumerate(const Architecture& a, GgmlType float_type, bool named) {
   std::vector<Tensor> out;
-  Builder b{out, float_type};
+  Builder b{out, float_type, named};
   const std::int64_t E = a.n_embd;
   b.add("token_embd.weight", {E, a.n_vocab}, -1, TensorRole::TokenEmbd);
   b.add("output_norm.weight", {E}, -1, TensorRole::Norm);
@@ -355,12 +374,16 @@ std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type
   return out;
 }
 
+}  // namespace
+
+std::vector<Tensor> enumerate_tensors(const Architecture& a, GgmlType float_type) { return enumerate(a, float_type, true); }
+
 ParamCounts count_params(const Architecture& a) {
   ParamCounts pc;
   const double used_frac =
       a.is_moe() ? static_cast<double>(a.moe.n_expert_used) / static_cast<double>(a.moe.n_expert) : 1.0;
   double active = 0;
-  for (const auto& t : enumerate_tensors(a)) {
+  for (const auto& t : enumerate(a, GgmlType::BF16, false)) {
     const std::int64_t n = t.n_elements();
     pc.total += n;
     if (t.role == TensorRole::TokenEmbd) pc.embedding += n;
