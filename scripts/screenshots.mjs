@@ -81,8 +81,8 @@ const JOURNEYS = {
   'device-4090': '?view=device&hw=nvidia-rtx-4090&ram=0',
   // A device sold by the vendor's memory figure (memory_basis vendor_figure): the figure marked, what
   // the driver may report said under the bar, and a setup that fits only above that low end (tight).
-  'vendor-figure-llama70b-h20': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=F16&hw=nvidia-h20-141gb&ctx=16384',
-  'device-vendor-figure-h20': '?view=device&hw=nvidia-h20-141gb&ram=0',
+  'vendor-figure-llama70b-s4000': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=moorethreads-mtt-s4000&ctx=16384',
+  'device-vendor-figure-s4000': '?view=device&hw=moorethreads-mtt-s4000&ram=0',
   // A driver's total further from the sold figure than the decimal reading (memory_sold_differs):
   // the Atlas 300I Duo's 87973 MiB against 96 GB, on its device page.
   'device-sold-differs-atlas': '?view=device&hw=huawei-atlas-300i-duo&ram=0',
@@ -90,7 +90,7 @@ const JOURNEYS = {
   // cloud table with "tight" beside an offer that holds the model without room to spare.
   'model-vendor-figure-llama70b': '?view=model&model=meta-llama/Llama-3.1-70B-Instruct',
   'vendor-figure-cloud-llama70b-q6k-h200': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q6_K&hw=nvidia-h200-sxm&ctx=28672&ram=0',
-  'widget-vendor-figure-h20': 'embed.html?model=meta-llama/Llama-3.1-70B-Instruct&quant=F16&hw=nvidia-h20-141gb&ctx=16384',
+  'widget-vendor-figure-s4000': 'embed.html?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=moorethreads-mtt-s4000&ctx=16384',
   // Devices whose figures public sources do not settle (catalog `uncertain`): the marks, and a
   // decode range widened by the bandwidth's low and high.
   'device-uncertain-c500': '?view=device&hw=metax-c500&ram=0',

@@ -255,10 +255,10 @@ TEST_CASE("vLLM on a vendor's 24 GB: tight where its budget starts on the figure
   CHECK(fits >= 1);
 }
 
-TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: MI50 32GB", "[estimate][memory_basis]") {
-  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "amd-mi50-32gb"}});
+TEST_CASE("a catalog GPU sold by the vendor's figure carries it into the result: MTT S4000", "[estimate][memory_basis]") {
+  const json r = wif_test::estimate({{"model", "Qwen/Qwen3-0.6B"}, {"quant", "Q4_K_M"}, {"hardware", "moorethreads-mtt-s4000"}});
   REQUIRE_FALSE(r.contains("error"));
-  const Device* d = wif_test::catalog().find_device("amd-mi50-32gb");
+  const Device* d = wif_test::catalog().find_device("moorethreads-mtt-s4000");
   REQUIRE(d != nullptr);
   REQUIRE(d->memory_basis == "vendor_figure");
   CHECK(r["hardware"]["memory_basis"]["code"] == "vendor_figure");
@@ -305,6 +305,45 @@ TEST_CASE("A100 PCIe 80GB and 40GB, V100 PCIe 32GB, L20, H800, MI60, Gaudi 2 and
     CHECK_FALSE(c.find_device(r.id)->facts.contains("memory_basis"));
     CHECK(c.find_device(r.id)->memory_basis == "driver_reported");
   }
+}
+
+// The fourth pass (session 27; URLs and readings in each entry's notes): nvidia-smi's totals for
+// the Tesla P40 (23040 MiB with ECC on under a 515 driver; the 418 to 470 drivers showed 22919),
+// the Tesla M40 24GB (22939 MiB with ECC on, driver 367.48) and the H20 141GB, which the driver
+// names "NVIDIA H20-3e" (143771 MiB, the H200's total); hl-smi's 131072 MiB, exactly 128 GiB, for
+// a Gaudi 3 (HL-325); and the rocminfo device pool of a 60-CU gfx906 board on a host of MI50 32GB
+// cards (33538048 KB = 32752 MiB, the MI60's total).
+TEST_CASE("Tesla P40, Tesla M40 24GB, H20 141GB, Gaudi 3 and MI50 32GB hold their driver's total", "[catalog][hardware]") {
+  const Catalog& c = wif_test::catalog();
+  for (const ReportedRow& r : {ReportedRow{"nvidia-tesla-p40", 23040, 24}, ReportedRow{"nvidia-tesla-m40-24gb", 22939, 24},
+                               ReportedRow{"nvidia-h20-141gb", 143771, 141}, ReportedRow{"intel-gaudi-3", 131072, 0},
+                               ReportedRow{"amd-mi50-32gb", 32752, 32}}) {
+    CAPTURE(r.id);
+    check_reported(c, r);
+    CHECK_FALSE(c.find_device(r.id)->facts.contains("memory_basis"));
+    CHECK(c.find_device(r.id)->memory_basis == "driver_reported");
+  }
+  // The MI50 32GB and the MI60 are the same gfx906 board with 32 GB of HBM2: the same total.
+  CHECK(c.find_device("amd-mi50-32gb")->memory_gib == c.find_device("amd-mi60")->memory_gib);
+}
+
+// The Tesla P40 as the catalog had it: "24 GB" taken as 24 GiB, a vendor's figure read as 22.35 to
+// 24 GiB. Its driver offers 23040 MiB, below the figure's top end; by hand, with 0.35 GiB kept for
+// the runtime (hardware/device.cpp usable_memory):
+//   physical  23040 x 2^20                    = 24 159 191 040 bytes
+//   usable    24 159 191 040 - 0.35 x 2^30    = 23 783 381 401.6
+// which is 1.5 GiB under the 25 393 994 137.6 bytes the old entry's top end gave, and exact: no
+// vendor-figure range, so the verdict no longer rests on a low end.
+TEST_CASE("the Tesla P40's memory is the driver's 23040 MiB: a fixed budget 1.5 GiB under the old figure's top", "[hardware][memory_basis]") {
+  const Device* d = wif_test::catalog().find_device("nvidia-tesla-p40");
+  REQUIRE(d != nullptr);
+  CHECK(d->memory_gib == Approx(22.5).margin(0.001));
+  const UsableMemory u = usable_memory(*d);
+  CHECK(static_cast<double>(u.usable_bytes) == Approx(23040.0 * 1048576 - 0.35 * kGiB).margin(1));
+  CHECK(u.usable_low_bytes == u.usable_bytes);
+  CHECK(static_cast<double>(u.usable_bytes) < kUsable24 - 1.4 * kGiB);
+  CHECK(static_cast<double>(u.physical_bytes) > 24e9);  // above 24 decimal GB: the same memory
+  CHECK(memory_basis_json(*d) == json{{"code", "driver_reported"}});
 }
 
 // The Atlas 300I Duo: Huawei sells 96 GB; the driver offers 87973 MiB (85.91 GiB), 3.9 % under

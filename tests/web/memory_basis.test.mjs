@@ -21,7 +21,7 @@ const two = (x, lang) => new Intl.NumberFormat(lang, { maximumFractionDigits: 2 
 const ready = (page) => page.waitForFunction(() => document.querySelector('#verdict').dataset.verdict !== 'pending');
 
 test('the result on a vendor’s memory figure marks it and says the driver may report less, in English and in French on a phone', async () => {
-  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'amd-mi50-32gb', context: 8192 };
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'moorethreads-mtt-s4000', context: 8192 };
   const r = core('estimate', req);
   assert.equal(r.hardware.memory_basis.code, 'vendor_figure');
   const { low_gib: low, less_share: less } = r.hardware.memory_basis.values;
@@ -36,7 +36,7 @@ test('the result on a vendor’s memory figure marks it and says the driver may 
   const rule = plain(await page.textContent('#usable-rule'));
   const fig = `${r.hardware.memory_gib} GiB`;
   assert.ok(rule.includes(`${fig} is the vendor’s figure: the driver may report up to ${Math.round(less * 100)}% less (${two(low, 'en')} GiB).`), rule);
-  assert.match(rule, /^Usable on device: .+\. 32 GiB is the vendor’s figure/);
+  assert.match(rule, /^Usable on device: .+\. 48 GiB is the vendor’s figure/);
 
   const phone = await env.page({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
   await open(phone, url('fr'));
@@ -115,7 +115,7 @@ test('the model page marks a vendor’s memory figure in its GPU list’s memory
   const page = await env.page();
   await open(page, `${env.url}?view=model&model=${model}&lang=en`);
   // A long list folds its rows after the first ones: the row is there, folded or not.
-  await page.waitForSelector('#mp-gpus tr[data-device="nvidia-h20-141gb"]', { state: 'attached' });
+  await page.waitForSelector('#mp-gpus tr[data-device="moorethreads-mtt-s4000"]', { state: 'attached' });
   // The list the page drew: each row's device, its memory cell's mark and its verdict cell.
   const rows = await page.$$eval('#mp-gpus tbody tr[data-device]', (trs) => trs.map((tr) => {
     const cells = [...tr.querySelectorAll('th, td')];
@@ -132,12 +132,12 @@ test('the model page marks a vendor’s memory figure in its GPU list’s memory
     assert.equal(row.marks, v ? 1 : 0, `${row.id} (${basis.get(row.id)})`);
     assert.equal(row.inMemory, row.marks, `${row.id}: the mark sits in the memory cell`);
   }
-  const h20 = rows.find((x) => x.id === 'nvidia-h20-141gb');
-  assert.ok(h20 && h20.inMemory === 1, JSON.stringify(h20));
+  const s4000 = rows.find((x) => x.id === 'moorethreads-mtt-s4000');
+  assert.ok(s4000 && s4000.inMemory === 1, JSON.stringify(s4000));
   assert.ok(rows.some((x) => basis.get(x.id) === 'driver_reported' && x.marks === 0), 'a driver total in the list, unmarked');
   // The mark's text is the core's low end of the figure.
-  const r = core('estimate', { model, quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb' });
-  const mark = plain(await page.textContent('#mp-gpus tr[data-device="nvidia-h20-141gb"] [data-basis]'));
+  const r = core('estimate', { model, quant: 'Q4_K_M', hardware: 'moorethreads-mtt-s4000' });
+  const mark = plain(await page.textContent('#mp-gpus tr[data-device="moorethreads-mtt-s4000"] [data-basis]'));
   assert.ok(mark.startsWith('vendor figure') && mark.includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), mark);
   assert.deepEqual(page.problems, []);
 });
@@ -211,7 +211,7 @@ test('the cost card and the picks’ cheapest cloud card name a cheaper offer th
 });
 
 test('the embed card marks a vendor’s memory figure on its memory line, with the core’s low end in its tooltip', async () => {
-  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'nvidia-h20-141gb', context: 8192 };
+  const req = { model: 'Qwen/Qwen3-0.6B', quant: 'Q4_K_M', hardware: 'moorethreads-mtt-s4000', context: 8192 };
   const r = core('estimate', req);
   const page = await env.page();
   const line = async (/** @type {string} */ hw) => {
@@ -222,7 +222,7 @@ test('the embed card marks a vendor’s memory figure on its memory line, with t
       return { text: l.textContent || '', title: l.title, basis: l.dataset.basis };
     });
   };
-  const v = await line('nvidia-h20-141gb');
+  const v = await line('moorethreads-mtt-s4000');
   assert.equal(v.basis, 'vendor_figure');
   assert.match(plain(v.text), / · vendor figure · /);
   assert.ok(plain(v.title).includes(`(${two(r.hardware.memory_basis.values.low_gib, 'en')} GiB)`), v.title);
