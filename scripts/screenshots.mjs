@@ -34,6 +34,8 @@ const JOURNEYS = {
   'mlx-qwen3-30b-m4max': '?model=Qwen/Qwen3-30B-A3B&hw=apple-m4-max-40c-gpu-128gb&engine=mlx&ctx=32768',
   'vllm-tp4-llama70b-h100x4': '?model=meta-llama/Llama-3.1-70B-Instruct&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=8192',
   'vllm-dsv3-h200x8': '?model=deepseek-ai/DeepSeek-V3-0324&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
+  // DeepSeek V3.2's sparse attention under vLLM: the latent and the indexer keys in one cache figure.
+  'vllm-dsv32-h200x8': '?model=deepseek-ai/DeepSeek-V3.2&hw=nvidia-h200-sxm&count=8&engine=vllm&ctx=32768',
   'vllm-measured-llama3-h100x4': '?model=meta-llama/Meta-Llama-3-8B&quant=SAFETENSORS-BF16&hw=nvidia-h100-sxm&count=4&engine=vllm&ctx=8192',
   'sglang-llama8b-4090': '?model=meta-llama/Llama-3.1-8B-Instruct&hw=nvidia-rtx-4090&engine=sglang&ctx=8192',
   'nofit-70b-4060': '?model=meta-llama/Llama-3.1-70B-Instruct&quant=Q4_K_M&hw=nvidia-rtx-4060&ctx=8192',

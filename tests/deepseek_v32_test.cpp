@@ -293,6 +293,52 @@ TEST_CASE("DeepSeek V3.2 under SGLang: a cell of 61 x (1,152 + 132) or 61 x (656
   }
 }
 
+// A published SGLang log (data/measurements/vllm_memory.jsonl rows vllm-0028 and vllm-0029, from
+// https://github.com/sgl-project/sglang/pull/11309, 2025-10-07): DeepSeek-V3.2-Exp (the same shapes
+// as V3.2) on 8 x B200, where SGLang's auto cache is fp8_e4m3. SGLang prints the pool's tokens and
+// its bytes over 1024^3 ("GB"); each layer's buffer holds the pool's tokens plus one page of 64
+// slots (python/sglang/srt/mem_cache/memory_pool.py, MLATokenToKVPool: size + page_size rows;
+// server_args.py sets page_size 64 for DeepSeek's sparse attention). With the PR the log counts
+// the latent and the indexer keys, 61 x (656 + 132) = 48,068 bytes a token:
+//   (975,424 + 64) x 48,068 = 46,889,757,184 bytes = 43.670 GiB, printed 43.67.
+// Before it, the same log counted only the latent, 61 x 656 = 40,016 bytes a token:
+//   (1,462,784 + 64) x 40,016 = 58,537,325,568 bytes = 54.517 GiB, printed 54.52,
+// and the author's figure with the indexer keys, (1,462,784 + 64) x 48,068 = 65.487 GiB, printed 65.49.
+TEST_CASE("DeepSeek V3.2-Exp on 8 x B200 under SGLang: the published pools are the computed cell times their tokens", "[deepseek_v32][sglang][calibration]") {
+  const Architecture& a = wif_test::catalog_arch(kId);
+  SglangOptions o;
+  o.tensor_parallel = 8;
+  o.context_length = 32768;
+  o.cuda_compute_capability = 10.0;  // B200
+  const VllmBudget b = sglang_budget(a, plan_quantization(a, "FP8"), 178, 179, o);
+  REQUIRE(b.kv_cache_dtype == "fp8_e4m3");
+  REQUIRE(b.kv_bytes_per_token == 61 * (656 + 132));
+  REQUIRE(b.kv_latent_bytes_per_token == 61 * 656);
+  auto row = [](const char* id) {
+    for (const auto& r : wif_test::read_jsonl(std::string(WIF_CALIBRATION_DIR) + "/vllm_memory.jsonl"))
+      if (r["row_id"] == id) return r;
+    FAIL("row " << id << " missing");
+    return nlohmann::json{};
+  };
+  constexpr double kPage = 64;  // the padded page every layer's buffer adds to the pool
+  // The printed figures carry two decimals: a computed size within half a hundredth of one.
+  const nlohmann::json with = row("vllm-0028");
+  const double tokens = with["kv_cache_tokens"].get<double>();
+  const double gib = (tokens + kPage) * static_cast<double>(b.kv_bytes_per_token) / wif_test::kGiB;
+  CAPTURE(gib);
+  CHECK(std::abs(gib - with["kv_size_gb"].get<double>()) < 0.005);
+  const nlohmann::json before = row("vllm-0029");
+  const double tokens0 = before["kv_cache_tokens"].get<double>();
+  const double latent_gib = (tokens0 + kPage) * static_cast<double>(b.kv_latent_bytes_per_token) / wif_test::kGiB;
+  const double all_gib = (tokens0 + kPage) * static_cast<double>(b.kv_bytes_per_token) / wif_test::kGiB;
+  CAPTURE(latent_gib, all_gib);
+  CHECK(std::abs(latent_gib - before["kv_size_gb"].get<double>()) < 0.005);
+  CHECK(std::abs(all_gib - before["kv_size_with_indexer_gb"].get<double>()) < 0.005);
+  // A 16-bit latent (1,152 bytes) would put the same pool at 71.2 GiB, not 43.67: the FP8 row is
+  // what SGLang stored.
+  CHECK((tokens + kPage) * 61 * (1152 + 132) / wif_test::kGiB > 70.0);
+}
+
 TEST_CASE("DeepSeek V3.2 decode reads: every indexer key, at most index_topk latent rows under vLLM and SGLang", "[deepseek_v32][speed]") {
   const Architecture& a = wif_test::catalog_arch(kId);
   // The serving step, from the budget's split: 48,068 bytes a token (fp8_ds_mla), of which the

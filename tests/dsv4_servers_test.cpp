@@ -4,6 +4,8 @@
 // rules as dsv4.hpp cites them.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "test_util.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/model/quantize.hpp"
@@ -99,6 +101,57 @@ TEST_CASE("DeepSeek V4 Flash vLLM budget on 4 x H200: the pool in 1,051,776-byte
   const Dsv4VllmLayout l = dsv4_vllm_layout(a, "auto");
   CHECK(dsv4_vllm_blocks(l, b.max_model_len_fit, 8192) <= blocks);
   CHECK(dsv4_vllm_blocks(l, b.max_model_len_fit + 1, 8192) > blocks);
+}
+
+// A published vLLM refusal (data/measurements/vllm_memory.jsonl row vllm-0030, from
+// https://github.com/vllm-project/vllm/issues/44376, 2026-06-03): DeepSeek V4 Flash with the
+// offline LLM class on 2 x GH200 96 GB, TP 2, kv_cache_dtype fp8, block_size 256, max_model_len
+// 30,000; max_num_batched_tokens unset, so the LLM class's default on a GPU of 70 GiB or more,
+// 16,384 (vllm/engine/arg_utils.py, EngineArgs.get_batch_defaults). vLLM printed that one request
+// of 30,000 tokens needs 6.66 GiB, that 5.44 GiB are available, and that 13,528 tokens fit.
+// By hand, in blocks of 22 x 47,808 = 1,051,776 bytes (the first case above):
+//   30,000: cdiv(30000, 256) = 118 compressed, 2 x (cdiv(127 + 16384, 64) + 1) = 518 window,
+//           cdiv(7 + 16384, 4) + 1 = 4,099 and cdiv(127 + 16384, 8) + 1 = 2,065 state blocks:
+//           6,800 x 1,051,776 = 7,152,076,800 bytes = 6.661 GiB, printed 6.66;
+//   13,528: 53 + 2 x 213 + 3,383 + 1,692 = 5,554 blocks = 5.4404 GiB;
+//   13,529: 53 + 2 x 213 + 3,384 + 1,693 = 5,556 blocks = 5.4423 GiB;
+// so a pool printed as 5.44 GiB holds 13,528 tokens and not one more, as vLLM said.
+TEST_CASE("DeepSeek V4 Flash on 2 x GH200 under vLLM: the published 6.66 GiB for 30,000 tokens and 13,528 in 5.44 GiB", "[dsv4][vllm][calibration]") {
+  const nlohmann::json r = [] {
+    for (const auto& row : wif_test::read_jsonl(std::string(WIF_CALIBRATION_DIR) + "/vllm_memory.jsonl"))
+      if (row["row_id"] == "vllm-0030") return row;
+    FAIL("row vllm-0030 missing");
+    return nlohmann::json{};
+  }();
+  const Architecture& a = wif_test::catalog_arch(kId);
+  const Dsv4VllmLayout l = dsv4_vllm_layout(a, "fp8");
+  REQUIRE(l.fp8_ds_mla);
+  REQUIRE(l.block_bytes == 22ull * 47808);
+  constexpr std::int64_t kBatched = 16384;
+  const auto len = r["max_model_len"].get<std::int64_t>();
+  CHECK(dsv4_vllm_blocks(l, len, kBatched) == 118 + 518 + 4099 + 2065);
+  const double need = static_cast<double>(dsv4_vllm_blocks(l, len, kBatched)) * static_cast<double>(l.block_bytes) / wif_test::kGiB;
+  CAPTURE(need);
+  CHECK(std::abs(need - r["kv_needed_for_max_model_len_gib"].get<double>()) < 0.005);
+  // The longest request vLLM estimated, and the next token, both within the printed 5.44 GiB.
+  const auto fit = r["estimated_max_model_len"].get<std::int64_t>();
+  const double avail = r["available_kv_cache_gib"].get<double>();
+  const double at_fit = static_cast<double>(dsv4_vllm_blocks(l, fit, kBatched)) * static_cast<double>(l.block_bytes) / wif_test::kGiB;
+  const double past_fit = static_cast<double>(dsv4_vllm_blocks(l, fit + 1, kBatched)) * static_cast<double>(l.block_bytes) / wif_test::kGiB;
+  CAPTURE(at_fit, past_fit);
+  CHECK(dsv4_vllm_blocks(l, fit, kBatched) == 5554);
+  CHECK(dsv4_vllm_blocks(l, fit + 1, kBatched) == 5556);
+  CHECK(at_fit < avail + 0.005);
+  CHECK(past_fit >= avail - 0.005);
+  // The budget's own request figure at those settings is the same 6,800 blocks.
+  VllmOptions o;
+  o.tensor_parallel = 2;
+  o.max_model_len = len;
+  o.max_num_batched_tokens = kBatched;
+  o.kv_cache_dtype = "fp8";
+  const VllmBudget b = vllm_budget(a, plan_quantization(a, "FP8-MXFP4-MOE"), 90, o);
+  CHECK(b.block_size == 256);
+  CHECK(b.kv_request_bytes == 6800ull * l.block_bytes);
 }
 
 TEST_CASE("DeepSeek V4 Flash under SGLang: 7,705.45 bytes a full token after a fixed ratio-128 state", "[dsv4][sglang]") {
