@@ -1,5 +1,5 @@
 // Builds the libFuzzer targets (build-fuzz/, clang, ASan+UBSan) and runs each one.
-//   node scripts/fuzz.mjs                 short run: 25 s per target (part of npm test)
+//   node scripts/fuzz.mjs                 short run: 25 s per target (npm test runs 15 s each)
 //   node scripts/fuzz.mjs --seconds 900 --save  long run (npm run fuzz:long: 4 targets x 15 min = 1 h,
 //                                               then the corpus is minimised into tests/fuzz/corpus/)
 //   node scripts/fuzz.mjs --save          afterwards, minimise the corpus into tests/fuzz/corpus/

@@ -46,7 +46,7 @@ console.log(`(sanitizer tests took ${((Date.now() - t1) / 1000).toFixed(0)} s)`)
 
 console.log('=== short fuzzing (libFuzzer, ASan+UBSan)');
 if (clang) {
-  sh(process.execPath, ['scripts/fuzz.mjs', '--build-dir', B, '--no-build', '--jobs', '2', '--seconds', process.env.WIF_FUZZ_SECONDS || '25']);
+  sh(process.execPath, ['scripts/fuzz.mjs', '--build-dir', B, '--no-build', '--jobs', '2', '--seconds', process.env.WIF_FUZZ_SECONDS || '15']);
 } else {
   console.log('not ok fuzz-build: libFuzzer needs clang++ (install clang)');
 }

@@ -7,34 +7,34 @@
 namespace wif {
 namespace {
 using LD = long double;
-LD d(std::int64_t x) { return static_cast<LD>(x); }
+LD as_ld(std::int64_t x) { return static_cast<LD>(x); }
 }  // namespace
 
 long double recurrent_state_upper_bound(const Architecture& a) {
   const auto& r = a.recurrent;
   // conv state (d_conv x channels) + SSM / delta-rule state + short-conv cache (kv_cache.cpp).
-  return d(r.d_conv) * (d(r.d_inner) + 2 * d(r.n_group) * d(r.d_state)) + d(r.d_state) * d(r.d_inner) +
-         d(a.n_embd) * d(r.l_cache);
+  return as_ld(r.d_conv) * (as_ld(r.d_inner) + 2 * as_ld(r.n_group) * as_ld(r.d_state)) + as_ld(r.d_state) * as_ld(r.d_inner) +
+         as_ld(a.n_embd) * as_ld(r.l_cache);
 }
 
 long double weights_upper_bound(const Architecture& a) {
-  const LD E = d(a.n_embd);
+  const LD E = as_ld(a.n_embd);
   const auto& m = a.mla;
   const auto& r = a.recurrent;
   const auto& moe = a.moe;
-  LD w = 2 * E * d(a.n_vocab) + 4 * E * E;  // embeddings, output head, NextN projections
+  LD w = 2 * E * as_ld(a.n_vocab) + 4 * E * E;  // embeddings, output head, NextN projections
   for (const auto& L : a.layers) {
-    const LD hd = d(std::max(L.head_dim_k, L.head_dim_v));
-    w += E * (3 * d(L.n_head) * hd + 2 * d(L.n_head_kv) * hd) + d(L.n_head) * hd * E;
-    w += (E + d(L.n_head) * d(m.qk_nope_dim + m.qk_rope_dim + m.v_head_dim)) *
-         (d(m.q_lora_rank) + d(m.kv_lora_rank) + d(m.qk_rope_dim) + E);
-    w += (E + d(m.q_lora_rank)) * d(a.indexer_heads) * d(a.indexer_head_dim);
-    const LD key = d(r.n_k_heads) * d(r.k_head_dim), val = d(r.n_v_heads) * d(r.v_head_dim);
-    w += (E + d(r.d_conv) + 1) *
-         (3 * d(r.d_inner) + 2 * d(r.n_group) * d(r.d_state) + 2 * key + val + 2 * d(r.n_v_heads)) +
+    const LD hd = as_ld(std::max(L.head_dim_k, L.head_dim_v));
+    w += E * (3 * as_ld(L.n_head) * hd + 2 * as_ld(L.n_head_kv) * hd) + as_ld(L.n_head) * hd * E;
+    w += (E + as_ld(L.n_head) * as_ld(m.qk_nope_dim + m.qk_rope_dim + m.v_head_dim)) *
+         (as_ld(m.q_lora_rank) + as_ld(m.kv_lora_rank) + as_ld(m.qk_rope_dim) + E);
+    w += (E + as_ld(m.q_lora_rank)) * as_ld(a.indexer_heads) * as_ld(a.indexer_head_dim);
+    const LD key = as_ld(r.n_k_heads) * as_ld(r.k_head_dim), val = as_ld(r.n_v_heads) * as_ld(r.v_head_dim);
+    w += (E + as_ld(r.d_conv) + 1) *
+         (3 * as_ld(r.d_inner) + 2 * as_ld(r.n_group) * as_ld(r.d_state) + 2 * key + val + 2 * as_ld(r.n_v_heads)) +
          3 * E * E;
-    w += 3 * E * d(L.n_ff);
-    w += 3 * E * (d(moe.n_ff_exp) * d(moe.n_expert) + d(moe.n_ff_shexp) * d(moe.n_shared)) + E * d(moe.n_expert);
+    w += 3 * E * as_ld(L.n_ff);
+    w += 3 * E * (as_ld(moe.n_ff_exp) * as_ld(moe.n_expert) + as_ld(moe.n_ff_shexp) * as_ld(moe.n_shared)) + E * as_ld(moe.n_expert);
   }
   return w;
 }
