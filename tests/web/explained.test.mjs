@@ -24,7 +24,7 @@ test('DeepSeek-V3 on 8 H200 (vLLM): the cache kept whole on every GPU and the we
   assert.equal(v.kv_copies, 8);
   const kv = await page.textContent('#w-kv');
   assert.match(kv, /MLA caches one latent vector per token/);
-  assert.match(kv, new RegExp(`each of the 8 GPUs keeps the whole cache, ${gibRe(v.per_gpu.kv_available_bytes)} per GPU and ${gibRe(est.memory.kv_pool_bytes)} in all`));
+  assert.match(kv, new RegExp(`each of the 8 GPUs holds every token’s cache in a pool of its own, ${gibRe(v.per_gpu.kv_available_bytes)} per GPU and ${gibRe(est.memory.kv_pool_bytes)} in all`));
   // The pool card says per GPU and in all too.
   assert.match(await page.textContent('.card:has(#k-kv-tokens)'), new RegExp(`${gibRe(v.per_gpu.kv_available_bytes)} per GPU, ${gibRe(est.memory.kv_pool_bytes)} on the 8 GPUs`));
   // The weights: per GPU, what each keeps whole (MLA down-projections first), and the extra copies.
@@ -263,6 +263,6 @@ test('a server setup that does not start (Kimi K3 under SGLang on 8 H200 at 128K
   assert.ok(est.sglang.kv_copies > 1, 'the engine would keep copies of the cache');
   const kv = await page.textContent('#w-kv');
   assert.match(kv, new RegExp(gibRe(est.memory.kv_cache_bytes)), kv);
-  assert.doesNotMatch(kv, /keeps the whole cache|per GPU/, kv);
+  assert.doesNotMatch(kv, /in a pool of its own|per GPU/, kv);
   await page.context().close();
 });
