@@ -218,34 +218,27 @@ nlohmann::json first_token_json(const EstimateRequest& r, const Estimate& e, con
   double ms = text_ms;
   std::int64_t tokens = r.speed.prompt;
   json missing = json::object();
-  if (r.proj.images > 0) {
-    const json& p = out.contains("projector") ? out["projector"] : json::object();
-    if (p.value("code", "") == "loaded" && p.contains("image_prefill_seconds")) {
-      const std::int64_t n = p["image_tokens"].get<std::int64_t>();
-      const double t = 1000.0 * p["image_prefill_seconds"].get<double>();
-      j["image_tokens"] = n;
-      j["image_ms"] = t;
-      // The vision encoder's own run is not timed (projector_json says why): said, not guessed.
-      j["image_encode"] = "not_modelled";
-      tokens += n;
-      ms += t;
-    } else {
-      missing["images"] = p.value("code", "projector_family_unknown");
+  // One kind of media: where its section is loaded, its tokens and prefill time join the text's
+  // (under `<prefix>_tokens` and `<prefix>_ms`); otherwise the section's code says why it is left out.
+  auto add_media = [&](const char* kind, const char* section, const char* prefix, const char* tokens_key,
+                       const char* seconds_key) {
+    const json& p = out.contains(section) ? out[section] : json::object();
+    if (p.value("code", "") != "loaded" || !p.contains(seconds_key)) {
+      missing[kind] = p.value("code", "projector_family_unknown");
+      return false;
     }
-  }
-  if (r.proj.audio_seconds > 0) {
-    const json& a = out.contains("audio") ? out["audio"] : json::object();
-    if (a.value("code", "") == "loaded" && a.contains("prefill_seconds")) {
-      const std::int64_t n = a["tokens"].get<std::int64_t>();
-      const double t = 1000.0 * a["prefill_seconds"].get<double>();
-      j["audio_tokens"] = n;
-      j["audio_ms"] = t;
-      tokens += n;
-      ms += t;
-    } else {
-      missing["audio"] = a.value("code", "projector_family_unknown");
-    }
-  }
+    const std::int64_t n = p[tokens_key].get<std::int64_t>();
+    const double t = 1000.0 * p[seconds_key].get<double>();
+    j[std::string(prefix) + "_tokens"] = n;
+    j[std::string(prefix) + "_ms"] = t;
+    tokens += n;
+    ms += t;
+    return true;
+  };
+  // The vision encoder's own run is not timed (projector_json says why): said, not guessed.
+  if (r.proj.images > 0 && add_media("images", "projector", "image", "image_tokens", "image_prefill_seconds"))
+    j["image_encode"] = "not_modelled";
+  if (r.proj.audio_seconds > 0) add_media("audio", "audio", "audio", "tokens", "prefill_seconds");
   if (!missing.empty()) {
     j["code"] = "media_not_modelled";
     j["media_codes"] = missing;

@@ -22,15 +22,15 @@ struct Builder {
   bool named = true;
 
   void add(Name n, std::initializer_list<std::int64_t> shape, int layer, TensorRole role) {
-    push(n.what, true, named ? "blk." + std::to_string(n.il) + "." + n.what : std::string(), shape, layer, role);
+    push(n.what, named ? "blk." + std::to_string(n.il) + "." + n.what : std::string(), shape, layer, role);
   }
   void add(const std::string& name, std::initializer_list<std::int64_t> shape, int layer, TensorRole role) {
-    push(name, false, named ? name : std::string(), shape, layer, role);
+    push(name, named ? name : std::string(), shape, layer, role);
   }
 
  private:
   // `tail` is the part of the name the converter's type rule reads (all of it outside the layers).
-  void push(std::string_view tail, bool in_block, std::string name, std::initializer_list<std::int64_t> shape,
+  void push(std::string_view tail, std::string name, std::initializer_list<std::int64_t> shape,
             int layer, TensorRole role) {
     Tensor t;
     t.name = std::move(name);
@@ -41,8 +41,7 @@ struct Builder {
     t.layer = layer;
     t.role = role;
     constexpr std::string_view kWeight = ".weight";
-    const bool weight = (in_block || tail.size() > kWeight.size()) && tail.size() >= kWeight.size() &&
-                        tail.compare(tail.size() - kWeight.size(), kWeight.size(), kWeight) == 0;
+    const bool weight = tail.size() > kWeight.size() && tail.compare(tail.size() - kWeight.size(), kWeight.size(), kWeight) == 0;
     // Converter (llama.cpp convert_hf_to_gguf.py, ModelBase.prepare_tensors): 1-D tensors, norms, non-".weight" tensors and routers are F32.
     const bool f32 = t.n_dims <= 1 || !weight || role == TensorRole::Norm ||
                      role == TensorRole::Router || role == TensorRole::Bias ||
