@@ -467,7 +467,7 @@ Catalog Catalog::load(const std::vector<CatalogFile>& files) {
     if (!ok) continue;
     if (f.path == "speed.json" || f.path == "engines.json" || f.path == "speculative.json" || f.path == "projectors.json" ||
         f.path == "tensor_parallel.json" || f.path == "segments.json" || starts_with(f.path, "measurements/")) {
-      c.documents_[f.path] = doc;  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp,
+      c.documents_[f.path] = std::move(doc);  // read by their own modules (speed/speed.cpp, speed/speed_basis.cpp,
                                    // calibration/llama_bench.cpp, questions/solve.cpp for segments.json)
     } else if (starts_with(f.path, "models/")) {
       load.model(f, doc);
