@@ -950,7 +950,16 @@ Estimate run_estimate(const Catalog& cat, const EstimateRequest& r, const Estima
   return e;
 }
 
-nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
+namespace {
+
+// estimate_to_json's sections, each a function of its own ([[gnu::noinline]]; in the wasm build
+// the link's one-caller inlining limit keeps them apart too, wasm/CMakeLists.txt): a browser
+// compiles a function that runs often a second time with its optimizing compiler, in a time that
+// grows faster than the function's size. As one 73 KB function (wasm, -Os), estimate_to_json took
+// 1.2 s of V8's optimizing compiler (Chromium 156) in every load of the page.
+
+/// memory.kv: the cache by groups, what grows with the context and what does not.
+[[gnu::noinline]] nlohmann::json kv_json(const EstimateRequest& r, const Estimate& e) {
   using nlohmann::json;
   json kv_groups = json::array();
   for (const auto& g : e.kv.groups)
@@ -988,7 +997,18 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     const std::uint64_t grown = kv_growing_per_token * static_cast<std::uint64_t>(e.kv.n_ctx);
     kv_fixed = e.kv.total_bytes > grown ? e.kv.total_bytes - grown : 0;
   }
-  const double U = static_cast<double>(e.usable.usable_bytes);
+  return {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full},
+                          {"bytes_per_token_covers", kv_fixed_kinds.empty() ? "all_layers" : "growing_layers"},
+                          {"cache_type", r.kv.type_k == r.kv.type_v ? cache_type_flag(r.kv.type_k)
+                                                                    : cache_type_flag(r.kv.type_k) + "/" + cache_type_flag(r.kv.type_v)},
+                          {"growing_bytes_per_token", kv_growing_per_token},
+                          {"growing_bytes_per_1k", kv_growing_per_token * 1024}, {"fixed_bytes", kv_fixed},
+                          {"fixed_kinds", kv_fixed_kinds}, {"cells", e.kv.n_ctx}};
+}
+
+/// model: who it is, its counts and its shape.
+[[gnu::noinline]] nlohmann::json model_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
   // Shape facts for the page's spec card, from the first attention layer that has heads.
   const Architecture& a = r.model.arch;
   // KV heads and head width come from the first layer that keeps a cache: a hybrid's Mamba or
@@ -1007,6 +1027,24 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                 {"n_head_kv", known(cached.n_head_kv)}, {"head_dim", known(have_cached ? cached.head_dim_k : first.head_dim_k)},
                 {"n_expert", a.moe.n_expert}, {"n_expert_used", a.moe.n_expert_used},
                 {"mla_kv_lora_rank", a.mla.kv_lora_rank}};
+  return {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
+                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()}, {"topology_code", r.model.arch.topology_code()},
+                 {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
+                 {"params_active", e.params.active},
+                 {"params_total_published_b", r.model.params_total_b > 0 ? json(r.model.params_total_b) : json(nullptr)},
+                 // A published active count only where the publisher gives one apart from the total (a
+                 // dense entry's active equals its total by the catalog's convention; Gemma 3n's 6.9B
+                 // total is not an active figure beside our 4.5B without the per-layer lookups).
+                 {"params_active_published_b", r.model.params_active_b > 0 && r.model.params_active_b < r.model.params_total_b
+                                                   ? json(r.model.params_active_b) : json(nullptr)},
+                 {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
+                 {"approximate", !a.approximate.empty()}, {"shape", shape}};
+}
+
+/// mtp: the NextN / MTP layers the file holds, and the engines that draft with them.
+[[gnu::noinline]] nlohmann::json mtp_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
+  const Architecture& a = r.model.arch;
   // NextN / MTP layers: stored in the file, skipped at load by llama.cpp (TENSOR_SKIP) unless it
   // drafts with them, so they explain most of the gap between the file and the resident weights.
   std::uint64_t mtp_bytes = 0;
@@ -1019,44 +1057,36 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     }
   // The engines that draft with those layers: the page offers the MTP switch under them only.
   const std::vector<std::string>& draft_engines = e.mtp_draft_engines;
+  return {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
+               {"file_bytes", mtp_bytes}, {"resident_bytes", r.spec.mtp ? mtp_bytes : 0}, {"loaded", r.spec.mtp},
+               {"draft_engines", draft_engines},
+               {"drafts", std::find(draft_engines.begin(), draft_engines.end(), r.engine) != draft_engines.end()}};
+}
+
+/// hardware: the device as the request names it, with its uncertain figures.
+[[gnu::noinline]] nlohmann::json hardware_json(const EstimateRequest& r) {
+  using nlohmann::json;
+  const json& facts = r.device.facts;
+  const json uncertain = facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object()
+                             ? facts["uncertain"] : json::object();
+  return {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
+                    {"count", r.count}, {"memory_gib", r.device.memory_gib},
+                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
+                    {"uncertain", uncertain},
+                    {"engines", r.device.engines},
+                    {"engine_runs", std::find(r.device.engines.begin(), r.device.engines.end(), r.engine) != r.device.engines.end()}};
+}
+
+/// memory: every part of the total, the usable memory and the cache.
+[[gnu::noinline]] nlohmann::json memory_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
+  const double U = static_cast<double>(e.usable.usable_bytes);
   std::uint64_t proj_on_devices = 0, draft_on_devices = 0;  // the vision projector / a draft model booked on the accelerators
   for (const auto& d : e.full.devices) {
     proj_on_devices += d.projector_bytes;
     draft_on_devices += d.draft_bytes;
   }
-  const json& facts = r.device.facts;
-  const json uncertain = facts.is_object() && facts.contains("uncertain") && facts["uncertain"].is_object()
-                             ? facts["uncertain"] : json::object();
-  json out = {
-      {"model", {{"id", r.model.id}, {"name", r.model.name}, {"org", r.model.org},
-                 {"model_type", r.model.arch.model_type}, {"topology", r.model.arch.topology()}, {"topology_code", r.model.arch.topology_code()},
-                 {"layers", r.model.arch.n_layer_main()}, {"params_total", e.params.total},
-                 {"params_active", e.params.active},
-                 {"params_total_published_b", r.model.params_total_b > 0 ? json(r.model.params_total_b) : json(nullptr)},
-                 // A published active count only where the publisher gives one apart from the total (a
-                 // dense entry's active equals its total by the catalog's convention; Gemma 3n's 6.9B
-                 // total is not an active figure beside our 4.5B without the per-layer lookups).
-                 {"params_active_published_b", r.model.params_active_b > 0 && r.model.params_active_b < r.model.params_total_b
-                                                   ? json(r.model.params_active_b) : json(nullptr)},
-                 {"max_context", known(r.model.arch.n_ctx_train)}, {"license", r.model.license},
-                 {"approximate", !a.approximate.empty()}, {"shape", shape}}},
-      {"mtp", {{"layers", a.n_layer_all() - a.n_layer_main()}, {"params", mtp_params},
-               {"file_bytes", mtp_bytes}, {"resident_bytes", r.spec.mtp ? mtp_bytes : 0}, {"loaded", r.spec.mtp},
-               {"draft_engines", draft_engines},
-               {"drafts", std::find(draft_engines.begin(), draft_engines.end(), r.engine) != draft_engines.end()}}},
-      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()},
-                 {"quality", e.quality.is_null() ? nlohmann::json::object() : e.quality}}},
-      {"hardware", {{"id", r.device.id}, {"name", r.device.name}, {"kind", device_kind_name(r.device.kind)},
-                    {"count", r.count}, {"memory_gib", r.device.memory_gib},
-                    {"bandwidth_gbs", r.device.bandwidth_gbs}, {"backend", r.device.backend},
-                    {"uncertain", uncertain},
-                    {"engines", r.device.engines},
-                    {"engine_runs", std::find(r.device.engines.begin(), r.device.engines.end(), r.engine) != r.device.engines.end()}}},
-      {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
-                    {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
-                    {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},
-                    {"ram_gib", r.ram_gib}}},
-      {"memory", {{"weights_bytes", e.weights_bytes},
+  return {{"weights_bytes", e.weights_bytes},
                   {"host_weights_bytes", e.host_weights_bytes},
                   {"kv_cache_bytes", e.kv.total_bytes + e.spec_kv_bytes},
                   {"compute_bytes", e.compute.total_bytes},
@@ -1073,19 +1103,16 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
                   {"margin_bytes", static_cast<std::int64_t>(e.usable.usable_bytes) - static_cast<std::int64_t>(e.total_bytes)},
                   {"utilization", U > 0 ? static_cast<double>(e.total_bytes) / U : 0.0},
                   {"usable_rule_code", {{"code", e.usable.rule_code}, {"params", e.usable.rule_params}}},
-                  {"kv", {{"groups", kv_groups}, {"bytes_per_token", e.kv.bytes_per_token_full},
-                          {"bytes_per_token_covers", kv_fixed_kinds.empty() ? "all_layers" : "growing_layers"},
-                          {"cache_type", r.kv.type_k == r.kv.type_v ? cache_type_flag(r.kv.type_k)
-                                                                    : cache_type_flag(r.kv.type_k) + "/" + cache_type_flag(r.kv.type_v)},
-                          {"growing_bytes_per_token", kv_growing_per_token},
-                          {"growing_bytes_per_1k", kv_growing_per_token * 1024}, {"fixed_bytes", kv_fixed},
-                          {"fixed_kinds", kv_fixed_kinds}, {"cells", e.kv.n_ctx}}},
+                  {"kv", kv_json(r, e)},
                   {"compute", {{"logits_bytes", e.compute.logits_bytes},
                                {"attention_bytes", e.compute.attention_bytes},
                                {"ffn_bytes", e.compute.ffn_bytes},
-                               {"pipeline_copies_bytes", e.placement.pipeline_copies_bytes}}}}},
-      {"verdict", e.verdict},
-  };
+                               {"pipeline_copies_bytes", e.placement.pipeline_copies_bytes}}}};
+}
+
+/// run_state, quant.applicability, the product fields and speed (with a published run's check).
+[[gnu::noinline]] void add_speed(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) {
+  using nlohmann::json;
   // Whether the setup runs, as the solvers' runs() decides it: fully on the accelerators (fits or
   // tight) at the floor of "runs" at least (defaults.hpp kRunsOnMinDecodeTps, on the speed range's
   // low end; a device with no speed model is judged on memory alone), with layers or experts in
@@ -1128,6 +1155,13 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
           break;
         }
   }
+}
+
+/// speculative: the model's MTP layers or a separate draft model.
+[[gnu::noinline]] void add_speculative(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) {
+  using nlohmann::json;
+  const Architecture& a = r.model.arch;
+  const std::uint64_t draft_on_devices = out["memory"]["draft_bytes"].get<std::uint64_t>();
   if (r.spec.mtp) {
     // Speedup range by workload over the plain decode figures (speculative.hpp).
     const PlainDecode pd = plain_decode(e.speed);
@@ -1170,6 +1204,13 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
     s["basis"] = e.spec_basis;
     out["speculative"] = s;
   }
+}
+
+/// The rest: draft candidates, media, notes, the file against the weights, the server formats,
+/// the engines compared on a Mac.
+[[gnu::noinline]] void add_details(const EstimateRequest& r, const Estimate& e, nlohmann::json& out) {
+  using nlohmann::json;
+  const Architecture& a = r.model.arch;
   if (!r.summary) {
     json dc = json::array();
     for (const auto& [id, name] : r.draft_candidates) dc.push_back({{"id", id}, {"name", name}});
@@ -1264,6 +1305,28 @@ nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
         if (std::find(e.mtp_draft_engines.begin(), e.mtp_draft_engines.end(), eng) == e.mtp_draft_engines.end())
           out["engine_compare"]["request_overrides"][eng] = {{"mtp", false}};
   }
+}
+
+}  // namespace
+
+nlohmann::json estimate_to_json(const EstimateRequest& r, const Estimate& e) {
+  using nlohmann::json;
+  json out = {
+      {"model", model_json(r, e)},
+      {"mtp", mtp_json(r, e)},
+      {"quant", {{"id", e.plan->quant}, {"bits_per_weight", e.plan->bits_per_weight()},
+                 {"quality", e.quality.is_null() ? nlohmann::json::object() : e.quality}}},
+      {"hardware", hardware_json(r)},
+      {"settings", {{"engine", r.engine}, {"context", e.kv.n_ctx}, {"context_requested", r.kv.n_ctx},
+                    {"parallel", r.kv.n_seq}, {"ubatch", r.kv.n_ubatch}, {"flash_attn", r.kv.flash_attn},
+                    {"kv_type_k", ggml_type_name(r.kv.type_k)}, {"kv_type_v", ggml_type_name(r.kv.type_v)},
+                    {"ram_gib", r.ram_gib}}},
+      {"memory", memory_json(r, e)},
+      {"verdict", e.verdict},
+  };
+  add_speed(r, e, out);
+  add_speculative(r, e, out);
+  add_details(r, e, out);
   serving_to_json(r, e, out);
   return out;
 }

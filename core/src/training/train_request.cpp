@@ -139,6 +139,71 @@ TrainRequest parse_train_request(const Catalog& cat, const nlohmann::json& q) {
   return r;
 }
 
+namespace {
+
+// train_to_json's two searches, out of line ([[gnu::noinline]], and wasm/CMakeLists.txt's
+// one-caller inlining limit): a browser compiles a function whose loops run long a second time with
+// its optimizing compiler, in a time that grows faster than the function's size; with the searches
+// inside it, train_to_json was a 37 KB function (wasm, -Os) that took 0.5-0.6 s of V8's optimizing
+// compiler (Chromium 156) in every load of the page. Out of line, the loops are small functions.
+
+struct LeastCount {
+  nlohmann::json count = nullptr;  // null: no count up to search_to holds it
+  std::uint64_t bytes = 0;         // what each GPU holds at that count
+};
+
+/// The least count of the device, from one to search_to, whose per-GPU share fits u.
+[[gnu::noinline]] LeastCount least_count(const Architecture& a, const TrainOptions& o, const UsableMemory& u, int search_to) {
+  LeastCount out;
+  for (int n = 1; n <= search_to; ++n) {
+    const TrainMemory mn = training_memory(a, with_gpus(o, n));
+    if (fits(mn, u)) { out.count = n; out.bytes = mn.total_bytes; break; }
+  }
+  return out;
+}
+
+struct CheapestSet {
+  nlohmann::json set = nullptr;  // the cheapest catalog GPU set that holds it, or null
+  double best = 0;               // its total price
+  // Segments whose cap left out a set that would hold it: {segment: {cap, that set's price}}.
+  std::map<std::string, std::pair<int, double>> capped;
+};
+
+/// The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
+[[gnu::noinline]] CheapestSet cheapest_set(const Catalog& cat, const Architecture& a, const TrainOptions& o) {
+  using nlohmann::json;
+  CheapestSet out;
+  for (int n = 1; n <= 8; ++n) {
+    const TrainMemory mn = training_memory(a, with_gpus(o, n));
+    for (const auto& d : cat.devices()) {
+      if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
+      if (!training_runs(cat, d)) continue;  // e.g. no Arc card: no ZeRO-3 recipe for it
+      // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
+      if (o.method == TrainMethod::Qlora &&
+          std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
+      // No more cards than a machine of the card's segment holds (data/segments.json, the same
+      // rule as the solvers' count_cap).
+      const int seg = cat.segment_max_count(d);
+      if (!fits(mn, usable_memory(d))) continue;
+      if (seg > 0 && n > seg) {
+        auto& c = out.capped[d.facts["segment"].get<std::string>()];
+        if (c.first == 0 || d.price_usd * n < c.second) c = {seg, d.price_usd * n};
+        continue;
+      }
+      const double price = d.price_usd * n;
+      if (out.set.is_null() || price < out.best) {
+        out.best = price;
+        out.set = {{"id", d.id}, {"name", d.name}, {"count", n}, {"zero", n > 1 ? 3 : 0},
+                   {"memory_gib", d.memory_gib}, {"price_usd", d.price_usd}, {"total_price_usd", price},
+                   {"per_gpu_bytes", mn.total_bytes}};
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
 nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   const Architecture& a = r.model.arch;
   const TrainOptions& o = r.opt;
@@ -154,12 +219,9 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   // per-GPU total there is given as the floor no count goes below.
   constexpr int kMaxTrainCount = 1024;
   const int search_to = r.device.kind == DeviceKind::Gpu ? kMaxTrainCount : 1;
-  json min_count = nullptr;
-  std::uint64_t min_count_bytes = 0;
-  for (int n = 1; n <= search_to; ++n) {
-    const TrainMemory mn = training_memory(a, with_gpus(o, n));
-    if (fits(mn, u)) { min_count = n; min_count_bytes = mn.total_bytes; break; }
-  }
+  const LeastCount least = least_count(a, o, u, search_to);
+  const json& min_count = least.count;
+  const std::uint64_t min_count_bytes = least.bytes;
   // How many of the chosen device a machine holds (data/segments.json; one of anything else),
   // and why that many: the device's segment, a machine that is one device, or the default of 8.
   const int own_seg = r.device.kind == DeviceKind::Gpu ? cat.segment_max_count(r.device) : 0;
@@ -167,36 +229,10 @@ nlohmann::json train_to_json(const Catalog& cat, const TrainRequest& r) {
   const char* own_cap_code = r.device.kind != DeviceKind::Gpu ? "one_machine" : own_seg > 0 ? "segment" : "default_max";
   const bool own_runs = training_runs(cat, r.device);
   // The cheapest catalog GPU set: one footprint per count, compared with every priced GPU.
-  json cheapest = nullptr;
-  double best = 0;
-  // Segments whose cap left out a set that would hold it: {segment: {cap, that set's price}}.
-  std::map<std::string, std::pair<int, double>> capped;
-  for (int n = 1; n <= 8; ++n) {
-    const TrainMemory mn = training_memory(a, with_gpus(o, n));
-    for (const auto& d : cat.devices()) {
-      if (d.kind != DeviceKind::Gpu || d.price_usd <= 0) continue;
-      if (!training_runs(cat, d)) continue;  // e.g. no Arc card: no ZeRO-3 recipe for it
-      // bitsandbytes' NF4 kernels are CUDA-first (ROCm and others are previews): QLoRA picks CUDA.
-      if (o.method == TrainMethod::Qlora &&
-          std::find(d.backends.begin(), d.backends.end(), "cuda") == d.backends.end()) continue;
-      // No more cards than a machine of the card's segment holds (data/segments.json, the same
-      // rule as the solvers' count_cap).
-      const int seg = cat.segment_max_count(d);
-      if (!fits(mn, usable_memory(d))) continue;
-      if (seg > 0 && n > seg) {
-        auto& c = capped[d.facts["segment"].get<std::string>()];
-        if (c.first == 0 || d.price_usd * n < c.second) c = {seg, d.price_usd * n};
-        continue;
-      }
-      const double price = d.price_usd * n;
-      if (cheapest.is_null() || price < best) {
-        best = price;
-        cheapest = {{"id", d.id}, {"name", d.name}, {"count", n}, {"zero", n > 1 ? 3 : 0},
-                    {"memory_gib", d.memory_gib}, {"price_usd", d.price_usd}, {"total_price_usd", price},
-                    {"per_gpu_bytes", mn.total_bytes}};
-      }
-    }
-  }
+  CheapestSet found = cheapest_set(cat, a, o);
+  const json& cheapest = found.set;
+  std::map<std::string, std::pair<int, double>>& capped = found.capped;
+  const double best = found.best;
   const double U = static_cast<double>(u.usable_bytes);
   json targets = json::array();
   for (const auto& t : o.lora_targets) targets.push_back(t);
