@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "result_checks.hpp"
 #include "willitfit/base/error.hpp"
 #include "willitfit/base/json_util.hpp"
 #include "willitfit/catalog/catalog.hpp"
@@ -17,31 +18,6 @@ using nlohmann::json;
 
 namespace {
 
-/// Equal values of equal types, all the way down (json's own == takes 5 unsigned and 5 signed
-/// for the same number, and would not see a reader that typed them differently).
-bool same(const json& a, const json& b) {
-  if (a.type() != b.type()) return false;
-  switch (a.type()) {
-    case json::value_t::object: {
-      if (a.size() != b.size()) return false;
-      for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-        if (i.key() != j.key() || !same(*i, *j)) return false;
-      return true;
-    }
-    case json::value_t::array:
-      if (a.size() != b.size()) return false;
-      for (std::size_t i = 0; i < a.size(); ++i)
-        if (!same(a[i], b[i])) return false;
-      return true;
-    case json::value_t::number_float: {
-      const double x = a.get<double>(), y = b.get<double>();
-      return std::memcmp(&x, &y, sizeof x) == 0;  // -0.0 and 0.0 apart
-    }
-    default:
-      return a == b;
-  }
-}
-
 /// What the quick reader did with text: "declined", or "same" when it read nlohmann's value;
 /// anything else is the failure to report.
 std::string compare(const std::string& text) {
@@ -50,7 +26,7 @@ std::string compare(const std::string& text) {
   const json full = json::parse(text, nullptr, false);
   if (!read) return "declined";
   if (full.is_discarded()) return "read text nlohmann refuses";
-  return same(quick, full) ? "same" : "read a different value: " + quick.dump() + " against " + full.dump();
+  return wif_test::same_json(quick, full) ? "same" : "read a different value: " + quick.dump() + " against " + full.dump();
 }
 
 }  // namespace

@@ -16,19 +16,6 @@ namespace wif_fuzz {
   __builtin_trap();
 }
 
-/// The same JSON types at every place of two documents of equal dump().
-inline bool same_types(const nlohmann::json& a, const nlohmann::json& b) {
-  if (a.type() != b.type() || a.size() != b.size()) return false;
-  if (a.is_object()) {
-    for (auto i = a.begin(), j = b.begin(); i != a.end(); ++i, ++j)
-      if (!same_types(*i, *j)) return false;
-  } else if (a.is_array()) {
-    for (std::size_t i = 0; i < a.size(); ++i)
-      if (!same_types(a[i], b[i])) return false;
-  }
-  return true;
-}
-
 /// An api_* answer: parses, and is either a proper error or a document of usable numbers.
 inline void check_answer(const std::string& out) {
   const auto doc = nlohmann::json::parse(out, nullptr, false);
