@@ -244,7 +244,7 @@ TEST_CASE("DeepSeek V4 Flash from its config: llama.cpp estimates its cache, vLL
   CHECK(v["vllm"]["kv_bytes_per_token"] == 3850);  // 21 x (584 + 132) / 4 + 20 x 584 / 128, rounded
 }
 
-TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, MLX answers engine_cache_not_modelled", "[deepseek_v4][estimate]") {
+TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it", "[deepseek_v4][estimate]") {
   const nlohmann::json r = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"quant", "MXFP4_MOE"},
                                                {"hardware", "nvidia-h100-sxm"}, {"count", 2}, {"context", 131072}});
   REQUIRE_FALSE(r.contains("error"));
@@ -267,12 +267,46 @@ TEST_CASE("DeepSeek V4 Flash from the catalog: llama.cpp sizes it, MLX answers e
   CHECK(kv8["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
   CHECK(kv8["fixed_bytes"].get<std::uint64_t>() == 43ull * 768 * 1024 + 12206080ull + 20ull * 192 * 1024);
   CHECK(6880ull * 8192 + kv8["fixed_bytes"].get<std::uint64_t>() == r8["memory"]["kv_cache_bytes"].get<std::uint64_t>());
-  const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
-                                               {"engine", "mlx"}});
-  REQUIRE(v.contains("error"));
-  CHECK(v["error"]["code"] == "engine_cache_not_modelled");
-  CHECK(v["error"]["path"] == "engine");
-  CHECK(v["error"]["accepted"] == nlohmann::json::array({"llama.cpp"}));
+}
+
+TEST_CASE("DeepSeek V4 Flash under MLX: mlx-lm's window of keys and values and its compressors' pools, counted by hand", "[deepseek_v4][mlx][estimate]") {
+  // mlx_lm/models/deepseek_v4.py: every layer keeps 128 rows of the 512-wide key twice (keys and
+  // values of a RotatingKVCache); the 21 ratio-4 layers pool one 512-wide key and one 128-wide
+  // indexer key per 4 tokens, the 20 ratio-128 layers one key per 128; the tokens not yet pooled
+  // wait as kv and gate rows (ratio 4: 2 x (512 + 128) wide; ratio 128: 512). 16-bit throughout.
+  auto kv_of = [](int ctx) {
+    const nlohmann::json v = wif_test::estimate({{"model", "deepseek-ai/DeepSeek-V4-Flash"},
+                                                 {"hardware", "apple-m3-ultra-80c-gpu-512gb"}, {"engine", "mlx"}, {"context", ctx}});
+    REQUIRE_FALSE(v.contains("error"));
+    return v["memory"];
+  };
+  const std::uint64_t window = 43ull * 2 * 128 * 512 * 2;
+  const nlohmann::json m = kv_of(32768);
+  CHECK(m["kv_cache_bytes"].get<std::uint64_t>() == window + 21ull * 8192 * 640 * 2 + 20ull * 256 * 512 * 2);
+  const nlohmann::json& g = m["kv"]["groups"];
+  REQUIRE(g.size() == 3);
+  CHECK(g[0]["kind"] == "sliding");
+  CHECK(g[0]["cells"] == 128);
+  CHECK(g[1]["kind"] == "compressed");
+  CHECK(g[1]["cells"] == 8192);
+  CHECK(g[2]["cells"] == 256);
+  // Each token adds 21 x 1280 / 4 + 20 x 1024 / 128 bytes, as under llama.cpp (the same rows, 16-bit).
+  CHECK(m["kv"]["growing_bytes_per_1k"].get<std::uint64_t>() == 6880ull * 1024);
+  // 10,001 tokens: 2,500 pooled and 1 waiting on ratio 4, 78 pooled and 17 waiting on ratio 128;
+  // the waiting rows are a group of their own (the page's "+" sentence adds up per group).
+  const nlohmann::json odd = kv_of(10001);
+  const std::uint64_t waiting = 21ull * (1 * 1280 * 2 * 2) + 20ull * (17 * 512 * 2 * 2);
+  CHECK(odd["kv_cache_bytes"].get<std::uint64_t>() == window + 21ull * 2500 * 640 * 2 + 20ull * 78 * 512 * 2 + waiting);
+  REQUIRE(odd["kv"]["groups"].size() == 4);
+  CHECK(odd["kv"]["groups"][3]["kind"] == "pending");
+  CHECK(odd["kv"]["groups"][3]["bytes"].get<std::uint64_t>() == waiting);
+  std::uint64_t by_cells = 0;
+  for (const auto& g : odd["kv"]["groups"])
+    by_cells += g["kind"] == "pending" ? g["bytes"].get<std::uint64_t>() : g["bytes_per_token"].get<std::uint64_t>() * g["cells"].get<std::uint64_t>();
+  CHECK(by_cells == odd["kv_cache_bytes"].get<std::uint64_t>());
+  // A context shorter than the window keeps only its own rows.
+  CHECK(kv_of(100)["kv_cache_bytes"].get<std::uint64_t>() ==
+        43ull * 2 * 100 * 512 * 2 + 21ull * (25 * 640 * 2) + 20ull * (100 * 512 * 2 * 2));
 }
 
 }  // namespace deepseek_v4_test_cases

@@ -187,7 +187,7 @@ TEST_CASE("DeepSeek V4 Flash under SGLang: 7,705.45 bytes a full token after a f
   CHECK_THROWS_AS(sglang_budget(a, plan_quantization(a, "FP8-MXFP4-MOE"), 140, 141, o), InputError);
 }
 
-TEST_CASE("DeepSeek V4 Flash estimates under vLLM and SGLang: the engines' caches in the result, MLX still refused", "[dsv4][estimate]") {
+TEST_CASE("DeepSeek V4 Flash estimates under vLLM and SGLang: the engines' caches in the result; MLX refuses a quantized cache", "[dsv4][estimate]") {
   for (const char* engine : {"vllm", "sglang"}) {
     CAPTURE(engine);
     const nlohmann::json v = wif_test::estimate({{"model", kId}, {"hardware", "nvidia-h200-sxm"},
@@ -203,10 +203,13 @@ TEST_CASE("DeepSeek V4 Flash estimates under vLLM and SGLang: the engines' cache
     CHECK(v["verdict"] == "fits");
     CHECK(s["demand"]["sequences_at_once"].get<std::int64_t>() >= 1);
   }
-  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"quant", "Q4_K_M"}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
-                                               {"engine", "mlx"}});
+  // mlx-lm's caches for V4 (a rotating window and compressed pools) have no quantized form.
+  const nlohmann::json m = wif_test::estimate({{"model", kId}, {"hardware", "apple-m3-ultra-80c-gpu-512gb"},
+                                               {"engine", "mlx"}, {"kv_bits", 8}});
   REQUIRE(m.contains("error"));
-  CHECK(m["error"]["code"] == "engine_cache_not_modelled");
+  CHECK(m["error"]["code"] == "kv_not_quantizable");
+  CHECK(m["error"]["path"] == "kv_bits");
+  CHECK(m["error"]["accepted"] == nlohmann::json::array({"0"}));
 }
 
 TEST_CASE("DeepSeek V4 Flash's published checkpoint: MXFP4 experts and FP8 elsewhere, against its 159.6 GB", "[dsv4][quantize]") {

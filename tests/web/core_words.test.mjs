@@ -122,7 +122,7 @@ test('"Make it fit" on a device where nothing works offers the smallest device, 
 
 test('a refused request keeps a format the core gives (layout.test.mjs checks which), and a C500 offers no SGLang command', async () => {
   const page = await env.page();
-  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768&lang=en`);
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&kv=q8_g64&ctx=32768&lang=en`);
   await page.waitForSelector('#error:not([hidden])');
   const q = await page.$eval('#quant', (s) => ({ value: s.value, index: s.selectedIndex }));
   // The select is not left empty (the person's choice or the engine's default format for the
@@ -211,7 +211,7 @@ test('MLA under MLX: Kimi Linear\'s cache is each head\'s keys and values, in th
 test('a refused request offers nothing to embed or share and no links about an earlier answer', async () => {
   const page = await env.page();
   await page.setViewportSize({ width: 1280, height: 900 });
-  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768&lang=en`);
+  await open(page, `${env.url}?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&kv=q8_g64&ctx=32768&lang=en`);
   await page.waitForSelector('#error:not([hidden])');
   for (const sel of ['#embed-open', '#crumbs', '#share']) assert.equal(await page.isVisible(sel), false, sel);
 });

@@ -189,7 +189,7 @@ test('at 1280 px the hardware select shows the whole name it holds, a Mac\'s pro
 });
 
 test('a refused request keeps a format in the select: the core\'s default for the engine and model, and says the refusal once', async () => {
-  const page = await env.at('?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&ctx=32768&lang=en');
+  const page = await env.at('?model=deepseek-ai/DeepSeek-V4-Flash&hw=apple-m3-ultra-80c-gpu-512gb&engine=mlx&kv=q8_g64&ctx=32768&lang=en');
   await page.waitForSelector('#error:not([hidden])');
   await page.waitForFunction(() => /** @type {HTMLSelectElement} */ (document.getElementById('quant')).selectedIndex >= 0);
   const want = core('defaults', { model: 'deepseek-ai/DeepSeek-V4-Flash' }).engines.mlx.quant;

@@ -221,6 +221,8 @@ export function renderMain(r) {
     // A recurrent group (Mamba, delta-rule, short-conv layers) holds a fixed state, not cells per token.
     const g = m.kv.groups.map((/** @type {any} */ x) => x.kind === 'recurrent'
       ? T('why_kv_state', { layers: num(x.layers, L), size: gib(x.bytes, L) })
+      // mlx-lm's DeepSeek V4 compressors: the tokens not yet pooled, fewer than a block a layer.
+      : x.kind === 'pending' ? T('why_kv_pending', { layers: num(x.layers, L), size: gib(x.bytes, L) })
       // DeepSeek V3.2's lightning-indexer keys, cached beside the MLA latent (memory.kv group "indexer");
       // MLA layers whose every head's keys and values mlx-lm caches, not the latent (the core's mlx.mla_cache).
       : T(x.kind === 'indexer' ? 'why_kv_indexer' : x.kind === 'mla' && r.mlx?.mla_cache === 'per_head' ? 'why_kv_heads' : 'why_kv', {

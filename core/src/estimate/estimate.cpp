@@ -654,15 +654,15 @@ EstimateRequest parse_request(const Catalog& cat, const nlohmann::json& q) {
       throw InputError("mtp_not_drafted", "mtp", r.engine + " keeps this model's MTP layers in the file but does not draft with them",
                        drafting);
   }
-  // DeepSeek V4's compressed caches are modelled as llama.cpp, vLLM and SGLang allocate them
-  // (kv_cache.cpp, servers/dsv4.hpp); mlx-lm's layout is not, so MLX is refused rather than sized
-  // wrong, with a code of its own that the page words (not a request the person got wrong).
-  if (r.engine == "mlx" &&
+  // DeepSeek V4 under mlx-lm keeps its window in a RotatingKVCache and its pools in a
+  // DeepseekV4Cache (mlx_lm/models/deepseek_v4.py make_cache; sized by mlx_kv_cache):
+  // RotatingKVCache.to_quantized raises and DeepseekV4Cache has none, so no kv_bits applies.
+  if (r.engine == "mlx" && r.mlx.kv_bits > 0 &&
       std::any_of(r.model.arch.layers.begin(), r.model.arch.layers.end(),
                   [](const LayerSpec& l) { return l.attn == AttnKind::Compressed; }))
-    throw InputError("engine_cache_not_modelled", "engine",
-                     "this engine's cache for DeepSeek V4's compressed attention is not modelled yet; choose llama.cpp",
-                     {"llama.cpp"});
+    throw InputError("kv_not_quantizable", "kv_bits",
+                     "mlx-lm cannot quantize this model's caches (a rotating window and compressed pools); kv_bits does not apply",
+                     {"0"});
   // MLA layers under mlx-lm hold what the model's own file caches (mlx_mla_layout: the latent, the
   // latent beside DeepSeek V3.2's and GLM-5's indexer keys in a CacheList, or every head's keys and
   // values). A model_type whose file is not stated is refused rather than given the latent, and a

@@ -171,6 +171,76 @@ Architecture mlx_attention_view(const Architecture& a) {
   return v;
 }
 
+namespace {
+
+// DeepSeek V4 under mlx-lm (mlx_lm/models/deepseek_v4.py, commit 014a10b): make_cache gives every
+// layer a RotatingKVCache of max_size sliding_window (a layer with a compression ratio holds it in
+// a DeepseekV4Cache, as `local`). V4Attention stores its one key row as both the keys and the
+// values (update_and_fetch(kv, kv)), so the window holds 2 x window rows of head_dim. A layer with
+// ratio r adds its Compressor's pool: one head_dim row per r tokens (update_pool concatenates
+// exact rows, no step), and the tokens not yet pooled (accumulate_windows keeps ctx mod r of them)
+// as kv and gate rows of out_dim, head_dim x 2 for ratio 4 (overlapping windows) and head_dim for
+// 128. Ratio 4 also has the Indexer's own Compressor, with index_head_dim rows. All in the
+// activations' 16-bit type; no cache of this model can be quantized (RotatingKVCache.to_quantized
+// raises, DeepseekV4Cache has none), which estimate.cpp refuses before this. The NextN layer is
+// dropped at load (sanitize skips "mtp."), so it has no cache. `ctx` is exact: nothing pads it.
+KvCache mlx_dsv4_cache(const Architecture& a, std::int64_t ctx, KvCache kv) {
+  // The waiting rows are at most r - 1 tokens a layer, not cells that grow with the context: a
+  // group of their own ("pending"), which the page words as tokens waiting to be compressed.
+  KvGroup local{"sliding"}, csa{"compressed"}, hca{"compressed"}, waiting_rows{"pending"};
+  std::uint64_t per_token = 0;
+  const auto n = static_cast<std::uint64_t>(ctx);
+  for (std::size_t il = 0; il < a.layers.size(); ++il) {
+    const LayerSpec& L = a.layers[il];
+    if (L.is_mtp || L.attn == AttnKind::None || !L.has_kv) continue;
+    if (L.attn != AttnKind::Compressed)
+      throw InputError("engine_cache_not_modelled", "engine",
+                       "mlx-lm's cache for a DeepSeek V4 model with other attention layers is not modelled; choose llama.cpp",
+                       {"llama.cpp"});
+    const auto hd = static_cast<std::uint64_t>(L.head_dim_k);
+    const std::uint64_t rows = std::min<std::uint64_t>(n, static_cast<std::uint64_t>(L.window));
+    const std::uint64_t lb = 2u * rows * hd * 2u;
+    local.layers += 1;
+    local.cells = static_cast<std::int64_t>(rows);
+    local.bytes_per_token += 2u * hd * 2u;
+    local.bytes += lb;
+    std::uint64_t pb = 0;
+    if (L.compress_ratio > 0) {
+      const auto r = static_cast<std::uint64_t>(L.compress_ratio);
+      const bool indexed = r == 4;
+      const std::uint64_t ih = indexed ? static_cast<std::uint64_t>(a.indexer_head_dim) : 0;
+      const std::uint64_t pooled = n / r, waiting = n % r;
+      const std::uint64_t width = hd + ih;                  // pooled row: the key, and the indexer's
+      const std::uint64_t out = (indexed ? 2u : 1u) * (hd + ih);  // waiting row of each compressor
+      const std::uint64_t wb = waiting * out * 2u * 2u;   // kv and gate rows wait
+      KvGroup& g = indexed ? csa : hca;
+      g.layers += 1;
+      g.cells = static_cast<std::int64_t>(pooled);
+      g.bytes_per_token += width * 2u;
+      g.bytes += pooled * width * 2u;
+      per_token += width * 2u / r;
+      if (wb > 0) {
+        waiting_rows.layers += 1;
+        waiting_rows.bytes += wb;
+      }
+      pb = pooled * width * 2u + wb;
+    }
+    kv.per_layer[il] = lb + pb;
+  }
+  kv.n_ctx = ctx;
+  kv.groups.clear();
+  kv.total_bytes = 0;
+  for (const KvGroup* g : {&local, &csa, &hca, &waiting_rows})
+    if (g->layers > 0) {
+      kv.groups.push_back(*g);
+      kv.total_bytes += g->bytes;
+    }
+  kv.bytes_per_token_full = per_token;
+  return kv;
+}
+
+}  // namespace
+
 KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int kv_group) {
   const MlxMlaLayout lay = mlx_mla_layout(a);
   if (lay.cache == MlxMlaCache::Unknown)
@@ -208,6 +278,8 @@ KvCache mlx_kv_cache(const Architecture& a, std::int64_t n_ctx, int kv_bits, int
           if (!a.layers[il].is_mtp && a.layers[il].attn == AttnKind::Linear) kv.per_layer[il] = state;
       }
   }
+  if (std::any_of(a.layers.begin(), a.layers.end(), [](const LayerSpec& l) { return l.attn == AttnKind::Compressed; }))
+    return mlx_dsv4_cache(a, ctx, kv);
   // Full-attention and MLA layers: the rows mlx-lm's KVCache holds in the 16-bit type, or
   // QuantizedKVCache (mlx_lm/models/cache.py) at kv_bits: per row of d elements d / (32 / bits)
   // uint32 words (el_per_int = 32 // bits elements each) and a scale and a bias per group of

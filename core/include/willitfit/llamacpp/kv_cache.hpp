@@ -41,7 +41,8 @@ struct KvOptions {
 
 /// Bytes for one group of layers that size their cache the same way.
 struct KvGroup {
-  std::string kind;              // "full", "sliding", "chunked", "mla", "indexer", "recurrent", "compressed"
+  std::string kind;              // "full", "sliding", "chunked", "mla", "indexer", "recurrent", "compressed",
+                                 // "pending" (mlx-lm's DeepSeek V4 rows not yet compressed)
   std::int64_t layers = 0;
   std::int64_t cells = 0;        // tokens kept per stream (0 for recurrent)
   std::uint64_t bytes_per_token = 0;  // all layers of the group, K+V (0 for recurrent)
